@@ -1,0 +1,39 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "./app-env";
+import { intVar } from "./env";
+import { ApiError, mapError } from "./errors";
+import { gateway } from "./gateway/gateway";
+import { accountRoutes } from "./routes/account";
+import { adminRoutes } from "./routes/admin";
+import { healthRoutes } from "./routes/health";
+
+/** The gateway: one middleware for identity and limits, then one module per spec section. */
+export function buildApp() {
+	const app = new OpenAPIHono<AppEnv>();
+	app.onError(mapError);
+	app.notFound((c) => c.json({ detail: "Not Found" }, 404));
+
+	app.use(gateway);
+	app.use((c, next) =>
+		bodyLimit({
+			maxSize: intVar(c.env.MAX_BODY_BYTES, 1_048_576),
+			onError: () => {
+				throw new ApiError(413, "Request body too large");
+			},
+		})(c, next),
+	);
+
+	app.route("/", healthRoutes);
+	app.route("/", adminRoutes);
+	app.route("/", accountRoutes);
+
+	app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", { type: "apiKey", in: "header", name: "X-API-Key" });
+	app.doc31("/openapi.json", {
+		openapi: "3.1.0",
+		info: { title: "Meeting bot gateway", version: "0.1.0", description: "Vexa-compatible meeting bot API on Cloudflare Workers" },
+	});
+	return app;
+}
+
+export const app = buildApp();

@@ -1,0 +1,174 @@
+/**
+ * The bot channel: one WebSocket per live meeting between the bot host and that meeting's
+ * MeetingRoom Durable Object, plus the spawn/stop calls the Worker makes to the bot host.
+ * Both sides import these schemas, so the wire shape is written down once.
+ *
+ * Delivery: every bot→room message carries a per-meeting `seq` (1, 2, 3 …). The room answers
+ * `{type:"ack", seq}` once the message is durable; on reconnect the bot sends `hello` with the
+ * last seq it saw acked and re-sends everything after it. The room drops a seq it has already
+ * applied, so a resend never duplicates anything.
+ */
+import { z } from "zod";
+
+export const PLATFORMS = ["google_meet", "zoom", "teams"] as const;
+export const Platform = z.enum(PLATFORMS);
+export type Platform = z.infer<typeof Platform>;
+
+/** Statuses a bot may report; `requested` and `stopping` belong to the control plane. */
+export const BotReportedStatus = z.enum(["joining", "awaiting_admission", "active", "needs_help", "completed", "failed"]);
+
+export const CompletionReason = z.enum([
+	"stopped",
+	"left_alone",
+	"startup_alone",
+	"evicted",
+	"awaiting_admission_timeout",
+	"awaiting_admission_rejected",
+	"rejected",
+	"join_failure",
+	"max_bot_time_exceeded",
+	"meeting_ended",
+	"validation_error",
+]);
+export type CompletionReason = z.infer<typeof CompletionReason>;
+
+export const FailureStage = z.enum(["requested", "joining", "awaiting_admission", "active"]);
+
+/** How a segment's speaker was decided, so a guess is never presented as fact. */
+export const SpeakerSource = z.enum(["caption", "active_speaker", "none"]);
+
+export const Word = z.object({
+	word: z.string(),
+	start: z.number(),
+	end: z.number(),
+	probability: z.number().optional(),
+});
+
+export const BotSegment = z.object({
+	segment_id: z.string().min(1).max(200),
+	speaker: z.string().max(200),
+	speaker_source: SpeakerSource,
+	text: z.string().max(10_000),
+	start: z.number(),
+	end: z.number(),
+	language: z.string().nullable().optional(),
+	completed: z.boolean(),
+	confidence: z.number().min(0).max(1).optional(),
+	words: z.array(Word).optional(),
+	absolute_start_time: z.string().optional(),
+	absolute_end_time: z.string().optional(),
+});
+export type BotSegment = z.infer<typeof BotSegment>;
+
+export const ChatMessage = z.object({
+	sender: z.string(),
+	text: z.string(),
+	timestamp: z.number(),
+	is_from_bot: z.boolean(),
+});
+export type ChatMessage = z.infer<typeof ChatMessage>;
+
+export const InteractiveEventName = z.enum([
+	"speak.started",
+	"speak.completed",
+	"speak.interrupted",
+	"chat.sent",
+	"screen.sharing_started",
+	"screen.sharing_stopped",
+	"avatar.set",
+	"avatar.reset",
+]);
+
+const sequenced = { seq: z.number().int().positive() };
+
+export const BotToRoom = z.discriminatedUnion("type", [
+	z.object({ type: z.literal("hello"), last_acked_seq: z.number().int().nonnegative() }),
+	z.object({
+		...sequenced,
+		type: z.literal("status"),
+		status: BotReportedStatus,
+		completion_reason: CompletionReason.optional(),
+		failure_stage: FailureStage.optional(),
+		reason: z.string().max(2000).optional(),
+		timestamp: z.string(),
+	}),
+	z.object({ ...sequenced, type: z.literal("segment"), segment: BotSegment }),
+	z.object({ ...sequenced, type: z.literal("chat"), message: ChatMessage }),
+	z.object({
+		...sequenced,
+		type: z.literal("participant"),
+		event: z.enum(["join", "leave"]),
+		participant: z.object({ id: z.string(), name: z.string() }),
+		timestamp: z.string(),
+	}),
+	z.object({
+		...sequenced,
+		type: z.literal("event"),
+		name: InteractiveEventName,
+		payload: z.record(z.string(), z.unknown()).default({}),
+	}),
+]);
+export type BotToRoom = z.infer<typeof BotToRoom>;
+
+/** Commands, after contracts/acts.v1, widened where the public interface asks for more. */
+export const Act = z.discriminatedUnion("action", [
+	z.object({ action: z.literal("leave") }),
+	z.object({
+		action: z.literal("reconfigure"),
+		language: z.string().nullable().optional(),
+		task: z.enum(["transcribe", "translate"]).nullable().optional(),
+	}),
+	z.object({ action: z.literal("speak"), text: z.string(), voice: z.string().optional(), provider: z.string().optional() }),
+	z.object({ action: z.literal("speak_audio"), url: z.string().optional(), audioBase64: z.string().optional() }),
+	z.object({ action: z.literal("speak_stop") }),
+	z.object({ action: z.literal("chat_send"), text: z.string() }),
+	z.object({
+		action: z.literal("screen_show"),
+		content_type: z.enum(["image", "url", "video", "html"]),
+		url: z.string().optional(),
+		html: z.string().optional(),
+	}),
+	z.object({ action: z.literal("screen_stop") }),
+	z.object({ action: z.literal("avatar_set"), url: z.string().optional(), image_base64: z.string().optional() }),
+	z.object({ action: z.literal("avatar_reset") }),
+]);
+export type Act = z.infer<typeof Act>;
+
+export const RoomToBot = z.discriminatedUnion("type", [
+	z.object({ type: z.literal("ack"), seq: z.number().int().nonnegative() }),
+	z.object({ type: z.literal("command"), id: z.string(), act: Act }),
+]);
+export type RoomToBot = z.infer<typeof RoomToBot>;
+
+/** Timeouts in milliseconds, as in contracts/api.v1 `automatic_leave`. */
+export const AutomaticLeave = z.object({
+	max_wait_for_admission: z.number().int().positive().nullable().optional(),
+	max_time_left_alone: z.number().int().positive().nullable().optional(),
+	no_one_joined_timeout: z.number().int().positive().nullable().optional(),
+	max_bot_time: z.number().int().positive().nullable().optional(),
+	silence_timeout: z.number().int().positive().nullable().optional(),
+});
+export type AutomaticLeave = z.infer<typeof AutomaticLeave>;
+
+/** Body of `POST {BOT_HOST_URL}/bots`, sent with `Authorization: Bearer <BOT_HOST_SECRET>`. */
+export const SpawnRequest = z.object({
+	meeting_id: z.number().int(),
+	platform: Platform,
+	native_meeting_id: z.string(),
+	meeting_url: z.string(),
+	passcode: z.string().nullable().optional(),
+	bot_name: z.string(),
+	language: z.string().nullable().optional(),
+	task: z.enum(["transcribe", "translate"]).default("transcribe"),
+	recording_enabled: z.boolean().default(false),
+	transcribe_enabled: z.boolean().default(true),
+	voice_agent_enabled: z.boolean().default(true),
+	automatic_leave: AutomaticLeave.default({}),
+	/** Resolved transcription settings; null means captions are the transcript source. */
+	transcription: z.object({ url: z.string(), token: z.string().nullable() }).nullable(),
+	/** Where the bot connects its channel: a ws(s) URL and the per-meeting token. */
+	channel: z.object({ url: z.string(), token: z.string() }),
+	/** Where the finished recording is uploaded (PUT, WAV body), same token. */
+	recording_upload_url: z.string().optional(),
+});
+export type SpawnRequest = z.infer<typeof SpawnRequest>;

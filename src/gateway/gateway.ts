@@ -1,0 +1,49 @@
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../app-env";
+import { systemClock } from "../clock";
+import { ApiError, notFound } from "../errors";
+import { secretsEqual } from "./api-keys";
+import { resolveIdentity } from "./identity";
+import { enforceIpGuard, enforceUserBucket } from "./rate-limits";
+import { lookupAccess } from "./route-scopes";
+
+const clientIp = (req: Request) => req.headers.get("cf-connecting-ip") ?? req.headers.get("x-real-ip") ?? "local";
+
+/**
+ * Every request passes here first: per-IP guard, the route table, then admin token or API
+ * key, scope, per-user bucket. Identity goes downstream on the context and as `X-User-Id`;
+ * whatever `X-User-Id` the client sent is dropped before anything reads it.
+ */
+export const gateway = createMiddleware<AppEnv>(async (c, next) => {
+	c.set("clock", systemClock);
+	const incoming = new Headers(c.req.raw.headers);
+	incoming.delete("x-user-id");
+
+	await enforceIpGuard(c.env, clientIp(c.req.raw));
+
+	const lookup = lookupAccess(c.req.method, c.req.path);
+	if (!lookup.found) {
+		if (lookup.allowedMethods.length > 0) {
+			throw new ApiError(405, "Method Not Allowed", { Allow: lookup.allowedMethods.join(", ") });
+		}
+		throw notFound();
+	}
+	const { access } = lookup;
+
+	if (access.kind === "admin") {
+		const presented = c.req.header("x-admin-api-key") ?? "";
+		const expected = c.env.ADMIN_API_TOKEN ?? "";
+		if (!expected || !(await secretsEqual(presented, expected))) throw new ApiError(403, "Invalid or missing admin token.");
+	} else if (access.kind === "key") {
+		const identity = await resolveIdentity(c.env, c.req.header("x-api-key"), c.get("clock").now());
+		if (!identity.scopes.some((s) => access.scopes.includes(s))) {
+			throw new ApiError(403, "Token scope not authorized for this endpoint");
+		}
+		await enforceUserBucket(c.env, identity.userId);
+		c.set("identity", identity);
+		incoming.set("X-User-Id", String(identity.userId));
+	}
+
+	c.req.raw = new Request(c.req.raw, { headers: incoming });
+	await next();
+});

@@ -1,0 +1,9 @@
+import { app } from "./app";
+import type { Env } from "./env";
+
+export { AccountObject } from "../durable-objects/account";
+export { IpGuard } from "../durable-objects/ip-guard";
+
+export default {
+	fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,265 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { desc, eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { webhookDeliveries } from "../db/schema";
+import {
+	applyPlain,
+	applySecret,
+	loadSettings,
+	modelsView,
+	saveSettings,
+	transcriptionView,
+	WEBHOOK_EVENT_TYPES,
+	webhookView,
+} from "../settings/account-settings";
+import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
+
+/** The spec's "Account and settings" section: identity, models, transcription, webhook. */
+export const accountRoutes = routeModule();
+
+const MAX_SETTING = 2048;
+
+/** A settable string: `""` or `null` clears it; longer than 2,048 characters is refused. */
+const setting = () => z.string().max(MAX_SETTING).nullable().optional();
+
+const httpUrl = (s: string) => {
+	try {
+		const u = new URL(s);
+		return (u.protocol === "http:" || u.protocol === "https:") && u.hostname.length > 0;
+	} catch {
+		return false;
+	}
+};
+
+/** An http(s) URL with a hostname, or empty/null to clear. */
+const urlSetting = () =>
+	setting().refine((v) => v === undefined || v === null || v === "" || httpUrl(v), {
+		message: "must be an http(s) URL with a hostname",
+	});
+
+accountRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/auth/me",
+		responses: {
+			200: jsonResponse(
+				z.object({ user_id: z.number().int(), email: z.string(), scopes: z.array(z.string()), max_concurrent: z.number().int() }),
+				"Who the key belongs to",
+			),
+		},
+	}),
+	(c) => {
+		const me = c.get("identity");
+		return c.json({ user_id: me.userId, email: me.email, scopes: me.scopes, max_concurrent: me.maxConcurrent }, 200);
+	},
+);
+
+const ModelSettings = z
+	.object({
+		mode: z.string().nullable(),
+		model: z.string().nullable(),
+		meeting_model: z.string().nullable(),
+		base_url: z.string().nullable(),
+		api_key_set: z.boolean(),
+		api_key: z.string().nullable(),
+	})
+	.openapi("ModelSettings");
+
+accountRoutes.openapi(
+	createRoute({ method: "get", path: "/user/models", responses: { 200: jsonResponse(ModelSettings, "Masked model settings") } }),
+	async (c) => c.json(await modelsView(c.env, await loadSettings(c.env, c.get("identity").userId)), 200),
+);
+
+accountRoutes.openapi(
+	createRoute({
+		method: "put",
+		path: "/user/models",
+		request: {
+			body: jsonBody(
+				z.strictObject({
+					mode: setting().refine((v) => !v || v === "subscription" || v === "custom", {
+						message: "mode must be 'subscription' or 'custom'",
+					}),
+					model: setting(),
+					meeting_model: setting(),
+					base_url: urlSetting(),
+					api_key: setting(),
+				}),
+			),
+		},
+		responses: { 200: jsonResponse(ModelSettings, "Masked model settings after the update") },
+	}),
+	async (c) => {
+		const body = c.req.valid("json");
+		const { userId } = c.get("identity");
+		const s = await loadSettings(c.env, userId);
+		const next = {
+			...s,
+			modelMode: applyPlain(s.modelMode, body.mode),
+			modelName: applyPlain(s.modelName, body.model),
+			meetingModel: applyPlain(s.meetingModel, body.meeting_model),
+			modelBaseUrl: applyPlain(s.modelBaseUrl, body.base_url),
+			modelApiKeySealed: await applySecret(c.env, s.modelApiKeySealed, body.api_key),
+		};
+		await saveSettings(c.env, userId, next, c.get("clock"));
+		return c.json(await modelsView(c.env, next), 200);
+	},
+);
+
+const TranscriptionSettings = z
+	.object({ url: z.string().nullable(), token_set: z.boolean(), token: z.string().nullable() })
+	.openapi("TranscriptionSettings");
+
+accountRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/user/transcription",
+		responses: { 200: jsonResponse(TranscriptionSettings, "Masked transcription settings") },
+	}),
+	async (c) => c.json(await transcriptionView(c.env, await loadSettings(c.env, c.get("identity").userId)), 200),
+);
+
+accountRoutes.openapi(
+	createRoute({
+		method: "put",
+		path: "/user/transcription",
+		request: { body: jsonBody(z.strictObject({ url: urlSetting(), token: setting() })) },
+		responses: { 200: jsonResponse(TranscriptionSettings, "Masked transcription settings after the update") },
+	}),
+	async (c) => {
+		const body = c.req.valid("json");
+		const { userId } = c.get("identity");
+		const s = await loadSettings(c.env, userId);
+		const next = {
+			...s,
+			transcriptionUrl: applyPlain(s.transcriptionUrl, body.url),
+			transcriptionTokenSealed: await applySecret(c.env, s.transcriptionTokenSealed, body.token),
+		};
+		await saveSettings(c.env, userId, next, c.get("clock"));
+		return c.json(await transcriptionView(c.env, next), 200);
+	},
+);
+
+/** Known event types only: a typo in a filter would otherwise silently never match. */
+const WebhookEvents = z.strictObject(
+	Object.fromEntries(WEBHOOK_EVENT_TYPES.map((event) => [event, z.boolean().optional()])) as Record<
+		(typeof WEBHOOK_EVENT_TYPES)[number],
+		z.ZodOptional<z.ZodBoolean>
+	>,
+);
+
+const WebhookSettings = z
+	.object({
+		webhook_url: z.string().nullable(),
+		webhook_secret_set: z.boolean(),
+		webhook_secret: z.string().nullable(),
+		webhook_events: z.record(z.string(), z.boolean()).nullable(),
+	})
+	.openapi("WebhookSettings");
+
+accountRoutes.openapi(
+	createRoute({ method: "get", path: "/user/webhook", responses: { 200: jsonResponse(WebhookSettings, "Masked webhook settings") } }),
+	async (c) => c.json(await webhookView(c.env, await loadSettings(c.env, c.get("identity").userId)), 200),
+);
+
+accountRoutes.openapi(
+	createRoute({
+		method: "put",
+		path: "/user/webhook",
+		request: {
+			body: jsonBody(
+				z.strictObject({
+					webhook_url: z
+						.string()
+						.max(MAX_SETTING)
+						.refine((v) => v === "" || httpUrl(v), { message: "must be an http(s) URL with a hostname" }),
+					webhook_secret: z.string().max(MAX_SETTING).nullable().optional(),
+					webhook_events: WebhookEvents.optional(),
+				}),
+			),
+		},
+		responses: {
+			200: jsonResponse(
+				z.object({
+					user_id: z.number().int(),
+					email: z.string(),
+					webhook_url: z.string().nullable(),
+					webhook_secret_set: z.boolean(),
+					webhook_events: z.record(z.string(), z.boolean()).nullable(),
+				}),
+				"The account's webhook record, without the secret",
+			),
+		},
+	}),
+	async (c) => {
+		const body = c.req.valid("json");
+		const me = c.get("identity");
+		const s = await loadSettings(c.env, me.userId);
+		const next = {
+			...s,
+			webhookUrl: applyPlain(null, body.webhook_url),
+			// An empty secret keeps the stored one (existing clients resend the form); null removes it.
+			webhookSecretSealed:
+				body.webhook_secret === "" ? s.webhookSecretSealed : await applySecret(c.env, s.webhookSecretSealed, body.webhook_secret),
+			webhookEvents: body.webhook_events ? (body.webhook_events as Record<string, boolean>) : s.webhookEvents,
+		};
+		await saveSettings(c.env, me.userId, next, c.get("clock"));
+		return c.json(
+			{
+				user_id: me.userId,
+				email: me.email,
+				webhook_url: next.webhookUrl,
+				webhook_secret_set: next.webhookSecretSealed !== null,
+				webhook_events: next.webhookEvents,
+			},
+			200,
+		);
+	},
+);
+
+const DeliveryRow = z
+	.object({
+		event_type: z.string(),
+		event_id: z.string(),
+		target_host: z.string(),
+		outcome: z.enum(["delivered", "queued", "suppressed", "blocked", "failed"]),
+		status_code: z.number().int().nullable(),
+		attempt: z.number().int(),
+		meeting_id: z.number().int().nullable(),
+		created_at: z.string(),
+	})
+	.openapi("WebhookDelivery");
+
+accountRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/user/webhook/deliveries",
+		request: { query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }) },
+		responses: { 200: jsonResponse(z.object({ deliveries: z.array(DeliveryRow) }), "Newest first") },
+	}),
+	async (c) => {
+		const { limit } = c.req.valid("query");
+		const rows = await drizzle(c.env.DB)
+			.select()
+			.from(webhookDeliveries)
+			.where(eq(webhookDeliveries.userId, c.get("identity").userId))
+			.orderBy(desc(webhookDeliveries.id))
+			.limit(limit)
+			.all();
+		return c.json(
+			{
+				deliveries: rows.map((r) => ({
+					event_type: r.eventType,
+					event_id: r.eventId,
+					target_host: r.targetHost,
+					outcome: r.outcome as z.infer<typeof DeliveryRow>["outcome"],
+					status_code: r.statusCode,
+					attempt: r.attempt,
+					meeting_id: r.meetingId,
+					created_at: r.createdAt,
+				})),
+			},
+			200,
+		);
+	},
+);

@@ -1,0 +1,275 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { asc, desc, eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { isoNow } from "../clock";
+import { apiTokens, type UserRow, users } from "../db/schema";
+import { intVar } from "../env";
+import { ApiError, notFound } from "../errors";
+import {
+	hashApiKey,
+	invalidScopeDetail,
+	isScope,
+	mintApiKey,
+	parseStoredScopes,
+	type Scope,
+	serializeScopes,
+	splitScopes,
+} from "../gateway/api-keys";
+import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
+
+/** Accounts and keys, behind `X-Admin-API-Key` (checked by the gateway). */
+export const adminRoutes = routeModule();
+
+const User = z
+	.object({
+		id: z.number().int(),
+		email: z.string(),
+		name: z.string().nullable(),
+		max_concurrent_bots: z.number().int(),
+		data: z.record(z.string(), z.unknown()),
+		created_at: z.string(),
+	})
+	.openapi("User");
+
+const TokenMetadata = z
+	.object({
+		id: z.number().int(),
+		user_id: z.number().int(),
+		scopes: z.array(z.string()),
+		name: z.string().nullable(),
+		created_at: z.string(),
+		expires_at: z.string().nullable(),
+	})
+	.openapi("TokenMetadata");
+
+const MintedToken = TokenMetadata.extend({ token: z.string() }).openapi("MintedToken");
+
+const UserIdParam = z.object({ user_id: z.coerce.number().int().positive() });
+
+const toUser = (row: UserRow) => ({
+	id: row.id,
+	email: row.email,
+	name: row.name,
+	max_concurrent_bots: row.maxConcurrentBots,
+	data: row.data,
+	created_at: row.createdAt,
+});
+
+async function findUser(db: ReturnType<typeof drizzle>, userId: number): Promise<UserRow> {
+	const row = await db.select().from(users).where(eq(users.id, userId)).get();
+	if (!row) throw notFound("User not found");
+	return row;
+}
+
+adminRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/admin/users",
+		request: {
+			body: jsonBody(
+				z.object({
+					email: z.email().max(320),
+					name: z.string().max(200).nullable().optional(),
+					max_concurrent_bots: z.number().int().min(0).max(1000).optional(),
+				}),
+			),
+		},
+		responses: {
+			200: jsonResponse(User, "Existing user for that email"),
+			201: jsonResponse(User, "User created"),
+		},
+	}),
+	async (c) => {
+		const body = c.req.valid("json");
+		const db = drizzle(c.env.DB);
+		const email = body.email.trim().toLowerCase();
+		const existing = await db.select().from(users).where(eq(users.email, email)).get();
+		if (existing) return c.json(toUser(existing), 200);
+		const inserted = await db
+			.insert(users)
+			.values({
+				email,
+				name: body.name ?? null,
+				maxConcurrentBots: body.max_concurrent_bots ?? intVar(c.env.DEFAULT_MAX_CONCURRENT_BOTS, 3),
+				data: {},
+				createdAt: isoNow(c.get("clock")),
+			})
+			.onConflictDoNothing()
+			.returning()
+			.get();
+		// A concurrent create for the same email won the race: answer with that user.
+		const user = inserted ?? (await db.select().from(users).where(eq(users.email, email)).get());
+		if (!user) throw new ApiError(409, "User was created concurrently; retry");
+		return c.json(toUser(user), inserted ? 201 : 200);
+	},
+);
+
+adminRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/admin/users",
+		request: {
+			query: z.object({
+				limit: z.coerce.number().int().min(1).max(500).default(100),
+				offset: z.coerce.number().int().min(0).default(0),
+			}),
+		},
+		responses: { 200: jsonResponse(z.array(User), "Users, oldest first") },
+	}),
+	async (c) => {
+		const { limit, offset } = c.req.valid("query");
+		const rows = await drizzle(c.env.DB).select().from(users).orderBy(asc(users.id)).limit(limit).offset(offset).all();
+		return c.json(rows.map(toUser), 200);
+	},
+);
+
+adminRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/admin/users/email/{email}",
+		request: { params: z.object({ email: z.string().min(1).max(320) }) },
+		responses: { 200: jsonResponse(User, "The user") },
+	}),
+	async (c) => {
+		const email = c.req.valid("param").email.trim().toLowerCase();
+		const row = await drizzle(c.env.DB).select().from(users).where(eq(users.email, email)).get();
+		if (!row) throw notFound("User not found");
+		return c.json(toUser(row), 200);
+	},
+);
+
+adminRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/admin/users/{user_id}",
+		request: { params: UserIdParam },
+		responses: { 200: jsonResponse(User, "The user") },
+	}),
+	async (c) => c.json(toUser(await findUser(drizzle(c.env.DB), c.req.valid("param").user_id)), 200),
+);
+
+adminRoutes.openapi(
+	createRoute({
+		method: "patch",
+		path: "/admin/users/{user_id}",
+		request: {
+			params: UserIdParam,
+			body: jsonBody(
+				z
+					.strictObject({
+						max_concurrent_bots: z.number().int().min(0).max(1000).optional(),
+						data: z.record(z.string(), z.unknown()).optional(),
+					})
+					.refine((b) => b.max_concurrent_bots !== undefined || b.data !== undefined, {
+						message: "At least one of max_concurrent_bots or data is required",
+					}),
+			),
+		},
+		responses: { 200: jsonResponse(User, "Updated user") },
+	}),
+	async (c) => {
+		const body = c.req.valid("json");
+		const db = drizzle(c.env.DB);
+		const user = await findUser(db, c.req.valid("param").user_id);
+		const updated = await db
+			.update(users)
+			.set({
+				...(body.max_concurrent_bots !== undefined ? { maxConcurrentBots: body.max_concurrent_bots } : {}),
+				...(body.data !== undefined ? { data: { ...user.data, ...body.data } } : {}),
+			})
+			.where(eq(users.id, user.id))
+			.returning()
+			.get();
+		return c.json(toUser(updated ?? user), 200);
+	},
+);
+
+const MintBody = z.object({
+	scopes: z.union([z.string(), z.array(z.string())]).optional(),
+	name: z.string().max(200).nullable().optional(),
+	expires_in: z
+		.number()
+		.int()
+		.positive()
+		.max(10 * 365 * 86_400)
+		.nullable()
+		.optional(),
+});
+
+adminRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/admin/users/{user_id}/tokens",
+		request: {
+			params: UserIdParam,
+			query: z.object({ scopes: z.string().optional(), scope: z.string().optional() }),
+			body: { required: false, content: { "application/json": { schema: MintBody } } },
+		},
+		responses: { 201: jsonResponse(MintedToken, "The new key, shown in clear this once") },
+	}),
+	async (c) => {
+		const query = c.req.valid("query");
+		const body = c.req.valid("json");
+		const requested = splitScopes(body.scopes ?? query.scopes ?? query.scope ?? "bot");
+		const invalid = requested.filter((s) => !isScope(s));
+		if (invalid.length > 0 || requested.length === 0) throw new ApiError(422, invalidScopeDetail(invalid.length ? invalid : [""]));
+		const scopes = requested as Scope[];
+		const db = drizzle(c.env.DB);
+		const user = await findUser(db, c.req.valid("param").user_id);
+		const now = c.get("clock").now();
+		const token = mintApiKey(scopes[0] as Scope);
+		const row = await db
+			.insert(apiTokens)
+			.values({
+				userId: user.id,
+				tokenHash: await hashApiKey(token),
+				scopes: serializeScopes(scopes),
+				name: body.name ?? null,
+				createdAt: now.toISOString(),
+				expiresAt: body.expires_in ? new Date(now.getTime() + body.expires_in * 1000).toISOString() : null,
+			})
+			.returning()
+			.get();
+		if (!row) throw new ApiError(500, "Token was not stored");
+		return c.json({ ...toTokenMetadata(row), token }, 201);
+	},
+);
+
+const toTokenMetadata = (row: typeof apiTokens.$inferSelect) => ({
+	id: row.id,
+	user_id: row.userId,
+	scopes: parseStoredScopes(row.scopes),
+	name: row.name,
+	created_at: row.createdAt,
+	expires_at: row.expiresAt,
+});
+
+adminRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/admin/users/{user_id}/tokens",
+		request: { params: UserIdParam },
+		responses: { 200: jsonResponse(z.array(TokenMetadata), "Key metadata; never the key") },
+	}),
+	async (c) => {
+		const db = drizzle(c.env.DB);
+		const user = await findUser(db, c.req.valid("param").user_id);
+		const rows = await db.select().from(apiTokens).where(eq(apiTokens.userId, user.id)).orderBy(desc(apiTokens.id)).all();
+		return c.json(rows.map(toTokenMetadata), 200);
+	},
+);
+
+adminRoutes.openapi(
+	createRoute({
+		method: "delete",
+		path: "/admin/tokens/{token_id}",
+		request: { params: z.object({ token_id: z.coerce.number().int().positive() }) },
+		responses: { 204: { description: "Revoked; the key stops working at once" } },
+	}),
+	async (c) => {
+		const { token_id } = c.req.valid("param");
+		const deleted = await drizzle(c.env.DB).delete(apiTokens).where(eq(apiTokens.id, token_id)).returning({ id: apiTokens.id }).get();
+		if (!deleted) throw notFound("Token not found");
+		return c.body(null, 204);
+	},
+);

@@ -1,0 +1,129 @@
+import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import type { Clock } from "../clock";
+import { type AccountSettingsRow, accountSettings } from "../db/schema";
+import type { Env } from "../env";
+import { maskSecret, seal, unseal } from "./secret-box";
+
+/**
+ * Per-account overrides of deployment defaults. Writes are partial: `undefined` leaves a
+ * field alone, `""` or `null` clears it (falling back to the deployment), a value sets it.
+ */
+export type SettingsColumns = Omit<AccountSettingsRow, "userId" | "updatedAt">;
+export type FieldUpdate = string | null | undefined;
+
+export const WEBHOOK_EVENT_TYPES = ["meeting.started", "meeting.completed", "bot.failed", "meeting.status_change"] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+const EMPTY: SettingsColumns = {
+	modelMode: null,
+	modelName: null,
+	meetingModel: null,
+	modelBaseUrl: null,
+	modelApiKeySealed: null,
+	transcriptionUrl: null,
+	transcriptionTokenSealed: null,
+	webhookUrl: null,
+	webhookSecretSealed: null,
+	webhookEvents: null,
+};
+
+export async function loadSettings(env: Env, userId: number): Promise<SettingsColumns> {
+	const row = await drizzle(env.DB).select().from(accountSettings).where(eq(accountSettings.userId, userId)).get();
+	if (!row) return { ...EMPTY };
+	const { userId: _u, updatedAt: _t, ...columns } = row;
+	return columns;
+}
+
+/** Writes the merged columns; a row with nothing overridden is removed, not kept empty. */
+export async function saveSettings(env: Env, userId: number, columns: SettingsColumns, clock: Clock): Promise<void> {
+	const db = drizzle(env.DB);
+	if (Object.values(columns).every((v) => v === null)) {
+		await db.delete(accountSettings).where(eq(accountSettings.userId, userId));
+		return;
+	}
+	const row = { ...columns, userId, updatedAt: clock.now().toISOString() };
+	await db.insert(accountSettings).values(row).onConflictDoUpdate({ target: accountSettings.userId, set: row });
+}
+
+/** Applies one partial update to a plain column. */
+export function applyPlain(current: string | null, update: FieldUpdate): string | null {
+	if (update === undefined) return current;
+	return update === null || update === "" ? null : update;
+}
+
+/** Applies one partial update to a sealed column. */
+export async function applySecret(env: Env, current: string | null, update: FieldUpdate): Promise<string | null> {
+	if (update === undefined) return current;
+	return update === null || update === "" ? null : seal(env.SECRETS_KEY, update);
+}
+
+async function maskedSecret(env: Env, sealed: string | null): Promise<string | null> {
+	return sealed ? maskSecret(await unseal(env.SECRETS_KEY, sealed)) : null;
+}
+
+export async function modelsView(env: Env, s: SettingsColumns) {
+	return {
+		mode: s.modelMode,
+		model: s.modelName,
+		meeting_model: s.meetingModel,
+		base_url: s.modelBaseUrl,
+		api_key_set: s.modelApiKeySealed !== null,
+		api_key: await maskedSecret(env, s.modelApiKeySealed),
+	};
+}
+
+export async function transcriptionView(env: Env, s: SettingsColumns) {
+	return {
+		url: s.transcriptionUrl,
+		token_set: s.transcriptionTokenSealed !== null,
+		token: await maskedSecret(env, s.transcriptionTokenSealed),
+	};
+}
+
+export async function webhookView(env: Env, s: SettingsColumns) {
+	return {
+		webhook_url: s.webhookUrl,
+		webhook_secret_set: s.webhookSecretSealed !== null,
+		webhook_secret: await maskedSecret(env, s.webhookSecretSealed),
+		webhook_events: s.webhookEvents,
+	};
+}
+
+/** The settings a bot or a delivery actually uses, in clear, for server-side use only. */
+export interface ResolvedSettings {
+	models: { mode: string | null; model: string | null; meeting_model: string | null; base_url: string | null; api_key: string | null };
+	transcription: { url: string | null; token: string | null };
+	webhook: { url: string | null; secret: string | null; events: Record<string, boolean> | null };
+}
+
+const orDefault = (value: string | null, fallback: string | undefined) => value ?? (fallback || null);
+
+/** Field by field: a set account field wins, an unset one falls through to the deployment. */
+export async function resolveSettings(env: Env, s: SettingsColumns): Promise<ResolvedSettings> {
+	const open = async (sealed: string | null) => (sealed ? unseal(env.SECRETS_KEY, sealed) : null);
+	return {
+		models: {
+			mode: orDefault(s.modelMode, env.DEFAULT_MODEL_MODE),
+			model: orDefault(s.modelName, env.DEFAULT_MODEL),
+			meeting_model: orDefault(s.meetingModel, env.DEFAULT_MEETING_MODEL),
+			base_url: orDefault(s.modelBaseUrl, env.DEFAULT_MODEL_BASE_URL),
+			api_key: orDefault(await open(s.modelApiKeySealed), env.DEFAULT_MODEL_API_KEY),
+		},
+		transcription: {
+			url: orDefault(s.transcriptionUrl, env.TRANSCRIPTION_URL),
+			token: orDefault(await open(s.transcriptionTokenSealed), env.TRANSCRIPTION_TOKEN),
+		},
+		webhook: {
+			url: orDefault(s.webhookUrl, env.DEFAULT_WEBHOOK_URL),
+			secret: orDefault(await open(s.webhookSecretSealed), env.DEFAULT_WEBHOOK_SECRET),
+			events: s.webhookEvents,
+		},
+	};
+}
+
+/** Whether an event is delivered: an explicit entry decides; otherwise only meeting.completed. */
+export function webhookEventEnabled(filter: Record<string, boolean> | null, event: WebhookEventType): boolean {
+	const explicit = filter?.[event];
+	return explicit ?? event === "meeting.completed";
+}

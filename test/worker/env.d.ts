@@ -1,0 +1,10 @@
+import type { Env as WorkerEnv } from "../../src/env";
+
+declare global {
+	namespace Cloudflare {
+		interface Env extends WorkerEnv {
+			TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+			UPGRADE_DB: D1Database;
+		}
+	}
+}

@@ -1,0 +1,46 @@
+import { env, SELF } from "cloudflare:test";
+
+export const ADMIN = { "X-Admin-API-Key": env.ADMIN_API_TOKEN ?? "" };
+
+let emailCounter = 0;
+
+/** Calls the Worker the way a client over HTTP would. */
+export function call(method: string, path: string, options: { headers?: Record<string, string>; json?: unknown; body?: BodyInit } = {}) {
+	const headers = new Headers(options.headers);
+	let body = options.body;
+	if (options.json !== undefined) {
+		headers.set("content-type", "application/json");
+		body = JSON.stringify(options.json);
+	}
+	return SELF.fetch(`https://gateway.test${path}`, { method, headers, body });
+}
+
+export async function json<T = Record<string, unknown>>(response: Response): Promise<T> {
+	return (await response.json()) as T;
+}
+
+export interface TestUser {
+	id: number;
+	email: string;
+}
+
+export async function createUser(fields: { email?: string; max_concurrent_bots?: number } = {}): Promise<TestUser> {
+	emailCounter += 1;
+	const email = fields.email ?? `user${emailCounter}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+	const res = await call("POST", "/admin/users", { headers: ADMIN, json: { ...fields, email } });
+	if (res.status !== 201 && res.status !== 200) throw new Error(`create user: ${res.status} ${await res.text()}`);
+	return json<TestUser>(res);
+}
+
+export async function mintKey(userId: number, scopes = "bot,tx"): Promise<string> {
+	const res = await call("POST", `/admin/users/${userId}/tokens?scopes=${scopes}`, { headers: ADMIN });
+	if (res.status !== 201) throw new Error(`mint key: ${res.status} ${await res.text()}`);
+	return (await json<{ token: string }>(res)).token;
+}
+
+/** A fresh user with a key, for tests that only need a caller. */
+export async function userWithKey(scopes = "bot,tx", fields: { max_concurrent_bots?: number } = {}) {
+	const user = await createUser(fields);
+	const key = await mintKey(user.id, scopes);
+	return { user, key, headers: { "X-API-Key": key } };
+}

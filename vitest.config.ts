@@ -1,0 +1,56 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Three tiers (DESIGN.md): Worker and Durable Objects inside workerd, the bot host in
+// Node against the sandbox, and black-box end-to-end runs through `wrangler dev`.
+export default defineConfig(async () => {
+	const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+	return {
+		test: {
+			projects: [
+				{
+					plugins: [
+						cloudflareTest({
+							wrangler: { configPath: "./wrangler.toml" },
+							miniflare: {
+								bindings: {
+									TEST_MIGRATIONS: migrations,
+									ADMIN_API_TOKEN: "test-admin-token-0123456789",
+									SECRETS_KEY: "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
+									BOT_HOST_SECRET: "test-bot-host-secret",
+									OUTBOUND_ALLOW_PRIVATE: "true",
+								},
+								d1Databases: { UPGRADE_DB: "upgrade-db" },
+							},
+						}),
+					],
+					test: {
+						name: "worker",
+						include: ["test/worker/**/*.test.ts", "src/**/*.test.ts", "durable-objects/**/*.test.ts"],
+						setupFiles: ["./test/worker/apply-migrations.ts"],
+					},
+				},
+				{
+					test: {
+						name: "bot-host",
+						environment: "node",
+						include: ["bot-host/**/*.test.ts"],
+						testTimeout: 60_000,
+						hookTimeout: 60_000,
+					},
+				},
+				{
+					test: {
+						name: "e2e",
+						environment: "node",
+						include: ["test/e2e/**/*.test.ts"],
+						testTimeout: 120_000,
+						hookTimeout: 180_000,
+						fileParallelism: false,
+					},
+				},
+			],
+		},
+	};
+});
