@@ -1,0 +1,240 @@
+// Sandbox meeting runtime, shared by the three platform pages. It talks to the sandbox server
+// (ask to join, poll the phase, leave, report chat and media), plays the scenario's
+// participants with real audio, and calls the page's platform "skin" to draw the DOM.
+(() => {
+	const root = document.documentElement;
+	const meetingId = root.dataset.meetingId;
+	const base = `/__sandbox/meetings/${encodeURIComponent(meetingId)}`;
+	const state = {
+		skin: null,
+		attendeeId: null,
+		phase: "prejoin",
+		botName: "",
+		micOn: true,
+		cameraOn: true,
+		captionsOn: false,
+		scenario: null,
+		localStream: null,
+		audio: null,
+		timers: [],
+		present: new Set(),
+	};
+
+	const post = (path, body) =>
+		fetch(base + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
+	const later = (ms, fn) => state.timers.push(setTimeout(fn, ms));
+	const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+	// The platform pages ask for the camera and microphone on the pre-join screen, like the real ones.
+	const openLocalMedia = async () => {
+		try {
+			state.localStream = await navigator.mediaDevices.getUserMedia({ audio: true, video: true });
+			state.skin?.showPreview?.(state.localStream);
+		} catch (err) {
+			console.warn("sandbox: no local media", err);
+		}
+	};
+
+	const audioGraph = () => {
+		if (state.audio) return state.audio;
+		const ctx = new AudioContext();
+		const streams = new Map();
+		// Meet: one media element per remote stream; Zoom and Teams: one server mix.
+		const destinationFor = (participantId) => {
+			const key = state.skin.mixedAudio ? "mix" : participantId;
+			let dest = streams.get(key);
+			if (!dest) {
+				dest = ctx.createMediaStreamDestination();
+				streams.set(key, dest);
+				const el = document.createElement("audio");
+				el.autoplay = true;
+				el.srcObject = dest.stream;
+				el.dataset.sandboxStream = key;
+				if (state.skin.mixedAudio) el.id = "mainAudio";
+				document.body.appendChild(el);
+				el.play().catch(() => {});
+			}
+			return dest;
+		};
+		state.audio = { ctx, destinationFor };
+		return state.audio;
+	};
+
+	const loadLine = async (text) => {
+		const res = await fetch(`/__sandbox/speech.wav?text=${encodeURIComponent(text)}`);
+		const bytes = await res.arrayBuffer();
+		return audioGraph().ctx.decodeAudioData(bytes);
+	};
+
+	const speakLine = async (participant, text, buffer) => {
+		const { ctx, destinationFor } = audioGraph();
+		if (ctx.state !== "running") await ctx.resume().catch(() => {});
+		const source = ctx.createBufferSource();
+		source.buffer = buffer;
+		source.connect(destinationFor(participant.id));
+		const words = text.split(/\s+/);
+		const durationMs = buffer.duration * 1000;
+		const caption = state.captionsOn ? state.skin.captionStart(participant.id, participant.name) : null;
+		state.skin.setSpeaking(participant.id, participant.name, true);
+		source.start();
+		// Captions grow word by word in place while the line is heard, like the live ones.
+		const started = performance.now();
+		while (performance.now() - started < durationMs) {
+			const shown = Math.max(1, Math.ceil((words.length * (performance.now() - started)) / durationMs));
+			if (caption) state.skin.captionUpdate(caption, words.slice(0, shown).join(" "));
+			await sleep(150);
+		}
+		if (caption) state.skin.captionUpdate(caption, text);
+		state.skin.setSpeaking(participant.id, participant.name, false);
+		if (caption) state.skin.captionEnd?.(caption);
+	};
+
+	const runSpeech = async (scenario) => {
+		const queue = [];
+		const longest = Math.max(0, ...scenario.participants.map((p) => p.lines.length));
+		for (let i = 0; i < longest; i++) {
+			scenario.participants.forEach((p, index) => {
+				if (p.lines[i]) queue.push({ participant: { id: `p${index + 1}`, name: p.name, spec: p }, text: p.lines[i] });
+			});
+		}
+		const buffers = await Promise.all(queue.map((u) => loadLine(u.text)));
+		await sleep(scenario.speech_start_ms);
+		for (let i = 0; i < queue.length; i++) {
+			if (state.phase !== "in_call") return;
+			const u = queue[i];
+			if (!state.present.has(u.participant.id)) continue;
+			await speakLine(u.participant, u.text, buffers[i]);
+			await sleep(scenario.speech_gap_ms);
+		}
+	};
+
+	const runCall = (scenario) => {
+		state.skin.addParticipant({ id: "self", name: state.botName, self: true });
+		scenario.participants.forEach((p, index) => {
+			const id = `p${index + 1}`;
+			later(p.join_after_ms, () => {
+				state.present.add(id);
+				state.skin.addParticipant({ id, name: p.name, self: false });
+			});
+			if (p.leave_after_ms !== null)
+				later(p.leave_after_ms, () => {
+					state.present.delete(id);
+					state.skin.setSpeaking(id, p.name, false);
+					state.skin.removeParticipant({ id, name: p.name });
+				});
+		});
+		for (const m of scenario.chat) later(m.after_ms, () => state.skin.chatMessage({ sender: m.sender, text: m.text, self: false }));
+		runSpeech(scenario).catch((err) => console.error("sandbox speech failed", err));
+		watchMedia();
+	};
+
+	// What the meeting "hears and sees" from the bot: mic level windows and camera frames.
+	const watchMedia = () => {
+		const stream = state.localStream;
+		if (!stream) return;
+		const { ctx } = audioGraph();
+		const analyser = ctx.createAnalyser();
+		analyser.fftSize = 2048;
+		const audioTracks = stream.getAudioTracks();
+		if (audioTracks.length) ctx.createMediaStreamSource(new MediaStream(audioTracks)).connect(analyser);
+		const samples = new Float32Array(analyser.fftSize);
+		let pending = { windows: 0, voiced: 0, peak: 0 };
+		const micTimer = setInterval(() => {
+			if (state.phase !== "in_call" || !state.micOn || !audioTracks.length) return;
+			analyser.getFloatTimeDomainData(samples);
+			let sum = 0;
+			for (const s of samples) sum += s * s;
+			const rms = Math.sqrt(sum / samples.length);
+			pending.windows++;
+			if (rms > 0.01) pending.voiced++;
+			pending.peak = Math.max(pending.peak, rms);
+		}, 100);
+		const video = document.createElement("video");
+		video.muted = true;
+		video.srcObject = new MediaStream(stream.getVideoTracks());
+		video.play().catch(() => {});
+		const canvas = document.createElement("canvas");
+		canvas.width = 64;
+		canvas.height = 36;
+		const flush = setInterval(() => {
+			const body = { mic: pending, camera_frame: null };
+			pending = { windows: 0, voiced: 0, peak: 0 };
+			if (state.phase === "in_call" && state.cameraOn && stream.getVideoTracks().length && video.readyState >= 2) {
+				canvas.getContext("2d").drawImage(video, 0, 0, canvas.width, canvas.height);
+				body.camera_frame = canvas.toDataURL("image/png");
+			}
+			if (body.mic.windows || body.camera_frame) post(`/attendees/${state.attendeeId}/media`, body).catch(() => {});
+			if (state.phase !== "in_call" && state.phase !== "lobby") {
+				clearInterval(micTimer);
+				clearInterval(flush);
+			}
+		}, 1000);
+	};
+
+	const enterPhase = (phase) => {
+		if (phase === state.phase) return;
+		state.phase = phase;
+		if (phase !== "in_call") for (const t of state.timers.splice(0)) clearTimeout(t);
+		if (phase !== "lobby" && phase !== "in_call") state.audio?.ctx.close().catch(() => {});
+		state.skin.renderPhase(phase);
+		if (phase === "in_call") runCall(state.scenario);
+	};
+
+	const pollPhase = async () => {
+		while (state.phase === "lobby" || state.phase === "in_call") {
+			try {
+				const res = await fetch(`${base}/attendees/${state.attendeeId}/phase`);
+				const { phase } = await res.json();
+				enterPhase(phase);
+			} catch {
+				// The sandbox restarting is not a meeting outcome; keep polling.
+			}
+			await sleep(150);
+		}
+	};
+
+	window.Sandbox = {
+		start(skin) {
+			state.skin = skin;
+			openLocalMedia();
+		},
+		get phase() {
+			return state.phase;
+		},
+		setMic(on) {
+			state.micOn = on;
+			for (const t of state.localStream?.getAudioTracks() ?? []) t.enabled = on;
+		},
+		setCamera(on) {
+			state.cameraOn = on;
+			for (const t of state.localStream?.getVideoTracks() ?? []) t.enabled = on;
+		},
+		setCaptions(on) {
+			state.captionsOn = on;
+		},
+		async ask({ name, passcode }) {
+			state.botName = name;
+			const res = await post("/ask", {
+				name,
+				platform: root.dataset.platform,
+				mic_on: state.micOn,
+				camera_on: state.cameraOn,
+				passcode: passcode ?? null,
+			});
+			const body = await res.json();
+			state.attendeeId = body.attendee_id;
+			state.scenario = body.scenario;
+			state.phase = "asking";
+			enterPhase(body.phase);
+			pollPhase();
+		},
+		async leave() {
+			if (state.attendeeId) await post(`/attendees/${state.attendeeId}/leave`);
+			enterPhase("left");
+		},
+		async sendChat(text) {
+			state.skin.chatMessage({ sender: state.botName, text, self: true });
+			await post("/chat", { sender: state.botName, text });
+		},
+	};
+})();

@@ -1,0 +1,27 @@
+/** The HTML frame shared by the sandbox platform pages: meeting id, runtime, skin script. */
+export function escapeHtml(text: string): string {
+	return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export function pageShell(p: { platform: string; meetingId: string; title: string; css: string; body: string; skin: string }): string {
+	return `<!doctype html>
+<html lang="en" data-platform="${p.platform}" data-meeting-id="${escapeHtml(p.meetingId)}">
+<head><meta charset="utf-8"><title>${escapeHtml(p.title)}</title>
+<style>body{font-family:sans-serif;margin:0}[hidden]{display:none!important}video{width:160px;height:90px;background:#222}button,[role=button],[role=switch],[role=menuitem]{display:inline-block;min-width:28px;min-height:24px;border:1px solid #888;cursor:pointer}${p.css}</style>
+</head>
+<body>
+${p.body}
+<script src="/__sandbox/runtime.js"></script>
+<script>
+"use strict";
+const $ = (s, r = document) => r.querySelector(s);
+const el = (tag, attrs = {}, text) => {
+	const e = document.createElement(tag);
+	for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+	if (text !== undefined) e.textContent = text;
+	return e;
+};
+${p.skin}
+</script>
+</body></html>`;
+}

@@ -1,0 +1,178 @@
+/**
+ * What happens in a sandbox meeting (set per meeting id through the control API) and what
+ * the sandbox saw the bot do. Timings are milliseconds: lobby timings from the moment the
+ * bot asked to join, in-call timings from its admission.
+ */
+import { z } from "zod";
+
+export const ScenarioParticipant = z.object({
+	name: z.string().min(1).max(100),
+	join_after_ms: z.number().int().nonnegative().default(0),
+	leave_after_ms: z.number().int().positive().nullable().default(null),
+	lines: z.array(z.string().min(1).max(500)).default([]),
+});
+
+export const Scenario = z.object({
+	/** Join straight into the call ("Join now"), no lobby. */
+	direct_join: z.boolean().default(false),
+	admit_after_ms: z.number().int().nonnegative().default(400),
+	deny: z.boolean().default(false),
+	deny_after_ms: z.number().int().nonnegative().default(400),
+	lobby_forever: z.boolean().default(false),
+	remove_after_ms: z.number().int().positive().nullable().default(null),
+	end_after_ms: z.number().int().positive().nullable().default(null),
+	/** The link points at no meeting ("Check your meeting code", Zoom 3,001). */
+	not_found: z.boolean().default(false),
+	/** Zoom/Teams passcode the join must carry. */
+	passcode: z.string().nullable().default(null),
+	participants: z.array(ScenarioParticipant).default([]),
+	/** Participants speak their lines in turn (round robin), starting this long after admission. */
+	speech_start_ms: z.number().int().nonnegative().default(500),
+	speech_gap_ms: z.number().int().nonnegative().default(500),
+	chat: z.array(z.object({ sender: z.string(), text: z.string(), after_ms: z.number().int().nonnegative().default(0) })).default([]),
+});
+export type Scenario = z.infer<typeof Scenario>;
+
+export const DEFAULT_SCENARIO: Scenario = Scenario.parse({
+	participants: [{ name: "Sandbox Host", lines: ["Welcome to the sandbox meeting.", "This is a test of the bot."] }],
+});
+
+export type AttendeePhase = "prejoin" | "lobby" | "in_call" | "denied" | "removed" | "ended" | "left" | "not_found";
+
+/** A forced outcome from the control API, applied on the attendee's next poll. */
+export type ControlAction = "admit" | "deny" | "remove" | "end";
+
+export interface Attendee {
+	id: string;
+	name: string;
+	platform: string;
+	askedAt: number;
+	admittedAt: number | null;
+	leftAt: number | null;
+	micOnAtJoin: boolean;
+	cameraOnAtJoin: boolean;
+	passcodeOk: boolean;
+	forced: { action: ControlAction; at: number } | null;
+	phaseLog: { phase: AttendeePhase; at: number }[];
+}
+
+export interface Observed {
+	meeting_id: string;
+	attendees: {
+		name: string;
+		platform: string;
+		phase: AttendeePhase;
+		phases: AttendeePhase[];
+		mic_on_at_join: boolean;
+		camera_on_at_join: boolean;
+		passcode_ok: boolean;
+		left: boolean;
+	}[];
+	/** Names the bot(s) joined with, in order. */
+	bot_names: string[];
+	chat_sent: { sender: string; text: string; at: string }[];
+	/** Mic level windows (100 ms) while the bot's microphone was on in the call. */
+	mic: { windows: number; voiced_windows: number; peak_rms: number };
+	camera: { frames: number; last_frame: string | null };
+}
+
+export class SandboxMeeting {
+	scenario: Scenario;
+	readonly attendees = new Map<string, Attendee>();
+	readonly chatSent: Observed["chat_sent"] = [];
+	readonly mic = { windows: 0, voiced_windows: 0, peak_rms: 0 };
+	readonly camera = { frames: 0, last_frame: null as string | null };
+	private forcedForAll: { action: ControlAction; at: number } | null = null;
+	readonly id: string;
+	private readonly now: () => number;
+
+	constructor(id: string, scenario: Scenario, now: () => number) {
+		this.id = id;
+		this.scenario = scenario;
+		this.now = now;
+	}
+
+	ask(name: string, platform: string, micOn: boolean, cameraOn: boolean, passcode: string | null): Attendee {
+		const id = `a${this.attendees.size + 1}`;
+		const at = this.now();
+		const attendee: Attendee = {
+			id,
+			name,
+			platform,
+			askedAt: at,
+			admittedAt: null,
+			leftAt: null,
+			micOnAtJoin: micOn,
+			cameraOnAtJoin: cameraOn,
+			passcodeOk: this.scenario.passcode === null || passcode === this.scenario.passcode,
+			forced: null,
+			phaseLog: [],
+		};
+		this.attendees.set(id, attendee);
+		this.phaseOf(attendee);
+		return attendee;
+	}
+
+	/** Force an outcome now, for every attendee (the control API's `actions`). */
+	force(action: ControlAction): void {
+		this.forcedForAll = { action, at: this.now() };
+	}
+
+	leave(attendee: Attendee): void {
+		attendee.leftAt ??= this.now();
+		this.phaseOf(attendee);
+	}
+
+	/** The attendee's phase now, derived from the scenario clock and any forced action. */
+	phaseOf(a: Attendee): AttendeePhase {
+		const phase = this.derivePhase(a);
+		if (phase === "in_call" && a.admittedAt === null) a.admittedAt = this.now();
+		if (a.phaseLog.at(-1)?.phase !== phase) a.phaseLog.push({ phase, at: this.now() });
+		return phase;
+	}
+
+	private derivePhase(a: Attendee): AttendeePhase {
+		const s = this.scenario;
+		const t = this.now();
+		const last = a.phaseLog.at(-1)?.phase;
+		if (last && ["denied", "removed", "ended", "left", "not_found"].includes(last)) return last;
+		if (a.leftAt !== null) return "left";
+		if (s.not_found || !a.passcodeOk) return "not_found";
+		const forced = a.forced ?? (this.forcedForAll && this.forcedForAll.at >= a.askedAt ? this.forcedForAll : null);
+		const admitted = a.admittedAt !== null;
+		if (forced?.action === "end") return "ended";
+		if (forced?.action === "deny" && !admitted) return "denied";
+		if (forced?.action === "remove") return admitted ? "removed" : "denied";
+		if (!admitted) {
+			if (forced?.action === "admit" || s.direct_join) return "in_call";
+			if (s.deny) return t - a.askedAt >= s.deny_after_ms ? "denied" : "lobby";
+			if (s.lobby_forever) return "lobby";
+			return t - a.askedAt >= s.admit_after_ms ? "in_call" : "lobby";
+		}
+		const inCallFor = t - (a.admittedAt ?? t);
+		if (s.end_after_ms !== null && inCallFor >= s.end_after_ms) return "ended";
+		if (s.remove_after_ms !== null && inCallFor >= s.remove_after_ms) return "removed";
+		return "in_call";
+	}
+
+	observed(): Observed {
+		const attendees = [...this.attendees.values()];
+		return {
+			meeting_id: this.id,
+			attendees: attendees.map((a) => ({
+				name: a.name,
+				platform: a.platform,
+				phase: a.phaseLog.at(-1)?.phase ?? "prejoin",
+				phases: a.phaseLog.map((p) => p.phase),
+				mic_on_at_join: a.micOnAtJoin,
+				camera_on_at_join: a.cameraOnAtJoin,
+				passcode_ok: a.passcodeOk,
+				left: a.leftAt !== null,
+			})),
+			bot_names: attendees.map((a) => a.name),
+			chat_sent: [...this.chatSent],
+			mic: { ...this.mic },
+			camera: { ...this.camera },
+		};
+	}
+}

@@ -1,0 +1,223 @@
+/**
+ * The platform sandbox: HTTPS pages that look like Google Meet, the Zoom web client and Teams
+ * web to a browser bot, plus a plain-HTTP control API on the same port (TLS is told apart by
+ * the first byte) so tests and users can script meetings and read what the bot did.
+ */
+import { readFileSync } from "node:fs";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import https from "node:https";
+import net from "node:net";
+import path from "node:path";
+import { z } from "zod";
+import { makeSandboxCertificate, sandboxChromiumFlags } from "./cert.ts";
+import { googleMeetPage } from "./pages/google-meet.ts";
+import { teamsPage } from "./pages/teams.ts";
+import { zoomPage } from "./pages/zoom.ts";
+import { DEFAULT_SCENARIO, type Observed, SandboxMeeting, Scenario } from "./scenario.ts";
+import { speak } from "./speech.ts";
+
+const RUNTIME_JS = readFileSync(path.join(import.meta.dirname, "pages", "runtime.js"), "utf8");
+
+export interface Sandbox {
+	port: number;
+	/** Plain-HTTP base URL of the control API. */
+	controlUrl: string;
+	spkiHash: string;
+	/** Flags for a bot's Chromium: host mapping plus trust of exactly the sandbox key. */
+	chromiumFlags: string[];
+	setScenario(meetingId: string, scenario: z.input<typeof Scenario>): void;
+	observed(meetingId: string): Observed | null;
+	close(): Promise<void>;
+}
+
+const AskBody = z.object({
+	name: z.string().max(200),
+	platform: z.string(),
+	mic_on: z.boolean(),
+	camera_on: z.boolean(),
+	passcode: z.string().nullable(),
+});
+const MediaBody = z.object({
+	mic: z.object({ windows: z.number(), voiced: z.number(), peak: z.number() }),
+	camera_frame: z.string().nullable(),
+});
+const ChatBody = z.object({ sender: z.string(), text: z.string().max(10_000) });
+const ActionBody = z.object({ action: z.enum(["admit", "deny", "remove", "end"]) });
+
+export async function startSandbox(options: { port?: number; now?: () => number } = {}): Promise<Sandbox> {
+	const now = options.now ?? Date.now;
+	const certificate = makeSandboxCertificate();
+	const meetings = new Map<string, SandboxMeeting>();
+	const meetingFor = (id: string): SandboxMeeting => {
+		let m = meetings.get(id);
+		if (!m) {
+			m = new SandboxMeeting(id, DEFAULT_SCENARIO, now);
+			meetings.set(id, m);
+		}
+		return m;
+	};
+
+	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+		const url = new URL(req.url ?? "/", `https://${req.headers.host ?? "localhost"}`);
+		if (url.pathname.startsWith("/__sandbox/")) return control(req, res, url);
+		const page = platformPage(url);
+		if (!page) return send(res, 404, "text/plain", "not a sandbox meeting link");
+		if (page.redirect) {
+			res.writeHead(302, { location: page.redirect }).end();
+			return;
+		}
+		send(res, 200, "text/html; charset=utf-8", page.html ?? "");
+	};
+
+	const control = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+		const parts = url.pathname.split("/").filter(Boolean).slice(1).map(decodeURIComponent);
+		const method = req.method ?? "GET";
+		if (method === "GET" && parts[0] === "runtime.js") return send(res, 200, "text/javascript", RUNTIME_JS);
+		if (method === "GET" && parts[0] === "health") return json(res, 200, { ok: true });
+		if (method === "GET" && parts[0] === "speech.wav") {
+			const line = await speak(url.searchParams.get("text") ?? "");
+			return send(res, 200, "audio/wav", line.wav);
+		}
+		if (parts[0] !== "meetings" || !parts[1]) return json(res, 404, { error: "unknown sandbox route" });
+		const id = parts[1];
+		const rest = parts.slice(2).join("/");
+		if (rest === "" && method === "POST") {
+			const parsed = Scenario.safeParse(await readJson(req));
+			if (!parsed.success) return json(res, 422, { error: "invalid scenario", issues: parsed.error.issues });
+			const meeting = new SandboxMeeting(id, parsed.data, now);
+			meetings.set(id, meeting);
+			return json(res, 200, { meeting_id: id, scenario: meeting.scenario });
+		}
+		if (rest === "" && method === "DELETE") {
+			meetings.delete(id);
+			return json(res, 200, { meeting_id: id, deleted: true });
+		}
+		if (rest === "" && method === "GET") return json(res, 200, { meeting_id: id, scenario: meetingFor(id).scenario });
+		if (rest === "observed" && method === "GET") return json(res, 200, meetingFor(id).observed());
+		const meeting = meetingFor(id);
+		if (rest === "actions" && method === "POST") {
+			const body = ActionBody.safeParse(await readJson(req));
+			if (!body.success) return json(res, 422, { error: "action must be admit, deny, remove or end" });
+			meeting.force(body.data.action);
+			return json(res, 200, { meeting_id: id, action: body.data.action });
+		}
+		if (rest === "ask" && method === "POST") {
+			const body = AskBody.parse(await readJson(req));
+			const attendee = meeting.ask(body.name, body.platform, body.mic_on, body.camera_on, body.passcode);
+			return json(res, 200, { attendee_id: attendee.id, phase: meeting.phaseOf(attendee), scenario: meeting.scenario });
+		}
+		if (rest === "chat" && method === "POST") {
+			const body = ChatBody.parse(await readJson(req));
+			meeting.chatSent.push({ ...body, at: new Date(now()).toISOString() });
+			return json(res, 200, { ok: true });
+		}
+		const attendee = parts[2] === "attendees" && parts[3] ? meeting.attendees.get(parts[3]) : undefined;
+		if (!attendee) return json(res, 404, { error: "unknown attendee" });
+		if (parts[4] === "phase" && method === "GET") return json(res, 200, { phase: meeting.phaseOf(attendee) });
+		if (parts[4] === "leave" && method === "POST") {
+			meeting.leave(attendee);
+			return json(res, 200, { phase: meeting.phaseOf(attendee) });
+		}
+		if (parts[4] === "media" && method === "POST") {
+			const body = MediaBody.parse(await readJson(req));
+			meeting.mic.windows += body.mic.windows;
+			meeting.mic.voiced_windows += body.mic.voiced;
+			meeting.mic.peak_rms = Math.max(meeting.mic.peak_rms, body.mic.peak);
+			if (body.camera_frame) {
+				meeting.camera.frames++;
+				meeting.camera.last_frame = body.camera_frame;
+			}
+			return json(res, 200, { ok: true });
+		}
+		json(res, 404, { error: "unknown sandbox route" });
+	};
+
+	const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+		handle(req, res).catch((err: unknown) => {
+			if (!res.headersSent) json(res, 500, { error: err instanceof Error ? err.message : String(err) });
+			else res.destroy();
+		});
+	};
+	const tlsServer = https.createServer({ key: certificate.key, cert: certificate.cert }, onRequest);
+	const plainServer = http.createServer(onRequest);
+	const sockets = new Set<net.Socket>();
+	// One port for both: a TLS ClientHello starts with 0x16, anything else is plain HTTP.
+	const front = net.createServer((socket) => {
+		sockets.add(socket);
+		socket.on("close", () => sockets.delete(socket));
+		socket.once("readable", () => {
+			const head: Buffer | null = socket.read(1);
+			if (!head) return socket.destroy();
+			socket.unshift(head);
+			(head[0] === 0x16 ? tlsServer : plainServer).emit("connection", socket);
+		});
+	});
+	await new Promise<void>((resolve, reject) => {
+		front.once("error", reject);
+		front.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+	});
+	const address = front.address();
+	const port = typeof address === "object" && address ? address.port : 0;
+
+	return {
+		port,
+		controlUrl: `http://127.0.0.1:${port}/__sandbox`,
+		spkiHash: certificate.spkiHash,
+		chromiumFlags: sandboxChromiumFlags(port, certificate.spkiHash),
+		setScenario(meetingId, scenario) {
+			meetings.set(meetingId, new SandboxMeeting(meetingId, Scenario.parse(scenario), now));
+		},
+		observed(meetingId) {
+			return meetings.get(meetingId)?.observed() ?? null;
+		},
+		close() {
+			for (const s of sockets) s.destroy();
+			return new Promise((resolve) => front.close(() => resolve()));
+		},
+	};
+}
+
+interface PlatformPage {
+	html?: string;
+	redirect?: string;
+}
+
+/** Route a real platform URL (as the bot opens it) to the sandbox page for that platform. */
+function platformPage(url: URL): PlatformPage | null {
+	const host = url.hostname;
+	const segments = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+	if (host === "meet.google.com" && segments.length === 1 && segments[0]) return { html: googleMeetPage(segments[0]) };
+	if (host === "zoom.us" || host.endsWith(".zoom.us")) {
+		// Invite links go to the web client, as zoom.us does for a browser without the app.
+		if (segments[0] === "j" && segments[1]) {
+			const target = new URL(`https://app.zoom.us/wc/${segments[1]}/join`);
+			const pwd = url.searchParams.get("pwd");
+			if (pwd) target.searchParams.set("pwd", pwd);
+			return { redirect: target.toString() };
+		}
+		if (segments[0] === "wc" && segments[2] === "join" && segments[1]) return { html: zoomPage(segments[1]) };
+		if (segments[0] === "wc" && segments[1] === "join" && segments[2]) return { html: zoomPage(segments[2]) };
+		return null;
+	}
+	if (host === "teams.microsoft.com" || host === "teams.live.com") {
+		if (segments[0] === "meet" && segments[1]) return { html: teamsPage(segments[1]) };
+		if (segments[0] === "l" && segments[1] === "meetup-join" && segments[2]) return { html: teamsPage(segments[2]) };
+		return null;
+	}
+	return null;
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
+	res.writeHead(status, { "content-type": type, "cache-control": "no-store" }).end(body);
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+	send(res, status, "application/json", JSON.stringify(body));
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+	const chunks: Buffer[] = [];
+	for await (const chunk of req) chunks.push(chunk as Buffer);
+	const text = Buffer.concat(chunks).toString("utf8");
+	return text ? JSON.parse(text) : {};
+}
