@@ -39,6 +39,11 @@ export function intVar(value: string | undefined, fallback: number): number {
 	return Number.isFinite(n) ? n : fallback;
 }
 
+export function numberVar(value: string | undefined, fallback: number): number {
+	const n = Number.parseFloat(value ?? "");
+	return Number.isFinite(n) ? n : fallback;
+}
+
 export function boolVar(value: string | undefined, fallback: boolean): boolean {
 	if (value === undefined || value === "") return fallback;
 	return ["1", "true", "yes", "on"].includes(value.toLowerCase());

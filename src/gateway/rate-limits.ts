@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import { boolVar, intVar } from "../env";
+import { boolVar, intVar, numberVar } from "../env";
 import { ApiError } from "../errors";
 
 export interface Admission {
@@ -13,8 +13,8 @@ function tooManyRequests(retryAfterSeconds: number): ApiError {
 
 /** The per-user token bucket, held by the user's Account object so it is exact under concurrency. */
 export async function enforceUserBucket(env: Env, userId: number): Promise<void> {
-	const rps = intVar(env.GATEWAY_RATE_LIMIT_RPS, 20);
-	const burst = intVar(env.GATEWAY_RATE_LIMIT_BURST, 40);
+	const rps = numberVar(env.GATEWAY_RATE_LIMIT_RPS, 20);
+	const burst = numberVar(env.GATEWAY_RATE_LIMIT_BURST, 40);
 	if (rps <= 0) return;
 	let admission: Admission;
 	try {
