@@ -168,7 +168,7 @@ function parseLightMeeting(url: URL): ParsedMeetingLink | null {
 	if (!coords) return null;
 	let parsed: unknown;
 	try {
-		parsed = JSON.parse(atob(coords.replace(/-/g, "+").replace(/_/g, "/")));
+		parsed = JSON.parse(atob(coords.replace(/[ -]/g, "+").replace(/_/g, "/"))); // "+" may arrive as a space
 	} catch {
 		return null;
 	}

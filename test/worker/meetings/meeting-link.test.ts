@@ -48,7 +48,10 @@ const CASES: [string, ParsedMeetingLink | null][] = [
 	["https://zoom.us/j/98765432101", zoom("98765432101")],
 	["https://us05web.zoom.us/j/81234567890?pwd=aBcDeFgHiJkLmNoPqRsTuVwXyZ.1", zoom("81234567890", "aBcDeFgHiJkLmNoPqRsTuVwXyZ.1")],
 	["https://us02web.zoom.us/j/123456789", zoom("123456789")],
-	["https://acme.zoom.us/j/98765432101?pwd=RE1sZkR4M3l0VWpmUU9LQ0VBcDBvZz09&from=addon", zoom("98765432101", "RE1sZkR4M3l0VWpmUU9LQ0VBcDBvZz09")],
+	[
+		"https://acme.zoom.us/j/98765432101?pwd=RE1sZkR4M3l0VWpmUU9LQ0VBcDBvZz09&from=addon",
+		zoom("98765432101", "RE1sZkR4M3l0VWpmUU9LQ0VBcDBvZz09"),
+	],
 	["https://zoom.us/j/98765432101#success", zoom("98765432101")],
 	["https://zoom.us/my/jane.doe", zoom("jane.doe")],
 	["https://acme.zoom.us/my/JohnSmith?pwd=Xy12", zoom("johnsmith", "Xy12")],
@@ -64,10 +67,7 @@ const CASES: [string, ParsedMeetingLink | null][] = [
 	["https://zoom.us.evil.example/j/98765432101", null],
 	["https://notzoom.us/j/98765432101", null],
 	// Microsoft Teams
-	[
-		`https://teams.microsoft.com/l/meetup-join/${THREAD_ENC}/0?context=${CONTEXT_ENC}`,
-		teams(THREAD, `${MEETUP}?context=${CONTEXT_CANON}`),
-	],
+	[`https://teams.microsoft.com/l/meetup-join/${THREAD_ENC}/0?context=${CONTEXT_ENC}`, teams(THREAD, `${MEETUP}?context=${CONTEXT_CANON}`)],
 	[`https://teams.microsoft.com/l/meetup-join/${THREAD_ENC}/0`, teams(THREAD, MEETUP)],
 	[
 		`https://teams.microsoft.com/l/meetup-join/19%3a7f2e3b7d9c8a4b5e9f0a1b2c3d4e5f6a%40thread.tacv2/1700000000000?context=${CONTEXT_ENC}`,
@@ -80,12 +80,18 @@ const CASES: [string, ParsedMeetingLink | null][] = [
 		`https://teams.microsoft.com/dl/launcher/launcher.html?url=${encodeURIComponent(`/_#/l/meetup-join/${THREAD_ENC}/0?context=${CONTEXT_ENC}&anon=true`)}&type=meetup-join&deeplinkId=abc&directDl=true&msLaunch=true&enableMobilePage=true&suppressPrompt=true`,
 		teams(THREAD, `${MEETUP}?context=${CONTEXT_CANON}`),
 	],
-	[`https://teams.microsoft.com/_#/l/meetup-join/${THREAD_ENC}/0?context=${CONTEXT_ENC}`, teams(THREAD, `${MEETUP}?context=${CONTEXT_CANON}`)],
+	[
+		`https://teams.microsoft.com/_#/l/meetup-join/${THREAD_ENC}/0?context=${CONTEXT_ENC}`,
+		teams(THREAD, `${MEETUP}?context=${CONTEXT_CANON}`),
+	],
 	[
 		`https://teams.microsoft.com/light-meetings/launch?anon=true&coords=${btoa(JSON.stringify({ conversationId: THREAD, tenantId: TID, organizerId: OID, messageId: "0" }))}`,
 		teams(THREAD, `${MEETUP}?context=${CONTEXT_CANON}`),
 	],
-	["https://teams.live.com/meet/9398850880426?p=WB7TSXPa", teams("9398850880426", "https://teams.live.com/meet/9398850880426?p=WB7TSXPa", "WB7TSXPa")],
+	[
+		"https://teams.live.com/meet/9398850880426?p=WB7TSXPa",
+		teams("9398850880426", "https://teams.live.com/meet/9398850880426?p=WB7TSXPa", "WB7TSXPa"),
+	],
 	["https://teams.live.com/meet/9398850880426", teams("9398850880426", "https://teams.live.com/meet/9398850880426")],
 	[
 		"https://teams.microsoft.com/meet/24681357902468?p=KrL3eqZ9xT",
