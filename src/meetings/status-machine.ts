@@ -1,0 +1,184 @@
+/**
+ * The meeting status machine: one table of legal moves and who may make each, plus the rules
+ * that decide how a meeting ends (`completion_reason`, `failure_stage`). Everything that
+ * changes a meeting's status asks `transition` first; a refused move changes nothing.
+ */
+import type { z } from "zod";
+import type { CompletionReason, FailureStage as FailureStageSchema } from "../bot-channel/protocol";
+
+export type { CompletionReason };
+export type FailureStage = z.infer<typeof FailureStageSchema>;
+
+export const PLANNED_STATUSES = ["idle", "scheduled"] as const;
+export const LIVE_STATUSES = ["requested", "joining", "awaiting_admission", "needs_help", "active", "stopping"] as const;
+export const TERMINAL_STATUSES = ["completed", "failed"] as const;
+export const MEETING_STATUSES = [...PLANNED_STATUSES, ...LIVE_STATUSES, ...TERMINAL_STATUSES] as const;
+
+export type PlannedStatus = (typeof PLANNED_STATUSES)[number];
+export type LiveStatus = (typeof LIVE_STATUSES)[number];
+export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
+export type MeetingStatus = (typeof MEETING_STATUSES)[number];
+
+/** Who asks for a move: the API caller, the bot over its channel, a watchdog, auto-join. */
+export type Actor = "user" | "bot" | "system" | "scheduler";
+
+export const isPlanned = (s: MeetingStatus): s is PlannedStatus => (PLANNED_STATUSES as readonly string[]).includes(s);
+export const isLive = (s: MeetingStatus): s is LiveStatus => (LIVE_STATUSES as readonly string[]).includes(s);
+export const isTerminal = (s: MeetingStatus): s is TerminalStatus => (TERMINAL_STATUSES as readonly string[]).includes(s);
+
+/**
+ * How each reason ends a meeting. `completed`: the bot did what it was sent for and the meeting
+ * (or the user) ended it. `failed`: the bot never got in or could not stay in.
+ * - evicted is `failed`: a host removing the bot means the transcript is cut short against the
+ *   user's wish, and the user should hear about it (bot.failed), even though it is not retryable.
+ * - startup_alone and left_alone are `completed`: the bot was in and nobody was (left) to record.
+ * - max_bot_time_exceeded is `completed`: a limit the user configured ended a working session.
+ */
+export const REASON_OUTCOME = {
+	stopped: "completed",
+	left_alone: "completed",
+	startup_alone: "completed",
+	meeting_ended: "completed",
+	max_bot_time_exceeded: "completed",
+	evicted: "failed",
+	awaiting_admission_timeout: "failed",
+	awaiting_admission_rejected: "failed",
+	rejected: "failed",
+	join_failure: "failed",
+	validation_error: "failed",
+} as const satisfies Record<CompletionReason, TerminalStatus>;
+
+/** Reasons worth trying again with a new bot (the spec marks these retryable). */
+export const RETRYABLE_REASONS: ReadonlySet<CompletionReason> = new Set(["join_failure", "awaiting_admission_timeout"]);
+
+const LIVE_BEFORE_STOP = ["requested", "joining", "awaiting_admission", "needs_help", "active"] as const;
+
+interface Move {
+	from: readonly MeetingStatus[];
+	to: MeetingStatus;
+	by: readonly Actor[];
+	/** Why the move exists (the trigger); documentation that tests can print. */
+	on: string;
+}
+
+/** THE table. Anything not listed here is refused. */
+export const MOVES: readonly Move[] = [
+	{ from: ["idle"], to: "scheduled", by: ["user"], on: "PATCH sets scheduled_at" },
+	{ from: ["scheduled"], to: "idle", by: ["user"], on: "PATCH clears scheduled_at" },
+	{ from: ["idle", "scheduled"], to: "requested", by: ["user"], on: "POST /bots claims the planned record" },
+	{ from: ["scheduled"], to: "requested", by: ["scheduler"], on: "auto-join about 60 s before scheduled_at" },
+	// The bot reports forward progress; it may skip a stage (no lobby, or admitted at once).
+	{ from: ["requested", "needs_help"], to: "joining", by: ["bot"], on: "bot opened the meeting page" },
+	{ from: ["requested", "joining", "needs_help"], to: "awaiting_admission", by: ["bot"], on: "bot is in the lobby" },
+	{ from: ["requested", "joining", "awaiting_admission", "needs_help"], to: "active", by: ["bot"], on: "bot admitted" },
+	{ from: ["requested", "joining", "awaiting_admission", "active"], to: "needs_help", by: ["bot"], on: "bot is stuck" },
+	{ from: LIVE_BEFORE_STOP, to: "stopping", by: ["user", "system"], on: "DELETE /bots: leave requested" },
+	{ from: LIVE_STATUSES, to: "completed", by: ["user", "bot", "system"], on: "meeting over (reason decides the outcome)" },
+	{ from: LIVE_STATUSES, to: "failed", by: ["bot", "system"], on: "bot cannot continue (reason decides)" },
+];
+
+const STAGE_ORDER: readonly FailureStage[] = ["requested", "joining", "awaiting_admission", "active"];
+
+/** What the machine needs to know about a meeting; `reached_stage` is kept by the caller. */
+export interface MeetingState {
+	status: MeetingStatus;
+	completion_reason: CompletionReason | null;
+	failure_stage: FailureStage | null;
+	/** Furthest live stage seen so far: `needs_help` and `stopping` hide where the bot was. */
+	reached_stage: FailureStage | null;
+}
+
+export interface TransitionRequest {
+	to: MeetingStatus;
+	actor: Actor;
+	completion_reason?: CompletionReason;
+	/** The bot's own account of how far it got; the furthest of this and what was seen wins. */
+	failure_stage?: FailureStage;
+}
+
+export type Refusal = "terminal" | "illegal_move" | "not_permitted";
+export type TransitionResult =
+	| { ok: true; changed: boolean; from: MeetingStatus; state: MeetingState }
+	| { ok: false; refusal: Refusal; detail: string };
+
+/** Which actors may move `from` → `to` (empty: the move is illegal). */
+export function actorsFor(from: MeetingStatus, to: MeetingStatus): Actor[] {
+	const actors = new Set<Actor>();
+	for (const move of MOVES) if (move.to === to && move.from.includes(from)) for (const a of move.by) actors.add(a);
+	return [...actors];
+}
+
+/** The state of a record that has just been created with `status`. */
+export function initialState(status: MeetingStatus): MeetingState {
+	return { status, completion_reason: null, failure_stage: null, reached_stage: stageOf(status) };
+}
+
+/**
+ * Decides a move. Terminal requests are resolved by the rules:
+ * - a user stop always wins: a user move to `completed`, or any end while `stopping`, is
+ *   `completed` with `stopped`, whatever the bot reports;
+ * - otherwise the reason decides the outcome (REASON_OUTCOME), not the status the bot named;
+ * - a watchdog (`system`) end without a reason is a teardown: before the lobby `join_failure`,
+ *   in the lobby `awaiting_admission_timeout`, once admitted `failed` with no reason;
+ * - `failure_stage` is the furthest live stage reached, set only when the outcome is `failed`.
+ */
+export function transition(current: MeetingState, request: TransitionRequest): TransitionResult {
+	const from = current.status;
+	if (isTerminal(from)) return { ok: false, refusal: "terminal", detail: `meeting is already ${from}` };
+	const reached = furthest(current.reached_stage, stageOf(from));
+	// Saying again where the meeting is (a bot's repeated report, a second stop) changes nothing
+	// and is not an error. A second request is: POST /bots answers it with 409.
+	if (request.to === from && from !== "requested") {
+		const entrants = new Set(MOVES.filter((m) => m.to === from).flatMap((m) => m.by));
+		if (!entrants.has(request.actor)) return { ok: false, refusal: "not_permitted", detail: `${request.actor} may not report ${from}` };
+		return { ok: true, changed: false, from, state: { ...current, reached_stage: reached } };
+	}
+	const actors = actorsFor(from, request.to);
+	if (actors.length === 0) return { ok: false, refusal: "illegal_move", detail: `${from} cannot move to ${request.to}` };
+	if (!actors.includes(request.actor)) {
+		return { ok: false, refusal: "not_permitted", detail: `${request.actor} may not move ${from} to ${request.to}` };
+	}
+	if (!isTerminal(request.to)) {
+		const state = {
+			status: request.to,
+			completion_reason: null,
+			failure_stage: null,
+			reached_stage: furthest(reached, stageOf(request.to)),
+		};
+		return { ok: true, changed: true, from, state };
+	}
+	return { ok: true, changed: true, from, state: ending(from, reached, request) };
+}
+
+function ending(from: MeetingStatus, reached: FailureStage | null, request: TransitionRequest): MeetingState {
+	const stage = furthest(reached, request.failure_stage ?? null);
+	const userStop = request.actor === "user" || from === "stopping";
+	const reason: CompletionReason | null = userStop
+		? "stopped"
+		: (request.completion_reason ?? (request.actor === "system" ? teardownReason(stage) : null));
+	// Without a reason the named status stands (a bot that says only "failed" has failed).
+	const status: TerminalStatus = reason ? REASON_OUTCOME[reason] : request.to === "completed" ? "completed" : "failed";
+	return {
+		status,
+		completion_reason: reason,
+		failure_stage: status === "failed" ? (stage ?? "requested") : null,
+		reached_stage: stage,
+	};
+}
+
+/** Why a bot that vanished ended: it never got past joining, or it waited in the lobby. */
+function teardownReason(stage: FailureStage | null): CompletionReason | null {
+	if (stage === null || stage === "requested" || stage === "joining") return "join_failure";
+	if (stage === "awaiting_admission") return "awaiting_admission_timeout";
+	return null;
+}
+
+function stageOf(status: MeetingStatus): FailureStage | null {
+	return (STAGE_ORDER as readonly string[]).includes(status) ? (status as FailureStage) : null;
+}
+
+function furthest(a: FailureStage | null, b: FailureStage | null): FailureStage | null {
+	if (a === null) return b;
+	if (b === null) return a;
+	return STAGE_ORDER.indexOf(a) >= STAGE_ORDER.indexOf(b) ? a : b;
+}
