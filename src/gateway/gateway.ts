@@ -18,6 +18,8 @@ export const gateway = createMiddleware<AppEnv>(async (c, next) => {
 	c.set("clock", systemClock);
 	const incoming = new Headers(c.req.raw.headers);
 	incoming.delete("x-user-id");
+	// An empty body sent with a JSON content type (curl -H ... -X POST) is no body, not bad JSON.
+	if (incoming.get("content-length") === "0") incoming.delete("content-type");
 
 	await enforceIpGuard(c.env, clientIp(c.req.raw));
 

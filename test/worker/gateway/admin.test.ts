@@ -167,3 +167,15 @@ describe("keys", () => {
 		expect((await call("DELETE", `/admin/tokens/${meta?.id}`, { headers: ADMIN })).status).toBe(404);
 	});
 });
+
+describe("key minting without a body", () => {
+	it("treats an empty body sent with a JSON content type as no body", async () => {
+		const user = await createUser();
+		const res = await call("POST", `/admin/users/${user.id}/tokens?scopes=tx`, {
+			headers: { ...ADMIN, "content-type": "application/json", "content-length": "0" },
+			body: "",
+		});
+		expect(res.status).toBe(201);
+		expect((await json<Minted>(res)).scopes).toEqual(["tx"]);
+	});
+});

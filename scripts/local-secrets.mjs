@@ -1,0 +1,35 @@
+// The local deployment's secrets: generated once, kept in .dev.vars (git-ignored), which
+// `wrangler dev` reads. ADMIN_API_TOKEN from the environment wins over the stored one.
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { root } from "./toolchain.mjs";
+
+const file = path.join(root, ".dev.vars");
+
+function parse(text) {
+	const vars = {};
+	for (const line of text.split("\n")) {
+		const m = line.match(/^([A-Z0-9_]+)=(.*)$/);
+		if (m) vars[m[1]] = m[2].replace(/^"(.*)"$/, "$1");
+	}
+	return vars;
+}
+
+export function localSecrets() {
+	const vars = existsSync(file) ? parse(readFileSync(file, "utf8")) : {};
+	const secrets = {
+		ADMIN_API_TOKEN: process.env.ADMIN_API_TOKEN || vars.ADMIN_API_TOKEN || `adm_${randomBytes(24).toString("base64url")}`,
+		SECRETS_KEY: vars.SECRETS_KEY || randomBytes(32).toString("base64"),
+		BOT_HOST_SECRET: vars.BOT_HOST_SECRET || randomBytes(24).toString("base64url"),
+	};
+	const merged = { ...vars, ...secrets };
+	writeFileSync(
+		file,
+		`${Object.entries(merged)
+			.map(([k, v]) => `${k}="${v}"`)
+			.join("\n")}\n`,
+		{ mode: 0o600 },
+	);
+	return merged;
+}

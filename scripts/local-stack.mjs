@@ -1,0 +1,116 @@
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { localSecrets } from "./local-secrets.mjs";
+import { bin, root } from "./toolchain.mjs";
+
+const children = new Set();
+
+function stopAll(code = 0) {
+	for (const child of children) child.kill("SIGTERM");
+	setTimeout(() => process.exit(code), 300).unref();
+}
+process.on("SIGINT", () => stopAll(0));
+process.on("SIGTERM", () => stopAll(0));
+
+export function run(command, args, options = {}) {
+	const child = spawn(command, args, { cwd: root, stdio: ["ignore", "inherit", "inherit"], ...options });
+	children.add(child);
+	child.on("exit", () => children.delete(child));
+	return child;
+}
+
+export async function waitForHealth(url, timeoutMs = 60_000) {
+	const deadline = Date.now() + timeoutMs;
+	while (Date.now() < deadline) {
+		try {
+			const res = await fetch(url);
+			if (res.ok) return;
+		} catch {
+			// not listening yet
+		}
+		await new Promise((r) => setTimeout(r, 250));
+	}
+	throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+/**
+ * Starts wrangler dev (gateway + Durable Objects + local D1/R2) after applying migrations.
+ * `stateDir` is where local storage persists; `vars` are extra deployment variables.
+ */
+export async function startGateway({ port, stateDir, vars = {}, quiet = false }) {
+	mkdirSync(stateDir, { recursive: true });
+	execFileSync(bin("wrangler"), ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
+		cwd: root,
+		stdio: quiet ? "ignore" : "inherit",
+		env: { ...process.env, CI: "true" },
+	});
+	const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+	const child = run(
+		bin("wrangler"),
+		[
+			"dev",
+			"--port",
+			String(port),
+			"--ip",
+			"127.0.0.1",
+			"--persist-to",
+			stateDir,
+			"--test-scheduled",
+			"--show-interactive-dev-session=false",
+			...varArgs,
+		],
+		{ stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+	);
+	await waitForHealth(`http://127.0.0.1:${port}/health`, 90_000);
+	return child;
+}
+
+async function api(base, method, pathname, headers, body) {
+	const res = await fetch(`${base}${pathname}`, {
+		method,
+		headers: { ...headers, ...(body ? { "content-type": "application/json" } : {}) },
+		body: body ? JSON.stringify(body) : undefined,
+	});
+	if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${await res.text()}`);
+	return res.json();
+}
+
+/** First start only: one user with a bot,tx key, recorded so later starts do not mint again. */
+async function ensureFirstUser(base, adminToken, stateDir) {
+	const file = path.join(stateDir, "first-user.json");
+	if (existsSync(file)) return { ...JSON.parse(readFileSync(file, "utf8")), fresh: false };
+	const admin = { "X-Admin-API-Key": adminToken };
+	const user = await api(base, "POST", "/admin/users", admin, { email: "dev@localhost.test", name: "Local developer" });
+	const minted = await api(base, "POST", `/admin/users/${user.id}/tokens?scopes=bot,tx`, admin);
+	writeFileSync(file, JSON.stringify({ user_id: user.id, email: user.email, token_id: minted.id }), { mode: 0o600 });
+	return { user_id: user.id, email: user.email, token: minted.token, fresh: true };
+}
+
+export async function startLocalStack({ announce }) {
+	const port = Number(process.env.API_GATEWAY_HOST_PORT || 18056);
+	const stateDir = path.join(root, ".local", "state");
+	const secrets = localSecrets();
+	await startGateway({ port, stateDir, vars: { OUTBOUND_ALLOW_PRIVATE: "true" } });
+	const base = `http://127.0.0.1:${port}`;
+	const first = await ensureFirstUser(base, secrets.ADMIN_API_TOKEN, stateDir);
+	if (announce) {
+		const lines = [
+			"",
+			`Gateway:      ${base}  (local D1/R2/Durable Objects in .local/state)`,
+			`Admin token:  ${first.fresh || process.env.ADMIN_API_TOKEN ? secrets.ADMIN_API_TOKEN : "in .dev.vars (ADMIN_API_TOKEN)"}`,
+		];
+		if (first.fresh) {
+			lines.push(`User:         ${first.email} (id ${first.user_id})`, `API key:      ${first.token}   (shown once; bot,tx scopes)`);
+			lines.push(`Try:          curl -H "X-API-Key: ${first.token}" ${base}/auth/me`);
+		} else {
+			lines.push(`User:         ${first.email} (id ${first.user_id}); its key was printed on the first start.`);
+			lines.push(
+				`New key:      curl -X POST -H "X-Admin-API-Key: <admin token>" "${base}/admin/users/${first.user_id}/tokens?scopes=bot,tx"`,
+			);
+		}
+		lines.push("Ctrl-C stops everything.", "");
+		process.stdout.write(lines.join("\n"));
+	}
+	return { base, secrets };
+}

@@ -1,0 +1,47 @@
+// `npm test`: installs what is missing, then the typecheck, the linter and every test tier
+// (Worker/DO in workerd, bot host against the sandbox in Chromium, end to end through
+// wrangler dev). Ends with one line "N passed, N failed" that any CI can read.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { bin, ensureDebianPackages, prepare, root } from "./toolchain.mjs";
+
+prepare();
+ensureDebianPackages();
+
+function step(name, command, args) {
+	process.stderr.write(`\n== ${name}\n`);
+	const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, FORCE_COLOR: "0" } });
+	return result.status === 0;
+}
+
+const checks = [
+	["typecheck (worker)", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]],
+	...(existsSync(path.join(root, "bot-host", "tsconfig.json"))
+		? [["typecheck (bot host)", bin("tsc"), ["--noEmit", "-p", "bot-host/tsconfig.json"]]]
+		: []),
+	["lint and format", bin("biome"), ["check", "."]],
+];
+let failedChecks = 0;
+for (const [name, command, args] of checks) if (!step(name, command, args)) failedChecks += 1;
+
+const report = path.join(root, ".local", "vitest-report.json");
+mkdirSync(path.dirname(report), { recursive: true });
+rmSync(report, { force: true });
+const extra = process.argv.slice(2);
+step("tests", bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...extra]);
+
+let passed = 0;
+let failed = failedChecks;
+let skipped = 0;
+if (existsSync(report)) {
+	const r = JSON.parse(readFileSync(report, "utf8"));
+	passed = r.numPassedTests;
+	failed += r.numFailedTests || r.numFailedTestSuites || 0;
+	skipped = r.numPendingTests + r.numTodoTests;
+} else {
+	failed += 1;
+}
+if (failedChecks) process.stdout.write(`\n${failedChecks} check(s) failed (typecheck or lint)\n`);
+process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}\n`);
+process.exit(failed === 0 && passed > 0 && skipped === 0 ? 0 : 1);
