@@ -1,0 +1,141 @@
+/**
+ * The webhook envelope of contracts/webhook.v1: `{event_id, event_type, api_version,
+ * created_at, data}` with `data = {meeting, status_change?}`. The payload carries the meeting
+ * record, never the transcript (receivers fetch it from GET /transcripts/...).
+ *
+ * `event_id` is derived from the logical event (meeting, event type, the status step and its
+ * time), so building the same event twice gives the same id, and the outbox stores the
+ * serialized body once, so every redelivery sends the same bytes.
+ */
+
+import type { Actor, MeetingState, MeetingStatus } from "../meetings/status-machine";
+import type { WebhookEventType } from "../settings/account-settings";
+
+export type { WebhookEventType };
+
+export const WEBHOOK_API_VERSION = "2026-03-01";
+
+/** The meeting record as delivered: the keys of contracts/webhook.v1's golden envelopes. */
+export interface WebhookMeeting {
+	id: number;
+	user_id: number;
+	platform: string | null;
+	native_meeting_id: string | null;
+	constructed_meeting_url: string | null;
+	status: string;
+	completion_reason: string | null;
+	failure_stage: string | null;
+	service_provenance?: Record<string, unknown>;
+	start_time: string | null;
+	end_time: string | null;
+	data: Record<string, unknown>;
+	created_at: string;
+	updated_at: string;
+}
+
+/** Where a status step came from, in the contract's words ("bot_callback"). */
+export type TransitionSource = "bot_callback" | "user_request" | "watchdog" | "auto_join";
+
+export const TRANSITION_SOURCE: Record<Actor, TransitionSource> = {
+	bot: "bot_callback",
+	user: "user_request",
+	system: "watchdog",
+	scheduler: "auto_join",
+};
+
+export interface StatusChange {
+	from: MeetingStatus | null;
+	to: MeetingStatus;
+	/** Free text from whoever made the step (e.g. the bot's "host denied admission"). */
+	reason?: string | null;
+	timestamp: string;
+	transition_source: TransitionSource;
+}
+
+export interface WebhookEnvelope {
+	event_id: string;
+	event_type: WebhookEventType;
+	api_version: string;
+	created_at: string;
+	data: { meeting: WebhookMeeting; status_change?: StatusChange };
+}
+
+export interface EnvelopeInput {
+	event_type: WebhookEventType;
+	/** The meeting record; only the contract's keys are copied, so nothing else can leak in. */
+	meeting: WebhookMeeting;
+	status_change?: StatusChange;
+	/** When the envelope is built; defaults to now. */
+	created_at?: Date;
+	/** Overrides the derived id (for an event already identified elsewhere). */
+	event_id?: string;
+}
+
+export async function buildEnvelope(input: EnvelopeInput): Promise<WebhookEnvelope> {
+	const m = input.meeting;
+	// Built key by key in the contract's order: no transcript, no extra field, stable JSON.
+	const meeting: WebhookMeeting = {
+		id: m.id,
+		user_id: m.user_id,
+		platform: m.platform,
+		native_meeting_id: m.native_meeting_id,
+		constructed_meeting_url: m.constructed_meeting_url,
+		status: m.status,
+		completion_reason: m.completion_reason,
+		failure_stage: m.failure_stage,
+		...(m.service_provenance ? { service_provenance: m.service_provenance } : {}),
+		start_time: m.start_time,
+		end_time: m.end_time,
+		data: m.data,
+		created_at: m.created_at,
+		updated_at: m.updated_at,
+	};
+	const change = input.status_change;
+	return {
+		event_id: input.event_id ?? (await webhookEventId(input.event_type, m, change)),
+		event_type: input.event_type,
+		api_version: WEBHOOK_API_VERSION,
+		created_at: (input.created_at ?? new Date()).toISOString(),
+		data: change
+			? {
+					meeting,
+					status_change: {
+						from: change.from,
+						to: change.to,
+						...(change.reason ? { reason: change.reason } : {}),
+						timestamp: change.timestamp,
+						transition_source: change.transition_source,
+					},
+				}
+			: { meeting },
+	};
+}
+
+/** `evt_<32 hex>`: a digest of what makes the event one logical event. */
+export async function webhookEventId(
+	eventType: WebhookEventType,
+	meeting: Pick<WebhookMeeting, "id" | "status" | "updated_at">,
+	change?: Pick<StatusChange, "from" | "to" | "timestamp">,
+): Promise<string> {
+	const identity = change
+		? [eventType, meeting.id, change.from ?? "", change.to, change.timestamp]
+		: [eventType, meeting.id, "", meeting.status, meeting.updated_at];
+	const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(identity.join("\u0000")));
+	const hex = Array.from(new Uint8Array(digest).slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
+	return `evt_${hex}`;
+}
+
+/**
+ * The events one status step raises: `meeting.status_change` for every step, plus
+ * `meeting.started` the first time the bot is in, `meeting.completed` when it ends completed
+ * and `bot.failed` when it ends failed (a failed meeting does not also raise meeting.completed).
+ */
+export function webhookEventsFor(before: Pick<MeetingState, "status" | "reached_stage">, after: MeetingStatus): WebhookEventType[] {
+	if (before.status === after) return [];
+	const events: WebhookEventType[] = [];
+	if (after === "active" && before.reached_stage !== "active") events.push("meeting.started");
+	if (after === "completed") events.push("meeting.completed");
+	if (after === "failed") events.push("bot.failed");
+	events.push("meeting.status_change");
+	return events;
+}
