@@ -1,0 +1,69 @@
+/** One Chromium per bot: flags for headless meeting audio, and a profile removed afterwards. */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import puppeteer, { type Browser } from "puppeteer-core";
+
+export interface BrowserOptions {
+	executablePath: string;
+	/** Extra flags, e.g. the sandbox host mapping and its SPKI trust. */
+	extraFlags: string[];
+	/** Fake camera/microphone devices (CI and sandbox); the virtual mic override replaces the mic. */
+	fakeDevices: boolean;
+}
+
+export interface BotBrowser {
+	browser: Browser;
+	profileDir: string;
+	close(): Promise<void>;
+}
+
+export async function launchBotBrowser(label: string, options: BrowserOptions): Promise<BotBrowser> {
+	const profileDir = await mkdtemp(path.join(tmpdir(), `bot-profile-${label.replace(/[^\w-]/g, "_")}-`));
+	const args = [
+		"--no-sandbox",
+		"--disable-gpu",
+		"--disable-quic",
+		"--no-first-run",
+		"--no-default-browser-check",
+		"--disable-background-networking",
+		"--disable-component-update",
+		"--disable-sync",
+		"--disable-dev-shm-usage",
+		// Meetings must play and capture audio with nobody clicking anything.
+		"--autoplay-policy=no-user-gesture-required",
+		"--use-fake-ui-for-media-stream",
+		// Timers in a background tab get throttled, which would delay caption reading.
+		"--disable-background-timer-throttling",
+		"--disable-renderer-backgrounding",
+		"--disable-backgrounding-occluded-windows",
+		"--lang=en-US",
+		"--window-size=1280,800",
+		`--user-data-dir=${profileDir}`,
+		...(options.fakeDevices ? ["--use-fake-device-for-media-stream"] : []),
+		...options.extraFlags,
+	];
+	try {
+		const browser = await puppeteer.launch({
+			executablePath: options.executablePath,
+			headless: true,
+			args,
+			defaultViewport: { width: 1280, height: 800 },
+			// We handle signals ourselves so a shutdown can leave meetings first.
+			handleSIGINT: false,
+			handleSIGTERM: false,
+			handleSIGHUP: false,
+		});
+		return {
+			browser,
+			profileDir,
+			async close() {
+				await browser.close().catch(() => browser.process()?.kill("SIGKILL"));
+				await rm(profileDir, { recursive: true, force: true });
+			},
+		};
+	} catch (err) {
+		await rm(profileDir, { recursive: true, force: true });
+		throw err;
+	}
+}

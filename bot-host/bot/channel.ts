@@ -1,0 +1,120 @@
+/**
+ * The bot side of the bot channel (src/bot-channel/protocol.ts): one WebSocket to the
+ * meeting's room. Every message gets the next seq and stays queued until the room acks it;
+ * after a reconnect the bot says hello with the last acked seq and re-sends the rest in order.
+ */
+import WebSocket from "ws";
+import { type Act, type BotToRoom, RoomToBot } from "../../src/bot-channel/protocol.ts";
+
+type Sequenced = Extract<BotToRoom, { seq: number }>;
+/** A message before the channel numbers it. */
+export type Outgoing = Sequenced extends infer M ? (M extends Sequenced ? Omit<M, "seq"> : never) : never;
+
+export interface ChannelOptions {
+	url: string;
+	token: string;
+	onCommand: (id: string, act: Act) => void;
+	log: (line: string) => void;
+	/** Longest pause between reconnect attempts. */
+	maxBackoffMs?: number;
+}
+
+export class BotChannel {
+	private socket: WebSocket | null = null;
+	private nextSeq = 1;
+	private lastAcked = 0;
+	private readonly unacked: Sequenced[] = [];
+	private readonly seenCommands = new Set<string>();
+	private closed = false;
+	private backoffMs = 200;
+	private readonly waiters = new Set<() => void>();
+	private readonly options: ChannelOptions;
+
+	constructor(options: ChannelOptions) {
+		this.options = options;
+	}
+
+	start(): void {
+		this.connect();
+	}
+
+	send(message: Outgoing): void {
+		const sequenced = { ...message, seq: this.nextSeq++ } as Sequenced;
+		this.unacked.push(sequenced);
+		if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(sequenced));
+	}
+
+	get pending(): number {
+		return this.unacked.length;
+	}
+
+	/** Resolve once everything sent so far is acked, or after `timeoutMs`. */
+	drain(timeoutMs: number): Promise<boolean> {
+		if (this.unacked.length === 0) return Promise.resolve(true);
+		return new Promise((resolve) => {
+			const done = (ok: boolean) => {
+				clearTimeout(timer);
+				this.waiters.delete(check);
+				resolve(ok);
+			};
+			const check = () => {
+				if (this.unacked.length === 0) done(true);
+			};
+			const timer = setTimeout(() => done(false), timeoutMs);
+			this.waiters.add(check);
+		});
+	}
+
+	close(): void {
+		this.closed = true;
+		this.socket?.close(1000, "bot finished");
+		this.socket = null;
+	}
+
+	private connect(): void {
+		if (this.closed) return;
+		const url = new URL(this.options.url);
+		url.searchParams.set("token", this.options.token);
+		const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${this.options.token}` } });
+		this.socket = socket;
+		socket.on("open", () => {
+			this.backoffMs = 200;
+			socket.send(JSON.stringify({ type: "hello", last_acked_seq: this.lastAcked } satisfies BotToRoom));
+			for (const message of this.unacked) socket.send(JSON.stringify(message));
+		});
+		socket.on("message", (data) => this.receive(data.toString()));
+		socket.on("error", (err) => this.options.log(`channel error: ${err.message}`));
+		socket.on("close", () => {
+			if (this.socket !== socket || this.closed) return;
+			this.socket = null;
+			const wait = this.backoffMs;
+			this.backoffMs = Math.min(this.backoffMs * 2, this.options.maxBackoffMs ?? 5_000);
+			setTimeout(() => this.connect(), wait).unref();
+		});
+	}
+
+	private receive(text: string): void {
+		let parsed: ReturnType<typeof RoomToBot.safeParse>;
+		try {
+			parsed = RoomToBot.safeParse(JSON.parse(text));
+		} catch {
+			this.options.log("channel: ignoring a frame that is not JSON");
+			return;
+		}
+		if (!parsed.success) {
+			this.options.log("channel: ignoring an unknown frame");
+			return;
+		}
+		const message = parsed.data;
+		if (message.type === "ack") {
+			this.lastAcked = Math.max(this.lastAcked, message.seq);
+			while (this.unacked.length > 0 && (this.unacked[0]?.seq ?? Infinity) <= this.lastAcked) this.unacked.shift();
+			for (const waiter of [...this.waiters]) waiter();
+			return;
+		}
+		// A command may be re-sent after a reconnect; run each id once.
+		if (this.seenCommands.has(message.id)) return;
+		this.seenCommands.add(message.id);
+		this.options.onCommand(message.id, message.act);
+	}
+}

@@ -1,0 +1,309 @@
+/**
+ * One bot in one meeting: Chromium, the platform driver, the bot channel, and the rules for
+ * when to leave. The page is read every tick; each reading drives the status machine
+ * (joining → awaiting_admission → active → completed/failed) and the transcript.
+ */
+import { randomBytes } from "node:crypto";
+import type { Page } from "puppeteer-core";
+import type { Act, CompletionReason, SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import { driverFor } from "../drivers/index.ts";
+import type { MeetingDriver, MeetingSnapshot } from "../drivers/types.ts";
+import { type BotBrowser, type BrowserOptions, launchBotBrowser } from "./browser.ts";
+import { BotChannel } from "./channel.ts";
+import { CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts";
+
+type Stage = "joining" | "awaiting_admission" | "active";
+
+/** Defaults for `automatic_leave`, in milliseconds. */
+export const AUTOMATIC_LEAVE_DEFAULTS = {
+	max_wait_for_admission: 15 * 60_000,
+	max_time_left_alone: 60_000,
+	no_one_joined_timeout: 2 * 60_000,
+	max_bot_time: 4 * 60 * 60_000,
+	silence_timeout: null as number | null,
+};
+
+export interface SessionOptions {
+	request: SpawnRequest;
+	browser: BrowserOptions;
+	now?: () => number;
+	pollMs?: number;
+	captionSettleMs?: number;
+	/** How long the pre-join and join may take before it is a join failure. */
+	joinTimeoutMs?: number;
+	log?: (line: string) => void;
+}
+
+interface Ending {
+	status: "completed" | "failed";
+	completion_reason?: CompletionReason;
+	reason?: string;
+	/** Leave the meeting ourselves before reporting (we decided to go). */
+	leave: boolean;
+}
+
+export class BotSession {
+	readonly request: SpawnRequest;
+	readonly finished: Promise<void>;
+	private readonly options: SessionOptions;
+	private readonly driver: MeetingDriver;
+	private readonly channel: BotChannel;
+	private readonly now: () => number;
+	private readonly log: (line: string) => void;
+	private readonly limits: typeof AUTOMATIC_LEAVE_DEFAULTS;
+	private stage: Stage = "joining";
+	private requestedEnding: Ending | null = null;
+	private crashed: string | null = null;
+	private bot: BotBrowser | null = null;
+	private page: Page | null = null;
+	private readonly commands: { id: string; act: Act }[] = [];
+	private resolveFinished: () => void = () => {};
+
+	constructor(options: SessionOptions) {
+		this.options = options;
+		this.request = options.request;
+		this.driver = driverFor(options.request.platform);
+		this.now = options.now ?? Date.now;
+		this.log = options.log ?? (() => {});
+		const a = options.request.automatic_leave;
+		const d = AUTOMATIC_LEAVE_DEFAULTS;
+		this.limits = {
+			max_wait_for_admission: a.max_wait_for_admission ?? d.max_wait_for_admission,
+			max_time_left_alone: a.max_time_left_alone ?? d.max_time_left_alone,
+			no_one_joined_timeout: a.no_one_joined_timeout ?? d.no_one_joined_timeout,
+			max_bot_time: a.max_bot_time ?? d.max_bot_time,
+			silence_timeout: a.silence_timeout ?? d.silence_timeout,
+		};
+		this.channel = new BotChannel({
+			url: options.request.channel.url,
+			token: options.request.channel.token,
+			log: this.log,
+			onCommand: (id, act) => this.commands.push({ id, act }),
+		});
+		this.finished = new Promise((resolve) => {
+			this.resolveFinished = resolve;
+		});
+	}
+
+	start(): void {
+		this.channel.start();
+		this.run()
+			.catch((err: unknown) => this.log(`bot ${this.request.meeting_id} ended with an error: ${describe(err)}`))
+			.finally(() => this.resolveFinished());
+	}
+
+	/** Leave the meeting and report `completed` with this reason (stop, shutdown). */
+	stop(reason: CompletionReason = "stopped"): Promise<void> {
+		this.requestedEnding ??= { status: "completed", completion_reason: reason, leave: true };
+		return this.finished;
+	}
+
+	private status(status: Stage | "completed" | "failed", extra: Partial<Omit<Ending, "leave">> & { failure_stage?: Stage } = {}) {
+		this.channel.send({ type: "status", status, ...extra, timestamp: new Date(this.now()).toISOString() });
+	}
+
+	private async run(): Promise<void> {
+		const startedAt = this.now();
+		let ending: Ending;
+		this.status("joining");
+		try {
+			ending = await this.attend(startedAt);
+		} catch (err) {
+			ending = this.crashed
+				? { status: "failed", reason: `browser crashed: ${this.crashed}`, leave: false }
+				: { status: "failed", completion_reason: "join_failure", reason: describe(err), leave: false };
+			if (this.stage === "active" && !this.crashed) ending.completion_reason = undefined;
+		}
+		if (ending.leave && this.page && !this.crashed) {
+			await this.driver.leave(this.page).catch((err: unknown) => this.log(`leave failed: ${describe(err)}`));
+		}
+		this.status(ending.status, {
+			...(ending.completion_reason ? { completion_reason: ending.completion_reason } : {}),
+			...(ending.reason ? { reason: ending.reason.slice(0, 2000) } : {}),
+			...(ending.status === "failed" ? { failure_stage: this.stage } : {}),
+		});
+		await this.bot?.close().catch(() => {});
+		await this.channel.drain(5_000);
+		this.channel.close();
+	}
+
+	/** Join and stay until something ends the bot's time in the meeting. */
+	private async attend(startedAt: number): Promise<Ending> {
+		const { request } = this;
+		this.bot = await launchBotBrowser(String(request.meeting_id), this.options.browser);
+		this.bot.browser.on("disconnected", () => {
+			this.crashed ??= this.requestedEnding ? null : "Chromium disconnected";
+		});
+		const page = await this.bot.browser.newPage();
+		this.page = page;
+		page.on("error", (err) => {
+			this.crashed ??= `page crashed: ${err.message}`;
+		});
+		// esbuild-style name helpers may appear in functions serialised into the page.
+		await page.evaluateOnNewDocument("globalThis.__name = globalThis.__name || ((f) => f);");
+		const url = this.driver.joinUrl(request.meeting_url, request.passcode ?? null);
+		await page.goto(url, { waitUntil: "domcontentloaded", timeout: 30_000 });
+		await this.driver.join(page, { botName: request.bot_name, passcode: request.passcode ?? null });
+		return this.watch(page, startedAt);
+	}
+
+	private async watch(page: Page, startedAt: number): Promise<Ending> {
+		const pollMs = this.options.pollMs ?? 150;
+		const joinDeadline = this.now() + (this.options.joinTimeoutMs ?? 60_000);
+		const prefix = `${this.request.meeting_id}-${randomBytes(3).toString("hex")}`;
+		const participants = new ParticipantTracker();
+		const chat = new ChatTracker(this.request.bot_name);
+		let captions: CaptionTracker | null = null;
+		let lobbySince: number | null = null;
+		let admittedAt = 0;
+		let aloneSince: number | null = null;
+		let lastSpeechAt = 0;
+		let failedReads = 0;
+		for (;;) {
+			if (this.crashed) throw new Error(this.crashed);
+			await this.runCommands(page, this.stage === "active");
+			if (this.requestedEnding) {
+				captions?.flush();
+				return this.requestedEnding;
+			}
+			const now = this.now();
+			if (now - startedAt >= this.limits.max_bot_time) return this.leaving("max_bot_time_exceeded", captions);
+			let snap: MeetingSnapshot;
+			try {
+				snap = await this.driver.snapshot(page, this.request.bot_name);
+				failedReads = 0;
+			} catch (err) {
+				// Navigations (Zoom's audio set-up redirects) destroy the context for a moment.
+				if (this.crashed || ++failedReads > 60) throw err;
+				await sleep(pollMs);
+				continue;
+			}
+			switch (snap.state) {
+				case "denied":
+					return {
+						status: "failed",
+						completion_reason: "awaiting_admission_rejected",
+						reason: "the host denied the request to join",
+						leave: false,
+					};
+				case "removed":
+					// Zoom shows the same screen for a waiting-room denial and a removal.
+					if (this.stage !== "active")
+						return {
+							status: "failed",
+							completion_reason: "awaiting_admission_rejected",
+							reason: "removed from the waiting room",
+							leave: false,
+						};
+					captions?.flush();
+					return { status: "completed", completion_reason: "evicted", reason: "removed from the meeting", leave: false };
+				case "ended":
+					captions?.flush();
+					return { status: "completed", completion_reason: "meeting_ended", leave: false };
+				case "left":
+					captions?.flush();
+					return { status: "completed", completion_reason: "stopped", reason: "the page shows the bot left", leave: false };
+				case "not_found":
+					return {
+						status: "failed",
+						completion_reason: "join_failure",
+						reason: "meeting not found (invalid link, code or passcode)",
+						leave: false,
+					};
+				case "sign_in_required":
+				case "bot_wall":
+					return { status: "failed", reason: `${snap.state}: the platform would not let a guest bot in`, leave: false };
+				case "lobby":
+					if (this.stage === "joining") {
+						this.stage = "awaiting_admission";
+						lobbySince = now;
+						this.status("awaiting_admission");
+					}
+					if (lobbySince !== null && now - lobbySince >= this.limits.max_wait_for_admission)
+						return { status: "completed", completion_reason: "awaiting_admission_timeout", leave: true };
+					break;
+				case "in_call": {
+					if (this.stage !== "active") {
+						this.stage = "active";
+						admittedAt = now;
+						lastSpeechAt = now;
+						this.status("active");
+						captions = new CaptionTracker({
+							prefix,
+							callStartedAt: now,
+							settleMs: this.options.captionSettleMs ?? 1_200,
+							language: this.request.language ?? null,
+							emit: (segment) => this.channel.send({ type: "segment", segment }),
+						});
+						await this.driver.prepareCall(page).catch((err: unknown) => this.log(`prepare call: ${describe(err)}`));
+					}
+					captions?.update(snap.captions, snap.activeSpeakers, now);
+					if (snap.captions.length > 0 || snap.activeSpeakers.length > 0) lastSpeechAt = now;
+					participants.update(snap.participants, (event, name) =>
+						this.channel.send({ type: "participant", event, participant: { id: name, name }, timestamp: new Date(now).toISOString() }),
+					);
+					for (const message of chat.update(snap.chat, now)) this.channel.send({ type: "chat", message });
+					if (participants.count > 0) aloneSince = null;
+					else if (participants.everJoined) {
+						aloneSince ??= now;
+						if (now - aloneSince >= this.limits.max_time_left_alone) return this.leaving("left_alone", captions);
+					} else if (now - admittedAt >= this.limits.no_one_joined_timeout) return this.leaving("startup_alone", captions);
+					if (this.limits.silence_timeout !== null && now - lastSpeechAt >= this.limits.silence_timeout)
+						return { ...this.leaving("stopped", captions), reason: "silence_timeout" };
+					break;
+				}
+				default:
+					if (this.stage === "joining" && now >= joinDeadline)
+						return {
+							status: "failed",
+							completion_reason: "join_failure",
+							reason: `no lobby or call after joining (page state ${snap.state})`,
+							leave: false,
+						};
+			}
+			await sleep(pollMs);
+		}
+	}
+
+	private leaving(reason: CompletionReason, captions: CaptionTracker | null): Ending {
+		captions?.flush();
+		return { status: "completed", completion_reason: reason, leave: true };
+	}
+
+	/** Commands from the room, in the order they arrived; in-call acts wait for admission. */
+	private async runCommands(page: Page, inCall: boolean): Promise<void> {
+		while (this.commands.length > 0) {
+			const next = this.commands[0];
+			if (!next || (!inCall && next.act.action !== "leave")) return;
+			this.commands.shift();
+			const { act } = next;
+			try {
+				switch (act.action) {
+					case "leave":
+						this.requestedEnding ??= { status: "completed", completion_reason: "stopped", leave: true };
+						break;
+					case "chat_send":
+						await this.driver.sendChat(page, act.text);
+						this.channel.send({ type: "event", name: "chat.sent", payload: { text: act.text } });
+						break;
+					case "reconfigure":
+						if (act.language !== undefined) this.request.language = act.language;
+						if (act.task) this.request.task = act.task;
+						break;
+					default:
+						this.log(`command ${act.action} is not supported by this bot host yet`);
+				}
+			} catch (err) {
+				this.log(`command ${act.action} failed: ${describe(err)}`);
+			}
+		}
+	}
+}
+
+function describe(err: unknown): string {
+	return err instanceof Error ? err.message : String(err);
+}
+
+function sleep(ms: number): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, ms));
+}

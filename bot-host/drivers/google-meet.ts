@@ -1,0 +1,105 @@
+/** Google Meet driver. Selectors and texts: platforms.md §1 (Vexa and Attendee). */
+import type { Page } from "puppeteer-core";
+import { clickIfVisible, findByText, findVisible, type ProbeTable, readSnapshot, waitVisible } from "./probe.ts";
+import type { JoinOptions, MeetingDriver } from "./types.ts";
+
+const MEET = {
+	nameInput: ['input[jsname][type="text"][aria-label="Your name"]', 'input[type="text"][aria-label="Your name"]'],
+	micOn: ['[aria-label="Turn off microphone"]'],
+	cameraOn: ['[aria-label="Turn off camera"]'],
+	joinButtons: "button, [role=button], span",
+	joinTexts: ["Ask to join", "Ask to join anyway", "Join now", "Join the call now", "Join anyway", "Join here too", "Switch here"],
+	consentOk: ['button[data-mdc-dialog-action="ok"]'],
+	captionsOff: ['button[aria-label="Turn on captions"]'],
+	captionsOn: ['button[aria-label="Turn off captions"]'],
+	leave: ['button[jsname="CQylAd"][aria-label="Leave call"]', 'button[aria-label="Leave call"]'],
+	leaveConfirm: ["Just leave the meeting"],
+	chatButton: ['button[aria-label="Chat with everyone"]'],
+	chatInput: ['textarea[aria-label="Send a message"]'],
+	probe: {
+		states: [
+			{ state: "removed", texts: ["You've been removed from the meeting"] },
+			{
+				state: "denied",
+				texts: ["Someone in the call denied your request to join", "No one responded to your request to join the call"],
+			},
+			{ state: "ended", texts: ["Your host ended the meeting for everyone", "Meeting ended", "Call ended"] },
+			{ state: "not_found", texts: ["Check your meeting code", "Invalid video call name"] },
+			{ state: "bot_wall", texts: ["You can't join this meeting"] },
+			{ state: "left", texts: ["You left the meeting"] },
+			// A visible lobby indicator wins over anything that looks in-call (the toolbar is there in the lobby too).
+			{
+				state: "lobby",
+				texts: ["Asking to be let in", "You'll join the call when someone lets you in", "Waiting for the host to join"],
+			},
+			{
+				state: "in_call",
+				selectors: [
+					'button[aria-label="Turn on captions"]',
+					'button[aria-label="Turn off captions"]',
+					"[data-self-name]",
+					'button[aria-label="Present now"]',
+					"[data-participant-id] span.notranslate",
+				],
+			},
+			{ state: "prejoin", selectors: ['input[aria-label="Your name"]'] },
+		],
+		captions: { entry: 'div[role="region"][aria-label="Captions"] .nMcdL', speaker: { selector: ".NWpY1d" }, text: ".ygicle" },
+		speakers: {
+			tile: "[data-participant-id]",
+			speaking: [".Oaajhc", ".HX2H7", ".wEsLMd", ".OgVli", '[data-audio-level]:not([data-audio-level="0"])'],
+			name: { selector: "span.notranslate" },
+		},
+		// Tiles, not the People panel: the side panel shows one of People or Chat at a time.
+		participants: { item: "[data-participant-id]", name: { selector: "span.notranslate" }, self: ["[data-self-name]"], visibleOnly: false },
+		chat: { message: "[data-message-id]", text: ".jO4O1", sender: { closest: ".Ss4fHf", selector: ".poVWob" }, inheritSender: false },
+	} satisfies ProbeTable,
+};
+
+export const googleMeet: MeetingDriver = {
+	platform: "google_meet",
+
+	joinUrl(meetingUrl) {
+		// Meet has no passcode; keep only the code and pin the UI language (texts are matched in English).
+		const url = new URL(meetingUrl);
+		const code = url.pathname.split("/").filter(Boolean)[0] ?? "";
+		return `https://meet.google.com/${code}?hl=en`;
+	},
+
+	async join(page: Page, { botName }: JoinOptions) {
+		const name = await waitVisible(page, MEET.nameInput, 20_000);
+		if (!name) throw new Error("Google Meet pre-join screen did not show a name field");
+		await name.click();
+		await name.type(botName);
+		await clickIfVisible(page, MEET.micOn);
+		await clickIfVisible(page, MEET.cameraOn);
+		const join = await findByText(page, MEET.joinButtons, MEET.joinTexts);
+		if (!join) throw new Error("Google Meet join button not found");
+		await join.click();
+	},
+
+	snapshot: (page, botName) => readSnapshot(page, MEET.probe, botName),
+
+	async prepareCall(page) {
+		await clickIfVisible(page, MEET.consentOk);
+		if (await clickIfVisible(page, MEET.captionsOff)) await waitVisible(page, MEET.captionsOn, 3_000);
+		if (!(await findVisible(page, MEET.chatInput))) await clickIfVisible(page, MEET.chatButton);
+	},
+
+	async sendChat(page, text) {
+		let input = await waitVisible(page, MEET.chatInput, 200);
+		if (!input) {
+			await clickIfVisible(page, MEET.chatButton);
+			input = await waitVisible(page, MEET.chatInput, 3_000);
+		}
+		if (!input) throw new Error("Google Meet chat input not found");
+		await input.type(text);
+		await input.press("Enter");
+	},
+
+	async leave(page) {
+		if (!(await clickIfVisible(page, MEET.leave))) return;
+		const confirm = await findByText(page, "button, span", MEET.leaveConfirm);
+		await confirm?.click();
+	},
+};

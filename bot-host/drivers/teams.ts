@@ -1,0 +1,119 @@
+/** Microsoft Teams web driver. Selectors and texts: platforms.md §2 (Vexa and Attendee). */
+import type { Page } from "puppeteer-core";
+import { clickIfVisible, findByText, findVisible, type ProbeTable, readSnapshot, waitVisible } from "./probe.ts";
+import type { JoinOptions, MeetingDriver } from "./types.ts";
+
+const TEAMS = {
+	continueInBrowser: ["Continue on this browser"],
+	nameInput: ['[data-tid="prejoin-display-name-input"]'],
+	passcodeInput: ['[data-tid="prejoin-passcode-input"]', 'input[placeholder*="passcode" i]'],
+	micOn: ['[data-tid="toggle-mute"][aria-checked="true"]'],
+	cameraOn: ['[data-tid="toggle-video"][aria-checked="true"]'],
+	joinButton: ['[data-tid="prejoin-join-button"]'],
+	// Can show before or after the Join click.
+	avModal: ["Continue without audio or video"],
+	moreButton: ["#callingButtons-showMoreBtn"],
+	captionsItem: ['[role="menuitem"][aria-label="Captions"]', '[role="menuitem"]'],
+	chatButton: ["button#chat-button"],
+	chatInput: ['[placeholder="Type a message"]'],
+	leave: ["#hangup-button", 'button[data-tid="hangup-main-btn"]', '[data-inp="hangup-button"]', 'button[aria-label="Leave"]'],
+	lobbyCancel: ['[data-tid="prejoin-cancel-button"]'],
+	probe: {
+		states: [
+			{ state: "removed", texts: ["You've been removed from this meeting"] },
+			{ state: "denied", texts: ["Sorry, but you were denied", "Your request to join was declined"] },
+			{ state: "ended", texts: ["The meeting has ended", "This meeting has ended"], selectors: ['[data-tid="calling-e2ee-end-screen"]'] },
+			{ state: "not_found", texts: ["This meeting link is invalid"] },
+			{ state: "bot_wall", texts: ["Verify you're a real person"] },
+			{ state: "left", texts: ["You left the meeting"] },
+			{
+				state: "lobby",
+				texts: ["Someone will let you in soon", "Someone will let you in shortly", "You're in the lobby", "Waiting to be admitted"],
+			},
+			{
+				state: "in_call",
+				selectors: ["#hangup-button", 'button[data-tid="hangup-main-btn"]', "#callingButtons-showMoreBtn"],
+			},
+			{ state: "prejoin", selectors: ['[data-tid="prejoin-display-name-input"]'], texts: ["Continue on this browser"] },
+		],
+		captions: {
+			entry: '[data-tid="closed-caption-renderer-wrapper"] .ui-chat__item',
+			speaker: { selector: '[data-tid="author"]' },
+			text: '[data-tid="closed-caption-text"]',
+		},
+		speakers: {
+			tile: "[data-stream-type][data-tid]",
+			speaking: ['[data-tid="voice-level-stream-outline"]'],
+			name: { attribute: "data-tid" },
+		},
+		participants: { item: "[data-stream-type][data-tid]", name: { attribute: "data-tid" }, self: [], visibleOnly: false },
+		chat: {
+			message: '[data-tid="chat-pane-message"]',
+			text: '[data-tid="messageBodyContent"]',
+			sender: { selector: '[data-tid="message-author-name"]' },
+			inheritSender: true,
+		},
+	} satisfies ProbeTable,
+};
+
+export const teams: MeetingDriver = {
+	platform: "teams",
+
+	joinUrl(meetingUrl, passcode) {
+		const url = new URL(meetingUrl);
+		if (passcode && url.pathname.startsWith("/meet/") && !url.searchParams.has("p")) url.searchParams.set("p", passcode);
+		return url.toString();
+	},
+
+	async join(page: Page, { botName, passcode }: JoinOptions) {
+		const deadline = Date.now() + 20_000;
+		let name = await findVisible(page, TEAMS.nameInput);
+		while (!name && Date.now() < deadline) {
+			await (await findByText(page, "button", TEAMS.continueInBrowser))?.click();
+			name = await waitVisible(page, TEAMS.nameInput, 500);
+		}
+		if (!name) throw new Error("Teams pre-join screen did not show a name field");
+		await name.click();
+		await name.type(botName);
+		const pass = await findVisible(page, TEAMS.passcodeInput);
+		if (pass) {
+			if (!passcode) throw new Error("Teams asks for a passcode and none was given");
+			await pass.click();
+			await pass.type(passcode);
+		}
+		await clickIfVisible(page, TEAMS.micOn);
+		await clickIfVisible(page, TEAMS.cameraOn);
+		await (await findByText(page, "button", TEAMS.avModal))?.click();
+		const join = await waitVisible(page, TEAMS.joinButton, 5_000);
+		if (!join) throw new Error("Teams join button not found");
+		await join.click();
+		await (await findByText(page, "button", TEAMS.avModal))?.click();
+	},
+
+	snapshot: (page, botName) => readSnapshot(page, TEAMS.probe, botName),
+
+	async prepareCall(page) {
+		if (await clickIfVisible(page, TEAMS.moreButton)) {
+			const item = await findByText(page, '[role="menuitem"]', ["Captions", "Turn on live captions"]);
+			await item?.click();
+		}
+		if (!(await findVisible(page, TEAMS.chatInput))) await clickIfVisible(page, TEAMS.chatButton);
+	},
+
+	async sendChat(page, text) {
+		let input = await findVisible(page, TEAMS.chatInput);
+		if (!input) {
+			await clickIfVisible(page, TEAMS.chatButton);
+			input = await waitVisible(page, TEAMS.chatInput, 3_000);
+		}
+		if (!input) throw new Error("Teams chat input not found");
+		await input.click();
+		await input.type(text);
+		await input.press("Enter");
+	},
+
+	async leave(page) {
+		if (await clickIfVisible(page, TEAMS.leave)) return;
+		await clickIfVisible(page, TEAMS.lobbyCancel);
+	},
+};

@@ -1,0 +1,60 @@
+/** One interface for every platform driver; the bot session only speaks this. */
+import type { Page } from "puppeteer-core";
+import type { Platform } from "../../src/bot-channel/protocol.ts";
+
+/**
+ * What the page shows right now. `removed` before admission is a denial on platforms that
+ * show the same screen for both (Zoom); the session decides that from its own history.
+ */
+export type MeetingState =
+	| "prejoin"
+	| "lobby"
+	| "in_call"
+	| "denied"
+	| "removed"
+	| "ended"
+	| "not_found"
+	| "sign_in_required"
+	| "bot_wall"
+	| "left"
+	| "unknown";
+
+export interface CaptionLine {
+	/** Stable for as long as the caption entry stays in the DOM. */
+	key: string;
+	/** Null where the platform's captions carry no name (Zoom web client). */
+	speaker: string | null;
+	text: string;
+}
+
+export interface ChatLine {
+	sender: string;
+	text: string;
+}
+
+export interface MeetingSnapshot {
+	state: MeetingState;
+	captions: CaptionLine[];
+	activeSpeakers: string[];
+	/** Everyone else in the call, without the bot itself. */
+	participants: string[];
+	chat: ChatLine[];
+}
+
+export interface JoinOptions {
+	botName: string;
+	passcode: string | null;
+}
+
+export interface MeetingDriver {
+	readonly platform: Platform;
+	/** The URL the bot opens: e.g. Zoom links rewritten to the web client with the passcode. */
+	joinUrl(meetingUrl: string, passcode: string | null): string;
+	/** Open the link, fill the pre-join screen (name, mic and camera off) and ask to join. */
+	join(page: Page, options: JoinOptions): Promise<void>;
+	snapshot(page: Page, botName: string): Promise<MeetingSnapshot>;
+	/** Once admitted: captions on, and the panels the snapshot reads opened. */
+	prepareCall(page: Page): Promise<void>;
+	sendChat(page: Page, text: string): Promise<void>;
+	leave(page: Page): Promise<void>;
+}

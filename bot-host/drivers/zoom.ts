@@ -1,0 +1,132 @@
+/** Zoom web client driver. Selectors and texts: platforms.md §3 (Vexa and Attendee). */
+import type { Page } from "puppeteer-core";
+import { clickIfVisible, findByText, findVisible, type ProbeTable, readSnapshot, waitVisible } from "./probe.ts";
+import type { JoinOptions, MeetingDriver } from "./types.ts";
+
+const ZOOM = {
+	cookieAccept: ["#onetrust-accept-btn-handler"],
+	nameInput: ["#input-for-name", "#inputname"],
+	passcodeInput: ['input[placeholder*="passcode" i]', "#input-for-pwd"],
+	audioMute: ['#preview-audio-control-button[aria-label="Mute"]'],
+	videoStop: ['#preview-video-control-button[aria-label="Stop Video"]'],
+	joinButton: ["button.preview-join-button", "#joinBtn"],
+	permissionAllow: ["Allow"],
+	moreControls: ["div[aria-label='More meeting control ']", "button[aria-label='More meeting control ']"],
+	captionsMenu: ["a[aria-label='Captions']"],
+	showCaptions: ["Show Captions"],
+	participantsButton: ['button[aria-label*="participants list"]'],
+	participantsPane: [".participants-ul"],
+	chatButton: ['button[aria-label*="chat panel"]'],
+	chatInput: ['.chat-rtf-box__editor-outer [contenteditable="true"]'],
+	chatSend: ['button[aria-label="send"]'],
+	leave: ['button[aria-label="Leave"]'],
+	// Empty aria-label; pressing Enter on it cancels, so it must be clicked.
+	leaveConfirm: ["button.leave-meeting-options__btn--danger"],
+	probe: {
+		states: [
+			// Shown both for a removal and for a denial from the waiting room; the session tells them apart.
+			{ state: "removed", texts: ["You have been removed"] },
+			{ state: "ended", texts: ["This meeting has been ended by host"] },
+			{ state: "not_found", texts: ["This meeting link is invalid (3,001)"] },
+			{ state: "bot_wall", texts: ["We detected you may be a bot", "Only authenticated users can join"] },
+			{ state: "left", texts: ["You have left the meeting"] },
+			{
+				state: "lobby",
+				texts: [
+					"Please wait, the meeting host will let you in soon.",
+					"Waiting for the host to start this meeting",
+					"Host has joined. We've let them know you're here",
+				],
+			},
+			{ state: "in_call", selectors: ['.footer button[aria-label="Leave"]', "button.join-audio-container__btn"] },
+			{ state: "prejoin", selectors: ["#input-for-name", "#inputname"] },
+		],
+		captions: { entry: ".live-transcription-subtitle__item", speaker: null, text: ".live-transcription-subtitle__item" },
+		speakers: {
+			tile: ".speaker-active-container__video-frame, .speaker-bar-container__video-frame",
+			speaking: [".speaker-active-container__video-frame", ".speaker-bar-container__video-frame--active"],
+			name: { selector: ".video-avatar__avatar-footer > span" },
+		},
+		participants: {
+			item: ".participants-ul > li",
+			name: { selector: ".participants-item__display-name" },
+			self: [".participants-item__name-label"],
+			visibleOnly: false,
+		},
+		chat: {
+			message: ".new-chat-message__container",
+			text: ".new-chat-message__text-box",
+			sender: { selector: ".chat-item__sender" },
+			inheritSender: true,
+		},
+	} satisfies ProbeTable,
+};
+
+export const zoom: MeetingDriver = {
+	platform: "zoom",
+
+	joinUrl(meetingUrl, passcode) {
+		const url = new URL(meetingUrl);
+		// events.zoom.us and white-label portals are opened as given.
+		if (!url.hostname.endsWith("zoom.us") || url.hostname === "events.zoom.us") return meetingUrl;
+		const parts = url.pathname.split("/").filter(Boolean);
+		const id =
+			parts[0] === "wc" ? (parts[1] === "join" ? parts[2] : parts[1]) : ["j", "s", "w"].includes(parts[0] ?? "") ? parts[1] : undefined;
+		if (!id) return meetingUrl;
+		const target = new URL(`https://app.zoom.us/wc/${id}/join`);
+		const pwd = url.searchParams.get("pwd") ?? passcode;
+		if (pwd) target.searchParams.set("pwd", pwd);
+		return target.toString();
+	},
+
+	async join(page: Page, { botName, passcode }: JoinOptions) {
+		const name = await waitVisible(page, ZOOM.nameInput, 20_000);
+		if (!name) throw new Error("Zoom pre-join screen did not show a name field");
+		await clickIfVisible(page, ZOOM.cookieAccept);
+		// Real key presses: a value set by script leaves Join disabled.
+		await name.click();
+		await name.type(botName);
+		const pass = await findVisible(page, ZOOM.passcodeInput);
+		if (pass) {
+			if (!passcode) throw new Error("Zoom asks for a passcode and none was given");
+			await pass.click();
+			await pass.type(passcode);
+		}
+		await clickIfVisible(page, ZOOM.audioMute);
+		await clickIfVisible(page, ZOOM.videoStop);
+		const join = await waitVisible(page, ZOOM.joinButton, 5_000);
+		if (!join) throw new Error("Zoom join button not found");
+		if (await join.evaluate((b) => b.classList.contains("disabled"))) throw new Error("Zoom join button stayed disabled");
+		await join.click();
+		const allow = await findByText(page, "button", ZOOM.permissionAllow);
+		await allow?.click();
+	},
+
+	snapshot: (page, botName) => readSnapshot(page, ZOOM.probe, botName),
+
+	async prepareCall(page) {
+		if (await clickIfVisible(page, ZOOM.moreControls)) {
+			if (await clickIfVisible(page, ZOOM.captionsMenu)) await (await findByText(page, "a, [role=menuitem]", ZOOM.showCaptions))?.click();
+		}
+		if (!(await findVisible(page, ZOOM.participantsPane))) await clickIfVisible(page, ZOOM.participantsButton);
+		if (!(await findVisible(page, ZOOM.chatInput))) await clickIfVisible(page, ZOOM.chatButton);
+	},
+
+	async sendChat(page, text) {
+		let input = await findVisible(page, ZOOM.chatInput);
+		if (!input) {
+			await clickIfVisible(page, ZOOM.chatButton);
+			input = await waitVisible(page, ZOOM.chatInput, 3_000);
+		}
+		if (!input) throw new Error("Zoom chat input not found");
+		await input.click();
+		await input.type(text);
+		if (!(await clickIfVisible(page, ZOOM.chatSend))) await input.press("Enter");
+	},
+
+	async leave(page) {
+		if (!(await clickIfVisible(page, ZOOM.leave))) return;
+		const confirm = await waitVisible(page, ZOOM.leaveConfirm, 2_000);
+		await confirm?.click();
+	},
+};

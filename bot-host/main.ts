@@ -1,0 +1,51 @@
+/**
+ * Bot host entry: `node bot-host/main.ts`.
+ * BOT_HOST_PORT (default 8790), BOT_HOST_SECRET (required), CHROMIUM_PATH (default /usr/bin/chromium),
+ * BOT_HOST_SANDBOX: unset for real meetings; `embedded` to run the platform sandbox in this
+ * process and send the platform hosts to it; or `<port>:<spki hash>` for a sandbox started apart.
+ */
+
+import { sandboxChromiumFlags } from "./sandbox/cert.ts";
+import { startSandbox } from "./sandbox/server.ts";
+import { startBotHost } from "./service.ts";
+
+const secret = process.env.BOT_HOST_SECRET ?? "";
+if (!secret) {
+	console.error("BOT_HOST_SECRET is required");
+	process.exit(1);
+}
+const sandboxSetting = process.env.BOT_HOST_SANDBOX ?? "";
+let extraFlags: string[] = [];
+let closeSandbox = async () => {};
+if (sandboxSetting === "embedded") {
+	const sandbox = await startSandbox({ port: Number(process.env.SANDBOX_PORT ?? 0) });
+	extraFlags = sandbox.chromiumFlags;
+	closeSandbox = () => sandbox.close();
+	console.log(`sandbox on 127.0.0.1:${sandbox.port}, control API ${sandbox.controlUrl}`);
+} else if (sandboxSetting) {
+	const [port, spki] = sandboxSetting.split(":");
+	if (!port || !spki) throw new Error("BOT_HOST_SANDBOX must be `embedded` or `<port>:<spki hash>`");
+	extraFlags = sandboxChromiumFlags(Number(port), spki);
+}
+
+const host = await startBotHost({
+	port: Number(process.env.BOT_HOST_PORT ?? 8790),
+	secret,
+	browser: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", extraFlags, fakeDevices: true },
+});
+console.log(`bot host listening on :${host.port}`);
+
+let stopping = false;
+const shutdown = async () => {
+	if (stopping) return;
+	stopping = true;
+	console.log("bot host: leaving meetings before exit");
+	await host.shutdown();
+	await closeSandbox();
+	process.exit(0);
+};
+process.on("SIGTERM", () => void shutdown());
+process.on("SIGINT", () => void shutdown());
+// A bug in one bot must not take the others down.
+process.on("uncaughtException", (err) => console.error("bot host: uncaught", err));
+process.on("unhandledRejection", (err) => console.error("bot host: unhandled rejection", err));

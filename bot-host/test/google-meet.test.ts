@@ -1,0 +1,3 @@
+import { describePlatform } from "./platform-suite.ts";
+
+describePlatform("google_meet", { speakerSource: "caption" });

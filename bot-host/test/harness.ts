@@ -1,0 +1,96 @@
+/**
+ * Shared set-up for the bot-host tests: one sandbox, one fake room and one bot host per
+ * test file, real headless Chromium, and helpers to spawn a bot into a sandbox meeting.
+ */
+import type { z } from "zod";
+import type { Platform, SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import type { Scenario } from "../sandbox/scenario.ts";
+import { type Sandbox, startSandbox } from "../sandbox/server.ts";
+import { type BotHost, startBotHost } from "../service.ts";
+import { FakeRoom } from "./room.ts";
+
+export const SECRET = "test-bot-host-secret";
+export const CHANNEL_TOKEN = "channel-token-for-tests";
+
+export interface World {
+	sandbox: Sandbox;
+	room: FakeRoom;
+	host: BotHost;
+	hostUrl: string;
+	logs: string[];
+}
+
+export async function startWorld(): Promise<World> {
+	const sandbox = await startSandbox();
+	const room = await FakeRoom.start();
+	const logs: string[] = [];
+	const host = await startBotHost({
+		port: 0,
+		secret: SECRET,
+		browser: { executablePath: "/usr/bin/chromium", extraFlags: sandbox.chromiumFlags, fakeDevices: true },
+		session: { pollMs: 100, captionSettleMs: 900, joinTimeoutMs: 30_000 },
+		log: (line) => logs.push(line),
+	});
+	return { sandbox, room, host, hostUrl: `http://127.0.0.1:${host.port}`, logs };
+}
+
+export async function stopWorld(world: World): Promise<void> {
+	await world.host.shutdown();
+	await world.room.close();
+	await world.sandbox.close();
+}
+
+let nextMeetingId = Math.floor(Math.random() * 1_000_000);
+
+/** The link a user would paste, per platform, for a native meeting id. */
+export function meetingLink(platform: Platform, nativeId: string, passcode?: string): string {
+	if (platform === "google_meet") return `https://meet.google.com/${nativeId}`;
+	if (platform === "zoom") return `https://us05web.zoom.us/j/${nativeId}${passcode ? `?pwd=${passcode}` : ""}`;
+	return `https://teams.microsoft.com/meet/${nativeId}${passcode ? `?p=${passcode}` : ""}`;
+}
+
+export function nativeIdFor(platform: Platform, n: number): string {
+	if (platform === "google_meet") {
+		const letters = (k: number, len: number) =>
+			Array.from({ length: len }, (_, i) => String.fromCharCode(97 + (((k >> (i * 2)) + i) % 26))).join("");
+		return `${letters(n, 3)}-${letters(n + 7, 4)}-${letters(n + 13, 3)}`;
+	}
+	return String(8_000_000_000 + n);
+}
+
+export interface Spawned {
+	meetingId: number;
+	nativeId: string;
+	botName: string;
+	response: Response;
+}
+
+/** Script a sandbox meeting and send a bot into it through POST /bots. */
+export async function spawnBot(
+	world: World,
+	platform: Platform,
+	scenario: z.input<typeof Scenario>,
+	overrides: Partial<z.input<typeof SpawnRequest>> = {},
+): Promise<Spawned> {
+	const meetingId = ++nextMeetingId;
+	const nativeId = nativeIdFor(platform, meetingId);
+	world.sandbox.setScenario(nativeId, scenario);
+	const botName = `Notetaker ${meetingId}`;
+	const body: z.input<typeof SpawnRequest> = {
+		meeting_id: meetingId,
+		platform,
+		native_meeting_id: nativeId,
+		meeting_url: meetingLink(platform, nativeId, scenario.passcode ?? undefined),
+		passcode: scenario.passcode ?? null,
+		bot_name: botName,
+		transcription: null,
+		channel: { url: world.room.url(meetingId), token: CHANNEL_TOKEN },
+		...overrides,
+	};
+	const response = await fetch(`${world.hostUrl}/bots`, {
+		method: "POST",
+		headers: { "content-type": "application/json", authorization: `Bearer ${SECRET}` },
+		body: JSON.stringify(body),
+	});
+	return { meetingId, nativeId, botName, response };
+}

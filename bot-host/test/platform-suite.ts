@@ -1,0 +1,135 @@
+/**
+ * The meeting situations every platform driver must get right, run against that platform's
+ * sandbox page in real headless Chromium: assertions are on the bot channel and on what the
+ * sandbox meeting observed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Platform } from "../../src/bot-channel/protocol.ts";
+import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { finalStatus, segmentsOf, statusesOf } from "./room.ts";
+
+const ALICE = "Alice Archer";
+const BOB = "Bob Baker";
+const ALICE_LINE = "Good morning everyone, the numbers look great.";
+const BOB_LINE = "Thanks Alice, let us review the plan.";
+
+export function describePlatform(platform: Platform, options: { passcode?: string; speakerSource: "caption" | "active_speaker" }): void {
+	describe(`${platform} bot in the sandbox`, () => {
+		let world: World;
+		beforeAll(async () => {
+			world = await startWorld();
+		});
+		afterAll(async () => {
+			await stopWorld(world);
+		});
+
+		const finished = (meetingId: number) => world.room.until(meetingId, finalStatus);
+
+		it("waits in the lobby, is admitted, and turns two speakers' captions into segments", async () => {
+			const bot = await spawnBot(world, platform, {
+				admit_after_ms: 700,
+				passcode: options.passcode ?? null,
+				participants: [
+					{ name: ALICE, lines: [ALICE_LINE] },
+					{ name: BOB, lines: [BOB_LINE] },
+				],
+				chat: [{ sender: ALICE, text: "Agenda is in the doc", after_ms: 200 }],
+			});
+			expect(bot.response.status).toBe(202);
+			const confirmed = await world.room.until(bot.meetingId, (received) => {
+				const done = segmentsOf(received).filter((s) => s.completed);
+				return done.some((s) => s.speaker === BOB) && done.some((s) => s.speaker === ALICE) ? done : undefined;
+			});
+			world.room.command(bot.meetingId, { action: "chat_send", text: "Hello from the notetaker" });
+			await world.room.until(bot.meetingId, (r) => r.some((m) => m.type === "event" && m.name === "chat.sent"));
+			world.room.command(bot.meetingId, { action: "leave" });
+			const last = await finished(bot.meetingId);
+			const received = world.room.received(bot.meetingId);
+
+			expect(statusesOf(received).map((s) => s.status)).toEqual(["joining", "awaiting_admission", "active", "completed"]);
+			expect(last.completion_reason).toBe("stopped");
+			expect(confirmed.find((s) => s.speaker === ALICE)?.text).toBe(ALICE_LINE);
+			expect(confirmed.find((s) => s.speaker === BOB)?.text).toBe(BOB_LINE);
+			for (const s of confirmed) expect(s.speaker_source).toBe(options.speakerSource);
+			// Drafts came first, and each confirmation re-uses its draft's segment_id.
+			const all = segmentsOf(received);
+			for (const s of confirmed) expect(all.some((d) => d.segment_id === s.segment_id && !d.completed)).toBe(true);
+			const joins = received.flatMap((m) => (m.type === "participant" && m.event === "join" ? [m.participant.name] : []));
+			expect(joins).toEqual(expect.arrayContaining([ALICE, BOB]));
+			expect(received).toContainEqual(
+				expect.objectContaining({
+					type: "chat",
+					message: expect.objectContaining({ sender: ALICE, text: "Agenda is in the doc", is_from_bot: false }),
+				}),
+			);
+
+			const seen = world.sandbox.observed(bot.nativeId);
+			expect(seen?.bot_names).toEqual([bot.botName]);
+			expect(seen?.attendees[0]).toMatchObject({ mic_on_at_join: false, camera_on_at_join: false, passcode_ok: true, left: true });
+			expect(seen?.attendees[0]?.phases).toEqual(["lobby", "in_call", "left"]);
+			expect(seen?.chat_sent.map((c) => c.text)).toEqual(["Hello from the notetaker"]);
+			expect(seen?.mic.voiced_windows).toBe(0);
+		});
+
+		it("reports a denial as failed / awaiting_admission_rejected", async () => {
+			const bot = await spawnBot(world, platform, { deny: true, deny_after_ms: 600, passcode: options.passcode ?? null });
+			const last = await finished(bot.meetingId);
+			expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "awaiting_admission", "failed"]);
+			expect(last).toMatchObject({ completion_reason: "awaiting_admission_rejected", failure_stage: "awaiting_admission" });
+			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["lobby", "denied"]);
+		});
+
+		it("gives up after the lobby timeout", async () => {
+			const bot = await spawnBot(
+				world,
+				platform,
+				{ lobby_forever: true, passcode: options.passcode ?? null },
+				{ automatic_leave: { max_wait_for_admission: 1_500 } },
+			);
+			const last = await finished(bot.meetingId);
+			expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "awaiting_admission", "completed"]);
+			expect(last.completion_reason).toBe("awaiting_admission_timeout");
+			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).not.toContain("in_call");
+		});
+
+		it("reports a removal from the call as evicted", async () => {
+			const bot = await spawnBot(world, platform, {
+				direct_join: true,
+				remove_after_ms: 1_500,
+				passcode: options.passcode ?? null,
+				participants: [{ name: ALICE }],
+			});
+			const last = await finished(bot.meetingId);
+			expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "active", "completed"]);
+			expect(last.completion_reason).toBe("evicted");
+			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["in_call", "removed"]);
+		});
+
+		it("reports the host ending the meeting as meeting_ended", async () => {
+			const bot = await spawnBot(world, platform, {
+				admit_after_ms: 300,
+				end_after_ms: 1_500,
+				passcode: options.passcode ?? null,
+				participants: [{ name: ALICE }],
+			});
+			const last = await finished(bot.meetingId);
+			expect(last).toMatchObject({ status: "completed", completion_reason: "meeting_ended" });
+			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["lobby", "in_call", "ended"]);
+		});
+
+		it("leaves when everyone else has left (left_alone)", async () => {
+			const bot = await spawnBot(
+				world,
+				platform,
+				{ direct_join: true, passcode: options.passcode ?? null, participants: [{ name: ALICE, leave_after_ms: 1_200 }] },
+				{ automatic_leave: { max_time_left_alone: 1_000 } },
+			);
+			const last = await finished(bot.meetingId);
+			const received = world.room.received(bot.meetingId);
+			expect(last.completion_reason).toBe("left_alone");
+			const events = received.flatMap((m) => (m.type === "participant" ? [`${m.event}:${m.participant.name}`] : []));
+			expect(events).toEqual([`join:${ALICE}`, `leave:${ALICE}`]);
+			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: true });
+		});
+	});
+}

@@ -1,0 +1,110 @@
+/**
+ * A stand-in for the meeting's room on the bot channel: a real `ws` server that checks the
+ * token, records every message the bot sends, acks it, and can send commands.
+ */
+import type { IncomingMessage } from "node:http";
+import { type WebSocket, WebSocketServer } from "ws";
+import { type Act, BotToRoom } from "../../src/bot-channel/protocol.ts";
+
+export interface RoomConnection {
+	meetingId: number;
+	authorization: string | undefined;
+	queryToken: string | null;
+}
+
+export class FakeRoom {
+	private readonly byMeeting = new Map<number, BotToRoom[]>();
+	readonly connections: RoomConnection[] = [];
+	/** Ack sequenced messages (turn off to test re-sending). */
+	acking = true;
+	private readonly server: WebSocketServer;
+	private readonly sockets = new Map<WebSocket, number>();
+	private readonly listeners = new Set<() => void>();
+	private commandSeq = 0;
+
+	private constructor(server: WebSocketServer) {
+		this.server = server;
+		server.on("connection", (socket: WebSocket, req: IncomingMessage) => {
+			const url = new URL(req.url ?? "/", "ws://room");
+			const meetingId = Number(url.pathname.split("/")[2]);
+			this.connections.push({ meetingId, authorization: req.headers.authorization, queryToken: url.searchParams.get("token") });
+			this.sockets.set(socket, meetingId);
+			socket.on("close", () => this.sockets.delete(socket));
+			socket.on("message", (data) => {
+				const message = BotToRoom.parse(JSON.parse(data.toString()));
+				this.received(meetingId).push(message);
+				if (this.acking && "seq" in message) socket.send(JSON.stringify({ type: "ack", seq: message.seq }));
+				for (const listener of [...this.listeners]) listener();
+			});
+		});
+	}
+
+	static async start(): Promise<FakeRoom> {
+		const server = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+		await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+		return new FakeRoom(server);
+	}
+
+	url(meetingId: number): string {
+		const address = this.server.address();
+		const port = typeof address === "object" && address ? address.port : 0;
+		return `ws://127.0.0.1:${port}/meetings/${meetingId}/bot`;
+	}
+
+	/** Everything the bot of this meeting sent, in order (hellos and re-sends included). */
+	received(meetingId: number): BotToRoom[] {
+		let list = this.byMeeting.get(meetingId);
+		if (!list) {
+			list = [];
+			this.byMeeting.set(meetingId, list);
+		}
+		return list;
+	}
+
+	/** Resolves when `check` holds for what the meeting's bot has sent (re-checked on every message). */
+	until<T>(meetingId: number, check: (received: BotToRoom[]) => T | undefined | false): Promise<T> {
+		return new Promise((resolve) => {
+			const test = () => {
+				const result = check(this.received(meetingId));
+				if (result) {
+					this.listeners.delete(test);
+					resolve(result);
+				}
+			};
+			this.listeners.add(test);
+			test();
+		});
+	}
+
+	command(meetingId: number, act: Act): void {
+		const frame = JSON.stringify({ type: "command", id: `cmd-${++this.commandSeq}`, act });
+		for (const [socket, id] of this.sockets) if (id === meetingId) socket.send(frame);
+	}
+
+	dropConnections(meetingId: number): void {
+		for (const [socket, id] of this.sockets) if (id === meetingId) socket.terminate();
+	}
+
+	close(): Promise<void> {
+		for (const socket of this.sockets.keys()) socket.terminate();
+		return new Promise((resolve) => this.server.close(() => resolve()));
+	}
+}
+
+export type Status = Extract<BotToRoom, { type: "status" }>;
+export type Segment = Extract<BotToRoom, { type: "segment" }>["segment"];
+
+/** Each sequenced message once, as the room applies them (a re-send is dropped). */
+export const applied = (received: BotToRoom[]): BotToRoom[] => {
+	const seen = new Set<number>();
+	return received.filter((m) => {
+		if (!("seq" in m)) return false;
+		if (seen.has(m.seq)) return false;
+		seen.add(m.seq);
+		return true;
+	});
+};
+export const statusesOf = (received: BotToRoom[]): Status[] => applied(received).filter((m): m is Status => m.type === "status");
+export const segmentsOf = (received: BotToRoom[]): Segment[] => applied(received).flatMap((m) => (m.type === "segment" ? [m.segment] : []));
+export const finalStatus = (received: BotToRoom[]): Status | undefined =>
+	statusesOf(received).find((s) => s.status === "completed" || s.status === "failed");

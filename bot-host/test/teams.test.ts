@@ -1,0 +1,3 @@
+import { describePlatform } from "./platform-suite.ts";
+
+describePlatform("teams", { passcode: "Tm9pass", speakerSource: "caption" });
