@@ -85,6 +85,15 @@ export class BotSession {
 		});
 	}
 
+	/** The bot's Chromium process id (memory accounting, and crash tests). */
+	get browserPid(): number | undefined {
+		return this.bot?.browser.process()?.pid;
+	}
+
+	get currentStage(): Stage {
+		return this.stage;
+	}
+
 	start(): void {
 		this.channel.start();
 		this.run()
@@ -272,10 +281,13 @@ export class BotSession {
 
 	/** Commands from the room, in the order they arrived; in-call acts wait for admission. */
 	private async runCommands(page: Page, inCall: boolean): Promise<void> {
-		while (this.commands.length > 0) {
-			const next = this.commands[0];
-			if (!next || (!inCall && next.act.action !== "leave")) return;
-			this.commands.shift();
+		if (!inCall) {
+			// Only `leave` means anything before admission; the rest wait for the call.
+			if (this.commands.some((c) => c.act.action === "leave"))
+				this.requestedEnding ??= { status: "completed", completion_reason: "stopped", leave: true };
+			return;
+		}
+		for (let next = this.commands.shift(); next; next = this.commands.shift()) {
 			const { act } = next;
 			try {
 				switch (act.action) {

@@ -1,0 +1,117 @@
+/**
+ * The bot host as the Worker sees it: authentication, spawn validation, stop, a crashed
+ * bot, the channel's delivery rules (token, hello, re-send after reconnect), and shutdown.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHANNEL_TOKEN, SECRET, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { finalStatus, statusesOf } from "./room.ts";
+
+describe("bot host service", () => {
+	let world: World;
+	beforeAll(async () => {
+		world = await startWorld();
+	});
+	afterAll(async () => {
+		await stopWorld(world);
+	});
+
+	it("answers /health without a secret and refuses spawn and stop without the right one", async () => {
+		const health = await fetch(`${world.hostUrl}/health`);
+		expect(health.status).toBe(200);
+		expect(await health.json()).toMatchObject({ status: "ok" });
+		const noAuth = await fetch(`${world.hostUrl}/bots`, { method: "POST", body: "{}" });
+		expect(noAuth.status).toBe(401);
+		const wrong = await fetch(`${world.hostUrl}/bots`, { method: "POST", body: "{}", headers: { authorization: "Bearer nope" } });
+		expect(wrong.status).toBe(401);
+		const stop = await fetch(`${world.hostUrl}/bots/1`, { method: "DELETE" });
+		expect(stop.status).toBe(401);
+	});
+
+	it("rejects a spawn body that is not a SpawnRequest", async () => {
+		const res = await fetch(`${world.hostUrl}/bots`, {
+			method: "POST",
+			headers: { authorization: `Bearer ${SECRET}`, "content-type": "application/json" },
+			body: JSON.stringify({ meeting_id: "x", platform: "skype" }),
+		});
+		expect(res.status).toBe(422);
+		expect(await res.json()).toMatchObject({ error: "invalid spawn request" });
+	});
+
+	it("stops a bot on DELETE /bots/<meeting_id>: it leaves and reports completed / stopped", async () => {
+		const bot = await spawnBot(world, "google_meet", { direct_join: true, participants: [{ name: "Carol" }] });
+		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		const duplicate = await spawnBot(world, "google_meet", {}, { meeting_id: bot.meetingId });
+		expect(duplicate.response.status).toBe(409);
+		const session = world.host.bots.get(bot.meetingId);
+		const stop = await fetch(`${world.hostUrl}/bots/${bot.meetingId}`, {
+			method: "DELETE",
+			headers: { authorization: `Bearer ${SECRET}` },
+		});
+		expect(stop.status).toBe(202);
+		const last = await world.room.until(bot.meetingId, finalStatus);
+		expect(last).toMatchObject({ status: "completed", completion_reason: "stopped" });
+		expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: true });
+		await session?.finished;
+		await new Promise((resolve) => setImmediate(resolve));
+		const gone = await fetch(`${world.hostUrl}/bots/${bot.meetingId}`, {
+			method: "DELETE",
+			headers: { authorization: `Bearer ${SECRET}` },
+		});
+		expect(gone.status).toBe(404);
+	});
+
+	it("sends the channel token as a Bearer header and as ?token=", async () => {
+		const bot = await spawnBot(world, "teams", { not_found: true });
+		const last = await world.room.until(bot.meetingId, finalStatus);
+		expect(last).toMatchObject({ status: "failed", completion_reason: "join_failure", failure_stage: "joining" });
+		const connection = world.room.connections.find((c) => c.meetingId === bot.meetingId);
+		expect(connection).toEqual({ meetingId: bot.meetingId, authorization: `Bearer ${CHANNEL_TOKEN}`, queryToken: CHANNEL_TOKEN });
+	});
+
+	it("re-sends unacked messages after a reconnect, after a hello with the last acked seq", async () => {
+		world.room.acking = false;
+		const bot = await spawnBot(world, "zoom", { lobby_forever: true }, { automatic_leave: { max_wait_for_admission: 2_500 } });
+		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "awaiting_admission"));
+		world.room.acking = true;
+		world.room.dropConnections(bot.meetingId);
+		await world.room.until(bot.meetingId, (r) => r.filter((m) => m.type === "hello").length >= 2);
+		await world.room.until(bot.meetingId, finalStatus);
+		const received = world.room.received(bot.meetingId);
+		const secondHello = received.findLastIndex((m) => m.type === "hello");
+		expect(received[secondHello]).toEqual({ type: "hello", last_acked_seq: 0 });
+		const resent = received.slice(secondHello + 1, secondHello + 3);
+		expect(resent).toMatchObject([
+			{ seq: 1, type: "status", status: "joining" },
+			{ seq: 2, type: "status", status: "awaiting_admission" },
+		]);
+		expect(statusesOf(received).map((s) => s.status)).toEqual(["joining", "awaiting_admission", "completed"]);
+	});
+
+	it("leaves with startup_alone when no one else ever joins", async () => {
+		const bot = await spawnBot(world, "google_meet", { direct_join: true }, { automatic_leave: { no_one_joined_timeout: 1_000 } });
+		const last = await world.room.until(bot.meetingId, finalStatus);
+		expect(last).toMatchObject({ status: "completed", completion_reason: "startup_alone" });
+	});
+
+	it("reports a crashed Chromium as failed with a reason and keeps serving", async () => {
+		const bot = await spawnBot(world, "teams", { direct_join: true, participants: [{ name: "Dana" }] });
+		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		const pid = world.host.bots.get(bot.meetingId)?.browserPid;
+		expect(pid).toBeTypeOf("number");
+		process.kill(pid as number, "SIGKILL");
+		const last = await world.room.until(bot.meetingId, finalStatus);
+		expect(last).toMatchObject({ status: "failed", failure_stage: "active" });
+		expect(last.reason).toMatch(/browser crashed/);
+		const health = await fetch(`${world.hostUrl}/health`);
+		expect(await health.json()).toMatchObject({ status: "ok" });
+	});
+
+	it("shuts down gracefully: every bot leaves its meeting and reports before the host stops", async () => {
+		const bot = await spawnBot(world, "zoom", { direct_join: true, participants: [{ name: "Erin" }] });
+		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		await world.host.shutdown();
+		const last = finalStatus(world.room.received(bot.meetingId));
+		expect(last).toMatchObject({ status: "completed", completion_reason: "stopped" });
+		expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: true });
+	});
+});
