@@ -11,7 +11,8 @@ export default defineConfig(async () => {
 			projects: [
 				{
 					plugins: [
-						cloudflareTest({
+						// A function so that values provided by globalSetup (the webhook receiver) can be injected.
+						cloudflareTest(({ inject }) => ({
 							wrangler: { configPath: "./wrangler.toml" },
 							miniflare: {
 								bindings: {
@@ -20,13 +21,15 @@ export default defineConfig(async () => {
 									SECRETS_KEY: "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
 									BOT_HOST_SECRET: "test-bot-host-secret",
 									OUTBOUND_ALLOW_PRIVATE: "true",
+									WEBHOOK_RECEIVER_URL: inject<string>("webhookReceiverUrl"),
 								},
 								d1Databases: { UPGRADE_DB: "upgrade-db" },
 							},
-						}),
+						})),
 					],
 					test: {
 						name: "worker",
+						globalSetup: ["./test/receiver/global-setup.ts"],
 						include: ["test/worker/**/*.test.ts", "src/**/*.test.ts", "durable-objects/**/*.test.ts"],
 						setupFiles: ["./test/worker/apply-migrations.ts"],
 					},

@@ -1,0 +1,115 @@
+/**
+ * A real HTTP webhook receiver for tests: records every request (method, path, headers, raw
+ * body) and answers from a script. State is kept per path, so test files running in parallel
+ * each use their own path (e.g. /hooks/<uuid>) and never see each other's traffic.
+ *
+ * Control endpoints (JSON):
+ *   POST /__control/script?path=/hooks/x   {responses:[{status, delay_ms?, body?}]}  queue answers
+ *   GET  /__control/requests?path=/hooks/x  → {requests:[{method, path, query, headers, body, received_at}]}
+ *   POST /__control/reset?path=/hooks/x     forget script and requests
+ * Any other request is recorded under its path and answered with the next scripted answer
+ * (200 "ok" when none is left).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface ScriptedAnswer {
+	status: number;
+	delay_ms?: number;
+	body?: string;
+}
+
+export interface ReceivedRequest {
+	method: string;
+	path: string;
+	query: string;
+	headers: Record<string, string | string[] | undefined>;
+	body: string;
+	received_at: number;
+}
+
+interface PathState {
+	script: ScriptedAnswer[];
+	received: ReceivedRequest[];
+}
+
+export interface WebhookReceiver {
+	url: string;
+	close(): Promise<void>;
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+	const paths = new Map<string, PathState>();
+	const stateOf = (path: string) => {
+		let state = paths.get(path);
+		if (!state) {
+			state = { script: [], received: [] };
+			paths.set(path, state);
+		}
+		return state;
+	};
+
+	const server = createServer(async (req, res) => {
+		try {
+			const url = new URL(req.url ?? "/", "http://receiver");
+			const body = await readBody(req);
+			if (url.pathname.startsWith("/__control/")) return control(url, body, res);
+			const state = stateOf(url.pathname);
+			state.received.push({
+				method: req.method ?? "",
+				path: url.pathname,
+				query: url.search,
+				headers: { ...req.headers },
+				body: body.toString("utf8"),
+				received_at: Date.now(),
+			});
+			const answer = state.script.shift() ?? { status: 200, body: "ok" };
+			if (answer.delay_ms) await new Promise((r) => setTimeout(r, answer.delay_ms));
+			if (res.destroyed) return;
+			res.writeHead(answer.status, { "content-type": "text/plain" }).end(answer.body ?? "");
+		} catch (err) {
+			res.writeHead(500).end(String(err));
+		}
+	});
+
+	function control(url: URL, body: Buffer, res: ServerResponse) {
+		const path = url.searchParams.get("path");
+		if (!path) return json(res, 400, { error: "path is required" });
+		const action = url.pathname.slice("/__control/".length);
+		if (action === "script") {
+			const { responses } = JSON.parse(body.toString("utf8")) as { responses: ScriptedAnswer[] };
+			stateOf(path).script.push(...responses);
+			return json(res, 200, { queued: stateOf(path).script.length });
+		}
+		if (action === "requests") return json(res, 200, { requests: stateOf(path).received });
+		if (action === "reset") {
+			paths.delete(path);
+			return json(res, 200, {});
+		}
+		return json(res, 404, { error: "unknown control action" });
+	}
+
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const { port } = server.address() as AddressInfo;
+	return {
+		url: `http://127.0.0.1:${port}`,
+		close: () =>
+			new Promise<void>((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		req.on("data", (c: Buffer) => chunks.push(c));
+		req.on("end", () => resolve(Buffer.concat(chunks)));
+		req.on("error", reject);
+	});
+}
+
+function json(res: ServerResponse, status: number, value: unknown) {
+	res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+}
