@@ -1,6 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
 import type { Admission } from "../src/gateway/rate-limits";
+import type { WebhookEvent } from "../src/webhooks/deliver";
+import { type EnqueueReport, WebhookOutbox } from "./webhook-outbox";
 
 /**
  * One per user: the coordination points of an account. Calls into a Durable Object run one
@@ -8,6 +10,7 @@ import type { Admission } from "../src/gateway/rate-limits";
  */
 export class AccountObject extends DurableObject<Env> {
 	private bucket: { tokens: number; refilledAt: number } | undefined;
+	private readonly outbox = new WebhookOutbox(this.ctx.storage, this.env, { onScheduleChange: () => this.armAlarm() });
 
 	/** Token bucket: `burst` tokens at most, refilled at `rps` per second. */
 	takeRequestToken(rps: number, burst: number): Admission {
@@ -21,5 +24,23 @@ export class AccountObject extends DurableObject<Env> {
 			return { allowed: true, retryAfterSeconds: 0 };
 		}
 		return { allowed: false, retryAfterSeconds: (1 - bucket.tokens) / rps };
+	}
+
+	/** Delivers a webhook event now; a retryable failure stays in the outbox for the alarm. */
+	enqueueWebhook(userId: number, event: WebhookEvent): Promise<EnqueueReport> {
+		return this.outbox.enqueue(userId, event);
+	}
+
+	override async alarm(): Promise<void> {
+		await this.outbox.runDue();
+		await this.armAlarm();
+	}
+
+	/** One alarm for every timer of the account: set to the earliest due time (the outbox's, so far). */
+	private async armAlarm(): Promise<void> {
+		const due = [this.outbox.nextDueAt()].filter((t): t is number => t !== null);
+		if (due.length === 0) return this.ctx.storage.deleteAlarm();
+		const at = Math.min(...due);
+		if ((await this.ctx.storage.getAlarm()) !== at) await this.ctx.storage.setAlarm(at);
 	}
 }
