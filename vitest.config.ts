@@ -22,6 +22,9 @@ export default defineConfig(async () => {
 									BOT_HOST_SECRET: "test-bot-host-secret",
 									OUTBOUND_ALLOW_PRIVATE: "true",
 									WEBHOOK_RECEIVER_URL: inject<string>("webhookReceiverUrl"),
+									// The receiver stands in as the bot host peer: it records each spawn request.
+									BOT_HOST_URL: `${inject<string>("webhookReceiverUrl")}/bot-host/`,
+									BOT_REPORT_TIMEOUT_S: "5",
 								},
 								d1Databases: { UPGRADE_DB: "upgrade-db" },
 							},
@@ -29,6 +32,7 @@ export default defineConfig(async () => {
 					],
 					test: {
 						name: "worker",
+						testTimeout: 30_000,
 						globalSetup: ["./test/receiver/global-setup.ts"],
 						include: ["test/worker/**/*.test.ts", "src/**/*.test.ts", "durable-objects/**/*.test.ts"],
 						setupFiles: ["./test/worker/apply-migrations.ts"],

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
 import type { Admission } from "../src/gateway/rate-limits";
 import type { WebhookEvent } from "../src/webhooks/deliver";
+import { BotSlots, type SlotClaim } from "./bot-slots";
 import { type EnqueueReport, WebhookOutbox } from "./webhook-outbox";
 
 /**
@@ -10,7 +11,21 @@ import { type EnqueueReport, WebhookOutbox } from "./webhook-outbox";
  */
 export class AccountObject extends DurableObject<Env> {
 	private bucket: { tokens: number; refilledAt: number } | undefined;
+	private readonly slots = new BotSlots(this.ctx.storage, this.env);
 	private readonly outbox = new WebhookOutbox(this.ctx.storage, this.env, { onScheduleChange: () => this.armAlarm() });
+
+	/** Holds a bot slot for a meeting link against the account's cap (see BotSlots). */
+	claimBotSlot(link: string, cap: number): Promise<SlotClaim> {
+		return this.slots.claim(link, cap);
+	}
+
+	bindBotSlot(link: string, meetingId: number): Promise<void> {
+		return this.slots.bind(link, meetingId);
+	}
+
+	releaseBotSlot(link: string): Promise<void> {
+		return this.slots.release(link);
+	}
 
 	/** Token bucket: `burst` tokens at most, refilled at `rps` per second. */
 	takeRequestToken(rps: number, burst: number): Admission {

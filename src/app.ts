@@ -6,7 +6,11 @@ import { ApiError, mapError } from "./errors";
 import { gateway } from "./gateway/gateway";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
+import { botRoutes } from "./routes/bots";
 import { healthRoutes } from "./routes/health";
+import { liveRoutes } from "./routes/live";
+import { meetingRoutes } from "./routes/meetings";
+import { transcriptRoutes } from "./routes/transcripts";
 
 /** The gateway: one middleware for identity and limits, then one module per spec section. */
 export function buildApp() {
@@ -27,6 +31,10 @@ export function buildApp() {
 	app.route("/", healthRoutes);
 	app.route("/", adminRoutes);
 	app.route("/", accountRoutes);
+	app.route("/", meetingRoutes);
+	app.route("/", botRoutes);
+	app.route("/", transcriptRoutes);
+	app.route("/", liveRoutes);
 
 	app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", { type: "apiKey", in: "header", name: "X-API-Key" });
 	app.doc31("/openapi.json", {

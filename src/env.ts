@@ -1,5 +1,7 @@
 import type { AccountObject } from "../durable-objects/account";
 import type { IpGuard } from "../durable-objects/ip-guard";
+import type { LiveFeed } from "../durable-objects/live-feed";
+import type { MeetingRoom } from "../durable-objects/meeting-room";
 
 /** Bindings and deployment settings. Every string var has an embedded default in wrangler.toml. */
 export interface Env {
@@ -7,11 +9,24 @@ export interface Env {
 	RECORDINGS: R2Bucket;
 	ACCOUNT: DurableObjectNamespace<AccountObject>;
 	IP_GUARD: DurableObjectNamespace<IpGuard>;
+	MEETING_ROOM: DurableObjectNamespace<MeetingRoom>;
+	LIVE_FEED: DurableObjectNamespace<LiveFeed>;
 
 	ADMIN_API_TOKEN?: string;
 	/** base64 of 32 bytes: the AES-GCM key that seals secrets at rest. */
 	SECRETS_KEY?: string;
 	BOT_HOST_SECRET?: string;
+	/** Where bots are spawned (the bot host service). */
+	BOT_HOST_URL?: string;
+	/** How long a spawned bot has to report before the watchdog ends the meeting. */
+	BOT_REPORT_TIMEOUT_S?: string;
+	/** How long a bot's channel may stay closed before the meeting is torn down. */
+	BOT_RECONNECT_GRACE_S?: string;
+	/** How long a stopping bot has to confirm before the stop is recorded anyway. */
+	BOT_STOP_GRACE_S?: string;
+	TRANSCRIPT_SHARE_TTL_S?: string;
+	/** The gateway address bots and share links use; defaults to the request origin. */
+	PUBLIC_BASE_URL?: string;
 
 	GATEWAY_RATE_LIMIT_RPS?: string;
 	GATEWAY_RATE_LIMIT_BURST?: string;

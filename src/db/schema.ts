@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 // Mirrors migrations/*.sql; the SQL files are the source of truth for the database.
 
@@ -67,3 +67,76 @@ export const webhookDeliveries = sqliteTable(
 export type UserRow = typeof users.$inferSelect;
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
 export type AccountSettingsRow = typeof accountSettings.$inferSelect;
+
+export const meetings = sqliteTable("meetings", {
+	id: integer("id").primaryKey({ autoIncrement: true }),
+	userId: integer("user_id").notNull(),
+	platform: text("platform").notNull(),
+	nativeMeetingId: text("native_meeting_id"),
+	constructedMeetingUrl: text("constructed_meeting_url"),
+	passcode: text("passcode"),
+	status: text("status").notNull(),
+	workspaceId: text("workspace_id"),
+	autoJoin: integer("auto_join", { mode: "boolean" }).notNull().default(true),
+	scheduledAt: text("scheduled_at"),
+	startTime: text("start_time"),
+	endTime: text("end_time"),
+	completionReason: text("completion_reason"),
+	failureStage: text("failure_stage"),
+	botName: text("bot_name"),
+	botOptions: text("bot_options", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+	data: text("data", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+	createdAt: text("created_at").notNull(),
+	updatedAt: text("updated_at").notNull(),
+});
+
+export const workspaceMembers = sqliteTable("workspace_members", {
+	workspaceId: text("workspace_id").notNull(),
+	userId: integer("user_id").notNull(),
+});
+
+export const transcriptSegments = sqliteTable("transcript_segments", {
+	meetingId: integer("meeting_id").notNull(),
+	segmentId: text("segment_id").notNull(),
+	speaker: text("speaker").notNull(),
+	speakerSource: text("speaker_source").notNull(),
+	text: text("text").notNull(),
+	start: real("start").notNull(),
+	end: real("end").notNull(),
+	language: text("language"),
+	completed: integer("completed", { mode: "boolean" }).notNull(),
+	confidence: real("confidence"),
+	words: text("words", { mode: "json" }).$type<unknown[]>(),
+	absoluteStartTime: text("absolute_start_time"),
+	absoluteEndTime: text("absolute_end_time"),
+	createdAt: text("created_at").notNull(),
+	updatedAt: text("updated_at").notNull(),
+});
+
+export const chatMessages = sqliteTable("chat_messages", {
+	id: integer("id").primaryKey({ autoIncrement: true }),
+	meetingId: integer("meeting_id").notNull(),
+	sender: text("sender").notNull(),
+	text: text("text").notNull(),
+	timestamp: real("timestamp").notNull(),
+	isFromBot: integer("is_from_bot", { mode: "boolean" }).notNull(),
+});
+
+export const meetingParticipants = sqliteTable("meeting_participants", {
+	meetingId: integer("meeting_id").notNull(),
+	participantId: text("participant_id").notNull(),
+	name: text("name").notNull(),
+	joinedAt: text("joined_at"),
+	leftAt: text("left_at"),
+});
+
+export const transcriptShares = sqliteTable("transcript_shares", {
+	shareId: text("share_id").primaryKey(),
+	meetingId: integer("meeting_id").notNull(),
+	userId: integer("user_id").notNull(),
+	expiresAt: text("expires_at").notNull(),
+	createdAt: text("created_at").notNull(),
+});
+
+export type MeetingRow = typeof meetings.$inferSelect;
+export type SegmentRow = typeof transcriptSegments.$inferSelect;

@@ -10,6 +10,10 @@ export type Access = { kind: "public" } | { kind: "admin" } | { kind: "key"; sco
 
 const ANY_KEY: Access = { kind: "key", scopes: ["bot", "tx", "browser"] };
 const SETTINGS: Access = { kind: "key", scopes: ["bot", "tx"] };
+const BOT: Access = { kind: "key", scopes: ["bot"] };
+const READ: Access = { kind: "key", scopes: ["bot", "tx"] };
+/** Authenticated inside the route: /ws reports key problems in-band, bots present a meeting token. */
+const SELF_AUTHENTICATED: Access = { kind: "public" };
 const PUBLIC: Access = { kind: "public" };
 const ADMIN: Access = { kind: "admin" };
 
@@ -36,6 +40,26 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["GET", "/user/webhook", SETTINGS],
 	["PUT", "/user/webhook", SETTINGS],
 	["GET", "/user/webhook/deliveries", SETTINGS],
+
+	["POST", "/meetings", BOT],
+	["GET", "/meetings", READ],
+	["GET", "/meetings/:meeting_id", READ],
+	["PATCH", "/meetings/:meeting_id", BOT],
+	["DELETE", "/meetings/:meeting_id", BOT],
+	["GET", "/meetings/:meeting_id/participants", READ],
+	["PATCH", "/meetings/:platform/:native_meeting_id", BOT],
+
+	["POST", "/bots", BOT],
+	["GET", "/bots/status", BOT],
+	["DELETE", "/bots/:platform/:native_meeting_id", BOT],
+	["PUT", "/bots/:platform/:native_meeting_id/config", BOT],
+
+	["GET", "/transcripts/:platform/:native_meeting_id", READ],
+	["POST", "/transcripts/:platform/:native_meeting_id/share", READ],
+	["GET", "/public/transcripts/:share_file", PUBLIC],
+
+	["GET", "/ws", SELF_AUTHENTICATED],
+	["GET", "/internal/bot-channel/:meeting_id", SELF_AUTHENTICATED],
 ];
 
 const router = new TrieRouter<Access>();

@@ -1,0 +1,126 @@
+import { type BotSegment, BotToRoom, type RoomToBot } from "../src/bot-channel/protocol";
+import { chatMessage, interactiveEvent, type LiveSegment, transcriptBundle } from "../src/live/feed-messages";
+import { isTerminal } from "../src/meetings/status-machine";
+import { liveSegment, upsertSegment } from "../src/meetings/transcript-store";
+import type { MeetingRoom, RoomState } from "./meeting-room";
+
+type Sequenced = Exclude<BotToRoom, { type: "hello" }>;
+
+/**
+ * What the room does with each message on the bot channel. Messages carry a per-meeting seq;
+ * one at or below the last applied seq was already applied and is only acknowledged again,
+ * so a bot that resends after a reconnect never duplicates anything.
+ */
+export class BotChannelInbox {
+	/** Open drafts per speaker, for the live bundle's `pending` list. */
+	private readonly drafts = new Map<string, Map<string, LiveSegment>>();
+
+	constructor(private readonly room: MeetingRoom) {}
+
+	async receive(socket: WebSocket, text: string): Promise<void> {
+		let message: BotToRoom;
+		try {
+			message = BotToRoom.parse(JSON.parse(text));
+		} catch {
+			socket.send(JSON.stringify({ type: "error", detail: "unreadable bot channel message" }));
+			return;
+		}
+		const state = await this.room.state();
+		if (!state) return;
+		if (message.type === "hello") {
+			send(socket, { type: "ack", seq: state.lastAppliedSeq });
+			const queued = (await this.room.storage.get<RoomToBot[]>("queuedCommands")) ?? [];
+			for (const command of queued) send(socket, command);
+			await this.room.storage.delete("queuedCommands");
+			return;
+		}
+		if (message.seq > state.lastAppliedSeq) {
+			try {
+				await this.apply(state, message);
+			} catch (err) {
+				// Not durable, so not acknowledged: closing makes the bot reconnect and resend.
+				console.error("bot message not applied", err instanceof Error ? err.message : "error");
+				socket.close(1011, "could not persist, resend");
+				return;
+			}
+			const latest = await this.room.state();
+			if (latest) await this.room.saveState({ ...latest, lastAppliedSeq: message.seq });
+		}
+		send(socket, { type: "ack", seq: message.seq });
+		const after = await this.room.state();
+		if (after && isTerminal(after.machine.status)) socket.close(1000, "meeting ended");
+	}
+
+	private async apply(state: RoomState, message: Sequenced): Promise<void> {
+		const env = this.room.environment;
+		const ref = this.room.ref(state);
+		switch (message.type) {
+			case "status":
+				await this.room.applyMove({
+					to: message.status,
+					actor: "bot",
+					completion_reason: message.completion_reason,
+					failure_stage: message.failure_stage,
+					reason: message.reason,
+				});
+				return;
+			case "segment": {
+				// Subscribers first (latency), then D1; the ack waits for D1.
+				await this.room.fanout.publish(state.meetingId, this.bundle(ref, message.segment));
+				await upsertSegment(env, state.meetingId, message.segment).run();
+				return;
+			}
+			case "chat": {
+				const m = message.message;
+				await this.room.fanout.publish(state.meetingId, chatMessage(ref, m));
+				if (!m.is_from_bot) {
+					await this.room.fanout.publish(
+						state.meetingId,
+						interactiveEvent(ref, "chat.received", { sender: m.sender, text: m.text, timestamp: m.timestamp }),
+					);
+				}
+				await env.DB.prepare("INSERT INTO chat_messages (meeting_id, sender, text, timestamp, is_from_bot) VALUES (?, ?, ?, ?, ?)")
+					.bind(state.meetingId, m.sender, m.text, m.timestamp, m.is_from_bot ? 1 : 0)
+					.run();
+				return;
+			}
+			case "participant": {
+				const p = message.participant;
+				const joined = message.event === "join" ? message.timestamp : null;
+				const left = message.event === "leave" ? message.timestamp : null;
+				await env.DB.prepare(
+					`INSERT INTO meeting_participants (meeting_id, participant_id, name, joined_at, left_at) VALUES (?, ?, ?, ?, ?)
+					ON CONFLICT (meeting_id, participant_id) DO UPDATE SET name = excluded.name,
+						joined_at = coalesce(meeting_participants.joined_at, excluded.joined_at),
+						left_at = CASE WHEN excluded.joined_at IS NOT NULL THEN NULL ELSE excluded.left_at END`,
+				)
+					.bind(state.meetingId, p.id, p.name, joined, left)
+					.run();
+				await this.room.fanout.publish(
+					state.meetingId,
+					interactiveEvent(ref, `participant.${message.event === "join" ? "joined" : "left"}`, { participant: p }),
+				);
+				return;
+			}
+			case "event":
+				await this.room.fanout.publish(state.meetingId, interactiveEvent(ref, message.name, message.payload));
+				return;
+		}
+	}
+
+	private bundle(ref: ReturnType<MeetingRoom["ref"]>, segment: BotSegment) {
+		const live = liveSegment(segment);
+		let open = this.drafts.get(segment.speaker);
+		if (!open) {
+			open = new Map();
+			this.drafts.set(segment.speaker, open);
+		}
+		if (segment.completed) open.delete(segment.segment_id);
+		else open.set(segment.segment_id, live);
+		return transcriptBundle(ref, segment.speaker, segment.completed ? [live] : [], [...open.values()]);
+	}
+}
+
+function send(socket: WebSocket, message: RoomToBot | { type: "error"; detail: string }): void {
+	socket.send(JSON.stringify(message));
+}

@@ -1,0 +1,129 @@
+import { DurableObject } from "cloudflare:workers";
+import { z } from "zod";
+import type { Env } from "../src/env";
+import { findMeetingOnLink } from "../src/meetings/meeting-store";
+
+/** Client → server control messages of /ws (contracts/ws.v1). */
+const MeetingRefIn = z.object({ platform: z.string().min(1).max(40), native_id: z.string().min(1).max(300) });
+const Control = z.object({ action: z.string() }).passthrough();
+const Subscribe = z.object({ action: z.literal("subscribe"), meetings: z.array(MeetingRefIn).min(1).max(100) });
+const Unsubscribe = z.object({ action: z.literal("unsubscribe"), meetings: z.array(MeetingRefIn).max(100) });
+
+type Ref = z.infer<typeof MeetingRefIn>;
+
+interface SocketState {
+	userId: number;
+	/** meeting id → the ref the client subscribed with */
+	subscriptions: Record<string, Ref>;
+}
+
+/**
+ * One per user: that user's /ws connections (hibernatable). A MeetingRoom delivers each live
+ * message once per subscribed user; this object sends it to each socket subscribed to it.
+ */
+export class LiveFeed extends DurableObject<Env> {
+	override async fetch(request: Request): Promise<Response> {
+		const userId = Number(request.headers.get("x-user-id"));
+		if (!Number.isInteger(userId) || userId <= 0) return new Response("missing identity", { status: 400 });
+		const pair = new WebSocketPair();
+		this.ctx.acceptWebSocket(pair[1]);
+		pair[1].serializeAttachment({ userId, subscriptions: {} } satisfies SocketState);
+		return new Response(null, { status: 101, webSocket: pair[0] });
+	}
+
+	/** Sends a message to this user's sockets subscribed to the meeting; false when there are none. */
+	deliver(meetingId: number, text: string): boolean {
+		let delivered = false;
+		for (const socket of this.ctx.getWebSockets()) {
+			const state = socket.deserializeAttachment() as SocketState | null;
+			if (!state?.subscriptions[meetingId]) continue;
+			delivered = true;
+			try {
+				socket.send(text);
+			} catch {
+				// a socket closing right now; its close handler unsubscribes it
+			}
+		}
+		return delivered;
+	}
+
+	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
+		const reply = (message: unknown) => socket.send(JSON.stringify(message));
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(typeof data === "string" ? data : new TextDecoder().decode(data));
+		} catch {
+			return reply({ type: "error", error: "invalid_json" });
+		}
+		const control = Control.safeParse(parsed);
+		const action = control.success ? control.data.action : undefined;
+		const state = socket.deserializeAttachment() as SocketState;
+		if (action === "subscribe") {
+			const request = Subscribe.safeParse(parsed);
+			if (!request.success)
+				return reply({ type: "error", error: "invalid_subscribe_payload", details: request.error.issues.map((i) => i.message) });
+			return reply(await this.subscribe(socket, state, request.data.meetings));
+		}
+		if (action === "unsubscribe") {
+			const request = Unsubscribe.safeParse(parsed);
+			if (!request.success)
+				return reply({ type: "error", error: "invalid_unsubscribe_payload", details: request.error.issues.map((i) => i.message) });
+			return reply(await this.unsubscribe(socket, state, request.data.meetings));
+		}
+		if (action === "ping") return reply({ type: "pong" });
+		reply({ type: "error", error: "unknown_action" });
+	}
+
+	private async subscribe(socket: WebSocket, state: SocketState, refs: Ref[]) {
+		const subscribed: Ref[] = [];
+		const denied: Ref[] = [];
+		for (const ref of refs) {
+			const meeting = await findMeetingOnLink(this.env, state.userId, ref.platform, ref.native_id);
+			if (!meeting) {
+				denied.push(ref);
+				continue;
+			}
+			state.subscriptions[meeting.id] = ref;
+			await this.room(meeting.id).addSubscriber(state.userId);
+			subscribed.push(ref);
+		}
+		socket.serializeAttachment(state);
+		return { type: "subscribed", meetings: subscribed, ...(denied.length ? { denied } : {}) };
+	}
+
+	private async unsubscribe(socket: WebSocket, state: SocketState, refs: Ref[]) {
+		const removed: string[] = [];
+		for (const [meetingId, ref] of Object.entries(state.subscriptions)) {
+			if (refs.some((r) => r.platform === ref.platform && r.native_id === ref.native_id)) {
+				delete state.subscriptions[meetingId];
+				removed.push(meetingId);
+			}
+		}
+		socket.serializeAttachment(state);
+		await this.dropUnwatched(removed, socket);
+		return { type: "unsubscribed", meetings: refs };
+	}
+
+	override async webSocketClose(socket: WebSocket): Promise<void> {
+		const state = socket.deserializeAttachment() as SocketState | null;
+		if (state) await this.dropUnwatched(Object.keys(state.subscriptions), socket);
+	}
+
+	override async webSocketError(socket: WebSocket): Promise<void> {
+		await this.webSocketClose(socket);
+	}
+
+	/** Tells rooms this user no longer watches them, once no other socket of theirs does. */
+	private async dropUnwatched(meetingIds: string[], leaving: WebSocket): Promise<void> {
+		const others = this.ctx.getWebSockets().filter((s) => s !== leaving);
+		for (const meetingId of meetingIds) {
+			const stillWatched = others.some((s) => (s.deserializeAttachment() as SocketState | null)?.subscriptions[meetingId]);
+			const userId = (leaving.deserializeAttachment() as SocketState | null)?.userId;
+			if (!stillWatched && userId) await this.room(Number(meetingId)).removeSubscriber(userId);
+		}
+	}
+
+	private room(meetingId: number) {
+		return this.env.MEETING_ROOM.get(this.env.MEETING_ROOM.idFromName(String(meetingId)));
+	}
+}

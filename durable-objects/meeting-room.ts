@@ -1,0 +1,255 @@
+import { DurableObject } from "cloudflare:workers";
+import { signChannelToken } from "../src/bot-channel/channel-token";
+import type { Act, RoomToBot } from "../src/bot-channel/protocol";
+import { spawnBot, stopBot } from "../src/bots/bot-host-client";
+import type { RoomStart } from "../src/bots/launch";
+import { type Env, intVar } from "../src/env";
+import { type MeetingRef, meetingStatusMessage } from "../src/live/feed-messages";
+import {
+	type Actor,
+	type CompletionReason,
+	type FailureStage,
+	initialState,
+	isLive,
+	isTerminal,
+	type MeetingState,
+	type MeetingStatus,
+	transition,
+} from "../src/meetings/status-machine";
+import { AutoJoin, type PlanRequest } from "./auto-join";
+import { BotChannelInbox } from "./bot-channel-inbox";
+import { RoomFanout } from "./room-fanout";
+import { RoomTimers } from "./room-timers";
+
+/** What the room keeps about its meeting while it is the authority for it. */
+export interface RoomState {
+	meetingId: number;
+	userId: number;
+	platform: string;
+	nativeMeetingId: string | null;
+	/** The bot-slot key held while a bot runs; released when the meeting ends. */
+	link: string | null;
+	machine: MeetingState;
+	startTime: string | null;
+	lastAppliedSeq: number;
+}
+
+export interface TransitionAsk {
+	to: MeetingStatus;
+	actor: Actor;
+	completion_reason?: CompletionReason;
+	failure_stage?: FailureStage;
+	reason?: string;
+}
+
+const CHANNEL_TOKEN_TTL_S = 24 * 3600;
+
+/**
+ * One per meeting: the authority for a live meeting. It owns the status machine's moves (each
+ * written through to D1 before it is acknowledged), the bot channel, live fan-out, and the
+ * timers (auto-join, watchdogs) on its one alarm.
+ */
+export class MeetingRoom extends DurableObject<Env> {
+	readonly timers = new RoomTimers(this.ctx.storage);
+	readonly fanout = new RoomFanout(this.ctx.storage, this.env);
+	private readonly inbox = new BotChannelInbox(this);
+	private readonly autoJoin = new AutoJoin(this);
+	private chain: Promise<unknown> = Promise.resolve();
+
+	get environment(): Env {
+		return this.env;
+	}
+
+	get storage(): DurableObjectStorage {
+		return this.ctx.storage;
+	}
+
+	/** Runs room work one piece at a time, across awaits, so moves never interleave. */
+	serial<T>(work: () => Promise<T>): Promise<T> {
+		const next = this.chain.then(work, work);
+		this.chain = next.catch(() => undefined);
+		return next;
+	}
+
+	async state(): Promise<RoomState | undefined> {
+		return this.ctx.storage.get<RoomState>("room");
+	}
+
+	async saveState(state: RoomState): Promise<void> {
+		await this.ctx.storage.put("room", state);
+	}
+
+	ref(state: RoomState): MeetingRef {
+		return { id: state.meetingId, platform: state.platform, native_id: state.nativeMeetingId };
+	}
+
+	/** Takes over a meeting that has just become `requested` and spawns its bot. */
+	async start(start: RoomStart): Promise<void> {
+		await this.serial(async () => {
+			const m = start.meeting;
+			const state: RoomState = {
+				meetingId: m.id,
+				userId: m.userId,
+				platform: m.platform,
+				nativeMeetingId: m.nativeMeetingId,
+				link: start.link,
+				machine: initialState("requested"),
+				startTime: null,
+				lastAppliedSeq: 0,
+			};
+			await this.saveState(state);
+			await this.ctx.storage.delete("queuedCommands");
+			await this.timers.clear("auto_join", "stop_deadline");
+			await this.timers.set("watchdog", Date.now() + intVar(this.env.BOT_REPORT_TIMEOUT_S, 60) * 1000);
+			await this.fanout.publish(m.id, meetingStatusMessage(this.ref(state), m.userId, "requested", null));
+		});
+		this.ctx.waitUntil(this.spawn(start));
+	}
+
+	private async spawn(start: RoomStart): Promise<void> {
+		const base = new URL(start.publicBaseUrl);
+		const wsBase = `${base.protocol === "https:" ? "wss:" : "ws:"}//${base.host}`;
+		const token = await signChannelToken(this.env.BOT_HOST_SECRET ?? "", start.meeting.id, CHANNEL_TOKEN_TTL_S);
+		const result = await spawnBot(this.env, {
+			...start.spawn,
+			channel: { url: `${wsBase}/internal/bot-channel/${start.meeting.id}`, token },
+			recording_upload_url: `${base.origin}/internal/recordings/${start.meeting.id}`,
+		});
+		if (!result.ok) {
+			await this.move({ to: "failed", actor: "system", completion_reason: "join_failure", reason: result.detail });
+		}
+	}
+
+	/** A user stop. Always wins: the meeting ends `completed` with `stopped`. */
+	async stop(): Promise<{ status: MeetingStatus } | null> {
+		const state = await this.state();
+		if (!state || !isLive(state.machine.status)) return null;
+		const botConnected = this.ctx.getWebSockets("bot").length > 0;
+		if (!botConnected || state.machine.status === "requested") {
+			await this.move({ to: "completed", actor: "user" });
+			this.ctx.waitUntil(stopBot(this.env, state.meetingId));
+		} else {
+			await this.move({ to: "stopping", actor: "user" });
+			await this.sendCommand({ action: "leave" });
+			await this.timers.set("stop_deadline", Date.now() + intVar(this.env.BOT_STOP_GRACE_S, 20) * 1000);
+		}
+		return { status: (await this.state())?.machine.status ?? "completed" };
+	}
+
+	/** Relays a command to the bot; false when the meeting has no live bot to take it. */
+	async command(act: Act): Promise<boolean> {
+		const state = await this.state();
+		if (!state || !isLive(state.machine.status) || state.machine.status === "stopping") return false;
+		await this.sendCommand(act);
+		return true;
+	}
+
+	/** Sends now when the bot is connected, otherwise keeps it for when it says hello again. */
+	async sendCommand(act: Act): Promise<void> {
+		const message: RoomToBot = { type: "command", id: crypto.randomUUID(), act };
+		const [socket] = this.ctx.getWebSockets("bot");
+		if (socket) {
+			socket.send(JSON.stringify(message));
+			return;
+		}
+		const queued = (await this.ctx.storage.get<RoomToBot[]>("queuedCommands")) ?? [];
+		queued.push(message);
+		await this.ctx.storage.put("queuedCommands", queued);
+	}
+
+	/** One status move, serialized with everything else the room does. */
+	move(ask: TransitionAsk): Promise<boolean> {
+		return this.serial(() => this.applyMove(ask));
+	}
+
+	/** Applies a move inside the serial chain: D1 first, then the room, then everyone else. */
+	async applyMove(ask: TransitionAsk): Promise<boolean> {
+		const state = await this.state();
+		if (!state) return false;
+		const result = transition(state.machine, ask);
+		if (!result.ok) {
+			console.warn("refused move", state.meetingId, result.detail);
+			return false;
+		}
+		if (!result.changed) return true;
+		const next = result.state;
+		const now = new Date().toISOString();
+		const startTime = state.startTime ?? (next.status === "active" ? now : null);
+		await this.env.DB.prepare(
+			`UPDATE meetings SET status = ?, completion_reason = ?, failure_stage = ?, start_time = ?, end_time = ?, updated_at = ? WHERE id = ?`,
+		)
+			.bind(next.status, next.completion_reason, next.failure_stage, startTime, isTerminal(next.status) ? now : null, now, state.meetingId)
+			.run();
+		const updated: RoomState = { ...state, machine: next, startTime };
+		await this.saveState(updated);
+		const data = ask.reason || next.completion_reason ? { reason: ask.reason ?? null, completion_reason: next.completion_reason } : null;
+		await this.fanout.publish(state.meetingId, meetingStatusMessage(this.ref(updated), state.userId, next.status, data));
+		if (isTerminal(next.status)) await this.finish(updated, ask.actor);
+		return true;
+	}
+
+	private async finish(state: RoomState, actor: Actor): Promise<void> {
+		await this.timers.clear("watchdog", "stop_deadline");
+		await this.ctx.storage.delete("queuedCommands");
+		if (state.link) {
+			await this.env.ACCOUNT.get(this.env.ACCOUNT.idFromName(String(state.userId))).releaseBotSlot(state.link);
+			await this.saveState({ ...state, link: null });
+		}
+		// A bot that reported the end itself still waits for its ack; the inbox closes it after.
+		if (actor !== "bot") for (const socket of this.ctx.getWebSockets("bot")) socket.close(1000, "meeting ended");
+	}
+
+	/** Plans (or re-plans, or cancels) auto-join for a scheduled meeting. */
+	plan(request: PlanRequest): Promise<void> {
+		return this.autoJoin.plan(request);
+	}
+
+	async addSubscriber(userId: number): Promise<void> {
+		await this.fanout.add(userId);
+	}
+
+	async removeSubscriber(userId: number): Promise<void> {
+		await this.fanout.remove(userId);
+	}
+
+	/** The bot channel upgrade, already authenticated by the Worker with the meeting's token. */
+	override async fetch(request: Request): Promise<Response> {
+		if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("expected a WebSocket", { status: 426 });
+		const state = await this.state();
+		if (!state || !isLive(state.machine.status)) return new Response("no live meeting", { status: 409 });
+		for (const old of this.ctx.getWebSockets("bot")) old.close(4000, "replaced by a newer connection");
+		const pair = new WebSocketPair();
+		this.ctx.acceptWebSocket(pair[1], ["bot"]);
+		await this.timers.clear("watchdog");
+		return new Response(null, { status: 101, webSocket: pair[0] });
+	}
+
+	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
+		if (typeof data !== "string") return;
+		await this.serial(() => this.inbox.receive(socket, data));
+	}
+
+	override async webSocketClose(socket: WebSocket): Promise<void> {
+		await this.botGone(socket);
+	}
+
+	override async webSocketError(socket: WebSocket): Promise<void> {
+		await this.botGone(socket);
+	}
+
+	/** A bot that dropped its channel gets a grace period to come back before teardown. */
+	private async botGone(socket: WebSocket): Promise<void> {
+		const others = this.ctx.getWebSockets("bot").filter((s) => s !== socket && s.readyState === WebSocket.OPEN);
+		const state = await this.state();
+		if (others.length > 0 || !state || !isLive(state.machine.status)) return;
+		await this.timers.set("watchdog", Date.now() + intVar(this.env.BOT_RECONNECT_GRACE_S, 30) * 1000);
+	}
+
+	override async alarm(): Promise<void> {
+		for (const timer of await this.timers.takeDue(Date.now())) {
+			if (timer === "watchdog") await this.move({ to: "failed", actor: "system", reason: "the bot stopped reporting" });
+			if (timer === "stop_deadline") await this.move({ to: "completed", actor: "user" });
+			if (timer === "auto_join") await this.autoJoin.fire();
+		}
+	}
+}

@@ -1,0 +1,60 @@
+import type { Env } from "../src/env";
+
+/**
+ * Who watches a meeting live: the users whose LiveFeed holds at least one /ws connection
+ * subscribed to it. A message goes once to each user's feed, which sends it to that user's
+ * subscribed sockets. Stubs are kept so messages to one feed stay in order.
+ */
+export class RoomFanout {
+	private users: Set<number> | undefined;
+	private readonly stubs = new Map<number, DurableObjectStub<import("./live-feed").LiveFeed>>();
+
+	constructor(
+		private readonly storage: DurableObjectStorage,
+		private readonly env: Env,
+	) {}
+
+	private async load(): Promise<Set<number>> {
+		this.users ??= new Set((await this.storage.get<number[]>("subscribers")) ?? []);
+		return this.users;
+	}
+
+	async add(userId: number): Promise<void> {
+		const users = await this.load();
+		if (users.has(userId)) return;
+		users.add(userId);
+		await this.storage.put("subscribers", [...users]);
+	}
+
+	async remove(userId: number): Promise<void> {
+		const users = await this.load();
+		if (!users.delete(userId)) return;
+		await this.storage.put("subscribers", [...users]);
+	}
+
+	/** Sends one serialized message to every subscribed user's feed; a dead feed is dropped. */
+	async publish(meetingId: number, message: unknown): Promise<void> {
+		const users = await this.load();
+		if (users.size === 0) return;
+		const text = JSON.stringify(message);
+		await Promise.all(
+			[...users].map(async (userId) => {
+				try {
+					const stillSubscribed = await this.stub(userId).deliver(meetingId, text);
+					if (!stillSubscribed) await this.remove(userId);
+				} catch (err) {
+					console.warn("live feed delivery failed", err instanceof Error ? err.name : "error");
+				}
+			}),
+		);
+	}
+
+	private stub(userId: number) {
+		let stub = this.stubs.get(userId);
+		if (!stub) {
+			stub = this.env.LIVE_FEED.get(this.env.LIVE_FEED.idFromName(String(userId)));
+			this.stubs.set(userId, stub);
+		}
+		return stub;
+	}
+}

@@ -1,0 +1,151 @@
+import type { AutomaticLeave, Platform, SpawnRequest } from "../bot-channel/protocol";
+import { type MeetingRow, meetings } from "../db/schema";
+import type { Env } from "../env";
+import { ApiError } from "../errors";
+import { db, findOpenMeetingOnLink, isUniqueViolation, nowIso, updateIfStatus } from "../meetings/meeting-store";
+import { isLive, isPlanned, type MeetingStatus, PLANNED_STATUSES } from "../meetings/status-machine";
+import { loadSettings, resolveSettings } from "../settings/account-settings";
+
+export const DEFAULT_BOT_NAME = "Notetaker";
+
+/** What a caller asks of a bot: POST /bots fields, or a plan's stored options for auto-join. */
+export interface BotOptions {
+	bot_name?: string | null;
+	language?: string | null;
+	task?: "transcribe" | "translate" | null;
+	passcode?: string | null;
+	recording_enabled?: boolean | null;
+	transcribe_enabled?: boolean | null;
+	voice_agent_enabled?: boolean | null;
+	automatic_leave?: AutomaticLeave | null;
+}
+
+export interface LaunchTarget {
+	userId: number;
+	maxConcurrent: number;
+	platform: Platform;
+	nativeMeetingId: string;
+	meetingUrl: string;
+}
+
+/** What the MeetingRoom needs to take over: the record and the spawn, less the channel. */
+export interface RoomStart {
+	meeting: MeetingRow;
+	spawn: Omit<SpawnRequest, "channel" | "recording_upload_url">;
+	link: string;
+	publicBaseUrl: string;
+}
+
+export const slotKey = (platform: string, nativeId: string) => `${platform}:${nativeId}`;
+
+const account = (env: Env, userId: number) => env.ACCOUNT.get(env.ACCOUNT.idFromName(String(userId)));
+
+/**
+ * Claims a bot slot, then turns the link's planned record (or a new one) into a `requested`
+ * meeting. The slot is held before any row changes, so the cap is exact; whatever fails after
+ * the claim gives the slot back.
+ */
+export async function launchBot(env: Env, target: LaunchTarget, options: BotOptions, publicBaseUrl: string): Promise<RoomStart> {
+	const link = slotKey(target.platform, target.nativeMeetingId);
+	const existing = await findOpenMeetingOnLink(env, target.userId, target.platform, target.nativeMeetingId);
+	if (existing && isLive(existing.status as MeetingStatus)) throw alreadyActive(target);
+
+	const claim = await account(env, target.userId).claimBotSlot(link, target.maxConcurrent);
+	if (!claim.ok) {
+		if (claim.reason === "already_active") throw alreadyActive(target);
+		const detail =
+			claim.reason === "depleted"
+				? "Concurrent bot limit is 0 for this account: no bots can be started"
+				: `Maximum concurrent bots limit reached (${claim.held}/${claim.cap})`;
+		throw new ApiError(429, detail, { "Retry-After": "30" });
+	}
+	try {
+		const meeting = await claimOrCreateMeeting(env, target, options, existing);
+		await account(env, target.userId).bindBotSlot(link, meeting.id);
+		return { meeting, link, publicBaseUrl, spawn: await spawnSpec(env, meeting, options) };
+	} catch (err) {
+		await account(env, target.userId).releaseBotSlot(link);
+		throw err;
+	}
+}
+
+function alreadyActive(target: LaunchTarget): ApiError {
+	return new ApiError(409, `A bot is already active for ${target.platform}/${target.nativeMeetingId}`);
+}
+
+async function claimOrCreateMeeting(
+	env: Env,
+	target: LaunchTarget,
+	options: BotOptions,
+	existing: MeetingRow | undefined,
+): Promise<MeetingRow> {
+	const now = nowIso();
+	const botFields = {
+		status: "requested",
+		botName: options.bot_name || existing?.botName || DEFAULT_BOT_NAME,
+		botOptions: { ...(existing?.botOptions ?? {}), ...stripNulls(options) },
+		passcode: options.passcode ?? existing?.passcode ?? null,
+		startTime: null,
+		endTime: null,
+		completionReason: null,
+		failureStage: null,
+	};
+	if (existing && isPlanned(existing.status as MeetingStatus)) {
+		// Claimed in place: title, schedule, workspace and anything already stored stay.
+		const claimed = await updateIfStatus(env, existing.id, PLANNED_STATUSES, botFields);
+		if (claimed) return claimed;
+		throw alreadyActive(target);
+	}
+	try {
+		const row = await db(env)
+			.insert(meetings)
+			.values({
+				...botFields,
+				userId: target.userId,
+				platform: target.platform,
+				nativeMeetingId: target.nativeMeetingId,
+				constructedMeetingUrl: target.meetingUrl,
+				data: {},
+				createdAt: now,
+				updatedAt: now,
+			})
+			.returning()
+			.get();
+		if (!row) throw new ApiError(500, "Meeting was not stored");
+		return row;
+	} catch (err) {
+		if (isUniqueViolation(err)) throw alreadyActive(target);
+		throw err;
+	}
+}
+
+function stripNulls<T extends object>(o: T): Partial<T> {
+	return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
+}
+
+async function spawnSpec(env: Env, meeting: MeetingRow, options: BotOptions): Promise<RoomStart["spawn"]> {
+	const settings = await resolveSettings(env, await loadSettings(env, meeting.userId));
+	const stored = meeting.botOptions as BotOptions;
+	const pick = <K extends keyof BotOptions>(k: K): BotOptions[K] => options[k] ?? stored[k] ?? null;
+	return {
+		meeting_id: meeting.id,
+		platform: meeting.platform as Platform,
+		native_meeting_id: meeting.nativeMeetingId ?? "",
+		meeting_url: meeting.constructedMeetingUrl ?? "",
+		passcode: meeting.passcode,
+		bot_name: meeting.botName ?? DEFAULT_BOT_NAME,
+		language: pick("language") ?? null,
+		task: pick("task") ?? "transcribe",
+		recording_enabled: pick("recording_enabled") ?? false,
+		transcribe_enabled: pick("transcribe_enabled") ?? true,
+		voice_agent_enabled: pick("voice_agent_enabled") ?? true,
+		automatic_leave: pick("automatic_leave") ?? {},
+		transcription: settings.transcription.url ? { url: settings.transcription.url, token: settings.transcription.token } : null,
+	};
+}
+
+/** Reads the account's current cap (auto-join has no request identity to take it from). */
+export async function accountCap(env: Env, userId: number): Promise<number> {
+	const row = await env.DB.prepare("SELECT max_concurrent_bots AS cap FROM users WHERE id = ?").bind(userId).first<{ cap: number }>();
+	return row?.cap ?? 0;
+}

@@ -1,0 +1,124 @@
+import { and, desc, eq, inArray, notInArray, type SQL, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { type MeetingRow, meetings } from "../db/schema";
+import type { Env } from "../env";
+import { type MeetingStatus, PLANNED_STATUSES, TERMINAL_STATUSES } from "./status-machine";
+
+/** D1 access to meeting records, and the one place a record becomes its API shape. */
+
+export const db = (env: Env) => drizzle(env.DB);
+
+/** Meetings a user may read: their own, and those bound to a workspace they belong to. */
+export function readableBy(userId: number): SQL {
+	return sql`(${meetings.userId} = ${userId} OR ${meetings.workspaceId} IN (SELECT workspace_id FROM workspace_members WHERE user_id = ${userId}))`;
+}
+
+export async function findReadableMeeting(env: Env, userId: number, meetingId: number): Promise<MeetingRow | undefined> {
+	return db(env)
+		.select()
+		.from(meetings)
+		.where(and(eq(meetings.id, meetingId), readableBy(userId)))
+		.get();
+}
+
+export async function findOwnedMeeting(env: Env, userId: number, meetingId: number): Promise<MeetingRow | undefined> {
+	return db(env)
+		.select()
+		.from(meetings)
+		.where(and(eq(meetings.id, meetingId), eq(meetings.userId, userId)))
+		.get();
+}
+
+/** The newest readable meeting on a link; `started` skips plans that never had a bot. */
+export async function findMeetingOnLink(
+	env: Env,
+	userId: number,
+	platform: string,
+	nativeId: string,
+	options: { started?: boolean; ownedOnly?: boolean } = {},
+): Promise<MeetingRow | undefined> {
+	const conditions = [
+		eq(meetings.platform, platform),
+		eq(meetings.nativeMeetingId, nativeId),
+		options.ownedOnly ? eq(meetings.userId, userId) : readableBy(userId),
+	];
+	if (options.started) conditions.push(notInArray(meetings.status, [...PLANNED_STATUSES]));
+	return db(env)
+		.select()
+		.from(meetings)
+		.where(and(...conditions))
+		.orderBy(desc(meetings.id))
+		.get();
+}
+
+/** The user's one non-terminal meeting on a link, if any (the partial unique index keeps it one). */
+export async function findOpenMeetingOnLink(env: Env, userId: number, platform: string, nativeId: string): Promise<MeetingRow | undefined> {
+	return db(env)
+		.select()
+		.from(meetings)
+		.where(
+			and(
+				eq(meetings.userId, userId),
+				eq(meetings.platform, platform),
+				eq(meetings.nativeMeetingId, nativeId),
+				notInArray(meetings.status, [...TERMINAL_STATUSES]),
+			),
+		)
+		.get();
+}
+
+export function isUniqueViolation(err: unknown): boolean {
+	return err instanceof Error && /UNIQUE constraint failed/i.test(`${err.message} ${(err.cause as Error | undefined)?.message ?? ""}`);
+}
+
+export const nowIso = () => new Date().toISOString();
+
+/** Sets columns only if the record is still in one of `expected` statuses; true when it was. */
+export async function updateIfStatus(
+	env: Env,
+	meetingId: number,
+	expected: readonly MeetingStatus[],
+	values: Partial<typeof meetings.$inferInsert>,
+): Promise<MeetingRow | undefined> {
+	return db(env)
+		.update(meetings)
+		.set({ ...values, updatedAt: nowIso() })
+		.where(and(eq(meetings.id, meetingId), inArray(meetings.status, [...expected])))
+		.returning()
+		.get();
+}
+
+/** The meeting record as clients see it (contracts/api.v1 MeetingResponse, plus planning fields). */
+export function meetingView(row: MeetingRow) {
+	const data = { ...row.data };
+	if (row.scheduledAt) data.scheduled_at = row.scheduledAt;
+	if (Array.isArray(data.calendar_sources)) {
+		data.calendar_sources = (data.calendar_sources as Record<string, unknown>[]).map(({ id, name, auto_join, bot_name }) => ({
+			id,
+			name,
+			auto_join,
+			bot_name,
+		}));
+	}
+	return {
+		id: row.id,
+		user_id: row.userId,
+		platform: row.platform,
+		native_meeting_id: row.nativeMeetingId,
+		constructed_meeting_url: row.constructedMeetingUrl,
+		status: row.status,
+		bot_container_id: row.status === "idle" || row.status === "scheduled" ? null : `bot-${row.id}`,
+		start_time: row.startTime,
+		end_time: row.endTime,
+		completion_reason: row.completionReason,
+		failure_stage: row.failureStage,
+		workspace_id: row.workspaceId,
+		auto_join: row.autoJoin,
+		notes: typeof data.notes === "string" ? data.notes : null,
+		recordings: [] as unknown[],
+		data,
+		created_at: row.createdAt,
+		updated_at: row.updatedAt,
+	};
+}
+export type MeetingView = ReturnType<typeof meetingView>;

@@ -1,0 +1,163 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, desc, eq, inArray } from "drizzle-orm";
+import { type Act, AutomaticLeave, Platform } from "../bot-channel/protocol";
+import { launchBot } from "../bots/launch";
+import { meetings } from "../db/schema";
+import type { Env } from "../env";
+import { invalidField, notFound } from "../errors";
+import { constructMeetingUrl, parseMeetingLink, validateNativeMeetingId } from "../meetings/meeting-link";
+import { db, findOpenMeetingOnLink, meetingView } from "../meetings/meeting-store";
+import { isLive, LIVE_STATUSES, type MeetingStatus } from "../meetings/status-machine";
+import { publicBaseUrl } from "./meetings";
+import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
+
+/** The spec's bot rows: send, list, stop, reconfigure. */
+export const botRoutes = routeModule();
+
+const Meeting = z.object({}).passthrough();
+const LANGUAGE = z.string().regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, "an ISO 639 language code such as 'en' or 'pt-BR'");
+const Task = z.enum(["transcribe", "translate"]);
+export const BotLink = z.object({ platform: Platform, native_meeting_id: z.string().min(1).max(300) });
+
+export const room = (env: Env, meetingId: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(meetingId)));
+
+/** The user's live meeting on a link, or the spec's 404 for interactive and control routes. */
+export async function liveMeetingOn(env: Env, userId: number, platform: string, nativeId: string) {
+	const row = await findOpenMeetingOnLink(env, userId, platform, nativeId);
+	if (!row || !isLive(row.status as MeetingStatus)) throw notFound(`No active meeting found for ${platform}/${nativeId}`);
+	return row;
+}
+
+botRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/bots",
+		request: {
+			body: jsonBody(
+				z.object({
+					platform: Platform,
+					native_meeting_id: z.string().min(1).max(300).nullable().optional(),
+					meeting_url: z.string().max(2048).nullable().optional(),
+					bot_name: z.string().trim().min(1).max(100).nullable().optional(),
+					language: LANGUAGE.nullable().optional(),
+					task: Task.nullable().optional(),
+					passcode: z.string().min(1).max(128).nullable().optional(),
+					voice_agent_enabled: z.boolean().nullable().optional(),
+					recording_enabled: z.boolean().nullable().optional(),
+					transcribe_enabled: z.boolean().nullable().optional(),
+					automatic_leave: AutomaticLeave.nullable().optional(),
+				}),
+			),
+		},
+		responses: { 201: jsonResponse(Meeting, "The meeting, now `requested`; join progress shows in GET /bots/status") },
+	}),
+	async (c) => {
+		const body = c.req.valid("json");
+		const identity = c.get("identity");
+		let nativeId = body.native_meeting_id ?? null;
+		let passcode = body.passcode ?? null;
+		if (!nativeId && body.meeting_url) {
+			const parsed = parseMeetingLink(body.meeting_url);
+			if (!parsed || parsed.platform !== body.platform) throw invalidField(["body", "meeting_url"], `Not a ${body.platform} meeting link`);
+			nativeId = parsed.native_meeting_id;
+			passcode ??= parsed.passcode ?? null;
+		}
+		if (!nativeId) throw invalidField(["body", "native_meeting_id"], "native_meeting_id (or meeting_url) is required");
+		if (!validateNativeMeetingId(body.platform, nativeId)) {
+			throw invalidField(["body", "native_meeting_id"], `Not a valid ${body.platform} meeting id`);
+		}
+		const meetingUrl = constructMeetingUrl(body.platform, nativeId, passcode);
+		if (!meetingUrl) throw invalidField(["body", "native_meeting_id"], `Not a valid ${body.platform} meeting id`);
+		const launch = await launchBot(
+			c.env,
+			{ userId: identity.userId, maxConcurrent: identity.maxConcurrent, platform: body.platform, nativeMeetingId: nativeId, meetingUrl },
+			{ ...body, passcode },
+			publicBaseUrl(c),
+		);
+		await room(c.env, launch.meeting.id).start(launch);
+		return c.json(meetingView(launch.meeting), 201);
+	},
+);
+
+botRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/bots/status",
+		responses: { 200: jsonResponse(z.object({ running_bots: z.array(z.object({}).passthrough()) }), "The caller's running bots") },
+	}),
+	async (c) => {
+		const rows = await db(c.env)
+			.select()
+			.from(meetings)
+			.where(and(eq(meetings.userId, c.get("identity").userId), inArray(meetings.status, [...LIVE_STATUSES])))
+			.orderBy(desc(meetings.id))
+			.all();
+		return c.json(
+			{
+				running_bots: rows.map((r) => ({
+					meeting_id: r.id,
+					container_id: `bot-${r.id}`,
+					container_name: `bot-${r.platform}-${r.nativeMeetingId}`,
+					platform: r.platform,
+					native_meeting_id: r.nativeMeetingId,
+					status: r.status,
+					normalized_status: r.status,
+					bot_name: r.botName,
+					created_at: r.updatedAt,
+					start_time: r.startTime,
+					labels: {},
+				})),
+			},
+			200,
+		);
+	},
+);
+
+botRoutes.openapi(
+	createRoute({
+		method: "delete",
+		path: "/bots/{platform}/{native_meeting_id}",
+		request: { params: BotLink },
+		responses: { 204: { description: "Stop requested; the meeting ends `completed` with `stopped`" } },
+	}),
+	async (c) => {
+		const { platform, native_meeting_id } = c.req.valid("param");
+		const row = await liveMeetingOn(c.env, c.get("identity").userId, platform, native_meeting_id);
+		await room(c.env, row.id).stop();
+		return c.body(null, 204);
+	},
+);
+
+botRoutes.openapi(
+	createRoute({
+		method: "put",
+		path: "/bots/{platform}/{native_meeting_id}/config",
+		request: {
+			params: BotLink,
+			body: jsonBody(
+				z
+					.strictObject({ language: LANGUAGE.nullable().optional(), task: Task.nullable().optional() })
+					.refine((b) => b.language !== undefined || b.task !== undefined, { message: "Provide language and/or task" }),
+			),
+		},
+		responses: { 202: jsonResponse(z.object({ message: z.string(), meeting_id: z.number().int() }), "Sent to the bot") },
+	}),
+	async (c) => {
+		const { platform, native_meeting_id } = c.req.valid("param");
+		const body = c.req.valid("json");
+		const row = await liveMeetingOn(c.env, c.get("identity").userId, platform, native_meeting_id);
+		const act: Act = { action: "reconfigure", language: body.language, task: body.task };
+		if (!(await room(c.env, row.id).command(act))) throw notFound(`No active meeting found for ${platform}/${native_meeting_id}`);
+		await db(c.env)
+			.update(meetings)
+			.set({
+				botOptions: {
+					...row.botOptions,
+					...(body.language !== undefined ? { language: body.language } : {}),
+					...(body.task ? { task: body.task } : {}),
+				},
+			})
+			.where(eq(meetings.id, row.id));
+		return c.json({ message: "Config update sent", meeting_id: row.id }, 202);
+	},
+);

@@ -1,0 +1,56 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env";
+import { verifyChannelToken } from "../bot-channel/channel-token";
+import { ApiError } from "../errors";
+import { resolveIdentity } from "../gateway/identity";
+import { enforceUserBucket } from "../gateway/rate-limits";
+
+/** WebSocket entry points: the public live feed `/ws` and the bots' channel. */
+export const liveRoutes = new Hono<AppEnv>();
+
+/** A socket opened only to say why it is closing: /ws reports auth problems in-band. */
+function refuse(error: Record<string, unknown>, code: number, reason: string): Response {
+	const pair = new WebSocketPair();
+	pair[1].accept();
+	pair[1].send(JSON.stringify({ type: "error", ...error }));
+	pair[1].close(code, reason);
+	return new Response(null, { status: 101, webSocket: pair[0] });
+}
+
+liveRoutes.get("/ws", async (c) => {
+	if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "Expected a WebSocket upgrade");
+	const key = c.req.header("x-api-key") ?? c.req.query("api_key");
+	if (!key) return refuse({ error: "missing_api_key" }, 4401, "missing api key");
+	let identity: Awaited<ReturnType<typeof resolveIdentity>>;
+	try {
+		identity = await resolveIdentity(c.env, key, new Date());
+	} catch (err) {
+		if (err instanceof ApiError && err.status === 401) {
+			return refuse({ error: "authorization_service_error", status: 401, detail: "Invalid API key" }, 4401, "invalid api key");
+		}
+		return refuse({ error: "authorization_call_failed", details: "identity service unavailable" }, 1013, "try again later");
+	}
+	if (!identity.scopes.some((s) => s === "bot" || s === "tx")) {
+		return refuse(
+			{ error: "authorization_service_error", status: 403, detail: "Token scope not authorized for this endpoint" },
+			4403,
+			"scope",
+		);
+	}
+	await enforceUserBucket(c.env, identity.userId);
+	const headers = new Headers(c.req.raw.headers);
+	headers.set("X-User-Id", String(identity.userId));
+	const feed = c.env.LIVE_FEED.get(c.env.LIVE_FEED.idFromName(String(identity.userId)));
+	return feed.fetch(new Request(c.req.raw, { headers }));
+});
+
+liveRoutes.get("/internal/bot-channel/:meeting_id", async (c) => {
+	const meetingId = Number(c.req.param("meeting_id"));
+	const bearer = c.req.header("authorization")?.replace(/^Bearer\s+/i, "");
+	const token = bearer ?? c.req.query("token");
+	if (!Number.isInteger(meetingId) || !(await verifyChannelToken(c.env.BOT_HOST_SECRET, token, meetingId))) {
+		throw new ApiError(401, "Invalid bot channel token");
+	}
+	if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "Expected a WebSocket upgrade");
+	return c.env.MEETING_ROOM.get(c.env.MEETING_ROOM.idFromName(String(meetingId))).fetch(c.req.raw);
+});

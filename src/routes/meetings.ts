@@ -1,0 +1,300 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, desc, eq, gte, inArray, lte, type SQL } from "drizzle-orm";
+import type { Context } from "hono";
+import type { AppEnv } from "../app-env";
+import { meetingParticipants, meetings } from "../db/schema";
+import type { Env } from "../env";
+import { ApiError, conflict, invalidField, notFound } from "../errors";
+import { parseMeetingLink } from "../meetings/meeting-link";
+import {
+	db,
+	findMeetingOnLink,
+	findOwnedMeeting,
+	findReadableMeeting,
+	isUniqueViolation,
+	meetingView,
+	nowIso,
+	readableBy,
+	updateIfStatus,
+} from "../meetings/meeting-store";
+import { isPlanned, MEETING_STATUSES, type MeetingStatus, PLANNED_STATUSES } from "../meetings/status-machine";
+import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
+
+/** The spec's "Meetings" rows: plans, the record, its metadata. */
+export const meetingRoutes = routeModule();
+
+const Meeting = z.object({}).passthrough().openapi("Meeting");
+const MeetingId = z.object({ meeting_id: z.coerce.number().int().positive() });
+const isoTimestamp = z.iso.datetime({ offset: true });
+
+export function publicBaseUrl(c: Context<AppEnv>): string {
+	return c.env.PUBLIC_BASE_URL || new URL(c.req.url).origin;
+}
+
+const room = (env: Env, meetingId: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(meetingId)));
+
+/** Arms, re-arms or cancels the plan's auto-join in its room. */
+async function replan(c: Context<AppEnv>, row: typeof meetings.$inferSelect | undefined, cancel = false) {
+	if (!row) return;
+	await room(c.env, row.id).plan({
+		meetingId: row.id,
+		userId: row.userId,
+		scheduledAt: cancel || row.status !== "scheduled" ? null : row.scheduledAt,
+		autoJoin: row.autoJoin,
+		joinable: row.platform !== "unknown" && row.nativeMeetingId !== null,
+		publicBaseUrl: publicBaseUrl(c),
+	});
+}
+
+function linkFields(meetingUrl: string | null | undefined) {
+	if (meetingUrl === undefined) return {};
+	if (meetingUrl === null) return { platform: "unknown", nativeMeetingId: null, constructedMeetingUrl: null, passcode: null };
+	const parsed = parseMeetingLink(meetingUrl);
+	if (!parsed) throw invalidField(["body", "meeting_url"], "Unrecognized meeting link: expected a Google Meet, Zoom or Teams URL");
+	return {
+		platform: parsed.platform,
+		nativeMeetingId: parsed.native_meeting_id,
+		constructedMeetingUrl: parsed.constructed_meeting_url,
+		passcode: parsed.passcode ?? null,
+	};
+}
+
+const PlanningFields = {
+	title: z.string().max(500).nullable().optional(),
+	scheduled_at: isoTimestamp.nullable().optional(),
+	meeting_url: z.string().max(2048).nullable().optional(),
+	workspace_id: z.string().min(1).max(200).nullable().optional(),
+	auto_join: z.boolean().nullable().optional(),
+	notes: z.string().max(20_000).nullable().optional(),
+};
+
+const linkConflict = () => conflict("A non-terminal meeting already exists for this meeting link");
+
+meetingRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/meetings",
+		request: { body: jsonBody(z.strictObject(PlanningFields)) },
+		responses: { 201: jsonResponse(Meeting, "The planned meeting") },
+	}),
+	async (c) => {
+		const body = c.req.valid("json");
+		const { userId } = c.get("identity");
+		const now = nowIso();
+		const data: Record<string, unknown> = {};
+		if (body.title) data.title = body.title;
+		if (body.notes) data.notes = body.notes;
+		const link = linkFields(body.meeting_url ?? null);
+		let row: typeof meetings.$inferSelect | undefined;
+		try {
+			row = await db(c.env)
+				.insert(meetings)
+				.values({
+					userId,
+					...link,
+					platform: link.platform ?? "unknown",
+					status: body.scheduled_at ? "scheduled" : "idle",
+					scheduledAt: body.scheduled_at ? new Date(body.scheduled_at).toISOString() : null,
+					workspaceId: body.workspace_id ?? null,
+					autoJoin: body.auto_join ?? true,
+					data,
+					createdAt: now,
+					updatedAt: now,
+				})
+				.returning()
+				.get();
+		} catch (err) {
+			if (isUniqueViolation(err)) throw linkConflict();
+			throw err;
+		}
+		if (!row) throw new ApiError(500, "Meeting was not stored");
+		await replan(c, row);
+		return c.json(meetingView(row), 201);
+	},
+);
+
+meetingRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/meetings",
+		request: {
+			query: z.object({
+				status: z.string().optional(),
+				platform: z.enum(["google_meet", "zoom", "teams", "unknown"]).optional(),
+				created_after: isoTimestamp.optional(),
+				created_before: isoTimestamp.optional(),
+				scheduled_after: isoTimestamp.optional(),
+				scheduled_before: isoTimestamp.optional(),
+				limit: z.coerce.number().int().min(1).max(500).default(100),
+				offset: z.coerce.number().int().min(0).default(0),
+			}),
+		},
+		responses: { 200: jsonResponse(z.object({ meetings: z.array(Meeting) }), "Readable meetings, newest first") },
+	}),
+	async (c) => {
+		const q = c.req.valid("query");
+		const conditions: SQL[] = [readableBy(c.get("identity").userId)];
+		if (q.status) {
+			const statuses = q.status.split(",").map((s) => s.trim());
+			const unknown = statuses.filter((s) => !(MEETING_STATUSES as readonly string[]).includes(s));
+			if (unknown.length) throw invalidField(["query", "status"], `Unknown status: ${unknown.join(", ")}`);
+			conditions.push(inArray(meetings.status, statuses));
+		}
+		if (q.platform) conditions.push(eq(meetings.platform, q.platform));
+		const iso = (s: string) => new Date(s).toISOString();
+		if (q.created_after) conditions.push(gte(meetings.createdAt, iso(q.created_after)));
+		if (q.created_before) conditions.push(lte(meetings.createdAt, iso(q.created_before)));
+		if (q.scheduled_after) conditions.push(gte(meetings.scheduledAt, iso(q.scheduled_after)));
+		if (q.scheduled_before) conditions.push(lte(meetings.scheduledAt, iso(q.scheduled_before)));
+		const rows = await db(c.env)
+			.select()
+			.from(meetings)
+			.where(and(...conditions))
+			.orderBy(desc(meetings.id))
+			.limit(q.limit)
+			.offset(q.offset)
+			.all();
+		return c.json({ meetings: rows.map(meetingView) }, 200);
+	},
+);
+
+meetingRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/meetings/{meeting_id}",
+		request: { params: MeetingId },
+		responses: { 200: jsonResponse(Meeting, "One meeting") },
+	}),
+	async (c) => {
+		const row = await findReadableMeeting(c.env, c.get("identity").userId, c.req.valid("param").meeting_id);
+		if (!row) throw notFound("Meeting not found");
+		return c.json(meetingView(row), 200);
+	},
+);
+
+const lifecycleOwns = () => conflict("The bot lifecycle owns this meeting; it can no longer be edited as a plan");
+
+meetingRoutes.openapi(
+	createRoute({
+		method: "patch",
+		path: "/meetings/{meeting_id}",
+		request: { params: MeetingId, body: jsonBody(z.strictObject(PlanningFields)) },
+		responses: { 200: jsonResponse(Meeting, "The updated plan") },
+	}),
+	async (c) => {
+		const body = c.req.valid("json");
+		const row = await findOwnedMeeting(c.env, c.get("identity").userId, c.req.valid("param").meeting_id);
+		if (!row) throw notFound("Meeting not found");
+		if (!isPlanned(row.status as MeetingStatus)) throw lifecycleOwns();
+		const data = { ...row.data };
+		for (const key of ["title", "notes"] as const) {
+			if (body[key] === null) delete data[key];
+			else if (body[key] !== undefined) data[key] = body[key];
+		}
+		const scheduledAt = body.scheduled_at === undefined ? row.scheduledAt : body.scheduled_at && new Date(body.scheduled_at).toISOString();
+		let updated: typeof meetings.$inferSelect | undefined;
+		try {
+			updated = await updateIfStatus(c.env, row.id, PLANNED_STATUSES, {
+				...linkFields(body.meeting_url),
+				data,
+				scheduledAt,
+				status: scheduledAt ? "scheduled" : "idle",
+				...(body.workspace_id !== undefined ? { workspaceId: body.workspace_id } : {}),
+				...(body.auto_join !== undefined ? { autoJoin: body.auto_join ?? true } : {}),
+			});
+		} catch (err) {
+			if (isUniqueViolation(err)) throw linkConflict();
+			throw err;
+		}
+		if (!updated) throw lifecycleOwns();
+		await replan(c, updated);
+		return c.json(meetingView(updated), 200);
+	},
+);
+
+meetingRoutes.openapi(
+	createRoute({
+		method: "delete",
+		path: "/meetings/{meeting_id}",
+		request: { params: MeetingId },
+		responses: { 204: { description: "Plan removed" } },
+	}),
+	async (c) => {
+		const row = await findOwnedMeeting(c.env, c.get("identity").userId, c.req.valid("param").meeting_id);
+		if (!row) throw notFound("Meeting not found");
+		if (!isPlanned(row.status as MeetingStatus)) throw lifecycleOwns();
+		const deleted = await db(c.env)
+			.delete(meetings)
+			.where(and(eq(meetings.id, row.id), inArray(meetings.status, [...PLANNED_STATUSES])))
+			.returning({ id: meetings.id })
+			.get();
+		if (!deleted) throw lifecycleOwns();
+		await replan(c, row, true);
+		return c.body(null, 204);
+	},
+);
+
+meetingRoutes.openapi(
+	createRoute({
+		method: "patch",
+		path: "/meetings/{platform}/{native_meeting_id}",
+		request: {
+			params: z.object({ platform: z.enum(["google_meet", "zoom", "teams"]), native_meeting_id: z.string().min(1).max(300) }),
+			body: jsonBody(
+				z.strictObject({
+					notes: z.string().max(20_000).nullable().optional(),
+					title: z.string().max(500).nullable().optional(),
+					data: z.record(z.string(), z.unknown()).optional(),
+				}),
+			),
+		},
+		responses: { 200: jsonResponse(Meeting, "The meeting with its metadata updated") },
+	}),
+	async (c) => {
+		const { platform, native_meeting_id } = c.req.valid("param");
+		const body = c.req.valid("json");
+		const row = await findMeetingOnLink(c.env, c.get("identity").userId, platform, native_meeting_id, { ownedOnly: true });
+		if (!row) throw notFound("Meeting not found");
+		// Metadata only: status-bearing and calendar keys are not the caller's to write.
+		const { auto_join_error: _e, calendar_sources: _s, scheduled_at: _t, ...free } = body.data ?? {};
+		const data: Record<string, unknown> = { ...row.data, ...free };
+		for (const key of ["title", "notes"] as const) {
+			const value = body[key] !== undefined ? body[key] : (free[key] as string | null | undefined);
+			if (value === null) delete data[key];
+			else if (value !== undefined) data[key] = value;
+		}
+		const updated = await db(c.env).update(meetings).set({ data, updatedAt: nowIso() }).where(eq(meetings.id, row.id)).returning().get();
+		return c.json(meetingView(updated ?? row), 200);
+	},
+);
+
+meetingRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/meetings/{meeting_id}/participants",
+		request: { params: MeetingId },
+		responses: {
+			200: jsonResponse(
+				z.object({
+					meeting_id: z.number().int(),
+					participants: z.array(
+						z.object({ participant_id: z.string(), name: z.string(), joined_at: z.string().nullable(), left_at: z.string().nullable() }),
+					),
+				}),
+				"Who joined and left, as the bot saw it",
+			),
+		},
+	}),
+	async (c) => {
+		const row = await findReadableMeeting(c.env, c.get("identity").userId, c.req.valid("param").meeting_id);
+		if (!row) throw notFound("Meeting not found");
+		const people = await db(c.env).select().from(meetingParticipants).where(eq(meetingParticipants.meetingId, row.id)).all();
+		return c.json(
+			{
+				meeting_id: row.id,
+				participants: people.map((p) => ({ participant_id: p.participantId, name: p.name, joined_at: p.joinedAt, left_at: p.leftAt })),
+			},
+			200,
+		);
+	},
+);

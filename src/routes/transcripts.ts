@@ -1,0 +1,144 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { asc, eq } from "drizzle-orm";
+import { Platform } from "../bot-channel/protocol";
+import { transcriptSegments, transcriptShares } from "../db/schema";
+import { intVar } from "../env";
+import { notFound } from "../errors";
+import { db, findMeetingOnLink, meetingView } from "../meetings/meeting-store";
+import { segmentView } from "../meetings/transcript-store";
+import { publicBaseUrl } from "./meetings";
+import { jsonResponse, routeModule } from "./openapi-app";
+
+/** Transcripts after (and during) the meeting, and their time-limited public shares. */
+export const transcriptRoutes = routeModule();
+
+const Link = z.object({ platform: Platform, native_meeting_id: z.string().min(1).max(300) });
+
+async function startedMeeting(env: Parameters<typeof findMeetingOnLink>[0], userId: number, platform: string, nativeId: string) {
+	const row = await findMeetingOnLink(env, userId, platform, nativeId, { started: true });
+	if (!row) throw notFound("Meeting not found");
+	return row;
+}
+
+async function segmentsOf(env: Parameters<typeof db>[0], meetingId: number) {
+	const rows = await db(env)
+		.select()
+		.from(transcriptSegments)
+		.where(eq(transcriptSegments.meetingId, meetingId))
+		.orderBy(asc(transcriptSegments.start), asc(transcriptSegments.segmentId))
+		.all();
+	return rows.map(segmentView);
+}
+
+transcriptRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/transcripts/{platform}/{native_meeting_id}",
+		request: { params: Link },
+		responses: {
+			200: jsonResponse(z.object({ segments: z.array(z.object({}).passthrough()) }).passthrough(), "The transcript, ordered by start"),
+		},
+	}),
+	async (c) => {
+		const { platform, native_meeting_id } = c.req.valid("param");
+		const row = await startedMeeting(c.env, c.get("identity").userId, platform, native_meeting_id);
+		const m = meetingView(row);
+		return c.json(
+			{
+				id: m.id,
+				platform: m.platform,
+				native_meeting_id: m.native_meeting_id,
+				constructed_meeting_url: m.constructed_meeting_url,
+				status: m.status,
+				start_time: m.start_time,
+				end_time: m.end_time,
+				recordings: m.recordings,
+				notes: m.notes,
+				completion_reason: m.completion_reason,
+				segments: await segmentsOf(c.env, row.id),
+			},
+			200,
+		);
+	},
+);
+
+function shareId(): string {
+	const bytes = crypto.getRandomValues(new Uint8Array(18));
+	return btoa(String.fromCharCode(...bytes))
+		.replace(/\+/g, "-")
+		.replace(/\//g, "_")
+		.replace(/=+$/, "");
+}
+
+transcriptRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/transcripts/{platform}/{native_meeting_id}/share",
+		request: {
+			params: Link,
+			query: z.object({
+				ttl_seconds: z.coerce
+					.number()
+					.int()
+					.min(60)
+					.max(7 * 86_400)
+					.optional(),
+			}),
+		},
+		responses: {
+			200: jsonResponse(
+				z.object({ share_id: z.string(), url: z.string(), expires_at: z.string(), expires_in_seconds: z.number().int() }),
+				"A public link to the transcript as plain text, until it expires",
+			),
+		},
+	}),
+	async (c) => {
+		const { platform, native_meeting_id } = c.req.valid("param");
+		const row = await startedMeeting(c.env, c.get("identity").userId, platform, native_meeting_id);
+		const ttl = c.req.valid("query").ttl_seconds ?? intVar(c.env.TRANSCRIPT_SHARE_TTL_S, 900);
+		const now = new Date();
+		const id = shareId();
+		const expiresAt = new Date(now.getTime() + ttl * 1000).toISOString();
+		await db(c.env)
+			.insert(transcriptShares)
+			.values({ shareId: id, meetingId: row.id, userId: c.get("identity").userId, expiresAt, createdAt: now.toISOString() });
+		return c.json(
+			{ share_id: id, url: `${publicBaseUrl(c)}/public/transcripts/${id}.txt`, expires_at: expiresAt, expires_in_seconds: ttl },
+			200,
+		);
+	},
+);
+
+const clock = (seconds: number) => {
+	const s = Math.max(0, Math.floor(seconds));
+	return `${String(Math.floor(s / 3600)).padStart(2, "0")}:${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}`;
+};
+
+transcriptRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/public/transcripts/{share_file}",
+		request: { params: z.object({ share_file: z.string().max(64) }) },
+		responses: { 200: { description: "The shared transcript as text/plain", content: { "text/plain": { schema: z.string() } } } },
+	}),
+	async (c) => {
+		const file = c.req.valid("param").share_file;
+		if (!file.endsWith(".txt")) throw notFound("Share not found");
+		const id = file.slice(0, -4);
+		if (!/^[A-Za-z0-9_-]{10,40}$/.test(id)) throw notFound("Share not found");
+		const share = await db(c.env).select().from(transcriptShares).where(eq(transcriptShares.shareId, id)).get();
+		if (!share || Date.parse(share.expiresAt) <= Date.now()) throw notFound("Share not found");
+		const row = await c.env.DB.prepare("SELECT * FROM meetings WHERE id = ?").bind(share.meetingId).first<Record<string, string | null>>();
+		if (!row) throw notFound("Share not found");
+		const segments = (await segmentsOf(c.env, share.meetingId)).filter((s) => s.completed);
+		const lines = [
+			`Platform: ${row.platform}`,
+			`Meeting ID: ${row.native_meeting_id}`,
+			`Started: ${row.start_time ?? "-"}`,
+			`Ended: ${row.end_time ?? "-"}`,
+			"",
+			...segments.map((s) => `[${clock(s.start)}] ${s.speaker}: ${s.text}`),
+		];
+		return c.text(`${lines.join("\n")}\n`, 200, { "content-type": "text/plain; charset=utf-8" });
+	},
+);
