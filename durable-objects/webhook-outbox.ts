@@ -157,7 +157,8 @@ export class WebhookOutbox {
 		} finally {
 			this.inFlight.delete(row.event_id);
 		}
-		if (!report.retry) this.sql.exec("DELETE FROM webhook_outbox WHERE event_id = ?", row.event_id);
+		// Settled, or out of time: either way it leaves the queue.
+		if (!report.retry || !willRetry) this.sql.exec("DELETE FROM webhook_outbox WHERE event_id = ?", row.event_id);
 		return report;
 	}
 
