@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import type { Env } from "../src/env";
 import { findMeetingOnLink } from "../src/meetings/meeting-store";
+import { closeQuietly } from "./meeting-room";
 
 /** Client → server control messages of /ws (contracts/ws.v1). */
 const MeetingRefIn = z.object({ platform: z.string().min(1).max(40), native_id: z.string().min(1).max(300) });
@@ -104,7 +105,8 @@ export class LiveFeed extends DurableObject<Env> {
 		return { type: "unsubscribed", meetings: refs };
 	}
 
-	override async webSocketClose(socket: WebSocket): Promise<void> {
+	override async webSocketClose(socket: WebSocket, code?: number, reason?: string): Promise<void> {
+		closeQuietly(socket, code ?? 1000, reason ?? "");
 		const state = socket.deserializeAttachment() as SocketState | null;
 		if (state) await this.dropUnwatched(Object.keys(state.subscriptions), socket);
 	}

@@ -1,10 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { signChannelToken } from "../src/bot-channel/channel-token";
 import type { Act, RoomToBot } from "../src/bot-channel/protocol";
 import { spawnBot, stopBot } from "../src/bots/bot-host-client";
 import type { RoomStart } from "../src/bots/launch";
+import { type MeetingRow, meetings } from "../src/db/schema";
 import { type Env, intVar } from "../src/env";
 import { type MeetingRef, meetingStatusMessage } from "../src/live/feed-messages";
+import { db, meetingView } from "../src/meetings/meeting-store";
 import {
 	type Actor,
 	type CompletionReason,
@@ -16,6 +19,7 @@ import {
 	type MeetingStatus,
 	transition,
 } from "../src/meetings/status-machine";
+import { buildEnvelope, TRANSITION_SOURCE, webhookEventsFor } from "../src/webhooks/envelope";
 import { AutoJoin, type PlanRequest } from "./auto-join";
 import { BotChannelInbox } from "./bot-channel-inbox";
 import { RoomFanout } from "./room-fanout";
@@ -175,17 +179,55 @@ export class MeetingRoom extends DurableObject<Env> {
 		const next = result.state;
 		const now = new Date().toISOString();
 		const startTime = state.startTime ?? (next.status === "active" ? now : null);
-		await this.env.DB.prepare(
-			`UPDATE meetings SET status = ?, completion_reason = ?, failure_stage = ?, start_time = ?, end_time = ?, updated_at = ? WHERE id = ?`,
-		)
-			.bind(next.status, next.completion_reason, next.failure_stage, startTime, isTerminal(next.status) ? now : null, now, state.meetingId)
-			.run();
+		const row = await db(this.env)
+			.update(meetings)
+			.set({
+				status: next.status,
+				completionReason: next.completion_reason,
+				failureStage: next.failure_stage,
+				startTime,
+				endTime: isTerminal(next.status) ? now : null,
+				updatedAt: now,
+			})
+			.where(eq(meetings.id, state.meetingId))
+			.returning()
+			.get();
 		const updated: RoomState = { ...state, machine: next, startTime };
 		await this.saveState(updated);
 		const data = ask.reason || next.completion_reason ? { reason: ask.reason ?? null, completion_reason: next.completion_reason } : null;
 		await this.fanout.publish(state.meetingId, meetingStatusMessage(this.ref(updated), state.userId, next.status, data));
+		if (row) this.ctx.waitUntil(this.notify(row, state.machine, next.status, ask, now));
 		if (isTerminal(next.status)) await this.finish(updated, ask.actor);
 		return true;
+	}
+
+	/** The webhooks a step raises, handed to the owner's outbox (which retries on its own). */
+	private async notify(row: MeetingRow, before: MeetingState, to: MeetingStatus, ask: TransitionAsk, at: string): Promise<void> {
+		const account = this.env.ACCOUNT.get(this.env.ACCOUNT.idFromName(String(row.userId)));
+		const meeting = meetingView(row);
+		for (const eventType of webhookEventsFor(before, to)) {
+			const envelope = await buildEnvelope({
+				event_type: eventType,
+				meeting,
+				status_change: {
+					from: before.status,
+					to,
+					reason: ask.reason ?? null,
+					timestamp: at,
+					transition_source: TRANSITION_SOURCE[ask.actor],
+				},
+			});
+			try {
+				await account.enqueueWebhook(row.userId, {
+					event_id: envelope.event_id,
+					event_type: eventType,
+					meeting_id: row.id,
+					body: JSON.stringify(envelope),
+				});
+			} catch (err) {
+				console.error("webhook not queued", eventType, err instanceof Error ? err.name : "error");
+			}
+		}
 	}
 
 	private async finish(state: RoomState, actor: Actor): Promise<void> {
@@ -229,7 +271,8 @@ export class MeetingRoom extends DurableObject<Env> {
 		await this.serial(() => this.inbox.receive(socket, data));
 	}
 
-	override async webSocketClose(socket: WebSocket): Promise<void> {
+	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
+		closeQuietly(socket, code, reason);
 		await this.botGone(socket);
 	}
 
@@ -251,5 +294,14 @@ export class MeetingRoom extends DurableObject<Env> {
 			if (timer === "stop_deadline") await this.move({ to: "completed", actor: "user" });
 			if (timer === "auto_join") await this.autoJoin.fire();
 		}
+	}
+}
+
+/** Completes the close handshake; the socket may already be gone. */
+export function closeQuietly(socket: WebSocket, code: number, reason: string): void {
+	try {
+		socket.close(code === 1005 || code === 1006 ? 1000 : code, reason);
+	} catch {
+		// already closed
 	}
 }

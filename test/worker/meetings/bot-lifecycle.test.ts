@@ -88,7 +88,7 @@ describe("a meeting from request to transcript", () => {
 		const draft = {
 			segment_id: "s-1",
 			speaker: "Alice",
-			speaker_source: "caption",
+			speaker_source: "caption" as const,
 			text: "Hello every",
 			start: 1,
 			end: 1.8,
@@ -155,5 +155,210 @@ describe("a meeting from request to transcript", () => {
 		expect(again.status).toBe(201);
 		expect((await json<Meeting>(again)).id).not.toBe(created.id);
 		live.close();
+	});
+});
+
+describe("the bot channel", () => {
+	it("refuses a token minted for another meeting, and a forged one", async () => {
+		const { headers } = await userWithKey();
+		const a = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
+		const b = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
+		const spawnA = await spawnRequestFor(a.id);
+		for (const token of [spawnA.channel.token, `${b.id}.9999999999.${"0".repeat(64)}`, "garbage"]) {
+			const res = await call("GET", `/internal/bot-channel/${b.id}`, {
+				headers: { Upgrade: "websocket", Authorization: `Bearer ${token}` },
+			});
+			expect(res.status).toBe(401);
+			expect(res.webSocket).toBeNull();
+		}
+	});
+
+	it("resumes after a reconnect without losing or duplicating anything", async () => {
+		const { headers } = await userWithKey();
+		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
+		const spawn = await spawnRequestFor(m.id);
+		const first = await SimulatedBot.connect(spawn);
+		await first.status("active");
+		const chat = (text: string) => ({ type: "chat" as const, message: { sender: "Ann", text, timestamp: Date.now(), is_from_bot: false } });
+		await first.send(chat("one"));
+		// The connection drops after message 3 was sent but before its ack arrived.
+		first.channel.send({ ...chat("two"), seq: 3 });
+		await first.channel.waitFor("ack 3", (msg) => msg.type === "ack" && msg.seq === 3);
+		first.channel.close();
+
+		const second = await SimulatedBot.connect(spawn, 2);
+		const hello = second.channel.messages.find((msg) => msg.type === "ack");
+		expect(hello).toEqual({ type: "ack", seq: 3 });
+		await second.send(chat("two"), 3);
+		await second.send(chat("three"), 4);
+		const rows = await env.DB.prepare("SELECT text FROM chat_messages WHERE meeting_id = ? ORDER BY id").bind(m.id).all<{ text: string }>();
+		expect(rows.results.map((r) => r.text)).toEqual(["one", "two", "three"]);
+	});
+
+	it("queues commands sent while the bot is away and hands them over on hello", async () => {
+		const { headers } = await userWithKey();
+		const code = meetCode();
+		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: code }));
+		const spawn = await spawnRequestFor(m.id);
+		const bot = await SimulatedBot.connect(spawn);
+		await bot.status("active");
+		bot.channel.close();
+		await eventually("the room to see the bot gone", async () =>
+			runInDurableObject(roomOf(m.id), async (_r: MeetingRoom, s) =>
+				(await s.storage.get<Record<string, number>>("timers"))?.watchdog ? true : undefined,
+			),
+		);
+		const res = await call("PUT", `/bots/google_meet/${code}/config`, { headers, json: { language: "de", task: "translate" } });
+		expect(res.status).toBe(202);
+		expect(await res.json()).toEqual({ message: "Config update sent", meeting_id: m.id });
+		const back = await SimulatedBot.connect(spawn, 1);
+		const command = await back.channel.waitFor("reconfigure", (msg) => msg.type === "command");
+		expect(command.act).toEqual({ action: "reconfigure", language: "de", task: "translate" });
+	});
+});
+
+describe("how meetings fail", () => {
+	it("fails with join_failure when the bot host refuses the spawn", async () => {
+		const { headers } = await userWithKey();
+		await script("/bot-host/bots", [{ status: 503, body: "overloaded" }]);
+		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
+		const ended = await eventually("failed", async () => {
+			const now = await meeting(headers, m.id);
+			return now.status === "failed" ? now : undefined;
+		});
+		expect(ended).toMatchObject({ completion_reason: "join_failure", failure_stage: "requested" });
+		expect((await json<{ running_bots: unknown[] }>(await call("GET", "/bots/status", { headers }))).running_bots).toEqual([]);
+	});
+
+	it("fails with join_failure when a spawned bot never reports", async () => {
+		const { headers } = await userWithKey();
+		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
+		await spawnRequestFor(m.id);
+		await fireTimersNow(m.id);
+		expect(await meeting(headers, m.id)).toMatchObject({ status: "failed", completion_reason: "join_failure", failure_stage: "requested" });
+	});
+
+	it("ends awaiting_admission_timeout when a bot waiting in the lobby is torn down", async () => {
+		const { headers } = await userWithKey();
+		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
+		const bot = await SimulatedBot.connect(await spawnRequestFor(m.id));
+		await bot.status("joining");
+		await bot.status("awaiting_admission");
+		bot.channel.close();
+		await eventually("grace timer", async () =>
+			runInDurableObject(roomOf(m.id), async (_r: MeetingRoom, s) =>
+				(await s.storage.get<Record<string, number>>("timers"))?.watchdog ? true : undefined,
+			),
+		);
+		await fireTimersNow(m.id);
+		expect(await meeting(headers, m.id)).toMatchObject({
+			status: "failed",
+			completion_reason: "awaiting_admission_timeout",
+			failure_stage: "awaiting_admission",
+		});
+	});
+
+	it("records a host's denial as rejected at the lobby stage", async () => {
+		const { headers } = await userWithKey();
+		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
+		const bot = await SimulatedBot.connect(await spawnRequestFor(m.id));
+		await bot.status("awaiting_admission");
+		await bot.status("failed", { completion_reason: "awaiting_admission_rejected", reason: "host denied entry" });
+		expect(await meeting(headers, m.id)).toMatchObject({
+			status: "failed",
+			completion_reason: "awaiting_admission_rejected",
+			failure_stage: "awaiting_admission",
+		});
+		await eventually("channel closed by the room", () => (bot.channel.closed ? true : undefined));
+	});
+
+	it("ignores an illegal move and keeps the meeting where it was", async () => {
+		const { headers } = await userWithKey();
+		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
+		const bot = await SimulatedBot.connect(await spawnRequestFor(m.id));
+		await bot.status("active");
+		await bot.status("joining");
+		expect((await meeting(headers, m.id)).status).toBe("active");
+	});
+
+	it("stops a bot that never connected at once, as completed and stopped", async () => {
+		const { headers } = await userWithKey();
+		const code = meetCode();
+		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: code }));
+		expect((await call("DELETE", `/bots/google_meet/${code}`, { headers })).status).toBe(204);
+		expect(await meeting(headers, m.id)).toMatchObject({ status: "completed", completion_reason: "stopped" });
+		const again = await call("DELETE", `/bots/google_meet/${code}`, { headers });
+		expect(again.status).toBe(404);
+		expect(await again.json()).toEqual({ detail: `No active meeting found for google_meet/${code}` });
+	});
+
+	it("records the stop when a stopping bot never confirms", async () => {
+		const { headers } = await userWithKey();
+		const code = meetCode();
+		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: code }));
+		const bot = await SimulatedBot.connect(await spawnRequestFor(m.id));
+		await bot.status("active");
+		await call("DELETE", `/bots/google_meet/${code}`, { headers });
+		await fireTimersNow(m.id);
+		expect(await meeting(headers, m.id)).toMatchObject({ status: "completed", completion_reason: "stopped" });
+	});
+});
+
+describe("POST /bots rules", () => {
+	it("starts exactly as many bots as the cap allows when ten arrive at once", async () => {
+		const { headers } = await userWithKey("bot", { max_concurrent_bots: 2 });
+		const results = await Promise.all(
+			Array.from({ length: 10 }, () => sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() })),
+		);
+		const statuses = results.map((r) => r.status).sort();
+		expect(statuses.filter((s) => s === 201)).toHaveLength(2);
+		expect(statuses.filter((s) => s === 429)).toHaveLength(8);
+		const refused = results.find((r) => r.status === 429);
+		expect(refused?.headers.get("Retry-After")).toMatch(/^\d+$/);
+		expect((await json<{ detail: string }>(refused as Response)).detail).toMatch(/limit reached \(2\/2\)/);
+	});
+
+	it("refuses every spawn for a cap of 0, as depleted", async () => {
+		const { headers } = await userWithKey("bot", { max_concurrent_bots: 0 });
+		const res = await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() });
+		expect(res.status).toBe(429);
+		expect((await json<{ detail: string }>(res)).detail).toMatch(/limit is 0/);
+	});
+
+	it("answers 409 for a second bot on an active link, and 422 for an unknown platform or bad id", async () => {
+		const { headers } = await userWithKey();
+		const code = meetCode();
+		expect((await sendBot(headers, { platform: "google_meet", native_meeting_id: code })).status).toBe(201);
+		const dup = await sendBot(headers, { platform: "google_meet", native_meeting_id: code });
+		expect(dup.status).toBe(409);
+		expect((await sendBot(headers, { platform: "discord", native_meeting_id: "abc" })).status).toBe(422);
+		expect((await sendBot(headers, { platform: "google_meet", native_meeting_id: "not a code" })).status).toBe(422);
+		expect((await sendBot(headers, { platform: "zoom", meeting_url: "https://meet.google.com/abc-defg-hij" })).status).toBe(422);
+	});
+
+	it("claims a planned record on the same link in place, keeping title, schedule and workspace", async () => {
+		const { headers } = await userWithKey();
+		const code = meetCode();
+		const when = new Date(Date.now() + 3 * 3600_000).toISOString();
+		const plan = await json<Meeting>(
+			await call("POST", "/meetings", {
+				headers,
+				json: { title: "Weekly sync", scheduled_at: when, meeting_url: `https://meet.google.com/${code}?authuser=0`, workspace_id: "ws-1" },
+			}),
+		);
+		const res = await sendBot(headers, { platform: "google_meet", native_meeting_id: code });
+		expect(res.status).toBe(201);
+		const claimed = await json<Meeting & { workspace_id: string }>(res);
+		expect(claimed.id).toBe(plan.id);
+		expect(claimed).toMatchObject({ status: "requested", workspace_id: "ws-1", data: { title: "Weekly sync", scheduled_at: when } });
+	});
+
+	it("takes a Zoom link with its passcode and hands the bot a joinable URL", async () => {
+		const { headers } = await userWithKey();
+		const res = await sendBot(headers, { platform: "zoom", meeting_url: "https://us05web.zoom.us/j/85512345678?pwd=Secr3tPass" });
+		expect(res.status).toBe(201);
+		const spawn = await spawnRequestFor((await json<Meeting>(res)).id);
+		expect(spawn).toMatchObject({ native_meeting_id: "85512345678", passcode: "Secr3tPass" });
+		expect(spawn.meeting_url).toContain("85512345678");
 	});
 });

@@ -56,6 +56,9 @@ export async function openSocket(path: string, headers: Record<string, string>):
 	return new SocketClient(res.webSocket);
 }
 
+/** A bot → room message without its seq (distributes over the union). */
+export type Unsequenced = BotToRoom extends infer T ? (T extends { seq: number } ? Omit<T, "seq"> : never) : never;
+
 /** Plays the bot: connects the channel with the spawn's token and speaks the protocol. */
 export class SimulatedBot {
 	private seq = 0;
@@ -76,7 +79,7 @@ export class SimulatedBot {
 	}
 
 	/** Sends one sequenced message and waits for the room's ack (it is durable then). */
-	async send(message: Omit<Exclude<BotToRoom, { type: "hello" }>, "seq">, seq = ++this.seq): Promise<void> {
+	async send(message: Unsequenced, seq = ++this.seq): Promise<void> {
 		this.channel.send({ ...message, seq });
 		await this.channel.waitFor(`ack ${seq}`, (m) => m.type === "ack" && m.seq === seq);
 	}
