@@ -50,6 +50,7 @@ export default defineConfig(async () => {
 				{
 					test: {
 						name: "e2e",
+						globalSetup: ["./test/e2e/global-setup.ts"],
 						environment: "node",
 						include: ["test/e2e/**/*.test.ts"],
 						testTimeout: 120_000,

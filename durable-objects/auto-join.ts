@@ -67,6 +67,7 @@ export class AutoJoin {
 				},
 				{ ...(meeting.botOptions as BotOptions), bot_name: meeting.botName },
 				plan.publicBaseUrl,
+				"scheduler",
 			);
 			await env.DB.prepare("UPDATE meetings SET data = json_remove(data, '$.auto_join_error') WHERE id = ?").bind(meeting.id).run();
 			await this.room.storage.delete("plan");

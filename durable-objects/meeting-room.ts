@@ -19,7 +19,7 @@ import {
 	type MeetingStatus,
 	transition,
 } from "../src/meetings/status-machine";
-import { buildEnvelope, TRANSITION_SOURCE, webhookEventsFor } from "../src/webhooks/envelope";
+import { buildEnvelope, TRANSITION_SOURCE, type WebhookEventType, webhookEventsFor } from "../src/webhooks/envelope";
 import { AutoJoin, type PlanRequest } from "./auto-join";
 import { BotChannelInbox } from "./bot-channel-inbox";
 import { RoomFanout } from "./room-fanout";
@@ -44,6 +44,14 @@ export interface TransitionAsk {
 	completion_reason?: CompletionReason;
 	failure_stage?: FailureStage;
 	reason?: string;
+}
+
+interface StatusStep {
+	from: MeetingStatus | null;
+	to: MeetingStatus;
+	reason?: string;
+	actor: Actor;
+	at: string;
 }
 
 const CHANNEL_TOKEN_TTL_S = 24 * 3600;
@@ -106,6 +114,8 @@ export class MeetingRoom extends DurableObject<Env> {
 			await this.timers.clear("auto_join", "stop_deadline");
 			await this.timers.set("watchdog", Date.now() + intVar(this.env.BOT_REPORT_TIMEOUT_S, 60) * 1000);
 			await this.fanout.publish(m.id, meetingStatusMessage(this.ref(state), m.userId, "requested", null));
+			const step = { from: start.previousStatus, to: "requested" as const, actor: start.actor, at: m.updatedAt };
+			this.ctx.waitUntil(this.notify(m, ["meeting.status_change"], step));
 		});
 		this.ctx.waitUntil(this.spawn(start));
 	}
@@ -196,25 +206,30 @@ export class MeetingRoom extends DurableObject<Env> {
 		await this.saveState(updated);
 		const data = ask.reason || next.completion_reason ? { reason: ask.reason ?? null, completion_reason: next.completion_reason } : null;
 		await this.fanout.publish(state.meetingId, meetingStatusMessage(this.ref(updated), state.userId, next.status, data));
-		if (row) this.ctx.waitUntil(this.notify(row, state.machine, next.status, ask, now));
+		if (row) {
+			const events = webhookEventsFor(state.machine, next.status);
+			this.ctx.waitUntil(
+				this.notify(row, events, { from: state.machine.status, to: next.status, reason: ask.reason, actor: ask.actor, at: now }),
+			);
+		}
 		if (isTerminal(next.status)) await this.finish(updated, ask.actor);
 		return true;
 	}
 
 	/** The webhooks a step raises, handed to the owner's outbox (which retries on its own). */
-	private async notify(row: MeetingRow, before: MeetingState, to: MeetingStatus, ask: TransitionAsk, at: string): Promise<void> {
+	private async notify(row: MeetingRow, events: WebhookEventType[], step: StatusStep): Promise<void> {
 		const account = this.env.ACCOUNT.get(this.env.ACCOUNT.idFromName(String(row.userId)));
 		const meeting = meetingView(row);
-		for (const eventType of webhookEventsFor(before, to)) {
+		for (const eventType of events) {
 			const envelope = await buildEnvelope({
 				event_type: eventType,
 				meeting,
 				status_change: {
-					from: before.status,
-					to,
-					reason: ask.reason ?? null,
-					timestamp: at,
-					transition_source: TRANSITION_SOURCE[ask.actor],
+					from: step.from,
+					to: step.to,
+					reason: step.reason ?? null,
+					timestamp: step.at,
+					transition_source: TRANSITION_SOURCE[step.actor],
 				},
 			});
 			try {

@@ -10,8 +10,6 @@ function stopAll(code = 0) {
 	for (const child of children) child.kill("SIGTERM");
 	setTimeout(() => process.exit(code), 300).unref();
 }
-process.on("SIGINT", () => stopAll(0));
-process.on("SIGTERM", () => stopAll(0));
 
 export function run(command, args, options = {}) {
 	const child = spawn(command, args, { cwd: root, stdio: ["ignore", "inherit", "inherit"], ...options });
@@ -88,6 +86,8 @@ async function ensureFirstUser(base, adminToken, stateDir) {
 }
 
 export async function startLocalStack({ announce }) {
+	process.on("SIGINT", () => stopAll(0));
+	process.on("SIGTERM", () => stopAll(0));
 	const port = Number(process.env.API_GATEWAY_HOST_PORT || 18056);
 	const stateDir = path.join(root, ".local", "state");
 	const secrets = localSecrets();

@@ -31,6 +31,9 @@ export interface LaunchTarget {
 /** What the MeetingRoom needs to take over: the record and the spawn, less the channel. */
 export interface RoomStart {
 	meeting: MeetingRow;
+	/** The planned status the record was claimed from; null for a record made for this bot. */
+	previousStatus: MeetingStatus | null;
+	actor: "user" | "scheduler";
 	spawn: Omit<SpawnRequest, "channel" | "recording_upload_url">;
 	link: string;
 	publicBaseUrl: string;
@@ -45,7 +48,13 @@ const account = (env: Env, userId: number) => env.ACCOUNT.get(env.ACCOUNT.idFrom
  * meeting. The slot is held before any row changes, so the cap is exact; whatever fails after
  * the claim gives the slot back.
  */
-export async function launchBot(env: Env, target: LaunchTarget, options: BotOptions, publicBaseUrl: string): Promise<RoomStart> {
+export async function launchBot(
+	env: Env,
+	target: LaunchTarget,
+	options: BotOptions,
+	publicBaseUrl: string,
+	actor: RoomStart["actor"] = "user",
+): Promise<RoomStart> {
 	const link = slotKey(target.platform, target.nativeMeetingId);
 	const existing = await findOpenMeetingOnLink(env, target.userId, target.platform, target.nativeMeetingId);
 	if (existing && isLive(existing.status as MeetingStatus)) throw alreadyActive(target);
@@ -62,7 +71,8 @@ export async function launchBot(env: Env, target: LaunchTarget, options: BotOpti
 	try {
 		const meeting = await claimOrCreateMeeting(env, target, options, existing);
 		await account(env, target.userId).bindBotSlot(link, meeting.id);
-		return { meeting, link, publicBaseUrl, spawn: await spawnSpec(env, meeting, options) };
+		const previousStatus = existing && isPlanned(existing.status as MeetingStatus) ? (existing.status as MeetingStatus) : null;
+		return { meeting, previousStatus, actor, link, publicBaseUrl, spawn: await spawnSpec(env, meeting, options) };
 	} catch (err) {
 		await account(env, target.userId).releaseBotSlot(link);
 		throw err;

@@ -1,0 +1,86 @@
+/** A client of the running gateway, as an outside program would be: HTTP and WebSockets only. */
+import { inject } from "vitest";
+import WebSocket from "ws";
+
+export const gateway = () => inject("gatewayUrl");
+export const receiverUrl = () => inject("receiverUrl");
+
+export async function api(method: string, path: string, options: { key?: string; admin?: boolean; json?: unknown } = {}) {
+	const headers: Record<string, string> = {};
+	if (options.key) headers["X-API-Key"] = options.key;
+	if (options.admin) headers["X-Admin-API-Key"] = inject("adminToken");
+	if (options.json !== undefined) headers["content-type"] = "application/json";
+	const res = await fetch(`${gateway()}${path}`, {
+		method,
+		headers,
+		body: options.json === undefined ? undefined : JSON.stringify(options.json),
+	});
+	const text = await res.text();
+	let body: unknown = text;
+	try {
+		body = text ? JSON.parse(text) : null;
+	} catch {
+		// plain text answer
+	}
+	return { status: res.status, headers: res.headers, body: body as Record<string, unknown> & unknown[] };
+}
+
+/** A new user with a bot,tx key, made through the admin API. */
+export async function newAccount(fields: Record<string, unknown> = {}) {
+	const email = `e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+	const user = await api("POST", "/admin/users", { admin: true, json: { email, ...fields } });
+	const minted = await api("POST", `/admin/users/${user.body.id}/tokens?scopes=bot,tx`, { admin: true });
+	return { userId: user.body.id as number, key: minted.body.token as string };
+}
+
+export async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
+	const deadline = Date.now() + ms;
+	for (;;) {
+		const value = await check();
+		if (value !== undefined) return value;
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((r) => setTimeout(r, 50));
+	}
+}
+
+export class Socket {
+	readonly messages: Record<string, unknown>[] = [];
+	closed: { code: number; reason: string } | undefined;
+
+	private constructor(readonly ws: WebSocket) {
+		ws.on("message", (data) => {
+			this.messages.push(JSON.parse(String(data)));
+		});
+		ws.on("close", (code, reason) => {
+			this.closed = { code, reason: String(reason) };
+		});
+	}
+
+	static open(url: string, headers: Record<string, string> = {}): Promise<Socket> {
+		return new Promise((resolve, reject) => {
+			const ws = new WebSocket(url, { headers });
+			const socket = new Socket(ws);
+			ws.once("open", () => resolve(socket));
+			ws.once("error", reject);
+		});
+	}
+
+	send(message: unknown): void {
+		this.ws.send(JSON.stringify(message));
+	}
+
+	waitFor(what: string, match: (m: Record<string, unknown>) => boolean, ms?: number) {
+		return eventually(what, () => this.messages.find(match), ms);
+	}
+
+	close(): void {
+		this.ws.close(1000);
+	}
+}
+
+export const wsUrl = (path: string) => `${gateway().replace(/^http/, "ws")}${path}`;
+
+export async function receivedAt(path: string): Promise<{ body: string; headers: Record<string, string | string[] | undefined> }[]> {
+	const res = await fetch(`${receiverUrl()}/__control/requests?path=${encodeURIComponent(path)}`);
+	return ((await res.json()) as { requests: { body: string; headers: Record<string, string> }[] }).requests;
+}
