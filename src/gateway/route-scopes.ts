@@ -31,6 +31,8 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["POST", "/admin/users/:user_id/tokens", ADMIN],
 	["GET", "/admin/users/:user_id/tokens", ADMIN],
 	["DELETE", "/admin/tokens/:token_id", ADMIN],
+	["PUT", "/admin/workspaces/:workspace_id/members/:user_id", ADMIN],
+	["DELETE", "/admin/workspaces/:workspace_id/members/:user_id", ADMIN],
 
 	["GET", "/auth/me", ANY_KEY],
 	["GET", "/user/models", SETTINGS],

@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { asc, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { isoNow } from "../clock";
-import { apiTokens, type UserRow, users } from "../db/schema";
+import { apiTokens, type UserRow, users, workspaceMembers } from "../db/schema";
 import { intVar } from "../env";
 import { ApiError, notFound } from "../errors";
 import {
@@ -270,6 +270,46 @@ adminRoutes.openapi(
 		const { token_id } = c.req.valid("param");
 		const deleted = await drizzle(c.env.DB).delete(apiTokens).where(eq(apiTokens.id, token_id)).returning({ id: apiTokens.id }).get();
 		if (!deleted) throw notFound("Token not found");
+		return c.body(null, 204);
+	},
+);
+
+const MembershipParams = z.object({
+	workspace_id: z.string().min(1).max(200),
+	user_id: z.coerce.number().int().positive(),
+});
+
+adminRoutes.openapi(
+	createRoute({
+		method: "put",
+		path: "/admin/workspaces/{workspace_id}/members/{user_id}",
+		request: { params: MembershipParams },
+		responses: { 204: { description: "The user is a member (idempotent); they now see the workspace's meetings" } },
+	}),
+	async (c) => {
+		const { workspace_id, user_id } = c.req.valid("param");
+		const db = drizzle(c.env.DB);
+		const user = await findUser(db, user_id);
+		await db.insert(workspaceMembers).values({ workspaceId: workspace_id, userId: user.id }).onConflictDoNothing();
+		return c.body(null, 204);
+	},
+);
+
+adminRoutes.openapi(
+	createRoute({
+		method: "delete",
+		path: "/admin/workspaces/{workspace_id}/members/{user_id}",
+		request: { params: MembershipParams },
+		responses: { 204: { description: "Membership removed" } },
+	}),
+	async (c) => {
+		const { workspace_id, user_id } = c.req.valid("param");
+		const deleted = await drizzle(c.env.DB)
+			.delete(workspaceMembers)
+			.where(and(eq(workspaceMembers.workspaceId, workspace_id), eq(workspaceMembers.userId, user_id)))
+			.returning({ userId: workspaceMembers.userId })
+			.get();
+		if (!deleted) throw notFound("Workspace member not found");
 		return c.body(null, 204);
 	},
 );
