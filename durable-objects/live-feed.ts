@@ -23,6 +23,30 @@ interface SocketState {
  * message once per subscribed user; this object sends it to each socket subscribed to it.
  */
 export class LiveFeed extends DurableObject<Env> {
+	/** meeting id → subscribed sockets; rebuilt from the sockets' attachments after hibernation. */
+	private index: Map<string, Set<WebSocket>> | undefined;
+
+	private subscribers(): Map<string, Set<WebSocket>> {
+		if (!this.index) {
+			this.index = new Map();
+			for (const socket of this.ctx.getWebSockets()) {
+				const state = socket.deserializeAttachment() as SocketState | null;
+				for (const meetingId of Object.keys(state?.subscriptions ?? {})) this.indexAdd(meetingId, socket);
+			}
+		}
+		return this.index;
+	}
+
+	private indexAdd(meetingId: string, socket: WebSocket): void {
+		const index = this.index ?? this.subscribers();
+		let set = index.get(meetingId);
+		if (!set) {
+			set = new Set();
+			index.set(meetingId, set);
+		}
+		set.add(socket);
+	}
+
 	override async fetch(request: Request): Promise<Response> {
 		const userId = Number(request.headers.get("x-user-id"));
 		if (!Number.isInteger(userId) || userId <= 0) return new Response("missing identity", { status: 400 });
@@ -34,18 +58,16 @@ export class LiveFeed extends DurableObject<Env> {
 
 	/** Sends a message to this user's sockets subscribed to the meeting; false when there are none. */
 	deliver(meetingId: number, text: string): boolean {
-		let delivered = false;
-		for (const socket of this.ctx.getWebSockets()) {
-			const state = socket.deserializeAttachment() as SocketState | null;
-			if (!state?.subscriptions[meetingId]) continue;
-			delivered = true;
+		const sockets = this.subscribers().get(String(meetingId));
+		if (!sockets || sockets.size === 0) return false;
+		for (const socket of sockets) {
 			try {
 				socket.send(text);
 			} catch {
 				// a socket closing right now; its close handler unsubscribes it
 			}
 		}
-		return delivered;
+		return true;
 	}
 
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
@@ -85,6 +107,7 @@ export class LiveFeed extends DurableObject<Env> {
 				continue;
 			}
 			state.subscriptions[meeting.id] = ref;
+			this.indexAdd(String(meeting.id), socket);
 			await this.room(meeting.id).addSubscriber(state.userId);
 			subscribed.push(ref);
 		}
@@ -97,6 +120,7 @@ export class LiveFeed extends DurableObject<Env> {
 		for (const [meetingId, ref] of Object.entries(state.subscriptions)) {
 			if (refs.some((r) => r.platform === ref.platform && r.native_id === ref.native_id)) {
 				delete state.subscriptions[meetingId];
+				this.subscribers().get(meetingId)?.delete(socket);
 				removed.push(meetingId);
 			}
 		}
@@ -117,11 +141,11 @@ export class LiveFeed extends DurableObject<Env> {
 
 	/** Tells rooms this user no longer watches them, once no other socket of theirs does. */
 	private async dropUnwatched(meetingIds: string[], leaving: WebSocket): Promise<void> {
-		const others = this.ctx.getWebSockets().filter((s) => s !== leaving);
+		const userId = (leaving.deserializeAttachment() as SocketState | null)?.userId;
 		for (const meetingId of meetingIds) {
-			const stillWatched = others.some((s) => (s.deserializeAttachment() as SocketState | null)?.subscriptions[meetingId]);
-			const userId = (leaving.deserializeAttachment() as SocketState | null)?.userId;
-			if (!stillWatched && userId) await this.room(Number(meetingId)).removeSubscriber(userId);
+			const watchers = this.subscribers().get(meetingId);
+			watchers?.delete(leaving);
+			if (!watchers?.size && userId) await this.room(Number(meetingId)).removeSubscriber(userId);
 		}
 	}
 

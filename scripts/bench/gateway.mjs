@@ -14,24 +14,12 @@ function row(label, r) {
 }
 
 /** Authenticated GET /auth/me against unauthenticated GET /health, same run, same settings. */
-export async function benchGateway({ base, adminToken }) {
-	const admin = { "X-Admin-API-Key": adminToken, "content-type": "application/json" };
-	const user = await (
-		await fetch(`${base}/admin/users`, {
-			method: "POST",
-			headers: admin,
-			body: JSON.stringify({ email: `bench-${Date.now()}@example.com` }),
-		})
-	).json();
-	const { token } = await (
-		await fetch(`${base}/admin/users/${user.id}/tokens?scopes=bot,tx`, { method: "POST", headers: { "X-Admin-API-Key": adminToken } })
-	).json();
-
+export async function benchGateway({ base, key }) {
 	await autocannon({ url: `${base}/health`, connections: 8, duration: 2 });
-	await autocannon({ url: `${base}/auth/me`, headers: { "X-API-Key": token }, connections: 8, duration: 2 });
+	await autocannon({ url: `${base}/auth/me`, headers: { "X-API-Key": key }, connections: 8, duration: 2 });
 
 	const health = await load(`${base}/health`, {});
-	const me = await load(`${base}/auth/me`, { "X-API-Key": token });
+	const me = await load(`${base}/auth/me`, { "X-API-Key": key });
 	console.log(`\n## Gateway through wrangler dev (${CONNECTIONS} connections, ${SECONDS} s each)`);
 	console.log(row("GET /health (no key)", health));
 	console.log(row("GET /auth/me (key + bucket)", me));
