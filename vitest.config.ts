@@ -26,7 +26,7 @@ export default defineConfig(async () => {
 									BOT_HOST_URL: `${inject<string>("webhookReceiverUrl")}/bot-host/`,
 									BOT_REPORT_TIMEOUT_S: "5",
 								},
-								d1Databases: { UPGRADE_DB: "upgrade-db" },
+								d1Databases: { UPGRADE_DB: "upgrade-db", DUP_DB: "dup-db" },
 							},
 						})),
 					],

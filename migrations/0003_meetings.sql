@@ -24,20 +24,6 @@ CREATE INDEX meetings_user ON meetings(user_id, id DESC);
 CREATE INDEX meetings_link ON meetings(platform, native_meeting_id);
 CREATE INDEX meetings_workspace ON meetings(workspace_id) WHERE workspace_id IS NOT NULL;
 
--- The startup rule: at most one non-terminal meeting per user, platform and native id. Data
--- that already breaks it cannot be migrated: fail loudly and name the duplicates (SQLite puts
--- the bad "path" text into its error, which is how the names reach the operator).
-SELECT json_extract('{}', 'DUPLICATE non-terminal meetings (user/platform/native id), resolve before upgrading: ' || group_concat(user_id || '/' || platform || '/' || native_meeting_id, ', '))
-FROM (
-	SELECT user_id, platform, native_meeting_id FROM meetings
-	WHERE status NOT IN ('completed', 'failed') AND native_meeting_id IS NOT NULL
-	GROUP BY user_id, platform, native_meeting_id HAVING count(*) > 1
-)
-HAVING count(*) > 0;
-
-CREATE UNIQUE INDEX meetings_one_open_per_link ON meetings(user_id, platform, native_meeting_id)
-	WHERE status NOT IN ('completed', 'failed') AND native_meeting_id IS NOT NULL;
-
 -- Who besides the owner may read a meeting bound to a workspace.
 CREATE TABLE workspace_members (
 	workspace_id TEXT NOT NULL,

@@ -5,6 +5,8 @@ declare global {
 		interface Env extends WorkerEnv {
 			TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
 			UPGRADE_DB: D1Database;
+			/** A scratch database for the meeting-link uniqueness migration test. */
+			DUP_DB: D1Database;
 			/** The local webhook receiver started by test/receiver/global-setup.ts. */
 			WEBHOOK_RECEIVER_URL: string;
 		}

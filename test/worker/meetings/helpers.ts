@@ -1,0 +1,85 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import { call, json } from "../support";
+import { SimulatedBot, spawnRequestFor } from "./bot-sim";
+
+/** The meeting record as the tests read it. */
+export interface Meeting {
+	id: number;
+	user_id: number;
+	platform: string;
+	native_meeting_id: string | null;
+	constructed_meeting_url: string | null;
+	status: string;
+	completion_reason: string | null;
+	failure_stage: string | null;
+	start_time: string | null;
+	end_time: string | null;
+	workspace_id: string | null;
+	auto_join: boolean;
+	notes: string | null;
+	recordings: unknown[];
+	data: Record<string, unknown>;
+	created_at: string;
+	updated_at: string;
+}
+
+/** A fresh, random, valid Meet code, so tests never share a link. */
+export function meetCode(): string {
+	const bytes = crypto.getRandomValues(new Uint8Array(10));
+	const letters = Array.from(bytes, (b) => String.fromCharCode(97 + (b % 26))).join("");
+	return `${letters.slice(0, 3)}-${letters.slice(3, 7)}-${letters.slice(7, 10)}`;
+}
+
+export const meetUrl = (code: string) => `https://meet.google.com/${code}`;
+
+export async function createPlan(headers: Record<string, string>, body: Record<string, unknown>): Promise<Meeting> {
+	const res = await call("POST", "/meetings", { headers, json: body });
+	if (res.status !== 201) throw new Error(`POST /meetings: ${res.status} ${await res.text()}`);
+	return json<Meeting>(res);
+}
+
+export async function getMeeting(headers: Record<string, string>, id: number): Promise<Meeting> {
+	const res = await call("GET", `/meetings/${id}`, { headers });
+	if (res.status !== 200) throw new Error(`GET /meetings/${id}: ${res.status} ${await res.text()}`);
+	return json<Meeting>(res);
+}
+
+export async function sendBot(headers: Record<string, string>, code: string, extra: Record<string, unknown> = {}): Promise<Meeting> {
+	const res = await call("POST", "/bots", { headers, json: { platform: "google_meet", native_meeting_id: code, ...extra } });
+	if (res.status !== 201) throw new Error(`POST /bots: ${res.status} ${await res.text()}`);
+	return json<Meeting>(res);
+}
+
+/** POST /bots, then a simulated bot on the real channel that reports itself `active`. */
+export async function liveMeeting(headers: Record<string, string>, code = meetCode()) {
+	const meeting = await sendBot(headers, code);
+	const bot = await SimulatedBot.connect(await spawnRequestFor(meeting.id));
+	await bot.status("active");
+	return { meeting, bot, code };
+}
+
+export const roomOf = (id: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(id)));
+
+/** The room's named timers (see durable-objects/room-timers.ts) and its alarm. */
+export function roomTimers(id: number) {
+	return runInDurableObject(roomOf(id), async (_room: MeetingRoom, state) => ({
+		timers: (await state.storage.get<Record<string, number>>("timers")) ?? {},
+		alarm: await state.storage.getAlarm(),
+		plan: await state.storage.get<Record<string, unknown>>("plan"),
+	}));
+}
+
+export const segment = (
+	over: Partial<{ segment_id: string; speaker: string; text: string; start: number; end: number; completed: boolean }>,
+) => ({
+	segment_id: "s-1",
+	speaker: "Alice",
+	speaker_source: "caption" as const,
+	text: "Hello.",
+	start: 1,
+	end: 2,
+	language: "en",
+	completed: true,
+	...over,
+});
