@@ -18,8 +18,10 @@ export function ensureNodeModules() {
 	const marker = path.join(root, "node_modules", ".package-lock.json");
 	const lock = path.join(root, "package-lock.json");
 	if (existsSync(marker) && existsSync(bin("wrangler")) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
-	log("installing npm packages (npm ci)…");
-	execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
+	// `npm install`, not `npm ci`: the lockfile holds only the platform packages this registry
+	// serves, which npm ci refuses as "missing"; install still follows the lockfile's versions.
+	log("installing npm packages…");
+	execFileSync("npm", ["install", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
 }
 
 /** Re-executes the current script under Node 22 from node_modules when running on an older Node. */
@@ -27,7 +29,7 @@ export function ensureNode22() {
 	const major = Number(process.versions.node.split(".")[0]);
 	if (major >= 22) return;
 	const node = bin("node");
-	if (!existsSync(node)) throw new Error("node_modules/.bin/node is missing; npm ci did not install the node package");
+	if (!existsSync(node)) throw new Error("node_modules/.bin/node is missing; npm install did not install the node package");
 	const result = spawnSync(node, process.argv.slice(1), {
 		stdio: "inherit",
 		env: { ...process.env, PATH: `${path.dirname(node)}:${process.env.PATH}` },
