@@ -1,0 +1,135 @@
+import { env, SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { call, json, userWithKey } from "../support";
+import { createPlan, getMeeting, liveMeeting, meetCode, meetUrl, segment } from "./helpers";
+
+interface Share {
+	share_id: string;
+	url: string;
+	expires_at: string;
+	expires_in_seconds: number;
+}
+
+const share = (headers: Record<string, string>, code: string, query = "") =>
+	call("POST", `/transcripts/google_meet/${code}/share${query}`, { headers });
+
+/** The public read: no key, straight at the URL the share handed out. */
+const readPublic = (url: string) => SELF.fetch(url);
+
+describe("POST /transcripts/{platform}/{native_meeting_id}/share", () => {
+	it("answers 404 for a meeting never started (a plan, or no meeting at all)", async () => {
+		const { headers, user } = await userWithKey();
+		const planned = meetCode();
+		await createPlan(headers, { meeting_url: meetUrl(planned) });
+		for (const code of [planned, meetCode()]) {
+			const res = await share(headers, code);
+			expect(res.status, code).toBe(404);
+		}
+		expect((await env.DB.prepare("SELECT count(*) AS n FROM transcript_shares WHERE user_id = ?").bind(user.id).first())?.n).toBe(0);
+	});
+
+	it("answers 404 for another user's meeting", async () => {
+		const owner = await userWithKey();
+		const other = await userWithKey();
+		const { code } = await liveMeeting(owner.headers);
+		expect((await share(other.headers, code)).status).toBe(404);
+	});
+
+	it("returns a share with a URL-safe id, a .txt URL and the default 900 s lifetime", async () => {
+		const { headers } = await userWithKey();
+		const { code } = await liveMeeting(headers);
+		const before = Date.now();
+		const res = await share(headers, code);
+		expect(res.status).toBe(200);
+		const body = await json<Share>(res);
+		expect(Object.keys(body).sort()).toEqual(["expires_at", "expires_in_seconds", "share_id", "url"]);
+		expect(body.share_id).toMatch(/^[A-Za-z0-9_-]{16,}$/);
+		expect(body.url).toBe(`https://gateway.test/public/transcripts/${body.share_id}.txt`);
+		expect(body.expires_in_seconds).toBe(900);
+		const expires = Date.parse(body.expires_at);
+		expect(expires).toBeGreaterThanOrEqual(before + 900_000 - 1000);
+		expect(expires).toBeLessThanOrEqual(Date.now() + 900_000 + 1000);
+
+		const again = await json<Share>(await share(headers, code));
+		expect(again.share_id).not.toBe(body.share_id);
+	});
+
+	it("takes ?ttl_seconds= for the lifetime, and refuses one out of range with 422", async () => {
+		const { headers } = await userWithKey();
+		const { code } = await liveMeeting(headers);
+		const body = await json<Share>(await share(headers, code, "?ttl_seconds=120"));
+		expect(body.expires_in_seconds).toBe(120);
+		expect(Math.abs(Date.parse(body.expires_at) - (Date.now() + 120_000))).toBeLessThan(5000);
+		for (const bad of ["?ttl_seconds=0", "?ttl_seconds=abc", `?ttl_seconds=${8 * 86_400}`]) {
+			expect((await share(headers, code, bad)).status, bad).toBe(422);
+		}
+	});
+});
+
+describe("GET /public/transcripts/{share_id}.txt", () => {
+	it("serves the confirmed transcript as plain text without a key", async () => {
+		const { headers } = await userWithKey();
+		const { meeting, bot, code } = await liveMeeting(headers);
+		await bot.send({ type: "segment", segment: segment({ segment_id: "b", speaker: "Bob", text: "Then we ship.", start: 65.4, end: 67 }) });
+		await bot.send({ type: "segment", segment: segment({ segment_id: "a", speaker: "Alice", text: "Welcome, all.", start: 2, end: 4 }) });
+		await bot.send({
+			type: "segment",
+			segment: segment({ segment_id: "c", speaker: "Carol", text: "still talking", start: 3725, end: 3730, completed: false }),
+		});
+		const started = await getMeeting(headers, meeting.id);
+		const { url } = await json<Share>(await share(headers, code));
+
+		const res = await readPublic(url);
+		expect(res.status).toBe(200);
+		expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+		const text = await res.text();
+		const lines = text.split("\n");
+		expect(lines.slice(0, 4)).toEqual(["Platform: google_meet", `Meeting ID: ${code}`, `Started: ${started.start_time}`, "Ended: -"]);
+		expect(text).toContain("[00:00:02] Alice: Welcome, all.");
+		expect(text).toContain("[00:01:05] Bob: Then we ship.");
+		expect(text.indexOf("Alice: Welcome")).toBeLessThan(text.indexOf("Bob: Then"));
+		// Drafts are not part of the shared transcript.
+		expect(text).not.toContain("still talking");
+		expect(text).not.toContain("Carol");
+	});
+
+	it("shows the end time once the meeting is over, and later confirmations of the same meeting", async () => {
+		const { headers } = await userWithKey();
+		const { meeting, bot, code } = await liveMeeting(headers);
+		const { url } = await json<Share>(await share(headers, code));
+		await bot.send({ type: "segment", segment: segment({ text: "Said after sharing." }) });
+		await call("DELETE", `/bots/google_meet/${code}`, { headers });
+		await bot.status("completed");
+		const ended = await getMeeting(headers, meeting.id);
+		expect(ended.end_time).not.toBeNull();
+		const text = await (await readPublic(url)).text();
+		expect(text).toContain(`Ended: ${ended.end_time}`);
+		expect(text).toContain("Alice: Said after sharing.");
+	});
+
+	it("answers 404 for an unknown or malformed share id", async () => {
+		for (const path of [
+			"/public/transcripts/AAAAAAAAAAAAAAAAAAAAAAAA.txt",
+			"/public/transcripts/short.txt",
+			"/public/transcripts/AAAAAAAAAAAAAAAAAAAAAAAA",
+			"/public/transcripts/AAAA%2F..%2FAAAAAAAAAAAAA.txt",
+		]) {
+			const res = await SELF.fetch(`https://gateway.test${path}`);
+			expect(res.status, path).toBe(404);
+		}
+	});
+
+	it("answers 404 once the share has expired", async () => {
+		const { headers } = await userWithKey();
+		const { bot, code } = await liveMeeting(headers);
+		await bot.send({ type: "segment", segment: segment({ text: "secret plans" }) });
+		const body = await json<Share>(await share(headers, code));
+		expect((await readPublic(body.url)).status).toBe(200);
+		await env.DB.prepare("UPDATE transcript_shares SET expires_at = ? WHERE share_id = ?")
+			.bind(new Date(Date.now() - 1000).toISOString(), body.share_id)
+			.run();
+		const res = await readPublic(body.url);
+		expect(res.status).toBe(404);
+		expect(await res.text()).not.toContain("secret plans");
+	});
+});
