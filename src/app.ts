@@ -10,6 +10,7 @@ import { botRoutes } from "./routes/bots";
 import { healthRoutes } from "./routes/health";
 import { liveRoutes } from "./routes/live";
 import { meetingRoutes } from "./routes/meetings";
+import { recordingUploadRoutes } from "./routes/recording-upload";
 import { transcriptRoutes } from "./routes/transcripts";
 
 /** The gateway: one middleware for identity and limits, then one module per spec section. */
@@ -19,14 +20,16 @@ export function buildApp() {
 	app.notFound((c) => c.json({ detail: "Not Found" }, 404));
 
 	app.use(gateway);
-	app.use((c, next) =>
-		bodyLimit({
+	app.use((c, next) => {
+		// Recordings stream straight to R2 with their own limit (MAX_RECORDING_BYTES).
+		if (c.req.path.startsWith("/internal/recordings/")) return next();
+		return bodyLimit({
 			maxSize: intVar(c.env.MAX_BODY_BYTES, 1_048_576),
 			onError: () => {
 				throw new ApiError(413, "Request body too large");
 			},
-		})(c, next),
-	);
+		})(c, next);
+	});
 
 	app.route("/", healthRoutes);
 	app.route("/", adminRoutes);
@@ -35,6 +38,7 @@ export function buildApp() {
 	app.route("/", botRoutes);
 	app.route("/", transcriptRoutes);
 	app.route("/", liveRoutes);
+	app.route("/", recordingUploadRoutes);
 
 	app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", { type: "apiKey", in: "header", name: "X-API-Key" });
 	app.doc31("/openapi.json", {

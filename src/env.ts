@@ -25,6 +25,7 @@ export interface Env {
 	/** How long a stopping bot has to confirm before the stop is recorded anyway. */
 	BOT_STOP_GRACE_S?: string;
 	TRANSCRIPT_SHARE_TTL_S?: string;
+	MAX_RECORDING_BYTES?: string;
 	/** The gateway address bots and share links use; defaults to the request origin. */
 	PUBLIC_BASE_URL?: string;
 

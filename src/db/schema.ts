@@ -140,3 +140,31 @@ export const transcriptShares = sqliteTable("transcript_shares", {
 
 export type MeetingRow = typeof meetings.$inferSelect;
 export type SegmentRow = typeof transcriptSegments.$inferSelect;
+
+export const recordings = sqliteTable("recordings", {
+	id: integer("id").primaryKey({ autoIncrement: true }),
+	meetingId: integer("meeting_id").notNull(),
+	userId: integer("user_id").notNull(),
+	sessionUid: text("session_uid").notNull(),
+	source: text("source").notNull(),
+	status: text("status").notNull(),
+	errorMessage: text("error_message"),
+	createdAt: text("created_at").notNull(),
+	completedAt: text("completed_at"),
+});
+
+export const mediaFiles = sqliteTable("media_files", {
+	id: integer("id").primaryKey({ autoIncrement: true }),
+	recordingId: integer("recording_id").notNull(),
+	type: text("type").notNull(),
+	format: text("format").notNull(),
+	storageBackend: text("storage_backend").notNull(),
+	storageKey: text("storage_key").notNull(),
+	fileSizeBytes: integer("file_size_bytes").notNull(),
+	durationSeconds: real("duration_seconds").notNull(),
+	metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+	createdAt: text("created_at").notNull(),
+});
+
+export type RecordingRow = typeof recordings.$inferSelect;
+export type MediaFileRow = typeof mediaFiles.$inferSelect;

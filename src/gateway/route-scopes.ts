@@ -62,6 +62,7 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 
 	["GET", "/ws", SELF_AUTHENTICATED],
 	["GET", "/internal/bot-channel/:meeting_id", SELF_AUTHENTICATED],
+	["PUT", "/internal/recordings/:meeting_id", SELF_AUTHENTICATED],
 ];
 
 const router = new TrieRouter<Access>();

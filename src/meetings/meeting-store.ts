@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, notInArray, type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { type MeetingRow, meetings } from "../db/schema";
 import type { Env } from "../env";
+import type { RecordingView } from "../recordings/recording-store";
 import { type MeetingStatus, PLANNED_STATUSES, TERMINAL_STATUSES } from "./status-machine";
 
 /** D1 access to meeting records, and the one place a record becomes its API shape. */
@@ -89,7 +90,7 @@ export async function updateIfStatus(
 }
 
 /** The meeting record as clients see it (contracts/api.v1 MeetingResponse, plus planning fields). */
-export function meetingView(row: MeetingRow) {
+export function meetingView(row: MeetingRow, recordings: RecordingView[] = []) {
 	const data = { ...row.data };
 	if (row.scheduledAt) data.scheduled_at = row.scheduledAt;
 	if (Array.isArray(data.calendar_sources)) {
@@ -115,7 +116,7 @@ export function meetingView(row: MeetingRow) {
 		workspace_id: row.workspaceId,
 		auto_join: row.autoJoin,
 		notes: typeof data.notes === "string" ? data.notes : null,
-		recordings: [] as unknown[],
+		recordings,
 		data,
 		created_at: row.createdAt,
 		updated_at: row.updatedAt,

@@ -18,6 +18,7 @@ import {
 	updateIfStatus,
 } from "../meetings/meeting-store";
 import { isPlanned, MEETING_STATUSES, type MeetingStatus, PLANNED_STATUSES } from "../meetings/status-machine";
+import { recordingsOfMeetings } from "../recordings/recording-store";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** The spec's "Meetings" rows: plans, the record, its metadata. */
@@ -154,7 +155,11 @@ meetingRoutes.openapi(
 			.limit(q.limit)
 			.offset(q.offset)
 			.all();
-		return c.json({ meetings: rows.map(meetingView) }, 200);
+		const recorded = await recordingsOfMeetings(
+			c.env,
+			rows.map((r) => r.id),
+		);
+		return c.json({ meetings: rows.map((r) => meetingView(r, recorded.get(r.id))) }, 200);
 	},
 );
 
@@ -168,7 +173,8 @@ meetingRoutes.openapi(
 	async (c) => {
 		const row = await findReadableMeeting(c.env, c.get("identity").userId, c.req.valid("param").meeting_id);
 		if (!row) throw notFound("Meeting not found");
-		return c.json(meetingView(row), 200);
+		const recorded = await recordingsOfMeetings(c.env, [row.id]);
+		return c.json(meetingView(row, recorded.get(row.id)), 200);
 	},
 );
 

@@ -6,6 +6,7 @@ import { intVar } from "../env";
 import { notFound } from "../errors";
 import { db, findMeetingOnLink, meetingView } from "../meetings/meeting-store";
 import { segmentView } from "../meetings/transcript-store";
+import { recordingsOfMeetings } from "../recordings/recording-store";
 import { publicBaseUrl } from "./meetings";
 import { jsonResponse, routeModule } from "./openapi-app";
 
@@ -42,7 +43,7 @@ transcriptRoutes.openapi(
 	async (c) => {
 		const { platform, native_meeting_id } = c.req.valid("param");
 		const row = await startedMeeting(c.env, c.get("identity").userId, platform, native_meeting_id);
-		const m = meetingView(row);
+		const m = meetingView(row, (await recordingsOfMeetings(c.env, [row.id])).get(row.id));
 		return c.json(
 			{
 				id: m.id,

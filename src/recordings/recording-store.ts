@@ -1,0 +1,57 @@
+import { asc, inArray } from "drizzle-orm";
+import { type MediaFileRow, mediaFiles, type RecordingRow, recordings } from "../db/schema";
+import type { Env } from "../env";
+import { db } from "../meetings/meeting-store";
+
+export function mediaFileView(row: MediaFileRow) {
+	return {
+		id: row.id,
+		type: row.type,
+		format: row.format,
+		storage_backend: row.storageBackend,
+		file_size_bytes: row.fileSizeBytes,
+		duration_seconds: row.durationSeconds,
+		metadata: row.metadata,
+		created_at: row.createdAt,
+	};
+}
+
+export function recordingView(row: RecordingRow, files: MediaFileRow[]) {
+	return {
+		id: row.id,
+		meeting_id: row.meetingId,
+		user_id: row.userId,
+		session_uid: row.sessionUid,
+		source: row.source,
+		status: row.status,
+		error_message: row.errorMessage,
+		created_at: row.createdAt,
+		completed_at: row.completedAt,
+		media_files: files.filter((f) => f.recordingId === row.id).map(mediaFileView),
+	};
+}
+export type RecordingView = ReturnType<typeof recordingView>;
+
+/** The recordings of some meetings, with their media files, grouped by meeting id. */
+export async function recordingsOfMeetings(env: Env, meetingIds: number[]): Promise<Map<number, RecordingView[]>> {
+	const byMeeting = new Map<number, RecordingView[]>();
+	if (meetingIds.length === 0) return byMeeting;
+	const rows = await db(env).select().from(recordings).where(inArray(recordings.meetingId, meetingIds)).orderBy(asc(recordings.id)).all();
+	if (rows.length === 0) return byMeeting;
+	const files = await db(env)
+		.select()
+		.from(mediaFiles)
+		.where(
+			inArray(
+				mediaFiles.recordingId,
+				rows.map((r) => r.id),
+			),
+		)
+		.all();
+	for (const row of rows) {
+		const list = byMeeting.get(row.meetingId) ?? [];
+		list.push(recordingView(row, files));
+		byMeeting.set(row.meetingId, list);
+	}
+	return byMeeting;
+}
