@@ -85,13 +85,35 @@ async function ensureFirstUser(base, adminToken, stateDir) {
 	return { user_id: user.id, email: user.email, token: minted.token, fresh: true };
 }
 
+/**
+ * The bot host with the platform sandbox in the same process (MEETBOT_SANDBOX=off sends bots
+ * to the real platforms instead). Chromium reaches the sandbox through --host-resolver-rules.
+ */
+export async function startBotHost({ port, secret, sandboxPort, sandbox = true, quiet = false }) {
+	const child = run(bin("node"), ["bot-host/main.ts"], {
+		stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"],
+		env: {
+			...process.env,
+			BOT_HOST_PORT: String(port),
+			BOT_HOST_SECRET: secret,
+			...(sandbox ? { BOT_HOST_SANDBOX: "embedded", SANDBOX_PORT: String(sandboxPort) } : { BOT_HOST_SANDBOX: "" }),
+		},
+	});
+	await waitForHealth(`http://127.0.0.1:${port}/health`, 60_000);
+	return child;
+}
+
 export async function startLocalStack({ announce }) {
 	process.on("SIGINT", () => stopAll(0));
 	process.on("SIGTERM", () => stopAll(0));
 	const port = Number(process.env.API_GATEWAY_HOST_PORT || 18056);
+	const botHostPort = Number(process.env.BOT_HOST_PORT || 18057);
+	const sandboxPort = Number(process.env.SANDBOX_PORT || 18058);
+	const sandbox = process.env.MEETBOT_SANDBOX !== "off";
 	const stateDir = path.join(root, ".local", "state");
 	const secrets = localSecrets();
-	await startGateway({ port, stateDir, vars: { OUTBOUND_ALLOW_PRIVATE: "true" } });
+	await startBotHost({ port: botHostPort, secret: secrets.BOT_HOST_SECRET, sandboxPort, sandbox });
+	await startGateway({ port, stateDir, vars: { OUTBOUND_ALLOW_PRIVATE: "true", BOT_HOST_URL: `http://127.0.0.1:${botHostPort}/` } });
 	const base = `http://127.0.0.1:${port}`;
 	const first = await ensureFirstUser(base, secrets.ADMIN_API_TOKEN, stateDir);
 	if (announce) {
@@ -103,12 +125,20 @@ export async function startLocalStack({ announce }) {
 		if (first.fresh) {
 			lines.push(`User:         ${first.email} (id ${first.user_id})`, `API key:      ${first.token}   (shown once; bot,tx scopes)`);
 			lines.push(`Try:          curl -H "X-API-Key: ${first.token}" ${base}/auth/me`);
+			lines.push(
+				`Send a bot:   curl -X POST -H "X-API-Key: ${first.token}" -H "content-type: application/json" -d '{"platform":"google_meet","native_meeting_id":"abc-defg-hij"}' ${base}/bots`,
+			);
 		} else {
 			lines.push(`User:         ${first.email} (id ${first.user_id}); its key was printed on the first start.`);
 			lines.push(
 				`New key:      curl -X POST -H "X-Admin-API-Key: <admin token>" "${base}/admin/users/${first.user_id}/tokens?scopes=bot,tx"`,
 			);
 		}
+		lines.push(
+			sandbox
+				? `Bot host:     http://127.0.0.1:${botHostPort} with the platform sandbox (control API http://127.0.0.1:${sandboxPort}/__sandbox); MEETBOT_SANDBOX=off joins real meetings`
+				: `Bot host:     http://127.0.0.1:${botHostPort}, joining real meetings`,
+		);
 		lines.push("Ctrl-C stops everything.", "");
 		process.stdout.write(lines.join("\n"));
 	}
