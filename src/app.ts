@@ -8,6 +8,7 @@ import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
 import { botRoutes } from "./routes/bots";
 import { healthRoutes } from "./routes/health";
+import { interactiveRoutes } from "./routes/interactive";
 import { liveRoutes } from "./routes/live";
 import { meetingRoutes } from "./routes/meetings";
 import { recordingUploadRoutes } from "./routes/recording-upload";
@@ -36,6 +37,7 @@ export function buildApp() {
 	app.route("/", accountRoutes);
 	app.route("/", meetingRoutes);
 	app.route("/", botRoutes);
+	app.route("/", interactiveRoutes);
 	app.route("/", transcriptRoutes);
 	app.route("/", liveRoutes);
 	app.route("/", recordingUploadRoutes);

@@ -26,8 +26,29 @@ export interface Env {
 	BOT_STOP_GRACE_S?: string;
 	TRANSCRIPT_SHARE_TTL_S?: string;
 	MAX_RECORDING_BYTES?: string;
+	/** `espeak` (on the bot host) or `openai` (an OpenAI-compatible /v1/audio/speech endpoint). */
+	DEFAULT_SPEECH_PROVIDER?: string;
+	TTS_MODEL?: string;
 	/** The gateway address bots and share links use; defaults to the request origin. */
 	PUBLIC_BASE_URL?: string;
+
+	/** "false" leaves calendar sync unwired: the sync routes answer 503 and nothing syncs in the background. */
+	CALENDAR_SYNC_ENABLED?: string;
+	/** Seconds between background syncs of one calendar connection (default 300). */
+	CALENDAR_SYNC_INTERVAL_S?: string;
+	/** Largest ICS feed read, in bytes (default 10 MB), and how long a fetch may take. */
+	CALENDAR_FEED_MAX_BYTES?: string;
+	CALENDAR_FEED_TIMEOUT_S?: string;
+	/** How far ahead single events are imported, in days (default 90); series always give their next occurrence. */
+	CALENDAR_IMPORT_HORIZON_DAYS?: string;
+	/** S3-compatible access to the recordings bucket; when all are set, downloads are presigned R2 URLs. */
+	R2_S3_ENDPOINT?: string;
+	R2_ACCESS_KEY_ID?: string;
+	R2_SECRET_ACCESS_KEY?: string;
+	R2_BUCKET?: string;
+	R2_REGION?: string;
+	/** Lifetime of a recording download link, in seconds (default 900). */
+	RECORDING_DOWNLOAD_TTL_S?: string;
 
 	GATEWAY_RATE_LIMIT_RPS?: string;
 	GATEWAY_RATE_LIMIT_BURST?: string;

@@ -1,0 +1,41 @@
+import type { Env } from "../env";
+import { ApiError } from "../errors";
+import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
+import type { ResolvedSettings } from "../settings/account-settings";
+
+export const VOICES = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"] as const;
+export type Voice = (typeof VOICES)[number];
+
+/**
+ * Text to speech through an OpenAI-compatible `/v1/audio/speech` endpoint, done here so the
+ * account's model key never leaves the Worker; the bot receives audio only. Returns WAV bytes
+ * as base64.
+ */
+export async function synthesizeSpeech(env: Env, models: ResolvedSettings["models"], text: string, voice: Voice): Promise<string> {
+	if (!models.base_url || !models.api_key) {
+		throw new ApiError(422, "The openai speech provider needs model settings with base_url and api_key (PUT /user/models)");
+	}
+	const base = models.base_url.replace(/\/+$/, "");
+	const url = `${base.endsWith("/v1") ? base : `${base}/v1`}/audio/speech`;
+	const allowed = checkOutboundUrl(url, outboundPolicy(env));
+	if (!allowed.ok) throw new ApiError(422, `The speech provider address is not allowed: ${allowed.detail}`);
+	let res: Response;
+	try {
+		res = await fetch(allowed.url, {
+			method: "POST",
+			headers: { authorization: `Bearer ${models.api_key}`, "content-type": "application/json" },
+			body: JSON.stringify({ model: env.TTS_MODEL || "tts-1", input: text, voice, response_format: "wav" }),
+			signal: AbortSignal.timeout(30_000),
+		});
+	} catch {
+		throw new ApiError(502, "The speech provider could not be reached");
+	}
+	if (!res.ok) {
+		await res.body?.cancel();
+		throw new ApiError(502, `The speech provider answered ${res.status}`);
+	}
+	const bytes = new Uint8Array(await res.arrayBuffer());
+	let binary = "";
+	for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+	return btoa(binary);
+}

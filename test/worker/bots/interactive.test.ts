@@ -1,0 +1,155 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { eventually, SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
+import { call, json, userWithKey } from "../support";
+import { received, script } from "../webhooks/receiver";
+
+function meetCode(): string {
+	const l = Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join("");
+	return `${l.slice(0, 3)}-${l.slice(3, 7)}-${l.slice(7)}`;
+}
+
+/** A user with an active bot on a fresh link, played by a simulated bot. */
+async function activeBot(options: Record<string, unknown> = {}) {
+	const { headers, user } = await userWithKey();
+	const code = meetCode();
+	const meeting = await json<{ id: number }>(
+		await call("POST", "/bots", { headers, json: { platform: "google_meet", native_meeting_id: code, ...options } }),
+	);
+	const bot = await SimulatedBot.connect(await spawnRequestFor(meeting.id));
+	await bot.status("active");
+	const base = `/bots/google_meet/${code}`;
+	return { headers, user, code, meeting, bot, base };
+}
+
+async function lastAct(bot: SimulatedBot, count: number) {
+	return eventually(`${count} commands`, () => {
+		const commands = bot.commands();
+		return commands.length >= count ? commands[count - 1] : undefined;
+	});
+}
+
+describe("interactive actions relay to the live bot", () => {
+	it("sends speak, speak stop, chat, screen and avatar commands and acknowledges each with 202", async () => {
+		const { headers, meeting, bot, base } = await activeBot();
+		const cases: [string, string, Record<string, unknown> | undefined, string, Record<string, unknown>][] = [
+			[
+				"POST",
+				"speak",
+				{ text: "Hello from the bot", voice: "nova" },
+				"Speak command sent",
+				{ action: "speak", text: "Hello from the bot", voice: "nova" },
+			],
+			["POST", "speak", { audio_base64: "UklGRg==" }, "Speak command sent", { action: "speak_audio", audioBase64: "UklGRg==" }],
+			["DELETE", "speak", undefined, "Speak stop command sent", { action: "speak_stop" }],
+			["POST", "chat", { text: "Notes are in the doc" }, "Chat message sent", { action: "chat_send", text: "Notes are in the doc" }],
+			[
+				"POST",
+				"screen",
+				{ type: "html", html: "<h1>Agenda</h1>" },
+				"Screen content command sent",
+				{ action: "screen_show", content_type: "html", html: "<h1>Agenda</h1>" },
+			],
+			[
+				"POST",
+				"screen",
+				{ type: "image", url: "https://images.example.com/slide.png" },
+				"Screen content command sent",
+				{ action: "screen_show", content_type: "image", url: "https://images.example.com/slide.png" },
+			],
+			["DELETE", "screen", undefined, "Screen stop command sent", { action: "screen_stop" }],
+			[
+				"PUT",
+				"avatar",
+				{ url: "https://images.example.com/me.png" },
+				"Avatar set command sent",
+				{ action: "avatar_set", url: "https://images.example.com/me.png" },
+			],
+			["DELETE", "avatar", undefined, "Avatar reset command sent", { action: "avatar_reset" }],
+		];
+		let n = 0;
+		for (const [method, action, body, message, act] of cases) {
+			const res = await call(method, `${base}/${action}`, { headers, json: body });
+			expect(res.status, `${method} ${action}`).toBe(202);
+			expect(await res.json()).toEqual({ message, meeting_id: meeting.id });
+			n += 1;
+			expect(await lastAct(bot, n)).toMatchObject({ type: "command", act });
+		}
+	});
+
+	it("answers the spec's detail for each malformed action and sends nothing", async () => {
+		const { headers, bot, base } = await activeBot();
+		const cases: [string, string, Record<string, unknown>, string][] = [
+			["POST", "speak", {}, "Must provide one of: text, audio_url, or audio_base64"],
+			["POST", "speak", { text: "a", audio_base64: "AA==" }, "Must provide one of: text, audio_url, or audio_base64"],
+			["POST", "speak", { text: "a", voice: "robot" }, "voice must be one of: alloy, echo, fable, onyx, nova, shimmer"],
+			["POST", "chat", {}, "text is required"],
+			["POST", "screen", { type: "pdf", url: "https://x.example.com/a.pdf" }, "type must be one of: image, video, url, html"],
+			["POST", "screen", { type: "url" }, "url is required"],
+			["PUT", "avatar", {}, "Either 'url' or 'image_base64' must be provided"],
+		];
+		for (const [method, action, body, detail] of cases) {
+			const res = await call(method, `${base}/${action}`, { headers, json: body });
+			expect(res.status, `${action} ${JSON.stringify(body)}`).toBe(422);
+			expect(await res.json()).toEqual({ detail });
+		}
+		const blocked = await call("POST", `${base}/speak`, { headers, json: { audio_url: "http://169.254.169.254/latest/meta-data" } });
+		expect(blocked.status).toBe(422);
+		expect(bot.commands()).toHaveLength(0);
+	});
+
+	it("answers 404 with the spec's detail when no meeting is active on the link", async () => {
+		const { headers } = await userWithKey();
+		for (const [method, action] of [
+			["POST", "speak"],
+			["POST", "chat"],
+			["GET", "chat"],
+			["PUT", "avatar"],
+			["DELETE", "screen"],
+		] as const) {
+			const res = await call(method, `/bots/zoom/85512345678/${action}`, {
+				headers,
+				json: method === "GET" || method === "DELETE" ? undefined : { text: "x" },
+			});
+			expect(res.status).toBe(404);
+			expect(await res.json()).toEqual({ detail: "No active meeting found for zoom/85512345678" });
+		}
+	});
+
+	it("refuses actions for a bot started with voice_agent_enabled false", async () => {
+		const { headers, base, bot } = await activeBot({ voice_agent_enabled: false });
+		const res = await call("POST", `${base}/chat`, { headers, json: { text: "hi" } });
+		expect(res.status).toBe(403);
+		expect(bot.commands()).toHaveLength(0);
+	});
+
+	it("lists the meeting chat the bot saw", async () => {
+		const { headers, meeting, bot, base } = await activeBot();
+		await bot.send({ type: "chat", message: { sender: "Dana", text: "agenda?", timestamp: 1_700_000_000_123, is_from_bot: false } });
+		await bot.send({ type: "chat", message: { sender: "Notetaker", text: "here", timestamp: 1_700_000_000_456, is_from_bot: true } });
+		const res = await call("GET", `${base}/chat`, { headers });
+		expect(await res.json()).toEqual({
+			meeting_id: meeting.id,
+			messages: [
+				{ sender: "Dana", text: "agenda?", timestamp: 1_700_000_000_123, is_from_bot: false },
+				{ sender: "Notetaker", text: "here", timestamp: 1_700_000_000_456, is_from_bot: true },
+			],
+		});
+	});
+
+	it("speaks through an OpenAI-compatible speech endpoint with the account's key, sending the bot audio only", async () => {
+		const { headers, bot, base } = await activeBot();
+		const tts = `/tts/${crypto.randomUUID()}`;
+		const modelKey = "sk-speech-key-0000111122223333";
+		await call("PUT", "/user/models", { headers, json: { base_url: `${env.WEBHOOK_RECEIVER_URL}${tts}`, api_key: modelKey } });
+		await script(`${tts}/v1/audio/speech`, [{ status: 200, body: "RIFF-audio-bytes" }]);
+		const res = await call("POST", `${base}/speak`, { headers, json: { text: "Summary ready", voice: "onyx", provider: "openai" } });
+		expect(res.status).toBe(202);
+		const [request] = await received(`${tts}/v1/audio/speech`);
+		expect(request?.headers.authorization).toBe(`Bearer ${modelKey}`);
+		expect(JSON.parse(request?.body ?? "{}")).toMatchObject({ input: "Summary ready", voice: "onyx", response_format: "wav" });
+		const command = await lastAct(bot, 1);
+		expect(command).toMatchObject({ act: { action: "speak_audio", audioBase64: btoa("RIFF-audio-bytes") } });
+		expect(JSON.stringify(bot.channel.messages)).not.toContain(modelKey);
+	});
+});
