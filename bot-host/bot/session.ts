@@ -4,13 +4,21 @@
  * (joining → awaiting_admission → active → completed/failed) and the transcript.
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import type { Page } from "puppeteer-core";
-import type { Act, CompletionReason, SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import type { Act, BotSegment, CompletionReason, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import { driverFor } from "../drivers/index.ts";
 import type { MeetingDriver, MeetingSnapshot } from "../drivers/types.ts";
+import { InCallActions } from "./actions.ts";
+import { MeetingAudio, uploadRecording } from "./audio.ts";
 import { type BotBrowser, type BrowserOptions, launchBotBrowser } from "./browser.ts";
 import { BotChannel } from "./channel.ts";
+import { Transcriber } from "./transcriber.ts";
 import { CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts";
+
+/** Virtual mic/camera and meeting-audio capture, injected before the platform's scripts. */
+const PAGE_MEDIA_SCRIPT = readFileSync(path.join(import.meta.dirname, "page-media.js"), "utf8");
 
 type Stage = "joining" | "awaiting_admission" | "active";
 
@@ -57,6 +65,10 @@ export class BotSession {
 	private bot: BotBrowser | null = null;
 	private page: Page | null = null;
 	private readonly commands: { id: string; act: Act }[] = [];
+	private audio: MeetingAudio | null = null;
+	private actions: InCallActions | null = null;
+	private captions: CaptionTracker | null = null;
+	private callStartedAt: number | null = null;
 	private resolveFinished: () => void = () => {};
 
 	constructor(options: SessionOptions) {
@@ -123,9 +135,9 @@ export class BotSession {
 				: { status: "failed", completion_reason: "join_failure", reason: describe(err), leave: false };
 			if (this.stage === "active" && !this.crashed) ending.completion_reason = undefined;
 		}
-		if (ending.leave && this.page && !this.crashed) {
-			await this.driver.leave(this.page).catch((err: unknown) => this.log(`leave failed: ${describe(err)}`));
-		}
+		if (ending.leave && this.page && !this.crashed) await this.leaveMeeting(this.page);
+		this.captions?.flush();
+		await this.finishAudio();
 		this.status(ending.status, {
 			...(ending.completion_reason ? { completion_reason: ending.completion_reason } : {}),
 			...(ending.reason ? { reason: ending.reason.slice(0, 2000) } : {}),
@@ -150,6 +162,13 @@ export class BotSession {
 		});
 		// esbuild-style name helpers may appear in functions serialised into the page.
 		await page.evaluateOnNewDocument("globalThis.__name = globalThis.__name || ((f) => f);");
+		const audio = new MeetingAudio({
+			recording: request.recording_enabled,
+			callOffsetMs: () => (this.callStartedAt === null ? 0 : this.now() - this.callStartedAt),
+		});
+		this.audio = audio;
+		await page.exposeFunction("__botAudioChunk", (base64: string) => audio.push(Buffer.from(base64, "base64")));
+		await page.evaluateOnNewDocument(PAGE_MEDIA_SCRIPT);
 		const url = this.driver.joinUrl(request.meeting_url, request.passcode ?? null);
 		await page.goto(url, { waitUntil: "domcontentloaded", timeout: 30_000 });
 		await this.driver.join(page, { botName: request.bot_name, passcode: request.passcode ?? null });
@@ -162,7 +181,6 @@ export class BotSession {
 		const prefix = `${this.request.meeting_id}-${randomBytes(3).toString("hex")}`;
 		const participants = new ParticipantTracker();
 		const chat = new ChatTracker(this.request.bot_name);
-		let captions: CaptionTracker | null = null;
 		let lobbySince: number | null = null;
 		let admittedAt = 0;
 		let aloneSince: number | null = null;
@@ -172,11 +190,10 @@ export class BotSession {
 			if (this.crashed) throw new Error(this.crashed);
 			await this.runCommands(page, this.stage === "active");
 			if (this.requestedEnding) {
-				captions?.flush();
 				return this.requestedEnding;
 			}
 			const now = this.now();
-			if (now - startedAt >= this.limits.max_bot_time) return this.leaving("max_bot_time_exceeded", captions);
+			if (now - startedAt >= this.limits.max_bot_time) return this.leaving("max_bot_time_exceeded");
 			let snap: MeetingSnapshot;
 			try {
 				snap = await this.driver.snapshot(page, this.request.bot_name);
@@ -204,13 +221,10 @@ export class BotSession {
 							reason: "removed from the waiting room",
 							leave: false,
 						};
-					captions?.flush();
 					return { status: "completed", completion_reason: "evicted", reason: "removed from the meeting", leave: false };
 				case "ended":
-					captions?.flush();
 					return { status: "completed", completion_reason: "meeting_ended", leave: false };
 				case "left":
-					captions?.flush();
 					return { status: "completed", completion_reason: "stopped", reason: "the page shows the bot left", leave: false };
 				case "not_found":
 					return {
@@ -237,16 +251,10 @@ export class BotSession {
 						admittedAt = now;
 						lastSpeechAt = now;
 						this.status("active");
-						captions = new CaptionTracker({
-							prefix,
-							callStartedAt: now,
-							settleMs: this.options.captionSettleMs ?? 1_200,
-							language: this.request.language ?? null,
-							emit: (segment) => this.channel.send({ type: "segment", segment }),
-						});
-						await this.driver.prepareCall(page).catch((err: unknown) => this.log(`prepare call: ${describe(err)}`));
+						await this.startCall(page, prefix, now);
 					}
-					captions?.update(snap.captions, snap.activeSpeakers, now);
+					this.audio?.noteSpeakers(snap.activeSpeakers);
+					this.captions?.update(snap.captions, snap.activeSpeakers, now);
 					if (snap.captions.length > 0 || snap.activeSpeakers.length > 0) lastSpeechAt = now;
 					participants.update(snap.participants, (event, name) =>
 						this.channel.send({ type: "participant", event, participant: { id: name, name }, timestamp: new Date(now).toISOString() }),
@@ -255,10 +263,10 @@ export class BotSession {
 					if (participants.count > 0) aloneSince = null;
 					else if (participants.everJoined) {
 						aloneSince ??= now;
-						if (now - aloneSince >= this.limits.max_time_left_alone) return this.leaving("left_alone", captions);
-					} else if (now - admittedAt >= this.limits.no_one_joined_timeout) return this.leaving("startup_alone", captions);
+						if (now - aloneSince >= this.limits.max_time_left_alone) return this.leaving("left_alone");
+					} else if (now - admittedAt >= this.limits.no_one_joined_timeout) return this.leaving("startup_alone");
 					if (this.limits.silence_timeout !== null && now - lastSpeechAt >= this.limits.silence_timeout)
-						return { ...this.leaving("stopped", captions), reason: "silence_timeout" };
+						return { ...this.leaving("stopped"), reason: "silence_timeout" };
 					break;
 				}
 				default:
@@ -274,8 +282,71 @@ export class BotSession {
 		}
 	}
 
-	private leaving(reason: CompletionReason, captions: CaptionTracker | null): Ending {
-		captions?.flush();
+	/** Click leave, then give the platform a moment to take us out before Chromium closes. */
+	private async leaveMeeting(page: Page): Promise<void> {
+		try {
+			await this.driver.leave(page);
+			const deadline = Date.now() + 5_000;
+			while (Date.now() < deadline) {
+				const { state } = await this.driver.snapshot(page, this.request.bot_name);
+				if (state !== "in_call" && state !== "lobby") return;
+				await sleep(100);
+			}
+			this.log("the page still shows the meeting after leaving");
+		} catch (err) {
+			this.log(`leave failed: ${describe(err)}`);
+		}
+	}
+
+	/** Admitted: pick the transcript source, start audio capture, open the panels. */
+	private async startCall(page: Page, prefix: string, now: number): Promise<void> {
+		const { request } = this;
+		this.callStartedAt = now;
+		this.actions = new InCallActions({
+			page,
+			browser: page.browser(),
+			driver: this.driver,
+			emit: (name, payload) => this.channel.send({ type: "event", name, payload }),
+		});
+		const emit = (segment: BotSegment) => this.channel.send({ type: "segment", segment });
+		if (request.transcribe_enabled && request.transcription && this.audio) {
+			this.audio.transcriber = new Transcriber({
+				url: request.transcription.url,
+				token: request.transcription.token,
+				language: request.language ?? null,
+				task: request.task,
+				prefix,
+				callOffsetMs: () => this.now() - now,
+				speakerBetween: (from, to) => this.audio?.speakerBetween(from, to) ?? { speaker: "", source: "none" },
+				emit,
+				log: this.log,
+			});
+		} else if (request.transcribe_enabled) {
+			this.captions = new CaptionTracker({
+				prefix,
+				callStartedAt: now,
+				settleMs: this.options.captionSettleMs ?? 1_200,
+				language: request.language ?? null,
+				emit,
+			});
+		}
+		await this.driver.prepareCall(page).catch((err: unknown) => this.log(`prepare call: ${describe(err)}`));
+		if (this.audio?.transcriber || request.recording_enabled) await page.evaluate(() => window.__bot.startCapture());
+	}
+
+	/** Last transcription passes, then the recording upload, before the final status. */
+	private async finishAudio(): Promise<void> {
+		const audio = this.audio;
+		if (!audio) return;
+		await audio.transcriber?.flush().catch((err: unknown) => this.log(`transcription flush: ${describe(err)}`));
+		const wav = audio.recordingWav();
+		const url = this.request.recording_upload_url;
+		if (wav && url) {
+			await uploadRecording(url, this.request.channel.token, wav).catch((err: unknown) => this.log(`recording upload: ${describe(err)}`));
+		}
+	}
+
+	private leaving(reason: CompletionReason): Ending {
 		return { status: "completed", completion_reason: reason, leave: true };
 	}
 
@@ -298,12 +369,23 @@ export class BotSession {
 						await this.driver.sendChat(page, act.text);
 						this.channel.send({ type: "event", name: "chat.sent", payload: { text: act.text } });
 						break;
-					case "reconfigure":
+					case "reconfigure": {
+						// Takes effect on the next transcription window / caption entry.
 						if (act.language !== undefined) this.request.language = act.language;
 						if (act.task) this.request.task = act.task;
+						const transcriber = this.audio?.transcriber;
+						if (transcriber) {
+							transcriber.language = this.request.language ?? null;
+							transcriber.task = this.request.task;
+						}
+						if (this.captions) this.captions.language = this.request.language ?? null;
 						break;
-					default:
-						this.log(`command ${act.action} is not supported by this bot host yet`);
+					}
+					default: {
+						// Speech and screen run alongside the caption reader, not in its way.
+						const actions = this.actions;
+						if (actions) actions.run(act).catch((err: unknown) => this.log(`command ${act.action} failed: ${describe(err)}`));
+					}
 				}
 			} catch (err) {
 				this.log(`command ${act.action} failed: ${describe(err)}`);

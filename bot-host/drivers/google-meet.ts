@@ -6,7 +6,9 @@ import type { JoinOptions, MeetingDriver } from "./types.ts";
 const MEET = {
 	nameInput: ['input[jsname][type="text"][aria-label="Your name"]', 'input[type="text"][aria-label="Your name"]'],
 	micOn: ['[aria-label="Turn off microphone"]'],
+	micOff: ['[aria-label="Turn on microphone"]'],
 	cameraOn: ['[aria-label="Turn off camera"]'],
+	cameraOff: ['[aria-label="Turn on camera"]'],
 	joinButtons: "button, [role=button], span",
 	joinTexts: ["Ask to join", "Ask to join anyway", "Join now", "Join the call now", "Join anyway", "Join here too", "Switch here"],
 	consentOk: ['button[data-mdc-dialog-action="ok"]'],
@@ -95,6 +97,14 @@ export const googleMeet: MeetingDriver = {
 		if (!input) throw new Error("Google Meet chat input not found");
 		await input.type(text);
 		await input.press("Enter");
+	},
+
+	async setMicrophone(page, on) {
+		await clickIfVisible(page, on ? MEET.micOff : MEET.micOn);
+	},
+
+	async setCamera(page, on) {
+		await clickIfVisible(page, on ? MEET.cameraOff : MEET.cameraOn);
 	},
 
 	async leave(page) {

@@ -16,6 +16,10 @@ const TEAMS = {
 	captionsItem: ['[role="menuitem"][aria-label="Captions"]', '[role="menuitem"]'],
 	chatButton: ["button#chat-button"],
 	chatInput: ['[placeholder="Type a message"]'],
+	micMuted: ['#microphone-button[data-state="mic-off"]'],
+	micLive: ['#microphone-button[data-state="mic"]'],
+	cameraOff: ['#video-button[data-state="call-video-off"]'],
+	cameraLive: ['#video-button[data-state="call-video"]'],
 	leave: ["#hangup-button", 'button[data-tid="hangup-main-btn"]', '[data-inp="hangup-button"]', 'button[aria-label="Leave"]'],
 	lobbyCancel: ['[data-tid="prejoin-cancel-button"]'],
 	probe: {
@@ -110,6 +114,14 @@ export const teams: MeetingDriver = {
 		await input.click();
 		await input.type(text);
 		await input.press("Enter");
+	},
+
+	async setMicrophone(page, on) {
+		await clickIfVisible(page, on ? TEAMS.micMuted : TEAMS.micLive);
+	},
+
+	async setCamera(page, on) {
+		await clickIfVisible(page, on ? TEAMS.cameraOff : TEAMS.cameraLive);
 	},
 
 	async leave(page) {

@@ -56,5 +56,8 @@ export interface MeetingDriver {
 	/** Once admitted: captions on, and the panels the snapshot reads opened. */
 	prepareCall(page: Page): Promise<void>;
 	sendChat(page: Page, text: string): Promise<void>;
+	/** In-call microphone and camera toggles (unmuted only while speaking or showing). */
+	setMicrophone(page: Page, on: boolean): Promise<void>;
+	setCamera(page: Page, on: boolean): Promise<void>;
 	leave(page: Page): Promise<void>;
 }

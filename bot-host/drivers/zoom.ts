@@ -19,6 +19,10 @@ const ZOOM = {
 	chatButton: ['button[aria-label*="chat panel"]'],
 	chatInput: ['.chat-rtf-box__editor-outer [contenteditable="true"]'],
 	chatSend: ['button[aria-label="send"]'],
+	footerMute: ['button.join-audio-container__btn[aria-label="mute my microphone"]'],
+	footerUnmute: ['button.join-audio-container__btn[aria-label="unmute my microphone"]'],
+	footerStopVideo: ['button.send-video-container__btn[aria-label="stop my video"]'],
+	footerStartVideo: ['button.send-video-container__btn[aria-label="start my video"]'],
 	leave: ['button[aria-label="Leave"]'],
 	// Empty aria-label; pressing Enter on it cancels, so it must be clicked.
 	leaveConfirm: ["button.leave-meeting-options__btn--danger"],
@@ -124,9 +128,18 @@ export const zoom: MeetingDriver = {
 		if (!(await clickIfVisible(page, ZOOM.chatSend))) await input.press("Enter");
 	},
 
+	async setMicrophone(page, on) {
+		await clickIfVisible(page, on ? ZOOM.footerUnmute : ZOOM.footerMute);
+	},
+
+	async setCamera(page, on) {
+		await clickIfVisible(page, on ? ZOOM.footerStartVideo : ZOOM.footerStopVideo);
+	},
+
 	async leave(page) {
 		if (!(await clickIfVisible(page, ZOOM.leave))) return;
-		const confirm = await waitVisible(page, ZOOM.leaveConfirm, 2_000);
+		// The waiting room's Leave needs no confirmation; the call's does.
+		const confirm = await waitVisible(page, ZOOM.leaveConfirm, 1_000);
 		await confirm?.click();
 	},
 };

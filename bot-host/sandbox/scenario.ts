@@ -73,7 +73,8 @@ export interface Observed {
 	chat_sent: { sender: string; text: string; at: string }[];
 	/** Mic level windows (100 ms) while the bot's microphone was on in the call. */
 	mic: { windows: number; voiced_windows: number; peak_rms: number };
-	camera: { frames: number; last_frame: string | null };
+	/** Frames the meeting saw from the bot's camera; the last one as a 64x36 PNG and its average RGB. */
+	camera: { frames: number; last_frame: string | null; last_color: number[] | null };
 }
 
 export class SandboxMeeting {
@@ -81,7 +82,7 @@ export class SandboxMeeting {
 	readonly attendees = new Map<string, Attendee>();
 	readonly chatSent: Observed["chat_sent"] = [];
 	readonly mic = { windows: 0, voiced_windows: 0, peak_rms: 0 };
-	readonly camera = { frames: 0, last_frame: null as string | null };
+	readonly camera = { frames: 0, last_frame: null as string | null, last_color: null as number[] | null };
 	private forcedForAll: { action: ControlAction; at: number } | null = null;
 	readonly id: string;
 	private readonly now: () => number;

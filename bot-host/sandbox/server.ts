@@ -40,6 +40,7 @@ const AskBody = z.object({
 const MediaBody = z.object({
 	mic: z.object({ windows: z.number(), voiced: z.number(), peak: z.number() }),
 	camera_frame: z.string().nullable(),
+	camera_color: z.array(z.number()).length(3).nullable(),
 });
 const ChatBody = z.object({ sender: z.string(), text: z.string().max(10_000) });
 const ActionBody = z.object({ action: z.enum(["admit", "deny", "remove", "end"]) });
@@ -126,6 +127,7 @@ export async function startSandbox(options: { port?: number; now?: () => number 
 			if (body.camera_frame) {
 				meeting.camera.frames++;
 				meeting.camera.last_frame = body.camera_frame;
+				meeting.camera.last_color = body.camera_color;
 			}
 			return json(res, 200, { ok: true });
 		}

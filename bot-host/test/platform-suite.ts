@@ -89,7 +89,8 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 			const last = await finished(bot.meetingId);
 			expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "awaiting_admission", "completed"]);
 			expect(last.completion_reason).toBe("awaiting_admission_timeout");
-			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).not.toContain("in_call");
+			// It leaves the lobby itself rather than just closing the browser.
+			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["lobby", "left"]);
 		});
 
 		it("reports a removal from the call as evicted", async () => {

@@ -157,11 +157,17 @@
 		canvas.width = 64;
 		canvas.height = 36;
 		const flush = setInterval(() => {
-			const body = { mic: pending, camera_frame: null };
+			const body = { mic: pending, camera_frame: null, camera_color: null };
 			pending = { windows: 0, voiced: 0, peak: 0 };
 			if (state.phase === "in_call" && state.cameraOn && stream.getVideoTracks().length && video.readyState >= 2) {
-				canvas.getContext("2d").drawImage(video, 0, 0, canvas.width, canvas.height);
+				const g = canvas.getContext("2d");
+				g.drawImage(video, 0, 0, canvas.width, canvas.height);
 				body.camera_frame = canvas.toDataURL("image/png");
+				// The average colour lets a test check what the bot showed without decoding images.
+				const px = g.getImageData(0, 0, canvas.width, canvas.height).data;
+				const sum = [0, 0, 0];
+				for (let i = 0; i < px.length; i += 4) for (let c = 0; c < 3; c++) sum[c] += px[i + c];
+				body.camera_color = sum.map((v) => Math.round(v / (px.length / 4)));
 			}
 			if (body.mic.windows || body.camera_frame) post(`/attendees/${state.attendeeId}/media`, body).catch(() => {});
 			if (state.phase !== "in_call" && state.phase !== "lobby") {

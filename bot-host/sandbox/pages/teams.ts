@@ -34,6 +34,8 @@ export function teamsPage(meetingId: string): string {
 		<button id="chat-button" aria-label="Chat">Chat</button>
 		<button id="callingButtons-showMoreBtn" aria-label="More">More</button>
 		<div role="menu" id="more-menu" hidden><div role="menuitem" id="captions-item" aria-label="Captions">Captions</div></div>
+		<button id="microphone-button" data-state="mic" aria-label="Mute">Mic</button>
+		<button id="video-button" data-state="call-video" aria-label="Turn camera off">Camera</button>
 		<button id="hangup-button" data-tid="hangup-main-btn" aria-label="Leave">Leave</button>
 	</div>
 </div>
@@ -57,7 +59,19 @@ for (const [tid, set] of [["toggle-mute", (on) => Sandbox.setMic(on)], ["toggle-
 		set(on);
 	});
 }
+const media = { mic: true, camera: true };
+const syncCallButtons = () => {
+	$("#microphone-button").dataset.state = media.mic ? "mic" : "mic-off";
+	$("#microphone-button").setAttribute("aria-label", media.mic ? "Mute" : "Unmute");
+	$("#video-button").dataset.state = media.camera ? "call-video" : "call-video-off";
+	$("#video-button").setAttribute("aria-label", media.camera ? "Turn camera off" : "Turn camera on");
+};
+$("#microphone-button").addEventListener("click", () => { media.mic = !media.mic; Sandbox.setMic(media.mic); syncCallButtons(); });
+$("#video-button").addEventListener("click", () => { media.camera = !media.camera; Sandbox.setCamera(media.camera); syncCallButtons(); });
 joinButton.addEventListener("click", () => {
+	media.mic = $('[data-tid="toggle-mute"]').getAttribute("aria-checked") === "true";
+	media.camera = $('[data-tid="toggle-video"]').getAttribute("aria-checked") === "true";
+	syncCallButtons();
 	joinButton.disabled = true;
 	Sandbox.ask({ name: nameInput.value.trim(), passcode: passInput.hidden ? params.get("p") : passInput.value });
 });

@@ -24,7 +24,7 @@ export function zoomPage(meetingId: string): string {
 	<button class="preview-join-button disabled">Join</button>
 </div>
 <div class="meeting-app" id="meeting-app" hidden>
-	<div id="waiting-room" hidden><div class="wr-content"><span class="wr-tile-title">Please wait, the meeting host will let you in soon.</span></div></div>
+	<div id="waiting-room" hidden><div class="wr-content"><span class="wr-tile-title">Please wait, the meeting host will let you in soon.</span></div><button class="wr-leave-btn" aria-label="Leave">Leave</button></div>
 	<div id="in-meeting" hidden>
 		<div class="speaker-active-container"><div class="speaker-active-container__video-frame" id="active-frame" hidden><div class="video-avatar__avatar-footer"><span></span></div></div></div>
 		<div class="speaker-bar-container" id="speaker-bar"></div>
@@ -34,7 +34,8 @@ export function zoomPage(meetingId: string): string {
 			<div class="chat-rtf-box__editor-outer"><div contenteditable="true" class="tiptap"></div></div>
 			<button aria-label="send">Send</button></div>
 		<div id="footer" class="footer">
-			<button class="join-audio-container__btn" aria-label="unmute my microphone">Unmute</button>
+			<button class="join-audio-container__btn" id="footer-audio" aria-label="unmute my microphone">Unmute</button>
+			<button class="send-video-container__btn" id="footer-video" aria-label="start my video">Start Video</button>
 			<button id="participants-button" aria-label="open the participants list pane,[1] particpants">Participants</button>
 			<button id="chat-button" aria-label="open the chat panel">Chat</button>
 			<div id="more-button" role="button" aria-label="More meeting control ">More</div>
@@ -80,9 +81,18 @@ $('button[aria-label="send"]').addEventListener("click", sendChat);
 $(".chat-rtf-box__editor-outer [contenteditable]").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); sendChat(); } });
 $("#leave-button").addEventListener("click", () => { $("#leave-menu").hidden = false; });
 $(".leave-meeting-options__btn--danger").addEventListener("click", () => Sandbox.leave());
+$(".wr-leave-btn").addEventListener("click", () => Sandbox.leave());
 // Enter on the leave menu cancels, as on the real client.
 $("#leave-menu").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); $("#leave-menu").hidden = true; } });
 $("#modal .zm-btn").addEventListener("click", () => { location.href = "/wc/leave"; });
+const syncFooter = () => {
+	$("#footer-audio").textContent = micOn ? "Mute" : "Unmute";
+	$("#footer-audio").setAttribute("aria-label", micOn ? "mute my microphone" : "unmute my microphone");
+	$("#footer-video").textContent = videoOn ? "Stop Video" : "Start Video";
+	$("#footer-video").setAttribute("aria-label", videoOn ? "stop my video" : "start my video");
+};
+$("#footer-audio").addEventListener("click", () => { micOn = !micOn; Sandbox.setMic(micOn); syncFooter(); });
+$("#footer-video").addEventListener("click", () => { videoOn = !videoOn; Sandbox.setCamera(videoOn); syncFooter(); });
 const roster = new Map();
 const refreshRoster = () => { $("#participants-button").setAttribute("aria-label", "open the participants list pane,[" + roster.size + "] particpants"); };
 let subtitleSeq = 0;
@@ -91,6 +101,7 @@ Sandbox.start({
 	mixedAudio: true,
 	showPreview(stream) { $("#preview-video").srcObject = stream; },
 	renderPhase(phase) {
+		syncFooter();
 		if (phase === "lobby" || phase === "in_call") {
 			$("#preview").hidden = true;
 			$("#meeting-app").hidden = false;

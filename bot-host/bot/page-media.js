@@ -1,0 +1,182 @@
+// Injected into every bot page before the platform's own scripts (evaluateOnNewDocument).
+// 1. A virtual microphone and camera: getUserMedia returns a WebAudio destination (speech is
+//    played into it) and a canvas stream (avatar or shared content), never a real device.
+// 2. Meeting audio capture: every media element playing a remote stream is mixed at 16 kHz
+//    mono and handed to the bot host in chunks through the exposed __botAudioChunk binding.
+(() => {
+	if (window.__bot) return;
+	const virtualTracks = new WeakSet();
+	let mic = null;
+	let camera = null;
+
+	const micGraph = () => {
+		if (mic) return mic;
+		const ctx = new AudioContext();
+		const destination = ctx.createMediaStreamDestination();
+		for (const t of destination.stream.getAudioTracks()) virtualTracks.add(t);
+		mic = { ctx, destination, playing: null };
+		return mic;
+	};
+
+	const cameraGraph = () => {
+		if (camera) return camera;
+		const canvas = document.createElement("canvas");
+		canvas.width = 1280;
+		canvas.height = 720;
+		const g = canvas.getContext("2d");
+		const stream = canvas.captureStream(5);
+		for (const t of stream.getVideoTracks()) virtualTracks.add(t);
+		camera = { canvas, g, stream, source: null, fit: "contain", label: "" };
+		// Keep painting: a canvas stream only produces frames when the canvas is drawn.
+		setInterval(() => {
+			const { source } = camera;
+			g.fillStyle = "#1f2430";
+			g.fillRect(0, 0, canvas.width, canvas.height);
+			if (source) {
+				const w = source.videoWidth || source.naturalWidth || source.width;
+				const h = source.videoHeight || source.naturalHeight || source.height;
+				if (w && h) {
+					// An avatar fills the frame; shared content is shown whole.
+					const scale = (camera.fit === "cover" ? Math.max : Math.min)(canvas.width / w, canvas.height / h);
+					g.drawImage(source, (canvas.width - w * scale) / 2, (canvas.height - h * scale) / 2, w * scale, h * scale);
+				}
+			} else if (camera.label) {
+				g.fillStyle = "#e8eaed";
+				g.font = "bold 120px sans-serif";
+				g.textAlign = "center";
+				g.fillText(camera.label, canvas.width / 2, canvas.height / 2 + 40);
+			}
+		}, 200);
+		return camera;
+	};
+
+	const original = navigator.mediaDevices?.getUserMedia?.bind(navigator.mediaDevices);
+	if (navigator.mediaDevices) {
+		navigator.mediaDevices.getUserMedia = async (constraints = {}) => {
+			const tracks = [];
+			if (constraints.audio)
+				tracks.push(
+					...micGraph()
+						.destination.stream.getAudioTracks()
+						.map((t) => t.clone()),
+				);
+			if (constraints.video)
+				tracks.push(
+					...cameraGraph()
+						.stream.getVideoTracks()
+						.map((t) => t.clone()),
+				);
+			for (const t of tracks) virtualTracks.add(t);
+			if (tracks.length === 0 && original) return original(constraints);
+			return new MediaStream(tracks);
+		};
+	}
+
+	const toBase64 = (bytes) => {
+		let binary = "";
+		for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+		return btoa(binary);
+	};
+	const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+
+	let capture = null;
+	const startCapture = () => {
+		if (capture) return;
+		const ctx = new AudioContext({ sampleRate: 16000 });
+		const mixer = ctx.createGain();
+		const processor = ctx.createScriptProcessor(4096, 1, 1);
+		mixer.connect(processor);
+		processor.connect(ctx.destination);
+		const connected = new Set();
+		let pending = [];
+		let pendingLength = 0;
+		processor.onaudioprocess = (event) => {
+			const input = event.inputBuffer.getChannelData(0);
+			const pcm = new Int16Array(input.length);
+			for (let i = 0; i < input.length; i++) pcm[i] = Math.max(-1, Math.min(1, input[i])) * 0x7fff;
+			pending.push(pcm);
+			pendingLength += pcm.length;
+			if (pendingLength >= 8000 && window.__botAudioChunk) {
+				const all = new Int16Array(pendingLength);
+				let offset = 0;
+				for (const part of pending) {
+					all.set(part, offset);
+					offset += part.length;
+				}
+				pending = [];
+				pendingLength = 0;
+				window.__botAudioChunk(toBase64(new Uint8Array(all.buffer)));
+			}
+		};
+		const scan = () => {
+			if (ctx.state !== "running") ctx.resume().catch(() => {});
+			for (const el of document.querySelectorAll("audio, video")) {
+				const stream = el.srcObject;
+				if (!(stream instanceof MediaStream) || connected.has(stream.id)) continue;
+				const remote = stream.getAudioTracks().filter((t) => !virtualTracks.has(t));
+				if (remote.length === 0 || remote.length !== stream.getAudioTracks().length) continue;
+				connected.add(stream.id);
+				ctx.createMediaStreamSource(new MediaStream(remote)).connect(mixer);
+			}
+		};
+		capture = { ctx, timer: setInterval(scan, 300) };
+		scan();
+	};
+
+	window.__bot = {
+		startCapture,
+		/** Play audio (any format the browser decodes) into the virtual mic; resolves when done or stopped. */
+		async speak(base64) {
+			const m = micGraph();
+			if (m.ctx.state !== "running") await m.ctx.resume();
+			const buffer = await m.ctx.decodeAudioData(fromBase64(base64).buffer);
+			m.playing?.stop();
+			const source = m.ctx.createBufferSource();
+			source.buffer = buffer;
+			source.connect(m.destination);
+			m.playing = source;
+			return new Promise((resolve) => {
+				source.onended = () => {
+					const interrupted = source.__stopped === true;
+					if (m.playing === source) m.playing = null;
+					resolve(interrupted ? "interrupted" : "completed");
+				};
+				source.start();
+			});
+		},
+		stopSpeaking() {
+			if (!mic?.playing) return false;
+			mic.playing.__stopped = true;
+			mic.playing.stop();
+			return true;
+		},
+		/** Show an image, a video or a rendered frame (data or http URL) on the virtual camera. */
+		async show(kind, url, fit = "contain") {
+			const cam = cameraGraph();
+			cam.fit = fit;
+			if (!url) {
+				cam.source = null;
+				return true;
+			}
+			if (kind === "video") {
+				const video = document.createElement("video");
+				video.muted = true;
+				video.loop = true;
+				video.crossOrigin = "anonymous";
+				video.src = url;
+				await video.play();
+				cam.source = video;
+				return true;
+			}
+			const image = new Image();
+			image.crossOrigin = "anonymous";
+			image.src = url;
+			await image.decode();
+			cam.source = image;
+			return true;
+		},
+		setLabel(label) {
+			cameraGraph().label = label;
+		},
+	};
+})();

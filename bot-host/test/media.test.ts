@@ -1,0 +1,113 @@
+/**
+ * What the meeting hears and sees from the bot (speech through the virtual microphone,
+ * avatar and shared content on the virtual camera), and the audio path: meeting audio
+ * captured in the page, transcribed by an OpenAI-compatible endpoint, recorded as WAV.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHANNEL_TOKEN, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { describeWav, eventually, type Providers, startProviders } from "./providers.ts";
+import { finalStatus, segmentsOf, statusesOf } from "./room.ts";
+
+const RED_SVG = Buffer.from(
+	'<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="#ff0000"/></svg>',
+).toString("base64");
+
+describe("bot media in the sandbox", () => {
+	let world: World;
+	let providers: Providers;
+	beforeAll(async () => {
+		world = await startWorld();
+		providers = await startProviders();
+	});
+	afterAll(async () => {
+		await stopWorld(world);
+		await providers.close();
+	});
+
+	it("speaks, shows an avatar and shares content the meeting can hear and see", async () => {
+		const bot = await spawnBot(world, "google_meet", { direct_join: true, participants: [{ name: "Frank" }] });
+		const events = (name: string) => world.room.received(bot.meetingId).filter((m) => m.type === "event" && m.name === name);
+		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		const seen = () => world.sandbox.observed(bot.nativeId);
+
+		world.room.command(bot.meetingId, { action: "speak", text: "Hello everyone, I am taking notes today." });
+		await world.room.until(bot.meetingId, () => events("speak.completed").length === 1);
+		expect(events("speak.started")).toHaveLength(1);
+		await eventually(() => (seen()?.mic.voiced_windows ?? 0) > 0);
+
+		world.room.command(bot.meetingId, { action: "avatar_set", image_base64: RED_SVG });
+		await world.room.until(bot.meetingId, () => events("avatar.set").length === 1);
+		const red = await eventually(() => {
+			const c = seen()?.camera.last_color;
+			return c && c[0]! > 200 && c[1]! < 60 && c[2]! < 60 ? c : undefined;
+		});
+		expect(red[0]).toBeGreaterThan(200);
+
+		world.room.command(bot.meetingId, {
+			action: "screen_show",
+			content_type: "html",
+			html: '<body style="margin:0;background:#0000ff"><h1 style="color:#fff">Q3 plan</h1></body>',
+		});
+		await world.room.until(bot.meetingId, () => events("screen.sharing_started").length === 1);
+		await eventually(() => {
+			const c = seen()?.camera.last_color;
+			return c && c[2]! > 180 && c[0]! < 80;
+		});
+		world.room.command(bot.meetingId, { action: "screen_stop" });
+		await world.room.until(bot.meetingId, () => events("screen.sharing_stopped").length === 1);
+		// Back to the avatar once the shared content is gone.
+		await eventually(() => {
+			const c = seen()?.camera.last_color;
+			return c && c[0]! > 200 && c[2]! < 60;
+		});
+
+		world.room.command(bot.meetingId, { action: "leave" });
+		expect(await world.room.until(bot.meetingId, finalStatus)).toMatchObject({ completion_reason: "stopped" });
+	});
+
+	it("transcribes captured meeting audio through the endpoint and uploads the WAV recording", async () => {
+		const bot = await spawnBot(
+			world,
+			"google_meet",
+			{
+				direct_join: true,
+				speech_gap_ms: 1_500,
+				participants: [
+					{ name: "Grace Hopper", lines: ["The compiler is ready for review."] },
+					{ name: "Alan Turing", lines: ["I will read it this afternoon."] },
+				],
+			},
+			{
+				transcription: { url: `${providers.url}/v1`, token: "transcription-token" },
+				recording_enabled: true,
+				recording_upload_url: `${providers.url}/recordings/abc.wav`,
+				language: "en",
+			},
+		);
+		const confirmed = await world.room.until(bot.meetingId, (r) => {
+			const done = segmentsOf(r).filter((s) => s.completed);
+			return done.some((s) => s.speaker === "Grace Hopper") && done.some((s) => s.speaker === "Alan Turing") ? done : undefined;
+		});
+		world.room.command(bot.meetingId, { action: "leave" });
+		await world.room.until(bot.meetingId, finalStatus);
+
+		for (const s of confirmed) {
+			expect(s.speaker_source).toBe("active_speaker");
+			expect(s.text).toMatch(/^speech lasting \d+ tenths$/);
+			expect(s.language).toBe("en");
+		}
+		const heard = providers.transcriptions.filter((t) => t.authorization === "Bearer transcription-token");
+		expect(heard.length).toBeGreaterThanOrEqual(2);
+		for (const h of heard)
+			expect(h).toMatchObject({ sampleRate: 16_000, channels: 1, fields: expect.objectContaining({ language: "en" }) });
+		expect(Math.max(...heard.map((h) => h.rms))).toBeGreaterThan(0.01);
+
+		const upload = providers.uploads.find((u) => u.path === "/recordings/abc.wav");
+		expect(upload).toMatchObject({ authorization: `Bearer ${CHANNEL_TOKEN}`, contentType: "audio/wav" });
+		const wav = describeWav(upload?.body ?? Buffer.alloc(44));
+		expect(upload?.body.toString("ascii", 0, 4)).toBe("RIFF");
+		expect(wav).toMatchObject({ sampleRate: 16_000, channels: 1 });
+		expect(wav.seconds).toBeGreaterThan(2);
+		expect(wav.rms).toBeGreaterThan(0.005);
+	});
+});

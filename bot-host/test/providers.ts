@@ -1,0 +1,87 @@
+/**
+ * Local stand-ins for outside providers, speaking their real wire protocol: an
+ * OpenAI-compatible /v1/audio/transcriptions endpoint and a recording upload target.
+ */
+import http from "node:http";
+
+export interface HeardAudio {
+	authorization: string | undefined;
+	sampleRate: number;
+	channels: number;
+	seconds: number;
+	rms: number;
+	fields: Record<string, string>;
+}
+
+export interface Providers {
+	url: string;
+	transcriptions: HeardAudio[];
+	uploads: { path: string; authorization: string | undefined; contentType: string | undefined; body: Buffer }[];
+	close(): Promise<void>;
+}
+
+export function describeWav(wav: Buffer): Omit<HeardAudio, "authorization" | "fields"> {
+	const sampleRate = wav.readUInt32LE(24);
+	const channels = wav.readUInt16LE(22);
+	const pcm = wav.subarray(44);
+	let sum = 0;
+	for (let i = 0; i + 1 < pcm.length; i += 2) sum += (pcm.readInt16LE(i) / 0x8000) ** 2;
+	const samples = pcm.length / 2;
+	return { sampleRate, channels, seconds: samples / sampleRate / channels, rms: Math.sqrt(sum / Math.max(1, samples)) };
+}
+
+export async function startProviders(): Promise<Providers> {
+	const transcriptions: HeardAudio[] = [];
+	const uploads: Providers["uploads"] = [];
+	const server = http.createServer(async (req, res) => {
+		const chunks: Buffer[] = [];
+		for await (const chunk of req) chunks.push(chunk as Buffer);
+		const body = Buffer.concat(chunks);
+		if (req.method === "POST" && req.url === "/v1/audio/transcriptions") {
+			// Parse the multipart body the way any HTTP server would.
+			const form = await new Request("http://provider/", {
+				method: "POST",
+				headers: { "content-type": req.headers["content-type"] ?? "" },
+				body,
+			}).formData();
+			const file = form.get("file");
+			if (!(file instanceof Blob)) {
+				res.writeHead(400).end(JSON.stringify({ error: { message: "file is required" } }));
+				return;
+			}
+			const wav = Buffer.from(await file.arrayBuffer());
+			const fields: Record<string, string> = {};
+			for (const [k, v] of form.entries()) if (typeof v === "string") fields[k] = v;
+			const heard = { authorization: req.headers.authorization, fields, ...describeWav(wav) };
+			transcriptions.push(heard);
+			// Deterministic text: the same audio always reads the same, so passes can agree.
+			const text = `speech lasting ${Math.round(heard.seconds * 10)} tenths`;
+			res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ text }));
+			return;
+		}
+		if (req.method === "PUT" && req.url?.startsWith("/recordings/")) {
+			uploads.push({ path: req.url, authorization: req.headers.authorization, contentType: req.headers["content-type"], body });
+			res.writeHead(201).end();
+			return;
+		}
+		res.writeHead(404).end();
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+	const address = server.address();
+	const port = typeof address === "object" && address ? address.port : 0;
+	return {
+		url: `http://127.0.0.1:${port}`,
+		transcriptions,
+		uploads,
+		close: () => new Promise((resolve) => server.close(() => resolve())),
+	};
+}
+
+/** Poll until `check` returns something truthy (the test timeout is the ceiling). */
+export async function eventually<T>(check: () => T | undefined | null | false, intervalMs = 150): Promise<T> {
+	for (;;) {
+		const value = check();
+		if (value) return value;
+		await new Promise((r) => setTimeout(r, intervalMs));
+	}
+}
