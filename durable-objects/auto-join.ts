@@ -69,9 +69,10 @@ export class AutoJoin {
 				plan.publicBaseUrl,
 				"scheduler",
 			);
-			await env.DB.prepare("UPDATE meetings SET data = json_remove(data, '$.auto_join_error') WHERE id = ?").bind(meeting.id).run();
 			await this.room.storage.delete("plan");
-			await this.room.start(launch);
+			const spawned = await this.room.startPlanned(launch);
+			if (!spawned.ok) throw new ApiError(502, `Bot could not be started: ${spawned.detail}`);
+			await env.DB.prepare("UPDATE meetings SET data = json_remove(data, '$.auto_join_error') WHERE id = ?").bind(meeting.id).run();
 		} catch (err) {
 			const detail = err instanceof ApiError && typeof err.detail === "string" ? err.detail : "Bot could not be started";
 			await this.recordError(meeting.id, detail);

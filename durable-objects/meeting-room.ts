@@ -2,12 +2,12 @@ import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { signChannelToken } from "../src/bot-channel/channel-token";
 import type { Act, RoomToBot } from "../src/bot-channel/protocol";
-import { spawnBot, stopBot } from "../src/bots/bot-host-client";
+import { type BotHostResult, spawnBot, stopBot } from "../src/bots/bot-host-client";
 import type { RoomStart } from "../src/bots/launch";
 import { type MeetingRow, meetings } from "../src/db/schema";
 import { type Env, intVar } from "../src/env";
 import { type MeetingRef, meetingStatusMessage } from "../src/live/feed-messages";
-import { db, meetingView } from "../src/meetings/meeting-store";
+import { db, meetingView, updateIfStatus } from "../src/meetings/meeting-store";
 import {
 	type Actor,
 	type CompletionReason,
@@ -97,6 +97,29 @@ export class MeetingRoom extends DurableObject<Env> {
 
 	/** Takes over a meeting that has just become `requested` and spawns its bot. */
 	async start(start: RoomStart): Promise<void> {
+		await this.takeOver(start, true);
+		this.ctx.waitUntil(this.spawn(start));
+	}
+
+	/**
+	 * Auto-join's start: the spawn is awaited, and a spawn the bot host refuses hands the meeting
+	 * back to its plan (`scheduled`, slot released) instead of failing it, so auto-join can set
+	 * `data.auto_join_error` and retry (the spec's auto-join row). The step to `requested` is
+	 * reported only once the bot host took the bot.
+	 */
+	async startPlanned(start: RoomStart): Promise<BotHostResult> {
+		await this.takeOver(start, false);
+		const result = await this.requestSpawn(start);
+		if (!result.ok && (await this.serial(() => this.giveBack(start)))) return result;
+		this.ctx.waitUntil(this.notify(start.meeting, ["meeting.status_change"], this.claimStep(start)));
+		return { ok: true };
+	}
+
+	private claimStep(start: RoomStart) {
+		return { from: start.previousStatus, to: "requested" as const, actor: start.actor, at: start.meeting.updatedAt };
+	}
+
+	private async takeOver(start: RoomStart, notify: boolean): Promise<void> {
 		await this.serial(async () => {
 			const m = start.meeting;
 			const state: RoomState = {
@@ -114,24 +137,41 @@ export class MeetingRoom extends DurableObject<Env> {
 			await this.timers.clear("auto_join", "stop_deadline");
 			await this.timers.set("watchdog", Date.now() + intVar(this.env.BOT_REPORT_TIMEOUT_S, 60) * 1000);
 			await this.fanout.publish(m.id, meetingStatusMessage(this.ref(state), m.userId, "requested", null));
-			const step = { from: start.previousStatus, to: "requested" as const, actor: start.actor, at: m.updatedAt };
-			this.ctx.waitUntil(this.notify(m, ["meeting.status_change"], step));
+			if (notify) this.ctx.waitUntil(this.notify(m, ["meeting.status_change"], this.claimStep(start)));
 		});
-		this.ctx.waitUntil(this.spawn(start));
+	}
+
+	/** Undoes a takeover whose bot never got going; false when the meeting has moved on since. */
+	private async giveBack(start: RoomStart): Promise<boolean> {
+		const state = await this.state();
+		if (!state || state.machine.status !== "requested") return false;
+		const back = start.previousStatus ?? "scheduled";
+		if (!(await updateIfStatus(this.env, state.meetingId, ["requested"], { status: back }))) return false;
+		await this.ctx.storage.delete("room");
+		await this.timers.clear("watchdog");
+		if (state.link) await this.env.ACCOUNT.get(this.env.ACCOUNT.idFromName(String(state.userId))).releaseBotSlot(state.link);
+		await this.fanout.publish(state.meetingId, meetingStatusMessage(this.ref(state), state.userId, back, null));
+		// A spawn that timed out may still bring a bot up: tell the host to drop it.
+		this.ctx.waitUntil(stopBot(this.env, state.meetingId));
+		return true;
 	}
 
 	private async spawn(start: RoomStart): Promise<void> {
+		const result = await this.requestSpawn(start);
+		if (!result.ok) {
+			await this.move({ to: "failed", actor: "system", completion_reason: "join_failure", reason: result.detail });
+		}
+	}
+
+	private async requestSpawn(start: RoomStart): Promise<BotHostResult> {
 		const base = new URL(start.publicBaseUrl);
 		const wsBase = `${base.protocol === "https:" ? "wss:" : "ws:"}//${base.host}`;
 		const token = await signChannelToken(this.env.BOT_HOST_SECRET ?? "", start.meeting.id, CHANNEL_TOKEN_TTL_S);
-		const result = await spawnBot(this.env, {
+		return spawnBot(this.env, {
 			...start.spawn,
 			channel: { url: `${wsBase}/internal/bot-channel/${start.meeting.id}`, token },
 			recording_upload_url: `${base.origin}/internal/recordings/${start.meeting.id}`,
 		});
-		if (!result.ok) {
-			await this.move({ to: "failed", actor: "system", completion_reason: "join_failure", reason: result.detail });
-		}
 	}
 
 	/** A user stop. Always wins: the meeting ends `completed` with `stopped`. */

@@ -4,11 +4,13 @@
  * each use their own path (e.g. /hooks/<uuid>) and never see each other's traffic.
  *
  * Control endpoints (JSON):
- *   POST /__control/script?path=/hooks/x   {responses:[{status, delay_ms?, body?}]}  queue answers
+ *   POST /__control/script?path=/hooks/x   {responses:[{status, delay_ms?, body?, match?}]}  queue answers
  *   GET  /__control/requests?path=/hooks/x  → {requests:[{method, path, query, headers, body, received_at}]}
  *   POST /__control/reset?path=/hooks/x     forget script and requests
  * Any other request is recorded under its path and answered with the next scripted answer
- * (200 "ok" when none is left).
+ * (200 "ok" when none is left). An answer with `match` is kept for the first request whose
+ * body contains that text, so a test sharing a path (the bot host's /bot-host/bots) with
+ * tests in other files scripts only its own request.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -17,6 +19,8 @@ export interface ScriptedAnswer {
 	status: number;
 	delay_ms?: number;
 	body?: string;
+	/** Only for a request whose body contains this text. */
+	match?: string;
 }
 
 export interface ReceivedRequest {
@@ -63,7 +67,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 				body: body.toString("utf8"),
 				received_at: Date.now(),
 			});
-			const answer = state.script.shift() ?? { status: 200, body: "ok" };
+			const text = body.toString("utf8");
+			const next = state.script.findIndex((a) => a.match === undefined || text.includes(a.match));
+			const answer = (next >= 0 ? state.script.splice(next, 1)[0] : undefined) ?? { status: 200, body: "ok" };
 			if (answer.delay_ms) await new Promise((r) => setTimeout(r, answer.delay_ms));
 			if (res.destroyed) return;
 			res.writeHead(answer.status, { "content-type": "text/plain" }).end(answer.body ?? "");

@@ -2,16 +2,14 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import { call, json, userWithKey } from "../support";
-import { received } from "../webhooks/receiver";
-import { eventually, SimulatedBot, spawnRequestFor } from "./bot-sim";
+import { eventually, SimulatedBot, spawnRequestFor, spawnRequestsFor } from "./bot-sim";
 import { createPlan, getMeeting, type Meeting, meetCode, meetUrl, roomOf, roomTimers, sendBot } from "./helpers";
 
 const MIN = 60_000;
 const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
 
 async function spawnedFor(meetingId: number): Promise<boolean> {
-	const requests = await received("/bot-host/bots");
-	return requests.some((r) => JSON.parse(r.body).meeting_id === meetingId);
+	return (await spawnRequestsFor(meetingId)).length > 0;
 }
 
 /** Waits for the plan's first auto-join attempt to have run (the alarm fires by itself when due). */

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import { call, json, userWithKey } from "../support";
 import { received, script } from "../webhooks/receiver";
-import { eventually, openSocket, SimulatedBot, spawnRequestFor } from "./bot-sim";
+import { eventually, openSocket, SimulatedBot, spawnRequestFor, spawnRequestsFor } from "./bot-sim";
 
 interface Meeting {
 	id: number;
@@ -220,8 +220,10 @@ describe("the bot channel", () => {
 describe("how meetings fail", () => {
 	it("fails with join_failure when the bot host refuses the spawn", async () => {
 		const { headers } = await userWithKey();
-		await script("/bot-host/bots", [{ status: 503, body: "overloaded" }]);
-		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
+		const code = meetCode();
+		// Matched on the link: other files spawn through the same receiver path at the same time.
+		await script("/bot-host/bots", [{ status: 503, body: "overloaded", match: `"native_meeting_id":"${code}"` }]);
+		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: code }));
 		const ended = await eventually("failed", async () => {
 			const now = await meeting(headers, m.id);
 			return now.status === "failed" ? now : undefined;
@@ -360,5 +362,41 @@ describe("POST /bots rules", () => {
 		const spawn = await spawnRequestFor((await json<Meeting>(res)).id);
 		expect(spawn).toMatchObject({ native_meeting_id: "85512345678", passcode: "Secr3tPass" });
 		expect(spawn.meeting_url).toContain("85512345678");
+	});
+});
+
+describe("auto-join when the bot host refuses the spawn", () => {
+	it("keeps the plan scheduled with data.auto_join_error and a retry, gives the slot back, and joins on the retry", async () => {
+		const { headers } = await userWithKey("bot,tx", { max_concurrent_bots: 1 });
+		const code = meetCode();
+		await script("/bot-host/bots", [{ status: 503, body: "overloaded", match: `"native_meeting_id":"${code}"` }]);
+		const plan = await json<Meeting>(
+			await call("POST", "/meetings", {
+				headers,
+				json: { meeting_url: `https://meet.google.com/${code}`, scheduled_at: new Date(Date.now() + 30_000).toISOString() },
+			}),
+		);
+		const refused = await eventually("auto_join_error", async () => {
+			const now = await meeting(headers, plan.id);
+			return typeof now.data.auto_join_error === "string" ? now : undefined;
+		});
+		expect(refused.status).toBe("scheduled");
+		expect(refused.data.auto_join_error).toMatch(/bot host answered 503/);
+		expect(refused.completion_reason).toBeNull();
+		const room = await runInDurableObject(roomOf(plan.id), async (_r: MeetingRoom, s) => ({
+			timers: (await s.storage.get<Record<string, number>>("timers")) ?? {},
+			state: await s.storage.get("room"),
+		}));
+		expect(Object.keys(room.timers)).toEqual(["auto_join"]);
+		expect(room.timers.auto_join).toBeGreaterThan(Date.now());
+		expect(room.state).toBeUndefined();
+		expect((await json<{ running_bots: unknown[] }>(await call("GET", "/bots/status", { headers }))).running_bots).toEqual([]);
+
+		// The retry finds the slot free (cap 1, same link) and the bot host willing.
+		await fireTimersNow(plan.id);
+		const joined = await meeting(headers, plan.id);
+		expect(joined.status).toBe("requested");
+		expect(joined.data).not.toHaveProperty("auto_join_error");
+		expect(await spawnRequestsFor(plan.id)).toHaveLength(2);
 	});
 });

@@ -1,4 +1,4 @@
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import type { BotToRoom, RoomToBot, SpawnRequest } from "../../../src/bot-channel/protocol";
 import { received } from "../webhooks/receiver";
 
@@ -13,13 +13,24 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
 	}
 }
 
-/** The spawn request the Worker sent to the bot host (the receiver records it). */
+/**
+ * The spawn requests the Worker sent to the bot host for a meeting (the receiver records them).
+ * Each test file has its own D1, so meeting ids repeat across files while the receiver is shared:
+ * a spawn is this meeting's only if its link matches too.
+ */
+export async function spawnRequestsFor(meetingId: number): Promise<SpawnRequest[]> {
+	const row = await env.DB.prepare("SELECT native_meeting_id FROM meetings WHERE id = ?")
+		.bind(meetingId)
+		.first<{ native_meeting_id: string | null }>();
+	const requests = await received("/bot-host/bots");
+	return requests
+		.map((r) => JSON.parse(r.body) as SpawnRequest)
+		.filter((s) => s.meeting_id === meetingId && s.native_meeting_id === row?.native_meeting_id);
+}
+
+/** The (first) spawn request the Worker sent to the bot host for a meeting. */
 export async function spawnRequestFor(meetingId: number): Promise<SpawnRequest> {
-	return eventually(`spawn of meeting ${meetingId}`, async () => {
-		const requests = await received("/bot-host/bots");
-		const match = requests.map((r) => JSON.parse(r.body) as SpawnRequest).find((s) => s.meeting_id === meetingId);
-		return match;
-	});
+	return eventually(`spawn of meeting ${meetingId}`, async () => (await spawnRequestsFor(meetingId))[0]);
 }
 
 /** A WebSocket client that keeps every message it gets. */

@@ -14,6 +14,8 @@ export interface ScriptedAnswer {
 	status: number;
 	delay_ms?: number;
 	body?: string;
+	/** Only for a request whose body contains this text (see test/receiver/webhook-receiver.ts). */
+	match?: string;
 }
 
 /** A fresh path on the receiver, so this test sees only its own traffic. */
