@@ -30,6 +30,8 @@ export class InCallActions {
 	private readonly driver: MeetingDriver;
 	private readonly emit: (name: EventName, payload: Record<string, unknown>) => void;
 	private speechId = 0;
+	/** The last speech a stop was asked for, so a stop before playback starts still counts. */
+	private stoppedSpeech = 0;
 	private avatar: string | null = null;
 	private screen: { kind: string; stop: () => Promise<void> } | null = null;
 
@@ -55,6 +57,7 @@ export class InCallActions {
 				return this.speak(audio, { source: act.url ? "url" : "base64" });
 			}
 			case "speak_stop":
+				this.stoppedSpeech = this.speechId;
 				await this.page.evaluate(() => window.__bot.stopSpeaking());
 				return;
 			case "screen_show":
@@ -89,7 +92,7 @@ export class InCallActions {
 		await this.driver.setMicrophone(this.page, true);
 		let outcome: "completed" | "interrupted" = "interrupted";
 		try {
-			outcome = await this.page.evaluate((b64: string) => window.__bot.speak(b64), audio.toString("base64"));
+			if (this.stoppedSpeech !== id) outcome = await this.page.evaluate((b64: string) => window.__bot.speak(b64), audio.toString("base64"));
 		} finally {
 			// A newer speech keeps the microphone; otherwise mute as soon as we are done.
 			if (id === this.speechId) await this.driver.setMicrophone(this.page, false).catch(() => {});

@@ -128,9 +128,15 @@
 		/** Play audio (any format the browser decodes) into the virtual mic; resolves when done or stopped. */
 		async speak(base64) {
 			const m = micGraph();
+			m.cancelled = false;
 			if (m.ctx.state !== "running") await m.ctx.resume();
 			const buffer = await m.ctx.decodeAudioData(fromBase64(base64).buffer);
-			m.playing?.stop();
+			// A stop that came while the audio was being decoded.
+			if (m.cancelled) return "interrupted";
+			if (m.playing) {
+				m.playing.__stopped = true;
+				m.playing.stop();
+			}
 			const source = m.ctx.createBufferSource();
 			source.buffer = buffer;
 			source.connect(m.destination);
@@ -145,6 +151,7 @@
 			});
 		},
 		stopSpeaking() {
+			if (mic) mic.cancelled = true;
 			if (!mic?.playing) return false;
 			mic.playing.__stopped = true;
 			mic.playing.stop();

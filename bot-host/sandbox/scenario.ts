@@ -52,6 +52,8 @@ export interface Attendee {
 	micOnAtJoin: boolean;
 	cameraOnAtJoin: boolean;
 	passcodeOk: boolean;
+	/** Microphone and camera state after each switch in the meeting, first entry at join. */
+	devices: { mic_on: boolean; camera_on: boolean }[];
 	forced: { action: ControlAction; at: number } | null;
 	phaseLog: { phase: AttendeePhase; at: number }[];
 }
@@ -67,6 +69,10 @@ export interface Observed {
 		camera_on_at_join: boolean;
 		passcode_ok: boolean;
 		left: boolean;
+		mic_on: boolean;
+		camera_on: boolean;
+		/** Microphone state at join and after every switch. */
+		mic_history: boolean[];
 	}[];
 	/** Names the bot(s) joined with, in order. */
 	bot_names: string[];
@@ -106,6 +112,7 @@ export class SandboxMeeting {
 			micOnAtJoin: micOn,
 			cameraOnAtJoin: cameraOn,
 			passcodeOk: this.scenario.passcode === null || passcode === this.scenario.passcode,
+			devices: [{ mic_on: micOn, camera_on: cameraOn }],
 			forced: null,
 			phaseLog: [],
 		};
@@ -169,6 +176,9 @@ export class SandboxMeeting {
 				camera_on_at_join: a.cameraOnAtJoin,
 				passcode_ok: a.passcodeOk,
 				left: a.leftAt !== null,
+				mic_on: a.devices.at(-1)?.mic_on ?? false,
+				camera_on: a.devices.at(-1)?.camera_on ?? false,
+				mic_history: a.devices.map((d) => d.mic_on).filter((on, i, all) => i === 0 || on !== all[i - 1]),
 			})),
 			bot_names: attendees.map((a) => a.name),
 			chat_sent: [...this.chatSent],

@@ -42,6 +42,7 @@ const MediaBody = z.object({
 	camera_frame: z.string().nullable(),
 	camera_color: z.array(z.number()).length(3).nullable(),
 });
+const DevicesBody = z.object({ mic_on: z.boolean(), camera_on: z.boolean() });
 const ChatBody = z.object({ sender: z.string(), text: z.string().max(10_000) });
 const ActionBody = z.object({ action: z.enum(["admit", "deny", "remove", "end"]) });
 
@@ -118,6 +119,12 @@ export async function startSandbox(options: { port?: number; now?: () => number 
 		if (parts[4] === "leave" && method === "POST") {
 			meeting.leave(attendee);
 			return json(res, 200, { phase: meeting.phaseOf(attendee) });
+		}
+		if (parts[4] === "devices" && method === "POST") {
+			const body = DevicesBody.parse(await readJson(req));
+			const last = attendee.devices.at(-1);
+			if (last?.mic_on !== body.mic_on || last?.camera_on !== body.camera_on) attendee.devices.push(body);
+			return json(res, 200, { ok: true });
 		}
 		if (parts[4] === "media" && method === "POST") {
 			const body = MediaBody.parse(await readJson(req));

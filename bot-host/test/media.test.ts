@@ -34,6 +34,19 @@ describe("bot media in the sandbox", () => {
 		await world.room.until(bot.meetingId, () => events("speak.completed").length === 1);
 		expect(events("speak.started")).toHaveLength(1);
 		await eventually(() => (seen()?.mic.voiced_windows ?? 0) > 0);
+		// The microphone was live only while speaking.
+		await eventually(() => seen()?.attendees[0]?.mic_on === false);
+		expect(seen()?.attendees[0]?.mic_history).toEqual([false, true, false]);
+
+		world.room.command(bot.meetingId, {
+			action: "speak",
+			text: "This is a rather long announcement that will be interrupted well before it reaches its natural end.",
+		});
+		await world.room.until(bot.meetingId, () => events("speak.started").length === 2);
+		world.room.command(bot.meetingId, { action: "speak_stop" });
+		await world.room.until(bot.meetingId, () => events("speak.interrupted").length === 1);
+		expect(events("speak.completed")).toHaveLength(1);
+		await eventually(() => seen()?.attendees[0]?.mic_on === false);
 
 		world.room.command(bot.meetingId, { action: "avatar_set", image_base64: RED_SVG });
 		await world.room.until(bot.meetingId, () => events("avatar.set").length === 1);

@@ -199,6 +199,12 @@
 		}
 	};
 
+	// In-call microphone and camera switches, so the meeting's record shows when the bot was live.
+	const reportDevices = () => {
+		if (!state.attendeeId || (state.phase !== "in_call" && state.phase !== "lobby")) return;
+		post(`/attendees/${state.attendeeId}/devices`, { mic_on: state.micOn, camera_on: state.cameraOn }).catch(() => {});
+	};
+
 	window.Sandbox = {
 		start(skin) {
 			state.skin = skin;
@@ -210,10 +216,12 @@
 		setMic(on) {
 			state.micOn = on;
 			for (const t of state.localStream?.getAudioTracks() ?? []) t.enabled = on;
+			reportDevices();
 		},
 		setCamera(on) {
 			state.cameraOn = on;
 			for (const t of state.localStream?.getVideoTracks() ?? []) t.enabled = on;
+			reportDevices();
 		},
 		setCaptions(on) {
 			state.captionsOn = on;

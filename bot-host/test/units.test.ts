@@ -1,0 +1,130 @@
+/** The pure parts, without a browser: trackers, link rewriting, WAV, the sandbox clock. */
+import { describe, expect, it } from "vitest";
+import type { BotSegment } from "../../src/bot-channel/protocol.ts";
+import { transcriptionEndpoint } from "../bot/transcriber.ts";
+import { CaptionTracker, ChatTracker, ParticipantTracker } from "../bot/transcript.ts";
+import { encodeWav, wavDurationMs } from "../bot/wav.ts";
+import { googleMeet } from "../drivers/google-meet.ts";
+import { teams } from "../drivers/teams.ts";
+import { zoom } from "../drivers/zoom.ts";
+import { SandboxMeeting, Scenario } from "../sandbox/scenario.ts";
+
+describe("caption tracker", () => {
+	const track = () => {
+		const sent: BotSegment[] = [];
+		const tracker = new CaptionTracker({ prefix: "m1", callStartedAt: 0, settleMs: 1_000, language: "en", emit: (s) => sent.push(s) });
+		return { sent, tracker };
+	};
+
+	it("sends drafts while an entry grows and one confirmation with the same id once it settles", () => {
+		const { sent, tracker } = track();
+		tracker.update([{ key: "c1", speaker: "Ann", text: "Hello" }], [], 1_000);
+		tracker.update([{ key: "c1", speaker: "Ann", text: "Hello there" }], [], 1_200);
+		tracker.update([{ key: "c1", speaker: "Ann", text: "Hello there" }], [], 1_900);
+		tracker.update([{ key: "c1", speaker: "Ann", text: "Hello there" }], [], 2_300);
+		tracker.update([{ key: "c1", speaker: "Ann", text: "Hello there" }], [], 3_000);
+		expect(sent.map((s) => [s.segment_id, s.text, s.completed])).toEqual([
+			["m1-c1", "Hello", false],
+			["m1-c1", "Hello there", false],
+			["m1-c1", "Hello there", true],
+		]);
+		expect(sent[2]).toMatchObject({ speaker: "Ann", speaker_source: "caption", start: 1, end: 1.2, language: "en" });
+	});
+
+	it("confirms an entry that leaves the screen, and names a nameless caption by the active speaker", () => {
+		const { sent, tracker } = track();
+		tracker.update([{ key: "z1", speaker: null, text: "We ship" }], ["Bo"], 100);
+		tracker.update([], [], 200);
+		expect(sent.at(-1)).toMatchObject({ text: "We ship", completed: true, speaker: "Bo", speaker_source: "active_speaker" });
+		tracker.update([{ key: "z2", speaker: null, text: "Who said that" }], [], 300);
+		expect(sent.at(-1)).toMatchObject({ speaker: "", speaker_source: "none" });
+		tracker.flush();
+		expect(sent.at(-1)).toMatchObject({ segment_id: "m1-z2", completed: true });
+	});
+});
+
+describe("chat and participant trackers", () => {
+	it("reports each chat line once even when the panel re-renders its list", () => {
+		const chat = new ChatTracker("Notetaker");
+		const first = chat.update([{ sender: "Ann", text: "hi" }], 1);
+		const again = chat.update(
+			[
+				{ sender: "Ann", text: "hi" },
+				{ sender: "You", text: "hello" },
+				{ sender: "Ann", text: "hi" },
+			],
+			2,
+		);
+		expect(first).toEqual([{ sender: "Ann", text: "hi", timestamp: 1, is_from_bot: false }]);
+		expect(again).toEqual([
+			{ sender: "You", text: "hello", timestamp: 2, is_from_bot: true },
+			{ sender: "Ann", text: "hi", timestamp: 2, is_from_bot: false },
+		]);
+	});
+
+	it("turns successive name lists into join and leave events", () => {
+		const people = new ParticipantTracker();
+		const events: string[] = [];
+		const record = (e: "join" | "leave", n: string) => events.push(`${e}:${n}`);
+		people.update([], record);
+		expect(people.everJoined).toBe(false);
+		people.update(["Ann", "Bo"], record);
+		people.update(["Bo"], record);
+		expect(events).toEqual(["join:Ann", "join:Bo", "leave:Ann"]);
+		expect(people).toMatchObject({ everJoined: true, count: 1 });
+	});
+});
+
+describe("meeting links", () => {
+	it("rewrites Zoom links to the web client and carries the passcode", () => {
+		expect(zoom.joinUrl("https://us05web.zoom.us/j/8123456789?pwd=abc", null)).toBe("https://app.zoom.us/wc/8123456789/join?pwd=abc");
+		expect(zoom.joinUrl("https://zoom.us/j/8123456789", "s3cret")).toBe("https://app.zoom.us/wc/8123456789/join?pwd=s3cret");
+		expect(zoom.joinUrl("https://app.zoom.us/wc/join/8123456789", null)).toBe("https://app.zoom.us/wc/8123456789/join");
+		expect(zoom.joinUrl("https://events.zoom.us/ev/abc", "x")).toBe("https://events.zoom.us/ev/abc");
+	});
+
+	it("keeps only the Meet code and pins English; adds the Teams passcode", () => {
+		expect(googleMeet.joinUrl("https://meet.google.com/abc-defg-hij?authuser=2&pli=1", null)).toBe(
+			"https://meet.google.com/abc-defg-hij?hl=en",
+		);
+		expect(teams.joinUrl("https://teams.microsoft.com/meet/123456", "pw")).toBe("https://teams.microsoft.com/meet/123456?p=pw");
+		expect(teams.joinUrl("https://teams.live.com/meet/9?p=given", "pw")).toBe("https://teams.live.com/meet/9?p=given");
+	});
+
+	it("accepts a transcription base URL or the full endpoint", () => {
+		expect(transcriptionEndpoint("http://h:1")).toBe("http://h:1/v1/audio/transcriptions");
+		expect(transcriptionEndpoint("http://h:1/v1/")).toBe("http://h:1/v1/audio/transcriptions");
+		expect(transcriptionEndpoint("http://h:1/openai/v1/audio/transcriptions")).toBe("http://h:1/openai/v1/audio/transcriptions");
+	});
+});
+
+describe("wav and the sandbox clock", () => {
+	it("encodes PCM16 mono WAV whose header gives back the duration", () => {
+		const wav = encodeWav(Buffer.alloc(16_000 * 2 * 3), 16_000);
+		expect(wav.toString("ascii", 0, 4)).toBe("RIFF");
+		expect(wavDurationMs(wav)).toBe(3_000);
+	});
+
+	it("derives lobby, admission, denial and removal from the scenario clock", () => {
+		let now = 0;
+		const clock = () => now;
+		const admitted = new SandboxMeeting("m", Scenario.parse({ admit_after_ms: 500, remove_after_ms: 1_000 }), clock);
+		const bot = admitted.ask("Bot", "zoom", false, false, null);
+		expect(admitted.phaseOf(bot)).toBe("lobby");
+		now = 500;
+		expect(admitted.phaseOf(bot)).toBe("in_call");
+		now = 1_499;
+		expect(admitted.phaseOf(bot)).toBe("in_call");
+		now = 1_500;
+		expect(admitted.phaseOf(bot)).toBe("removed");
+		expect(admitted.observed().attendees[0]?.phases).toEqual(["lobby", "in_call", "removed"]);
+
+		const locked = new SandboxMeeting("p", Scenario.parse({ passcode: "right", lobby_forever: true }), clock);
+		expect(locked.phaseOf(locked.ask("Bot", "zoom", false, false, "wrong"))).toBe("not_found");
+		const waiting = locked.ask("Bot", "zoom", false, false, "right");
+		now = 99_999;
+		expect(locked.phaseOf(waiting)).toBe("lobby");
+		locked.force("deny");
+		expect(locked.phaseOf(waiting)).toBe("denied");
+	});
+});
