@@ -259,7 +259,12 @@ meetingRoutes.openapi(
 	async (c) => {
 		const { platform, native_meeting_id } = c.req.valid("param");
 		const body = c.req.valid("json");
-		const row = await findMeetingOnLink(c.env, c.get("identity").userId, platform, native_meeting_id, { ownedOnly: true });
+		const userId = c.get("identity").userId;
+		// The record GET /transcripts shows (the newest started one), so notes read back there even
+		// when a recurring link already has next week's plan; a link with only a plan gets the plan.
+		const row =
+			(await findMeetingOnLink(c.env, userId, platform, native_meeting_id, { ownedOnly: true, started: true })) ??
+			(await findMeetingOnLink(c.env, userId, platform, native_meeting_id, { ownedOnly: true }));
 		if (!row) throw notFound("Meeting not found");
 		// Metadata only: status-bearing and calendar keys are not the caller's to write.
 		const { auto_join_error: _e, calendar_sources: _s, scheduled_at: _t, ...free } = body.data ?? {};

@@ -367,6 +367,27 @@ describe("PATCH /meetings/{platform}/{native_meeting_id}", () => {
 		expect((await json<{ notes: string | null }>(await call("GET", `/transcripts/google_meet/${code}`, { headers }))).notes).toBeNull();
 	});
 
+	it("writes to the meeting the transcript shows when a recurring link already has the next plan", async () => {
+		const { headers } = await userWithKey();
+		const code = meetCode();
+		const held = await sendBot(headers, code);
+		await call("DELETE", `/bots/google_meet/${code}`, { headers });
+		const next = await createPlan(headers, { title: "Next week", meeting_url: meetUrl(code), scheduled_at: FUTURE });
+		const res = await call("PATCH", `/meetings/google_meet/${code}`, { headers, json: { notes: "Follow up with legal" } });
+		expect((await json<Meeting>(res)).id).toBe(held.id);
+		expect(await json<{ id: number; notes: string }>(await call("GET", `/transcripts/google_meet/${code}`, { headers }))).toMatchObject({
+			id: held.id,
+			notes: "Follow up with legal",
+		});
+		expect((await getMeeting(headers, next.id)).notes).toBeNull();
+
+		// A link with only a plan: the plan takes the notes.
+		const planned = meetCode();
+		const plan = await createPlan(headers, { meeting_url: meetUrl(planned) });
+		const onPlan = await call("PATCH", `/meetings/google_meet/${planned}`, { headers, json: { notes: "agenda" } });
+		expect(await json<Meeting>(onPlan)).toMatchObject({ id: plan.id, notes: "agenda", data: { notes: "agenda" } });
+	});
+
 	it("answers 404 for a link without a meeting of the caller's", async () => {
 		const { headers } = await userWithKey();
 		const other = await userWithKey();
