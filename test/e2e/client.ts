@@ -5,12 +5,23 @@ import WebSocket from "ws";
 export const gateway = () => inject("gatewayUrl");
 export const receiverUrl = () => inject("receiverUrl");
 
-export async function api(method: string, path: string, options: { key?: string; admin?: boolean; json?: unknown } = {}) {
+export function api(method: string, path: string, options: CallOptions = {}) {
+	return apiAt(gateway(), method, path, options);
+}
+
+interface CallOptions {
+	key?: string;
+	admin?: boolean;
+	json?: unknown;
+}
+
+/** Calls a gateway as any HTTP client would; JSON answers are parsed, others kept as text. */
+export async function apiAt(base: string, method: string, path: string, options: CallOptions = {}) {
 	const headers: Record<string, string> = {};
 	if (options.key) headers["X-API-Key"] = options.key;
 	if (options.admin) headers["X-Admin-API-Key"] = inject("adminToken");
 	if (options.json !== undefined) headers["content-type"] = "application/json";
-	const res = await fetch(`${gateway()}${path}`, {
+	const res = await fetch(`${base}${path}`, {
 		method,
 		headers,
 		body: options.json === undefined ? undefined : JSON.stringify(options.json),
@@ -26,10 +37,10 @@ export async function api(method: string, path: string, options: { key?: string;
 }
 
 /** A new user with a bot,tx key, made through the admin API. */
-export async function newAccount(fields: Record<string, unknown> = {}) {
+export async function newAccount(base = gateway()) {
 	const email = `e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-	const user = await api("POST", "/admin/users", { admin: true, json: { email, ...fields } });
-	const minted = await api("POST", `/admin/users/${user.body.id}/tokens?scopes=bot,tx`, { admin: true });
+	const user = await apiAt(base, "POST", "/admin/users", { admin: true, json: { email } });
+	const minted = await apiAt(base, "POST", `/admin/users/${user.body.id}/tokens?scopes=bot,tx`, { admin: true });
 	return { userId: user.body.id as number, key: minted.body.token as string };
 }
 
@@ -78,9 +89,30 @@ export class Socket {
 	}
 }
 
-export const wsUrl = (path: string) => `${gateway().replace(/^http/, "ws")}${path}`;
+export const wsUrl = (path: string, base = gateway()) => `${base.replace(/^http/, "ws")}${path}`;
 
 export async function receivedAt(path: string): Promise<{ body: string; headers: Record<string, string | string[] | undefined> }[]> {
 	const res = await fetch(`${receiverUrl()}/__control/requests?path=${encodeURIComponent(path)}`);
 	return ((await res.json()) as { requests: { body: string; headers: Record<string, string> }[] }).requests;
+}
+
+/** The gateway whose bot host runs real Chromium bots against the platform sandbox. */
+export const botGateway = () => inject("botGatewayUrl");
+
+/** Sets what happens in a sandbox meeting, keyed by the native meeting id the bot opens. */
+export async function sandboxScenario(meetingId: string, scenario: Record<string, unknown>): Promise<void> {
+	const res = await fetch(`${inject("sandboxUrl")}/meetings/${encodeURIComponent(meetingId)}`, {
+		method: "POST",
+		headers: { "content-type": "application/json" },
+		body: JSON.stringify(scenario),
+	});
+	if (!res.ok) throw new Error(`sandbox scenario: ${res.status} ${await res.text()}`);
+}
+
+/** What the sandbox meeting saw the bot do (its name, microphone, camera, chat). */
+export async function sandboxObserved(meetingId: string): Promise<Record<string, unknown>> {
+	return (await (await fetch(`${inject("sandboxUrl")}/meetings/${encodeURIComponent(meetingId)}/observed`)).json()) as Record<
+		string,
+		unknown
+	>;
 }

@@ -10,7 +10,7 @@ import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { startGateway } from "../../scripts/local-stack.mjs";
+import { startBotHost, startGateway } from "../../scripts/local-stack.mjs";
 import { startWebhookReceiver } from "../receiver/webhook-receiver.ts";
 
 declare module "vitest" {
@@ -18,6 +18,8 @@ declare module "vitest" {
 		gatewayUrl: string;
 		adminToken: string;
 		receiverUrl: string;
+		botGatewayUrl: string;
+		sandboxUrl: string;
 	}
 }
 
@@ -31,31 +33,52 @@ export function freePort(): Promise<number> {
 	});
 }
 
+/**
+ * Two gateways share the admin token: one whose bot host is the recording receiver (tests
+ * play the bot over the real channel), and one wired to the real bot host, whose Chromium
+ * bots join the platform sandbox.
+ */
 export default async function setup(project: TestProject) {
 	const receiver = await startWebhookReceiver();
-	const port = await freePort();
-	const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-e2e-"));
 	const adminToken = `adm_${randomBytes(18).toString("base64url")}`;
-	const gateway = await startGateway({
-		port,
-		stateDir,
-		quiet: true,
-		vars: {
-			ADMIN_API_TOKEN: adminToken,
-			SECRETS_KEY: randomBytes(32).toString("base64"),
-			BOT_HOST_SECRET: randomBytes(18).toString("base64url"),
-			BOT_HOST_URL: `${receiver.url}/bot-host/`,
-			OUTBOUND_ALLOW_PRIVATE: "true",
-			GATEWAY_RATE_LIMIT_RPS: "1000",
-			GATEWAY_RATE_LIMIT_BURST: "1000",
-		},
-	});
-	project.provide("gatewayUrl", `http://127.0.0.1:${port}`);
+	const botHostSecret = randomBytes(18).toString("base64url");
+	const stateDirs: string[] = [];
+	const gatewayWith = async (botHostUrl: string) => {
+		const port = await freePort();
+		const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-e2e-"));
+		stateDirs.push(stateDir);
+		const child = await startGateway({
+			port,
+			stateDir,
+			quiet: true,
+			vars: {
+				ADMIN_API_TOKEN: adminToken,
+				SECRETS_KEY: randomBytes(32).toString("base64"),
+				BOT_HOST_SECRET: botHostSecret,
+				BOT_HOST_URL: botHostUrl,
+				OUTBOUND_ALLOW_PRIVATE: "true",
+				GATEWAY_RATE_LIMIT_RPS: "1000",
+				GATEWAY_RATE_LIMIT_BURST: "1000",
+			},
+		});
+		return { child, url: `http://127.0.0.1:${port}` };
+	};
+	const [botHostPort, sandboxPort] = [await freePort(), await freePort()];
+	const [simulated, real, botHost] = await Promise.all([
+		gatewayWith(`${receiver.url}/bot-host/`),
+		gatewayWith(`http://127.0.0.1:${botHostPort}/`),
+		startBotHost({ port: botHostPort, secret: botHostSecret, sandboxPort, quiet: true }),
+	]);
+	project.provide("gatewayUrl", simulated.url);
+	project.provide("botGatewayUrl", real.url);
+	project.provide("sandboxUrl", `http://127.0.0.1:${sandboxPort}/__sandbox`);
 	project.provide("adminToken", adminToken);
 	project.provide("receiverUrl", receiver.url);
 	return async () => {
-		gateway.kill("SIGTERM");
+		botHost.kill("SIGTERM");
+		simulated.child.kill("SIGTERM");
+		real.child.kill("SIGTERM");
 		await receiver.close();
-		rmSync(stateDir, { recursive: true, force: true });
+		for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
 	};
 }

@@ -1,0 +1,184 @@
+import { describe, expect, it } from "vitest";
+import { apiAt, botGateway, eventually, newAccount, Socket, sandboxObserved, sandboxScenario, wsUrl } from "./client";
+
+/** Native ids per platform that the sandbox serves under the real platform URLs. */
+function nativeId(platform: string): string {
+	const digits = (n: number) => Array.from({ length: n }, () => Math.floor(Math.random() * 10)).join("");
+	if (platform === "zoom") return `8${digits(10)}`;
+	if (platform === "teams") return `9${digits(12)}`;
+	const l = Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join("");
+	return `${l.slice(0, 3)}-${l.slice(3, 7)}-${l.slice(7)}`;
+}
+
+type Platform = "google_meet" | "zoom" | "teams";
+
+async function sendBot(key: string, platform: Platform, id: string, extra: Record<string, unknown> = {}) {
+	const res = await apiAt(botGateway(), "POST", "/bots", {
+		key,
+		json: { platform, native_meeting_id: id, bot_name: "E2E Notetaker", ...extra },
+	});
+	expect(res.status).toBe(201);
+	return res.body.id as number;
+}
+
+async function meetingOf(key: string, id: number) {
+	return (await apiAt(botGateway(), "GET", `/meetings/${id}`, { key })).body as {
+		status: string;
+		completion_reason: string | null;
+		failure_stage: string | null;
+	};
+}
+
+async function ended(key: string, id: number, ms = 60_000) {
+	return eventually(
+		"the meeting to end",
+		async () => {
+			const m = await meetingOf(key, id);
+			return m.status === "completed" || m.status === "failed" ? m : undefined;
+		},
+		ms,
+	);
+}
+
+const statuses = (live: Socket) =>
+	live.messages.filter((m) => m.type === "meeting.status").map((m) => (m.payload as { status: string }).status);
+
+describe.each(["google_meet", "zoom", "teams"] as Platform[])("a real bot in a %s sandbox meeting", (platform) => {
+	it("waits in the lobby, is admitted, transcribes two speakers live on /ws, stops, and keeps the transcript", async () => {
+		const { key } = await newAccount(botGateway());
+		const id = nativeId(platform);
+		await sandboxScenario(id, {
+			admit_after_ms: 1500,
+			participants: [
+				{ name: "Alice Chen", lines: ["Good morning everyone, the budget is approved."] },
+				{ name: "Bruno Diaz", lines: ["Great news, I will update the roadmap today."] },
+			],
+			speech_start_ms: 800,
+			speech_gap_ms: 600,
+		});
+		const meetingId = await sendBot(key, platform, id);
+		const live = await Socket.open(wsUrl("/ws", botGateway()), { "X-API-Key": key });
+		live.send({ action: "subscribe", meetings: [{ platform, native_id: id }] });
+		await live.waitFor("subscribed", (m) => m.type === "subscribed");
+
+		await eventually("active", () => (statuses(live).includes("active") ? true : undefined), 45_000);
+		expect(statuses(live)).toContain("awaiting_admission");
+		expect(statuses(live).indexOf("awaiting_admission")).toBeLessThan(statuses(live).indexOf("active"));
+
+		const confirmedBy = (speaker: string) =>
+			live.messages
+				.filter((m) => m.type === "transcript" && m.speaker === speaker)
+				.flatMap((m) => m.confirmed as { text: string }[])
+				.map((s) => s.text)
+				.join(" ");
+		await eventually("both speakers confirmed", () => (confirmedBy("Alice Chen") && confirmedBy("Bruno Diaz") ? true : undefined), 45_000);
+		expect(confirmedBy("Alice Chen")).toMatch(/budget is approved/i);
+		expect(confirmedBy("Bruno Diaz")).toMatch(/roadmap/i);
+
+		const observed = await sandboxObserved(id);
+		expect(observed.bot_names).toEqual(["E2E Notetaker"]);
+
+		expect((await apiAt(botGateway(), "DELETE", `/bots/${platform}/${id}`, { key })).status).toBe(204);
+		expect(await ended(key, meetingId)).toMatchObject({ status: "completed", completion_reason: "stopped" });
+		const transcript = await apiAt(botGateway(), "GET", `/transcripts/${platform}/${id}`, { key });
+		const segments = transcript.body.segments as { speaker: string; text: string; speaker_source: string; completed: boolean }[];
+		expect(segments.filter((s) => s.completed).map((s) => s.speaker)).toEqual(expect.arrayContaining(["Alice Chen", "Bruno Diaz"]));
+		// Each segment says how its speaker was decided; named speakers are never a bare guess.
+		for (const s of segments) expect(["caption", "active_speaker"], `${s.speaker}: ${s.text}`).toContain(s.speaker_source);
+		live.close();
+	});
+});
+
+describe("how real bots end", () => {
+	it.each([
+		[
+			"a denied bot",
+			{ deny: true, deny_after_ms: 800 },
+			{},
+			{ status: "failed", completion_reason: "awaiting_admission_rejected", failure_stage: "awaiting_admission" },
+		],
+		[
+			"a bot left in the lobby",
+			{ lobby_forever: true },
+			{ automatic_leave: { max_wait_for_admission: 3000 } },
+			{ completion_reason: "awaiting_admission_timeout" },
+		],
+		["a removed bot", { admit_after_ms: 300, remove_after_ms: 2500 }, {}, { completion_reason: "evicted" }],
+		[
+			"a bot in a meeting the host ends",
+			{ admit_after_ms: 300, end_after_ms: 2500 },
+			{},
+			{ status: "completed", completion_reason: "meeting_ended" },
+		],
+		[
+			"a bot left alone",
+			{ admit_after_ms: 300, participants: [{ name: "Early Leaver", leave_after_ms: 1500, lines: [] }] },
+			{ automatic_leave: { max_time_left_alone: 2000 } },
+			{ status: "completed", completion_reason: "left_alone" },
+		],
+	])("ends %s with its own reason", async (_label, scenario, options, expected) => {
+		const { key } = await newAccount(botGateway());
+		const id = nativeId("google_meet");
+		await sandboxScenario(id, scenario);
+		const meetingId = await sendBot(key, "google_meet", id, options);
+		expect(await ended(key, meetingId)).toMatchObject(expected);
+	});
+});
+
+describe("interactive actions, as the meeting saw them", () => {
+	it("speaks into the microphone, chats, shows a screen and an avatar on camera", async () => {
+		const { key } = await newAccount(botGateway());
+		const id = nativeId("google_meet");
+		await sandboxScenario(id, { admit_after_ms: 200, participants: [{ name: "Host", lines: [] }] });
+		const meetingId = await sendBot(key, "google_meet", id);
+		await eventually("active", async () => ((await meetingOf(key, meetingId)).status === "active" ? true : undefined), 45_000);
+		const live = await Socket.open(wsUrl("/ws", botGateway()), { "X-API-Key": key });
+		live.send({ action: "subscribe", meetings: [{ platform: "google_meet", native_id: id }] });
+		await live.waitFor("subscribed", (m) => m.type === "subscribed");
+		const base = `/bots/google_meet/${id}`;
+
+		expect((await apiAt(botGateway(), "POST", `${base}/speak`, { key, json: { text: "Hello, I am taking notes today." } })).status).toBe(
+			202,
+		);
+		await live.waitFor("speak.completed", (m) => m.type === "speak.completed", 30_000);
+		expect(live.messages.some((m) => m.type === "speak.started")).toBe(true);
+		const heard = (await sandboxObserved(id)).mic as { voiced_windows: number };
+		expect(heard.voiced_windows).toBeGreaterThan(3);
+
+		expect((await apiAt(botGateway(), "POST", `${base}/chat`, { key, json: { text: "Notes will follow by email" } })).status).toBe(202);
+		await eventually("chat in the meeting", async () => {
+			const chat = (await sandboxObserved(id)).chat_sent as { text: string }[];
+			return chat.some((c) => c.text === "Notes will follow by email") ? true : undefined;
+		});
+
+		const html = "<body style='margin:0;background:#ff0000'><h1>Agenda</h1></body>";
+		expect((await apiAt(botGateway(), "POST", `${base}/screen`, { key, json: { type: "html", html } })).status).toBe(202);
+		await live.waitFor("screen.sharing_started", (m) => m.type === "screen.sharing_started", 30_000);
+		const red = await eventually(
+			"a red frame on camera",
+			async () => {
+				const color = ((await sandboxObserved(id)).camera as { last_color: number[] | null }).last_color;
+				return color && color[0] > 180 && color[1] < 90 ? color : undefined;
+			},
+			20_000,
+		);
+		expect(red[0]).toBeGreaterThan(180);
+		expect((await apiAt(botGateway(), "DELETE", `${base}/screen`, { key })).status).toBe(202);
+		await live.waitFor("screen.sharing_stopped", (m) => m.type === "screen.sharing_stopped", 30_000);
+
+		// A 1x1 blue PNG as the avatar.
+		const bluePng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGNgYPgPAAEDAQAIicLsAAAAAElFTkSuQmCC";
+		expect((await apiAt(botGateway(), "PUT", `${base}/avatar`, { key, json: { image_base64: bluePng } })).status).toBe(202);
+		await eventually(
+			"a blue frame on camera",
+			async () => {
+				const color = ((await sandboxObserved(id)).camera as { last_color: number[] | null }).last_color;
+				return color && color[2] > 180 && color[0] < 90 ? color : undefined;
+			},
+			20_000,
+		);
+		await apiAt(botGateway(), "DELETE", base, { key });
+		await ended(key, meetingId);
+		live.close();
+	});
+});
