@@ -107,6 +107,14 @@ describe("auto-join of a scheduled meeting", () => {
 		expect(await spawnedFor(plan.id)).toBe(false);
 	});
 
+	it("stops retrying once a retry would land more than 10 minutes past the start", async () => {
+		const { headers } = await userWithKey("bot,tx", { max_concurrent_bots: 0 });
+		const plan = await createPlan(headers, { meeting_url: meetUrl(meetCode()), scheduled_at: at(-10 * MIN + 5000) });
+		const refused = await afterAttempt(headers, plan.id, (m) => typeof m.data.auto_join_error === "string");
+		expect(refused.status).toBe("scheduled");
+		expect(await roomTimers(plan.id)).toMatchObject({ timers: {}, alarm: null, plan: undefined });
+	});
+
 	it("retries after the cap frees up, then joins and clears the error", async () => {
 		const { headers } = await userWithKey("bot,tx", { max_concurrent_bots: 1 });
 		const busy = meetCode();

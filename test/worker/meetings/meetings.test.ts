@@ -142,6 +142,19 @@ describe("GET /meetings", () => {
 		expect(ids(await list(other.headers))).toEqual([theirs.id]);
 	});
 
+	it("includes meetings bound to a workspace the caller is a member of, read-only", async () => {
+		const owner = await userWithKey();
+		const member = await userWithKey();
+		const workspace = `ws-${crypto.randomUUID()}`;
+		const shared = await createPlan(owner.headers, { title: "shared", workspace_id: workspace });
+		await createPlan(owner.headers, { title: "private" });
+		const own = await createPlan(member.headers, { title: "member's own" });
+		expect(ids(await list(member.headers))).toEqual([own.id]);
+		await env.DB.prepare("INSERT INTO workspace_members (workspace_id, user_id) VALUES (?, ?)").bind(workspace, member.user.id).run();
+		expect(ids(await list(member.headers))).toEqual([own.id, shared.id]);
+		expect((await call("DELETE", `/meetings/${shared.id}`, { headers: member.headers })).status).toBe(404);
+	});
+
 	it("filters by status (a comma list), refusing an unknown status with 422", async () => {
 		const { headers } = await userWithKey();
 		const idle = await createPlan(headers, { title: "idle" });
