@@ -5,8 +5,8 @@ import WebSocket from "ws";
 export const gateway = () => inject("gatewayUrl");
 export const receiverUrl = () => inject("receiverUrl");
 
-export function api(method: string, path: string, options: CallOptions = {}) {
-	return apiAt(gateway(), method, path, options);
+export function api<T = Record<string, unknown>>(method: string, path: string, options: CallOptions = {}) {
+	return apiAt<T>(gateway(), method, path, options);
 }
 
 interface CallOptions {
@@ -16,7 +16,7 @@ interface CallOptions {
 }
 
 /** Calls a gateway as any HTTP client would; JSON answers are parsed, others kept as text. */
-export async function apiAt(base: string, method: string, path: string, options: CallOptions = {}) {
+export async function apiAt<T = Record<string, unknown>>(base: string, method: string, path: string, options: CallOptions = {}) {
 	const headers: Record<string, string> = {};
 	if (options.key) headers["X-API-Key"] = options.key;
 	if (options.admin) headers["X-Admin-API-Key"] = inject("adminToken");
@@ -33,7 +33,7 @@ export async function apiAt(base: string, method: string, path: string, options:
 	} catch {
 		// plain text answer
 	}
-	return { status: res.status, headers: res.headers, body: body as Record<string, unknown> & unknown[] };
+	return { status: res.status, headers: res.headers, body: body as T };
 }
 
 /** A new user with a bot,tx key, made through the admin API. */

@@ -158,7 +158,7 @@ describe("interactive actions, as the meeting saw them", () => {
 			"a red frame on camera",
 			async () => {
 				const color = ((await sandboxObserved(id)).camera as { last_color: number[] | null }).last_color;
-				return color && color[0] > 180 && color[1] < 90 ? color : undefined;
+				return color && (color[0] ?? 0) > 180 && (color[1] ?? 255) < 90 ? color : undefined;
 			},
 			20_000,
 		);
@@ -173,7 +173,7 @@ describe("interactive actions, as the meeting saw them", () => {
 			"a blue frame on camera",
 			async () => {
 				const color = ((await sandboxObserved(id)).camera as { last_color: number[] | null }).last_color;
-				return color && color[2] > 180 && color[0] < 90 ? color : undefined;
+				return color && (color[2] ?? 0) > 180 && (color[0] ?? 255) < 90 ? color : undefined;
 			},
 			20_000,
 		);
