@@ -9,4 +9,10 @@ export function startGateway(options: {
 	quiet?: boolean;
 }): Promise<ChildProcess>;
 export function startLocalStack(options: { announce: boolean }): Promise<{ base: string; secrets: Record<string, string> }>;
-export function startBotHost(options: { port: number; secret: string; sandboxPort: number; sandbox?: boolean; quiet?: boolean }): Promise<ChildProcess>;
+export function startBotHost(options: {
+	port: number;
+	secret: string;
+	sandboxPort: number;
+	sandbox?: boolean;
+	quiet?: boolean;
+}): Promise<ChildProcess>;

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { localSecrets } from "../local-secrets.mjs";
-import { startGateway } from "../local-stack.mjs";
+import { startBotHost, startGateway } from "../local-stack.mjs";
+import { freePort } from "../ports.mjs";
+import { benchBots } from "./bots.mjs";
 import { benchGateway } from "./gateway.mjs";
 import { benchLiveFeed, startSpawnRecorder } from "./live-feed.mjs";
 
@@ -30,6 +32,7 @@ export async function runBenchmarks(only) {
 	const sections = [
 		["gateway", benchGateway],
 		["live", benchLiveFeed],
+		["bots", (ctx) => withRealBots(ctx, secrets, benchBots)],
 	];
 	try {
 		const key = await benchKey(base, secrets.ADMIN_API_TOKEN);
@@ -58,4 +61,27 @@ async function benchKey(base, adminToken) {
 	).json();
 	const minted = await (await fetch(`${base}/admin/users/${user.id}/tokens?scopes=bot,tx`, { method: "POST", headers: admin })).json();
 	return minted.token;
+}
+
+/** A second gateway wired to the real bot host (embedded sandbox), only for the bot section. */
+async function withRealBots(ctx, secrets, bench) {
+	const [port, botHostPort, sandboxPort] = [await freePort(), await freePort(), await freePort()];
+	const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-bench-bots-"));
+	const botHost = await startBotHost({ port: botHostPort, secret: secrets.BOT_HOST_SECRET, sandboxPort, quiet: true });
+	const gateway = await startGateway({
+		port,
+		stateDir,
+		quiet: true,
+		vars: { GATEWAY_RATE_LIMIT_RPS: "1000", GATEWAY_RATE_LIMIT_BURST: "1000", BOT_HOST_URL: `http://127.0.0.1:${botHostPort}/` },
+	});
+	const botBase = `http://127.0.0.1:${port}`;
+	try {
+		const key = await benchKey(botBase, secrets.ADMIN_API_TOKEN);
+		await bench({ ...ctx, botBase, key, sandboxUrl: `http://127.0.0.1:${sandboxPort}/__sandbox` });
+	} finally {
+		gateway.kill("SIGTERM");
+		botHost.kill("SIGTERM");
+		await new Promise((r) => setTimeout(r, 2000));
+		rmSync(stateDir, { recursive: true, force: true });
+	}
 }

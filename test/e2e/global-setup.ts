@@ -6,11 +6,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startBotHost, startGateway } from "../../scripts/local-stack.mjs";
+import { freePort } from "../../scripts/ports.mjs";
 import { startWebhookReceiver } from "../receiver/webhook-receiver.ts";
 
 declare module "vitest" {
@@ -21,16 +21,6 @@ declare module "vitest" {
 		botGatewayUrl: string;
 		sandboxUrl: string;
 	}
-}
-
-export function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			server.close(() => (address && typeof address === "object" ? resolve(address.port) : reject(new Error("no port"))));
-		});
-	});
 }
 
 /**
