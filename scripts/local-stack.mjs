@@ -41,7 +41,7 @@ export async function startGateway({ port, stateDir, vars = {}, quiet = false })
 	execFileSync(bin("wrangler"), ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
 		cwd: root,
 		stdio: quiet ? "ignore" : "inherit",
-		env: { ...process.env, CI: "true" },
+		env: { ...process.env, CI: "true", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
 	});
 	const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
 	const child = run(
@@ -58,7 +58,7 @@ export async function startGateway({ port, stateDir, vars = {}, quiet = false })
 			"--show-interactive-dev-session=false",
 			...varArgs,
 		],
-		{ stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+		{ stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } },
 	);
 	await waitForHealth(`http://127.0.0.1:${port}/health`, 90_000);
 	return child;
