@@ -7,11 +7,14 @@ import { gateway } from "./gateway/gateway";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
 import { botRoutes } from "./routes/bots";
+import { calendarCompatRoutes } from "./routes/calendar-compat";
+import { calendarRoutes } from "./routes/calendars";
 import { healthRoutes } from "./routes/health";
 import { interactiveRoutes } from "./routes/interactive";
 import { liveRoutes } from "./routes/live";
 import { meetingRoutes } from "./routes/meetings";
 import { recordingUploadRoutes } from "./routes/recording-upload";
+import { recordingRoutes } from "./routes/recordings";
 import { transcriptRoutes } from "./routes/transcripts";
 
 /** The gateway: one middleware for identity and limits, then one module per spec section. */
@@ -41,6 +44,9 @@ export function buildApp() {
 	app.route("/", transcriptRoutes);
 	app.route("/", liveRoutes);
 	app.route("/", recordingUploadRoutes);
+	app.route("/", recordingRoutes);
+	app.route("/", calendarRoutes);
+	app.route("/", calendarCompatRoutes);
 
 	app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", { type: "apiKey", in: "header", name: "X-API-Key" });
 	app.doc31("/openapi.json", {

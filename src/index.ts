@@ -1,4 +1,5 @@
 import { app } from "./app";
+import { syncDueCalendars } from "./calendars/background-sync";
 import type { Env } from "./env";
 
 export { AccountObject } from "../durable-objects/account";
@@ -8,4 +9,8 @@ export { MeetingRoom } from "../durable-objects/meeting-room";
 
 export default {
 	fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+	// Cron (wrangler.toml [triggers]); wrangler dev does not fire it, so the local runner calls it.
+	scheduled: async (controller, env) => {
+		await syncDueCalendars(env, new Date(controller.scheduledTime));
+	},
 } satisfies ExportedHandler<Env>;

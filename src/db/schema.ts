@@ -168,3 +168,43 @@ export const mediaFiles = sqliteTable("media_files", {
 
 export type RecordingRow = typeof recordings.$inferSelect;
 export type MediaFileRow = typeof mediaFiles.$inferSelect;
+
+export const calendarConnections = sqliteTable("calendar_connections", {
+	id: text("id").primaryKey(),
+	userId: integer("user_id").notNull(),
+	name: text("name").notNull(),
+	icsUrlSealed: text("ics_url_sealed"),
+	icsUrlMasked: text("ics_url_masked"),
+	autoJoin: integer("auto_join", { mode: "boolean" }).notNull().default(true),
+	botName: text("bot_name").notNull(),
+	enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+	publicBaseUrl: text("public_base_url"),
+	nextSyncAt: text("next_sync_at"),
+	syncLeaseUntil: text("sync_lease_until"),
+	lastSyncAt: text("last_sync_at"),
+	lastError: text("last_error"),
+	lastCounts: text("last_counts", { mode: "json" }).$type<{ created: number; updated: number; cancelled: number }>(),
+	createdAt: text("created_at").notNull(),
+	updatedAt: text("updated_at").notNull(),
+});
+
+export const calendarEvents = sqliteTable("calendar_events", {
+	connectionId: text("connection_id").notNull(),
+	uid: text("uid").notNull(),
+	userId: integer("user_id").notNull(),
+	meetingId: integer("meeting_id"),
+	state: text("state").$type<"planned" | "deferred" | "cancelled">().notNull(),
+	eventFingerprint: text("event_fingerprint"),
+	settingsFingerprint: text("settings_fingerprint"),
+	adopted: integer("adopted", { mode: "boolean" }).notNull().default(false),
+	updatedAt: text("updated_at").notNull(),
+});
+
+export const calendarPreferences = sqliteTable("calendar_preferences", {
+	userId: integer("user_id").primaryKey(),
+	botName: text("bot_name"),
+	updatedAt: text("updated_at").notNull(),
+});
+
+export type CalendarConnectionRow = typeof calendarConnections.$inferSelect;
+export type CalendarEventRow = typeof calendarEvents.$inferSelect;

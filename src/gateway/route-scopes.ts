@@ -68,6 +68,26 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["POST", "/transcripts/:platform/:native_meeting_id/share", READ],
 	["GET", "/public/transcripts/:share_file", PUBLIC],
 
+	["GET", "/recordings", READ],
+	["GET", "/recordings/:recording_id", READ],
+	["DELETE", "/recordings/:recording_id", READ],
+	["GET", "/recordings/:recording_id/master", READ],
+	["GET", "/recordings/:recording_id/media/:media_file_id/raw", READ],
+	["GET", "/recordings/:recording_id/media/:media_file_id/download", READ],
+	/** A download link signed by the gateway: its signature and expiry are the credential. */
+	["GET", "/public/recordings/:media_file_id/:file_name", PUBLIC],
+
+	["GET", "/user/calendars", SETTINGS],
+	["POST", "/user/calendars", SETTINGS],
+	["PATCH", "/user/calendars/:calendar_id", SETTINGS],
+	["DELETE", "/user/calendars/:calendar_id", SETTINGS],
+	["POST", "/user/calendars/:calendar_id/sync", SETTINGS],
+	["GET", "/user/calendars/:calendar_id/sync", SETTINGS],
+	["GET", "/user/calendar", SETTINGS],
+	["PUT", "/user/calendar", SETTINGS],
+	["GET", "/user/calendar/sync", SETTINGS],
+	["POST", "/user/calendar/sync", SETTINGS],
+
 	["GET", "/ws", SELF_AUTHENTICATED],
 	["GET", "/internal/bot-channel/:meeting_id", SELF_AUTHENTICATED],
 	["PUT", "/internal/recordings/:meeting_id", SELF_AUTHENTICATED],

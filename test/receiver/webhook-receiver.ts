@@ -7,6 +7,8 @@
  *   POST /__control/script?path=/hooks/x   {responses:[{status, delay_ms?, body?, match?}]}  queue answers
  *   GET  /__control/requests?path=/hooks/x  → {requests:[{method, path, query, headers, body, received_at}]}
  *   POST /__control/reset?path=/hooks/x     forget script and requests
+ *   POST /__control/serve?path=/feeds/x     raw body = the file to serve at that path from now on;
+ *        headers x-serve-status (default 200) and x-serve-content-type (default text/calendar)
  * Any other request is recorded under its path and answered with the next scripted answer
  * (200 "ok" when none is left). An answer with `match` is kept for the first request whose
  * body contains that text, so a test sharing a path (the bot host's /bot-host/bots) with
@@ -35,6 +37,8 @@ export interface ReceivedRequest {
 interface PathState {
 	script: ScriptedAnswer[];
 	received: ReceivedRequest[];
+	/** A file served to every request once the script is used up (ICS feeds). */
+	served?: { status: number; contentType: string; body: Buffer };
 }
 
 export interface WebhookReceiver {
@@ -57,7 +61,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 		try {
 			const url = new URL(req.url ?? "/", "http://receiver");
 			const body = await readBody(req);
-			if (url.pathname.startsWith("/__control/")) return control(url, body, res);
+			if (url.pathname.startsWith("/__control/")) return control(url, req, body, res);
 			const state = stateOf(url.pathname);
 			state.received.push({
 				method: req.method ?? "",
@@ -69,6 +73,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 			});
 			const text = body.toString("utf8");
 			const next = state.script.findIndex((a) => a.match === undefined || text.includes(a.match));
+			const served = state.served;
+			if (next < 0 && served) return void res.writeHead(served.status, { "content-type": served.contentType }).end(served.body);
 			const answer = (next >= 0 ? state.script.splice(next, 1)[0] : undefined) ?? { status: 200, body: "ok" };
 			if (answer.delay_ms) await new Promise((r) => setTimeout(r, answer.delay_ms));
 			if (res.destroyed) return;
@@ -78,7 +84,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 		}
 	});
 
-	function control(url: URL, body: Buffer, res: ServerResponse) {
+	function control(url: URL, req: IncomingMessage, body: Buffer, res: ServerResponse) {
 		const path = url.searchParams.get("path");
 		if (!path) return json(res, 400, { error: "path is required" });
 		const action = url.pathname.slice("/__control/".length);
@@ -88,6 +94,15 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 			return json(res, 200, { queued: stateOf(path).script.length });
 		}
 		if (action === "requests") return json(res, 200, { requests: stateOf(path).received });
+		if (action === "serve") {
+			const header = (name: string) => (Array.isArray(req.headers[name]) ? undefined : (req.headers[name] as string | undefined));
+			stateOf(path).served = {
+				status: Number(header("x-serve-status") ?? 200),
+				contentType: header("x-serve-content-type") ?? "text/calendar; charset=utf-8",
+				body,
+			};
+			return json(res, 200, { bytes: body.length });
+		}
 		if (action === "reset") {
 			paths.delete(path);
 			return json(res, 200, {});

@@ -1,0 +1,45 @@
+/**
+ * Background discovery: on each scheduled tick, the enabled connections whose `next_sync_at`
+ * has come are synced, a few at a time. Each sync sets the next time one interval on, with
+ * jitter (see `nextSyncAt`), so accounts spread over the interval instead of all fetching at
+ * once; a tick takes at most a bounded batch and leaves the rest to the next tick.
+ */
+import { and, asc, eq, isNotNull, lte } from "drizzle-orm";
+import { calendarConnections } from "../db/schema";
+import { boolVar, type Env } from "../env";
+import { db } from "../meetings/meeting-store";
+import { syncConnection, takeSyncLease } from "./sync";
+
+const PER_TICK = 25;
+const AT_ONCE = 4;
+
+/** Where bots reach the gateway when no request says so: the deployment's address, else the last one seen. */
+const LOCAL_GATEWAY = "http://127.0.0.1:18056";
+
+export async function syncDueCalendars(env: Env, now: Date): Promise<{ synced: number }> {
+	if (!boolVar(env.CALENDAR_SYNC_ENABLED, true)) return { synced: 0 };
+	const due = await db(env)
+		.select()
+		.from(calendarConnections)
+		.where(
+			and(
+				eq(calendarConnections.enabled, true),
+				isNotNull(calendarConnections.icsUrlSealed),
+				lte(calendarConnections.nextSyncAt, now.toISOString()),
+			),
+		)
+		.orderBy(asc(calendarConnections.nextSyncAt))
+		.limit(PER_TICK)
+		.all();
+	let synced = 0;
+	for (let i = 0; i < due.length; i += AT_ONCE) {
+		await Promise.all(
+			due.slice(i, i + AT_ONCE).map(async (row) => {
+				if (!(await takeSyncLease(env, row.id))) return;
+				await syncConnection(env, row, { now, publicBaseUrl: env.PUBLIC_BASE_URL || row.publicBaseUrl || LOCAL_GATEWAY });
+				synced++;
+			}),
+		);
+	}
+	return { synced };
+}

@@ -1,0 +1,189 @@
+/**
+ * The meeting side of calendar import: the SQL that creates, moves and removes imported plans
+ * and keeps their `data.calendar_sources`, `auto_join` and `bot_name` equal to what their
+ * calendar events say, and the call that arms (or cancels) each plan's auto-join in its room.
+ *
+ * Sources are derived in SQL from the event mappings, so two connections syncing one shared
+ * meeting at once cannot lose each other's source.
+ */
+import { inArray } from "drizzle-orm";
+import { type MeetingRow, meetings } from "../db/schema";
+import type { Env } from "../env";
+import type { ParsedMeetingLink } from "../meetings/meeting-link";
+import { db } from "../meetings/meeting-store";
+import type { ImportedEvent } from "./ics-import";
+
+export interface PlannedEvent extends ImportedEvent {
+	occurrence: { start: Date; end: Date };
+}
+
+const PLANNED = "status IN ('idle', 'scheduled')";
+
+export function linkColumns(link: ParsedMeetingLink | null) {
+	return {
+		platform: link?.platform ?? "unknown",
+		nativeMeetingId: link?.native_meeting_id ?? null,
+		constructedMeetingUrl: link?.constructed_meeting_url ?? null,
+		passcode: link?.passcode ?? null,
+	};
+}
+
+/** A new plan for an event; its sources and bot settings are filled by `refreshSources`. */
+export function insertPlan(env: Env, userId: number, event: PlannedEvent, autoJoin: boolean, botName: string, now: string) {
+	const link = linkColumns(event.link);
+	const data: Record<string, unknown> = { attendees: event.attendees };
+	if (event.title) data.title = event.title;
+	return env.DB.prepare(
+		`INSERT INTO meetings (user_id, platform, native_meeting_id, constructed_meeting_url, passcode, status, auto_join, scheduled_at, bot_name, data, created_at, updated_at)
+		 VALUES (?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?, ?, ?) RETURNING id`,
+	).bind(
+		userId,
+		link.platform,
+		link.nativeMeetingId,
+		link.constructedMeetingUrl,
+		link.passcode,
+		autoJoin ? 1 : 0,
+		event.occurrence.start.toISOString(),
+		botName,
+		JSON.stringify(data),
+		now,
+		now,
+	);
+}
+
+/**
+ * Moves a plan to its event: time, link, title, attendees. An adopted manual plan keeps a title
+ * the user gave it; `keepLink` leaves the link alone when the event's new one is held elsewhere.
+ */
+export function updatePlan(
+	env: Env,
+	meetingId: number,
+	event: PlannedEvent,
+	options: { keepTitle: boolean; keepLink: boolean },
+	now: string,
+) {
+	const link = linkColumns(event.link);
+	const title = options.keepTitle ? "json_extract(data, '$.title')" : "?";
+	const titleArgs = options.keepTitle ? [] : [event.title];
+	const linkSql = options.keepLink ? "" : "platform = ?, native_meeting_id = ?, constructed_meeting_url = ?, passcode = ?,";
+	const linkArgs = options.keepLink ? [] : [link.platform, link.nativeMeetingId, link.constructedMeetingUrl, link.passcode];
+	return env.DB.prepare(
+		`UPDATE meetings SET ${linkSql} status = 'scheduled', scheduled_at = ?,
+		 data = CASE WHEN ${title} IS NULL
+			THEN json_set(json_remove(data, '$.title'), '$.attendees', json(?))
+			ELSE json_set(data, '$.title', ${title}, '$.attendees', json(?)) END,
+		 updated_at = ?
+		 WHERE id = ? AND ${PLANNED}`,
+	).bind(
+		...linkArgs,
+		event.occurrence.start.toISOString(),
+		...titleArgs,
+		JSON.stringify(event.attendees),
+		...titleArgs,
+		JSON.stringify(event.attendees),
+		now,
+		meetingId,
+	);
+}
+
+/** Removes a plan that only calendars made, once no calendar plans it any more. */
+export function deletePlan(env: Env, meetingId: number) {
+	return env.DB.prepare(`DELETE FROM meetings WHERE id = ? AND ${PLANNED}`).bind(meetingId);
+}
+
+/**
+ * Sets a planned meeting's `data.calendar_sources` from the events that plan it, in connection
+ * order; an imported (not adopted) plan also takes `auto_join` (any source that auto-joins) and
+ * `bot_name` (the first auto-joining source's, else the first source's) from them.
+ */
+export function refreshSources(env: Env, meetingId: number, now: string) {
+	const sources = `FROM calendar_events e JOIN calendar_connections c ON c.id = e.connection_id WHERE e.meeting_id = meetings.id`;
+	return env.DB.prepare(
+		`UPDATE meetings SET
+		 data = CASE WHEN (SELECT count(*) ${sources}) = 0 THEN json_remove(data, '$.calendar_sources')
+			ELSE json_set(data, '$.calendar_sources', (SELECT json_group_array(json(src)) FROM (
+				SELECT json_object('id', c.id, 'name', c.name, 'auto_join', json(CASE WHEN c.auto_join THEN 'true' ELSE 'false' END), 'bot_name', c.bot_name) AS src
+				${sources} ORDER BY c.created_at, c.id))) END,
+		 auto_join = CASE WHEN EXISTS (SELECT 1 ${sources} AND e.adopted = 1) OR (SELECT count(*) ${sources}) = 0 THEN auto_join
+			ELSE EXISTS (SELECT 1 ${sources} AND c.auto_join = 1) END,
+		 bot_name = CASE WHEN EXISTS (SELECT 1 ${sources} AND e.adopted = 1) OR (SELECT count(*) ${sources}) = 0 THEN bot_name
+			ELSE (SELECT c.bot_name ${sources} ORDER BY c.auto_join DESC, c.created_at, c.id LIMIT 1) END,
+		 updated_at = ?
+		 WHERE id = ? AND ${PLANNED}`,
+	).bind(now, meetingId);
+}
+
+export interface MappingWrite {
+	connectionId: string;
+	uid: string;
+	userId: number;
+	meetingId: number | null;
+	state: "planned" | "deferred" | "cancelled";
+	eventFingerprint: string | null;
+	settingsFingerprint: string | null;
+	adopted: boolean;
+}
+
+export function upsertMapping(env: Env, m: MappingWrite, now: string) {
+	return env.DB.prepare(
+		`INSERT INTO calendar_events (connection_id, uid, user_id, meeting_id, state, event_fingerprint, settings_fingerprint, adopted, updated_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		 ON CONFLICT (connection_id, uid) DO UPDATE SET meeting_id = excluded.meeting_id, state = excluded.state,
+			event_fingerprint = excluded.event_fingerprint, settings_fingerprint = excluded.settings_fingerprint,
+			adopted = excluded.adopted, updated_at = excluded.updated_at`,
+	).bind(m.connectionId, m.uid, m.userId, m.meetingId, m.state, m.eventFingerprint, m.settingsFingerprint, m.adopted ? 1 : 0, now);
+}
+
+export function deleteMapping(env: Env, connectionId: string, uid: string) {
+	return env.DB.prepare("DELETE FROM calendar_events WHERE connection_id = ? AND uid = ?").bind(connectionId, uid);
+}
+
+/** Runs statements in D1 batches (each batch is one transaction). */
+export async function runBatched(env: Env, statements: D1PreparedStatement[], size = 200): Promise<D1Result[]> {
+	const results: D1Result[] = [];
+	for (let i = 0; i < statements.length; i += size) results.push(...(await env.DB.batch(statements.slice(i, i + size))));
+	return results;
+}
+
+/** D1 binds at most 100 parameters per statement: reads by id go in chunks. */
+export async function meetingsById(env: Env, ids: number[]): Promise<Map<number, MeetingRow>> {
+	const found = new Map<number, MeetingRow>();
+	for (let i = 0; i < ids.length; i += 90) {
+		const rows = await db(env)
+			.select()
+			.from(meetings)
+			.where(inArray(meetings.id, ids.slice(i, i + 90)))
+			.all();
+		for (const row of rows) found.set(row.id, row);
+	}
+	return found;
+}
+
+const room = (env: Env, meetingId: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(meetingId)));
+
+/**
+ * Arms auto-join for plans that were created or moved, the same way a planned meeting made
+ * through the API is armed, and cancels it for removed plans. A few rooms at a time.
+ */
+export async function armPlans(env: Env, touched: number[], removed: MeetingRow[], publicBaseUrl: string): Promise<void> {
+	const rows = await meetingsById(env, touched);
+	const requests = [
+		...[...rows.values()].map((row) => ({ row, cancel: row.status !== "scheduled" })),
+		...removed.map((row) => ({ row, cancel: true })),
+	];
+	const pool = 16;
+	for (let i = 0; i < requests.length; i += pool) {
+		await Promise.all(
+			requests.slice(i, i + pool).map(({ row, cancel }) =>
+				room(env, row.id).plan({
+					meetingId: row.id,
+					userId: row.userId,
+					scheduledAt: cancel ? null : row.scheduledAt,
+					autoJoin: row.autoJoin,
+					joinable: row.platform !== "unknown" && row.nativeMeetingId !== null,
+					publicBaseUrl,
+				}),
+			),
+		);
+	}
+}

@@ -1,0 +1,152 @@
+/**
+ * Calendar connections in D1: the masked view clients see, the sync stamp, the legacy
+ * user-wide bot name, and the settings that decide when a connection is synced next.
+ */
+import { and, asc, eq } from "drizzle-orm";
+import { DEFAULT_BOT_NAME } from "../bots/launch";
+import { type CalendarConnectionRow, calendarConnections, calendarPreferences } from "../db/schema";
+import { boolVar, type Env, intVar } from "../env";
+import { ApiError, notFound } from "../errors";
+import { db } from "../meetings/meeting-store";
+import { unseal } from "../settings/secret-box";
+
+export const MAX_ACTIVE_CONNECTIONS = 10;
+
+export interface SyncCounts {
+	created: number;
+	updated: number;
+	cancelled: number;
+}
+
+export const zeroCounts = (): SyncCounts => ({ created: 0, updated: 0, cancelled: 0 });
+
+/** The connection as every response shows it: the feed address masked, never in full. */
+export function connectionView(row: CalendarConnectionRow) {
+	return {
+		id: row.id,
+		name: row.name,
+		ics_url_set: row.icsUrlSealed !== null,
+		ics_url_masked: row.icsUrlSealed !== null ? row.icsUrlMasked : null,
+		auto_join: row.autoJoin,
+		bot_name: row.botName,
+		enabled: row.enabled,
+	};
+}
+
+/** What an imported meeting says about where it came from: exactly these four keys. */
+export function calendarSource(row: Pick<CalendarConnectionRow, "id" | "name" | "autoJoin" | "botName">) {
+	return { id: row.id, name: row.name, auto_join: row.autoJoin, bot_name: row.botName };
+}
+export type CalendarSource = ReturnType<typeof calendarSource>;
+
+export interface SyncStamp {
+	calendar_id: string;
+	calendar_name: string;
+	last_sync: string;
+	last_error: string | null;
+	counts: SyncCounts;
+}
+
+/** The connection's latest sync stamp; null before its first sync. */
+export function stampOf(row: CalendarConnectionRow): SyncStamp | null {
+	if (!row.lastSyncAt) return null;
+	return {
+		calendar_id: row.id,
+		calendar_name: row.name,
+		last_sync: row.lastSyncAt,
+		last_error: row.lastError,
+		counts: row.lastCounts ?? zeroCounts(),
+	};
+}
+
+/** Several stamps as one, for the singular endpoints: the newest time, every error, summed counts. */
+export function aggregateStamp(stamps: SyncStamp[]) {
+	const errors = stamps.filter((s) => s.last_error !== null);
+	const last_error =
+		errors.length === 0
+			? null
+			: stamps.length === 1
+				? errors[0]?.last_error
+				: errors.map((s) => `${s.calendar_name}: ${s.last_error}`).join("; ");
+	return {
+		last_sync: stamps.map((s) => s.last_sync).sort().at(-1) ?? "",
+		last_error: last_error ?? null,
+		counts: stamps.reduce(
+			(sum, s) => ({
+				created: sum.created + s.counts.created,
+				updated: sum.updated + s.counts.updated,
+				cancelled: sum.cancelled + s.counts.cancelled,
+			}),
+			zeroCounts(),
+		),
+	};
+}
+
+/** ISO 8601 with an explicit offset, as the spec writes sync times. */
+export const isoWithOffset = (at: Date) => at.toISOString().replace(/Z$/, "+00:00");
+
+export async function listConnections(env: Env, userId: number): Promise<CalendarConnectionRow[]> {
+	return db(env)
+		.select()
+		.from(calendarConnections)
+		.where(eq(calendarConnections.userId, userId))
+		.orderBy(asc(calendarConnections.createdAt), asc(calendarConnections.id))
+		.all();
+}
+
+export async function findConnection(env: Env, userId: number, id: string): Promise<CalendarConnectionRow> {
+	const row = await db(env)
+		.select()
+		.from(calendarConnections)
+		.where(and(eq(calendarConnections.id, id), eq(calendarConnections.userId, userId)))
+		.get();
+	if (!row) throw notFound("Calendar not found");
+	return row;
+}
+
+export const newConnectionId = () => `cal_${crypto.randomUUID().replaceAll("-", "")}`;
+
+export async function legacyBotName(env: Env, userId: number): Promise<string | null> {
+	const row = await db(env).select().from(calendarPreferences).where(eq(calendarPreferences.userId, userId)).get();
+	return row?.botName ?? null;
+}
+
+export async function saveLegacyBotName(env: Env, userId: number, botName: string): Promise<void> {
+	const updatedAt = new Date().toISOString();
+	await db(env)
+		.insert(calendarPreferences)
+		.values({ userId, botName, updatedAt })
+		.onConflictDoUpdate({ target: calendarPreferences.userId, set: { botName, updatedAt } })
+		.run();
+}
+
+/** A new connection's bot name: the one sent, else the legacy user-wide one, else the service default. */
+export async function defaultBotName(env: Env, userId: number): Promise<string> {
+	return (await legacyBotName(env, userId)) ?? DEFAULT_BOT_NAME;
+}
+
+/** The feed address in clear, for a fetch only; never for a response, a log or an error. */
+export async function feedAddress(env: Env, row: CalendarConnectionRow): Promise<string | null> {
+	if (!row.icsUrlSealed) return null;
+	return unseal(env.SECRETS_KEY, row.icsUrlSealed);
+}
+
+export function syncIntervalMs(env: Env): number {
+	return Math.max(30, intVar(env.CALENDAR_SYNC_INTERVAL_S, 300)) * 1000;
+}
+
+/**
+ * When a connection is synced next: an interval on, give or take a tenth, so that connections
+ * created or synced together drift apart instead of fetching in the same minute forever.
+ * A new connection waits a random part of one interval.
+ */
+export function nextSyncAt(env: Env, from: Date, fresh = false): string {
+	const interval = syncIntervalMs(env);
+	const delay = fresh ? Math.random() * interval : interval * (0.9 + Math.random() * 0.2);
+	return new Date(from.getTime() + delay).toISOString();
+}
+
+/** Sync is wired unless the deployment says otherwise; unwired sync routes answer 503. */
+export function requireSyncWired(env: Env): void {
+	if (!boolVar(env.CALENDAR_SYNC_ENABLED, true)) throw new ApiError(503, "Calendar sync is not enabled on this deployment");
+}

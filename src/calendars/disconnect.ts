@@ -1,0 +1,44 @@
+/**
+ * Deleting a connection: the row goes at once (and with it the sealed feed address and the
+ * event mappings), then its plans are cleaned up exactly as the spec says. A meeting another
+ * calendar also plans stays and loses this source; an adopted manual plan stays; a plan only
+ * this calendar made goes; live and terminal meetings are not touched.
+ */
+import { eq, inArray } from "drizzle-orm";
+import { type CalendarConnectionRow, calendarEvents, type MeetingRow } from "../db/schema";
+import type { Env } from "../env";
+import { db } from "../meetings/meeting-store";
+import { armPlans, deletePlan, meetingsById, refreshSources, runBatched } from "./calendar-plans";
+
+export async function disconnectCalendar(env: Env, connection: CalendarConnectionRow, publicBaseUrl: string): Promise<void> {
+	const mine = await db(env).select().from(calendarEvents).where(eq(calendarEvents.connectionId, connection.id)).all();
+	const meetingIds = [...new Set(mine.flatMap((m) => (m.meetingId === null ? [] : [m.meetingId])))];
+	const rows = await meetingsById(env, meetingIds);
+	const sharedIds = new Set<number>();
+	for (let i = 0; i < meetingIds.length; i += 90) {
+		const others = await db(env)
+			.select({ meetingId: calendarEvents.meetingId, connectionId: calendarEvents.connectionId })
+			.from(calendarEvents)
+			.where(inArray(calendarEvents.meetingId, meetingIds.slice(i, i + 90)))
+			.all();
+		for (const o of others) if (o.connectionId !== connection.id && o.meetingId !== null) sharedIds.add(o.meetingId);
+	}
+
+	const now = new Date().toISOString();
+	const kept: number[] = [];
+	const removed: MeetingRow[] = [];
+	const statements: D1PreparedStatement[] = [env.DB.prepare("DELETE FROM calendar_connections WHERE id = ?").bind(connection.id)];
+	for (const mapping of mine) {
+		const row = mapping.meetingId === null ? undefined : rows.get(mapping.meetingId);
+		if (!row || (row.status !== "idle" && row.status !== "scheduled")) continue;
+		if (sharedIds.has(row.id) || mapping.adopted) {
+			statements.push(refreshSources(env, row.id, now));
+			kept.push(row.id);
+		} else {
+			statements.push(deletePlan(env, row.id));
+			removed.push(row);
+		}
+	}
+	await runBatched(env, statements);
+	await armPlans(env, kept, removed, publicBaseUrl);
+}

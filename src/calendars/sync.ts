@@ -1,0 +1,290 @@
+/**
+ * One calendar sync: fetch the feed, import its events, and bring the user's planned meetings
+ * in line with them. Each event's mapping (connection, UID) → meeting remembers what was last
+ * imported, so a second sync of an unchanged feed writes nothing and counts nothing.
+ *
+ * Per event (sorted by start, so the earliest event on a shared link gets the plan):
+ * - already planned here: moved when the event or the connection's settings changed (updated);
+ *   a live meeting is left alone; a plan that is gone (done, or deleted by the user) is made
+ *   again only once the event itself changes (e.g. a series moves on to its next occurrence).
+ * - new here: joins the meeting another of the user's calendars plans for the same UID, or
+ *   adopts the user's manual plan on the same link (updated), or becomes a new plan (created).
+ *   A link held by another event's open meeting defers the event until that meeting is over.
+ * - cancelled, or gone from the feed: its plan is cancelled (cancelled). A meeting another
+ *   calendar also plans, or an adopted manual plan, stays and only loses this source.
+ */
+import { and, eq, notInArray } from "drizzle-orm";
+import { type CalendarConnectionRow, type CalendarEventRow, calendarEvents, type MeetingRow, meetings } from "../db/schema";
+import { type Env, intVar } from "../env";
+import { db, isUniqueViolation } from "../meetings/meeting-store";
+import { TERMINAL_STATUSES } from "../meetings/status-machine";
+import { outboundPolicy } from "../outbound/url-guard";
+import {
+	armPlans,
+	deleteMapping,
+	deletePlan,
+	insertPlan,
+	type MappingWrite,
+	type PlannedEvent,
+	refreshSources,
+	runBatched,
+	updatePlan,
+	upsertMapping,
+} from "./calendar-plans";
+import { feedAddress, isoWithOffset, nextSyncAt, type SyncCounts, type SyncStamp, zeroCounts } from "./calendar-store";
+import { DEFAULT_FEED_LIMITS, fetchFeed } from "./feed-fetch";
+import { type ImportedEvent, importFeed } from "./ics-import";
+
+export interface SyncContext {
+	now: Date;
+	/** The gateway address bots use, for the plans' auto-join. */
+	publicBaseUrl: string;
+}
+
+/** Fetches, imports and reconciles; every failure ends as a stamp with `last_error`, never a throw. */
+export async function syncConnection(env: Env, connection: CalendarConnectionRow, ctx: SyncContext): Promise<SyncStamp> {
+	let counts = zeroCounts();
+	let error: string | null = null;
+	try {
+		const address = await feedAddress(env, connection);
+		const feed = address
+			? await fetchFeed(address, outboundPolicy(env), {
+					maxBytes: intVar(env.CALENDAR_FEED_MAX_BYTES, DEFAULT_FEED_LIMITS.maxBytes),
+					timeoutMs: intVar(env.CALENDAR_FEED_TIMEOUT_S, DEFAULT_FEED_LIMITS.timeoutMs / 1000) * 1000,
+				})
+			: { ok: false as const, error: "No calendar feed address is set" };
+		const imported = feed.ok
+			? importFeed(feed.text, { now: ctx.now, horizonMs: intVar(env.CALENDAR_IMPORT_HORIZON_DAYS, 90) * 24 * 3600_000 })
+			: feed;
+		if (imported.ok) counts = await reconcile(env, connection, imported.events, ctx);
+		else error = imported.error;
+	} catch (err) {
+		// Internals stay in the log (without the address); the stamp says only that it failed.
+		console.error("calendar sync failed", connection.id, err instanceof Error ? err.message : "unknown");
+		error = "The calendar could not be synced; it will be tried again";
+	}
+	const stamp: SyncStamp = {
+		calendar_id: connection.id,
+		calendar_name: connection.name,
+		last_sync: isoWithOffset(ctx.now),
+		last_error: error,
+		counts,
+	};
+	await env.DB.prepare(
+		"UPDATE calendar_connections SET last_sync_at = ?, last_error = ?, last_counts = ?, next_sync_at = ?, sync_lease_until = NULL, public_base_url = ? WHERE id = ?",
+	)
+		.bind(stamp.last_sync, error, JSON.stringify(counts), nextSyncAt(env, ctx.now), ctx.publicBaseUrl, connection.id)
+		.run();
+	return stamp;
+}
+
+/** Takes the connection's sync lease; false while another sync of it runs. */
+export async function takeSyncLease(env: Env, connectionId: string): Promise<boolean> {
+	// Wall-clock time, not the sync's clock: the lease is about syncs running at the same moment.
+	const until = new Date(Date.now() + 120_000).toISOString();
+	const taken = await env.DB.prepare(
+		"UPDATE calendar_connections SET sync_lease_until = ? WHERE id = ? AND (sync_lease_until IS NULL OR sync_lease_until < ?) RETURNING id",
+	)
+		.bind(until, connectionId, new Date().toISOString())
+		.first();
+	return taken !== null;
+}
+
+/** A short, stable digest: equal digests mean nothing to write. */
+export function digest(value: unknown): string {
+	const text = JSON.stringify(value);
+	let h1 = 0xdeadbeef;
+	let h2 = 0x41c6ce57;
+	for (let i = 0; i < text.length; i++) {
+		const ch = text.charCodeAt(i);
+		h1 = Math.imul(h1 ^ ch, 2654435761);
+		h2 = Math.imul(h2 ^ ch, 1597334677);
+	}
+	h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+	h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+	return `${(h2 >>> 0).toString(16).padStart(8, "0")}${(h1 >>> 0).toString(16).padStart(8, "0")}`;
+}
+
+const eventDigest = (e: PlannedEvent) =>
+	digest([e.occurrence.start.toISOString(), e.title, e.link?.constructed_meeting_url ?? null, e.attendees]);
+const settingsDigest = (c: CalendarConnectionRow) => digest([c.name, c.autoJoin, c.botName]);
+const linkKey = (platform: string, nativeId: string | null) => (nativeId ? `${platform}/${nativeId}` : null);
+const isPlannedRow = (row: MeetingRow | undefined) => row !== undefined && (row.status === "idle" || row.status === "scheduled");
+
+interface UserState {
+	mine: Map<string, CalendarEventRow>;
+	/** The user's other connections' mappings that point at a meeting, by UID. */
+	others: Map<string, CalendarEventRow[]>;
+	/** Meeting ids any calendar event of the user plans. */
+	mapped: Set<number>;
+	open: Map<number, MeetingRow>;
+	/** Which open meeting holds each link. */
+	linkHolder: Map<string, number>;
+}
+
+async function loadUserState(env: Env, connection: CalendarConnectionRow): Promise<UserState> {
+	const state: UserState = { mine: new Map(), others: new Map(), mapped: new Set(), open: new Map(), linkHolder: new Map() };
+	const mappings = await db(env).select().from(calendarEvents).where(eq(calendarEvents.userId, connection.userId)).all();
+	for (const row of mappings) {
+		if (row.meetingId !== null) state.mapped.add(row.meetingId);
+		if (row.connectionId === connection.id) state.mine.set(row.uid, row);
+		else if (row.meetingId !== null) state.others.set(row.uid, [...(state.others.get(row.uid) ?? []), row]);
+	}
+	const open = await db(env)
+		.select()
+		.from(meetings)
+		.where(and(eq(meetings.userId, connection.userId), notInArray(meetings.status, [...TERMINAL_STATUSES])))
+		.all();
+	for (const row of open) {
+		state.open.set(row.id, row);
+		const key = linkKey(row.platform, row.nativeMeetingId);
+		if (key) state.linkHolder.set(key, row.id);
+	}
+	return state;
+}
+
+async function reconcile(env: Env, connection: CalendarConnectionRow, events: ImportedEvent[], ctx: SyncContext): Promise<SyncCounts> {
+	const counts = zeroCounts();
+	const now = ctx.now.toISOString();
+	const state = await loadUserState(env, connection);
+	const settingsFp = settingsDigest(connection);
+	const mapping = (uid: string, fields: Partial<MappingWrite>): MappingWrite => ({
+		connectionId: connection.id,
+		uid,
+		userId: connection.userId,
+		meetingId: null,
+		state: "planned",
+		eventFingerprint: null,
+		settingsFingerprint: settingsFp,
+		adopted: false,
+		...fields,
+	});
+	const writes: D1PreparedStatement[] = [];
+	const refresh = new Set<number>();
+	const removed: MeetingRow[] = [];
+	const inserts: { event: PlannedEvent; fp: string }[] = [];
+
+	const upcoming = events
+		.filter((e): e is PlannedEvent => !e.cancelled && e.occurrence !== null)
+		.sort((a, b) => a.occurrence.start.getTime() - b.occurrence.start.getTime());
+	for (const event of upcoming) {
+		const fp = eventDigest(event);
+		const known = state.mine.get(event.uid);
+		const current = known?.meetingId != null ? state.open.get(known.meetingId) : undefined;
+		const newKey = linkKey(event.link?.platform ?? "unknown", event.link?.native_meeting_id ?? null);
+		if (known?.state === "planned" && current) {
+			if (!isPlannedRow(current)) continue; // the bot lifecycle owns it now
+			if (known.eventFingerprint === fp && known.settingsFingerprint === settingsFp) continue;
+			const holder = newKey ? state.linkHolder.get(newKey) : undefined;
+			const keepLink = holder !== undefined && holder !== current.id;
+			if (!keepLink) moveLink(state, current, newKey);
+			writes.push(updatePlan(env, current.id, event, { keepTitle: known.adopted && hasTitle(current), keepLink }, now));
+			writes.push(upsertMapping(env, mapping(event.uid, { meetingId: current.id, eventFingerprint: fp, adopted: known.adopted }), now));
+			refresh.add(current.id);
+			counts.updated++;
+			continue;
+		}
+		// Gone (done, or deleted by the user) and unchanged since: nothing to plan again.
+		if (known?.state === "planned" && known.eventFingerprint === fp) continue;
+		if (!event.withinHorizon) continue;
+
+		const shared = (state.others.get(event.uid) ?? []).map((o) => state.open.get(o.meetingId ?? -1)).find((m) => m !== undefined);
+		if (shared) {
+			const adopted = (state.others.get(event.uid) ?? []).some((o) => o.meetingId === shared.id && o.adopted);
+			writes.push(upsertMapping(env, mapping(event.uid, { meetingId: shared.id, eventFingerprint: fp, adopted }), now));
+			if (isPlannedRow(shared)) {
+				refresh.add(shared.id);
+				counts.updated++;
+			}
+			continue;
+		}
+		const holderId = newKey ? state.linkHolder.get(newKey) : undefined;
+		if (holderId !== undefined) {
+			const holder = state.open.get(holderId);
+			if (holder && isPlannedRow(holder) && !state.mapped.has(holder.id)) {
+				// The user's own plan on this link: the calendar adopts it, and it outlives the calendar.
+				state.mapped.add(holder.id);
+				writes.push(updatePlan(env, holder.id, event, { keepTitle: hasTitle(holder), keepLink: true }, now));
+				writes.push(upsertMapping(env, mapping(event.uid, { meetingId: holder.id, eventFingerprint: fp, adopted: true }), now));
+				refresh.add(holder.id);
+				counts.updated++;
+			} else if (known?.state !== "deferred") {
+				writes.push(upsertMapping(env, mapping(event.uid, { state: "deferred" }), now));
+			}
+			continue;
+		}
+		if (newKey) state.linkHolder.set(newKey, -1 - inserts.length); // held by a plan made below
+		inserts.push({ event, fp });
+	}
+
+	// Cancelled events, and events no longer in the feed.
+	const inFeed = new Map(events.map((e) => [e.uid, e]));
+	for (const known of state.mine.values()) {
+		const event = inFeed.get(known.uid);
+		if (event && !event.cancelled) continue;
+		if (event?.cancelled && known.state === "cancelled") continue;
+		const current = known.meetingId !== null ? state.open.get(known.meetingId) : undefined;
+		writes.push(
+			event
+				? upsertMapping(env, mapping(known.uid, { state: "cancelled", settingsFingerprint: null }), now)
+				: deleteMapping(env, connection.id, known.uid),
+		);
+		if (known.state !== "planned" || !current || !isPlannedRow(current)) continue;
+		const sharedElsewhere = [...state.others.values()].some((rows) => rows.some((r) => r.meetingId === current.id));
+		if (sharedElsewhere || known.adopted) refresh.add(current.id);
+		else {
+			writes.push(deletePlan(env, current.id));
+			removed.push(current);
+		}
+		counts.cancelled++;
+	}
+
+	const created = await insertPlans(env, connection, inserts, now);
+	for (const { event, fp, meetingId } of created) {
+		if (meetingId === null) writes.push(upsertMapping(env, mapping(event.uid, { state: "deferred" }), now));
+		else {
+			writes.push(upsertMapping(env, mapping(event.uid, { meetingId, eventFingerprint: fp }), now));
+			refresh.add(meetingId);
+			counts.created++;
+		}
+	}
+	for (const id of refresh) writes.push(refreshSources(env, id, now));
+	await runBatched(env, writes);
+	await armPlans(env, [...refresh], removed, ctx.publicBaseUrl);
+	return counts;
+}
+
+function hasTitle(row: MeetingRow): boolean {
+	return typeof row.data.title === "string" && row.data.title !== "";
+}
+
+function moveLink(state: UserState, row: MeetingRow, newKey: string | null) {
+	const oldKey = linkKey(row.platform, row.nativeMeetingId);
+	if (oldKey && state.linkHolder.get(oldKey) === row.id) state.linkHolder.delete(oldKey);
+	if (newKey) state.linkHolder.set(newKey, row.id);
+}
+
+/** New plans in batches; a batch that hits a link taken meanwhile is retried one by one. */
+async function insertPlans(env: Env, connection: CalendarConnectionRow, inserts: { event: PlannedEvent; fp: string }[], now: string) {
+	const made: { event: PlannedEvent; fp: string; meetingId: number | null }[] = [];
+	const statement = (e: PlannedEvent) => insertPlan(env, connection.userId, e, connection.autoJoin, connection.botName, now);
+	const idOf = (r: D1Result | null) => (r?.results[0] as { id?: number } | undefined)?.id ?? null;
+	for (let i = 0; i < inserts.length; i += 100) {
+		const chunk = inserts.slice(i, i + 100);
+		try {
+			const results = await env.DB.batch(chunk.map(({ event }) => statement(event)));
+			for (const [k, item] of chunk.entries()) made.push({ ...item, meetingId: idOf(results[k] ?? null) });
+		} catch (err) {
+			if (!isUniqueViolation(err)) throw err;
+			for (const item of chunk) {
+				try {
+					made.push({ ...item, meetingId: idOf(await statement(item.event).run()) });
+				} catch (one) {
+					if (!isUniqueViolation(one)) throw one;
+					made.push({ ...item, meetingId: null });
+				}
+			}
+		}
+	}
+	return made;
+}

@@ -1,0 +1,116 @@
+/**
+ * Download links for a media file. With S3 credentials for the bucket, a presigned R2 URL;
+ * otherwise a URL to the gateway's own public byte route, signed by the gateway (HMAC-SHA256
+ * under a key derived from SECRETS_KEY, expiry in the query). Either works without an API key
+ * until it expires, and not after.
+ */
+
+import type { MediaFileRow } from "../db/schema";
+import { type Env, intVar } from "../env";
+import { ApiError } from "../errors";
+import { presignUrl } from "./presign";
+
+export const DEFAULT_DOWNLOAD_TTL_S = 900;
+
+const encoder = new TextEncoder();
+const keyCache = new Map<string, Promise<CryptoKey>>();
+
+function linkKey(secretsKey: string | undefined): Promise<CryptoKey> {
+	if (!secretsKey) throw new ApiError(503, "Download links are not configured on this deployment");
+	let key = keyCache.get(secretsKey);
+	if (!key) {
+		// A key of its own (HKDF), so a link signature can never stand in for anything else sealed with SECRETS_KEY.
+		key = crypto.subtle
+			.importKey(
+				"raw",
+				Uint8Array.from(atob(secretsKey), (ch) => ch.charCodeAt(0)),
+				"HKDF",
+				false,
+				["deriveKey"],
+			)
+			.then((base) =>
+				crypto.subtle.deriveKey(
+					{ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode("recording-download-link/v1") },
+					base,
+					{ name: "HMAC", hash: "SHA-256", length: 256 },
+					false,
+					["sign", "verify"],
+				),
+			);
+		keyCache.set(secretsKey, key);
+	}
+	return key;
+}
+
+const toBase64Url = (buffer: ArrayBuffer) =>
+	btoa(String.fromCharCode(...new Uint8Array(buffer)))
+		.replace(/\+/g, "-")
+		.replace(/\//g, "_")
+		.replace(/=+$/, "");
+
+function fromBase64Url(text: string): Uint8Array | null {
+	try {
+		return Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (ch) => ch.charCodeAt(0));
+	} catch {
+		return null;
+	}
+}
+
+const signedText = (mediaFileId: number, expires: number) => `media:${mediaFileId}:${expires}`;
+
+export function mediaFileName(file: Pick<MediaFileRow, "id" | "recordingId" | "format">): string {
+	return `recording-${file.recordingId}-${file.id}.${file.format}`;
+}
+
+export function contentTypeOf(format: string): string {
+	const types: Record<string, string> = { wav: "audio/wav", webm: "audio/webm", mp3: "audio/mpeg", ogg: "audio/ogg", mp4: "video/mp4" };
+	return types[format] ?? "application/octet-stream";
+}
+
+export function downloadTtlSeconds(env: Env): number {
+	return Math.max(1, intVar(env.RECORDING_DOWNLOAD_TTL_S, DEFAULT_DOWNLOAD_TTL_S));
+}
+
+/** Whether downloads are presigned R2 URLs (all four S3 settings present). */
+export function s3Configured(env: Env): boolean {
+	return Boolean(env.R2_S3_ENDPOINT && env.R2_ACCESS_KEY_ID && env.R2_SECRET_ACCESS_KEY && env.R2_BUCKET);
+}
+
+export async function downloadUrl(env: Env, file: MediaFileRow, gatewayBase: string, now: Date): Promise<string> {
+	const ttl = downloadTtlSeconds(env);
+	if (s3Configured(env)) {
+		const endpoint = (env.R2_S3_ENDPOINT ?? "").replace(/\/+$/, "");
+		const url = new URL(`${endpoint}/${env.R2_BUCKET}/${file.storageKey}`);
+		return presignUrl({
+			url,
+			accessKeyId: env.R2_ACCESS_KEY_ID ?? "",
+			secretAccessKey: env.R2_SECRET_ACCESS_KEY ?? "",
+			region: env.R2_REGION || "auto",
+			expiresInSeconds: ttl,
+			date: now,
+		});
+	}
+	const expires = Math.floor(now.getTime() / 1000) + ttl;
+	const signature = toBase64Url(
+		await crypto.subtle.sign("HMAC", await linkKey(env.SECRETS_KEY), encoder.encode(signedText(file.id, expires))),
+	);
+	return `${gatewayBase}/public/recordings/${file.id}/${mediaFileName(file)}?expires=${expires}&signature=${signature}`;
+}
+
+export type LinkCheck = "valid" | "expired" | "invalid";
+
+/** Checks a gateway-signed link: the signature first (constant time), then the expiry. */
+export async function checkDownloadLink(
+	env: Env,
+	mediaFileId: number,
+	expires: string | undefined,
+	signature: string | undefined,
+	now: Date,
+): Promise<LinkCheck> {
+	const at = Number(expires);
+	const given = signature ? fromBase64Url(signature) : null;
+	if (!Number.isInteger(at) || !given) return "invalid";
+	const ok = await crypto.subtle.verify("HMAC", await linkKey(env.SECRETS_KEY), given, encoder.encode(signedText(mediaFileId, at)));
+	if (!ok) return "invalid";
+	return now.getTime() / 1000 > at ? "expired" : "valid";
+}

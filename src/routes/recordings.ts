@@ -1,0 +1,253 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm";
+import { type MediaFileRow, mediaFiles, type RecordingRow, recordings } from "../db/schema";
+import type { Env } from "../env";
+import { ApiError, notFound } from "../errors";
+import { db } from "../meetings/meeting-store";
+import { checkDownloadLink, contentTypeOf, downloadTtlSeconds, downloadUrl, mediaFileName } from "../recordings/download-link";
+import { mediaBytes } from "../recordings/media-response";
+import { recordingView } from "../recordings/recording-store";
+import { publicBaseUrl } from "./meetings";
+import { jsonResponse, routeModule } from "./openapi-app";
+
+/** The spec's "Recordings" rows: the owner's recordings, their bytes and download links. */
+export const recordingRoutes = routeModule();
+
+const Recording = z.object({}).passthrough().openapi("Recording");
+const RecordingId = z.object({ recording_id: z.coerce.number().int().positive() });
+const MediaFileId = RecordingId.extend({ media_file_id: z.coerce.number().int().positive() });
+const binary = (description: string) => ({
+	description,
+	content: { "audio/wav": { schema: z.string().openapi({ format: "binary" }) } },
+});
+
+/** Only the owner sees a recording; anyone else gets the same 404 as for no recording at all. */
+async function ownedRecording(env: Env, userId: number, recordingId: number): Promise<{ recording: RecordingRow; files: MediaFileRow[] }> {
+	const recording = await db(env)
+		.select()
+		.from(recordings)
+		.where(and(eq(recordings.id, recordingId), eq(recordings.userId, userId)))
+		.get();
+	if (!recording) throw notFound("Recording not found");
+	const files = await db(env).select().from(mediaFiles).where(eq(mediaFiles.recordingId, recording.id)).orderBy(asc(mediaFiles.id)).all();
+	return { recording, files };
+}
+
+function mediaFileOf(files: MediaFileRow[], mediaFileId: number): MediaFileRow {
+	const file = files.find((f) => f.id === mediaFileId);
+	if (!file) throw notFound("Media file not found");
+	return file;
+}
+
+recordingRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/recordings",
+		request: {
+			query: z.object({
+				limit: z.coerce.number().int().min(1).max(500).default(50),
+				offset: z.coerce.number().int().min(0).default(0),
+				meeting_id: z.coerce.number().int().positive().optional(),
+			}),
+		},
+		responses: { 200: jsonResponse(z.object({ recordings: z.array(Recording) }), "The caller's recordings, newest first") },
+	}),
+	async (c) => {
+		const q = c.req.valid("query");
+		const conditions: SQL[] = [eq(recordings.userId, c.get("identity").userId)];
+		if (q.meeting_id) conditions.push(eq(recordings.meetingId, q.meeting_id));
+		const rows = await db(c.env)
+			.select()
+			.from(recordings)
+			.where(and(...conditions))
+			.orderBy(desc(recordings.id))
+			.limit(q.limit)
+			.offset(q.offset)
+			.all();
+		const files =
+			rows.length === 0
+				? []
+				: await db(c.env)
+						.select()
+						.from(mediaFiles)
+						.where(
+							inArray(
+								mediaFiles.recordingId,
+								rows.map((r) => r.id),
+							),
+						)
+						.orderBy(asc(mediaFiles.id))
+						.all();
+		return c.json({ recordings: rows.map((r) => recordingView(r, files)) }, 200);
+	},
+);
+
+recordingRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/recordings/{recording_id}",
+		request: { params: RecordingId },
+		responses: { 200: jsonResponse(Recording, "One recording with its media files") },
+	}),
+	async (c) => {
+		const { recording, files } = await ownedRecording(c.env, c.get("identity").userId, c.req.valid("param").recording_id);
+		return c.json(recordingView(recording, files), 200);
+	},
+);
+
+recordingRoutes.openapi(
+	createRoute({
+		method: "delete",
+		path: "/recordings/{recording_id}",
+		request: { params: RecordingId },
+		responses: {
+			200: jsonResponse(z.object({ status: z.literal("deleted"), recording_id: z.number().int() }), "Deleted with its stored media"),
+		},
+	}),
+	async (c) => {
+		const { recording, files } = await ownedRecording(c.env, c.get("identity").userId, c.req.valid("param").recording_id);
+		// Objects first: rows without objects would be broken links, objects without rows are invisible garbage.
+		if (files.length > 0) await c.env.RECORDINGS.delete(files.map((f) => f.storageKey));
+		await c.env.DB.batch([
+			c.env.DB.prepare("DELETE FROM media_files WHERE recording_id = ?").bind(recording.id),
+			c.env.DB.prepare("DELETE FROM recordings WHERE id = ?").bind(recording.id),
+		]);
+		return c.json({ status: "deleted" as const, recording_id: recording.id }, 200);
+	},
+);
+
+recordingRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/recordings/{recording_id}/master",
+		request: { params: RecordingId, query: z.object({ type: z.enum(["audio", "video"]).default("audio") }) },
+		responses: {
+			200: jsonResponse(
+				z
+					.object({
+						recording_id: z.number().int(),
+						meeting_id: z.number().int(),
+						media_file_id: z.number().int(),
+						type: z.string(),
+						format: z.string(),
+						content_type: z.string(),
+						storage_backend: z.string(),
+						file_size_bytes: z.number().int(),
+						duration_seconds: z.number(),
+						status: z.string(),
+						finalized: z.boolean(),
+						raw_url: z.string(),
+					})
+					.openapi("RecordingMaster"),
+				"The master media file of the recording, with the URL of its bytes",
+			),
+		},
+	}),
+	async (c) => {
+		const { recording_id } = c.req.valid("param");
+		const { type } = c.req.valid("query");
+		const { recording, files } = await ownedRecording(c.env, c.get("identity").userId, recording_id);
+		// Bots upload one finished WAV per session: the master is the largest file of the type, final as stored.
+		const master = files.filter((f) => f.type === type).sort((a, b) => b.fileSizeBytes - a.fileSizeBytes)[0];
+		if (!master) throw notFound(`No ${type} media for this recording`);
+		return c.json(
+			{
+				recording_id: recording.id,
+				meeting_id: recording.meetingId,
+				media_file_id: master.id,
+				type: master.type,
+				format: master.format,
+				content_type: contentTypeOf(master.format),
+				storage_backend: master.storageBackend,
+				file_size_bytes: master.fileSizeBytes,
+				duration_seconds: master.durationSeconds,
+				status: recording.status,
+				finalized: recording.status === "completed",
+				raw_url: `${publicBaseUrl(c)}/recordings/${recording.id}/media/${master.id}/raw`,
+			},
+			200,
+		);
+	},
+);
+
+recordingRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/recordings/{recording_id}/media/{media_file_id}/raw",
+		request: { params: MediaFileId },
+		responses: {
+			200: binary("The whole file, Content-Disposition: inline"),
+			206: binary("One byte range (a single Range: bytes=... header)"),
+			416: { description: "The range starts past the end; Content-Range: bytes */size" },
+		},
+	}),
+	async (c) => {
+		const { recording_id, media_file_id } = c.req.valid("param");
+		const { files } = await ownedRecording(c.env, c.get("identity").userId, recording_id);
+		return mediaBytes(c.env, mediaFileOf(files, media_file_id), c.req.header("range"), "inline");
+	},
+);
+
+recordingRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/recordings/{recording_id}/media/{media_file_id}/download",
+		request: { params: MediaFileId },
+		responses: {
+			200: jsonResponse(
+				z
+					.object({
+						download_url: z.string(),
+						filename: z.string(),
+						content_type: z.string(),
+						file_size_bytes: z.number().int(),
+						expires_in_seconds: z.number().int(),
+					})
+					.openapi("RecordingDownload"),
+				"A link that works without an API key until it expires",
+			),
+		},
+	}),
+	async (c) => {
+		const { recording_id, media_file_id } = c.req.valid("param");
+		const { files } = await ownedRecording(c.env, c.get("identity").userId, recording_id);
+		const file = mediaFileOf(files, media_file_id);
+		return c.json(
+			{
+				download_url: await downloadUrl(c.env, file, publicBaseUrl(c), c.get("clock").now()),
+				filename: mediaFileName(file),
+				content_type: contentTypeOf(file.format),
+				file_size_bytes: file.fileSizeBytes,
+				expires_in_seconds: downloadTtlSeconds(c.env),
+			},
+			200,
+		);
+	},
+);
+
+recordingRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/public/recordings/{media_file_id}/{file_name}",
+		request: {
+			params: z.object({ media_file_id: z.coerce.number().int().positive(), file_name: z.string().max(200) }),
+			query: z.object({ expires: z.string().optional(), signature: z.string().max(200).optional() }),
+		},
+		responses: {
+			200: binary("The whole file, as an attachment"),
+			206: binary("One byte range"),
+			403: jsonResponse(z.object({ detail: z.string() }), "Expired or not a link the gateway signed"),
+			404: jsonResponse(z.object({ detail: z.string() }), "The recording was deleted"),
+		},
+	}),
+	async (c) => {
+		const { media_file_id } = c.req.valid("param");
+		const { expires, signature } = c.req.valid("query");
+		const check = await checkDownloadLink(c.env, media_file_id, expires, signature, c.get("clock").now());
+		if (check === "expired") throw new ApiError(403, "Download link expired");
+		if (check === "invalid") throw new ApiError(403, "Invalid download link");
+		const file = await db(c.env).select().from(mediaFiles).where(eq(mediaFiles.id, media_file_id)).get();
+		if (!file) throw notFound("Recording not found");
+		return mediaBytes(c.env, file, c.req.header("range"), "attachment");
+	},
+);

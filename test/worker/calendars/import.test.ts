@@ -1,0 +1,162 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { meetCode } from "../meetings/helpers";
+import { call, json, userWithKey } from "../support";
+import { connect, day, newFeed, renderFixture, serveFeed, sync, zonedToUtc } from "./feeds";
+import googleExport from "./fixtures/google-export.ics?raw";
+import outlookExport from "./fixtures/outlook-export.ics?raw";
+import threeZones from "./fixtures/three-time-zones.ics?raw";
+import weeklySeries from "./fixtures/weekly-series.ics?raw";
+
+interface Meeting {
+	id: number;
+	platform: string;
+	native_meeting_id: string | null;
+	constructed_meeting_url: string | null;
+	status: string;
+	auto_join: boolean;
+	data: Record<string, unknown>;
+}
+
+async function meetings(headers: Record<string, string>): Promise<Meeting[]> {
+	const res = await call("GET", "/meetings?limit=500", { headers });
+	return (await json<{ meetings: Meeting[] }>(res)).meetings;
+}
+
+const byTitle = (list: Meeting[], title: string) => list.find((m) => m.data.title === title);
+
+describe("importing real calendar exports", () => {
+	it("imports a Google export: Meet and Zoom links found, a linkless event as unknown, all-day and past events skipped", async () => {
+		const { headers } = await userWithKey();
+		const feed = newFeed();
+		const meet = meetCode();
+		await serveFeed(feed, renderFixture(googleExport, { MEET: meet, ZOOM: "84512345678" }));
+		const calendar = await connect(headers, feed, { name: "Alice (Google)", bot_name: "Alice's notes" });
+
+		const stamp = await sync(headers, calendar.id);
+		expect(stamp).toMatchObject({ calendar_id: calendar.id, calendar_name: "Alice (Google)", last_error: null });
+		expect(stamp.counts).toEqual({ created: 3, updated: 0, cancelled: 0 });
+		expect(stamp.last_sync).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
+
+		const list = await meetings(headers);
+		expect(list).toHaveLength(3);
+		const planning = byTitle(list, "Planning with Carol");
+		expect(planning).toMatchObject({
+			platform: "google_meet",
+			native_meeting_id: meet,
+			constructed_meeting_url: `https://meet.google.com/${meet}`,
+			status: "scheduled",
+			auto_join: true,
+		});
+		expect(planning?.data).toEqual({
+			title: "Planning with Carol",
+			scheduled_at: zonedToUtc(day(2), "1000", "Europe/Berlin"),
+			// Names only: "bob@example.org" is an address written as a name, and addresses are never kept.
+			attendees: ["Alice Example", "Carol Jones"],
+			calendar_sources: [{ id: calendar.id, name: "Alice (Google)", auto_join: true, bot_name: "Alice's notes" }],
+		});
+		const zoom = byTitle(list, "Partner sync (Zoom)");
+		expect(zoom).toMatchObject({ platform: "zoom", native_meeting_id: "84512345678", status: "scheduled" });
+		expect(zoom?.data.scheduled_at).toBe(`${day(3).replace(/(\d{4})(\d\d)(\d\d)/, "$1-$2-$3")}T16:00:00.000Z`);
+		const desk = byTitle(list, "Desk time");
+		expect(desk).toMatchObject({ platform: "unknown", native_meeting_id: null, constructed_meeting_url: null, status: "scheduled" });
+		expect(JSON.stringify(list)).not.toContain("Weekly planning");
+		expect(JSON.stringify(list)).not.toContain("@example");
+	});
+
+	it("imports an Outlook export: Windows time zone names, the Teams link from the description and conference field", async () => {
+		const { headers } = await userWithKey();
+		const feed = newFeed();
+		const thread = `19:meeting_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}@thread.v2`;
+		const teams = `https://teams.microsoft.com/l/meetup-join/${encodeURIComponent(thread)}/0?context=%7b%22Tid%22%3a%22a1b2c3%22%2c%22Oid%22%3a%22d4e5f6%22%7d`;
+		await serveFeed(feed, renderFixture(outlookExport, { TEAMS: teams }));
+		const calendar = await connect(headers, feed, { name: "Outlook" });
+		expect((await sync(headers, calendar.id)).counts).toEqual({ created: 2, updated: 0, cancelled: 0 });
+
+		const list = await meetings(headers);
+		const review = byTitle(list, "Roadmap review");
+		expect(review).toMatchObject({ platform: "teams", native_meeting_id: thread, status: "scheduled" });
+		expect(review?.constructed_meeting_url).toContain("teams.microsoft.com/l/meetup-join/");
+		expect(review?.data.scheduled_at).toBe(zonedToUtc(day(2), "0900", "America/Los_Angeles"));
+		// The room and the address-as-name attendee are left out.
+		expect(review?.data.attendees).toEqual(["Frank Miller"]);
+		expect(byTitle(list, "Lunch")).toMatchObject({ platform: "unknown", status: "scheduled" });
+		expect(byTitle(list, "Lunch")?.data.scheduled_at).toBe(zonedToUtc(day(3), "1200", "America/Los_Angeles"));
+	});
+
+	it("plans a weekly series once, at its next occurrence, skipping an EXDATE, a cancelled and a moved instance", async () => {
+		const { headers } = await userWithKey();
+		const feed = newFeed();
+		const meet = meetCode();
+		await serveFeed(feed, renderFixture(weeklySeries, { MEET: meet }));
+		const calendar = await connect(headers, feed);
+		expect((await sync(headers, calendar.id)).counts).toEqual({ created: 1, updated: 0, cancelled: 0 });
+
+		const list = await meetings(headers);
+		expect(list).toHaveLength(1);
+		// D+1 is an EXDATE, D+8 is cancelled, D+15 moved to D+16 at 12:00.
+		expect(list[0]).toMatchObject({ platform: "google_meet", native_meeting_id: meet, status: "scheduled" });
+		expect(list[0]?.data).toMatchObject({ title: "Team standup (moved)", scheduled_at: zonedToUtc(day(16), "1200", "America/New_York") });
+	});
+
+	it("plans the series' very next occurrence when it has no exceptions", async () => {
+		const { headers } = await userWithKey();
+		const feed = newFeed();
+		const plain = weeklySeries
+			.replace(/^EXDATE.*\n/m, "")
+			.replace(/BEGIN:VEVENT\nDTSTART;TZID=America\/New_York:\{\{D\+8\}\}[\s\S]*?END:VEVENT\n/, "")
+			.replace(/BEGIN:VEVENT\nDTSTART;TZID=America\/New_York:\{\{D\+16\}\}[\s\S]*?END:VEVENT\n/, "");
+		await serveFeed(feed, renderFixture(plain, { MEET: meetCode() }));
+		const calendar = await connect(headers, feed);
+		await sync(headers, calendar.id);
+		const list = await meetings(headers);
+		expect(list.map((m) => m.data.scheduled_at)).toEqual([zonedToUtc(day(1), "1000", "America/New_York")]);
+		expect(list[0]?.data.title).toBe("Team standup");
+	});
+
+	it("converts events in three time zones to the right instants", async () => {
+		const { headers } = await userWithKey();
+		const feed = newFeed();
+		await serveFeed(feed, renderFixture(threeZones, { MEET1: meetCode(), MEET2: meetCode(), MEET3: meetCode() }));
+		const calendar = await connect(headers, feed);
+		expect((await sync(headers, calendar.id)).counts.created).toBe(3);
+		const list = await meetings(headers);
+		const at = (title: string) => byTitle(list, title)?.data.scheduled_at;
+		expect(at("Berlin morning")).toBe(zonedToUtc(day(3), "0930", "Europe/Berlin"));
+		expect(at("Tokyo morning")).toBe(zonedToUtc(day(3), "0930", "Asia/Tokyo"));
+		expect(at("Los Angeles morning")).toBe(zonedToUtc(day(3), "0930", "America/Los_Angeles"));
+		// Same wall-clock time, three different instants: Tokyo first, Los Angeles last.
+		expect(new Set([at("Berlin morning"), at("Tokyo morning"), at("Los Angeles morning")]).size).toBe(3);
+		expect(Date.parse(String(at("Tokyo morning")))).toBeLessThan(Date.parse(String(at("Berlin morning"))));
+		expect(Date.parse(String(at("Berlin morning")))).toBeLessThan(Date.parse(String(at("Los Angeles morning"))));
+	});
+
+	it("stores the connection's bot name on imported plans and arms auto-join only for joinable plans of auto-joining calendars", async () => {
+		const { headers } = await userWithKey();
+		const feed = newFeed();
+		const meet = meetCode();
+		await serveFeed(feed, renderFixture(googleExport, { MEET: meet, ZOOM: "84512345679" }));
+		const calendar = await connect(headers, feed, { bot_name: "Scribe" });
+		await sync(headers, calendar.id);
+		const list = await meetings(headers);
+		const planning = byTitle(list, "Planning with Carol");
+		const desk = byTitle(list, "Desk time");
+		const names = await env.DB.prepare("SELECT DISTINCT bot_name FROM meetings WHERE user_id = (SELECT user_id FROM meetings WHERE id = ?)")
+			.bind(planning?.id ?? 0)
+			.all<{ bot_name: string }>();
+		expect(names.results.map((r) => r.bot_name)).toEqual(["Scribe"]);
+		const { roomTimers } = await import("../meetings/helpers");
+		const armed = await roomTimers(planning?.id ?? 0);
+		expect(armed.plan).toMatchObject({ meetingId: planning?.id, scheduledAt: planning?.data.scheduled_at, autoJoin: true, joinable: true });
+		expect(armed.timers.auto_join).toBe(Date.parse(String(planning?.data.scheduled_at)) - 60_000);
+		expect((await roomTimers(desk?.id ?? 0)).plan).toBeUndefined();
+
+		const quiet = newFeed();
+		await serveFeed(quiet, renderFixture(threeZones, { MEET1: meetCode(), MEET2: meetCode(), MEET3: meetCode() }));
+		const manual = await connect(headers, quiet, { name: "No auto-join", auto_join: false });
+		await sync(headers, manual.id);
+		const berlin = byTitle(await meetings(headers), "Berlin morning");
+		expect(berlin).toMatchObject({ auto_join: false, status: "scheduled" });
+		expect((await roomTimers(berlin?.id ?? 0)).plan).toBeUndefined();
+	});
+});
