@@ -14,6 +14,7 @@ import { InCallActions } from "./actions.ts";
 import { MeetingAudio, uploadRecording } from "./audio.ts";
 import { type BotBrowser, type BrowserOptions, launchBotBrowser } from "./browser.ts";
 import { BotChannel } from "./channel.ts";
+import { type LeaveLimits, leaveLimits } from "./limits.ts";
 import { Transcriber } from "./transcriber.ts";
 import { CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts";
 
@@ -21,15 +22,6 @@ import { CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts
 const PAGE_MEDIA_SCRIPT = readFileSync(path.join(import.meta.dirname, "page-media.js"), "utf8");
 
 type Stage = "joining" | "awaiting_admission" | "active";
-
-/** Defaults for `automatic_leave`, in milliseconds. */
-export const AUTOMATIC_LEAVE_DEFAULTS = {
-	max_wait_for_admission: 15 * 60_000,
-	max_time_left_alone: 60_000,
-	no_one_joined_timeout: 2 * 60_000,
-	max_bot_time: 4 * 60 * 60_000,
-	silence_timeout: null as number | null,
-};
 
 export interface SessionOptions {
 	request: SpawnRequest;
@@ -58,7 +50,7 @@ export class BotSession {
 	private readonly channel: BotChannel;
 	private readonly now: () => number;
 	private readonly log: (line: string) => void;
-	private readonly limits: typeof AUTOMATIC_LEAVE_DEFAULTS;
+	private readonly limits: LeaveLimits;
 	private stage: Stage = "joining";
 	private requestedEnding: Ending | null = null;
 	private crashed: string | null = null;
@@ -77,15 +69,7 @@ export class BotSession {
 		this.driver = driverFor(options.request.platform);
 		this.now = options.now ?? Date.now;
 		this.log = options.log ?? (() => {});
-		const a = options.request.automatic_leave;
-		const d = AUTOMATIC_LEAVE_DEFAULTS;
-		this.limits = {
-			max_wait_for_admission: a.max_wait_for_admission ?? d.max_wait_for_admission,
-			max_time_left_alone: a.max_time_left_alone ?? d.max_time_left_alone,
-			no_one_joined_timeout: a.no_one_joined_timeout ?? d.no_one_joined_timeout,
-			max_bot_time: a.max_bot_time ?? d.max_bot_time,
-			silence_timeout: a.silence_timeout ?? d.silence_timeout,
-		};
+		this.limits = leaveLimits(options.request.automatic_leave);
 		this.channel = new BotChannel({
 			url: options.request.channel.url,
 			token: options.request.channel.token,
@@ -186,7 +170,11 @@ export class BotSession {
 		let aloneSince: number | null = null;
 		let lastSpeechAt = 0;
 		let failedReads = 0;
+		let tick = 0;
+		let callReady = false;
+		let prepareAttempts = 1;
 		for (;;) {
+			tick++;
 			if (this.crashed) throw new Error(this.crashed);
 			await this.runCommands(page, this.stage === "active");
 			if (this.requestedEnding) {
@@ -204,6 +192,9 @@ export class BotSession {
 				await sleep(pollMs);
 				continue;
 			}
+			// Pop-ups (notices, permission prompts) can come at any time and block clicks.
+			if (tick % 5 === 0 && ["prejoin", "unknown", "lobby", "in_call"].includes(snap.state))
+				await this.driver.dismissInterruptions(page).catch(() => false);
 			switch (snap.state) {
 				case "denied":
 					return {
@@ -251,7 +242,9 @@ export class BotSession {
 						admittedAt = now;
 						lastSpeechAt = now;
 						this.status("active");
-						await this.startCall(page, prefix, now);
+						callReady = await this.startCall(page, prefix, now);
+					} else if (!callReady && tick % 2 === 0 && prepareAttempts++ < 20) {
+						callReady = await this.driver.prepareCall(page).catch(() => false);
 					}
 					this.audio?.noteSpeakers(snap.activeSpeakers);
 					this.captions?.update(snap.captions, snap.activeSpeakers, now);
@@ -299,7 +292,7 @@ export class BotSession {
 	}
 
 	/** Admitted: pick the transcript source, start audio capture, open the panels. */
-	private async startCall(page: Page, prefix: string, now: number): Promise<void> {
+	private async startCall(page: Page, prefix: string, now: number): Promise<boolean> {
 		const { request } = this;
 		this.callStartedAt = now;
 		this.actions = new InCallActions({
@@ -330,8 +323,11 @@ export class BotSession {
 				emit,
 			});
 		}
-		await this.driver.prepareCall(page).catch((err: unknown) => this.log(`prepare call: ${describe(err)}`));
 		if (this.audio?.transcriber || request.recording_enabled) await page.evaluate(() => window.__bot.startCapture());
+		return this.driver.prepareCall(page).catch((err: unknown) => {
+			this.log(`prepare call: ${describe(err)}`);
+			return false;
+		});
 	}
 
 	/** Last transcription passes, then the recording upload, before the final status. */

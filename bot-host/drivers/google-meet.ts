@@ -1,6 +1,6 @@
 /** Google Meet driver. Selectors and texts: platforms.md §1 (Vexa and Attendee). */
 import type { Page } from "puppeteer-core";
-import { clickIfVisible, findByText, findVisible, type ProbeTable, readSnapshot, waitVisible } from "./probe.ts";
+import { clickIfVisible, dismissAny, findByText, findVisible, type ProbeTable, readSnapshot, waitVisible } from "./probe.ts";
 import type { JoinOptions, MeetingDriver } from "./types.ts";
 
 const MEET = {
@@ -11,7 +11,8 @@ const MEET = {
 	cameraOff: ['[aria-label="Turn on camera"]'],
 	joinButtons: "button, [role=button], span",
 	joinTexts: ["Ask to join", "Ask to join anyway", "Join now", "Join the call now", "Join anyway", "Join here too", "Switch here"],
-	consentOk: ['button[data-mdc-dialog-action="ok"]'],
+	// Recording / transcription notices; never the "take notes for me" consent gate.
+	popups: { selectors: ['button[data-mdc-dialog-action="ok"]'], texts: ["Got it"] },
 	captionsOff: ['button[aria-label="Turn on captions"]'],
 	captionsOn: ['button[aria-label="Turn off captions"]'],
 	leave: ['button[jsname="CQylAd"][aria-label="Leave call"]', 'button[aria-label="Leave call"]'],
@@ -82,10 +83,13 @@ export const googleMeet: MeetingDriver = {
 
 	snapshot: (page, botName) => readSnapshot(page, MEET.probe, botName),
 
+	dismissInterruptions: (page) => dismissAny(page, MEET.popups),
+
 	async prepareCall(page) {
-		await clickIfVisible(page, MEET.consentOk);
-		if (await clickIfVisible(page, MEET.captionsOff)) await waitVisible(page, MEET.captionsOn, 3_000);
+		await dismissAny(page, MEET.popups);
+		if (await clickIfVisible(page, MEET.captionsOff)) await waitVisible(page, MEET.captionsOn, 1_500);
 		if (!(await findVisible(page, MEET.chatInput))) await clickIfVisible(page, MEET.chatButton);
+		return (await findVisible(page, MEET.captionsOn)) !== null && (await findVisible(page, MEET.chatInput)) !== null;
 	},
 
 	async sendChat(page, text) {

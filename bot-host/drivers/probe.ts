@@ -150,6 +150,16 @@ export async function waitVisible(page: Page, selectors: string[], timeoutMs: nu
 	}
 }
 
+/** Dismiss the first visible pop-up found, by selector or by its button's text. */
+export async function dismissAny(page: Page, popups: { selectors: string[]; texts: string[] }): Promise<boolean> {
+	if (await clickIfVisible(page, popups.selectors)) return true;
+	const button = await findByText(page, "button, [role=button]", popups.texts);
+	if (!button) return false;
+	await button.click();
+	await button.dispose();
+	return true;
+}
+
 export async function clickIfVisible(page: Page, selectors: string[]): Promise<boolean> {
 	const handle = await findVisible(page, selectors);
 	if (!handle) return false;

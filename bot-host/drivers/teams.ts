@@ -1,6 +1,6 @@
 /** Microsoft Teams web driver. Selectors and texts: platforms.md §2 (Vexa and Attendee). */
 import type { Page } from "puppeteer-core";
-import { clickIfVisible, findByText, findVisible, type ProbeTable, readSnapshot, waitVisible } from "./probe.ts";
+import { clickIfVisible, dismissAny, findByText, findVisible, type ProbeTable, readSnapshot, waitVisible } from "./probe.ts";
 import type { JoinOptions, MeetingDriver } from "./types.ts";
 
 const TEAMS = {
@@ -10,8 +10,8 @@ const TEAMS = {
 	micOn: ['[data-tid="toggle-mute"][aria-checked="true"]'],
 	cameraOn: ['[data-tid="toggle-video"][aria-checked="true"]'],
 	joinButton: ['[data-tid="prejoin-join-button"]'],
-	// Can show before or after the Join click.
-	avModal: ["Continue without audio or video"],
+	// The audio/video prompt can show before or after the Join click.
+	popups: { selectors: [], texts: ["Continue without audio or video"] },
 	moreButton: ["#callingButtons-showMoreBtn"],
 	captionsItem: ['[role="menuitem"][aria-label="Captions"]', '[role="menuitem"]'],
 	chatButton: ["button#chat-button"],
@@ -87,21 +87,28 @@ export const teams: MeetingDriver = {
 		}
 		await clickIfVisible(page, TEAMS.micOn);
 		await clickIfVisible(page, TEAMS.cameraOn);
-		await (await findByText(page, "button", TEAMS.avModal))?.click();
+		await dismissAny(page, TEAMS.popups);
 		const join = await waitVisible(page, TEAMS.joinButton, 5_000);
 		if (!join) throw new Error("Teams join button not found");
 		await join.click();
-		await (await findByText(page, "button", TEAMS.avModal))?.click();
+		await dismissAny(page, TEAMS.popups);
 	},
+
+	dismissInterruptions: (page) => dismissAny(page, TEAMS.popups),
 
 	snapshot: (page, botName) => readSnapshot(page, TEAMS.probe, botName),
 
 	async prepareCall(page) {
+		await dismissAny(page, TEAMS.popups);
+		// The caption list mounts only after someone speaks, so the menu click is all we can check.
+		let captions = false;
 		if (await clickIfVisible(page, TEAMS.moreButton)) {
 			const item = await findByText(page, '[role="menuitem"]', ["Captions", "Turn on live captions"]);
+			captions = item !== null;
 			await item?.click();
 		}
 		if (!(await findVisible(page, TEAMS.chatInput))) await clickIfVisible(page, TEAMS.chatButton);
+		return captions && (await findVisible(page, TEAMS.chatInput)) !== null;
 	},
 
 	async sendChat(page, text) {

@@ -53,8 +53,13 @@ export interface MeetingDriver {
 	/** Open the link, fill the pre-join screen (name, mic and camera off) and ask to join. */
 	join(page: Page, options: JoinOptions): Promise<void>;
 	snapshot(page: Page, botName: string): Promise<MeetingSnapshot>;
-	/** Once admitted: captions on, and the panels the snapshot reads opened. */
-	prepareCall(page: Page): Promise<void>;
+	/**
+	 * Once admitted: captions on, and the panels the snapshot reads opened. False when it could
+	 * not confirm that (a pop-up in the way); the session tries again.
+	 */
+	prepareCall(page: Page): Promise<boolean>;
+	/** Click away the platform's pop-ups (notices, permission prompts); true if one was dismissed. */
+	dismissInterruptions(page: Page): Promise<boolean>;
 	sendChat(page: Page, text: string): Promise<void>;
 	/** In-call microphone and camera toggles (unmuted only while speaking or showing). */
 	setMicrophone(page: Page, on: boolean): Promise<void>;

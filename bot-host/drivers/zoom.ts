@@ -1,6 +1,6 @@
 /** Zoom web client driver. Selectors and texts: platforms.md §3 (Vexa and Attendee). */
 import type { Page } from "puppeteer-core";
-import { clickIfVisible, findByText, findVisible, type ProbeTable, readSnapshot, waitVisible } from "./probe.ts";
+import { clickIfVisible, dismissAny, findByText, findVisible, type ProbeTable, readSnapshot, waitVisible } from "./probe.ts";
 import type { JoinOptions, MeetingDriver } from "./types.ts";
 
 const ZOOM = {
@@ -10,7 +10,9 @@ const ZOOM = {
 	audioMute: ['#preview-audio-control-button[aria-label="Mute"]'],
 	videoStop: ['#preview-video-control-button[aria-label="Stop Video"]'],
 	joinButton: ["button.preview-join-button", "#joinBtn"],
-	permissionAllow: ["Allow"],
+	// The permission explainer (can come twice) and "Got it" tooltips; never a bare "OK", which ends screens use.
+	popups: { selectors: [], texts: ["Allow", "Got it"] },
+	subtitles: ["#live-transcription-subtitle", ".live-transcription-subtitle__box"],
 	moreControls: ["div[aria-label='More meeting control ']", "button[aria-label='More meeting control ']"],
 	captionsMenu: ["a[aria-label='Captions']"],
 	showCaptions: ["Show Captions"],
@@ -102,18 +104,21 @@ export const zoom: MeetingDriver = {
 		if (!join) throw new Error("Zoom join button not found");
 		if (await join.evaluate((b) => b.classList.contains("disabled"))) throw new Error("Zoom join button stayed disabled");
 		await join.click();
-		const allow = await findByText(page, "button", ZOOM.permissionAllow);
-		await allow?.click();
 	},
 
 	snapshot: (page, botName) => readSnapshot(page, ZOOM.probe, botName),
 
+	dismissInterruptions: (page) => dismissAny(page, ZOOM.popups),
+
 	async prepareCall(page) {
-		if (await clickIfVisible(page, ZOOM.moreControls)) {
+		while (await dismissAny(page, ZOOM.popups)) await new Promise((r) => setTimeout(r, 400));
+		if (!(await findVisible(page, ZOOM.subtitles)) && (await clickIfVisible(page, ZOOM.moreControls))) {
 			if (await clickIfVisible(page, ZOOM.captionsMenu)) await (await findByText(page, "a, [role=menuitem]", ZOOM.showCaptions))?.click();
 		}
 		if (!(await findVisible(page, ZOOM.participantsPane))) await clickIfVisible(page, ZOOM.participantsButton);
 		if (!(await findVisible(page, ZOOM.chatInput))) await clickIfVisible(page, ZOOM.chatButton);
+		const ready = await Promise.all([ZOOM.subtitles, ZOOM.participantsPane, ZOOM.chatInput].map((s) => findVisible(page, s)));
+		return ready.every((handle) => handle !== null);
 	},
 
 	async sendChat(page, text) {

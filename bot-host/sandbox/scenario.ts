@@ -23,6 +23,8 @@ export const Scenario = z.object({
 	end_after_ms: z.number().int().positive().nullable().default(null),
 	/** The link points at no meeting ("Check your meeting code", Zoom 3,001). */
 	not_found: z.boolean().default(false),
+	/** Pop-ups the bot must dismiss: Meet's recording notice, Zoom's permission prompt (twice), Teams' audio/video prompt. */
+	interruptions: z.boolean().default(false),
 	/** Zoom/Teams passcode the join must carry. */
 	passcode: z.string().nullable().default(null),
 	participants: z.array(ScenarioParticipant).default([]),

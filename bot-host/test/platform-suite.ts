@@ -28,6 +28,7 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 		it("waits in the lobby, is admitted, and turns two speakers' captions into segments", async () => {
 			const bot = await spawnBot(world, platform, {
 				admit_after_ms: 700,
+				interruptions: true,
 				passcode: options.passcode ?? null,
 				participants: [
 					{ name: ALICE, lines: [ALICE_LINE] },

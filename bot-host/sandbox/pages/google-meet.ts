@@ -49,7 +49,7 @@ const toggle = (button, what, on) => {
 	button.setAttribute("aria-label", (on ? "Turn off " : "Turn on ") + what);
 	button.dataset.isMuted = String(!on);
 };
-fetch(location.pathname.replace(/^\\//, "/__sandbox/meetings/")).then((r) => r.json()).then(({ scenario }) => {
+scenarioReady.then((scenario) => {
 	joinButton.firstElementChild.textContent = scenario.direct_join ? "Join now" : "Ask to join";
 });
 nameInput.addEventListener("input", () => { joinButton.disabled = nameInput.value.trim() === ""; });
@@ -88,6 +88,9 @@ Sandbox.start({
 	renderPhase(phase) {
 		$("#lobby").hidden = phase !== "lobby";
 		if (phase === "in_call") {
+			scenarioReady.then((s) => {
+				if (s.interruptions) popup({ text: "This video call is being recorded", button: "Got it", buttonAttrs: { "data-mdc-dialog-action": "ok" } });
+			});
 			$("#prejoin").hidden = true;
 			$("#call").hidden = false;
 			$("#in-call-controls").hidden = false;

@@ -74,16 +74,19 @@
 		source.connect(destinationFor(participant.id));
 		const words = text.split(/\s+/);
 		const durationMs = buffer.duration * 1000;
-		const caption = state.captionsOn ? state.skin.captionStart(participant.id, participant.name) : null;
+		let caption = state.captionsOn ? state.skin.captionStart(participant.id, participant.name) : null;
 		state.skin.setSpeaking(participant.id, participant.name, true);
 		source.start();
-		// Captions grow word by word in place while the line is heard, like the live ones.
+		// Captions grow word by word in place while the line is heard, like the live ones;
+		// turned on mid-line, they start showing from there.
 		const started = performance.now();
 		while (performance.now() - started < durationMs) {
 			const shown = Math.max(1, Math.ceil((words.length * (performance.now() - started)) / durationMs));
+			if (!caption && state.captionsOn) caption = state.skin.captionStart(participant.id, participant.name);
 			if (caption) state.skin.captionUpdate(caption, words.slice(0, shown).join(" "));
 			await sleep(150);
 		}
+		if (!caption && state.captionsOn) caption = state.skin.captionStart(participant.id, participant.name);
 		if (caption) state.skin.captionUpdate(caption, text);
 		state.skin.setSpeaking(participant.id, participant.name, false);
 		if (caption) state.skin.captionEnd?.(caption);

@@ -21,6 +21,19 @@ const el = (tag, attrs = {}, text) => {
 	if (text !== undefined) e.textContent = text;
 	return e;
 };
+const scenarioReady = fetch("/__sandbox/meetings/" + encodeURIComponent(document.documentElement.dataset.meetingId))
+	.then((r) => r.json())
+	.then((b) => b.scenario);
+// A modal pop-up over the whole page: pointer clicks elsewhere land on the overlay, as on the real sites.
+const popup = ({ text, button, buttonAttrs = {}, onClose }) => {
+	const overlay = el("div", { class: "sandbox-popup", role: "dialog", style: "position:fixed;inset:0;z-index:100;background:rgba(0,0,0,.55)" });
+	const box = el("div", { style: "margin:20vh auto;width:420px;background:#fff;padding:16px" });
+	const ok = el("button", buttonAttrs, button);
+	box.append(el("p", {}, text), ok);
+	overlay.append(box);
+	ok.addEventListener("click", () => { overlay.remove(); onClose?.(); });
+	document.body.append(overlay);
+};
 ${p.skin}
 </script>
 </body></html>`;

@@ -47,7 +47,7 @@ const joinButton = $('[data-tid="prejoin-join-button"]');
 const params = new URLSearchParams(location.search);
 const chat = [];
 let chatOpen = false;
-fetch("/__sandbox/meetings/" + encodeURIComponent(document.documentElement.dataset.meetingId)).then((r) => r.json()).then(({ scenario }) => {
+scenarioReady.then((scenario) => {
 	if (scenario.passcode !== null && params.get("p") !== scenario.passcode) passInput.hidden = false;
 });
 $("#continue-browser").addEventListener("click", () => { $("#launcher").hidden = true; $("#prejoin").hidden = false; });
@@ -72,8 +72,12 @@ joinButton.addEventListener("click", () => {
 	media.mic = $('[data-tid="toggle-mute"]').getAttribute("aria-checked") === "true";
 	media.camera = $('[data-tid="toggle-video"]').getAttribute("aria-checked") === "true";
 	syncCallButtons();
-	joinButton.disabled = true;
-	Sandbox.ask({ name: nameInput.value.trim(), passcode: passInput.hidden ? params.get("p") : passInput.value });
+	const ask = () => {
+		joinButton.disabled = true;
+		Sandbox.ask({ name: nameInput.value.trim(), passcode: passInput.hidden ? params.get("p") : passInput.value });
+	};
+	// The light-meeting audio/video prompt: "Join now" stays in the DOM underneath it.
+	scenarioReady.then((s) => (s.interruptions ? popup({ text: "Are you sure you don't want audio or video?", button: "Continue without audio or video", onClose: ask }) : ask()));
 });
 $('[data-tid="prejoin-cancel-button"]').addEventListener("click", () => Sandbox.leave());
 $("#hangup-button").addEventListener("click", () => Sandbox.leave());

@@ -54,7 +54,7 @@ const pwd = $("#input-for-pwd");
 const join = $(".preview-join-button");
 let micOn = true, videoOn = true;
 const params = new URLSearchParams(location.search);
-fetch("/__sandbox/meetings/" + encodeURIComponent(document.documentElement.dataset.meetingId)).then((r) => r.json()).then(({ scenario }) => {
+scenarioReady.then((scenario) => {
 	if (scenario.passcode !== null && params.get("pwd") !== scenario.passcode) pwd.hidden = false;
 });
 const refreshJoin = () => join.classList.toggle("disabled", name.value.trim() === "" || (!pwd.hidden && pwd.value === ""));
@@ -70,6 +70,11 @@ $("#preview-video-control-button").addEventListener("click", (e) => {
 join.addEventListener("click", () => {
 	if (join.classList.contains("disabled")) return;
 	Sandbox.ask({ name: name.value.trim(), passcode: pwd.hidden ? params.get("pwd") : pwd.value });
+	// The browser-permission explainer, which comes back a second time.
+	scenarioReady.then((s) => {
+		const ask = (again) => popup({ text: "app.zoom.us wants to use your microphone and camera", button: "Allow", onClose: again ? () => setTimeout(() => ask(false), 300) : undefined });
+		if (s.interruptions) ask(true);
+	});
 });
 $("#more-button").addEventListener("click", () => { $("#more-menu").hidden = !$("#more-menu").hidden; });
 $("#captions-entry").addEventListener("click", () => { $("#captions-submenu").hidden = false; });
