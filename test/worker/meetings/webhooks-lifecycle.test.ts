@@ -107,7 +107,11 @@ describe("webhooks through a meeting's lifecycle", () => {
 		expect(Object.keys(completed.data.meeting)).not.toContain("segments");
 		expect(ofType(sent, "meeting.started")[0]?.data.meeting).toMatchObject({ id: meeting.id, status: "active" });
 
-		const rows = await deliveryRows(headers);
+		// The history row is written once the receiver has answered: wait for all of them.
+		const rows = await eventually("eight delivery rows", async () => {
+			const r = await deliveryRows(headers);
+			return r.length >= 8 ? r : undefined;
+		});
 		expect(rows).toHaveLength(8);
 		for (const row of rows) {
 			expect(row).toMatchObject({ target_host: "127.0.0.1", outcome: "delivered", status_code: 200, attempt: 1, meeting_id: meeting.id });
@@ -130,7 +134,7 @@ describe("webhooks through a meeting's lifecycle", () => {
 		const [only] = await deliveriesAt(hook.path, 1);
 		const rows = await eventually("every event recorded", async () => {
 			const r = await deliveryRows(headers);
-			return r.length >= 5 ? r : undefined;
+			return r.length >= 6 ? r : undefined;
 		});
 		await new Promise((r) => setTimeout(r, 200));
 		expect(await received(hook.path)).toHaveLength(1);
