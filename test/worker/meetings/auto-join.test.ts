@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import { call, json, userWithKey } from "../support";
 import { eventually, SimulatedBot, spawnRequestFor, spawnRequestsFor } from "./bot-sim";
-import { createPlan, getMeeting, type Meeting, meetCode, meetUrl, roomOf, roomTimers, sendBot } from "./helpers";
+import { createPlan, getMeeting, liveMeeting, type Meeting, meetCode, meetUrl, roomOf, roomTimers } from "./helpers";
 
 const MIN = 60_000;
 const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
@@ -117,8 +117,8 @@ describe("auto-join of a scheduled meeting", () => {
 
 	it("retries after the cap frees up, then joins and clears the error", async () => {
 		const { headers } = await userWithKey("bot,tx", { max_concurrent_bots: 1 });
-		const busy = meetCode();
-		await sendBot(headers, busy);
+		// A connected bot, so no watchdog frees the slot behind the test's back.
+		const { code: busy, bot: busyBot } = await liveMeeting(headers);
 		const plan = await createPlan(headers, { meeting_url: meetUrl(meetCode()), scheduled_at: at(30_000) });
 		const refused = await afterAttempt(headers, plan.id, (m) => typeof m.data.auto_join_error === "string");
 		expect(refused).toMatchObject({ status: "scheduled", data: { auto_join_error: "Maximum concurrent bots limit reached (1/1)" } });
@@ -132,6 +132,7 @@ describe("auto-join of a scheduled meeting", () => {
 		expect((second.timers.auto_join ?? 0) - Date.now()).toBeGreaterThan((first ?? 0) - Date.now());
 
 		expect((await call("DELETE", `/bots/google_meet/${busy}`, { headers })).status).toBe(204);
+		await busyBot.status("completed");
 		await fireAutoJoinNow(plan.id);
 		const joined = await getMeeting(headers, plan.id);
 		expect(joined.status).toBe("requested");
