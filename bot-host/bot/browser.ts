@@ -37,6 +37,11 @@ export async function launchBotBrowser(label: string, options: BrowserOptions): 
 		"--disable-background-timer-throttling",
 		"--disable-renderer-backgrounding",
 		"--disable-backgrounding-occluded-windows",
+		// Fewer helper processes per bot: memory is the limit on how many bots a VM holds.
+		"--in-process-gpu",
+		"--disable-extensions",
+		"--disable-features=AudioServiceOutOfProcess,Translate,OptimizationHints,MediaRouter,BackForwardCache",
+		"--renderer-process-limit=2",
 		"--lang=en-US",
 		"--window-size=1280,800",
 		`--user-data-dir=${profileDir}`,

@@ -27,9 +27,12 @@
 		const stream = canvas.captureStream(5);
 		for (const t of stream.getVideoTracks()) virtualTracks.add(t);
 		camera = { canvas, g, stream, source: null, fit: "contain", label: "" };
-		// Keep painting: a canvas stream only produces frames when the canvas is drawn.
+		// Keep painting while something is shown: a canvas stream only produces frames when drawn.
+		let idlePainted = false;
 		setInterval(() => {
 			const { source } = camera;
+			if (!source && !camera.label && idlePainted) return;
+			idlePainted = !source && !camera.label;
 			g.fillStyle = "#1f2430";
 			g.fillRect(0, 0, canvas.width, canvas.height);
 			if (source) {

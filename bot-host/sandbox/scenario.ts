@@ -83,12 +83,15 @@ export interface Observed {
 	mic: { windows: number; voiced_windows: number; peak_rms: number };
 	/** Frames the meeting saw from the bot's camera; the last one as a 64x36 PNG and its average RGB. */
 	camera: { frames: number; last_frame: string | null; last_color: number[] | null };
+	/** Every caption text the meeting showed, with when it first appeared (epoch ms). */
+	captions_shown: { speaker: string; text: string; at: number }[];
 }
 
 export class SandboxMeeting {
 	scenario: Scenario;
 	readonly attendees = new Map<string, Attendee>();
 	readonly chatSent: Observed["chat_sent"] = [];
+	readonly captionsShown: Observed["captions_shown"] = [];
 	readonly mic = { windows: 0, voiced_windows: 0, peak_rms: 0 };
 	readonly camera = { frames: 0, last_frame: null as string | null, last_color: null as number[] | null };
 	private forcedForAll: { action: ControlAction; at: number } | null = null;
@@ -186,6 +189,7 @@ export class SandboxMeeting {
 			chat_sent: [...this.chatSent],
 			mic: { ...this.mic },
 			camera: { ...this.camera },
+			captions_shown: [...this.captionsShown],
 		};
 	}
 }

@@ -41,6 +41,7 @@ const MediaBody = z.object({
 	mic: z.object({ windows: z.number(), voiced: z.number(), peak: z.number() }),
 	camera_frame: z.string().nullable(),
 	camera_color: z.array(z.number()).length(3).nullable(),
+	captions: z.array(z.object({ speaker: z.string(), text: z.string(), at: z.number() })).default([]),
 });
 const DevicesBody = z.object({ mic_on: z.boolean(), camera_on: z.boolean() });
 const ChatBody = z.object({ sender: z.string(), text: z.string().max(10_000) });
@@ -131,6 +132,7 @@ export async function startSandbox(options: { port?: number; now?: () => number 
 			meeting.mic.windows += body.mic.windows;
 			meeting.mic.voiced_windows += body.mic.voiced;
 			meeting.mic.peak_rms = Math.max(meeting.mic.peak_rms, body.mic.peak);
+			meeting.captionsShown.push(...body.captions);
 			if (body.camera_frame) {
 				meeting.camera.frames++;
 				meeting.camera.last_frame = body.camera_frame;

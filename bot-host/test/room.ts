@@ -14,6 +14,7 @@ export interface RoomConnection {
 
 export class FakeRoom {
 	private readonly byMeeting = new Map<number, BotToRoom[]>();
+	private readonly arrivals = new Map<number, number[]>();
 	readonly connections: RoomConnection[] = [];
 	/** Ack sequenced messages (turn off to test re-sending). */
 	acking = true;
@@ -33,6 +34,7 @@ export class FakeRoom {
 			socket.on("message", (data) => {
 				const message = BotToRoom.parse(JSON.parse(data.toString()));
 				this.received(meetingId).push(message);
+				this.arrivedAt(meetingId).push(Date.now());
 				if (this.acking && "seq" in message) socket.send(JSON.stringify({ type: "ack", seq: message.seq }));
 				for (const listener of [...this.listeners]) listener();
 			});
@@ -57,6 +59,16 @@ export class FakeRoom {
 		if (!list) {
 			list = [];
 			this.byMeeting.set(meetingId, list);
+		}
+		return list;
+	}
+
+	/** Epoch ms at which each received message arrived, parallel to `received`. */
+	arrivedAt(meetingId: number): number[] {
+		let list = this.arrivals.get(meetingId);
+		if (!list) {
+			list = [];
+			this.arrivals.set(meetingId, list);
 		}
 		return list;
 	}

@@ -66,6 +66,16 @@
 		return audioGraph().ctx.decodeAudioData(bytes);
 	};
 
+	// When each caption text was first on screen, for latency measurements.
+	const captionLog = [];
+	const lastShown = new WeakMap();
+	const showCaption = (caption, speaker, text) => {
+		if (lastShown.get(caption) === text) return;
+		lastShown.set(caption, text);
+		state.skin.captionUpdate(caption, text);
+		captionLog.push({ speaker, text, at: Date.now() });
+	};
+
 	const speakLine = async (participant, text, buffer) => {
 		const { ctx, destinationFor } = audioGraph();
 		if (ctx.state !== "running") await ctx.resume().catch(() => {});
@@ -83,11 +93,11 @@
 		while (performance.now() - started < durationMs) {
 			const shown = Math.max(1, Math.ceil((words.length * (performance.now() - started)) / durationMs));
 			if (!caption && state.captionsOn) caption = state.skin.captionStart(participant.id, participant.name);
-			if (caption) state.skin.captionUpdate(caption, words.slice(0, shown).join(" "));
+			if (caption) showCaption(caption, participant.name, words.slice(0, shown).join(" "));
 			await sleep(150);
 		}
 		if (!caption && state.captionsOn) caption = state.skin.captionStart(participant.id, participant.name);
-		if (caption) state.skin.captionUpdate(caption, text);
+		if (caption) showCaption(caption, participant.name, text);
 		state.skin.setSpeaking(participant.id, participant.name, false);
 		if (caption) state.skin.captionEnd?.(caption);
 	};
@@ -160,7 +170,7 @@
 		canvas.width = 64;
 		canvas.height = 36;
 		const flush = setInterval(() => {
-			const body = { mic: pending, camera_frame: null, camera_color: null };
+			const body = { mic: pending, camera_frame: null, camera_color: null, captions: captionLog.splice(0) };
 			pending = { windows: 0, voiced: 0, peak: 0 };
 			if (state.phase === "in_call" && state.cameraOn && stream.getVideoTracks().length && video.readyState >= 2) {
 				const g = canvas.getContext("2d");
@@ -172,7 +182,7 @@
 				for (let i = 0; i < px.length; i += 4) for (let c = 0; c < 3; c++) sum[c] += px[i + c];
 				body.camera_color = sum.map((v) => Math.round(v / (px.length / 4)));
 			}
-			if (body.mic.windows || body.camera_frame) post(`/attendees/${state.attendeeId}/media`, body).catch(() => {});
+			if (body.mic.windows || body.camera_frame || body.captions.length) post(`/attendees/${state.attendeeId}/media`, body).catch(() => {});
 			if (state.phase !== "in_call" && state.phase !== "lobby") {
 				clearInterval(micTimer);
 				clearInterval(flush);

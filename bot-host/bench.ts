@@ -1,0 +1,158 @@
+/**
+ * Bot host figures on this machine, in the sandbox: spawn to `active` (p50, p95), caption
+ * shown in the meeting to segment at the room (p50, p95), and memory per bot (the Chromium
+ * process tree: RSS and PSS) with 1 and with 5 concurrent bots.
+ * Run: `npx node bot-host/bench.ts` (prints JSON). Also importable: `runBotHostBench()`.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { startSandbox } from "./sandbox/server.ts";
+import { startBotHost } from "./service.ts";
+import { FakeRoom, statusesOf } from "./test/room.ts";
+
+const SECRET = "bench-secret";
+
+export interface BotHostBench {
+	spawn_to_active_ms: { runs: number; p50: number; p95: number };
+	caption_to_segment_ms: { samples: number; p50: number; p95: number };
+	memory_per_bot_mb: { one: { rss: number; pss: number }; five: { rss: number; pss: number } };
+}
+
+export async function runBotHostBench(options: { spawnRuns?: number } = {}): Promise<BotHostBench> {
+	const sandbox = await startSandbox();
+	const room = await FakeRoom.start();
+	const host = await startBotHost({
+		port: 0,
+		secret: SECRET,
+		browser: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", extraFlags: sandbox.chromiumFlags, fakeDevices: true },
+		log: () => {},
+	});
+	let nextId = 900_000 + Math.floor(Math.random() * 50_000);
+	const spawn = async (scenario: Parameters<typeof sandbox.setScenario>[1]) => {
+		const meetingId = ++nextId;
+		const code = `ben-${String.fromCharCode(97 + (meetingId % 26), 97 + ((meetingId >> 5) % 26))}xy-${String.fromCharCode(97 + ((meetingId >> 10) % 26))}zz`;
+		sandbox.setScenario(code, scenario);
+		const startedAt = Date.now();
+		const res = await fetch(`http://127.0.0.1:${host.port}/bots`, {
+			method: "POST",
+			headers: { authorization: `Bearer ${SECRET}`, "content-type": "application/json" },
+			body: JSON.stringify({
+				meeting_id: meetingId,
+				platform: "google_meet",
+				native_meeting_id: code,
+				meeting_url: `https://meet.google.com/${code}`,
+				bot_name: "Bench Bot",
+				transcription: null,
+				channel: { url: room.url(meetingId), token: "bench" },
+			}),
+		});
+		if (res.status !== 202) throw new Error(`spawn answered ${res.status}`);
+		const activeAt = await room.until(meetingId, (r) => {
+			const i = r.findIndex((m) => m.type === "status" && m.status === "active");
+			return i >= 0 ? room.arrivedAt(meetingId)[i] : undefined;
+		});
+		return { meetingId, code, spawnToActive: (activeAt ?? Date.now()) - startedAt };
+	};
+	const stop = async (meetingId: number) => {
+		const session = host.bots.get(meetingId);
+		await fetch(`http://127.0.0.1:${host.port}/bots/${meetingId}`, { method: "DELETE", headers: { authorization: `Bearer ${SECRET}` } });
+		await session?.finished;
+	};
+
+	try {
+		const spawnTimes: number[] = [];
+		for (let i = 0; i < (options.spawnRuns ?? 8); i++) {
+			const bot = await spawn({ direct_join: true, participants: [{ name: "Host" }] });
+			spawnTimes.push(bot.spawnToActive);
+			await stop(bot.meetingId);
+		}
+
+		const talk = await spawn({
+			direct_join: true,
+			speech_gap_ms: 300,
+			participants: [
+				{ name: "Ann", lines: ["First point about the budget.", "Second point about hiring.", "Third point about the roadmap."] },
+				{ name: "Bo", lines: ["I agree with that.", "Let us follow up next week.", "Sounds good to me."] },
+			],
+		});
+		const totalLines = 6;
+		await room.until(
+			talk.meetingId,
+			(r) => statusesOf(r).length > 0 && r.filter((m) => m.type === "segment" && m.segment.completed).length >= totalLines,
+		);
+		const bot = host.bots.get(talk.meetingId);
+		const memoryOne = bot?.browserPid ? processTreeMemory(bot.browserPid) : { rss: 0, pss: 0 };
+		await stop(talk.meetingId);
+		const shown = sandbox.observed(talk.code)?.captions_shown ?? [];
+		const received = room.received(talk.meetingId);
+		const arrivals = room.arrivedAt(talk.meetingId);
+		const latencies: number[] = [];
+		for (const caption of shown) {
+			const i = received.findIndex((m) => m.type === "segment" && m.segment.speaker === caption.speaker && m.segment.text === caption.text);
+			const arrived = arrivals[i];
+			if (i >= 0 && arrived !== undefined) latencies.push(arrived - caption.at);
+		}
+
+		const five = await Promise.all(Array.from({ length: 5 }, () => spawn({ direct_join: true, participants: [{ name: "Host" }] })));
+		await new Promise((r) => setTimeout(r, 3_000));
+		const perBot = five.map((b) => {
+			const pid = host.bots.get(b.meetingId)?.browserPid;
+			return pid ? processTreeMemory(pid) : { rss: 0, pss: 0 };
+		});
+		await Promise.all(five.map((b) => stop(b.meetingId)));
+
+		return {
+			spawn_to_active_ms: { runs: spawnTimes.length, p50: percentile(spawnTimes, 50), p95: percentile(spawnTimes, 95) },
+			caption_to_segment_ms: { samples: latencies.length, p50: percentile(latencies, 50), p95: percentile(latencies, 95) },
+			memory_per_bot_mb: {
+				one: memoryOne,
+				five: { rss: average(perBot.map((m) => m.rss)), pss: average(perBot.map((m) => m.pss)) },
+			},
+		};
+	} finally {
+		await host.shutdown();
+		await room.close();
+		await sandbox.close();
+	}
+}
+
+function percentile(values: number[], p: number): number {
+	if (values.length === 0) return Number.NaN;
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+function average(values: number[]): number {
+	return values.length ? Math.round(values.reduce((a, b) => a + b, 0) / values.length) : 0;
+}
+
+/** RSS and PSS (MB) of a process and all its descendants, from /proc. */
+export function processTreeMemory(rootPid: number): { rss: number; pss: number } {
+	const children = new Map<number, number[]>();
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+			const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+			children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+		} catch {
+			// The process ended while we looked.
+		}
+	}
+	let rssKb = 0;
+	let pssKb = 0;
+	const queue = [rootPid];
+	for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
+		queue.push(...(children.get(pid) ?? []));
+		try {
+			rssKb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+			pssKb += Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0);
+		} catch {
+			// Gone, or not ours to read.
+		}
+	}
+	return { rss: Math.round(rssKb / 1024), pss: Math.round(pssKb / 1024) };
+}
+
+if (import.meta.filename === process.argv[1]) {
+	console.log(JSON.stringify(await runBotHostBench(), null, 2));
+}
