@@ -10,7 +10,7 @@ export { MeetingRoom } from "../durable-objects/meeting-room";
 export default {
 	fetch: (request, env, ctx) => app.fetch(request, env, ctx),
 	// Cron (wrangler.toml [triggers]); wrangler dev does not fire it, so the local runner calls it.
-	scheduled: async (controller, env) => {
+	scheduled: async (controller, env, _ctx) => {
 		await syncDueCalendars(env, new Date(controller.scheduledTime));
 	},
 } satisfies ExportedHandler<Env>;

@@ -48,7 +48,7 @@ describe("calendar sources and cleanup", () => {
 			{ id: work.id, name: "Work", auto_join: false, bot_name: "Work bot" },
 			{ id: team.id, name: "Team", auto_join: true, bot_name: "Team bot" },
 		]);
-		for (const source of meeting?.data.calendar_sources as Record<string, unknown>[]) {
+		for (const source of (meeting?.data.calendar_sources ?? []) as Record<string, unknown>[]) {
 			expect(Object.keys(source).sort()).toEqual(["auto_join", "bot_name", "id", "name"]);
 		}
 		// Any auto-joining source arms the meeting, with that source's bot name.
