@@ -144,7 +144,7 @@ export class MeetingRoom extends DurableObject<Env> {
 	/** Undoes a takeover whose bot never got going; false when the meeting has moved on since. */
 	private async giveBack(start: RoomStart): Promise<boolean> {
 		const state = await this.state();
-		if (!state || state.machine.status !== "requested") return false;
+		if (state?.machine.status !== "requested") return false;
 		const back = start.previousStatus ?? "scheduled";
 		if (!(await updateIfStatus(this.env, state.meetingId, ["requested"], { status: back }))) return false;
 		await this.ctx.storage.delete("room");
