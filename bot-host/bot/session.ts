@@ -15,13 +15,12 @@ import { MeetingAudio, uploadRecording } from "./audio.ts";
 import { type BotBrowser, type BrowserOptions, launchBotBrowser } from "./browser.ts";
 import { BotChannel } from "./channel.ts";
 import { type LeaveLimits, leaveLimits } from "./limits.ts";
+import { type Ending, outcomeOf, type Stage } from "./outcomes.ts";
 import { Transcriber } from "./transcriber.ts";
 import { CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts";
 
 /** Virtual mic/camera and meeting-audio capture, injected before the platform's scripts. */
 const PAGE_MEDIA_SCRIPT = readFileSync(path.join(import.meta.dirname, "page-media.js"), "utf8");
-
-type Stage = "joining" | "awaiting_admission" | "active";
 
 export interface SessionOptions {
 	request: SpawnRequest;
@@ -32,14 +31,6 @@ export interface SessionOptions {
 	/** How long the pre-join and join may take before it is a join failure. */
 	joinTimeoutMs?: number;
 	log?: (line: string) => void;
-}
-
-interface Ending {
-	status: "completed" | "failed";
-	completion_reason?: CompletionReason;
-	reason?: string;
-	/** Leave the meeting ourselves before reporting (we decided to go). */
-	leave: boolean;
 }
 
 export class BotSession {
@@ -155,6 +146,8 @@ export class BotSession {
 		await page.evaluateOnNewDocument(PAGE_MEDIA_SCRIPT);
 		const url = this.driver.joinUrl(request.meeting_url, request.passcode ?? null);
 		await page.goto(url, { waitUntil: "domcontentloaded", timeout: 30_000 });
+		const early = await this.untilPrejoin(page);
+		if (early) return early;
 		await this.driver.join(page, { botName: request.bot_name, passcode: request.passcode ?? null });
 		return this.watch(page, startedAt);
 	}
@@ -195,38 +188,9 @@ export class BotSession {
 			// Pop-ups (notices, permission prompts) can come at any time and block clicks.
 			if (tick % 5 === 0 && ["prejoin", "unknown", "lobby", "in_call"].includes(snap.state))
 				await this.driver.dismissInterruptions(page).catch(() => false);
+			const outcome = outcomeOf(snap.state, this.stage);
+			if (outcome) return outcome;
 			switch (snap.state) {
-				case "denied":
-					return {
-						status: "failed",
-						completion_reason: "awaiting_admission_rejected",
-						reason: "the host denied the request to join",
-						leave: false,
-					};
-				case "removed":
-					// Zoom shows the same screen for a waiting-room denial and a removal.
-					if (this.stage !== "active")
-						return {
-							status: "failed",
-							completion_reason: "awaiting_admission_rejected",
-							reason: "removed from the waiting room",
-							leave: false,
-						};
-					return { status: "completed", completion_reason: "evicted", reason: "removed from the meeting", leave: false };
-				case "ended":
-					return { status: "completed", completion_reason: "meeting_ended", leave: false };
-				case "left":
-					return { status: "completed", completion_reason: "stopped", reason: "the page shows the bot left", leave: false };
-				case "not_found":
-					return {
-						status: "failed",
-						completion_reason: "join_failure",
-						reason: "meeting not found (invalid link, code or passcode)",
-						leave: false,
-					};
-				case "sign_in_required":
-				case "bot_wall":
-					return { status: "failed", reason: `${snap.state}: the platform would not let a guest bot in`, leave: false };
 				case "lobby":
 					if (this.stage === "joining") {
 						this.stage = "awaiting_admission";
@@ -340,6 +304,19 @@ export class BotSession {
 		if (wav && url) {
 			await uploadRecording(url, this.request.channel.token, wav).catch((err: unknown) => this.log(`recording upload: ${describe(err)}`));
 		}
+	}
+
+	/** Before touching the pre-join form: a sign-in wall or a dead link ends things right away. */
+	private async untilPrejoin(page: Page): Promise<Ending | null> {
+		const deadline = Date.now() + 20_000;
+		while (Date.now() < deadline) {
+			const snap = await this.driver.snapshot(page, this.request.bot_name).catch(() => null);
+			if (snap?.state === "prejoin") return null;
+			const outcome = snap ? outcomeOf(snap.state, this.stage) : null;
+			if (outcome) return outcome;
+			await sleep(150);
+		}
+		return null;
 	}
 
 	private leaving(reason: CompletionReason): Ending {

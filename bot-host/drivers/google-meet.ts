@@ -29,6 +29,7 @@ const MEET = {
 			{ state: "ended", texts: ["Your host ended the meeting for everyone", "Meeting ended", "Call ended"] },
 			{ state: "not_found", texts: ["Check your meeting code", "Invalid video call name"] },
 			{ state: "bot_wall", texts: ["You can't join this meeting"] },
+			{ state: "sign_in_required", urls: ["accounts.google.com/"] },
 			{ state: "left", texts: ["You left the meeting"] },
 			// A visible lobby indicator wins over anything that looks in-call (the toolbar is there in the lobby too).
 			{

@@ -13,6 +13,8 @@ export interface StateRule {
 	texts?: string[];
 	/** Any visible element matching. */
 	selectors?: string[];
+	/** The page's address contains one of these (a redirect to a sign-in host). */
+	urls?: string[];
 }
 
 export interface NameSource {
@@ -57,7 +59,8 @@ function probePage(table: ProbeTable, botName: string): MeetingSnapshot {
 	for (const rule of table.states) {
 		const byText = (rule.texts ?? []).some((t) => pageText.includes(norm(t)));
 		const bySelector = (rule.selectors ?? []).some((s) => [...document.querySelectorAll(s)].some(visible));
-		if (byText || bySelector) {
+		const byUrl = (rule.urls ?? []).some((u) => location.href.includes(u));
+		if (byText || bySelector || byUrl) {
 			state = rule.state;
 			break;
 		}

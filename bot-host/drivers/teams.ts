@@ -29,6 +29,7 @@ const TEAMS = {
 			{ state: "ended", texts: ["The meeting has ended", "This meeting has ended"], selectors: ['[data-tid="calling-e2ee-end-screen"]'] },
 			{ state: "not_found", texts: ["This meeting link is invalid"] },
 			{ state: "bot_wall", texts: ["Verify you're a real person"] },
+			{ state: "sign_in_required", urls: ["login.microsoftonline.com/"] },
 			{ state: "left", texts: ["You left the meeting"] },
 			{
 				state: "lobby",

@@ -34,7 +34,8 @@ const ZOOM = {
 			{ state: "removed", texts: ["You have been removed"] },
 			{ state: "ended", texts: ["This meeting has been ended by host"] },
 			{ state: "not_found", texts: ["This meeting link is invalid (3,001)"] },
-			{ state: "bot_wall", texts: ["We detected you may be a bot", "Only authenticated users can join"] },
+			{ state: "bot_wall", texts: ["We detected you may be a bot"] },
+			{ state: "sign_in_required", urls: ["zoom.us/signin"], texts: ["Only authenticated users can join"] },
 			{ state: "left", texts: ["You have left the meeting"] },
 			{
 				state: "lobby",

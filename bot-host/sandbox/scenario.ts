@@ -21,6 +21,8 @@ export const Scenario = z.object({
 	lobby_forever: z.boolean().default(false),
 	remove_after_ms: z.number().int().positive().nullable().default(null),
 	end_after_ms: z.number().int().positive().nullable().default(null),
+	/** Guests are sent to the platform's sign-in page (org policy, authenticated-only meetings). */
+	sign_in_required: z.boolean().default(false),
 	/** The link points at no meeting ("Check your meeting code", Zoom 3,001). */
 	not_found: z.boolean().default(false),
 	/** Pop-ups the bot must dismiss: Meet's recording notice, Zoom's permission prompt (twice), Teams' audio/video prompt. */

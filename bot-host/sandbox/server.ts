@@ -63,7 +63,7 @@ export async function startSandbox(options: { port?: number; now?: () => number 
 	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
 		const url = new URL(req.url ?? "/", `https://${req.headers.host ?? "localhost"}`);
 		if (url.pathname.startsWith("/__sandbox/")) return control(req, res, url);
-		const page = platformPage(url);
+		const page = platformPage(url, (code) => meetings.get(code)?.scenario.sign_in_required === true);
 		if (!page) return send(res, 404, "text/plain", "not a sandbox meeting link");
 		if (page.redirect) {
 			res.writeHead(302, { location: page.redirect }).end();
@@ -193,11 +193,22 @@ interface PlatformPage {
 	redirect?: string;
 }
 
+const SIGN_IN = {
+	google_meet: "https://accounts.google.com/v3/signin/identifier?continue=meet",
+	zoom: "https://app.zoom.us/signin",
+	teams: "https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=teams",
+};
+
+const SIGN_IN_PAGE = `<!doctype html><html lang="en"><head><title>Sign in</title></head><body><h1>Sign in</h1>
+<input type="email" placeholder="Email or phone"><button>Next</button></body></html>`;
+
 /** Route a real platform URL (as the bot opens it) to the sandbox page for that platform. */
-function platformPage(url: URL): PlatformPage | null {
+function platformPage(url: URL, needsSignIn: (meetingId: string) => boolean): PlatformPage | null {
 	const host = url.hostname;
 	const segments = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
-	if (host === "meet.google.com" && segments.length === 1 && segments[0]) return { html: googleMeetPage(segments[0]) };
+	if (host === "login.microsoftonline.com" || host === "accounts.google.com") return { html: SIGN_IN_PAGE };
+	if (host === "meet.google.com" && segments.length === 1 && segments[0])
+		return needsSignIn(segments[0]) ? { redirect: SIGN_IN.google_meet } : { html: googleMeetPage(segments[0]) };
 	if (host === "zoom.us" || host.endsWith(".zoom.us")) {
 		// Invite links go to the web client, as zoom.us does for a browser without the app.
 		if (segments[0] === "j" && segments[1]) {
@@ -206,14 +217,15 @@ function platformPage(url: URL): PlatformPage | null {
 			if (pwd) target.searchParams.set("pwd", pwd);
 			return { redirect: target.toString() };
 		}
-		if (segments[0] === "wc" && segments[2] === "join" && segments[1]) return { html: zoomPage(segments[1]) };
-		if (segments[0] === "wc" && segments[1] === "join" && segments[2]) return { html: zoomPage(segments[2]) };
-		return null;
+		if (segments[0] === "signin") return { html: SIGN_IN_PAGE };
+		const id = segments[0] === "wc" ? (segments[1] === "join" ? segments[2] : segments[2] === "join" ? segments[1] : undefined) : undefined;
+		if (!id) return null;
+		return needsSignIn(id) ? { redirect: SIGN_IN.zoom } : { html: zoomPage(id) };
 	}
 	if (host === "teams.microsoft.com" || host === "teams.live.com") {
-		if (segments[0] === "meet" && segments[1]) return { html: teamsPage(segments[1]) };
-		if (segments[0] === "l" && segments[1] === "meetup-join" && segments[2]) return { html: teamsPage(segments[2]) };
-		return null;
+		const id = segments[0] === "meet" ? segments[1] : segments[0] === "l" && segments[1] === "meetup-join" ? segments[2] : undefined;
+		if (!id) return null;
+		return needsSignIn(id) ? { redirect: SIGN_IN.teams } : { html: teamsPage(id) };
 	}
 	return null;
 }

@@ -80,6 +80,16 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["lobby", "denied"]);
 		});
 
+		it("names a sign-in wall as its own failure, not a join failure", async () => {
+			const bot = await spawnBot(world, platform, { sign_in_required: true, passcode: options.passcode ?? null });
+			const last = await finished(bot.meetingId);
+			expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "failed"]);
+			expect(last).toMatchObject({ failure_stage: "joining" });
+			expect(last.completion_reason).toBeUndefined();
+			expect(last.reason).toMatch(/^sign_in_required/);
+			expect(world.sandbox.observed(bot.nativeId)?.attendees).toEqual([]);
+		});
+
 		it("gives up after the lobby timeout", async () => {
 			const bot = await spawnBot(
 				world,

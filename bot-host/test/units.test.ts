@@ -1,6 +1,7 @@
 /** The pure parts, without a browser: trackers, link rewriting, WAV, the sandbox clock. */
 import { describe, expect, it } from "vitest";
 import type { BotSegment } from "../../src/bot-channel/protocol.ts";
+import { outcomeOf } from "../bot/outcomes.ts";
 import { transcriptionEndpoint } from "../bot/transcriber.ts";
 import { CaptionTracker, ChatTracker, ParticipantTracker } from "../bot/transcript.ts";
 import { encodeWav, wavDurationMs } from "../bot/wav.ts";
@@ -126,5 +127,17 @@ describe("wav and the sandbox clock", () => {
 		expect(locked.phaseOf(waiting)).toBe("lobby");
 		locked.force("deny");
 		expect(locked.phaseOf(waiting)).toBe("denied");
+	});
+});
+
+describe("outcomes", () => {
+	it("reads the same removal screen as a denial before admission and an eviction after", () => {
+		expect(outcomeOf("removed", "awaiting_admission")).toMatchObject({
+			status: "failed",
+			completion_reason: "awaiting_admission_rejected",
+		});
+		expect(outcomeOf("removed", "active")).toMatchObject({ status: "completed", completion_reason: "evicted" });
+		expect(outcomeOf("bot_wall", "joining")).toMatchObject({ status: "failed", reason: expect.stringMatching(/^bot_wall/) });
+		expect(outcomeOf("lobby", "awaiting_admission")).toBeNull();
 	});
 });
