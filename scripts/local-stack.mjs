@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { localSecrets } from "./local-secrets.mjs";
@@ -32,17 +32,39 @@ export async function waitForHealth(url, timeoutMs = 60_000) {
 	throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
+/** Exit code when the data breaks the one-open-meeting-per-link rule (the spec's startup rule). */
+export const EXIT_DUPLICATE_MEETINGS = 3;
+
+/**
+ * Applies D1 migrations to the local state. Data that breaks the uniqueness rule cannot be
+ * migrated: the migration names the duplicates, and the process refuses to start with code 3.
+ */
+function applyMigrations(stateDir, quiet) {
+	const result = spawnSync(bin("wrangler"), ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
+		cwd: root,
+		encoding: "utf8",
+		env: { ...process.env, CI: "true", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+	});
+	const output = `${result.stdout ?? ""}${result.stderr ?? ""}`;
+	if (result.status === 0) {
+		if (!quiet) process.stdout.write(result.stdout);
+		return;
+	}
+	process.stderr.write(output);
+	if (output.includes("DUPLICATE non-terminal meetings")) {
+		process.stderr.write("\nRefusing to start: resolve the duplicate meetings named above, then start again.\n");
+		process.exit(EXIT_DUPLICATE_MEETINGS);
+	}
+	throw new Error("applying D1 migrations failed");
+}
+
 /**
  * Starts wrangler dev (gateway + Durable Objects + local D1/R2) after applying migrations.
  * `stateDir` is where local storage persists; `vars` are extra deployment variables.
  */
 export async function startGateway({ port, stateDir, vars = {}, quiet = false }) {
 	mkdirSync(stateDir, { recursive: true });
-	execFileSync(bin("wrangler"), ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
-		cwd: root,
-		stdio: quiet ? "ignore" : "inherit",
-		env: { ...process.env, CI: "true", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-	});
+	applyMigrations(stateDir, quiet);
 	const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
 	const child = run(
 		bin("wrangler"),
@@ -58,7 +80,10 @@ export async function startGateway({ port, stateDir, vars = {}, quiet = false })
 			"--show-interactive-dev-session=false",
 			...varArgs,
 		],
-		{ stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } },
+		{
+			stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"],
+			env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+		},
 	);
 	await waitForHealth(`http://127.0.0.1:${port}/health`, 90_000);
 	return child;

@@ -11,7 +11,11 @@ ensureDebianPackages();
 
 function step(name, command, args) {
 	process.stderr.write(`\n== ${name}\n`);
-	const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, FORCE_COLOR: "0", CLOUDFLARE_CF_FETCH_ENABLED: "false" } });
+	const result = spawnSync(command, args, {
+		cwd: root,
+		stdio: "inherit",
+		env: { ...process.env, FORCE_COLOR: "0", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+	});
 	return result.status === 0;
 }
 
