@@ -39,6 +39,10 @@ CREATE TABLE calendar_events (
 	settings_fingerprint TEXT,
 	-- 1 when the meeting was a manual plan that the calendar adopted; it outlives the calendar.
 	adopted INTEGER NOT NULL DEFAULT 0,
+	-- The scheduled_at the meeting's auto-join was armed for in its room (NULL: not armed).
+	-- Plans are armed a day ahead (CALENDAR_ARM_AHEAD_S), not at import, so that importing
+	-- thousands of plans does not wake thousands of rooms; the scheduled sweep arms the rest.
+	armed_for TEXT,
 	updated_at TEXT NOT NULL,
 	PRIMARY KEY (connection_id, uid)
 );

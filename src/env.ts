@@ -41,6 +41,8 @@ export interface Env {
 	CALENDAR_FEED_TIMEOUT_S?: string;
 	/** How far ahead single events are imported, in days (default 90); series always give their next occurrence. */
 	CALENDAR_IMPORT_HORIZON_DAYS?: string;
+	/** Imported plans arm auto-join in their room once they start within this many seconds (default 86400). */
+	CALENDAR_ARM_AHEAD_S?: string;
 	/** S3-compatible access to the recordings bucket; when all are set, downloads are presigned R2 URLs. */
 	R2_S3_ENDPOINT?: string;
 	R2_ACCESS_KEY_ID?: string;

@@ -1,5 +1,5 @@
 import { app } from "./app";
-import { syncDueCalendars } from "./calendars/background-sync";
+import { calendarTick } from "./calendars/background-sync";
 import type { Env } from "./env";
 
 export { AccountObject } from "../durable-objects/account";
@@ -11,6 +11,6 @@ export default {
 	fetch: (request, env, ctx) => app.fetch(request, env, ctx),
 	// Cron (wrangler.toml [triggers]); wrangler dev does not fire it, so the local runner calls it.
 	scheduled: async (controller, env, _ctx) => {
-		await syncDueCalendars(env, new Date(controller.scheduledTime));
+		await calendarTick(env, new Date(controller.scheduledTime));
 	},
 } satisfies ExportedHandler<Env>;

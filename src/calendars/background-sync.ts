@@ -2,12 +2,14 @@
  * Background discovery: on each scheduled tick, the enabled connections whose `next_sync_at`
  * has come are synced, a few at a time. Each sync sets the next time one interval on, with
  * jitter (see `nextSyncAt`), so accounts spread over the interval instead of all fetching at
- * once; a tick takes at most a bounded batch and leaves the rest to the next tick.
+ * once; a tick takes at most a bounded batch and leaves the rest to the next tick. Then the
+ * imported plans whose day has come are armed for auto-join (see auto-join-arming.ts).
  */
 import { and, asc, eq, isNotNull, lte } from "drizzle-orm";
 import { calendarConnections } from "../db/schema";
 import { boolVar, type Env } from "../env";
 import { db } from "../meetings/meeting-store";
+import { armDueCalendarPlans } from "./auto-join-arming";
 import { syncConnection, takeSyncLease } from "./sync";
 
 const PER_TICK = 25;
@@ -15,6 +17,13 @@ const AT_ONCE = 4;
 
 /** Where bots reach the gateway when no request says so: the deployment's address, else the last one seen. */
 const LOCAL_GATEWAY = "http://127.0.0.1:18056";
+
+/** One scheduled tick of the calendar side: due syncs, then due armings (even with sync unwired). */
+export async function calendarTick(env: Env, now: Date): Promise<{ synced: number; armed: number }> {
+	const { synced } = await syncDueCalendars(env, now);
+	const { armed } = await armDueCalendarPlans(env, now, LOCAL_GATEWAY);
+	return { synced, armed };
+}
 
 export async function syncDueCalendars(env: Env, now: Date): Promise<{ synced: number }> {
 	if (!boolVar(env.CALENDAR_SYNC_ENABLED, true)) return { synced: 0 };

@@ -1,16 +1,17 @@
 /**
  * The meeting side of calendar import: the SQL that creates, moves and removes imported plans
  * and keeps their `data.calendar_sources`, `auto_join` and `bot_name` equal to what their
- * calendar events say, and the call that arms (or cancels) each plan's auto-join in its room.
+ * calendar events say (auto-join arming is in auto-join-arming.ts).
  *
  * Sources are derived in SQL from the event mappings, so two connections syncing one shared
  * meeting at once cannot lose each other's source.
  */
 import { inArray } from "drizzle-orm";
-import { type MeetingRow, meetings } from "../db/schema";
+import { type CalendarConnectionRow, type MeetingRow, meetings } from "../db/schema";
 import type { Env } from "../env";
 import type { ParsedMeetingLink } from "../meetings/meeting-link";
 import { db } from "../meetings/meeting-store";
+import { calendarSource } from "./calendar-store";
 import type { ImportedEvent } from "./ics-import";
 
 export interface PlannedEvent extends ImportedEvent {
@@ -28,11 +29,12 @@ export function linkColumns(link: ParsedMeetingLink | null) {
 	};
 }
 
-/** A new plan for an event; its sources and bot settings are filled by `refreshSources`. */
-export function insertPlan(env: Env, userId: number, event: PlannedEvent, autoJoin: boolean, botName: string, now: string) {
+/** A new plan for an event of one connection: its only source (what `refreshSources` would write). */
+export function insertPlan(env: Env, connection: CalendarConnectionRow, event: PlannedEvent, now: string) {
 	const link = linkColumns(event.link);
-	const data: Record<string, unknown> = { attendees: event.attendees };
+	const data: Record<string, unknown> = { attendees: event.attendees, calendar_sources: [calendarSource(connection)] };
 	if (event.title) data.title = event.title;
+	const { userId, autoJoin, botName } = connection;
 	return env.DB.prepare(
 		`INSERT INTO meetings (user_id, platform, native_meeting_id, constructed_meeting_url, passcode, status, auto_join, scheduled_at, bot_name, data, created_at, updated_at)
 		 VALUES (?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?, ?, ?) RETURNING id`,
@@ -130,7 +132,8 @@ export function upsertMapping(env: Env, m: MappingWrite, now: string) {
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		 ON CONFLICT (connection_id, uid) DO UPDATE SET meeting_id = excluded.meeting_id, state = excluded.state,
 			event_fingerprint = excluded.event_fingerprint, settings_fingerprint = excluded.settings_fingerprint,
-			adopted = excluded.adopted, updated_at = excluded.updated_at`,
+			adopted = excluded.adopted, updated_at = excluded.updated_at,
+			armed_for = CASE WHEN calendar_events.meeting_id IS excluded.meeting_id THEN calendar_events.armed_for ELSE NULL END`,
 	).bind(m.connectionId, m.uid, m.userId, m.meetingId, m.state, m.eventFingerprint, m.settingsFingerprint, m.adopted ? 1 : 0, now);
 }
 
@@ -157,33 +160,4 @@ export async function meetingsById(env: Env, ids: number[]): Promise<Map<number,
 		for (const row of rows) found.set(row.id, row);
 	}
 	return found;
-}
-
-const room = (env: Env, meetingId: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(meetingId)));
-
-/**
- * Arms auto-join for plans that were created or moved, the same way a planned meeting made
- * through the API is armed, and cancels it for removed plans. A few rooms at a time.
- */
-export async function armPlans(env: Env, touched: number[], removed: MeetingRow[], publicBaseUrl: string): Promise<void> {
-	const rows = await meetingsById(env, touched);
-	const requests = [
-		...[...rows.values()].map((row) => ({ row, cancel: row.status !== "scheduled" })),
-		...removed.map((row) => ({ row, cancel: true })),
-	];
-	const pool = 16;
-	for (let i = 0; i < requests.length; i += pool) {
-		await Promise.all(
-			requests.slice(i, i + pool).map(({ row, cancel }) =>
-				room(env, row.id).plan({
-					meetingId: row.id,
-					userId: row.userId,
-					scheduledAt: cancel ? null : row.scheduledAt,
-					autoJoin: row.autoJoin,
-					joinable: row.platform !== "unknown" && row.nativeMeetingId !== null,
-					publicBaseUrl,
-				}),
-			),
-		);
-	}
 }

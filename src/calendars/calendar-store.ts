@@ -69,7 +69,11 @@ export function aggregateStamp(stamps: SyncStamp[]) {
 				? errors[0]?.last_error
 				: errors.map((s) => `${s.calendar_name}: ${s.last_error}`).join("; ");
 	return {
-		last_sync: stamps.map((s) => s.last_sync).sort().at(-1) ?? "",
+		last_sync:
+			stamps
+				.map((s) => s.last_sync)
+				.sort()
+				.at(-1) ?? "",
 		last_error: last_error ?? null,
 		counts: stamps.reduce(
 			(sum, s) => ({

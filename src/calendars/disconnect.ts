@@ -5,10 +5,11 @@
  * this calendar made goes; live and terminal meetings are not touched.
  */
 import { eq, inArray } from "drizzle-orm";
-import { type CalendarConnectionRow, calendarEvents, type MeetingRow } from "../db/schema";
+import { type CalendarConnectionRow, calendarEvents } from "../db/schema";
 import type { Env } from "../env";
 import { db } from "../meetings/meeting-store";
-import { armPlans, deletePlan, meetingsById, refreshSources, runBatched } from "./calendar-plans";
+import { armImportedPlans, type RemovedPlan } from "./auto-join-arming";
+import { deletePlan, meetingsById, refreshSources, runBatched } from "./calendar-plans";
 
 export async function disconnectCalendar(env: Env, connection: CalendarConnectionRow, publicBaseUrl: string): Promise<void> {
 	const mine = await db(env).select().from(calendarEvents).where(eq(calendarEvents.connectionId, connection.id)).all();
@@ -26,7 +27,7 @@ export async function disconnectCalendar(env: Env, connection: CalendarConnectio
 
 	const now = new Date().toISOString();
 	const kept: number[] = [];
-	const removed: MeetingRow[] = [];
+	const removed: RemovedPlan[] = [];
 	const statements: D1PreparedStatement[] = [env.DB.prepare("DELETE FROM calendar_connections WHERE id = ?").bind(connection.id)];
 	for (const mapping of mine) {
 		const row = mapping.meetingId === null ? undefined : rows.get(mapping.meetingId);
@@ -36,9 +37,9 @@ export async function disconnectCalendar(env: Env, connection: CalendarConnectio
 			kept.push(row.id);
 		} else {
 			statements.push(deletePlan(env, row.id));
-			removed.push(row);
+			removed.push({ row, armedFor: mapping.armedFor });
 		}
 	}
 	await runBatched(env, statements);
-	await armPlans(env, kept, removed, publicBaseUrl);
+	await armImportedPlans(env, kept, removed, { now: new Date(), publicBaseUrl });
 }

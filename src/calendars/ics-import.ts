@@ -28,8 +28,11 @@ export interface ImportWindow {
 	horizonMs: number;
 }
 
-/** How far ahead a series is searched for its next occurrence (a yearly series still has one). */
-const SERIES_SEARCH_MS = 400 * 24 * 3600_000;
+/**
+ * How far ahead a series is searched for its next occurrence: a few weeks first (expanding a
+ * rule is the costly part of a sync), then far enough that a yearly series still has one.
+ */
+const SERIES_SEARCH_MS = [35, 400].map((days) => days * 24 * 3600_000);
 /** Instances that started up to this long ago may still be running. */
 const ONGOING_MS = 24 * 3600_000;
 const DEFAULT_LENGTH_MS = 30 * 60_000;
@@ -90,20 +93,22 @@ function singleOccurrence(event: VEvent, now: Date): Occurrence | null {
 
 /** The first instance of a series not yet over, skipping EXDATEs and cancelled instances. */
 function nextInstance(event: VEvent, now: Date): Occurrence | null {
-	let instances: EventInstance[];
-	try {
-		instances = ical.expandRecurringEvent(event, {
-			from: new Date(now.getTime() - ONGOING_MS),
-			to: new Date(now.getTime() + SERIES_SEARCH_MS),
-			expandOngoing: true,
-		});
-	} catch {
-		return null;
-	}
-	for (const instance of instances) {
-		if (instance.isFullDay || instance.event.status === "CANCELLED") continue;
-		const end = endOf(instance.start, instance.end);
-		if (end.getTime() > now.getTime()) return { start: new Date(instance.start.getTime()), end, event: instance.event };
+	for (const ahead of SERIES_SEARCH_MS) {
+		let instances: EventInstance[];
+		try {
+			instances = ical.expandRecurringEvent(event, {
+				from: new Date(now.getTime() - ONGOING_MS),
+				to: new Date(now.getTime() + ahead),
+				expandOngoing: true,
+			});
+		} catch {
+			return null;
+		}
+		for (const instance of instances) {
+			if (instance.isFullDay || instance.event.status === "CANCELLED") continue;
+			const end = endOf(instance.start, instance.end);
+			if (end.getTime() > now.getTime()) return { start: new Date(instance.start.getTime()), end, event: instance.event };
+		}
 	}
 	return null;
 }

@@ -19,8 +19,8 @@ import { type Env, intVar } from "../env";
 import { db, isUniqueViolation } from "../meetings/meeting-store";
 import { TERMINAL_STATUSES } from "../meetings/status-machine";
 import { outboundPolicy } from "../outbound/url-guard";
+import { armAheadMs, armImportedPlans, type RemovedPlan } from "./auto-join-arming";
 import {
-	armPlans,
 	deleteMapping,
 	deletePlan,
 	insertPlan,
@@ -161,8 +161,9 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 	});
 	const writes: D1PreparedStatement[] = [];
 	const refresh = new Set<number>();
-	const removed: MeetingRow[] = [];
+	const removed: RemovedPlan[] = [];
 	const inserts: { event: PlannedEvent; fp: string }[] = [];
+	const adoptedNow = new Set<number>();
 
 	const upcoming = events
 		.filter((e): e is PlannedEvent => !e.cancelled && e.occurrence !== null)
@@ -204,6 +205,7 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 			if (holder && isPlannedRow(holder) && !state.mapped.has(holder.id)) {
 				// The user's own plan on this link: the calendar adopts it, and it outlives the calendar.
 				state.mapped.add(holder.id);
+				adoptedNow.add(holder.id);
 				writes.push(updatePlan(env, holder.id, event, { keepTitle: hasTitle(holder), keepLink: true }, now));
 				writes.push(upsertMapping(env, mapping(event.uid, { meetingId: holder.id, eventFingerprint: fp, adopted: true }), now));
 				refresh.add(holder.id);
@@ -234,23 +236,27 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 		if (sharedElsewhere || known.adopted) refresh.add(current.id);
 		else {
 			writes.push(deletePlan(env, current.id));
-			removed.push(current);
+			removed.push({ row: current, armedFor: known.armedFor });
 		}
 		counts.cancelled++;
 	}
 
 	const created = await insertPlans(env, connection, inserts, now);
+	const fresh: number[] = [];
+	const armHorizon = ctx.now.getTime() + armAheadMs(env);
 	for (const { event, fp, meetingId } of created) {
 		if (meetingId === null) writes.push(upsertMapping(env, mapping(event.uid, { state: "deferred" }), now));
 		else {
+			// Made with its one source already written: no refresh needed, and only a plan due
+			// soon has a room to arm (see auto-join-arming.ts).
 			writes.push(upsertMapping(env, mapping(event.uid, { meetingId, eventFingerprint: fp }), now));
-			refresh.add(meetingId);
+			if (connection.autoJoin && event.link && event.occurrence.start.getTime() <= armHorizon) fresh.push(meetingId);
 			counts.created++;
 		}
 	}
 	for (const id of refresh) writes.push(refreshSources(env, id, now));
 	await runBatched(env, writes);
-	await armPlans(env, [...refresh], removed, ctx.publicBaseUrl);
+	await armImportedPlans(env, [...refresh, ...fresh], removed, ctx, adoptedNow);
 	return counts;
 }
 
@@ -267,7 +273,7 @@ function moveLink(state: UserState, row: MeetingRow, newKey: string | null) {
 /** New plans in batches; a batch that hits a link taken meanwhile is retried one by one. */
 async function insertPlans(env: Env, connection: CalendarConnectionRow, inserts: { event: PlannedEvent; fp: string }[], now: string) {
 	const made: { event: PlannedEvent; fp: string; meetingId: number | null }[] = [];
-	const statement = (e: PlannedEvent) => insertPlan(env, connection.userId, e, connection.autoJoin, connection.botName, now);
+	const statement = (e: PlannedEvent) => insertPlan(env, connection, e, now);
 	const idOf = (r: D1Result | null) => (r?.results[0] as { id?: number } | undefined)?.id ?? null;
 	for (let i = 0; i < inserts.length; i += 100) {
 		const chunk = inserts.slice(i, i + 100);

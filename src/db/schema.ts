@@ -197,6 +197,7 @@ export const calendarEvents = sqliteTable("calendar_events", {
 	eventFingerprint: text("event_fingerprint"),
 	settingsFingerprint: text("settings_fingerprint"),
 	adopted: integer("adopted", { mode: "boolean" }).notNull().default(false),
+	armedFor: text("armed_for"),
 	updatedAt: text("updated_at").notNull(),
 });
 

@@ -13,6 +13,20 @@ export function day(days: number): string {
 	return d.toISOString().slice(0, 10).replaceAll("-", "");
 }
 
+/** An ICS UTC date-time `hours` from now, on a whole minute: `20300101T093000Z`. */
+export function utcIn(hours: number): string {
+	const at = Math.floor((Date.now() + hours * 3600_000) / 60_000) * 60_000;
+	return new Date(at)
+		.toISOString()
+		.replace(/[-:]/g, "")
+		.replace(/\.\d{3}/, "");
+}
+
+/** The ISO instant of an ICS UTC date-time. */
+export function isoOf(ics: string): string {
+	return `${ics.slice(0, 4)}-${ics.slice(4, 6)}-${ics.slice(6, 8)}T${ics.slice(9, 11)}:${ics.slice(11, 13)}:${ics.slice(13, 15)}.000Z`;
+}
+
 export function renderFixture(text: string, values: Record<string, string> = {}): string {
 	return text
 		.replace(/\{\{D([+-]\d+)\}\}/g, (_, n: string) => day(Number(n)))

@@ -1,8 +1,9 @@
-import { env } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { meetCode } from "../meetings/helpers";
+import worker from "../../../src/index";
+import { meetCode, roomTimers } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
-import { connect, day, newFeed, renderFixture, serveFeed, sync, zonedToUtc } from "./feeds";
+import { calendar, connect, day, isoOf, newFeed, renderFixture, serveFeed, sync, utcIn, vevent, zonedToUtc } from "./feeds";
 import googleExport from "./fixtures/google-export.ics?raw";
 import outlookExport from "./fixtures/outlook-export.ics?raw";
 import threeZones from "./fixtures/three-time-zones.ics?raw";
@@ -24,6 +25,13 @@ async function meetings(headers: Record<string, string>): Promise<Meeting[]> {
 }
 
 const byTitle = (list: Meeting[], title: string) => list.find((m) => m.data.title === title);
+
+/** One run of the Worker's scheduled handler at `at`. */
+async function tick(at: number) {
+	const ctx = createExecutionContext();
+	await worker.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), env, ctx);
+	await waitOnExecutionContext(ctx);
+}
 
 describe("importing real calendar exports", () => {
 	it("imports a Google export: Meet and Zoom links found, a linkless event as unknown, all-day and past events skipped", async () => {
@@ -131,32 +139,53 @@ describe("importing real calendar exports", () => {
 		expect(Date.parse(String(at("Berlin morning")))).toBeLessThan(Date.parse(String(at("Los Angeles morning"))));
 	});
 
-	it("stores the connection's bot name on imported plans and arms auto-join only for joinable plans of auto-joining calendars", async () => {
+	it("stores the connection's bot name on imported plans and arms auto-join for joinable plans due within a day", async () => {
 		const { headers } = await userWithKey();
 		const feed = newFeed();
-		const meet = meetCode();
-		await serveFeed(feed, renderFixture(googleExport, { MEET: meet, ZOOM: "84512345679" }));
-		const calendar = await connect(headers, feed, { bot_name: "Scribe" });
-		await sync(headers, calendar.id);
+		const soon = utcIn(3);
+		const later = utcIn(24 * 5);
+		await serveFeed(
+			feed,
+			calendar(
+				vevent({ UID: "soon@x", DTSTART: soon, SUMMARY: "Soon", URL: `https://meet.google.com/${meetCode()}` }),
+				vevent({ UID: "later@x", DTSTART: later, SUMMARY: "Later", URL: `https://meet.google.com/${meetCode()}` }),
+				vevent({ UID: "nolink@x", DTSTART: soon, SUMMARY: "No link", LOCATION: "Room 1" }),
+			),
+		);
+		const cal = await connect(headers, feed, { bot_name: "Scribe" });
+		await sync(headers, cal.id);
 		const list = await meetings(headers);
-		const planning = byTitle(list, "Planning with Carol");
-		const desk = byTitle(list, "Desk time");
-		const names = await env.DB.prepare("SELECT DISTINCT bot_name FROM meetings WHERE user_id = (SELECT user_id FROM meetings WHERE id = ?)")
-			.bind(planning?.id ?? 0)
+		const [first, second, nolink] = ["Soon", "Later", "No link"].map((t) => byTitle(list, t));
+		const names = await env.DB.prepare("SELECT DISTINCT bot_name FROM meetings WHERE id IN (?, ?, ?)")
+			.bind(first?.id, second?.id, nolink?.id)
 			.all<{ bot_name: string }>();
 		expect(names.results.map((r) => r.bot_name)).toEqual(["Scribe"]);
-		const { roomTimers } = await import("../meetings/helpers");
-		const armed = await roomTimers(planning?.id ?? 0);
-		expect(armed.plan).toMatchObject({ meetingId: planning?.id, scheduledAt: planning?.data.scheduled_at, autoJoin: true, joinable: true });
-		expect(armed.timers.auto_join).toBe(Date.parse(String(planning?.data.scheduled_at)) - 60_000);
-		expect((await roomTimers(desk?.id ?? 0)).plan).toBeUndefined();
 
-		const quiet = newFeed();
-		await serveFeed(quiet, renderFixture(threeZones, { MEET1: meetCode(), MEET2: meetCode(), MEET3: meetCode() }));
-		const manual = await connect(headers, quiet, { name: "No auto-join", auto_join: false });
-		await sync(headers, manual.id);
-		const berlin = byTitle(await meetings(headers), "Berlin morning");
-		expect(berlin).toMatchObject({ auto_join: false, status: "scheduled" });
-		expect((await roomTimers(berlin?.id ?? 0)).plan).toBeUndefined();
+		const armed = await roomTimers(first?.id ?? 0);
+		expect(armed.plan).toMatchObject({ meetingId: first?.id, scheduledAt: isoOf(soon), autoJoin: true, joinable: true });
+		expect(armed.timers.auto_join).toBe(Date.parse(isoOf(soon)) - 60_000);
+		expect((await roomTimers(nolink?.id ?? 0)).plan).toBeUndefined();
+		// Five days out: armed by the scheduled sweep once its day has come, not at import.
+		expect((await roomTimers(second?.id ?? 0)).plan).toBeUndefined();
+		await tick(Date.parse(isoOf(later)) - 23 * 3600_000);
+		expect((await roomTimers(second?.id ?? 0)).plan).toMatchObject({ scheduledAt: isoOf(later), autoJoin: true });
+		expect((await roomTimers(nolink?.id ?? 0)).plan).toBeUndefined();
+	});
+
+	it("never arms the plans of a calendar whose auto-join is off", async () => {
+		const { headers } = await userWithKey();
+		const feed = newFeed();
+		const soon = utcIn(2);
+		await serveFeed(
+			feed,
+			calendar(vevent({ UID: "quiet@x", DTSTART: soon, SUMMARY: "Quiet", URL: `https://meet.google.com/${meetCode()}` })),
+		);
+		const cal = await connect(headers, feed, { name: "No auto-join", auto_join: false });
+		await sync(headers, cal.id);
+		const [plan] = await meetings(headers);
+		expect(plan).toMatchObject({ auto_join: false, status: "scheduled", platform: "google_meet" });
+		expect((await roomTimers(plan?.id ?? 0)).plan).toBeUndefined();
+		await tick(Date.now() + 60_000);
+		expect((await roomTimers(plan?.id ?? 0)).plan).toBeUndefined();
 	});
 });

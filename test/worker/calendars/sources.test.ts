@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createPlan, getMeeting, meetCode, roomTimers, sendBot } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
-import { calendar, connect, newFeed, serveFeed, sync, vevent } from "./feeds";
+import { calendar, connect, isoOf, newFeed, serveFeed, sync, utcIn, vevent } from "./feeds";
 
 interface Meeting {
 	id: number;
@@ -31,7 +31,7 @@ describe("calendar sources and cleanup", () => {
 		const code = meetCode();
 		const shared = vevent({
 			UID: "shared-event@x",
-			DTSTART: "{{D+2}}T100000Z",
+			DTSTART: utcIn(4),
 			SUMMARY: "All hands",
 			URL: `https://meet.google.com/${code}`,
 		});
@@ -109,6 +109,25 @@ describe("calendar sources and cleanup", () => {
 			.bind(goes.id, stays.id)
 			.first("n");
 		expect(leftover).toBe(0);
+	});
+
+	it("adopting a manual plan re-arms its room for the calendar's time, however far ahead", async () => {
+		const { headers } = await userWithKey();
+		const code = meetCode();
+		const manual = await createPlan(headers, {
+			meeting_url: `https://meet.google.com/${code}`,
+			scheduled_at: new Date(Date.now() + 3600_000).toISOString(),
+		});
+		expect((await roomTimers(manual.id)).plan).toMatchObject({ scheduledAt: manual.data.scheduled_at });
+		const start = utcIn(24 * 6);
+		const cal = await connect(
+			headers,
+			await feedWith(vevent({ UID: "adopt@x", DTSTART: start, SUMMARY: "Adopted", URL: `https://meet.google.com/${code}` })),
+		);
+		expect((await sync(headers, cal.id)).counts).toEqual({ created: 0, updated: 1, cancelled: 0 });
+		const adopted = await getMeeting(headers, manual.id);
+		expect(adopted).toMatchObject({ status: "scheduled", data: { title: "Adopted", scheduled_at: isoOf(start) } });
+		expect((await roomTimers(manual.id)).plan).toMatchObject({ scheduledAt: isoOf(start) });
 	});
 
 	it("leaves a meeting the bot lifecycle owns alone when its event moves or is cancelled", async () => {

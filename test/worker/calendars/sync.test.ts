@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { meetCode, roomTimers } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
-import { calendar, connect, day, newFeed, serveFeed, sync, vevent } from "./feeds";
+import { calendar, connect, isoOf, newFeed, serveFeed, sync, utcIn, vevent } from "./feeds";
 
 interface Meeting {
 	id: number;
@@ -16,23 +16,17 @@ async function meetings(headers: Record<string, string>): Promise<Meeting[]> {
 	return (await json<{ meetings: Meeting[] }>(await call("GET", "/meetings?limit=500", { headers }))).meetings;
 }
 
-const iso = (yyyymmdd: string, hhmmss: string) =>
-	`${yyyymmdd.slice(0, 4)}-${yyyymmdd.slice(4, 6)}-${yyyymmdd.slice(6, 8)}T${hhmmss.slice(0, 2)}:${hhmmss.slice(2, 4)}:${hhmmss.slice(4, 6)}.000Z`;
-
 describe("calendar sync", () => {
 	it("follows a feed that changes between syncs, and a second sync of an unchanged feed changes nothing", async () => {
 		const { headers } = await userWithKey();
 		const feed = newFeed();
 		const [m1, m2, m3, m4] = [meetCode(), meetCode(), meetCode(), meetCode()];
+		const [t1, t2, t3, t4, moveTo] = [utcIn(2), utcIn(3), utcIn(4), utcIn(30), utcIn(6)];
 		const event = (uid: string, start: string, title: string, code: string, extra: Record<string, string> = {}) =>
 			vevent({ UID: uid, DTSTART: start, DURATION: "PT30M", SUMMARY: title, LOCATION: `https://meet.google.com/${code}`, ...extra });
 		await serveFeed(
 			feed,
-			calendar(
-				event("moves@x", "{{D+2}}T100000Z", "Moves", m1),
-				event("goes@x", "{{D+2}}T110000Z", "Goes away", m2),
-				event("cancels@x", "{{D+2}}T120000Z", "Gets cancelled", m3),
-			),
+			calendar(event("moves@x", t1, "Moves", m1), event("goes@x", t2, "Goes away", m2), event("cancels@x", t3, "Gets cancelled", m3)),
 		);
 		const cal = await connect(headers, feed);
 		expect((await sync(headers, cal.id)).counts).toEqual({ created: 3, updated: 0, cancelled: 0 });
@@ -40,13 +34,14 @@ describe("calendar sync", () => {
 		const before = await meetings(headers);
 		const moved = before.find((m) => m.data.title === "Moves");
 		const goes = before.find((m) => m.data.title === "Goes away");
+		expect((await roomTimers(goes?.id ?? 0)).plan).toMatchObject({ scheduledAt: isoOf(t2) });
 
 		await serveFeed(
 			feed,
 			calendar(
-				event("moves@x", "{{D+3}}T090000Z", "Moved", m1),
-				event("cancels@x", "{{D+2}}T120000Z", "Gets cancelled", m3, { STATUS: "CANCELLED" }),
-				event("new@x", "{{D+4}}T100000Z", "New one", m4),
+				event("moves@x", moveTo, "Moved", m1),
+				event("cancels@x", t3, "Gets cancelled", m3, { STATUS: "CANCELLED" }),
+				event("new@x", t4, "New one", m4),
 			),
 		);
 		expect((await sync(headers, cal.id)).counts).toEqual({ created: 1, updated: 1, cancelled: 2 });
@@ -54,8 +49,8 @@ describe("calendar sync", () => {
 		expect(after.map((m) => m.data.title).sort()).toEqual(["Moved", "New one"]);
 		// The moved event is the same record, at its new time, re-armed there.
 		const same = after.find((m) => m.id === moved?.id);
-		expect(same?.data.scheduled_at).toBe(iso(day(3), "090000"));
-		expect((await roomTimers(moved?.id ?? 0)).plan).toMatchObject({ scheduledAt: iso(day(3), "090000") });
+		expect(same?.data.scheduled_at).toBe(isoOf(moveTo));
+		expect((await roomTimers(moved?.id ?? 0)).plan).toMatchObject({ scheduledAt: isoOf(moveTo) });
 		// The plans of the vanished and the cancelled event are gone, and so is their auto-join.
 		expect((await call("GET", `/meetings/${goes?.id}`, { headers })).status).toBe(404);
 		expect((await roomTimers(goes?.id ?? 0)).plan).toBeUndefined();
@@ -67,12 +62,11 @@ describe("calendar sync", () => {
 	it("applies a connection's new name, auto-join and bot name to its plans on the next sync, not before", async () => {
 		const { headers } = await userWithKey();
 		const feed = newFeed();
-		await serveFeed(
-			feed,
-			calendar(vevent({ UID: "e@x", DTSTART: "{{D+2}}T100000Z", SUMMARY: "E", URL: `https://meet.google.com/${meetCode()}` })),
-		);
+		await serveFeed(feed, calendar(vevent({ UID: "e@x", DTSTART: utcIn(3), SUMMARY: "E", URL: `https://meet.google.com/${meetCode()}` })));
 		const cal = await connect(headers, feed, { name: "Old", bot_name: "Old bot" });
 		await sync(headers, cal.id);
+		const [armed] = await meetings(headers);
+		expect((await roomTimers(armed?.id ?? 0)).plan).toMatchObject({ autoJoin: true });
 		await call("PATCH", `/user/calendars/${cal.id}`, { headers, json: { name: "New", auto_join: false, bot_name: "New bot" } });
 		const [plan] = await meetings(headers);
 		expect(plan?.data.calendar_sources).toEqual([{ id: cal.id, name: "Old", auto_join: true, bot_name: "Old bot" }]);
@@ -89,7 +83,8 @@ describe("calendar sync", () => {
 	it("keeps a linkless event visible as unknown, and makes it joinable once its link appears", async () => {
 		const { headers } = await userWithKey();
 		const feed = newFeed();
-		await serveFeed(feed, calendar(vevent({ UID: "later-link@x", DTSTART: "{{D+2}}T100000Z", SUMMARY: "TBD", LOCATION: "Somewhere" })));
+		const start = utcIn(3);
+		await serveFeed(feed, calendar(vevent({ UID: "later-link@x", DTSTART: start, SUMMARY: "TBD", LOCATION: "Somewhere" })));
 		const cal = await connect(headers, feed);
 		await sync(headers, cal.id);
 		const [plan] = await meetings(headers);
@@ -99,9 +94,7 @@ describe("calendar sync", () => {
 		const code = meetCode();
 		await serveFeed(
 			feed,
-			calendar(
-				vevent({ UID: "later-link@x", DTSTART: "{{D+2}}T100000Z", SUMMARY: "TBD", DESCRIPTION: `Link: https://meet.google.com/${code}` }),
-			),
+			calendar(vevent({ UID: "later-link@x", DTSTART: start, SUMMARY: "TBD", DESCRIPTION: `Link: https://meet.google.com/${code}` })),
 		);
 		expect((await sync(headers, cal.id)).counts.updated).toBe(1);
 		const [joinable] = await meetings(headers);

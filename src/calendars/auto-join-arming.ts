@@ -1,0 +1,119 @@
+/**
+ * Auto-join of imported plans, armed in each meeting's room exactly as a plan made through the
+ * API is (MeetingRoom.plan), but only once the plan starts within a day (CALENDAR_ARM_AHEAD_S).
+ * A sync of thousands of events then wakes only the rooms of the next day's meetings; the
+ * scheduled sweep arms the others as their day comes. `calendar_events.armed_for` remembers
+ * which start each meeting was armed for, so a moved plan is re-armed and an unchanged one is not.
+ */
+import type { MeetingRow } from "../db/schema";
+import { type Env, intVar } from "../env";
+import { meetingsById } from "./calendar-plans";
+
+export interface ArmingContext {
+	now: Date;
+	publicBaseUrl: string;
+}
+
+export interface RemovedPlan {
+	row: MeetingRow;
+	/** The start its auto-join was armed for, if it was. */
+	armedFor: string | null;
+}
+
+const ROOMS_AT_ONCE = 16;
+
+export function armAheadMs(env: Env): number {
+	return Math.max(600, intVar(env.CALENDAR_ARM_AHEAD_S, 86_400)) * 1000;
+}
+
+const wantsAutoJoin = (row: MeetingRow) =>
+	row.status === "scheduled" && row.autoJoin && row.scheduledAt !== null && row.platform !== "unknown" && row.nativeMeetingId !== null;
+
+const room = (env: Env, meetingId: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(meetingId)));
+
+/**
+ * Brings each meeting's room in line with its plan: armed when due soon, cancelled when no
+ * longer wanted. `unknownRooms` are meetings whose room may hold an arming this table does not
+ * know of (a manual plan the calendar just adopted and moved): armed at once, whatever the
+ * window, so an old arming can never fire at the old time.
+ */
+export async function armImportedPlans(
+	env: Env,
+	meetingIds: number[],
+	removed: RemovedPlan[],
+	ctx: ArmingContext,
+	unknownRooms: ReadonlySet<number> = new Set(),
+): Promise<void> {
+	const rows = await meetingsById(env, meetingIds);
+	const armed = await armedTimes(env, meetingIds);
+	const horizon = ctx.now.getTime() + armAheadMs(env);
+	const calls: { row: MeetingRow; arm: boolean }[] = [];
+	for (const row of rows.values()) {
+		const due = wantsAutoJoin(row) && (unknownRooms.has(row.id) || Date.parse(row.scheduledAt ?? "") <= horizon);
+		const was = unknownRooms.has(row.id) ? "unknown" : (armed.get(row.id) ?? null);
+		if (due && was !== row.scheduledAt) calls.push({ row, arm: true });
+		else if (!due && was !== null) calls.push({ row, arm: false });
+	}
+	for (const { row, armedFor } of removed) if (armedFor !== null) calls.push({ row, arm: false });
+
+	for (let i = 0; i < calls.length; i += ROOMS_AT_ONCE) {
+		await Promise.all(
+			calls.slice(i, i + ROOMS_AT_ONCE).map(({ row, arm }) =>
+				room(env, row.id).plan({
+					meetingId: row.id,
+					userId: row.userId,
+					scheduledAt: arm ? row.scheduledAt : null,
+					autoJoin: row.autoJoin,
+					joinable: row.platform !== "unknown" && row.nativeMeetingId !== null,
+					publicBaseUrl: ctx.publicBaseUrl,
+				}),
+			),
+		);
+	}
+	const marks = calls
+		.filter(({ row }) => rows.has(row.id))
+		.map(({ row, arm }) =>
+			env.DB.prepare("UPDATE calendar_events SET armed_for = ? WHERE meeting_id = ?").bind(arm ? row.scheduledAt : null, row.id),
+		);
+	for (let i = 0; i < marks.length; i += 200) await env.DB.batch(marks.slice(i, i + 200));
+}
+
+async function armedTimes(env: Env, meetingIds: number[]): Promise<Map<number, string>> {
+	const armed = new Map<number, string>();
+	for (let i = 0; i < meetingIds.length; i += 90) {
+		const chunk = meetingIds.slice(i, i + 90);
+		const rows = await env.DB.prepare(
+			`SELECT meeting_id, max(armed_for) AS armed_for FROM calendar_events WHERE meeting_id IN (${chunk.map(() => "?").join(",")}) GROUP BY meeting_id`,
+		)
+			.bind(...chunk)
+			.all<{ meeting_id: number; armed_for: string | null }>();
+		for (const r of rows.results) if (r.armed_for !== null) armed.set(r.meeting_id, r.armed_for);
+	}
+	return armed;
+}
+
+/**
+ * The sweep, from the scheduled handler: imported plans that now start within the arming
+ * window (and not more than 10 minutes ago, the auto-join late limit) and are not armed for
+ * their start yet. Bounded per tick; the next tick takes the rest.
+ */
+export async function armDueCalendarPlans(env: Env, now: Date, fallbackBaseUrl: string): Promise<{ armed: number }> {
+	const due = await env.DB.prepare(
+		`SELECT m.id AS id, min(c.public_base_url) AS base FROM meetings m
+		 JOIN calendar_events e ON e.meeting_id = m.id
+		 JOIN calendar_connections c ON c.id = e.connection_id
+		 WHERE m.status = 'scheduled' AND m.auto_join = 1 AND m.platform != 'unknown' AND m.native_meeting_id IS NOT NULL
+			AND m.scheduled_at > ? AND m.scheduled_at <= ?
+			AND NOT EXISTS (SELECT 1 FROM calendar_events x WHERE x.meeting_id = m.id AND x.armed_for = m.scheduled_at)
+		 GROUP BY m.id LIMIT 500`,
+	)
+		.bind(new Date(now.getTime() - 10 * 60_000).toISOString(), new Date(now.getTime() + armAheadMs(env)).toISOString())
+		.all<{ id: number; base: string | null }>();
+	const byBase = new Map<string, number[]>();
+	for (const { id, base } of due.results) {
+		const url = env.PUBLIC_BASE_URL || base || fallbackBaseUrl;
+		byBase.set(url, [...(byBase.get(url) ?? []), id]);
+	}
+	for (const [publicBaseUrl, ids] of byBase) await armImportedPlans(env, ids, [], { now, publicBaseUrl });
+	return { armed: due.results.length };
+}
