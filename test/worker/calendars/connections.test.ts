@@ -174,6 +174,28 @@ describe("calendar connections", () => {
 		expect((await callWith(off, "GET", `/user/calendars/${cal.id}/sync`, headers)).status).toBe(200);
 	});
 
+	it("documents the calendar and recording routes in the OpenAPI document", async () => {
+		const doc = await json<{ paths: Record<string, Record<string, unknown>> }>(await call("GET", "/openapi.json"));
+		expect(Object.keys(doc.paths["/user/calendars"] ?? {}).sort()).toEqual(["get", "post"]);
+		expect(Object.keys(doc.paths["/user/calendars/{calendar_id}/sync"] ?? {}).sort()).toEqual(["get", "post"]);
+		expect(Object.keys(doc.paths["/user/calendar"] ?? {}).sort()).toEqual(["get", "put"]);
+		expect(Object.keys(doc.paths["/recordings/{recording_id}/media/{media_file_id}/raw"] ?? {})).toEqual(["get"]);
+		expect(JSON.stringify(doc.paths["/user/calendars"])).toContain("ics_url");
+	});
+
+	it("stores no address after PATCH ics_url null, and a sync then reports the missing feed", async () => {
+		const { headers } = await userWithKey();
+		const cal = await connect(headers, newFeed());
+		const cleared = await json<Connection>(await call("PATCH", `/user/calendars/${cal.id}`, { headers, json: { ics_url: null } }));
+		expect(cleared).toMatchObject({ ics_url_set: false, ics_url_masked: null });
+		const stamp = await json<{ last_error: string }>(await call("POST", `/user/calendars/${cal.id}/sync`, { headers }));
+		expect(stamp.last_error).toBe("No calendar feed address is set");
+		const sealed = await env.DB.prepare("SELECT ics_url_sealed FROM calendar_connections WHERE id = ?")
+			.bind(cal.id)
+			.first("ics_url_sealed");
+		expect(sealed).toBeNull();
+	});
+
 	it("refuses browser-only keys", async () => {
 		const { headers } = await userWithKey("browser");
 		expect((await call("GET", "/user/calendars", { headers })).status).toBe(403);

@@ -134,6 +134,10 @@ describe("recordings API", () => {
 		expect(raw.headers.get("accept-ranges")).toBe("bytes");
 		expect(raw.headers.get("content-length")).toBe(String(wav.length));
 		expect(await bytesOf(raw)).toEqual(wav);
+		const head = await SELF.fetch(String(master.raw_url), { method: "HEAD", headers });
+		expect(head.status).toBe(200);
+		expect(head.headers.get("content-length")).toBe(String(wav.length));
+		expect((await head.arrayBuffer()).byteLength).toBe(0);
 		// The key is needed per request.
 		expect((await SELF.fetch(String(master.raw_url))).status).toBe(401);
 	});
