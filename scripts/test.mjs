@@ -19,13 +19,10 @@ function step(name, command, args) {
 	return result.status === 0;
 }
 
-const checks = [
-	["typecheck (worker)", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]],
-	...(existsSync(path.join(root, "bot-host", "tsconfig.json"))
-		? [["typecheck (bot host)", bin("tsc"), ["--noEmit", "-p", "bot-host/tsconfig.json"]]]
-		: []),
-	["lint and format", bin("biome"), ["check", "."]],
-];
+const typecheck = ["tsconfig.json", "bot-host/tsconfig.json", "test/receiver/tsconfig.json", "test/e2e/tsconfig.json"]
+	.filter((project) => existsSync(path.join(root, project)))
+	.map((project) => [`typecheck ${project}`, bin("tsc"), ["--noEmit", "-p", project]]);
+const checks = [...typecheck, ["lint and format", bin("biome"), ["check", "."]]];
 let failedChecks = 0;
 for (const [name, command, args] of checks) if (!step(name, command, args)) failedChecks += 1;
 
