@@ -115,20 +115,31 @@ interface UserState {
 	mine: Map<string, CalendarEventRow>;
 	/** The user's other connections' mappings that point at a meeting, by UID. */
 	others: Map<string, CalendarEventRow[]>;
-	/** Meeting ids any calendar event of the user plans. */
+	/** Meeting ids any calendar event of the user plans, and those another connection plans. */
 	mapped: Set<number>;
+	plannedElsewhere: Set<number>;
 	open: Map<number, MeetingRow>;
 	/** Which open meeting holds each link. */
 	linkHolder: Map<string, number>;
 }
 
 async function loadUserState(env: Env, connection: CalendarConnectionRow): Promise<UserState> {
-	const state: UserState = { mine: new Map(), others: new Map(), mapped: new Set(), open: new Map(), linkHolder: new Map() };
+	const state: UserState = {
+		mine: new Map(),
+		others: new Map(),
+		mapped: new Set(),
+		plannedElsewhere: new Set(),
+		open: new Map(),
+		linkHolder: new Map(),
+	};
 	const mappings = await db(env).select().from(calendarEvents).where(eq(calendarEvents.userId, connection.userId)).all();
 	for (const row of mappings) {
 		if (row.meetingId !== null) state.mapped.add(row.meetingId);
 		if (row.connectionId === connection.id) state.mine.set(row.uid, row);
-		else if (row.meetingId !== null) state.others.set(row.uid, [...(state.others.get(row.uid) ?? []), row]);
+		else if (row.meetingId !== null) {
+			state.others.set(row.uid, [...(state.others.get(row.uid) ?? []), row]);
+			state.plannedElsewhere.add(row.meetingId);
+		}
 	}
 	const open = await db(env)
 		.select()
@@ -232,8 +243,7 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 				: deleteMapping(env, connection.id, known.uid),
 		);
 		if (known.state !== "planned" || !current || !isPlannedRow(current)) continue;
-		const sharedElsewhere = [...state.others.values()].some((rows) => rows.some((r) => r.meetingId === current.id));
-		if (sharedElsewhere || known.adopted) refresh.add(current.id);
+		if (state.plannedElsewhere.has(current.id) || known.adopted) refresh.add(current.id);
 		else {
 			writes.push(deletePlan(env, current.id));
 			removed.push({ row: current, armedFor: known.armedFor });
