@@ -28,7 +28,11 @@ export async function disconnectCalendar(env: Env, connection: CalendarConnectio
 	const now = new Date().toISOString();
 	const kept: number[] = [];
 	const removed: RemovedPlan[] = [];
-	const statements: D1PreparedStatement[] = [env.DB.prepare("DELETE FROM calendar_connections WHERE id = ?").bind(connection.id)];
+	// Mappings first (not left to the cascade), so the refreshes below see only the other calendars.
+	const statements: D1PreparedStatement[] = [
+		env.DB.prepare("DELETE FROM calendar_events WHERE connection_id = ?").bind(connection.id),
+		env.DB.prepare("DELETE FROM calendar_connections WHERE id = ?").bind(connection.id),
+	];
 	for (const mapping of mine) {
 		const row = mapping.meetingId === null ? undefined : rows.get(mapping.meetingId);
 		if (!row || (row.status !== "idle" && row.status !== "scheduled")) continue;
