@@ -19,6 +19,13 @@ export interface BotBrowser {
 }
 
 export async function launchBotBrowser(label: string, options: BrowserOptions): Promise<BotBrowser> {
+	// Chromium keeps only one --disable-features switch, so the extra ones are merged into ours.
+	const disabledFeatures = ["AudioServiceOutOfProcess", "Translate", "OptimizationHints", "MediaRouter", "BackForwardCache"];
+	const extraFlags = options.extraFlags.filter((flag) => {
+		if (!flag.startsWith("--disable-features=")) return true;
+		disabledFeatures.push(...flag.slice("--disable-features=".length).split(",").filter(Boolean));
+		return false;
+	});
 	const profileDir = await mkdtemp(path.join(tmpdir(), `bot-profile-${label.replace(/[^\w-]/g, "_")}-`));
 	const args = [
 		"--no-sandbox",
@@ -40,13 +47,13 @@ export async function launchBotBrowser(label: string, options: BrowserOptions): 
 		// Fewer helper processes per bot: memory is the limit on how many bots a VM holds.
 		"--in-process-gpu",
 		"--disable-extensions",
-		"--disable-features=AudioServiceOutOfProcess,Translate,OptimizationHints,MediaRouter,BackForwardCache",
+		`--disable-features=${disabledFeatures.join(",")}`,
 		"--renderer-process-limit=2",
 		"--lang=en-US",
 		"--window-size=1280,800",
 		`--user-data-dir=${profileDir}`,
 		...(options.fakeDevices ? ["--use-fake-device-for-media-stream"] : []),
-		...options.extraFlags,
+		...extraFlags,
 	];
 	try {
 		const browser = await puppeteer.launch({

@@ -82,6 +82,23 @@
 	};
 	const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 
+	// Remote audio that never reaches a media element (Teams' mainAudio, a Meet variant) comes
+	// in through RTCPeerConnection "track" events.
+	const peerTracks = [];
+	const NativePeerConnection = window.RTCPeerConnection;
+	if (NativePeerConnection) {
+		// A subclass, so `new RTCPeerConnection()` and instanceof checks keep working.
+		class Wrapped extends NativePeerConnection {
+			constructor(...args) {
+				super(...args);
+				this.addEventListener("track", (event) => {
+					if (event.track.kind === "audio") peerTracks.push(event.track);
+				});
+			}
+		}
+		window.RTCPeerConnection = Wrapped;
+	}
+
 	let capture = null;
 	const startCapture = () => {
 		if (capture) return;
@@ -111,15 +128,22 @@
 				window.__botAudioChunk(toBase64(new Uint8Array(all.buffer)));
 			}
 		};
+		// Each remote track once, whether it is found on an element, a peer connection or both.
 		const scan = () => {
 			if (ctx.state !== "running") ctx.resume().catch(() => {});
+			const tracks = [...peerTracks];
 			for (const el of document.querySelectorAll("audio, video")) {
 				const stream = el.srcObject;
-				if (!(stream instanceof MediaStream) || connected.has(stream.id)) continue;
-				const remote = stream.getAudioTracks().filter((t) => !virtualTracks.has(t));
-				if (remote.length === 0 || remote.length !== stream.getAudioTracks().length) continue;
-				connected.add(stream.id);
-				ctx.createMediaStreamSource(new MediaStream(remote)).connect(mixer);
+				if (!(stream instanceof MediaStream)) continue;
+				const audio = stream.getAudioTracks();
+				// A stream carrying our own microphone is the self preview, not the meeting.
+				if (audio.some((t) => virtualTracks.has(t))) continue;
+				tracks.push(...audio);
+			}
+			for (const track of tracks) {
+				if (connected.has(track.id) || track.readyState === "ended") continue;
+				connected.add(track.id);
+				ctx.createMediaStreamSource(new MediaStream([track])).connect(mixer);
 			}
 		};
 		capture = { ctx, timer: setInterval(scan, 300) };

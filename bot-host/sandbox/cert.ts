@@ -67,5 +67,10 @@ export function makeSandboxCertificate(): SandboxCertificate {
 /** Chromium flags that send the platform hosts to the sandbox and trust only its key. */
 export function sandboxChromiumFlags(port: number, spkiHash: string): string[] {
 	const rules = SANDBOX_HOSTS.map((h) => `MAP ${h} 127.0.0.1:${port}`).join(", ");
-	return [`--host-resolver-rules=${rules}`, `--ignore-certificate-errors-spki-list=${spkiHash}`];
+	return [
+		`--host-resolver-rules=${rules}`,
+		`--ignore-certificate-errors-spki-list=${spkiHash}`,
+		// The sandbox's WebRTC loopback connects over host candidates; mDNS names would not resolve here.
+		"--disable-features=WebRtcHideLocalIpsWithMdns",
+	];
 }

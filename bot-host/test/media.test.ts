@@ -84,7 +84,7 @@ describe("bot media in the sandbox", () => {
 			"google_meet",
 			{
 				direct_join: true,
-				speech_gap_ms: 1_500,
+				speech_gap_ms: 2_500,
 				participants: [
 					{ name: "Grace Hopper", lines: ["The compiler is ready for review."] },
 					{ name: "Alan Turing", lines: ["I will read it this afternoon."] },
@@ -97,6 +97,9 @@ describe("bot media in the sandbox", () => {
 				language: "en",
 			},
 		);
+		await world.room.until(bot.meetingId, (r) => segmentsOf(r).some((s) => s.completed && s.speaker === "Grace Hopper"));
+		// A language change mid-call applies from the next window on.
+		world.room.command(bot.meetingId, { action: "reconfigure", language: "de" });
 		const confirmed = await world.room.until(bot.meetingId, (r) => {
 			const done = segmentsOf(r).filter((s) => s.completed);
 			return done.some((s) => s.speaker === "Grace Hopper") && done.some((s) => s.speaker === "Alan Turing") ? done : undefined;
@@ -107,12 +110,15 @@ describe("bot media in the sandbox", () => {
 		for (const s of confirmed) {
 			expect(s.speaker_source).toBe("active_speaker");
 			expect(s.text).toMatch(/^speech lasting \d+ tenths$/);
-			expect(s.language).toBe("en");
 		}
+		expect(confirmed.find((s) => s.speaker === "Grace Hopper")?.language).toBe("en");
+		expect(confirmed.find((s) => s.speaker === "Alan Turing")?.language).toBe("de");
 		const heard = providers.transcriptions.filter((t) => t.authorization === "Bearer transcription-token");
 		expect(heard.length).toBeGreaterThanOrEqual(2);
 		for (const h of heard)
-			expect(h).toMatchObject({ sampleRate: 16_000, channels: 1, fields: expect.objectContaining({ language: "en" }) });
+			expect(h).toMatchObject({ sampleRate: 16_000, channels: 1, fields: expect.objectContaining({ model: "whisper-1" }) });
+		expect(heard[0]?.fields.language).toBe("en");
+		expect(heard.at(-1)?.fields.language).toBe("de");
 		expect(Math.max(...heard.map((h) => h.rms))).toBeGreaterThan(0.01);
 
 		const upload = providers.uploads.find((u) => u.path === "/recordings/abc.wav");
@@ -122,5 +128,37 @@ describe("bot media in the sandbox", () => {
 		expect(wav).toMatchObject({ sampleRate: 16_000, channels: 1 });
 		expect(wav.seconds).toBeGreaterThan(2);
 		expect(wav.rms).toBeGreaterThan(0.005);
+	});
+
+	it("captures Teams' server mix, which arrives over WebRTC, for transcription and recording", async () => {
+		const bot = await spawnBot(
+			world,
+			"teams",
+			{
+				direct_join: true,
+				speech_gap_ms: 2_000,
+				participants: [
+					{ name: "Ada Lovelace", lines: ["The engine can weave algebraic patterns."] },
+					{ name: "Charles Babbage", lines: ["Then let us build it."] },
+				],
+			},
+			{
+				transcription: { url: providers.url, token: null },
+				recording_enabled: true,
+				recording_upload_url: `${providers.url}/recordings/teams.wav`,
+			},
+		);
+		const confirmed = await world.room.until(bot.meetingId, (r) => {
+			const done = segmentsOf(r).filter((s) => s.completed);
+			return done.length >= 2 ? done : undefined;
+		});
+		world.room.command(bot.meetingId, { action: "leave" });
+		await world.room.until(bot.meetingId, finalStatus);
+		expect(confirmed.map((s) => [s.speaker, s.speaker_source])).toEqual([
+			["Ada Lovelace", "active_speaker"],
+			["Charles Babbage", "active_speaker"],
+		]);
+		const upload = providers.uploads.find((u) => u.path === "/recordings/teams.wav");
+		expect(describeWav(upload?.body ?? Buffer.alloc(44)).rms).toBeGreaterThan(0.005);
 	});
 });

@@ -93,6 +93,31 @@ describe("bot host service", () => {
 		expect(last).toMatchObject({ status: "completed", completion_reason: "startup_alone" });
 	});
 
+	it("leaves on max_bot_time and on silence_timeout, each with its own reason", async () => {
+		const capped = await spawnBot(
+			world,
+			"teams",
+			{ direct_join: true, participants: [{ name: "Hal" }] },
+			{ automatic_leave: { max_bot_time: 2_500 } },
+		);
+		const quiet = await spawnBot(
+			world,
+			"zoom",
+			{ direct_join: true, participants: [{ name: "Ivy" }] },
+			{ automatic_leave: { silence_timeout: 1_500 } },
+		);
+		expect(await world.room.until(capped.meetingId, finalStatus)).toMatchObject({
+			status: "completed",
+			completion_reason: "max_bot_time_exceeded",
+		});
+		expect(await world.room.until(quiet.meetingId, finalStatus)).toMatchObject({
+			status: "completed",
+			completion_reason: "stopped",
+			reason: "silence_timeout",
+		});
+		expect(world.sandbox.observed(capped.nativeId)?.attendees[0]).toMatchObject({ left: true });
+	});
+
 	it("reports a crashed Chromium as failed with a reason and keeps serving", async () => {
 		const bot = await spawnBot(world, "teams", { direct_join: true, participants: [{ name: "Dana" }] });
 		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));

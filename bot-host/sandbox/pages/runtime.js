@@ -48,16 +48,37 @@
 				streams.set(key, dest);
 				const el = document.createElement("audio");
 				el.autoplay = true;
-				el.srcObject = dest.stream;
 				el.dataset.sandboxStream = key;
 				if (state.skin.mixedAudio) el.id = "mainAudio";
 				document.body.appendChild(el);
-				el.play().catch(() => {});
+				if (state.skin.peerAudio) {
+					// Through a real WebRTC loopback, so the page sees a remote track as on Teams.
+					loopback(dest.stream, (remote) => {
+						el.srcObject = remote;
+						el.play().catch(() => {});
+					});
+				} else {
+					el.srcObject = dest.stream;
+					el.play().catch(() => {});
+				}
 			}
 			return dest;
 		};
 		state.audio = { ctx, destinationFor };
 		return state.audio;
+	};
+
+	const loopback = async (stream, onRemote) => {
+		const sender = new RTCPeerConnection();
+		const receiver = new RTCPeerConnection();
+		sender.onicecandidate = (e) => e.candidate && receiver.addIceCandidate(e.candidate).catch(() => {});
+		receiver.onicecandidate = (e) => e.candidate && sender.addIceCandidate(e.candidate).catch(() => {});
+		receiver.ontrack = (e) => onRemote(new MediaStream([e.track]));
+		for (const track of stream.getAudioTracks()) sender.addTrack(track, stream);
+		await sender.setLocalDescription(await sender.createOffer());
+		await receiver.setRemoteDescription(sender.localDescription);
+		await receiver.setLocalDescription(await receiver.createAnswer());
+		await sender.setRemoteDescription(receiver.localDescription);
 	};
 
 	const loadLine = async (text) => {

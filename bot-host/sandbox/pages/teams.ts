@@ -114,6 +114,7 @@ const RETRY = {
 };
 Sandbox.start({
 	mixedAudio: true,
+	peerAudio: true,
 	showPreview(stream) { $("#prejoin-video").srcObject = stream; },
 	renderPhase(phase) {
 		$("#lobby").hidden = phase !== "lobby";
