@@ -4,6 +4,7 @@
  * bot asked to join, in-call timings from its admission.
  */
 import { z } from "zod";
+import { encodeWav } from "../bot/wav.ts";
 
 export const ScenarioParticipant = z.object({
 	name: z.string().min(1).max(100),
@@ -82,7 +83,7 @@ export interface Observed {
 	bot_names: string[];
 	chat_sent: { sender: string; text: string; at: string }[];
 	/** Mic level windows (100 ms) while the bot's microphone was on in the call. */
-	mic: { windows: number; voiced_windows: number; peak_rms: number };
+	mic: { windows: number; voiced_windows: number; peak_rms: number; seconds: number };
 	/** Frames the meeting saw from the bot's camera; the last one as a 64x36 PNG and its average RGB. */
 	camera: { frames: number; last_frame: string | null; last_color: number[] | null };
 	/** Every caption text the meeting showed, with when it first appeared (epoch ms). */
@@ -94,6 +95,8 @@ export class SandboxMeeting {
 	readonly attendees = new Map<string, Attendee>();
 	readonly chatSent: Observed["chat_sent"] = [];
 	readonly captionsShown: Observed["captions_shown"] = [];
+	/** The bot's microphone while it was on in the call, 16 kHz mono PCM16 chunks. */
+	readonly micAudio: Buffer[] = [];
 	readonly mic = { windows: 0, voiced_windows: 0, peak_rms: 0 };
 	readonly camera = { frames: 0, last_frame: null as string | null, last_color: null as number[] | null };
 	private forcedForAll: { action: ControlAction; at: number } | null = null;
@@ -170,6 +173,10 @@ export class SandboxMeeting {
 		return "in_call";
 	}
 
+	micWav(): Buffer {
+		return encodeWav(Buffer.concat(this.micAudio), 16_000);
+	}
+
 	observed(): Observed {
 		const attendees = [...this.attendees.values()];
 		return {
@@ -189,7 +196,7 @@ export class SandboxMeeting {
 			})),
 			bot_names: attendees.map((a) => a.name),
 			chat_sent: [...this.chatSent],
-			mic: { ...this.mic },
+			mic: { ...this.mic, seconds: this.micAudio.reduce((n, b) => n + b.length, 0) / 2 / 16_000 },
 			camera: { ...this.camera },
 			captions_shown: [...this.captionsShown],
 		};

@@ -27,6 +27,8 @@ export interface Sandbox {
 	chromiumFlags: string[];
 	setScenario(meetingId: string, scenario: z.input<typeof Scenario>): void;
 	observed(meetingId: string): Observed | null;
+	/** The bot's microphone as the meeting heard it (16 kHz mono WAV). */
+	micWav(meetingId: string): Buffer | null;
 	close(): Promise<void>;
 }
 
@@ -42,6 +44,8 @@ const MediaBody = z.object({
 	camera_frame: z.string().nullable(),
 	camera_color: z.array(z.number()).length(3).nullable(),
 	captions: z.array(z.object({ speaker: z.string(), text: z.string(), at: z.number() })).default([]),
+	/** 16 kHz mono PCM16, base64: the bot's microphone while it was on. */
+	mic_pcm: z.string().nullable().default(null),
 });
 const DevicesBody = z.object({ mic_on: z.boolean(), camera_on: z.boolean() });
 const ChatBody = z.object({ sender: z.string(), text: z.string().max(10_000) });
@@ -97,6 +101,7 @@ export async function startSandbox(options: { port?: number; now?: () => number 
 		}
 		if (rest === "" && method === "GET") return json(res, 200, { meeting_id: id, scenario: meetingFor(id).scenario });
 		if (rest === "observed" && method === "GET") return json(res, 200, meetingFor(id).observed());
+		if (rest === "observed/mic.wav" && method === "GET") return send(res, 200, "audio/wav", meetingFor(id).micWav());
 		const meeting = meetingFor(id);
 		if (rest === "actions" && method === "POST") {
 			const body = ActionBody.safeParse(await readJson(req));
@@ -133,6 +138,7 @@ export async function startSandbox(options: { port?: number; now?: () => number 
 			meeting.mic.voiced_windows += body.mic.voiced;
 			meeting.mic.peak_rms = Math.max(meeting.mic.peak_rms, body.mic.peak);
 			meeting.captionsShown.push(...body.captions);
+			if (body.mic_pcm) meeting.micAudio.push(Buffer.from(body.mic_pcm, "base64"));
 			if (body.camera_frame) {
 				meeting.camera.frames++;
 				meeting.camera.last_frame = body.camera_frame;
@@ -180,6 +186,9 @@ export async function startSandbox(options: { port?: number; now?: () => number 
 		},
 		observed(meetingId) {
 			return meetings.get(meetingId)?.observed() ?? null;
+		},
+		micWav(meetingId) {
+			return meetings.get(meetingId)?.micWav() ?? null;
 		},
 		close() {
 			for (const s of sockets) s.destroy();

@@ -37,6 +37,12 @@ describe("bot media in the sandbox", () => {
 		// The microphone was live only while speaking.
 		await eventually(() => seen()?.attendees[0]?.mic_on === false);
 		expect(seen()?.attendees[0]?.mic_history).toEqual([false, true, false]);
+		// The meeting recorded real speech from the bot's microphone, and only while it was on.
+		const heard = await eventually(() => {
+			const wav = describeWav(world.sandbox.micWav(bot.nativeId) ?? Buffer.alloc(44));
+			return wav.seconds > 1.5 ? wav : undefined;
+		});
+		expect(heard.rms).toBeGreaterThan(0.02);
 
 		world.room.command(bot.meetingId, {
 			action: "speak",

@@ -173,6 +173,36 @@
 		if (audioTracks.length) ctx.createMediaStreamSource(new MediaStream(audioTracks)).connect(analyser);
 		const samples = new Float32Array(analyser.fftSize);
 		let pending = { windows: 0, voiced: 0, peak: 0 };
+		// What the meeting heard from the bot's microphone, recorded at 16 kHz while it was on.
+		let micPcm = [];
+		if (audioTracks.length) {
+			const recorder = new AudioContext({ sampleRate: 16000 });
+			const tap = recorder.createScriptProcessor(4096, 1, 1);
+			recorder.createMediaStreamSource(new MediaStream(audioTracks)).connect(tap);
+			tap.connect(recorder.destination);
+			tap.onaudioprocess = (event) => {
+				if (state.phase !== "in_call" || !state.micOn) return;
+				const input = event.inputBuffer.getChannelData(0);
+				const pcm = new Int16Array(input.length);
+				for (let i = 0; i < input.length; i++) pcm[i] = Math.max(-1, Math.min(1, input[i])) * 0x7fff;
+				micPcm.push(pcm);
+			};
+		}
+		const takeMicPcm = () => {
+			const length = micPcm.reduce((n, p) => n + p.length, 0);
+			if (length === 0) return null;
+			const all = new Int16Array(length);
+			let offset = 0;
+			for (const p of micPcm) {
+				all.set(p, offset);
+				offset += p.length;
+			}
+			micPcm = [];
+			let binary = "";
+			const bytes = new Uint8Array(all.buffer);
+			for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+			return btoa(binary);
+		};
 		const micTimer = setInterval(() => {
 			if (state.phase !== "in_call" || !state.micOn || !audioTracks.length) return;
 			analyser.getFloatTimeDomainData(samples);
@@ -191,7 +221,7 @@
 		canvas.width = 64;
 		canvas.height = 36;
 		const flush = setInterval(() => {
-			const body = { mic: pending, camera_frame: null, camera_color: null, captions: captionLog.splice(0) };
+			const body = { mic: pending, mic_pcm: takeMicPcm(), camera_frame: null, camera_color: null, captions: captionLog.splice(0) };
 			pending = { windows: 0, voiced: 0, peak: 0 };
 			if (state.phase === "in_call" && state.cameraOn && stream.getVideoTracks().length && video.readyState >= 2) {
 				const g = canvas.getContext("2d");
@@ -203,7 +233,8 @@
 				for (let i = 0; i < px.length; i += 4) for (let c = 0; c < 3; c++) sum[c] += px[i + c];
 				body.camera_color = sum.map((v) => Math.round(v / (px.length / 4)));
 			}
-			if (body.mic.windows || body.camera_frame || body.captions.length) post(`/attendees/${state.attendeeId}/media`, body).catch(() => {});
+			if (body.mic.windows || body.mic_pcm || body.camera_frame || body.captions.length)
+				post(`/attendees/${state.attendeeId}/media`, body).catch(() => {});
 			if (state.phase !== "in_call" && state.phase !== "lobby") {
 				clearInterval(micTimer);
 				clearInterval(flush);
