@@ -99,6 +99,16 @@ async function api(base, method, pathname, headers, body) {
 	return res.json();
 }
 
+/**
+ * wrangler dev does not fire cron triggers, so the local runner calls the scheduled handler
+ * (calendar sync, arming of upcoming plans) once a minute itself.
+ */
+function tickScheduled(base) {
+	const tick = () => fetch(`${base}/__scheduled?cron=${encodeURIComponent("* * * * *")}`).catch(() => undefined);
+	setInterval(tick, 60_000).unref();
+	void tick();
+}
+
 /** First start only: one user with a bot,tx key, recorded so later starts do not mint again. */
 async function ensureFirstUser(base, adminToken, stateDir) {
 	const file = path.join(stateDir, "first-user.json");
@@ -140,6 +150,7 @@ export async function startLocalStack({ announce }) {
 	await startBotHost({ port: botHostPort, secret: secrets.BOT_HOST_SECRET, sandboxPort, sandbox });
 	await startGateway({ port, stateDir, vars: { OUTBOUND_ALLOW_PRIVATE: "true", BOT_HOST_URL: `http://127.0.0.1:${botHostPort}/` } });
 	const base = `http://127.0.0.1:${port}`;
+	tickScheduled(base);
 	const first = await ensureFirstUser(base, secrets.ADMIN_API_TOKEN, stateDir);
 	if (announce) {
 		const lines = [

@@ -5,6 +5,7 @@ import { localSecrets } from "../local-secrets.mjs";
 import { startBotHost, startGateway } from "../local-stack.mjs";
 import { freePort } from "../ports.mjs";
 import { benchBots } from "./bots.mjs";
+import { benchCalendarSync } from "./calendar-sync.mjs";
 import { benchGateway } from "./gateway.mjs";
 import { benchLiveFeed, startSpawnRecorder } from "./live-feed.mjs";
 
@@ -32,6 +33,7 @@ export async function runBenchmarks(only) {
 	const sections = [
 		["gateway", benchGateway],
 		["live", benchLiveFeed],
+		["calendar", benchCalendarSync],
 		["bots", (ctx) => withRealBots(ctx, secrets, benchBots)],
 	];
 	try {
