@@ -355,6 +355,11 @@ export class BotSession {
 						break;
 					}
 					default: {
+						// A bot spawned without the voice agent stays a silent, camera-off listener.
+						if (!this.request.voice_agent_enabled) {
+							this.log(`command ${act.action} ignored: voice agent disabled for this bot`);
+							break;
+						}
 						// Speech and screen run alongside the caption reader, not in its way.
 						const actions = this.actions;
 						if (actions) actions.run(act).catch((err: unknown) => this.log(`command ${act.action} failed: ${describe(err)}`));

@@ -2,6 +2,8 @@
  * The bot host as the Worker sees it: authentication, spawn validation, stop, a crashed
  * bot, the channel's delivery rules (token, hello, re-send after reconnect), and shutdown.
  */
+import { readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHANNEL_TOKEN, SECRET, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
@@ -53,11 +55,24 @@ describe("bot host service", () => {
 		expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: true });
 		await session?.finished;
 		await new Promise((resolve) => setImmediate(resolve));
+		// Its Chromium profile is gone with it.
+		expect(readdirSync(tmpdir()).filter((name) => name.startsWith(`bot-profile-${bot.meetingId}-`))).toEqual([]);
 		const gone = await fetch(`${world.hostUrl}/bots/${bot.meetingId}`, {
 			method: "DELETE",
 			headers: { authorization: `Bearer ${SECRET}` },
 		});
 		expect(gone.status).toBe(404);
+	});
+
+	it("ignores speech from a bot spawned without the voice agent, and keeps its microphone off", async () => {
+		const bot = await spawnBot(world, "zoom", { direct_join: true, participants: [{ name: "Jo" }] }, { voice_agent_enabled: false });
+		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		world.room.command(bot.meetingId, { action: "speak", text: "This should never be heard." });
+		world.room.command(bot.meetingId, { action: "leave" });
+		await world.room.until(bot.meetingId, finalStatus);
+		expect(world.room.received(bot.meetingId).filter((m) => m.type === "event")).toEqual([]);
+		expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ mic_history: [false], left: true });
+		expect(world.logs).toContain("command speak ignored: voice agent disabled for this bot");
 	});
 
 	it("sends the channel token as a Bearer header and as ?token=", async () => {
