@@ -45,7 +45,7 @@ export class AutoJoin {
 		if (!plan) return;
 		const env = this.room.environment;
 		const meeting = await findOwnedMeeting(env, plan.userId, plan.meetingId);
-		if (!meeting || meeting.status !== "scheduled" || !meeting.autoJoin || !meeting.nativeMeetingId || meeting.platform === "unknown") {
+		if (meeting?.status !== "scheduled" || !meeting.autoJoin || !meeting.nativeMeetingId || meeting.platform === "unknown") {
 			await this.room.storage.delete("plan");
 			return;
 		}
