@@ -14,6 +14,8 @@ export interface ChannelOptions {
 	url: string;
 	token: string;
 	onCommand: (id: string, act: Act) => void;
+	/** The room refused the token (401/403): nobody will ever receive this bot's reports. */
+	onRejected?: (status: number) => void;
 	log: (line: string) => void;
 	/** Longest pause between reconnect attempts. */
 	maxBackoffMs?: number;
@@ -83,6 +85,15 @@ export class BotChannel {
 			for (const message of this.unacked) socket.send(JSON.stringify(message));
 		});
 		socket.on("message", (data) => this.receive(data.toString()));
+		socket.on("unexpected-response", (_req, res) => {
+			const status = res.statusCode ?? 0;
+			res.resume();
+			if (status !== 401 && status !== 403) return socket.terminate();
+			this.options.log(`channel: the room refused the token (${status})`);
+			this.closed = true;
+			socket.terminate();
+			this.options.onRejected?.(status);
+		});
 		socket.on("error", (err) => this.options.log(`channel error: ${err.message}`));
 		socket.on("close", () => {
 			if (this.socket !== socket || this.closed) return;

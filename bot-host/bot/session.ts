@@ -66,6 +66,10 @@ export class BotSession {
 			token: options.request.channel.token,
 			log: this.log,
 			onCommand: (id, act) => this.commands.push({ id, act }),
+			// Without a channel nothing the bot hears reaches anyone: leave rather than linger.
+			onRejected: () => {
+				this.requestedEnding ??= { status: "failed", reason: "the room refused the channel token", leave: true };
+			},
 		});
 		this.finished = new Promise((resolve) => {
 			this.resolveFinished = resolve;
@@ -146,7 +150,7 @@ export class BotSession {
 		await page.evaluateOnNewDocument(PAGE_MEDIA_SCRIPT);
 		const url = this.driver.joinUrl(request.meeting_url, request.passcode ?? null);
 		await page.goto(url, { waitUntil: "domcontentloaded", timeout: 30_000 });
-		const early = await this.untilPrejoin(page);
+		const early = this.requestedEnding ?? (await this.untilPrejoin(page));
 		if (early) return early;
 		await this.driver.join(page, { botName: request.bot_name, passcode: request.passcode ?? null });
 		return this.watch(page, startedAt);

@@ -22,7 +22,7 @@ export interface World {
 
 export async function startWorld(): Promise<World> {
 	const sandbox = await startSandbox();
-	const room = await FakeRoom.start();
+	const room = await FakeRoom.start(CHANNEL_TOKEN);
 	const logs: string[] = [];
 	const host = await startBotHost({
 		port: 0,
@@ -70,8 +70,9 @@ export async function spawnBot(
 	world: World,
 	platform: Platform,
 	scenario: z.input<typeof Scenario>,
-	overrides: Partial<z.input<typeof SpawnRequest>> = {},
+	overrides: Partial<z.input<typeof SpawnRequest>> & { channelToken?: string } = {},
 ): Promise<Spawned> {
+	const { channelToken, ...spawnOverrides } = overrides;
 	const meetingId = ++nextMeetingId;
 	const nativeId = nativeIdFor(platform, meetingId);
 	world.sandbox.setScenario(nativeId, scenario);
@@ -84,8 +85,8 @@ export async function spawnBot(
 		passcode: scenario.passcode ?? null,
 		bot_name: botName,
 		transcription: null,
-		channel: { url: world.room.url(meetingId), token: CHANNEL_TOKEN },
-		...overrides,
+		channel: { url: world.room.url(meetingId), token: channelToken ?? CHANNEL_TOKEN },
+		...spawnOverrides,
 	};
 	const response = await fetch(`${world.hostUrl}/bots`, {
 		method: "POST",

@@ -41,8 +41,17 @@ export class FakeRoom {
 		});
 	}
 
-	static async start(): Promise<FakeRoom> {
-		const server = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+	/** `token`: the only channel token accepted (header or query), as the real room checks it. */
+	static async start(token?: string): Promise<FakeRoom> {
+		const server = new WebSocketServer({
+			port: 0,
+			host: "127.0.0.1",
+			verifyClient: (info: { req: IncomingMessage }) => {
+				if (!token) return true;
+				const query = new URL(info.req.url ?? "/", "ws://room").searchParams.get("token");
+				return info.req.headers.authorization === `Bearer ${token}` || query === token;
+			},
+		});
 		await new Promise<void>((resolve) => server.once("listening", () => resolve()));
 		return new FakeRoom(server);
 	}

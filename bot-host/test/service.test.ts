@@ -75,6 +75,21 @@ describe("bot host service", () => {
 		expect(world.logs).toContain("command speak ignored: voice agent disabled for this bot");
 	});
 
+	it("leaves the meeting when the room refuses its channel token", async () => {
+		const bot = await spawnBot(
+			world,
+			"google_meet",
+			{ direct_join: true, participants: [{ name: "Kim" }] },
+			{ channelToken: "expired-token" },
+		);
+		const session = world.host.bots.get(bot.meetingId);
+		await session?.finished;
+		expect(world.room.received(bot.meetingId)).toEqual([]);
+		expect(world.logs).toContain("channel: the room refused the token (401)");
+		// Nobody is left behind in the meeting (it may not have got as far as joining).
+		expect(world.sandbox.observed(bot.nativeId)?.attendees.filter((a) => !a.left)).toEqual([]);
+	});
+
 	it("sends the channel token as a Bearer header and as ?token=", async () => {
 		const bot = await spawnBot(world, "teams", { not_found: true });
 		const last = await world.room.until(bot.meetingId, finalStatus);
