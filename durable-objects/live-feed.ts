@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import type { Env } from "../src/env";
-import { findMeetingOnLink } from "../src/meetings/meeting-store";
+import { findMeetingOnLink, findReadableMeeting } from "../src/meetings/meeting-store";
 import { closeQuietly } from "./meeting-room";
 
 /** Client → server control messages of /ws (contracts/ws.v1). */
@@ -68,6 +68,29 @@ export class LiveFeed extends DurableObject<Env> {
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * Moves this user's subscriptions from an ended meeting to the new meeting on its link, if
+	 * the user may read it; false when no socket of theirs still watches the old one.
+	 */
+	async follow(fromMeetingId: number, toMeetingId: number): Promise<boolean> {
+		const watchers = this.subscribers().get(String(fromMeetingId));
+		if (!watchers?.size) return false;
+		const first = [...watchers][0]?.deserializeAttachment() as SocketState | undefined;
+		if (!first || !(await findReadableMeeting(this.env, first.userId, toMeetingId))) return true;
+		for (const socket of watchers) {
+			const state = socket.deserializeAttachment() as SocketState;
+			const ref = state.subscriptions[fromMeetingId];
+			if (!ref) continue;
+			delete state.subscriptions[fromMeetingId];
+			state.subscriptions[toMeetingId] = ref;
+			socket.serializeAttachment(state);
+			this.indexAdd(String(toMeetingId), socket);
+		}
+		this.subscribers().delete(String(fromMeetingId));
+		await this.room(toMeetingId).addSubscriber(first.userId);
+		return false;
 	}
 
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {

@@ -136,6 +136,7 @@ export class MeetingRoom extends DurableObject<Env> {
 			await this.ctx.storage.delete("queuedCommands");
 			await this.timers.clear("auto_join", "stop_deadline");
 			await this.timers.set("watchdog", Date.now() + intVar(this.env.BOT_REPORT_TIMEOUT_S, 60) * 1000);
+			if (start.previousMeetingId) await this.roomOf(start.previousMeetingId).handOver(m.id);
 			await this.fanout.publish(m.id, meetingStatusMessage(this.ref(state), m.userId, "requested", null));
 			if (notify) this.ctx.waitUntil(this.notify(m, ["meeting.status_change"], this.claimStep(start)));
 		});
@@ -299,6 +300,20 @@ export class MeetingRoom extends DurableObject<Env> {
 	/** Plans (or re-plans, or cancels) auto-join for a scheduled meeting. */
 	plan(request: PlanRequest): Promise<void> {
 		return this.autoJoin.plan(request);
+	}
+
+	/** A new meeting on the same link: everyone watching this one follows it there. */
+	async handOver(toMeetingId: number): Promise<void> {
+		const fromMeetingId = (await this.state())?.meetingId;
+		if (!fromMeetingId) return;
+		for (const userId of await this.fanout.watchers()) {
+			const feed = this.env.LIVE_FEED.get(this.env.LIVE_FEED.idFromName(String(userId)));
+			if (!(await feed.follow(fromMeetingId, toMeetingId))) await this.fanout.remove(userId);
+		}
+	}
+
+	private roomOf(meetingId: number) {
+		return this.env.MEETING_ROOM.get(this.env.MEETING_ROOM.idFromName(String(meetingId)));
 	}
 
 	async addSubscriber(userId: number): Promise<void> {

@@ -19,6 +19,10 @@ export class RoomFanout {
 		return this.users;
 	}
 
+	async watchers(): Promise<number[]> {
+		return [...(await this.load())];
+	}
+
 	async add(userId: number): Promise<void> {
 		const users = await this.load();
 		if (users.has(userId)) return;

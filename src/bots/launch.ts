@@ -2,7 +2,7 @@ import type { AutomaticLeave, Platform, SpawnRequest } from "../bot-channel/prot
 import { type MeetingRow, meetings } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
-import { db, findOpenMeetingOnLink, isUniqueViolation, nowIso, updateIfStatus } from "../meetings/meeting-store";
+import { db, findMeetingOnLink, findOpenMeetingOnLink, isUniqueViolation, nowIso, updateIfStatus } from "../meetings/meeting-store";
 import { isLive, isPlanned, type MeetingStatus, PLANNED_STATUSES } from "../meetings/status-machine";
 import { loadSettings, resolveSettings } from "../settings/account-settings";
 
@@ -33,6 +33,8 @@ export interface RoomStart {
 	meeting: MeetingRow;
 	/** The planned status the record was claimed from; null for a record made for this bot. */
 	previousStatus: MeetingStatus | null;
+	/** The user's earlier, ended meeting on the same link: its live watchers follow to this one. */
+	previousMeetingId: number | null;
 	actor: "user" | "scheduler";
 	spawn: Omit<SpawnRequest, "channel" | "recording_upload_url">;
 	link: string;
@@ -57,6 +59,9 @@ export async function launchBot(
 ): Promise<RoomStart> {
 	const link = slotKey(target.platform, target.nativeMeetingId);
 	const existing = await findOpenMeetingOnLink(env, target.userId, target.platform, target.nativeMeetingId);
+	const earlier = existing
+		? undefined
+		: await findMeetingOnLink(env, target.userId, target.platform, target.nativeMeetingId, { ownedOnly: true });
 	if (existing && isLive(existing.status as MeetingStatus)) throw alreadyActive(target);
 
 	const claim = await account(env, target.userId).claimBotSlot(link, target.maxConcurrent);
@@ -72,7 +77,8 @@ export async function launchBot(
 		const meeting = await claimOrCreateMeeting(env, target, options, existing);
 		await account(env, target.userId).bindBotSlot(link, meeting.id);
 		const previousStatus = existing && isPlanned(existing.status as MeetingStatus) ? (existing.status as MeetingStatus) : null;
-		return { meeting, previousStatus, actor, link, publicBaseUrl, spawn: await spawnSpec(env, meeting, options) };
+		const previousMeetingId = earlier && earlier.id !== meeting.id ? earlier.id : null;
+		return { meeting, previousStatus, previousMeetingId, actor, link, publicBaseUrl, spawn: await spawnSpec(env, meeting, options) };
 	} catch (err) {
 		await account(env, target.userId).releaseBotSlot(link);
 		throw err;

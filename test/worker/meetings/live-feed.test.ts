@@ -270,3 +270,26 @@ describe("meeting.status frames", () => {
 		socket.close();
 	});
 });
+
+describe("a subscription on a reused link", () => {
+	it("follows the user's next meeting on the same link, so a retry is watched without subscribing again", async () => {
+		const { key, headers } = await userWithKey();
+		const { meeting: first, bot, code } = await liveMeeting(headers);
+		const socket = await openSocket("/ws", { "X-API-Key": key });
+		await subscribed(socket, [code]);
+		await bot.status("failed", { completion_reason: "evicted" });
+		await socket.waitFor(
+			"the first meeting ended",
+			(m) =>
+				m.type === "meeting.status" &&
+				(m.meeting as { id: number }).id === first.id &&
+				(m.payload as { status: string }).status === "failed",
+		);
+
+		const { meeting: second, bot: again } = await liveMeeting(headers, code);
+		expect(second.id).not.toBe(first.id);
+		await socket.waitFor("the retry's status", (m) => m.type === "meeting.status" && (m.meeting as { id: number }).id === second.id);
+		await again.send({ type: "segment", segment: segment({ segment_id: "r-1", speaker: "Mina", text: "Back again." }) });
+		await socket.waitFor("the retry's segment", isBundleOf(second.id, "Back again."));
+	});
+});
