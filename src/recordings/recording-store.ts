@@ -32,22 +32,21 @@ export function recordingView(row: RecordingRow, files: MediaFileRow[]) {
 }
 export type RecordingView = ReturnType<typeof recordingView>;
 
+/** The media files of some recordings, oldest first. */
+export async function mediaFilesOf(env: Env, recordingIds: number[]): Promise<MediaFileRow[]> {
+	if (recordingIds.length === 0) return [];
+	return db(env).select().from(mediaFiles).where(inArray(mediaFiles.recordingId, recordingIds)).orderBy(asc(mediaFiles.id)).all();
+}
+
 /** The recordings of some meetings, with their media files, grouped by meeting id. */
 export async function recordingsOfMeetings(env: Env, meetingIds: number[]): Promise<Map<number, RecordingView[]>> {
 	const byMeeting = new Map<number, RecordingView[]>();
 	if (meetingIds.length === 0) return byMeeting;
 	const rows = await db(env).select().from(recordings).where(inArray(recordings.meetingId, meetingIds)).orderBy(asc(recordings.id)).all();
-	if (rows.length === 0) return byMeeting;
-	const files = await db(env)
-		.select()
-		.from(mediaFiles)
-		.where(
-			inArray(
-				mediaFiles.recordingId,
-				rows.map((r) => r.id),
-			),
-		)
-		.all();
+	const files = await mediaFilesOf(
+		env,
+		rows.map((r) => r.id),
+	);
 	for (const row of rows) {
 		const list = byMeeting.get(row.meetingId) ?? [];
 		list.push(recordingView(row, files));

@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, type SQL } from "drizzle-orm";
 import { type MediaFileRow, mediaFiles, type RecordingRow, recordings } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
 import { db } from "../meetings/meeting-store";
 import { checkDownloadLink, contentTypeOf, downloadTtlSeconds, downloadUrl, mediaFileName } from "../recordings/download-link";
 import { mediaBytes } from "../recordings/media-response";
-import { recordingView } from "../recordings/recording-store";
+import { mediaFilesOf, recordingView } from "../recordings/recording-store";
 import { publicBaseUrl } from "./meetings";
 import { jsonResponse, routeModule } from "./openapi-app";
 
@@ -64,20 +64,10 @@ recordingRoutes.openapi(
 			.limit(q.limit)
 			.offset(q.offset)
 			.all();
-		const files =
-			rows.length === 0
-				? []
-				: await db(c.env)
-						.select()
-						.from(mediaFiles)
-						.where(
-							inArray(
-								mediaFiles.recordingId,
-								rows.map((r) => r.id),
-							),
-						)
-						.orderBy(asc(mediaFiles.id))
-						.all();
+		const files = await mediaFilesOf(
+			c.env,
+			rows.map((r) => r.id),
+		);
 		return c.json({ recordings: rows.map((r) => recordingView(r, files)) }, 200);
 	},
 );
