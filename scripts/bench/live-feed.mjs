@@ -21,7 +21,7 @@ export function startSpawnRecorder() {
 
 const open = (url, headers = {}) =>
 	new Promise((resolve, reject) => {
-		const ws = new WebSocket(url, { headers });
+		const ws = new WebSocket(url, { headers, perMessageDeflate: process.env.BENCH_DEFLATE !== "0" });
 		ws.once("open", () => resolve(ws));
 		ws.once("error", reject);
 	});
