@@ -81,6 +81,24 @@ export async function startSandbox(options: { port?: number; now?: () => number 
 		const method = req.method ?? "GET";
 		if (method === "GET" && parts[0] === "runtime.js") return send(res, 200, "text/javascript", RUNTIME_JS);
 		if (method === "GET" && parts[0] === "health") return json(res, 200, { ok: true });
+		if (method === "GET" && parts.length === 0) {
+			// A map of the sandbox for people trying it by hand.
+			return json(res, 200, {
+				pages: [
+					"https://meet.google.com/<code>",
+					"https://app.zoom.us/wc/<id>/join?pwd=<passcode>",
+					"https://teams.microsoft.com/meet/<id>?p=<passcode>",
+				],
+				control: {
+					"POST /__sandbox/meetings/<id>": "set the scenario",
+					"POST /__sandbox/meetings/<id>/actions": "{action: admit|deny|remove|end}",
+					"GET /__sandbox/meetings/<id>/observed": "what the meeting saw of the bot",
+					"GET /__sandbox/meetings/<id>/observed/mic.wav": "the bot's microphone",
+					"DELETE /__sandbox/meetings/<id>": "forget the meeting",
+				},
+				meetings: [...meetings.keys()],
+			});
+		}
 		if (method === "GET" && parts[0] === "speech.wav") {
 			const line = await speak(url.searchParams.get("text") ?? "");
 			return send(res, 200, "audio/wav", line.wav);

@@ -70,9 +70,9 @@ export async function spawnBot(
 	world: World,
 	platform: Platform,
 	scenario: z.input<typeof Scenario>,
-	overrides: Partial<z.input<typeof SpawnRequest>> & { channelToken?: string } = {},
+	overrides: Partial<z.input<typeof SpawnRequest>> & { channelToken?: string; linkFor?: (nativeId: string) => string } = {},
 ): Promise<Spawned> {
-	const { channelToken, ...spawnOverrides } = overrides;
+	const { channelToken, linkFor, ...spawnOverrides } = overrides;
 	const meetingId = ++nextMeetingId;
 	const nativeId = nativeIdFor(platform, meetingId);
 	world.sandbox.setScenario(nativeId, scenario);
@@ -81,7 +81,7 @@ export async function spawnBot(
 		meeting_id: meetingId,
 		platform,
 		native_meeting_id: nativeId,
-		meeting_url: meetingLink(platform, nativeId, scenario.passcode ?? undefined),
+		meeting_url: linkFor ? linkFor(nativeId) : meetingLink(platform, nativeId, scenario.passcode ?? undefined),
 		passcode: scenario.passcode ?? null,
 		bot_name: botName,
 		transcription: null,

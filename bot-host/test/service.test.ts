@@ -90,6 +90,20 @@ describe("bot host service", () => {
 		expect(world.sandbox.observed(bot.nativeId)?.attendees.filter((a) => !a.left)).toEqual([]);
 	});
 
+	it("types the passcode on Zoom's passcode screen, and fails the join when it is wrong", async () => {
+		const scenario = { direct_join: true, passcode: "s3cret", participants: [{ name: "Lee" }] };
+		// A stale pwd in the link makes the web client ask for the passcode in its form.
+		const stale = (id: string) => `https://zoom.us/j/${id}?pwd=stale`;
+		const typed = await spawnBot(world, "zoom", scenario, { passcode: "s3cret", linkFor: stale });
+		const wrong = await spawnBot(world, "zoom", scenario, { passcode: "nope", linkFor: stale });
+		await world.room.until(typed.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		world.room.command(typed.meetingId, { action: "leave" });
+		expect(await world.room.until(typed.meetingId, finalStatus)).toMatchObject({ status: "completed", completion_reason: "stopped" });
+		expect(world.sandbox.observed(typed.nativeId)?.attendees[0]).toMatchObject({ passcode_ok: true, left: true });
+		expect(await world.room.until(wrong.meetingId, finalStatus)).toMatchObject({ status: "failed", completion_reason: "join_failure" });
+		expect(world.sandbox.observed(wrong.nativeId)?.attendees[0]).toMatchObject({ passcode_ok: false });
+	});
+
 	it("sends the channel token as a Bearer header and as ?token=", async () => {
 		const bot = await spawnBot(world, "teams", { not_found: true });
 		const last = await world.room.until(bot.meetingId, finalStatus);

@@ -1,0 +1,46 @@
+/** The sandbox's control API over plain HTTP, as users and the end-to-end tests drive it. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { finalStatus, statusesOf } from "./room.ts";
+
+describe("sandbox control API", () => {
+	let world: World;
+	const control = (path: string, init?: RequestInit) => fetch(`${world.sandbox.controlUrl}${path}`, init);
+	const post = (path: string, body: unknown) =>
+		control(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+	beforeAll(async () => {
+		world = await startWorld();
+	});
+	afterAll(async () => {
+		await stopWorld(world);
+	});
+
+	it("sets, reads and forgets a scenario, and refuses an invalid one", async () => {
+		const set = await post("/meetings/abc-defg-hij", { admit_after_ms: 50, participants: [{ name: "Mo", lines: ["Hi."] }] });
+		expect(set.status).toBe(200);
+		const read = await (await control("/meetings/abc-defg-hij")).json();
+		expect(read.scenario).toMatchObject({ admit_after_ms: 50, participants: [{ name: "Mo", lines: ["Hi."], join_after_ms: 0 }] });
+		expect((await (await control("/")).json()).meetings).toContain("abc-defg-hij");
+		const invalid = await post("/meetings/abc-defg-hij", { admit_after_ms: -5 });
+		expect(invalid.status).toBe(422);
+		expect((await post("/meetings/abc-defg-hij/actions", { action: "explode" })).status).toBe(422);
+		expect((await control("/meetings/abc-defg-hij", { method: "DELETE" })).status).toBe(200);
+		expect((await (await control("/")).json()).meetings).not.toContain("abc-defg-hij");
+		const fresh = await (await control("/meetings/abc-defg-hij/observed")).json();
+		expect(fresh).toMatchObject({ bot_names: [], attendees: [], chat_sent: [] });
+	});
+
+	it("admits a waiting bot and then ends the meeting on command", async () => {
+		const bot = await spawnBot(world, "teams", { lobby_forever: true, participants: [{ name: "Nia" }] });
+		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "awaiting_admission"));
+		expect((await post(`/meetings/${bot.nativeId}/actions`, { action: "admit" })).status).toBe(200);
+		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		await post(`/meetings/${bot.nativeId}/actions`, { action: "end" });
+		expect(await world.room.until(bot.meetingId, finalStatus)).toMatchObject({ status: "completed", completion_reason: "meeting_ended" });
+		const observed = await (await control(`/meetings/${bot.nativeId}/observed`)).json();
+		expect(observed.attendees[0].phases).toEqual(["lobby", "in_call", "ended"]);
+		const wav = Buffer.from(await (await control(`/meetings/${bot.nativeId}/observed/mic.wav`)).arrayBuffer());
+		expect(wav.toString("ascii", 0, 4)).toBe("RIFF");
+	});
+});
