@@ -201,6 +201,8 @@ export class BotSession {
 						lobbySince = now;
 						this.status("awaiting_admission");
 					}
+					if (tick % 5 === 0 && (await this.driver.recoverLobby?.(page).catch(() => false)))
+						this.log("the lobby connection dropped; asked to join again");
 					if (lobbySince !== null && now - lobbySince >= this.limits.max_wait_for_admission)
 						return { status: "completed", completion_reason: "awaiting_admission_timeout", leave: true };
 					break;

@@ -10,6 +10,8 @@ const TEAMS = {
 	micOn: ['[data-tid="toggle-mute"][aria-checked="true"]'],
 	cameraOn: ['[data-tid="toggle-video"][aria-checked="true"]'],
 	joinButton: ['[data-tid="prejoin-join-button"]'],
+	// Disabled while the lobby request stands; enabled again means the lobby connection dropped.
+	joinButtonEnabled: ['[data-tid="prejoin-join-button"]:not([disabled])'],
 	// The audio/video prompt can show before or after the Join click.
 	popups: { selectors: [], texts: ["Continue without audio or video"] },
 	moreButton: ["#callingButtons-showMoreBtn"],
@@ -96,6 +98,10 @@ export const teams: MeetingDriver = {
 	},
 
 	dismissInterruptions: (page) => dismissAny(page, TEAMS.popups),
+
+	async recoverLobby(page) {
+		return clickIfVisible(page, TEAMS.joinButtonEnabled);
+	},
 
 	snapshot: (page, botName) => readSnapshot(page, TEAMS.probe, botName),
 

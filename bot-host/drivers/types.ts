@@ -58,6 +58,8 @@ export interface MeetingDriver {
 	 * not confirm that (a pop-up in the way); the session tries again.
 	 */
 	prepareCall(page: Page): Promise<boolean>;
+	/** While in the lobby: notice a dropped lobby connection and ask to join again (true if it did). */
+	recoverLobby?(page: Page): Promise<boolean>;
 	/** Click away the platform's pop-ups (notices, permission prompts); true if one was dismissed. */
 	dismissInterruptions(page: Page): Promise<boolean>;
 	sendChat(page: Page, text: string): Promise<void>;

@@ -20,6 +20,8 @@ export const Scenario = z.object({
 	deny: z.boolean().default(false),
 	deny_after_ms: z.number().int().nonnegative().default(400),
 	lobby_forever: z.boolean().default(false),
+	/** Teams: the lobby connection drops this long after asking, once; the bot must ask again. */
+	lobby_drop_after_ms: z.number().int().positive().nullable().default(null),
 	remove_after_ms: z.number().int().positive().nullable().default(null),
 	end_after_ms: z.number().int().positive().nullable().default(null),
 	/** Guests are sent to the platform's sign-in page (org policy, authenticated-only meetings). */

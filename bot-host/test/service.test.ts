@@ -104,6 +104,25 @@ describe("bot host service", () => {
 		expect(world.sandbox.observed(wrong.nativeId)?.attendees[0]).toMatchObject({ passcode_ok: false });
 	});
 
+	it("asks to join again when the Teams lobby connection drops", async () => {
+		const bot = await spawnBot(world, "teams", { lobby_drop_after_ms: 600, admit_after_ms: 1_200, participants: [{ name: "Oli" }] });
+		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		world.room.command(bot.meetingId, { action: "leave" });
+		await world.room.until(bot.meetingId, finalStatus);
+		expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual([
+			"joining",
+			"awaiting_admission",
+			"active",
+			"completed",
+		]);
+		const attendees = world.sandbox.observed(bot.nativeId)?.attendees ?? [];
+		expect(attendees.map((a) => a.phases)).toEqual([
+			["lobby", "left"],
+			["lobby", "in_call", "left"],
+		]);
+		expect(world.logs).toContain("the lobby connection dropped; asked to join again");
+	});
+
 	it("sends the channel token as a Bearer header and as ?token=", async () => {
 		const bot = await spawnBot(world, "teams", { not_found: true });
 		const last = await world.room.until(bot.meetingId, finalStatus);

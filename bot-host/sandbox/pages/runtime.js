@@ -252,11 +252,13 @@
 	};
 
 	const pollPhase = async () => {
-		while (state.phase === "lobby" || state.phase === "in_call") {
+		const attendee = state.attendeeId;
+		while ((state.phase === "lobby" || state.phase === "in_call") && state.attendeeId === attendee) {
 			try {
-				const res = await fetch(`${base}/attendees/${state.attendeeId}/phase`);
+				const res = await fetch(`${base}/attendees/${attendee}/phase`);
 				const { phase } = await res.json();
-				enterPhase(phase);
+				// A reply about an attendee the page has dropped since means nothing now.
+				if (state.attendeeId === attendee) enterPhase(phase);
 			} catch {
 				// The sandbox restarting is not a meeting outcome; keep polling.
 			}
@@ -306,6 +308,19 @@
 			state.phase = "asking";
 			enterPhase(body.phase);
 			pollPhase();
+			// The lobby connection drops once: the meeting forgets this request, the page offers Join again.
+			const dropAfter = body.scenario.lobby_drop_after_ms;
+			if (dropAfter !== null && !state.droppedOnce) {
+				state.droppedOnce = true;
+				setTimeout(() => {
+					if (state.phase !== "lobby") return;
+					const dropped = state.attendeeId;
+					state.attendeeId = null;
+					state.phase = "prejoin";
+					post(`/attendees/${dropped}/leave`).catch(() => {});
+					state.skin.lobbyDropped?.();
+				}, dropAfter);
+			}
 		},
 		async leave() {
 			if (state.attendeeId) await post(`/attendees/${state.attendeeId}/leave`);

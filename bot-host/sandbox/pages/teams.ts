@@ -115,6 +115,8 @@ const RETRY = {
 Sandbox.start({
 	mixedAudio: true,
 	peerAudio: true,
+	// The lobby text stays up, but the pre-join "Join now" is enabled again.
+	lobbyDropped() { joinButton.disabled = false; },
 	showPreview(stream) { $("#prejoin-video").srcObject = stream; },
 	renderPhase(phase) {
 		$("#lobby").hidden = phase !== "lobby";
