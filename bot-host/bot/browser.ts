@@ -20,7 +20,16 @@ export interface BotBrowser {
 
 export async function launchBotBrowser(label: string, options: BrowserOptions): Promise<BotBrowser> {
 	// Chromium keeps only one --disable-features switch, so the extra ones are merged into ours.
-	const disabledFeatures = ["AudioServiceOutOfProcess", "Translate", "OptimizationHints", "MediaRouter", "BackForwardCache"];
+	const disabledFeatures = [
+		"AudioServiceOutOfProcess",
+		"Translate",
+		"OptimizationHints",
+		"MediaRouter",
+		"BackForwardCache",
+		// One renderer for the meeting and its frames: per-site isolation costs a process each.
+		"IsolateOrigins",
+		"site-per-process",
+	];
 	const extraFlags = options.extraFlags.filter((flag) => {
 		if (!flag.startsWith("--disable-features=")) return true;
 		disabledFeatures.push(...flag.slice("--disable-features=".length).split(",").filter(Boolean));
@@ -49,6 +58,14 @@ export async function launchBotBrowser(label: string, options: BrowserOptions): 
 		"--disable-extensions",
 		`--disable-features=${disabledFeatures.join(",")}`,
 		"--renderer-process-limit=2",
+		"--disable-site-isolation-trials",
+		// Each bot already has a Chromium of its own, so process isolation inside it buys little:
+		// one process saves ~70 MB per bot (bench: 410 → 339 MB PSS alone, 221 → 163 MB with 5).
+		// A crash still ends only this bot, which the host reports as failed.
+		"--single-process",
+		"--no-zygote",
+		// A meeting page needs little heap; V8's default lets it grow to gigabytes before collecting.
+		"--js-flags=--max-old-space-size=192",
 		"--lang=en-US",
 		"--window-size=1280,800",
 		`--user-data-dir=${profileDir}`,
