@@ -77,6 +77,8 @@ describe.each(["google_meet", "zoom", "teams"] as Platform[])("a real bot in a %
 
 		const observed = await sandboxObserved(id);
 		expect(observed.bot_names).toEqual(["E2E Notetaker"]);
+		const people = await apiAt<{ participants: { name: string }[] }>(botGateway(), "GET", `/meetings/${meetingId}/participants`, { key });
+		expect(people.body.participants.map((p) => p.name)).toEqual(expect.arrayContaining(["Alice Chen", "Bruno Diaz"]));
 
 		expect((await apiAt(botGateway(), "DELETE", `/bots/${platform}/${id}`, { key })).status).toBe(204);
 		expect(await ended(key, meetingId)).toMatchObject({ status: "completed", completion_reason: "stopped" });
