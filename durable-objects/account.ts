@@ -1,9 +1,18 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
+import type { Scope } from "../src/gateway/api-keys";
+import type { Identity } from "../src/gateway/identity";
 import type { Admission } from "../src/gateway/rate-limits";
 import type { WebhookEvent } from "../src/webhooks/deliver";
+import { AccountKeys } from "./account-keys";
 import { BotSlots, type SlotClaim } from "./bot-slots";
 import { type EnqueueReport, WebhookOutbox } from "./webhook-outbox";
+
+export type RequestAdmission =
+	| { outcome: "admitted"; identity: Identity }
+	| { outcome: "invalid" }
+	| { outcome: "forbidden" }
+	| { outcome: "limited"; retryAfterSeconds: number };
 
 /**
  * One per user: the coordination points of an account. Calls into a Durable Object run one
@@ -12,6 +21,27 @@ import { type EnqueueReport, WebhookOutbox } from "./webhook-outbox";
 export class AccountObject extends DurableObject<Env> {
 	private bucket: { tokens: number; refilledAt: number } | undefined;
 	private readonly slots = new BotSlots(this.ctx.storage, this.env);
+	private readonly keys = new AccountKeys(this.env);
+
+	/**
+	 * Everything the gateway asks per request, in one call: is the key (still) one of this
+	 * account's, does it hold a scope the route accepts, and is there a token in the bucket.
+	 */
+	async admitRequest(userId: number, tokenHash: string, accepted: readonly Scope[], rps: number, burst: number): Promise<RequestAdmission> {
+		const check = await this.keys.check(userId, tokenHash, Date.now());
+		if (!check.ok) return { outcome: "invalid" };
+		if (!check.identity.scopes.some((s) => accepted.includes(s))) return { outcome: "forbidden" };
+		if (rps > 0) {
+			const admission = this.takeRequestToken(rps, burst);
+			if (!admission.allowed) return { outcome: "limited", retryAfterSeconds: admission.retryAfterSeconds };
+		}
+		return { outcome: "admitted", identity: check.identity };
+	}
+
+	/** The account or its keys changed: the next request reads them from D1 again. */
+	forgetKeys(): void {
+		this.keys.forget();
+	}
 	private readonly outbox = new WebhookOutbox(this.ctx.storage, this.env, { onScheduleChange: () => this.armAlarm() });
 
 	/** Holds a bot slot for a meeting link against the account's cap (see BotSlots). */

@@ -3,8 +3,8 @@ import type { AppEnv } from "../app-env";
 import { systemClock } from "../clock";
 import { ApiError, notFound } from "../errors";
 import { secretsEqual } from "./api-keys";
-import { resolveIdentity } from "./identity";
-import { enforceIpGuard, enforceUserBucket } from "./rate-limits";
+import { authenticate } from "./identity";
+import { enforceIpGuard } from "./rate-limits";
 import { lookupAccess } from "./route-scopes";
 
 const clientIp = (req: Request) => req.headers.get("cf-connecting-ip") ?? req.headers.get("x-real-ip") ?? "local";
@@ -37,11 +37,7 @@ export const gateway = createMiddleware<AppEnv>(async (c, next) => {
 		const expected = c.env.ADMIN_API_TOKEN ?? "";
 		if (!expected || !(await secretsEqual(presented, expected))) throw new ApiError(403, "Invalid or missing admin token.");
 	} else if (access.kind === "key") {
-		const identity = await resolveIdentity(c.env, c.req.header("x-api-key"), c.get("clock").now());
-		if (!identity.scopes.some((s) => access.scopes.includes(s))) {
-			throw new ApiError(403, "Token scope not authorized for this endpoint");
-		}
-		await enforceUserBucket(c.env, identity.userId);
+		const identity = await authenticate(c.env, c.req.header("x-api-key"), access.scopes);
 		c.set("identity", identity);
 		incoming.set("X-User-Id", String(identity.userId));
 	}

@@ -1,6 +1,7 @@
 import type { Env } from "../env";
+import { numberVar } from "../env";
 import { ApiError } from "../errors";
-import { hashApiKey, parseStoredScopes, type Scope } from "./api-keys";
+import { hashApiKey, type Scope } from "./api-keys";
 
 /** Who is calling, derived only from the API key. */
 export interface Identity {
@@ -11,39 +12,64 @@ export interface Identity {
 	tokenId: number;
 }
 
-interface IdentityRow {
-	token_id: number;
-	scopes: string;
-	expires_at: string | null;
-	user_id: number;
-	email: string;
-	max_concurrent_bots: number;
-}
-
-const IDENTITY_SQL = `SELECT t.id AS token_id, t.scopes, t.expires_at, u.id AS user_id, u.email, u.max_concurrent_bots
-	FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?`;
-
 /**
- * Resolves a key to its owner. A missing, unknown, revoked or expired key is a 401; a store
- * that cannot answer is a 503 with Retry-After, since the key was not rejected.
+ * Which account a key hash belongs to. A key never changes owner, so this is safe to keep in
+ * the isolate; whether the key is still valid is decided by the account object every time.
  */
-export async function resolveIdentity(env: Env, key: string | null | undefined, now: Date): Promise<Identity> {
-	if (!key) throw new ApiError(401, "Missing API key");
-	const hash = await hashApiKey(key);
-	let row: IdentityRow | null;
+const ownerOfKey = new Map<string, number>();
+const OWNER_CACHE_LIMIT = 10_000;
+
+const unavailable = () => new ApiError(503, "Identity service unavailable, try again shortly", { "Retry-After": "5" });
+
+async function ownerOf(env: Env, hash: string): Promise<number | null> {
+	const cached = ownerOfKey.get(hash);
+	if (cached) return cached;
+	let userId: number | null;
 	try {
-		row = await env.DB.prepare(IDENTITY_SQL).bind(hash).first<IdentityRow>();
+		userId = await env.DB.prepare("SELECT user_id FROM api_tokens WHERE token_hash = ?").bind(hash).first<number>("user_id");
 	} catch (err) {
 		console.error("identity store unavailable", err instanceof Error ? err.name : "error");
-		throw new ApiError(503, "Identity service unavailable, try again shortly", { "Retry-After": "5" });
+		throw unavailable();
 	}
-	if (!row) throw new ApiError(401, "Invalid API key");
-	if (row.expires_at && Date.parse(row.expires_at) <= now.getTime()) throw new ApiError(401, "Invalid API key");
-	return {
-		userId: row.user_id,
-		email: row.email,
-		scopes: parseStoredScopes(row.scopes),
-		maxConcurrent: row.max_concurrent_bots,
-		tokenId: row.token_id,
-	};
+	if (userId === null) return null;
+	if (ownerOfKey.size >= OWNER_CACHE_LIMIT) ownerOfKey.clear();
+	ownerOfKey.set(hash, userId);
+	return userId;
+}
+
+/**
+ * The gateway's whole question about a key, for a route that accepts `accepted` scopes:
+ * 401 for a missing, unknown, revoked or expired key; 403 for a key without the scope; 429
+ * when the account's bucket is empty; 503 with Retry-After when the answer cannot be had
+ * (never a 401 then). One call to the account object once the key's owner is known.
+ */
+export async function authenticate(env: Env, key: string | null | undefined, accepted: readonly Scope[]): Promise<Identity> {
+	if (!key) throw new ApiError(401, "Missing API key");
+	const hash = await hashApiKey(key);
+	const userId = await ownerOf(env, hash);
+	if (userId === null) throw new ApiError(401, "Invalid API key");
+	let admission: Awaited<ReturnType<DurableObjectStub<import("../../durable-objects/account").AccountObject>["admitRequest"]>>;
+	try {
+		admission = await env.ACCOUNT.get(env.ACCOUNT.idFromName(String(userId))).admitRequest(
+			userId,
+			hash,
+			accepted,
+			numberVar(env.GATEWAY_RATE_LIMIT_RPS, 20),
+			numberVar(env.GATEWAY_RATE_LIMIT_BURST, 40),
+		);
+	} catch (err) {
+		console.error("account check unavailable", err instanceof Error ? err.name : "error");
+		throw unavailable();
+	}
+	switch (admission.outcome) {
+		case "admitted":
+			return admission.identity;
+		case "invalid":
+			ownerOfKey.delete(hash);
+			throw new ApiError(401, "Invalid API key");
+		case "forbidden":
+			throw new ApiError(403, "Token scope not authorized for this endpoint");
+		case "limited":
+			throw new ApiError(429, "Rate limit exceeded", { "Retry-After": String(Math.max(1, Math.ceil(admission.retryAfterSeconds))) });
+	}
 }

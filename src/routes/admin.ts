@@ -3,7 +3,7 @@ import { and, asc, desc, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { isoNow } from "../clock";
 import { apiTokens, type UserRow, users, workspaceMembers } from "../db/schema";
-import { intVar } from "../env";
+import { type Env, intVar } from "../env";
 import { ApiError, notFound } from "../errors";
 import {
 	hashApiKey,
@@ -45,6 +45,18 @@ const TokenMetadata = z
 const MintedToken = TokenMetadata.extend({ token: z.string() }).openapi("MintedToken");
 
 const UserIdParam = z.object({ user_id: z.coerce.number().int().positive() });
+
+/**
+ * The account object answers key checks from what it loaded; after any change to an account
+ * or its keys it must read D1 again, so a revoked key stops working at once.
+ */
+async function forgetKeys(env: Env, userId: number): Promise<void> {
+	try {
+		await env.ACCOUNT.get(env.ACCOUNT.idFromName(String(userId))).forgetKeys();
+	} catch {
+		throw new ApiError(503, "The change is stored but could not reach the account yet; repeat the request", { "Retry-After": "5" });
+	}
+}
 
 const toUser = (row: UserRow) => ({
 	id: row.id,
@@ -180,6 +192,7 @@ adminRoutes.openapi(
 			.where(eq(users.id, user.id))
 			.returning()
 			.get();
+		await forgetKeys(c.env, user.id);
 		return c.json(toUser(updated ?? user), 200);
 	},
 );
@@ -231,6 +244,7 @@ adminRoutes.openapi(
 			.returning()
 			.get();
 		if (!row) throw new ApiError(500, "Token was not stored");
+		await forgetKeys(c.env, user.id);
 		return c.json({ ...toTokenMetadata(row), token }, 201);
 	},
 );
@@ -268,8 +282,13 @@ adminRoutes.openapi(
 	}),
 	async (c) => {
 		const { token_id } = c.req.valid("param");
-		const deleted = await drizzle(c.env.DB).delete(apiTokens).where(eq(apiTokens.id, token_id)).returning({ id: apiTokens.id }).get();
+		const deleted = await drizzle(c.env.DB)
+			.delete(apiTokens)
+			.where(eq(apiTokens.id, token_id))
+			.returning({ userId: apiTokens.userId })
+			.get();
 		if (!deleted) throw notFound("Token not found");
+		await forgetKeys(c.env, deleted.userId);
 		return c.body(null, 204);
 	},
 );

@@ -2,8 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { verifyChannelToken } from "../bot-channel/channel-token";
 import { ApiError } from "../errors";
-import { resolveIdentity } from "../gateway/identity";
-import { enforceUserBucket } from "../gateway/rate-limits";
+import { authenticate, type Identity } from "../gateway/identity";
 
 /** WebSocket entry points: the public live feed `/ws` and the bots' channel. */
 export const liveRoutes = new Hono<AppEnv>();
@@ -21,23 +20,24 @@ liveRoutes.get("/ws", async (c) => {
 	if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "Expected a WebSocket upgrade");
 	const key = c.req.header("x-api-key") ?? c.req.query("api_key");
 	if (!key) return refuse({ error: "missing_api_key" }, 4401, "missing api key");
-	let identity: Awaited<ReturnType<typeof resolveIdentity>>;
+	let identity: Identity;
 	try {
-		identity = await resolveIdentity(c.env, key, new Date());
+		identity = await authenticate(c.env, key, ["bot", "tx"]);
 	} catch (err) {
-		if (err instanceof ApiError && err.status === 401) {
+		if (!(err instanceof ApiError)) throw err;
+		if (err.status === 401)
 			return refuse({ error: "authorization_service_error", status: 401, detail: "Invalid API key" }, 4401, "invalid api key");
+		if (err.status === 403) {
+			return refuse(
+				{ error: "authorization_service_error", status: 403, detail: "Token scope not authorized for this endpoint" },
+				4403,
+				"scope",
+			);
 		}
+		if (err.status === 429)
+			return refuse({ error: "authorization_service_error", status: 429, detail: "Rate limit exceeded" }, 1013, "rate limited");
 		return refuse({ error: "authorization_call_failed", details: "identity service unavailable" }, 1013, "try again later");
 	}
-	if (!identity.scopes.some((s) => s === "bot" || s === "tx")) {
-		return refuse(
-			{ error: "authorization_service_error", status: 403, detail: "Token scope not authorized for this endpoint" },
-			4403,
-			"scope",
-		);
-	}
-	await enforceUserBucket(c.env, identity.userId);
 	const headers = new Headers(c.req.raw.headers);
 	headers.set("X-User-Id", String(identity.userId));
 	const feed = c.env.LIVE_FEED.get(c.env.LIVE_FEED.idFromName(String(identity.userId)));

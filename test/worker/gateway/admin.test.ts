@@ -179,3 +179,14 @@ describe("key minting without a body", () => {
 		expect((await json<Minted>(res)).scopes).toEqual(["tx"]);
 	});
 });
+
+describe("admin changes reach the gateway at once", () => {
+	it("shows a new cap on the next request of an already-used key", async () => {
+		const user = await createUser();
+		const key = await mintKey(user.id);
+		const me = async () => json<{ max_concurrent: number }>(await call("GET", "/auth/me", { headers: { "X-API-Key": key } }));
+		expect((await me()).max_concurrent).toBe(3);
+		await call("PATCH", `/admin/users/${user.id}`, { headers: ADMIN, json: { max_concurrent_bots: 7 } });
+		expect((await me()).max_concurrent).toBe(7);
+	});
+});

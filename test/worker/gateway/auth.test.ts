@@ -4,7 +4,7 @@ import { app } from "../../../src/app";
 import type { Env } from "../../../src/env";
 import { ROUTE_ACCESS } from "../../../src/gateway/route-scopes";
 import worker from "../../../src/index";
-import { call, json, userWithKey } from "../support";
+import { ADMIN, call, json, userWithKey } from "../support";
 
 /** Calls the Worker with a modified deployment environment. */
 async function callWith(overrides: Partial<Env>, path: string, headers: Record<string, string> = {}) {
@@ -30,11 +30,11 @@ describe("API key authentication", () => {
 	});
 
 	it("answers 401 once a key has expired", async () => {
-		const { user, key, headers } = await userWithKey();
-		expect((await call("GET", "/auth/me", { headers })).status).toBe(200);
-		await env.DB.prepare("UPDATE api_tokens SET expires_at = ? WHERE user_id = ?")
-			.bind(new Date(Date.now() - 1000).toISOString(), user.id)
-			.run();
+		const { user } = await userWithKey();
+		const minted = await call("POST", `/admin/users/${user.id}/tokens`, { headers: ADMIN, json: { scopes: ["bot"], expires_in: 1 } });
+		const key = (await json<{ token: string }>(minted)).token;
+		expect((await call("GET", "/auth/me", { headers: { "X-API-Key": key } })).status).toBe(200);
+		await new Promise((r) => setTimeout(r, 1100));
 		const res = await call("GET", "/auth/me", { headers: { "X-API-Key": key } });
 		expect(res.status).toBe(401);
 		expect(await res.json()).toEqual({ detail: "Invalid API key" });
