@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import type { Env } from "../src/env";
 import { findMeetingOnLink, findReadableMeeting } from "../src/meetings/meeting-store";
+import { meetingRoom } from "../src/objects";
 import { closeQuietly } from "./meeting-room";
 
 /** Client → server control messages of /ws (contracts/ws.v1). */
@@ -89,7 +90,7 @@ export class LiveFeed extends DurableObject<Env> {
 			this.indexAdd(String(toMeetingId), socket);
 		}
 		this.subscribers().delete(String(fromMeetingId));
-		await this.room(toMeetingId).addSubscriber(first.userId);
+		await meetingRoom(this.env, toMeetingId).addSubscriber(first.userId);
 		return false;
 	}
 
@@ -131,7 +132,7 @@ export class LiveFeed extends DurableObject<Env> {
 			}
 			state.subscriptions[meeting.id] = ref;
 			this.indexAdd(String(meeting.id), socket);
-			await this.room(meeting.id).addSubscriber(state.userId);
+			await meetingRoom(this.env, meeting.id).addSubscriber(state.userId);
 			subscribed.push(ref);
 		}
 		socket.serializeAttachment(state);
@@ -168,11 +169,7 @@ export class LiveFeed extends DurableObject<Env> {
 		for (const meetingId of meetingIds) {
 			const watchers = this.subscribers().get(meetingId);
 			watchers?.delete(leaving);
-			if (!watchers?.size && userId) await this.room(Number(meetingId)).removeSubscriber(userId);
+			if (!watchers?.size && userId) await meetingRoom(this.env, Number(meetingId)).removeSubscriber(userId);
 		}
-	}
-
-	private room(meetingId: number) {
-		return this.env.MEETING_ROOM.get(this.env.MEETING_ROOM.idFromName(String(meetingId)));
 	}
 }

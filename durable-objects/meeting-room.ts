@@ -19,6 +19,7 @@ import {
 	type MeetingStatus,
 	transition,
 } from "../src/meetings/status-machine";
+import { accountObject, liveFeed, meetingRoom } from "../src/objects";
 import { buildEnvelope, TRANSITION_SOURCE, type WebhookEventType, webhookEventsFor } from "../src/webhooks/envelope";
 import { AutoJoin, type PlanRequest } from "./auto-join";
 import { BotChannelInbox } from "./bot-channel-inbox";
@@ -136,7 +137,7 @@ export class MeetingRoom extends DurableObject<Env> {
 			await this.ctx.storage.delete("queuedCommands");
 			await this.timers.clear("auto_join", "stop_deadline");
 			await this.timers.set("watchdog", Date.now() + intVar(this.env.BOT_REPORT_TIMEOUT_S, 60) * 1000);
-			if (start.previousMeetingId) await this.roomOf(start.previousMeetingId).handOver(m.id);
+			if (start.previousMeetingId) await meetingRoom(this.env, start.previousMeetingId).handOver(m.id);
 			await this.fanout.publish(m.id, meetingStatusMessage(this.ref(state), m.userId, "requested", null));
 			if (notify) this.ctx.waitUntil(this.notify(m, ["meeting.status_change"], this.claimStep(start)));
 		});
@@ -150,7 +151,7 @@ export class MeetingRoom extends DurableObject<Env> {
 		if (!(await updateIfStatus(this.env, state.meetingId, ["requested"], { status: back }))) return false;
 		await this.ctx.storage.delete("room");
 		await this.timers.clear("watchdog");
-		if (state.link) await this.env.ACCOUNT.get(this.env.ACCOUNT.idFromName(String(state.userId))).releaseBotSlot(state.link);
+		if (state.link) await accountObject(this.env, state.userId).releaseBotSlot(state.link);
 		await this.fanout.publish(state.meetingId, meetingStatusMessage(this.ref(state), state.userId, back, null));
 		// A spawn that timed out may still bring a bot up: tell the host to drop it.
 		this.ctx.waitUntil(stopBot(this.env, state.meetingId));
@@ -259,7 +260,7 @@ export class MeetingRoom extends DurableObject<Env> {
 
 	/** The webhooks a step raises, handed to the owner's outbox (which retries on its own). */
 	private async notify(row: MeetingRow, events: WebhookEventType[], step: StatusStep): Promise<void> {
-		const account = this.env.ACCOUNT.get(this.env.ACCOUNT.idFromName(String(row.userId)));
+		const account = accountObject(this.env, row.userId);
 		const meeting = meetingView(row);
 		for (const eventType of events) {
 			const envelope = await buildEnvelope({
@@ -290,7 +291,7 @@ export class MeetingRoom extends DurableObject<Env> {
 		await this.timers.clear("watchdog", "stop_deadline");
 		await this.ctx.storage.delete("queuedCommands");
 		if (state.link) {
-			await this.env.ACCOUNT.get(this.env.ACCOUNT.idFromName(String(state.userId))).releaseBotSlot(state.link);
+			await accountObject(this.env, state.userId).releaseBotSlot(state.link);
 			await this.saveState({ ...state, link: null });
 		}
 		// A bot that reported the end itself still waits for its ack; the inbox closes it after.
@@ -307,13 +308,9 @@ export class MeetingRoom extends DurableObject<Env> {
 		const fromMeetingId = (await this.state())?.meetingId;
 		if (!fromMeetingId) return;
 		for (const userId of await this.fanout.watchers()) {
-			const feed = this.env.LIVE_FEED.get(this.env.LIVE_FEED.idFromName(String(userId)));
+			const feed = liveFeed(this.env, userId);
 			if (!(await feed.follow(fromMeetingId, toMeetingId))) await this.fanout.remove(userId);
 		}
-	}
-
-	private roomOf(meetingId: number) {
-		return this.env.MEETING_ROOM.get(this.env.MEETING_ROOM.idFromName(String(meetingId)));
 	}
 
 	async addSubscriber(userId: number): Promise<void> {

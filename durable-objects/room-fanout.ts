@@ -1,4 +1,5 @@
 import type { Env } from "../src/env";
+import { liveFeed } from "../src/objects";
 
 /**
  * Who watches a meeting live: the users whose LiveFeed holds at least one /ws connection
@@ -56,7 +57,7 @@ export class RoomFanout {
 	private stub(userId: number) {
 		let stub = this.stubs.get(userId);
 		if (!stub) {
-			stub = this.env.LIVE_FEED.get(this.env.LIVE_FEED.idFromName(String(userId)));
+			stub = liveFeed(this.env, userId);
 			this.stubs.set(userId, stub);
 		}
 		return stub;

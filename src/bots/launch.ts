@@ -4,6 +4,7 @@ import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { db, findMeetingOnLink, findOpenMeetingOnLink, isUniqueViolation, nowIso, updateIfStatus } from "../meetings/meeting-store";
 import { isLive, isPlanned, type MeetingStatus, PLANNED_STATUSES } from "../meetings/status-machine";
+import { accountObject } from "../objects";
 import { loadSettings, resolveSettings } from "../settings/account-settings";
 
 export const DEFAULT_BOT_NAME = "Notetaker";
@@ -43,8 +44,6 @@ export interface RoomStart {
 
 export const slotKey = (platform: string, nativeId: string) => `${platform}:${nativeId}`;
 
-const account = (env: Env, userId: number) => env.ACCOUNT.get(env.ACCOUNT.idFromName(String(userId)));
-
 /**
  * Claims a bot slot, then turns the link's planned record (or a new one) into a `requested`
  * meeting. The slot is held before any row changes, so the cap is exact; whatever fails after
@@ -64,7 +63,7 @@ export async function launchBot(
 		: await findMeetingOnLink(env, target.userId, target.platform, target.nativeMeetingId, { ownedOnly: true });
 	if (existing && isLive(existing.status as MeetingStatus)) throw alreadyActive(target);
 
-	const claim = await account(env, target.userId).claimBotSlot(link, target.maxConcurrent);
+	const claim = await accountObject(env, target.userId).claimBotSlot(link, target.maxConcurrent);
 	if (!claim.ok) {
 		if (claim.reason === "already_active") throw alreadyActive(target);
 		const detail =
@@ -75,12 +74,12 @@ export async function launchBot(
 	}
 	try {
 		const meeting = await claimOrCreateMeeting(env, target, options, existing);
-		await account(env, target.userId).bindBotSlot(link, meeting.id);
+		await accountObject(env, target.userId).bindBotSlot(link, meeting.id);
 		const previousStatus = existing && isPlanned(existing.status as MeetingStatus) ? (existing.status as MeetingStatus) : null;
 		const previousMeetingId = earlier && earlier.id !== meeting.id ? earlier.id : null;
 		return { meeting, previousStatus, previousMeetingId, actor, link, publicBaseUrl, spawn: await spawnSpec(env, meeting, options) };
 	} catch (err) {
-		await account(env, target.userId).releaseBotSlot(link);
+		await accountObject(env, target.userId).releaseBotSlot(link);
 		throw err;
 	}
 }

@@ -7,6 +7,7 @@
  */
 import type { MeetingRow } from "../db/schema";
 import { type Env, intVar } from "../env";
+import { meetingRoom } from "../objects";
 import { meetingsById } from "./calendar-plans";
 
 export interface ArmingContext {
@@ -28,8 +29,6 @@ export function armAheadMs(env: Env): number {
 
 const wantsAutoJoin = (row: MeetingRow) =>
 	row.status === "scheduled" && row.autoJoin && row.scheduledAt !== null && row.platform !== "unknown" && row.nativeMeetingId !== null;
-
-const room = (env: Env, meetingId: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(meetingId)));
 
 /**
  * Brings each meeting's room in line with its plan: armed when due soon, cancelled when no
@@ -59,7 +58,7 @@ export async function armImportedPlans(
 	for (let i = 0; i < calls.length; i += ROOMS_AT_ONCE) {
 		await Promise.all(
 			calls.slice(i, i + ROOMS_AT_ONCE).map(({ row, arm }) =>
-				room(env, row.id).plan({
+				meetingRoom(env, row.id).plan({
 					meetingId: row.id,
 					userId: row.userId,
 					scheduledAt: arm ? row.scheduledAt : null,

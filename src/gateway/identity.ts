@@ -1,6 +1,7 @@
 import type { Env } from "../env";
 import { numberVar } from "../env";
 import { ApiError } from "../errors";
+import { accountObject } from "../objects";
 import { hashApiKey, type Scope } from "./api-keys";
 
 /** Who is calling, derived only from the API key. */
@@ -50,7 +51,7 @@ export async function authenticate(env: Env, key: string | null | undefined, acc
 	if (userId === null) throw new ApiError(401, "Invalid API key");
 	let admission: Awaited<ReturnType<DurableObjectStub<import("../../durable-objects/account").AccountObject>["admitRequest"]>>;
 	try {
-		admission = await env.ACCOUNT.get(env.ACCOUNT.idFromName(String(userId))).admitRequest(
+		admission = await accountObject(env, userId).admitRequest(
 			userId,
 			hash,
 			accepted,

@@ -15,6 +15,7 @@ import {
 	serializeScopes,
 	splitScopes,
 } from "../gateway/api-keys";
+import { accountObject } from "../objects";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** Accounts and keys, behind `X-Admin-API-Key` (checked by the gateway). */
@@ -52,7 +53,7 @@ const UserIdParam = z.object({ user_id: z.coerce.number().int().positive() });
  */
 async function forgetKeys(env: Env, userId: number): Promise<void> {
 	try {
-		await env.ACCOUNT.get(env.ACCOUNT.idFromName(String(userId))).forgetKeys();
+		await accountObject(env, userId).forgetKeys();
 	} catch {
 		throw new ApiError(503, "The change is stored but could not reach the account yet; repeat the request", { "Retry-After": "5" });
 	}

@@ -8,6 +8,7 @@ import { invalidField, notFound } from "../errors";
 import { constructMeetingUrl, parseMeetingLink, validateNativeMeetingId } from "../meetings/meeting-link";
 import { db, findOpenMeetingOnLink, meetingView } from "../meetings/meeting-store";
 import { isLive, LIVE_STATUSES, type MeetingStatus } from "../meetings/status-machine";
+import { meetingRoom } from "../objects";
 import { publicBaseUrl } from "./meetings";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
@@ -18,8 +19,6 @@ const Meeting = z.object({}).passthrough();
 const LANGUAGE = z.string().regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, "an ISO 639 language code such as 'en' or 'pt-BR'");
 const Task = z.enum(["transcribe", "translate"]);
 export const BotLink = z.object({ platform: Platform, native_meeting_id: z.string().min(1).max(300) });
-
-export const room = (env: Env, meetingId: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(meetingId)));
 
 /** The user's live meeting on a link, or the spec's 404 for interactive and control routes. */
 export async function liveMeetingOn(env: Env, userId: number, platform: string, nativeId: string) {
@@ -74,7 +73,7 @@ botRoutes.openapi(
 			{ ...body, passcode },
 			publicBaseUrl(c),
 		);
-		await room(c.env, launch.meeting.id).start(launch);
+		await meetingRoom(c.env, launch.meeting.id).start(launch);
 		return c.json(meetingView(launch.meeting), 201);
 	},
 );
@@ -123,7 +122,7 @@ botRoutes.openapi(
 	async (c) => {
 		const { platform, native_meeting_id } = c.req.valid("param");
 		const row = await liveMeetingOn(c.env, c.get("identity").userId, platform, native_meeting_id);
-		await room(c.env, row.id).stop();
+		await meetingRoom(c.env, row.id).stop();
 		return c.body(null, 204);
 	},
 );
@@ -147,7 +146,7 @@ botRoutes.openapi(
 		const body = c.req.valid("json");
 		const row = await liveMeetingOn(c.env, c.get("identity").userId, platform, native_meeting_id);
 		const act: Act = { action: "reconfigure", language: body.language, task: body.task };
-		if (!(await room(c.env, row.id).command(act))) throw notFound(`No active meeting found for ${platform}/${native_meeting_id}`);
+		if (!(await meetingRoom(c.env, row.id).command(act))) throw notFound(`No active meeting found for ${platform}/${native_meeting_id}`);
 		await db(c.env)
 			.update(meetings)
 			.set({

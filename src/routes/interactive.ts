@@ -7,9 +7,10 @@ import { synthesizeSpeech, VOICES, type Voice } from "../bots/speech-provider";
 import { chatMessages, type MeetingRow } from "../db/schema";
 import { ApiError, notFound } from "../errors";
 import { db } from "../meetings/meeting-store";
+import { meetingRoom } from "../objects";
 import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
 import { loadSettings, resolveSettings } from "../settings/account-settings";
-import { BotLink, liveMeetingOn, room } from "./bots";
+import { BotLink, liveMeetingOn } from "./bots";
 import { jsonResponse, routeModule } from "./openapi-app";
 
 /** The spec's interactive bot actions: speak, chat, screen, avatar, relayed to the live bot. */
@@ -32,7 +33,8 @@ async function interactiveMeeting(c: Context<AppEnv>): Promise<MeetingRow> {
 }
 
 async function relay(c: Context<AppEnv>, row: MeetingRow, act: Act, message: string) {
-	if (!(await room(c.env, row.id).command(act))) throw notFound(`No active meeting found for ${row.platform}/${row.nativeMeetingId}`);
+	if (!(await meetingRoom(c.env, row.id).command(act)))
+		throw notFound(`No active meeting found for ${row.platform}/${row.nativeMeetingId}`);
 	return c.json({ message, meeting_id: row.id }, 202);
 }
 

@@ -3,6 +3,7 @@ import type { AppEnv } from "../app-env";
 import { verifyChannelToken } from "../bot-channel/channel-token";
 import { ApiError } from "../errors";
 import { authenticate, type Identity } from "../gateway/identity";
+import { liveFeed, meetingRoom } from "../objects";
 
 /** WebSocket entry points: the public live feed `/ws` and the bots' channel. */
 export const liveRoutes = new Hono<AppEnv>();
@@ -40,7 +41,7 @@ liveRoutes.get("/ws", async (c) => {
 	}
 	const headers = new Headers(c.req.raw.headers);
 	headers.set("X-User-Id", String(identity.userId));
-	const feed = c.env.LIVE_FEED.get(c.env.LIVE_FEED.idFromName(String(identity.userId)));
+	const feed = liveFeed(c.env, identity.userId);
 	return feed.fetch(new Request(c.req.raw, { headers }));
 });
 
@@ -52,5 +53,5 @@ liveRoutes.get("/internal/bot-channel/:meeting_id", async (c) => {
 		throw new ApiError(401, "Invalid bot channel token");
 	}
 	if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "Expected a WebSocket upgrade");
-	return c.env.MEETING_ROOM.get(c.env.MEETING_ROOM.idFromName(String(meetingId))).fetch(c.req.raw);
+	return meetingRoom(c.env, meetingId).fetch(c.req.raw);
 });

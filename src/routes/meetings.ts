@@ -18,6 +18,7 @@ import {
 	updateIfStatus,
 } from "../meetings/meeting-store";
 import { isPlanned, MEETING_STATUSES, type MeetingStatus, PLANNED_STATUSES } from "../meetings/status-machine";
+import { meetingRoom } from "../objects";
 import { recordingsOfMeetings } from "../recordings/recording-store";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
@@ -32,12 +33,10 @@ export function publicBaseUrl(c: Context<AppEnv>): string {
 	return c.env.PUBLIC_BASE_URL || new URL(c.req.url).origin;
 }
 
-const room = (env: Env, meetingId: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(meetingId)));
-
 /** Arms, re-arms or cancels the plan's auto-join in its room. */
 async function replan(c: Context<AppEnv>, row: typeof meetings.$inferSelect | undefined, cancel = false) {
 	if (!row) return;
-	await room(c.env, row.id).plan({
+	await meetingRoom(c.env, row.id).plan({
 		meetingId: row.id,
 		userId: row.userId,
 		scheduledAt: cancel || row.status !== "scheduled" ? null : row.scheduledAt,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
 import { verifyWebhook } from "../../../src/webhooks/signature";
 import { call, json } from "../support";
+import type { DeliveryRowView } from "../webhooks/fixtures";
 import { HOOK_SECRET, userWithWebhook } from "../webhooks/fixtures";
 import { newHook, type ReceivedRequest, received } from "../webhooks/receiver";
 import { eventually, SimulatedBot, spawnRequestFor } from "./bot-sim";
@@ -9,16 +10,7 @@ import { createPlan, getMeeting, meetCode, meetUrl, segment, sendBot } from "./h
 
 const ALL_EVENTS = { "meeting.started": true, "meeting.completed": true, "bot.failed": true, "meeting.status_change": true };
 
-interface Delivery {
-	event_type: string;
-	event_id: string;
-	target_host: string;
-	outcome: string;
-	status_code: number | null;
-	attempt: number;
-	meeting_id: number | null;
-	created_at: string;
-}
+type Delivery = DeliveryRowView & { created_at: string };
 
 const envelopes = (requests: ReceivedRequest[]) => requests.map((r) => JSON.parse(r.body) as WebhookEnvelope);
 const ofType = (list: WebhookEnvelope[], type: string) => list.filter((e) => e.event_type === type);

@@ -1,0 +1,6 @@
+import type { Env } from "./env";
+
+/** How each Durable Object is addressed, written once: a meeting's room, a user's account and feed. */
+export const meetingRoom = (env: Env, meetingId: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(meetingId)));
+export const accountObject = (env: Env, userId: number) => env.ACCOUNT.get(env.ACCOUNT.idFromName(String(userId)));
+export const liveFeed = (env: Env, userId: number) => env.LIVE_FEED.get(env.LIVE_FEED.idFromName(String(userId)));
