@@ -3,7 +3,6 @@ import { and, desc, eq, gte, inArray, lte, type SQL } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
 import { meetingParticipants, meetings } from "../db/schema";
-import type { Env } from "../env";
 import { ApiError, conflict, invalidField, notFound } from "../errors";
 import { parseMeetingLink } from "../meetings/meeting-link";
 import {
