@@ -61,7 +61,8 @@ export interface Env {
 	MAX_BODY_BYTES?: string;
 	OUTBOUND_ALLOW_PRIVATE?: string;
 
-	// Deployment defaults that account settings override field by field.
+	// Deployment defaults that account settings override. A credential goes only with its own
+	// URL (settings/account-settings.ts `resolveSettings`): an account with its own URL never gets it.
 	DEFAULT_MODEL_MODE?: string;
 	DEFAULT_MODEL?: string;
 	DEFAULT_MEETING_MODEL?: string;

@@ -5,7 +5,8 @@ import { ApiError } from "../errors";
 import { db, findMeetingOnLink, findOpenMeetingOnLink, isUniqueViolation, nowIso, updateIfStatus } from "../meetings/meeting-store";
 import { isLive, isPlanned, type MeetingStatus, PLANNED_STATUSES } from "../meetings/status-machine";
 import { accountObject } from "../objects";
-import { loadSettings, resolveSettings } from "../settings/account-settings";
+import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
+import { loadSettings, type ResolvedSettings, resolveSettings } from "../settings/account-settings";
 
 export const DEFAULT_BOT_NAME = "Notetaker";
 
@@ -155,8 +156,25 @@ async function spawnSpec(env: Env, meeting: MeetingRow, options: BotOptions): Pr
 		transcribe_enabled: pick("transcribe_enabled") ?? true,
 		voice_agent_enabled: pick("voice_agent_enabled") ?? true,
 		automatic_leave: pick("automatic_leave") ?? {},
-		transcription: settings.transcription.url ? { url: settings.transcription.url, token: settings.transcription.token } : null,
+		transcription: transcriptionTarget(env, settings.transcription, meeting.id),
 	};
+}
+
+/**
+ * The transcription endpoint the bot is given. An account's address was checked when it was
+ * saved and is checked again here, since the stored value or the deployment's policy may have
+ * changed since: a refused address is left out (the bot falls back to captions), never sent.
+ */
+function transcriptionTarget(env: Env, t: ResolvedSettings["transcription"], meetingId: number): SpawnRequest["transcription"] {
+	if (!t.url) return null;
+	if (t.owner === "account") {
+		const check = checkOutboundUrl(t.url, outboundPolicy(env));
+		if (!check.ok) {
+			console.warn("transcription address refused by the outbound guard; not given to the bot", meetingId, check.reason);
+			return null;
+		}
+	}
+	return { url: t.url, token: t.token };
 }
 
 /** Reads the account's current cap (auto-join has no request identity to take it from). */

@@ -12,18 +12,21 @@ export type Voice = (typeof VOICES)[number];
  * as base64.
  */
 export async function synthesizeSpeech(env: Env, models: ResolvedSettings["models"], text: string, voice: Voice): Promise<string> {
-	if (!models.base_url || !models.api_key) {
-		throw new ApiError(422, "The openai speech provider needs model settings with base_url and api_key (PUT /user/models)");
-	}
+	if (!models.base_url) throw new ApiError(422, "The openai speech provider needs a model base_url (PUT /user/models)");
 	const base = models.base_url.replace(/\/+$/, "");
 	const url = `${base.endsWith("/v1") ? base : `${base}/v1`}/audio/speech`;
-	const allowed = checkOutboundUrl(url, outboundPolicy(env));
-	if (!allowed.ok) throw new ApiError(422, `The speech provider address is not allowed: ${allowed.detail}`);
+	if (models.base_url_owner === "account") {
+		const allowed = checkOutboundUrl(url, outboundPolicy(env));
+		if (!allowed.ok) throw new ApiError(422, `The speech provider address is not allowed: ${allowed.detail}`);
+	}
+	// An account's own address without its own key is called without one (resolveSettings).
+	const headers: Record<string, string> = { "content-type": "application/json" };
+	if (models.api_key) headers.authorization = `Bearer ${models.api_key}`;
 	let res: Response;
 	try {
-		res = await fetch(allowed.url, {
+		res = await fetch(url, {
 			method: "POST",
-			headers: { authorization: `Bearer ${models.api_key}`, "content-type": "application/json" },
+			headers,
 			body: JSON.stringify({ model: env.TTS_MODEL || "tts-1", input: text, voice, response_format: "wav" }),
 			signal: AbortSignal.timeout(30_000),
 		});

@@ -2,6 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { webhookDeliveries } from "../db/schema";
+import { invalidField } from "../errors";
+import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
 import {
 	applyPlain,
 	applySecret,
@@ -30,6 +32,16 @@ const httpUrl = (s: string) => {
 		return false;
 	}
 };
+
+/**
+ * An account's endpoint address must pass the outbound guard when it is saved (and is judged
+ * again at use); a refusal is a 422 on that field naming why, and nothing is stored.
+ */
+function guardAddress(env: { OUTBOUND_ALLOW_PRIVATE?: string }, field: string, value: string | null | undefined): void {
+	if (!value) return;
+	const check = checkOutboundUrl(value, outboundPolicy(env));
+	if (!check.ok) throw invalidField(["body", field], `${field} is not allowed: ${check.detail}`);
+}
 
 /** An http(s) URL with a hostname, or empty/null to clear. */
 const urlSetting = () =>
@@ -91,6 +103,7 @@ accountRoutes.openapi(
 	}),
 	async (c) => {
 		const body = c.req.valid("json");
+		guardAddress(c.env, "base_url", body.base_url);
 		const { userId } = c.get("identity");
 		const s = await loadSettings(c.env, userId);
 		const next = {
@@ -128,6 +141,7 @@ accountRoutes.openapi(
 	}),
 	async (c) => {
 		const body = c.req.valid("json");
+		guardAddress(c.env, "url", body.url);
 		const { userId } = c.get("identity");
 		const s = await loadSettings(c.env, userId);
 		const next = {

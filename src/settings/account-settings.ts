@@ -90,35 +90,74 @@ export async function webhookView(env: Env, s: SettingsColumns) {
 	};
 }
 
+/**
+ * Who chose an endpoint's address. An account's address is judged by the outbound guard and
+ * never receives a deployment credential; the deployment's own addresses are operator
+ * configuration.
+ */
+export type EndpointOwner = "account" | "deployment";
+
 /** The settings a bot or a delivery actually uses, in clear, for server-side use only. */
 export interface ResolvedSettings {
-	models: { mode: string | null; model: string | null; meeting_model: string | null; base_url: string | null; api_key: string | null };
-	transcription: { url: string | null; token: string | null };
-	webhook: { url: string | null; secret: string | null; events: Record<string, boolean> | null };
+	models: {
+		mode: string | null;
+		model: string | null;
+		meeting_model: string | null;
+		base_url: string | null;
+		api_key: string | null;
+		base_url_owner: EndpointOwner | null;
+	};
+	transcription: { url: string | null; token: string | null; owner: EndpointOwner | null };
+	webhook: { url: string | null; secret: string | null; events: Record<string, boolean> | null; owner: EndpointOwner | null };
 }
 
 const orDefault = (value: string | null, fallback: string | undefined) => value ?? (fallback || null);
 
-/** Field by field: a set account field wins, an unset one falls through to the deployment. */
+interface Endpoint {
+	url: string | null;
+	credential: string | null;
+	owner: EndpointOwner | null;
+}
+
+/**
+ * An address and its credential resolve as one unit, so a deployment credential only ever
+ * goes to the deployment's own address. An account address takes the account's credential or
+ * none (a webhook to it is then unsigned); the deployment address takes the account's
+ * credential when it has one, else the deployment's.
+ */
+function endpoint(
+	accountUrl: string | null,
+	accountCredential: string | null,
+	deploymentUrl?: string,
+	deploymentCredential?: string,
+): Endpoint {
+	if (accountUrl) return { url: accountUrl, credential: accountCredential, owner: "account" };
+	if (deploymentUrl) return { url: deploymentUrl, credential: accountCredential ?? (deploymentCredential || null), owner: "deployment" };
+	return { url: null, credential: accountCredential, owner: null };
+}
+
+/** Plain fields fall through to the deployment one by one; an address and its credential as a pair. */
 export async function resolveSettings(env: Env, s: SettingsColumns): Promise<ResolvedSettings> {
 	const open = async (sealed: string | null) => (sealed ? unseal(env.SECRETS_KEY, sealed) : null);
+	const models = endpoint(s.modelBaseUrl, await open(s.modelApiKeySealed), env.DEFAULT_MODEL_BASE_URL, env.DEFAULT_MODEL_API_KEY);
+	const transcription = endpoint(
+		s.transcriptionUrl,
+		await open(s.transcriptionTokenSealed),
+		env.TRANSCRIPTION_URL,
+		env.TRANSCRIPTION_TOKEN,
+	);
+	const webhook = endpoint(s.webhookUrl, await open(s.webhookSecretSealed), env.DEFAULT_WEBHOOK_URL, env.DEFAULT_WEBHOOK_SECRET);
 	return {
 		models: {
 			mode: orDefault(s.modelMode, env.DEFAULT_MODEL_MODE),
 			model: orDefault(s.modelName, env.DEFAULT_MODEL),
 			meeting_model: orDefault(s.meetingModel, env.DEFAULT_MEETING_MODEL),
-			base_url: orDefault(s.modelBaseUrl, env.DEFAULT_MODEL_BASE_URL),
-			api_key: orDefault(await open(s.modelApiKeySealed), env.DEFAULT_MODEL_API_KEY),
+			base_url: models.url,
+			api_key: models.credential,
+			base_url_owner: models.owner,
 		},
-		transcription: {
-			url: orDefault(s.transcriptionUrl, env.TRANSCRIPTION_URL),
-			token: orDefault(await open(s.transcriptionTokenSealed), env.TRANSCRIPTION_TOKEN),
-		},
-		webhook: {
-			url: orDefault(s.webhookUrl, env.DEFAULT_WEBHOOK_URL),
-			secret: orDefault(await open(s.webhookSecretSealed), env.DEFAULT_WEBHOOK_SECRET),
-			events: s.webhookEvents,
-		},
+		transcription: { url: transcription.url, token: transcription.credential, owner: transcription.owner },
+		webhook: { url: webhook.url, secret: webhook.credential, events: s.webhookEvents, owner: webhook.owner },
 	};
 }
 

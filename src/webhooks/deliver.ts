@@ -2,8 +2,10 @@
  * One delivery attempt of one webhook event, and the history row it leaves.
  *
  * Order of checks: the account's current settings (re-read each attempt, so a changed URL or
- * filter applies to retries), the event filter (`suppressed`), the outbound guard (`blocked`,
- * before any request leaves), then a signed POST with a timeout. Retryable failures (5xx, 429,
+ * filter applies to retries), the event filter (`suppressed`), the outbound guard on an
+ * account's URL (`blocked`, before any request leaves), then a POST with a timeout, signed
+ * when the target has its own secret (an account URL without one gets an unsigned POST,
+ * never the deployment's signature). Retryable failures (5xx, 429,
  * 408, transport errors, timeouts) are `queued` when the outbox will try again and `failed`
  * on the last try; any other answer is `failed`. Redirects are not followed: a redirect could
  * lead past the guard.
@@ -82,15 +84,16 @@ export async function attemptDelivery(env: Env, userId: number, event: WebhookEv
 	};
 
 	if (!webhookEventEnabled(target.events, event.event_type)) return finish("suppressed", null);
-	const checked = checkOutboundUrl(target.url, outboundPolicy(env));
-	if (!checked.ok) return finish("blocked", null);
+	// The guard judges an address the account chose; the deployment's own is operator configuration.
+	const checked = target.owner === "account" ? checkOutboundUrl(target.url, outboundPolicy(env)) : null;
+	if (checked && !checked.ok) return finish("blocked", null);
 
-	const { status, retryable } = await post(checked.url, event.body, target.secret, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, clock);
+	const { status, retryable } = await post(target.url, event.body, target.secret, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, clock);
 	if (status !== null && status >= 200 && status < 300) return finish("delivered", status);
 	return finish(retryable && options.willRetry ? "queued" : "failed", status);
 }
 
-async function post(url: URL, body: string, secret: string | null, timeoutMs: number, clock: Clock) {
+async function post(url: string, body: string, secret: string | null, timeoutMs: number, clock: Clock) {
 	const headers: Record<string, string> = { "Content-Type": "application/json", "User-Agent": "meetbot-webhooks/1" };
 	if (secret) Object.assign(headers, await signWebhook(secret, body, clock.now().getTime() / 1000));
 	try {

@@ -227,8 +227,44 @@ describe("settings resolution over deployment defaults", () => {
 			meeting_model: "deploy-meeting-model",
 			base_url: null,
 			api_key: MODEL_KEY,
+			base_url_owner: null,
 		});
-		expect(resolved.transcription).toEqual({ url: "https://stt.deploy.example.com", token: TX_TOKEN });
+		expect(resolved.transcription).toEqual({ url: "https://stt.deploy.example.com", token: TX_TOKEN, owner: "deployment" });
+	});
+
+	it("pairs each deployment credential with the deployment's own URL only", async () => {
+		const deployment = {
+			...env,
+			DEFAULT_MODEL_BASE_URL: "https://models.deploy.example.com/v1",
+			DEFAULT_MODEL_API_KEY: "deploy-key",
+			TRANSCRIPTION_URL: "https://stt.deploy.example.com",
+			TRANSCRIPTION_TOKEN: "deploy-token",
+			DEFAULT_WEBHOOK_URL: "https://hooks.deploy.example.com",
+			DEFAULT_WEBHOOK_SECRET: "deploy-secret",
+		} as Env;
+		const resolve = async (userId: number) => resolveSettings(deployment, await loadSettings(deployment, userId));
+
+		const nothingSet = await userWithKey();
+		const defaults = await resolve(nothingSet.user.id);
+		expect(defaults.models).toMatchObject({ base_url: "https://models.deploy.example.com/v1", api_key: "deploy-key" });
+		expect(defaults.transcription).toMatchObject({ url: "https://stt.deploy.example.com", token: "deploy-token" });
+		expect(defaults.webhook).toMatchObject({ url: "https://hooks.deploy.example.com", secret: "deploy-secret" });
+
+		const ownUrls = await userWithKey();
+		await call("PUT", "/user/models", { headers: ownUrls.headers, json: { base_url: "https://models.account.example.com" } });
+		await call("PUT", "/user/transcription", { headers: ownUrls.headers, json: { url: "https://stt.account.example.com" } });
+		await call("PUT", "/user/webhook", { headers: ownUrls.headers, json: { webhook_url: "https://hooks.account.example.com" } });
+		const own = await resolve(ownUrls.user.id);
+		expect(own.models).toMatchObject({ base_url: "https://models.account.example.com", api_key: null });
+		expect(own.transcription).toMatchObject({ url: "https://stt.account.example.com", token: null });
+		expect(own.webhook).toMatchObject({ url: "https://hooks.account.example.com", secret: null });
+
+		const ownKeys = await userWithKey();
+		await call("PUT", "/user/models", { headers: ownKeys.headers, json: { api_key: MODEL_KEY } });
+		await call("PUT", "/user/transcription", { headers: ownKeys.headers, json: { token: TX_TOKEN } });
+		const keys = await resolve(ownKeys.user.id);
+		expect(keys.models).toMatchObject({ base_url: "https://models.deploy.example.com/v1", api_key: MODEL_KEY });
+		expect(keys.transcription).toMatchObject({ url: "https://stt.deploy.example.com", token: TX_TOKEN });
 	});
 
 	it("fires only meeting.completed when no filter was set, and honours explicit entries", () => {

@@ -152,4 +152,20 @@ describe("interactive actions relay to the live bot", () => {
 		expect(command).toMatchObject({ act: { action: "speak_audio", audioBase64: btoa("RIFF-audio-bytes") } });
 		expect(JSON.stringify(bot.channel.messages)).not.toContain(modelKey);
 	});
+
+	it("never sends the deployment's model key to a base_url the account chose: that call goes without a key", async () => {
+		const deploymentKey = env.DEFAULT_MODEL_API_KEY ?? "";
+		expect(deploymentKey).not.toBe("");
+		const { headers, bot, base } = await activeBot();
+		const tts = `/tts/${crypto.randomUUID()}`;
+		await call("PUT", "/user/models", { headers, json: { base_url: `${env.WEBHOOK_RECEIVER_URL}${tts}` } });
+		await script(`${tts}/v1/audio/speech`, [{ status: 200, body: "RIFF-audio-bytes" }]);
+		const res = await call("POST", `${base}/speak`, { headers, json: { text: "Summary ready", provider: "openai" } });
+		expect(res.status).toBe(202);
+		const requests = await received(`${tts}/v1/audio/speech`);
+		expect(requests).toHaveLength(1);
+		expect(requests[0]?.headers).not.toHaveProperty("authorization");
+		expect(JSON.stringify(requests).includes(deploymentKey)).toBe(false);
+		expect(await lastAct(bot, 1)).toMatchObject({ act: { action: "speak_audio", audioBase64: btoa("RIFF-audio-bytes") } });
+	});
 });

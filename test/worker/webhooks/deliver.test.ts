@@ -54,6 +54,33 @@ describe("a delivery attempt", () => {
 		expect(request?.headers).not.toHaveProperty("x-webhook-timestamp");
 	});
 
+	it("never signs with the deployment's secret for a URL the account chose", async () => {
+		const deploymentSecret = env.DEFAULT_WEBHOOK_SECRET ?? "";
+		expect(deploymentSecret).not.toBe("");
+		const hook = newHook();
+		const { user } = await userWithWebhook(hook.url, { secret: null });
+		const event = await webhookEvent(user.id);
+		expect((await attemptDelivery(env, user.id, event, FIRST)).outcome).toBe("delivered");
+		const [request] = await received(hook.path);
+		expect(request?.headers).not.toHaveProperty("x-webhook-signature");
+		const signedWithDeployment = await verifyWebhook(deploymentSecret, request?.headers ?? {}, request?.body ?? "", {
+			toleranceSeconds: 60,
+		});
+		expect(signedWithDeployment.ok).toBe(false);
+	});
+
+	it("signs with the deployment's secret when delivering to the deployment's own URL", async () => {
+		const hook = newHook();
+		const { user } = await userWithWebhook(null);
+		const deployment = { ...env, DEFAULT_WEBHOOK_URL: hook.url, DEFAULT_WEBHOOK_SECRET: "deployment-secret-for-own-receiver" };
+		expect((await attemptDelivery(deployment, user.id, await webhookEvent(user.id), FIRST)).outcome).toBe("delivered");
+		const [request] = await received(hook.path);
+		const verified = await verifyWebhook("deployment-secret-for-own-receiver", request?.headers ?? {}, request?.body ?? "", {
+			toleranceSeconds: 60,
+		});
+		expect(verified.ok).toBe(true);
+	});
+
 	it("does nothing and records nothing when no webhook URL is set", async () => {
 		const { user } = await userWithWebhook(null);
 		const report = await attemptDelivery(env, user.id, await webhookEvent(user.id), FIRST);

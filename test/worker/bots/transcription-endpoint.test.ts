@@ -1,0 +1,84 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { spawnRequestFor } from "../meetings/bot-sim";
+import { call, json, userWithKey } from "../support";
+
+function meetCode(): string {
+	const l = Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join("");
+	return `${l.slice(0, 3)}-${l.slice(3, 7)}-${l.slice(7)}`;
+}
+
+async function startBot(headers: Record<string, string>) {
+	const res = await call("POST", "/bots", { headers, json: { platform: "google_meet", native_meeting_id: meetCode() } });
+	expect(res.status).toBe(201);
+	const meeting = await json<{ id: number }>(res);
+	return spawnRequestFor(meeting.id);
+}
+
+async function transcriptionRow(userId: number) {
+	return env.DB.prepare("SELECT transcription_url, transcription_token_sealed FROM account_settings WHERE user_id = ?")
+		.bind(userId)
+		.first();
+}
+
+describe("the transcription endpoint a bot is given", () => {
+	it("never carries the deployment's token to a URL the account chose", async () => {
+		const deploymentToken = env.TRANSCRIPTION_TOKEN ?? "";
+		expect(deploymentToken).not.toBe("");
+		const { headers } = await userWithKey();
+		const url = "https://stt.account.example.com/v1";
+		expect((await call("PUT", "/user/transcription", { headers, json: { url } })).status).toBe(200);
+		const spawn = await startBot(headers);
+		expect(spawn.transcription).toEqual({ url, token: null });
+		expect(JSON.stringify(spawn).includes(deploymentToken)).toBe(false);
+	});
+
+	it("carries the account's own token with the account's URL", async () => {
+		const { headers } = await userWithKey();
+		const url = "https://stt.account.example.com/v1";
+		await call("PUT", "/user/transcription", { headers, json: { url, token: "account-stt-token" } });
+		expect((await startBot(headers)).transcription).toEqual({ url, token: "account-stt-token" });
+	});
+
+	it.each([
+		["cloud metadata", "http://169.254.169.254/latest/meta-data/", "metadata"],
+		["metadata behind a wildcard DNS name", "http://169.254.169.254.nip.io/v1", "metadata"],
+		["a URL with credentials", "https://user:pw@stt.example.com/", "credentials"],
+	])("refuses %s on PUT with 422 naming why, and changes nothing", async (_label, url, why) => {
+		const { user, headers } = await userWithKey();
+		await call("PUT", "/user/transcription", { headers, json: { url: "https://stt.kept.example.com", token: "kept-token" } });
+		const before = await transcriptionRow(user.id);
+		const res = await call("PUT", "/user/transcription", { headers, json: { url, token: "new-token" } });
+		expect(res.status).toBe(422);
+		const { detail } = await json<{ detail: { loc: string[]; msg: string }[] }>(res);
+		expect(detail[0]?.loc).toEqual(["body", "url"]);
+		expect(detail[0]?.msg).toContain(why === "credentials" ? "credentials" : "metadata");
+		expect(await transcriptionRow(user.id)).toEqual(before);
+	});
+
+	it("drops a stored URL the guard now refuses from the spawn instead of sending it", async () => {
+		const { user, headers } = await userWithKey();
+		await call("PUT", "/user/transcription", { headers, json: { url: "https://stt.account.example.com", token: "account-stt-token" } });
+		// Stored before the rule existed, or written around the route: the spawn is checked again.
+		await env.DB.prepare("UPDATE account_settings SET transcription_url = ? WHERE user_id = ?")
+			.bind("http://[fd00:ec2::254]/latest", user.id)
+			.run();
+		const spawn = await startBot(headers);
+		expect(spawn.transcription).toBeNull();
+		expect(JSON.stringify(spawn)).not.toContain("account-stt-token");
+	});
+});
+
+describe("the model base URL", () => {
+	it("is refused on PUT when the guard refuses it, and nothing changes", async () => {
+		const { user, headers } = await userWithKey();
+		await call("PUT", "/user/models", { headers, json: { base_url: "https://models.kept.example.com", api_key: "kept-key" } });
+		const before = await env.DB.prepare("SELECT * FROM account_settings WHERE user_id = ?").bind(user.id).first();
+		const res = await call("PUT", "/user/models", { headers, json: { base_url: "http://[::ffff:a9fe:a9fe]/v1", api_key: "new-key" } });
+		expect(res.status).toBe(422);
+		const { detail } = await json<{ detail: { loc: string[]; msg: string }[] }>(res);
+		expect(detail[0]).toMatchObject({ loc: ["body", "base_url"] });
+		expect(detail[0]?.msg).toContain("metadata");
+		expect(await env.DB.prepare("SELECT * FROM account_settings WHERE user_id = ?").bind(user.id).first()).toEqual(before);
+	});
+});
