@@ -1,15 +1,20 @@
 import type { Env } from "../env";
 import { ApiError } from "../errors";
+import { readCappedBytes } from "../outbound/capped-body";
 import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
 import type { ResolvedSettings } from "../settings/account-settings";
 
 export const VOICES = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"] as const;
 export type Voice = (typeof VOICES)[number];
 
+/** Largest audio read from the provider: a 4,096-character text is a few minutes of speech. */
+export const MAX_SPEECH_BYTES = 10 * 1024 * 1024;
+
 /**
  * Text to speech through an OpenAI-compatible `/v1/audio/speech` endpoint, done here so the
  * account's model key never leaves the Worker; the bot receives audio only. Returns WAV bytes
- * as base64.
+ * as base64. A redirect is not followed (it could lead past the guard) and the audio is read
+ * up to MAX_SPEECH_BYTES.
  */
 export async function synthesizeSpeech(env: Env, models: ResolvedSettings["models"], text: string, voice: Voice): Promise<string> {
 	if (!models.base_url) throw new ApiError(422, "The openai speech provider needs a model base_url (PUT /user/models)");
@@ -28,16 +33,27 @@ export async function synthesizeSpeech(env: Env, models: ResolvedSettings["model
 			method: "POST",
 			headers,
 			body: JSON.stringify({ model: env.TTS_MODEL || "tts-1", input: text, voice, response_format: "wav" }),
+			redirect: "manual",
 			signal: AbortSignal.timeout(30_000),
 		});
 	} catch {
 		throw new ApiError(502, "The speech provider could not be reached");
 	}
+	if (res.status >= 300 && res.status < 400) {
+		await res.body?.cancel();
+		throw new ApiError(502, `The speech provider answered a redirect (${res.status}), which is not followed`);
+	}
 	if (!res.ok) {
 		await res.body?.cancel();
 		throw new ApiError(502, `The speech provider answered ${res.status}`);
 	}
-	const bytes = new Uint8Array(await res.arrayBuffer());
+	let bytes: Uint8Array | null;
+	try {
+		bytes = await readCappedBytes(res, MAX_SPEECH_BYTES);
+	} catch {
+		throw new ApiError(502, "The speech provider's audio could not be read");
+	}
+	if (!bytes) throw new ApiError(502, `The speech provider's audio is larger than ${MAX_SPEECH_BYTES / 1024 / 1024} MB`);
 	let binary = "";
 	for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
 	return btoa(binary);

@@ -4,7 +4,7 @@
  * each use their own path (e.g. /hooks/<uuid>) and never see each other's traffic.
  *
  * Control endpoints (JSON):
- *   POST /__control/script?path=/hooks/x   {responses:[{status, delay_ms?, body?, match?}]}  queue answers
+ *   POST /__control/script?path=/hooks/x   {responses:[{status, delay_ms?, body?, headers?, match?}]}  queue answers
  *   GET  /__control/requests?path=/hooks/x  → {requests:[{method, path, query, headers, body, received_at}]}
  *   POST /__control/reset?path=/hooks/x     forget script and requests
  *   POST /__control/serve?path=/feeds/x     raw body = the file to serve at that path from now on;
@@ -21,6 +21,8 @@ export interface ScriptedAnswer {
 	status: number;
 	delay_ms?: number;
 	body?: string;
+	/** Extra response headers, e.g. a redirect's Location. */
+	headers?: Record<string, string>;
 	/** Only for a request whose body contains this text. */
 	match?: string;
 }
@@ -78,7 +80,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 			const answer = (next >= 0 ? state.script.splice(next, 1)[0] : undefined) ?? { status: 200, body: "ok" };
 			if (answer.delay_ms) await new Promise((r) => setTimeout(r, answer.delay_ms));
 			if (res.destroyed) return;
-			res.writeHead(answer.status, { "content-type": "text/plain" }).end(answer.body ?? "");
+			res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers }).end(answer.body ?? "");
 		} catch (err) {
 			res.writeHead(500).end(String(err));
 		}

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { eventually, SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
 import { call, json, userWithKey } from "../support";
-import { received, script } from "../webhooks/receiver";
+import { received, script, serve } from "../webhooks/receiver";
 
 function meetCode(): string {
 	const l = Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join("");
@@ -167,5 +167,29 @@ describe("interactive actions relay to the live bot", () => {
 		expect(requests[0]?.headers).not.toHaveProperty("authorization");
 		expect(JSON.stringify(requests).includes(deploymentKey)).toBe(false);
 		expect(await lastAct(bot, 1)).toMatchObject({ act: { action: "speak_audio", audioBase64: btoa("RIFF-audio-bytes") } });
+	});
+
+	it("does not follow a speech provider's redirect: 502 naming it, the bot gets nothing", async () => {
+		const { headers, bot, base } = await activeBot();
+		const tts = `/tts/${crypto.randomUUID()}`;
+		const elsewhere = `/tts-internal/${crypto.randomUUID()}`;
+		await call("PUT", "/user/models", { headers, json: { base_url: `${env.WEBHOOK_RECEIVER_URL}${tts}`, api_key: "sk-redirected-key" } });
+		await script(`${tts}/v1/audio/speech`, [{ status: 307, headers: { location: `${env.WEBHOOK_RECEIVER_URL}${elsewhere}` } }]);
+		const res = await call("POST", `${base}/speak`, { headers, json: { text: "hi", provider: "openai" } });
+		expect(res.status).toBe(502);
+		expect(((await res.json()) as { detail: string }).detail).toBe("The speech provider answered a redirect (307), which is not followed");
+		expect(await received(elsewhere)).toEqual([]);
+		expect(bot.commands()).toHaveLength(0);
+	});
+
+	it("stops reading speech audio past 10 MB: 502 naming the limit, the bot gets nothing", async () => {
+		const { headers, bot, base } = await activeBot();
+		const tts = `/tts/${crypto.randomUUID()}`;
+		await call("PUT", "/user/models", { headers, json: { base_url: `${env.WEBHOOK_RECEIVER_URL}${tts}`, api_key: "sk-big-audio-key" } });
+		await serve(`${tts}/v1/audio/speech`, new Uint8Array(10 * 1024 * 1024 + 1), "audio/wav");
+		const res = await call("POST", `${base}/speak`, { headers, json: { text: "hi", provider: "openai" } });
+		expect(res.status).toBe(502);
+		expect(((await res.json()) as { detail: string }).detail).toBe("The speech provider's audio is larger than 10 MB");
+		expect(bot.commands()).toHaveLength(0);
 	});
 });

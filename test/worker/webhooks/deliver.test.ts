@@ -158,6 +158,16 @@ describe("classifying the receiver's answer", () => {
 		expect(await deliveryRows(user.id)).toMatchObject([{ outcome, status_code: status, attempt: 3 }]);
 	});
 
+	it("never follows a redirect's Location, not even to another receiver path", async () => {
+		const hook = newHook();
+		const elsewhere = newHook();
+		const { user } = await userWithWebhook(hook.url);
+		await script(hook.path, [{ status: 307, headers: { location: elsewhere.url } }]);
+		const report = await attemptDelivery(env, user.id, await webhookEvent(user.id), FIRST);
+		expect(report).toMatchObject({ outcome: "failed", retry: false, status_code: 307 });
+		expect(await received(elsewhere.path)).toEqual([]);
+	});
+
 	it("queues a transport error (nothing listening)", async () => {
 		const { user } = await userWithWebhook("http://127.0.0.1:9/nothing-here");
 		const report = await attemptDelivery(env, user.id, await webhookEvent(user.id), FIRST);

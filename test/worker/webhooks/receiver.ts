@@ -14,6 +14,8 @@ export interface ScriptedAnswer {
 	status: number;
 	delay_ms?: number;
 	body?: string;
+	/** Extra response headers, e.g. a redirect's Location. */
+	headers?: Record<string, string>;
 	/** Only for a request whose body contains this text (see test/receiver/webhook-receiver.ts). */
 	match?: string;
 }
@@ -35,4 +37,14 @@ export async function script(path: string, responses: ScriptedAnswer[]): Promise
 export async function received(path: string): Promise<ReceivedRequest[]> {
 	const res = await fetch(`${env.WEBHOOK_RECEIVER_URL}/__control/requests?path=${encodeURIComponent(path)}`);
 	return ((await res.json()) as { requests: ReceivedRequest[] }).requests;
+}
+
+/** From now on, answers every request to `path` with `body` (after any scripted answers). */
+export async function serve(path: string, body: BodyInit, contentType = "application/octet-stream"): Promise<void> {
+	const res = await fetch(`${env.WEBHOOK_RECEIVER_URL}/__control/serve?path=${encodeURIComponent(path)}`, {
+		method: "POST",
+		headers: { "x-serve-content-type": contentType },
+		body,
+	});
+	if (!res.ok) throw new Error(`receiver serve: ${res.status}`);
 }
