@@ -5,6 +5,7 @@
  * Run: `npx node bot-host/bench.ts` (prints JSON). Also importable: `runBotHostBench()`.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
 import { startSandbox } from "./sandbox/server.ts";
 import { startBotHost } from "./service.ts";
 import { FakeRoom, statusesOf } from "./test/room.ts";
@@ -20,10 +21,16 @@ export interface BotHostBench {
 export async function runBotHostBench(options: { spawnRuns?: number } = {}): Promise<BotHostBench> {
 	const sandbox = await startSandbox();
 	const room = await FakeRoom.start();
+	const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 	const host = await startBotHost({
 		port: 0,
 		secret: SECRET,
-		browser: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", extraFlags: sandbox.chromiumFlags, fakeDevices: true },
+		browser: {
+			executablePath,
+			extraFlags: sandbox.chromiumFlags,
+			fakeDevices: true,
+			sandbox: chromiumSandbox(executablePath, process.env.BOT_CHROMIUM_SANDBOX, () => {}),
+		},
 		log: () => {},
 	});
 	let nextId = 900_000 + Math.floor(Math.random() * 50_000);

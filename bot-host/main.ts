@@ -1,10 +1,12 @@
 /**
  * Bot host entry: `node bot-host/main.ts`.
- * BOT_HOST_PORT (default 8790), BOT_HOST_SECRET (required), CHROMIUM_PATH (default /usr/bin/chromium),
+ * BOT_HOST_PORT (default 8790), BOT_HOST_BIND (default 127.0.0.1), BOT_HOST_SECRET (required),
+ * CHROMIUM_PATH (default /usr/bin/chromium), BOT_CHROMIUM_SANDBOX (on, off, default auto),
  * BOT_HOST_SANDBOX: unset for real meetings; `embedded` to run the platform sandbox in this
  * process and send the platform hosts to it; or `<port>:<spki hash>` for a sandbox started apart.
  */
 
+import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
 import { sandboxChromiumFlags } from "./sandbox/cert.ts";
 import { startSandbox } from "./sandbox/server.ts";
 import { startBotHost } from "./service.ts";
@@ -28,12 +30,20 @@ if (sandboxSetting === "embedded") {
 	extraFlags = sandboxChromiumFlags(Number(port), spki);
 }
 
+const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const bind = process.env.BOT_HOST_BIND || "127.0.0.1";
 const host = await startBotHost({
 	port: Number(process.env.BOT_HOST_PORT ?? 8790),
+	bind,
 	secret,
-	browser: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", extraFlags, fakeDevices: true },
+	browser: {
+		executablePath,
+		extraFlags,
+		fakeDevices: true,
+		sandbox: chromiumSandbox(executablePath, process.env.BOT_CHROMIUM_SANDBOX, (line) => console.log(line)),
+	},
 });
-console.log(`bot host listening on :${host.port}`);
+console.log(`bot host listening on ${bind}:${host.port}`);
 
 let stopping = false;
 const shutdown = async () => {

@@ -11,6 +11,8 @@ import { BotSession } from "./bot/session.ts";
 
 export interface BotHostOptions {
 	port: number;
+	/** Interface to listen on; loopback unless told otherwise (a container sets 0.0.0.0). */
+	bind?: string;
 	secret: string;
 	browser: BrowserOptions;
 	/** Passed to each session (tests shorten the caption settle time). */
@@ -88,7 +90,7 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 	});
 	await new Promise<void>((resolve, reject) => {
 		server.once("error", reject);
-		server.listen(options.port, () => resolve());
+		server.listen(options.port, options.bind ?? "127.0.0.1", () => resolve());
 	});
 	const address = server.address();
 	return {

@@ -17,8 +17,6 @@ export interface PlanRequest {
 	scheduledAt: string | null;
 	autoJoin: boolean;
 	joinable: boolean;
-	/** The gateway's own address, for the bot channel URL (auto-join has no request to read it from). */
-	publicBaseUrl: string;
 }
 
 interface StoredPlan extends PlanRequest {
@@ -66,7 +64,6 @@ export class AutoJoin {
 					meetingUrl: meeting.constructedMeetingUrl ?? "",
 				},
 				{ ...(meeting.botOptions as BotOptions), bot_name: meeting.botName },
-				plan.publicBaseUrl,
 				"scheduler",
 			);
 			await this.room.storage.delete("plan");

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { signChannelToken } from "../src/bot-channel/channel-token";
 import type { Act, RoomToBot } from "../src/bot-channel/protocol";
+import { botEndpoints } from "../src/bots/bot-endpoints";
 import { type BotHostResult, spawnBot, stopBot } from "../src/bots/bot-host-client";
 import type { RoomStart } from "../src/bots/launch";
 import { type MeetingRow, meetings } from "../src/db/schema";
@@ -54,8 +54,6 @@ interface StatusStep {
 	actor: Actor;
 	at: string;
 }
-
-const CHANNEL_TOKEN_TTL_S = 24 * 3600;
 
 /**
  * One per meeting: the authority for a live meeting. It owns the status machine's moves (each
@@ -166,14 +164,7 @@ export class MeetingRoom extends DurableObject<Env> {
 	}
 
 	private async requestSpawn(start: RoomStart): Promise<BotHostResult> {
-		const base = new URL(start.publicBaseUrl);
-		const wsBase = `${base.protocol === "https:" ? "wss:" : "ws:"}//${base.host}`;
-		const token = await signChannelToken(this.env.BOT_HOST_SECRET ?? "", start.meeting.id, CHANNEL_TOKEN_TTL_S);
-		return spawnBot(this.env, {
-			...start.spawn,
-			channel: { url: `${wsBase}/internal/bot-channel/${start.meeting.id}`, token },
-			recording_upload_url: `${base.origin}/internal/recordings/${start.meeting.id}`,
-		});
+		return spawnBot(this.env, { ...start.spawn, ...(await botEndpoints(this.env, start.meeting.id)) });
 	}
 
 	/** A user stop. Always wins: the meeting ends `completed` with `stopped`. */

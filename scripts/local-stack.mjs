@@ -61,11 +61,14 @@ function applyMigrations(stateDir, quiet) {
 /**
  * Starts wrangler dev (gateway + Durable Objects + local D1/R2) after applying migrations.
  * `stateDir` is where local storage persists; `vars` are extra deployment variables.
+ * `PUBLIC_BASE_URL` defaults to the gateway's own loopback address.
  */
 export async function startGateway({ port, stateDir, vars = {}, quiet = false }) {
 	mkdirSync(stateDir, { recursive: true });
 	applyMigrations(stateDir, quiet);
-	const varArgs = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+	// Bots reach the gateway at its own loopback address unless told otherwise (the Worker never takes it from a request).
+	const withAddress = { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...vars };
+	const varArgs = Object.entries(withAddress).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
 	const child = run(
 		bin("wrangler"),
 		[
@@ -148,7 +151,12 @@ export async function startLocalStack({ announce }) {
 	const stateDir = path.join(root, ".local", "state");
 	const secrets = localSecrets();
 	await startBotHost({ port: botHostPort, secret: secrets.BOT_HOST_SECRET, sandboxPort, sandbox });
-	await startGateway({ port, stateDir, vars: { OUTBOUND_ALLOW_PRIVATE: "true", BOT_HOST_URL: `http://127.0.0.1:${botHostPort}/` } });
+	const publicBaseUrl = process.env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL } : {};
+	await startGateway({
+		port,
+		stateDir,
+		vars: { OUTBOUND_ALLOW_PRIVATE: "true", BOT_HOST_URL: `http://127.0.0.1:${botHostPort}/`, ...publicBaseUrl },
+	});
 	const base = `http://127.0.0.1:${port}`;
 	tickScheduled(base);
 	const first = await ensureFirstUser(base, secrets.ADMIN_API_TOKEN, stateDir);

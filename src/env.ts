@@ -29,7 +29,7 @@ export interface Env {
 	/** `espeak` (on the bot host) or `openai` (an OpenAI-compatible /v1/audio/speech endpoint). */
 	DEFAULT_SPEECH_PROVIDER?: string;
 	TTS_MODEL?: string;
-	/** The gateway address bots and share links use; defaults to the request origin. */
+	/** The gateway origin bots connect to (required to launch bots); links shown to clients use it too, else the request origin. */
 	PUBLIC_BASE_URL?: string;
 
 	/** "false" leaves calendar sync unwired: the sync routes answer 503 and nothing syncs in the background. */

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer, { type Browser } from "puppeteer-core";
+import { sandboxFlags } from "./chromium-sandbox.ts";
 
 export interface BrowserOptions {
 	executablePath: string;
@@ -10,6 +11,8 @@ export interface BrowserOptions {
 	extraFlags: string[];
 	/** Fake camera/microphone devices (CI and sandbox); the virtual mic override replaces the mic. */
 	fakeDevices: boolean;
+	/** Chromium's own sandbox, decided once per host (chromium-sandbox.ts). */
+	sandbox: boolean;
 }
 
 export interface BotBrowser {
@@ -37,7 +40,7 @@ export async function launchBotBrowser(label: string, options: BrowserOptions): 
 	});
 	const profileDir = await mkdtemp(path.join(tmpdir(), `bot-profile-${label.replace(/[^\w-]/g, "_")}-`));
 	const args = [
-		"--no-sandbox",
+		...sandboxFlags(options.sandbox),
 		"--disable-gpu",
 		"--disable-quic",
 		"--no-first-run",
@@ -59,11 +62,6 @@ export async function launchBotBrowser(label: string, options: BrowserOptions): 
 		`--disable-features=${disabledFeatures.join(",")}`,
 		"--renderer-process-limit=2",
 		"--disable-site-isolation-trials",
-		// Each bot already has a Chromium of its own, so process isolation inside it buys little:
-		// one process saves ~70 MB per bot (bench: 410 → 339 MB PSS alone, 221 → 163 MB with 5).
-		// A crash still ends only this bot, which the host reports as failed.
-		"--single-process",
-		"--no-zygote",
 		// A meeting page needs little heap; V8's default lets it grow to gigabytes before collecting.
 		"--js-flags=--max-old-space-size=192",
 		"--lang=en-US",

@@ -75,9 +75,8 @@ export class BotChannel {
 
 	private connect(): void {
 		if (this.closed) return;
-		const url = new URL(this.options.url);
-		url.searchParams.set("token", this.options.token);
-		const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${this.options.token}` } });
+		// The token goes in the header only: URLs end up in logs.
+		const socket = new WebSocket(this.options.url, { headers: { Authorization: `Bearer ${this.options.token}` } });
 		this.socket = socket;
 		socket.on("open", () => {
 			this.backoffMs = 200;

@@ -4,6 +4,8 @@
  */
 import type { z } from "zod";
 import type { Platform, SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import type { BrowserOptions } from "../bot/browser.ts";
+import { chromiumSandbox } from "../bot/chromium-sandbox.ts";
 import type { Scenario } from "../sandbox/scenario.ts";
 import { type Sandbox, startSandbox } from "../sandbox/server.ts";
 import { type BotHost, startBotHost } from "../service.ts";
@@ -17,6 +19,8 @@ export interface World {
 	room: FakeRoom;
 	host: BotHost;
 	hostUrl: string;
+	/** The browser options the host was started with. */
+	browser: BrowserOptions;
 	logs: string[];
 }
 
@@ -24,14 +28,21 @@ export async function startWorld(): Promise<World> {
 	const sandbox = await startSandbox();
 	const room = await FakeRoom.start(CHANNEL_TOKEN);
 	const logs: string[] = [];
+	// The host's own sandbox decision, as in production: off as root (this machine, CI), on where the kernel allows.
+	const browser: BrowserOptions = {
+		executablePath: "/usr/bin/chromium",
+		extraFlags: sandbox.chromiumFlags,
+		fakeDevices: true,
+		sandbox: chromiumSandbox("/usr/bin/chromium", process.env.BOT_CHROMIUM_SANDBOX, (line) => logs.push(line)),
+	};
 	const host = await startBotHost({
 		port: 0,
 		secret: SECRET,
-		browser: { executablePath: "/usr/bin/chromium", extraFlags: sandbox.chromiumFlags, fakeDevices: true },
+		browser,
 		session: { pollMs: 100, captionSettleMs: 900, joinTimeoutMs: 30_000 },
 		log: (line) => logs.push(line),
 	});
-	return { sandbox, room, host, hostUrl: `http://127.0.0.1:${host.port}`, logs };
+	return { sandbox, room, host, hostUrl: `http://127.0.0.1:${host.port}`, browser, logs };
 }
 
 export async function stopWorld(world: World): Promise<void> {

@@ -5,6 +5,7 @@
 import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBotHost } from "../service.ts";
 import { CHANNEL_TOKEN, SECRET, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
 
@@ -27,6 +28,17 @@ describe("bot host service", () => {
 		expect(wrong.status).toBe(401);
 		const stop = await fetch(`${world.hostUrl}/bots/1`, { method: "DELETE" });
 		expect(stop.status).toBe(401);
+	});
+
+	it("listens on loopback only, unless told to bind elsewhere", async () => {
+		// 127.0.0.2 reaches this machine too, but not a socket bound to 127.0.0.1 alone.
+		await expect(fetch(`http://127.0.0.2:${world.host.port}/health`)).rejects.toThrow();
+		const wide = await startBotHost({ port: 0, bind: "0.0.0.0", secret: SECRET, browser: world.browser, log: () => {} });
+		try {
+			expect((await fetch(`http://127.0.0.2:${wide.port}/health`)).status).toBe(200);
+		} finally {
+			await wide.shutdown();
+		}
 	});
 
 	it("rejects a spawn body that is not a SpawnRequest", async () => {
@@ -123,12 +135,12 @@ describe("bot host service", () => {
 		expect(world.logs).toContain("the lobby connection dropped; asked to join again");
 	});
 
-	it("sends the channel token as a Bearer header and as ?token=", async () => {
+	it("sends the channel token as a Bearer header only, never in the URL", async () => {
 		const bot = await spawnBot(world, "teams", { not_found: true });
 		const last = await world.room.until(bot.meetingId, finalStatus);
 		expect(last).toMatchObject({ status: "failed", completion_reason: "join_failure", failure_stage: "joining" });
 		const connection = world.room.connections.find((c) => c.meetingId === bot.meetingId);
-		expect(connection).toEqual({ meetingId: bot.meetingId, authorization: `Bearer ${CHANNEL_TOKEN}`, queryToken: CHANNEL_TOKEN });
+		expect(connection).toEqual({ meetingId: bot.meetingId, authorization: `Bearer ${CHANNEL_TOKEN}`, queryToken: null });
 	});
 
 	it("re-sends unacked messages after a reconnect, after a hello with the last acked seq", async () => {

@@ -1,42 +1,60 @@
 /**
  * The per-meeting token a bot presents on its channel and its recording upload: an HMAC over
- * the meeting id and an expiry, keyed by the bot host secret. It works for that meeting only.
+ * the meeting id and an expiry. It works for that meeting only.
  * Form: `<meeting id>.<expiry unix s>.<hex HMAC-SHA256>`.
+ *
+ * The key is derived (HKDF) from `SECRETS_KEY`, which only the Worker holds. The bot host
+ * never has it: it receives one token per meeting in the spawn request, so a compromised
+ * host can speak for the meetings it runs and for no other.
  */
 const encoder = new TextEncoder();
 const keys = new Map<string, Promise<CryptoKey>>();
+const KEY_INFO = "bot-channel-token/v1";
 
-function signingKey(secret: string): Promise<CryptoKey> {
-	let key = keys.get(secret);
+function signingKey(secretsKey: string): Promise<CryptoKey> {
+	let key = keys.get(secretsKey);
 	if (!key) {
-		key = crypto.subtle.importKey("raw", encoder.encode(`bot-channel:${secret}`), { name: "HMAC", hash: "SHA-256" }, false, [
-			"sign",
-			"verify",
-		]);
-		keys.set(secret, key);
+		key = crypto.subtle
+			.importKey(
+				"raw",
+				Uint8Array.from(atob(secretsKey), (ch) => ch.charCodeAt(0)),
+				"HKDF",
+				false,
+				["deriveKey"],
+			)
+			.then((base) =>
+				crypto.subtle.deriveKey(
+					{ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(KEY_INFO) },
+					base,
+					{ name: "HMAC", hash: "SHA-256", length: 256 },
+					false,
+					["sign", "verify"],
+				),
+			);
+		keys.set(secretsKey, key);
 	}
 	return key;
 }
 
 const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
-export async function signChannelToken(secret: string, meetingId: number, ttlSeconds: number, nowMs = Date.now()): Promise<string> {
+export async function signChannelToken(secretsKey: string, meetingId: number, ttlSeconds: number, nowMs = Date.now()): Promise<string> {
 	const expiry = Math.floor(nowMs / 1000) + ttlSeconds;
 	const payload = `${meetingId}.${expiry}`;
-	const mac = await crypto.subtle.sign("HMAC", await signingKey(secret), encoder.encode(payload));
+	const mac = await crypto.subtle.sign("HMAC", await signingKey(secretsKey), encoder.encode(payload));
 	return `${payload}.${hex(mac)}`;
 }
 
 export async function verifyChannelToken(
-	secret: string | undefined,
+	secretsKey: string | undefined,
 	token: string | null | undefined,
 	meetingId: number,
 	nowMs = Date.now(),
 ): Promise<boolean> {
-	if (!secret || !token) return false;
+	if (!secretsKey || !token) return false;
 	const [id, expiry, mac] = token.split(".");
 	if (!id || !expiry || !mac || Number(id) !== meetingId || !/^[0-9a-f]{64}$/.test(mac)) return false;
 	if (Number(expiry) * 1000 <= nowMs) return false;
 	const bytes = new Uint8Array(mac.match(/../g)?.map((h) => Number.parseInt(h, 16)) ?? []);
-	return crypto.subtle.verify("HMAC", await signingKey(secret), bytes, encoder.encode(`${id}.${expiry}`));
+	return crypto.subtle.verify("HMAC", await signingKey(secretsKey), bytes, encoder.encode(`${id}.${expiry}`));
 }

@@ -7,6 +7,7 @@ import { isLive, isPlanned, type MeetingStatus, PLANNED_STATUSES } from "../meet
 import { accountObject } from "../objects";
 import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
 import { loadSettings, type ResolvedSettings, resolveSettings } from "../settings/account-settings";
+import { assertBotsLaunchable } from "./bot-endpoints";
 
 export const DEFAULT_BOT_NAME = "Notetaker";
 
@@ -40,7 +41,6 @@ export interface RoomStart {
 	actor: "user" | "scheduler";
 	spawn: Omit<SpawnRequest, "channel" | "recording_upload_url">;
 	link: string;
-	publicBaseUrl: string;
 }
 
 export const slotKey = (platform: string, nativeId: string) => `${platform}:${nativeId}`;
@@ -48,15 +48,16 @@ export const slotKey = (platform: string, nativeId: string) => `${platform}:${na
 /**
  * Claims a bot slot, then turns the link's planned record (or a new one) into a `requested`
  * meeting. The slot is held before any row changes, so the cap is exact; whatever fails after
- * the claim gives the slot back.
+ * the claim gives the slot back. A deployment that cannot give a bot its addresses refuses
+ * first, with nothing claimed.
  */
 export async function launchBot(
 	env: Env,
 	target: LaunchTarget,
 	options: BotOptions,
-	publicBaseUrl: string,
 	actor: RoomStart["actor"] = "user",
 ): Promise<RoomStart> {
+	assertBotsLaunchable(env);
 	const link = slotKey(target.platform, target.nativeMeetingId);
 	const existing = await findOpenMeetingOnLink(env, target.userId, target.platform, target.nativeMeetingId);
 	const earlier = existing
@@ -78,7 +79,7 @@ export async function launchBot(
 		await accountObject(env, target.userId).bindBotSlot(link, meeting.id);
 		const previousStatus = existing && isPlanned(existing.status as MeetingStatus) ? (existing.status as MeetingStatus) : null;
 		const previousMeetingId = earlier && earlier.id !== meeting.id ? earlier.id : null;
-		return { meeting, previousStatus, previousMeetingId, actor, link, publicBaseUrl, spawn: await spawnSpec(env, meeting, options) };
+		return { meeting, previousStatus, previousMeetingId, actor, link, spawn: await spawnSpec(env, meeting, options) };
 	} catch (err) {
 		await accountObject(env, target.userId).releaseBotSlot(link);
 		throw err;

@@ -12,7 +12,6 @@ import { meetingsById } from "./calendar-plans";
 
 export interface ArmingContext {
 	now: Date;
-	publicBaseUrl: string;
 }
 
 export interface RemovedPlan {
@@ -64,7 +63,6 @@ export async function armImportedPlans(
 					scheduledAt: arm ? row.scheduledAt : null,
 					autoJoin: row.autoJoin,
 					joinable: row.platform !== "unknown" && row.nativeMeetingId !== null,
-					publicBaseUrl: ctx.publicBaseUrl,
 				}),
 			),
 		);
@@ -96,23 +94,23 @@ async function armedTimes(env: Env, meetingIds: number[]): Promise<Map<number, s
  * window (and not more than 10 minutes ago, the auto-join late limit) and are not armed for
  * their start yet. Bounded per tick; the next tick takes the rest.
  */
-export async function armDueCalendarPlans(env: Env, now: Date, fallbackBaseUrl: string): Promise<{ armed: number }> {
+export async function armDueCalendarPlans(env: Env, now: Date): Promise<{ armed: number }> {
 	const due = await env.DB.prepare(
-		`SELECT m.id AS id, min(c.public_base_url) AS base FROM meetings m
+		`SELECT DISTINCT m.id AS id FROM meetings m
 		 JOIN calendar_events e ON e.meeting_id = m.id
-		 JOIN calendar_connections c ON c.id = e.connection_id
 		 WHERE m.status = 'scheduled' AND m.auto_join = 1 AND m.platform != 'unknown' AND m.native_meeting_id IS NOT NULL
 			AND m.scheduled_at > ? AND m.scheduled_at <= ?
 			AND NOT EXISTS (SELECT 1 FROM calendar_events x WHERE x.meeting_id = m.id AND x.armed_for = m.scheduled_at)
-		 GROUP BY m.id LIMIT 500`,
+		 LIMIT 500`,
 	)
 		.bind(new Date(now.getTime() - 10 * 60_000).toISOString(), new Date(now.getTime() + armAheadMs(env)).toISOString())
-		.all<{ id: number; base: string | null }>();
-	const byBase = new Map<string, number[]>();
-	for (const { id, base } of due.results) {
-		const url = env.PUBLIC_BASE_URL || base || fallbackBaseUrl;
-		byBase.set(url, [...(byBase.get(url) ?? []), id]);
-	}
-	for (const [publicBaseUrl, ids] of byBase) await armImportedPlans(env, ids, [], { now, publicBaseUrl });
+		.all<{ id: number }>();
+	if (due.results.length > 0)
+		await armImportedPlans(
+			env,
+			due.results.map((r) => r.id),
+			[],
+			{ now },
+		);
 	return { armed: due.results.length };
 }

@@ -15,13 +15,10 @@ import { syncConnection, takeSyncLease } from "./sync";
 const PER_TICK = 25;
 const AT_ONCE = 4;
 
-/** Where bots reach the gateway when no request says so: the deployment's address, else the last one seen. */
-const LOCAL_GATEWAY = "http://127.0.0.1:18056";
-
 /** One scheduled tick of the calendar side: due syncs, then due armings (even with sync unwired). */
 export async function calendarTick(env: Env, now: Date): Promise<{ synced: number; armed: number }> {
 	const { synced } = await syncDueCalendars(env, now);
-	const { armed } = await armDueCalendarPlans(env, now, LOCAL_GATEWAY);
+	const { armed } = await armDueCalendarPlans(env, now);
 	return { synced, armed };
 }
 
@@ -45,7 +42,7 @@ export async function syncDueCalendars(env: Env, now: Date): Promise<{ synced: n
 		await Promise.all(
 			due.slice(i, i + AT_ONCE).map(async (row) => {
 				if (!(await takeSyncLease(env, row.id))) return;
-				await syncConnection(env, row, { now, publicBaseUrl: env.PUBLIC_BASE_URL || row.publicBaseUrl || LOCAL_GATEWAY });
+				await syncConnection(env, row, { now });
 				synced++;
 			}),
 		);

@@ -11,7 +11,7 @@ import { db } from "../meetings/meeting-store";
 import { armImportedPlans, type RemovedPlan } from "./auto-join-arming";
 import { deletePlan, meetingsById, refreshSources, runBatched } from "./calendar-plans";
 
-export async function disconnectCalendar(env: Env, connection: CalendarConnectionRow, publicBaseUrl: string): Promise<void> {
+export async function disconnectCalendar(env: Env, connection: CalendarConnectionRow): Promise<void> {
 	const mine = await db(env).select().from(calendarEvents).where(eq(calendarEvents.connectionId, connection.id)).all();
 	const meetingIds = [...new Set(mine.flatMap((m) => (m.meetingId === null ? [] : [m.meetingId])))];
 	const rows = await meetingsById(env, meetingIds);
@@ -45,5 +45,5 @@ export async function disconnectCalendar(env: Env, connection: CalendarConnectio
 		}
 	}
 	await runBatched(env, statements);
-	await armImportedPlans(env, kept, removed, { now: new Date(), publicBaseUrl });
+	await armImportedPlans(env, kept, removed, { now: new Date() });
 }

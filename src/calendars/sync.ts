@@ -37,8 +37,6 @@ import { type ImportedEvent, importFeed } from "./ics-import";
 
 export interface SyncContext {
 	now: Date;
-	/** The gateway address bots use, for the plans' auto-join. */
-	publicBaseUrl: string;
 }
 
 /** Fetches, imports and reconciles; every failure ends as a stamp with `last_error`, never a throw. */
@@ -71,9 +69,9 @@ export async function syncConnection(env: Env, connection: CalendarConnectionRow
 		counts,
 	};
 	await env.DB.prepare(
-		"UPDATE calendar_connections SET last_sync_at = ?, last_error = ?, last_counts = ?, next_sync_at = ?, sync_lease_until = NULL, public_base_url = ? WHERE id = ?",
+		"UPDATE calendar_connections SET last_sync_at = ?, last_error = ?, last_counts = ?, next_sync_at = ?, sync_lease_until = NULL WHERE id = ?",
 	)
-		.bind(stamp.last_sync, error, JSON.stringify(counts), nextSyncAt(env, ctx.now), ctx.publicBaseUrl, connection.id)
+		.bind(stamp.last_sync, error, JSON.stringify(counts), nextSyncAt(env, ctx.now), connection.id)
 		.run();
 	return stamp;
 }

@@ -178,6 +178,7 @@ export const calendarConnections = sqliteTable("calendar_connections", {
 	autoJoin: integer("auto_join", { mode: "boolean" }).notNull().default(true),
 	botName: text("bot_name").notNull(),
 	enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+	/** Unused: bots take their address from PUBLIC_BASE_URL only, never from a stored request origin. */
 	publicBaseUrl: text("public_base_url"),
 	nextSyncAt: text("next_sync_at"),
 	syncLeaseUntil: text("sync_lease_until"),

@@ -9,7 +9,6 @@ import { constructMeetingUrl, parseMeetingLink, validateNativeMeetingId } from "
 import { db, findOpenMeetingOnLink, meetingView } from "../meetings/meeting-store";
 import { isLive, LIVE_STATUSES, type MeetingStatus } from "../meetings/status-machine";
 import { meetingRoom } from "../objects";
-import { publicBaseUrl } from "./meetings";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** The spec's bot rows: send, list, stop, reconfigure. */
@@ -71,7 +70,6 @@ botRoutes.openapi(
 			c.env,
 			{ userId: identity.userId, maxConcurrent: identity.maxConcurrent, platform: body.platform, nativeMeetingId: nativeId, meetingUrl },
 			{ ...body, passcode },
-			publicBaseUrl(c),
 		);
 		await meetingRoom(c.env, launch.meeting.id).start(launch);
 		return c.json(meetingView(launch.meeting), 201);

@@ -6,7 +6,6 @@ import { disconnectCalendar } from "../calendars/disconnect";
 import type { CalendarConnectionRow } from "../db/schema";
 import { notFound } from "../errors";
 import { calendarText, createConnection, feedColumns, SyncCountsSchema, SyncStampSchema, syncNow, updateConnection } from "./calendars";
-import { publicBaseUrl } from "./meetings";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /**
@@ -63,7 +62,7 @@ calendarCompatRoutes.openapi(
 		const { userId } = c.get("identity");
 		let [first] = await listConnections(c.env, userId);
 		if (body.ics_url === null) {
-			if (first) await disconnectCalendar(c.env, first, publicBaseUrl(c));
+			if (first) await disconnectCalendar(c.env, first);
 			if (body.bot_name) await saveLegacyBotName(c.env, userId, body.bot_name);
 			return c.json(await singleView(c, undefined), 200);
 		}

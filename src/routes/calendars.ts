@@ -21,7 +21,6 @@ import { conflict, notFound } from "../errors";
 import { db } from "../meetings/meeting-store";
 import { outboundPolicy } from "../outbound/url-guard";
 import { seal } from "../settings/secret-box";
-import { publicBaseUrl } from "./meetings";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** The spec's "Calendars" rows: named ICS connections and their syncs. */
@@ -71,8 +70,8 @@ export async function createConnection(
 	const now = c.get("clock").now();
 	const id = newConnectionId();
 	const inserted = await c.env.DB.prepare(
-		`INSERT INTO calendar_connections (id, user_id, name, ics_url_sealed, ics_url_masked, auto_join, bot_name, enabled, public_base_url, next_sync_at, created_at, updated_at)
-		 SELECT ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ? WHERE (SELECT count(*) FROM calendar_connections WHERE user_id = ?) < ? RETURNING id`,
+		`INSERT INTO calendar_connections (id, user_id, name, ics_url_sealed, ics_url_masked, auto_join, bot_name, enabled, next_sync_at, created_at, updated_at)
+		 SELECT ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ? WHERE (SELECT count(*) FROM calendar_connections WHERE user_id = ?) < ? RETURNING id`,
 	)
 		.bind(
 			id,
@@ -82,7 +81,6 @@ export async function createConnection(
 			feed.icsUrlMasked,
 			fields.autoJoin ? 1 : 0,
 			botName,
-			publicBaseUrl(c),
 			nextSyncAt(c.env, now, true),
 			now.toISOString(),
 			now.toISOString(),
@@ -97,7 +95,7 @@ export async function createConnection(
 export async function updateConnection(c: Context<AppEnv>, row: CalendarConnectionRow, values: Partial<CalendarConnectionRow>) {
 	const updated = await db(c.env)
 		.update(calendarConnections)
-		.set({ ...values, publicBaseUrl: publicBaseUrl(c), updatedAt: c.get("clock").now().toISOString() })
+		.set({ ...values, updatedAt: c.get("clock").now().toISOString() })
 		.where(eq(calendarConnections.id, row.id))
 		.returning()
 		.get();
@@ -112,7 +110,7 @@ export async function syncNow(c: Context<AppEnv>, row: CalendarConnectionRow): P
 		await new Promise((r) => setTimeout(r, 250));
 	}
 	const fresh = await findConnection(c.env, row.userId, row.id);
-	return syncConnection(c.env, fresh, { now: c.get("clock").now(), publicBaseUrl: publicBaseUrl(c) });
+	return syncConnection(c.env, fresh, { now: c.get("clock").now() });
 }
 
 calendarRoutes.openapi(
@@ -201,7 +199,7 @@ calendarRoutes.openapi(
 	}),
 	async (c) => {
 		const row = await findConnection(c.env, c.get("identity").userId, c.req.valid("param").calendar_id);
-		await disconnectCalendar(c.env, row, publicBaseUrl(c));
+		await disconnectCalendar(c.env, row);
 		return c.body(null, 204);
 	},
 );

@@ -47,9 +47,9 @@ liveRoutes.get("/ws", async (c) => {
 
 liveRoutes.get("/internal/bot-channel/:meeting_id", async (c) => {
 	const meetingId = Number(c.req.param("meeting_id"));
-	const bearer = c.req.header("authorization")?.replace(/^Bearer\s+/i, "");
-	const token = bearer ?? c.req.query("token");
-	if (!Number.isInteger(meetingId) || !(await verifyChannelToken(c.env.BOT_HOST_SECRET, token, meetingId))) {
+	// Header only: a token in the query would end up in access logs and proxies' records.
+	const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "");
+	if (!Number.isInteger(meetingId) || !(await verifyChannelToken(c.env.SECRETS_KEY, token, meetingId))) {
 		throw new ApiError(401, "Invalid bot channel token");
 	}
 	if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "Expected a WebSocket upgrade");

@@ -28,6 +28,10 @@ const Meeting = z.object({}).passthrough().openapi("Meeting");
 const MeetingId = z.object({ meeting_id: z.coerce.number().int().positive() });
 const isoTimestamp = z.iso.datetime({ offset: true });
 
+/**
+ * The gateway address in links shown to the client (raw_url, share links): the configured one,
+ * else the request's origin. Never for anything a bot uses (see bots/bot-endpoints.ts).
+ */
 export function publicBaseUrl(c: Context<AppEnv>): string {
 	return c.env.PUBLIC_BASE_URL || new URL(c.req.url).origin;
 }
@@ -41,7 +45,6 @@ async function replan(c: Context<AppEnv>, row: typeof meetings.$inferSelect | un
 		scheduledAt: cancel || row.status !== "scheduled" ? null : row.scheduledAt,
 		autoJoin: row.autoJoin,
 		joinable: row.platform !== "unknown" && row.nativeMeetingId !== null,
-		publicBaseUrl: publicBaseUrl(c),
 	});
 }
 

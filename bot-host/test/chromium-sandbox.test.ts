@@ -1,0 +1,98 @@
+/** When a bot's Chromium keeps its sandbox, and the launch flags that follow. */
+import { spawnSync } from "node:child_process";
+import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { decideSandbox, parseSandboxSetting, type SandboxHost, sandboxFlags } from "../bot/chromium-sandbox.ts";
+
+const host = (fields: Partial<SandboxHost>): SandboxHost => ({ root: false, userNamespaces: false, setuidHelper: false, ...fields });
+
+describe("the Chromium sandbox decision", () => {
+	it("keeps the sandbox for a non-root host with user namespaces or a setuid helper", () => {
+		expect(decideSandbox("auto", host({ userNamespaces: true }))).toEqual({
+			sandbox: true,
+			why: "unprivileged user namespaces are available",
+		});
+		expect(decideSandbox("auto", host({ setuidHelper: true }))).toEqual({
+			sandbox: true,
+			why: "a setuid chrome-sandbox helper is installed",
+		});
+	});
+
+	it("turns it off as root, and where the kernel offers neither, saying why", () => {
+		expect(decideSandbox("auto", host({ root: true, setuidHelper: true }))).toEqual({
+			sandbox: false,
+			why: "running as root, where Chromium refuses to start sandboxed",
+		});
+		expect(decideSandbox("auto", host({}))).toEqual({
+			sandbox: false,
+			why: "neither unprivileged user namespaces nor a setuid chrome-sandbox helper is available",
+		});
+	});
+
+	it("follows BOT_CHROMIUM_SANDBOX=on|off whatever the host", () => {
+		expect(decideSandbox("on", host({ root: true }))).toEqual({ sandbox: true, why: "BOT_CHROMIUM_SANDBOX=on" });
+		expect(decideSandbox("off", host({ userNamespaces: true }))).toEqual({ sandbox: false, why: "BOT_CHROMIUM_SANDBOX=off" });
+	});
+
+	it("reads the setting: unset is auto, anything but on/off/auto is refused", () => {
+		expect(parseSandboxSetting(undefined)).toBe("auto");
+		expect(parseSandboxSetting("")).toBe("auto");
+		expect(parseSandboxSetting(" OFF ")).toBe("off");
+		expect(() => parseSandboxSetting("yes")).toThrow("BOT_CHROMIUM_SANDBOX must be on, off or auto");
+	});
+
+	it("drops --single-process and --no-zygote with the sandbox on, which they would undo", () => {
+		expect(sandboxFlags(true)).toEqual([]);
+		expect(sandboxFlags(false)).toEqual(["--no-sandbox", "--single-process", "--no-zygote"]);
+	});
+});
+
+const NOBODY = 65534;
+
+interface SandboxReport {
+	uid: number;
+	decision: { sandbox: boolean; why: string };
+	/** Seccomp mode of each Chromium process: 2 is a seccomp-bpf filter, the sandbox's. */
+	seccomp: number[];
+}
+
+/** Runs sandbox-report.ts as a non-root user (dropping to nobody when the test runs as root). */
+function reportAsUnprivileged(setting: string): SandboxReport {
+	const home = mkdtempSync(path.join(tmpdir(), "sandbox-report-"));
+	try {
+		const asRoot = process.getuid?.() === 0;
+		if (asRoot) chownSync(home, NOBODY, NOBODY);
+		const script = path.join(import.meta.dirname, "sandbox-report.ts");
+		const command = asRoot
+			? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", process.execPath, script]
+			: [process.execPath, script];
+		const run = spawnSync(command[0] ?? "", command.slice(1), {
+			encoding: "utf8",
+			timeout: 45_000,
+			env: { PATH: process.env.PATH, HOME: home, TMPDIR: home, BOT_CHROMIUM_SANDBOX: setting },
+		});
+		const line = run.stdout.split("\n").find((l) => l.startsWith("{"));
+		if (!line) throw new Error(`sandbox report failed (${run.status}): ${run.stderr.slice(-2000)}`);
+		return JSON.parse(line) as SandboxReport;
+	} finally {
+		rmSync(home, { recursive: true, force: true });
+	}
+}
+
+describe("a bot's Chromium as a non-root user", () => {
+	it("really runs sandboxed when the decision says on, and says why when it cannot", () => {
+		const report = reportAsUnprivileged("auto");
+		expect(report.uid).not.toBe(0);
+		if (report.decision.sandbox) expect(report.seccomp).toContain(2);
+		else expect(report.decision.why).toMatch(/user namespaces|chrome-sandbox/);
+	});
+
+	it("runs without a seccomp sandbox when it is turned off", () => {
+		const report = reportAsUnprivileged("off");
+		expect(report.decision).toEqual({ sandbox: false, why: "BOT_CHROMIUM_SANDBOX=off" });
+		expect(report.seccomp.length).toBeGreaterThan(0);
+		expect(report.seccomp).not.toContain(2);
+	});
+});

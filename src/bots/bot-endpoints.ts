@@ -1,0 +1,49 @@
+/**
+ * Where a bot reaches the gateway (its channel and its recording upload) and the token it
+ * presents there. The address comes only from `PUBLIC_BASE_URL`, never from a request: a
+ * forged Host header would otherwise send the bot, holding a valid token, to an address of
+ * the caller's choosing. Without it no bot is launched.
+ */
+import { signChannelToken } from "../bot-channel/channel-token";
+import type { SpawnRequest } from "../bot-channel/protocol";
+import type { Env } from "../env";
+import { ApiError } from "../errors";
+
+export const PUBLIC_BASE_URL_MISSING = "PUBLIC_BASE_URL is not configured: bots cannot be launched";
+const PUBLIC_BASE_URL_INVALID = "PUBLIC_BASE_URL is not an http(s) URL: bots cannot be launched";
+const SECRETS_KEY_MISSING = "SECRETS_KEY is not configured: bots cannot be launched";
+
+/** A bot's channel token outlives any meeting (the bot's own max time ends it first). */
+const CHANNEL_TOKEN_TTL_S = 24 * 3600;
+
+/** The configured gateway origin bots use; a 503 when it is missing or not an http(s) URL. */
+export function botGatewayOrigin(env: Env): URL {
+	const configured = env.PUBLIC_BASE_URL?.trim();
+	if (!configured) throw new ApiError(503, PUBLIC_BASE_URL_MISSING);
+	let url: URL;
+	try {
+		url = new URL(configured);
+	} catch {
+		throw new ApiError(503, PUBLIC_BASE_URL_INVALID);
+	}
+	if (url.protocol !== "https:" && url.protocol !== "http:") throw new ApiError(503, PUBLIC_BASE_URL_INVALID);
+	return url;
+}
+
+/** Checked before a launch claims anything: a bot that could not be given its addresses never starts. */
+export function assertBotsLaunchable(env: Env): void {
+	botGatewayOrigin(env);
+	if (!env.SECRETS_KEY) throw new ApiError(503, SECRETS_KEY_MISSING);
+}
+
+/** The channel and upload addresses of one meeting's bot, with its freshly signed token. */
+export async function botEndpoints(env: Env, meetingId: number): Promise<Pick<SpawnRequest, "channel" | "recording_upload_url">> {
+	const base = botGatewayOrigin(env);
+	if (!env.SECRETS_KEY) throw new ApiError(503, SECRETS_KEY_MISSING);
+	const wsBase = `${base.protocol === "https:" ? "wss:" : "ws:"}//${base.host}`;
+	const token = await signChannelToken(env.SECRETS_KEY, meetingId, CHANNEL_TOKEN_TTL_S);
+	return {
+		channel: { url: `${wsBase}/internal/bot-channel/${meetingId}`, token },
+		recording_upload_url: `${base.origin}/internal/recordings/${meetingId}`,
+	};
+}
