@@ -74,8 +74,7 @@ const PlanningFields = {
  */
 async function requireMembership(c: Context<AppEnv>, workspaceId: string | null | undefined): Promise<void> {
 	if (!workspaceId) return;
-	if (!(await isWorkspaceMember(c.env, c.get("identity").userId, workspaceId)))
-		throw new ApiError(403, "Not a member of this workspace");
+	if (!(await isWorkspaceMember(c.env, c.get("identity").userId, workspaceId))) throw new ApiError(403, "Not a member of this workspace");
 }
 
 const linkConflict = () => conflict("A non-terminal meeting already exists for this meeting link");
