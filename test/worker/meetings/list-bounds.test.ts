@@ -83,3 +83,18 @@ describe("GET /recordings past 100 rows", () => {
 		for (const r of recordings) expect(r.media_files).toHaveLength(1);
 	});
 });
+
+describe("bot slots past 100 held", () => {
+	it("a claim at a cap above 100 checks every held slot against D1 and frees the ended ones", async () => {
+		const { user } = await userWithKey();
+		const ids = await manyPlans(user.id, 120);
+		await env.DB.prepare(`UPDATE meetings SET status = 'completed' WHERE id IN (${ids.slice(0, 30).join(",")})`).run();
+		await env.DB.prepare(`UPDATE meetings SET status = 'active' WHERE id IN (${ids.slice(30).join(",")})`).run();
+		const account = env.ACCOUNT.get(env.ACCOUNT.idFromName(String(user.id)));
+		for (const [i, id] of ids.entries()) {
+			expect(await account.claimBotSlot(`google_meet:held-${i}`, 120)).toEqual({ ok: true });
+			await account.bindBotSlot(`google_meet:held-${i}`, id);
+		}
+		expect(await account.claimBotSlot("google_meet:one-more", 120)).toEqual({ ok: true });
+	});
+});
