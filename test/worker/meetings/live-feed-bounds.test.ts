@@ -68,6 +68,32 @@ describe("/ws subscriptions per connection", () => {
 	});
 });
 
+describe("/ws re-subscribing a link", () => {
+	it("moves the subscription to the meeting the link now leads to, without holding two", async () => {
+		const { user, key, headers } = await userWithKey();
+		const [code = ""] = await plansOnLinks(user.id, 1);
+		const socket = await openSocket("/ws", { "X-API-Key": key });
+		await request(socket, { action: "subscribe", meetings: [ref(code)] });
+		const old = await env.DB.prepare("SELECT id FROM meetings WHERE native_meeting_id = ?").bind(code).first<number>("id");
+		await env.DB.prepare("DELETE FROM meetings WHERE id = ?").bind(old).run();
+
+		const live = await liveMeeting(headers, code);
+		expect(live.meeting.id).not.toBe(old);
+		expect(await request(socket, { action: "subscribe", meetings: [ref(code), ref(code)] })).toEqual({
+			type: "subscribed",
+			meetings: [ref(code)],
+		});
+		const feed = env.LIVE_FEED.get(env.LIVE_FEED.idFromName(String(user.id)));
+		const stored = await runInDurableObject(feed, async (_feed: LiveFeed, state) => [
+			...(await state.storage.list<Record<string, unknown>>({ prefix: "subs:" })).values(),
+		]);
+		expect(stored.map((subs) => Object.keys(subs))).toEqual([[String(live.meeting.id)]]);
+		await live.bot.send({ type: "segment", segment: segment({ text: "on the new meeting" }) });
+		await socket.waitFor("delivery", (m) => m.type === "transcript" && JSON.stringify(m).includes("on the new meeting"));
+		socket.close();
+	});
+});
+
 describe("/ws control frame rate", () => {
 	it("answers frames past 20/s (burst 30) with an in-band 429 error, then serves the socket again", async () => {
 		const { key } = await userWithKey();
