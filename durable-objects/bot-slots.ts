@@ -53,12 +53,17 @@ export class BotSlots {
 		const bound = Object.entries(slots).filter((e): e is [string, number] => e[1] !== null);
 		if (bound.length === 0) return;
 		const ids = bound.map(([, id]) => id);
-		const rows = await this.env.DB.prepare(
-			`SELECT id FROM meetings WHERE id IN (${ids.map(() => "?").join(",")}) AND status NOT IN ('completed', 'failed')`,
-		)
-			.bind(...ids)
-			.all<{ id: number }>();
-		const open = new Set(rows.results.map((r) => r.id));
+		const open = new Set<number>();
+		// In chunks: D1 binds at most 100 parameters, and a cap may be set up to 1,000.
+		for (let i = 0; i < ids.length; i += 90) {
+			const chunk = ids.slice(i, i + 90);
+			const rows = await this.env.DB.prepare(
+				`SELECT id FROM meetings WHERE id IN (${chunk.map(() => "?").join(",")}) AND status NOT IN ('completed', 'failed')`,
+			)
+				.bind(...chunk)
+				.all<{ id: number }>();
+			for (const row of rows.results) open.add(row.id);
+		}
 		for (const [link, id] of bound) if (!open.has(id)) delete slots[link];
 		await this.storage.put("botSlots", slots);
 	}

@@ -1,51 +1,60 @@
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import type { Env } from "../src/env";
-import { findMeetingOnLink, findReadableMeeting } from "../src/meetings/meeting-store";
+import { findMeetingOnLink, findReadableMeeting, readableAmong } from "../src/meetings/meeting-store";
 import { meetingRoom } from "../src/objects";
+import { FeedSubscriptions, type MeetingRefIn, refKey, type SocketTag, tagOf } from "./feed-subscriptions";
 import { closeQuietly } from "./meeting-room";
 
 /** Client → server control messages of /ws (contracts/ws.v1). */
-const MeetingRefIn = z.object({ platform: z.string().min(1).max(40), native_id: z.string().min(1).max(300) });
+const MeetingRef = z.object({ platform: z.string().min(1).max(40), native_id: z.string().min(1).max(300) });
 const Control = z.object({ action: z.string() }).passthrough();
-const Subscribe = z.object({ action: z.literal("subscribe"), meetings: z.array(MeetingRefIn).min(1).max(100) });
-const Unsubscribe = z.object({ action: z.literal("unsubscribe"), meetings: z.array(MeetingRefIn).max(100) });
+const Subscribe = z.object({ action: z.literal("subscribe"), meetings: z.array(MeetingRef).min(1).max(100) });
+const Unsubscribe = z.object({ action: z.literal("unsubscribe"), meetings: z.array(MeetingRef).max(100) });
 
-type Ref = z.infer<typeof MeetingRefIn>;
+/** Meetings one connection may watch at once. */
+export const MAX_SUBSCRIPTIONS_PER_SOCKET = 200;
+/** Control frames per second per connection, and the burst allowed above that rate. */
+export const CONTROL_FRAMES_PER_SECOND = 20;
+export const CONTROL_FRAME_BURST = 30;
 
-interface SocketState {
-	userId: number;
-	/** meeting id → the ref the client subscribed with */
-	subscriptions: Record<string, Ref>;
+const tooManySubscriptions = (held: number, adding: number) => ({
+	type: "error",
+	error: "invalid_subscribe_payload",
+	details: [`At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} meetings per connection: this one watches ${held}, the request adds ${adding}`],
+});
+// ws.v1's error codes are a closed list: a throttled frame reuses the gateway's 429 shape.
+const tooManyFrames = {
+	type: "error",
+	error: "authorization_service_error",
+	status: 429,
+	detail: `Rate limit exceeded: at most ${CONTROL_FRAMES_PER_SECOND} control messages per second`,
+};
+
+function send(socket: WebSocket, message: unknown): void {
+	try {
+		socket.send(JSON.stringify(message));
+	} catch {
+		// a socket closing right now; its close handler unsubscribes it
+	}
 }
 
 /**
  * One per user: that user's /ws connections (hibernatable). A MeetingRoom delivers each live
  * message once per subscribed user; this object sends it to each socket subscribed to it.
+ * Control work (subscribe, unsubscribe, follow, revalidate, close) runs one at a time, so a
+ * revocation never races a subscribe that read the old membership.
  */
 export class LiveFeed extends DurableObject<Env> {
-	/** meeting id → subscribed sockets; rebuilt from the sockets' attachments after hibernation. */
-	private index: Map<string, Set<WebSocket>> | undefined;
+	private readonly subs = new FeedSubscriptions(this.ctx.storage, () => this.ctx.getWebSockets());
+	/** Per-connection token buckets for control frames; a wake-up from hibernation starts full. */
+	private readonly buckets = new WeakMap<WebSocket, { tokens: number; at: number }>();
+	private chain: Promise<unknown> = Promise.resolve();
 
-	private subscribers(): Map<string, Set<WebSocket>> {
-		if (!this.index) {
-			this.index = new Map();
-			for (const socket of this.ctx.getWebSockets()) {
-				const state = socket.deserializeAttachment() as SocketState | null;
-				for (const meetingId of Object.keys(state?.subscriptions ?? {})) this.indexAdd(meetingId, socket);
-			}
-		}
-		return this.index;
-	}
-
-	private indexAdd(meetingId: string, socket: WebSocket): void {
-		const index = this.index ?? this.subscribers();
-		let set = index.get(meetingId);
-		if (!set) {
-			set = new Set();
-			index.set(meetingId, set);
-		}
-		set.add(socket);
+	private serially<T>(work: () => Promise<T>): Promise<T> {
+		const run = this.chain.then(work, work);
+		this.chain = run.catch(() => undefined);
+		return run;
 	}
 
 	override async fetch(request: Request): Promise<Response> {
@@ -53,14 +62,15 @@ export class LiveFeed extends DurableObject<Env> {
 		if (!Number.isInteger(userId) || userId <= 0) return new Response("missing identity", { status: 400 });
 		const pair = new WebSocketPair();
 		this.ctx.acceptWebSocket(pair[1]);
-		pair[1].serializeAttachment({ userId, subscriptions: {} } satisfies SocketState);
+		pair[1].serializeAttachment({ userId, socketId: crypto.randomUUID() } satisfies SocketTag);
 		return new Response(null, { status: 101, webSocket: pair[0] });
 	}
 
 	/** Sends a message to this user's sockets subscribed to the meeting; false when there are none. */
-	deliver(meetingId: number, text: string): boolean {
-		const sockets = this.subscribers().get(String(meetingId));
-		if (!sockets || sockets.size === 0) return false;
+	async deliver(meetingId: number, text: string): Promise<boolean> {
+		await this.subs.ready();
+		const sockets = this.subs.watching(String(meetingId));
+		if (sockets.size === 0) return false;
 		for (const socket of sockets) {
 			try {
 				socket.send(text);
@@ -75,27 +85,72 @@ export class LiveFeed extends DurableObject<Env> {
 	 * Moves this user's subscriptions from an ended meeting to the new meeting on its link, if
 	 * the user may read it; false when no socket of theirs still watches the old one.
 	 */
-	async follow(fromMeetingId: number, toMeetingId: number): Promise<boolean> {
-		const watchers = this.subscribers().get(String(fromMeetingId));
-		if (!watchers?.size) return false;
-		const first = [...watchers][0]?.deserializeAttachment() as SocketState | undefined;
-		if (!first || !(await findReadableMeeting(this.env, first.userId, toMeetingId))) return true;
-		for (const socket of watchers) {
-			const state = socket.deserializeAttachment() as SocketState;
-			const ref = state.subscriptions[fromMeetingId];
-			if (!ref) continue;
-			delete state.subscriptions[fromMeetingId];
-			state.subscriptions[toMeetingId] = ref;
-			socket.serializeAttachment(state);
-			this.indexAdd(String(toMeetingId), socket);
-		}
-		this.subscribers().delete(String(fromMeetingId));
-		await meetingRoom(this.env, toMeetingId).addSubscriber(first.userId);
-		return false;
+	follow(fromMeetingId: number, toMeetingId: number): Promise<boolean> {
+		return this.serially(async () => {
+			await this.subs.ready();
+			const watchers = [...this.subs.watching(String(fromMeetingId))];
+			const userId = watchers[0] && tagOf(watchers[0])?.userId;
+			if (!userId) return false;
+			if (!(await findReadableMeeting(this.env, userId, toMeetingId))) return true;
+			for (const socket of watchers) {
+				const ref = this.subs.of(socket).get(String(fromMeetingId));
+				if (!ref) continue;
+				this.subs.remove(socket, String(fromMeetingId));
+				this.subs.add(socket, String(toMeetingId), ref);
+				await this.subs.save(socket);
+			}
+			await meetingRoom(this.env, toMeetingId).addSubscriber(userId);
+			return false;
+		});
+	}
+
+	/**
+	 * Drops subscriptions the user may no longer read (a membership removed, a meeting unbound
+	 * or rebound), telling each affected socket with an `unsubscribed` frame. Checks the given
+	 * meetings, or every subscribed one.
+	 */
+	revalidate(meetingIds?: number[]): Promise<void> {
+		return this.serially(async () => {
+			await this.subs.ready();
+			const ids = (meetingIds?.map(String) ?? this.subs.meetingIds()).filter((id) => this.subs.watching(id).size > 0);
+			const userId = this.ctx
+				.getWebSockets()
+				.map((s) => tagOf(s)?.userId)
+				.find(Boolean);
+			if (ids.length === 0 || !userId) return;
+			const readable = await readableAmong(this.env, userId, ids.map(Number));
+			const revoked = ids.filter((id) => !readable.has(Number(id)));
+			const lost = new Map<WebSocket, MeetingRefIn[]>();
+			for (const id of revoked) {
+				for (const socket of [...this.subs.watching(id)]) {
+					const ref = this.subs.of(socket).get(id);
+					this.subs.remove(socket, id);
+					if (ref) lost.set(socket, [...(lost.get(socket) ?? []), ref]);
+				}
+			}
+			for (const [socket, refs] of lost) {
+				await this.subs.save(socket);
+				send(socket, { type: "unsubscribed", meetings: refs, reason: "access_revoked" });
+			}
+			for (const id of revoked) await meetingRoom(this.env, Number(id)).removeSubscriber(userId);
+		});
+	}
+
+	/** Takes one token from the connection's bucket; false when it is empty. */
+	private admitFrame(socket: WebSocket): boolean {
+		const now = Date.now();
+		const bucket = this.buckets.get(socket) ?? { tokens: CONTROL_FRAME_BURST, at: now };
+		bucket.tokens = Math.min(CONTROL_FRAME_BURST, bucket.tokens + ((now - bucket.at) / 1000) * CONTROL_FRAMES_PER_SECOND);
+		bucket.at = now;
+		const admitted = bucket.tokens >= 1;
+		if (admitted) bucket.tokens -= 1;
+		this.buckets.set(socket, bucket);
+		return admitted;
 	}
 
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
-		const reply = (message: unknown) => socket.send(JSON.stringify(message));
+		const reply = (message: unknown) => send(socket, message);
+		if (!this.admitFrame(socket)) return reply(tooManyFrames);
 		let parsed: unknown;
 		try {
 			parsed = JSON.parse(typeof data === "string" ? data : new TextDecoder().decode(data));
@@ -104,59 +159,79 @@ export class LiveFeed extends DurableObject<Env> {
 		}
 		const control = Control.safeParse(parsed);
 		const action = control.success ? control.data.action : undefined;
-		const state = socket.deserializeAttachment() as SocketState;
+		const userId = tagOf(socket)?.userId;
+		if (!userId) return;
 		if (action === "subscribe") {
 			const request = Subscribe.safeParse(parsed);
 			if (!request.success)
 				return reply({ type: "error", error: "invalid_subscribe_payload", details: request.error.issues.map((i) => i.message) });
-			return reply(await this.subscribe(socket, state, request.data.meetings));
+			return reply(await this.serially(() => this.subscribe(socket, userId, request.data.meetings)));
 		}
 		if (action === "unsubscribe") {
 			const request = Unsubscribe.safeParse(parsed);
 			if (!request.success)
 				return reply({ type: "error", error: "invalid_unsubscribe_payload", details: request.error.issues.map((i) => i.message) });
-			return reply(await this.unsubscribe(socket, state, request.data.meetings));
+			return reply(await this.serially(() => this.unsubscribe(socket, userId, request.data.meetings)));
 		}
 		if (action === "ping") return reply({ type: "pong" });
 		reply({ type: "error", error: "unknown_action" });
 	}
 
-	private async subscribe(socket: WebSocket, state: SocketState, refs: Ref[]) {
-		const subscribed: Ref[] = [];
-		const denied: Ref[] = [];
+	private async subscribe(socket: WebSocket, userId: number, requested: MeetingRefIn[]) {
+		await this.subs.ready();
+		const refs = [...new Map(requested.map((r) => [refKey(r), { platform: r.platform, native_id: r.native_id }])).values()];
+		const held = this.subs.of(socket);
+		const heldByRef = new Map([...held].map(([meetingId, ref]) => [refKey(ref), meetingId]));
+		const adding = refs.filter((r) => !heldByRef.has(refKey(r))).length;
+		if (held.size + adding > MAX_SUBSCRIPTIONS_PER_SOCKET) return tooManySubscriptions(held.size, adding);
+		const subscribed: MeetingRefIn[] = [];
+		const denied: MeetingRefIn[] = [];
+		const replaced: string[] = [];
 		for (const ref of refs) {
-			const meeting = await findMeetingOnLink(this.env, state.userId, ref.platform, ref.native_id);
+			const meeting = await findMeetingOnLink(this.env, userId, ref.platform, ref.native_id);
 			if (!meeting) {
 				denied.push(ref);
 				continue;
 			}
-			state.subscriptions[meeting.id] = ref;
-			this.indexAdd(String(meeting.id), socket);
-			await meetingRoom(this.env, meeting.id).addSubscriber(state.userId);
+			const previous = heldByRef.get(refKey(ref));
+			if (previous !== String(meeting.id)) {
+				// The link now leads to another meeting: the socket watches that one instead.
+				if (previous) {
+					this.subs.remove(socket, previous);
+					replaced.push(previous);
+				}
+				this.subs.add(socket, String(meeting.id), ref);
+				await meetingRoom(this.env, meeting.id).addSubscriber(userId);
+			}
 			subscribed.push(ref);
 		}
-		socket.serializeAttachment(state);
+		await this.subs.save(socket);
+		await this.dropUnwatched(replaced, userId);
 		return { type: "subscribed", meetings: subscribed, ...(denied.length ? { denied } : {}) };
 	}
 
-	private async unsubscribe(socket: WebSocket, state: SocketState, refs: Ref[]) {
+	private async unsubscribe(socket: WebSocket, userId: number, refs: MeetingRefIn[]) {
+		await this.subs.ready();
+		const leaving = new Set(refs.map(refKey));
 		const removed: string[] = [];
-		for (const [meetingId, ref] of Object.entries(state.subscriptions)) {
-			if (refs.some((r) => r.platform === ref.platform && r.native_id === ref.native_id)) {
-				delete state.subscriptions[meetingId];
-				this.subscribers().get(meetingId)?.delete(socket);
-				removed.push(meetingId);
-			}
+		for (const [meetingId, ref] of [...this.subs.of(socket)]) {
+			if (!leaving.has(refKey(ref))) continue;
+			this.subs.remove(socket, meetingId);
+			removed.push(meetingId);
 		}
-		socket.serializeAttachment(state);
-		await this.dropUnwatched(removed, socket);
+		await this.subs.save(socket);
+		await this.dropUnwatched(removed, userId);
 		return { type: "unsubscribed", meetings: refs };
 	}
 
 	override async webSocketClose(socket: WebSocket, code?: number, reason?: string): Promise<void> {
 		closeQuietly(socket, code ?? 1000, reason ?? "");
-		const state = socket.deserializeAttachment() as SocketState | null;
-		if (state) await this.dropUnwatched(Object.keys(state.subscriptions), socket);
+		const userId = tagOf(socket)?.userId;
+		await this.serially(async () => {
+			await this.subs.ready();
+			const watched = await this.subs.forget(socket);
+			if (userId) await this.dropUnwatched(watched, userId);
+		});
 	}
 
 	override async webSocketError(socket: WebSocket): Promise<void> {
@@ -164,12 +239,9 @@ export class LiveFeed extends DurableObject<Env> {
 	}
 
 	/** Tells rooms this user no longer watches them, once no other socket of theirs does. */
-	private async dropUnwatched(meetingIds: string[], leaving: WebSocket): Promise<void> {
-		const userId = (leaving.deserializeAttachment() as SocketState | null)?.userId;
+	private async dropUnwatched(meetingIds: string[], userId: number): Promise<void> {
 		for (const meetingId of meetingIds) {
-			const watchers = this.subscribers().get(meetingId);
-			watchers?.delete(leaving);
-			if (!watchers?.size && userId) await meetingRoom(this.env, Number(meetingId)).removeSubscriber(userId);
+			if (this.subs.watching(meetingId).size === 0) await meetingRoom(this.env, Number(meetingId)).removeSubscriber(userId);
 		}
 	}
 }

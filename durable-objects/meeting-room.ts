@@ -304,6 +304,11 @@ export class MeetingRoom extends DurableObject<Env> {
 		}
 	}
 
+	/** The meeting's workspace binding changed: each watcher keeps it only if they may still read it. */
+	async recheckWatchers(meetingId: number): Promise<void> {
+		for (const userId of await this.fanout.watchers()) await liveFeed(this.env, userId).revalidate([meetingId]);
+	}
+
 	async addSubscriber(userId: number): Promise<void> {
 		await this.fanout.add(userId);
 	}

@@ -51,6 +51,7 @@ export class BotSession {
 	private audio: MeetingAudio | null = null;
 	private actions: InCallActions | null = null;
 	private captions: CaptionTracker | null = null;
+	private chat: ChatTracker | null = null;
 	private callStartedAt: number | null = null;
 	private resolveFinished: () => void = () => {};
 
@@ -162,6 +163,7 @@ export class BotSession {
 		const prefix = `${this.request.meeting_id}-${randomBytes(3).toString("hex")}`;
 		const participants = new ParticipantTracker();
 		const chat = new ChatTracker(this.request.bot_name);
+		this.chat = chat;
 		let lobbySince: number | null = null;
 		let admittedAt = 0;
 		let aloneSince: number | null = null;
@@ -346,6 +348,7 @@ export class BotSession {
 						break;
 					case "chat_send":
 						await this.driver.sendChat(page, act.text);
+						this.chat?.noteSent(act.text);
 						this.channel.send({ type: "event", name: "chat.sent", payload: { text: act.text } });
 						break;
 					case "reconfigure": {

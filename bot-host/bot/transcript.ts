@@ -3,11 +3,17 @@
  * while the text grows, one confirmation with the same segment_id once it settles or leaves
  * the screen), the participant list becomes join/leave events, new chat lines become chat.
  */
-import type { BotSegment, ChatMessage } from "../../src/bot-channel/protocol.ts";
+import { type BotSegment, CHAT_SENDER_MAX, CHAT_TEXT_MAX, type ChatMessage, SEGMENT_TEXT_MAX } from "../../src/bot-channel/protocol.ts";
 import type { CaptionLine, ChatLine } from "../drivers/types.ts";
+import { shorten, splitText } from "./text-bounds.ts";
 
 interface TrackedCaption {
-	segment: BotSegment;
+	/**
+	 * The entry's text in pieces the room accepts, one segment each: the first keeps the entry's
+	 * segment_id, later ones add "-2", "-3"… and start when the text first reached them.
+	 */
+	pieces: BotSegment[];
+	text: string;
 	lastChangeAt: number;
 	confirmed: boolean;
 }
@@ -18,14 +24,23 @@ export class CaptionTracker {
 	private readonly callStartedAt: number;
 	private readonly settleMs: number;
 	private readonly emit: (segment: BotSegment) => void;
+	private readonly maxText: number;
 	language: string | null;
 
-	constructor(o: { prefix: string; callStartedAt: number; settleMs: number; language: string | null; emit: (s: BotSegment) => void }) {
+	constructor(o: {
+		prefix: string;
+		callStartedAt: number;
+		settleMs: number;
+		language: string | null;
+		emit: (s: BotSegment) => void;
+		maxText?: number;
+	}) {
 		this.prefix = o.prefix;
 		this.callStartedAt = o.callStartedAt;
 		this.settleMs = o.settleMs;
 		this.language = o.language;
 		this.emit = o.emit;
+		this.maxText = o.maxText ?? SEGMENT_TEXT_MAX;
 	}
 
 	update(lines: CaptionLine[], activeSpeakers: string[], now: number): void {
@@ -35,23 +50,22 @@ export class CaptionTracker {
 			if (line.text === "") continue;
 			let entry = this.entries.get(line.key);
 			if (!entry) {
-				entry = { segment: this.newSegment(line, activeSpeakers, now), lastChangeAt: now, confirmed: false };
+				entry = { pieces: [this.newSegment(line, activeSpeakers, now)], text: "", lastChangeAt: now, confirmed: false };
 				this.entries.set(line.key, entry);
-				this.emit({ ...entry.segment });
+				this.setText(entry, line.text, now);
 				continue;
 			}
-			const seg = entry.segment;
 			// A caption without a name keeps looking for the active speaker until it is confirmed.
-			if (seg.speaker_source === "none" && activeSpeakers[0] && !entry.confirmed) {
-				seg.speaker = activeSpeakers[0];
-				seg.speaker_source = "active_speaker";
+			if (entry.pieces[0]?.speaker_source === "none" && activeSpeakers[0] && !entry.confirmed) {
+				for (const piece of entry.pieces) {
+					piece.speaker = activeSpeakers[0];
+					piece.speaker_source = "active_speaker";
+				}
 			}
-			if (line.text !== seg.text) {
-				seg.text = line.text;
-				this.touch(entry, now);
-				seg.completed = false;
+			if (line.text !== entry.text) {
+				entry.lastChangeAt = now;
 				entry.confirmed = false;
-				this.emit({ ...seg });
+				this.setText(entry, line.text, now);
 			}
 		}
 		for (const [key, entry] of this.entries) {
@@ -72,7 +86,7 @@ export class CaptionTracker {
 			segment_id: `${this.prefix}-${line.key}`,
 			speaker,
 			speaker_source: line.speaker ? "caption" : activeSpeakers[0] ? "active_speaker" : "none",
-			text: line.text,
+			text: "",
 			start,
 			end: start,
 			language: this.language,
@@ -82,16 +96,35 @@ export class CaptionTracker {
 		};
 	}
 
-	private touch(entry: TrackedCaption, now: number): void {
-		entry.lastChangeAt = now;
-		entry.segment.end = (now - this.callStartedAt) / 1000;
-		entry.segment.absolute_end_time = new Date(now).toISOString();
+	/** Spreads the entry's text over its pieces and sends each piece whose text changed, as a draft. */
+	private setText(entry: TrackedCaption, text: string, now: number): void {
+		entry.text = text;
+		const first = entry.pieces[0];
+		if (!first) return;
+		const offset = (now - this.callStartedAt) / 1000;
+		const at = new Date(now).toISOString();
+		splitText(text, this.maxText).forEach((part, i) => {
+			let piece = entry.pieces[i];
+			if (!piece) {
+				piece = { ...first, segment_id: `${first.segment_id}-${i + 1}`, text: "", start: offset, absolute_start_time: at };
+				entry.pieces.push(piece);
+			}
+			if (piece.text === part) return;
+			piece.text = part;
+			piece.end = offset;
+			piece.absolute_end_time = at;
+			piece.completed = false;
+			this.emit({ ...piece });
+		});
 	}
 
 	private confirm(entry: TrackedCaption): void {
 		entry.confirmed = true;
-		entry.segment.completed = true;
-		this.emit({ ...entry.segment });
+		for (const piece of entry.pieces) {
+			if (piece.text === "") continue;
+			piece.completed = true;
+			this.emit({ ...piece });
+		}
 	}
 }
 
@@ -114,16 +147,38 @@ export class ParticipantTracker {
 	}
 }
 
+const sameText = (text: string) => text.replace(/\s+/g, " ").trim();
+
 /**
  * New chat lines by counting (sender, text) pairs: robust to panels that re-render their
- * whole list (Teams mounts messages only while the panel is open).
+ * whole list (Teams mounts messages only while the panel is open). A line is the bot's own
+ * only when it matches a text the bot sent, under a name the platform shows for the bot: a
+ * participant who calls themselves "You" or the bot's name is still a participant.
  */
 export class ChatTracker {
 	private readonly seen = new Map<string, number>();
 	private readonly selfLabels: Set<string>;
+	/** Texts the bot sent that the chat panel has not shown yet, with how many times. */
+	private readonly sent = new Map<string, number>();
 
 	constructor(botName: string) {
 		this.selfLabels = new Set([botName, "You", "Me"]);
+	}
+
+	/** Records a message the bot itself posted, so its line in the panel is marked as the bot's. */
+	noteSent(text: string): void {
+		const key = sameText(text);
+		this.sent.set(key, (this.sent.get(key) ?? 0) + 1);
+	}
+
+	private isOwn(line: ChatLine): boolean {
+		if (!this.selfLabels.has(line.sender)) return false;
+		const key = sameText(line.text);
+		const pending = this.sent.get(key) ?? 0;
+		if (pending === 0) return false;
+		if (pending === 1) this.sent.delete(key);
+		else this.sent.set(key, pending - 1);
+		return true;
 	}
 
 	update(lines: ChatLine[], now: number): ChatMessage[] {
@@ -135,7 +190,12 @@ export class ChatTracker {
 			counts.set(key, n);
 			if (n > (this.seen.get(key) ?? 0)) {
 				this.seen.set(key, n);
-				fresh.push({ sender: line.sender, text: line.text, timestamp: now, is_from_bot: this.selfLabels.has(line.sender) });
+				fresh.push({
+					sender: shorten(line.sender, CHAT_SENDER_MAX),
+					text: shorten(line.text, CHAT_TEXT_MAX),
+					timestamp: now,
+					is_from_bot: this.isOwn(line),
+				});
 			}
 		}
 		return fresh;

@@ -34,7 +34,11 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 					{ name: ALICE, lines: [ALICE_LINE] },
 					{ name: BOB, lines: [BOB_LINE] },
 				],
-				chat: [{ sender: ALICE, text: "Agenda is in the doc", after_ms: 200 }],
+				chat: [
+					{ sender: ALICE, text: "Agenda is in the doc", after_ms: 200 },
+					// Someone named like the bot's own label in the chat panel is still someone else.
+					{ sender: "You", text: "I am the bot", after_ms: 300 },
+				],
 			});
 			expect(bot.response.status).toBe(202);
 			const confirmed = await world.room.until(bot.meetingId, (received) => {
@@ -43,6 +47,9 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 			});
 			world.room.command(bot.meetingId, { action: "chat_send", text: "Hello from the notetaker" });
 			await world.room.until(bot.meetingId, (r) => r.some((m) => m.type === "event" && m.name === "chat.sent"));
+			const ownLine = await world.room.until(bot.meetingId, (r) =>
+				r.find((m) => m.type === "chat" && m.message.text === "Hello from the notetaker"),
+			);
 			world.room.command(bot.meetingId, { action: "leave" });
 			const last = await finished(bot.meetingId);
 			const received = world.room.received(bot.meetingId);
@@ -62,6 +69,11 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 					type: "chat",
 					message: expect.objectContaining({ sender: ALICE, text: "Agenda is in the doc", is_from_bot: false }),
 				}),
+			);
+
+			expect(ownLine).toMatchObject({ message: { is_from_bot: true } });
+			expect(received).toContainEqual(
+				expect.objectContaining({ type: "chat", message: expect.objectContaining({ text: "I am the bot", is_from_bot: false }) }),
 			);
 
 			const seen = world.sandbox.observed(bot.nativeId);

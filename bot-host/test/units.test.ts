@@ -48,6 +48,7 @@ describe("chat and participant trackers", () => {
 	it("reports each chat line once even when the panel re-renders its list", () => {
 		const chat = new ChatTracker("Notetaker");
 		const first = chat.update([{ sender: "Ann", text: "hi" }], 1);
+		chat.noteSent("hello");
 		const again = chat.update(
 			[
 				{ sender: "Ann", text: "hi" },

@@ -44,11 +44,17 @@ export const Word = z.object({
 	probability: z.number().optional(),
 });
 
+/** Longest segment text the room takes; the bot splits a longer caption into several segments. */
+export const SEGMENT_TEXT_MAX = 10_000;
+/** Longest chat sender and text the room takes; the bot shortens longer ones before sending. */
+export const CHAT_SENDER_MAX = 256;
+export const CHAT_TEXT_MAX = 4_000;
+
 export const BotSegment = z.object({
 	segment_id: z.string().min(1).max(200),
 	speaker: z.string().max(200),
 	speaker_source: SpeakerSource,
-	text: z.string().max(10_000),
+	text: z.string().max(SEGMENT_TEXT_MAX),
 	start: z.number(),
 	end: z.number(),
 	language: z.string().nullable().optional(),
@@ -61,8 +67,8 @@ export const BotSegment = z.object({
 export type BotSegment = z.infer<typeof BotSegment>;
 
 export const ChatMessage = z.object({
-	sender: z.string(),
-	text: z.string(),
+	sender: z.string().max(CHAT_SENDER_MAX),
+	text: z.string().max(CHAT_TEXT_MAX),
 	timestamp: z.number(),
 	is_from_bot: z.boolean(),
 });

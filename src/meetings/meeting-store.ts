@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, notInArray, type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
-import { type MeetingRow, meetings } from "../db/schema";
+import { type MeetingRow, meetings, workspaceMembers } from "../db/schema";
 import type { Env } from "../env";
 import type { RecordingView } from "../recordings/recording-store";
 import { type MeetingStatus, PLANNED_STATUSES, TERMINAL_STATUSES } from "./status-machine";
@@ -12,6 +12,29 @@ export const db = (env: Env) => drizzle(env.DB);
 /** Meetings a user may read: their own, and those bound to a workspace they belong to. */
 export function readableBy(userId: number): SQL {
 	return sql`(${meetings.userId} = ${userId} OR ${meetings.workspaceId} IN (SELECT workspace_id FROM workspace_members WHERE user_id = ${userId}))`;
+}
+
+export async function isWorkspaceMember(env: Env, userId: number, workspaceId: string): Promise<boolean> {
+	const row = await db(env)
+		.select({ userId: workspaceMembers.userId })
+		.from(workspaceMembers)
+		.where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)))
+		.get();
+	return row !== undefined;
+}
+
+/** Of some meeting ids, those the user may still read (ids in chunks: D1 binds at most 100 parameters). */
+export async function readableAmong(env: Env, userId: number, meetingIds: number[]): Promise<Set<number>> {
+	const readable = new Set<number>();
+	for (let i = 0; i < meetingIds.length; i += 90) {
+		const rows = await db(env)
+			.select({ id: meetings.id })
+			.from(meetings)
+			.where(and(inArray(meetings.id, meetingIds.slice(i, i + 90)), readableBy(userId)))
+			.all();
+		for (const row of rows) readable.add(row.id);
+	}
+	return readable;
 }
 
 export async function findReadableMeeting(env: Env, userId: number, meetingId: number): Promise<MeetingRow | undefined> {
@@ -30,7 +53,11 @@ export async function findOwnedMeeting(env: Env, userId: number, meetingId: numb
 		.get();
 }
 
-/** The newest readable meeting on a link; `started` skips plans that never had a bot. */
+/**
+ * The readable meeting on a link: the caller's own first, then the newest, so a meeting someone
+ * else binds to a shared workspace never hides the caller's own. `started` skips plans that
+ * never had a bot.
+ */
 export async function findMeetingOnLink(
 	env: Env,
 	userId: number,
@@ -48,7 +75,7 @@ export async function findMeetingOnLink(
 		.select()
 		.from(meetings)
 		.where(and(...conditions))
-		.orderBy(desc(meetings.id))
+		.orderBy(sql`CASE WHEN ${meetings.userId} = ${userId} THEN 0 ELSE 1 END`, desc(meetings.id))
 		.get();
 }
 

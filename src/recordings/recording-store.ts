@@ -1,4 +1,4 @@
-import { asc, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import { type MediaFileRow, mediaFiles, type RecordingRow, recordings } from "../db/schema";
 import type { Env } from "../env";
 import { db } from "../meetings/meeting-store";
@@ -32,17 +32,30 @@ export function recordingView(row: RecordingRow, files: MediaFileRow[]) {
 }
 export type RecordingView = ReturnType<typeof recordingView>;
 
+/** D1 binds at most 100 parameters per statement, so id lists are read in chunks of this size. */
+const ID_CHUNK = 90;
+
+function chunks(ids: number[]): number[][] {
+	const out: number[][] = [];
+	for (let i = 0; i < ids.length; i += ID_CHUNK) out.push(ids.slice(i, i + ID_CHUNK));
+	return out;
+}
+
 /** The media files of some recordings, oldest first. */
 export async function mediaFilesOf(env: Env, recordingIds: number[]): Promise<MediaFileRow[]> {
-	if (recordingIds.length === 0) return [];
-	return db(env).select().from(mediaFiles).where(inArray(mediaFiles.recordingId, recordingIds)).orderBy(asc(mediaFiles.id)).all();
+	const files: MediaFileRow[] = [];
+	for (const ids of chunks(recordingIds))
+		files.push(...(await db(env).select().from(mediaFiles).where(inArray(mediaFiles.recordingId, ids)).all()));
+	return files.sort((a, b) => a.id - b.id);
 }
 
 /** The recordings of some meetings, with their media files, grouped by meeting id. */
 export async function recordingsOfMeetings(env: Env, meetingIds: number[]): Promise<Map<number, RecordingView[]>> {
 	const byMeeting = new Map<number, RecordingView[]>();
-	if (meetingIds.length === 0) return byMeeting;
-	const rows = await db(env).select().from(recordings).where(inArray(recordings.meetingId, meetingIds)).orderBy(asc(recordings.id)).all();
+	const rows: RecordingRow[] = [];
+	for (const ids of chunks(meetingIds))
+		rows.push(...(await db(env).select().from(recordings).where(inArray(recordings.meetingId, ids)).all()));
+	rows.sort((a, b) => a.id - b.id);
 	const files = await mediaFilesOf(
 		env,
 		rows.map((r) => r.id),

@@ -15,7 +15,7 @@ import {
 	serializeScopes,
 	splitScopes,
 } from "../gateway/api-keys";
-import { accountObject } from "../objects";
+import { accountObject, liveFeed } from "../objects";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** Accounts and keys, behind `X-Admin-API-Key` (checked by the gateway). */
@@ -330,6 +330,8 @@ adminRoutes.openapi(
 			.returning({ userId: workspaceMembers.userId })
 			.get();
 		if (!deleted) throw notFound("Workspace member not found");
+		// Their open /ws subscriptions to the workspace's meetings end now, not at reconnect.
+		await liveFeed(c.env, user_id).revalidate();
 		return c.body(null, 204);
 	},
 );

@@ -11,6 +11,7 @@ import {
 	findOwnedMeeting,
 	findReadableMeeting,
 	isUniqueViolation,
+	isWorkspaceMember,
 	meetingView,
 	nowIso,
 	readableBy,
@@ -70,6 +71,15 @@ const PlanningFields = {
 	notes: z.string().max(20_000).nullable().optional(),
 };
 
+/**
+ * Binding a meeting to a workspace shows it to the workspace's members, on their shared links
+ * and live feeds, so only a member may bind one.
+ */
+async function requireMembership(c: Context<AppEnv>, workspaceId: string | null | undefined): Promise<void> {
+	if (!workspaceId) return;
+	if (!(await isWorkspaceMember(c.env, c.get("identity").userId, workspaceId))) throw new ApiError(403, "Not a member of this workspace");
+}
+
 const linkConflict = () => conflict("A non-terminal meeting already exists for this meeting link");
 
 meetingRoutes.openapi(
@@ -82,6 +92,7 @@ meetingRoutes.openapi(
 	async (c) => {
 		const body = c.req.valid("json");
 		const { userId } = c.get("identity");
+		await requireMembership(c, body.workspace_id);
 		const now = nowIso();
 		const data: Record<string, unknown> = {};
 		if (body.title) data.title = body.title;
@@ -121,7 +132,7 @@ meetingRoutes.openapi(
 		path: "/meetings",
 		request: {
 			query: z.object({
-				status: z.string().optional(),
+				status: z.string().max(1000).optional(),
 				platform: z.enum(["google_meet", "zoom", "teams", "unknown"]).optional(),
 				created_after: isoTimestamp.optional(),
 				created_before: isoTimestamp.optional(),
@@ -137,7 +148,8 @@ meetingRoutes.openapi(
 		const q = c.req.valid("query");
 		const conditions: SQL[] = [readableBy(c.get("identity").userId)];
 		if (q.status) {
-			const statuses = q.status.split(",").map((s) => s.trim());
+			// De-duplicated: a repeated status must not grow the query past D1's parameter limit.
+			const statuses = [...new Set(q.status.split(",").map((s) => s.trim()))];
 			const unknown = statuses.filter((s) => !(MEETING_STATUSES as readonly string[]).includes(s));
 			if (unknown.length) throw invalidField(["query", "status"], `Unknown status: ${unknown.join(", ")}`);
 			conditions.push(inArray(meetings.status, statuses));
@@ -193,6 +205,7 @@ meetingRoutes.openapi(
 		const row = await findOwnedMeeting(c.env, c.get("identity").userId, c.req.valid("param").meeting_id);
 		if (!row) throw notFound("Meeting not found");
 		if (!isPlanned(row.status as MeetingStatus)) throw lifecycleOwns();
+		await requireMembership(c, body.workspace_id);
 		const data = { ...row.data };
 		for (const key of ["title", "notes"] as const) {
 			if (body[key] === null) delete data[key];
@@ -215,6 +228,8 @@ meetingRoutes.openapi(
 		}
 		if (!updated) throw lifecycleOwns();
 		await replan(c, updated);
+		// Unbound or rebound: live feeds of people who read it through the old workspace stop.
+		if (updated.workspaceId !== row.workspaceId) await meetingRoom(c.env, row.id).recheckWatchers(row.id);
 		return c.json(meetingView(updated), 200);
 	},
 );

@@ -44,3 +44,9 @@ export async function userWithKey(scopes = "bot,tx", fields: { max_concurrent_bo
 	const key = await mintKey(user.id, scopes);
 	return { user, key, headers: { "X-API-Key": key } };
 }
+
+/** Makes a user a workspace member through the admin API (binding a meeting needs membership). */
+export async function joinWorkspace(workspaceId: string, userId: number): Promise<void> {
+	const res = await call("PUT", `/admin/workspaces/${encodeURIComponent(workspaceId)}/members/${userId}`, { headers: ADMIN });
+	if (res.status !== 204) throw new Error(`join workspace: ${res.status} ${await res.text()}`);
+}

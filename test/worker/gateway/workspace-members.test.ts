@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ADMIN, call, json, userWithKey } from "../support";
+import { ADMIN, call, joinWorkspace, json, userWithKey } from "../support";
 
 const members = async (workspaceId: string) =>
 	(
@@ -14,6 +14,7 @@ describe("workspace membership (admin)", () => {
 		const owner = await userWithKey();
 		const member = await userWithKey();
 		const workspace = `ws-${crypto.randomUUID()}`;
+		await joinWorkspace(workspace, owner.user.id);
 		const plan = await json<{ id: number }>(
 			await call("POST", "/meetings", { headers: owner.headers, json: { title: "Shared", workspace_id: workspace } }),
 		);
@@ -25,7 +26,7 @@ describe("workspace membership (admin)", () => {
 			expect(res.status).toBe(204);
 			expect(await res.text()).toBe("");
 		}
-		expect(await members(workspace)).toEqual([member.user.id]);
+		expect(await members(workspace)).toEqual([owner.user.id, member.user.id]);
 		const seen = await call("GET", `/meetings/${plan.id}`, { headers: member.headers });
 		expect(seen.status).toBe(200);
 		expect((await json<{ id: number; workspace_id: string }>(seen)).workspace_id).toBe(workspace);
@@ -45,6 +46,7 @@ describe("workspace membership (admin)", () => {
 		const owner = await userWithKey();
 		const member = await userWithKey();
 		const workspace = `ws-${crypto.randomUUID()}`;
+		await joinWorkspace(workspace, owner.user.id);
 		const plan = await json<{ id: number }>(
 			await call("POST", "/meetings", { headers: owner.headers, json: { title: "Shared", workspace_id: workspace } }),
 		);
@@ -54,7 +56,7 @@ describe("workspace membership (admin)", () => {
 
 		const removed = await call("DELETE", path, { headers: ADMIN });
 		expect(removed.status).toBe(204);
-		expect(await members(workspace)).toEqual([]);
+		expect(await members(workspace)).toEqual([owner.user.id]);
 		expect((await call("GET", `/meetings/${plan.id}`, { headers: member.headers })).status).toBe(404);
 
 		const again = await call("DELETE", path, { headers: ADMIN });

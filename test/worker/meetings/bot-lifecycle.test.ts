@@ -1,7 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
-import { call, json, userWithKey } from "../support";
+import { call, joinWorkspace, json, userWithKey } from "../support";
 import { received, script } from "../webhooks/receiver";
 import { eventually, openSocket, SimulatedBot, spawnRequestFor, spawnRequestsFor } from "./bot-sim";
 
@@ -339,8 +339,9 @@ describe("POST /bots rules", () => {
 	});
 
 	it("claims a planned record on the same link in place, keeping title, schedule and workspace", async () => {
-		const { headers } = await userWithKey();
+		const { headers, user } = await userWithKey();
 		const code = meetCode();
+		await joinWorkspace("ws-1", user.id);
 		const when = new Date(Date.now() + 3 * 3600_000).toISOString();
 		const plan = await json<Meeting>(
 			await call("POST", "/meetings", {

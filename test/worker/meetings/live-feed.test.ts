@@ -1,6 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, userWithKey } from "../support";
+import { call, joinWorkspace, userWithKey } from "../support";
 import { eventually, openSocket, type SocketClient } from "./bot-sim";
 // Copies of contracts/ws.v1/golden: the frames existing /ws clients parse.
 import missingKeyGolden from "./golden/Error.missing-key.json";
@@ -147,6 +147,7 @@ describe("/ws subscriptions", () => {
 		const outsider = await userWithKey();
 		const workspace = `ws-${crypto.randomUUID()}`;
 		const code = meetCode();
+		await joinWorkspace(workspace, owner.user.id);
 		await createPlan(owner.headers, { meeting_url: meetUrl(code), workspace_id: workspace });
 		await env.DB.prepare("INSERT INTO workspace_members (workspace_id, user_id) VALUES (?, ?)").bind(workspace, member.user.id).run();
 		const live = await liveMeeting(owner.headers, code);
@@ -204,6 +205,7 @@ describe("/ws subscriptions", () => {
 		const member = await userWithKey();
 		const workspace = `ws-${crypto.randomUUID()}`;
 		const code = meetCode();
+		await joinWorkspace(workspace, owner.user.id);
 		await createPlan(owner.headers, { meeting_url: meetUrl(code), workspace_id: workspace });
 		await env.DB.prepare("INSERT INTO workspace_members (workspace_id, user_id) VALUES (?, ?)").bind(workspace, member.user.id).run();
 		const live = await liveMeeting(owner.headers, code);

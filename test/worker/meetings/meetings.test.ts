@@ -1,6 +1,6 @@
 import { applyD1Migrations, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, json, userWithKey } from "../support";
+import { call, joinWorkspace, json, userWithKey } from "../support";
 import { createPlan, getMeeting, type Meeting, meetCode, meetUrl, sendBot } from "./helpers";
 
 const FUTURE = "2031-05-04T09:30:00.000Z";
@@ -15,6 +15,7 @@ describe("POST /meetings", () => {
 	it("creates an idle plan without a time and a scheduled one with a time, 201 with the full record", async () => {
 		const { headers, user } = await userWithKey();
 		const code = meetCode();
+		await joinWorkspace("ws-a", user.id);
 		const idleRes = await call("POST", "/meetings", { headers, json: { title: "Retro" } });
 		expect(idleRes.status).toBe(201);
 		const idle = await json<Meeting>(idleRes);
@@ -146,6 +147,7 @@ describe("GET /meetings", () => {
 		const owner = await userWithKey();
 		const member = await userWithKey();
 		const workspace = `ws-${crypto.randomUUID()}`;
+		await joinWorkspace(workspace, owner.user.id);
 		const shared = await createPlan(owner.headers, { title: "shared", workspace_id: workspace });
 		await createPlan(owner.headers, { title: "private" });
 		const own = await createPlan(member.headers, { title: "member's own" });
@@ -226,8 +228,9 @@ describe("GET /meetings", () => {
 
 describe("PATCH /meetings/{meeting_id}", () => {
 	it("changes only the fields sent", async () => {
-		const { headers } = await userWithKey();
+		const { headers, user } = await userWithKey();
 		const code = meetCode();
+		await joinWorkspace("ws-keep", user.id);
 		const plan = await createPlan(headers, {
 			title: "Old",
 			notes: "keep me",
@@ -247,7 +250,8 @@ describe("PATCH /meetings/{meeting_id}", () => {
 	});
 
 	it("clears a field sent as null", async () => {
-		const { headers } = await userWithKey();
+		const { headers, user } = await userWithKey();
+		await joinWorkspace("ws-1", user.id);
 		const plan = await createPlan(headers, { title: "T", notes: "N", workspace_id: "ws-1", meeting_url: meetUrl(meetCode()) });
 		const res = await call("PATCH", `/meetings/${plan.id}`, { headers, json: { notes: null, workspace_id: null, title: null } });
 		expect(res.status).toBe(200);
@@ -346,6 +350,7 @@ describe("DELETE /meetings/{meeting_id}", () => {
 		const owner = await userWithKey();
 		const { headers, user } = await userWithKey();
 		const workspace = `ws-${crypto.randomUUID()}`;
+		await joinWorkspace(workspace, owner.user.id);
 		const plan = await createPlan(owner.headers, { title: "T", workspace_id: workspace });
 		await env.DB.prepare("INSERT INTO workspace_members (workspace_id, user_id) VALUES (?, ?)").bind(workspace, user.id).run();
 		expect((await call("GET", `/meetings/${plan.id}`, { headers })).status).toBe(200);
