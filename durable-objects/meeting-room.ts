@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { signChannelToken } from "../src/bot-channel/channel-token";
 import { type Act, MAX_QUEUED_COMMANDS, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
 import { type BotHostResult, spawnBot, stopBot } from "../src/bots/bot-host-client";
@@ -15,6 +15,7 @@ import {
 	initialState,
 	isLive,
 	isTerminal,
+	LIVE_STATUSES,
 	type MeetingState,
 	type MeetingStatus,
 	transition,
@@ -244,12 +245,17 @@ export class MeetingRoom extends DurableObject<Env> {
 				endTime: isTerminal(next.status) ? now : null,
 				updatedAt: now,
 			})
-			.where(eq(meetings.id, state.meetingId))
+			// Only while the record is live: one whose launch was undone, or that was ended without a room, is not the room's.
+			.where(and(eq(meetings.id, state.meetingId), inArray(meetings.status, [...LIVE_STATUSES])))
 			.returning()
 			.get();
+		if (!row) {
+			await this.letGo(state);
+			return false;
+		}
 		const updated: RoomState = { ...state, machine: next, startTime };
 		const step = { from: state.machine.status, to: next.status, reason: ask.reason, actor: ask.actor, at: now };
-		const notices = row ? await this.notices.prepare(row, webhookEventsFor(state.machine, next.status), step) : {};
+		const notices = await this.notices.prepare(row, webhookEventsFor(state.machine, next.status), step);
 		// The step and its webhook events are stored in one write: neither exists without the other.
 		await this.ctx.storage.put({ ...notices, room: updated });
 		const data = ask.reason || next.completion_reason ? { reason: ask.reason ?? null, completion_reason: next.completion_reason } : null;
@@ -280,6 +286,15 @@ export class MeetingRoom extends DurableObject<Env> {
 		if (actor === "bot") return;
 		for (const socket of this.ctx.getWebSockets("bot")) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
 		// The bot may be out of reach of its channel (or never connected): its host removes it.
+		this.ctx.waitUntil(stopBot(this.env, state.meetingId));
+	}
+
+	/** The record moved on without the room: forget it, and remove its bot. */
+	private async letGo(state: RoomState): Promise<void> {
+		console.warn("meeting moved on without its room", state.meetingId);
+		await this.ctx.storage.delete(["room", "queuedCommands"]);
+		await this.timers.clear("watchdog", "stop_deadline");
+		for (const socket of this.ctx.getWebSockets("bot")) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
 		this.ctx.waitUntil(stopBot(this.env, state.meetingId));
 	}
 

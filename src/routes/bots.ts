@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { type Act, AutomaticLeave, MAX_QUEUED_COMMANDS, Platform } from "../bot-channel/protocol";
+import { endWithoutRoom } from "../bots/end-without-room";
 import { launchBot } from "../bots/launch";
 import type { MeetingRow } from "../db/schema";
 import { meetings } from "../db/schema";
@@ -83,14 +84,15 @@ botRoutes.openapi(
 		}
 		const meetingUrl = constructMeetingUrl(body.platform, nativeId, passcode);
 		if (!meetingUrl) throw invalidField(["body", "native_meeting_id"], `Not a valid ${body.platform} meeting id`);
-		const launch = await launchBot(
+		const { start } = await launchBot(
 			c.env,
 			{ userId: identity.userId, maxConcurrent: identity.maxConcurrent, platform: body.platform, nativeMeetingId: nativeId, meetingUrl },
 			{ ...body, passcode },
 			publicBaseUrl(c),
+			"user",
+			(s) => meetingRoom(c.env, s.meeting.id).start(s),
 		);
-		await meetingRoom(c.env, launch.meeting.id).start(launch);
-		return c.json(meetingView(launch.meeting), 201);
+		return c.json(meetingView(start.meeting), 201);
 	},
 );
 
@@ -138,7 +140,8 @@ botRoutes.openapi(
 	async (c) => {
 		const { platform, native_meeting_id } = c.req.valid("param");
 		const row = await liveMeetingOn(c.env, c.get("identity").userId, platform, native_meeting_id);
-		await meetingRoom(c.env, row.id).stop();
+		// No room holds it (its launch broke before the hand-off): the stop ends it here instead.
+		if (!(await meetingRoom(c.env, row.id).stop())) await endWithoutRoom(c.env, row);
 		return c.body(null, 204);
 	},
 );
