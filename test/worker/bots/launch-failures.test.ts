@@ -15,6 +15,17 @@ const slotsOf = (userId: number) =>
 const setSlots = (userId: number, slots: Record<string, unknown>) =>
 	runInDurableObject(accountOf(userId), (_a, state) => state.storage.put("botSlots", slots));
 
+/** The account's next slot binding fails, as a failed call to the account object would. */
+const failNextSlotBinding = (userId: number) =>
+	runInDurableObject(accountOf(userId), (account) => {
+		const slots = (account as unknown as { slots: { bind: (link: string, meetingId: number) => Promise<void> } }).slots;
+		const bind = slots.bind;
+		slots.bind = () => {
+			slots.bind = bind;
+			return Promise.reject(new Error("injected: slot not bound"));
+		};
+	});
+
 const runningBots = async (headers: Record<string, string>) =>
 	(await json<{ running_bots: { meeting_id: number }[] }>(await call("GET", "/bots/status", { headers }))).running_bots;
 
@@ -40,6 +51,24 @@ describe("a launch that fails", () => {
 		await call("PUT", "/user/transcription", { headers, json: { token: "stt-token-7654321" } });
 		const started = await sendBot(headers, code);
 		expect(started).toMatchObject({ id: plan.id, status: "requested" });
+	});
+
+	it("undoes the claim when a step after it fails: a plan goes back to its plan, a new record goes", async () => {
+		const { headers, user } = await userWithKey("bot,tx", { max_concurrent_bots: 1 });
+		const planned = meetCode();
+		const bare = meetCode();
+		const plan = await createPlan(headers, { title: "Standup", meeting_url: meetUrl(planned) });
+		for (const code of [planned, bare]) {
+			await failNextSlotBinding(user.id);
+			const res = await call("POST", "/bots", { headers, json: { platform: "google_meet", native_meeting_id: code, bot_name: "Other" } });
+			expect(res.status).toBeGreaterThanOrEqual(500);
+		}
+		const after = await getMeeting(headers, plan.id);
+		expect(after).toMatchObject({ status: "idle", data: { title: "Standup" } });
+		const listed = await json<{ meetings: { native_meeting_id: string }[] }>(await call("GET", "/meetings", { headers }));
+		expect(listed.meetings.map((m) => m.native_meeting_id)).toEqual([planned]);
+		expect(await slotsOf(user.id)).toEqual({});
+		expect(await sendBot(headers, bare)).toMatchObject({ status: "requested" });
 	});
 
 	it("drops a slot a launch claimed but never bound, once two minutes have passed", async () => {

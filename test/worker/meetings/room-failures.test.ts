@@ -79,6 +79,21 @@ describe("the bot channel when a write fails", () => {
 	});
 });
 
+describe("a message no resend can fix", () => {
+	it("is skipped with an error and acked, so the messages after it still land", async () => {
+		const { headers } = await userWithKey();
+		const { bot, code } = await liveMeeting(headers);
+		bot.channel.send({ type: "segment", segment: { ...line(2), text: "x".repeat(10_001) }, seq: 2 });
+		await bot.channel.waitFor("ack 2", (m) => m.type === "ack" && m.seq === 2);
+		expect(bot.channel.messages).toContainEqual({ type: "error", detail: "unreadable bot channel message" });
+		await bot.send({ type: "segment", segment: line(3) }, 3);
+		const transcript = await json<{ segments: { segment_id: string }[] }>(
+			await call("GET", `/transcripts/google_meet/${code}`, { headers }),
+		);
+		expect(transcript.segments.map((s) => s.segment_id)).toEqual(["s-3"]);
+	});
+});
+
 describe("a meeting the room ends without its bot", () => {
 	it("has the bot host remove a bot that never reported, when the watchdog gives up", async () => {
 		const { headers, user } = await userWithKey();
