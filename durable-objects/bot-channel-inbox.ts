@@ -75,9 +75,11 @@ export class BotChannelInbox {
 		send(socket, { type: "error", detail: "unreadable bot channel message" });
 		const seq = seqOf(text);
 		const state = await this.room.state();
-		if (seq === undefined || !state || seq !== state.lastAppliedSeq + 1) return;
-		console.warn("skipped an unreadable bot message", state.meetingId, seq);
-		await this.room.saveState({ ...state, lastAppliedSeq: seq });
+		if (seq === undefined || !state || seq > state.lastAppliedSeq + 1) return;
+		if (seq === state.lastAppliedSeq + 1) {
+			console.warn("skipped an unreadable bot message", state.meetingId, seq);
+			await this.room.saveState({ ...state, lastAppliedSeq: seq });
+		}
 		send(socket, { type: "ack", seq });
 	}
 

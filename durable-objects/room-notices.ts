@@ -22,6 +22,8 @@ interface PendingNotice extends WebhookEvent {
 const PREFIX = "notice:";
 /** How soon the alarm looks again when a drain right after the step did not empty the list. */
 const SAFETY_NET_MS = 5_000;
+/** As the account outbox does: an event nobody could take for a day is given up (and logged). */
+const GIVE_UP_AFTER_MS = 24 * 3600_000;
 
 /**
  * The room's webhook events on their way to the owner's outbox. A step's events are stored in
@@ -77,9 +79,19 @@ export class RoomNotices {
 	async drain(): Promise<void> {
 		const pending = await this.storage.list<PendingNotice>({ prefix: PREFIX });
 		for (const [key, { userId, ...event }] of pending) {
-			await this.account(userId).enqueueWebhook(userId, event);
+			try {
+				await this.account(userId).enqueueWebhook(userId, event);
+			} catch (err) {
+				if (Date.now() - recordedAt(key) < GIVE_UP_AFTER_MS) throw err;
+				console.error("webhook event given up after a day", event.event_type, event.meeting_id);
+			}
 			await this.storage.delete(key);
 		}
 		await this.timers.clear("notify");
 	}
+}
+
+/** When a pending event was recorded (its key starts with the time). */
+function recordedAt(key: string): number {
+	return Number(key.slice(PREFIX.length).split(":")[0]);
 }
