@@ -54,7 +54,7 @@ export class AutoJoin {
 			return;
 		}
 		try {
-			const launch = await launchBot(
+			const { handedOff: spawned } = await launchBot(
 				env,
 				{
 					userId: meeting.userId,
@@ -65,10 +65,10 @@ export class AutoJoin {
 				},
 				{ ...(meeting.botOptions as BotOptions), bot_name: meeting.botName },
 				"scheduler",
+				(start) => this.room.startPlanned(start),
 			);
-			await this.room.storage.delete("plan");
-			const spawned = await this.room.startPlanned(launch);
 			if (!spawned.ok) throw new ApiError(502, `Bot could not be started: ${spawned.detail}`);
+			await this.room.storage.delete("plan");
 			await env.DB.prepare("UPDATE meetings SET data = json_remove(data, '$.auto_join_error') WHERE id = ?").bind(meeting.id).run();
 		} catch (err) {
 			const detail = err instanceof ApiError && typeof err.detail === "string" ? err.detail : "Bot could not be started";

@@ -1,4 +1,4 @@
-import { type BotSegment, BotToRoom, type RoomToBot } from "../src/bot-channel/protocol";
+import { type BotSegment, BotToRoom, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
 import { chatMessage, interactiveEvent, type LiveSegment, transcriptBundle } from "../src/live/feed-messages";
 import { isTerminal } from "../src/meetings/status-machine";
 import { liveSegment, upsertSegment } from "../src/meetings/transcript-store";
@@ -7,22 +7,27 @@ import type { MeetingRoom, RoomState } from "./meeting-room";
 type Sequenced = Exclude<BotToRoom, { type: "hello" }>;
 
 /**
- * What the room does with each message on the bot channel. Messages carry a per-meeting seq;
- * one at or below the last applied seq was already applied and is only acknowledged again,
- * so a bot that resends after a reconnect never duplicates anything.
+ * What the room does with each message on the bot channel. Messages carry a per-meeting seq
+ * and are applied strictly in order: only `lastAppliedSeq + 1` is applied. One at or below the
+ * last applied seq was already applied and is only acknowledged again, so a resend never
+ * duplicates anything; one further ahead means something before it is missing, and the bot is
+ * told to resend from its last ack, so nothing is ever skipped.
  */
 export class BotChannelInbox {
 	/** Open drafts per speaker, for the live bundle's `pending` list. */
 	private readonly drafts = new Map<string, Map<string, LiveSegment>>();
+	/** Sockets told to resend: what they already sent is queued behind the failure and must not be applied. */
+	private readonly refused = new WeakSet<WebSocket>();
 
 	constructor(private readonly room: MeetingRoom) {}
 
 	async receive(socket: WebSocket, text: string): Promise<void> {
+		if (this.refused.has(socket)) return;
 		let message: BotToRoom;
 		try {
 			message = BotToRoom.parse(JSON.parse(text));
 		} catch {
-			socket.send(JSON.stringify({ type: "error", detail: "unreadable bot channel message" }));
+			await this.unreadable(socket, text);
 			return;
 		}
 		const state = await this.room.state();
@@ -34,13 +39,17 @@ export class BotChannelInbox {
 			await this.room.storage.delete("queuedCommands");
 			return;
 		}
-		if (message.seq > state.lastAppliedSeq) {
+		if (message.seq > state.lastAppliedSeq + 1) {
+			this.refuse(socket, "out of order, resend from the last ack");
+			return;
+		}
+		if (message.seq === state.lastAppliedSeq + 1) {
 			try {
 				await this.apply(state, message);
 			} catch (err) {
-				// Not durable, so not acknowledged: closing makes the bot reconnect and resend.
+				// Not durable, so not acknowledged: the bot reconnects and resends from its last ack.
 				console.error("bot message not applied", err instanceof Error ? err.message : "error");
-				socket.close(1011, "could not persist, resend");
+				this.refuse(socket, "could not persist, resend");
 				return;
 			}
 			const latest = await this.room.state();
@@ -48,7 +57,30 @@ export class BotChannelInbox {
 		}
 		send(socket, { type: "ack", seq: message.seq });
 		const after = await this.room.state();
-		if (after && isTerminal(after.machine.status)) socket.close(1000, "meeting ended");
+		if (after && isTerminal(after.machine.status)) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
+	}
+
+	/** Stops reading a socket: everything after the failed message arrives again on the next connection. */
+	private refuse(socket: WebSocket, reason: string): void {
+		this.refused.add(socket);
+		socket.close(ROOM_CLOSE.resend, reason);
+	}
+
+	/**
+	 * A message no resend can fix (it fails the schema). Were it never acked, the bot would
+	 * resend it forever and nothing after it could be applied, so the next seq is skipped (and
+	 * acked) with an error frame instead.
+	 */
+	private async unreadable(socket: WebSocket, text: string): Promise<void> {
+		send(socket, { type: "error", detail: "unreadable bot channel message" });
+		const seq = seqOf(text);
+		const state = await this.room.state();
+		if (seq === undefined || !state || seq > state.lastAppliedSeq + 1) return;
+		if (seq === state.lastAppliedSeq + 1) {
+			console.warn("skipped an unreadable bot message", state.meetingId, seq);
+			await this.room.saveState({ ...state, lastAppliedSeq: seq });
+		}
+		send(socket, { type: "ack", seq });
 	}
 
 	private async apply(state: RoomState, message: Sequenced): Promise<void> {
@@ -122,5 +154,19 @@ export class BotChannelInbox {
 }
 
 function send(socket: WebSocket, message: RoomToBot | { type: "error"; detail: string }): void {
-	socket.send(JSON.stringify(message));
+	try {
+		socket.send(JSON.stringify(message));
+	} catch {
+		// Closed meanwhile (meeting ended, or refused): the bot resends what it still needs.
+	}
+}
+
+/** The seq of a message that failed the schema, if it has a usable one. */
+function seqOf(text: string): number | undefined {
+	try {
+		const seq = (JSON.parse(text) as { seq?: unknown } | null)?.seq;
+		return typeof seq === "number" && Number.isSafeInteger(seq) && seq > 0 ? seq : undefined;
+	} catch {
+		return undefined;
+	}
 }

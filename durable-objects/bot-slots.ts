@@ -3,10 +3,20 @@ import type { Env } from "../src/env";
 export type SlotClaim = { ok: true } | { ok: false; reason: "already_active" | "cap_reached" | "depleted"; cap: number; held: number };
 
 /**
+ * Who holds a slot: the meeting it was bound to, or, until the launch binds it, when it was
+ * claimed (`null` is how older storage wrote an unbound slot).
+ */
+type Holder = number | { claimedAt: number } | null;
+
+/** A launch binds its slot within seconds; one still unbound after this never will be. */
+export const UNBOUND_SLOT_TTL_MS = 2 * 60_000;
+
+/**
  * The account's running bots, keyed by meeting link (`platform:native_id`). Claims run inside
  * the Account object one at a time, so ten concurrent POST /bots against a cap of 2 start
- * exactly two bots. Before refusing for the cap, slots whose meeting has already ended in D1
- * are dropped, so a lost release never locks an account out for good.
+ * exactly two bots. Before refusing, slots that can no longer be in use are dropped: ones whose
+ * meeting has already ended in D1, and ones a failed launch left unbound, so a lost release
+ * never locks an account or a link out for good.
  */
 export class BotSlots {
 	constructor(
@@ -14,18 +24,18 @@ export class BotSlots {
 		private readonly env: Env,
 	) {}
 
-	private async held(): Promise<Record<string, number | null>> {
-		return (await this.storage.get<Record<string, number | null>>("botSlots")) ?? {};
+	private async held(): Promise<Record<string, Holder>> {
+		return (await this.storage.get<Record<string, Holder>>("botSlots")) ?? {};
 	}
 
 	async claim(link: string, cap: number): Promise<SlotClaim> {
 		const slots = await this.held();
+		if (link in slots || Object.keys(slots).length >= cap) await this.dropStale(slots, Date.now());
 		if (link in slots) return { ok: false, reason: "already_active", cap, held: Object.keys(slots).length };
 		if (cap <= 0) return { ok: false, reason: "depleted", cap, held: Object.keys(slots).length };
-		if (Object.keys(slots).length >= cap) await this.dropEnded(slots);
 		const held = Object.keys(slots).length;
 		if (held >= cap) return { ok: false, reason: "cap_reached", cap, held };
-		slots[link] = null;
+		slots[link] = { claimedAt: Date.now() };
 		await this.storage.put("botSlots", slots);
 		return { ok: true };
 	}
@@ -49,9 +59,13 @@ export class BotSlots {
 		return Object.keys(await this.held()).length;
 	}
 
-	private async dropEnded(slots: Record<string, number | null>): Promise<void> {
-		const bound = Object.entries(slots).filter((e): e is [string, number] => e[1] !== null);
-		if (bound.length === 0) return;
+	/** Drops unbound slots past their time and slots whose meeting has ended in D1. */
+	private async dropStale(slots: Record<string, Holder>, nowMs: number): Promise<void> {
+		for (const [link, holder] of Object.entries(slots)) {
+			if (holder === null) slots[link] = { claimedAt: nowMs };
+			else if (typeof holder === "object" && nowMs - holder.claimedAt > UNBOUND_SLOT_TTL_MS) delete slots[link];
+		}
+		const bound = Object.entries(slots).filter((e): e is [string, number] => typeof e[1] === "number");
 		const ids = bound.map(([, id]) => id);
 		const open = new Set<number>();
 		// In chunks: D1 binds at most 100 parameters, and a cap may be set up to 1,000.

@@ -1,13 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
-import type { Act, RoomToBot } from "../src/bot-channel/protocol";
+import { and, eq, inArray } from "drizzle-orm";
+import { type Act, MAX_QUEUED_COMMANDS, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
 import { botEndpoints } from "../src/bots/bot-endpoints";
 import { type BotHostResult, spawnBot, stopBot } from "../src/bots/bot-host-client";
 import type { RoomStart } from "../src/bots/launch";
-import { type MeetingRow, meetings } from "../src/db/schema";
+import { meetings } from "../src/db/schema";
 import { type Env, intVar } from "../src/env";
 import { type MeetingRef, meetingStatusMessage } from "../src/live/feed-messages";
-import { db, meetingView, updateIfStatus } from "../src/meetings/meeting-store";
+import { db, updateIfStatus } from "../src/meetings/meeting-store";
 import {
 	type Actor,
 	type CompletionReason,
@@ -15,16 +15,18 @@ import {
 	initialState,
 	isLive,
 	isTerminal,
+	LIVE_STATUSES,
 	type MeetingState,
 	type MeetingStatus,
 	transition,
 } from "../src/meetings/status-machine";
 import { accountObject, liveFeed, meetingRoom } from "../src/objects";
-import { buildEnvelope, TRANSITION_SOURCE, type WebhookEventType, webhookEventsFor } from "../src/webhooks/envelope";
+import { webhookEventsFor } from "../src/webhooks/envelope";
 import { AutoJoin, type PlanRequest } from "./auto-join";
 import { BotChannelInbox } from "./bot-channel-inbox";
 import { RoomFanout } from "./room-fanout";
-import { RoomTimers } from "./room-timers";
+import { RoomNotices } from "./room-notices";
+import { RoomTimers, type TimerName } from "./room-timers";
 
 /** What the room keeps about its meeting while it is the authority for it. */
 export interface RoomState {
@@ -47,13 +49,8 @@ export interface TransitionAsk {
 	reason?: string;
 }
 
-interface StatusStep {
-	from: MeetingStatus | null;
-	to: MeetingStatus;
-	reason?: string;
-	actor: Actor;
-	at: string;
-}
+/** What became of a command for the bot (see `command`). */
+export type CommandOutcome = "relayed" | "no_live_bot" | "queue_full";
 
 /**
  * One per meeting: the authority for a live meeting. It owns the status machine's moves (each
@@ -63,6 +60,7 @@ interface StatusStep {
 export class MeetingRoom extends DurableObject<Env> {
 	readonly timers = new RoomTimers(this.ctx.storage);
 	readonly fanout = new RoomFanout(this.ctx.storage, this.env);
+	private readonly notices = new RoomNotices(this.ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
 	private readonly inbox = new BotChannelInbox(this);
 	private readonly autoJoin = new AutoJoin(this);
 	private chain: Promise<unknown> = Promise.resolve();
@@ -110,12 +108,15 @@ export class MeetingRoom extends DurableObject<Env> {
 		await this.takeOver(start, false);
 		const result = await this.requestSpawn(start);
 		if (!result.ok && (await this.serial(() => this.giveBack(start)))) return result;
-		this.ctx.waitUntil(this.notify(start.meeting, ["meeting.status_change"], this.claimStep(start)));
+		await this.serial(() => this.notifyClaim(start));
 		return { ok: true };
 	}
 
-	private claimStep(start: RoomStart) {
-		return { from: start.previousStatus, to: "requested" as const, actor: start.actor, at: start.meeting.updatedAt };
+	/** The step to `requested` raises its webhook like any other step. */
+	private async notifyClaim(start: RoomStart): Promise<void> {
+		const step = { from: start.previousStatus, to: "requested" as const, actor: start.actor, at: start.meeting.updatedAt };
+		await this.ctx.storage.put(await this.notices.prepare(start.meeting, ["meeting.status_change"], step));
+		await this.sendNotices();
 	}
 
 	private async takeOver(start: RoomStart, notify: boolean): Promise<void> {
@@ -137,7 +138,7 @@ export class MeetingRoom extends DurableObject<Env> {
 			await this.timers.set("watchdog", Date.now() + intVar(this.env.BOT_REPORT_TIMEOUT_S, 60) * 1000);
 			if (start.previousMeetingId) await meetingRoom(this.env, start.previousMeetingId).handOver(m.id);
 			await this.fanout.publish(m.id, meetingStatusMessage(this.ref(state), m.userId, "requested", null));
-			if (notify) this.ctx.waitUntil(this.notify(m, ["meeting.status_change"], this.claimStep(start)));
+			if (notify) await this.notifyClaim(start);
 		});
 	}
 
@@ -174,7 +175,6 @@ export class MeetingRoom extends DurableObject<Env> {
 		const botConnected = this.ctx.getWebSockets("bot").length > 0;
 		if (!botConnected || state.machine.status === "requested") {
 			await this.move({ to: "completed", actor: "user" });
-			this.ctx.waitUntil(stopBot(this.env, state.meetingId));
 		} else {
 			await this.move({ to: "stopping", actor: "user" });
 			await this.sendCommand({ action: "leave" });
@@ -183,25 +183,29 @@ export class MeetingRoom extends DurableObject<Env> {
 		return { status: (await this.state())?.machine.status ?? "completed" };
 	}
 
-	/** Relays a command to the bot; false when the meeting has no live bot to take it. */
-	async command(act: Act): Promise<boolean> {
+	/** Relays a command to the bot, now or when it says hello again. */
+	async command(act: Act): Promise<CommandOutcome> {
 		const state = await this.state();
-		if (!state || !isLive(state.machine.status) || state.machine.status === "stopping") return false;
-		await this.sendCommand(act);
-		return true;
+		if (!state || !isLive(state.machine.status) || state.machine.status === "stopping") return "no_live_bot";
+		return (await this.sendCommand(act)) ? "relayed" : "queue_full";
 	}
 
-	/** Sends now when the bot is connected, otherwise keeps it for when it says hello again. */
-	async sendCommand(act: Act): Promise<void> {
+	/**
+	 * Sends now when the bot is connected, otherwise keeps it for when it says hello again; false
+	 * when MAX_QUEUED_COMMANDS already wait (one storage value holds them, and it must stay small).
+	 */
+	async sendCommand(act: Act): Promise<boolean> {
 		const message: RoomToBot = { type: "command", id: crypto.randomUUID(), act };
 		const [socket] = this.ctx.getWebSockets("bot");
 		if (socket) {
 			socket.send(JSON.stringify(message));
-			return;
+			return true;
 		}
 		const queued = (await this.ctx.storage.get<RoomToBot[]>("queuedCommands")) ?? [];
+		if (queued.length >= MAX_QUEUED_COMMANDS) return false;
 		queued.push(message);
 		await this.ctx.storage.put("queuedCommands", queued);
+		return true;
 	}
 
 	/** One status move, serialized with everything else the room does. */
@@ -232,50 +236,34 @@ export class MeetingRoom extends DurableObject<Env> {
 				endTime: isTerminal(next.status) ? now : null,
 				updatedAt: now,
 			})
-			.where(eq(meetings.id, state.meetingId))
+			// Only while the record is live: one whose launch was undone, or that was ended without a room, is not the room's.
+			.where(and(eq(meetings.id, state.meetingId), inArray(meetings.status, [...LIVE_STATUSES])))
 			.returning()
 			.get();
+		if (!row) {
+			await this.letGo(state);
+			return false;
+		}
 		const updated: RoomState = { ...state, machine: next, startTime };
-		await this.saveState(updated);
+		const step = { from: state.machine.status, to: next.status, reason: ask.reason, actor: ask.actor, at: now };
+		const notices = await this.notices.prepare(row, webhookEventsFor(state.machine, next.status), step);
+		// The step and its webhook events are stored in one write: neither exists without the other.
+		await this.ctx.storage.put({ ...notices, room: updated });
 		const data = ask.reason || next.completion_reason ? { reason: ask.reason ?? null, completion_reason: next.completion_reason } : null;
 		await this.fanout.publish(state.meetingId, meetingStatusMessage(this.ref(updated), state.userId, next.status, data));
-		if (row) {
-			const events = webhookEventsFor(state.machine, next.status);
-			this.ctx.waitUntil(
-				this.notify(row, events, { from: state.machine.status, to: next.status, reason: ask.reason, actor: ask.actor, at: now }),
-			);
-		}
+		if (Object.keys(notices).length > 0) await this.sendNotices();
 		if (isTerminal(next.status)) await this.finish(updated, ask.actor);
 		return true;
 	}
 
-	/** The webhooks a step raises, handed to the owner's outbox (which retries on its own). */
-	private async notify(row: MeetingRow, events: WebhookEventType[], step: StatusStep): Promise<void> {
-		const account = accountObject(this.env, row.userId);
-		const meeting = meetingView(row);
-		for (const eventType of events) {
-			const envelope = await buildEnvelope({
-				event_type: eventType,
-				meeting,
-				status_change: {
-					from: step.from,
-					to: step.to,
-					reason: step.reason ?? null,
-					timestamp: step.at,
-					transition_source: TRANSITION_SOURCE[step.actor],
-				},
-			});
-			try {
-				await account.enqueueWebhook(row.userId, {
-					event_id: envelope.event_id,
-					event_type: eventType,
-					meeting_id: row.id,
-					body: JSON.stringify(envelope),
-				});
-			} catch (err) {
-				console.error("webhook not queued", eventType, err instanceof Error ? err.name : "error");
-			}
-		}
+	/** Hands stored webhook events to the outbox after the current work; the `notify` timer retries. */
+	private async sendNotices(): Promise<void> {
+		await this.notices.armRetry();
+		this.ctx.waitUntil(
+			this.serial(() => this.notices.drain()).catch((err: unknown) => {
+				console.error("webhook events wait for a retry", err instanceof Error ? err.name : "error");
+			}),
+		);
 	}
 
 	private async finish(state: RoomState, actor: Actor): Promise<void> {
@@ -286,7 +274,19 @@ export class MeetingRoom extends DurableObject<Env> {
 			await this.saveState({ ...state, link: null });
 		}
 		// A bot that reported the end itself still waits for its ack; the inbox closes it after.
-		if (actor !== "bot") for (const socket of this.ctx.getWebSockets("bot")) socket.close(1000, "meeting ended");
+		if (actor === "bot") return;
+		for (const socket of this.ctx.getWebSockets("bot")) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
+		// The bot may be out of reach of its channel (or never connected): its host removes it.
+		this.ctx.waitUntil(stopBot(this.env, state.meetingId));
+	}
+
+	/** The record moved on without the room: forget it, and remove its bot. */
+	private async letGo(state: RoomState): Promise<void> {
+		console.warn("meeting moved on without its room", state.meetingId);
+		await this.ctx.storage.delete(["room", "queuedCommands"]);
+		await this.timers.clear("watchdog", "stop_deadline");
+		for (const socket of this.ctx.getWebSockets("bot")) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
+		this.ctx.waitUntil(stopBot(this.env, state.meetingId));
 	}
 
 	/** Plans (or re-plans, or cancels) auto-join for a scheduled meeting. */
@@ -322,7 +322,7 @@ export class MeetingRoom extends DurableObject<Env> {
 		if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("expected a WebSocket", { status: 426 });
 		const state = await this.state();
 		if (!state || !isLive(state.machine.status)) return new Response("no live meeting", { status: 409 });
-		for (const old of this.ctx.getWebSockets("bot")) old.close(4000, "replaced by a newer connection");
+		for (const old of this.ctx.getWebSockets("bot")) old.close(ROOM_CLOSE.replaced, "replaced by a newer connection");
 		const pair = new WebSocketPair();
 		this.ctx.acceptWebSocket(pair[1], ["bot"]);
 		await this.timers.clear("watchdog");
@@ -351,12 +351,25 @@ export class MeetingRoom extends DurableObject<Env> {
 		await this.timers.set("watchdog", Date.now() + intVar(this.env.BOT_RECONNECT_GRACE_S, 30) * 1000);
 	}
 
+	/** Runs each due timer's action; a timer goes only once its action succeeded, else it retries. */
 	override async alarm(): Promise<void> {
-		for (const timer of await this.timers.takeDue(Date.now())) {
-			if (timer === "watchdog") await this.move({ to: "failed", actor: "system", reason: "the bot stopped reporting" });
-			if (timer === "stop_deadline") await this.move({ to: "completed", actor: "user" });
-			if (timer === "auto_join") await this.autoJoin.fire();
+		const now = Date.now();
+		for (const [timer, firedFor] of await this.timers.dueAt(now)) {
+			try {
+				await this.runTimer(timer);
+				await this.timers.settle(timer, firedFor);
+			} catch (err) {
+				console.error("timer action failed, retrying", timer, err instanceof Error ? err.name : "error");
+				await this.timers.retry(timer, now);
+			}
 		}
+	}
+
+	private async runTimer(timer: TimerName): Promise<void> {
+		if (timer === "watchdog") await this.move({ to: "failed", actor: "system", reason: "the bot stopped reporting" });
+		if (timer === "stop_deadline") await this.move({ to: "completed", actor: "user" });
+		if (timer === "auto_join") await this.autoJoin.fire();
+		if (timer === "notify") await this.serial(() => this.notices.drain());
 	}
 }
 

@@ -1,9 +1,14 @@
 /**
  * Many named timers on one Durable Object alarm: the alarm is always set to the earliest due
- * timer, and `takeDue` hands back the timers whose time has come. Kept in storage, so timers
- * survive eviction and restarts.
+ * timer, and `due` hands back the timers whose time has come. A due timer stays until its
+ * action has succeeded (`settle`); a failed action re-arms it with backoff (`retry`), so one
+ * failed write never disables a watchdog or an auto-join. Kept in storage, so timers survive
+ * eviction and restarts.
  */
-export type TimerName = "watchdog" | "stop_deadline" | "auto_join";
+export type TimerName = "watchdog" | "stop_deadline" | "auto_join" | "notify";
+
+const RETRY_BASE_MS = 5_000;
+const RETRY_MAX_MS = 60_000;
 
 export class RoomTimers {
 	constructor(private readonly storage: DurableObjectStorage) {}
@@ -28,19 +33,33 @@ export class RoomTimers {
 		return (await this.all())[name];
 	}
 
-	/** Removes and returns the timers due at `nowMs`, re-arming the alarm for the rest. */
-	async takeDue(nowMs: number): Promise<TimerName[]> {
+	/** The timers due at `nowMs`, each with the due time it fired for. */
+	async dueAt(nowMs: number): Promise<[TimerName, number][]> {
 		const timers = await this.all();
-		const due = (Object.keys(timers) as TimerName[]).filter((name) => (timers[name] ?? Infinity) <= nowMs);
-		for (const name of due) delete timers[name];
+		return (Object.entries(timers) as [TimerName, number][]).filter(([, at]) => at <= nowMs);
+	}
+
+	/** A timer's action succeeded: it goes, unless the action set it again (a new due time). */
+	async settle(name: TimerName, firedFor: number): Promise<void> {
+		await this.storage.delete(`timerRetries:${name}`);
+		const timers = await this.all();
+		if (timers[name] !== firedFor) return;
+		delete timers[name];
 		await this.save(timers);
-		return due;
+	}
+
+	/** A timer's action failed: it fires again after a backoff that doubles up to a minute. */
+	async retry(name: TimerName, nowMs: number): Promise<void> {
+		const retries = (await this.storage.get<number>(`timerRetries:${name}`)) ?? 0;
+		await this.storage.put(`timerRetries:${name}`, retries + 1);
+		await this.set(name, nowMs + Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** retries));
 	}
 
 	private async save(timers: Partial<Record<TimerName, number>>): Promise<void> {
 		await this.storage.put("timers", timers);
 		const next = Math.min(...Object.values(timers).filter((t): t is number => typeof t === "number"));
-		if (Number.isFinite(next)) await this.storage.setAlarm(next);
+		// A timer already due (or set in the past) fires as soon as the alarm can run.
+		if (Number.isFinite(next)) await this.storage.setAlarm(Math.max(next, Date.now()));
 		else await this.storage.deleteAlarm();
 	}
 }

@@ -2,9 +2,11 @@
  * The bot side of the bot channel (src/bot-channel/protocol.ts): one WebSocket to the
  * meeting's room. Every message gets the next seq and stays queued until the room acks it;
  * after a reconnect the bot says hello with the last acked seq and re-sends the rest in order.
+ * A room that has ended the meeting (409/410 on the upgrade, or a close with
+ * ROOM_CLOSE.meetingEnded) is not retried: the session is told, and the bot leaves the call.
  */
 import WebSocket from "ws";
-import { type Act, type BotToRoom, RoomToBot } from "../../src/bot-channel/protocol.ts";
+import { type Act, type BotToRoom, ROOM_CLOSE, RoomToBot } from "../../src/bot-channel/protocol.ts";
 
 type Sequenced = Extract<BotToRoom, { seq: number }>;
 /** A message before the channel numbers it. */
@@ -16,6 +18,8 @@ export interface ChannelOptions {
 	onCommand: (id: string, act: Act) => void;
 	/** The room refused the token (401/403): nobody will ever receive this bot's reports. */
 	onRejected?: (status: number) => void;
+	/** The room has ended the meeting: nothing more will be accepted, and the bot should leave. */
+	onMeetingEnded?: () => void;
 	log: (line: string) => void;
 	/** Longest pause between reconnect attempts. */
 	maxBackoffMs?: number;
@@ -53,6 +57,7 @@ export class BotChannel {
 	/** Resolve once everything sent so far is acked, or after `timeoutMs`. */
 	drain(timeoutMs: number): Promise<boolean> {
 		if (this.unacked.length === 0) return Promise.resolve(true);
+		if (this.closed) return Promise.resolve(false);
 		return new Promise((resolve) => {
 			const done = (ok: boolean) => {
 				clearTimeout(timer);
@@ -61,6 +66,8 @@ export class BotChannel {
 			};
 			const check = () => {
 				if (this.unacked.length === 0) done(true);
+				// Nobody will ack the rest.
+				else if (this.closed) done(false);
 			};
 			const timer = setTimeout(() => done(false), timeoutMs);
 			this.waiters.add(check);
@@ -87,6 +94,10 @@ export class BotChannel {
 		socket.on("unexpected-response", (_req, res) => {
 			const status = res.statusCode ?? 0;
 			res.resume();
+			if (status === 409 || status === 410) {
+				socket.terminate();
+				return this.meetingEnded(`the room has no live meeting (${status})`);
+			}
 			if (status !== 401 && status !== 403) return socket.terminate();
 			this.options.log(`channel: the room refused the token (${status})`);
 			this.closed = true;
@@ -94,13 +105,24 @@ export class BotChannel {
 			this.options.onRejected?.(status);
 		});
 		socket.on("error", (err) => this.options.log(`channel error: ${err.message}`));
-		socket.on("close", () => {
+		socket.on("close", (code) => {
 			if (this.socket !== socket || this.closed) return;
+			if (code === ROOM_CLOSE.meetingEnded) return this.meetingEnded("the room ended the meeting");
 			this.socket = null;
 			const wait = this.backoffMs;
 			this.backoffMs = Math.min(this.backoffMs * 2, this.options.maxBackoffMs ?? 5_000);
 			setTimeout(() => this.connect(), wait).unref();
 		});
+	}
+
+	/** Stops for good: the room will not take this bot back. */
+	private meetingEnded(why: string): void {
+		if (this.closed) return;
+		this.options.log(`channel: ${why}`);
+		this.closed = true;
+		this.socket = null;
+		for (const waiter of [...this.waiters]) waiter();
+		this.options.onMeetingEnded?.();
 	}
 
 	private receive(text: string): void {

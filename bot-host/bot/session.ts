@@ -71,6 +71,10 @@ export class BotSession {
 			onRejected: () => {
 				this.requestedEnding ??= { status: "failed", reason: "the room refused the channel token", leave: true };
 			},
+			// The meeting was ended without the bot (watchdog, stop deadline): it must not stay in the call.
+			onMeetingEnded: () => {
+				this.requestedEnding ??= { status: "completed", completion_reason: "stopped", reason: "the room ended the meeting", leave: true };
+			},
 		});
 		this.finished = new Promise((resolve) => {
 			this.resolveFinished = resolve;

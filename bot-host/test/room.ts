@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { type WebSocket, WebSocketServer } from "ws";
-import { type Act, BotToRoom } from "../../src/bot-channel/protocol.ts";
+import { type Act, BotToRoom, ROOM_CLOSE } from "../../src/bot-channel/protocol.ts";
 
 export interface RoomConnection {
 	meetingId: number;
@@ -23,8 +23,11 @@ export class FakeRoom {
 	private readonly listeners = new Set<() => void>();
 	private commandSeq = 0;
 
-	private constructor(server: WebSocketServer) {
+	private readonly refusals: Map<number, number>;
+
+	private constructor(server: WebSocketServer, refusals: Map<number, number>) {
 		this.server = server;
+		this.refusals = refusals;
 		server.on("connection", (socket: WebSocket, req: IncomingMessage) => {
 			const url = new URL(req.url ?? "/", "ws://room");
 			const meetingId = Number(url.pathname.split("/")[2]);
@@ -43,17 +46,31 @@ export class FakeRoom {
 
 	/** `token`: the only channel token accepted (header or query), as the real room checks it. */
 	static async start(token?: string): Promise<FakeRoom> {
+		const refusals = new Map<number, number>();
 		const server = new WebSocketServer({
 			port: 0,
 			host: "127.0.0.1",
-			verifyClient: (info: { req: IncomingMessage }) => {
-				if (!token) return true;
-				const query = new URL(info.req.url ?? "/", "ws://room").searchParams.get("token");
-				return info.req.headers.authorization === `Bearer ${token}` || query === token;
+			verifyClient: (info: { req: IncomingMessage }, answer: (ok: boolean, status?: number) => void) => {
+				const url = new URL(info.req.url ?? "/", "ws://room");
+				const query = url.searchParams.get("token");
+				if (token && info.req.headers.authorization !== `Bearer ${token}` && query !== token) return answer(false, 401);
+				const refusal = refusals.get(Number(url.pathname.split("/")[2]));
+				if (refusal) return answer(false, refusal);
+				answer(true);
 			},
 		});
 		await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-		return new FakeRoom(server);
+		return new FakeRoom(server, refusals);
+	}
+
+	/** From now on the room answers this meeting's channel upgrades with `status` (the real room: 409, no live meeting). */
+	refuseUpgrades(meetingId: number, status: number): void {
+		this.refusals.set(meetingId, status);
+	}
+
+	/** Ends the meeting as the real room does when it tears one down: closes the channel with ROOM_CLOSE.meetingEnded. */
+	endMeeting(meetingId: number): void {
+		for (const [socket, id] of this.sockets) if (id === meetingId) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
 	}
 
 	url(meetingId: number): string {

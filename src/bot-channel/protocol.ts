@@ -5,10 +5,28 @@
  *
  * Delivery: every bot→room message carries a per-meeting `seq` (1, 2, 3 …). The room answers
  * `{type:"ack", seq}` once the message is durable; on reconnect the bot sends `hello` with the
- * last seq it saw acked and re-sends everything after it. The room drops a seq it has already
- * applied, so a resend never duplicates anything.
+ * last seq it saw acked and re-sends everything after it. The room applies only the next seq
+ * (last applied + 1): an older one was already applied and is only acked again, so a resend
+ * never duplicates anything, and a later one waits for the bot to resend what came before it,
+ * so nothing is skipped.
+ *
+ * A room that has ended its meeting refuses the channel upgrade with 409 or 410, or closes
+ * it with `ROOM_CLOSE.meetingEnded`: the bot then leaves the call and does not reconnect.
  */
 import { z } from "zod";
+
+/** WebSocket close codes the room sends on the bot channel. */
+export const ROOM_CLOSE = {
+	/** A newer connection of the same bot took over. */
+	replaced: 4000,
+	/** The meeting is over: leave the call, do not reconnect. */
+	meetingEnded: 4410,
+	/** A message could not be made durable, or arrived out of order: reconnect and resend from the last ack. */
+	resend: 1011,
+} as const;
+
+/** Commands the room keeps for a bot that is away; past this, new ones are refused (409). */
+export const MAX_QUEUED_COMMANDS = 50;
 
 export const PLATFORMS = ["google_meet", "zoom", "teams"] as const;
 export const Platform = z.enum(PLATFORMS);

@@ -1,3 +1,4 @@
+import { and, eq } from "drizzle-orm";
 import type { AutomaticLeave, Platform, SpawnRequest } from "../bot-channel/protocol";
 import { type MeetingRow, meetings } from "../db/schema";
 import type { Env } from "../env";
@@ -47,16 +48,19 @@ export const slotKey = (platform: string, nativeId: string) => `${platform}:${na
 
 /**
  * Claims a bot slot, then turns the link's planned record (or a new one) into a `requested`
- * meeting. The slot is held before any row changes, so the cap is exact; whatever fails after
- * the claim gives the slot back. A deployment that cannot give a bot its addresses refuses
- * first, with nothing claimed.
+ * meeting and hands it to its room (`handOff`). The slot is held before any row changes, so the
+ * cap is exact. A deployment that cannot give a bot its addresses refuses first, with nothing
+ * claimed. Everything that can fail on its own (settings, unsealing secrets) runs before the
+ * claim; whatever still fails after it, up to and including the hand-off, gives the slot back
+ * and undoes the claim, so no meeting is left `requested` without a room.
  */
-export async function launchBot(
+export async function launchBot<T>(
 	env: Env,
 	target: LaunchTarget,
 	options: BotOptions,
-	actor: RoomStart["actor"] = "user",
-): Promise<RoomStart> {
+	actor: RoomStart["actor"],
+	handOff: (start: RoomStart) => Promise<T>,
+): Promise<{ start: RoomStart; handedOff: T }> {
 	assertBotsLaunchable(env);
 	const link = slotKey(target.platform, target.nativeMeetingId);
 	const existing = await findOpenMeetingOnLink(env, target.userId, target.platform, target.nativeMeetingId);
@@ -64,6 +68,7 @@ export async function launchBot(
 		? undefined
 		: await findMeetingOnLink(env, target.userId, target.platform, target.nativeMeetingId, { ownedOnly: true });
 	if (existing && isLive(existing.status as MeetingStatus)) throw alreadyActive(target);
+	const spawnFor = await spawnSpec(env, target.userId, options);
 
 	const claim = await accountObject(env, target.userId).claimBotSlot(link, target.maxConcurrent);
 	if (!claim.ok) {
@@ -74,16 +79,36 @@ export async function launchBot(
 				: `Maximum concurrent bots limit reached (${claim.held}/${claim.cap})`;
 		throw new ApiError(429, detail, { "Retry-After": "30" });
 	}
+	let claimed: MeetingRow | undefined;
 	try {
 		const meeting = await claimOrCreateMeeting(env, target, options, existing);
+		claimed = meeting;
 		await accountObject(env, target.userId).bindBotSlot(link, meeting.id);
 		const previousStatus = existing && isPlanned(existing.status as MeetingStatus) ? (existing.status as MeetingStatus) : null;
 		const previousMeetingId = earlier && earlier.id !== meeting.id ? earlier.id : null;
-		return { meeting, previousStatus, previousMeetingId, actor, link, spawn: await spawnSpec(env, meeting, options) };
+		const start: RoomStart = { meeting, previousStatus, previousMeetingId, actor, link, spawn: spawnFor(meeting) };
+		return { start, handedOff: await handOff(start) };
 	} catch (err) {
+		if (claimed) await undoClaim(env, claimed.id, existing).catch(() => console.error("launch: claim not undone", claimed?.id));
 		await accountObject(env, target.userId).releaseBotSlot(link);
 		throw err;
 	}
+}
+
+/** Puts a claimed record back as it was: a plan goes back to its plan, a record made for this launch goes. */
+async function undoClaim(env: Env, meetingId: number, existing: MeetingRow | undefined): Promise<void> {
+	if (existing && isPlanned(existing.status as MeetingStatus)) {
+		await updateIfStatus(env, meetingId, ["requested"], {
+			status: existing.status,
+			botName: existing.botName,
+			botOptions: existing.botOptions,
+			passcode: existing.passcode,
+		});
+		return;
+	}
+	await db(env)
+		.delete(meetings)
+		.where(and(eq(meetings.id, meetingId), eq(meetings.status, "requested")));
 }
 
 function alreadyActive(target: LaunchTarget): ApiError {
@@ -140,24 +165,30 @@ function stripNulls<T extends object>(o: T): Partial<T> {
 	return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
 }
 
-async function spawnSpec(env: Env, meeting: MeetingRow, options: BotOptions): Promise<RoomStart["spawn"]> {
-	const settings = await resolveSettings(env, await loadSettings(env, meeting.userId));
-	const stored = meeting.botOptions as BotOptions;
-	const pick = <K extends keyof BotOptions>(k: K): BotOptions[K] => options[k] ?? stored[k] ?? null;
-	return {
-		meeting_id: meeting.id,
-		platform: meeting.platform as Platform,
-		native_meeting_id: meeting.nativeMeetingId ?? "",
-		meeting_url: meeting.constructedMeetingUrl ?? "",
-		passcode: meeting.passcode,
-		bot_name: meeting.botName ?? DEFAULT_BOT_NAME,
-		language: pick("language") ?? null,
-		task: pick("task") ?? "transcribe",
-		recording_enabled: pick("recording_enabled") ?? false,
-		transcribe_enabled: pick("transcribe_enabled") ?? true,
-		voice_agent_enabled: pick("voice_agent_enabled") ?? true,
-		automatic_leave: pick("automatic_leave") ?? {},
-		transcription: transcriptionTarget(env, settings.transcription, meeting.id),
+/**
+ * The bot's spawn request for a claimed record. Settings are read (and secrets unsealed) here,
+ * before any row changes; what is left for the record itself cannot fail.
+ */
+async function spawnSpec(env: Env, userId: number, options: BotOptions): Promise<(meeting: MeetingRow) => RoomStart["spawn"]> {
+	const settings = await resolveSettings(env, await loadSettings(env, userId));
+	return (meeting) => {
+		const stored = meeting.botOptions as BotOptions;
+		const pick = <K extends keyof BotOptions>(k: K): BotOptions[K] => options[k] ?? stored[k] ?? null;
+		return {
+			meeting_id: meeting.id,
+			platform: meeting.platform as Platform,
+			native_meeting_id: meeting.nativeMeetingId ?? "",
+			meeting_url: meeting.constructedMeetingUrl ?? "",
+			passcode: meeting.passcode,
+			bot_name: meeting.botName ?? DEFAULT_BOT_NAME,
+			language: pick("language") ?? null,
+			task: pick("task") ?? "transcribe",
+			recording_enabled: pick("recording_enabled") ?? false,
+			transcribe_enabled: pick("transcribe_enabled") ?? true,
+			voice_agent_enabled: pick("voice_agent_enabled") ?? true,
+			automatic_leave: pick("automatic_leave") ?? {},
+			transcription: transcriptionTarget(env, settings.transcription, meeting.id),
+		};
 	};
 }
 

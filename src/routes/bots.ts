@@ -1,10 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, desc, eq, inArray } from "drizzle-orm";
-import { type Act, AutomaticLeave, Platform } from "../bot-channel/protocol";
+import { type Act, AutomaticLeave, MAX_QUEUED_COMMANDS, Platform } from "../bot-channel/protocol";
+import { endWithoutRoom } from "../bots/end-without-room";
 import { launchBot } from "../bots/launch";
+import type { MeetingRow } from "../db/schema";
 import { meetings } from "../db/schema";
 import type { Env } from "../env";
-import { invalidField, notFound } from "../errors";
+import { ApiError, invalidField, notFound } from "../errors";
 import { constructMeetingUrl, parseMeetingLink, validateNativeMeetingId } from "../meetings/meeting-link";
 import { db, findOpenMeetingOnLink, meetingView } from "../meetings/meeting-store";
 import { isLive, LIVE_STATUSES, type MeetingStatus } from "../meetings/status-machine";
@@ -24,6 +26,21 @@ export async function liveMeetingOn(env: Env, userId: number, platform: string, 
 	const row = await findOpenMeetingOnLink(env, userId, platform, nativeId);
 	if (!row || !isLive(row.status as MeetingStatus)) throw notFound(`No active meeting found for ${platform}/${nativeId}`);
 	return row;
+}
+
+/**
+ * Hands a command to the meeting's room. A bot that is away gets its commands when it is back,
+ * up to MAX_QUEUED_COMMANDS; past that, new ones are refused with 409 rather than dropping any.
+ */
+export async function relayToBot(env: Env, row: MeetingRow, act: Act): Promise<void> {
+	const outcome = await meetingRoom(env, row.id).command(act);
+	if (outcome === "no_live_bot") throw notFound(`No active meeting found for ${row.platform}/${row.nativeMeetingId}`);
+	if (outcome === "queue_full") {
+		throw new ApiError(
+			409,
+			`The bot is not connected and already has ${MAX_QUEUED_COMMANDS} commands waiting; try again once it reconnects`,
+		);
+	}
 }
 
 botRoutes.openapi(
@@ -66,13 +83,14 @@ botRoutes.openapi(
 		}
 		const meetingUrl = constructMeetingUrl(body.platform, nativeId, passcode);
 		if (!meetingUrl) throw invalidField(["body", "native_meeting_id"], `Not a valid ${body.platform} meeting id`);
-		const launch = await launchBot(
+		const { start } = await launchBot(
 			c.env,
 			{ userId: identity.userId, maxConcurrent: identity.maxConcurrent, platform: body.platform, nativeMeetingId: nativeId, meetingUrl },
 			{ ...body, passcode },
+			"user",
+			(s) => meetingRoom(c.env, s.meeting.id).start(s),
 		);
-		await meetingRoom(c.env, launch.meeting.id).start(launch);
-		return c.json(meetingView(launch.meeting), 201);
+		return c.json(meetingView(start.meeting), 201);
 	},
 );
 
@@ -120,7 +138,8 @@ botRoutes.openapi(
 	async (c) => {
 		const { platform, native_meeting_id } = c.req.valid("param");
 		const row = await liveMeetingOn(c.env, c.get("identity").userId, platform, native_meeting_id);
-		await meetingRoom(c.env, row.id).stop();
+		// No room holds it (its launch broke before the hand-off): the stop ends it here instead.
+		if (!(await meetingRoom(c.env, row.id).stop())) await endWithoutRoom(c.env, row);
 		return c.body(null, 204);
 	},
 );
@@ -144,7 +163,7 @@ botRoutes.openapi(
 		const body = c.req.valid("json");
 		const row = await liveMeetingOn(c.env, c.get("identity").userId, platform, native_meeting_id);
 		const act: Act = { action: "reconfigure", language: body.language, task: body.task };
-		if (!(await meetingRoom(c.env, row.id).command(act))) throw notFound(`No active meeting found for ${platform}/${native_meeting_id}`);
+		await relayToBot(c.env, row, act);
 		await db(c.env)
 			.update(meetings)
 			.set({

@@ -5,12 +5,11 @@ import type { AppEnv } from "../app-env";
 import type { Act } from "../bot-channel/protocol";
 import { synthesizeSpeech, VOICES, type Voice } from "../bots/speech-provider";
 import { chatMessages, type MeetingRow } from "../db/schema";
-import { ApiError, notFound } from "../errors";
+import { ApiError } from "../errors";
 import { db } from "../meetings/meeting-store";
-import { meetingRoom } from "../objects";
 import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
 import { loadSettings, resolveSettings } from "../settings/account-settings";
-import { BotLink, liveMeetingOn } from "./bots";
+import { BotLink, liveMeetingOn, relayToBot } from "./bots";
 import { jsonResponse, routeModule } from "./openapi-app";
 
 /** The spec's interactive bot actions: speak, chat, screen, avatar, relayed to the live bot. */
@@ -33,8 +32,7 @@ async function interactiveMeeting(c: Context<AppEnv>): Promise<MeetingRow> {
 }
 
 async function relay(c: Context<AppEnv>, row: MeetingRow, act: Act, message: string) {
-	if (!(await meetingRoom(c.env, row.id).command(act)))
-		throw notFound(`No active meeting found for ${row.platform}/${row.nativeMeetingId}`);
+	await relayToBot(c.env, row, act);
 	return c.json({ message, meeting_id: row.id }, 202);
 }
 

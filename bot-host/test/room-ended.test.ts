@@ -1,0 +1,49 @@
+/**
+ * A bot whose meeting the room has ended without it (watchdog, stop deadline, spawn failure)
+ * must not stay in the call retrying its channel: a refused upgrade with 409/410, or a close
+ * with the room's "meeting ended" code, ends the session and the bot leaves.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { statusesOf } from "./room.ts";
+
+/** The session's end, or "still running" after `ms`. */
+async function endedWithin(world: World, meetingId: number, ms: number): Promise<"ended" | "still running"> {
+	const session = world.host.bots.get(meetingId);
+	if (!session) return "ended";
+	const timeout = new Promise<"still running">((resolve) => setTimeout(() => resolve("still running"), ms).unref());
+	return Promise.race([session.finished.then(() => "ended" as const), timeout]);
+}
+
+describe("a bot whose room has ended the meeting", () => {
+	let world: World;
+	beforeAll(async () => {
+		world = await startWorld();
+	});
+	afterAll(async () => {
+		await stopWorld(world);
+	});
+
+	for (const status of [409, 410]) {
+		it(`leaves the call when its reconnect is refused with ${status}`, async () => {
+			const bot = await spawnBot(world, "google_meet", { direct_join: true, participants: [{ name: "Ana" }] });
+			await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: false });
+			world.room.refuseUpgrades(bot.meetingId, status);
+			world.room.dropConnections(bot.meetingId);
+			expect(await endedWithin(world, bot.meetingId, 20_000)).toBe("ended");
+			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: true });
+			expect(world.logs).toContain(`channel: the room has no live meeting (${status})`);
+		});
+	}
+
+	it("leaves the call when the room closes the channel with its meeting-ended code", async () => {
+		const bot = await spawnBot(world, "zoom", { direct_join: true, participants: [{ name: "Ben" }] });
+		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		world.room.endMeeting(bot.meetingId);
+		expect(await endedWithin(world, bot.meetingId, 20_000)).toBe("ended");
+		expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: true });
+		// It never came back: the only connection is the first one.
+		expect(world.room.connections.filter((c) => c.meetingId === bot.meetingId)).toHaveLength(1);
+	});
+});
