@@ -14,6 +14,7 @@ import { InCallActions } from "./actions.ts";
 import { MeetingAudio, uploadRecording } from "./audio.ts";
 import { type BotBrowser, type BrowserOptions, launchBotBrowser } from "./browser.ts";
 import { BotChannel } from "./channel.ts";
+import type { HostEgress } from "./egress.ts";
 import { type LeaveLimits, leaveLimits } from "./limits.ts";
 import { type Ending, outcomeOf, type Stage } from "./outcomes.ts";
 import { Transcriber } from "./transcriber.ts";
@@ -25,6 +26,8 @@ const PAGE_MEDIA_SCRIPT = readFileSync(path.join(import.meta.dirname, "page-medi
 export interface SessionOptions {
 	request: SpawnRequest;
 	browser: BrowserOptions;
+	/** What the bot may fetch and render for users (URL guard policy and byte caps). */
+	egress: HostEgress;
 	now?: () => number;
 	pollMs?: number;
 	captionSettleMs?: number;
@@ -270,6 +273,8 @@ export class BotSession {
 			browser: page.browser(),
 			driver: this.driver,
 			emit: (name, payload) => this.channel.send({ type: "event", name, payload }),
+			egress: this.options.egress,
+			log: this.log,
 		});
 		const emit = (segment: BotSegment) => this.channel.send({ type: "segment", segment });
 		if (request.transcribe_enabled && request.transcription && this.audio) {

@@ -10,7 +10,8 @@
  * IPv4 in decimal, octal, hex or short form ("2130706433", "0x7f.1", "0177.0.0.1", "127.1")
  * is normalized by the WHATWG URL parser before it gets here; the guard checks the result.
  */
-import { boolVar, type Env } from "../env";
+// No imports on purpose: the bot host loads this file under plain Node (type stripping, no
+// bundler), so the Worker and the bot host judge addresses with this one table.
 
 export type OutboundRefusal =
 	| "invalid_url"
@@ -31,8 +32,10 @@ export interface OutboundPolicy {
 	allowPrivate: boolean;
 }
 
-export function outboundPolicy(env: Pick<Env, "OUTBOUND_ALLOW_PRIVATE">): OutboundPolicy {
-	return { allowPrivate: boolVar(env.OUTBOUND_ALLOW_PRIVATE, false) };
+/** Reads OUTBOUND_ALLOW_PRIVATE as `boolVar` does (src/env.ts); off unless set to a true value. */
+export function outboundPolicy(env: { OUTBOUND_ALLOW_PRIVATE?: string }): OutboundPolicy {
+	const value = (env.OUTBOUND_ALLOW_PRIVATE ?? "").toLowerCase();
+	return { allowPrivate: ["1", "true", "yes", "on"].includes(value) };
 }
 
 // Cloud instance metadata: refused even when private targets are allowed, since nothing a
@@ -56,6 +59,23 @@ export function checkOutboundUrl(input: string | URL, policy: OutboundPolicy): O
 	if (category === "metadata") return refuse("metadata", "cloud metadata endpoints are never allowed");
 	if (category !== "public" && !policy.allowPrivate) return refuse(category, `${category.replace("_", "-")} target ${host} is not allowed`);
 	return { ok: true, url };
+}
+
+/**
+ * Judges one address as DNS returned it (IPv4 dotted, or IPv6 without brackets): for callers
+ * that resolve names themselves (the bot host) and then connect to exactly that address.
+ */
+export function checkResolvedAddress(
+	address: string,
+	policy: OutboundPolicy,
+): { ok: true } | { ok: false; reason: OutboundRefusal; detail: string } {
+	const v4 = parseDottedIpv4(address);
+	const v6 = v4 ? null : parseIpv6(address.replace(/%.*$/, ""));
+	const category: HostCategory = v4 ? classifyIpv4(v4) : v6 ? classifyIpv6(v6) : "reserved";
+	if (category === "public") return { ok: true };
+	if (category === "metadata") return { ok: false, reason: "metadata", detail: "cloud metadata endpoints are never allowed" };
+	if (policy.allowPrivate) return { ok: true };
+	return { ok: false, reason: category, detail: `${category.replace("_", "-")} address ${address} is not allowed` };
 }
 
 type HostCategory = Exclude<OutboundRefusal, "invalid_url" | "scheme" | "credentials"> | "public";
