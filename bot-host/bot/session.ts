@@ -84,6 +84,11 @@ export class BotSession {
 		return this.bot?.browser.process()?.pid;
 	}
 
+	/** The file the recording is written to while the bot is in the call. */
+	get recordingPath(): string | null {
+		return this.audio?.recordingPath ?? null;
+	}
+
 	get currentStage(): Stage {
 		return this.stage;
 	}
@@ -310,10 +315,18 @@ export class BotSession {
 		const audio = this.audio;
 		if (!audio) return;
 		await audio.transcriber?.flush().catch((err: unknown) => this.log(`transcription flush: ${describe(err)}`));
-		const wav = audio.recordingWav();
+		const recording = await audio.finishRecording().catch((err: unknown) => {
+			this.log(`recording: ${describe(err)}`);
+			return null;
+		});
+		if (!recording) return;
 		const url = this.request.recording_upload_url;
-		if (wav && url) {
-			await uploadRecording(url, this.request.channel.token, wav).catch((err: unknown) => this.log(`recording upload: ${describe(err)}`));
+		try {
+			if (url) await uploadRecording(url, this.request.channel.token, recording);
+		} catch (err) {
+			this.log(`recording upload: ${describe(err)}`);
+		} finally {
+			await recording.remove();
 		}
 	}
 
