@@ -71,7 +71,7 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 			if (bots.has(request.meeting_id)) return json(res, 409, { error: "a bot is already running for this meeting" });
 			// Every bot is a Chromium in this one process's care: past the cap, refuse rather than
 			// let memory run out and take every meeting on the host down with it.
-			if (bots.size >= maxBots) return json(res, 503, { error: `bot host is at capacity: ${maxBots} bots` });
+			if (bots.size >= maxBots) return json(res, 503, { error: `bot host is at capacity: ${maxBots} ${maxBots === 1 ? "bot" : "bots"}` });
 			const session = new BotSession({ request, browser: options.browser, egress, log, ...options.session });
 			bots.set(request.meeting_id, session);
 			session.finished.finally(() => {
