@@ -13,9 +13,9 @@ import { checkOutboundUrl, checkResolvedAddress, type OutboundPolicy, outboundPo
 
 export interface EgressPolicy extends OutboundPolicy {
 	/**
-	 * Exact `address:port` targets (`[v6]:port` for IPv6) reachable although private: only for
-	 * tests, which must host their pages on loopback. Never set from the environment; metadata
-	 * addresses stay refused.
+	 * Exact `address:port` targets (`[v6]:port` for IPv6) reachable although private: an
+	 * operator's own service (BOT_HOST_PRIVATE_TARGETS, e.g. an internal transcription server),
+	 * or a test's loopback server. Metadata addresses stay refused.
 	 */
 	exceptions?: ReadonlySet<string>;
 	/** Name resolution; tests map names to chosen addresses. Default: the system resolver. */
@@ -121,7 +121,9 @@ export async function requestGuarded(input: string, o: GuardedRequest): Promise<
 			const location = res.headers.location;
 			if (!o.passRedirects && res.statusCode && res.statusCode >= 300 && res.statusCode < 400 && location) {
 				res.resume();
-				if (hop >= (o.maxRedirects ?? 5)) throw new EgressRefused(`${o.what} redirected too often`);
+				const max = o.maxRedirects ?? 5;
+				if (hop >= max)
+					throw new EgressRefused(max === 0 ? `${o.what} redirected, which is not followed` : `${o.what} redirected too often`);
 				next = new URL(location, target.url).href;
 				continue;
 			}
@@ -201,8 +203,12 @@ export function hostEgressFromEnv(env: Record<string, string | undefined>): Host
 		const value = Number(env[name] ?? "");
 		return Number.isSafeInteger(value) && value > 0 ? value : fallback;
 	};
+	const targets = (env.BOT_HOST_PRIVATE_TARGETS ?? "")
+		.split(",")
+		.map((t) => t.trim())
+		.filter(Boolean);
 	return {
-		policy: outboundPolicy(env),
+		policy: { ...outboundPolicy(env), ...(targets.length > 0 ? { exceptions: new Set(targets) } : {}) },
 		maxBytes: bytes("BOT_DOWNLOAD_MAX_BYTES", 8 * 1024 * 1024),
 		maxVideoBytes: bytes("BOT_VIDEO_MAX_BYTES", 50 * 1024 * 1024),
 	};

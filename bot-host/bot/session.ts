@@ -286,6 +286,7 @@ export class BotSession {
 			this.audio.transcriber = new Transcriber({
 				url: request.transcription.url,
 				token: request.transcription.token,
+				egress: this.options.egress.policy,
 				language: request.language ?? null,
 				task: request.task,
 				prefix,

@@ -171,4 +171,14 @@ describe("egress guard without a browser", () => {
 			maxVideoBytes: 50 * 1024 * 1024,
 		});
 	});
+
+	it("lets an operator name exact private targets (an internal transcription server), and nothing around them", async () => {
+		const { policy } = hostEgressFromEnv({ BOT_HOST_PRIVATE_TARGETS: "10.0.0.5:9000, [fd00::5]:443" });
+		await expect(admit("http://10.0.0.5:9000/v1", policy, "the transcription endpoint")).resolves.toMatchObject({ address: "10.0.0.5" });
+		await expect(admit("https://[fd00::5]/v1", policy, "the transcription endpoint")).resolves.toMatchObject({ family: 6 });
+		await expect(admit("http://10.0.0.5:9001/v1", policy, "the avatar URL")).rejects.toThrow("private target 10.0.0.5 is not allowed");
+		const named = { ...policy, resolve: async () => ["10.0.0.5"] };
+		await expect(admit("http://whisper.corp:9000/", named, "the transcription endpoint")).resolves.toMatchObject({ address: "10.0.0.5" });
+		await expect(admit("http://whisper.corp:80/", named, "the avatar URL")).rejects.toThrow("resolves to a private address");
+	});
 });
