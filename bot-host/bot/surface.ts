@@ -9,7 +9,8 @@
  * - What interception cannot see, WebSockets and workers (their requests are not the page's),
  *   is switched off by a Content-Security-Policy added to every response the page gets:
  *   `connect-src http: https:` leaves fetch and XHR (intercepted) but matches no ws:/wss: URL,
- *   and `worker-src 'none'`. Frames created empty inherit it.
+ *   `worker-src 'none'`, and `sandbox` without popups (a new window would not be intercepted).
+ *   Frames created empty inherit it.
  * - `html` is served as the document of a name that resolves nowhere, so it gets the same
  *   policy, and its relative URLs lead nowhere.
  * WebRTC is the one path left open (UDP to an address the page names; it cannot read an
@@ -24,7 +25,8 @@ export interface SharedSurface {
 }
 
 const HTML_DOCUMENT_URL = "http://shared-content.invalid/";
-const SURFACE_POLICY = "connect-src http: https: data: blob:; worker-src 'none'";
+// `sandbox` without allow-popups: a window the page opens would be a page without interception.
+const SURFACE_POLICY = "connect-src http: https: data: blob:; worker-src 'none'; sandbox allow-scripts allow-same-origin allow-forms";
 const PASSING_SCHEMES = new Set(["data:", "blob:", "about:"]);
 // Hop-by-hop and encoding headers: Node hands us the body as sent, and Chromium gets it whole.
 const DROPPED_RESPONSE_HEADERS = new Set(["content-encoding", "transfer-encoding", "content-length", "connection", "keep-alive"]);

@@ -137,7 +137,7 @@ describe("bot egress guard (private targets refused)", () => {
 		expect(events("screen.sharing_started")).toHaveLength(0);
 	});
 
-	it("renders shared html with its private iframe, images, fetches and sockets blocked", async () => {
+	it("renders shared html with its private iframe, images, fetches, sockets, workers and pop-ups blocked", async () => {
 		const secret = `127.0.0.1:${internal.port}`;
 		const html = `<body style="margin:0;background:#0000ff">
 			<iframe src="http://${secret}/iframe" width="200" height="100"></iframe>
@@ -147,6 +147,7 @@ describe("bot egress guard (private targets refused)", () => {
 			<script>
 				fetch("http://${secret}/fetch").catch(() => {});
 				try { new WebSocket("ws://${secret}/socket"); } catch {}
+				window.open("http://${secret}/popup");
 				try { new Worker("data:text/javascript,fetch('http://${secret}/worker')"); } catch {}
 				const empty = document.body.appendChild(document.createElement("iframe"));
 				try { new empty.contentWindow.WebSocket("ws://${secret}/from-empty-frame"); } catch {}
