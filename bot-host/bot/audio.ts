@@ -102,6 +102,17 @@ export class MeetingAudio {
 	}
 }
 
+/** Finish the recording, upload it when there is somewhere to, and remove its file either way. */
+export async function deliverRecording(audio: MeetingAudio, url: string | undefined, token: string): Promise<void> {
+	const recording = await audio.finishRecording();
+	if (!recording) return;
+	try {
+		if (url) await uploadRecording(url, token, recording);
+	} finally {
+		await recording.remove();
+	}
+}
+
 /** PUT the finished recording as a WAV body, streamed from its file, with the channel token. */
 export async function uploadRecording(url: string, token: string, recording: RecordingFile): Promise<void> {
 	const target = new URL(url);

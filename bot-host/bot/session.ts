@@ -11,7 +11,7 @@ import type { Act, BotSegment, CompletionReason, SpawnRequest } from "../../src/
 import { driverFor } from "../drivers/index.ts";
 import type { MeetingDriver, MeetingSnapshot } from "../drivers/types.ts";
 import { InCallActions } from "./actions.ts";
-import { MeetingAudio, uploadRecording } from "./audio.ts";
+import { deliverRecording, MeetingAudio } from "./audio.ts";
 import { type BotBrowser, type BrowserOptions, launchBotBrowser } from "./browser.ts";
 import { BotChannel } from "./channel.ts";
 import type { HostEgress } from "./egress.ts";
@@ -316,19 +316,9 @@ export class BotSession {
 		const audio = this.audio;
 		if (!audio) return;
 		await audio.transcriber?.flush().catch((err: unknown) => this.log(`transcription flush: ${describe(err)}`));
-		const recording = await audio.finishRecording().catch((err: unknown) => {
-			this.log(`recording: ${describe(err)}`);
-			return null;
-		});
-		if (!recording) return;
-		const url = this.request.recording_upload_url;
-		try {
-			if (url) await uploadRecording(url, this.request.channel.token, recording);
-		} catch (err) {
-			this.log(`recording upload: ${describe(err)}`);
-		} finally {
-			await recording.remove();
-		}
+		await deliverRecording(audio, this.request.recording_upload_url, this.request.channel.token).catch((err: unknown) =>
+			this.log(`recording upload: ${describe(err)}`),
+		);
 	}
 
 	/** Before touching the pre-join form: a sign-in wall or a dead link ends things right away. */
