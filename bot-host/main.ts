@@ -4,12 +4,15 @@
  * CHROMIUM_PATH (default /usr/bin/chromium), BOT_CHROMIUM_SANDBOX (on, off, default auto),
  * BOT_HOST_SANDBOX: unset for real meetings; `embedded` to run the platform sandbox in this
  * process and send the platform hosts to it; or `<port>:<spki hash>` for a sandbox started apart.
+ * OUTBOUND_ALLOW_PRIVATE (default false), BOT_DOWNLOAD_MAX_BYTES, BOT_VIDEO_MAX_BYTES: what bots
+ * may fetch for users (bot/egress.ts). BOT_HOST_MAX_BOTS (default 20): live bots at most.
  */
 
 import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
+import { hostEgressFromEnv } from "./bot/egress.ts";
 import { sandboxChromiumFlags } from "./sandbox/cert.ts";
 import { startSandbox } from "./sandbox/server.ts";
-import { startBotHost } from "./service.ts";
+import { DEFAULT_MAX_BOTS, startBotHost } from "./service.ts";
 
 const secret = process.env.BOT_HOST_SECRET ?? "";
 if (!secret) {
@@ -32,6 +35,11 @@ if (sandboxSetting === "embedded") {
 
 const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const bind = process.env.BOT_HOST_BIND || "127.0.0.1";
+const maxBots = Number(process.env.BOT_HOST_MAX_BOTS || DEFAULT_MAX_BOTS);
+if (!Number.isSafeInteger(maxBots) || maxBots < 1) {
+	console.error("BOT_HOST_MAX_BOTS must be a positive whole number");
+	process.exit(1);
+}
 const host = await startBotHost({
 	port: Number(process.env.BOT_HOST_PORT ?? 8790),
 	bind,
@@ -42,6 +50,8 @@ const host = await startBotHost({
 		fakeDevices: true,
 		sandbox: chromiumSandbox(executablePath, process.env.BOT_CHROMIUM_SANDBOX, (line) => console.log(line)),
 	},
+	egress: hostEgressFromEnv(process.env),
+	maxBots,
 });
 console.log(`bot host listening on ${bind}:${host.port}`);
 

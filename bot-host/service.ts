@@ -7,6 +7,7 @@ import { timingSafeEqual } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { SpawnRequest } from "../src/bot-channel/protocol.ts";
 import type { BrowserOptions } from "./bot/browser.ts";
+import { type HostEgress, hostEgressFromEnv } from "./bot/egress.ts";
 import { BotSession } from "./bot/session.ts";
 
 export interface BotHostOptions {
@@ -15,10 +16,16 @@ export interface BotHostOptions {
 	bind?: string;
 	secret: string;
 	browser: BrowserOptions;
+	/** URL guard and byte caps for what bots fetch for users; default: private targets refused. */
+	egress?: HostEgress;
+	/** Live bots at most (BOT_HOST_MAX_BOTS); a spawn beyond it answers 503. */
+	maxBots?: number;
 	/** Passed to each session (tests shorten the caption settle time). */
 	session?: { pollMs?: number; captionSettleMs?: number; joinTimeoutMs?: number };
 	log?: (line: string) => void;
 }
+
+export const DEFAULT_MAX_BOTS = 20;
 
 export interface BotHost {
 	port: number;
@@ -31,6 +38,8 @@ export interface BotHost {
 export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 	const log = options.log ?? ((line: string) => console.log(line));
 	const bots = new Map<number, BotSession>();
+	const egress = options.egress ?? hostEgressFromEnv({});
+	const maxBots = options.maxBots ?? DEFAULT_MAX_BOTS;
 	let shuttingDown = false;
 
 	const authorized = (req: IncomingMessage): boolean => {
@@ -62,7 +71,10 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 			if (!parsed.success) return json(res, 422, { error: "invalid spawn request", issues: parsed.error.issues });
 			const request = parsed.data;
 			if (bots.has(request.meeting_id)) return json(res, 409, { error: "a bot is already running for this meeting" });
-			const session = new BotSession({ request, browser: options.browser, log, ...options.session });
+			// Every bot is a Chromium in this one process's care: past the cap, refuse rather than
+			// let memory run out and take every meeting on the host down with it.
+			if (bots.size >= maxBots) return json(res, 503, { error: `bot host is at capacity: ${maxBots} ${maxBots === 1 ? "bot" : "bots"}` });
+			const session = new BotSession({ request, browser: options.browser, egress, log, ...options.session });
 			bots.set(request.meeting_id, session);
 			session.finished.finally(() => {
 				if (bots.get(request.meeting_id) === session) bots.delete(request.meeting_id);

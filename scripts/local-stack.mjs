@@ -134,6 +134,8 @@ export async function startBotHost({ port, secret, sandboxPort, sandbox = true, 
 			...process.env,
 			BOT_HOST_PORT: String(port),
 			BOT_HOST_SECRET: secret,
+			// Like the gateway's: local avatars, pages and providers live on this machine.
+			OUTBOUND_ALLOW_PRIVATE: "true",
 			...(sandbox ? { BOT_HOST_SANDBOX: "embedded", SANDBOX_PORT: String(sandboxPort) } : { BOT_HOST_SANDBOX: "" }),
 		},
 	});

@@ -7,6 +7,8 @@ import type { Browser, Page } from "puppeteer-core";
 import type { Act } from "../../src/bot-channel/protocol.ts";
 import type { MeetingDriver } from "../drivers/types.ts";
 import type { Outgoing } from "./channel.ts";
+import { fetchGuarded, type HostEgress } from "./egress.ts";
+import { openSurface } from "./surface.ts";
 import { espeakVoice, espeakWav } from "./tts.ts";
 
 type EventName = Extract<Outgoing, { type: "event" }>["name"];
@@ -29,6 +31,8 @@ export class InCallActions {
 	private readonly browser: Browser;
 	private readonly driver: MeetingDriver;
 	private readonly emit: (name: EventName, payload: Record<string, unknown>) => void;
+	private readonly egress: HostEgress;
+	private readonly log: (line: string) => void;
 	private speechId = 0;
 	/** The last speech a stop was asked for, so a stop before playback starts still counts. */
 	private stoppedSpeech = 0;
@@ -40,11 +44,15 @@ export class InCallActions {
 		browser: Browser;
 		driver: MeetingDriver;
 		emit: (name: EventName, payload: Record<string, unknown>) => void;
+		egress: HostEgress;
+		log: (line: string) => void;
 	}) {
 		this.page = o.page;
 		this.browser = o.browser;
 		this.driver = o.driver;
 		this.emit = o.emit;
+		this.egress = o.egress;
+		this.log = o.log;
 	}
 
 	async run(act: Act): Promise<void> {
@@ -52,7 +60,11 @@ export class InCallActions {
 			case "speak":
 				return this.speak(await espeakWav(act.text, espeakVoice(act.voice)), { text: act.text });
 			case "speak_audio": {
-				const audio = act.audioBase64 ? Buffer.from(act.audioBase64, "base64") : act.url ? await download(act.url) : null;
+				const audio = act.audioBase64
+					? Buffer.from(act.audioBase64, "base64")
+					: act.url
+						? await this.download(act.url, "the audio URL")
+						: null;
 				if (!audio) throw new Error("speak_audio needs url or audioBase64");
 				return this.speak(audio, { source: act.url ? "url" : "base64" });
 			}
@@ -68,7 +80,7 @@ export class InCallActions {
 				const image = act.image_base64
 					? dataUrl(Buffer.from(act.image_base64, "base64"))
 					: act.url
-						? dataUrl(await download(act.url))
+						? dataUrl(await this.download(act.url, "the avatar URL"))
 						: null;
 				if (!image) throw new Error("avatar_set needs url or image_base64");
 				this.avatar = image;
@@ -114,7 +126,7 @@ export class InCallActions {
 		await this.stopScreen(false);
 		if (act.content_type === "image" || act.content_type === "video") {
 			if (!act.url) throw new Error(`screen ${act.content_type} needs a url`);
-			const media = dataUrl(await download(act.url));
+			const media = dataUrl(await this.download(act.url, `the screen ${act.content_type} URL`, act.content_type === "video"));
 			await this.showOnCamera(act.content_type, media);
 			this.screen = { kind: act.content_type, stop: async () => {} };
 		} else {
@@ -123,18 +135,22 @@ export class InCallActions {
 		this.emit("screen.sharing_started", { content_type: act.content_type });
 	}
 
+	/** A user's media, through the egress guard and under the host's byte cap. */
+	private download(url: string, what: string, video = false): Promise<Buffer> {
+		const { policy, maxBytes, maxVideoBytes } = this.egress;
+		return fetchGuarded(url, { what, policy, maxBytes: video ? maxVideoBytes : maxBytes });
+	}
+
 	/** url and html content: rendered on a 1920x1080 page whose frames feed the camera canvas. */
 	private async renderSurface(act: Extract<Act, { action: "screen_show" }>): Promise<() => Promise<void>> {
-		// Its own window, so it keeps painting while the meeting tab is in front.
-		const surface = await this.browser.newPage({ type: "window", windowBounds: { width: 1920, height: 1080 } });
-		await surface.setViewport({ width: 1920, height: 1080 });
+		const content =
+			act.content_type === "html" ? { kind: "html" as const, html: act.html ?? "" } : { kind: "url" as const, url: act.url ?? "" };
+		const { page: surface, close } = await openSurface(this.browser, content, this.egress, this.log);
 		const grab = () =>
 			Promise.race([
 				surface.screenshot({ type: "jpeg", quality: 70, encoding: "base64" }),
 				new Promise<null>((resolve) => setTimeout(() => resolve(null), 3_000)),
 			]).catch(() => null);
-		if (act.content_type === "html") await surface.setContent(act.html ?? "", { waitUntil: "load" });
-		else await surface.goto(act.url ?? "about:blank", { waitUntil: "load", timeout: 20_000 });
 		let running = true;
 		const pump = async () => {
 			while (running) {
@@ -145,13 +161,16 @@ export class InCallActions {
 		};
 		await this.page.bringToFront();
 		const first = await grab();
-		if (!first) throw new Error("the shared content did not render");
+		if (!first) {
+			await close();
+			throw new Error("the shared content did not render");
+		}
 		await this.showOnCamera("image", `data:image/jpeg;base64,${first}`);
 		const pumping = pump().catch(() => {});
 		return async () => {
 			running = false;
 			await pumping;
-			await surface.close().catch(() => {});
+			await close();
 		};
 	}
 
@@ -163,12 +182,6 @@ export class InCallActions {
 		await this.showOnCamera("image", this.avatar, "cover");
 		if (report) this.emit("screen.sharing_stopped", { content_type: screen.kind });
 	}
-}
-
-async function download(url: string): Promise<Buffer> {
-	const res = await fetch(url, { signal: AbortSignal.timeout(20_000) });
-	if (!res.ok) throw new Error(`fetching ${url} answered ${res.status}`);
-	return Buffer.from(await res.arrayBuffer());
 }
 
 /** A data URL with the media type sniffed from the first bytes. */

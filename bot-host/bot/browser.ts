@@ -1,5 +1,5 @@
 /** One Chromium per bot: flags for headless meeting audio, and a profile removed afterwards. */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer, { type Browser } from "puppeteer-core";
@@ -39,6 +39,10 @@ export async function launchBotBrowser(label: string, options: BrowserOptions): 
 		return false;
 	});
 	const profileDir = await mkdtemp(path.join(tmpdir(), `bot-profile-${label.replace(/[^\w-]/g, "_")}-`));
+	// No speculative connections: preconnects are not seen by request interception, so shared
+	// content could otherwise open TCP connections to addresses the egress guard refuses.
+	await mkdir(path.join(profileDir, "Default"));
+	await writeFile(path.join(profileDir, "Default", "Preferences"), JSON.stringify({ net: { network_prediction_options: 2 } }));
 	const args = [
 		...sandboxFlags(options.sandbox),
 		"--disable-gpu",

@@ -11,9 +11,10 @@ import type { Act, BotSegment, CompletionReason, SpawnRequest } from "../../src/
 import { driverFor } from "../drivers/index.ts";
 import type { MeetingDriver, MeetingSnapshot } from "../drivers/types.ts";
 import { InCallActions } from "./actions.ts";
-import { MeetingAudio, uploadRecording } from "./audio.ts";
+import { deliverRecording, MeetingAudio } from "./audio.ts";
 import { type BotBrowser, type BrowserOptions, launchBotBrowser } from "./browser.ts";
 import { BotChannel } from "./channel.ts";
+import type { HostEgress } from "./egress.ts";
 import { type LeaveLimits, leaveLimits } from "./limits.ts";
 import { type Ending, outcomeOf, type Stage } from "./outcomes.ts";
 import { Transcriber } from "./transcriber.ts";
@@ -25,6 +26,8 @@ const PAGE_MEDIA_SCRIPT = readFileSync(path.join(import.meta.dirname, "page-medi
 export interface SessionOptions {
 	request: SpawnRequest;
 	browser: BrowserOptions;
+	/** What the bot may fetch and render for users (URL guard policy and byte caps). */
+	egress: HostEgress;
 	now?: () => number;
 	pollMs?: number;
 	captionSettleMs?: number;
@@ -84,6 +87,11 @@ export class BotSession {
 	/** The bot's Chromium process id (memory accounting, and crash tests). */
 	get browserPid(): number | undefined {
 		return this.bot?.browser.process()?.pid;
+	}
+
+	/** The file the recording is written to while the bot is in the call. */
+	get recordingPath(): string | null {
+		return this.audio?.recordingPath ?? null;
 	}
 
 	get currentStage(): Stage {
@@ -276,12 +284,15 @@ export class BotSession {
 			browser: page.browser(),
 			driver: this.driver,
 			emit: (name, payload) => this.channel.send({ type: "event", name, payload }),
+			egress: this.options.egress,
+			log: this.log,
 		});
 		const emit = (segment: BotSegment) => this.channel.send({ type: "segment", segment });
 		if (request.transcribe_enabled && request.transcription && this.audio) {
 			this.audio.transcriber = new Transcriber({
 				url: request.transcription.url,
 				token: request.transcription.token,
+				egress: this.options.egress.policy,
 				language: request.language ?? null,
 				task: request.task,
 				prefix,
@@ -311,11 +322,9 @@ export class BotSession {
 		const audio = this.audio;
 		if (!audio) return;
 		await audio.transcriber?.flush().catch((err: unknown) => this.log(`transcription flush: ${describe(err)}`));
-		const wav = audio.recordingWav();
-		const url = this.request.recording_upload_url;
-		if (wav && url) {
-			await uploadRecording(url, this.request.channel.token, wav).catch((err: unknown) => this.log(`recording upload: ${describe(err)}`));
-		}
+		await deliverRecording(audio, this.request.recording_upload_url, this.request.channel.token).catch((err: unknown) =>
+			this.log(`recording upload: ${describe(err)}`),
+		);
 	}
 
 	/** Before touching the pre-join form: a sign-in wall or a dead link ends things right away. */

@@ -4,6 +4,7 @@
  * (drafts), and confirmed once two consecutive passes over the whole utterance agree.
  */
 import type { BotSegment } from "../../src/bot-channel/protocol.ts";
+import { type EgressPolicy, requestGuarded } from "./egress.ts";
 import { encodeWav, rms } from "./wav.ts";
 
 export const SAMPLE_RATE = 16_000;
@@ -33,6 +34,8 @@ const HALLUCINATIONS = new Set([
 export interface TranscriberOptions {
 	url: string;
 	token: string | null;
+	/** The endpoint may be an account's own URL: it goes through the egress guard like any other. */
+	egress: EgressPolicy;
 	language: string | null;
 	task: "transcribe" | "translate";
 	prefix: string;
@@ -174,14 +177,23 @@ export class Transcriber {
 		form.set("response_format", "json");
 		if (this.language) form.set("language", this.language);
 		if (this.task === "translate") form.set("task", "translate");
-		const res = await fetch(transcriptionEndpoint(this.o.url), {
+		const encoded = new Response(form);
+		const res = await requestGuarded(transcriptionEndpoint(this.o.url), {
+			what: "the transcription endpoint",
+			policy: this.o.egress,
 			method: "POST",
-			headers: this.o.token ? { authorization: `Bearer ${this.o.token}` } : {},
-			body: form,
-			signal: AbortSignal.timeout(30_000),
+			headers: {
+				"content-type": encoded.headers.get("content-type") ?? "multipart/form-data",
+				...(this.o.token ? { authorization: `Bearer ${this.o.token}` } : {}),
+			},
+			body: Buffer.from(await encoded.arrayBuffer()),
+			maxBytes: 1024 * 1024,
+			timeoutMs: 30_000,
+			// The token was meant for this endpoint only: a redirect is an error, never followed.
+			maxRedirects: 0,
 		});
-		if (!res.ok) throw new Error(`transcription endpoint answered ${res.status}`);
-		const body = (await res.json()) as { text?: unknown };
+		if (res.status < 200 || res.status >= 300) throw new Error(`transcription endpoint answered ${res.status}`);
+		const body = JSON.parse(res.body.toString("utf8")) as { text?: unknown };
 		const text = typeof body.text === "string" ? body.text.trim() : "";
 		return HALLUCINATIONS.has(text.toLowerCase()) ? null : text;
 	}

@@ -22,9 +22,14 @@ export function fixWavSizes(wav: Buffer): Buffer {
 
 /** A mono PCM16 WAV file around raw samples. */
 export function encodeWav(pcm: Buffer, sampleRate: number): Buffer {
+	return Buffer.concat([wavHeader(pcm.length, sampleRate), pcm]);
+}
+
+/** The 44-byte header of a mono PCM16 WAV file with `dataBytes` of samples after it. */
+export function wavHeader(dataBytes: number, sampleRate: number): Buffer {
 	const header = Buffer.alloc(44);
 	header.write("RIFF", 0, "ascii");
-	header.writeUInt32LE(36 + pcm.length, 4);
+	header.writeUInt32LE(36 + dataBytes, 4);
 	header.write("WAVE", 8, "ascii");
 	header.write("fmt ", 12, "ascii");
 	header.writeUInt32LE(16, 16);
@@ -35,8 +40,8 @@ export function encodeWav(pcm: Buffer, sampleRate: number): Buffer {
 	header.writeUInt16LE(2, 32);
 	header.writeUInt16LE(16, 34);
 	header.write("data", 36, "ascii");
-	header.writeUInt32LE(pcm.length, 40);
-	return Buffer.concat([header, pcm]);
+	header.writeUInt32LE(dataBytes, 40);
+	return header;
 }
 
 /** Root mean square of PCM16 samples, 0..1. */

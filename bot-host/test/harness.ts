@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { Platform, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import type { BrowserOptions } from "../bot/browser.ts";
 import { chromiumSandbox } from "../bot/chromium-sandbox.ts";
+import type { HostEgress } from "../bot/egress.ts";
 import type { Scenario } from "../sandbox/scenario.ts";
 import { type Sandbox, startSandbox } from "../sandbox/server.ts";
 import { type BotHost, startBotHost } from "../service.ts";
@@ -24,7 +25,10 @@ export interface World {
 	logs: string[];
 }
 
-export async function startWorld(): Promise<World> {
+/** Local providers live on loopback, so the default world allows private targets. */
+const LOCAL_EGRESS: HostEgress = { policy: { allowPrivate: true }, maxBytes: 8 * 1024 * 1024, maxVideoBytes: 50 * 1024 * 1024 };
+
+export async function startWorld(options: { egress?: HostEgress; maxBots?: number } = {}): Promise<World> {
 	const sandbox = await startSandbox();
 	const room = await FakeRoom.start(CHANNEL_TOKEN);
 	const logs: string[] = [];
@@ -40,6 +44,8 @@ export async function startWorld(): Promise<World> {
 		secret: SECRET,
 		browser,
 		session: { pollMs: 100, captionSettleMs: 900, joinTimeoutMs: 30_000 },
+		egress: options.egress ?? LOCAL_EGRESS,
+		...(options.maxBots ? { maxBots: options.maxBots } : {}),
 		log: (line) => logs.push(line),
 	});
 	return { sandbox, room, host, hostUrl: `http://127.0.0.1:${host.port}`, browser, logs };

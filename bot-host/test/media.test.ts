@@ -3,6 +3,7 @@
  * avatar and shared content on the virtual camera), and the audio path: meeting audio
  * captured in the page, transcribed by an OpenAI-compatible endpoint, recorded as WAV.
  */
+import { existsSync, statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHANNEL_TOKEN, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
 import { describeWav, eventually, type Providers, startProviders } from "./providers.ts";
@@ -110,8 +111,12 @@ describe("bot media in the sandbox", () => {
 			const done = segmentsOf(r).filter((s) => s.completed);
 			return done.some((s) => s.speaker === "Grace Hopper") && done.some((s) => s.speaker === "Alan Turing") ? done : undefined;
 		});
+		// The recording goes to a file as it is heard, not into the host's memory.
+		const file = world.host.bots.get(bot.meetingId)?.recordingPath ?? "";
+		expect(statSync(file).size).toBeGreaterThan(16_000 * 2);
 		world.room.command(bot.meetingId, { action: "leave" });
 		await world.room.until(bot.meetingId, finalStatus);
+		expect(existsSync(file)).toBe(false);
 
 		for (const s of confirmed) {
 			expect(s.speaker_source).toBe("active_speaker");
@@ -131,6 +136,7 @@ describe("bot media in the sandbox", () => {
 		expect(upload).toMatchObject({ authorization: `Bearer ${CHANNEL_TOKEN}`, contentType: "audio/wav" });
 		const wav = describeWav(upload?.body ?? Buffer.alloc(44));
 		expect(upload?.body.toString("ascii", 0, 4)).toBe("RIFF");
+		expect(upload?.body.readUInt32LE(40)).toBe((upload?.body.length ?? 0) - 44);
 		expect(wav).toMatchObject({ sampleRate: 16_000, channels: 1 });
 		expect(wav.seconds).toBeGreaterThan(2);
 		expect(wav.rms).toBeGreaterThan(0.005);

@@ -215,3 +215,31 @@ describe("bot host service", () => {
 		expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: true });
 	});
 });
+
+describe("bot host at capacity", () => {
+	let world: World;
+	beforeAll(async () => {
+		world = await startWorld({ maxBots: 1 });
+	});
+	afterAll(async () => {
+		await stopWorld(world);
+	});
+
+	it("answers 503 with the reason once BOT_HOST_MAX_BOTS bots are live, and takes bots again when one ends", async () => {
+		const first = await spawnBot(world, "zoom", { lobby_forever: true });
+		expect(first.response.status).toBe(202);
+		const refused = await spawnBot(world, "google_meet", { direct_join: true });
+		expect(refused.response.status).toBe(503);
+		expect(await refused.response.json()).toEqual({ error: "bot host is at capacity: 1 bot" });
+		expect(world.host.bots.has(refused.meetingId)).toBe(false);
+		expect(await (await fetch(`${world.hostUrl}/health`)).json()).toMatchObject({ status: "ok", bots: 1 });
+
+		await fetch(`${world.hostUrl}/bots/${first.meetingId}`, { method: "DELETE", headers: { authorization: `Bearer ${SECRET}` } });
+		await world.room.until(first.meetingId, finalStatus);
+		await world.host.bots.get(first.meetingId)?.finished;
+		await new Promise((resolve) => setImmediate(resolve));
+		const next = await spawnBot(world, "google_meet", { not_found: true });
+		expect(next.response.status).toBe(202);
+		await world.room.until(next.meetingId, finalStatus);
+	});
+});

@@ -5,6 +5,7 @@
 import http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BotSegment } from "../../src/bot-channel/protocol.ts";
+import type { EgressPolicy } from "../bot/egress.ts";
 import { SAMPLE_RATE, Transcriber } from "../bot/transcriber.ts";
 
 /** A tone burst (voiced) followed by silence, as 16 kHz PCM16. */
@@ -23,33 +24,35 @@ afterEach(async () => {
 });
 
 /** An endpoint that answers passes from a script, in order, then repeats the last answer. */
-async function scriptedEndpoint(answers: string[]): Promise<{ url: string; calls: () => number }> {
+async function scriptedEndpoint(answers: string[], redirectTo?: string): Promise<{ url: string; port: number; calls: () => number }> {
 	let calls = 0;
 	server = http.createServer((req, res) => {
 		req.resume();
 		req.on("end", () => {
 			const text = answers[Math.min(calls, answers.length - 1)];
 			calls++;
-			res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ text }));
+			if (redirectTo) res.writeHead(307, { location: redirectTo }).end();
+			else res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ text }));
 		});
 	});
 	await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", () => resolve()));
 	const address = server.address();
 	const port = typeof address === "object" && address ? address.port : 0;
-	return { url: `http://127.0.0.1:${port}`, calls: () => calls };
+	return { url: `http://127.0.0.1:${port}`, port, calls: () => calls };
 }
 
-function transcriber(url: string, segments: BotSegment[]): Transcriber {
+function transcriber(url: string, segments: BotSegment[], egress: EgressPolicy = { allowPrivate: true }, logs: string[] = []): Transcriber {
 	return new Transcriber({
 		url,
-		token: null,
+		token: "transcription-token",
+		egress,
 		language: null,
 		task: "transcribe",
 		prefix: "t",
 		callOffsetMs: () => 0,
 		speakerBetween: () => ({ speaker: "Ann", source: "active_speaker" }),
 		emit: (s) => segments.push(s),
-		log: () => {},
+		log: (line) => logs.push(line),
 	});
 }
 
@@ -84,5 +87,46 @@ describe("transcriber", () => {
 		await t.flush();
 		expect(endpoint.calls()).toBe(0);
 		expect(segments).toEqual([]);
+	});
+
+	it("refuses an endpoint on a private address, by literal or by name, when private targets are refused", async () => {
+		const endpoint = await scriptedEndpoint(["secret"]);
+		const logs: string[] = [];
+		const byName = `http://whisper.internal.test:${endpoint.port}`;
+		const policy = { allowPrivate: false, resolve: async () => ["127.0.0.1"] };
+		const segments: BotSegment[] = [];
+		for (const url of [endpoint.url, byName]) {
+			const t = transcriber(url, segments, policy, logs);
+			t.push(burst(1_000, 800), 1_800);
+			await t.flush();
+		}
+		expect(endpoint.calls()).toBe(0);
+		expect(segments).toEqual([]);
+		expect(logs).toContain(
+			"transcription failed: EgressRefused: the transcription endpoint is refused: loopback target 127.0.0.1 is not allowed",
+		);
+		expect(logs).toContain("transcription failed: EgressRefused: the transcription endpoint resolves to a loopback address");
+	});
+
+	it("never follows a redirect with the token: the pass fails instead", async () => {
+		const elsewhere = http.createServer((req, res) => {
+			elsewhereCalls.push(req.headers.authorization);
+			res.end("{}");
+		});
+		const elsewhereCalls: (string | undefined)[] = [];
+		await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", () => resolve()));
+		const port = (elsewhere.address() as { port: number }).port;
+		try {
+			const endpoint = await scriptedEndpoint(["x"], `http://127.0.0.1:${port}/v1/audio/transcriptions`);
+			const logs: string[] = [];
+			const t = transcriber(endpoint.url, [], { allowPrivate: true }, logs);
+			t.push(burst(1_000, 800), 1_800);
+			await t.flush();
+			expect(endpoint.calls()).toBeGreaterThan(0);
+			expect(elsewhereCalls).toEqual([]);
+			expect(logs).toContain("transcription failed: EgressRefused: the transcription endpoint redirected, which is not followed");
+		} finally {
+			await new Promise<void>((resolve) => elsewhere.close(() => resolve()));
+		}
 	});
 });

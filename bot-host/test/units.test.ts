@@ -1,6 +1,8 @@
 /** The pure parts, without a browser: trackers, link rewriting, WAV, the sandbox clock. */
+import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { BotSegment } from "../../src/bot-channel/protocol.ts";
+import { admit, hostEgressFromEnv } from "../bot/egress.ts";
 import { outcomeOf } from "../bot/outcomes.ts";
 import { transcriptionEndpoint } from "../bot/transcriber.ts";
 import { CaptionTracker, ChatTracker, ParticipantTracker } from "../bot/transcript.ts";
@@ -140,5 +142,44 @@ describe("outcomes", () => {
 		expect(outcomeOf("removed", "active")).toMatchObject({ status: "completed", completion_reason: "evicted" });
 		expect(outcomeOf("bot_wall", "joining")).toMatchObject({ status: "failed", reason: expect.stringMatching(/^bot_wall/) });
 		expect(outcomeOf("lobby", "awaiting_admission")).toBeNull();
+	});
+});
+
+describe("egress guard without a browser", () => {
+	it("loads under plain Node, as the Dockerfile runs it (the Worker's address table included)", () => {
+		// Vitest resolves imports a bundler's way; `node bot-host/main.ts` does not.
+		const run = spawnSync(process.execPath, ["--input-type=module", "-e", "await import('./bot-host/service.ts')"], { encoding: "utf8" });
+		expect(run.stderr).toBe("");
+		expect(run.status).toBe(0);
+	});
+
+	it("judges every resolved address: one private answer among public ones is enough to refuse", async () => {
+		const policy = { allowPrivate: false, resolve: async () => ["93.184.215.14", "10.1.2.3"] };
+		await expect(admit("https://mixed.example/a.png", policy, "the avatar URL")).rejects.toThrow(
+			"the avatar URL resolves to a private address",
+		);
+		const metadata = { allowPrivate: true, resolve: async () => ["fd00:ec2::254", "169.254.169.254"] };
+		await expect(admit("https://meta.example/", metadata, "the avatar URL")).rejects.toThrow("resolves to a metadata address");
+		const ok = await admit("https://fine.example/", { allowPrivate: false, resolve: async () => ["2606:4700::1111"] }, "the avatar URL");
+		expect(ok).toMatchObject({ address: "2606:4700::1111", family: 6 });
+	});
+
+	it("reads the host's limits from its environment, failing closed", () => {
+		expect(hostEgressFromEnv({})).toEqual({ policy: { allowPrivate: false }, maxBytes: 8 * 1024 * 1024, maxVideoBytes: 50 * 1024 * 1024 });
+		expect(hostEgressFromEnv({ OUTBOUND_ALLOW_PRIVATE: "true", BOT_DOWNLOAD_MAX_BYTES: "1000", BOT_VIDEO_MAX_BYTES: "x" })).toEqual({
+			policy: { allowPrivate: true },
+			maxBytes: 1000,
+			maxVideoBytes: 50 * 1024 * 1024,
+		});
+	});
+
+	it("lets an operator name exact private targets (an internal transcription server), and nothing around them", async () => {
+		const { policy } = hostEgressFromEnv({ BOT_HOST_PRIVATE_TARGETS: "10.0.0.5:9000, [fd00::5]:443" });
+		await expect(admit("http://10.0.0.5:9000/v1", policy, "the transcription endpoint")).resolves.toMatchObject({ address: "10.0.0.5" });
+		await expect(admit("https://[fd00::5]/v1", policy, "the transcription endpoint")).resolves.toMatchObject({ family: 6 });
+		await expect(admit("http://10.0.0.5:9001/v1", policy, "the avatar URL")).rejects.toThrow("private target 10.0.0.5 is not allowed");
+		const named = { ...policy, resolve: async () => ["10.0.0.5"] };
+		await expect(admit("http://whisper.corp:9000/", named, "the transcription endpoint")).resolves.toMatchObject({ address: "10.0.0.5" });
+		await expect(admit("http://whisper.corp:80/", named, "the avatar URL")).rejects.toThrow("resolves to a private address");
 	});
 });

@@ -164,13 +164,36 @@ export const RoomToBot = z.discriminatedUnion("type", [
 ]);
 export type RoomToBot = z.infer<typeof RoomToBot>;
 
+const HOUR_MS = 60 * 60_000;
+
+/**
+ * Upper bounds of the `automatic_leave` timeouts (ms). A bot holds a Chromium and its
+ * recording for as long as these allow, on a host shared with other accounts' bots.
+ */
+export const AUTOMATIC_LEAVE_MAX_MS = {
+	max_wait_for_admission: HOUR_MS,
+	max_time_left_alone: 4 * HOUR_MS,
+	no_one_joined_timeout: 4 * HOUR_MS,
+	max_bot_time: 24 * HOUR_MS,
+	silence_timeout: 4 * HOUR_MS,
+} as const;
+
+const timeout = (max: number, label: string) =>
+	z
+		.number()
+		.int()
+		.positive()
+		.max(max, { message: `at most ${max} ms (${label})` })
+		.nullable()
+		.optional();
+
 /** Timeouts in milliseconds, as in contracts/api.v1 `automatic_leave`. */
 export const AutomaticLeave = z.object({
-	max_wait_for_admission: z.number().int().positive().nullable().optional(),
-	max_time_left_alone: z.number().int().positive().nullable().optional(),
-	no_one_joined_timeout: z.number().int().positive().nullable().optional(),
-	max_bot_time: z.number().int().positive().nullable().optional(),
-	silence_timeout: z.number().int().positive().nullable().optional(),
+	max_wait_for_admission: timeout(AUTOMATIC_LEAVE_MAX_MS.max_wait_for_admission, "1 hour"),
+	max_time_left_alone: timeout(AUTOMATIC_LEAVE_MAX_MS.max_time_left_alone, "4 hours"),
+	no_one_joined_timeout: timeout(AUTOMATIC_LEAVE_MAX_MS.no_one_joined_timeout, "4 hours"),
+	max_bot_time: timeout(AUTOMATIC_LEAVE_MAX_MS.max_bot_time, "24 hours"),
+	silence_timeout: timeout(AUTOMATIC_LEAVE_MAX_MS.silence_timeout, "4 hours"),
 });
 export type AutomaticLeave = z.infer<typeof AutomaticLeave>;
 

@@ -17,10 +17,29 @@ async function callBotHost(env: Env, method: string, path: string, body?: unknow
 			body: body ? JSON.stringify(body) : undefined,
 			signal: AbortSignal.timeout(SPAWN_TIMEOUT_MS),
 		});
-		await res.body?.cancel();
-		return res.ok ? { ok: true } : { ok: false, detail: `bot host answered ${res.status}` };
+		if (res.ok) {
+			await res.body?.cancel();
+			return { ok: true };
+		}
+		const said = await hostError(res);
+		return { ok: false, detail: `bot host answered ${res.status}${said ? `: ${said}` : ""}` };
 	} catch (err) {
 		return { ok: false, detail: `bot host unreachable (${err instanceof Error ? err.name : "error"})` };
+	}
+}
+
+/**
+ * The bot host's own sentence for a refusal (`{"error": "bot host is at capacity: 20 bots"}`),
+ * so the meeting records why. Only that field, as plain short text: the host's error texts
+ * carry no secrets, and anything else in the body is not passed on.
+ */
+async function hostError(res: Response): Promise<string | null> {
+	try {
+		const body: unknown = JSON.parse((await res.text()).slice(0, 4096));
+		const error = body && typeof body === "object" && "error" in body ? body.error : null;
+		return typeof error === "string" ? error.replace(/[^\x20-\x7e]/g, " ").slice(0, 200) : null;
+	} catch {
+		return null;
 	}
 }
 

@@ -1,0 +1,118 @@
+/**
+ * The page that renders shared `url` and `html` content for the bot's camera. Its content is
+ * untrusted: it must not reach anything the bot host can reach on its network.
+ *
+ * - Every request the page makes (documents, frames, subresources, each redirect hop) is
+ *   intercepted and fetched by Node through the egress guard, pinned to the address it judged;
+ *   Chromium itself never connects, so a DNS answer cannot change between check and use.
+ * - data:, blob: and about: need no network and pass; every other scheme is refused.
+ * - What interception cannot see, WebSockets and workers (their requests are not the page's),
+ *   is switched off by a Content-Security-Policy added to every response the page gets:
+ *   `connect-src http: https:` leaves fetch and XHR (intercepted) but matches no ws:/wss: URL,
+ *   `worker-src 'none'`, and `sandbox` without popups (a new window would not be intercepted).
+ *   Frames created empty inherit it.
+ * - `html` is served as the document of a name that resolves nowhere, so it gets the same
+ *   policy, and its relative URLs lead nowhere.
+ * WebRTC is the one path left open (UDP to an address the page names; it cannot read an
+ * HTTP answer).
+ */
+import type { Browser, HTTPRequest, Page } from "puppeteer-core";
+import { admit, EgressRefused, type HostEgress, requestGuarded } from "./egress.ts";
+
+export interface SharedSurface {
+	page: Page;
+	close(): Promise<void>;
+}
+
+const HTML_DOCUMENT_URL = "http://shared-content.invalid/";
+// `sandbox` without allow-popups: a window the page opens would be a page without interception.
+const SURFACE_POLICY = "connect-src http: https: data: blob:; worker-src 'none'; sandbox allow-scripts allow-same-origin allow-forms";
+const PASSING_SCHEMES = new Set(["data:", "blob:", "about:"]);
+// Hop-by-hop and encoding headers: Node hands us the body as sent, and Chromium gets it whole.
+const DROPPED_RESPONSE_HEADERS = new Set(["content-encoding", "transfer-encoding", "content-length", "connection", "keep-alive"]);
+
+export async function openSurface(
+	browser: Browser,
+	content: { kind: "url"; url: string } | { kind: "html"; html: string },
+	egress: HostEgress,
+	log: (line: string) => void,
+): Promise<SharedSurface> {
+	// A named refusal for the shared URL itself, before Chromium is involved.
+	if (content.kind === "url") await admit(content.url, egress.policy, "the shared URL");
+	// Its own window, so it keeps painting while the meeting tab is in front. (A browser context
+	// of its own would isolate it further, but creating one kills a --single-process Chromium.)
+	const page = await browser.newPage({ type: "window", windowBounds: { width: 1920, height: 1080 } });
+	const close = () => page.close().catch(() => {});
+	try {
+		await page.setViewport({ width: 1920, height: 1080 });
+		await page.setRequestInterception(true);
+		page.on("request", (request) => {
+			const own = content.kind === "html" && request.url().startsWith(HTML_DOCUMENT_URL);
+			const answered = !own
+				? answer(request, egress, log)
+				: request.url() === HTML_DOCUMENT_URL
+					? request.respond({
+							status: 200,
+							headers: { "content-security-policy": SURFACE_POLICY },
+							contentType: "text/html; charset=utf-8",
+							body: content.html,
+						})
+					: request.respond({ status: 404, body: "" });
+			answered.catch((err: unknown) => log(`shared content: ${err instanceof Error ? err.message : String(err)}`));
+		});
+		await page.goto(content.kind === "html" ? HTML_DOCUMENT_URL : content.url, { waitUntil: "load", timeout: 20_000 });
+		return { page, close };
+	} catch (err) {
+		await close();
+		throw err;
+	}
+}
+
+async function answer(request: HTTPRequest, egress: HostEgress, log: (line: string) => void): Promise<void> {
+	const url = request.url();
+	const scheme = url.slice(0, url.indexOf(":") + 1).toLowerCase();
+	if (PASSING_SCHEMES.has(scheme)) return request.continue();
+	try {
+		const res = await requestGuarded(url, {
+			what: "a shared-content request",
+			policy: egress.policy,
+			maxBytes: egress.maxVideoBytes,
+			timeoutMs: 20_000,
+			method: request.method(),
+			headers: forwardedHeaders(request.headers()),
+			body: request.postData() === undefined ? undefined : Buffer.from(request.postData() ?? ""),
+			passRedirects: true,
+		});
+		const headers: Record<string, string | string[]> = {};
+		for (const [name, value] of Object.entries(res.headers))
+			if (value !== undefined && !DROPPED_RESPONSE_HEADERS.has(name)) headers[name] = value;
+		// Added to the site's own policy (both apply), never instead of it.
+		const own = headers["content-security-policy"];
+		headers["content-security-policy"] = [...(own === undefined ? [] : [own].flat()), SURFACE_POLICY].join(", ");
+		await request.respond({ status: res.status, headers, body: res.body });
+	} catch (err) {
+		log(`shared content: blocked ${describeTarget(url)}: ${err instanceof Error ? err.message : String(err)}`);
+		await request.abort(err instanceof EgressRefused ? "blockedbyclient" : "failed");
+	}
+}
+
+/** What Chromium would have sent, minus what only makes sense on its own connection. */
+function forwardedHeaders(given: Record<string, string>): Record<string, string> {
+	const headers: Record<string, string> = {};
+	for (const [name, value] of Object.entries(given)) {
+		const lower = name.toLowerCase();
+		if (lower === "host" || lower === "connection" || lower === "accept-encoding" || lower.startsWith("proxy-")) continue;
+		headers[lower] = value;
+	}
+	return headers;
+}
+
+/** Scheme, host and port only: paths and queries of user content stay out of the log. */
+function describeTarget(url: string): string {
+	try {
+		const u = new URL(url);
+		return u.host ? `${u.protocol}//${u.host}` : u.protocol;
+	} catch {
+		return "an invalid URL";
+	}
+}
