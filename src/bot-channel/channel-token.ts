@@ -7,34 +7,10 @@
  * never has it: it receives one token per meeting in the spawn request, so a compromised
  * host can speak for the meetings it runs and for no other.
  */
-const encoder = new TextEncoder();
-const keys = new Map<string, Promise<CryptoKey>>();
-const KEY_INFO = "bot-channel-token/v1";
+import { derivedHmacKey } from "../settings/derived-key";
 
-function signingKey(secretsKey: string): Promise<CryptoKey> {
-	let key = keys.get(secretsKey);
-	if (!key) {
-		key = crypto.subtle
-			.importKey(
-				"raw",
-				Uint8Array.from(atob(secretsKey), (ch) => ch.charCodeAt(0)),
-				"HKDF",
-				false,
-				["deriveKey"],
-			)
-			.then((base) =>
-				crypto.subtle.deriveKey(
-					{ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(KEY_INFO) },
-					base,
-					{ name: "HMAC", hash: "SHA-256", length: 256 },
-					false,
-					["sign", "verify"],
-				),
-			);
-		keys.set(secretsKey, key);
-	}
-	return key;
-}
+const encoder = new TextEncoder();
+const signingKey = (secretsKey: string) => derivedHmacKey(secretsKey, "bot-channel-token/v1");
 
 const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
 

@@ -8,38 +8,15 @@
 import type { MediaFileRow } from "../db/schema";
 import { type Env, intVar } from "../env";
 import { ApiError } from "../errors";
+import { derivedHmacKey } from "../settings/derived-key";
 import { presignUrl } from "./presign";
 
 export const DEFAULT_DOWNLOAD_TTL_S = 900;
 
 const encoder = new TextEncoder();
-const keyCache = new Map<string, Promise<CryptoKey>>();
-
 function linkKey(secretsKey: string | undefined): Promise<CryptoKey> {
 	if (!secretsKey) throw new ApiError(503, "Download links are not configured on this deployment");
-	let key = keyCache.get(secretsKey);
-	if (!key) {
-		// A key of its own (HKDF), so a link signature can never stand in for anything else sealed with SECRETS_KEY.
-		key = crypto.subtle
-			.importKey(
-				"raw",
-				Uint8Array.from(atob(secretsKey), (ch) => ch.charCodeAt(0)),
-				"HKDF",
-				false,
-				["deriveKey"],
-			)
-			.then((base) =>
-				crypto.subtle.deriveKey(
-					{ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode("recording-download-link/v1") },
-					base,
-					{ name: "HMAC", hash: "SHA-256", length: 256 },
-					false,
-					["sign", "verify"],
-				),
-			);
-		keyCache.set(secretsKey, key);
-	}
-	return key;
+	return derivedHmacKey(secretsKey, "recording-download-link/v1");
 }
 
 const toBase64Url = (buffer: ArrayBuffer) =>
