@@ -33,7 +33,7 @@ import {
 } from "./calendar-plans";
 import { feedAddress, isoWithOffset, nextSyncAt, type SyncCounts, type SyncStamp, zeroCounts } from "./calendar-store";
 import { DEFAULT_FEED_LIMITS, fetchFeed } from "./feed-fetch";
-import { type ImportedEvent, importFeed } from "./ics-import";
+import { type ImportedEvent, importFeed, MAX_FEED_EVENTS } from "./ics-import";
 
 export interface SyncContext {
 	now: Date;
@@ -54,10 +54,16 @@ export async function syncConnection(env: Env, connection: CalendarConnectionRow
 				})
 			: { ok: false as const, error: "No calendar feed address is set" };
 		const imported = feed.ok
-			? importFeed(feed.text, { now: ctx.now, horizonMs: intVar(env.CALENDAR_IMPORT_HORIZON_DAYS, 90) * 24 * 3600_000 })
+			? importFeed(feed.text, {
+					now: ctx.now,
+					horizonMs: intVar(env.CALENDAR_IMPORT_HORIZON_DAYS, 90) * 24 * 3600_000,
+					maxEvents: intVar(env.CALENDAR_FEED_MAX_EVENTS, MAX_FEED_EVENTS),
+				})
 			: feed;
-		if (imported.ok) counts = await reconcile(env, connection, imported.events, ctx);
-		else error = imported.error;
+		if (imported.ok) {
+			counts = await reconcile(env, connection, imported.events, ctx);
+			error = imported.warning;
+		} else error = imported.error;
 	} catch (err) {
 		// Internals stay in the log (without the address); the stamp says only that it failed.
 		console.error("calendar sync failed", connection.id, err instanceof Error ? err.message : "unknown");
