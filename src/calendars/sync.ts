@@ -45,6 +45,9 @@ export interface SyncContext {
 export async function syncConnection(env: Env, connection: CalendarConnectionRow, ctx: SyncContext): Promise<SyncStamp> {
 	let counts = zeroCounts();
 	let error: string | null = null;
+	// Out of line first: a sync that never finishes (a feed that exhausts the CPU limit) must
+	// not stay the first due connection and take every later batch down with it.
+	await env.DB.prepare("UPDATE calendar_connections SET next_sync_at = ? WHERE id = ?").bind(nextSyncAt(env, ctx.now), connection.id).run();
 	try {
 		const address = await feedAddress(env, connection);
 		const feed = address
