@@ -150,8 +150,9 @@ function nextInstance(event: VEvent, now: Date): Occurrence | null {
 
 /**
  * At most how many instances the rule has on one calendar day: its times of day (BYHOUR,
- * BYMINUTE, BYSECOND, or every hour, minute, second for the sub-daily frequencies). BYDAY and
- * the like only pick days, so they never add to it. Known before anything is expanded.
+ * BYMINUTE, BYSECOND, or every hour, minute, second for the sub-daily frequencies, fewer with an
+ * INTERVAL when no finer list adds times within one step). BYDAY and the like only pick days,
+ * so they never add to it. Known before anything is expanded.
  */
 function instancesPerDay(rule: Record<string, unknown>): number {
 	const freq = String(rule.freq ?? "").toUpperCase();
@@ -161,12 +162,21 @@ function instancesPerDay(rule: Record<string, unknown>): number {
 		if (typeof list === "number") return 1;
 		return from.includes(freq) ? every : 1;
 	};
-	return (
+	const times =
 		slots("byHour", 24, ["HOURLY", "MINUTELY", "SECONDLY"]) *
 		slots("byMinute", 60, ["MINUTELY", "SECONDLY"]) *
-		slots("bySecond", 60, ["SECONDLY"])
-	);
+		slots("bySecond", 60, ["SECONDLY"]);
+	const step = SUB_DAILY[freq];
+	if (!step || step.finer.some((key) => rule[key] !== undefined)) return times;
+	const interval = typeof rule.interval === "number" && rule.interval > 0 ? rule.interval : 1;
+	return Math.min(times, Math.floor(86_400 / (step.seconds * interval)) + 1);
 }
+
+const SUB_DAILY: Record<string, { seconds: number; finer: string[] }> = {
+	HOURLY: { seconds: 3600, finer: ["byMinute", "bySecond"] },
+	MINUTELY: { seconds: 60, finer: ["bySecond"] },
+	SECONDLY: { seconds: 1, finer: [] },
+};
 
 function endOf(start: Date, end: Date | undefined): Date {
 	return end instanceof Date && end.getTime() > start.getTime() ? new Date(end.getTime()) : new Date(start.getTime() + DEFAULT_LENGTH_MS);

@@ -103,6 +103,7 @@ describe("hostile feeds stay bounded", () => {
 				"SUMMARY:Every second of the day",
 			]),
 			event(["UID:quarter-hourly", "DTSTART:20300105T000000Z", "DURATION:PT30M", "RRULE:FREQ=HOURLY;BYMINUTE=0,15,30,45", "SUMMARY:Q"]),
+			event(["UID:half-hourly", "DTSTART:20300105T001000Z", "DURATION:PT20M", "RRULE:FREQ=MINUTELY;INTERVAL=30", "SUMMARY:H"]),
 			event(["UID:weekly", "DTSTART:20300107T100000Z", "DURATION:PT1H", "RRULE:FREQ=WEEKLY", "SUMMARY:Weekly"]),
 		);
 		const result = importFeed(text, window("2030-01-10T00:00:00Z"));
@@ -112,10 +113,11 @@ describe("hostile feeds stay bounded", () => {
 		expect(starts.get("every-second")).toBeNull();
 		// 96 a day is still a series: planned at the instance running now (the 23:30 one has just ended).
 		expect(starts.get("quarter-hourly")).toBe("2030-01-09T23:45:00.000Z");
+		expect(starts.get("half-hourly")).toBe("2030-01-10T00:10:00.000Z");
 		expect(starts.get("weekly")).toBe("2030-01-14T10:00:00.000Z");
 		// The dense rules were never handed to the expansion, and no expansion gave more than the cap.
 		expect(expanded.failed).toEqual([]);
-		expect(expanded.uids.sort()).toEqual(["quarter-hourly", "weekly"]);
+		expect(expanded.uids.sort()).toEqual(["half-hourly", "quarter-hourly", "weekly"]);
 		expect(Math.max(...expanded.sizes)).toBeLessThanOrEqual(MAX_SERIES_INSTANCES);
 	});
 
