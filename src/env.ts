@@ -39,6 +39,8 @@ export interface Env {
 	/** Largest ICS feed read, in bytes (default 10 MB), and how long a fetch may take. */
 	CALENDAR_FEED_MAX_BYTES?: string;
 	CALENDAR_FEED_TIMEOUT_S?: string;
+	/** Upcoming or recurring events imported from one feed (default 5000); the rest are left out with a warning. */
+	CALENDAR_FEED_MAX_EVENTS?: string;
 	/** How far ahead single events are imported, in days (default 90); series always give their next occurrence. */
 	CALENDAR_IMPORT_HORIZON_DAYS?: string;
 	/** Imported plans arm auto-join in their room once they start within this many seconds (default 86400). */

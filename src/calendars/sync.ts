@@ -33,7 +33,7 @@ import {
 } from "./calendar-plans";
 import { feedAddress, isoWithOffset, nextSyncAt, type SyncCounts, type SyncStamp, zeroCounts } from "./calendar-store";
 import { DEFAULT_FEED_LIMITS, fetchFeed } from "./feed-fetch";
-import { type ImportedEvent, importFeed } from "./ics-import";
+import { type ImportedEvent, importFeed, MAX_FEED_EVENTS } from "./ics-import";
 
 export interface SyncContext {
 	now: Date;
@@ -43,6 +43,9 @@ export interface SyncContext {
 export async function syncConnection(env: Env, connection: CalendarConnectionRow, ctx: SyncContext): Promise<SyncStamp> {
 	let counts = zeroCounts();
 	let error: string | null = null;
+	// Out of line first: a sync that never finishes (a feed that exhausts the CPU limit) must
+	// not stay the first due connection and take every later batch down with it.
+	await env.DB.prepare("UPDATE calendar_connections SET next_sync_at = ? WHERE id = ?").bind(nextSyncAt(env, ctx.now), connection.id).run();
 	try {
 		const address = await feedAddress(env, connection);
 		const feed = address
@@ -52,10 +55,16 @@ export async function syncConnection(env: Env, connection: CalendarConnectionRow
 				})
 			: { ok: false as const, error: "No calendar feed address is set" };
 		const imported = feed.ok
-			? importFeed(feed.text, { now: ctx.now, horizonMs: intVar(env.CALENDAR_IMPORT_HORIZON_DAYS, 90) * 24 * 3600_000 })
+			? importFeed(feed.text, {
+					now: ctx.now,
+					horizonMs: intVar(env.CALENDAR_IMPORT_HORIZON_DAYS, 90) * 24 * 3600_000,
+					maxEvents: intVar(env.CALENDAR_FEED_MAX_EVENTS, MAX_FEED_EVENTS),
+				})
 			: feed;
-		if (imported.ok) counts = await reconcile(env, connection, imported.events, ctx);
-		else error = imported.error;
+		if (imported.ok) {
+			counts = await reconcile(env, connection, imported.events, ctx);
+			error = imported.warning;
+		} else error = imported.error;
 	} catch (err) {
 		// Internals stay in the log (without the address); the stamp says only that it failed.
 		console.error("calendar sync failed", connection.id, err instanceof Error ? err.message : "unknown");

@@ -1,5 +1,7 @@
-import { describe, expect, it } from "vitest";
-import { findMeetingLink, importFeed } from "../../../src/calendars/ics-import";
+import ical, { type CalendarComponent, type VEvent } from "node-ical";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { findMeetingLink, MAX_LINK_FIELD_CHARS, withoutTrailingPunctuation } from "../../../src/calendars/event-link";
+import { importFeed, MAX_FEED_EVENTS, MAX_SERIES_INSTANCES } from "../../../src/calendars/ics-import";
 
 const feed = (...events: string[]) => ["BEGIN:VCALENDAR", "VERSION:2.0", ...events, "END:VCALENDAR", ""].join("\r\n");
 const event = (lines: string[]) => ["BEGIN:VEVENT", "DTSTAMP:20300101T000000Z", ...lines, "END:VEVENT"].join("\r\n");
@@ -69,3 +71,106 @@ describe("importing against an injected clock", () => {
 		expect(result.ok && result.events.map((e) => [e.uid, e.cancelled, e.occurrence])).toEqual([["gone", true, null]]);
 	});
 });
+
+describe("hostile feeds stay bounded", () => {
+	afterEach(() => vi.restoreAllMocks());
+
+	it("reads a 200,000-character field in linear time, and only the first MAX_LINK_FIELD_CHARS of any field", () => {
+		const link = "https://meet.google.com/abc-defg-hij";
+		const hostile = `${link}${")".repeat(200_000)}a`;
+		// The hostile run is not trimmed into a link (it goes on past the cut), and the next field is still read.
+		expect(findMeetingLink({ location: hostile, description: "Join: https://meet.google.com/xyz-abcd-efg." })).toMatchObject({
+			native_meeting_id: "xyz-abcd-efg",
+		});
+		expect(findMeetingLink({ description: hostile })).toBeNull();
+		expect(withoutTrailingPunctuation(`${link}${").,;:!?]".repeat(40_000)}`)).toBe(link);
+		expect(findMeetingLink({ description: `${"x ".repeat(MAX_LINK_FIELD_CHARS / 2 - 20)}${link}` })?.native_meeting_id).toBe(
+			"abc-defg-hij",
+		);
+		expect(findMeetingLink({ description: `${"x ".repeat(MAX_LINK_FIELD_CHARS / 2)}${link}` })).toBeNull();
+	});
+
+	it("expands at most MAX_SERIES_INSTANCES instances of any series, and none that repeats more than MAX_SERIES_PER_DAY times a day", () => {
+		const expanded = countExpansions();
+		const text = feed(
+			event(["UID:secondly", "DTSTART:20300105T100000Z", "DURATION:PT30M", "RRULE:FREQ=SECONDLY", "SUMMARY:Secondly"]),
+			event(["UID:minutely", "DTSTART:20250105T100000Z", "DURATION:PT30M", "RRULE:FREQ=MINUTELY;COUNT=100000000", "SUMMARY:Minutely"]),
+			event([
+				"UID:every-second",
+				"DTSTART:20300105T000000Z",
+				"DURATION:PT30M",
+				`RRULE:FREQ=DAILY;BYHOUR=${range(24)};BYMINUTE=${range(60)};BYSECOND=${range(60)}`,
+				"SUMMARY:Every second of the day",
+			]),
+			event(["UID:quarter-hourly", "DTSTART:20300105T000000Z", "DURATION:PT30M", "RRULE:FREQ=HOURLY;BYMINUTE=0,15,30,45", "SUMMARY:Q"]),
+			event(["UID:half-hourly", "DTSTART:20300105T001000Z", "DURATION:PT20M", "RRULE:FREQ=MINUTELY;INTERVAL=30", "SUMMARY:H"]),
+			event(["UID:weekly", "DTSTART:20300107T100000Z", "DURATION:PT1H", "RRULE:FREQ=WEEKLY", "SUMMARY:Weekly"]),
+		);
+		const result = importFeed(text, window("2030-01-10T00:00:00Z"));
+		const starts = new Map(result.ok ? result.events.map((e) => [e.uid, e.occurrence?.start.toISOString() ?? null]) : []);
+		expect(starts.get("secondly")).toBeNull();
+		expect(starts.get("minutely")).toBeNull();
+		expect(starts.get("every-second")).toBeNull();
+		// 96 a day is still a series: planned at the instance running now (the 23:30 one has just ended).
+		expect(starts.get("quarter-hourly")).toBe("2030-01-09T23:45:00.000Z");
+		expect(starts.get("half-hourly")).toBe("2030-01-10T00:10:00.000Z");
+		expect(starts.get("weekly")).toBe("2030-01-14T10:00:00.000Z");
+		// The dense rules were never handed to the expansion, and no expansion gave more than the cap.
+		expect(expanded.failed).toEqual([]);
+		expect(expanded.uids.sort()).toEqual(["half-hourly", "quarter-hourly", "weekly"]);
+		expect(Math.max(...expanded.sizes)).toBeLessThanOrEqual(MAX_SERIES_INSTANCES);
+	});
+
+	it("imports the first MAX_FEED_EVENTS upcoming or recurring events in time order, says so, and keeps past events", () => {
+		const upcoming = Array.from({ length: MAX_FEED_EVENTS + 10 }, (_, i) => {
+			const start = new Date(Date.parse("2030-01-11T00:00:00Z") + (MAX_FEED_EVENTS + 10 - i) * 600_000);
+			return event([`UID:up-${i}`, `DTSTART:${ics(start)}`, "SUMMARY:Up"]);
+		});
+		const past = Array.from({ length: 20 }, (_, i) => event([`UID:past-${i}`, `DTSTART:202912${10 + i}T100000Z`, "SUMMARY:Past"]));
+		const result = importFeed(feed(...past, ...upcoming), window("2030-01-10T00:00:00Z"));
+		if (!result.ok) throw new Error(result.error);
+		expect(result.warning).toBe(
+			`The calendar feed has more than ${MAX_FEED_EVENTS} upcoming or recurring events; only the first ${MAX_FEED_EVENTS} are imported`,
+		);
+		const kept = result.events.filter((e) => e.occurrence !== null);
+		expect(kept).toHaveLength(MAX_FEED_EVENTS);
+		// The latest ten (written first in the feed) are the ones left out.
+		expect(kept.map((e) => e.uid)).not.toContain("up-0");
+		expect(kept.map((e) => e.uid)).toContain(`up-${MAX_FEED_EVENTS + 9}`);
+		expect(result.events.filter((e) => e.uid.startsWith("past-"))).toHaveLength(20);
+	});
+});
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i).join(",");
+const ics = (d: Date) =>
+	d
+		.toISOString()
+		.replace(/[-:]/g, "")
+		.replace(/\.\d{3}/, "");
+
+/** Records how many dates each rule expansion returned (calling through to node-ical). */
+function countExpansions(): { sizes: number[]; uids: string[]; failed: string[] } {
+	const seen = { sizes: [] as number[], uids: [] as string[], failed: [] as string[] };
+	const parse = ical.sync.parseICS.bind(ical.sync);
+	vi.spyOn(ical.sync, "parseICS").mockImplementation((text: string) => {
+		const parsed = parse(text) as Record<string, CalendarComponent>;
+		for (const component of Object.values(parsed)) {
+			const rule = component.type === "VEVENT" ? (component as VEvent).rrule : undefined;
+			if (!rule) continue;
+			const between = rule.between.bind(rule);
+			rule.between = (after: Date, before: Date, inclusive?: boolean) => {
+				try {
+					const dates = between(after, before, inclusive);
+					seen.sizes.push(dates.length);
+					if (!seen.uids.includes(String((component as VEvent).uid))) seen.uids.push(String((component as VEvent).uid));
+					return dates;
+				} catch (err) {
+					seen.failed.push(`${(component as VEvent).uid}: ${err instanceof Error ? err.message : err}`);
+					throw err;
+				}
+			};
+		}
+		return parsed;
+	});
+	return seen;
+}
