@@ -3,6 +3,8 @@
  * problem is an outcome with a message fit for `last_error`: it names what went wrong and
  * never the address (a credential) or anything the server sent back.
  */
+
+import { readCappedBytes } from "../outbound/capped-body";
 import { checkOutboundUrl, type OutboundPolicy } from "../outbound/url-guard";
 
 export interface FeedLimits {
@@ -50,32 +52,8 @@ export async function fetchFeed(address: string, policy: OutboundPolicy, limits:
 }
 
 async function readLimited(res: Response, maxBytes: number): Promise<FeedResult> {
-	const tooLarge = fail(`The calendar feed is larger than ${formatBytes(maxBytes)}`);
-	const declared = Number(res.headers.get("content-length"));
-	if (Number.isFinite(declared) && declared > maxBytes) {
-		await res.body?.cancel();
-		return tooLarge;
-	}
-	if (!res.body) return { ok: true, text: "" };
-	const reader = res.body.getReader();
-	const chunks: Uint8Array[] = [];
-	let size = 0;
-	for (;;) {
-		const { done, value } = await reader.read();
-		if (done) break;
-		size += value.byteLength;
-		if (size > maxBytes) {
-			await reader.cancel();
-			return tooLarge;
-		}
-		chunks.push(value);
-	}
-	const bytes = new Uint8Array(size);
-	let at = 0;
-	for (const chunk of chunks) {
-		bytes.set(chunk, at);
-		at += chunk.byteLength;
-	}
+	const bytes = await readCappedBytes(res, maxBytes);
+	if (!bytes) return fail(`The calendar feed is larger than ${formatBytes(maxBytes)}`);
 	return { ok: true, text: new TextDecoder("utf-8").decode(bytes) };
 }
 
