@@ -1,3 +1,4 @@
+import { readInIdChunks } from "../src/db/id-chunks";
 import type { Env } from "../src/env";
 
 export type SlotClaim = { ok: true } | { ok: false; reason: "already_active" | "cap_reached" | "depleted"; cap: number; held: number };
@@ -67,17 +68,16 @@ export class BotSlots {
 		}
 		const bound = Object.entries(slots).filter((e): e is [string, number] => typeof e[1] === "number");
 		const ids = bound.map(([, id]) => id);
-		const open = new Set<number>();
-		// In chunks: D1 binds at most 100 parameters, and a cap may be set up to 1,000.
-		for (let i = 0; i < ids.length; i += 90) {
-			const chunk = ids.slice(i, i + 90);
-			const rows = await this.env.DB.prepare(
+		// A cap may be set up to 1,000: the ids go in chunks.
+		const rows = await readInIdChunks(ids, async (chunk) => {
+			const found = await this.env.DB.prepare(
 				`SELECT id FROM meetings WHERE id IN (${chunk.map(() => "?").join(",")}) AND status NOT IN ('completed', 'failed')`,
 			)
 				.bind(...chunk)
 				.all<{ id: number }>();
-			for (const row of rows.results) open.add(row.id);
-		}
+			return found.results;
+		});
+		const open = new Set(rows.map((row) => row.id));
 		for (const [link, id] of bound) if (!open.has(id)) delete slots[link];
 		await this.storage.put("botSlots", slots);
 	}

@@ -5,6 +5,8 @@
  * scheduled sweep arms the others as their day comes. `calendar_events.armed_for` remembers
  * which start each meeting was armed for, so a moved plan is re-armed and an unchanged one is not.
  */
+
+import { readInIdChunks } from "../db/id-chunks";
 import type { MeetingRow } from "../db/schema";
 import { type Env, intVar } from "../env";
 import { meetingRoom } from "../objects";
@@ -76,17 +78,15 @@ export async function armImportedPlans(
 }
 
 async function armedTimes(env: Env, meetingIds: number[]): Promise<Map<number, string>> {
-	const armed = new Map<number, string>();
-	for (let i = 0; i < meetingIds.length; i += 90) {
-		const chunk = meetingIds.slice(i, i + 90);
-		const rows = await env.DB.prepare(
+	const rows = await readInIdChunks(meetingIds, async (chunk) => {
+		const found = await env.DB.prepare(
 			`SELECT meeting_id, max(armed_for) AS armed_for FROM calendar_events WHERE meeting_id IN (${chunk.map(() => "?").join(",")}) GROUP BY meeting_id`,
 		)
 			.bind(...chunk)
 			.all<{ meeting_id: number; armed_for: string | null }>();
-		for (const r of rows.results) if (r.armed_for !== null) armed.set(r.meeting_id, r.armed_for);
-	}
-	return armed;
+		return found.results;
+	});
+	return new Map(rows.flatMap((r) => (r.armed_for !== null ? [[r.meeting_id, r.armed_for] as const] : [])));
 }
 
 /**

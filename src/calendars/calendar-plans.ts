@@ -7,6 +7,7 @@
  * meeting at once cannot lose each other's source.
  */
 import { inArray } from "drizzle-orm";
+import { readInIdChunks } from "../db/id-chunks";
 import { type CalendarConnectionRow, type MeetingRow, meetings } from "../db/schema";
 import type { Env } from "../env";
 import type { ParsedMeetingLink } from "../meetings/meeting-link";
@@ -148,16 +149,7 @@ export async function runBatched(env: Env, statements: D1PreparedStatement[], si
 	return results;
 }
 
-/** D1 binds at most 100 parameters per statement: reads by id go in chunks. */
 export async function meetingsById(env: Env, ids: number[]): Promise<Map<number, MeetingRow>> {
-	const found = new Map<number, MeetingRow>();
-	for (let i = 0; i < ids.length; i += 90) {
-		const rows = await db(env)
-			.select()
-			.from(meetings)
-			.where(inArray(meetings.id, ids.slice(i, i + 90)))
-			.all();
-		for (const row of rows) found.set(row.id, row);
-	}
-	return found;
+	const rows = await readInIdChunks(ids, (chunk) => db(env).select().from(meetings).where(inArray(meetings.id, chunk)).all());
+	return new Map(rows.map((row) => [row.id, row]));
 }

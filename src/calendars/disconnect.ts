@@ -5,6 +5,7 @@
  * this calendar made goes; live and terminal meetings are not touched.
  */
 import { eq, inArray } from "drizzle-orm";
+import { readInIdChunks } from "../db/id-chunks";
 import { type CalendarConnectionRow, calendarEvents } from "../db/schema";
 import type { Env } from "../env";
 import { db } from "../meetings/meeting-store";
@@ -15,15 +16,14 @@ export async function disconnectCalendar(env: Env, connection: CalendarConnectio
 	const mine = await db(env).select().from(calendarEvents).where(eq(calendarEvents.connectionId, connection.id)).all();
 	const meetingIds = [...new Set(mine.flatMap((m) => (m.meetingId === null ? [] : [m.meetingId])))];
 	const rows = await meetingsById(env, meetingIds);
-	const sharedIds = new Set<number>();
-	for (let i = 0; i < meetingIds.length; i += 90) {
-		const others = await db(env)
+	const links = await readInIdChunks(meetingIds, (ids) =>
+		db(env)
 			.select({ meetingId: calendarEvents.meetingId, connectionId: calendarEvents.connectionId })
 			.from(calendarEvents)
-			.where(inArray(calendarEvents.meetingId, meetingIds.slice(i, i + 90)))
-			.all();
-		for (const o of others) if (o.connectionId !== connection.id && o.meetingId !== null) sharedIds.add(o.meetingId);
-	}
+			.where(inArray(calendarEvents.meetingId, ids))
+			.all(),
+	);
+	const sharedIds = new Set(links.flatMap((o) => (o.connectionId !== connection.id && o.meetingId !== null ? [o.meetingId] : [])));
 
 	const now = new Date().toISOString();
 	const kept: number[] = [];

@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, notInArray, type SQL, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
+import { readInIdChunks } from "../db/id-chunks";
 import { type MeetingRow, meetings, workspaceMembers } from "../db/schema";
 import type { Env } from "../env";
 import type { RecordingView } from "../recordings/recording-store";
@@ -23,18 +24,16 @@ export async function isWorkspaceMember(env: Env, userId: number, workspaceId: s
 	return row !== undefined;
 }
 
-/** Of some meeting ids, those the user may still read (ids in chunks: D1 binds at most 100 parameters). */
+/** Of some meeting ids, those the user may still read. */
 export async function readableAmong(env: Env, userId: number, meetingIds: number[]): Promise<Set<number>> {
-	const readable = new Set<number>();
-	for (let i = 0; i < meetingIds.length; i += 90) {
-		const rows = await db(env)
+	const rows = await readInIdChunks(meetingIds, (ids) =>
+		db(env)
 			.select({ id: meetings.id })
 			.from(meetings)
-			.where(and(inArray(meetings.id, meetingIds.slice(i, i + 90)), readableBy(userId)))
-			.all();
-		for (const row of rows) readable.add(row.id);
-	}
-	return readable;
+			.where(and(inArray(meetings.id, ids), readableBy(userId)))
+			.all(),
+	);
+	return new Set(rows.map((row) => row.id));
 }
 
 export async function findReadableMeeting(env: Env, userId: number, meetingId: number): Promise<MeetingRow | undefined> {

@@ -1,4 +1,5 @@
 import { inArray } from "drizzle-orm";
+import { readInIdChunks } from "../db/id-chunks";
 import { type MediaFileRow, mediaFiles, type RecordingRow, recordings } from "../db/schema";
 import type { Env } from "../env";
 import { db } from "../meetings/meeting-store";
@@ -32,29 +33,18 @@ export function recordingView(row: RecordingRow, files: MediaFileRow[]) {
 }
 export type RecordingView = ReturnType<typeof recordingView>;
 
-/** D1 binds at most 100 parameters per statement, so id lists are read in chunks of this size. */
-const ID_CHUNK = 90;
-
-function chunks(ids: number[]): number[][] {
-	const out: number[][] = [];
-	for (let i = 0; i < ids.length; i += ID_CHUNK) out.push(ids.slice(i, i + ID_CHUNK));
-	return out;
-}
-
 /** The media files of some recordings, oldest first. */
 export async function mediaFilesOf(env: Env, recordingIds: number[]): Promise<MediaFileRow[]> {
-	const files: MediaFileRow[] = [];
-	for (const ids of chunks(recordingIds))
-		files.push(...(await db(env).select().from(mediaFiles).where(inArray(mediaFiles.recordingId, ids)).all()));
+	const files = await readInIdChunks(recordingIds, (ids) =>
+		db(env).select().from(mediaFiles).where(inArray(mediaFiles.recordingId, ids)).all(),
+	);
 	return files.sort((a, b) => a.id - b.id);
 }
 
 /** The recordings of some meetings, with their media files, grouped by meeting id. */
 export async function recordingsOfMeetings(env: Env, meetingIds: number[]): Promise<Map<number, RecordingView[]>> {
 	const byMeeting = new Map<number, RecordingView[]>();
-	const rows: RecordingRow[] = [];
-	for (const ids of chunks(meetingIds))
-		rows.push(...(await db(env).select().from(recordings).where(inArray(recordings.meetingId, ids)).all()));
+	const rows = await readInIdChunks(meetingIds, (ids) => db(env).select().from(recordings).where(inArray(recordings.meetingId, ids)).all());
 	rows.sort((a, b) => a.id - b.id);
 	const files = await mediaFilesOf(
 		env,
