@@ -6,8 +6,7 @@ import { ApiError } from "../errors";
 import { db, findMeetingOnLink, findOpenMeetingOnLink, isUniqueViolation, nowIso, updateIfStatus } from "../meetings/meeting-store";
 import { isLive, isPlanned, type MeetingStatus, PLANNED_STATUSES } from "../meetings/status-machine";
 import { accountObject } from "../objects";
-import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
-import { loadSettings, type ResolvedSettings, resolveSettings } from "../settings/account-settings";
+import { endpointAllowed, loadSettings, type ResolvedSettings, resolveSettings } from "../settings/account-settings";
 import { assertBotsLaunchable } from "./bot-endpoints";
 
 export const DEFAULT_BOT_NAME = "Notetaker";
@@ -193,18 +192,15 @@ async function spawnSpec(env: Env, userId: number, options: BotOptions): Promise
 }
 
 /**
- * The transcription endpoint the bot is given. An account's address was checked when it was
- * saved and is checked again here, since the stored value or the deployment's policy may have
- * changed since: a refused address is left out (the bot falls back to captions), never sent.
+ * The transcription endpoint the bot is given; an account's address the guard now refuses is
+ * left out (the bot falls back to captions), never sent.
  */
 function transcriptionTarget(env: Env, t: ResolvedSettings["transcription"], meetingId: number): SpawnRequest["transcription"] {
 	if (!t.url) return null;
-	if (t.owner === "account") {
-		const check = checkOutboundUrl(t.url, outboundPolicy(env));
-		if (!check.ok) {
-			console.warn("transcription address refused by the outbound guard; not given to the bot", meetingId, check.reason);
-			return null;
-		}
+	const check = endpointAllowed(env, t.url, t.owner);
+	if (!check.ok) {
+		console.warn("transcription address refused by the outbound guard; not given to the bot", meetingId, check.reason);
+		return null;
 	}
 	return { url: t.url, token: t.token };
 }

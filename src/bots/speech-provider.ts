@@ -1,8 +1,7 @@
 import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { readCappedBytes } from "../outbound/capped-body";
-import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
-import type { ResolvedSettings } from "../settings/account-settings";
+import { endpointAllowed, type ResolvedSettings } from "../settings/account-settings";
 
 export const VOICES = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"] as const;
 export type Voice = (typeof VOICES)[number];
@@ -20,10 +19,8 @@ export async function synthesizeSpeech(env: Env, models: ResolvedSettings["model
 	if (!models.base_url) throw new ApiError(422, "The openai speech provider needs a model base_url (PUT /user/models)");
 	const base = models.base_url.replace(/\/+$/, "");
 	const url = `${base.endsWith("/v1") ? base : `${base}/v1`}/audio/speech`;
-	if (models.base_url_owner === "account") {
-		const allowed = checkOutboundUrl(url, outboundPolicy(env));
-		if (!allowed.ok) throw new ApiError(422, `The speech provider address is not allowed: ${allowed.detail}`);
-	}
+	const allowed = endpointAllowed(env, url, models.base_url_owner);
+	if (!allowed.ok) throw new ApiError(422, `The speech provider address is not allowed: ${allowed.detail}`);
 	// An account's own address without its own key is called without one (resolveSettings).
 	const headers: Record<string, string> = { "content-type": "application/json" };
 	if (models.api_key) headers.authorization = `Bearer ${models.api_key}`;

@@ -3,6 +3,7 @@ import { drizzle } from "drizzle-orm/d1";
 import type { Clock } from "../clock";
 import { type AccountSettingsRow, accountSettings } from "../db/schema";
 import type { Env } from "../env";
+import { checkOutboundUrl, type OutboundRefusal, outboundPolicy } from "../outbound/url-guard";
 import { maskSecret, seal, unseal } from "./secret-box";
 
 /**
@@ -96,6 +97,19 @@ export async function webhookView(env: Env, s: SettingsColumns) {
  * configuration.
  */
 export type EndpointOwner = "account" | "deployment";
+
+/**
+ * Whether a resolved endpoint may be called: an account's address goes through the outbound
+ * guard at every use (it was judged when saved, but the policy may have changed since); the
+ * deployment's own address is operator configuration.
+ */
+export function endpointAllowed(
+	env: Env,
+	url: string,
+	owner: EndpointOwner | null,
+): { ok: true } | { ok: false; reason: OutboundRefusal; detail: string } {
+	return owner === "account" ? checkOutboundUrl(url, outboundPolicy(env)) : { ok: true };
+}
 
 /** The settings a bot or a delivery actually uses, in clear, for server-side use only. */
 export interface ResolvedSettings {

@@ -19,8 +19,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { type Clock, systemClock } from "../clock";
 import { webhookDeliveries } from "../db/schema";
 import type { Env } from "../env";
-import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
-import { loadSettings, type ResolvedSettings, resolveSettings, webhookEventEnabled } from "../settings/account-settings";
+import { endpointAllowed, loadSettings, type ResolvedSettings, resolveSettings, webhookEventEnabled } from "../settings/account-settings";
 import type { WebhookEventType } from "./envelope";
 import { signWebhook } from "./signature";
 
@@ -84,9 +83,7 @@ export async function attemptDelivery(env: Env, userId: number, event: WebhookEv
 	};
 
 	if (!webhookEventEnabled(target.events, event.event_type)) return finish("suppressed", null);
-	// The guard judges an address the account chose; the deployment's own is operator configuration.
-	const checked = target.owner === "account" ? checkOutboundUrl(target.url, outboundPolicy(env)) : null;
-	if (checked && !checked.ok) return finish("blocked", null);
+	if (!endpointAllowed(env, target.url, target.owner).ok) return finish("blocked", null);
 
 	const { status, retryable } = await post(target.url, event.body, target.secret, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, clock);
 	if (status !== null && status >= 200 && status < 300) return finish("delivered", status);
