@@ -16,34 +16,32 @@ const SECRETS_KEY_MISSING = "SECRETS_KEY is not configured: bots cannot be launc
 /** A bot's channel token outlives any meeting (the bot's own max time ends it first). */
 const CHANNEL_TOKEN_TTL_S = 24 * 3600;
 
-/** The configured gateway origin bots use; a 503 when it is missing or not an http(s) URL. */
-export function botGatewayOrigin(env: Env): URL {
+/**
+ * What every bot needs from configuration: the gateway origin it connects to and the key its
+ * channel tokens are signed with. A 503 naming what is missing; checked before a launch claims
+ * anything, so a bot that could not be given its addresses never starts.
+ */
+export function botLaunchConfig(env: Env): { origin: URL; secretsKey: string } {
 	const configured = env.PUBLIC_BASE_URL?.trim();
 	if (!configured) throw new ApiError(503, PUBLIC_BASE_URL_MISSING);
-	let url: URL;
+	let origin: URL;
 	try {
-		url = new URL(configured);
+		origin = new URL(configured);
 	} catch {
 		throw new ApiError(503, PUBLIC_BASE_URL_INVALID);
 	}
-	if (url.protocol !== "https:" && url.protocol !== "http:") throw new ApiError(503, PUBLIC_BASE_URL_INVALID);
-	return url;
-}
-
-/** Checked before a launch claims anything: a bot that could not be given its addresses never starts. */
-export function assertBotsLaunchable(env: Env): void {
-	botGatewayOrigin(env);
+	if (origin.protocol !== "https:" && origin.protocol !== "http:") throw new ApiError(503, PUBLIC_BASE_URL_INVALID);
 	if (!env.SECRETS_KEY) throw new ApiError(503, SECRETS_KEY_MISSING);
+	return { origin, secretsKey: env.SECRETS_KEY };
 }
 
 /** The channel and upload addresses of one meeting's bot, with its freshly signed token. */
 export async function botEndpoints(env: Env, meetingId: number): Promise<Pick<SpawnRequest, "channel" | "recording_upload_url">> {
-	const base = botGatewayOrigin(env);
-	if (!env.SECRETS_KEY) throw new ApiError(503, SECRETS_KEY_MISSING);
-	const wsBase = `${base.protocol === "https:" ? "wss:" : "ws:"}//${base.host}`;
-	const token = await signChannelToken(env.SECRETS_KEY, meetingId, CHANNEL_TOKEN_TTL_S);
+	const { origin, secretsKey } = botLaunchConfig(env);
+	const wsBase = `${origin.protocol === "https:" ? "wss:" : "ws:"}//${origin.host}`;
+	const token = await signChannelToken(secretsKey, meetingId, CHANNEL_TOKEN_TTL_S);
 	return {
 		channel: { url: `${wsBase}/internal/bot-channel/${meetingId}`, token },
-		recording_upload_url: `${base.origin}/internal/recordings/${meetingId}`,
+		recording_upload_url: `${origin.origin}/internal/recordings/${meetingId}`,
 	};
 }

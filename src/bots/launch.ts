@@ -7,7 +7,7 @@ import { db, findMeetingOnLink, findOpenMeetingOnLink, isUniqueViolation, nowIso
 import { isLive, isPlanned, type MeetingStatus, PLANNED_STATUSES } from "../meetings/status-machine";
 import { accountObject } from "../objects";
 import { endpointAllowed, loadSettings, type ResolvedSettings, resolveSettings } from "../settings/account-settings";
-import { assertBotsLaunchable } from "./bot-endpoints";
+import { botLaunchConfig } from "./bot-endpoints";
 
 export const DEFAULT_BOT_NAME = "Notetaker";
 
@@ -60,7 +60,7 @@ export async function launchBot<T>(
 	actor: RoomStart["actor"],
 	handOff: (start: RoomStart) => Promise<T>,
 ): Promise<{ start: RoomStart; handedOff: T }> {
-	assertBotsLaunchable(env);
+	botLaunchConfig(env);
 	const link = slotKey(target.platform, target.nativeMeetingId);
 	const existing = await findOpenMeetingOnLink(env, target.userId, target.platform, target.nativeMeetingId);
 	const earlier = existing
