@@ -12,6 +12,14 @@ export interface Ending {
 	leave: boolean;
 }
 
+/** The bot decided to go (a stop, a limit reached): it leaves the call and reports `completed`. */
+export const leaving = (completion_reason: CompletionReason, reason?: string): Ending => ({
+	status: "completed",
+	completion_reason,
+	...(reason ? { reason } : {}),
+	leave: true,
+});
+
 const failed = (completion_reason: CompletionReason | undefined, reason: string): Ending => ({
 	status: "failed",
 	...(completion_reason ? { completion_reason } : {}),

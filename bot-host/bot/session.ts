@@ -16,7 +16,7 @@ import { type BotBrowser, type BrowserOptions, launchBotBrowser } from "./browse
 import { BotChannel } from "./channel.ts";
 import type { HostEgress } from "./egress.ts";
 import { type LeaveLimits, leaveLimits } from "./limits.ts";
-import { type Ending, outcomeOf, type Stage } from "./outcomes.ts";
+import { type Ending, leaving, outcomeOf, type Stage } from "./outcomes.ts";
 import { Transcriber } from "./transcriber.ts";
 import { CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts";
 
@@ -76,7 +76,7 @@ export class BotSession {
 			},
 			// The meeting was ended without the bot (watchdog, stop deadline): it must not stay in the call.
 			onMeetingEnded: () => {
-				this.requestedEnding ??= { status: "completed", completion_reason: "stopped", reason: "the room ended the meeting", leave: true };
+				this.requestedEnding ??= leaving("stopped", "the room ended the meeting");
 			},
 		});
 		this.finished = new Promise((resolve) => {
@@ -107,7 +107,7 @@ export class BotSession {
 
 	/** Leave the meeting and report `completed` with this reason (stop, shutdown). */
 	stop(reason: CompletionReason = "stopped"): Promise<void> {
-		this.requestedEnding ??= { status: "completed", completion_reason: reason, leave: true };
+		this.requestedEnding ??= leaving(reason);
 		return this.finished;
 	}
 
@@ -192,7 +192,7 @@ export class BotSession {
 				return this.requestedEnding;
 			}
 			const now = this.now();
-			if (now - startedAt >= this.limits.max_bot_time) return this.leaving("max_bot_time_exceeded");
+			if (now - startedAt >= this.limits.max_bot_time) return leaving("max_bot_time_exceeded");
 			let snap: MeetingSnapshot;
 			try {
 				snap = await this.driver.snapshot(page, this.request.bot_name);
@@ -217,8 +217,7 @@ export class BotSession {
 					}
 					if (tick % 5 === 0 && (await this.driver.recoverLobby?.(page).catch(() => false)))
 						this.log("the lobby connection dropped; asked to join again");
-					if (lobbySince !== null && now - lobbySince >= this.limits.max_wait_for_admission)
-						return { status: "completed", completion_reason: "awaiting_admission_timeout", leave: true };
+					if (lobbySince !== null && now - lobbySince >= this.limits.max_wait_for_admission) return leaving("awaiting_admission_timeout");
 					break;
 				case "in_call": {
 					if (this.stage !== "active") {
@@ -240,10 +239,10 @@ export class BotSession {
 					if (participants.count > 0) aloneSince = null;
 					else if (participants.everJoined) {
 						aloneSince ??= now;
-						if (now - aloneSince >= this.limits.max_time_left_alone) return this.leaving("left_alone");
-					} else if (now - admittedAt >= this.limits.no_one_joined_timeout) return this.leaving("startup_alone");
+						if (now - aloneSince >= this.limits.max_time_left_alone) return leaving("left_alone");
+					} else if (now - admittedAt >= this.limits.no_one_joined_timeout) return leaving("startup_alone");
 					if (this.limits.silence_timeout !== null && now - lastSpeechAt >= this.limits.silence_timeout)
-						return { ...this.leaving("stopped"), reason: "silence_timeout" };
+						return leaving("stopped", "silence_timeout");
 					break;
 				}
 				default:
@@ -340,16 +339,11 @@ export class BotSession {
 		return null;
 	}
 
-	private leaving(reason: CompletionReason): Ending {
-		return { status: "completed", completion_reason: reason, leave: true };
-	}
-
 	/** Commands from the room, in the order they arrived; in-call acts wait for admission. */
 	private async runCommands(page: Page, inCall: boolean): Promise<void> {
 		if (!inCall) {
 			// Only `leave` means anything before admission; the rest wait for the call.
-			if (this.commands.some((c) => c.act.action === "leave"))
-				this.requestedEnding ??= { status: "completed", completion_reason: "stopped", leave: true };
+			if (this.commands.some((c) => c.act.action === "leave")) this.requestedEnding ??= leaving("stopped");
 			return;
 		}
 		for (let next = this.commands.shift(); next; next = this.commands.shift()) {
@@ -357,7 +351,7 @@ export class BotSession {
 			try {
 				switch (act.action) {
 					case "leave":
-						this.requestedEnding ??= { status: "completed", completion_reason: "stopped", leave: true };
+						this.requestedEnding ??= leaving("stopped");
 						break;
 					case "chat_send":
 						await this.driver.sendChat(page, act.text);
