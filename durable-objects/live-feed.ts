@@ -5,6 +5,7 @@ import { findMeetingOnLink, findReadableMeeting, readableAmong } from "../src/me
 import { meetingRoom } from "../src/objects";
 import { FeedSubscriptions, type MeetingRefIn, refKey, type SocketTag, tagOf } from "./feed-subscriptions";
 import { closeQuietly } from "./meeting-room";
+import { SerialQueue } from "./serial-queue";
 
 /** Client → server control messages of /ws (contracts/ws.v1). */
 const MeetingRef = z.object({ platform: z.string().min(1).max(40), native_id: z.string().min(1).max(300) });
@@ -49,13 +50,7 @@ export class LiveFeed extends DurableObject<Env> {
 	private readonly subs = new FeedSubscriptions(this.ctx.storage, () => this.ctx.getWebSockets());
 	/** Per-connection token buckets for control frames; a wake-up from hibernation starts full. */
 	private readonly buckets = new WeakMap<WebSocket, { tokens: number; at: number }>();
-	private chain: Promise<unknown> = Promise.resolve();
-
-	private serially<T>(work: () => Promise<T>): Promise<T> {
-		const run = this.chain.then(work, work);
-		this.chain = run.catch(() => undefined);
-		return run;
-	}
+	private readonly queue = new SerialQueue();
 
 	override async fetch(request: Request): Promise<Response> {
 		const userId = Number(request.headers.get("x-user-id"));
@@ -86,7 +81,7 @@ export class LiveFeed extends DurableObject<Env> {
 	 * the user may read it; false when no socket of theirs still watches the old one.
 	 */
 	follow(fromMeetingId: number, toMeetingId: number): Promise<boolean> {
-		return this.serially(async () => {
+		return this.queue.run(async () => {
 			await this.subs.ready();
 			const watchers = [...this.subs.watching(String(fromMeetingId))];
 			const userId = watchers[0] && tagOf(watchers[0])?.userId;
@@ -110,7 +105,7 @@ export class LiveFeed extends DurableObject<Env> {
 	 * meetings, or every subscribed one.
 	 */
 	revalidate(meetingIds?: number[]): Promise<void> {
-		return this.serially(async () => {
+		return this.queue.run(async () => {
 			await this.subs.ready();
 			const ids = (meetingIds?.map(String) ?? this.subs.meetingIds()).filter((id) => this.subs.watching(id).size > 0);
 			const userId = this.ctx
@@ -165,13 +160,13 @@ export class LiveFeed extends DurableObject<Env> {
 			const request = Subscribe.safeParse(parsed);
 			if (!request.success)
 				return reply({ type: "error", error: "invalid_subscribe_payload", details: request.error.issues.map((i) => i.message) });
-			return reply(await this.serially(() => this.subscribe(socket, userId, request.data.meetings)));
+			return reply(await this.queue.run(() => this.subscribe(socket, userId, request.data.meetings)));
 		}
 		if (action === "unsubscribe") {
 			const request = Unsubscribe.safeParse(parsed);
 			if (!request.success)
 				return reply({ type: "error", error: "invalid_unsubscribe_payload", details: request.error.issues.map((i) => i.message) });
-			return reply(await this.serially(() => this.unsubscribe(socket, userId, request.data.meetings)));
+			return reply(await this.queue.run(() => this.unsubscribe(socket, userId, request.data.meetings)));
 		}
 		if (action === "ping") return reply({ type: "pong" });
 		reply({ type: "error", error: "unknown_action" });
@@ -227,7 +222,7 @@ export class LiveFeed extends DurableObject<Env> {
 	override async webSocketClose(socket: WebSocket, code?: number, reason?: string): Promise<void> {
 		closeQuietly(socket, code ?? 1000, reason ?? "");
 		const userId = tagOf(socket)?.userId;
-		await this.serially(async () => {
+		await this.queue.run(async () => {
 			await this.subs.ready();
 			const watched = await this.subs.forget(socket);
 			if (userId) await this.dropUnwatched(watched, userId);

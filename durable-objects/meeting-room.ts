@@ -27,6 +27,7 @@ import { BotChannelInbox } from "./bot-channel-inbox";
 import { RoomFanout } from "./room-fanout";
 import { RoomNotices } from "./room-notices";
 import { RoomTimers, type TimerName } from "./room-timers";
+import { SerialQueue } from "./serial-queue";
 
 /** What the room keeps about its meeting while it is the authority for it. */
 export interface RoomState {
@@ -63,7 +64,7 @@ export class MeetingRoom extends DurableObject<Env> {
 	private readonly notices = new RoomNotices(this.ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
 	private readonly inbox = new BotChannelInbox(this);
 	private readonly autoJoin = new AutoJoin(this);
-	private chain: Promise<unknown> = Promise.resolve();
+	private readonly queue = new SerialQueue();
 
 	get environment(): Env {
 		return this.env;
@@ -75,9 +76,7 @@ export class MeetingRoom extends DurableObject<Env> {
 
 	/** Runs room work one piece at a time, across awaits, so moves never interleave. */
 	serial<T>(work: () => Promise<T>): Promise<T> {
-		const next = this.chain.then(work, work);
-		this.chain = next.catch(() => undefined);
-		return next;
+		return this.queue.run(work);
 	}
 
 	async state(): Promise<RoomState | undefined> {
