@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { AUTOMATIC_LEAVE_MAX_MS } from "../../../src/bot-channel/protocol";
 import { eventually } from "../meetings/bot-sim";
+import { meetCode } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received, script } from "../webhooks/receiver";
@@ -15,15 +16,6 @@ interface Meeting {
 	completion_reason: string | null;
 	failure_stage: string | null;
 	data: Record<string, unknown>;
-}
-
-let counter = 0;
-/** A Meet code no other test uses. */
-function meetCode(): string {
-	counter += 1;
-	const seed = `${Date.now().toString(36)}${counter.toString(36)}`.replace(/\d/g, (d) => String.fromCharCode(97 + Number(d)));
-	const letters = seed.padStart(10, "q").slice(-10);
-	return `${letters.slice(0, 3)}-${letters.slice(3, 7)}-${letters.slice(7, 10)}`;
 }
 
 const sendBot = (headers: Record<string, string>, body: Record<string, unknown>) => call("POST", "/bots", { headers, json: body });

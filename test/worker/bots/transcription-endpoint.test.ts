@@ -1,12 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { spawnRequestFor } from "../meetings/bot-sim";
+import { meetCode } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
-
-function meetCode(): string {
-	const l = Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join("");
-	return `${l.slice(0, 3)}-${l.slice(3, 7)}-${l.slice(7)}`;
-}
 
 async function startBot(headers: Record<string, string>) {
 	const res = await call("POST", "/bots", { headers, json: { platform: "google_meet", native_meeting_id: meetCode() } });

@@ -1,16 +1,8 @@
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { fetchFeed } from "../../../src/calendars/feed-fetch";
-import type { Env } from "../../../src/env";
-import worker from "../../../src/index";
 import { call, json, userWithKey } from "../support";
-import { calendar, connect, newFeed, serveFeed, vevent } from "./feeds";
-
-async function tick(at: number, overrides: Partial<Env> = {}) {
-	const ctx = createExecutionContext();
-	await worker.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), { ...env, ...overrides } as Env, ctx);
-	await waitOnExecutionContext(ctx);
-}
+import { calendar, connect, newFeed, serveFeed, tick, vevent } from "./feeds";
 
 const connectionRow = (id: string) =>
 	env.DB.prepare("SELECT last_sync_at, next_sync_at, last_counts FROM calendar_connections WHERE id = ?")

@@ -1,4 +1,6 @@
-import { env } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import type { Env } from "../../../src/env";
+import worker from "../../../src/index";
 import { call, json } from "../support";
 
 /**
@@ -121,4 +123,11 @@ export function zonedToUtc(yyyymmdd: string, hhmm: string, timeZone: string): st
 	};
 	const first = guess - offset(guess);
 	return new Date(guess - offset(first)).toISOString();
+}
+
+/** One run of the Worker's scheduled handler at `at`, with some deployment settings changed. */
+export async function tick(at: number, overrides: Partial<Env> = {}): Promise<void> {
+	const ctx = createExecutionContext();
+	await worker.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), { ...env, ...overrides } as Env, ctx);
+	await waitOnExecutionContext(ctx);
 }

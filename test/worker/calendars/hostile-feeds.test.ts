@@ -1,11 +1,9 @@
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { MAX_LINK_FIELD_CHARS } from "../../../src/calendars/event-link";
-import type { Env } from "../../../src/env";
-import worker from "../../../src/index";
 import { meetCode } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
-import { calendar, connect, newFeed, type Stamp, serveFeed, sync, vevent } from "./feeds";
+import { calendar, connect, newFeed, type Stamp, serveFeed, sync, tick, vevent } from "./feeds";
 
 /**
  * Feeds written to hurt: each is served by the local receiver and synced for real. Without the
@@ -21,12 +19,6 @@ interface Meeting {
 
 async function meetings(headers: Record<string, string>): Promise<Meeting[]> {
 	return (await json<{ meetings: Meeting[] }>(await call("GET", "/meetings?limit=500", { headers }))).meetings;
-}
-
-async function tick(at: number, overrides: Partial<Env> = {}) {
-	const ctx = createExecutionContext();
-	await worker.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), { ...env, ...overrides } as Env, ctx);
-	await waitOnExecutionContext(ctx);
 }
 
 const connectionRow = (id: string) =>

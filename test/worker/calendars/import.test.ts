@@ -1,9 +1,8 @@
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../../src/index";
 import { meetCode, roomTimers } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
-import { calendar, connect, day, isoOf, newFeed, renderFixture, serveFeed, sync, utcIn, vevent, zonedToUtc } from "./feeds";
+import { calendar, connect, day, isoOf, newFeed, renderFixture, serveFeed, sync, tick, utcIn, vevent, zonedToUtc } from "./feeds";
 import googleExport from "./fixtures/google-export.ics?raw";
 import outlookExport from "./fixtures/outlook-export.ics?raw";
 import threeZones from "./fixtures/three-time-zones.ics?raw";
@@ -25,13 +24,6 @@ async function meetings(headers: Record<string, string>): Promise<Meeting[]> {
 }
 
 const byTitle = (list: Meeting[], title: string) => list.find((m) => m.data.title === title);
-
-/** One run of the Worker's scheduled handler at `at`. */
-async function tick(at: number) {
-	const ctx = createExecutionContext();
-	await worker.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), env, ctx);
-	await waitOnExecutionContext(ctx);
-}
 
 describe("importing real calendar exports", () => {
 	it("imports a Google export: Meet and Zoom links found, a linkless event as unknown, all-day and past events skipped", async () => {
