@@ -23,14 +23,8 @@ export const gateway = createMiddleware<AppEnv>(async (c, next) => {
 
 	await enforceIpGuard(c.env, clientIp(c.req.raw));
 
-	const lookup = lookupAccess(c.req.method, c.req.path);
-	if (!lookup.found) {
-		if (lookup.allowedMethods.length > 0) {
-			throw new ApiError(405, "Method Not Allowed", { Allow: lookup.allowedMethods.join(", ") });
-		}
-		throw notFound();
-	}
-	const { access } = lookup;
+	const access = lookupAccess(c.req.method, c.req.path);
+	if (!access) throw notFound();
 
 	if (access.kind === "admin") {
 		const presented = c.req.header("x-admin-api-key") ?? "";

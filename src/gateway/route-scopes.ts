@@ -96,16 +96,13 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 const router = new TrieRouter<Access>();
 for (const [method, path, access] of ROUTE_ACCESS) router.add(method, path, access);
 
-export type AccessLookup = { found: true; access: Access } | { found: false; allowedMethods: Method[] };
-
-/** Looks a request up in the table; when the path exists under other methods, says which. */
-export function lookupAccess(method: string, path: string): AccessLookup {
+/**
+ * The access rule of a request, or null when the table has no such method and path. A path
+ * listed under other methods is no exception: the spec answers 404 for any route that is not
+ * mounted, never 405.
+ */
+export function lookupAccess(method: string, path: string): Access | null {
 	const verb = method === "HEAD" ? "GET" : method;
 	const [matches] = router.match(verb, path);
-	const first = matches[0];
-	if (first) return { found: true, access: first[0] };
-	const allowedMethods = (["GET", "POST", "PUT", "PATCH", "DELETE"] as const).filter(
-		(m) => m !== verb && router.match(m, path)[0].length > 0,
-	);
-	return { found: false, allowedMethods };
+	return matches[0]?.[0] ?? null;
 }
