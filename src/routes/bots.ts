@@ -7,10 +7,11 @@ import type { MeetingRow } from "../db/schema";
 import { meetings } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, invalidField, notFound } from "../errors";
-import { constructMeetingUrl, parseMeetingLink, validateNativeMeetingId } from "../meetings/meeting-link";
+import { constructMeetingUrl, parseMeetingLink } from "../meetings/meeting-link";
 import { db, findOpenMeetingOnLink, meetingView } from "../meetings/meeting-store";
 import { isLive, LIVE_STATUSES, type MeetingStatus } from "../meetings/status-machine";
 import { meetingRoom } from "../objects";
+import { MeetingLinkParams, NativeMeetingId } from "./meeting-link-params";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** The spec's bot rows: send, list, stop, reconfigure. */
@@ -19,7 +20,7 @@ export const botRoutes = routeModule();
 const Meeting = z.object({}).passthrough();
 const LANGUAGE = z.string().regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, "an ISO 639 language code such as 'en' or 'pt-BR'");
 const Task = z.enum(["transcribe", "translate"]);
-export const BotLink = z.object({ platform: Platform, native_meeting_id: z.string().min(1).max(300) });
+export const BotLink = MeetingLinkParams;
 
 /** The user's live meeting on a link, or the spec's 404 for interactive and control routes. */
 export async function liveMeetingOn(env: Env, userId: number, platform: string, nativeId: string) {
@@ -51,7 +52,7 @@ botRoutes.openapi(
 			body: jsonBody(
 				z.object({
 					platform: Platform,
-					native_meeting_id: z.string().min(1).max(300).nullable().optional(),
+					native_meeting_id: NativeMeetingId.nullable().optional(),
 					meeting_url: z.string().max(2048).nullable().optional(),
 					bot_name: z.string().trim().min(1).max(100).nullable().optional(),
 					language: LANGUAGE.nullable().optional(),
@@ -78,9 +79,6 @@ botRoutes.openapi(
 			passcode ??= parsed.passcode ?? null;
 		}
 		if (!nativeId) throw invalidField(["body", "native_meeting_id"], "native_meeting_id (or meeting_url) is required");
-		if (!validateNativeMeetingId(body.platform, nativeId)) {
-			throw invalidField(["body", "native_meeting_id"], `Not a valid ${body.platform} meeting id`);
-		}
 		const meetingUrl = constructMeetingUrl(body.platform, nativeId, passcode);
 		if (!meetingUrl) throw invalidField(["body", "native_meeting_id"], `Not a valid ${body.platform} meeting id`);
 		const { start } = await launchBot(

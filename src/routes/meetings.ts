@@ -20,6 +20,7 @@ import {
 import { isPlanned, MEETING_STATUSES, type MeetingStatus, PLANNED_STATUSES } from "../meetings/status-machine";
 import { meetingRoom } from "../objects";
 import { recordingsOfMeetings } from "../recordings/recording-store";
+import { MeetingLinkParams } from "./meeting-link-params";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** The spec's "Meetings" rows: plans, the record, its metadata. */
@@ -261,7 +262,7 @@ meetingRoutes.openapi(
 		method: "patch",
 		path: "/meetings/{platform}/{native_meeting_id}",
 		request: {
-			params: z.object({ platform: z.enum(["google_meet", "zoom", "teams"]), native_meeting_id: z.string().min(1).max(300) }),
+			params: MeetingLinkParams,
 			body: jsonBody(
 				z.strictObject({
 					notes: z.string().max(20_000).nullable().optional(),

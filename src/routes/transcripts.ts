@@ -1,19 +1,19 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { asc, eq } from "drizzle-orm";
-import { Platform } from "../bot-channel/protocol";
 import { transcriptSegments, transcriptShares } from "../db/schema";
 import { intVar } from "../env";
 import { notFound } from "../errors";
 import { db, findMeetingOnLink, meetingView } from "../meetings/meeting-store";
 import { segmentView } from "../meetings/transcript-store";
 import { recordingsOfMeetings } from "../recordings/recording-store";
+import { MeetingLinkParams } from "./meeting-link-params";
 import { publicBaseUrl } from "./meetings";
 import { jsonResponse, routeModule } from "./openapi-app";
 
 /** Transcripts after (and during) the meeting, and their time-limited public shares. */
 export const transcriptRoutes = routeModule();
 
-const Link = z.object({ platform: Platform, native_meeting_id: z.string().min(1).max(300) });
+const Link = MeetingLinkParams;
 
 async function startedMeeting(env: Parameters<typeof findMeetingOnLink>[0], userId: number, platform: string, nativeId: string) {
 	const row = await findMeetingOnLink(env, userId, platform, nativeId, { started: true });

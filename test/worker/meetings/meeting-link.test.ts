@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Platform } from "../../../src/bot-channel/protocol";
-import { constructMeetingUrl, type ParsedMeetingLink, parseMeetingLink, validateNativeMeetingId } from "../../../src/meetings/meeting-link";
+import { constructMeetingUrl, nativeMeetingIdProblem, type ParsedMeetingLink, parseMeetingLink } from "../../../src/meetings/meeting-link";
 
 const THREAD = "19:meeting_NjA4ZTk3YzctZGM0Ni00YzA4LWI2YzgtNzAzZGVmZTc4OTRk@thread.v2";
 const THREAD_ENC = "19%3ameeting_NjA4ZTk3YzctZGM0Ni00YzA4LWI2YzgtNzAzZGVmZTc4OTRk%40thread.v2";
@@ -101,6 +101,44 @@ const CASES: [string, ParsedMeetingLink | null][] = [
 	["https://teams.microsoft.com/l/channel/19%3aabc%40thread.tacv2/General", null],
 	["https://teams.live.com/meet/12345", null],
 	["https://teams.microsoft.com/light-meetings/launch?coords=not-base64!", null],
+	// Government clouds and the Teams web-app host keep their host: each is its own service.
+	[
+		"https://gov.teams.microsoft.us/meet/24681357902468?p=KrL3eqZ9xT",
+		teams("24681357902468", "https://gov.teams.microsoft.us/meet/24681357902468?p=KrL3eqZ9xT", "KrL3eqZ9xT"),
+	],
+	[
+		`https://dod.teams.microsoft.us/l/meetup-join/${THREAD_ENC}/0?context=${CONTEXT_ENC}`,
+		teams(THREAD, `https://dod.teams.microsoft.us/l/meetup-join/${encodeURIComponent(THREAD)}/0?context=${CONTEXT_CANON}`),
+	],
+	[
+		`https://gov.teams.microsoft.us/l/meetup-join/${THREAD_ENC}/0`,
+		teams(THREAD, `https://gov.teams.microsoft.us/l/meetup-join/${encodeURIComponent(THREAD)}/0`),
+	],
+	[
+		"https://teams.cloud.microsoft/meet/9398850880426?p=WB7TSXPa",
+		teams("9398850880426", "https://teams.cloud.microsoft/meet/9398850880426?p=WB7TSXPa", "WB7TSXPa"),
+	],
+	[
+		`https://teams.cloud.microsoft/l/meetup-join/${THREAD_ENC}/0`,
+		teams(THREAD, `https://teams.cloud.microsoft/l/meetup-join/${encodeURIComponent(THREAD)}/0`),
+	],
+	[
+		"https://zoomgov.com/j/1601234567?pwd=Gov123",
+		{
+			platform: "zoom",
+			native_meeting_id: "1601234567",
+			passcode: "Gov123",
+			constructed_meeting_url: "https://zoomgov.com/j/1601234567?pwd=Gov123",
+		},
+	],
+	[
+		"https://agency.zoomgov.com/j/16012345678",
+		{ platform: "zoom", native_meeting_id: "16012345678", constructed_meeting_url: "https://zoomgov.com/j/16012345678" },
+	],
+	["https://teams.microsoft.us.evil.example/meet/24681357902468", null],
+	["https://evil.teams.microsoft.us/meet/24681357902468", null],
+	["https://zoomgov.com.evil.example/j/1601234567", null],
+	["https://teams.live.com/l/meetup-join/19%3ameeting_abc%40thread.v2/0", null],
 	// Not meeting links at all
 	["", null],
 	["not a link", null],
@@ -139,9 +177,18 @@ describe("constructMeetingUrl", () => {
 		["zoom", "jane.doe", undefined, "https://zoom.us/my/jane.doe"],
 		["teams", "9398850880426", "WB7TSXPa", "https://teams.live.com/meet/9398850880426?p=WB7TSXPa"],
 		["teams", THREAD, undefined, MEETUP],
+		// Any id the platform might hand out is built into a URL: the join decides, not the shape.
+		["google_meet", "aaa-prb12345-bot", undefined, "https://meet.google.com/aaa-prb12345-bot"],
+		["zoom", "123456789012", "pw", "https://zoom.us/j/123456789012?pwd=pw"],
+		["zoom", "12", undefined, "https://zoom.us/j/12"],
+		["teams", "1234567", "Xy", "https://teams.live.com/meet/1234567?p=Xy"],
+		["teams", "12345678901234567890", undefined, "https://teams.live.com/meet/12345678901234567890"],
+		["teams", "abc", undefined, "https://teams.microsoft.com/l/meetup-join/abc/0"],
+		["teams", "19:meeting_x@thread.v2", undefined, "https://teams.microsoft.com/l/meetup-join/19%3Ameeting_x%40thread.v2/0"],
+		// What would cut the URL is refused.
 		["google_meet", "https://meet.google.com/abc-defg-hij", undefined, null],
-		["zoom", "12", undefined, null],
-		["teams", "abc", undefined, null],
+		["teams", "397421056486982?p=X8hcQVTnGNpGelJLSv", undefined, null],
+		["zoom", "", undefined, null],
 	];
 
 	it.each(URLS)("builds %s %s (passcode %s)", (platform, id, passcode, expected) => {
@@ -153,27 +200,41 @@ describe("constructMeetingUrl", () => {
 	});
 });
 
-describe("validateNativeMeetingId", () => {
-	const IDS: [Platform, string, boolean][] = [
-		["google_meet", "abc-defg-hij", true],
-		["google_meet", "ABC-DEFG-HIJ", false],
-		["google_meet", "abcdefghij", false],
-		["google_meet", "abc-defg-hij ", false],
-		["zoom", "123456789", true],
-		["zoom", "12345678901", true],
-		["zoom", "1234567890123", false],
-		["zoom", "jane.doe", true],
-		["zoom", "1jane", false],
-		["zoom", "123 4567 8901", false],
-		["teams", "9398850880426", true],
-		["teams", THREAD, true],
-		["teams", "19:meeting_abc@thread.tacv2", true],
-		["teams", "19:meeting abc@thread.v2", false],
-		["teams", "123", false],
-		["teams", "abc-defg-hij", false],
-	];
+describe("nativeMeetingIdProblem", () => {
+	it.each([
+		"aaa-prb12345-bot", // the reference's own probe id, on google_meet
+		"abc-defg-hij",
+		"ABC-DEFG-HIJ",
+		"123456789012", // a 12-digit Zoom id
+		"1234567", // Teams meeting numbers of unusual lengths
+		"12345678901234567890",
+		"jane.doe",
+		THREAD,
+		"19:meeting_AbC-dEf_123@thread.tacv2",
+		"x",
+		"A".repeat(255),
+		"réunion-été",
+	])("accepts %s", (id) => {
+		expect(nativeMeetingIdProblem(id)).toBeNull();
+	});
 
-	it.each(IDS)("%s %s → %s", (platform, id, valid) => {
-		expect(validateNativeMeetingId(platform, id)).toBe(valid);
+	it.each([
+		["397421056486982?p=X8hcQVTnGNpGelJLSv", "passcode"],
+		["abc?def", "passcode"],
+		["abc&def", "passcode"],
+		["abc=def", "passcode"],
+		["abc/def", "meeting_url"],
+		["abc#def", "meeting_url"],
+		["123 4567 8901", "spaces"],
+		["abc\tdef", "control"],
+		["abc\u0000def", "control"],
+		["abc\u007fdef", "control"],
+		["abc\u0085def", "control"],
+		["A".repeat(256), "255"],
+		["", "empty"],
+	])("refuses %j, naming the fix (%s)", (id, named) => {
+		const problem = nativeMeetingIdProblem(id);
+		expect(problem).toContain("native_meeting_id");
+		expect(problem).toContain(named);
 	});
 });
