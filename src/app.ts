@@ -13,9 +13,13 @@ import { healthRoutes } from "./routes/health";
 import { interactiveRoutes } from "./routes/interactive";
 import { liveRoutes } from "./routes/live";
 import { meetingRoutes } from "./routes/meetings";
+import { ApiErrorBody } from "./routes/openapi-app";
 import { recordingUploadRoutes } from "./routes/recording-upload";
 import { recordingRoutes } from "./routes/recordings";
 import { transcriptRoutes } from "./routes/transcripts";
+
+/** The version of `api.v1`, the public wire contract this gateway speaks (contracts/api.v1). */
+export const API_CONTRACT_VERSION = "1.5.0";
 
 /** The gateway: one middleware for identity and limits, then one module per spec section. */
 export function buildApp() {
@@ -49,9 +53,17 @@ export function buildApp() {
 	app.route("/", calendarCompatRoutes);
 
 	app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", { type: "apiKey", in: "header", name: "X-API-Key" });
+	app.openAPIRegistry.register("Error", ApiErrorBody);
 	app.doc31("/openapi.json", {
 		openapi: "3.1.0",
-		info: { title: "Meeting bot gateway", version: "0.1.0", description: "Vexa-compatible meeting bot API on Cloudflare Workers" },
+		// The version is the wire contract's, not this service's: clients pin the contract.
+		info: {
+			title: "Meeting bot gateway (api.v1)",
+			version: API_CONTRACT_VERSION,
+			description:
+				"The public wire contract `api.v1` (sealed equal to its OpenAPI 1.5.0 document), served by a Vexa-compatible " +
+				"meeting bot API on Cloudflare Workers. Errors are `{detail}`: a string, or a list of field errors for a 422.",
+		},
 	});
 	return app;
 }

@@ -12,12 +12,12 @@ import { db, findOpenMeetingOnLink, meetingView } from "../meetings/meeting-stor
 import { isLive, LIVE_STATUSES, type MeetingStatus } from "../meetings/status-machine";
 import { meetingRoom } from "../objects";
 import { MeetingLinkParams, NativeMeetingId } from "./meeting-link-params";
+import { BotStatusList, MeetingRecord as Meeting } from "./meeting-schemas";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** The spec's bot rows: send, list, stop, reconfigure. */
 export const botRoutes = routeModule();
 
-const Meeting = z.object({}).passthrough();
 const LANGUAGE = z.string().regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, "an ISO 639 language code such as 'en' or 'pt-BR'");
 const Task = z.enum(["transcribe", "translate"]);
 export const BotLink = MeetingLinkParams;
@@ -96,7 +96,7 @@ botRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/bots/status",
-		responses: { 200: jsonResponse(z.object({ running_bots: z.array(z.object({}).passthrough()) }), "The caller's running bots") },
+		responses: { 200: jsonResponse(BotStatusList, "The caller's running bots") },
 	}),
 	async (c) => {
 		const rows = await db(c.env)

@@ -91,7 +91,7 @@ calendarCompatRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/user/calendar/sync",
-		responses: { 200: jsonResponse(z.union([AggregateStamp, z.object({})]), "The aggregate last-sync stamp, or {} before a sync") },
+		responses: { 200: jsonResponse(z.union([AggregateStamp, z.strictObject({})]), "The aggregate last-sync stamp, or {} before a sync") },
 	}),
 	async (c) => {
 		const stamps = (await listConnections(c.env, c.get("identity").userId)).flatMap((row) => stampOf(row) ?? []);

@@ -227,7 +227,7 @@ calendarRoutes.openapi(
 		method: "get",
 		path: "/user/calendars/{calendar_id}/sync",
 		request: { params: CalendarId },
-		responses: { 200: jsonResponse(z.union([SyncStampSchema, z.object({})]), "The latest sync stamp, or {} before the first sync") },
+		responses: { 200: jsonResponse(z.union([SyncStampSchema, z.strictObject({})]), "The latest sync stamp, or {} before the first sync") },
 	}),
 	async (c) => {
 		const row = await findConnection(c.env, c.get("identity").userId, c.req.valid("param").calendar_id);

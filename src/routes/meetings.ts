@@ -21,12 +21,12 @@ import { isPlanned, MEETING_STATUSES, type MeetingStatus, PLANNED_STATUSES } fro
 import { meetingRoom } from "../objects";
 import { recordingsOfMeetings } from "../recordings/recording-store";
 import { MeetingLinkParams } from "./meeting-link-params";
+import { MeetingRecord as Meeting, MeetingList } from "./meeting-schemas";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** The spec's "Meetings" rows: plans, the record, its metadata. */
 export const meetingRoutes = routeModule();
 
-const Meeting = z.object({}).passthrough().openapi("Meeting");
 const MeetingId = z.object({ meeting_id: z.coerce.number().int().positive() });
 const isoTimestamp = z.iso.datetime({ offset: true });
 
@@ -143,7 +143,7 @@ meetingRoutes.openapi(
 				offset: z.coerce.number().int().min(0).default(0),
 			}),
 		},
-		responses: { 200: jsonResponse(z.object({ meetings: z.array(Meeting) }), "Readable meetings, newest first") },
+		responses: { 200: jsonResponse(MeetingList, "Readable meetings, newest first") },
 	}),
 	async (c) => {
 		const q = c.req.valid("query");

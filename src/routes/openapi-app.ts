@@ -1,4 +1,4 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env";
 import { errorResponse, zodFieldErrors } from "../errors";
 
@@ -21,3 +21,13 @@ export const jsonResponse = <T>(schema: T, description: string) => ({
 	content: { "application/json": { schema } },
 	description,
 });
+
+/** Every error body: `{detail}`, a sentence, or the field errors of a 422 (contracts/api.v1 HTTPValidationError). */
+export const ApiErrorBody = z
+	.object({
+		detail: z.union([
+			z.string(),
+			z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() }).openapi("ValidationError")),
+		]),
+	})
+	.openapi("Error");

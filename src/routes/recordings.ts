@@ -9,11 +9,11 @@ import { mediaBytes } from "../recordings/media-response";
 import { mediaFilesOf, recordingView } from "../recordings/recording-store";
 import { publicBaseUrl } from "./meetings";
 import { jsonResponse, routeModule } from "./openapi-app";
+import { Recording } from "./recording-schemas";
 
 /** The spec's "Recordings" rows: the owner's recordings, their bytes and download links. */
 export const recordingRoutes = routeModule();
 
-const Recording = z.object({}).passthrough().openapi("Recording");
 const RecordingId = z.object({ recording_id: z.coerce.number().int().positive() });
 const MediaFileId = RecordingId.extend({ media_file_id: z.coerce.number().int().positive() });
 const binary = (description: string) => ({

@@ -7,6 +7,7 @@ import { db, findMeetingOnLink, meetingView } from "../meetings/meeting-store";
 import { segmentView } from "../meetings/transcript-store";
 import { recordingsOfMeetings } from "../recordings/recording-store";
 import { MeetingLinkParams } from "./meeting-link-params";
+import { Transcript } from "./meeting-schemas";
 import { publicBaseUrl } from "./meetings";
 import { jsonResponse, routeModule } from "./openapi-app";
 
@@ -37,7 +38,7 @@ transcriptRoutes.openapi(
 		path: "/transcripts/{platform}/{native_meeting_id}",
 		request: { params: Link },
 		responses: {
-			200: jsonResponse(z.object({ segments: z.array(z.object({}).passthrough()) }).passthrough(), "The transcript, ordered by start"),
+			200: jsonResponse(Transcript, "The transcript, ordered by start"),
 		},
 	}),
 	async (c) => {

@@ -1,0 +1,110 @@
+import { z } from "@hono/zod-openapi";
+import { FailureStage } from "../bot-channel/protocol";
+import { MEETING_STATUSES } from "../meetings/status-machine";
+import { Recording } from "./recording-schemas";
+
+/**
+ * The meeting record and what is built from it, as the routes answer them: contracts/api.v1
+ * MeetingResponse, BotStatusResponse and TranscriptionResponse, plus this service's planning
+ * fields. Handlers' bodies are type-checked against these, so the document follows the code.
+ */
+
+const statusDoc = { description: `One of ${MEETING_STATUSES.map((s) => `\`${s}\``).join(", ")}` };
+
+/** `data`: free metadata, plus the status keys the lifecycle writes. */
+export const MeetingData = z
+	.object({
+		completion_reason: z.string().nullable().optional().openapi({ description: "Why the meeting ended (also hoisted to the record)" }),
+		failure_stage: FailureStage.nullable().optional(),
+		failure_detail: z.string().nullable().optional().openapi({ description: "What went wrong, when the meeting failed" }),
+		title: z.string().optional(),
+		notes: z.string().optional(),
+		scheduled_at: z.string().optional(),
+	})
+	.catchall(z.unknown())
+	.openapi({ description: "Meeting metadata (title, notes, languages, status reasons, calendar sources); open to other keys" });
+
+export const MeetingRecord = z
+	.object({
+		id: z.number().int(),
+		user_id: z.number().int(),
+		platform: z.string().openapi({ description: "`google_meet`, `zoom`, `teams`, or `unknown` for a plan without a link" }),
+		native_meeting_id: z.string().nullable(),
+		constructed_meeting_url: z.string().nullable(),
+		status: z.string().openapi(statusDoc),
+		bot_container_id: z.string().nullable(),
+		start_time: z.string().nullable(),
+		end_time: z.string().nullable(),
+		completion_reason: z.string().nullable(),
+		failure_stage: z.string().nullable(),
+		session_uid: z.string().nullable().optional().openapi({ description: "The current bot session of the meeting" }),
+		workspace_id: z.string().nullable(),
+		auto_join: z.boolean(),
+		notes: z.string().nullable(),
+		recordings: z.array(Recording),
+		data: MeetingData,
+		created_at: z.string(),
+		updated_at: z.string(),
+	})
+	.openapi("Meeting");
+
+export const MeetingList = z.object({ meetings: z.array(MeetingRecord) }).openapi("MeetingList");
+
+/** One row of GET /bots/status (contracts/api.v1 BotStatus). */
+export const RunningBot = z
+	.object({
+		meeting_id: z.number().int(),
+		container_id: z.string(),
+		container_name: z.string(),
+		platform: z.string(),
+		native_meeting_id: z.string().nullable(),
+		status: z.string().openapi(statusDoc),
+		normalized_status: z.string(),
+		bot_name: z.string().nullable(),
+		created_at: z.string(),
+		start_time: z.string().nullable(),
+		labels: z.record(z.string(), z.string()),
+		completion_reason: z.string().nullable().optional(),
+		failure_stage: z.string().nullable().optional(),
+		data: z.record(z.string(), z.unknown()).optional(),
+	})
+	.openapi("BotStatus");
+
+export const BotStatusList = z.object({ running_bots: z.array(RunningBot) }).openapi("BotStatusResponse");
+
+/** One transcript segment (meetings/transcript-store.ts segmentView). */
+export const TranscriptSegment = z
+	.object({
+		segment_id: z.string(),
+		speaker: z.string().nullable(),
+		speaker_source: z.string(),
+		text: z.string(),
+		start: z.number(),
+		end: z.number(),
+		start_time: z.number(),
+		end_time: z.number(),
+		language: z.string().nullable(),
+		completed: z.boolean(),
+		confidence: z.number().nullable(),
+		words: z.array(z.unknown()),
+		created_at: z.string(),
+		absolute_start_time: z.string().nullable(),
+		absolute_end_time: z.string().nullable(),
+	})
+	.openapi("TranscriptionSegment");
+
+export const Transcript = z
+	.object({
+		id: z.number().int(),
+		platform: z.string(),
+		native_meeting_id: z.string().nullable(),
+		constructed_meeting_url: z.string().nullable(),
+		status: z.string().openapi(statusDoc),
+		start_time: z.string().nullable(),
+		end_time: z.string().nullable(),
+		recordings: z.array(Recording),
+		notes: z.string().nullable(),
+		completion_reason: z.string().nullable(),
+		segments: z.array(TranscriptSegment),
+	})
+	.openapi("TranscriptionResponse");
