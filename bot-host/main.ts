@@ -1,9 +1,11 @@
 /**
  * Bot host entry: `node bot-host/main.ts`.
  * BOT_HOST_PORT (default 8790), BOT_HOST_BIND (default 127.0.0.1), BOT_HOST_SECRET (required),
- * CHROMIUM_PATH (default /usr/bin/chromium), BOT_CHROMIUM_SANDBOX (on, off, default auto),
+ * CHROMIUM_PATH (default /usr/bin/chromium; without it /health answers 503 and spawns are
+ * refused, naming what is missing), BOT_CHROMIUM_SANDBOX (on, off, default auto),
  * BOT_HOST_SANDBOX: unset for real meetings; `embedded` to run the platform sandbox in this
  * process and send the platform hosts to it; or `<port>:<spki hash>` for a sandbox started apart.
+ * SANDBOX_UNCONFIGURED_MEETINGS (embedded sandbox): `not_found` (default) or `open`.
  * OUTBOUND_ALLOW_PRIVATE (default false), BOT_DOWNLOAD_MAX_BYTES, BOT_VIDEO_MAX_BYTES: what bots
  * may fetch for users (bot/egress.ts). BOT_HOST_MAX_BOTS (default 20): live bots at most.
  */
@@ -11,8 +13,8 @@
 import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
 import { hostEgressFromEnv } from "./bot/egress.ts";
 import { sandboxChromiumFlags } from "./sandbox/cert.ts";
-import { startSandbox } from "./sandbox/server.ts";
-import { DEFAULT_MAX_BOTS, startBotHost } from "./service.ts";
+import { startSandbox, unconfiguredMeetingsFromEnv } from "./sandbox/server.ts";
+import { DEFAULT_MAX_BOTS, hostReadiness, startBotHost } from "./service.ts";
 
 const secret = process.env.BOT_HOST_SECRET ?? "";
 if (!secret) {
@@ -23,7 +25,10 @@ const sandboxSetting = process.env.BOT_HOST_SANDBOX ?? "";
 let extraFlags: string[] = [];
 let closeSandbox = async () => {};
 if (sandboxSetting === "embedded") {
-	const sandbox = await startSandbox({ port: Number(process.env.SANDBOX_PORT ?? 0) });
+	const sandbox = await startSandbox({
+		port: Number(process.env.SANDBOX_PORT ?? 0),
+		unconfiguredMeetings: unconfiguredMeetingsFromEnv(process.env.SANDBOX_UNCONFIGURED_MEETINGS),
+	});
 	extraFlags = sandbox.chromiumFlags;
 	closeSandbox = () => sandbox.close();
 	console.log(`sandbox on 127.0.0.1:${sandbox.port}, control API ${sandbox.controlUrl}`);
@@ -54,6 +59,10 @@ const host = await startBotHost({
 	maxBots,
 });
 console.log(`bot host listening on ${bind}:${host.port}`);
+// It keeps listening when not ready, so the Worker hears why a spawn is refused; the operator hears it here.
+const readiness = hostReadiness(executablePath);
+if (readiness.status === "unavailable") console.error(`bot host NOT READY: ${readiness.problems.join("; ")}`);
+else if (readiness.status === "degraded") console.error(`bot host degraded: ${readiness.problems.join("; ")}`);
 
 let stopping = false;
 const shutdown = async () => {

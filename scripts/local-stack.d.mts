@@ -9,10 +9,20 @@ export function startGateway(options: {
 	quiet?: boolean;
 }): Promise<ChildProcess>;
 export function startLocalStack(options: { announce: boolean }): Promise<{ base: string; secrets: Record<string, string> }>;
-export function startBotHost(options: {
+export interface BotHostLaunch {
 	port: number;
 	secret: string;
 	sandboxPort: number;
 	sandbox?: boolean;
 	quiet?: boolean;
-}): Promise<ChildProcess>;
+	/** Extra environment for the bot host process (CHROMIUM_PATH, PATH, ...). */
+	env?: Record<string, string>;
+}
+export interface BotHostHealth {
+	ready: boolean;
+	status?: string;
+	detail?: string;
+	problems?: string[];
+}
+export function launchBotHost(options: BotHostLaunch): Promise<{ child: ChildProcess; health: BotHostHealth }>;
+export function startBotHost(options: BotHostLaunch): Promise<ChildProcess>;

@@ -124,10 +124,38 @@ async function ensureFirstUser(base, adminToken, stateDir) {
 }
 
 /**
- * The bot host with the platform sandbox in the same process (MEETBOT_SANDBOX=off sends bots
- * to the real platforms instead). Chromium reaches the sandbox through --host-resolver-rules.
+ * Waits for the bot host's first answer on /health: ready (200) or not ready (503 naming what is
+ * missing). Rejects at once when the process exits first, rather than waiting out the timeout.
  */
-export async function startBotHost({ port, secret, sandboxPort, sandbox = true, quiet = false }) {
+async function botHostHealth(child, url, timeoutMs) {
+	const exited = new Promise((_, reject) =>
+		child.once("exit", (code, signal) => reject(new Error(`the bot host exited (${signal ?? `code ${code}`}) before answering ${url}`))),
+	);
+	exited.catch(() => undefined);
+	const answered = (async () => {
+		const deadline = Date.now() + timeoutMs;
+		while (Date.now() < deadline) {
+			try {
+				const res = await fetch(url);
+				const body = await res.json().catch(() => ({}));
+				if (res.ok || res.status === 503) return { ready: res.ok, ...body };
+			} catch {
+				// not listening yet
+			}
+			await new Promise((r) => setTimeout(r, 250));
+		}
+		throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+	})();
+	return Promise.race([answered, exited]);
+}
+
+/**
+ * Starts the bot host with the platform sandbox in the same process (MEETBOT_SANDBOX=off sends
+ * bots to the real platforms instead; Chromium reaches the sandbox through
+ * --host-resolver-rules). Resolves with the child and its health: a host without a browser
+ * still runs, refusing spawns with the reason, and `health.detail` names what is missing.
+ */
+export async function launchBotHost({ port, secret, sandboxPort, sandbox = true, quiet = false, env = {} }) {
 	const child = run(bin("node"), ["bot-host/main.ts"], {
 		stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"],
 		env: {
@@ -137,10 +165,23 @@ export async function startBotHost({ port, secret, sandboxPort, sandbox = true, 
 			// Like the gateway's: local avatars, pages and providers live on this machine.
 			OUTBOUND_ALLOW_PRIVATE: "true",
 			...(sandbox ? { BOT_HOST_SANDBOX: "embedded", SANDBOX_PORT: String(sandboxPort) } : { BOT_HOST_SANDBOX: "" }),
+			...env,
 		},
 	});
-	await waitForHealth(`http://127.0.0.1:${port}/health`, 60_000);
-	return child;
+	try {
+		return { child, health: await botHostHealth(child, `http://127.0.0.1:${port}/health`, 60_000) };
+	} catch (err) {
+		child.kill("SIGTERM");
+		throw err;
+	}
+}
+
+/** The bot host for tests and benches, which need bots: one that is not ready is an error naming why. */
+export async function startBotHost(options) {
+	const { child, health } = await launchBotHost(options);
+	if (health.ready) return child;
+	child.kill("SIGTERM");
+	throw new Error(`the bot host is not ready: ${health.detail ?? "no reason given"}`);
 }
 
 export async function startLocalStack({ announce }) {
@@ -152,7 +193,7 @@ export async function startLocalStack({ announce }) {
 	const sandbox = process.env.MEETBOT_SANDBOX !== "off";
 	const stateDir = path.join(root, ".local", "state");
 	const secrets = localSecrets();
-	await startBotHost({ port: botHostPort, secret: secrets.BOT_HOST_SECRET, sandboxPort, sandbox });
+	const botHost = await launchBotHost({ port: botHostPort, secret: secrets.BOT_HOST_SECRET, sandboxPort, sandbox });
 	const publicBaseUrl = process.env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL } : {};
 	await startGateway({
 		port,
@@ -171,6 +212,11 @@ export async function startLocalStack({ announce }) {
 		if (first.fresh) {
 			lines.push(`User:         ${first.email} (id ${first.user_id})`, `API key:      ${first.token}   (shown once; bot,tx scopes)`);
 			lines.push(`Try:          curl -H "X-API-Key: ${first.token}" ${base}/auth/me`);
+			// A sandbox meeting exists only once its scenario is set, as a real one only once someone opens it.
+			if (sandbox)
+				lines.push(
+					`Open meeting: curl -X POST -H "content-type: application/json" -d '{"participants":[{"name":"Alice","lines":["Hello there."]}]}' http://127.0.0.1:${sandboxPort}/__sandbox/meetings/abc-defg-hij`,
+				);
 			lines.push(
 				`Send a bot:   curl -X POST -H "X-API-Key: ${first.token}" -H "content-type: application/json" -d '{"platform":"google_meet","native_meeting_id":"abc-defg-hij"}' ${base}/bots`,
 			);
@@ -185,6 +231,9 @@ export async function startLocalStack({ announce }) {
 				? `Bot host:     http://127.0.0.1:${botHostPort} with the platform sandbox (control API http://127.0.0.1:${sandboxPort}/__sandbox); MEETBOT_SANDBOX=off joins real meetings`
 				: `Bot host:     http://127.0.0.1:${botHostPort}, joining real meetings`,
 		);
+		const { health } = botHost;
+		if (!health.ready) lines.push(`Bot host:     NOT READY: ${health.detail}; every bot sent now fails with that reason`);
+		else if (health.status === "degraded") lines.push(`Bot host:     degraded: ${health.detail}`);
 		lines.push("Ctrl-C stops everything.", "");
 		process.stdout.write(lines.join("\n"));
 	}

@@ -4,10 +4,10 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import { bin, ensureDebianPackages, prepare, root } from "./toolchain.mjs";
+import { bin, ensureDebianPackages, prepare, root, TEST_PACKAGES } from "./toolchain.mjs";
 
 prepare();
-ensureDebianPackages();
+ensureDebianPackages(TEST_PACKAGES);
 
 function step(name, command, args) {
 	process.stderr.write(`\n== ${name}\n`);

@@ -1,4 +1,5 @@
 /** One Chromium per bot: flags for headless meeting audio, and a profile removed afterwards. */
+import { accessSync, constants, statSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,6 +14,24 @@ export interface BrowserOptions {
 	fakeDevices: boolean;
 	/** Chromium's own sandbox, decided once per host (chromium-sandbox.ts). */
 	sandbox: boolean;
+}
+
+/**
+ * Why no bot can start with this Chromium, in words an operator can act on, or null when the
+ * binary is there and executable. Checked on every health check and spawn, not once: a host
+ * started before the package was installed becomes ready without a restart.
+ */
+export function browserMissing(executablePath: string): string | null {
+	const fix = "install the Debian package chromium, or set CHROMIUM_PATH to a Chromium binary";
+	try {
+		if (!statSync(executablePath).isFile()) return `Chromium at ${executablePath} is not a file (${fix})`;
+		accessSync(executablePath, constants.X_OK);
+		return null;
+	} catch (err) {
+		const code = (err as NodeJS.ErrnoException).code;
+		if (code === "ENOENT" || code === "ENOTDIR") return `Chromium not found at ${executablePath} (${fix})`;
+		return `Chromium at ${executablePath} cannot be run (${code ?? "error"}; ${fix})`;
+	}
 }
 
 export interface BotBrowser {

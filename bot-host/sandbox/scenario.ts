@@ -44,6 +44,9 @@ export const DEFAULT_SCENARIO: Scenario = Scenario.parse({
 	participants: [{ name: "Sandbox Host", lines: ["Welcome to the sandbox meeting.", "This is a test of the bot."] }],
 });
 
+/** A meeting id nobody configured: the platform's "check your meeting code" page. */
+export const NOT_FOUND_SCENARIO: Scenario = Scenario.parse({ not_found: true, participants: [] });
+
 export type AttendeePhase = "prejoin" | "lobby" | "in_call" | "denied" | "removed" | "ended" | "left" | "not_found";
 
 /** A forced outcome from the control API, applied on the attendee's next poll. */

@@ -13,10 +13,24 @@ import { makeSandboxCertificate, sandboxChromiumFlags } from "./cert.ts";
 import { googleMeetPage } from "./pages/google-meet.ts";
 import { teamsPage } from "./pages/teams.ts";
 import { zoomPage } from "./pages/zoom.ts";
-import { DEFAULT_SCENARIO, type Observed, SandboxMeeting, Scenario } from "./scenario.ts";
+import { DEFAULT_SCENARIO, NOT_FOUND_SCENARIO, type Observed, SandboxMeeting, Scenario } from "./scenario.ts";
 import { speak } from "./speech.ts";
 
 const RUNTIME_JS = readFileSync(path.join(import.meta.dirname, "pages", "runtime.js"), "utf8");
+
+/**
+ * What a meeting id nobody configured is: by default no meeting at all, so a bot sent there
+ * fails as it would on the platform; `open` makes every id a meeting with a default scenario.
+ */
+export const UnconfiguredMeetings = z.enum(["not_found", "open"]);
+export type UnconfiguredMeetings = z.infer<typeof UnconfiguredMeetings>;
+
+/** SANDBOX_UNCONFIGURED_MEETINGS: `not_found` (default) or `open`. */
+export function unconfiguredMeetingsFromEnv(value: string | undefined): UnconfiguredMeetings {
+	const parsed = UnconfiguredMeetings.safeParse(value?.trim() || "not_found");
+	if (!parsed.success) throw new Error(`SANDBOX_UNCONFIGURED_MEETINGS must be not_found or open (got "${value}")`);
+	return parsed.data;
+}
 
 export interface Sandbox {
 	port: number;
@@ -50,15 +64,22 @@ const MediaBody = z.object({
 const DevicesBody = z.object({ mic_on: z.boolean(), camera_on: z.boolean() });
 const ChatBody = z.object({ sender: z.string(), text: z.string().max(10_000) });
 const ActionBody = z.object({ action: z.enum(["admit", "deny", "remove", "end"]) });
+const SettingsBody = z.object({ unconfigured_meetings: UnconfiguredMeetings });
 
-export async function startSandbox(options: { port?: number; now?: () => number } = {}): Promise<Sandbox> {
+export async function startSandbox(
+	options: { port?: number; now?: () => number; unconfiguredMeetings?: UnconfiguredMeetings } = {},
+): Promise<Sandbox> {
 	const now = options.now ?? Date.now;
 	const certificate = makeSandboxCertificate();
 	const meetings = new Map<string, SandboxMeeting>();
+	let unconfigured = options.unconfiguredMeetings ?? "not_found";
+	const unconfiguredScenario = () => (unconfigured === "open" ? DEFAULT_SCENARIO : NOT_FOUND_SCENARIO);
+	/** The meeting as the sandbox would run it, without remembering an id only looked at. */
+	const peek = (id: string): SandboxMeeting => meetings.get(id) ?? new SandboxMeeting(id, unconfiguredScenario(), now);
 	const meetingFor = (id: string): SandboxMeeting => {
 		let m = meetings.get(id);
 		if (!m) {
-			m = new SandboxMeeting(id, DEFAULT_SCENARIO, now);
+			m = peek(id);
 			meetings.set(id, m);
 		}
 		return m;
@@ -67,7 +88,7 @@ export async function startSandbox(options: { port?: number; now?: () => number 
 	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
 		const url = new URL(req.url ?? "/", `https://${req.headers.host ?? "localhost"}`);
 		if (url.pathname.startsWith("/__sandbox/")) return control(req, res, url);
-		const page = platformPage(url, (code) => meetings.get(code)?.scenario.sign_in_required === true);
+		const page = platformPage(url, (code) => peek(code).scenario);
 		if (!page) return send(res, 404, "text/plain", "not a sandbox meeting link");
 		if (page.redirect) {
 			res.writeHead(302, { location: page.redirect }).end();
@@ -81,6 +102,14 @@ export async function startSandbox(options: { port?: number; now?: () => number 
 		const method = req.method ?? "GET";
 		if (method === "GET" && parts[0] === "runtime.js") return send(res, 200, "text/javascript", RUNTIME_JS);
 		if (method === "GET" && parts[0] === "health") return json(res, 200, { ok: true });
+		if (parts[0] === "settings" && parts.length === 1) {
+			if (method === "POST") {
+				const body = SettingsBody.safeParse(await readJson(req));
+				if (!body.success) return json(res, 422, { error: "unconfigured_meetings must be not_found or open" });
+				unconfigured = body.data.unconfigured_meetings;
+			} else if (method !== "GET") return json(res, 405, { error: "method not allowed" });
+			return json(res, 200, { unconfigured_meetings: unconfigured });
+		}
 		if (method === "GET" && parts.length === 0) {
 			// A map of the sandbox for people trying it by hand.
 			return json(res, 200, {
@@ -90,13 +119,15 @@ export async function startSandbox(options: { port?: number; now?: () => number 
 					"https://teams.microsoft.com/meet/<id>?p=<passcode>",
 				],
 				control: {
-					"POST /__sandbox/meetings/<id>": "set the scenario",
+					"POST /__sandbox/meetings/<id>": "set the scenario (an id without one is no meeting, unless settings say open)",
+					"POST /__sandbox/settings": "{unconfigured_meetings: not_found|open}",
 					"POST /__sandbox/meetings/<id>/actions": "{action: admit|deny|remove|end}",
 					"GET /__sandbox/meetings/<id>/observed": "what the meeting saw of the bot",
 					"GET /__sandbox/meetings/<id>/observed/mic.wav": "the bot's microphone",
 					"DELETE /__sandbox/meetings/<id>": "forget the meeting",
 				},
 				meetings: [...meetings.keys()],
+				unconfigured_meetings: unconfigured,
 			});
 		}
 		if (method === "GET" && parts[0] === "speech.wav") {
@@ -117,9 +148,10 @@ export async function startSandbox(options: { port?: number; now?: () => number 
 			meetings.delete(id);
 			return json(res, 200, { meeting_id: id, deleted: true });
 		}
-		if (rest === "" && method === "GET") return json(res, 200, { meeting_id: id, scenario: meetingFor(id).scenario });
-		if (rest === "observed" && method === "GET") return json(res, 200, meetingFor(id).observed());
-		if (rest === "observed/mic.wav" && method === "GET") return send(res, 200, "audio/wav", meetingFor(id).micWav());
+		if (rest === "" && method === "GET")
+			return json(res, 200, { meeting_id: id, configured: meetings.has(id), scenario: peek(id).scenario });
+		if (rest === "observed" && method === "GET") return json(res, 200, peek(id).observed());
+		if (rest === "observed/mic.wav" && method === "GET") return send(res, 200, "audio/wav", peek(id).micWav());
 		const meeting = meetingFor(id);
 		if (rest === "actions" && method === "POST") {
 			const body = ActionBody.safeParse(await readJson(req));
@@ -230,12 +262,14 @@ const SIGN_IN_PAGE = `<!doctype html><html lang="en"><head><title>Sign in</title
 <input type="email" placeholder="Email or phone"><button>Next</button></body></html>`;
 
 /** Route a real platform URL (as the bot opens it) to the sandbox page for that platform. */
-function platformPage(url: URL, needsSignIn: (meetingId: string) => boolean): PlatformPage | null {
+function platformPage(url: URL, scenarioOf: (meetingId: string) => Scenario): PlatformPage | null {
+	const needsSignIn = (id: string) => scenarioOf(id).sign_in_required;
+	const state = (id: string) => ({ notFound: scenarioOf(id).not_found });
 	const host = url.hostname;
 	const segments = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
 	if (host === "login.microsoftonline.com" || host === "accounts.google.com") return { html: SIGN_IN_PAGE };
 	if (host === "meet.google.com" && segments.length === 1 && segments[0])
-		return needsSignIn(segments[0]) ? { redirect: SIGN_IN.google_meet } : { html: googleMeetPage(segments[0]) };
+		return needsSignIn(segments[0]) ? { redirect: SIGN_IN.google_meet } : { html: googleMeetPage(segments[0], state(segments[0])) };
 	if (host === "zoom.us" || host.endsWith(".zoom.us")) {
 		// Invite links go to the web client, as zoom.us does for a browser without the app.
 		if (segments[0] === "j" && segments[1]) {
@@ -247,12 +281,12 @@ function platformPage(url: URL, needsSignIn: (meetingId: string) => boolean): Pl
 		if (segments[0] === "signin") return { html: SIGN_IN_PAGE };
 		const id = segments[0] === "wc" ? (segments[1] === "join" ? segments[2] : segments[2] === "join" ? segments[1] : undefined) : undefined;
 		if (!id) return null;
-		return needsSignIn(id) ? { redirect: SIGN_IN.zoom } : { html: zoomPage(id) };
+		return needsSignIn(id) ? { redirect: SIGN_IN.zoom } : { html: zoomPage(id, state(id)) };
 	}
 	if (host === "teams.microsoft.com" || host === "teams.live.com") {
 		const id = segments[0] === "meet" ? segments[1] : segments[0] === "l" && segments[1] === "meetup-join" ? segments[2] : undefined;
 		if (!id) return null;
-		return needsSignIn(id) ? { redirect: SIGN_IN.teams } : { html: teamsPage(id) };
+		return needsSignIn(id) ? { redirect: SIGN_IN.teams } : { html: teamsPage(id, state(id)) };
 	}
 	return null;
 }

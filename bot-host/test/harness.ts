@@ -87,12 +87,19 @@ export async function spawnBot(
 	world: World,
 	platform: Platform,
 	scenario: z.input<typeof Scenario>,
-	overrides: Partial<z.input<typeof SpawnRequest>> & { channelToken?: string; linkFor?: (nativeId: string) => string } = {},
+	overrides: Partial<z.input<typeof SpawnRequest>> & {
+		channelToken?: string;
+		linkFor?: (nativeId: string) => string;
+		/** Send the bot to an id the sandbox was never told about (the scenario is then not set). */
+		unconfigured?: boolean;
+		/** Another bot host than the world's. */
+		hostUrl?: string;
+	} = {},
 ): Promise<Spawned> {
-	const { channelToken, linkFor, ...spawnOverrides } = overrides;
+	const { channelToken, linkFor, unconfigured, hostUrl, ...spawnOverrides } = overrides;
 	const meetingId = ++nextMeetingId;
 	const nativeId = nativeIdFor(platform, meetingId);
-	world.sandbox.setScenario(nativeId, scenario);
+	if (!unconfigured) world.sandbox.setScenario(nativeId, scenario);
 	const botName = `Notetaker ${meetingId}`;
 	const body: z.input<typeof SpawnRequest> = {
 		meeting_id: meetingId,
@@ -105,7 +112,7 @@ export async function spawnBot(
 		channel: { url: world.room.url(meetingId), token: channelToken ?? CHANNEL_TOKEN },
 		...spawnOverrides,
 	};
-	const response = await fetch(`${world.hostUrl}/bots`, {
+	const response = await fetch(`${hostUrl ?? world.hostUrl}/bots`, {
 		method: "POST",
 		headers: { "content-type": "application/json", authorization: `Bearer ${SECRET}` },
 		body: JSON.stringify(body),

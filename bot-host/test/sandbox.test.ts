@@ -1,6 +1,7 @@
 /** The sandbox's control API over plain HTTP, as users and the end-to-end tests drive it. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import type { Platform } from "../../src/bot-channel/protocol.ts";
+import { SECRET, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
 
 describe("sandbox control API", () => {
@@ -29,6 +30,39 @@ describe("sandbox control API", () => {
 		expect((await (await control("/")).json()).meetings).not.toContain("abc-defg-hij");
 		const fresh = await (await control("/meetings/abc-defg-hij/observed")).json();
 		expect(fresh).toMatchObject({ bot_names: [], attendees: [], chat_sent: [] });
+	});
+
+	it.each(["google_meet", "zoom", "teams"] satisfies Platform[])(
+		"treats a %s meeting id nobody configured as no meeting: the bot fails with the not-found reason",
+		async (platform) => {
+			const bot = await spawnBot(world, platform, {}, { unconfigured: true });
+			expect(bot.response.status).toBe(202);
+			expect(await world.room.until(bot.meetingId, finalStatus)).toMatchObject({
+				status: "failed",
+				completion_reason: "join_failure",
+				failure_stage: "joining",
+				reason: expect.stringContaining("meeting not found"),
+			});
+			expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "failed"]);
+			// Looking at an unknown id does not make it a meeting.
+			expect(await (await control(`/meetings/${bot.nativeId}`)).json()).toMatchObject({ configured: false, scenario: { not_found: true } });
+			expect((await (await control("/")).json()).meetings).not.toContain(bot.nativeId);
+		},
+	);
+
+	it("makes every id an open meeting only when told so", async () => {
+		expect(await (await control("/settings")).json()).toEqual({ unconfigured_meetings: "not_found" });
+		expect((await post("/settings", { unconfigured_meetings: "always" })).status).toBe(422);
+		expect(await (await post("/settings", { unconfigured_meetings: "open" })).json()).toEqual({ unconfigured_meetings: "open" });
+		try {
+			const bot = await spawnBot(world, "zoom", {}, { unconfigured: true });
+			await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ name: bot.botName, phase: "in_call" });
+			await fetch(`${world.hostUrl}/bots/${bot.meetingId}`, { method: "DELETE", headers: { authorization: `Bearer ${SECRET}` } });
+			expect(await world.room.until(bot.meetingId, finalStatus)).toMatchObject({ status: "completed", completion_reason: "stopped" });
+		} finally {
+			await post("/settings", { unconfigured_meetings: "not_found" });
+		}
 	});
 
 	it("admits a waiting bot and then ends the meeting on command", async () => {

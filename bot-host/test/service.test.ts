@@ -4,6 +4,7 @@
  */
 import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBotHost } from "../service.ts";
 import { CHANNEL_TOKEN, SECRET, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
@@ -21,13 +22,31 @@ describe("bot host service", () => {
 	it("answers /health without a secret and refuses spawn and stop without the right one", async () => {
 		const health = await fetch(`${world.hostUrl}/health`);
 		expect(health.status).toBe(200);
-		expect(await health.json()).toMatchObject({ status: "ok" });
+		expect(await health.json()).toEqual({ status: "ok", problems: [], bots: 0 });
 		const noAuth = await fetch(`${world.hostUrl}/bots`, { method: "POST", body: "{}" });
 		expect(noAuth.status).toBe(401);
 		const wrong = await fetch(`${world.hostUrl}/bots`, { method: "POST", body: "{}", headers: { authorization: "Bearer nope" } });
 		expect(wrong.status).toBe(401);
 		const stop = await fetch(`${world.hostUrl}/bots/1`, { method: "DELETE" });
 		expect(stop.status).toBe(401);
+	});
+
+	it("without a browser, refuses ready and refuses spawns, naming what is missing", async () => {
+		const missing = path.join(tmpdir(), "no-chromium-here", "chromium");
+		const detail = `Chromium not found at ${missing} (install the Debian package chromium, or set CHROMIUM_PATH to a Chromium binary)`;
+		const bare = await startBotHost({ port: 0, secret: SECRET, browser: { ...world.browser, executablePath: missing }, log: () => {} });
+		try {
+			const health = await fetch(`http://127.0.0.1:${bare.port}/health`);
+			expect(health.status).toBe(503);
+			expect(await health.json()).toMatchObject({ status: "unavailable", detail, bots: 0 });
+			const bot = await spawnBot(world, "google_meet", { direct_join: true }, { hostUrl: `http://127.0.0.1:${bare.port}` });
+			expect(bot.response.status).toBe(503);
+			expect(await bot.response.json()).toEqual({ error: detail, detail });
+			expect(bare.bots.size).toBe(0);
+			expect(world.room.connections.some((c) => c.meetingId === bot.meetingId)).toBe(false);
+		} finally {
+			await bare.shutdown();
+		}
 	});
 
 	it("listens on loopback only, unless told to bind elsewhere", async () => {
@@ -230,7 +249,7 @@ describe("bot host at capacity", () => {
 		expect(first.response.status).toBe(202);
 		const refused = await spawnBot(world, "google_meet", { direct_join: true });
 		expect(refused.response.status).toBe(503);
-		expect(await refused.response.json()).toEqual({ error: "bot host is at capacity: 1 bot" });
+		expect(await refused.response.json()).toEqual({ error: "bot host is at capacity: 1 bot", detail: "bot host is at capacity: 1 bot" });
 		expect(world.host.bots.has(refused.meetingId)).toBe(false);
 		expect(await (await fetch(`${world.hostUrl}/health`)).json()).toMatchObject({ status: "ok", bots: 1 });
 

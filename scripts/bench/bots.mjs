@@ -9,12 +9,14 @@ function meetCode() {
 	return `${l.slice(0, 3)}-${l.slice(3, 7)}-${l.slice(7)}`;
 }
 
+/** Opens a sandbox meeting: an id the sandbox was not told about is no meeting, and the bot would fail. */
 async function scenario(sandboxUrl, id, body) {
-	await fetch(`${sandboxUrl}/meetings/${id}`, {
+	const res = await fetch(`${sandboxUrl}/meetings/${id}`, {
 		method: "POST",
 		headers: { "content-type": "application/json" },
 		body: JSON.stringify(body),
 	});
+	if (!res.ok) throw new Error(`sandbox scenario for ${id}: ${res.status} ${await res.text()}`);
 }
 
 async function post(base, key, path, body) {

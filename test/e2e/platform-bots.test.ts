@@ -118,10 +118,17 @@ describe("how real bots end", () => {
 			{ automatic_leave: { max_time_left_alone: 2000 } },
 			{ status: "completed", completion_reason: "left_alone" },
 		],
+		[
+			"a bot sent to a meeting code nobody opened",
+			null,
+			{},
+			{ status: "failed", completion_reason: "join_failure", failure_stage: "joining" },
+		],
 	])("ends %s with its own reason", async (_label, scenario, options, expected) => {
 		const { key } = await newAccount(botGateway());
 		const id = nativeId("google_meet");
-		await sandboxScenario(id, scenario);
+		// No scenario: the sandbox, like Meet, knows no meeting under that code.
+		if (scenario) await sandboxScenario(id, scenario);
 		const meetingId = await sendBot(key, "google_meet", id, options);
 		expect(await ended(key, meetingId)).toMatchObject(expected);
 	});

@@ -4,10 +4,11 @@
  * lobby, "Backgrounds and effects" carries data-participant-id, the self preview is live,
  * speaking classes rotate, and old caption entries disappear.
  */
-import { pageShell } from "./shell.ts";
+import { type MeetingPageState, pageShell } from "./shell.ts";
 
-export function googleMeetPage(code: string): string {
+export function googleMeetPage(code: string, state: MeetingPageState = {}): string {
 	return pageShell({
+		...state,
 		platform: "google_meet",
 		meetingId: code,
 		title: `Meet - ${code}`,

@@ -275,6 +275,8 @@
 	window.Sandbox = {
 		start(skin) {
 			state.skin = skin;
+			// A link to no meeting shows the platform's not-found screen straight away, as the real sites do.
+			if (root.dataset.meetingState === "not_found") return enterPhase("not_found");
 			openLocalMedia();
 		},
 		get phase() {

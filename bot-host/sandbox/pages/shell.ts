@@ -3,9 +3,17 @@ export function escapeHtml(text: string): string {
 	return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export function pageShell(p: { platform: string; meetingId: string; title: string; css: string; body: string; skin: string }): string {
+/** What the platform knows before anyone asks to join: whether the link points at a meeting at all. */
+export interface MeetingPageState {
+	/** The platform's not-found screen instead of the pre-join one ("Check your meeting code", Zoom 3,001). */
+	notFound?: boolean;
+}
+
+export function pageShell(
+	p: { platform: string; meetingId: string; title: string; css: string; body: string; skin: string } & MeetingPageState,
+): string {
 	return `<!doctype html>
-<html lang="en" data-platform="${p.platform}" data-meeting-id="${escapeHtml(p.meetingId)}">
+<html lang="en" data-platform="${p.platform}" data-meeting-id="${escapeHtml(p.meetingId)}"${p.notFound ? ' data-meeting-state="not_found"' : ""}>
 <head><meta charset="utf-8"><title>${escapeHtml(p.title)}</title>
 <style>body{font-family:sans-serif;margin:0}[hidden]{display:none!important}video{width:160px;height:90px;background:#222}button,[role=button],[role=switch],[role=menuitem]{display:inline-block;min-width:28px;min-height:24px;border:1px solid #888;cursor:pointer}${p.css}</style>
 </head>

@@ -4,10 +4,11 @@
  * pre-join "Join now" left in the DOM during the lobby, captions that mount only after
  * speech and mutate in place, chat messages that exist only while the panel is open.
  */
-import { pageShell } from "./shell.ts";
+import { type MeetingPageState, pageShell } from "./shell.ts";
 
-export function teamsPage(meetingId: string): string {
+export function teamsPage(meetingId: string, state: MeetingPageState = {}): string {
 	return pageShell({
+		...state,
 		platform: "teams",
 		meetingId,
 		title: "Microsoft Teams",

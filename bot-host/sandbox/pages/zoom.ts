@@ -4,10 +4,11 @@
  * typed, the waiting room renders inside `.meeting-app`, captions carry no speaker name, and
  * "You have been removed" is also what a waiting-room denial looks like.
  */
-import { pageShell } from "./shell.ts";
+import { type MeetingPageState, pageShell } from "./shell.ts";
 
-export function zoomPage(meetingId: string): string {
+export function zoomPage(meetingId: string, state: MeetingPageState = {}): string {
 	return pageShell({
+		...state,
 		platform: "zoom",
 		meetingId,
 		title: "Zoom",

@@ -1,0 +1,19 @@
+export const root: string;
+export function bin(name: string): string;
+/** [Debian package, file it installs]. */
+export type DebianPackage = [string, string];
+export const BOT_HOST_PACKAGES: DebianPackage[];
+export const TEST_PACKAGES: DebianPackage[];
+export interface DebianPackagePlan {
+	action: "none" | "install" | "advise" | "failed";
+	missing: string[];
+	command?: string;
+}
+export function debianPackagePlan(
+	packages: DebianPackage[],
+	context?: { exists?: (file: string) => boolean; root?: boolean; env?: Record<string, string | undefined> },
+): DebianPackagePlan;
+export function ensureDebianPackages(packages?: DebianPackage[]): DebianPackagePlan;
+export function ensureNodeModules(): void;
+export function ensureNode22(): void;
+export function prepare(): void;
