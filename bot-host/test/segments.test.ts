@@ -1,6 +1,6 @@
 /**
- * What a transcribed segment carries beyond its text, end to end: real Chromium in a sandbox
- * meeting, the meeting's audio sent to a local OpenAI-compatible endpoint that answers
+ * What a segment carries beyond its text, end to end: real Chromium in a sandbox meeting, its
+ * captions, or its audio sent to a local OpenAI-compatible endpoint that answers
  * `verbose_json`, and the segments the room receives.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +8,7 @@ import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
 import { type Providers, startProviders } from "./providers.ts";
 import { finalStatus, segmentsOf } from "./room.ts";
 
-describe("segments from the transcription endpoint", () => {
+describe("segment fidelity", () => {
 	let world: World;
 	let providers: Providers;
 	beforeAll(async () => {
@@ -20,7 +20,7 @@ describe("segments from the transcription endpoint", () => {
 		await providers.close();
 	});
 
-	it("carry the detected language, a confidence from avg_logprob and call-timed words", async () => {
+	it("from the transcription endpoint carry the detected language, a confidence from avg_logprob and call-timed words", async () => {
 		const bot = await spawnBot(
 			world,
 			"google_meet",
@@ -51,5 +51,31 @@ describe("segments from the transcription endpoint", () => {
 			expect(w.end).toBeLessThanOrEqual(confirmed.end + 0.01);
 			expect(w.end).toBeGreaterThan(w.start);
 		}
+	});
+
+	it("from captions carry the bot's language, and a changed one from the next caption on", async () => {
+		const bot = await spawnBot(
+			world,
+			"google_meet",
+			{
+				direct_join: true,
+				speech_gap_ms: 3_000,
+				participants: [
+					{ name: "Marie Curie", lines: ["Radium glows in the dark."] },
+					{ name: "Pierre Curie", lines: ["We measured it twice."] },
+				],
+			},
+			{ language: "fr" },
+		);
+		await world.room.until(bot.meetingId, (r) => segmentsOf(r).some((s) => s.completed && s.speaker === "Marie Curie"));
+		world.room.command(bot.meetingId, { action: "reconfigure", language: "de" });
+		const done = await world.room.until(bot.meetingId, (r) => {
+			const confirmed = segmentsOf(r).filter((s) => s.completed);
+			return confirmed.some((s) => s.speaker === "Pierre Curie") ? confirmed : undefined;
+		});
+		world.room.command(bot.meetingId, { action: "leave" });
+		await world.room.until(bot.meetingId, finalStatus);
+		expect(done.find((s) => s.speaker === "Marie Curie")).toMatchObject({ language: "fr", speaker_source: "caption" });
+		expect(done.find((s) => s.speaker === "Pierre Curie")).toMatchObject({ language: "de", speaker_source: "caption" });
 	});
 });
