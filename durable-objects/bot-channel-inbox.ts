@@ -98,7 +98,7 @@ export class BotChannelInbox {
 				return;
 			case "segment": {
 				// Subscribers first (latency), then D1; the ack waits for D1.
-				await this.room.fanout.publish(state.meetingId, this.bundle(ref, message.segment));
+				for (const bundle of this.bundles(ref, message.segment)) await this.room.fanout.publish(state.meetingId, bundle);
 				await upsertSegment(env, state.meetingId, message.segment).run();
 				return;
 			}
@@ -140,7 +140,18 @@ export class BotChannelInbox {
 		}
 	}
 
-	private bundle(ref: ReturnType<MeetingRoom["ref"]>, segment: BotSegment) {
+	/**
+	 * The speaker's bundle for a segment. A segment that arrives under another speaker than its
+	 * open draft (a provisional label rebound to a name) leaves that speaker's pending list
+	 * first, and that speaker's bundle is sent again without it, so no client keeps the draft.
+	 */
+	private bundles(ref: ReturnType<MeetingRoom["ref"]>, segment: BotSegment) {
+		const out: ReturnType<typeof transcriptBundle>[] = [];
+		for (const [speaker, open] of this.drafts) {
+			if (speaker === segment.speaker || !open.delete(segment.segment_id)) continue;
+			out.push(transcriptBundle(ref, speaker, [], [...open.values()]));
+			if (open.size === 0) this.drafts.delete(speaker);
+		}
 		const live = liveSegment(segment);
 		let open = this.drafts.get(segment.speaker);
 		if (!open) {
@@ -149,7 +160,8 @@ export class BotChannelInbox {
 		}
 		if (segment.completed) open.delete(segment.segment_id);
 		else open.set(segment.segment_id, live);
-		return transcriptBundle(ref, segment.speaker, segment.completed ? [live] : [], [...open.values()]);
+		out.push(transcriptBundle(ref, segment.speaker, segment.completed ? [live] : [], [...open.values()]));
+		return out;
 	}
 }
 

@@ -1,11 +1,15 @@
 /**
  * Audio source for the transcript: the meeting mix (16 kHz mono PCM16) is cut into utterances
  * by energy, sent to an OpenAI-compatible /v1/audio/transcriptions endpoint while it grows
- * (drafts), and confirmed once two consecutive passes over the whole utterance agree.
+ * (drafts), and confirmed once two consecutive passes over the whole utterance agree. Passes
+ * ask for `verbose_json`, so segments carry the detected language, a confidence and (once
+ * confirmed) word timings; an endpoint that answers plain `{text}` still works without them.
  */
 import type { BotSegment } from "../../src/bot-channel/protocol.ts";
 import { type EgressPolicy, requestGuarded } from "./egress.ts";
+import { PROVISIONAL_SPEAKER } from "./transcript.ts";
 import { encodeWav, rms } from "./wav.ts";
+import { languageCode } from "./whisper-languages.ts";
 
 export const SAMPLE_RATE = 16_000;
 const FRAME_BYTES = (SAMPLE_RATE / 10) * 2; // 100 ms
@@ -14,6 +18,9 @@ const END_SILENCE_FRAMES = 6;
 const MAX_UTTERANCE_FRAMES = 200;
 const DRAFT_EVERY_FRAMES = 20;
 const MAX_FINAL_PASSES = 3;
+/** Whisper's own silence rule: a window is no speech when both hold for every segment. */
+const NO_SPEECH_PROB = 0.6;
+const NO_SPEECH_LOGPROB = -1;
 
 /** Lines speech models produce from silence or noise. */
 const HALLUCINATIONS = new Set([
@@ -44,6 +51,16 @@ export interface TranscriberOptions {
 	speakerBetween: (fromMs: number, toMs: number) => { speaker: string; source: BotSegment["speaker_source"] };
 	emit: (segment: BotSegment) => void;
 	log: (line: string) => void;
+}
+
+/** What one pass over an utterance heard. */
+interface Recognition {
+	text: string;
+	/** ISO code the endpoint detected (or was told); null when it did not say. */
+	language: string | null;
+	confidence: number | null;
+	/** Seconds from the start of the utterance's audio. */
+	words: BotSegment["words"];
 }
 
 interface Utterance {
@@ -117,11 +134,11 @@ export class Transcriber {
 		u.drafting = true;
 		const audio = Buffer.concat(u.frames);
 		const endMs = u.startMs + u.frames.length * 100;
-		this.recognise(audio)
-			.then((text) => {
-				if (text === null || this.utterance !== u) return;
-				u.lastDraftText = text;
-				this.o.emit(this.segment(u, text, endMs, false));
+		this.recognise(audio, false)
+			.then((heard) => {
+				if (heard === null || this.utterance !== u) return;
+				u.lastDraftText = heard.text;
+				this.o.emit(this.segment(u, heard, endMs, false));
 			})
 			.catch((err: unknown) => this.o.log(`transcription draft failed: ${String(err)}`))
 			.finally(() => {
@@ -142,39 +159,52 @@ export class Transcriber {
 
 	private async confirm(u: Utterance, audio: Buffer, endMs: number): Promise<void> {
 		let previous = u.lastDraftText;
-		let text: string | null = null;
+		let heard: Recognition | null = null;
 		for (let pass = 0; pass < MAX_FINAL_PASSES; pass++) {
-			text = await this.recognise(audio);
-			if (text !== null && text === previous) break;
-			previous = text;
+			heard = await this.recognise(audio, true);
+			if (heard !== null && heard.text === previous) break;
+			previous = heard?.text ?? null;
 		}
-		if (text === null || HALLUCINATIONS.has(text.trim().toLowerCase())) return;
-		this.o.emit(this.segment(u, text, endMs, true));
+		if (heard === null || HALLUCINATIONS.has(heard.text.trim().toLowerCase())) return;
+		this.o.emit(this.segment(u, heard, endMs, true));
 	}
 
-	private segment(u: Utterance, text: string, endMs: number, completed: boolean): BotSegment {
+	/**
+	 * Asked again for every draft and the confirmation: a speaker the platform shows only later
+	 * replaces the provisional label under the same segment_id.
+	 */
+	private segment(u: Utterance, heard: Recognition, endMs: number, completed: boolean): BotSegment {
 		const who = this.o.speakerBetween(u.startMs, endMs);
 		const offset = Date.now() - this.o.callOffsetMs();
+		const at = u.startMs / 1000;
 		return {
 			segment_id: `${this.o.prefix}-a${u.id}`,
-			speaker: who.speaker,
+			speaker: who.source === "none" ? PROVISIONAL_SPEAKER : who.speaker,
 			speaker_source: who.source,
-			text,
-			start: u.startMs / 1000,
+			text: heard.text,
+			start: at,
 			end: endMs / 1000,
-			language: this.language,
+			language: heard.language ?? this.language,
 			completed,
+			...(heard.confidence !== null ? { confidence: heard.confidence } : {}),
+			...(heard.words?.length ? { words: heard.words.map((w) => ({ ...w, start: at + w.start, end: at + w.end })) } : {}),
 			absolute_start_time: new Date(offset + u.startMs).toISOString(),
 			absolute_end_time: new Date(offset + endMs).toISOString(),
 		};
 	}
 
-	/** One pass over the audio; null for nothing usable (errors are thrown). */
-	private async recognise(pcm: Buffer): Promise<string | null> {
+	/**
+	 * One pass over the audio; null for nothing usable (errors are thrown). Word timestamps cost
+	 * the endpoint extra time, so only confirmation passes ask for them.
+	 */
+	private async recognise(pcm: Buffer, withWords: boolean): Promise<Recognition | null> {
 		const form = new FormData();
 		form.set("file", new Blob([new Uint8Array(encodeWav(pcm, SAMPLE_RATE))], { type: "audio/wav" }), "audio.wav");
 		form.set("model", "whisper-1");
-		form.set("response_format", "json");
+		form.set("response_format", "verbose_json");
+		// Asking for words alone drops the segments (and their log-probabilities) from the answer.
+		form.append("timestamp_granularities[]", "segment");
+		if (withWords) form.append("timestamp_granularities[]", "word");
 		if (this.language) form.set("language", this.language);
 		if (this.task === "translate") form.set("task", "translate");
 		const encoded = new Response(form);
@@ -193,10 +223,61 @@ export class Transcriber {
 			maxRedirects: 0,
 		});
 		if (res.status < 200 || res.status >= 300) throw new Error(`transcription endpoint answered ${res.status}`);
-		const body = JSON.parse(res.body.toString("utf8")) as { text?: unknown };
-		const text = typeof body.text === "string" ? body.text.trim() : "";
-		return HALLUCINATIONS.has(text.toLowerCase()) ? null : text;
+		return recognition(JSON.parse(res.body.toString("utf8")));
 	}
+}
+
+interface VerboseSegment {
+	start?: unknown;
+	end?: unknown;
+	avg_logprob?: unknown;
+	no_speech_prob?: unknown;
+}
+
+const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+
+/** Reads a `json` or `verbose_json` answer; null for silence, noise and known hallucinations. */
+function recognition(body: unknown): Recognition | null {
+	const answer = (body ?? {}) as { text?: unknown; language?: unknown; segments?: unknown; words?: unknown };
+	const text = typeof answer.text === "string" ? answer.text.trim() : "";
+	if (HALLUCINATIONS.has(text.toLowerCase())) return null;
+	const segments = (Array.isArray(answer.segments) ? answer.segments : []).filter(
+		(s): s is VerboseSegment & { avg_logprob: number } => typeof s === "object" && s !== null && isNumber(s.avg_logprob),
+	);
+	const silent = (s: VerboseSegment & { avg_logprob: number }) =>
+		isNumber(s.no_speech_prob) && s.no_speech_prob > NO_SPEECH_PROB && s.avg_logprob < NO_SPEECH_LOGPROB;
+	if (segments.length > 0 && segments.every(silent)) return null;
+	return { text, language: languageCode(answer.language), confidence: confidenceOf(segments), words: wordsOf(answer.words) };
+}
+
+/**
+ * Whisper reports no confidence, only each segment's mean token log-probability: exp() of it
+ * is the geometric-mean token probability, weighted here by segment length and clamped to
+ * [0, 1] (the wire's range).
+ */
+function confidenceOf(segments: (VerboseSegment & { avg_logprob: number })[]): number | null {
+	if (segments.length === 0) return null;
+	let weighted = 0;
+	let total = 0;
+	for (const s of segments) {
+		const length = isNumber(s.start) && isNumber(s.end) && s.end > s.start ? s.end - s.start : 1;
+		weighted += s.avg_logprob * length;
+		total += length;
+	}
+	const p = Math.exp(weighted / total);
+	return Math.min(1, Math.max(0, Number.isFinite(p) ? p : 0));
+}
+
+function wordsOf(words: unknown): BotSegment["words"] {
+	if (!Array.isArray(words)) return undefined;
+	const out: NonNullable<BotSegment["words"]> = [];
+	for (const w of words as { word?: unknown; start?: unknown; end?: unknown; probability?: unknown }[]) {
+		if (typeof w?.word !== "string" || !isNumber(w.start) || !isNumber(w.end)) continue;
+		const word = w.word.trim();
+		if (word === "") continue;
+		out.push({ word, start: w.start, end: w.end, ...(isNumber(w.probability) ? { probability: w.probability } : {}) });
+	}
+	return out;
 }
 
 /** Accept a base URL (`…`, `…/v1`) or the full endpoint. */

@@ -7,6 +7,12 @@ import { type BotSegment, CHAT_SENDER_MAX, CHAT_TEXT_MAX, type ChatMessage, SEGM
 import type { CaptionLine, ChatLine } from "../drivers/types.ts";
 import { shorten, splitText } from "./text-bounds.ts";
 
+/**
+ * The speaker of a segment nobody could be attributed to yet (`speaker_source: "none"`): a
+ * provisional label, replaced under the same segment_id once the platform shows who spoke.
+ */
+export const PROVISIONAL_SPEAKER = "Unknown speaker";
+
 interface TrackedCaption {
 	/**
 	 * The entry's text in pieces the room accepts, one segment each: the first keeps the entry's
@@ -55,11 +61,14 @@ export class CaptionTracker {
 				this.setText(entry, line.text, now);
 				continue;
 			}
-			// A caption without a name keeps looking for the active speaker until it is confirmed.
-			if (entry.pieces[0]?.speaker_source === "none" && activeSpeakers[0] && !entry.confirmed) {
+			// A caption without a name keeps looking for the active speaker until it is confirmed,
+			// and the drafts already sent are rebound at once rather than with the next word.
+			const speaking = activeSpeakers[0];
+			if (entry.pieces[0]?.speaker_source === "none" && speaking && !entry.confirmed) {
 				for (const piece of entry.pieces) {
-					piece.speaker = activeSpeakers[0];
+					piece.speaker = speaking;
 					piece.speaker_source = "active_speaker";
+					if (piece.text !== "") this.emit({ ...piece });
 				}
 			}
 			if (line.text !== entry.text) {
@@ -80,7 +89,7 @@ export class CaptionTracker {
 	}
 
 	private newSegment(line: CaptionLine, activeSpeakers: string[], now: number): BotSegment {
-		const speaker = line.speaker ?? activeSpeakers[0] ?? "";
+		const speaker = line.speaker ?? activeSpeakers[0] ?? PROVISIONAL_SPEAKER;
 		const start = (now - this.callStartedAt) / 1000;
 		return {
 			segment_id: `${this.prefix}-${line.key}`,

@@ -11,6 +11,10 @@ export interface HeardAudio {
 	seconds: number;
 	rms: number;
 	fields: Record<string, string>;
+	/** `timestamp_granularities[]`, which a form may repeat. */
+	granularities: string[];
+	/** What the endpoint answered. */
+	answer: Record<string, unknown>;
 }
 
 export interface Providers {
@@ -20,7 +24,7 @@ export interface Providers {
 	close(): Promise<void>;
 }
 
-export function describeWav(wav: Buffer): Omit<HeardAudio, "authorization" | "fields"> {
+export function describeWav(wav: Buffer): Omit<HeardAudio, "authorization" | "fields" | "granularities" | "answer"> {
 	const sampleRate = wav.readUInt32LE(24);
 	const channels = wav.readUInt16LE(22);
 	const pcm = wav.subarray(44);
@@ -52,11 +56,11 @@ export async function startProviders(): Promise<Providers> {
 			const wav = Buffer.from(await file.arrayBuffer());
 			const fields: Record<string, string> = {};
 			for (const [k, v] of form.entries()) if (typeof v === "string") fields[k] = v;
-			const heard = { authorization: req.headers.authorization, fields, ...describeWav(wav) };
-			transcriptions.push(heard);
-			// Deterministic text: the same audio always reads the same, so passes can agree.
-			const text = `speech lasting ${Math.round(heard.seconds * 10)} tenths`;
-			res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ text }));
+			const granularities = form.getAll("timestamp_granularities[]").filter((v): v is string => typeof v === "string");
+			const request = { authorization: req.headers.authorization, fields, granularities, ...describeWav(wav) };
+			const answer = transcription(request);
+			transcriptions.push({ ...request, answer });
+			res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
 			return;
 		}
 		if (req.method === "PUT" && req.url?.startsWith("/recordings/")) {
@@ -76,6 +80,53 @@ export async function startProviders(): Promise<Providers> {
 		close: () => new Promise((resolve) => server.close(() => resolve())),
 	};
 }
+
+/**
+ * The answer OpenAI's endpoint gives for `response_format` `json` (text only) or
+ * `verbose_json` (task, language as a name, duration, segments with log-probabilities, and
+ * words when `timestamp_granularities[]` asks for them; segments only when it asks for those
+ * or for nothing). Deterministic: the same audio always reads the same, so passes can agree.
+ * Without a `language` the sandbox's speech (espeak-ng, English voice) is detected as English.
+ */
+function transcription(heard: Omit<HeardAudio, "answer">): Record<string, unknown> {
+	const text = `speech lasting ${Math.round(heard.seconds * 10)} tenths`;
+	const format = heard.fields.response_format ?? "json";
+	if (format !== "verbose_json") return { text };
+	const duration = heard.seconds;
+	const spoken = text.split(" ");
+	const words = spoken.map((word, i) => ({
+		word,
+		start: (duration * i) / spoken.length,
+		end: (duration * (i + 1)) / spoken.length,
+	}));
+	const segments = [
+		{
+			id: 0,
+			seek: 0,
+			start: 0,
+			end: duration,
+			text: ` ${text}`,
+			tokens: spoken.map((_, i) => 1000 + i),
+			temperature: 0,
+			// Louder audio reads as more certain, so confidence follows what was heard.
+			avg_logprob: -Math.min(2, 0.01 / Math.max(heard.rms, 0.001)),
+			compression_ratio: 1,
+			no_speech_prob: heard.rms < 0.005 ? 0.9 : 0.01,
+		},
+	];
+	const wanted = heard.granularities.length > 0 ? heard.granularities : ["segment"];
+	return {
+		task: heard.fields.task === "translate" ? "translate" : "transcribe",
+		language: WHISPER_NAMES[heard.fields.language ?? "en"] ?? heard.fields.language,
+		duration,
+		text,
+		...(wanted.includes("segment") ? { segments } : {}),
+		...(wanted.includes("word") ? { words } : {}),
+	};
+}
+
+/** How OpenAI's verbose_json names the languages the tests use. */
+const WHISPER_NAMES: Record<string, string> = { en: "english", de: "german", fr: "french" };
 
 /** Poll until `check` returns something truthy (the test timeout is the ceiling). */
 export async function eventually<T>(check: () => T | undefined | null | false, intervalMs = 150): Promise<T> {

@@ -23,25 +23,55 @@ afterEach(async () => {
 	server = null;
 });
 
-/** An endpoint that answers passes from a script, in order, then repeats the last answer. */
-async function scriptedEndpoint(answers: string[], redirectTo?: string): Promise<{ url: string; port: number; calls: () => number }> {
+/**
+ * An endpoint that answers passes from a script, in order, then repeats the last answer: a
+ * string is a plain `json` answer ({text}), an object is the whole body (e.g. verbose_json).
+ * Each request's form fields are kept (repeated fields joined by commas).
+ */
+async function scriptedEndpoint(
+	answers: (string | Record<string, unknown>)[],
+	redirectTo?: string,
+): Promise<{ url: string; port: number; calls: () => number; forms: Record<string, string>[] }> {
 	let calls = 0;
-	server = http.createServer((req, res) => {
-		req.resume();
-		req.on("end", () => {
-			const text = answers[Math.min(calls, answers.length - 1)];
-			calls++;
-			if (redirectTo) res.writeHead(307, { location: redirectTo }).end();
-			else res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ text }));
-		});
+	const forms: Record<string, string>[] = [];
+	server = http.createServer(async (req, res) => {
+		const chunks: Buffer[] = [];
+		for await (const chunk of req) chunks.push(chunk as Buffer);
+		const form = await new Request("http://endpoint/", {
+			method: "POST",
+			headers: { "content-type": req.headers["content-type"] ?? "" },
+			body: Buffer.concat(chunks),
+		}).formData();
+		const fields: Record<string, string> = {};
+		for (const key of new Set(form.keys())) {
+			const values = form.getAll(key).filter((v): v is string => typeof v === "string");
+			if (values.length > 0) fields[key] = values.join(",");
+		}
+		forms.push(fields);
+		const answer = answers[Math.min(calls, answers.length - 1)];
+		calls++;
+		if (redirectTo) res.writeHead(307, { location: redirectTo }).end();
+		else
+			res
+				.writeHead(200, { "content-type": "application/json" })
+				.end(JSON.stringify(typeof answer === "string" ? { text: answer } : answer));
 	});
 	await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", () => resolve()));
 	const address = server.address();
 	const port = typeof address === "object" && address ? address.port : 0;
-	return { url: `http://127.0.0.1:${port}`, port, calls: () => calls };
+	return { url: `http://127.0.0.1:${port}`, port, calls: () => calls, forms };
 }
 
-function transcriber(url: string, segments: BotSegment[], egress: EgressPolicy = { allowPrivate: true }, logs: string[] = []): Transcriber {
+type Speaker = ReturnType<ConstructorParameters<typeof Transcriber>[0]["speakerBetween"]>;
+const ANN: Speaker = { speaker: "Ann", source: "active_speaker" };
+
+function transcriber(
+	url: string,
+	segments: BotSegment[],
+	egress: EgressPolicy = { allowPrivate: true },
+	logs: string[] = [],
+	speaker: () => Speaker = () => ANN,
+): Transcriber {
 	return new Transcriber({
 		url,
 		token: "transcription-token",
@@ -50,10 +80,25 @@ function transcriber(url: string, segments: BotSegment[], egress: EgressPolicy =
 		task: "transcribe",
 		prefix: "t",
 		callOffsetMs: () => 0,
-		speakerBetween: () => ({ speaker: "Ann", source: "active_speaker" }),
+		speakerBetween: speaker,
 		emit: (s) => segments.push(s),
 		log: (line) => logs.push(line),
 	});
+}
+
+/** Feeds PCM in 100 ms chunks, the way the page delivers it; returns the call offset reached. */
+function feed(t: Transcriber, pcm: Buffer, fromMs: number): number {
+	const chunk = (SAMPLE_RATE / 10) * 2;
+	let at = fromMs;
+	for (let i = 0; i < pcm.length; i += chunk) {
+		at += 100;
+		t.push(pcm.subarray(i, i + chunk), at);
+	}
+	return at;
+}
+
+async function until(check: () => boolean): Promise<void> {
+	while (!check()) await new Promise((r) => setTimeout(r, 20));
 }
 
 describe("transcriber", () => {
@@ -128,5 +173,95 @@ describe("transcriber", () => {
 		} finally {
 			await new Promise<void>((resolve) => elsewhere.close(() => resolve()));
 		}
+	});
+
+	it("asks for verbose_json and keeps the detected language, a confidence and the words of the confirmation", async () => {
+		const verbose = (text: string, words: boolean) => ({
+			task: "transcribe",
+			language: "german",
+			duration: 1.4,
+			text,
+			segments: [
+				{ id: 0, start: 0, end: 1, text, avg_logprob: -0.1, no_speech_prob: 0.01 },
+				{ id: 1, start: 1, end: 1.4, text: "", avg_logprob: -0.6, no_speech_prob: 0.02 },
+			],
+			...(words
+				? {
+						words: [
+							{ word: "Guten", start: 0.1, end: 0.5 },
+							{ word: " Morgen", start: 0.6, end: 1.2, probability: 0.9 },
+						],
+					}
+				: {}),
+		});
+		const endpoint = await scriptedEndpoint([verbose("Guten Morgen", true)]);
+		const segments: BotSegment[] = [];
+		const t = transcriber(endpoint.url, segments);
+		// The utterance starts 5 s into the call: word times are call times, like the segment's.
+		feed(t, burst(0, 5_000), 0);
+		t.push(burst(1_000, 800), 6_800);
+		await t.flush();
+		const done = segments.filter((s) => s.completed);
+		expect(done).toHaveLength(1);
+		const segment = done[0] as BotSegment;
+		expect(segment).toMatchObject({ text: "Guten Morgen", language: "de" });
+		// exp() of the length-weighted mean avg_logprob: (-0.1 * 1 + -0.6 * 0.4) / 1.4.
+		expect(segment.confidence).toBeCloseTo(Math.exp((-0.1 - 0.24) / 1.4), 6);
+		const start = segment.start;
+		expect(segment.words).toEqual([
+			{ word: "Guten", start: expect.closeTo(start + 0.1, 6), end: expect.closeTo(start + 0.5, 6) },
+			{ word: "Morgen", start: expect.closeTo(start + 0.6, 6), end: expect.closeTo(start + 1.2, 6), probability: 0.9 },
+		]);
+		expect(start).toBeGreaterThan(4.5);
+		for (const form of endpoint.forms) expect(form).toMatchObject({ response_format: "verbose_json", model: "whisper-1" });
+		// Confirmation passes ask for words as well as segments (words alone would drop the log-probabilities).
+		expect(endpoint.forms.at(-1)?.["timestamp_granularities[]"]).toBe("segment,word");
+	});
+
+	it("keeps a language code as the endpoint gives it, and the forced one when the endpoint names none", async () => {
+		const endpoint = await scriptedEndpoint([{ text: "bonjour", language: "fr", segments: [] }]);
+		const segments: BotSegment[] = [];
+		const t = transcriber(endpoint.url, segments);
+		t.push(burst(1_000, 800), 1_800);
+		await t.flush();
+		expect(segments.at(-1)).toMatchObject({ text: "bonjour", language: "fr" });
+		expect(segments.at(-1)?.confidence).toBeUndefined();
+
+		const plain = await scriptedEndpoint(["hallo"]);
+		const forced: BotSegment[] = [];
+		const t2 = transcriber(plain.url, forced);
+		t2.language = "de";
+		t2.push(burst(1_000, 800), 1_800);
+		await t2.flush();
+		expect(forced.at(-1)).toMatchObject({ text: "hallo", language: "de" });
+		expect(forced.at(-1)?.words).toBeUndefined();
+		expect(plain.forms[0]?.language).toBe("de");
+	});
+
+	it("drops a window Whisper itself marks as no speech", async () => {
+		const endpoint = await scriptedEndpoint([
+			{ text: "so", language: "english", segments: [{ start: 0, end: 1, avg_logprob: -1.4, no_speech_prob: 0.93 }] },
+		]);
+		const segments: BotSegment[] = [];
+		const t = transcriber(endpoint.url, segments);
+		t.push(burst(1_000, 800), 1_800);
+		await t.flush();
+		expect(endpoint.calls()).toBeGreaterThan(0);
+		expect(segments).toEqual([]);
+	});
+
+	it("labels a draft nobody was seen speaking provisionally, and rebinds it when the speaker shows", async () => {
+		const endpoint = await scriptedEndpoint(["we ship on friday"]);
+		const segments: BotSegment[] = [];
+		let shown = false;
+		const t = transcriber(endpoint.url, segments, undefined, undefined, () => (shown ? ANN : { speaker: "", source: "none" }));
+		// Two seconds of speech make a draft before the utterance ends.
+		const at = feed(t, burst(2_100, 0), 0);
+		await until(() => segments.length > 0);
+		expect(segments[0]).toMatchObject({ segment_id: "t-a1", completed: false, speaker: "Unknown speaker", speaker_source: "none" });
+		shown = true;
+		feed(t, burst(300, 800), at);
+		await t.flush();
+		expect(segments.at(-1)).toMatchObject({ segment_id: "t-a1", completed: true, speaker: "Ann", speaker_source: "active_speaker" });
 	});
 });

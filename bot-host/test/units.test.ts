@@ -40,9 +40,24 @@ describe("caption tracker", () => {
 		tracker.update([], [], 200);
 		expect(sent.at(-1)).toMatchObject({ text: "We ship", completed: true, speaker: "Bo", speaker_source: "active_speaker" });
 		tracker.update([{ key: "z2", speaker: null, text: "Who said that" }], [], 300);
-		expect(sent.at(-1)).toMatchObject({ speaker: "", speaker_source: "none" });
+		expect(sent.at(-1)).toMatchObject({ speaker: "Unknown speaker", speaker_source: "none" });
 		tracker.flush();
 		expect(sent.at(-1)).toMatchObject({ segment_id: "m1-z2", completed: true });
+	});
+
+	it("rebinds a nameless caption's draft as soon as the active speaker shows, under the same segment_id", () => {
+		const { sent, tracker } = track();
+		tracker.update([{ key: "z1", speaker: null, text: "Budget is" }], [], 100);
+		expect(sent).toEqual([expect.objectContaining({ segment_id: "m1-z1", speaker: "Unknown speaker", speaker_source: "none" })]);
+		// The text has not changed: the rebinding alone is news.
+		tracker.update([{ key: "z1", speaker: null, text: "Budget is" }], ["Cleo"], 300);
+		expect(sent.map((s) => [s.segment_id, s.speaker, s.speaker_source, s.completed])).toEqual([
+			["m1-z1", "Unknown speaker", "none", false],
+			["m1-z1", "Cleo", "active_speaker", false],
+		]);
+		tracker.update([{ key: "z1", speaker: null, text: "Budget is" }], ["Dan"], 1_400);
+		expect(sent.at(-1)).toMatchObject({ segment_id: "m1-z1", speaker: "Cleo", speaker_source: "active_speaker", completed: true });
+		expect(sent).toHaveLength(3);
 	});
 });
 
