@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import apiDoc from "../../../docs/api.md?raw";
 import botChannelDoc from "../../../docs/bot-channel.md?raw";
+import liveFeedDoc from "../../../docs/live-feed.md?raw";
+import indexDoc from "../../../docs/README.md?raw";
+import sandboxDoc from "../../../docs/sandbox.md?raw";
 import statusDoc from "../../../docs/status-machine.md?raw";
 import webhooksDoc from "../../../docs/webhooks.md?raw";
 import { CompletionReason, ROOM_CLOSE } from "../../../src/bot-channel/protocol";
@@ -72,5 +75,37 @@ describe("docs/bot-channel.md", () => {
 	it("gives the close codes the room uses", () => {
 		const documented = Object.fromEntries(tableRows(botChannelDoc, "close-codes").map(([code, name]) => [name, Number(code)]));
 		expect(documented).toEqual(ROOM_CLOSE);
+	});
+});
+
+describe("links between the documents", () => {
+	const docs: Record<string, string> = {
+		"README.md": indexDoc,
+		"api.md": apiDoc,
+		"bot-channel.md": botChannelDoc,
+		"live-feed.md": liveFeedDoc,
+		"sandbox.md": sandboxDoc,
+		"status-machine.md": statusDoc,
+		"webhooks.md": webhooksDoc,
+	};
+	/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to hyphens. */
+	const slug = (heading: string) =>
+		heading
+			.trim()
+			.toLowerCase()
+			.replace(/[^\p{L}\p{N}_ -]/gu, "")
+			.replace(/ /g, "-");
+	const anchors = Object.fromEntries(
+		Object.entries(docs).map(([name, text]) => [name, new Set([...text.matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1] ?? "")))]),
+	);
+
+	it.each(Object.keys(docs))("%s links only to documents and headings that exist", (name) => {
+		const links = [...(docs[name] ?? "").matchAll(/\]\(([\w.-]+\.md)?(?:#([\w-]+))?\)/g)];
+		expect(links.length).toBeGreaterThan(0);
+		for (const [link, file, anchor] of links) {
+			const target = file ?? name;
+			expect(Object.keys(docs), `${name}: ${link}`).toContain(target);
+			if (anchor) expect(anchors[target], `${name}: ${link}`).toContain(anchor);
+		}
 	});
 });
