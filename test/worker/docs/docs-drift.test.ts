@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import apiDoc from "../../../docs/api.md?raw";
+import botChannelDoc from "../../../docs/bot-channel.md?raw";
+import liveFeedDoc from "../../../docs/live-feed.md?raw";
+import indexDoc from "../../../docs/README.md?raw";
+import sandboxDoc from "../../../docs/sandbox.md?raw";
+import statusDoc from "../../../docs/status-machine.md?raw";
+import webhooksDoc from "../../../docs/webhooks.md?raw";
+import { CompletionReason, ROOM_CLOSE } from "../../../src/bot-channel/protocol";
+import { ROUTE_ACCESS } from "../../../src/gateway/route-scopes";
+import { MOVES, REASON_OUTCOME, RETRYABLE_REASONS } from "../../../src/meetings/status-machine";
+import { WEBHOOK_EVENT_TYPES } from "../../../src/settings/account-settings";
+
+/** The rows of the Markdown table between `<!-- name:start -->` and `<!-- name:end -->`, header and rule dropped. */
+function tableRows(doc: string, name: string): string[][] {
+	const start = doc.indexOf(`<!-- ${name}:start -->`);
+	const end = doc.indexOf(`<!-- ${name}:end -->`);
+	expect(start, `${name} table markers`).toBeGreaterThanOrEqual(0);
+	expect(end, `${name} table markers`).toBeGreaterThan(start);
+	return doc
+		.slice(start, end)
+		.split("\n")
+		.filter((line) => line.startsWith("|"))
+		.slice(2)
+		.map((line) =>
+			line
+				.slice(1, -1)
+				.split("|")
+				.map((cell) => cell.trim()),
+		);
+}
+
+describe("docs/status-machine.md", () => {
+	it("shows the move table exactly as MOVES holds it", () => {
+		// `none` stands for "no record": a step that creates one, or removes one.
+		const cell = (statuses: readonly (string | null)[]) => statuses.map((s) => s ?? "none").join(", ");
+		const documented = tableRows(statusDoc, "moves").map((row) => `| ${row.join(" | ")} |`);
+		const code = MOVES.map((m) => `| ${cell(m.from)} | ${cell([m.to])} | ${m.by.join(", ")} | ${m.on} |`);
+		expect(documented, `the table as the code has it:\n${code.join("\n")}`).toEqual(code);
+	});
+
+	it("lists every completion reason with the outcome and retryability the code gives it", () => {
+		const documented = Object.fromEntries(
+			tableRows(statusDoc, "reasons").map(([reason, outcome, retryable]) => [reason, { outcome, retryable: retryable === "yes" }]),
+		);
+		const code = Object.fromEntries(
+			CompletionReason.options.map((reason) => [reason, { outcome: REASON_OUTCOME[reason], retryable: RETRYABLE_REASONS.has(reason) }]),
+		);
+		expect(documented).toEqual(code);
+	});
+});
+
+describe("docs/api.md", () => {
+	it("lists every route with the access ROUTE_ACCESS gives it, and no other", () => {
+		const access = (cell: string) => (cell === "self" ? "public" : cell);
+		const documented = tableRows(apiDoc, "routes")
+			.map(([method, path, who]) => `${method} ${path} ${access(who ?? "")}`)
+			.sort();
+		const code = ROUTE_ACCESS.map(([method, path, a]) => {
+			const who = a.kind === "key" ? a.scopes.join(", ") : a.kind;
+			return `${method} ${path.replace(/:(\w+)/g, "{$1}")} ${who}`;
+		}).sort();
+		expect(documented).toEqual(code);
+	});
+});
+
+describe("docs/webhooks.md", () => {
+	it("names every webhook event type the account settings accept", () => {
+		const documented = tableRows(webhooksDoc, "events").map(([event]) => event?.replace(/`/g, ""));
+		expect(documented.sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+	});
+});
+
+describe("docs/bot-channel.md", () => {
+	it("gives the close codes the room uses", () => {
+		const documented = Object.fromEntries(tableRows(botChannelDoc, "close-codes").map(([code, name]) => [name, Number(code)]));
+		expect(documented).toEqual(ROOM_CLOSE);
+	});
+});
+
+describe("links between the documents", () => {
+	const docs: Record<string, string> = {
+		"README.md": indexDoc,
+		"api.md": apiDoc,
+		"bot-channel.md": botChannelDoc,
+		"live-feed.md": liveFeedDoc,
+		"sandbox.md": sandboxDoc,
+		"status-machine.md": statusDoc,
+		"webhooks.md": webhooksDoc,
+	};
+	/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to hyphens. */
+	const slug = (heading: string) =>
+		heading
+			.trim()
+			.toLowerCase()
+			.replace(/[^\p{L}\p{N}_ -]/gu, "")
+			.replace(/ /g, "-");
+	const anchors = Object.fromEntries(
+		Object.entries(docs).map(([name, text]) => [name, new Set([...text.matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1] ?? "")))]),
+	);
+
+	it.each(Object.keys(docs))("%s links only to documents and headings that exist", (name) => {
+		const links = [...(docs[name] ?? "").matchAll(/\]\(([\w.-]+\.md)?(?:#([\w-]+))?\)/g)];
+		expect(links.length).toBeGreaterThan(0);
+		for (const [link, file, anchor] of links) {
+			const target = file ?? name;
+			expect(Object.keys(docs), `${name}: ${link}`).toContain(target);
+			if (anchor) expect(anchors[target], `${name}: ${link}`).toContain(anchor);
+		}
+	});
+});

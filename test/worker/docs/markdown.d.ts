@@ -1,0 +1,5 @@
+/** Documentation is imported as text (Vite's `?raw`), so the worker tests can read it. */
+declare module "*.md?raw" {
+	const text: string;
+	export default text;
+}
