@@ -1,16 +1,16 @@
 import type { Platform } from "../src/bot-channel/protocol";
-import { accountCap, type BotOptions, launchBot } from "../src/bots/launch";
+import type { BotHostResult } from "../src/bots/bot-host-client";
+import { accountCap, type BotOptions, launchBot, type RoomStart } from "../src/bots/launch";
 import { ApiError } from "../src/errors";
+import { isStale, JOIN_LEAD_MS, LATE_LIMIT_MS, mayAutoJoin } from "../src/meetings/auto-join-rule";
 import { findOwnedMeeting } from "../src/meetings/meeting-store";
-import type { MeetingRoom } from "./meeting-room";
+import { noteAutoJoinError } from "../src/meetings/status-writes";
+import type { RoomCore } from "./room-core";
 
-/** Join about this long before the planned start. */
-export const JOIN_LEAD_MS = 60_000;
-/** A plan this far past its start is stale: skipped, never joined late. */
-export const STALE_AFTER_MS = 10 * 60_000;
 const RETRY_BASE_MS = 15_000;
 const RETRY_MAX_MS = 120_000;
 
+/** What the room is told of a plan; `scheduledAt: null` cancels its auto-join. */
 export interface PlanRequest {
 	meetingId: number;
 	userId: number;
@@ -25,7 +25,11 @@ interface StoredPlan extends PlanRequest {
 
 /** Auto-join of a scheduled meeting, on the room's alarm. */
 export class AutoJoin {
-	constructor(private readonly room: MeetingRoom) {}
+	constructor(
+		private readonly room: RoomCore,
+		/** The room's launch for a plan (RoomLaunch.startPlanned). */
+		private readonly startPlanned: (start: RoomStart) => Promise<BotHostResult>,
+	) {}
 
 	async plan(request: PlanRequest): Promise<void> {
 		const start = request.scheduledAt ? Date.parse(request.scheduledAt) : Number.NaN;
@@ -41,15 +45,15 @@ export class AutoJoin {
 	async fire(): Promise<void> {
 		const plan = await this.room.storage.get<StoredPlan>("plan");
 		if (!plan) return;
-		const env = this.room.environment;
+		const env = this.room.env;
 		const meeting = await findOwnedMeeting(env, plan.userId, plan.meetingId);
-		if (meeting?.status !== "scheduled" || !meeting.autoJoin || !meeting.nativeMeetingId || meeting.platform === "unknown") {
+		if (!meeting || !mayAutoJoin(meeting) || !meeting.nativeMeetingId) {
 			await this.room.storage.delete("plan");
 			return;
 		}
 		const start = Date.parse(meeting.scheduledAt ?? "");
-		if (!Number.isFinite(start) || Date.now() > start + STALE_AFTER_MS) {
-			await this.recordError(meeting.id, "Skipped: the plan is more than 10 minutes past its start");
+		if (isStale(meeting.scheduledAt, Date.now())) {
+			await this.recordError(meeting.id, `Skipped: the plan is more than ${LATE_LIMIT_MS / 60_000} minutes past its start`);
 			await this.room.storage.delete("plan");
 			return;
 		}
@@ -65,7 +69,7 @@ export class AutoJoin {
 				},
 				{ ...(meeting.botOptions as BotOptions), bot_name: meeting.botName },
 				"scheduler",
-				(start) => this.room.startPlanned(start),
+				this.startPlanned,
 			);
 			if (!spawned.ok) throw new ApiError(502, `Bot could not be started: ${spawned.detail}`);
 			await this.room.storage.delete("plan");
@@ -75,7 +79,7 @@ export class AutoJoin {
 			await this.recordError(meeting.id, detail);
 			const attempts = plan.attempts + 1;
 			const retryAt = Date.now() + Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempts - 1));
-			if (retryAt <= start + STALE_AFTER_MS) {
+			if (retryAt <= start + LATE_LIMIT_MS) {
 				await this.room.storage.put("plan", { ...plan, attempts } satisfies StoredPlan);
 				await this.room.timers.set("auto_join", retryAt);
 			} else {
@@ -84,11 +88,10 @@ export class AutoJoin {
 		}
 	}
 
+	/** The room tells its own watchers: announcing through its stub would wait behind this very alarm. */
 	private async recordError(meetingId: number, detail: string): Promise<void> {
-		await this.room.environment.DB.prepare(
-			"UPDATE meetings SET data = json_set(data, '$.auto_join_error', ?), updated_at = ? WHERE id = ? AND status = 'scheduled'",
-		)
-			.bind(detail, new Date().toISOString(), meetingId)
-			.run();
+		await noteAutoJoinError(this.room.env, meetingId, detail, (row, step) =>
+			this.room.serial(() => this.room.tell(row, step, ["meeting.status_change"])),
+		);
 	}
 }

@@ -1,8 +1,8 @@
 import { type BotSegment, BotToRoom, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
-import { chatMessage, interactiveEvent, type LiveSegment, transcriptBundle } from "../src/live/feed-messages";
+import { chatMessage, interactiveEvent, type LiveSegment, type MeetingRef, transcriptBundle } from "../src/live/feed-messages";
 import { isTerminal } from "../src/meetings/status-machine";
 import { liveSegment, upsertSegment } from "../src/meetings/transcript-store";
-import type { MeetingRoom, RoomState } from "./meeting-room";
+import type { RoomCore, RoomState } from "./room-core";
 
 type Sequenced = Exclude<BotToRoom, { type: "hello" }>;
 
@@ -19,7 +19,7 @@ export class BotChannelInbox {
 	/** Sockets told to resend: what they already sent is queued behind the failure and must not be applied. */
 	private readonly refused = new WeakSet<WebSocket>();
 
-	constructor(private readonly room: MeetingRoom) {}
+	constructor(private readonly room: RoomCore) {}
 
 	async receive(socket: WebSocket, text: string): Promise<void> {
 		if (this.refused.has(socket)) return;
@@ -84,7 +84,7 @@ export class BotChannelInbox {
 	}
 
 	private async apply(state: RoomState, message: Sequenced): Promise<void> {
-		const env = this.room.environment;
+		const env = this.room.env;
 		const ref = this.room.ref(state);
 		switch (message.type) {
 			case "status":
@@ -145,7 +145,7 @@ export class BotChannelInbox {
 	 * open draft (a provisional label rebound to a name) leaves that speaker's pending list
 	 * first, and that speaker's bundle is sent again without it, so no client keeps the draft.
 	 */
-	private bundles(ref: ReturnType<MeetingRoom["ref"]>, segment: BotSegment) {
+	private bundles(ref: MeetingRef, segment: BotSegment) {
 		const out: ReturnType<typeof transcriptBundle>[] = [];
 		for (const [speaker, open] of this.drafts) {
 			if (speaker === segment.speaker || !open.delete(segment.segment_id)) continue;

@@ -1,19 +1,10 @@
 import type { MeetingRow } from "../src/db/schema";
 import { meetingView } from "../src/meetings/meeting-store";
-import type { Actor, MeetingStatus } from "../src/meetings/status-machine";
+import type { StatusStep } from "../src/meetings/status-writes";
 import type { WebhookEvent } from "../src/webhooks/deliver";
 import { buildEnvelope, TRANSITION_SOURCE, type WebhookEventType } from "../src/webhooks/envelope";
 import type { AccountObject } from "./account";
 import type { RoomTimers } from "./room-timers";
-
-/** One status step, as its webhook events describe it. */
-export interface StatusStep {
-	from: MeetingStatus | null;
-	to: MeetingStatus;
-	reason?: string;
-	actor: Actor;
-	at: string;
-}
 
 interface PendingNotice extends WebhookEvent {
 	userId: number;

@@ -1,7 +1,7 @@
 import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
-import { nowIso, updateIfStatus } from "../meetings/meeting-store";
-import { initialState, type MeetingStatus, transition } from "../meetings/status-machine";
+import { initialState, type MeetingStatus } from "../meetings/status-machine";
+import { announceInRoom, moveMeeting } from "../meetings/status-writes";
 import { accountObject } from "../objects";
 import { stopBot } from "./bot-host-client";
 import { slotKey } from "./launch";
@@ -13,16 +13,9 @@ import { slotKey } from "./launch";
  * False when the record moved meanwhile (the caller reads it again).
  */
 export async function endWithoutRoom(env: Env, row: MeetingRow): Promise<boolean> {
-	const from = row.status as MeetingStatus;
-	const result = transition(initialState(from), { to: "completed", actor: "user" });
-	if (!result.ok || !result.changed) return false;
-	const ended = await updateIfStatus(env, row.id, [from], {
-		status: result.state.status,
-		completionReason: result.state.completion_reason,
-		failureStage: result.state.failure_stage,
-		endTime: nowIso(),
-	});
-	if (!ended) return false;
+	const current = initialState(row.status as MeetingStatus);
+	const ended = await moveMeeting(env, { meetingId: row.id, current, ask: { to: "completed", actor: "user" } }, announceInRoom(env));
+	if (!ended.ok || !ended.step) return false;
 	if (row.nativeMeetingId) await accountObject(env, row.userId).releaseBotSlot(slotKey(row.platform, row.nativeMeetingId));
 	await stopBot(env, row.id);
 	return true;

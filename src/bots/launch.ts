@@ -1,10 +1,10 @@
-import { and, eq } from "drizzle-orm";
 import type { AutomaticLeave, Platform, SpawnRequest } from "../bot-channel/protocol";
-import { type MeetingRow, meetings } from "../db/schema";
+import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
-import { db, findMeetingOnLink, findOpenMeetingOnLink, isUniqueViolation, nowIso, updateIfStatus } from "../meetings/meeting-store";
-import { isLive, isPlanned, type MeetingStatus, PLANNED_STATUSES } from "../meetings/status-machine";
+import { findMeetingOnLink, findOpenMeetingOnLink, isUniqueViolation, nowIso } from "../meetings/meeting-store";
+import { initialState, isLive, isPlanned, type MeetingStatus } from "../meetings/status-machine";
+import { type Announce, createMeeting, moveMeeting, removeMeeting, unannounced } from "../meetings/status-writes";
 import { accountObject } from "../objects";
 import { endpointAllowed, loadSettings, type ResolvedSettings, resolveSettings } from "../settings/account-settings";
 import { botLaunchConfig } from "./bot-endpoints";
@@ -80,7 +80,7 @@ export async function launchBot<T>(
 	}
 	let claimed: MeetingRow | undefined;
 	try {
-		const meeting = await claimOrCreateMeeting(env, target, options, existing);
+		const meeting = await claimOrCreateMeeting(env, target, options, existing, actor);
 		claimed = meeting;
 		await accountObject(env, target.userId).bindBotSlot(link, meeting.id);
 		const previousStatus = existing && isPlanned(existing.status as MeetingStatus) ? (existing.status as MeetingStatus) : null;
@@ -88,26 +88,34 @@ export async function launchBot<T>(
 		const start: RoomStart = { meeting, previousStatus, previousMeetingId, actor, link, spawn: spawnFor(meeting) };
 		return { start, handedOff: await handOff(start) };
 	} catch (err) {
-		if (claimed) await undoClaim(env, claimed.id, existing).catch(() => console.error("launch: claim not undone", claimed?.id));
+		if (claimed) await undoClaim(env, claimed, existing, actor).catch(() => console.error("launch: claim not undone", claimed?.id));
 		await accountObject(env, target.userId).releaseBotSlot(link);
 		throw err;
 	}
 }
 
+/**
+ * The claim is announced by the room once it holds the meeting (RoomLaunch), with the record the
+ * claim wrote; so the claim itself, and its undoing when the hand-off broke, announce nothing here.
+ */
+const announcedByRoom: Announce = unannounced;
+
 /** Puts a claimed record back as it was: a plan goes back to its plan, a record made for this launch goes. */
-async function undoClaim(env: Env, meetingId: number, existing: MeetingRow | undefined): Promise<void> {
+async function undoClaim(env: Env, claimed: MeetingRow, existing: MeetingRow | undefined, actor: RoomStart["actor"]): Promise<void> {
 	if (existing && isPlanned(existing.status as MeetingStatus)) {
-		await updateIfStatus(env, meetingId, ["requested"], {
-			status: existing.status,
-			botName: existing.botName,
-			botOptions: existing.botOptions,
-			passcode: existing.passcode,
-		});
+		await moveMeeting(
+			env,
+			{
+				meetingId: claimed.id,
+				current: initialState("requested"),
+				ask: { to: existing.status as MeetingStatus, actor },
+				values: { botName: existing.botName, botOptions: existing.botOptions, passcode: existing.passcode },
+			},
+			unannounced,
+		);
 		return;
 	}
-	await db(env)
-		.delete(meetings)
-		.where(and(eq(meetings.id, meetingId), eq(meetings.status, "requested")));
+	await removeMeeting(env, claimed, "user", unannounced);
 }
 
 function alreadyActive(target: LaunchTarget): ApiError {
@@ -119,10 +127,10 @@ async function claimOrCreateMeeting(
 	target: LaunchTarget,
 	options: BotOptions,
 	existing: MeetingRow | undefined,
+	actor: RoomStart["actor"],
 ): Promise<MeetingRow> {
 	const now = nowIso();
 	const botFields = {
-		status: "requested",
 		botName: options.bot_name || existing?.botName || DEFAULT_BOT_NAME,
 		botOptions: { ...(existing?.botOptions ?? {}), ...stripNulls(options) },
 		passcode: options.passcode ?? existing?.passcode ?? null,
@@ -133,15 +141,25 @@ async function claimOrCreateMeeting(
 	};
 	if (existing && isPlanned(existing.status as MeetingStatus)) {
 		// Claimed in place: title, schedule, workspace and anything already stored stay.
-		const claimed = await updateIfStatus(env, existing.id, PLANNED_STATUSES, botFields);
-		if (claimed) return claimed;
+		const claim = await moveMeeting(
+			env,
+			{
+				meetingId: existing.id,
+				current: initialState(existing.status as MeetingStatus),
+				ask: { to: "requested", actor },
+				values: botFields,
+			},
+			announcedByRoom,
+		);
+		if (claim.ok && claim.row) return claim.row;
 		throw alreadyActive(target);
 	}
 	try {
-		const row = await db(env)
-			.insert(meetings)
-			.values({
+		return await createMeeting(
+			env,
+			{
 				...botFields,
+				status: "requested",
 				userId: target.userId,
 				platform: target.platform,
 				nativeMeetingId: target.nativeMeetingId,
@@ -149,11 +167,10 @@ async function claimOrCreateMeeting(
 				data: {},
 				createdAt: now,
 				updatedAt: now,
-			})
-			.returning()
-			.get();
-		if (!row) throw new ApiError(500, "Meeting was not stored");
-		return row;
+			},
+			actor,
+			announcedByRoom,
+		);
 	} catch (err) {
 		if (isUniqueViolation(err)) throw alreadyActive(target);
 		throw err;

@@ -9,6 +9,7 @@
 import { readInIdChunks } from "../db/id-chunks";
 import type { MeetingRow } from "../db/schema";
 import { type Env, intVar } from "../env";
+import { hasJoinableLink, LATE_LIMIT_MS, mayAutoJoin } from "../meetings/auto-join-rule";
 import { meetingRoom } from "../objects";
 import { meetingsById } from "./calendar-plans";
 
@@ -28,9 +29,6 @@ export function armAheadMs(env: Env): number {
 	return Math.max(600, intVar(env.CALENDAR_ARM_AHEAD_S, 86_400)) * 1000;
 }
 
-const wantsAutoJoin = (row: MeetingRow) =>
-	row.status === "scheduled" && row.autoJoin && row.scheduledAt !== null && row.platform !== "unknown" && row.nativeMeetingId !== null;
-
 /**
  * Brings each meeting's room in line with its plan: armed when due soon, cancelled when no
  * longer wanted. `unknownRooms` are meetings whose room may hold an arming this table does not
@@ -49,7 +47,7 @@ export async function armImportedPlans(
 	const horizon = ctx.now.getTime() + armAheadMs(env);
 	const calls: { row: MeetingRow; arm: boolean }[] = [];
 	for (const row of rows.values()) {
-		const due = wantsAutoJoin(row) && (unknownRooms.has(row.id) || Date.parse(row.scheduledAt ?? "") <= horizon);
+		const due = mayAutoJoin(row) && (unknownRooms.has(row.id) || Date.parse(row.scheduledAt ?? "") <= horizon);
 		const was = unknownRooms.has(row.id) ? "unknown" : (armed.get(row.id) ?? null);
 		if (due && was !== row.scheduledAt) calls.push({ row, arm: true });
 		else if (!due && was !== null) calls.push({ row, arm: false });
@@ -64,7 +62,7 @@ export async function armImportedPlans(
 					userId: row.userId,
 					scheduledAt: arm ? row.scheduledAt : null,
 					autoJoin: row.autoJoin,
-					joinable: row.platform !== "unknown" && row.nativeMeetingId !== null,
+					joinable: hasJoinableLink(row),
 				}),
 			),
 		);
@@ -91,8 +89,8 @@ async function armedTimes(env: Env, meetingIds: number[]): Promise<Map<number, s
 
 /**
  * The sweep, from the scheduled handler: imported plans that now start within the arming
- * window (and not more than 10 minutes ago, the auto-join late limit) and are not armed for
- * their start yet. Bounded per tick; the next tick takes the rest.
+ * window (and not past the auto-join late limit) and are not armed for their start yet. The
+ * WHERE clause is mayAutoJoin in SQL. Bounded per tick; the next tick takes the rest.
  */
 export async function armDueCalendarPlans(env: Env, now: Date): Promise<{ armed: number }> {
 	const due = await env.DB.prepare(
@@ -103,7 +101,7 @@ export async function armDueCalendarPlans(env: Env, now: Date): Promise<{ armed:
 			AND NOT EXISTS (SELECT 1 FROM calendar_events x WHERE x.meeting_id = m.id AND x.armed_for = m.scheduled_at)
 		 LIMIT 500`,
 	)
-		.bind(new Date(now.getTime() - 10 * 60_000).toISOString(), new Date(now.getTime() + armAheadMs(env)).toISOString())
+		.bind(new Date(now.getTime() - LATE_LIMIT_MS).toISOString(), new Date(now.getTime() + armAheadMs(env)).toISOString())
 		.all<{ id: number }>();
 	if (due.results.length > 0)
 		await armImportedPlans(

@@ -12,6 +12,8 @@ import { type CalendarConnectionRow, type MeetingRow, meetings } from "../db/sch
 import type { Env } from "../env";
 import type { ParsedMeetingLink } from "../meetings/meeting-link";
 import { db } from "../meetings/meeting-store";
+import { initialState } from "../meetings/status-machine";
+import { announceInRoom, moveMeeting } from "../meetings/status-writes";
 import { calendarSource } from "./calendar-store";
 import type { ImportedEvent } from "./ics-import";
 
@@ -57,6 +59,8 @@ export function insertPlan(env: Env, connection: CalendarConnectionRow, event: P
 /**
  * Moves a plan to its event: time, link, title, attendees. An adopted manual plan keeps a title
  * the user gave it; `keepLink` leaves the link alone when the event's new one is held elsewhere.
+ * The status is not written here: an `idle` plan becomes `scheduled` through the one status
+ * write path first (see `scheduleIdlePlan`).
  */
 export function updatePlan(
 	env: Env,
@@ -71,7 +75,7 @@ export function updatePlan(
 	const linkSql = options.keepLink ? "" : "platform = ?, native_meeting_id = ?, constructed_meeting_url = ?, passcode = ?,";
 	const linkArgs = options.keepLink ? [] : [link.platform, link.nativeMeetingId, link.constructedMeetingUrl, link.passcode];
 	return env.DB.prepare(
-		`UPDATE meetings SET ${linkSql} status = 'scheduled', scheduled_at = ?,
+		`UPDATE meetings SET ${linkSql} scheduled_at = ?,
 		 data = CASE WHEN ${title} IS NULL
 			THEN json_set(json_remove(data, '$.title'), '$.attendees', json(?))
 			ELSE json_set(data, '$.title', ${title}, '$.attendees', json(?)) END,
@@ -86,6 +90,21 @@ export function updatePlan(
 		JSON.stringify(event.attendees),
 		now,
 		meetingId,
+	);
+}
+
+/** An idle plan an event now times: `idle` → `scheduled` by the calendar, checked and announced like every step. */
+export async function scheduleIdlePlan(env: Env, row: MeetingRow, event: PlannedEvent): Promise<void> {
+	if (row.status !== "idle") return;
+	await moveMeeting(
+		env,
+		{
+			meetingId: row.id,
+			current: initialState("idle"),
+			ask: { to: "scheduled", actor: "calendar" },
+			values: { scheduledAt: event.occurrence.start.toISOString() },
+		},
+		announceInRoom(env),
 	);
 }
 

@@ -28,6 +28,7 @@ import {
 	type PlannedEvent,
 	refreshSources,
 	runBatched,
+	scheduleIdlePlan,
 	updatePlan,
 	upsertMapping,
 } from "./calendar-plans";
@@ -182,6 +183,7 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 	const removed: RemovedPlan[] = [];
 	const inserts: { event: PlannedEvent; fp: string }[] = [];
 	const adoptedNow = new Set<number>();
+	const toSchedule: { row: MeetingRow; event: PlannedEvent }[] = [];
 
 	const upcoming = events
 		.filter((e): e is PlannedEvent => !e.cancelled && e.occurrence !== null)
@@ -197,6 +199,7 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 			const holder = newKey ? state.linkHolder.get(newKey) : undefined;
 			const keepLink = holder !== undefined && holder !== current.id;
 			if (!keepLink) moveLink(state, current, newKey);
+			toSchedule.push({ row: current, event });
 			writes.push(updatePlan(env, current.id, event, { keepTitle: known.adopted && hasTitle(current), keepLink }, now));
 			writes.push(upsertMapping(env, mapping(event.uid, { meetingId: current.id, eventFingerprint: fp, adopted: known.adopted }), now));
 			refresh.add(current.id);
@@ -224,6 +227,7 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 				// The user's own plan on this link: the calendar adopts it, and it outlives the calendar.
 				state.mapped.add(holder.id);
 				adoptedNow.add(holder.id);
+				toSchedule.push({ row: holder, event });
 				writes.push(updatePlan(env, holder.id, event, { keepTitle: hasTitle(holder), keepLink: true }, now));
 				writes.push(upsertMapping(env, mapping(event.uid, { meetingId: holder.id, eventFingerprint: fp, adopted: true }), now));
 				refresh.add(holder.id);
@@ -272,6 +276,7 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 		}
 	}
 	for (const id of refresh) writes.push(refreshSources(env, id, now));
+	for (const { row, event } of toSchedule) await scheduleIdlePlan(env, row, event);
 	await runBatched(env, writes);
 	await armImportedPlans(env, [...refresh, ...fresh], removed, ctx, adoptedNow);
 	return counts;

@@ -1,4 +1,6 @@
 /** The server → client messages of `/ws` (contracts/ws.v1), built in one place. */
+import type { MeetingRow } from "../db/schema";
+import type { StatusStep } from "../meetings/status-writes";
 
 export interface MeetingRef {
 	id: number;
@@ -25,6 +27,32 @@ export interface LiveSegment {
 
 export function meetingStatusMessage(meeting: MeetingRef, userId: number, status: string, data: Record<string, unknown> | null) {
 	return { type: "meeting.status", meeting, payload: { status, data }, user_id: userId, ts: new Date().toISOString() };
+}
+
+/** A removed plan's last frame: the record is gone, so there is no status left to name. */
+export const REMOVED_STATUS = "deleted";
+
+export const meetingRefOf = (row: Pick<MeetingRow, "id" | "platform" | "nativeMeetingId">): MeetingRef => ({
+	id: row.id,
+	platform: row.platform,
+	native_id: row.nativeMeetingId,
+});
+
+/**
+ * The `meeting.status` frame of one step. `data` says why, when there is something to say: the
+ * step's reason and completion reason, a failure's `failure_detail`, an auto-join error.
+ */
+export function statusStepMessage(row: MeetingRow, step: StatusStep) {
+	const failure = row.status === "failed" && typeof row.data.failure_detail === "string" ? row.data.failure_detail : null;
+	const autoJoinError = step.note && typeof row.data.auto_join_error === "string" ? row.data.auto_join_error : null;
+	const data = {
+		reason: step.reason ?? null,
+		completion_reason: row.completionReason,
+		...(failure ? { failure_detail: failure } : {}),
+		...(autoJoinError ? { auto_join_error: autoJoinError } : {}),
+	};
+	const said = data.reason || data.completion_reason || failure || autoJoinError;
+	return meetingStatusMessage(meetingRefOf(row), row.userId, step.to ?? REMOVED_STATUS, said ? data : null);
 }
 
 /** The per-speaker bundle: what was just confirmed, and the speaker's drafts still open. */

@@ -4,7 +4,7 @@ import { readInIdChunks } from "../db/id-chunks";
 import { type MeetingRow, meetings, workspaceMembers } from "../db/schema";
 import type { Env } from "../env";
 import type { RecordingView } from "../recordings/recording-store";
-import { type MeetingStatus, PLANNED_STATUSES, TERMINAL_STATUSES } from "./status-machine";
+import { PLANNED_STATUSES, TERMINAL_STATUSES } from "./status-machine";
 
 /** D1 access to meeting records, and the one place a record becomes its API shape. */
 
@@ -100,24 +100,12 @@ export function isUniqueViolation(err: unknown): boolean {
 
 export const nowIso = () => new Date().toISOString();
 
-/** Sets columns only if the record is still in one of `expected` statuses; true when it was. */
-export async function updateIfStatus(
-	env: Env,
-	meetingId: number,
-	expected: readonly MeetingStatus[],
-	values: Partial<typeof meetings.$inferInsert>,
-): Promise<MeetingRow | undefined> {
-	return db(env)
-		.update(meetings)
-		.set({ ...values, updatedAt: nowIso() })
-		.where(and(eq(meetings.id, meetingId), inArray(meetings.status, [...expected])))
-		.returning()
-		.get();
-}
-
 /** The meeting record as clients see it (contracts/api.v1 MeetingResponse, plus planning fields). */
 export function meetingView(row: MeetingRow, recordings: RecordingView[] = []) {
-	const data = { ...row.data };
+	// Existing clients read the outcome inside `data` too (the reference stores it there once set).
+	const data: Record<string, unknown> = { ...row.data };
+	if (row.completionReason) data.completion_reason = row.completionReason;
+	if (row.failureStage) data.failure_stage = row.failureStage;
 	if (row.scheduledAt) data.scheduled_at = row.scheduledAt;
 	if (Array.isArray(data.calendar_sources)) {
 		data.calendar_sources = (data.calendar_sources as Record<string, unknown>[]).map(({ id, name, auto_join, bot_name }) => ({
@@ -132,6 +120,8 @@ export function meetingView(row: MeetingRow, recordings: RecordingView[] = []) {
 		user_id: row.userId,
 		platform: row.platform,
 		native_meeting_id: row.nativeMeetingId,
+		// The live copilot's identity rule: meeting_id == session_uid == native_id.
+		session_uid: row.nativeMeetingId,
 		constructed_meeting_url: row.constructedMeetingUrl,
 		status: row.status,
 		bot_container_id: row.status === "idle" || row.status === "scheduled" ? null : `bot-${row.id}`,

@@ -19,8 +19,8 @@ export type LiveStatus = (typeof LIVE_STATUSES)[number];
 export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
 export type MeetingStatus = (typeof MEETING_STATUSES)[number];
 
-/** Who asks for a move: the API caller, the bot over its channel, a watchdog, auto-join. */
-export type Actor = "user" | "bot" | "system" | "scheduler";
+/** Who asks for a move: the API caller, the bot over its channel, a watchdog, auto-join, calendar import. */
+export type Actor = "user" | "bot" | "system" | "scheduler" | "calendar";
 
 export const isPlanned = (s: MeetingStatus): s is PlannedStatus => (PLANNED_STATUSES as readonly string[]).includes(s);
 export const isLive = (s: MeetingStatus): s is LiveStatus => (LIVE_STATUSES as readonly string[]).includes(s);
@@ -54,8 +54,10 @@ export const RETRYABLE_REASONS: ReadonlySet<CompletionReason> = new Set(["join_f
 const LIVE_BEFORE_STOP = ["requested", "joining", "awaiting_admission", "needs_help", "active"] as const;
 
 interface Move {
-	from: readonly MeetingStatus[];
-	to: MeetingStatus;
+	/** `null`: the record does not exist yet (it is created in `to`). */
+	from: readonly (MeetingStatus | null)[];
+	/** `null`: the record is removed. */
+	to: MeetingStatus | null;
 	by: readonly Actor[];
 	/** Why the move exists (the trigger); documentation that tests can print. */
 	on: string;
@@ -63,10 +65,18 @@ interface Move {
 
 /** THE table. Anything not listed here is refused. */
 export const MOVES: readonly Move[] = [
-	{ from: ["idle"], to: "scheduled", by: ["user"], on: "PATCH sets scheduled_at" },
+	{ from: [null], to: "idle", by: ["user"], on: "POST /meetings without scheduled_at" },
+	{ from: [null], to: "scheduled", by: ["user", "calendar"], on: "POST /meetings with scheduled_at, or a calendar event imported" },
+	{ from: [null], to: "requested", by: ["user"], on: "POST /bots on a link without a plan" },
+	{ from: ["idle"], to: "scheduled", by: ["user", "calendar"], on: "PATCH sets scheduled_at, or a calendar event adopts the plan" },
 	{ from: ["scheduled"], to: "idle", by: ["user"], on: "PATCH clears scheduled_at" },
+	{ from: ["idle", "scheduled"], to: null, by: ["user", "calendar"], on: "DELETE /meetings, or no calendar plans it any more" },
 	{ from: ["idle", "scheduled"], to: "requested", by: ["user"], on: "POST /bots claims the planned record" },
 	{ from: ["scheduled"], to: "requested", by: ["scheduler"], on: "auto-join about 60 s before scheduled_at" },
+	// A claim whose bot never got going goes back to where it came from (nothing was announced yet).
+	{ from: ["requested"], to: "idle", by: ["user"], on: "POST /bots broke before the hand-off: the plan is given back" },
+	{ from: ["requested"], to: "scheduled", by: ["user", "scheduler"], on: "the launch broke, or the bot host refused an auto-join spawn" },
+	{ from: ["requested"], to: null, by: ["user"], on: "POST /bots broke before the hand-off: the record made for it goes" },
 	// The bot reports forward progress; it may skip a stage (no lobby, or admitted at once).
 	{ from: ["requested", "needs_help"], to: "joining", by: ["bot"], on: "bot opened the meeting page" },
 	{ from: ["requested", "joining", "needs_help"], to: "awaiting_admission", by: ["bot"], on: "bot is in the lobby" },
@@ -101,12 +111,16 @@ export type TransitionResult =
 	| { ok: true; changed: boolean; from: MeetingStatus; state: MeetingState }
 	| { ok: false; refusal: Refusal; detail: string };
 
-/** Which actors may move `from` → `to` (empty: the move is illegal). */
-export function actorsFor(from: MeetingStatus, to: MeetingStatus): Actor[] {
+/** Which actors may move `from` → `to` (empty: the move is illegal); `null` is "no record". */
+export function actorsFor(from: MeetingStatus | null, to: MeetingStatus | null): Actor[] {
 	const actors = new Set<Actor>();
 	for (const move of MOVES) if (move.to === to && move.from.includes(from)) for (const a of move.by) actors.add(a);
 	return [...actors];
 }
+
+/** Whether `actor` may create a record in `status`, or remove one in `status` (see the table). */
+export const mayCreate = (status: MeetingStatus, actor: Actor) => actorsFor(null, status).includes(actor);
+export const mayRemove = (status: MeetingStatus, actor: Actor) => actorsFor(status, null).includes(actor);
 
 /** The state of a record that has just been created with `status`. */
 export function initialState(status: MeetingStatus): MeetingState {
@@ -129,7 +143,7 @@ export function transition(current: MeetingState, request: TransitionRequest): T
 	// Saying again where the meeting is (a bot's repeated report, a second stop) changes nothing
 	// and is not an error. A second request is: POST /bots answers it with 409.
 	if (request.to === from && from !== "requested") {
-		const entrants = new Set(MOVES.filter((m) => m.to === from).flatMap((m) => m.by));
+		const entrants = new Set(MOVES.filter((m) => m.to === from && m.from.some((f) => f !== null)).flatMap((m) => m.by));
 		if (!entrants.has(request.actor)) return { ok: false, refusal: "not_permitted", detail: `${request.actor} may not report ${from}` };
 		return { ok: true, changed: false, from, state: { ...current, reached_stage: reached } };
 	}

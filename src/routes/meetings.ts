@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
 import { meetingParticipants, meetings } from "../db/schema";
 import { ApiError, conflict, invalidField, notFound } from "../errors";
+import { hasJoinableLink } from "../meetings/auto-join-rule";
 import { parseMeetingLink } from "../meetings/meeting-link";
 import {
 	db,
@@ -15,9 +16,9 @@ import {
 	meetingView,
 	nowIso,
 	readableBy,
-	updateIfStatus,
 } from "../meetings/meeting-store";
-import { isPlanned, MEETING_STATUSES, type MeetingStatus, PLANNED_STATUSES } from "../meetings/status-machine";
+import { initialState, isPlanned, MEETING_STATUSES, type MeetingStatus } from "../meetings/status-machine";
+import { announceInRoom, createMeeting, moveMeeting, removeMeeting } from "../meetings/status-writes";
 import { meetingRoom } from "../objects";
 import { recordingsOfMeetings } from "../recordings/recording-store";
 import { MeetingLinkParams } from "./meeting-link-params";
@@ -46,7 +47,7 @@ async function replan(c: Context<AppEnv>, row: typeof meetings.$inferSelect | un
 		userId: row.userId,
 		scheduledAt: cancel || row.status !== "scheduled" ? null : row.scheduledAt,
 		autoJoin: row.autoJoin,
-		joinable: row.platform !== "unknown" && row.nativeMeetingId !== null,
+		joinable: hasJoinableLink(row),
 	});
 }
 
@@ -99,11 +100,11 @@ meetingRoutes.openapi(
 		if (body.title) data.title = body.title;
 		if (body.notes) data.notes = body.notes;
 		const link = linkFields(body.meeting_url ?? null);
-		let row: typeof meetings.$inferSelect | undefined;
+		let row: typeof meetings.$inferSelect;
 		try {
-			row = await db(c.env)
-				.insert(meetings)
-				.values({
+			row = await createMeeting(
+				c.env,
+				{
 					userId,
 					...link,
 					platform: link.platform ?? "unknown",
@@ -114,14 +115,14 @@ meetingRoutes.openapi(
 					data,
 					createdAt: now,
 					updatedAt: now,
-				})
-				.returning()
-				.get();
+				},
+				"user",
+				announceInRoom(c.env),
+			);
 		} catch (err) {
 			if (isUniqueViolation(err)) throw linkConflict();
 			throw err;
 		}
-		if (!row) throw new ApiError(500, "Meeting was not stored");
 		await replan(c, row);
 		return c.json(meetingView(row), 201);
 	},
@@ -213,16 +214,25 @@ meetingRoutes.openapi(
 			else if (body[key] !== undefined) data[key] = body[key];
 		}
 		const scheduledAt = body.scheduled_at === undefined ? row.scheduledAt : body.scheduled_at && new Date(body.scheduled_at).toISOString();
-		let updated: typeof meetings.$inferSelect | undefined;
+		let updated: typeof meetings.$inferSelect | null;
 		try {
-			updated = await updateIfStatus(c.env, row.id, PLANNED_STATUSES, {
-				...linkFields(body.meeting_url),
-				data,
-				scheduledAt,
-				status: scheduledAt ? "scheduled" : "idle",
-				...(body.workspace_id !== undefined ? { workspaceId: body.workspace_id } : {}),
-				...(body.auto_join !== undefined ? { autoJoin: body.auto_join ?? true } : {}),
-			});
+			const moved = await moveMeeting(
+				c.env,
+				{
+					meetingId: row.id,
+					current: initialState(row.status as MeetingStatus),
+					ask: { to: scheduledAt ? "scheduled" : "idle", actor: "user" },
+					values: {
+						...linkFields(body.meeting_url),
+						data,
+						scheduledAt,
+						...(body.workspace_id !== undefined ? { workspaceId: body.workspace_id } : {}),
+						...(body.auto_join !== undefined ? { autoJoin: body.auto_join ?? true } : {}),
+					},
+				},
+				announceInRoom(c.env),
+			);
+			updated = moved.ok ? moved.row : null;
 		} catch (err) {
 			if (isUniqueViolation(err)) throw linkConflict();
 			throw err;
@@ -246,12 +256,7 @@ meetingRoutes.openapi(
 		const row = await findOwnedMeeting(c.env, c.get("identity").userId, c.req.valid("param").meeting_id);
 		if (!row) throw notFound("Meeting not found");
 		if (!isPlanned(row.status as MeetingStatus)) throw lifecycleOwns();
-		const deleted = await db(c.env)
-			.delete(meetings)
-			.where(and(eq(meetings.id, row.id), inArray(meetings.status, [...PLANNED_STATUSES])))
-			.returning({ id: meetings.id })
-			.get();
-		if (!deleted) throw lifecycleOwns();
+		if (!(await removeMeeting(c.env, row, "user", announceInRoom(c.env)))) throw lifecycleOwns();
 		await replan(c, row, true);
 		return c.body(null, 204);
 	},
@@ -284,7 +289,15 @@ meetingRoutes.openapi(
 			(await findMeetingOnLink(c.env, userId, platform, native_meeting_id, { ownedOnly: true }));
 		if (!row) throw notFound("Meeting not found");
 		// Metadata only: status-bearing and calendar keys are not the caller's to write.
-		const { auto_join_error: _e, calendar_sources: _s, scheduled_at: _t, ...free } = body.data ?? {};
+		const {
+			auto_join_error: _e,
+			calendar_sources: _s,
+			scheduled_at: _t,
+			failure_detail: _f,
+			completion_reason: _c,
+			failure_stage: _g,
+			...free
+		} = body.data ?? {};
 		const data: Record<string, unknown> = { ...row.data, ...free };
 		for (const key of ["title", "notes"] as const) {
 			const value = body[key] !== undefined ? body[key] : (free[key] as string | null | undefined);

@@ -21,6 +21,8 @@ export interface WebhookMeeting {
 	user_id: number;
 	platform: string | null;
 	native_meeting_id: string | null;
+	/** The live copilot's identity: `meeting_id == session_uid == native_id` (null for a plan without a link). */
+	session_uid?: string | null;
 	constructed_meeting_url: string | null;
 	status: string;
 	completion_reason: string | null;
@@ -34,18 +36,20 @@ export interface WebhookMeeting {
 }
 
 /** Where a status step came from, in the contract's words ("bot_callback"). */
-export type TransitionSource = "bot_callback" | "user_request" | "watchdog" | "auto_join";
+export type TransitionSource = "bot_callback" | "user_request" | "watchdog" | "auto_join" | "calendar_sync";
 
 export const TRANSITION_SOURCE: Record<Actor, TransitionSource> = {
 	bot: "bot_callback",
 	user: "user_request",
 	system: "watchdog",
 	scheduler: "auto_join",
+	calendar: "calendar_sync",
 };
 
+/** One step; `from: null` is a record just created, `to: null` a plan removed. */
 export interface StatusChange {
 	from: MeetingStatus | null;
-	to: MeetingStatus;
+	to: MeetingStatus | null;
 	/** Free text from whoever made the step (e.g. the bot's "host denied admission"). */
 	reason?: string | null;
 	timestamp: string;
@@ -79,6 +83,7 @@ export async function buildEnvelope(input: EnvelopeInput): Promise<WebhookEnvelo
 		user_id: m.user_id,
 		platform: m.platform,
 		native_meeting_id: m.native_meeting_id,
+		...(m.session_uid !== undefined ? { session_uid: m.session_uid } : {}),
 		constructed_meeting_url: m.constructed_meeting_url,
 		status: m.status,
 		completion_reason: m.completion_reason,
@@ -118,7 +123,7 @@ export async function webhookEventId(
 	change?: Pick<StatusChange, "from" | "to" | "timestamp">,
 ): Promise<string> {
 	const identity = change
-		? [eventType, meeting.id, change.from ?? "", change.to, change.timestamp]
+		? [eventType, meeting.id, change.from ?? "", change.to ?? "", change.timestamp]
 		: [eventType, meeting.id, "", meeting.status, meeting.updated_at];
 	const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(identity.join("\u0000")));
 	const hex = Array.from(new Uint8Array(digest).slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -126,12 +131,17 @@ export async function webhookEventId(
 }
 
 /**
- * The events one status step raises: `meeting.status_change` for every step, plus
- * `meeting.started` the first time the bot is in, `meeting.completed` when it ends completed
- * and `bot.failed` when it ends failed (a failed meeting does not also raise meeting.completed).
+ * The events one status step raises: `meeting.status_change` for every step (a plan's creation,
+ * edit, removal and auto-join error included: `note`), plus `meeting.started` the first time the
+ * bot is in, `meeting.completed` when it ends completed and `bot.failed` when it ends failed (a
+ * failed meeting does not also raise meeting.completed).
  */
-export function webhookEventsFor(before: Pick<MeetingState, "status" | "reached_stage">, after: MeetingStatus): WebhookEventType[] {
-	if (before.status === after) return [];
+export function webhookEventsFor(
+	before: { status: MeetingStatus | null; reached_stage: MeetingState["reached_stage"] },
+	after: MeetingStatus | null,
+	note = false,
+): WebhookEventType[] {
+	if (before.status === after && !note) return [];
 	const events: WebhookEventType[] = [];
 	if (after === "active" && before.reached_stage !== "active") events.push("meeting.started");
 	if (after === "completed") events.push("meeting.completed");

@@ -11,21 +11,28 @@ import {
 	MEETING_STATUSES,
 	type MeetingState,
 	type MeetingStatus,
+	mayCreate,
+	mayRemove,
 	REASON_OUTCOME,
 	RETRYABLE_REASONS,
 	type TransitionRequest,
 	transition,
 } from "../../../src/meetings/status-machine";
 
-const ACTORS: Actor[] = ["user", "bot", "system", "scheduler"];
+const ACTORS: Actor[] = ["user", "bot", "system", "scheduler", "calendar"];
 
 /** Written out independently of the module's table: every legal move between two statuses. */
 const LEGAL = new Set([
 	"idle→scheduled:user",
+	"idle→scheduled:calendar",
 	"scheduled→idle:user",
 	"idle→requested:user",
 	"scheduled→requested:user",
 	"scheduled→requested:scheduler",
+	// Give-back: a claim whose bot never got going returns to its plan (launch broke, or the bot host refused an auto-join spawn).
+	"requested→idle:user",
+	"requested→scheduled:user",
+	"requested→scheduled:scheduler",
 	"requested→joining:bot",
 	"needs_help→joining:bot",
 	"requested→awaiting_admission:bot",
@@ -45,6 +52,10 @@ const LEGAL = new Set([
 		`${s}→failed:system`,
 	]),
 ]);
+
+/** Creation (from no record) and removal (to no record), written out the same way. */
+const CREATES = new Set(["idle:user", "scheduled:user", "scheduled:calendar", "requested:user"]);
+const REMOVES = new Set(["idle:user", "idle:calendar", "scheduled:user", "scheduled:calendar", "requested:user"]);
 
 const state = (status: MeetingStatus, reached_stage: FailureStage | null = null): MeetingState => ({
 	status,
@@ -66,6 +77,14 @@ describe("the move table", () => {
 			expect(result.refusal).toBe(expected);
 		}
 	});
+
+	it.each(MEETING_STATUSES.flatMap((status) => ACTORS.map((actor) => [status, actor] as const)))(
+		"creating or removing a %s record by %s is allowed exactly when listed",
+		(status, actor) => {
+			expect(mayCreate(status, actor)).toBe(CREATES.has(`${status}:${actor}`));
+			expect(mayRemove(status, actor)).toBe(REMOVES.has(`${status}:${actor}`));
+		},
+	);
 
 	it("refuses every move out of a terminal status, even to itself", () => {
 		for (const from of ["completed", "failed"] as const)

@@ -41,11 +41,11 @@ describe("webhooks through a meeting's lifecycle", () => {
 		expect((await call("DELETE", `/bots/google_meet/${code}`, { headers })).status).toBe(204);
 		await bot.status("completed");
 
-		// requested, joining, awaiting_admission, active, stopping, completed + started + completed
-		const requests = await deliveriesAt(hook.path, 8);
+		// idle (created), requested, joining, awaiting_admission, active, stopping, completed + started + completed
+		const requests = await deliveriesAt(hook.path, 9);
 		await new Promise((r) => setTimeout(r, 200));
 		const all = await received(hook.path);
-		expect(all).toHaveLength(8);
+		expect(all).toHaveLength(9);
 		for (const r of all) {
 			expect(r.method).toBe("POST");
 			expect(r.headers["content-type"]).toBe("application/json");
@@ -59,6 +59,7 @@ describe("webhooks through a meeting's lifecycle", () => {
 			.map((e) => e.data.status_change)
 			.sort((a, b) => (a?.timestamp ?? "").localeCompare(b?.timestamp ?? ""));
 		expect(steps.map((s) => [s?.from, s?.to])).toEqual([
+			[null, "idle"],
 			["idle", "requested"],
 			["requested", "joining"],
 			["joining", "awaiting_admission"],
@@ -67,6 +68,7 @@ describe("webhooks through a meeting's lifecycle", () => {
 			["stopping", "completed"],
 		]);
 		expect(steps.map((s) => s?.transition_source)).toEqual([
+			"user_request",
 			"user_request",
 			"bot_callback",
 			"bot_callback",
@@ -100,11 +102,11 @@ describe("webhooks through a meeting's lifecycle", () => {
 		expect(ofType(sent, "meeting.started")[0]?.data.meeting).toMatchObject({ id: meeting.id, status: "active" });
 
 		// The history row is written once the receiver has answered: wait for all of them.
-		const rows = await eventually("eight delivery rows", async () => {
+		const rows = await eventually("nine delivery rows", async () => {
 			const r = await deliveryRows(headers);
-			return r.length >= 8 ? r : undefined;
+			return r.length >= 9 ? r : undefined;
 		});
-		expect(rows).toHaveLength(8);
+		expect(rows).toHaveLength(9);
 		for (const row of rows) {
 			expect(row).toMatchObject({ target_host: "127.0.0.1", outcome: "delivered", status_code: 200, attempt: 1, meeting_id: meeting.id });
 			expect(JSON.stringify(row)).not.toContain("/hooks/");
@@ -177,7 +179,7 @@ describe("webhooks through a meeting's lifecycle", () => {
 			meeting_url: meetUrl(meetCode()),
 			scheduled_at: new Date(Date.now() + 30_000).toISOString(),
 		});
-		const [step] = await deliveriesAt(hook.path, 1);
+		const step = (await deliveriesAt(hook.path, 2)).find((r) => r.body.includes('"to":"requested"'));
 		expect(await verifyWebhook(HOOK_SECRET, step!.headers, step!.body, { toleranceSeconds: 300 })).toMatchObject({ ok: true });
 		expect(JSON.parse(step!.body)).toMatchObject({
 			event_type: "meeting.status_change",

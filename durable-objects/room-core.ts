@@ -1,0 +1,191 @@
+import { type Act, MAX_QUEUED_COMMANDS, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
+import { stopBot } from "../src/bots/bot-host-client";
+import type { MeetingRow } from "../src/db/schema";
+import type { Env } from "../src/env";
+import { type MeetingRef, meetingRefOf, statusStepMessage } from "../src/live/feed-messages";
+import { nowIso } from "../src/meetings/meeting-store";
+import {
+	type Actor,
+	type CompletionReason,
+	type FailureStage,
+	isTerminal,
+	LIVE_STATUSES,
+	type MeetingState,
+	type MeetingStatus,
+} from "../src/meetings/status-machine";
+import { type Announce, moveMeeting, type StatusStep } from "../src/meetings/status-writes";
+import { accountObject } from "../src/objects";
+import { type WebhookEventType, webhookEventsFor } from "../src/webhooks/envelope";
+import { RoomFanout } from "./room-fanout";
+import { RoomNotices } from "./room-notices";
+import { RoomTimers } from "./room-timers";
+import { SerialQueue } from "./serial-queue";
+
+/** What the room keeps about its meeting while it is the authority for it. */
+export interface RoomState {
+	meetingId: number;
+	userId: number;
+	platform: string;
+	nativeMeetingId: string | null;
+	/** The bot-slot key held while a bot runs; released when the meeting ends. */
+	link: string | null;
+	machine: MeetingState;
+	startTime: string | null;
+	lastAppliedSeq: number;
+}
+
+export interface TransitionAsk {
+	to: MeetingStatus;
+	actor: Actor;
+	completion_reason?: CompletionReason;
+	failure_stage?: FailureStage;
+	reason?: string;
+}
+
+/**
+ * The room's inside: its storage, timers, fan-out, webhook events and status moves. Built by
+ * the MeetingRoom and handed only to its helpers (bot channel, launch, auto-join), so none of it
+ * is part of the room's RPC surface and no stub can reach past the serial queue.
+ */
+export class RoomCore {
+	readonly timers: RoomTimers;
+	readonly fanout: RoomFanout;
+	readonly notices: RoomNotices;
+	private readonly queue = new SerialQueue();
+
+	constructor(
+		private readonly ctx: DurableObjectState,
+		/** Read at each use: the object's `env` is the one binding set (tests swap it for faults). */
+		private readonly envOf: () => Env,
+	) {
+		this.timers = new RoomTimers(ctx.storage);
+		this.fanout = new RoomFanout(ctx.storage, envOf());
+		this.notices = new RoomNotices(ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
+	}
+
+	get env(): Env {
+		return this.envOf();
+	}
+
+	get storage(): DurableObjectStorage {
+		return this.ctx.storage;
+	}
+
+	botSockets(): WebSocket[] {
+		return this.ctx.getWebSockets("bot");
+	}
+
+	waitUntil(work: Promise<unknown>): void {
+		this.ctx.waitUntil(work);
+	}
+
+	/** Runs room work one piece at a time, across awaits, so moves never interleave. */
+	serial<T>(work: () => Promise<T>): Promise<T> {
+		return this.queue.run(work);
+	}
+
+	async state(): Promise<RoomState | undefined> {
+		return this.ctx.storage.get<RoomState>("room");
+	}
+
+	async saveState(state: RoomState): Promise<void> {
+		await this.ctx.storage.put("room", state);
+	}
+
+	ref(state: RoomState): MeetingRef {
+		return meetingRefOf({ id: state.meetingId, platform: state.platform, nativeMeetingId: state.nativeMeetingId });
+	}
+
+	/**
+	 * Sends now when the bot is connected, otherwise keeps it for when it says hello again; false
+	 * when MAX_QUEUED_COMMANDS already wait (one storage value holds them, and it must stay small).
+	 */
+	async sendCommand(act: Act): Promise<boolean> {
+		const message: RoomToBot = { type: "command", id: crypto.randomUUID(), act };
+		const [socket] = this.botSockets();
+		if (socket) {
+			socket.send(JSON.stringify(message));
+			return true;
+		}
+		const queued = (await this.ctx.storage.get<RoomToBot[]>("queuedCommands")) ?? [];
+		if (queued.length >= MAX_QUEUED_COMMANDS) return false;
+		queued.push(message);
+		await this.ctx.storage.put("queuedCommands", queued);
+		return true;
+	}
+
+	/** One status move, serialized with everything else the room does. */
+	move(ask: TransitionAsk): Promise<boolean> {
+		return this.serial(() => this.applyMove(ask));
+	}
+
+	/** Applies a move inside the serial chain: D1 first (the one write path), then the room, then everyone else. */
+	async applyMove(ask: TransitionAsk): Promise<boolean> {
+		const state = await this.state();
+		if (!state) return false;
+		const startTime = state.startTime ?? (ask.to === "active" ? nowIso() : null);
+		const announce: Announce = async (row, step, { before, after }) => {
+			const updated: RoomState = { ...state, machine: after, startTime };
+			// The step and its webhook events are stored in one write: neither exists without the other.
+			await this.tell(row, step, webhookEventsFor(before, after.status), { room: updated });
+			if (isTerminal(after.status)) await this.finish(updated, ask.actor);
+		};
+		const outcome = await moveMeeting(
+			this.env,
+			{
+				meetingId: state.meetingId,
+				current: state.machine,
+				ask,
+				// Only while the record is live: one whose launch was undone, or that was ended without a room, is not the room's.
+				guard: LIVE_STATUSES,
+				values: startTime !== state.startTime ? { startTime } : undefined,
+			},
+			announce,
+		);
+		if (outcome.ok) return true;
+		if (outcome.why === "refused") console.warn("refused move", state.meetingId, outcome.detail);
+		else await this.letGo(state);
+		return false;
+	}
+
+	/** Stores a step's webhook events (with `alsoStore`), tells the watchers, and sends the events on. */
+	async tell(row: MeetingRow, step: StatusStep, events: WebhookEventType[], alsoStore: Record<string, unknown> = {}): Promise<void> {
+		const entries = { ...(await this.notices.prepare(row, events, step)), ...alsoStore };
+		if (Object.keys(entries).length > 0) await this.ctx.storage.put(entries);
+		await this.fanout.publish(row.id, statusStepMessage(row, step));
+		if (events.length > 0) await this.sendNotices();
+	}
+
+	/** Hands stored webhook events to the outbox after the current work; the `notify` timer retries. */
+	async sendNotices(): Promise<void> {
+		await this.notices.armRetry();
+		this.ctx.waitUntil(
+			this.serial(() => this.notices.drain()).catch((err: unknown) => {
+				console.error("webhook events wait for a retry", err instanceof Error ? err.name : "error");
+			}),
+		);
+	}
+
+	private async finish(state: RoomState, actor: Actor): Promise<void> {
+		await this.timers.clear("watchdog", "stop_deadline");
+		await this.ctx.storage.delete("queuedCommands");
+		if (state.link) {
+			await accountObject(this.env, state.userId).releaseBotSlot(state.link);
+			await this.saveState({ ...state, link: null });
+		}
+		// A bot that reported the end itself still waits for its ack; the inbox closes it after.
+		if (actor === "bot") return;
+		for (const socket of this.botSockets()) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
+		// The bot may be out of reach of its channel (or never connected): its host removes it.
+		this.ctx.waitUntil(stopBot(this.env, state.meetingId));
+	}
+
+	/** The record moved on without the room: forget it, and remove its bot. */
+	private async letGo(state: RoomState): Promise<void> {
+		console.warn("meeting moved on without its room", state.meetingId);
+		await this.ctx.storage.delete(["room", "queuedCommands"]);
+		await this.timers.clear("watchdog", "stop_deadline");
+		for (const socket of this.botSockets()) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
+		this.ctx.waitUntil(stopBot(this.env, state.meetingId));
+	}
+}

@@ -1,0 +1,46 @@
+import type { CompletionReason } from "./status-machine";
+
+/** Long enough for a sentence and a host's error text; short enough for every record and frame. */
+export const FAILURE_DETAIL_MAX = 500;
+
+/** What a failure says when its source gave no words of its own. */
+const BY_REASON: Partial<Record<CompletionReason, string>> = {
+	evicted: "the bot was removed from the meeting",
+	awaiting_admission_timeout: "nobody admitted the bot in time",
+	awaiting_admission_rejected: "the host denied the bot entry",
+	rejected: "the host denied the bot entry",
+	join_failure: "the bot could not join the meeting",
+	validation_error: "the meeting details were not accepted",
+};
+
+/**
+ * The human-readable cause a failed meeting carries (`data.failure_detail`), made safe once for
+ * every place it is shown: URLs lose credentials, query and fragment; keys and bearer tokens are
+ * redacted; control characters go; the text is bounded.
+ */
+export function failureDetail(text: string | null | undefined, reason: CompletionReason | null): string {
+	const said = text?.trim() ? sanitize(text) : "";
+	return said || (reason && BY_REASON[reason]) || "the bot could not continue";
+}
+
+export function sanitize(text: string): string {
+	const cleaned = text
+		.replace(/\p{Cc}+/gu, " ")
+		.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, safeUrl)
+		.replace(/\bBearer\s+[^\s"',;]+/gi, "Bearer [redacted]")
+		.replace(/\bvxa_[A-Za-z0-9_-]+/g, "vxa_[redacted]")
+		.replace(/\b(token|secret|password|api[_-]?key)(\s*[=:]\s*)[^\s"',;&]+/gi, "$1$2[redacted]")
+		.replace(/\s+/g, " ")
+		.trim();
+	return cleaned.length > FAILURE_DETAIL_MAX ? `${cleaned.slice(0, FAILURE_DETAIL_MAX - 1)}…` : cleaned;
+}
+
+/** Scheme, host and path only; anything unparseable is dropped rather than risked. */
+function safeUrl(raw: string): string {
+	try {
+		const url = new URL(raw);
+		return `${url.protocol}//${url.host}${url.pathname === "/" ? "" : url.pathname}`;
+	} catch {
+		return "[address]";
+	}
+}
