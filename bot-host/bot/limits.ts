@@ -1,5 +1,10 @@
-/** When a bot leaves on its own: `automatic_leave` from the spawn, with defaults (milliseconds). */
+/**
+ * When a bot leaves on its own: `automatic_leave` from the spawn, with defaults (milliseconds),
+ * and the one rule that reads them (`autoLeave`), kept apart from the browser so it can be
+ * tested without one.
+ */
 import type { AutomaticLeave } from "../../src/bot-channel/protocol.ts";
+import { type Ending, leaving, seconds } from "./outcomes.ts";
 
 export const AUTOMATIC_LEAVE_DEFAULTS = {
 	max_wait_for_admission: 15 * 60_000,
@@ -21,4 +26,46 @@ export function leaveLimits(given: AutomaticLeave): LeaveLimits {
 		max_bot_time: given.max_bot_time ?? d.max_bot_time,
 		silence_timeout: given.silence_timeout ?? d.silence_timeout,
 	};
+}
+
+/** Where the bot is, as elapsed milliseconds: all the automatic_leave rules look at. */
+export interface Attendance {
+	/** Since the bot was started (max_bot_time counts from the spawn, not from admission). */
+	sinceStartMs: number;
+	/** How long the bot has waited in the lobby; null when it is not waiting there. */
+	inLobbyMs: number | null;
+	/** Null until the bot is admitted. */
+	call: {
+		sinceAdmittedMs: number;
+		/** Someone other than the bot has been in the call at some point. */
+		everJoined: boolean;
+		/** Alone since the last other person left; null while someone is there, or before anyone came. */
+		aloneMs: number | null;
+		/** Since the last caption or active speaker (since admission if nobody spoke). */
+		silentMs: number;
+	} | null;
+}
+
+/** The automatic leave that applies now, or null. A limit reached ends the stay (`leaving`). */
+export function autoLeave(at: Attendance, config: AutomaticLeave): Ending | null {
+	const limits = leaveLimits(config);
+	if (at.sinceStartMs >= limits.max_bot_time)
+		return leaving("max_bot_time_exceeded", `the bot's time limit of ${seconds(limits.max_bot_time)} was reached (max_bot_time)`);
+	if (at.inLobbyMs !== null && at.inLobbyMs >= limits.max_wait_for_admission)
+		return leaving(
+			"awaiting_admission_timeout",
+			`lobby wait exceeded ${seconds(limits.max_wait_for_admission)}: nobody admitted the bot (max_wait_for_admission)`,
+		);
+	const call = at.call;
+	if (!call) return null;
+	if (call.aloneMs !== null && call.aloneMs >= limits.max_time_left_alone)
+		return leaving("left_alone", `everyone else left; alone for ${seconds(limits.max_time_left_alone)} (max_time_left_alone)`);
+	if (!call.everJoined && call.sinceAdmittedMs >= limits.no_one_joined_timeout)
+		return leaving(
+			"startup_alone",
+			`no one else joined within ${seconds(limits.no_one_joined_timeout)} of admission (no_one_joined_timeout)`,
+		);
+	if (limits.silence_timeout !== null && call.silentMs >= limits.silence_timeout)
+		return leaving("stopped", `silence_timeout: no one spoke for ${seconds(limits.silence_timeout)}`);
+	return null;
 }

@@ -1,5 +1,11 @@
-/** How a screen that ends the bot's time in a meeting is reported on the bot channel. */
-import type { CompletionReason } from "../../src/bot-channel/protocol.ts";
+/**
+ * How the bot's time in a meeting ends, as reported on the bot channel. The status always comes
+ * from the shared ending table (REASON_OUTCOME), so the bot reports what the room records, and
+ * every ending carries a human-readable `reason` that is safe to show the user.
+ */
+
+import { TimeoutError } from "puppeteer-core";
+import { type CompletionReason, REASON_OUTCOME } from "../../src/bot-channel/protocol.ts";
 import type { MeetingState } from "../drivers/types.ts";
 
 export type Stage = "joining" | "awaiting_admission" | "active";
@@ -7,47 +13,82 @@ export type Stage = "joining" | "awaiting_admission" | "active";
 export interface Ending {
 	status: "completed" | "failed";
 	completion_reason?: CompletionReason;
-	reason?: string;
+	/** What happened, in words a user can act on. */
+	reason: string;
 	/** Leave the meeting ourselves before reporting (we decided to go). */
 	leave: boolean;
 }
 
-/** The bot decided to go (a stop, a limit reached): it leaves the call and reports `completed`. */
-export const leaving = (completion_reason: CompletionReason, reason?: string): Ending => ({
-	status: "completed",
+/** The channel's limit on `reason`. */
+export const REASON_MAX = 2000;
+
+/** An ending with a reason: its status is the table's, never chosen here. */
+export const endingFor = (completion_reason: CompletionReason, reason: string, leave = false): Ending => ({
+	status: REASON_OUTCOME[completion_reason],
 	completion_reason,
-	...(reason ? { reason } : {}),
-	leave: true,
+	reason,
+	leave,
 });
 
-const failed = (completion_reason: CompletionReason | undefined, reason: string): Ending => ({
-	status: "failed",
-	...(completion_reason ? { completion_reason } : {}),
-	reason,
-	leave: false,
-});
+/** The bot decided to go (a stop, a limit reached): it leaves the call, then reports. */
+export const leaving = (completion_reason: CompletionReason, reason: string): Ending => endingFor(completion_reason, reason, true);
+
+/** A failure the table has no reason for (a person has to act, or the bot broke once in the call). */
+export const failedWithout = (reason: string, leave = false): Ending => ({ status: "failed", reason, leave });
 
 /** Null while the screen does not end anything (pre-join, lobby, in call). */
 export function outcomeOf(state: MeetingState, stage: Stage): Ending | null {
 	switch (state) {
 		case "denied":
-			return failed("awaiting_admission_rejected", "the host denied the request to join");
+			return endingFor("awaiting_admission_rejected", "the host denied the request to join");
+		case "unanswered":
+			return endingFor("awaiting_admission_timeout", "nobody answered the request to join (the platform stopped waiting)");
 		case "removed":
 			// Zoom shows the same screen for a waiting-room denial and a removal.
-			if (stage !== "active") return failed("awaiting_admission_rejected", "removed from the waiting room");
-			return { status: "completed", completion_reason: "evicted", reason: "removed from the meeting", leave: false };
+			if (stage !== "active")
+				return endingFor("awaiting_admission_rejected", "the host denied the request to join (removed from the waiting room)");
+			return endingFor("evicted", "removed from the meeting");
 		case "ended":
-			return { status: "completed", completion_reason: "meeting_ended", leave: false };
+			return endingFor("meeting_ended", "the host ended the meeting");
 		case "left":
-			return { status: "completed", completion_reason: "stopped", reason: "the page shows the bot left", leave: false };
+			return endingFor("stopped", "the page shows the bot left the meeting");
 		case "not_found":
-			return failed("join_failure", "meeting not found (invalid link, code or passcode)");
+			return endingFor("join_failure", "meeting not found (invalid link, code or passcode)");
 		// Named failures, not join_failure: a person has to act (sign in, change a setting).
 		case "sign_in_required":
-			return failed(undefined, "sign_in_required: the platform asks the bot to sign in");
+			return failedWithout("sign_in_required: the platform asks the bot to sign in");
 		case "bot_wall":
-			return failed(undefined, "bot_wall: the platform refused an automated guest (captcha or bot check)");
+			return failedWithout("bot_wall: the platform refused an automated guest (captcha or bot check)");
 		default:
 			return null;
 	}
+}
+
+/**
+ * The text as it may leave the bot host: links lose their query, fragment and credentials (a
+ * meeting link may carry its passcode as `pwd=`), the given secrets are masked, and it fits
+ * the channel's limit.
+ */
+export function reportable(reason: string, secrets: readonly (string | null | undefined)[]): string {
+	let text = reason.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, (link) => {
+		try {
+			const url = new URL(link);
+			return `${url.protocol}//${url.host}${url.pathname}`;
+		} catch {
+			return "[link]";
+		}
+	});
+	for (const secret of secrets) if (secret) text = text.split(secret).join("***");
+	return text.slice(0, REASON_MAX);
+}
+
+/** "300 s", "1.5 s": how long a limit was, for a reason. */
+export const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(1))} s`;
+
+/** A failed page load in words: the network error code, or the timeout. */
+export function navigationFailure(err: unknown, timeoutMs: number): string {
+	if (err instanceof TimeoutError) return `no answer within ${seconds(timeoutMs)}`;
+	const message = err instanceof Error ? err.message : String(err);
+	// Puppeteer adds " at <url>"; the code alone says it, and the link may carry a passcode.
+	return /^net::[A-Z_]+/.exec(message)?.[0] ?? message;
 }

@@ -4,8 +4,6 @@
  * (joining → awaiting_admission → active → completed/failed) and the transcript.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { Page } from "puppeteer-core";
 import type { Act, BotSegment, CompletionReason, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import { driverFor } from "../drivers/index.ts";
@@ -15,13 +13,13 @@ import { deliverRecording, MeetingAudio } from "./audio.ts";
 import { type BotBrowser, type BrowserOptions, launchBotBrowser } from "./browser.ts";
 import { BotChannel } from "./channel.ts";
 import type { HostEgress } from "./egress.ts";
-import { type LeaveLimits, leaveLimits } from "./limits.ts";
-import { type Ending, leaving, outcomeOf, type Stage } from "./outcomes.ts";
+import { autoLeave } from "./limits.ts";
+import { openMeetingPage, preparePage } from "./meeting-page.ts";
+import { type Ending, endingFor, failedWithout, leaving, outcomeOf, reportable, type Stage, seconds } from "./outcomes.ts";
 import { Transcriber } from "./transcriber.ts";
 import { CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts";
 
-/** Virtual mic/camera and meeting-audio capture, injected before the platform's scripts. */
-const PAGE_MEDIA_SCRIPT = readFileSync(path.join(import.meta.dirname, "page-media.js"), "utf8");
+const LEAVE_COMMAND = "asked to leave (leave command)";
 
 export interface SessionOptions {
 	request: SpawnRequest;
@@ -44,7 +42,6 @@ export class BotSession {
 	private readonly channel: BotChannel;
 	private readonly now: () => number;
 	private readonly log: (line: string) => void;
-	private readonly limits: LeaveLimits;
 	private stage: Stage = "joining";
 	private requestedEnding: Ending | null = null;
 	private crashed: string | null = null;
@@ -64,7 +61,6 @@ export class BotSession {
 		this.driver = driverFor(options.request.platform);
 		this.now = options.now ?? Date.now;
 		this.log = options.log ?? (() => {});
-		this.limits = leaveLimits(options.request.automatic_leave);
 		this.channel = new BotChannel({
 			url: options.request.channel.url,
 			token: options.request.channel.token,
@@ -72,7 +68,7 @@ export class BotSession {
 			onCommand: (id, act) => this.commands.push({ id, act }),
 			// Without a channel nothing the bot hears reaches anyone: leave rather than linger.
 			onRejected: () => {
-				this.requestedEnding ??= { status: "failed", reason: "the room refused the channel token", leave: true };
+				this.requestedEnding ??= failedWithout("the room refused the channel token", true);
 			},
 			// The meeting was ended without the bot (watchdog, stop deadline): it must not stay in the call.
 			onMeetingEnded: () => {
@@ -105,9 +101,9 @@ export class BotSession {
 			.finally(() => this.resolveFinished());
 	}
 
-	/** Leave the meeting and report `completed` with this reason (stop, shutdown). */
-	stop(reason: CompletionReason = "stopped"): Promise<void> {
-		this.requestedEnding ??= leaving(reason);
+	/** Leave the meeting and report this reason (stop, shutdown). */
+	stop(reason: CompletionReason = "stopped", text = "asked to leave (stop request)"): Promise<void> {
+		this.requestedEnding ??= leaving(reason, text);
 		return this.finished;
 	}
 
@@ -122,17 +118,16 @@ export class BotSession {
 		try {
 			ending = await this.attend(startedAt);
 		} catch (err) {
-			ending = this.crashed
-				? { status: "failed", reason: `browser crashed: ${this.crashed}`, leave: false }
-				: { status: "failed", completion_reason: "join_failure", reason: describe(err), leave: false };
-			if (this.stage === "active" && !this.crashed) ending.completion_reason = undefined;
+			// Past admission a breakage is no join failure: the meeting failed with no table reason.
+			if (this.crashed) ending = failedWithout(`browser crashed: ${this.crashed}`);
+			else ending = this.stage === "active" ? failedWithout(describe(err)) : endingFor("join_failure", describe(err));
 		}
 		if (ending.leave && this.page && !this.crashed) await this.leaveMeeting(this.page);
 		this.captions?.flush();
 		await this.finishAudio();
 		this.status(ending.status, {
 			...(ending.completion_reason ? { completion_reason: ending.completion_reason } : {}),
-			...(ending.reason ? { reason: ending.reason.slice(0, 2000) } : {}),
+			reason: reportable(ending.reason, [this.request.passcode, this.request.channel.token, this.request.transcription?.token]),
 			...(ending.status === "failed" ? { failure_stage: this.stage } : {}),
 		});
 		await this.bot?.close().catch(() => {});
@@ -143,41 +138,41 @@ export class BotSession {
 	/** Join and stay until something ends the bot's time in the meeting. */
 	private async attend(startedAt: number): Promise<Ending> {
 		const { request } = this;
-		this.bot = await launchBotBrowser(String(request.meeting_id), this.options.browser);
+		this.bot = await launchBotBrowser(String(request.meeting_id), this.options.browser).catch(because("could not start Chromium"));
 		this.bot.browser.on("disconnected", () => {
 			this.crashed ??= this.requestedEnding ? null : "Chromium disconnected";
 		});
-		const page = await this.bot.browser.newPage();
+		const page = await this.bot.browser.newPage().catch(because("could not open a browser page"));
 		this.page = page;
 		page.on("error", (err) => {
 			this.crashed ??= `page crashed: ${err.message}`;
 		});
-		// esbuild-style name helpers may appear in functions serialised into the page.
-		await page.evaluateOnNewDocument("globalThis.__name = globalThis.__name || ((f) => f);");
 		const audio = new MeetingAudio({
 			recording: request.recording_enabled,
 			callOffsetMs: () => (this.callStartedAt === null ? 0 : this.now() - this.callStartedAt),
 		});
 		this.audio = audio;
-		await page.exposeFunction("__botAudioChunk", (base64: string) => audio.push(Buffer.from(base64, "base64")));
-		await page.evaluateOnNewDocument(PAGE_MEDIA_SCRIPT);
+		await preparePage(page, (base64) => audio.push(Buffer.from(base64, "base64"))).catch(because("could not prepare the browser page"));
 		const url = this.driver.joinUrl(request.meeting_url, request.passcode ?? null);
-		await page.goto(url, { waitUntil: "domcontentloaded", timeout: 30_000 });
-		const early = this.requestedEnding ?? (await this.untilPrejoin(page));
+		const unopened = await openMeetingPage(page, this.driver, url, request.bot_name);
+		// A load that failed because Chromium went away is reported as the crash.
+		if (this.crashed) throw new Error(this.crashed);
+		const early = unopened ?? this.requestedEnding ?? (await this.untilPrejoin(page));
 		if (early) return early;
-		await this.driver.join(page, { botName: request.bot_name, passcode: request.passcode ?? null });
+		await this.driver.join(page, { botName: request.bot_name, passcode: request.passcode ?? null }).catch(because("could not join"));
 		return this.watch(page, startedAt);
 	}
 
 	private async watch(page: Page, startedAt: number): Promise<Ending> {
 		const pollMs = this.options.pollMs ?? 150;
-		const joinDeadline = this.now() + (this.options.joinTimeoutMs ?? 60_000);
+		const joinTimeoutMs = this.options.joinTimeoutMs ?? 60_000;
+		const joinDeadline = this.now() + joinTimeoutMs;
 		const prefix = `${this.request.meeting_id}-${randomBytes(3).toString("hex")}`;
 		const participants = new ParticipantTracker();
 		const chat = new ChatTracker(this.request.bot_name);
 		this.chat = chat;
 		let lobbySince: number | null = null;
-		let admittedAt = 0;
+		let admittedAt: number | null = null;
 		let aloneSince: number | null = null;
 		let lastSpeechAt = 0;
 		let failedReads = 0;
@@ -188,18 +183,16 @@ export class BotSession {
 			tick++;
 			if (this.crashed) throw new Error(this.crashed);
 			await this.runCommands(page, this.stage === "active");
-			if (this.requestedEnding) {
-				return this.requestedEnding;
-			}
+			if (this.requestedEnding) return this.requestedEnding;
 			const now = this.now();
-			if (now - startedAt >= this.limits.max_bot_time) return leaving("max_bot_time_exceeded");
 			let snap: MeetingSnapshot;
 			try {
 				snap = await this.driver.snapshot(page, this.request.bot_name);
 				failedReads = 0;
 			} catch (err) {
 				// Navigations (Zoom's audio set-up redirects) destroy the context for a moment.
-				if (this.crashed || ++failedReads > 60) throw err;
+				if (this.crashed) throw err;
+				if (++failedReads > 60) throw new Error(`the meeting page stopped answering: ${describe(err)}`);
 				await sleep(pollMs);
 				continue;
 			}
@@ -217,7 +210,6 @@ export class BotSession {
 					}
 					if (tick % 5 === 0 && (await this.driver.recoverLobby?.(page).catch(() => false)))
 						this.log("the lobby connection dropped; asked to join again");
-					if (lobbySince !== null && now - lobbySince >= this.limits.max_wait_for_admission) return leaving("awaiting_admission_timeout");
 					break;
 				case "in_call": {
 					if (this.stage !== "active") {
@@ -237,23 +229,19 @@ export class BotSession {
 					);
 					for (const message of chat.update(snap.chat, now)) this.channel.send({ type: "chat", message });
 					if (participants.count > 0) aloneSince = null;
-					else if (participants.everJoined) {
-						aloneSince ??= now;
-						if (now - aloneSince >= this.limits.max_time_left_alone) return leaving("left_alone");
-					} else if (now - admittedAt >= this.limits.no_one_joined_timeout) return leaving("startup_alone");
-					if (this.limits.silence_timeout !== null && now - lastSpeechAt >= this.limits.silence_timeout)
-						return leaving("stopped", "silence_timeout");
+					else if (participants.everJoined) aloneSince ??= now;
 					break;
 				}
 				default:
 					if (this.stage === "joining" && now >= joinDeadline)
-						return {
-							status: "failed",
-							completion_reason: "join_failure",
-							reason: `no lobby or call after joining (page state ${snap.state})`,
-							leave: false,
-						};
+						return endingFor("join_failure", `no lobby or call within ${seconds(joinTimeoutMs)} of asking to join (page: ${snap.state})`);
 			}
+			const inLobbyMs = this.stage === "awaiting_admission" && lobbySince !== null ? now - lobbySince : null;
+			const aloneMs = aloneSince === null ? null : now - aloneSince;
+			const { everJoined } = participants;
+			const call = admittedAt === null ? null : { sinceAdmittedMs: now - admittedAt, everJoined, aloneMs, silentMs: now - lastSpeechAt };
+			const rule = autoLeave({ sinceStartMs: now - startedAt, inLobbyMs, call }, this.request.automatic_leave);
+			if (rule) return rule;
 			await sleep(pollMs);
 		}
 	}
@@ -309,7 +297,8 @@ export class BotSession {
 				emit,
 			});
 		}
-		if (this.audio?.transcriber || request.recording_enabled) await page.evaluate(() => window.__bot.startCapture());
+		if (this.audio?.transcriber || request.recording_enabled)
+			await page.evaluate(() => window.__bot.startCapture()).catch(because("could not start capturing the meeting audio"));
 		return this.driver.prepareCall(page).catch((err: unknown) => {
 			this.log(`prepare call: ${describe(err)}`);
 			return false;
@@ -343,7 +332,7 @@ export class BotSession {
 	private async runCommands(page: Page, inCall: boolean): Promise<void> {
 		if (!inCall) {
 			// Only `leave` means anything before admission; the rest wait for the call.
-			if (this.commands.some((c) => c.act.action === "leave")) this.requestedEnding ??= leaving("stopped");
+			if (this.commands.some((c) => c.act.action === "leave")) this.requestedEnding ??= leaving("stopped", LEAVE_COMMAND);
 			return;
 		}
 		for (let next = this.commands.shift(); next; next = this.commands.shift()) {
@@ -351,7 +340,7 @@ export class BotSession {
 			try {
 				switch (act.action) {
 					case "leave":
-						this.requestedEnding ??= leaving("stopped");
+						this.requestedEnding ??= leaving("stopped", LEAVE_COMMAND);
 						break;
 					case "chat_send":
 						await this.driver.sendChat(page, act.text);
@@ -390,6 +379,13 @@ export class BotSession {
 
 function describe(err: unknown): string {
 	return err instanceof Error ? err.message : String(err);
+}
+
+/** Rethrows an error with the step it broke, so the reported reason names it. */
+function because(step: string): (err: unknown) => never {
+	return (err) => {
+		throw new Error(`${step}: ${describe(err)}`);
+	};
 }
 
 function sleep(ms: number): Promise<void> {

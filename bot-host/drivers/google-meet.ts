@@ -22,10 +22,8 @@ const MEET = {
 	probe: {
 		states: [
 			{ state: "removed", texts: ["You've been removed from the meeting"] },
-			{
-				state: "denied",
-				texts: ["Someone in the call denied your request to join", "No one responded to your request to join the call"],
-			},
+			{ state: "denied", texts: ["Someone in the call denied your request to join"] },
+			{ state: "unanswered", texts: ["No one responded to your request to join the call"] },
 			{ state: "ended", texts: ["Your host ended the meeting for everyone", "Meeting ended", "Call ended"] },
 			{ state: "not_found", texts: ["Check your meeting code", "Invalid video call name"] },
 			{ state: "bot_wall", texts: ["You can't join this meeting"] },

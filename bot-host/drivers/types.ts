@@ -11,6 +11,8 @@ export type MeetingState =
 	| "lobby"
 	| "in_call"
 	| "denied"
+	/** The platform gave up on the lobby request itself (no one answered it). */
+	| "unanswered"
 	| "removed"
 	| "ended"
 	| "not_found"

@@ -55,7 +55,7 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 			const received = world.room.received(bot.meetingId);
 
 			expect(statusesOf(received).map((s) => s.status)).toEqual(["joining", "awaiting_admission", "active", "completed"]);
-			expect(last.completion_reason).toBe("stopped");
+			expect(last).toMatchObject({ completion_reason: "stopped", reason: "asked to leave (leave command)" });
 			expect(confirmed.find((s) => s.speaker === ALICE)?.text).toBe(ALICE_LINE);
 			expect(confirmed.find((s) => s.speaker === BOB)?.text).toBe(BOB_LINE);
 			for (const s of confirmed) expect(s.speaker_source).toBe(options.speakerSource);
@@ -89,6 +89,7 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 			const last = await finished(bot.meetingId);
 			expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "awaiting_admission", "failed"]);
 			expect(last).toMatchObject({ completion_reason: "awaiting_admission_rejected", failure_stage: "awaiting_admission" });
+			expect(last.reason).toMatch(/^the host denied the request to join/);
 			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["lobby", "denied"]);
 		});
 
@@ -102,7 +103,7 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 			expect(world.sandbox.observed(bot.nativeId)?.attendees).toEqual([]);
 		});
 
-		it("gives up after the lobby timeout", async () => {
+		it("gives up after the lobby timeout, failed as the room records it", async () => {
 			const bot = await spawnBot(
 				world,
 				platform,
@@ -110,13 +111,17 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 				{ automatic_leave: { max_wait_for_admission: 1_500 } },
 			);
 			const last = await finished(bot.meetingId);
-			expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "awaiting_admission", "completed"]);
-			expect(last.completion_reason).toBe("awaiting_admission_timeout");
+			expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "awaiting_admission", "failed"]);
+			expect(last).toMatchObject({
+				completion_reason: "awaiting_admission_timeout",
+				failure_stage: "awaiting_admission",
+				reason: "lobby wait exceeded 1.5 s: nobody admitted the bot (max_wait_for_admission)",
+			});
 			// It leaves the lobby itself rather than just closing the browser.
 			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["lobby", "left"]);
 		});
 
-		it("reports a removal from the call as evicted", async () => {
+		it("reports a removal from the call as failed / evicted", async () => {
 			const bot = await spawnBot(world, platform, {
 				direct_join: true,
 				remove_after_ms: 1_500,
@@ -124,8 +129,8 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 				participants: [{ name: ALICE }],
 			});
 			const last = await finished(bot.meetingId);
-			expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "active", "completed"]);
-			expect(last.completion_reason).toBe("evicted");
+			expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "active", "failed"]);
+			expect(last).toMatchObject({ completion_reason: "evicted", failure_stage: "active", reason: "removed from the meeting" });
 			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["in_call", "removed"]);
 		});
 
@@ -137,7 +142,7 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 				participants: [{ name: ALICE }],
 			});
 			const last = await finished(bot.meetingId);
-			expect(last).toMatchObject({ status: "completed", completion_reason: "meeting_ended" });
+			expect(last).toMatchObject({ status: "completed", completion_reason: "meeting_ended", reason: "the host ended the meeting" });
 			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["lobby", "in_call", "ended"]);
 		});
 
@@ -150,7 +155,7 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 			);
 			const last = await finished(bot.meetingId);
 			const received = world.room.received(bot.meetingId);
-			expect(last.completion_reason).toBe("left_alone");
+			expect(last).toMatchObject({ completion_reason: "left_alone", reason: "everyone else left; alone for 1 s (max_time_left_alone)" });
 			const events = received.flatMap((m) => (m.type === "participant" ? [`${m.event}:${m.participant.name}`] : []));
 			expect(events).toEqual([`join:${ALICE}`, `leave:${ALICE}`]);
 			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: true });

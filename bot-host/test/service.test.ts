@@ -82,7 +82,7 @@ describe("bot host service", () => {
 		});
 		expect(stop.status).toBe(202);
 		const last = await world.room.until(bot.meetingId, finalStatus);
-		expect(last).toMatchObject({ status: "completed", completion_reason: "stopped" });
+		expect(last).toMatchObject({ status: "completed", completion_reason: "stopped", reason: "asked to leave (stop request)" });
 		expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: true });
 		await session?.finished;
 		await new Promise((resolve) => setImmediate(resolve));
@@ -131,7 +131,9 @@ describe("bot host service", () => {
 		world.room.command(typed.meetingId, { action: "leave" });
 		expect(await world.room.until(typed.meetingId, finalStatus)).toMatchObject({ status: "completed", completion_reason: "stopped" });
 		expect(world.sandbox.observed(typed.nativeId)?.attendees[0]).toMatchObject({ passcode_ok: true, left: true });
-		expect(await world.room.until(wrong.meetingId, finalStatus)).toMatchObject({ status: "failed", completion_reason: "join_failure" });
+		const refused = await world.room.until(wrong.meetingId, finalStatus);
+		expect(refused).toMatchObject({ status: "failed", completion_reason: "join_failure" });
+		expect(refused.reason).toBe("meeting not found (invalid link, code or passcode)");
 		expect(world.sandbox.observed(wrong.nativeId)?.attendees[0]).toMatchObject({ passcode_ok: false });
 	});
 
@@ -178,13 +180,17 @@ describe("bot host service", () => {
 			{ seq: 1, type: "status", status: "joining" },
 			{ seq: 2, type: "status", status: "awaiting_admission" },
 		]);
-		expect(statusesOf(received).map((s) => s.status)).toEqual(["joining", "awaiting_admission", "completed"]);
+		expect(statusesOf(received).map((s) => s.status)).toEqual(["joining", "awaiting_admission", "failed"]);
 	});
 
 	it("leaves with startup_alone when no one else ever joins", async () => {
 		const bot = await spawnBot(world, "google_meet", { direct_join: true }, { automatic_leave: { no_one_joined_timeout: 1_000 } });
 		const last = await world.room.until(bot.meetingId, finalStatus);
-		expect(last).toMatchObject({ status: "completed", completion_reason: "startup_alone" });
+		expect(last).toMatchObject({
+			status: "completed",
+			completion_reason: "startup_alone",
+			reason: "no one else joined within 1 s of admission (no_one_joined_timeout)",
+		});
 	});
 
 	it("leaves on max_bot_time and on silence_timeout, each with its own reason", async () => {
@@ -203,11 +209,12 @@ describe("bot host service", () => {
 		expect(await world.room.until(capped.meetingId, finalStatus)).toMatchObject({
 			status: "completed",
 			completion_reason: "max_bot_time_exceeded",
+			reason: "the bot's time limit of 2.5 s was reached (max_bot_time)",
 		});
 		expect(await world.room.until(quiet.meetingId, finalStatus)).toMatchObject({
 			status: "completed",
 			completion_reason: "stopped",
-			reason: "silence_timeout",
+			reason: "silence_timeout: no one spoke for 1.5 s",
 		});
 		expect(world.sandbox.observed(capped.nativeId)?.attendees[0]).toMatchObject({ left: true });
 	});
@@ -220,7 +227,7 @@ describe("bot host service", () => {
 		process.kill(pid as number, "SIGKILL");
 		const last = await world.room.until(bot.meetingId, finalStatus);
 		expect(last).toMatchObject({ status: "failed", failure_stage: "active" });
-		expect(last.reason).toMatch(/browser crashed/);
+		expect(last.reason).toMatch(/^browser crashed: (Chromium disconnected|page crashed)/);
 		const health = await fetch(`${world.hostUrl}/health`);
 		expect(await health.json()).toMatchObject({ status: "ok" });
 	});

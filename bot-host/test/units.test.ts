@@ -1,14 +1,17 @@
 /** The pure parts, without a browser: trackers, link rewriting, WAV, the sandbox clock. */
 import { spawnSync } from "node:child_process";
+import { TimeoutError } from "puppeteer-core";
 import { describe, expect, it } from "vitest";
-import type { BotSegment } from "../../src/bot-channel/protocol.ts";
+import { type BotSegment, CompletionReason, REASON_OUTCOME } from "../../src/bot-channel/protocol.ts";
 import { admit, hostEgressFromEnv } from "../bot/egress.ts";
-import { outcomeOf } from "../bot/outcomes.ts";
+import { type Attendance, autoLeave } from "../bot/limits.ts";
+import { leaving, navigationFailure, outcomeOf, reportable, type Stage } from "../bot/outcomes.ts";
 import { transcriptionEndpoint } from "../bot/transcriber.ts";
 import { CaptionTracker, ChatTracker, ParticipantTracker } from "../bot/transcript.ts";
 import { encodeWav, wavDurationMs } from "../bot/wav.ts";
 import { googleMeet } from "../drivers/google-meet.ts";
 import { teams } from "../drivers/teams.ts";
+import type { MeetingState } from "../drivers/types.ts";
 import { zoom } from "../drivers/zoom.ts";
 import { SandboxMeeting, Scenario } from "../sandbox/scenario.ts";
 
@@ -149,14 +152,137 @@ describe("wav and the sandbox clock", () => {
 });
 
 describe("outcomes", () => {
-	it("reads the same removal screen as a denial before admission and an eviction after", () => {
+	const STATES: MeetingState[] = [
+		"prejoin",
+		"lobby",
+		"in_call",
+		"denied",
+		"unanswered",
+		"removed",
+		"ended",
+		"not_found",
+		"sign_in_required",
+		"bot_wall",
+		"left",
+		"unknown",
+	];
+	const STAGES: Stage[] = ["joining", "awaiting_admission", "active"];
+
+	it("reads the same removal screen as a denial before admission and an eviction (failed) after", () => {
 		expect(outcomeOf("removed", "awaiting_admission")).toMatchObject({
 			status: "failed",
 			completion_reason: "awaiting_admission_rejected",
 		});
-		expect(outcomeOf("removed", "active")).toMatchObject({ status: "completed", completion_reason: "evicted" });
+		expect(outcomeOf("removed", "active")).toEqual({
+			status: "failed",
+			completion_reason: "evicted",
+			reason: "removed from the meeting",
+			leave: false,
+		});
 		expect(outcomeOf("bot_wall", "joining")).toMatchObject({ status: "failed", reason: expect.stringMatching(/^bot_wall/) });
+		expect(outcomeOf("unanswered", "awaiting_admission")).toMatchObject({
+			status: "failed",
+			completion_reason: "awaiting_admission_timeout",
+		});
 		expect(outcomeOf("lobby", "awaiting_admission")).toBeNull();
+	});
+
+	it("reports every screen ending with the room's status for its reason, and words for it", () => {
+		for (const state of STATES)
+			for (const stage of STAGES) {
+				const ending = outcomeOf(state, stage);
+				if (!ending) continue;
+				if (ending.completion_reason) expect(ending.status, `${state} at ${stage}`).toBe(REASON_OUTCOME[ending.completion_reason]);
+				else expect(ending.status).toBe("failed");
+				expect(ending.reason.length, `${state} at ${stage}`).toBeGreaterThan(10);
+			}
+		for (const reason of CompletionReason.options) expect(leaving(reason, "why").status).toBe(REASON_OUTCOME[reason]);
+	});
+
+	it("keeps passcodes, tokens, queries and credentials out of a reason", () => {
+		const reason = reportable(
+			"could not load https://bot:hunter2@app.zoom.us/wc/123/join?pwd=s3cret#x after net::ERR_FAILED; token tok-abc; code s3cret",
+			["s3cret", "tok-abc", null],
+		);
+		expect(reason).toBe("could not load https://app.zoom.us/wc/123/join after net::ERR_FAILED; token ***; code ***");
+		expect(reportable("x".repeat(5000), [])).toHaveLength(2000);
+	});
+
+	it("names a failed page load by its network error, without the link Puppeteer appends", () => {
+		const err = new Error("net::ERR_NAME_NOT_RESOLVED at https://teams.example.invalid/meet/1?p=s3cret");
+		expect(navigationFailure(err, 30_000)).toBe("net::ERR_NAME_NOT_RESOLVED");
+		expect(navigationFailure(new TimeoutError("Navigation timeout of 30000 ms exceeded"), 30_000)).toBe("no answer within 30 s");
+	});
+});
+
+describe("automatic leave", () => {
+	const lobby = (ms: number): Attendance => ({ sinceStartMs: ms + 2_000, inLobbyMs: ms, call: null });
+	const inCall = (over: Partial<NonNullable<Attendance["call"]>> = {}, sinceStartMs = 10_000): Attendance => ({
+		sinceStartMs,
+		inLobbyMs: null,
+		call: { sinceAdmittedMs: 5_000, everJoined: true, aloneMs: null, silentMs: 0, ...over },
+	});
+
+	it("gives up on the lobby after max_wait_for_admission, as a failure the room also records as failed", () => {
+		expect(autoLeave(lobby(299_999), { max_wait_for_admission: 300_000 })).toBeNull();
+		const ending = autoLeave(lobby(300_000), { max_wait_for_admission: 300_000 });
+		expect(ending).toEqual({
+			status: "failed",
+			completion_reason: "awaiting_admission_timeout",
+			reason: "lobby wait exceeded 300 s: nobody admitted the bot (max_wait_for_admission)",
+			leave: true,
+		});
+		expect(ending?.status).toBe(REASON_OUTCOME.awaiting_admission_timeout);
+		// The default is 15 minutes.
+		expect(autoLeave(lobby(15 * 60_000 - 1), {})).toBeNull();
+		expect(autoLeave(lobby(15 * 60_000), {})).toMatchObject({ completion_reason: "awaiting_admission_timeout" });
+	});
+
+	it("leaves once alone after everyone left (left_alone), not while someone is there", () => {
+		expect(autoLeave(inCall({ aloneMs: null }), { max_time_left_alone: 1_000 })).toBeNull();
+		expect(autoLeave(inCall({ aloneMs: 999 }), { max_time_left_alone: 1_000 })).toBeNull();
+		expect(autoLeave(inCall({ aloneMs: 1_000 }), { max_time_left_alone: 1_000 })).toMatchObject({
+			status: "completed",
+			completion_reason: "left_alone",
+			reason: "everyone else left; alone for 1 s (max_time_left_alone)",
+			leave: true,
+		});
+	});
+
+	it("leaves when no one ever joined within no_one_joined_timeout of admission (startup_alone)", () => {
+		const empty = { everJoined: false, sinceAdmittedMs: 1_500 };
+		expect(autoLeave(inCall(empty), { no_one_joined_timeout: 1_600 })).toBeNull();
+		expect(autoLeave(inCall(empty), { no_one_joined_timeout: 1_500 })).toMatchObject({
+			status: "completed",
+			completion_reason: "startup_alone",
+			reason: expect.stringContaining("1.5 s"),
+		});
+		// Someone came: the rule no longer applies.
+		expect(autoLeave(inCall({ sinceAdmittedMs: 1_500 }), { no_one_joined_timeout: 1_500 })).toBeNull();
+	});
+
+	it("caps the bot's whole stay at max_bot_time, counted from the start, in the lobby or the call", () => {
+		expect(autoLeave(inCall({}, 2_499), { max_bot_time: 2_500 })).toBeNull();
+		for (const at of [inCall({}, 2_500), lobby(500)])
+			expect(autoLeave(at, { max_bot_time: 2_500 })).toMatchObject({
+				status: "completed",
+				completion_reason: "max_bot_time_exceeded",
+				reason: "the bot's time limit of 2.5 s was reached (max_bot_time)",
+			});
+	});
+
+	it("leaves on silence only when silence_timeout is set", () => {
+		expect(autoLeave(inCall({ silentMs: 10 * 60 * 60_000 }), {})).toBeNull();
+		expect(autoLeave(inCall({ silentMs: 1_499 }), { silence_timeout: 1_500 })).toBeNull();
+		expect(autoLeave(inCall({ silentMs: 1_500 }), { silence_timeout: 1_500 })).toMatchObject({
+			status: "completed",
+			completion_reason: "stopped",
+			reason: "silence_timeout: no one spoke for 1.5 s",
+		});
+	});
+
+	it("applies nothing before admission but the lobby wait and the time cap", () => {
+		expect(autoLeave({ sinceStartMs: 60_000, inLobbyMs: null, call: null }, { no_one_joined_timeout: 1, silence_timeout: 1 })).toBeNull();
 	});
 });
 

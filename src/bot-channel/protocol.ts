@@ -52,6 +52,32 @@ export type CompletionReason = z.infer<typeof CompletionReason>;
 
 export const FailureStage = z.enum(["requested", "joining", "awaiting_admission", "active"]);
 
+/**
+ * The ending table: how each reason ends a meeting. The bot reports by it and the room records
+ * by it, so both sides of the channel agree. `completed`: the bot did what it was sent for and
+ * the meeting (or the user) ended it. `failed`: the bot never got in or could not stay in.
+ * - evicted is `failed`: a host removing the bot means the transcript is cut short against the
+ *   user's wish, and the user should hear about it (bot.failed), even though it is not retryable.
+ * - startup_alone and left_alone are `completed`: the bot was in and nobody was (left) to record.
+ * - max_bot_time_exceeded is `completed`: a limit the user configured ended a working session.
+ */
+export const REASON_OUTCOME = {
+	stopped: "completed",
+	left_alone: "completed",
+	startup_alone: "completed",
+	meeting_ended: "completed",
+	max_bot_time_exceeded: "completed",
+	evicted: "failed",
+	awaiting_admission_timeout: "failed",
+	awaiting_admission_rejected: "failed",
+	rejected: "failed",
+	join_failure: "failed",
+	validation_error: "failed",
+} as const satisfies Record<CompletionReason, "completed" | "failed">;
+
+/** Reasons worth trying again with a new bot (the spec marks these retryable). */
+export const RETRYABLE_REASONS: ReadonlySet<CompletionReason> = new Set(["join_failure", "awaiting_admission_timeout"]);
+
 /** How a segment's speaker was decided, so a guess is never presented as fact. */
 export const SpeakerSource = z.enum(["caption", "active_speaker", "none"]);
 

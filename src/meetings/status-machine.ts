@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import type { CompletionReason, FailureStage as FailureStageSchema } from "../bot-channel/protocol";
+import { REASON_OUTCOME, RETRYABLE_REASONS } from "../bot-channel/protocol";
 
 export type { CompletionReason };
 export type FailureStage = z.infer<typeof FailureStageSchema>;
@@ -26,30 +27,8 @@ export const isPlanned = (s: MeetingStatus): s is PlannedStatus => (PLANNED_STAT
 export const isLive = (s: MeetingStatus): s is LiveStatus => (LIVE_STATUSES as readonly string[]).includes(s);
 export const isTerminal = (s: MeetingStatus): s is TerminalStatus => (TERMINAL_STATUSES as readonly string[]).includes(s);
 
-/**
- * How each reason ends a meeting. `completed`: the bot did what it was sent for and the meeting
- * (or the user) ended it. `failed`: the bot never got in or could not stay in.
- * - evicted is `failed`: a host removing the bot means the transcript is cut short against the
- *   user's wish, and the user should hear about it (bot.failed), even though it is not retryable.
- * - startup_alone and left_alone are `completed`: the bot was in and nobody was (left) to record.
- * - max_bot_time_exceeded is `completed`: a limit the user configured ended a working session.
- */
-export const REASON_OUTCOME = {
-	stopped: "completed",
-	left_alone: "completed",
-	startup_alone: "completed",
-	meeting_ended: "completed",
-	max_bot_time_exceeded: "completed",
-	evicted: "failed",
-	awaiting_admission_timeout: "failed",
-	awaiting_admission_rejected: "failed",
-	rejected: "failed",
-	join_failure: "failed",
-	validation_error: "failed",
-} as const satisfies Record<CompletionReason, TerminalStatus>;
-
-/** Reasons worth trying again with a new bot (the spec marks these retryable). */
-export const RETRYABLE_REASONS: ReadonlySet<CompletionReason> = new Set(["join_failure", "awaiting_admission_timeout"]);
+// The ending table lives with the channel protocol, so the bot reports what the room records.
+export { REASON_OUTCOME, RETRYABLE_REASONS };
 
 const LIVE_BEFORE_STOP = ["requested", "joining", "awaiting_admission", "needs_help", "active"] as const;
 

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, gte, inArray } from "drizzle-orm";
 import { type Act, AutomaticLeave, MAX_QUEUED_COMMANDS, Platform } from "../bot-channel/protocol";
 import { endWithoutRoom } from "../bots/end-without-room";
 import { launchBot } from "../bots/launch";
@@ -96,35 +96,61 @@ botRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/bots/status",
-		responses: { 200: jsonResponse(BotStatusList, "The caller's running bots") },
+		responses: {
+			200: jsonResponse(BotStatusList, "The caller's running bots, then those that failed in the last 10 minutes with why"),
+		},
 	}),
 	async (c) => {
-		const rows = await db(c.env)
-			.select()
-			.from(meetings)
-			.where(and(eq(meetings.userId, c.get("identity").userId), inArray(meetings.status, [...LIVE_STATUSES])))
-			.orderBy(desc(meetings.id))
-			.all();
-		return c.json(
-			{
-				running_bots: rows.map((r) => ({
-					meeting_id: r.id,
-					container_id: `bot-${r.id}`,
-					container_name: `bot-${r.platform}-${r.nativeMeetingId}`,
-					platform: r.platform,
-					native_meeting_id: r.nativeMeetingId,
-					status: r.status,
-					normalized_status: r.status,
-					bot_name: r.botName,
-					created_at: r.updatedAt,
-					start_time: r.startTime,
-					labels: {},
-				})),
-			},
-			200,
-		);
+		const userId = c.get("identity").userId;
+		const failedSince = new Date(Date.now() - FAILED_BOT_SHOWN_MS).toISOString();
+		const [live, failed] = await Promise.all([
+			db(c.env)
+				.select()
+				.from(meetings)
+				.where(and(eq(meetings.userId, userId), inArray(meetings.status, [...LIVE_STATUSES])))
+				.orderBy(desc(meetings.id))
+				.all(),
+			db(c.env)
+				.select()
+				.from(meetings)
+				.where(and(eq(meetings.userId, userId), eq(meetings.status, "failed"), gte(meetings.endTime, failedSince)))
+				.orderBy(desc(meetings.endTime), desc(meetings.id))
+				.limit(FAILED_BOTS_SHOWN)
+				.all(),
+		]);
+		return c.json({ running_bots: [...live, ...failed].map(botStatus) }, 200);
 	},
 );
+
+/**
+ * A bot that failed stays in GET /bots/status for this long after it ended, so a caller who
+ * sent it (POST /bots never reports a failed join) sees the failure and its reason there.
+ */
+export const FAILED_BOT_SHOWN_MS = 10 * 60_000;
+/** At most this many failed bots are listed, the most recent first. */
+export const FAILED_BOTS_SHOWN = 20;
+
+function botStatus(r: MeetingRow) {
+	const failed = r.status === "failed";
+	const detail = typeof r.data.failure_detail === "string" ? { failure_detail: r.data.failure_detail } : {};
+	return {
+		meeting_id: r.id,
+		container_id: `bot-${r.id}`,
+		container_name: `bot-${r.platform}-${r.nativeMeetingId}`,
+		platform: r.platform,
+		native_meeting_id: r.nativeMeetingId,
+		status: r.status,
+		normalized_status: r.status,
+		bot_name: r.botName,
+		created_at: r.updatedAt,
+		start_time: r.startTime,
+		end_time: r.endTime,
+		completion_reason: r.completionReason,
+		failure_stage: r.failureStage,
+		labels: {},
+		...(failed ? { data: { completion_reason: r.completionReason, failure_stage: r.failureStage, ...detail } } : {}),
+	};
+}
 
 botRoutes.openapi(
 	createRoute({

@@ -37,7 +37,10 @@ export const MeetingRecord = z
 		end_time: z.string().nullable(),
 		completion_reason: z.string().nullable(),
 		failure_stage: z.string().nullable(),
-		session_uid: z.string().nullable().optional().openapi({ description: "The current bot session of the meeting" }),
+		session_uid: z
+			.string()
+			.nullable()
+			.openapi({ description: "The meeting's session identity: its native meeting id (null for a plan without a link)" }),
 		workspace_id: z.string().nullable(),
 		auto_join: z.boolean(),
 		notes: z.string().nullable(),
@@ -63,10 +66,18 @@ export const RunningBot = z
 		bot_name: z.string().nullable(),
 		created_at: z.string(),
 		start_time: z.string().nullable(),
+		end_time: z.string().nullable(),
 		labels: z.record(z.string(), z.string()),
-		completion_reason: z.string().nullable().optional(),
-		failure_stage: z.string().nullable().optional(),
-		data: z.record(z.string(), z.unknown()).optional(),
+		completion_reason: z.string().nullable(),
+		failure_stage: z.string().nullable(),
+		data: z
+			.object({
+				completion_reason: z.string().nullable(),
+				failure_stage: z.string().nullable(),
+				failure_detail: z.string().optional(),
+			})
+			.optional()
+			.openapi({ description: "Only on a failed bot: why it failed" }),
 	})
 	.openapi("BotStatus");
 

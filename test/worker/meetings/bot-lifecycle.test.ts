@@ -229,7 +229,10 @@ describe("how meetings fail", () => {
 			return now.status === "failed" ? now : undefined;
 		});
 		expect(ended).toMatchObject({ completion_reason: "join_failure", failure_stage: "requested" });
-		expect((await json<{ running_bots: unknown[] }>(await call("GET", "/bots/status", { headers }))).running_bots).toEqual([]);
+		// The failed bot stays in /bots/status for a while, with why (POST /bots answered 201).
+		expect((await json<{ running_bots: unknown[] }>(await call("GET", "/bots/status", { headers }))).running_bots).toEqual([
+			expect.objectContaining({ meeting_id: m.id, status: "failed", completion_reason: "join_failure" }),
+		]);
 	});
 
 	it("fails with join_failure when a spawned bot never reports", async () => {

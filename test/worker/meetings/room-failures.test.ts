@@ -137,7 +137,9 @@ describe("room timers when their action fails", () => {
 		await fireTimersNow(m.id);
 		expect(await getMeeting(headers, m.id)).toMatchObject({ status: "failed", completion_reason: "join_failure" });
 		expect((await call("GET", "/bots/status", { headers })).status).toBe(200);
-		expect((await json<{ running_bots: unknown[] }>(await call("GET", "/bots/status", { headers }))).running_bots).toEqual([]);
+		expect((await json<{ running_bots: unknown[] }>(await call("GET", "/bots/status", { headers }))).running_bots).toEqual([
+			expect.objectContaining({ meeting_id: m.id, status: "failed", completion_reason: "join_failure" }),
+		]);
 	});
 
 	it("keeps auto-join through a failed read and joins on the retry", async () => {

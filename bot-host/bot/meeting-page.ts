@@ -1,0 +1,36 @@
+/**
+ * The bot's page before the platform's join screen: the scripts every document gets, and
+ * opening the meeting link, where a page that does not load ends the stay with what went wrong.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { HTTPResponse, Page } from "puppeteer-core";
+import type { MeetingDriver } from "../drivers/types.ts";
+import { type Ending, endingFor, navigationFailure, outcomeOf } from "./outcomes.ts";
+
+/** Virtual mic/camera and meeting-audio capture, injected before the platform's scripts. */
+const PAGE_MEDIA_SCRIPT = readFileSync(path.join(import.meta.dirname, "page-media.js"), "utf8");
+const NAVIGATION_TIMEOUT_MS = 30_000;
+
+/** Scripts every document of the page runs first, and the hook meeting audio arrives through. */
+export async function preparePage(page: Page, onAudioChunk: (base64: string) => void): Promise<void> {
+	// esbuild-style name helpers may appear in functions serialised into the page.
+	await page.evaluateOnNewDocument("globalThis.__name = globalThis.__name || ((f) => f);");
+	await page.exposeFunction("__botAudioChunk", onAudioChunk);
+	await page.evaluateOnNewDocument(PAGE_MEDIA_SCRIPT);
+}
+
+/** Opens the join link: null once it loaded, or the ending when it did not or loaded as an HTTP error. */
+export async function openMeetingPage(page: Page, driver: MeetingDriver, url: string, botName: string): Promise<Ending | null> {
+	let response: HTTPResponse | null;
+	try {
+		response = await page.goto(url, { waitUntil: "domcontentloaded", timeout: NAVIGATION_TIMEOUT_MS });
+	} catch (err) {
+		return endingFor("join_failure", `could not load the meeting page: ${navigationFailure(err, NAVIGATION_TIMEOUT_MS)}`);
+	}
+	const status = response?.status() ?? 0;
+	if (status < 400) return null;
+	// The platform's own error screen (not found, bot check) says more than its status code.
+	const snap = await driver.snapshot(page, botName).catch(() => null);
+	return (snap && outcomeOf(snap.state, "joining")) ?? endingFor("join_failure", `the meeting page answered ${status}`);
+}
