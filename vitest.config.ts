@@ -2,7 +2,7 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-// Three tiers (DESIGN.md): Worker and Durable Objects inside workerd, the bot host in
+// Three tiers (README.md, Tests and benchmarks): Worker and Durable Objects inside workerd, the bot host in
 // Node against the sandbox, and black-box end-to-end runs through `wrangler dev`.
 export default defineConfig(async () => {
 	const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));

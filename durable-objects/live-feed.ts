@@ -7,7 +7,7 @@ import { FeedSubscriptions, type MeetingRefIn, refKey, type SocketTag, tagOf } f
 import { closeQuietly } from "./meeting-room";
 import { SerialQueue } from "./serial-queue";
 
-/** Client → server control messages of /ws (contracts/ws.v1). */
+/** Client → server control messages of /ws (docs/live-feed.md#client--server). */
 const MeetingRef = z.object({ platform: z.string().min(1).max(40), native_id: z.string().min(1).max(300) });
 const Control = z.object({ action: z.string() }).passthrough();
 const Subscribe = z.object({ action: z.literal("subscribe"), meetings: z.array(MeetingRef).min(1).max(100) });
@@ -24,7 +24,7 @@ const tooManySubscriptions = (held: number, adding: number) => ({
 	error: "invalid_subscribe_payload",
 	details: [`At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} meetings per connection: this one watches ${held}, the request adds ${adding}`],
 });
-// ws.v1's error codes are a closed list: a throttled frame reuses the gateway's 429 shape.
+// The /ws error codes are a closed list (docs/live-feed.md#client--server): a throttled frame reuses the gateway's 429 shape.
 const tooManyFrames = {
 	type: "error",
 	error: "authorization_service_error",

@@ -21,7 +21,7 @@ export class RoomLaunch {
 	/**
 	 * Auto-join's start: the spawn is awaited, and a spawn the bot host refuses hands the meeting
 	 * back to its plan (`scheduled`, slot released) instead of failing it, so auto-join can set
-	 * `data.auto_join_error` and retry (the spec's auto-join row). The step to `requested` is
+	 * `data.auto_join_error` and retry (docs/status-machine.md#auto-join). The step to `requested` is
 	 * announced only once the bot host took the bot.
 	 */
 	async startPlanned(start: RoomStart): Promise<BotHostResult> {

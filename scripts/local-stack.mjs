@@ -32,7 +32,7 @@ export async function waitForHealth(url, timeoutMs = 60_000) {
 	throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
-/** Exit code when the data breaks the one-open-meeting-per-link rule (the spec's startup rule). */
+/** Exit code when the data breaks the one-open-meeting-per-link rule (README.md, Choices worth knowing). */
 export const EXIT_DUPLICATE_MEETINGS = 3;
 
 /**

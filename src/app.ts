@@ -18,10 +18,10 @@ import { recordingUploadRoutes } from "./routes/recording-upload";
 import { recordingRoutes } from "./routes/recordings";
 import { transcriptRoutes } from "./routes/transcripts";
 
-/** The version of `api.v1`, the public wire contract this gateway speaks (contracts/api.v1). */
+/** The version of `api.v1`, the public wire contract this gateway speaks (docs/api.md). */
 export const API_CONTRACT_VERSION = "1.5.0";
 
-/** The gateway: one middleware for identity and limits, then one module per spec section. */
+/** The gateway: one middleware for identity and limits, then one module per section of docs/api.md. */
 export function buildApp() {
 	const app = new OpenAPIHono<AppEnv>();
 	app.onError(mapError);

@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
 
-/** One field error of a 422, in the shape existing clients parse (`contracts/api.v1`). */
+/** One field error of a 422, in the shape existing clients parse (docs/api.md#errors). */
 export interface FieldError {
 	loc: (string | number)[];
 	msg: string;

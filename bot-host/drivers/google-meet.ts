@@ -1,4 +1,4 @@
-/** Google Meet driver. Selectors and texts: platforms.md §1 (Vexa and Attendee). */
+/** Google Meet driver. Selectors and texts as Meet shows them (docs/sandbox.md#how-each-platform-is-imitated). */
 import type { Page } from "puppeteer-core";
 import { clickIfVisible, dismissAny, findByText, findVisible, type ProbeTable, readSnapshot, waitVisible } from "./probe.ts";
 import type { JoinOptions, MeetingDriver } from "./types.ts";

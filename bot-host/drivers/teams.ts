@@ -1,4 +1,4 @@
-/** Microsoft Teams web driver. Selectors and texts: platforms.md §2 (Vexa and Attendee). */
+/** Microsoft Teams web driver. Selectors and texts as Teams shows them (docs/sandbox.md#how-each-platform-is-imitated). */
 import type { Page } from "puppeteer-core";
 import { clickIfVisible, dismissAny, findByText, findVisible, type ProbeTable, readSnapshot, waitVisible } from "./probe.ts";
 import type { JoinOptions, MeetingDriver } from "./types.ts";

@@ -1,4 +1,4 @@
-/** Zoom web client driver. Selectors and texts: platforms.md §3 (Vexa and Attendee). */
+/** Zoom web client driver. Selectors and texts as the Zoom web client shows them (docs/sandbox.md#how-each-platform-is-imitated). */
 import type { Page } from "puppeteer-core";
 import { clickIfVisible, dismissAny, findByText, findVisible, type ProbeTable, readSnapshot, waitVisible } from "./probe.ts";
 import type { JoinOptions, MeetingDriver } from "./types.ts";

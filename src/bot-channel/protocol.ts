@@ -75,7 +75,7 @@ export const REASON_OUTCOME = {
 	validation_error: "failed",
 } as const satisfies Record<CompletionReason, "completed" | "failed">;
 
-/** Reasons worth trying again with a new bot (the spec marks these retryable). */
+/** Reasons worth trying again with a new bot (docs/status-machine.md#how-a-meeting-ends). */
 export const RETRYABLE_REASONS: ReadonlySet<CompletionReason> = new Set(["join_failure", "awaiting_admission_timeout"]);
 
 /** How a segment's speaker was decided, so a guess is never presented as fact. */
@@ -160,7 +160,7 @@ export const BotToRoom = z.discriminatedUnion("type", [
 ]);
 export type BotToRoom = z.infer<typeof BotToRoom>;
 
-/** Commands, after contracts/acts.v1, widened where the public interface asks for more. */
+/** Commands the room relays to the bot (docs/bot-channel.md#commands). */
 export const Act = z.discriminatedUnion("action", [
 	z.object({ action: z.literal("leave") }),
 	z.object({
@@ -213,7 +213,7 @@ const timeout = (max: number, label: string) =>
 		.nullable()
 		.optional();
 
-/** Timeouts in milliseconds, as in contracts/api.v1 `automatic_leave`. */
+/** Timeouts in milliseconds, as in `automatic_leave` of POST /bots (docs/api.md#limits). */
 export const AutomaticLeave = z.object({
 	max_wait_for_admission: timeout(AUTOMATIC_LEAVE_MAX_MS.max_wait_for_admission, "1 hour"),
 	max_time_left_alone: timeout(AUTOMATIC_LEAVE_MAX_MS.max_time_left_alone, "4 hours"),

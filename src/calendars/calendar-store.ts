@@ -86,7 +86,7 @@ export function aggregateStamp(stamps: SyncStamp[]) {
 	};
 }
 
-/** ISO 8601 with an explicit offset, as the spec writes sync times. */
+/** ISO 8601 with an explicit offset, as sync times are written (docs/api.md#conventions). */
 export const isoWithOffset = (at: Date) => at.toISOString().replace(/Z$/, "+00:00");
 
 export async function listConnections(env: Env, userId: number): Promise<CalendarConnectionRow[]> {

@@ -1,6 +1,6 @@
 /**
  * Deleting a connection: the row goes at once (and with it the sealed feed address and the
- * event mappings), then its plans are cleaned up exactly as the spec says. A meeting another
+ * event mappings), then its plans are cleaned up (docs/api.md#calendars). A meeting another
  * calendar also plans stays and loses this source; an adopted manual plan stays; a plan only
  * this calendar made goes; live and terminal meetings are not touched.
  */

@@ -98,7 +98,7 @@ for (const [method, path, access] of ROUTE_ACCESS) router.add(method, path, acce
 
 /**
  * The access rule of a request, or null when the table has no such method and path. A path
- * listed under other methods is no exception: the spec answers 404 for any route that is not
+ * listed under other methods is no exception: docs/api.md#errors answers 404 for any route that is not
  * mounted, never 405.
  */
 export function lookupAccess(method: string, path: string): Access | null {

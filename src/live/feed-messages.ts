@@ -1,4 +1,4 @@
-/** The server → client messages of `/ws` (contracts/ws.v1), built in one place. */
+/** The server → client messages of `/ws` (docs/live-feed.md#server--client), built in one place. */
 import type { MeetingRow } from "../db/schema";
 import type { StatusStep } from "../meetings/status-writes";
 

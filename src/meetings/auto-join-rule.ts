@@ -7,7 +7,7 @@ import type { MeetingRow } from "../db/schema";
 
 /** Join about this long before the planned start. */
 export const JOIN_LEAD_MS = 60_000;
-/** A plan this far past its start is stale: skipped, never joined late (the spec's 10 minutes). */
+/** A plan this far past its start is stale: skipped, never joined late (docs/status-machine.md#auto-join). */
 export const LATE_LIMIT_MS = 10 * 60_000;
 
 type PlanFields = Pick<MeetingRow, "status" | "autoJoin" | "platform" | "nativeMeetingId" | "scheduledAt">;

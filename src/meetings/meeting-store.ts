@@ -100,7 +100,7 @@ export function isUniqueViolation(err: unknown): boolean {
 
 export const nowIso = () => new Date().toISOString();
 
-/** The meeting record as clients see it (contracts/api.v1 MeetingResponse, plus planning fields). */
+/** The meeting record as clients see it (docs/api.md#the-meeting-record). */
 export function meetingView(row: MeetingRow, recordings: RecordingView[] = []) {
 	// Existing clients read the outcome inside `data` too (the reference stores it there once set).
 	const data: Record<string, unknown> = { ...row.data };

@@ -16,7 +16,7 @@ import {
 } from "../settings/account-settings";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
-/** The spec's "Account and settings" section: identity, models, transcription, webhook. */
+/** Account and settings (docs/api.md#account-and-settings): identity, models, transcription, webhook. */
 export const accountRoutes = routeModule();
 
 const MAX_SETTING = 2048;

@@ -15,14 +15,14 @@ import { MeetingLinkParams, NativeMeetingId } from "./meeting-link-params";
 import { BotStatusList, MeetingRecord as Meeting } from "./meeting-schemas";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
-/** The spec's bot rows: send, list, stop, reconfigure. */
+/** The bot routes (docs/api.md#bots): send, list, stop, reconfigure. */
 export const botRoutes = routeModule();
 
 const LANGUAGE = z.string().regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, "an ISO 639 language code such as 'en' or 'pt-BR'");
 const Task = z.enum(["transcribe", "translate"]);
 export const BotLink = MeetingLinkParams;
 
-/** The user's live meeting on a link, or the spec's 404 for interactive and control routes. */
+/** The user's live meeting on a link, or the 404 of interactive and control routes (docs/api.md#interactive-bot-actions). */
 export async function liveMeetingOn(env: Env, userId: number, platform: string, nativeId: string) {
 	const row = await findOpenMeetingOnLink(env, userId, platform, nativeId);
 	if (!row || !isLive(row.status as MeetingStatus)) throw notFound(`No active meeting found for ${platform}/${nativeId}`);

@@ -23,7 +23,7 @@ import { outboundPolicy } from "../outbound/url-guard";
 import { seal } from "../settings/secret-box";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
-/** The spec's "Calendars" rows: named ICS connections and their syncs. */
+/** The calendar routes (docs/api.md#calendars): named ICS connections and their syncs. */
 export const calendarRoutes = routeModule();
 
 export const CalendarConnection = z

@@ -12,12 +12,12 @@ import { loadSettings, resolveSettings } from "../settings/account-settings";
 import { BotLink, liveMeetingOn, relayToBot } from "./bots";
 import { jsonResponse, routeModule } from "./openapi-app";
 
-/** The spec's interactive bot actions: speak, chat, screen, avatar, relayed to the live bot. */
+/** The interactive bot actions (docs/api.md#interactive-bot-actions): speak, chat, screen, avatar, relayed to the live bot. */
 export const interactiveRoutes = routeModule();
 
 const Ack = z.object({ message: z.string(), meeting_id: z.number().int() });
 const ack = (description: string) => ({ 202: jsonResponse(Ack, description) });
-/** Bodies are checked in the handlers, which answer with the spec's exact detail strings. */
+/** Bodies are checked in the handlers, which answer with the exact detail strings of docs/api.md#interactive-bot-actions. */
 const looseBody = { required: false, content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } };
 
 const invalid = (detail: string) => new ApiError(422, detail);

@@ -4,7 +4,7 @@ import { MEETING_STATUSES } from "../meetings/status-machine";
 import { Recording } from "./recording-schemas";
 
 /**
- * The meeting record and what is built from it, as the routes answer them: contracts/api.v1
+ * The meeting record and what is built from it, as the routes answer them (docs/api.md#the-meeting-record):
  * MeetingResponse, BotStatusResponse and TranscriptionResponse, plus this service's planning
  * fields. Handlers' bodies are type-checked against these, so the document follows the code.
  */
@@ -53,7 +53,7 @@ export const MeetingRecord = z
 
 export const MeetingList = z.object({ meetings: z.array(MeetingRecord) }).openapi("MeetingList");
 
-/** One row of GET /bots/status (contracts/api.v1 BotStatus). */
+/** One row of GET /bots/status (docs/api.md#bots). */
 export const RunningBot = z
 	.object({
 		meeting_id: z.number().int(),

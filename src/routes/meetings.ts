@@ -25,7 +25,7 @@ import { MeetingLinkParams } from "./meeting-link-params";
 import { MeetingRecord as Meeting, MeetingList } from "./meeting-schemas";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
-/** The spec's "Meetings" rows: plans, the record, its metadata. */
+/** The meeting routes (docs/api.md#meetings): plans, the record, its metadata. */
 export const meetingRoutes = routeModule();
 
 const MeetingId = z.object({ meeting_id: z.coerce.number().int().positive() });

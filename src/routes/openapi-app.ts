@@ -22,7 +22,7 @@ export const jsonResponse = <T>(schema: T, description: string) => ({
 	description,
 });
 
-/** Every error body: `{detail}`, a sentence, or the field errors of a 422 (contracts/api.v1 HTTPValidationError). */
+/** Every error body: `{detail}`, a sentence, or the field errors of a 422 (docs/api.md#errors). */
 export const ApiErrorBody = z
 	.object({
 		detail: z.union([

@@ -11,7 +11,7 @@ import { publicBaseUrl } from "./meetings";
 import { jsonResponse, routeModule } from "./openapi-app";
 import { Recording } from "./recording-schemas";
 
-/** The spec's "Recordings" rows: the owner's recordings, their bytes and download links. */
+/** The recording routes (docs/api.md#recordings): the owner's recordings, their bytes and download links. */
 export const recordingRoutes = routeModule();
 
 const RecordingId = z.object({ recording_id: z.coerce.number().int().positive() });

@@ -1,5 +1,5 @@
 /**
- * The webhook envelope of contracts/webhook.v1: `{event_id, event_type, api_version,
+ * The webhook envelope (docs/webhooks.md#envelope): `{event_id, event_type, api_version,
  * created_at, data}` with `data = {meeting, status_change?}`. The payload carries the meeting
  * record, never the transcript (receivers fetch it from GET /transcripts/...).
  *
@@ -15,7 +15,7 @@ export type { WebhookEventType };
 
 export const WEBHOOK_API_VERSION = "2026-03-01";
 
-/** The meeting record as delivered: the keys of contracts/webhook.v1's golden envelopes. */
+/** The meeting record as delivered: the keys docs/webhooks.md#envelope lists, in its order. */
 export interface WebhookMeeting {
 	id: number;
 	user_id: number;

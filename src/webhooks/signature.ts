@@ -1,5 +1,5 @@
 /**
- * Webhook signatures (contracts/webhook.v1 SignatureHeaders):
+ * Webhook signatures (docs/webhooks.md#signature):
  *   X-Webhook-Timestamp: <unix seconds>
  *   X-Webhook-Signature: sha256=<hex HMAC-SHA256(secret, "<timestamp>." + raw body)>
  *

@@ -1,5 +1,5 @@
 /**
- * Tier 3 (DESIGN.md): the real Worker under `wrangler dev` with local D1/R2/Durable Objects,
+ * Tier 3 (README.md, Tests and benchmarks): the real Worker under `wrangler dev` with local D1/R2/Durable Objects,
  * started once for the end-to-end project. Tests reach it only through HTTP and WebSockets.
  * The recording receiver stands in for the outside world: it receives webhooks and the
  * bot host's spawn calls, so a test can play the bot over the real channel.

@@ -1,5 +1,5 @@
 /**
- * Sandbox Google Meet. Hooks and texts as on meet.google.com (platforms.md §1), including its
+ * Sandbox Google Meet. Hooks and texts as on meet.google.com (docs/sandbox.md#how-each-platform-is-imitated), including its
  * traps: the toolbar with "Leave call" and the mic/camera buttons is already there in the
  * lobby, "Backgrounds and effects" carries data-participant-id, the self preview is live,
  * speaking classes rotate, and old caption entries disappear.

@@ -1,6 +1,6 @@
 /**
  * Sandbox Teams web (teams.microsoft.com/meet/<id>?p=<passcode>). Hooks and texts per
- * platforms.md §2, with its traps: a "Continue on this browser" launcher, a disabled
+ * docs/sandbox.md#how-each-platform-is-imitated, with its traps: a "Continue on this browser" launcher, a disabled
  * pre-join "Join now" left in the DOM during the lobby, captions that mount only after
  * speech and mutate in place, chat messages that exist only while the panel is open.
  */

@@ -1,5 +1,5 @@
 /**
- * Sandbox Zoom web client (app.zoom.us/wc/<id>/join). Hooks and texts per platforms.md §3,
+ * Sandbox Zoom web client (app.zoom.us/wc/<id>/join). Hooks and texts as docs/sandbox.md#how-each-platform-is-imitated lists them,
  * with its traps: a cookie banner over the form, Join stays `.disabled` until the name is
  * typed, the waiting room renders inside `.meeting-app`, captions carry no speaker name, and
  * "You have been removed" is also what a waiting-room denial looks like.

@@ -77,7 +77,7 @@ describe("interactive actions relay to the live bot", () => {
 		}
 	});
 
-	it("answers the spec's detail for each malformed action and sends nothing", async () => {
+	it("answers the documented detail (docs/api.md) for each malformed action and sends nothing", async () => {
 		const { headers, bot, base } = await activeBot();
 		const cases: [string, string, Record<string, unknown>, string][] = [
 			["POST", "speak", {}, "Must provide one of: text, audio_url, or audio_base64"],
@@ -98,7 +98,7 @@ describe("interactive actions relay to the live bot", () => {
 		expect(bot.commands()).toHaveLength(0);
 	});
 
-	it("answers 404 with the spec's detail when no meeting is active on the link", async () => {
+	it("answers 404 with the documented detail when no meeting is active on the link", async () => {
 		const { headers } = await userWithKey();
 		for (const [method, action] of [
 			["POST", "speak"],

@@ -102,7 +102,7 @@ describe("the route-to-scope table", () => {
 		const unknown = await call("GET", "/no/such/route", { headers });
 		expect(unknown.status).toBe(404);
 		expect(await unknown.json()).toEqual({ detail: "Not Found" });
-		// The spec: a sealed route is not necessarily mounted, and unmounted routes answer 404.
+		// docs/api.md#errors: a route that is not mounted answers 404, whatever its method.
 		for (const [method, path] of [
 			["DELETE", "/user/models"],
 			["GET", "/bots/google_meet/abc-defg-hij"],

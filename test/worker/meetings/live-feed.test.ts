@@ -2,7 +2,7 @@ import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, joinWorkspace, userWithKey } from "../support";
 import { eventually, openSocket, type SocketClient } from "./bot-sim";
-// Copies of contracts/ws.v1/golden: the frames existing /ws clients parse.
+// Golden frames of /ws (docs/live-feed.md): the frames existing /ws clients parse.
 import missingKeyGolden from "./golden/Error.missing-key.json";
 import unknownActionGolden from "./golden/Error.unknown-action.json";
 import statusGolden from "./golden/MeetingStatus.active.json";
@@ -242,7 +242,7 @@ describe("/ws subscriptions", () => {
 });
 
 describe("meeting.status frames", () => {
-	it("follow the contracts/ws.v1 golden shape through a lifecycle", async () => {
+	it("follow the golden /ws shape (docs/live-feed.md) through a lifecycle", async () => {
 		const { key, headers, user } = await userWithKey();
 		const code = meetCode();
 		await createPlan(headers, { meeting_url: meetUrl(code) });

@@ -119,7 +119,7 @@ describe("GET /meetings", () => {
 		expect(Object.keys(body)).toEqual(["meetings"]);
 		expect(ids(body.meetings)).toEqual([c.id, b.id, a.id]);
 		expect(body.meetings[0]).toEqual(c);
-		// Keys of contracts/api.v1 MeetingResponse are all present.
+		// Keys of the meeting record (docs/api.md#the-meeting-record) are all present.
 		for (const key of [
 			"id",
 			"user_id",

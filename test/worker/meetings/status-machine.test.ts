@@ -195,7 +195,7 @@ const ENDINGS: Ending[] = [
 		{ status: "failed", completion_reason: "awaiting_admission_rejected", failure_stage: "awaiting_admission" },
 	],
 	[
-		"denied in the lobby (spec name)",
+		"denied in the lobby (older reason name)",
 		state("awaiting_admission"),
 		{ to: "failed", actor: "bot", completion_reason: "rejected" },
 		{ status: "failed", completion_reason: "rejected", failure_stage: "awaiting_admission" },
@@ -353,7 +353,7 @@ describe("status phases", () => {
 		expect(phases).toHaveLength(1);
 	});
 
-	it("classifies the spec's phases", () => {
+	it("classifies the phases of docs/status-machine.md", () => {
 		expect(MEETING_STATUSES.filter(isPlanned)).toEqual(["idle", "scheduled"]);
 		expect(MEETING_STATUSES.filter(isLive)).toEqual(["requested", "joining", "awaiting_admission", "needs_help", "active", "stopping"]);
 		expect(MEETING_STATUSES.filter(isTerminal)).toEqual(["completed", "failed"]);

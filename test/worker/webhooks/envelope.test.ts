@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { FailureStage, MeetingStatus } from "../../../src/meetings/status-machine";
 import { buildEnvelope, type WebhookEnvelope, type WebhookMeeting, webhookEventId, webhookEventsFor } from "../../../src/webhooks/envelope";
-// Copies of contracts/webhook.v1/golden, the wire shape existing receivers parse.
+// Golden envelopes (docs/webhooks.md#envelope), the wire shape existing receivers parse.
 import botFailed from "./golden/Envelope.bot-failed.json";
 import meetingCompleted from "./golden/Envelope.meeting-completed.json";
 
