@@ -1,4 +1,3 @@
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { MEETING_ROOM_RPC, MeetingRoom } from "../../../durable-objects/meeting-room";
 import { sanitize } from "../../../src/meetings/failure-detail";
@@ -7,7 +6,7 @@ import { call, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received, script } from "../webhooks/receiver";
 import { eventually, openSocket, type SocketClient, spawnRequestFor } from "./bot-sim";
-import { createPlan, getMeeting, liveMeeting, meetCode, meetUrl, roomOf, sendBot } from "./helpers";
+import { createPlan, fireTimersNow, getMeeting, liveMeeting, meetCode, meetUrl, roomOf, sendBot } from "./helpers";
 
 const envelopesAt = async (path: string) => (await received(path)).map((r) => JSON.parse(r.body) as WebhookEnvelope);
 
@@ -31,16 +30,6 @@ async function subscribe(socket: SocketClient, code: string) {
 
 const statusFrames = (socket: SocketClient, meetingId: number) =>
 	socket.messages.filter((m) => m.type === "meeting.status" && (m.meeting as { id: number }).id === meetingId);
-
-/** Moves every room timer to "now" and runs the alarm. */
-async function fireTimersNow(id: number) {
-	await runInDurableObject(roomOf(id), async (_room: MeetingRoom, state) => {
-		const timers = (await state.storage.get<Record<string, number>>("timers")) ?? {};
-		for (const name of Object.keys(timers)) timers[name] = 0;
-		await state.storage.put("timers", timers);
-	});
-	await runDurableObjectAlarm(roomOf(id));
-}
 
 describe("the MeetingRoom's RPC surface", () => {
 	it("is exactly what stubs call, plus the runtime's entry points", () => {

@@ -1,4 +1,4 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import { call, json } from "../support";
 import { SimulatedBot, spawnRequestFor } from "./bot-sim";
@@ -60,6 +60,16 @@ export async function liveMeeting(headers: Record<string, string>, code = meetCo
 }
 
 export const roomOf = (id: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(id)));
+
+/** Moves every room timer to "now" and runs the alarm. */
+export async function fireTimersNow(id: number) {
+	await runInDurableObject(roomOf(id), async (_room: MeetingRoom, state) => {
+		const timers = (await state.storage.get<Record<string, number>>("timers")) ?? {};
+		for (const name of Object.keys(timers)) timers[name] = 0;
+		await state.storage.put("timers", timers);
+	});
+	await runDurableObjectAlarm(roomOf(id));
+}
 
 /** The room's named timers (see durable-objects/room-timers.ts) and its alarm. */
 export function roomTimers(id: number) {

@@ -3,7 +3,7 @@
  * see broken-env.ts) must never lose a segment, a watchdog, an auto-join or a webhook event,
  * and a meeting the room ends without its bot must remove the bot.
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
@@ -12,17 +12,7 @@ import { userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received } from "../webhooks/receiver";
 import { eventually, SimulatedBot, spawnRequestFor } from "./bot-sim";
 import { Faults, failingAccounts, failingD1, swapEnv } from "./broken-env";
-import { createPlan, getMeeting, liveMeeting, meetCode, meetUrl, roomOf, roomTimers, segment, sendBot } from "./helpers";
-
-/** Moves every room timer to "now" and runs the alarm. */
-async function fireTimersNow(id: number) {
-	await runInDurableObject(roomOf(id), async (_room: MeetingRoom, state) => {
-		const timers = (await state.storage.get<Record<string, number>>("timers")) ?? {};
-		for (const name of Object.keys(timers)) timers[name] = 0;
-		await state.storage.put("timers", timers);
-	});
-	await runDurableObjectAlarm(roomOf(id));
-}
+import { createPlan, fireTimersNow, getMeeting, liveMeeting, meetCode, meetUrl, roomOf, roomTimers, segment, sendBot } from "./helpers";
 
 /**
  * Each test file has its own D1 but shares the receiver playing the bot host, whose stop path
