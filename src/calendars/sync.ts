@@ -18,15 +18,19 @@ import { type CalendarConnectionRow, type CalendarEventRow, calendarEvents, type
 import { type Env, intVar } from "../env";
 import { db, isUniqueViolation } from "../meetings/meeting-store";
 import { TERMINAL_STATUSES } from "../meetings/status-machine";
+import { announcePlanSteps } from "../meetings/status-writes";
 import { outboundPolicy } from "../outbound/url-guard";
 import { armAheadMs, armImportedPlans, type RemovedPlan } from "./auto-join-arming";
 import {
+	creationSteps,
 	deleteMapping,
 	deletePlan,
 	insertPlan,
 	type MappingWrite,
 	type PlannedEvent,
+	type PlanRemoval,
 	refreshSources,
+	removalSteps,
 	runBatched,
 	scheduleIdlePlan,
 	updatePlan,
@@ -181,6 +185,7 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 	const writes: D1PreparedStatement[] = [];
 	const refresh = new Set<number>();
 	const removed: RemovedPlan[] = [];
+	const removals: PlanRemoval[] = [];
 	const inserts: { event: PlannedEvent; fp: string }[] = [];
 	const adoptedNow = new Set<number>();
 	const toSchedule: { row: MeetingRow; event: PlannedEvent }[] = [];
@@ -256,7 +261,7 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 		if (known.state !== "planned" || !current || !isPlannedRow(current)) continue;
 		if (state.plannedElsewhere.has(current.id) || known.adopted) refresh.add(current.id);
 		else {
-			writes.push(deletePlan(env, current.id));
+			removals.push({ row: current, statement: writes.push(deletePlan(env, current)) - 1 });
 			removed.push({ row: current, armedFor: known.armedFor });
 		}
 		counts.cancelled++;
@@ -277,7 +282,9 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 	}
 	for (const id of refresh) writes.push(refreshSources(env, id, now));
 	for (const { row, event } of toSchedule) await scheduleIdlePlan(env, row, event);
-	await runBatched(env, writes);
+	const results = await runBatched(env, writes);
+	const made = created.flatMap((c) => (c.meetingId === null ? [] : [c.meetingId]));
+	await announcePlanSteps(env, connection.userId, [...(await creationSteps(env, made)), ...removalSteps(removals, results)]);
 	await armImportedPlans(env, [...refresh, ...fresh], removed, ctx, adoptedNow);
 	return counts;
 }
