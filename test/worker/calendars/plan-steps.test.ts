@@ -3,7 +3,7 @@ import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
 import { eventually, openSocket, type SocketClient } from "../meetings/bot-sim";
 import { createPlan, meetCode, meetUrl } from "../meetings/helpers";
 import { call } from "../support";
-import { userWithWebhook } from "../webhooks/fixtures";
+import { deliveryRows, userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received } from "../webhooks/receiver";
 import { calendar, connect, newFeed, serveFeed, sync, utcIn, vevent } from "./feeds";
 
@@ -108,6 +108,21 @@ describe("calendar plan steps", () => {
 		await frame(socket, planId, "deleted");
 		expect(framesOf(socket, planId)).toEqual(["deleted"]);
 		socket.close();
+	});
+
+	it("keep to the account's event filter: by default a calendar's steps are suppressed, not sent", async () => {
+		const hook = newHook();
+		const { headers, user } = await userWithWebhook(hook.url);
+		const feed = newFeed();
+		await serveFeed(feed, calendar(event("filtered@x", meetCode(), 3)));
+		const cal = await connect(headers, feed);
+		expect((await sync(headers, cal.id)).counts).toMatchObject({ created: 1 });
+		const rows = await eventually("the suppressed attempt", async () => {
+			const all = await deliveryRows(user.id);
+			return all.length > 0 ? all : undefined;
+		});
+		expect(rows.map((r) => [r.event_type, r.outcome])).toEqual([["meeting.status_change", "suppressed"]]);
+		expect(await received(hook.path)).toEqual([]);
 	});
 
 	it("announce an idle manual plan that an event adopts as idle → scheduled by the calendar", async () => {
