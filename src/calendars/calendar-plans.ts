@@ -6,7 +6,7 @@
  * Sources are derived in SQL from the event mappings, so two connections syncing one shared
  * meeting at once cannot lose each other's source.
  */
-import { inArray } from "drizzle-orm";
+import { getTableColumns, inArray } from "drizzle-orm";
 import { readInIdChunks } from "../db/id-chunks";
 import { type CalendarConnectionRow, type MeetingRow, meetings } from "../db/schema";
 import type { Env } from "../env";
@@ -44,7 +44,7 @@ export function insertPlan(env: Env, connection: CalendarConnectionRow, event: P
 	const { userId, autoJoin, botName } = connection;
 	return env.DB.prepare(
 		`INSERT INTO meetings (user_id, platform, native_meeting_id, constructed_meeting_url, passcode, status, auto_join, scheduled_at, bot_name, data, created_at, updated_at)
-		 VALUES (?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?, ?, ?) RETURNING id`,
+		 VALUES (?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?, ?, ?) RETURNING *`,
 	).bind(
 		userId,
 		link.platform,
@@ -136,13 +136,24 @@ export function removalSteps(removals: PlanRemoval[], results: D1Result[]): Plan
 	});
 }
 
+const meetingColumns = Object.entries(getTableColumns(meetings));
+
+/** The record an `insertPlan` returned, mapped as drizzle maps it (so it need not be read again). */
+export function planRowOf(result: D1Result | null): MeetingRow | null {
+	const raw = result?.results[0] as Record<string, unknown> | undefined;
+	if (!raw) return null;
+	const row = Object.fromEntries(
+		meetingColumns.map(([key, column]) => {
+			const value = raw[column.name];
+			return [key, value === null || value === undefined ? null : column.mapFromDriverValue(value)];
+		}),
+	);
+	return row as MeetingRow;
+}
+
 /** The `from: null` steps of plans the calendar just made. */
-export async function creationSteps(env: Env, meetingIds: number[]): Promise<PlanStep[]> {
-	const rows = await meetingsById(env, meetingIds);
-	return [...rows.values()].map((row) => ({
-		row,
-		step: { from: null, to: "scheduled" as const, actor: "calendar" as const, at: row.updatedAt },
-	}));
+export function creationSteps(rows: MeetingRow[]): PlanStep[] {
+	return rows.map((row) => ({ row, step: { from: null, to: "scheduled" as const, actor: "calendar" as const, at: row.updatedAt } }));
 }
 
 /**

@@ -68,6 +68,10 @@ describe("calendar plan steps", () => {
 		for (const code of [first, second]) {
 			expect(await stepsOf(hook.path, plans.get(code) ?? 0, 1)).toEqual([[null, "scheduled", "calendar_sync"]]);
 		}
+		const envelope = (await received(hook.path))
+			.map((r) => JSON.parse(r.body) as WebhookEnvelope)
+			.find((e) => e.data.meeting.id === plans.get(first));
+		expect(envelope?.data.meeting).toMatchObject({ status: "scheduled", native_meeting_id: first, data: { title: "first@x" } });
 		await frame(socket, plans.get(first) ?? 0, "scheduled");
 		socket.close();
 	});
