@@ -76,6 +76,11 @@ export class AccountObject extends DurableObject<Env> {
 		return this.outbox.enqueue(userId, event);
 	}
 
+	/** Stores events for the alarm to deliver (a calendar sync's steps, many at once); returns how many were new. */
+	takeWebhookEvents(userId: number, events: WebhookEvent[]): Promise<number> {
+		return this.outbox.enqueueAll(userId, events);
+	}
+
 	override async alarm(): Promise<void> {
 		await this.outbox.runDue();
 		await this.armAlarm();

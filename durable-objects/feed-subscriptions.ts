@@ -80,6 +80,18 @@ export class FeedSubscriptions {
 		return this.byMeeting.get(meetingId) ?? new Set();
 	}
 
+	/** Sockets that subscribed with each link (platform, native id), whichever meeting it led to. */
+	byLink(): Map<string, Set<WebSocket>> {
+		const index = new Map<string, Set<WebSocket>>();
+		for (const [socket, held] of this.bySocket) {
+			for (const ref of held.values()) {
+				const key = refKey(ref);
+				index.set(key, (index.get(key) ?? new Set()).add(socket));
+			}
+		}
+		return index;
+	}
+
 	/** Every meeting id some socket is subscribed to. */
 	meetingIds(): string[] {
 		return [...this.byMeeting.entries()].filter(([, set]) => set.size > 0).map(([id]) => id);

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import type { Env } from "../src/env";
 import { findMeetingOnLink, findReadableMeeting, readableAmong } from "../src/meetings/meeting-store";
+import type { PlanFrame } from "../src/meetings/status-writes";
 import { meetingRoom } from "../src/objects";
 import { FeedSubscriptions, type MeetingRefIn, refKey, type SocketTag, tagOf } from "./feed-subscriptions";
 import { closeQuietly } from "./meeting-room";
@@ -74,6 +75,27 @@ export class LiveFeed extends DurableObject<Env> {
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * Sends the frames of steps made in bulk (a calendar sync's plans) to the sockets watching
+	 * each meeting; a plan just made also reaches the sockets that subscribed with its link (for
+	 * an older meeting on it), since a link with no meeting yet cannot be subscribed to.
+	 */
+	async deliverPlanSteps(frames: PlanFrame[]): Promise<void> {
+		await this.subs.ready();
+		const byLink = frames.some((f) => f.link) ? this.subs.byLink() : new Map<string, Set<WebSocket>>();
+		for (const frame of frames) {
+			const sockets = new Set(this.subs.watching(String(frame.meetingId)));
+			for (const socket of frame.link ? (byLink.get(refKey(frame.link)) ?? []) : []) sockets.add(socket);
+			for (const socket of sockets) {
+				try {
+					socket.send(frame.text);
+				} catch {
+					// a socket closing right now; its close handler unsubscribes it
+				}
+			}
+		}
 	}
 
 	/**

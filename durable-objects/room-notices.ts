@@ -1,8 +1,7 @@
 import type { MeetingRow } from "../src/db/schema";
-import { meetingView } from "../src/meetings/meeting-store";
-import type { StatusStep } from "../src/meetings/status-writes";
+import { type StatusStep, stepWebhookEvent } from "../src/meetings/status-writes";
 import type { WebhookEvent } from "../src/webhooks/deliver";
-import { buildEnvelope, TRANSITION_SOURCE, type WebhookEventType } from "../src/webhooks/envelope";
+import type { WebhookEventType } from "../src/webhooks/envelope";
 import type { AccountObject } from "./account";
 import type { RoomTimers } from "./room-timers";
 
@@ -35,28 +34,11 @@ export class RoomNotices {
 	/** The storage entries for a step's events; the caller writes them together with the step. */
 	async prepare(row: MeetingRow, events: WebhookEventType[], step: StatusStep): Promise<Record<string, PendingNotice>> {
 		const entries: Record<string, PendingNotice> = {};
-		const meeting = meetingView(row);
 		for (const eventType of events) {
-			const envelope = await buildEnvelope({
-				event_type: eventType,
-				meeting,
-				status_change: {
-					from: step.from,
-					to: step.to,
-					reason: step.reason ?? null,
-					timestamp: step.at,
-					transition_source: TRANSITION_SOURCE[step.actor],
-				},
-			});
+			const event = await stepWebhookEvent(row, step, eventType);
 			// Keys sort in the order the events happened, so the drain keeps it.
 			const key = `${PREFIX}${String(Date.now()).padStart(15, "0")}:${String(this.counter++).padStart(6, "0")}`;
-			entries[key] = {
-				userId: row.userId,
-				event_id: envelope.event_id,
-				event_type: eventType,
-				meeting_id: row.id,
-				body: JSON.stringify(envelope),
-			};
+			entries[key] = { userId: row.userId, ...event };
 		}
 		return entries;
 	}

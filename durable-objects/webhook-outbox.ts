@@ -16,9 +16,14 @@ import type { WebhookEventType } from "../src/webhooks/envelope";
 
 export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000] as const;
 export const GIVE_UP_AFTER_MS = 24 * 3_600_000;
-/** A receiver down for a day must not grow the queue without bound. */
-export const OUTBOX_CAPACITY = 1000;
+/**
+ * A receiver down for a day must not grow the queue without bound; but the events of one
+ * calendar sync (a plan per feed event, at most MAX_FEED_EVENTS) must fit whole.
+ */
+export const OUTBOX_CAPACITY = 5000;
 const PARALLEL_ATTEMPTS = 5;
+/** Attempts per alarm run: each is a subrequest, and an invocation may make only so many; the alarm comes back for the rest. */
+const ATTEMPTS_PER_RUN = 200;
 
 export type Deliver = (env: Env, userId: number, event: WebhookEvent, options: AttemptOptions) => Promise<AttemptReport>;
 
@@ -107,10 +112,37 @@ export class WebhookOutbox {
 		return report;
 	}
 
-	/** Attempts every event that is due (the owner's alarm calls this). */
+	/**
+	 * Stores many events for the alarm to attempt at once (a calendar sync's steps): attempting
+	 * each within the caller's call would hold it for as long as the receiver takes. Returns how
+	 * many were new.
+	 */
+	async enqueueAll(userId: number, events: WebhookEvent[]): Promise<number> {
+		const now = this.now();
+		let taken = 0;
+		for (const event of events) {
+			if (this.find(event.event_id)) continue;
+			this.makeRoom();
+			this.sql.exec(
+				"INSERT INTO webhook_outbox VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
+				event.event_id,
+				userId,
+				event.event_type,
+				event.meeting_id,
+				event.body,
+				now,
+				now,
+			);
+			taken++;
+		}
+		if (taken > 0) await this.scheduleChanged();
+		return taken;
+	}
+
+	/** Attempts the events that are due, oldest due first, up to a run's share (the owner's alarm calls this). */
 	async runDue(): Promise<void> {
 		const due = this.sql
-			.exec<Row>("SELECT * FROM webhook_outbox WHERE next_attempt_at <= ? ORDER BY next_attempt_at", this.now())
+			.exec<Row>("SELECT * FROM webhook_outbox WHERE next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?", this.now(), ATTEMPTS_PER_RUN)
 			.toArray()
 			.filter((row) => !this.inFlight.has(row.event_id));
 		// A few at a time: a Worker holds at most six connections open at once.

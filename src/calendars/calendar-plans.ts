@@ -6,14 +6,14 @@
  * Sources are derived in SQL from the event mappings, so two connections syncing one shared
  * meeting at once cannot lose each other's source.
  */
-import { inArray } from "drizzle-orm";
+import { getTableColumns, inArray } from "drizzle-orm";
 import { readInIdChunks } from "../db/id-chunks";
 import { type CalendarConnectionRow, type MeetingRow, meetings } from "../db/schema";
 import type { Env } from "../env";
 import type { ParsedMeetingLink } from "../meetings/meeting-link";
-import { db } from "../meetings/meeting-store";
-import { initialState } from "../meetings/status-machine";
-import { announceInRoom, moveMeeting } from "../meetings/status-writes";
+import { db, nowIso } from "../meetings/meeting-store";
+import { initialState, type MeetingStatus } from "../meetings/status-machine";
+import { announceInRoom, checkCreate, checkRemove, moveMeeting, type PlanStep } from "../meetings/status-writes";
 import { calendarSource } from "./calendar-store";
 import type { ImportedEvent } from "./ics-import";
 
@@ -32,15 +32,19 @@ export function linkColumns(link: ParsedMeetingLink | null) {
 	};
 }
 
-/** A new plan for an event of one connection: its only source (what `refreshSources` would write). */
+/**
+ * A new plan for an event of one connection: its only source (what `refreshSources` would
+ * write). The move table is asked first (`checkCreate`); `creationSteps` announces it.
+ */
 export function insertPlan(env: Env, connection: CalendarConnectionRow, event: PlannedEvent, now: string) {
+	checkCreate("scheduled", "calendar");
 	const link = linkColumns(event.link);
 	const data: Record<string, unknown> = { attendees: event.attendees, calendar_sources: [calendarSource(connection)] };
 	if (event.title) data.title = event.title;
 	const { userId, autoJoin, botName } = connection;
 	return env.DB.prepare(
 		`INSERT INTO meetings (user_id, platform, native_meeting_id, constructed_meeting_url, passcode, status, auto_join, scheduled_at, bot_name, data, created_at, updated_at)
-		 VALUES (?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?, ?, ?) RETURNING id`,
+		 VALUES (?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?, ?, ?) RETURNING *`,
 	).bind(
 		userId,
 		link.platform,
@@ -108,9 +112,48 @@ export async function scheduleIdlePlan(env: Env, row: MeetingRow, event: Planned
 	);
 }
 
-/** Removes a plan that only calendars made, once no calendar plans it any more. */
-export function deletePlan(env: Env, meetingId: number) {
-	return env.DB.prepare(`DELETE FROM meetings WHERE id = ? AND ${PLANNED}`).bind(meetingId);
+/**
+ * Removes a plan that only calendars made, once no calendar plans it any more (the move table
+ * is asked first: `checkRemove`). Its result names the status the plan left, when it went.
+ */
+export function deletePlan(env: Env, row: MeetingRow) {
+	checkRemove(row.status as MeetingStatus, "calendar");
+	return env.DB.prepare(`DELETE FROM meetings WHERE id = ? AND ${PLANNED} RETURNING status`).bind(row.id);
+}
+
+/** A plan's removal among batched statements: which statement removes it. */
+export interface PlanRemoval {
+	row: MeetingRow;
+	statement: number;
+}
+
+/** The `to: null` steps of the removals that happened (a plan that moved on meanwhile stayed). */
+export function removalSteps(removals: PlanRemoval[], results: D1Result[]): PlanStep[] {
+	const at = nowIso();
+	return removals.flatMap(({ row, statement }) => {
+		const gone = results[statement]?.results[0] as { status?: MeetingStatus } | undefined;
+		return gone?.status ? [{ row, step: { from: gone.status, to: null, actor: "calendar" as const, at } }] : [];
+	});
+}
+
+const meetingColumns = Object.entries(getTableColumns(meetings));
+
+/** The record an `insertPlan` returned, mapped as drizzle maps it (so it need not be read again). */
+export function planRowOf(result: D1Result | null): MeetingRow | null {
+	const raw = result?.results[0] as Record<string, unknown> | undefined;
+	if (!raw) return null;
+	const row = Object.fromEntries(
+		meetingColumns.map(([key, column]) => {
+			const value = raw[column.name];
+			return [key, value === null || value === undefined ? null : column.mapFromDriverValue(value)];
+		}),
+	);
+	return row as MeetingRow;
+}
+
+/** The `from: null` steps of plans the calendar just made. */
+export function creationSteps(rows: MeetingRow[]): PlanStep[] {
+	return rows.map((row) => ({ row, step: { from: null, to: "scheduled" as const, actor: "calendar" as const, at: row.updatedAt } }));
 }
 
 /**

@@ -9,8 +9,9 @@ import { readInIdChunks } from "../db/id-chunks";
 import { type CalendarConnectionRow, calendarEvents } from "../db/schema";
 import type { Env } from "../env";
 import { db } from "../meetings/meeting-store";
+import { announcePlanSteps } from "../meetings/status-writes";
 import { armImportedPlans, type RemovedPlan } from "./auto-join-arming";
-import { deletePlan, meetingsById, refreshSources, runBatched } from "./calendar-plans";
+import { deletePlan, meetingsById, type PlanRemoval, refreshSources, removalSteps, runBatched } from "./calendar-plans";
 
 export async function disconnectCalendar(env: Env, connection: CalendarConnectionRow): Promise<void> {
 	const mine = await db(env).select().from(calendarEvents).where(eq(calendarEvents.connectionId, connection.id)).all();
@@ -28,6 +29,7 @@ export async function disconnectCalendar(env: Env, connection: CalendarConnectio
 	const now = new Date().toISOString();
 	const kept: number[] = [];
 	const removed: RemovedPlan[] = [];
+	const removals: PlanRemoval[] = [];
 	// Mappings first (not left to the cascade), so the refreshes below see only the other calendars.
 	const statements: D1PreparedStatement[] = [
 		env.DB.prepare("DELETE FROM calendar_events WHERE connection_id = ?").bind(connection.id),
@@ -40,10 +42,11 @@ export async function disconnectCalendar(env: Env, connection: CalendarConnectio
 			statements.push(refreshSources(env, row.id, now));
 			kept.push(row.id);
 		} else {
-			statements.push(deletePlan(env, row.id));
+			removals.push({ row, statement: statements.push(deletePlan(env, row)) - 1 });
 			removed.push({ row, armedFor: mapping.armedFor });
 		}
 	}
-	await runBatched(env, statements);
+	const results = await runBatched(env, statements);
+	await announcePlanSteps(env, connection.userId, removalSteps(removals, results));
 	await armImportedPlans(env, kept, removed, { now: new Date() });
 }

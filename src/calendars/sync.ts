@@ -18,15 +18,20 @@ import { type CalendarConnectionRow, type CalendarEventRow, calendarEvents, type
 import { type Env, intVar } from "../env";
 import { db, isUniqueViolation } from "../meetings/meeting-store";
 import { TERMINAL_STATUSES } from "../meetings/status-machine";
+import { announcePlanSteps } from "../meetings/status-writes";
 import { outboundPolicy } from "../outbound/url-guard";
 import { armAheadMs, armImportedPlans, type RemovedPlan } from "./auto-join-arming";
 import {
+	creationSteps,
 	deleteMapping,
 	deletePlan,
 	insertPlan,
 	type MappingWrite,
 	type PlannedEvent,
+	type PlanRemoval,
+	planRowOf,
 	refreshSources,
+	removalSteps,
 	runBatched,
 	scheduleIdlePlan,
 	updatePlan,
@@ -181,6 +186,7 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 	const writes: D1PreparedStatement[] = [];
 	const refresh = new Set<number>();
 	const removed: RemovedPlan[] = [];
+	const removals: PlanRemoval[] = [];
 	const inserts: { event: PlannedEvent; fp: string }[] = [];
 	const adoptedNow = new Set<number>();
 	const toSchedule: { row: MeetingRow; event: PlannedEvent }[] = [];
@@ -256,7 +262,7 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 		if (known.state !== "planned" || !current || !isPlannedRow(current)) continue;
 		if (state.plannedElsewhere.has(current.id) || known.adopted) refresh.add(current.id);
 		else {
-			writes.push(deletePlan(env, current.id));
+			removals.push({ row: current, statement: writes.push(deletePlan(env, current)) - 1 });
 			removed.push({ row: current, armedFor: known.armedFor });
 		}
 		counts.cancelled++;
@@ -265,7 +271,8 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 	const created = await insertPlans(env, connection, inserts, now);
 	const fresh: number[] = [];
 	const armHorizon = ctx.now.getTime() + armAheadMs(env);
-	for (const { event, fp, meetingId } of created) {
+	for (const { event, fp, row } of created) {
+		const meetingId = row?.id ?? null;
 		if (meetingId === null) writes.push(upsertMapping(env, mapping(event.uid, { state: "deferred" }), now));
 		else {
 			// Made with its one source already written: no refresh needed, and only a plan due
@@ -277,7 +284,9 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 	}
 	for (const id of refresh) writes.push(refreshSources(env, id, now));
 	for (const { row, event } of toSchedule) await scheduleIdlePlan(env, row, event);
-	await runBatched(env, writes);
+	const results = await runBatched(env, writes);
+	const made = created.flatMap((c) => (c.row ? [c.row] : []));
+	await announcePlanSteps(env, connection.userId, [...creationSteps(made), ...removalSteps(removals, results)]);
 	await armImportedPlans(env, [...refresh, ...fresh], removed, ctx, adoptedNow);
 	return counts;
 }
@@ -294,22 +303,21 @@ function moveLink(state: UserState, row: MeetingRow, newKey: string | null) {
 
 /** New plans in batches; a batch that hits a link taken meanwhile is retried one by one. */
 async function insertPlans(env: Env, connection: CalendarConnectionRow, inserts: { event: PlannedEvent; fp: string }[], now: string) {
-	const made: { event: PlannedEvent; fp: string; meetingId: number | null }[] = [];
+	const made: { event: PlannedEvent; fp: string; row: MeetingRow | null }[] = [];
 	const statement = (e: PlannedEvent) => insertPlan(env, connection, e, now);
-	const idOf = (r: D1Result | null) => (r?.results[0] as { id?: number } | undefined)?.id ?? null;
 	for (let i = 0; i < inserts.length; i += 100) {
 		const chunk = inserts.slice(i, i + 100);
 		try {
 			const results = await env.DB.batch(chunk.map(({ event }) => statement(event)));
-			for (const [k, item] of chunk.entries()) made.push({ ...item, meetingId: idOf(results[k] ?? null) });
+			for (const [k, item] of chunk.entries()) made.push({ ...item, row: planRowOf(results[k] ?? null) });
 		} catch (err) {
 			if (!isUniqueViolation(err)) throw err;
 			for (const item of chunk) {
 				try {
-					made.push({ ...item, meetingId: idOf(await statement(item.event).run()) });
+					made.push({ ...item, row: planRowOf(await statement(item.event).run()) });
 				} catch (one) {
 					if (!isUniqueViolation(one)) throw one;
-					made.push({ ...item, meetingId: null });
+					made.push({ ...item, row: null });
 				}
 			}
 		}

@@ -5,11 +5,15 @@
  * handed to an `Announce`, which tells the world (the room's /ws watchers and webhook events).
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { type MeetingRow, meetings } from "../db/schema";
+import { type MeetingRow, meetings, workspaceMembers } from "../db/schema";
 import type { Env } from "../env";
-import { meetingRoom } from "../objects";
+import { statusStepMessage } from "../live/feed-messages";
+import { accountObject, liveFeed, meetingRoom } from "../objects";
+import { loadSettings, resolveSettings } from "../settings/account-settings";
+import type { WebhookEvent } from "../webhooks/deliver";
+import { buildEnvelope, TRANSITION_SOURCE, type WebhookEventType, webhookEventsFor } from "../webhooks/envelope";
 import { failureDetail, sanitize } from "./failure-detail";
-import { db, nowIso } from "./meeting-store";
+import { db, meetingView, nowIso } from "./meeting-store";
 import {
 	type Actor,
 	initialState,
@@ -55,6 +59,16 @@ export const announceInRoom =
 type MeetingColumns = Partial<typeof meetings.$inferInsert>;
 
 export class RefusedMove extends Error {}
+
+/** Throws unless the move table lets `actor` create a record in `status`. */
+export function checkCreate(status: MeetingStatus, actor: Actor): void {
+	if (!mayCreate(status, actor)) throw new RefusedMove(`${actor} may not create a ${status} meeting`);
+}
+
+/** Throws unless the move table lets `actor` remove a record in `status`. */
+export function checkRemove(status: MeetingStatus, actor: Actor): void {
+	if (!mayRemove(status, actor)) throw new RefusedMove(`${actor} may not remove a ${status} meeting`);
+}
 
 export interface MoveRequest {
 	meetingId: number;
@@ -122,7 +136,7 @@ export async function createMeeting(
 	announce: Announce,
 ): Promise<MeetingRow> {
 	const status = values.status;
-	if (!mayCreate(status, actor)) throw new RefusedMove(`${actor} may not create a ${status} meeting`);
+	checkCreate(status, actor);
 	const row = await db(env).insert(meetings).values(values).returning().get();
 	if (!row) throw new Error("meeting was not stored");
 	await announce(row, { from: null, to: status, actor, at: row.updatedAt }, { before: initialState(status), after: initialState(status) });
@@ -132,7 +146,7 @@ export async function createMeeting(
 /** Removes a record still in the status it was seen in, and announces it, `to: null`; false when it moved on. */
 export async function removeMeeting(env: Env, row: MeetingRow, actor: Actor, announce: Announce): Promise<boolean> {
 	const status = row.status as MeetingStatus;
-	if (!mayRemove(status, actor)) throw new RefusedMove(`${actor} may not remove a ${status} meeting`);
+	checkRemove(status, actor);
 	const gone = await db(env)
 		.delete(meetings)
 		.where(and(eq(meetings.id, row.id), eq(meetings.status, status)))
@@ -163,4 +177,100 @@ export async function noteAutoJoinError(env: Env, meetingId: number, error: stri
 		{ from: "scheduled", to: "scheduled", reason: text, actor: "scheduler", at: now, note: true },
 		{ before: plan, after: plan },
 	);
+}
+
+/** A step's webhook event of one type, its body built once so every attempt sends the same bytes. */
+export async function stepWebhookEvent(row: MeetingRow, step: StatusStep, eventType: WebhookEventType): Promise<WebhookEvent> {
+	const envelope = await buildEnvelope({
+		event_type: eventType,
+		meeting: meetingView(row),
+		status_change: {
+			from: step.from,
+			to: step.to,
+			reason: step.reason ?? null,
+			timestamp: step.at,
+			transition_source: TRANSITION_SOURCE[step.actor],
+		},
+	});
+	return { event_id: envelope.event_id, event_type: eventType, meeting_id: row.id, body: JSON.stringify(envelope) };
+}
+
+/** A step made in bulk, with its record (for a removal, the record as it was). */
+export interface PlanStep {
+	row: MeetingRow;
+	step: StatusStep;
+}
+
+/**
+ * One `meeting.status` frame for a user's LiveFeed. `link` is set for a record just created:
+ * nobody can watch it by id yet, but a socket may hold that link for an older meeting on it.
+ */
+export interface PlanFrame {
+	meetingId: number;
+	link: { platform: string; native_id: string } | null;
+	text: string;
+}
+
+/** Events per call to the account's outbox: RPC messages stay small, and a first sync of 2,000 plans is a few calls. */
+const EVENTS_PER_HANDOVER = 500;
+
+/**
+ * Announces the steps one calendar sync made in bulk (plans created and removed with batched
+ * SQL). Calling each meeting's room would cost a Durable Object call per plan, past the
+ * per-invocation subrequest cap on a first sync; so the webhook events go to the owner's
+ * outbox in a few calls (stored there before the call returns, delivered by its alarm, the
+ * event filter applied per attempt as for every event), and the frames go once to each feed
+ * that may watch them: the owner's, and those of members of a workspace a plan is bound to.
+ * A failure here is logged, not thrown: the plans are already written.
+ */
+export async function announcePlanSteps(env: Env, userId: number, steps: PlanStep[]): Promise<void> {
+	if (steps.length === 0) return;
+	try {
+		await handOverWebhookEvents(env, userId, steps);
+	} catch (err) {
+		console.error("calendar step webhook events not handed over", userId, err instanceof Error ? err.name : "error");
+	}
+	try {
+		await tellFeeds(env, userId, steps);
+	} catch (err) {
+		console.warn("calendar step frames not delivered", userId, err instanceof Error ? err.name : "error");
+	}
+}
+
+async function handOverWebhookEvents(env: Env, userId: number, steps: PlanStep[]): Promise<void> {
+	// Without a target every attempt would end `no_target`, unrecorded: building the events is wasted work.
+	const target = (await resolveSettings(env, await loadSettings(env, userId))).webhook;
+	if (!target.url) return;
+	const events: WebhookEvent[] = [];
+	for (const { row, step } of steps) {
+		for (const eventType of webhookEventsFor({ status: step.from, reached_stage: null }, step.to, step.note)) {
+			events.push(await stepWebhookEvent(row, step, eventType));
+		}
+	}
+	const account = accountObject(env, userId);
+	for (let i = 0; i < events.length; i += EVENTS_PER_HANDOVER)
+		await account.takeWebhookEvents(userId, events.slice(i, i + EVENTS_PER_HANDOVER));
+}
+
+async function tellFeeds(env: Env, ownerId: number, steps: PlanStep[]): Promise<void> {
+	const frames: PlanFrame[] = steps.map(({ row, step }) => ({
+		meetingId: row.id,
+		link: step.from === null && row.nativeMeetingId ? { platform: row.platform, native_id: row.nativeMeetingId } : null,
+		text: JSON.stringify(statusStepMessage(row, step)),
+	}));
+	const workspaces = [...new Set(steps.flatMap(({ row }) => (row.workspaceId ? [row.workspaceId] : [])))];
+	const members = workspaces.length
+		? await db(env)
+				.select({ userId: workspaceMembers.userId })
+				.from(workspaceMembers)
+				.where(inArray(workspaceMembers.workspaceId, workspaces))
+				.all()
+		: [];
+	// A link is matched for the owner only: a plan just made is bound to no workspace, so only they may read it.
+	const bound = frames.flatMap((frame, i) => (steps[i]?.row.workspaceId ? [{ ...frame, link: null }] : []));
+	const others = [...new Set(members.map((m) => m.userId))].filter((user) => user !== ownerId);
+	await Promise.all([
+		liveFeed(env, ownerId).deliverPlanSteps(frames),
+		...others.map((user) => liveFeed(env, user).deliverPlanSteps(bound)),
+	]);
 }
