@@ -95,17 +95,7 @@ export class WebhookOutbox {
 	async enqueue(userId: number, event: WebhookEvent): Promise<EnqueueReport> {
 		if (this.find(event.event_id)) return { outcome: "duplicate", retry: true };
 		const now = this.now();
-		this.makeRoom();
-		this.sql.exec(
-			"INSERT INTO webhook_outbox VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
-			event.event_id,
-			userId,
-			event.event_type,
-			event.meeting_id,
-			event.body,
-			now,
-			now + retryDelay(1),
-		);
+		this.store(userId, event, now, now + retryDelay(1));
 		await this.scheduleChanged();
 		const report = await this.attempt(this.find(event.event_id)!);
 		await this.scheduleChanged();
@@ -122,21 +112,26 @@ export class WebhookOutbox {
 		let taken = 0;
 		for (const event of events) {
 			if (this.find(event.event_id)) continue;
-			this.makeRoom();
-			this.sql.exec(
-				"INSERT INTO webhook_outbox VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
-				event.event_id,
-				userId,
-				event.event_type,
-				event.meeting_id,
-				event.body,
-				now,
-				now,
-			);
+			this.store(userId, event, now, now);
 			taken++;
 		}
 		if (taken > 0) await this.scheduleChanged();
 		return taken;
+	}
+
+	/** Queues one event (making room first), its first attempt due at `due`. */
+	private store(userId: number, event: WebhookEvent, now: number, due: number): void {
+		this.makeRoom();
+		this.sql.exec(
+			"INSERT INTO webhook_outbox VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
+			event.event_id,
+			userId,
+			event.event_type,
+			event.meeting_id,
+			event.body,
+			now,
+			due,
+		);
 	}
 
 	/** Attempts the events that are due, oldest due first, up to a run's share (the owner's alarm calls this). */
