@@ -5,7 +5,7 @@
  */
 
 import { TimeoutError } from "puppeteer-core";
-import { type CompletionReason, REASON_OUTCOME } from "../../src/bot-channel/protocol.ts";
+import { type CompletionReason, linksWithoutSecrets, REASON_OUTCOME, STATUS_REASON_MAX } from "../../src/bot-channel/protocol.ts";
 import type { MeetingState } from "../drivers/types.ts";
 
 export type Stage = "joining" | "awaiting_admission" | "active";
@@ -18,9 +18,6 @@ export interface Ending {
 	/** Leave the meeting ourselves before reporting (we decided to go). */
 	leave: boolean;
 }
-
-/** The channel's limit on `reason`. */
-export const REASON_MAX = 2000;
 
 /** An ending with a reason: its status is the table's, never chosen here. */
 export const endingFor = (completion_reason: CompletionReason, reason: string, leave = false): Ending => ({
@@ -70,16 +67,9 @@ export function outcomeOf(state: MeetingState, stage: Stage): Ending | null {
  * the channel's limit.
  */
 export function reportable(reason: string, secrets: readonly (string | null | undefined)[]): string {
-	let text = reason.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, (link) => {
-		try {
-			const url = new URL(link);
-			return `${url.protocol}//${url.host}${url.pathname}`;
-		} catch {
-			return "[link]";
-		}
-	});
+	let text = linksWithoutSecrets(reason);
 	for (const secret of secrets) if (secret) text = text.split(secret).join("***");
-	return text.slice(0, REASON_MAX);
+	return text.slice(0, STATUS_REASON_MAX);
 }
 
 /** "300 s", "1.5 s": how long a limit was, for a reason. */

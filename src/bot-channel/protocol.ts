@@ -129,6 +129,24 @@ export const InteractiveEventName = z.enum([
 	"avatar.reset",
 ]);
 
+/** Longest `reason` of a status message: a sentence and the error text that caused it. */
+export const STATUS_REASON_MAX = 2000;
+
+/**
+ * A reason's links as they may be shown: scheme, host and path only, since a meeting link can
+ * carry its passcode (`pwd=`, `p=`) or credentials. Both ends of the channel apply it.
+ */
+export function linksWithoutSecrets(text: string): string {
+	return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, (link) => {
+		try {
+			const url = new URL(link);
+			return `${url.protocol}//${url.host}${url.pathname === "/" ? "" : url.pathname}`;
+		} catch {
+			return "[link]";
+		}
+	});
+}
+
 const sequenced = { seq: z.number().int().positive() };
 
 export const BotToRoom = z.discriminatedUnion("type", [
@@ -139,7 +157,7 @@ export const BotToRoom = z.discriminatedUnion("type", [
 		status: BotReportedStatus,
 		completion_reason: CompletionReason.optional(),
 		failure_stage: FailureStage.optional(),
-		reason: z.string().max(2000).optional(),
+		reason: z.string().max(STATUS_REASON_MAX).optional(),
 		timestamp: z.string(),
 	}),
 	z.object({ ...sequenced, type: z.literal("segment"), segment: BotSegment }),

@@ -1,3 +1,4 @@
+import { linksWithoutSecrets } from "../bot-channel/protocol";
 import type { CompletionReason } from "./status-machine";
 
 /** Long enough for a sentence and a host's error text; short enough for every record and frame. */
@@ -24,23 +25,11 @@ export function failureDetail(text: string | null | undefined, reason: Completio
 }
 
 export function sanitize(text: string): string {
-	const cleaned = text
-		.replace(/\p{Cc}+/gu, " ")
-		.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, safeUrl)
+	const cleaned = linksWithoutSecrets(text.replace(/\p{Cc}+/gu, " "))
 		.replace(/\bBearer\s+[^\s"',;]+/gi, "Bearer [redacted]")
 		.replace(/\bvxa_[A-Za-z0-9_-]+/g, "vxa_[redacted]")
 		.replace(/\b(token|secret|password|api[_-]?key)(\s*[=:]\s*)[^\s"',;&]+/gi, "$1$2[redacted]")
 		.replace(/\s+/g, " ")
 		.trim();
 	return cleaned.length > FAILURE_DETAIL_MAX ? `${cleaned.slice(0, FAILURE_DETAIL_MAX - 1)}…` : cleaned;
-}
-
-/** Scheme, host and path only; anything unparseable is dropped rather than risked. */
-function safeUrl(raw: string): string {
-	try {
-		const url = new URL(raw);
-		return `${url.protocol}//${url.host}${url.pathname === "/" ? "" : url.pathname}`;
-	} catch {
-		return "[address]";
-	}
 }
