@@ -66,7 +66,7 @@ export function nativeMeetingIdProblem(id: string): string | null {
 	if (id.length > NATIVE_MEETING_ID_MAX_LENGTH) {
 		return `native_meeting_id is ${id.length} characters; the maximum is ${NATIVE_MEETING_ID_MAX_LENGTH}`;
 	}
-	if (hasControlCharacter(id)) return "native_meeting_id contains control characters";
+	if (CONTROL_CHARACTER.test(id)) return "native_meeting_id contains control characters";
 	if (URL_STRUCTURAL.test(id)) {
 		return (
 			"native_meeting_id must be the bare meeting id, without URL characters ('?', '&', '=', '/', '#') or spaces: " +
@@ -76,14 +76,8 @@ export function nativeMeetingIdProblem(id: string): string | null {
 	return null;
 }
 
-/** C0 controls, DEL and the C1 range: never part of an id, and they break logs and lookups. */
-function hasControlCharacter(text: string): boolean {
-	for (let i = 0; i < text.length; i++) {
-		const code = text.charCodeAt(i);
-		if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
-	}
-	return false;
-}
+/** C0 controls, DEL and the C1 range (Unicode's Cc): never part of an id, and they break logs and lookups. */
+const CONTROL_CHARACTER = /\p{Cc}/u;
 
 /** A joinable URL from platform, native id and passcode; null when the id cannot be used. */
 export function constructMeetingUrl(platform: Platform, nativeId: string, passcode?: string | null): string | null {
