@@ -4,8 +4,11 @@ import type { AppEnv } from "./app-env";
 import { intVar } from "./env";
 import { ApiError, mapError } from "./errors";
 import { gateway } from "./gateway/gateway";
+import { AGENT_PREFIXES } from "./gateway/route-scopes";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
+import { agentRoutes } from "./routes/agent";
+import { agentRoutineRoutes } from "./routes/agent-routines";
 import { botRoutes } from "./routes/bots";
 import { calendarCompatRoutes } from "./routes/calendar-compat";
 import { calendarRoutes } from "./routes/calendars";
@@ -51,6 +54,10 @@ export function buildApp() {
 	app.route("/", recordingRoutes);
 	app.route("/", calendarRoutes);
 	app.route("/", calendarCompatRoutes);
+	for (const prefix of AGENT_PREFIXES) {
+		app.route(prefix, agentRoutes);
+		app.route(prefix, agentRoutineRoutes);
+	}
 
 	app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", { type: "apiKey", in: "header", name: "X-API-Key" });
 	app.openAPIRegistry.register("Error", ApiErrorBody);

@@ -1,4 +1,5 @@
 import type { AccountObject } from "../durable-objects/account";
+import type { AgentUser } from "../durable-objects/agent-user";
 import type { IpGuard } from "../durable-objects/ip-guard";
 import type { LiveFeed } from "../durable-objects/live-feed";
 import type { MeetingRoom } from "../durable-objects/meeting-room";
@@ -11,6 +12,7 @@ export interface Env {
 	IP_GUARD: DurableObjectNamespace<IpGuard>;
 	MEETING_ROOM: DurableObjectNamespace<MeetingRoom>;
 	LIVE_FEED: DurableObjectNamespace<LiveFeed>;
+	AGENT_USER: DurableObjectNamespace<AgentUser>;
 
 	ADMIN_API_TOKEN?: string;
 	/** base64 of 32 bytes: the AES-GCM key that seals secrets at rest. */

@@ -3,6 +3,7 @@ import { calendarTick } from "./calendars/background-sync";
 import type { Env } from "./env";
 
 export { AccountObject } from "../durable-objects/account";
+export { AgentUser } from "../durable-objects/agent-user";
 export { IpGuard } from "../durable-objects/ip-guard";
 export { LiveFeed } from "../durable-objects/live-feed";
 export { MeetingRoom } from "../durable-objects/meeting-room";

@@ -4,3 +4,4 @@ import type { Env } from "./env";
 export const meetingRoom = (env: Env, meetingId: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(meetingId)));
 export const accountObject = (env: Env, userId: number) => env.ACCOUNT.get(env.ACCOUNT.idFromName(String(userId)));
 export const liveFeed = (env: Env, userId: number) => env.LIVE_FEED.get(env.LIVE_FEED.idFromName(String(userId)));
+export const agentUser = (env: Env, userId: number) => env.AGENT_USER.get(env.AGENT_USER.idFromName(String(userId)));

@@ -19,6 +19,28 @@ const ADMIN: Access = { kind: "admin" };
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
+/**
+ * The agent plane answers on the spec's form `/agent/api/<path>` and on the reference
+ * gateway's short form `/agent/<path>`, which its clients call (`POST /agent/chat`).
+ */
+export const AGENT_PREFIXES = ["/agent/api", "/agent"] as const;
+const AGENT: Access = { kind: "key", scopes: ["bot", "tx"] };
+const AGENT_ROUTES: ReadonlyArray<readonly [Method, string]> = [
+	["GET", "/health"],
+	["GET", "/models"],
+	["POST", "/invocations"],
+	["POST", "/events"],
+	["GET", "/workloads/:workload_id"],
+	["POST", "/chat"],
+	["POST", "/chat/reset"],
+	["GET", "/sessions"],
+	["GET", "/sessions/:session/history"],
+	["POST", "/routines"],
+	["GET", "/routines"],
+	["PATCH", "/routines/:name/enabled"],
+	["DELETE", "/routines/:routine_id"],
+];
+
 export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["GET", "/health", PUBLIC],
 	["GET", "/openapi.json", PUBLIC],
@@ -87,6 +109,8 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["PUT", "/user/calendar", SETTINGS],
 	["GET", "/user/calendar/sync", SETTINGS],
 	["POST", "/user/calendar/sync", SETTINGS],
+
+	...AGENT_PREFIXES.flatMap((prefix) => AGENT_ROUTES.map(([method, path]) => [method, `${prefix}${path}`, AGENT] as const)),
 
 	["GET", "/ws", SELF_AUTHENTICATED],
 	["GET", "/internal/bot-channel/:meeting_id", SELF_AUTHENTICATED],

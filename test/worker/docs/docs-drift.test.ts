@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import agentDoc from "../../../docs/agent.md?raw";
 import apiDoc from "../../../docs/api.md?raw";
 import botChannelDoc from "../../../docs/bot-channel.md?raw";
 import liveFeedDoc from "../../../docs/live-feed.md?raw";
@@ -53,8 +54,11 @@ describe("docs/status-machine.md", () => {
 describe("docs/api.md", () => {
 	it("lists every route with the access ROUTE_ACCESS gives it, and no other", () => {
 		const access = (cell: string) => (cell === "self" ? "public" : cell);
+		// `/agent[/api]/x` stands for both forms the agent plane answers on: `/agent/api/x` and `/agent/x`.
+		const forms = (path: string) =>
+			path.startsWith("/agent[/api]") ? ["/agent/api", "/agent"].map((p) => path.replace("/agent[/api]", p)) : [path];
 		const documented = tableRows(apiDoc, "routes")
-			.map(([method, path, who]) => `${method} ${path} ${access(who ?? "")}`)
+			.flatMap(([method, path, who]) => forms(path ?? "").map((p) => `${method} ${p} ${access(who ?? "")}`))
 			.sort();
 		const code = ROUTE_ACCESS.map(([method, path, a]) => {
 			const who = a.kind === "key" ? a.scopes.join(", ") : a.kind;
@@ -81,6 +85,7 @@ describe("docs/bot-channel.md", () => {
 describe("links between the documents", () => {
 	const docs: Record<string, string> = {
 		"README.md": indexDoc,
+		"agent.md": agentDoc,
 		"api.md": apiDoc,
 		"bot-channel.md": botChannelDoc,
 		"live-feed.md": liveFeedDoc,

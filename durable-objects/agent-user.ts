@@ -1,0 +1,46 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Invocation } from "../src/agent/envelopes";
+import type { Env } from "../src/env";
+import type { Scope } from "../src/gateway/api-keys";
+import { AlarmTimers } from "./agent-alarms";
+
+/** Who asks: the user from the key, and the key's scopes (they bound the agent's tools). */
+export interface AgentCaller {
+	userId: number;
+	scopes: Scope[];
+}
+
+export interface ChatRequest {
+	prompt: string;
+	session: string;
+	/** The reference's legacy focus (a meeting, for example), passed to the model as context. */
+	active?: string | null;
+	/** A client nonce: a retry with the same one reattaches instead of starting a second turn. */
+	turnId?: string | null;
+	/** From `Last-Event-ID`: reattach after this frame, no new turn. */
+	lastEventId?: number | null;
+}
+
+/**
+ * One per user (`idFromName(userId)`): the agent control plane of that user. It holds chat
+ * sessions, turns, the event log every SSE stream reads, workloads, and routines, and runs the
+ * tool loop itself. Its one alarm (AlarmTimers) serves every routine, turn heartbeat and retry.
+ *
+ * SKELETON: the public surface; the runtime and the routines land in their own modules.
+ */
+export class AgentUser extends DurableObject<Env> {
+	readonly timers = new AlarmTimers(this.ctx.storage);
+
+	async chat(_caller: AgentCaller, _request: ChatRequest): Promise<Response> {
+		return new Response(null, { status: 404 });
+	}
+
+	async dispatch(_caller: AgentCaller, _invocation: Invocation): Promise<{ workload_id: string }> {
+		throw new Error("not built yet");
+	}
+
+	override async alarm(): Promise<void> {
+		const now = Date.now();
+		for (const { name, dueMs } of this.timers.dueAt(now)) await this.timers.settle(name, dueMs);
+	}
+}
