@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Invocation } from "../src/agent/envelopes";
+import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
 import type { Env } from "../src/env";
 import type { Scope } from "../src/gateway/api-keys";
 import { AlarmTimers } from "./agent-alarms";
@@ -36,6 +36,11 @@ export class AgentUser extends DurableObject<Env> {
 	}
 
 	async dispatch(_caller: AgentCaller, _invocation: Invocation): Promise<{ workload_id: string }> {
+		throw new Error("not built yet");
+	}
+
+	/** Runs an invocation to its end and says how it ended (routines use it; dispatch does not wait). */
+	async runInvocation(_caller: AgentCaller, _invocation: Invocation): Promise<WorkloadOutcome> {
 		throw new Error("not built yet");
 	}
 

@@ -37,3 +37,23 @@ export type EnvelopeCheck<T> = { ok: true; value: T } | { ok: false; status: 400
 export function derivedMode(trigger: Trigger): WorkloadMode {
 	return trigger === "message" || trigger === "scheduled" ? "rw" : "ro";
 }
+
+/** How one run of a workload ended; routines retry on `retryable` failures. */
+export interface WorkloadOutcome {
+	workload_id: string;
+	ok: boolean;
+	/** Why it failed, in words fit for a client (never a provider's raw text or a key). */
+	detail?: string;
+	/** A provider error worth retrying later (429, 5xx, a cut stream, a timeout). */
+	retryable: boolean;
+}
+
+/** A `unit.v1` invocation as posted: 400 naming the first violation, or the envelope. SKELETON. */
+export function checkInvocation(_body: unknown): EnvelopeCheck<Invocation> {
+	return { ok: false, status: 400, detail: "Invocation envelope is not conformant" };
+}
+
+/** An `event.v1` event as posted: 400 naming the first violation, 422 without a plan, or the event. SKELETON. */
+export function checkEvent(_body: unknown): EnvelopeCheck<AgentEvent> {
+	return { ok: false, status: 400, detail: "Event envelope is not conformant" };
+}
