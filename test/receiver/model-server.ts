@@ -18,51 +18,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type ModelStepScript, PROVIDER_SECRET_TEXT, type RecordedModelRequest } from "./model-script.ts";
 
-/** Text an upstream might put in an error: tests prove it never reaches a client. */
-export const PROVIDER_SECRET_TEXT = "sk-live-provider-secret upstream overloaded";
-
-export interface ScriptedToolCall {
-	name: string;
-	/** The call's arguments: a JSON text, or a value sent as its JSON text. */
-	arguments: string | Record<string, unknown>;
-	/** How many pieces the arguments arrive in (default 3). */
-	fragments?: number;
-	/** The call id (default a fresh `call_…`). */
-	id?: string;
-}
-
-/**
- * One answer. Text and tool calls may be combined (text first). `delay_ms` waits before each
- * chunk after the first. Every stream ends with `finish_reason` "stop", or "tool_calls" when
- * the step has tool calls, unless `finish_reason` says otherwise.
- */
-export interface ModelStepScript {
-	text?: string[];
-	tool_calls?: ScriptedToolCall[];
-	delay_ms?: number;
-	finish_reason?: string;
-	/** An HTTP error with an OpenAI-style error body (default body carries PROVIDER_SECRET_TEXT). */
-	status?: number;
-	body?: string | Record<string, unknown>;
-	/** Closes the socket after this many chunks: no finish, no [DONE]. */
-	cut_after?: number;
-	/** After the text, a `data: {"error":…}` chunk, then the body ends. */
-	error_chunk?: boolean;
-	/** Sends the headers, then nothing until the client gives up. */
-	hang?: boolean;
-	/** Answers 307 to this address. */
-	redirect?: string;
-}
-
-export interface RecordedModelRequest {
-	method: string;
-	path: string;
-	headers: Record<string, string | string[] | undefined>;
-	/** The parsed JSON body (the raw text when it is not JSON). */
-	body: unknown;
-	received_at: number;
-}
+export type { ModelStepScript, RecordedModelRequest, ScriptedToolCall } from "./model-script.ts";
 
 export interface ModelServer {
 	url: string;
@@ -215,11 +173,13 @@ async function answer(req: IncomingMessage, res: ServerResponse, request: Comple
 	frames.push(deltaChunk({ role: "assistant", content: "" }));
 	for (const piece of text) frames.push(deltaChunk({ content: piece }));
 	for (const delta of interleavedToolCallDeltas(calls)) frames.push(deltaChunk({ tool_calls: [delta] }));
+	frames.push(...(step.raw ?? []));
 
 	res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
 	res.flushHeaders();
 	if (step.hang) {
-		// Nothing more is written; the client's timeout or abort ends the exchange.
+		// The text (if any), then nothing more: the client's timeout or abort ends the exchange.
+		for (const frame of frames) res.write(frame);
 		await new Promise<void>((resolve) => req.socket.once("close", resolve));
 		return;
 	}
