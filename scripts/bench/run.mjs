@@ -4,6 +4,7 @@ import path from "node:path";
 import { localSecrets } from "../local-secrets.mjs";
 import { startBotHost, startGateway } from "../local-stack.mjs";
 import { freePort } from "../ports.mjs";
+import { benchAgentChat } from "./agent-chat.mjs";
 import { benchBots } from "./bots.mjs";
 import { benchCalendarSync } from "./calendar-sync.mjs";
 import { benchGateway } from "./gateway.mjs";
@@ -34,6 +35,7 @@ export async function runBenchmarks(only) {
 		["gateway", benchGateway],
 		["live", benchLiveFeed],
 		["calendar", benchCalendarSync],
+		["agent", benchAgentChat],
 		["bots", (ctx) => withRealBots(ctx, secrets, benchBots)],
 	];
 	try {

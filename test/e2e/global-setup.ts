@@ -11,6 +11,7 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startBotHost, startGateway } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
+import { startModelServer } from "../receiver/model-server.ts";
 import { startWebhookReceiver } from "../receiver/webhook-receiver.ts";
 
 declare module "vitest" {
@@ -20,6 +21,7 @@ declare module "vitest" {
 		receiverUrl: string;
 		botGatewayUrl: string;
 		sandboxUrl: string;
+		modelServerUrl: string;
 	}
 }
 
@@ -30,6 +32,8 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject) {
 	const receiver = await startWebhookReceiver();
+	// The users' own model: an OpenAI-compatible streaming server, scripted per test.
+	const model = await startModelServer();
 	const adminToken = `adm_${randomBytes(18).toString("base64url")}`;
 	const botHostSecret = randomBytes(18).toString("base64url");
 	const stateDirs: string[] = [];
@@ -64,11 +68,13 @@ export default async function setup(project: TestProject) {
 	project.provide("sandboxUrl", `http://127.0.0.1:${sandboxPort}/__sandbox`);
 	project.provide("adminToken", adminToken);
 	project.provide("receiverUrl", receiver.url);
+	project.provide("modelServerUrl", model.url);
 	return async () => {
 		botHost.kill("SIGTERM");
 		simulated.child.kill("SIGTERM");
 		real.child.kill("SIGTERM");
 		await receiver.close();
+		await model.close();
 		for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
 	};
 }

@@ -31,7 +31,14 @@ interface Recorded extends RecordedModelRequest {
 	lastUserText: string;
 }
 
-export async function startModelServer(options: { port?: number; host?: string } = {}): Promise<ModelServer> {
+export interface ModelServerOptions {
+	port?: number;
+	host?: string;
+	/** Called the moment the first piece of text of an answer is written (the bench times the gateway against it). */
+	onFirstText?: (lastUserText: string) => void;
+}
+
+export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
 	const scripts = new Map<string, ModelStepScript[]>();
 	const recorded: Recorded[] = [];
 
@@ -57,7 +64,7 @@ export async function startModelServer(options: { port?: number; host?: string }
 			if (typeof body !== "object" || body === null)
 				return json(res, 400, openAiError("We could not parse the JSON body", "invalid_request_error", null));
 			const step = nextStep(lastUserText) ?? { text: ["ok"] };
-			await answer(req, res, body as CompletionRequest, step);
+			await answer(req, res, body as CompletionRequest, step, () => options.onFirstText?.(lastUserText));
 		} catch (err) {
 			if (!res.headersSent) json(res, 500, openAiError(`model server: ${String(err)}`, "server_error", null));
 			else res.destroy();
@@ -122,7 +129,13 @@ interface CompletionRequest {
 type Delta = { role?: "assistant"; content?: string; tool_calls?: ToolCallDelta[] };
 type ToolCallDelta = { index: number; id?: string; type?: "function"; function: { name?: string; arguments: string } };
 
-async function answer(req: IncomingMessage, res: ServerResponse, request: CompletionRequest, step: ModelStepScript) {
+async function answer(
+	req: IncomingMessage,
+	res: ServerResponse,
+	request: CompletionRequest,
+	step: ModelStepScript,
+	onFirstText: () => void,
+) {
 	if (step.redirect) return void res.writeHead(307, { location: step.redirect }).end();
 	if (step.status) {
 		const body = step.body ?? openAiError(`${PROVIDER_SECRET_TEXT} (status ${step.status})`, errorType(step.status), null);
@@ -190,6 +203,8 @@ async function answer(req: IncomingMessage, res: ServerResponse, request: Comple
 		if (i > 0 && step.delay_ms) await sleep(step.delay_ms);
 		if (res.destroyed) return;
 		res.write(frame);
+		// Frame 0 is the empty role chunk; frame 1 carries the first text.
+		if (i === 1 && text.length > 0) onFirstText();
 	}
 	if (step.cut_after !== undefined) return cut(res);
 	if (step.error_chunk) {
