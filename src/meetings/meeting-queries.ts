@@ -61,6 +61,9 @@ export async function listMeetings(env: Env, reader: Reader, q: ListMeetingsQuer
 	return rows.map((r) => meetingView(r, recorded.get(r.id)));
 }
 
+/** A meeting by its id, as GET /meetings/{meeting_id} names it. */
+export const MeetingIdParam = z.object({ meeting_id: z.coerce.number().int().positive() });
+
 /** One readable meeting with its recordings (GET /meetings/{id}); 404 "Meeting not found" otherwise. */
 export async function readableMeetingView(env: Env, reader: Reader, meetingId: number) {
 	const row = await findReadableMeeting(env, reader.userId, meetingId);

@@ -6,7 +6,7 @@ import { meetingParticipants, meetings } from "../db/schema";
 import { ApiError, conflict, invalidField, notFound } from "../errors";
 import { hasJoinableLink } from "../meetings/auto-join-rule";
 import { parseMeetingLink } from "../meetings/meeting-link";
-import { isoTimestamp, ListMeetingsQuery, listMeetings, readableMeetingView } from "../meetings/meeting-queries";
+import { isoTimestamp, ListMeetingsQuery, listMeetings, MeetingIdParam, readableMeetingView } from "../meetings/meeting-queries";
 import {
 	db,
 	findMeetingOnLink,
@@ -27,7 +27,7 @@ import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 /** The meeting routes (docs/api.md#meetings): plans, the record, its metadata. */
 export const meetingRoutes = routeModule();
 
-const MeetingId = z.object({ meeting_id: z.coerce.number().int().positive() });
+const MeetingId = MeetingIdParam;
 
 /**
  * The gateway address in links shown to the client (raw_url, share links): the configured one,
