@@ -54,6 +54,11 @@ export interface WorkloadOutcome {
 /** The subject an agent acts for: the key's user (workload ids, workspaces and identities name it). */
 export const subjectFor = (userId: number): string => String(userId);
 
+/** Every workload id starts with this, as the reference's `agent-<subject>-…` ids do: an id names its owner. */
+export const workloadIdPrefix = (subject: string): string => `agent-${subject}-`;
+
+export const workloadBelongsTo = (workloadId: string, subject: string): boolean => workloadId.startsWith(workloadIdPrefix(subject));
+
 // The contract schemas, copied unchanged from contracts/: the validator reads the envelope's
 // root from their `$defs`. @cfworker/json-schema interprets schemas without `new Function`,
 // which workerd forbids (ajv compiles with it).
