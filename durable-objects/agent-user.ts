@@ -1,7 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Invocation, Trigger, WorkloadOutcome } from "../src/agent/envelopes";
-import type { LoggedFrame } from "../src/agent/frames";
-import type { WorkloadMode } from "../src/agent/tools";
+import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
 import type { Env } from "../src/env";
 import type { Scope } from "../src/gateway/api-keys";
 import { AlarmTimers } from "./agent-alarms";
@@ -12,25 +10,6 @@ import type { WorkloadView } from "./agent-workloads";
 export interface AgentCaller {
 	userId: number;
 	scopes: Scope[];
-}
-
-/**
- * A workload as `GET /agent/workloads/{id}` shows it (src/routes/agent-schemas.ts documents
- * it): how it was started, the mode it runs in (derived, never as asked), how far it got,
- * and its event log.
- */
-export interface WorkloadView {
-	workload_id: string;
-	status: "running" | "completed" | "failed";
-	trigger: Trigger;
-	mode: WorkloadMode;
-	launcher: string;
-	/** ISO-8601. */
-	created_at: string;
-	updated_at: string;
-	/** Why it failed, in words fit for a client; null otherwise. */
-	detail: string | null;
-	events: LoggedFrame[];
 }
 
 export interface ChatRequest {
@@ -64,11 +43,6 @@ export class AgentUser extends DurableObject<Env> {
 
 	async dispatch(caller: AgentCaller, invocation: Invocation): Promise<{ workload_id: string }> {
 		return this.runtime.dispatch(caller, invocation);
-	}
-
-	/** One of this user's workloads, or null when unknown. SKELETON (added for the workload route): the runtime fills it. */
-	async workload(_workloadId: string): Promise<WorkloadView | null> {
-		return null;
 	}
 
 	/** Runs an invocation to its end and says how it ended (routines use it; dispatch does not wait). */

@@ -53,17 +53,33 @@ export const AgentFrame = z
 	])
 	.openapi("AgentFrame");
 
+const MeetingRef = z.object({ meeting_id: z.string(), session_uid: z.string(), platform: z.string().optional() });
+const WorkloadContext = z
+	.object({
+		kind: z.enum(["none", "meeting", "email", "generic"]),
+		meeting: MeetingRef.optional(),
+		ref: z.object({ uri: z.string(), etag: z.string().optional() }).optional(),
+	})
+	.openapi("WorkloadContext");
+
 export const Workload = z
 	.object({
 		workload_id: z.string(),
-		status: z.enum(["running", "completed", "failed"]),
+		status: z.enum(["queued", "running", "completed", "failed"]),
 		trigger: z.enum(["message", "scheduled", "event", "transcription"]),
-		mode: z.enum(["ro", "rw"]).openapi({ description: "The mode it runs in: rw only for message and scheduled triggers that asked rw" }),
+		mode: z
+			.enum(["ro", "rw"])
+			.openapi({ description: "The mode it runs in, derived: rw only for message and scheduled triggers that asked rw somewhere" }),
 		launcher: z.string(),
+		context: WorkloadContext.nullable(),
+		runs: z.number().int().openapi({ description: "How many times it ran: a start while it runs makes it run again with the new inputs" }),
 		created_at: z.string(),
 		updated_at: z.string(),
-		detail: z.string().nullable(),
-		events: z.array(z.object({ seq: z.number().int(), frame: AgentFrame })),
+		last: z
+			.object({ ok: z.boolean(), detail: z.string().nullable(), reply: z.string().nullable() })
+			.nullable()
+			.openapi({ description: "How the last run ended; null before the first ends" }),
+		events: z.array(AgentFrame).openapi({ description: "Its latest frames, oldest first" }),
 	})
 	.openapi("Workload");
 
