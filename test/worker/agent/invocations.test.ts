@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { AgentHealth, AgentModels, EventAccepted, Workload, WorkloadAccepted } from "../../../src/routes/agent-schemas";
+import type { RecordedModelRequest } from "../../receiver/model-script";
 import { call, json, userWithKey } from "../support";
 import meetingEvent from "./golden/Event.meeting.json";
 import messageInvocation from "./golden/Invocation.message.json";
@@ -40,6 +41,35 @@ async function agentObjectContents(userId: number): Promise<unknown[]> {
 }
 
 const invocation = (fields: Record<string, unknown> = {}) => ({ ...structuredClone(messageInvocation), ...fields });
+const workspacesRw = (fields: Record<string, unknown>) => invocation({ workspaces: [{ id: "own", mode: "rw" }], ...fields });
+
+const ACCOUNT_KEY = "sk-account-agent-key-24680";
+
+/** The caller's own model at the test model server. */
+async function useModelServer(headers: Record<string, string>, model = "agent-model-1") {
+	const res = await call("PUT", "/user/models", { headers, json: { base_url: `${env.MODEL_SERVER_URL}/v1`, model, api_key: ACCOUNT_KEY } });
+	expect(res.status).toBe(200);
+}
+
+async function script(marker: string, steps: unknown[]) {
+	const res = await fetch(`${env.MODEL_SERVER_URL}/__script`, { method: "POST", body: JSON.stringify({ marker, steps }) });
+	expect(res.status).toBe(200);
+}
+
+async function modelRequests(marker: string): Promise<RecordedModelRequest[]> {
+	const res = await fetch(`${env.MODEL_SERVER_URL}/__requests?marker=${marker}`);
+	return ((await res.json()) as { requests: RecordedModelRequest[] }).requests;
+}
+
+/** The workload once it has ended (it runs on in the object after the 202). */
+async function endedWorkload(path: string, headers: Record<string, string>): Promise<z.infer<typeof Workload>> {
+	for (let attempt = 0; attempt < 100; attempt++) {
+		const workload = await documented(Workload, await call("GET", path, { headers }), 200);
+		if (workload.status === "completed" || workload.status === "failed") return workload;
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+	throw new Error(`${path} did not end`);
+}
 
 describe("POST /agent/invocations: refusals", () => {
 	it.each(PREFIXES)(
@@ -112,6 +142,8 @@ describe("dispatch: the workload is the caller's", () => {
 		const posted = invocation({ identity: { subject: "u_jane", launcher: "user:u_jane", token: "forged" } });
 		const { workload_id } = await documented(WorkloadAccepted, await call("POST", `${prefix}/invocations`, { headers, json: posted }), 202);
 		expect(workload_id.startsWith(`agent-${user.id}-`)).toBe(true);
+		// What the refusal tests see as empty holds the workload now.
+		expect((await agentObjectContents(user.id)).length).toBeGreaterThan(0);
 
 		const workload = await documented(Workload, await call("GET", `${prefix}/workloads/${workload_id}`, { headers }), 200);
 		expect(workload).toMatchObject({ workload_id, trigger: "message", mode: "rw", launcher: `user:${user.id}` });
@@ -124,7 +156,7 @@ describe("dispatch: the workload is the caller's", () => {
 
 	it("records the derived mode: an event-triggered invocation asking rw runs ro", async () => {
 		const { headers } = await userWithKey();
-		const posted = invocation({ trigger: "event", workspaces: [{ id: "u_jane", mode: "rw" }] });
+		const posted = workspacesRw({ trigger: "event" });
 		const { workload_id } = await documented(WorkloadAccepted, await call("POST", "/agent/invocations", { headers, json: posted }), 202);
 		const workload = await documented(Workload, await call("GET", `/agent/workloads/${workload_id}`, { headers }), 200);
 		expect(workload.mode).toBe("ro");
@@ -137,6 +169,33 @@ describe("dispatch: the workload is the caller's", () => {
 		expect(accepted.workload_id.startsWith(`agent-${user.id}-`)).toBe(true);
 		const workload = await documented(Workload, await call("GET", `/agent/api/workloads/${accepted.workload_id}`, { headers }), 200);
 		expect(workload).toMatchObject({ trigger: "transcription", mode: "ro", launcher: "integration:meetings" });
+	});
+});
+
+describe("a dispatched workload runs to its end with the caller's model", () => {
+	it("runs a posted message invocation with the user's model and key, and records the reply", async () => {
+		const { headers } = await userWithKey();
+		await useModelServer(headers);
+		const marker = `invoke-${crypto.randomUUID()}`;
+		await script(marker, [{ text: ["Open tasks: ", "none."] }]);
+		const posted = invocation({ start: { entrypoint: { inline: `List my open tasks ${marker}` } } });
+		const { workload_id } = await documented(
+			WorkloadAccepted,
+			await call("POST", "/agent/api/invocations", { headers, json: posted }),
+			202,
+		);
+		const workload = await endedWorkload(`/agent/api/workloads/${workload_id}`, headers);
+		expect(workload).toMatchObject({
+			status: "completed",
+			runs: 1,
+			mode: "rw",
+			last: { ok: true, detail: null, reply: "Open tasks: none." },
+		});
+		expect(workload.events.map((frame) => frame.type)).toContain("message-delta");
+		const requests = await modelRequests(marker);
+		expect(requests).toHaveLength(1);
+		expect(requests[0]?.headers.authorization).toBe(`Bearer ${ACCOUNT_KEY}`);
+		expect(requests[0]?.body).toMatchObject({ model: "agent-model-1" });
 	});
 });
 
@@ -176,6 +235,20 @@ describe("GET /agent/health and /agent/api/models", () => {
 			.run();
 		const health = await documented(AgentHealth, await call("GET", "/agent/health", { headers }), 200);
 		expect(health.capabilities.model_inference.state).toBe("misconfigured");
+	});
+
+	it.each(PREFIXES)("under %s: health says configured, and models names the user's model, once one is set", async (prefix) => {
+		const { headers } = await userWithKey();
+		await useModelServer(headers, "their-model");
+		const health = await documented(AgentHealth, await call("GET", `${prefix}/health`, { headers }), 200);
+		expect(health.capabilities.model_inference.state).toBe("configured");
+		const models = await documented(AgentModels, await call("GET", `${prefix}/models`, { headers }), 200);
+		expect(models).toEqual({
+			chat_model: "their-model",
+			agent_model: "their-model",
+			streaming_model: "their-model",
+			meeting_model: "their-model",
+		});
 	});
 
 	it.each(PREFIXES)("under %s: models names the four models, null when none is configured", async (prefix) => {
