@@ -17,7 +17,7 @@ export interface WorkloadView {
 	trigger: string;
 	mode: string;
 	launcher: string;
-	context: unknown;
+	context: Invocation["context"] | null;
 	runs: number;
 	created_at: string;
 	updated_at: string;
