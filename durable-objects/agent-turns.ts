@@ -130,8 +130,3 @@ export async function runToolLoop(input: TurnInput): Promise<TurnResult> {
 		return end(false, "The agent failed unexpectedly; try again", "unavailable");
 	}
 }
-
-/** Provider failures worth another try later (a routine backs off and retries them). */
-export function retryableFailure(kind: ModelFailureKind | null): boolean {
-	return kind === "rate_limited" || kind === "unavailable" || kind === "timeout" || kind === "cut";
-}

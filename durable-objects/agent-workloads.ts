@@ -1,11 +1,11 @@
 import { derivedMode, type Invocation, type WorkloadOutcome } from "../src/agent/envelopes";
 import type { AgentFrame } from "../src/agent/frames";
+import { isRetryable } from "../src/agent/model-client";
 import { resolveAgentModel } from "../src/agent/model-settings";
 import type { WorkloadMode } from "../src/agent/tools";
 import type { Env } from "../src/env";
 import type { AgentRuntime } from "./agent-runtime";
 import type { AgentStore, WorkloadRow } from "./agent-store";
-import { retryableFailure } from "./agent-turns";
 import type { AgentCaller } from "./agent-user";
 
 /** How many of a workload's last frames its status shows. */
@@ -17,7 +17,7 @@ export interface WorkloadView {
 	trigger: string;
 	mode: string;
 	launcher: string;
-	context: unknown;
+	context: Invocation["context"] | null;
 	runs: number;
 	created_at: string;
 	updated_at: string;
@@ -188,7 +188,7 @@ export class AgentWorkloads {
 				workload_id: workloadId,
 				ok: result.ok,
 				...(result.detail ? { detail: result.detail } : {}),
-				retryable: !result.ok && retryableFailure(result.failure),
+				retryable: !result.ok && result.failure !== null && isRetryable(result.failure),
 			},
 			reply: result.reply,
 		};

@@ -5,6 +5,7 @@
  * has a timeout and the body a byte cap. Failures carry words fit for a client: the provider's
  * own error text may echo keys or internal addresses, so it is never passed on.
  */
+import { readCappedBytes } from "../outbound/capped-body";
 import { checkOutboundUrl, type OutboundPolicy } from "../outbound/url-guard";
 
 export type ChatMessage =
@@ -142,13 +143,12 @@ export async function streamModelStep(request: ModelStepRequest): Promise<ModelS
 			await response.body?.cancel().catch(() => undefined);
 			throw failureFor(response.status);
 		}
-		try {
-			return await readModelStream(response, limits.maxBytes, request.onText);
-		} catch (err) {
-			if (err instanceof ModelFailure) throw err;
-			// A read that fails is our abort (timeout, caller) or the provider dropping the connection.
-			throw ended() ?? new ModelFailure("cut", "The model stream was cut off before it finished");
+		const cutOff = () => ended() ?? new ModelFailure("cut", "The model stream was cut off before it finished");
+		// A provider that ignores `stream` answers with one completion object: taken as one step.
+		if (response.headers.get("content-type")?.includes("application/json")) {
+			return await readCompletion(response, limits.maxBytes, request.onText, cutOff);
 		}
+		return await readModelStream(response, limits.maxBytes, request.onText, cutOff);
 	} finally {
 		clearTimeout(timer);
 		request.signal?.removeEventListener("abort", onCallerAbort);
@@ -192,7 +192,12 @@ interface ToolCallDelta {
  * tool-call fragments are joined by their index. The byte cap counts what the network
  * delivered, so an endless stream is stopped, not buffered.
  */
-async function readModelStream(response: Response, maxBytes: number, onText: (delta: string) => void): Promise<ModelStep> {
+async function readModelStream(
+	response: Response,
+	maxBytes: number,
+	onText: (delta: string) => void,
+	cutOff: () => ModelFailure,
+): Promise<ModelStep> {
 	const step: ModelStep = { text: "", toolCalls: [], finishReason: null, usage: null };
 	const calls = new Map<number, { id: string; name: string; arguments: string }>();
 	if (!response.body) throw new ModelFailure("cut", "The model provider sent no body");
@@ -242,7 +247,10 @@ async function readModelStream(response: Response, maxBytes: number, onText: (de
 
 	try {
 		while (!done) {
-			const { done: ended, value } = await reader.read();
+			// A failed read is a dropped connection, or our own abort (timeout, caller); cutOff tells which.
+			const { done: ended, value } = await reader.read().catch(() => {
+				throw cutOff();
+			});
 			if (ended) break;
 			bytes += value.byteLength;
 			if (bytes > maxBytes) throw new ModelFailure("too_large", `The model response passed the limit of ${maxBytes} bytes`);
@@ -264,11 +272,56 @@ async function readModelStream(response: Response, maxBytes: number, onText: (de
 		if (pending.startsWith("data:")) data.push(pending.slice(pending.startsWith("data: ") ? 6 : 5));
 		dispatch();
 	}
-	if (!done && step.finishReason === null) throw new ModelFailure("cut", "The model stream was cut off before it finished");
-
-	for (const [index, call] of [...calls.entries()].sort(([a], [b]) => a - b)) {
-		if (!call.name) throw new ModelFailure("malformed", "The model provider sent a tool call without a name");
-		step.toolCalls.push({ id: call.id || `call_${index}`, type: "function", function: { name: call.name, arguments: call.arguments } });
-	}
+	if (!done && step.finishReason === null) throw cutOff();
+	step.toolCalls = orderedToolCalls(calls);
 	return step;
+}
+
+function orderedToolCalls(calls: Map<number, { id: string; name: string; arguments: string }>): ModelToolCall[] {
+	return [...calls.entries()]
+		.sort(([a], [b]) => a - b)
+		.map(([index, call]) => {
+			if (!call.name) throw new ModelFailure("malformed", "The model provider sent a tool call without a name");
+			return { id: call.id || `call_${index}`, type: "function", function: { name: call.name, arguments: call.arguments } };
+		});
+}
+
+interface Completion {
+	choices?: { message?: { content?: string | null; tool_calls?: ModelToolCall[] }; finish_reason?: string | null }[];
+	usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+	error?: unknown;
+}
+
+/** A whole `chat.completion` object, under the same byte cap. */
+async function readCompletion(
+	response: Response,
+	maxBytes: number,
+	onText: (delta: string) => void,
+	cutOff: () => ModelFailure,
+): Promise<ModelStep> {
+	const bytes = await readCappedBytes(response, maxBytes).catch(() => {
+		throw cutOff();
+	});
+	if (!bytes) throw new ModelFailure("too_large", `The model response passed the limit of ${maxBytes} bytes`);
+	let completion: Completion;
+	try {
+		completion = JSON.parse(new TextDecoder().decode(bytes)) as Completion;
+	} catch {
+		throw new ModelFailure("malformed", "The model provider sent a response that is not valid JSON");
+	}
+	if (typeof completion !== "object" || completion === null)
+		throw new ModelFailure("malformed", "The model provider sent a response that is not an object");
+	if (completion.error !== undefined) throw new ModelFailure("unavailable", "The model provider reported an error; try again later");
+	const choice = completion.choices?.[0];
+	if (!choice?.message) throw new ModelFailure("malformed", "The model provider sent a response without a message");
+	const text = typeof choice.message.content === "string" ? choice.message.content : "";
+	if (text !== "") onText(text);
+	const calls = new Map<number, { id: string; name: string; arguments: string }>();
+	for (const [index, call] of (choice.message.tool_calls ?? []).entries()) {
+		calls.set(index, { id: call.id ?? "", name: call.function?.name ?? "", arguments: call.function?.arguments ?? "" });
+	}
+	const usage = completion.usage
+		? { prompt_tokens: completion.usage.prompt_tokens ?? 0, completion_tokens: completion.usage.completion_tokens ?? 0 }
+		: null;
+	return { text, toolCalls: orderedToolCalls(calls), finishReason: choice.finish_reason ?? null, usage };
 }

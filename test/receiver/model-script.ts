@@ -37,6 +37,8 @@ export interface ModelStepScript {
 	hang?: boolean;
 	/** Answers 307 to this address. */
 	redirect?: string;
+	/** Answers one `chat.completion` object even to a streaming request, as providers that ignore `stream` do. */
+	json?: boolean;
 	/** Written into the SSE body as they are, after the text (e.g. a chunk that is not JSON). */
 	raw?: string[];
 }

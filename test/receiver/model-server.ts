@@ -147,7 +147,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, request: Comple
 	};
 	usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
 
-	if (request.stream !== true) {
+	if (request.stream !== true || step.json) {
 		const message = {
 			role: "assistant",
 			content: text.length > 0 || calls.length === 0 ? text.join("") : null,

@@ -180,6 +180,20 @@ describe("streamModelStep: the stream", () => {
 	});
 });
 
+describe("streamModelStep: providers that do not stream", () => {
+	it("takes a whole chat.completion object as the step", async () => {
+		const marker = crypto.randomUUID();
+		await script(marker, [{ json: true, text: ["All ", "at once"], tool_calls: [{ name: "list_meetings", arguments: { limit: 2 } }] }]);
+		const deltas: string[] = [];
+		const step = await run(marker, { onText: (d) => deltas.push(d) });
+		expect(deltas).toEqual(["All at once"]);
+		expect(step.text).toBe("All at once");
+		expect(step.finishReason).toBe("tool_calls");
+		expect(step.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([["list_meetings", { limit: 2 }]]);
+		expect(step.usage?.prompt_tokens).toBeGreaterThan(0);
+	});
+});
+
 describe("streamModelStep: failures", () => {
 	const statuses: [number, ModelFailureKind][] = [
 		[401, "unauthorized"],
@@ -230,6 +244,21 @@ describe("streamModelStep: failures", () => {
 		expect(failure.kind).toBe("cut");
 		expect(deltas).toEqual(["a", "b"]);
 		expect(isRetryable("cut")).toBe(true);
+	});
+
+	it("lets an error of onText itself through unchanged, not as a provider failure", async () => {
+		const marker = crypto.randomUUID();
+		await script(marker, [{ text: ["a", "b"] }]);
+		const mine = new Error("the client went away");
+		const error = await run(marker, {
+			onText: () => {
+				throw mine;
+			},
+		}).then(
+			() => null,
+			(err: unknown) => err,
+		);
+		expect(error).toBe(mine);
 	});
 
 	it("reports a chunk that is not JSON as malformed", async () => {
