@@ -142,6 +142,7 @@ agentRoutes.openapi(
 		// An id names its user; another user's id is not looked up at all, in any object.
 		const view = workloadBelongsTo(workload_id, subjectFor(userId)) ? await agentUser(c.env, userId).workload(workload_id) : null;
 		if (!view) throw new ApiError(404, "Workload not found");
-		return c.json(view, 200);
+		// The object's view has plain strings; the response is the documented shape, checked.
+		return c.json(Workload.parse(view), 200);
 	},
 );

@@ -1,6 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { toolsFor } from "../../../src/agent/tools";
 import { AgentHealth, AgentModels, EventAccepted, Workload, WorkloadAccepted } from "../../../src/routes/agent-schemas";
 import type { RecordedModelRequest } from "../../receiver/model-script";
 import { call, json, userWithKey } from "../support";
@@ -172,6 +173,9 @@ describe("dispatch: the workload is the caller's", () => {
 	});
 });
 
+const offeredTools = (request: RecordedModelRequest | undefined) =>
+	((request?.body as { tools?: { function: { name: string } }[] } | undefined)?.tools ?? []).map((tool) => tool.function.name).sort();
+
 describe("a dispatched workload runs to its end with the caller's model", () => {
 	it("runs a posted message invocation with the user's model and key, and records the reply", async () => {
 		const { headers } = await userWithKey();
@@ -196,6 +200,29 @@ describe("a dispatched workload runs to its end with the caller's model", () => 
 		expect(requests).toHaveLength(1);
 		expect(requests[0]?.headers.authorization).toBe(`Bearer ${ACCOUNT_KEY}`);
 		expect(requests[0]?.body).toMatchObject({ model: "agent-model-1" });
+	});
+	it("offers an event-triggered workload that asked rw only the tools that do not write", async () => {
+		const { headers } = await userWithKey();
+		await useModelServer(headers);
+		const rwMarker = `rw-${crypto.randomUUID()}`;
+		const roMarker = `ro-${crypto.randomUUID()}`;
+		const rw = workspacesRw({ trigger: "message", start: { entrypoint: { inline: `Tidy up ${rwMarker}` } } });
+		const ro = workspacesRw({ trigger: "event", start: { entrypoint: { inline: `Tidy up ${roMarker}` } } });
+		for (const body of [rw, ro]) {
+			const { workload_id } = await documented(WorkloadAccepted, await call("POST", "/agent/invocations", { headers, json: body }), 202);
+			await endedWorkload(`/agent/workloads/${workload_id}`, headers);
+		}
+		const rwTools = offeredTools((await modelRequests(rwMarker))[0]);
+		const roTools = offeredTools((await modelRequests(roMarker))[0]);
+		const writing = rwTools.filter((name) => !roTools.includes(name));
+		// The same key and user: the one difference is the derived mode, which withholds every writing tool.
+		expect(writing.length).toBeGreaterThan(0);
+		expect(roTools.every((name) => rwTools.includes(name))).toBe(true);
+		const writesByName = new Map(
+			toolsFor({ env, userId: 0, scopes: ["bot", "tx"], mode: "rw" }).map((tool) => [tool.spec.function.name, tool.writes]),
+		);
+		expect(writing.every((name) => writesByName.get(name) === true)).toBe(true);
+		expect(roTools.filter((name) => writesByName.get(name) !== false)).toEqual([]);
 	});
 });
 
