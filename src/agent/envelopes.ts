@@ -78,7 +78,8 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 /** `#/workspaces/0/mode` as a JSON Pointer a client can follow (`/` is the body itself). */
 const pointer = (instanceLocation: string) => instanceLocation.replace(/^#/, "") || "/";
 
-const quoted = (message: string) => message.match(/"([^"]*)"/)?.[1] ?? "";
+/** The field a message names; a client's own key, so cut short rather than echoed whole. */
+const quoted = (message: string) => (message.match(/"([^"]*)"/)?.[1] ?? "").slice(0, 100);
 
 /**
  * The first violation the validator found, in words: the keywords that only say "a part
@@ -99,7 +100,6 @@ function firstViolation(errors: OutputUnit[]): string {
 		case "enum":
 			return `${at}: ${error.error.replace(/^Instance does not match any of (.+)\.$/, "must be one of $1")}`;
 		case "minItems":
-			return `${at}: must not be empty`;
 		case "minProperties":
 			return `${at}: must not be empty`;
 		default:
