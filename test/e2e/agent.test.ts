@@ -13,7 +13,8 @@ async function script(marker: string, steps: unknown[]) {
 }
 
 async function modelRequests(marker: string): Promise<{ body: { model: string } }[]> {
-	return (await fetch(`${modelServer()}/__requests?marker=${encodeURIComponent(marker)}`)).json();
+	const res = await fetch(`${modelServer()}/__requests?marker=${encodeURIComponent(marker)}`);
+	return ((await res.json()) as { requests: { body: { model: string } }[] }).requests;
 }
 
 /** An account whose own model is the local streaming server. */
