@@ -16,14 +16,14 @@ interface FieldRule {
 const MONTH_NAMES = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"] as const;
 const DAY_NAMES = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"] as const;
 
-const FIELDS: readonly FieldRule[] = [
+const FIELDS = [
 	{ name: "minute", min: 0, max: 59 },
 	{ name: "hour", min: 0, max: 23 },
 	{ name: "day of month", min: 1, max: 31 },
 	{ name: "month", min: 1, max: 12, names: MONTH_NAMES },
 	// 7 is Sunday as well as 0, as in Vixie cron.
 	{ name: "day of week", min: 0, max: 7, names: DAY_NAMES },
-];
+] as const satisfies readonly FieldRule[];
 
 /** The longest a month can be, for refusing days that never come (Feb 30). */
 const MONTH_LENGTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -61,20 +61,21 @@ function parseField(text: string, rule: FieldRule): Set<number> {
 	for (const part of text.split(",")) {
 		const m = /^([^/]+)(?:\/(.*))?$/.exec(part);
 		if (!m) throw new FieldError(rule.name, `${rule.name} has a malformed item in "${text}"`);
-		const [, range, stepText] = m;
+		const range = m[1] ?? "";
+		const stepText = m[2];
 		let low: number;
 		let high: number;
 		if (range === "*") [low, high] = [rule.min, rule.max];
 		else {
-			const bounds = range.split("-");
-			if (bounds.length > 2) throw new FieldError(rule.name, `${rule.name} has a malformed range "${range}"`);
-			low = value(bounds[0], rule);
-			high = bounds.length === 2 ? value(bounds[1], rule) : low;
+			const [first = "", last, ...extra] = range.split("-");
+			if (extra.length > 0) throw new FieldError(rule.name, `${rule.name} has a malformed range "${range}"`);
+			low = value(first, rule);
+			high = last === undefined ? low : value(last, rule);
 			// `fri-sun` ends on Sunday as 7, the way `5-7` does.
-			if (rule.names === DAY_NAMES && bounds.length === 2 && high === 0 && low > 0) high = 7;
+			if (rule.names === DAY_NAMES && last !== undefined && high === 0 && low > 0) high = 7;
 			if (high < low) throw new FieldError(rule.name, `${rule.name} range ${range} is reversed`);
 			// `5/15` is read three ways by different crons; ask for the form everyone reads alike.
-			if (stepText !== undefined && bounds.length === 1)
+			if (stepText !== undefined && last === undefined)
 				throw new FieldError(rule.name, `${rule.name} step needs * or a range (e.g. ${range}-${rule.max}/${stepText}), got ${part}`);
 		}
 		let step = 1;
@@ -96,15 +97,25 @@ function parse(expr: string): Schedule {
 			"cron",
 			`cron needs 5 fields (minute hour day-of-month month day-of-week), got ${parts[0] === "" ? 0 : parts.length}`,
 		);
-	parts.forEach((part, i) => {
-		const unsupported = /[^0-9a-zA-Z*,/-]/.exec(part);
-		if (unsupported) throw new FieldError(FIELDS[i].name, `${FIELDS[i].name} does not support "${unsupported[0]}" (in "${part}")`);
+	const [minute, hour, dom, month, dow] = parts as [string, string, string, string, string];
+	FIELDS.forEach((rule, i) => {
+		const text = parts[i] ?? "";
+		const unsupported = /[^0-9a-zA-Z*,/-]/.exec(text);
+		if (unsupported) throw new FieldError(rule.name, `${rule.name} does not support "${unsupported[0]}" (in "${text}")`);
 	});
-	const [minutes, hours, days, months, weekdays] = parts.map((p, i) => parseField(p, FIELDS[i]));
-	const schedule = { minutes, hours, days, months, weekdays, dayStar: parts[2].startsWith("*") || parts[4].startsWith("*") };
+	const [minuteRule, hourRule, domRule, monthRule, dowRule] = FIELDS;
+	const schedule: Schedule = {
+		minutes: parseField(minute, minuteRule),
+		hours: parseField(hour, hourRule),
+		days: parseField(dom, domRule),
+		months: parseField(month, monthRule),
+		weekdays: parseField(dow, dowRule),
+		dayStar: dom.startsWith("*") || dow.startsWith("*"),
+	};
 	// With AND (a `*` day of week), the days of month alone must occur in some chosen month.
-	if (parts[4].startsWith("*") && ![...months].some((m) => [...days].some((d) => d <= MONTH_LENGTH[m - 1])))
-		throw new FieldError("day of month", `day of month ${parts[2]} never occurs in month ${parts[3]}`);
+	const days = [...schedule.days];
+	if (dow.startsWith("*") && ![...schedule.months].some((m) => days.some((d) => d <= (MONTH_LENGTH[m - 1] ?? 31))))
+		throw new FieldError("day of month", `day of month ${dom} never occurs in month ${month}`);
 	return schedule;
 }
 
