@@ -27,6 +27,8 @@ export default defineConfig(async () => {
 									// The receiver stands in as the bot host peer: it records each spawn request.
 									BOT_HOST_URL: `${inject<string>("webhookReceiverUrl")}/bot-host/`,
 									BOT_REPORT_TIMEOUT_S: "5",
+									// The local OpenAI-compatible model server (test/receiver/model-server.ts).
+									MODEL_SERVER_URL: inject<string>("modelServerUrl"),
 									// Deployment credentials without deployment URLs: they must never reach an account's own URL.
 									DEFAULT_MODEL_API_KEY: "deployment-model-key-must-stay-home",
 									TRANSCRIPTION_TOKEN: "deployment-stt-token-must-stay-home",

@@ -42,6 +42,8 @@ export interface RoutineView {
 	enabled: boolean;
 	last_run: string | null;
 	last_error: string | null;
+	/** The workload of the latest run, readable at GET /agent/api/workloads/{id}. */
+	last_workload_id: string | null;
 }
 
 export interface Reconcile {
@@ -84,6 +86,7 @@ interface RoutineRow extends Record<string, SqlStorageValue> {
 	retry_due_ms: number | null;
 	last_run_ms: number | null;
 	last_error: string | null;
+	last_workload_id: string | null;
 }
 
 interface EventRunRow extends Record<string, SqlStorageValue> {
@@ -91,8 +94,8 @@ interface EventRunRow extends Record<string, SqlStorageValue> {
 	routine_id: string;
 	meeting: string;
 	attempts: number;
-	/** The due time of the timer the latest try was started for. */
-	started_for_ms: number | null;
+	/** A try is due; taken (0) when it starts, so a timer firing twice runs it once. */
+	pending: number;
 	done: number;
 	created_ms: number;
 }
@@ -115,10 +118,10 @@ export class Routines {
 			id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, user_id INTEGER NOT NULL, scopes TEXT NOT NULL,
 			kind TEXT NOT NULL, cron TEXT, event TEXT, prompt TEXT NOT NULL, enabled INTEGER NOT NULL,
 			ran_for_ms INTEGER, attempts INTEGER NOT NULL DEFAULT 0, retry_due_ms INTEGER,
-			last_run_ms INTEGER, last_error TEXT, created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL)`);
+			last_run_ms INTEGER, last_error TEXT, last_workload_id TEXT, created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL)`);
 		storage.sql.exec(`CREATE TABLE IF NOT EXISTS routine_event_runs (
 			id TEXT PRIMARY KEY, routine_id TEXT NOT NULL, meeting TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
-			started_for_ms INTEGER, done INTEGER NOT NULL DEFAULT 0, created_ms INTEGER NOT NULL)`);
+			pending INTEGER NOT NULL DEFAULT 1, done INTEGER NOT NULL DEFAULT 0, created_ms INTEGER NOT NULL)`);
 	}
 
 	/** Whether a timer of the object's alarm is a routine's. */
@@ -244,8 +247,8 @@ export class Routines {
 	/** The alarm's work for one routine timer at the due time it fires for. */
 	async onTimer(timer: string, dueMs: number): Promise<void> {
 		if (timer.startsWith(SLOT)) await this.runSlot(timer.slice(SLOT.length), dueMs);
-		else if (timer.startsWith(RETRY)) await this.runRetry(timer.slice(RETRY.length), dueMs);
-		else if (timer.startsWith(EVENT_RUN)) await this.runEvent(timer.slice(EVENT_RUN.length), dueMs);
+		else if (timer.startsWith(RETRY)) await this.runRetry(timer.slice(RETRY.length));
+		else if (timer.startsWith(EVENT_RUN)) await this.runEvent(timer.slice(EVENT_RUN.length));
 	}
 
 	/** A scheduled routine's due time: recorded, the next one set, then run. */
@@ -265,9 +268,10 @@ export class Routines {
 		await this.attemptSlot(row, dueMs, 1);
 	}
 
-	private async runRetry(id: string, dueMs: number): Promise<void> {
+	/** A retry runs once: its pending mark is taken before it starts. */
+	private async runRetry(id: string): Promise<void> {
 		const row = this.get(id);
-		if (row?.enabled !== 1 || row.retry_due_ms !== dueMs || row.ran_for_ms === null) return;
+		if (row?.enabled !== 1 || row.retry_due_ms === null || row.ran_for_ms === null) return;
 		const attempt = row.attempts + 1;
 		this.storage.sql.exec("UPDATE routines SET attempts = ?, retry_due_ms = NULL WHERE id = ?", attempt, id);
 		await this.attemptSlot(row, row.ran_for_ms, attempt);
@@ -287,23 +291,25 @@ export class Routines {
 		await this.timers.set(RETRY + row.id, retryAt);
 	}
 
-	private async runEvent(runId: string, dueMs: number): Promise<void> {
+	private async runEvent(runId: string): Promise<void> {
 		const run = this.storage.sql.exec<EventRunRow>("SELECT * FROM routine_event_runs WHERE id = ?", runId).toArray()[0];
-		if (!run || run.done === 1 || (run.started_for_ms !== null && run.started_for_ms >= dueMs)) return;
+		if (run?.pending !== 1 || run.done === 1) return;
 		const routine = this.get(run.routine_id);
 		if (routine?.enabled !== 1) {
 			this.storage.sql.exec("UPDATE routine_event_runs SET done = 1 WHERE id = ?", runId);
 			return;
 		}
 		const attempt = run.attempts + 1;
-		this.storage.sql.exec("UPDATE routine_event_runs SET attempts = ?, started_for_ms = ? WHERE id = ?", attempt, dueMs, runId);
+		this.storage.sql.exec("UPDATE routine_event_runs SET attempts = ?, pending = 0 WHERE id = ?", attempt, runId);
 		const event = JSON.parse(run.meeting) as MeetingEvent;
 		const outcome = await this.runSafely(routine, this.eventInvocation(routine, event));
 		if (!this.get(routine.id)) return;
 		this.recordOutcome(routine.id, outcome);
 		const wait = RETRY_BACKOFF_MS[attempt - 1];
-		if (!outcome.ok && outcome.retryable && wait !== undefined) await this.timers.set(EVENT_RUN + runId, this.now() + wait);
-		else this.storage.sql.exec("UPDATE routine_event_runs SET done = 1 WHERE id = ?", runId);
+		if (!outcome.ok && outcome.retryable && wait !== undefined) {
+			this.storage.sql.exec("UPDATE routine_event_runs SET pending = 1 WHERE id = ?", runId);
+			await this.timers.set(EVENT_RUN + runId, this.now() + wait);
+		} else this.storage.sql.exec("UPDATE routine_event_runs SET done = 1 WHERE id = ?", runId);
 	}
 
 	/** A runner that throws is a failed run worth retrying; its message (maybe a provider's) stays in the log. */
@@ -319,7 +325,13 @@ export class Routines {
 
 	private recordOutcome(id: string, outcome: WorkloadOutcome): void {
 		const error = outcome.ok ? null : (outcome.detail ?? "The run failed");
-		this.storage.sql.exec("UPDATE routines SET last_run_ms = ?, last_error = ? WHERE id = ?", this.now(), error, id);
+		this.storage.sql.exec(
+			"UPDATE routines SET last_run_ms = ?, last_error = ?, last_workload_id = ? WHERE id = ?",
+			this.now(),
+			error,
+			outcome.workload_id || null,
+			id,
+		);
 	}
 
 	private scheduledInvocation(row: RoutineRow): Invocation {
@@ -376,6 +388,7 @@ export class Routines {
 			enabled,
 			last_run: iso(row.last_run_ms),
 			last_error: row.last_error,
+			last_workload_id: row.last_workload_id,
 		};
 	}
 }

@@ -4,6 +4,8 @@ import type { Env } from "../src/env";
 import type { Scope } from "../src/gateway/api-keys";
 import { AlarmTimers } from "./agent-alarms";
 import { type MeetingEvent, type Reconcile, type RoutineInput, Routines, type RoutineView } from "./agent-routines";
+import { AgentRuntime, HEARTBEAT_TIMER, type HistoryTurn, type SessionItem } from "./agent-runtime";
+import type { WorkloadView } from "./agent-workloads";
 
 /** Who asks: the user from the key, and the key's scopes (they bound the agent's tools). */
 export interface AgentCaller {
@@ -32,23 +34,46 @@ export interface ChatRequest {
 export class AgentUser extends DurableObject<Env> {
 	readonly timers = new AlarmTimers(this.ctx.storage);
 
-	async chat(_caller: AgentCaller, _request: ChatRequest): Promise<Response> {
-		return new Response(null, { status: 404 });
+	// ── Runtime: chat turns, sessions, workloads (durable-objects/agent-runtime.ts) ──
+	private readonly runtime = new AgentRuntime(this.ctx.storage, this.env, this.timers);
+
+	/** A chat turn as an SSE stream: a new turn, or a reattach (`lastEventId`, a repeated `turnId`). */
+	async chat(caller: AgentCaller, request: ChatRequest): Promise<Response> {
+		return this.runtime.chat(caller, request);
 	}
 
-	async dispatch(_caller: AgentCaller, _invocation: Invocation): Promise<{ workload_id: string }> {
-		throw new Error("not built yet");
+	async dispatch(caller: AgentCaller, invocation: Invocation): Promise<{ workload_id: string }> {
+		return this.runtime.dispatch(caller, invocation);
 	}
 
 	/** Runs an invocation to its end and says how it ended (routines use it; dispatch does not wait). */
-	async runInvocation(_caller: AgentCaller, _invocation: Invocation): Promise<WorkloadOutcome> {
-		throw new Error("not built yet");
+	async runInvocation(caller: AgentCaller, invocation: Invocation): Promise<WorkloadOutcome> {
+		return this.runtime.runInvocation(caller, invocation);
 	}
+
+	/** A workload's status, inputs' summary, last outcome and last frames; null when unknown. */
+	async workload(workloadId: string): Promise<WorkloadView | null> {
+		return this.runtime.workloads.view(workloadId);
+	}
+
+	async sessions(): Promise<SessionItem[]> {
+		return this.runtime.sessions();
+	}
+
+	async history(session: string): Promise<HistoryTurn[]> {
+		return this.runtime.history(session);
+	}
+
+	async resetSession(session: string): Promise<void> {
+		this.runtime.resetSession(session);
+	}
+	// ── end of runtime ──
 
 	override async alarm(): Promise<void> {
 		const now = Date.now();
 		for (const { name, dueMs } of this.timers.dueAt(now)) {
-			if (Routines.owns(name)) await this.routines.onTimer(name, dueMs);
+			if (name === HEARTBEAT_TIMER) await this.runtime.heartbeat();
+			else if (Routines.owns(name)) await this.routines.onTimer(name, dueMs);
 			await this.timers.settle(name, dueMs);
 		}
 	}

@@ -8,6 +8,7 @@ import { AGENT_PREFIXES } from "./gateway/route-scopes";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
 import { agentRoutes } from "./routes/agent";
+import { agentChatRoutes } from "./routes/agent-chat";
 import { agentRoutineRoutes } from "./routes/agent-routines";
 import { botRoutes } from "./routes/bots";
 import { calendarCompatRoutes } from "./routes/calendar-compat";
@@ -56,6 +57,7 @@ export function buildApp() {
 	app.route("/", calendarCompatRoutes);
 	for (const prefix of AGENT_PREFIXES) {
 		app.route(prefix, agentRoutes);
+		app.route(prefix, agentChatRoutes);
 		app.route(prefix, agentRoutineRoutes);
 	}
 

@@ -1,8 +1,10 @@
 /**
  * Which model a user's agent talks to: their /user/models settings over the deployment's
- * defaults. SKELETON: the signatures are the contract; the model client work builds them.
+ * defaults. The address and its credential come from `resolveSettings` as one pair, so a
+ * deployment credential only ever goes to the deployment's own base URL.
  */
 import type { Env } from "../env";
+import { loadSettings, resolveSettings } from "../settings/account-settings";
 import type { ModelEndpoint } from "./model-client";
 
 /** GET /agent/api/models: the model each part of the agent uses (null when none is configured). */
@@ -15,7 +17,27 @@ export interface ModelNames {
 
 export type AgentModel = { ok: true; endpoint: ModelEndpoint; names: ModelNames } | { ok: false; message: string; names: ModelNames };
 
-export async function resolveAgentModel(_env: Env, _userId: number): Promise<AgentModel> {
-	const names = { chat_model: null, agent_model: null, streaming_model: null, meeting_model: null };
-	return { ok: false, message: "No model is configured: set one with PUT /user/models", names };
+export async function resolveAgentModel(env: Env, userId: number): Promise<AgentModel> {
+	const { models } = await resolveSettings(env, await loadSettings(env, userId));
+	const { model, base_url: baseUrl } = models;
+	// The agent has one model for chat, tools and streaming; meetings may name their own.
+	const names: ModelNames = {
+		chat_model: model,
+		agent_model: model,
+		streaming_model: model,
+		meeting_model: models.meeting_model ?? model,
+	};
+	if (!baseUrl || !model) {
+		const missing = [!baseUrl && "base_url", !model && "model"].filter(Boolean).join(" and ");
+		return {
+			ok: false,
+			message: `No model is configured: set ${missing} (and api_key if your provider needs one) with PUT /user/models`,
+			names,
+		};
+	}
+	return {
+		ok: true,
+		endpoint: { baseUrl, apiKey: models.api_key, model, guarded: models.base_url_owner === "account" },
+		names,
+	};
 }

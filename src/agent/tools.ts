@@ -1,11 +1,15 @@
 /**
  * What the agent can do for its user: read and act on their own meetings through the same
- * service functions the REST routes use. SKELETON: the types are the contract between the
- * runtime and the tools; the tools land with the tools work.
+ * service functions the REST routes use (src/bots, src/meetings), never an HTTP loopback.
  */
+import type { z } from "@hono/zod-openapi";
 import type { Env } from "../env";
+import { ApiError, type FieldError } from "../errors";
 import type { Scope } from "../gateway/api-keys";
+import { BOT_TOOLS } from "./bot-tools";
+import { MEETING_TOOLS } from "./meeting-tools";
 import type { ToolSpec } from "./model-client";
+import { clip, specOf, type ToolDefinition } from "./tool-definition";
 
 export type WorkloadMode = "ro" | "rw";
 
@@ -25,17 +29,79 @@ export interface AgentTool {
 	spec: ToolSpec;
 	/** A tool that changes anything (a bot sent or stopped, words said in a meeting). Never offered to an `ro` workload. */
 	writes: boolean;
-	/** The key scope the matching REST route needs. */
-	scope: Scope;
+	/** The key scopes the matching REST route accepts: any one of them reaches the tool. */
+	scopes: readonly Scope[];
 	run(caller: ToolCaller, args: Record<string, unknown>): Promise<ToolOutcome>;
 }
 
+const failure = (error: string, summary: string): ToolOutcome => ({ ok: false, error, summary: clip(summary) });
+
+/** Why this caller may not use this tool, or null when it may. The mode is enforced here, not only labelled. */
+function refusal(caller: ToolCaller, tool: AgentTool): string | null {
+	if (!tool.scopes.some((s) => caller.scopes.includes(s))) {
+		return `This key's scopes do not allow ${tool.spec.function.name} (it needs ${tool.scopes.join(" or ")})`;
+	}
+	if (tool.writes && caller.mode !== "rw") return `${tool.spec.function.name} changes things and this workload is read-only`;
+	return null;
+}
+
+/** A REST detail as one line: a 422's field errors become `loc: msg` pairs. */
+function detailText(detail: string | FieldError[]): string {
+	if (typeof detail === "string") return detail;
+	return detail.map((e) => `${e.loc.join(".")}: ${e.msg}`).join("; ");
+}
+
+function argumentProblems(error: z.ZodError): string {
+	return error.issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message)).join("; ");
+}
+
+function agentTool(definition: ToolDefinition<z.ZodType>): AgentTool {
+	const name = definition.name;
+	const tool: AgentTool = {
+		spec: specOf(definition),
+		writes: definition.writes,
+		scopes: definition.scopes,
+		async run(caller, args) {
+			const refused = refusal(caller, tool);
+			if (refused) return failure(refused, `${name} not allowed`);
+			const parsed = definition.args.safeParse(args);
+			if (!parsed.success) return failure(`Invalid arguments: ${argumentProblems(parsed.error)}`, `${name}: invalid arguments`);
+			try {
+				const reply = await definition.run(caller.env, { userId: caller.userId }, parsed.data);
+				return { ok: true, result: reply.result, summary: clip(reply.summary) };
+			} catch (err) {
+				// The same answer the REST route gives; anything else stays on our side.
+				if (err instanceof ApiError) return failure(detailText(err.detail), `${name} failed: ${detailText(err.detail)}`);
+				console.error("agent tool failed", name, err instanceof Error ? err.name : "error");
+				return failure(`${name} failed on our side; try again later`, `${name} failed`);
+			}
+		},
+	};
+	return tool;
+}
+
+const TOOLS: readonly AgentTool[] = [...MEETING_TOOLS, ...BOT_TOOLS].map((d) => agentTool(d as ToolDefinition<z.ZodType>));
+const BY_NAME = new Map(TOOLS.map((t) => [t.spec.function.name, t]));
+
 /** The tools offered to a caller: those its scopes reach, without writing tools when read-only. */
-export function toolsFor(_caller: ToolCaller): AgentTool[] {
-	return [];
+export function toolsFor(caller: ToolCaller): AgentTool[] {
+	return TOOLS.filter((t) => refusal(caller, t) === null);
 }
 
 /** Runs a tool call as the model made it; unknown tools, bad JSON and bad arguments come back as failures. */
-export async function runToolCall(_caller: ToolCaller, name: string, _argumentsJson: string): Promise<ToolOutcome> {
-	return { ok: false, error: `Unknown tool ${name}`, summary: `unknown tool ${name}` };
+export async function runToolCall(caller: ToolCaller, name: string, argumentsJson: string): Promise<ToolOutcome> {
+	const tool = BY_NAME.get(name);
+	if (!tool) return failure(`Unknown tool ${clip(name, 100)}`, `unknown tool ${name}`);
+	// Models send "" for a call without arguments.
+	let args: unknown = {};
+	if (argumentsJson.trim()) {
+		try {
+			args = JSON.parse(argumentsJson);
+		} catch {
+			return failure("The arguments are not valid JSON", `${name}: arguments not JSON`);
+		}
+	}
+	if (!args || typeof args !== "object" || Array.isArray(args))
+		return failure("The arguments must be a JSON object", `${name}: invalid arguments`);
+	return tool.run(caller, args as Record<string, unknown>);
 }

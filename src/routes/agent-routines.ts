@@ -31,6 +31,7 @@ export const Routine = z
 		enabled: z.boolean(),
 		last_run: z.string().nullable(),
 		last_error: z.string().nullable().openapi({ description: "Why the latest run failed; null after a run that succeeded" }),
+		last_workload_id: z.string().nullable().openapi({ description: "The latest run's workload (GET /agent/api/workloads/{workload_id})" }),
 	})
 	.openapi("Routine");
 

@@ -1,11 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, desc, eq, gte, inArray, lte, type SQL } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
 import { meetingParticipants, meetings } from "../db/schema";
 import { ApiError, conflict, invalidField, notFound } from "../errors";
 import { hasJoinableLink } from "../meetings/auto-join-rule";
 import { parseMeetingLink } from "../meetings/meeting-link";
+import { isoTimestamp, ListMeetingsQuery, listMeetings, MeetingIdParam, readableMeetingView } from "../meetings/meeting-queries";
 import {
 	db,
 	findMeetingOnLink,
@@ -15,12 +16,10 @@ import {
 	isWorkspaceMember,
 	meetingView,
 	nowIso,
-	readableBy,
 } from "../meetings/meeting-store";
-import { initialState, isPlanned, MEETING_STATUSES, type MeetingStatus } from "../meetings/status-machine";
+import { initialState, isPlanned, type MeetingStatus } from "../meetings/status-machine";
 import { announceInRoom, createMeeting, moveMeeting, removeMeeting } from "../meetings/status-writes";
 import { meetingRoom } from "../objects";
-import { recordingsOfMeetings } from "../recordings/recording-store";
 import { MeetingLinkParams } from "./meeting-link-params";
 import { MeetingRecord as Meeting, MeetingList } from "./meeting-schemas";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
@@ -28,8 +27,7 @@ import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 /** The meeting routes (docs/api.md#meetings): plans, the record, its metadata. */
 export const meetingRoutes = routeModule();
 
-const MeetingId = z.object({ meeting_id: z.coerce.number().int().positive() });
-const isoTimestamp = z.iso.datetime({ offset: true });
+const MeetingId = MeetingIdParam;
 
 /**
  * The gateway address in links shown to the client (raw_url, share links): the configured one,
@@ -132,50 +130,10 @@ meetingRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/meetings",
-		request: {
-			query: z.object({
-				status: z.string().max(1000).optional(),
-				platform: z.enum(["google_meet", "zoom", "teams", "unknown"]).optional(),
-				created_after: isoTimestamp.optional(),
-				created_before: isoTimestamp.optional(),
-				scheduled_after: isoTimestamp.optional(),
-				scheduled_before: isoTimestamp.optional(),
-				limit: z.coerce.number().int().min(1).max(500).default(100),
-				offset: z.coerce.number().int().min(0).default(0),
-			}),
-		},
+		request: { query: ListMeetingsQuery },
 		responses: { 200: jsonResponse(MeetingList, "Readable meetings, newest first") },
 	}),
-	async (c) => {
-		const q = c.req.valid("query");
-		const conditions: SQL[] = [readableBy(c.get("identity").userId)];
-		if (q.status) {
-			// De-duplicated: a repeated status must not grow the query past D1's parameter limit.
-			const statuses = [...new Set(q.status.split(",").map((s) => s.trim()))];
-			const unknown = statuses.filter((s) => !(MEETING_STATUSES as readonly string[]).includes(s));
-			if (unknown.length) throw invalidField(["query", "status"], `Unknown status: ${unknown.join(", ")}`);
-			conditions.push(inArray(meetings.status, statuses));
-		}
-		if (q.platform) conditions.push(eq(meetings.platform, q.platform));
-		const iso = (s: string) => new Date(s).toISOString();
-		if (q.created_after) conditions.push(gte(meetings.createdAt, iso(q.created_after)));
-		if (q.created_before) conditions.push(lte(meetings.createdAt, iso(q.created_before)));
-		if (q.scheduled_after) conditions.push(gte(meetings.scheduledAt, iso(q.scheduled_after)));
-		if (q.scheduled_before) conditions.push(lte(meetings.scheduledAt, iso(q.scheduled_before)));
-		const rows = await db(c.env)
-			.select()
-			.from(meetings)
-			.where(and(...conditions))
-			.orderBy(desc(meetings.id))
-			.limit(q.limit)
-			.offset(q.offset)
-			.all();
-		const recorded = await recordingsOfMeetings(
-			c.env,
-			rows.map((r) => r.id),
-		);
-		return c.json({ meetings: rows.map((r) => meetingView(r, recorded.get(r.id))) }, 200);
-	},
+	async (c) => c.json({ meetings: await listMeetings(c.env, c.get("identity"), c.req.valid("query")) }, 200),
 );
 
 meetingRoutes.openapi(
@@ -185,12 +143,7 @@ meetingRoutes.openapi(
 		request: { params: MeetingId },
 		responses: { 200: jsonResponse(Meeting, "One meeting") },
 	}),
-	async (c) => {
-		const row = await findReadableMeeting(c.env, c.get("identity").userId, c.req.valid("param").meeting_id);
-		if (!row) throw notFound("Meeting not found");
-		const recorded = await recordingsOfMeetings(c.env, [row.id]);
-		return c.json(meetingView(row, recorded.get(row.id)), 200);
-	},
+	async (c) => c.json(await readableMeetingView(c.env, c.get("identity"), c.req.valid("param").meeting_id), 200),
 );
 
 const lifecycleOwns = () => conflict("The bot lifecycle owns this meeting; it can no longer be edited as a plan");

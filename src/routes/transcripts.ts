@@ -1,11 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { asc, eq } from "drizzle-orm";
-import { transcriptSegments, transcriptShares } from "../db/schema";
+import { eq } from "drizzle-orm";
+import { transcriptShares } from "../db/schema";
 import { intVar } from "../env";
 import { notFound } from "../errors";
-import { db, findMeetingOnLink, meetingView } from "../meetings/meeting-store";
-import { segmentView } from "../meetings/transcript-store";
-import { recordingsOfMeetings } from "../recordings/recording-store";
+import { meetingTranscript, segmentsOf, startedMeeting } from "../meetings/meeting-queries";
+import { db } from "../meetings/meeting-store";
 import { MeetingLinkParams } from "./meeting-link-params";
 import { Transcript } from "./meeting-schemas";
 import { publicBaseUrl } from "./meetings";
@@ -16,22 +15,6 @@ export const transcriptRoutes = routeModule();
 
 const Link = MeetingLinkParams;
 
-async function startedMeeting(env: Parameters<typeof findMeetingOnLink>[0], userId: number, platform: string, nativeId: string) {
-	const row = await findMeetingOnLink(env, userId, platform, nativeId, { started: true });
-	if (!row) throw notFound("Meeting not found");
-	return row;
-}
-
-async function segmentsOf(env: Parameters<typeof db>[0], meetingId: number) {
-	const rows = await db(env)
-		.select()
-		.from(transcriptSegments)
-		.where(eq(transcriptSegments.meetingId, meetingId))
-		.orderBy(asc(transcriptSegments.start), asc(transcriptSegments.segmentId))
-		.all();
-	return rows.map(segmentView);
-}
-
 transcriptRoutes.openapi(
 	createRoute({
 		method: "get",
@@ -41,27 +24,7 @@ transcriptRoutes.openapi(
 			200: jsonResponse(Transcript, "The transcript, ordered by start"),
 		},
 	}),
-	async (c) => {
-		const { platform, native_meeting_id } = c.req.valid("param");
-		const row = await startedMeeting(c.env, c.get("identity").userId, platform, native_meeting_id);
-		const m = meetingView(row, (await recordingsOfMeetings(c.env, [row.id])).get(row.id));
-		return c.json(
-			{
-				id: m.id,
-				platform: m.platform,
-				native_meeting_id: m.native_meeting_id,
-				constructed_meeting_url: m.constructed_meeting_url,
-				status: m.status,
-				start_time: m.start_time,
-				end_time: m.end_time,
-				recordings: m.recordings,
-				notes: m.notes,
-				completion_reason: m.completion_reason,
-				segments: await segmentsOf(c.env, row.id),
-			},
-			200,
-		);
-	},
+	async (c) => c.json(await meetingTranscript(c.env, c.get("identity"), c.req.valid("param")), 200),
 );
 
 function shareId(): string {
@@ -96,7 +59,7 @@ transcriptRoutes.openapi(
 	}),
 	async (c) => {
 		const { platform, native_meeting_id } = c.req.valid("param");
-		const row = await startedMeeting(c.env, c.get("identity").userId, platform, native_meeting_id);
+		const row = await startedMeeting(c.env, c.get("identity"), platform, native_meeting_id);
 		const ttl = c.req.valid("query").ttl_seconds ?? intVar(c.env.TRANSCRIPT_SHARE_TTL_S, 900);
 		const now = new Date();
 		const id = shareId();

@@ -9,6 +9,8 @@ declare global {
 			DUP_DB: D1Database;
 			/** The local webhook receiver started by test/receiver/global-setup.ts. */
 			WEBHOOK_RECEIVER_URL: string;
+			/** The local OpenAI-compatible model server started by test/receiver/global-setup.ts. */
+			MODEL_SERVER_URL: string;
 		}
 	}
 }

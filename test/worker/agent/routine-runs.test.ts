@@ -324,6 +324,11 @@ describe("event routines", () => {
 					},
 				},
 			]);
+			// Its timer firing again runs nothing more.
+			const [runTimer] = h.storage.sql.exec<{ id: string }>("SELECT id FROM routine_event_runs").toArray();
+			h.rewind(`routine-event:${runTimer?.id}`, h.clock.now);
+			await h.alarm();
+			expect(h.calls).toHaveLength(1);
 			// The same meeting's completion told twice runs nothing more; another meeting runs again.
 			expect(await h.routines.meetingEvent({ name: "meeting.completed", meeting })).toEqual({ queued: 0 });
 			await h.alarm();
@@ -332,6 +337,30 @@ describe("event routines", () => {
 			await h.alarm();
 			expect(h.calls).toHaveLength(2);
 			expect(h.routines.list().find((r) => r.name === "Summary")?.last_run).toBe("2030-01-01T07:00:00.000Z");
+		}));
+
+	it("start once when the alarm comes again while the run is under way", () =>
+		withRoutines(async (h) => {
+			let runs = 0;
+			const reentrant: Routines = new Routines(
+				h.storage,
+				h.timers,
+				async () => {
+					runs += 1;
+					// The same due timers, seen by an alarm arriving mid-run.
+					if (runs === 1) for (const { name, dueMs } of h.timers.dueAt(h.clock.now)) await reentrant.onTimer(name, dueMs);
+					return { workload_id: "wl_1", ok: true, retryable: false };
+				},
+				() => h.clock.now,
+			);
+			await reentrant.create(h.caller, { name: "Summary", event: "meeting.completed", prompt: "Summarize it.", runNow: false });
+			await reentrant.create(h.caller, { name: "Brief", cron: "0 8 * * *", prompt: "Go.", runNow: true });
+			await reentrant.meetingEvent({ name: "meeting.completed", meeting });
+			for (const { name, dueMs } of h.timers.dueAt(h.clock.now)) {
+				await reentrant.onTimer(name, dueMs);
+				await h.timers.settle(name, dueMs);
+			}
+			expect(runs).toBe(2);
 		}));
 
 	it("retry a retryable failure of an event run, and skip disabled routines", () =>

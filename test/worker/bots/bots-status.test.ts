@@ -5,8 +5,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { REASON_OUTCOME as PROTOCOL_TABLE } from "../../../src/bot-channel/protocol";
+import { FAILED_BOT_SHOWN_MS, FAILED_BOTS_SHOWN } from "../../../src/bots/bot-control";
 import { REASON_OUTCOME as MACHINE_TABLE } from "../../../src/meetings/status-machine";
-import { FAILED_BOT_SHOWN_MS, FAILED_BOTS_SHOWN } from "../../../src/routes/bots";
 import { eventually, SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
 import { getMeeting, meetCode, meetUrl, sendBot } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";

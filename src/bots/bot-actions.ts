@@ -1,0 +1,90 @@
+import { asc, eq } from "drizzle-orm";
+import type { Act } from "../bot-channel/protocol";
+import { chatMessages, type MeetingRow } from "../db/schema";
+import type { Env } from "../env";
+import { ApiError } from "../errors";
+import { db } from "../meetings/meeting-store";
+import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
+import { loadSettings, resolveSettings } from "../settings/account-settings";
+import { type BotLinkRef, liveMeetingOn, relayToBot } from "./bot-control";
+import { synthesizeSpeech, VOICES, type Voice } from "./speech-provider";
+
+/** The interactive bot actions (docs/api.md#interactive-bot-actions), shared by the REST routes and the agent's tools. */
+
+/** What a command route answers: `{message, meeting_id}` with 202. */
+export interface CommandAck {
+	message: string;
+	meeting_id: number;
+}
+
+const invalid = (detail: string) => new ApiError(422, detail);
+
+/** The live meeting on the link, with interactive actions enabled for its bot. */
+export async function interactiveMeeting(env: Env, caller: { userId: number }, link: BotLinkRef): Promise<MeetingRow> {
+	const row = await liveMeetingOn(env, caller.userId, link.platform, link.native_meeting_id);
+	if (row.botOptions.voice_agent_enabled === false)
+		throw new ApiError(403, "Interactive actions are disabled for this bot (voice_agent_enabled is false)");
+	return row;
+}
+
+export async function relayCommand(env: Env, row: MeetingRow, act: Act, message: string): Promise<CommandAck> {
+	await relayToBot(env, row, act);
+	return { message, meeting_id: row.id };
+}
+
+/** An address the bot will fetch: present, and allowed by the outbound guard. */
+export function allowedUrl(env: Env, value: unknown, field: string): string {
+	if (typeof value !== "string" || !value) throw invalid(`${field} is required`);
+	const check = checkOutboundUrl(value, outboundPolicy(env));
+	if (!check.ok) throw invalid(`${field} is not allowed: ${check.detail}`);
+	return check.url.toString();
+}
+
+/**
+ * Has the bot speak (POST .../speak): exactly one of text, audio_url, audio_base64. The body is
+ * checked here rather than by a schema, so the answers carry the exact documented detail strings.
+ */
+export async function speak(env: Env, caller: { userId: number }, link: BotLinkRef, b: Record<string, unknown>): Promise<CommandAck> {
+	const row = await interactiveMeeting(env, caller, link);
+	const given = ["text", "audio_url", "audio_base64"].filter((k) => b[k] !== undefined && b[k] !== null && b[k] !== "");
+	if (given.length !== 1) throw invalid("Must provide one of: text, audio_url, or audio_base64");
+	const voice = (b.voice ?? "alloy") as Voice;
+	if (!VOICES.includes(voice)) throw invalid(`voice must be one of: ${VOICES.join(", ")}`);
+	const provider = b.provider ?? env.DEFAULT_SPEECH_PROVIDER ?? "espeak";
+	if (provider !== "espeak" && provider !== "openai") throw invalid("provider must be one of: espeak, openai");
+	let act: Act;
+	if (typeof b.text === "string" && b.text) {
+		if (b.text.length > 4096) throw invalid("text must be at most 4096 characters");
+		if (provider === "openai") {
+			const settings = await resolveSettings(env, await loadSettings(env, row.userId));
+			act = { action: "speak_audio", audioBase64: await synthesizeSpeech(env, settings.models, b.text, voice) };
+		} else {
+			act = { action: "speak", text: b.text, voice };
+		}
+	} else if (b.audio_url !== undefined) {
+		act = { action: "speak_audio", url: allowedUrl(env, b.audio_url, "audio_url") };
+	} else {
+		if (typeof b.audio_base64 !== "string" || !/^[A-Za-z0-9+/=\s]+$/.test(b.audio_base64)) throw invalid("audio_base64 must be base64");
+		act = { action: "speak_audio", audioBase64: b.audio_base64.replace(/\s/g, "") };
+	}
+	return relayCommand(env, row, act, "Speak command sent");
+}
+
+/** Posts a message in the meeting chat (POST .../chat). */
+export async function sendChat(env: Env, caller: { userId: number }, link: BotLinkRef, b: Record<string, unknown>): Promise<CommandAck> {
+	const row = await interactiveMeeting(env, caller, link);
+	const { text } = b;
+	if (typeof text !== "string" || !text.trim()) throw invalid("text is required");
+	if (text.length > 4096) throw invalid("text must be at most 4096 characters");
+	return relayCommand(env, row, { action: "chat_send", text }, "Chat message sent");
+}
+
+/** The meeting chat as the bot saw it (GET .../chat), oldest first. */
+export async function readChat(env: Env, caller: { userId: number }, link: BotLinkRef) {
+	const row = await interactiveMeeting(env, caller, link);
+	const rows = await db(env).select().from(chatMessages).where(eq(chatMessages.meetingId, row.id)).orderBy(asc(chatMessages.id)).all();
+	return {
+		messages: rows.map((m) => ({ sender: m.sender, text: m.text, timestamp: m.timestamp, is_from_bot: m.isFromBot })),
+		meeting_id: row.id,
+	};
+}

@@ -1,0 +1,111 @@
+import { z } from "@hono/zod-openapi";
+import { and, asc, desc, eq, gte, inArray, lte, type SQL } from "drizzle-orm";
+import { meetings, transcriptSegments } from "../db/schema";
+import type { Env } from "../env";
+import { invalidField, notFound } from "../errors";
+import { recordingsOfMeetings } from "../recordings/recording-store";
+import { db, findMeetingOnLink, findReadableMeeting, meetingView, readableBy } from "./meeting-store";
+import { MEETING_STATUSES } from "./status-machine";
+import { segmentView } from "./transcript-store";
+
+/** Reading meetings and transcripts, shared by the REST routes and the agent's tools. */
+
+/** Who reads: meetings they own or that a workspace they belong to holds. */
+export interface Reader {
+	userId: number;
+}
+
+export const isoTimestamp = z.iso.datetime({ offset: true });
+
+/** The filters of GET /meetings; the agent's list_meetings takes the same. */
+export const ListMeetingsQuery = z.object({
+	status: z.string().max(1000).optional(),
+	platform: z.enum(["google_meet", "zoom", "teams", "unknown"]).optional(),
+	created_after: isoTimestamp.optional(),
+	created_before: isoTimestamp.optional(),
+	scheduled_after: isoTimestamp.optional(),
+	scheduled_before: isoTimestamp.optional(),
+	limit: z.coerce.number().int().min(1).max(500).default(100),
+	offset: z.coerce.number().int().min(0).default(0),
+});
+export type ListMeetingsQuery = z.infer<typeof ListMeetingsQuery>;
+
+/** Readable meetings matching the filters, newest first (GET /meetings). 422 for an unknown status. */
+export async function listMeetings(env: Env, reader: Reader, q: ListMeetingsQuery) {
+	const conditions: SQL[] = [readableBy(reader.userId)];
+	if (q.status) {
+		// De-duplicated: a repeated status must not grow the query past D1's parameter limit.
+		const statuses = [...new Set(q.status.split(",").map((s) => s.trim()))];
+		const unknown = statuses.filter((s) => !(MEETING_STATUSES as readonly string[]).includes(s));
+		if (unknown.length) throw invalidField(["query", "status"], `Unknown status: ${unknown.join(", ")}`);
+		conditions.push(inArray(meetings.status, statuses));
+	}
+	if (q.platform) conditions.push(eq(meetings.platform, q.platform));
+	const iso = (s: string) => new Date(s).toISOString();
+	if (q.created_after) conditions.push(gte(meetings.createdAt, iso(q.created_after)));
+	if (q.created_before) conditions.push(lte(meetings.createdAt, iso(q.created_before)));
+	if (q.scheduled_after) conditions.push(gte(meetings.scheduledAt, iso(q.scheduled_after)));
+	if (q.scheduled_before) conditions.push(lte(meetings.scheduledAt, iso(q.scheduled_before)));
+	const rows = await db(env)
+		.select()
+		.from(meetings)
+		.where(and(...conditions))
+		.orderBy(desc(meetings.id))
+		.limit(q.limit)
+		.offset(q.offset)
+		.all();
+	const recorded = await recordingsOfMeetings(
+		env,
+		rows.map((r) => r.id),
+	);
+	return rows.map((r) => meetingView(r, recorded.get(r.id)));
+}
+
+/** A meeting by its id, as GET /meetings/{meeting_id} names it. */
+export const MeetingIdParam = z.object({ meeting_id: z.coerce.number().int().positive() });
+
+/** One readable meeting with its recordings (GET /meetings/{id}); 404 "Meeting not found" otherwise. */
+export async function readableMeetingView(env: Env, reader: Reader, meetingId: number) {
+	const row = await findReadableMeeting(env, reader.userId, meetingId);
+	if (!row) throw notFound("Meeting not found");
+	const recorded = await recordingsOfMeetings(env, [row.id]);
+	return meetingView(row, recorded.get(row.id));
+}
+
+/** The newest started meeting on a link the reader may read; 404 "Meeting not found" otherwise. */
+export async function startedMeeting(env: Env, reader: Reader, platform: string, nativeId: string) {
+	const row = await findMeetingOnLink(env, reader.userId, platform, nativeId, { started: true });
+	if (!row) throw notFound("Meeting not found");
+	return row;
+}
+
+/** A meeting's transcript segments, ordered by start. */
+export async function segmentsOf(env: Env, meetingId: number) {
+	const rows = await db(env)
+		.select()
+		.from(transcriptSegments)
+		.where(eq(transcriptSegments.meetingId, meetingId))
+		.orderBy(asc(transcriptSegments.start), asc(transcriptSegments.segmentId))
+		.all();
+	return rows.map(segmentView);
+}
+export type SegmentView = Awaited<ReturnType<typeof segmentsOf>>[number];
+
+/** The transcript of the newest started meeting on a link (GET /transcripts/{platform}/{native_meeting_id}). */
+export async function meetingTranscript(env: Env, reader: Reader, link: { platform: string; native_meeting_id: string }) {
+	const row = await startedMeeting(env, reader, link.platform, link.native_meeting_id);
+	const m = meetingView(row, (await recordingsOfMeetings(env, [row.id])).get(row.id));
+	return {
+		id: m.id,
+		platform: m.platform,
+		native_meeting_id: m.native_meeting_id,
+		constructed_meeting_url: m.constructed_meeting_url,
+		status: m.status,
+		start_time: m.start_time,
+		end_time: m.end_time,
+		recordings: m.recordings,
+		notes: m.notes,
+		completion_reason: m.completion_reason,
+		segments: await segmentsOf(env, row.id),
+	};
+}

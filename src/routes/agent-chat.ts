@@ -1,0 +1,156 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AgentCaller } from "../../durable-objects/agent-user";
+import type { AppEnv } from "../app-env";
+import { invalidField } from "../errors";
+import { agentUser } from "../objects";
+import { jsonResponse, routeModule } from "./openapi-app";
+
+/**
+ * Chat and sessions of the agent plane (docs/agent.md#chat): a turn streamed as Server-Sent
+ * Events from the user's AgentUser object, unchanged, and the sessions it keeps. Mounted under
+ * each of AGENT_PREFIXES.
+ */
+export const agentChatRoutes = routeModule();
+
+/** A session name: safe in a URL path and in a workload id. */
+const SessionName = z
+	.string()
+	.min(1)
+	.max(100)
+	.regex(/^[A-Za-z0-9._:-]+$/, "letters, digits and . _ : - only")
+	.openapi({ example: "main" });
+
+export const MAX_PROMPT_CHARS = 32_000;
+
+const ChatBody = z
+	.object({
+		prompt: z.string().min(1).max(MAX_PROMPT_CHARS),
+		session: SessionName.optional(),
+		/** The reference's legacy focus: a meeting id or a small object naming one. */
+		active: z.union([z.string().max(2000), z.record(z.string(), z.unknown()), z.null()]).optional(),
+		/** A client nonce: a retry with the same one reattaches to the turn it started. */
+		turn_id: z.string().min(1).max(100).nullable().optional(),
+	})
+	.openapi("AgentChatRequest");
+
+const ResetBody = z.object({ session: SessionName.optional() }).openapi("AgentChatReset");
+
+const SessionList = z
+	.object({
+		sessions: z.array(
+			z.object({ session: z.string(), title: z.string(), created: z.string(), last_active: z.string() }).openapi("AgentSession"),
+		),
+	})
+	.openapi("AgentSessionList");
+
+const HistoryTurn = z
+	.union([
+		z.object({ role: z.literal("user"), text: z.string() }),
+		z.object({
+			role: z.literal("agent"),
+			text: z.string(),
+			ok: z.boolean(),
+			ops: z.array(z.object({ label: z.string(), tool: z.string() })),
+		}),
+	])
+	.openapi("AgentHistoryTurn");
+
+const SseStream = {
+	content: { "text/event-stream": { schema: z.string() } },
+	description:
+		"Server-Sent Events: one `data:` JSON frame per event (turn-accepted, message-delta, tool-call, tool-result, commit, " +
+		"rejected, done, error, turn-complete), each with an `id:` that `Last-Event-ID` resumes after; `: keepalive` comments while quiet.",
+};
+
+const caller = (c: Context<AppEnv>): AgentCaller => {
+	const { userId, scopes } = c.get("identity");
+	return { userId, scopes };
+};
+
+/** `Last-Event-ID` (or `?last_event_id=`, for clients that cannot set headers): an integer cursor. */
+function lastEventId(c: Context<AppEnv>): number | null {
+	const header = c.req.header("last-event-id");
+	const raw = header ?? c.req.query("last_event_id");
+	if (raw === undefined || raw.trim() === "") return null;
+	const value = Number(raw.trim());
+	if (!Number.isSafeInteger(value) || value < 0) {
+		throw invalidField(
+			[header === undefined ? "query" : "header", header === undefined ? "last_event_id" : "Last-Event-ID"],
+			"must be a non-negative integer",
+		);
+	}
+	return value;
+}
+
+agentChatRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/chat",
+		request: { body: { required: true, content: { "application/json": { schema: ChatBody } } } },
+		responses: { 200: SseStream },
+	}),
+	async (c) => {
+		const body = c.req.valid("json");
+		const cursor = lastEventId(c);
+		const active =
+			body.active === undefined || body.active === null
+				? null
+				: typeof body.active === "string"
+					? body.active
+					: JSON.stringify(body.active);
+		const identity = caller(c);
+		const response = await agentUser(c.env, identity.userId).chat(identity, {
+			prompt: body.prompt,
+			session: body.session ?? "main",
+			active: active?.slice(0, 2000) ?? null,
+			turnId: body.turn_id ?? null,
+			lastEventId: cursor,
+		});
+		// The object's stream goes out as it is: wrapping it would buffer or re-encode it.
+		return response as unknown as ReturnType<typeof c.body>;
+	},
+);
+
+agentChatRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/chat/reset",
+		request: { body: { required: false, content: { "application/json": { schema: ResetBody } } } },
+		responses: { 200: jsonResponse(z.object({ ok: z.literal(true) }), "The session's history is gone") },
+	}),
+	async (c) => {
+		const body = c.req.header("content-type") ? c.req.valid("json") : {};
+		const identity = caller(c);
+		await agentUser(c.env, identity.userId).resetSession(body.session ?? "main");
+		return c.json({ ok: true as const }, 200);
+	},
+);
+
+agentChatRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/sessions",
+		responses: { 200: jsonResponse(SessionList, "The caller's chat sessions, most recently active first") },
+	}),
+	async (c) => {
+		const identity = caller(c);
+		return c.json({ sessions: await agentUser(c.env, identity.userId).sessions() }, 200);
+	},
+);
+
+agentChatRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/sessions/{session}/history",
+		request: { params: z.object({ session: SessionName }) },
+		responses: {
+			200: jsonResponse(z.object({ turns: z.array(HistoryTurn) }).openapi("AgentHistory"), "The session's turns, oldest first"),
+		},
+	}),
+	async (c) => {
+		const { session } = c.req.valid("param");
+		const identity = caller(c);
+		return c.json({ turns: await agentUser(c.env, identity.userId).history(session) }, 200);
+	},
+);
