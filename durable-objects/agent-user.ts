@@ -3,6 +3,7 @@ import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
 import type { Env } from "../src/env";
 import type { Scope } from "../src/gateway/api-keys";
 import { AlarmTimers } from "./agent-alarms";
+import { type MeetingEvent, type Reconcile, type RoutineInput, Routines, type RoutineView } from "./agent-routines";
 import { AgentRuntime, HEARTBEAT_TIMER, type HistoryTurn, type SessionItem } from "./agent-runtime";
 import type { WorkloadView } from "./agent-workloads";
 
@@ -72,7 +73,35 @@ export class AgentUser extends DurableObject<Env> {
 		const now = Date.now();
 		for (const { name, dueMs } of this.timers.dueAt(now)) {
 			if (name === HEARTBEAT_TIMER) await this.runtime.heartbeat();
+			else if (Routines.owns(name)) await this.routines.onTimer(name, dueMs);
 			await this.timers.settle(name, dueMs);
 		}
+	}
+
+	// --- Routines (durable-objects/agent-routines.ts): saved prompts run on cron times and meeting events. ---
+
+	readonly routines = new Routines(this.ctx.storage, this.timers, (caller, invocation) => this.runInvocation(caller, invocation));
+
+	createRoutine(caller: AgentCaller, input: RoutineInput): Promise<{ routine: RoutineView; job_id: string | null; ran_now: boolean }> {
+		return this.routines.create(caller, input);
+	}
+
+	async listRoutines(_caller: AgentCaller): Promise<RoutineView[]> {
+		return this.routines.list();
+	}
+
+	/** null when the user has no routine of that name. */
+	setRoutineEnabled(caller: AgentCaller, name: string, enabled: boolean): Promise<Reconcile | null> {
+		return this.routines.setEnabled(caller.userId, name, enabled);
+	}
+
+	/** false when the user has no routine with that id. */
+	deleteRoutine(_caller: AgentCaller, routineId: string): Promise<boolean> {
+		return this.routines.remove(routineId);
+	}
+
+	/** One of the user's meetings reached an event (`meeting.completed`): their event routines run for it. */
+	meetingEvent(event: MeetingEvent): Promise<{ queued: number }> {
+		return this.routines.meetingEvent(event);
 	}
 }

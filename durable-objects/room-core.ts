@@ -1,3 +1,4 @@
+import { tellAgentMeetingCompleted } from "../src/agent/meeting-events";
 import { type Act, MAX_QUEUED_COMMANDS, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
 import { stopBot } from "../src/bots/bot-host-client";
 import type { MeetingRow } from "../src/db/schema";
@@ -154,6 +155,8 @@ export class RoomCore {
 		if (Object.keys(entries).length > 0) await this.ctx.storage.put(entries);
 		await this.fanout.publish(row.id, statusStepMessage(row, step));
 		if (events.length > 0) await this.sendNotices();
+		// Every completion passes here (room moves and plan-side steps alike): the user's event routines run for it.
+		if (step.to === "completed" && step.from !== "completed") this.ctx.waitUntil(tellAgentMeetingCompleted(this.env, row));
 	}
 
 	/** Hands stored webhook events to the outbox after the current work; the `notify` timer retries. */

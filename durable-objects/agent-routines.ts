@@ -1,0 +1,394 @@
+import { nextRunAfter } from "../src/agent/cron";
+import { derivedMode, type Invocation, type MeetingRef, type Trigger, type WorkloadOutcome } from "../src/agent/envelopes";
+import { isScope, type Scope } from "../src/gateway/api-keys";
+import type { AlarmTimers } from "./agent-alarms";
+import type { AgentCaller } from "./agent-user";
+
+/**
+ * A user's routines (docs/agent.md#routines): saved prompts their agent runs at cron times or
+ * on their meeting events, each run an invocation through the object's runtime. Every run is
+ * driven by a named timer on the object's one alarm; its due time is recorded before it runs,
+ * so an alarm that fires twice for one due time runs it once.
+ */
+
+/** Runs one invocation to its end (the object's runInvocation; a recording one in tests). */
+export type RoutineRunner = (caller: AgentCaller, invocation: Invocation) => Promise<WorkloadOutcome>;
+
+/** The events a routine may wait for: the user's own meeting events. */
+export const ROUTINE_EVENTS = ["meeting.completed"] as const;
+export type RoutineEvent = (typeof ROUTINE_EVENTS)[number];
+
+export interface RoutineInput {
+	name: string;
+	cron?: string | null;
+	event?: RoutineEvent | null;
+	prompt: string;
+	runNow: boolean;
+}
+
+export type RoutineStatus = "scheduled" | "retrying" | "listening" | "disabled";
+
+export interface RoutineView {
+	id: string;
+	name: string;
+	kind: "scheduled" | "event";
+	cron: string | null;
+	event: string | null;
+	lifecycle: "oneshot";
+	plan_summary: string;
+	job_id: string | null;
+	next_run: string | null;
+	status: RoutineStatus;
+	enabled: boolean;
+	last_run: string | null;
+	last_error: string | null;
+	/** The workload of the latest run, readable at GET /agent/api/workloads/{id}. */
+	last_workload_id: string | null;
+}
+
+export interface Reconcile {
+	subject: string;
+	scanned: number;
+	scheduled: number;
+	kept: number;
+	cancelled: number;
+	skipped: number;
+}
+
+export interface MeetingEvent {
+	name: string;
+	meeting: MeetingRef;
+}
+
+/** Waits before the 1st, 2nd and 3rd retry of a due time; after those, that due time is given up. */
+export const RETRY_BACKOFF_MS = [30_000, 120_000, 300_000] as const;
+/** Finished event runs are kept this long, so a repeated meeting event does not run a routine again. */
+const EVENT_RUN_MEMORY_MS = 30 * 24 * 3600_000;
+
+const SLOT = "routine:";
+const RETRY = "routine-retry:";
+const EVENT_RUN = "routine-event:";
+
+interface RoutineRow extends Record<string, SqlStorageValue> {
+	id: string;
+	name: string;
+	user_id: number;
+	scopes: string;
+	kind: "scheduled" | "event";
+	cron: string | null;
+	event: string | null;
+	prompt: string;
+	enabled: number;
+	/** The latest due time a scheduled run was started for. */
+	ran_for_ms: number | null;
+	/** Tries of that due time so far. */
+	attempts: number;
+	retry_due_ms: number | null;
+	last_run_ms: number | null;
+	last_error: string | null;
+	last_workload_id: string | null;
+}
+
+interface EventRunRow extends Record<string, SqlStorageValue> {
+	id: string;
+	routine_id: string;
+	meeting: string;
+	attempts: number;
+	/** A try is due; taken (0) when it starts, so a timer firing twice runs it once. */
+	pending: number;
+	done: number;
+	created_ms: number;
+}
+
+async function shortHash(text: string): Promise<string> {
+	const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+	return [...digest.slice(0, 6)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export class Routines {
+	constructor(
+		private readonly storage: DurableObjectStorage,
+		private readonly timers: AlarmTimers,
+		private readonly run: RoutineRunner,
+		private readonly now: () => number = Date.now,
+	) {
+		storage.sql.exec(`CREATE TABLE IF NOT EXISTS routines (
+			id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, user_id INTEGER NOT NULL, scopes TEXT NOT NULL,
+			kind TEXT NOT NULL, cron TEXT, event TEXT, prompt TEXT NOT NULL, enabled INTEGER NOT NULL,
+			ran_for_ms INTEGER, attempts INTEGER NOT NULL DEFAULT 0, retry_due_ms INTEGER,
+			last_run_ms INTEGER, last_error TEXT, last_workload_id TEXT, created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL)`);
+		storage.sql.exec(`CREATE TABLE IF NOT EXISTS routine_event_runs (
+			id TEXT PRIMARY KEY, routine_id TEXT NOT NULL, meeting TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+			pending INTEGER NOT NULL DEFAULT 1, done INTEGER NOT NULL DEFAULT 0, created_ms INTEGER NOT NULL)`);
+	}
+
+	/** Whether a timer of the object's alarm is a routine's. */
+	static owns(timer: string): boolean {
+		return timer.startsWith(SLOT) || timer.startsWith(RETRY) || timer.startsWith(EVENT_RUN);
+	}
+
+	/** Creates a routine, or replaces the cron, event and prompt of the one with that name (its id and enabled state stay). */
+	async create(caller: AgentCaller, input: RoutineInput): Promise<{ routine: RoutineView; job_id: string | null; ran_now: boolean }> {
+		const now = this.now();
+		const kind = input.cron ? "scheduled" : "event";
+		const existing = this.byName(input.name);
+		const id = existing?.id ?? `rt_${await shortHash(`${caller.userId}\n${input.name}\n${crypto.randomUUID()}`)}`;
+		const fields = [caller.userId, caller.scopes.join(","), kind, input.cron ?? null, input.event ?? null, input.prompt, now];
+		if (existing)
+			this.storage.sql.exec(
+				"UPDATE routines SET user_id = ?, scopes = ?, kind = ?, cron = ?, event = ?, prompt = ?, updated_ms = ?, attempts = 0, retry_due_ms = NULL WHERE id = ?",
+				...fields,
+				id,
+			);
+		else
+			this.storage.sql.exec(
+				"INSERT INTO routines (user_id, scopes, kind, cron, event, prompt, updated_ms, id, name, enabled, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
+				...fields,
+				id,
+				input.name,
+				now,
+			);
+		await this.timers.clear(RETRY + id);
+		const row = this.get(id) as RoutineRow;
+		const ranNow = input.runNow && kind === "scheduled" && row.enabled === 1;
+		// A run asked for now is a timer due now: the alarm runs it, the request does not wait.
+		if (kind === "scheduled" && row.enabled === 1) await this.timers.set(SLOT + id, ranNow ? now : nextRunAfter(row.cron ?? "", now));
+		else await this.timers.clear(SLOT + id);
+		const routine = this.view(this.get(id) as RoutineRow);
+		return { routine, job_id: routine.job_id, ran_now: ranNow };
+	}
+
+	list(): RoutineView[] {
+		return this.storage.sql
+			.exec<RoutineRow>("SELECT * FROM routines ORDER BY created_ms, id")
+			.toArray()
+			.map((row) => this.view(row));
+	}
+
+	/** Enables or disables a routine by name and brings every timer in line with the table; null when unknown. */
+	async setEnabled(userId: number, name: string, enabled: boolean): Promise<Reconcile | null> {
+		const row = this.byName(name);
+		if (!row) return null;
+		this.storage.sql.exec(
+			"UPDATE routines SET enabled = ?, attempts = CASE WHEN ? THEN attempts ELSE 0 END, retry_due_ms = CASE WHEN ? THEN retry_due_ms ELSE NULL END, updated_ms = ? WHERE id = ?",
+			enabled ? 1 : 0,
+			enabled ? 1 : 0,
+			enabled ? 1 : 0,
+			this.now(),
+			row.id,
+		);
+		return this.reconcile(userId);
+	}
+
+	/** Timers follow the table: an enabled scheduled routine has its next run, nothing else has one. */
+	async reconcile(userId: number): Promise<Reconcile> {
+		const counts: Reconcile = { subject: String(userId), scanned: 0, scheduled: 0, kept: 0, cancelled: 0, skipped: 0 };
+		for (const row of this.storage.sql.exec<RoutineRow>("SELECT * FROM routines").toArray()) {
+			counts.scanned += 1;
+			const armed = this.timers.due(SLOT + row.id) !== null;
+			if (row.kind === "scheduled" && row.enabled === 1) {
+				if (armed) counts.kept += 1;
+				else {
+					await this.timers.set(SLOT + row.id, nextRunAfter(row.cron ?? "", this.now()));
+					counts.scheduled += 1;
+				}
+			} else if (armed || this.timers.due(RETRY + row.id) !== null) {
+				await this.timers.clear(SLOT + row.id);
+				await this.timers.clear(RETRY + row.id);
+				counts.cancelled += 1;
+			} else counts.skipped += 1;
+		}
+		return counts;
+	}
+
+	/** Deletes a routine with its timers and pending event runs; false when there is none with that id. */
+	async remove(id: string): Promise<boolean> {
+		if (!this.get(id)) return false;
+		const pending = this.storage.sql
+			.exec<{ id: string }>("SELECT id FROM routine_event_runs WHERE routine_id = ? AND done = 0", id)
+			.toArray();
+		this.storage.sql.exec("DELETE FROM routines WHERE id = ?", id);
+		this.storage.sql.exec("DELETE FROM routine_event_runs WHERE routine_id = ?", id);
+		for (const timer of [SLOT + id, RETRY + id, ...pending.map((r) => EVENT_RUN + r.id)]) await this.timers.clear(timer);
+		return true;
+	}
+
+	/**
+	 * A meeting event of the user: each enabled routine waiting for it gets a run, due now (the
+	 * caller does not wait for it). The same event for the same meeting runs a routine once.
+	 */
+	async meetingEvent(event: MeetingEvent): Promise<{ queued: number }> {
+		const now = this.now();
+		this.storage.sql.exec("DELETE FROM routine_event_runs WHERE done = 1 AND created_ms < ?", now - EVENT_RUN_MEMORY_MS);
+		const waiting = this.storage.sql
+			.exec<RoutineRow>("SELECT * FROM routines WHERE kind = 'event' AND enabled = 1 AND event = ?", event.name)
+			.toArray();
+		let queued = 0;
+		for (const routine of waiting) {
+			const runId = `ev_${await shortHash(`${routine.id}\n${event.name}\n${event.meeting.meeting_id}`)}`;
+			const inserted = this.storage.sql
+				.exec(
+					"INSERT INTO routine_event_runs (id, routine_id, meeting, created_ms) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id",
+					runId,
+					routine.id,
+					JSON.stringify({ name: event.name, meeting: event.meeting }),
+					now,
+				)
+				.toArray();
+			if (inserted.length === 0) continue;
+			await this.timers.set(EVENT_RUN + runId, now);
+			queued += 1;
+		}
+		return { queued };
+	}
+
+	/** The alarm's work for one routine timer at the due time it fires for. */
+	async onTimer(timer: string, dueMs: number): Promise<void> {
+		if (timer.startsWith(SLOT)) await this.runSlot(timer.slice(SLOT.length), dueMs);
+		else if (timer.startsWith(RETRY)) await this.runRetry(timer.slice(RETRY.length));
+		else if (timer.startsWith(EVENT_RUN)) await this.runEvent(timer.slice(EVENT_RUN.length));
+	}
+
+	/** A scheduled routine's due time: recorded, the next one set, then run. */
+	private async runSlot(id: string, dueMs: number): Promise<void> {
+		const row = this.get(id);
+		if (row?.enabled !== 1 || row.kind !== "scheduled") return;
+		// From the later of now and the due time, so an alarm that came early cannot repeat this slot.
+		const next = nextRunAfter(row.cron ?? "", Math.max(this.now(), dueMs));
+		if (row.ran_for_ms !== null && row.ran_for_ms >= dueMs) {
+			// This due time already ran: only the schedule goes on.
+			await this.timers.set(SLOT + id, next);
+			return;
+		}
+		this.storage.sql.exec("UPDATE routines SET ran_for_ms = ?, attempts = 1, retry_due_ms = NULL WHERE id = ?", dueMs, id);
+		await this.timers.clear(RETRY + id);
+		await this.timers.set(SLOT + id, next);
+		await this.attemptSlot(row, dueMs, 1);
+	}
+
+	/** A retry runs once: its pending mark is taken before it starts. */
+	private async runRetry(id: string): Promise<void> {
+		const row = this.get(id);
+		if (row?.enabled !== 1 || row.retry_due_ms === null || row.ran_for_ms === null) return;
+		const attempt = row.attempts + 1;
+		this.storage.sql.exec("UPDATE routines SET attempts = ?, retry_due_ms = NULL WHERE id = ?", attempt, id);
+		await this.attemptSlot(row, row.ran_for_ms, attempt);
+	}
+
+	private async attemptSlot(row: RoutineRow, slotMs: number, attempt: number): Promise<void> {
+		const outcome = await this.runSafely(row, this.scheduledInvocation(row));
+		const after = this.get(row.id);
+		// Deleted while it ran: it stays deleted.
+		if (!after) return;
+		this.recordOutcome(row.id, outcome);
+		const retry = !outcome.ok && outcome.retryable && after.enabled === 1 && after.ran_for_ms === slotMs;
+		const wait = RETRY_BACKOFF_MS[attempt - 1];
+		if (!retry || wait === undefined) return;
+		const retryAt = this.now() + wait;
+		this.storage.sql.exec("UPDATE routines SET retry_due_ms = ? WHERE id = ?", retryAt, row.id);
+		await this.timers.set(RETRY + row.id, retryAt);
+	}
+
+	private async runEvent(runId: string): Promise<void> {
+		const run = this.storage.sql.exec<EventRunRow>("SELECT * FROM routine_event_runs WHERE id = ?", runId).toArray()[0];
+		if (run?.pending !== 1 || run.done === 1) return;
+		const routine = this.get(run.routine_id);
+		if (routine?.enabled !== 1) {
+			this.storage.sql.exec("UPDATE routine_event_runs SET done = 1 WHERE id = ?", runId);
+			return;
+		}
+		const attempt = run.attempts + 1;
+		this.storage.sql.exec("UPDATE routine_event_runs SET attempts = ?, pending = 0 WHERE id = ?", attempt, runId);
+		const event = JSON.parse(run.meeting) as MeetingEvent;
+		const outcome = await this.runSafely(routine, this.eventInvocation(routine, event));
+		if (!this.get(routine.id)) return;
+		this.recordOutcome(routine.id, outcome);
+		const wait = RETRY_BACKOFF_MS[attempt - 1];
+		if (!outcome.ok && outcome.retryable && wait !== undefined) {
+			this.storage.sql.exec("UPDATE routine_event_runs SET pending = 1 WHERE id = ?", runId);
+			await this.timers.set(EVENT_RUN + runId, this.now() + wait);
+		} else this.storage.sql.exec("UPDATE routine_event_runs SET done = 1 WHERE id = ?", runId);
+	}
+
+	/** A runner that throws is a failed run worth retrying; its message (maybe a provider's) stays in the log. */
+	private async runSafely(row: RoutineRow, invocation: Invocation): Promise<WorkloadOutcome> {
+		const scopes = row.scopes.split(",").filter(isScope) as Scope[];
+		try {
+			return await this.run({ userId: row.user_id, scopes }, invocation);
+		} catch (err) {
+			console.error("routine run failed", row.id, err instanceof Error ? err.name : "error");
+			return { workload_id: "", ok: false, retryable: true, detail: "The run could not complete; it is retried" };
+		}
+	}
+
+	private recordOutcome(id: string, outcome: WorkloadOutcome): void {
+		const error = outcome.ok ? null : (outcome.detail ?? "The run failed");
+		this.storage.sql.exec(
+			"UPDATE routines SET last_run_ms = ?, last_error = ?, last_workload_id = ? WHERE id = ?",
+			this.now(),
+			error,
+			outcome.workload_id || null,
+			id,
+		);
+	}
+
+	private scheduledInvocation(row: RoutineRow): Invocation {
+		return this.invocation(row, "scheduled", `schedule:${row.id}`, { kind: "none" });
+	}
+
+	private eventInvocation(row: RoutineRow, event: MeetingEvent): Invocation {
+		// A finished meeting is a transcription trigger, the way event.v1 maps meeting.completed.
+		const trigger: Trigger = event.name === "meeting.completed" ? "transcription" : "event";
+		return this.invocation(row, trigger, "integration:meetings", { kind: "meeting", meeting: event.meeting });
+	}
+
+	private invocation(row: RoutineRow, trigger: Trigger, launcher: string, context: Invocation["context"]): Invocation {
+		const subject = String(row.user_id);
+		return {
+			identity: { subject, launcher },
+			runner: "edge",
+			workspaces: [{ id: subject, mode: derivedMode(trigger) }],
+			trigger,
+			context,
+			start: { entrypoint: { inline: row.prompt } },
+		};
+	}
+
+	private get(id: string): RoutineRow | undefined {
+		return this.storage.sql.exec<RoutineRow>("SELECT * FROM routines WHERE id = ?", id).toArray()[0];
+	}
+
+	private byName(name: string): RoutineRow | undefined {
+		return this.storage.sql.exec<RoutineRow>("SELECT * FROM routines WHERE name = ?", name).toArray()[0];
+	}
+
+	private view(row: RoutineRow): RoutineView {
+		const enabled = row.enabled === 1;
+		const status: RoutineStatus = !enabled
+			? "disabled"
+			: row.kind === "event"
+				? "listening"
+				: row.retry_due_ms !== null
+					? "retrying"
+					: "scheduled";
+		const oneLine = row.prompt.replace(/\s+/g, " ").trim();
+		return {
+			id: row.id,
+			name: row.name,
+			kind: row.kind,
+			cron: row.cron,
+			event: row.event,
+			lifecycle: "oneshot",
+			plan_summary: oneLine.length > 80 ? `${oneLine.slice(0, 79)}…` : oneLine,
+			job_id: row.kind === "scheduled" ? SLOT + row.id : null,
+			next_run: row.kind === "scheduled" && enabled ? iso(this.timers.due(SLOT + row.id)) : null,
+			status,
+			enabled,
+			last_run: iso(row.last_run_ms),
+			last_error: row.last_error,
+			last_workload_id: row.last_workload_id,
+		};
+	}
+}
