@@ -3,10 +3,10 @@ import type { AgentFrame, AgentFrameBody, LoggedFrame } from "../src/agent/frame
 import type { ModelEndpoint } from "../src/agent/model-client";
 import { resolveAgentModel } from "../src/agent/model-settings";
 import type { WorkloadMode } from "../src/agent/tools";
-import type { Env } from "../src/env";
+import { type Env, intVar } from "../src/env";
 import type { AlarmTimers } from "./agent-alarms";
 import { AgentStore, type TurnRow } from "./agent-store";
-import { AgentStreams } from "./agent-streams";
+import { AgentStreams, KEEPALIVE_MS } from "./agent-streams";
 import { runToolLoop, type TurnResult } from "./agent-turns";
 import type { AgentCaller, ChatRequest } from "./agent-user";
 import { AgentWorkloads } from "./agent-workloads";
@@ -47,7 +47,7 @@ const newTurnId = () => `turn_${crypto.randomUUID().replaceAll("-", "")}`;
  */
 export class AgentRuntime {
 	readonly store: AgentStore;
-	readonly streams = new AgentStreams();
+	readonly streams: AgentStreams;
 	readonly workloads: AgentWorkloads;
 	/** Turns running in this object now, by id. */
 	private readonly running = new Map<string, Promise<TurnResult>>();
@@ -58,6 +58,7 @@ export class AgentRuntime {
 		private readonly timers: AlarmTimers,
 	) {
 		this.store = new AgentStore(storage.sql);
+		this.streams = new AgentStreams(intVar(env.AGENT_SSE_KEEPALIVE_MS, KEEPALIVE_MS));
 		this.workloads = new AgentWorkloads(this, this.store, env);
 		this.recoverInterrupted();
 	}
