@@ -64,11 +64,6 @@ export class AgentStreams {
 		}
 	}
 
-	/** How many streams follow a turn (for tests of the disconnect path, and for logs). */
-	followers(turnId: string): number {
-		return this.byTurn.get(turnId)?.size ?? 0;
-	}
-
 	private send(s: Subscriber, bytes: Uint8Array): void {
 		if (s.closed) return;
 		if ((s.controller.desiredSize ?? 0) < -MAX_BACKLOG) {
