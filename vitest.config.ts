@@ -27,6 +27,8 @@ export default defineConfig(async () => {
 									// The receiver stands in as the bot host peer: it records each spawn request.
 									BOT_HOST_URL: `${inject<string>("webhookReceiverUrl")}/bot-host/`,
 									BOT_REPORT_TIMEOUT_S: "5",
+									// Agent chat streams get a keepalive this often, so a test sees one without a long pause.
+									AGENT_SSE_KEEPALIVE_MS: "500",
 									// The local OpenAI-compatible model server (test/receiver/model-server.ts).
 									MODEL_SERVER_URL: inject<string>("modelServerUrl"),
 									// Deployment credentials without deployment URLs: they must never reach an account's own URL.

@@ -3,10 +3,10 @@ import type { AgentFrame, AgentFrameBody, LoggedFrame } from "../src/agent/frame
 import type { ModelEndpoint } from "../src/agent/model-client";
 import { resolveAgentModel } from "../src/agent/model-settings";
 import type { WorkloadMode } from "../src/agent/tools";
-import type { Env } from "../src/env";
+import { type Env, intVar } from "../src/env";
 import type { AlarmTimers } from "./agent-alarms";
 import { AgentStore, type TurnRow } from "./agent-store";
-import { AgentStreams } from "./agent-streams";
+import { AgentStreams, KEEPALIVE_MS } from "./agent-streams";
 import { runToolLoop, type TurnResult } from "./agent-turns";
 import type { AgentCaller, ChatRequest } from "./agent-user";
 import { AgentWorkloads } from "./agent-workloads";
@@ -47,7 +47,7 @@ const newTurnId = () => `turn_${crypto.randomUUID().replaceAll("-", "")}`;
  */
 export class AgentRuntime {
 	readonly store: AgentStore;
-	readonly streams = new AgentStreams();
+	readonly streams: AgentStreams;
 	readonly workloads: AgentWorkloads;
 	/** Turns running in this object now, by id. */
 	private readonly running = new Map<string, Promise<TurnResult>>();
@@ -58,6 +58,7 @@ export class AgentRuntime {
 		private readonly timers: AlarmTimers,
 	) {
 		this.store = new AgentStore(storage.sql);
+		this.streams = new AgentStreams(intVar(env.AGENT_SSE_KEEPALIVE_MS, KEEPALIVE_MS));
 		this.workloads = new AgentWorkloads(this, this.store, env);
 		this.recoverInterrupted();
 	}
@@ -87,7 +88,7 @@ export class AgentRuntime {
 		const turnId = newTurnId();
 		// Subscribed before the turn starts, so its first frame already has a listener.
 		const response = this.streams.open([], turnId, { "x-chat-session": session });
-		this.startTurn(turnId, {
+		const turn = this.startTurn(turnId, {
 			caller,
 			session,
 			prompt: request.prompt,
@@ -97,6 +98,7 @@ export class AgentRuntime {
 			mode: "rw",
 			endpoint: model.endpoint,
 		});
+		turn.catch((err) => console.error("agent turn", err instanceof Error ? err.name : "error"));
 		return response;
 	}
 
@@ -158,36 +160,47 @@ export class AgentRuntime {
 		history: TurnResult["messages"],
 		emit: (body: AgentFrameBody) => void,
 	): Promise<TurnResult> {
-		const result = await runToolLoop({
-			caller: { env: this.env, userId: start.caller.userId, scopes: start.caller.scopes, mode: start.mode },
-			endpoint: start.endpoint,
-			history,
-			prompt: start.prompt,
-			focus: start.focus,
-			emit,
-			now: new Date(),
-		});
-		// The turn's row, `done` and `turn-complete` in one synchronous step: whoever sees the end sees it whole.
-		this.store.endTurn(turnId, {
-			reply: result.reply,
-			ok: result.ok,
-			detail: result.detail,
-			ops: result.ops,
-			messages: result.ok ? result.messages : null,
-			now: Date.now(),
-		});
-		emit({
-			type: "done",
-			reply: result.reply,
-			sessionId: start.session,
-			ok: result.ok,
-			...(result.detail ? { detail: result.detail } : {}),
-		});
-		emit({ type: "turn-complete" });
-		this.running.delete(turnId);
-		this.store.pruneEvents();
-		this.keepAlive();
-		return result;
+		try {
+			const result = await runToolLoop({
+				caller: { env: this.env, userId: start.caller.userId, scopes: start.caller.scopes, mode: start.mode },
+				endpoint: start.endpoint,
+				history,
+				prompt: start.prompt,
+				focus: start.focus,
+				emit,
+				now: new Date(),
+			});
+			// The turn's row, `done` and `turn-complete` in one synchronous step: whoever sees the end sees it whole.
+			this.store.endTurn(turnId, {
+				reply: result.reply,
+				ok: result.ok,
+				detail: result.detail,
+				ops: result.ops,
+				messages: result.ok ? result.messages : null,
+				now: Date.now(),
+			});
+			emit({
+				type: "done",
+				reply: result.reply,
+				sessionId: start.session,
+				ok: result.ok,
+				...(result.detail ? { detail: result.detail } : {}),
+			});
+			emit({ type: "turn-complete" });
+			this.store.pruneEvents();
+			return result;
+		} catch (err) {
+			// Our own storage failed mid-turn: the turn still ends, so its session is not left busy.
+			console.error("agent turn failed", err instanceof Error ? err.name : "error");
+			const detail = "The turn failed on our side; try again";
+			this.store.endTurn(turnId, { reply: "", ok: false, detail, ops: [], messages: null, now: Date.now() });
+			emit({ type: "done", reply: "", sessionId: start.session, ok: false, detail });
+			emit({ type: "turn-complete" });
+			return { ok: false, reply: "", detail, failure: null, ops: [], messages: [] };
+		} finally {
+			this.running.delete(turnId);
+			this.keepAlive();
+		}
 	}
 
 	/** Logs a frame first, then sends it to the turn's streams. */

@@ -20,6 +20,8 @@ interface Subscriber {
 export class AgentStreams {
 	private readonly byTurn = new Map<string, Set<Subscriber>>();
 
+	constructor(private readonly keepaliveMs = KEEPALIVE_MS) {}
+
 	/**
 	 * A stream that first sends `replay`, then, if `follow` names a running turn, that turn's
 	 * frames as they are logged, ending after its `turn-complete`. The caller builds `replay`
@@ -35,7 +37,7 @@ export class AgentStreams {
 					return;
 				}
 				const s: Subscriber = { controller, turnId: follow, keepalive: null, closed: false };
-				s.keepalive = setInterval(() => this.send(s, SSE_KEEPALIVE), KEEPALIVE_MS);
+				s.keepalive = setInterval(() => this.send(s, SSE_KEEPALIVE), this.keepaliveMs);
 				subscriber = s;
 				let set = this.byTurn.get(follow);
 				if (!set) {
@@ -60,11 +62,6 @@ export class AgentStreams {
 			this.send(s, bytes);
 			if (logged.frame.type === "turn-complete") this.close(s);
 		}
-	}
-
-	/** How many streams follow a turn (for tests of the disconnect path, and for logs). */
-	followers(turnId: string): number {
-		return this.byTurn.get(turnId)?.size ?? 0;
 	}
 
 	private send(s: Subscriber, bytes: Uint8Array): void {

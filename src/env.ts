@@ -55,6 +55,8 @@ export interface Env {
 	R2_REGION?: string;
 	/** Lifetime of a recording download link, in seconds (default 900). */
 	RECORDING_DOWNLOAD_TTL_S?: string;
+	/** How often a quiet agent chat stream gets a keepalive comment, in milliseconds (default 15000). */
+	AGENT_SSE_KEEPALIVE_MS?: string;
 
 	GATEWAY_RATE_LIMIT_RPS?: string;
 	GATEWAY_RATE_LIMIT_BURST?: string;

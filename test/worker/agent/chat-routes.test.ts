@@ -95,4 +95,16 @@ describe("agent chat without a model", () => {
 		const seen = await readAll(replay);
 		expect(seen.map((e) => e.frame.turn_id)).not.toContain(events[0]?.frame.turn_id);
 	});
+
+	it("documents chat as an event stream and the session routes in /openapi.json, under both prefixes", async () => {
+		const doc = await json<{ paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>> }>(
+			await call("GET", "/openapi.json"),
+		);
+		for (const prefix of ["/agent/api", "/agent"]) {
+			expect(Object.keys(doc.paths[`${prefix}/chat`]?.post?.responses["200"]?.content ?? {})).toEqual(["text/event-stream"]);
+			expect(doc.paths[`${prefix}/chat/reset`]?.post).toBeDefined();
+			expect(doc.paths[`${prefix}/sessions`]?.get).toBeDefined();
+			expect(doc.paths[`${prefix}/sessions/{session}/history`]?.get).toBeDefined();
+		}
+	});
 });
