@@ -28,8 +28,7 @@ export interface ChatRequest {
  * One per user (`idFromName(userId)`): the agent control plane of that user. It holds chat
  * sessions, turns, the event log every SSE stream reads, workloads, and routines, and runs the
  * tool loop itself. Its one alarm (AlarmTimers) serves every routine, turn heartbeat and retry.
- *
- * SKELETON: the public surface; the runtime and the routines land in their own modules.
+ * The runtime (agent-runtime.ts) and the routines (agent-routines.ts) do the work.
  */
 export class AgentUser extends DurableObject<Env> {
 	readonly timers = new AlarmTimers(this.ctx.storage);

@@ -1,8 +1,7 @@
-import { derivedMode, type Invocation, type WorkloadOutcome } from "../src/agent/envelopes";
+import { effectiveMode, type Invocation, type WorkloadOutcome } from "../src/agent/envelopes";
 import type { AgentFrame } from "../src/agent/frames";
 import { isRetryable } from "../src/agent/model-client";
 import { resolveAgentModel } from "../src/agent/model-settings";
-import type { WorkloadMode } from "../src/agent/tools";
 import type { Env } from "../src/env";
 import type { AgentRuntime } from "./agent-runtime";
 import type { AgentStore, WorkloadRow } from "./agent-store";
@@ -34,11 +33,6 @@ async function hex12(text: string): Promise<string> {
 export async function workloadIdOf(userId: number, invocation: Invocation): Promise<string> {
 	if ("session" in invocation.start) return `agent-${userId}-chat-${invocation.start.session.ref}`;
 	return `agent-${userId}-${invocation.trigger}-${await hex12(JSON.stringify(invocation.start))}`;
-}
-
-/** `rw` only when the trigger earns it and the invocation asked to write a workspace; the tools enforce it. */
-export function workloadMode(invocation: Invocation): WorkloadMode {
-	return derivedMode(invocation.trigger) === "rw" && invocation.workspaces.some((w) => w.mode === "rw") ? "rw" : "ro";
 }
 
 /** What a workload is about, for the model: who started it and on what. */
@@ -102,7 +96,7 @@ export class AgentWorkloads {
 		this.store.upsertWorkload({
 			workloadId,
 			trigger: invocation.trigger,
-			mode: workloadMode(invocation),
+			mode: effectiveMode(invocation),
 			launcher: invocation.identity.launcher,
 			context: invocation.context,
 			start: invocation.start,
