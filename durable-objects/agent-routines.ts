@@ -13,6 +13,11 @@ import type { AgentCaller } from "./agent-user";
 
 /** Runs one invocation to its end (the object's runInvocation; a recording one in tests). */
 export type RoutineRunner = (caller: AgentCaller, invocation: Invocation) => Promise<WorkloadOutcome>;
+/** The creator as their key stands at run time: its scopes now, or null once it was revoked or expired. */
+export type RoutineAuthority = (creator: AgentCaller) => Promise<AgentCaller | null>;
+
+export const KEY_REVOKED =
+	"The key that created this routine was revoked or has expired, so the routine is disabled; create it again with a valid key";
 
 /** The events a routine may wait for: the user's own meeting events. */
 export const ROUTINE_EVENTS = ["meeting.completed"] as const;
@@ -74,6 +79,8 @@ interface RoutineRow extends Record<string, SqlStorageValue> {
 	name: string;
 	user_id: number;
 	scopes: string;
+	/** The key that created (or last replaced) the routine: runs happen only while it stays valid. */
+	token_id: number;
 	kind: "scheduled" | "event";
 	cron: string | null;
 	event: string | null;
@@ -112,10 +119,11 @@ export class Routines {
 		private readonly storage: DurableObjectStorage,
 		private readonly timers: AlarmTimers,
 		private readonly run: RoutineRunner,
+		private readonly authority: RoutineAuthority,
 		private readonly now: () => number = Date.now,
 	) {
 		storage.sql.exec(`CREATE TABLE IF NOT EXISTS routines (
-			id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, user_id INTEGER NOT NULL, scopes TEXT NOT NULL,
+			id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, user_id INTEGER NOT NULL, scopes TEXT NOT NULL, token_id INTEGER NOT NULL,
 			kind TEXT NOT NULL, cron TEXT, event TEXT, prompt TEXT NOT NULL, enabled INTEGER NOT NULL,
 			ran_for_ms INTEGER, attempts INTEGER NOT NULL DEFAULT 0, retry_due_ms INTEGER,
 			last_run_ms INTEGER, last_error TEXT, last_workload_id TEXT, created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL)`);
@@ -135,16 +143,25 @@ export class Routines {
 		const kind = input.cron ? "scheduled" : "event";
 		const existing = this.byName(input.name);
 		const id = existing?.id ?? `rt_${await shortHash(`${caller.userId}\n${input.name}\n${crypto.randomUUID()}`)}`;
-		const fields = [caller.userId, caller.scopes.join(","), kind, input.cron ?? null, input.event ?? null, input.prompt, now];
+		const fields = [
+			caller.userId,
+			caller.scopes.join(","),
+			caller.tokenId,
+			kind,
+			input.cron ?? null,
+			input.event ?? null,
+			input.prompt,
+			now,
+		];
 		if (existing)
 			this.storage.sql.exec(
-				"UPDATE routines SET user_id = ?, scopes = ?, kind = ?, cron = ?, event = ?, prompt = ?, updated_ms = ?, attempts = 0, retry_due_ms = NULL WHERE id = ?",
+				"UPDATE routines SET user_id = ?, scopes = ?, token_id = ?, kind = ?, cron = ?, event = ?, prompt = ?, updated_ms = ?, attempts = 0, retry_due_ms = NULL WHERE id = ?",
 				...fields,
 				id,
 			);
 		else
 			this.storage.sql.exec(
-				"INSERT INTO routines (user_id, scopes, kind, cron, event, prompt, updated_ms, id, name, enabled, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
+				"INSERT INTO routines (user_id, scopes, token_id, kind, cron, event, prompt, updated_ms, id, name, enabled, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
 				...fields,
 				id,
 				input.name,
@@ -312,11 +329,22 @@ export class Routines {
 		} else this.storage.sql.exec("UPDATE routine_event_runs SET done = 1 WHERE id = ?", runId);
 	}
 
-	/** A runner that throws is a failed run worth retrying; its message (maybe a provider's) stays in the log. */
+	/**
+	 * Runs with the rights the creating key has now: a revoked or expired key disables the
+	 * routine instead of running it. A runner that throws is a failed run worth retrying; its
+	 * message (maybe a provider's) stays in the log.
+	 */
 	private async runSafely(row: RoutineRow, invocation: Invocation): Promise<WorkloadOutcome> {
-		const scopes = row.scopes.split(",").filter(isScope) as Scope[];
+		const creator = { userId: row.user_id, scopes: row.scopes.split(",").filter(isScope) as Scope[], tokenId: row.token_id };
 		try {
-			return await this.run({ userId: row.user_id, scopes }, invocation);
+			const caller = await this.authority(creator);
+			if (!caller) {
+				this.storage.sql.exec("UPDATE routines SET enabled = 0, retry_due_ms = NULL WHERE id = ?", row.id);
+				await this.timers.clear(SLOT + row.id);
+				await this.timers.clear(RETRY + row.id);
+				return { workload_id: "", ok: false, retryable: false, detail: KEY_REVOKED };
+			}
+			return await this.run(caller, invocation);
 		} catch (err) {
 			console.error("routine run failed", row.id, err instanceof Error ? err.name : "error");
 			return { workload_id: "", ok: false, retryable: true, detail: "The run could not complete; it is retried" };

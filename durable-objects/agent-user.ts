@@ -1,17 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
+import { type AgentCaller, callerAsKeyStandsNow } from "../src/agent/caller";
 import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
 import type { Env } from "../src/env";
-import type { Scope } from "../src/gateway/api-keys";
 import { AlarmTimers } from "./agent-alarms";
 import { type MeetingEvent, type Reconcile, type RoutineInput, Routines, type RoutineView } from "./agent-routines";
 import { AgentRuntime, HEARTBEAT_TIMER, type HistoryTurn, type SessionItem } from "./agent-runtime";
 import type { WorkloadView } from "./agent-workloads";
 
-/** Who asks: the user from the key, and the key's scopes (they bound the agent's tools). */
-export interface AgentCaller {
-	userId: number;
-	scopes: Scope[];
-}
+export type { AgentCaller } from "../src/agent/caller";
 
 export interface ChatRequest {
 	prompt: string;
@@ -79,7 +75,12 @@ export class AgentUser extends DurableObject<Env> {
 
 	// --- Routines (durable-objects/agent-routines.ts): saved prompts run on cron times and meeting events. ---
 
-	readonly routines = new Routines(this.ctx.storage, this.timers, (caller, invocation) => this.runInvocation(caller, invocation));
+	readonly routines = new Routines(
+		this.ctx.storage,
+		this.timers,
+		(caller, invocation) => this.runInvocation(caller, invocation),
+		(caller) => callerAsKeyStandsNow(this.env, caller),
+	);
 
 	createRoutine(caller: AgentCaller, input: RoutineInput): Promise<{ routine: RoutineView; job_id: string | null; ran_now: boolean }> {
 		return this.routines.create(caller, input);

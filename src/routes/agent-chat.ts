@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AgentCaller } from "../../durable-objects/agent-user";
+import { agentCaller } from "../agent/caller";
 import type { AppEnv } from "../app-env";
 import { invalidField } from "../errors";
 import { agentUser } from "../objects";
@@ -63,10 +63,7 @@ const SseStream = {
 		"rejected, done, error, turn-complete), each with an `id:` that `Last-Event-ID` resumes after; `: keepalive` comments while quiet.",
 };
 
-const caller = (c: Context<AppEnv>): AgentCaller => {
-	const { userId, scopes } = c.get("identity");
-	return { userId, scopes };
-};
+const caller = (c: Context<AppEnv>) => agentCaller(c.get("identity"));
 
 /** `Last-Event-ID` (or `?last_event_id=`, for clients that cannot set headers): an integer cursor. */
 function lastEventId(c: Context<AppEnv>): number | null {

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AgentCaller } from "../../durable-objects/agent-user";
+import { agentCaller } from "../agent/caller";
 import { checkCron } from "../agent/cron";
 import type { AppEnv } from "../app-env";
 import { invalidField, notFound } from "../errors";
@@ -70,10 +70,7 @@ const errors = {
 	403: jsonResponse(ApiErrorBody, "The key lacks the bot or tx scope"),
 };
 
-function caller(c: Context<AppEnv>): AgentCaller {
-	const { userId, scopes } = c.get("identity");
-	return { userId, scopes };
-}
+const caller = (c: Context<AppEnv>) => agentCaller(c.get("identity"));
 
 const stub = (c: Context<AppEnv>) => agentUser(c.env, c.get("identity").userId);
 

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AgentCaller } from "../../durable-objects/agent-user";
+import { agentCaller } from "../agent/caller";
 import { checkEvent, checkInvocation, invocationFromEvent, subjectFor, withCaller, workloadBelongsTo } from "../agent/envelopes";
 import { resolveAgentModel } from "../agent/model-settings";
 import type { AppEnv } from "../app-env";
@@ -32,10 +32,7 @@ for (const [name, schema] of Object.entries(ENVELOPE_COMPONENTS)) agentRoutes.op
 const errors = (statuses: Record<number, string>) =>
 	Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, jsonResponse(ApiErrorBody, description)]));
 
-const callerOf = (c: Context<AppEnv>): AgentCaller => {
-	const { userId, scopes } = c.get("identity");
-	return { userId, scopes };
-};
+const callerOf = (c: Context<AppEnv>) => agentCaller(c.get("identity"));
 
 /**
  * The body as the client sent it, parsed but not judged: the envelope checks name the first

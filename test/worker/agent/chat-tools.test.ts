@@ -71,7 +71,7 @@ describe("agent chat: tools on the user's own data", () => {
 			trigger: "event",
 			start: { entrypoint: { inline: `Send a bot ${marker}` } },
 		};
-		const outcome = await stub(user.id).runInvocation({ userId: user.id, scopes: ["bot", "tx"] }, invocation);
+		const outcome = await stub(user.id).runInvocation({ userId: user.id, scopes: ["bot", "tx"], tokenId: 0 }, invocation);
 		expect(outcome.ok).toBe(true);
 		const requests = await sent(marker);
 		const offered = bodyOf(requests[0]).tools?.map((t) => t.function.name) ?? [];

@@ -5,9 +5,10 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { KEY_REVOKED } from "../../../durable-objects/agent-routines";
 import type { AgentUser } from "../../../durable-objects/agent-user";
 import { getMeeting, liveMeeting } from "../meetings/helpers";
-import { call, json } from "../support";
+import { ADMIN, call, json } from "../support";
 import { agentUser, bodyOf, eventually, MODEL_NAME, script, sent } from "./helpers";
 
 const agentOf = (userId: number) => env.AGENT_USER.get(env.AGENT_USER.idFromName(String(userId)));
@@ -15,6 +16,8 @@ const agentOf = (userId: number) => env.AGENT_USER.get(env.AGENT_USER.idFromName
 interface Listed {
 	id: string;
 	name: string;
+	enabled: boolean;
+	status: string;
 	last_run: string | null;
 	last_error: string | null;
 	last_workload_id: string | null;
@@ -66,6 +69,41 @@ describe("a scheduled routine with the user's model", () => {
 		await moveBack();
 		await runDurableObjectAlarm(agent);
 		expect(await sent(marker)).toHaveLength(1);
+	});
+
+	it("stops with the key that created it: once that key is revoked the routine is disabled, not run", async () => {
+		const { user, headers } = await agentUser();
+		const minted = await json<{ id: number; token: string }>(
+			await call("POST", `/admin/users/${user.id}/tokens?scopes=bot,tx`, { headers: ADMIN }),
+		);
+		const leaked = { "X-API-Key": minted.token };
+		const [revokedMarker, keptMarker] = [`routine-${crypto.randomUUID()}`, `routine-${crypto.randomUUID()}`];
+		const create = async (key: Record<string, string>, name: string, marker: string) => {
+			const res = await call("POST", "/agent/api/routines", { headers: key, json: { name, cron: "0 8 1 1 *", prompt: `Run. ${marker}` } });
+			expect(res.status).toBe(201);
+			return (await json<{ routine: Listed }>(res)).routine;
+		};
+		const fromLeaked = await create(leaked, "Set up with the leaked key", revokedMarker);
+		const fromKept = await create(headers, "Set up with the kept key", keptMarker);
+		expect((await call("DELETE", `/admin/tokens/${minted.id}`, { headers: ADMIN })).status).toBe(204);
+
+		const agent = agentOf(user.id);
+		await runInDurableObject(agent, (_a: AgentUser, state) => {
+			for (const routine of [fromLeaked, fromKept])
+				state.storage.sql.exec("UPDATE alarm_timers SET due_ms = ? WHERE name = ?", Date.now() - 1000, `routine:${routine.id}`);
+		});
+		await runDurableObjectAlarm(agent);
+
+		expect(await sent(revokedMarker)).toHaveLength(0);
+		expect(await sent(keptMarker)).toHaveLength(1);
+		const after = await listed(headers);
+		expect(after.find((r) => r.id === fromLeaked.id)).toMatchObject({
+			enabled: false,
+			status: "disabled",
+			next_run: null,
+			last_error: KEY_REVOKED,
+		});
+		expect(after.find((r) => r.id === fromKept.id)).toMatchObject({ enabled: true, last_error: null });
 	});
 
 	it("records a provider failure, retries it, and succeeds on the retry", async () => {

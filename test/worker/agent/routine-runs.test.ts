@@ -7,7 +7,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AlarmTimers } from "../../../durable-objects/agent-alarms";
-import { RETRY_BACKOFF_MS, type RoutineRunner, Routines } from "../../../durable-objects/agent-routines";
+import { RETRY_BACKOFF_MS, type RoutineAuthority, type RoutineRunner, Routines } from "../../../durable-objects/agent-routines";
 import type { AgentCaller, AgentUser } from "../../../durable-objects/agent-user";
 import type { Invocation, WorkloadOutcome } from "../../../src/agent/envelopes";
 
@@ -29,6 +29,9 @@ interface Harness {
 	storage: DurableObjectStorage;
 }
 
+/** The creating key as it stands: still valid, unchanged (the key check itself is tested in routines.test.ts). */
+const keyStillValid: RoutineAuthority = async (creator) => creator;
+
 /** Runs `body` inside a fresh user's agent object, with times in 2030 so the real alarm never fires during the test. */
 function withRoutines(body: (h: Harness) => Promise<void>): Promise<void> {
 	nextUser += 1;
@@ -43,14 +46,14 @@ function withRoutines(body: (h: Harness) => Promise<void>): Promise<void> {
 			return outcomes.shift() ?? { workload_id: `wl_${calls.length}`, ok: true, retryable: false };
 		};
 		const timers = new AlarmTimers(state.storage);
-		const routines = new Routines(state.storage, timers, run, () => clock.now);
+		const routines = new Routines(state.storage, timers, run, keyStillValid, () => clock.now);
 		await body({
 			routines,
 			timers,
 			calls,
 			outcomes,
 			clock,
-			caller: { userId, scopes: ["bot"] },
+			caller: { userId, scopes: ["bot"], tokenId: 1 },
 			storage: state.storage,
 			async alarm() {
 				for (const { name, dueMs } of timers.dueAt(clock.now)) {
@@ -193,6 +196,7 @@ describe("scheduled routines", () => {
 					await h.routines.remove(routine.id);
 					return failure(true, "The model provider is unavailable (503)");
 				},
+				keyStillValid,
 				() => h.clock.now,
 			);
 			h.clock.now = at("2030-01-01T08:00:00Z");
@@ -280,6 +284,7 @@ describe("failing routines", () => {
 				async () => {
 					throw new Error("upstream said: sk-live-secret");
 				},
+				keyStillValid,
 				() => h.clock.now,
 			);
 			const { routine } = await throwing.create(h.caller, { name: "Brief", cron: "0 8 * * *", prompt: "Go.", runNow: false });
@@ -351,6 +356,7 @@ describe("event routines", () => {
 					if (runs === 1) for (const { name, dueMs } of h.timers.dueAt(h.clock.now)) await reentrant.onTimer(name, dueMs);
 					return { workload_id: "wl_1", ok: true, retryable: false };
 				},
+				keyStillValid,
 				() => h.clock.now,
 			);
 			await reentrant.create(h.caller, { name: "Summary", event: "meeting.completed", prompt: "Summarize it.", runNow: false });

@@ -7,7 +7,7 @@ import { agentUser, bodyOf, chat, eventually, script, sent } from "./helpers";
 import { readAll } from "./sse";
 
 const stub = (userId: number) => env.AGENT_USER.get(env.AGENT_USER.idFromName(String(userId)));
-const caller = (userId: number) => ({ userId, scopes: ["bot", "tx"] as ("bot" | "tx")[] });
+const caller = (userId: number) => ({ userId, scopes: ["bot", "tx"] as ("bot" | "tx")[], tokenId: 0 });
 
 function invocation(userId: number, fields: Partial<Invocation>): Invocation {
 	return {
