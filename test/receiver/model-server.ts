@@ -19,6 +19,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type ModelStepScript, PROVIDER_SECRET_TEXT, type RecordedModelRequest } from "./model-script.ts";
+import { json, readBody } from "./node-http.ts";
 
 export type { ModelStepScript, RecordedModelRequest, ScriptedToolCall } from "./model-script.ts";
 
@@ -276,17 +277,4 @@ function openAiError(message: string, type: string, code: string | null) {
 
 function sleep(ms: number) {
 	return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-	return new Promise((resolve, reject) => {
-		const chunks: Buffer[] = [];
-		req.on("data", (c: Buffer) => chunks.push(c));
-		req.on("end", () => resolve(Buffer.concat(chunks)));
-		req.on("error", reject);
-	});
-}
-
-function json(res: ServerResponse, status: number, value: unknown) {
-	res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
 }

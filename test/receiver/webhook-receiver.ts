@@ -16,6 +16,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { json, readBody } from "./node-http.ts";
 
 export interface ScriptedAnswer {
 	status: number;
@@ -122,17 +123,4 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 				server.close(() => resolve());
 			}),
 	};
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-	return new Promise((resolve, reject) => {
-		const chunks: Buffer[] = [];
-		req.on("data", (c: Buffer) => chunks.push(c));
-		req.on("end", () => resolve(Buffer.concat(chunks)));
-		req.on("error", reject);
-	});
-}
-
-function json(res: ServerResponse, status: number, value: unknown) {
-	res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
 }

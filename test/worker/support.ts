@@ -1,4 +1,6 @@
 import { env, SELF } from "cloudflare:test";
+import { expect } from "vitest";
+import type { z } from "zod";
 
 export const ADMIN = { "X-Admin-API-Key": env.ADMIN_API_TOKEN ?? "" };
 
@@ -49,4 +51,17 @@ export async function userWithKey(scopes = "bot,tx", fields: { max_concurrent_bo
 export async function joinWorkspace(workspaceId: string, userId: number): Promise<void> {
 	const res = await call("PUT", `/admin/workspaces/${encodeURIComponent(workspaceId)}/members/${userId}`, { headers: ADMIN });
 	if (res.status !== 204) throw new Error(`join workspace: ${res.status} ${await res.text()}`);
+}
+
+/**
+ * A body matches its documented schema exactly: parsing drops keys the schema does not name,
+ * so equality after parsing means every field is documented and of the documented type.
+ */
+export async function expectDocumented<S extends z.ZodType>(schema: S, res: Response, status = 200): Promise<z.infer<S>> {
+	expect(res.status, await res.clone().text()).toBe(status);
+	const body = await res.json();
+	const parsed = schema.safeParse(body);
+	expect(parsed.error?.issues ?? []).toEqual([]);
+	expect(parsed.data).toEqual(body);
+	return parsed.data as z.infer<S>;
 }

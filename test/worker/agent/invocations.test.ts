@@ -4,21 +4,11 @@ import type { z } from "zod";
 import { toolsFor } from "../../../src/agent/tools";
 import { AgentHealth, AgentModels, EventAccepted, Workload, WorkloadAccepted } from "../../../src/routes/agent-schemas";
 import type { RecordedModelRequest } from "../../receiver/model-script";
-import { call, json, userWithKey } from "../support";
+import { call, expectDocumented, json, userWithKey } from "../support";
 import meetingEvent from "./golden/Event.meeting.json";
 import messageInvocation from "./golden/Invocation.message.json";
 
 const PREFIXES = ["/agent/api", "/agent"] as const;
-
-/** A body matches its documented schema exactly (parsing drops undocumented keys), as in the openapi test. */
-async function documented<S extends z.ZodType>(schema: S, res: Response, status: number): Promise<z.infer<S>> {
-	expect(res.status, await res.clone().text()).toBe(status);
-	const body = await res.json();
-	const parsed = schema.safeParse(body);
-	expect(parsed.error?.issues ?? []).toEqual([]);
-	expect(parsed.data).toEqual(body);
-	return parsed.data as z.infer<S>;
-}
 
 /** Every row and key the user's agent object holds, but its (always present, maybe empty) timer table. */
 async function agentObjectContents(userId: number): Promise<unknown[]> {
@@ -65,7 +55,7 @@ async function modelRequests(marker: string): Promise<RecordedModelRequest[]> {
 /** The workload once it has ended (it runs on in the object after the 202). */
 async function endedWorkload(path: string, headers: Record<string, string>): Promise<z.infer<typeof Workload>> {
 	for (let attempt = 0; attempt < 100; attempt++) {
-		const workload = await documented(Workload, await call("GET", path, { headers }), 200);
+		const workload = await expectDocumented(Workload, await call("GET", path, { headers }), 200);
 		if (workload.status === "completed" || workload.status === "failed") return workload;
 		await new Promise((resolve) => setTimeout(resolve, 50));
 	}
@@ -141,12 +131,16 @@ describe("dispatch: the workload is the caller's", () => {
 	it.each(PREFIXES)("under %s: 202 with a workload of the key's user, whatever identity the body claims", async (prefix) => {
 		const { user, headers } = await userWithKey();
 		const posted = invocation({ identity: { subject: "u_jane", launcher: "user:u_jane", token: "forged" } });
-		const { workload_id } = await documented(WorkloadAccepted, await call("POST", `${prefix}/invocations`, { headers, json: posted }), 202);
+		const { workload_id } = await expectDocumented(
+			WorkloadAccepted,
+			await call("POST", `${prefix}/invocations`, { headers, json: posted }),
+			202,
+		);
 		expect(workload_id.startsWith(`agent-${user.id}-`)).toBe(true);
 		// What the refusal tests see as empty holds the workload now.
 		expect((await agentObjectContents(user.id)).length).toBeGreaterThan(0);
 
-		const workload = await documented(Workload, await call("GET", `${prefix}/workloads/${workload_id}`, { headers }), 200);
+		const workload = await expectDocumented(Workload, await call("GET", `${prefix}/workloads/${workload_id}`, { headers }), 200);
 		expect(workload).toMatchObject({ workload_id, trigger: "message", mode: "rw", launcher: `user:${user.id}` });
 
 		const other = await userWithKey();
@@ -158,17 +152,21 @@ describe("dispatch: the workload is the caller's", () => {
 	it("records the derived mode: an event-triggered invocation asking rw runs ro", async () => {
 		const { headers } = await userWithKey();
 		const posted = workspacesRw({ trigger: "event" });
-		const { workload_id } = await documented(WorkloadAccepted, await call("POST", "/agent/invocations", { headers, json: posted }), 202);
-		const workload = await documented(Workload, await call("GET", `/agent/workloads/${workload_id}`, { headers }), 200);
+		const { workload_id } = await expectDocumented(
+			WorkloadAccepted,
+			await call("POST", "/agent/invocations", { headers, json: posted }),
+			202,
+		);
+		const workload = await expectDocumented(Workload, await call("GET", `/agent/workloads/${workload_id}`, { headers }), 200);
 		expect(workload.mode).toBe("ro");
 	});
 
 	it("maps a meeting.completed event to a read-only transcription of the caller's, ignoring the body's subject", async () => {
 		const { user, headers } = await userWithKey();
-		const accepted = await documented(EventAccepted, await call("POST", "/agent/api/events", { headers, json: meetingEvent }), 202);
+		const accepted = await expectDocumented(EventAccepted, await call("POST", "/agent/api/events", { headers, json: meetingEvent }), 202);
 		expect(accepted.trigger).toBe("transcription");
 		expect(accepted.workload_id.startsWith(`agent-${user.id}-`)).toBe(true);
-		const workload = await documented(Workload, await call("GET", `/agent/api/workloads/${accepted.workload_id}`, { headers }), 200);
+		const workload = await expectDocumented(Workload, await call("GET", `/agent/api/workloads/${accepted.workload_id}`, { headers }), 200);
 		expect(workload).toMatchObject({ trigger: "transcription", mode: "ro", launcher: "integration:meetings" });
 	});
 });
@@ -183,7 +181,7 @@ describe("a dispatched workload runs to its end with the caller's model", () => 
 		const marker = `invoke-${crypto.randomUUID()}`;
 		await script(marker, [{ text: ["Open tasks: ", "none."] }]);
 		const posted = invocation({ start: { entrypoint: { inline: `List my open tasks ${marker}` } } });
-		const { workload_id } = await documented(
+		const { workload_id } = await expectDocumented(
 			WorkloadAccepted,
 			await call("POST", "/agent/api/invocations", { headers, json: posted }),
 			202,
@@ -209,7 +207,11 @@ describe("a dispatched workload runs to its end with the caller's model", () => 
 		const rw = workspacesRw({ trigger: "message", start: { entrypoint: { inline: `Tidy up ${rwMarker}` } } });
 		const ro = workspacesRw({ trigger: "event", start: { entrypoint: { inline: `Tidy up ${roMarker}` } } });
 		for (const body of [rw, ro]) {
-			const { workload_id } = await documented(WorkloadAccepted, await call("POST", "/agent/invocations", { headers, json: body }), 202);
+			const { workload_id } = await expectDocumented(
+				WorkloadAccepted,
+				await call("POST", "/agent/invocations", { headers, json: body }),
+				202,
+			);
 			await endedWorkload(`/agent/workloads/${workload_id}`, headers);
 		}
 		const rwTools = offeredTools((await modelRequests(rwMarker))[0]);
@@ -240,7 +242,7 @@ describe("GET /agent/workloads/{id}", () => {
 describe("GET /agent/health and /agent/api/models", () => {
 	it.each(PREFIXES)("under %s: health says the dispatcher is up and no model is configured for a new user", async (prefix) => {
 		const { headers } = await userWithKey();
-		const health = await documented(AgentHealth, await call("GET", `${prefix}/health`, { headers }), 200);
+		const health = await expectDocumented(AgentHealth, await call("GET", `${prefix}/health`, { headers }), 200);
 		expect(health).toEqual({
 			status: "ok",
 			service: "agent",
@@ -260,16 +262,16 @@ describe("GET /agent/health and /agent/api/models", () => {
 		await env.DB.prepare("UPDATE account_settings SET model_base_url = ? WHERE user_id = ?")
 			.bind("http://169.254.169.254/v1", user.id)
 			.run();
-		const health = await documented(AgentHealth, await call("GET", "/agent/health", { headers }), 200);
+		const health = await expectDocumented(AgentHealth, await call("GET", "/agent/health", { headers }), 200);
 		expect(health.capabilities.model_inference.state).toBe("misconfigured");
 	});
 
 	it.each(PREFIXES)("under %s: health says configured, and models names the user's model, once one is set", async (prefix) => {
 		const { headers } = await userWithKey();
 		await useModelServer(headers, "their-model");
-		const health = await documented(AgentHealth, await call("GET", `${prefix}/health`, { headers }), 200);
+		const health = await expectDocumented(AgentHealth, await call("GET", `${prefix}/health`, { headers }), 200);
 		expect(health.capabilities.model_inference.state).toBe("configured");
-		const models = await documented(AgentModels, await call("GET", `${prefix}/models`, { headers }), 200);
+		const models = await expectDocumented(AgentModels, await call("GET", `${prefix}/models`, { headers }), 200);
 		expect(models).toEqual({
 			chat_model: "their-model",
 			agent_model: "their-model",
@@ -280,7 +282,7 @@ describe("GET /agent/health and /agent/api/models", () => {
 
 	it.each(PREFIXES)("under %s: models names the four models, null when none is configured", async (prefix) => {
 		const { headers } = await userWithKey();
-		const models = await documented(AgentModels, await call("GET", `${prefix}/models`, { headers }), 200);
+		const models = await expectDocumented(AgentModels, await call("GET", `${prefix}/models`, { headers }), 200);
 		expect(models).toEqual({ chat_model: null, agent_model: null, streaming_model: null, meeting_model: null });
 	});
 });

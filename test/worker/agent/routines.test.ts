@@ -4,26 +4,15 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import type { z } from "zod";
 import type { AgentUser } from "../../../durable-objects/agent-user";
 import { RoutineCreated, RoutineDeleted, RoutineEnabled, RoutineList } from "../../../src/routes/agent-routines";
 import { getMeeting, liveMeeting } from "../meetings/helpers";
-import { call, json, userWithKey } from "../support";
-
-/** A body parses back unchanged against the schema /openapi.json documents for it. */
-async function documented<S extends z.ZodType>(schema: S, res: Response, status = 200): Promise<z.infer<S>> {
-	expect(res.status, await res.clone().text()).toBe(status);
-	const body = await res.json();
-	const parsed = schema.safeParse(body);
-	expect(parsed.error?.issues ?? []).toEqual([]);
-	expect(parsed.data).toEqual(body);
-	return parsed.data as z.infer<S>;
-}
+import { call, expectDocumented, json, userWithKey } from "../support";
 
 const agentOf = (userId: number) => env.AGENT_USER.get(env.AGENT_USER.idFromName(String(userId)));
 
 async function routines(headers: Record<string, string>, prefix = "/agent/api") {
-	return (await documented(RoutineList, await call("GET", `${prefix}/routines`, { headers }))).routines;
+	return (await expectDocumented(RoutineList, await call("GET", `${prefix}/routines`, { headers }))).routines;
 }
 
 describe("POST /agent/api/routines", () => {
@@ -31,7 +20,7 @@ describe("POST /agent/api/routines", () => {
 		const { user, headers } = await userWithKey();
 		const other = await userWithKey();
 		const before = Date.now();
-		const created = await documented(
+		const created = await expectDocumented(
 			RoutineCreated,
 			await call("POST", "/agent/api/routines", {
 				headers,
@@ -96,12 +85,12 @@ describe("POST /agent/api/routines", () => {
 
 	it("replaces cron and prompt of a routine posted again under its name, keeping its id", async () => {
 		const { headers } = await userWithKey();
-		const first = await documented(
+		const first = await expectDocumented(
 			RoutineCreated,
 			await call("POST", "/agent/routines", { headers, json: { name: "Brief", cron: "0 8 * * *", prompt: "One." } }),
 			201,
 		);
-		const second = await documented(
+		const second = await expectDocumented(
 			RoutineCreated,
 			await call("POST", "/agent/api/routines", { headers, json: { name: "Brief", cron: "15 9 * * *", prompt: "Two." } }),
 			201,
@@ -113,7 +102,7 @@ describe("POST /agent/api/routines", () => {
 	it("run_now answers at once with a run due now", async () => {
 		const { headers } = await userWithKey();
 		const before = Date.now();
-		const created = await documented(
+		const created = await expectDocumented(
 			RoutineCreated,
 			await call("POST", "/agent/api/routines", { headers, json: { name: "Now", cron: "0 8 1 1 *", prompt: "Go.", run_now: true } }),
 			201,
@@ -125,7 +114,7 @@ describe("POST /agent/api/routines", () => {
 
 	it("creates an event routine on meeting.completed", async () => {
 		const { headers } = await userWithKey();
-		const created = await documented(
+		const created = await expectDocumented(
 			RoutineCreated,
 			await call("POST", "/agent/api/routines", {
 				headers,
@@ -146,7 +135,7 @@ describe("PATCH /agent/api/routines/{name}/enabled and DELETE /agent/api/routine
 		const { user, headers } = await userWithKey();
 		await call("POST", "/agent/api/routines", { headers, json: { name: "Brief", cron: "0 8 * * *", prompt: "Go." } });
 		await call("POST", "/agent/api/routines", { headers, json: { name: "After", event: "meeting.completed", prompt: "Sum." } });
-		const off = await documented(
+		const off = await expectDocumented(
 			RoutineEnabled,
 			await call("PATCH", "/agent/api/routines/Brief/enabled", { headers, json: { enabled: false } }),
 		);
@@ -157,7 +146,10 @@ describe("PATCH /agent/api/routines/{name}/enabled and DELETE /agent/api/routine
 			reconcile: { subject: String(user.id), scanned: 2, scheduled: 0, kept: 0, cancelled: 1, skipped: 1 },
 		});
 		expect((await routines(headers)).find((r) => r.name === "Brief")).toMatchObject({ enabled: false, status: "disabled", next_run: null });
-		const on = await documented(RoutineEnabled, await call("PATCH", "/agent/routines/Brief/enabled", { headers, json: { enabled: true } }));
+		const on = await expectDocumented(
+			RoutineEnabled,
+			await call("PATCH", "/agent/routines/Brief/enabled", { headers, json: { enabled: true } }),
+		);
 		expect(on.reconcile).toMatchObject({ scanned: 2, scheduled: 1, cancelled: 0 });
 		expect((await routines(headers)).find((r) => r.name === "Brief")).toMatchObject({ enabled: true, status: "scheduled" });
 		const spaced = await call("POST", "/agent/api/routines", {
@@ -181,13 +173,13 @@ describe("PATCH /agent/api/routines/{name}/enabled and DELETE /agent/api/routine
 	it("deletes by id once (then 404), only the caller's own, and the routine stays gone", async () => {
 		const { user, headers } = await userWithKey();
 		const other = await userWithKey();
-		const { routine } = await documented(
+		const { routine } = await expectDocumented(
 			RoutineCreated,
 			await call("POST", "/agent/api/routines", { headers, json: { name: "Brief", cron: "* * * * *", prompt: "Go." } }),
 			201,
 		);
 		expect((await call("DELETE", `/agent/api/routines/${routine.id}`, { headers: other.headers })).status).toBe(404);
-		expect(await documented(RoutineDeleted, await call("DELETE", `/agent/routines/${routine.id}`, { headers }))).toEqual({
+		expect(await expectDocumented(RoutineDeleted, await call("DELETE", `/agent/routines/${routine.id}`, { headers }))).toEqual({
 			ok: true,
 			routine_id: routine.id,
 		});
@@ -210,7 +202,7 @@ describe("PATCH /agent/api/routines/{name}/enabled and DELETE /agent/api/routine
 describe("a routine fired by the agent object's alarm", () => {
 	it("runs its due time once through the object's runtime, records the outcome and keeps its schedule", async () => {
 		const { user, headers } = await userWithKey();
-		const { routine } = await documented(
+		const { routine } = await expectDocumented(
 			RoutineCreated,
 			await call("POST", "/agent/api/routines", { headers, json: { name: "Brief", cron: "0 8 * * *", prompt: "Go." } }),
 			201,

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
 import { BotStatusList, MeetingList, MeetingRecord, Transcript } from "../../../src/routes/meeting-schemas";
 import { liveMeeting, meetCode, segment } from "../meetings/helpers";
-import { call, json, userWithKey } from "../support";
+import { call, expectDocumented, json, userWithKey } from "../support";
 
 interface SchemaObject {
 	$ref?: string;
@@ -84,19 +83,6 @@ describe("/openapi.json", () => {
 		expect(empty).toEqual([]);
 	});
 });
-
-/**
- * A body matches its documented schema exactly: parsing drops keys the schema does not name,
- * so equality after parsing means every field is documented and of the documented type.
- */
-async function expectDocumented<S extends z.ZodType>(schema: S, res: Response, status = 200): Promise<z.infer<S>> {
-	expect(res.status, await res.clone().text()).toBe(status);
-	const body = await res.json();
-	const parsed = schema.safeParse(body);
-	expect(parsed.error?.issues ?? []).toEqual([]);
-	expect(parsed.data).toEqual(body);
-	return parsed.data as z.infer<S>;
-}
 
 describe("responses match the schemas /openapi.json documents", () => {
 	it("for the meeting record, the meeting list, running bots and the transcript", async () => {
