@@ -17,9 +17,8 @@
  * tier's global setup does (type stripping, no bundler).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { type ModelStepScript, PROVIDER_SECRET_TEXT, type RecordedModelRequest } from "./model-script.ts";
-import { json, readBody } from "./node-http.ts";
+import { json, listenLocally, readBody } from "./node-http.ts";
 
 export type { ModelStepScript, RecordedModelRequest, ScriptedToolCall } from "./model-script.ts";
 
@@ -108,16 +107,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
 		return json(res, 404, { error: "unknown control action" });
 	}
 
-	await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
-	const { port } = server.address() as AddressInfo;
-	return {
-		url: `http://127.0.0.1:${port}`,
-		close: () =>
-			new Promise<void>((resolve) => {
-				server.closeAllConnections();
-				server.close(() => resolve());
-			}),
-	};
+	return listenLocally(server, options.port, options.host);
 }
 
 interface CompletionRequest {

@@ -15,8 +15,7 @@
  * tests in other files scripts only its own request.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { json, readBody } from "./node-http.ts";
+import { json, listenLocally, readBody } from "./node-http.ts";
 
 export interface ScriptedAnswer {
 	status: number;
@@ -113,14 +112,5 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 		return json(res, 404, { error: "unknown control action" });
 	}
 
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	const { port } = server.address() as AddressInfo;
-	return {
-		url: `http://127.0.0.1:${port}`,
-		close: () =>
-			new Promise<void>((resolve) => {
-				server.closeAllConnections();
-				server.close(() => resolve());
-			}),
-	};
+	return listenLocally(server);
 }
