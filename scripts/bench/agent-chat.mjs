@@ -9,7 +9,7 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(
  * dev). Both ends are in this process, so one clock measures them. The model waits 30 ms
  * before its first token, as a provider does, so the turn's setup is not counted as ours.
  */
-export async function benchAgentChat({ base, key, turns = 60 }) {
+export async function benchAgentChat({ base, key, turns = 200 }) {
 	const firstTextAt = new Map();
 	const model = await startModelServer({ onFirstText: (prompt) => firstTextAt.set(prompt, performance.now()) });
 	const headers = { "X-API-Key": key, "content-type": "application/json" };
