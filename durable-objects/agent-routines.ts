@@ -1,5 +1,12 @@
 import { nextRunAfter } from "../src/agent/cron";
-import { derivedMode, type Invocation, type MeetingRef, type Trigger, type WorkloadOutcome } from "../src/agent/envelopes";
+import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
+import {
+	type MeetingEvent,
+	meetingEventInvocation,
+	type RoutineEvent,
+	type RoutinePlan,
+	scheduledInvocation,
+} from "../src/agent/routine-invocations";
 import { isScope, type Scope } from "../src/gateway/api-keys";
 import type { AlarmTimers } from "./agent-alarms";
 import type { AgentCaller } from "./agent-user";
@@ -18,10 +25,6 @@ export type RoutineAuthority = (creator: AgentCaller) => Promise<AgentCaller | n
 
 export const KEY_REVOKED =
 	"The key that created this routine was revoked or has expired, so the routine is disabled; create it again with a valid key";
-
-/** The events a routine may wait for: the user's own meeting events. */
-export const ROUTINE_EVENTS = ["meeting.completed"] as const;
-export type RoutineEvent = (typeof ROUTINE_EVENTS)[number];
 
 export interface RoutineInput {
 	name: string;
@@ -58,11 +61,6 @@ export interface Reconcile {
 	kept: number;
 	cancelled: number;
 	skipped: number;
-}
-
-export interface MeetingEvent {
-	name: string;
-	meeting: MeetingRef;
 }
 
 /** Waits before the 1st, 2nd and 3rd retry of a due time; after those, that due time is given up. */
@@ -111,6 +109,8 @@ async function shortHash(text: string): Promise<string> {
 	const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
 	return [...digest.slice(0, 6)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+const plan = (row: RoutineRow): RoutinePlan => ({ id: row.id, userId: row.user_id, prompt: row.prompt });
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -295,7 +295,7 @@ export class Routines {
 	}
 
 	private async attemptSlot(row: RoutineRow, slotMs: number, attempt: number): Promise<void> {
-		const outcome = await this.runSafely(row, this.scheduledInvocation(row));
+		const outcome = await this.runSafely(row, scheduledInvocation(plan(row)));
 		const after = this.get(row.id);
 		// Deleted while it ran: it stays deleted.
 		if (!after) return;
@@ -319,7 +319,7 @@ export class Routines {
 		const attempt = run.attempts + 1;
 		this.storage.sql.exec("UPDATE routine_event_runs SET attempts = ?, pending = 0 WHERE id = ?", attempt, runId);
 		const event = JSON.parse(run.meeting) as MeetingEvent;
-		const outcome = await this.runSafely(routine, this.eventInvocation(routine, event));
+		const outcome = await this.runSafely(routine, meetingEventInvocation(plan(routine), event));
 		if (!this.get(routine.id)) return;
 		this.recordOutcome(routine.id, outcome);
 		const wait = RETRY_BACKOFF_MS[attempt - 1];
@@ -360,28 +360,6 @@ export class Routines {
 			outcome.workload_id || null,
 			id,
 		);
-	}
-
-	private scheduledInvocation(row: RoutineRow): Invocation {
-		return this.invocation(row, "scheduled", `schedule:${row.id}`, { kind: "none" });
-	}
-
-	private eventInvocation(row: RoutineRow, event: MeetingEvent): Invocation {
-		// A finished meeting is a transcription trigger, the way event.v1 maps meeting.completed.
-		const trigger: Trigger = event.name === "meeting.completed" ? "transcription" : "event";
-		return this.invocation(row, trigger, "integration:meetings", { kind: "meeting", meeting: event.meeting });
-	}
-
-	private invocation(row: RoutineRow, trigger: Trigger, launcher: string, context: Invocation["context"]): Invocation {
-		const subject = String(row.user_id);
-		return {
-			identity: { subject, launcher },
-			runner: "edge",
-			workspaces: [{ id: subject, mode: derivedMode(trigger) }],
-			trigger,
-			context,
-			start: { entrypoint: { inline: row.prompt } },
-		};
 	}
 
 	private get(id: string): RoutineRow | undefined {

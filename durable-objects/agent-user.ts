@@ -1,9 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { type AgentCaller, callerAsKeyStandsNow } from "../src/agent/caller";
 import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
+import type { MeetingEvent } from "../src/agent/routine-invocations";
 import type { Env } from "../src/env";
 import { AlarmTimers } from "./agent-alarms";
-import { type MeetingEvent, type Reconcile, type RoutineInput, Routines, type RoutineView } from "./agent-routines";
+import { type Reconcile, type RoutineInput, Routines, type RoutineView } from "./agent-routines";
 import { AgentRuntime, HEARTBEAT_TIMER, type HistoryTurn, type SessionItem } from "./agent-runtime";
 import type { WorkloadView } from "./agent-workloads";
 

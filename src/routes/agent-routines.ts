@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { agentCaller } from "../agent/caller";
 import { checkCron } from "../agent/cron";
+import { ROUTINE_EVENTS } from "../agent/routine-invocations";
 import type { AppEnv } from "../app-env";
 import { invalidField, notFound } from "../errors";
 import { agentUser } from "../objects";
@@ -57,10 +58,7 @@ export const RoutineDeleted = z.object({ ok: z.literal(true), routine_id: z.stri
 const CreateRoutineBody = z.object({
 	name: z.string().trim().min(1).max(100),
 	cron: z.string().max(200).optional().openapi({ description: "Five fields, UTC: minute hour day-of-month month day-of-week" }),
-	event: z
-		.enum(["meeting.completed"])
-		.optional()
-		.openapi({ description: "Run on this event of the user's own meetings instead of a schedule" }),
+	event: z.enum(ROUTINE_EVENTS).optional().openapi({ description: "Run on this event of the user's own meetings instead of a schedule" }),
 	prompt: z.string().trim().min(1).max(MAX_ROUTINE_PROMPT),
 	run_now: z.boolean().default(false),
 });
