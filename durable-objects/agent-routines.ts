@@ -8,6 +8,7 @@ import {
 	scheduledInvocation,
 } from "../src/agent/routine-invocations";
 import { isScope, type Scope } from "../src/gateway/api-keys";
+import { sha256Hex } from "../src/sha256";
 import type { AlarmTimers } from "./agent-alarms";
 import type { AgentCaller } from "./agent-user";
 
@@ -105,11 +106,6 @@ interface EventRunRow extends Record<string, SqlStorageValue> {
 	created_ms: number;
 }
 
-async function shortHash(text: string): Promise<string> {
-	const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-	return [...digest.slice(0, 6)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 const plan = (row: RoutineRow): RoutinePlan => ({ id: row.id, userId: row.user_id, prompt: row.prompt });
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -142,7 +138,7 @@ export class Routines {
 		const now = this.now();
 		const kind = input.cron ? "scheduled" : "event";
 		const existing = this.byName(input.name);
-		const id = existing?.id ?? `rt_${await shortHash(`${caller.userId}\n${input.name}\n${crypto.randomUUID()}`)}`;
+		const id = existing?.id ?? `rt_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
 		const fields = [
 			caller.userId,
 			caller.scopes.join(","),
@@ -244,7 +240,7 @@ export class Routines {
 			.toArray();
 		let queued = 0;
 		for (const routine of waiting) {
-			const runId = `ev_${await shortHash(`${routine.id}\n${event.name}\n${event.meeting.meeting_id}`)}`;
+			const runId = `ev_${await sha256Hex(`${routine.id}\n${event.name}\n${event.meeting.meeting_id}`, 6)}`;
 			const inserted = this.storage.sql
 				.exec(
 					"INSERT INTO routine_event_runs (id, routine_id, meeting, created_ms) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id",

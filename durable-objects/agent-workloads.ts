@@ -3,6 +3,7 @@ import type { AgentFrame } from "../src/agent/frames";
 import { isRetryable } from "../src/agent/model-client";
 import { resolveAgentModel } from "../src/agent/model-settings";
 import type { Env } from "../src/env";
+import { sha256Hex } from "../src/sha256";
 import type { AgentRuntime } from "./agent-runtime";
 import type { AgentStore, WorkloadRow } from "./agent-store";
 import type { AgentCaller } from "./agent-user";
@@ -24,15 +25,10 @@ export interface WorkloadView {
 	events: AgentFrame[];
 }
 
-async function hex12(text: string): Promise<string> {
-	const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-	return [...new Uint8Array(digest).slice(0, 6)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** A workload's id: a session start is that chat session's workload; others are named by what they start. */
 export async function workloadIdOf(userId: number, invocation: Invocation): Promise<string> {
 	if ("session" in invocation.start) return `agent-${userId}-chat-${invocation.start.session.ref}`;
-	return `agent-${userId}-${invocation.trigger}-${await hex12(JSON.stringify(invocation.start))}`;
+	return `agent-${userId}-${invocation.trigger}-${await sha256Hex(JSON.stringify(invocation.start), 6)}`;
 }
 
 /** What a workload is about, for the model: who started it and on what. */

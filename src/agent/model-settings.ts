@@ -4,7 +4,7 @@
  * deployment credential only ever goes to the deployment's own base URL.
  */
 import type { Env } from "../env";
-import { loadSettings, resolveSettings } from "../settings/account-settings";
+import { loadSettings, type ResolvedSettings, resolveSettings } from "../settings/account-settings";
 import type { ModelEndpoint } from "./model-client";
 
 /** GET /agent/api/models: the model each part of the agent uses (null when none is configured). */
@@ -18,7 +18,11 @@ export interface ModelNames {
 export type AgentModel = { ok: true; endpoint: ModelEndpoint; names: ModelNames } | { ok: false; message: string; names: ModelNames };
 
 export async function resolveAgentModel(env: Env, userId: number): Promise<AgentModel> {
-	const { models } = await resolveSettings(env, await loadSettings(env, userId));
+	return agentModelOf((await resolveSettings(env, await loadSettings(env, userId))).models);
+}
+
+/** The agent's model from model settings already resolved. */
+export function agentModelOf(models: ResolvedSettings["models"]): AgentModel {
 	const { model, base_url: baseUrl } = models;
 	// The agent has one model for chat, tools and streaming; meetings may name their own.
 	const names: ModelNames = {

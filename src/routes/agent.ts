@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { agentCaller } from "../agent/caller";
 import { checkEvent, checkInvocation, invocationFromEvent, subjectFor, withCaller, workloadBelongsTo } from "../agent/envelopes";
-import { resolveAgentModel } from "../agent/model-settings";
+import { agentModelOf, resolveAgentModel } from "../agent/model-settings";
 import type { AppEnv } from "../app-env";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
@@ -54,7 +54,7 @@ async function rawJson(c: Context<AppEnv>, envelope: "Invocation" | "Event"): Pr
 async function modelInferenceState(env: Env, userId: number): Promise<"configured" | "not_configured" | "misconfigured"> {
 	const { models } = await resolveSettings(env, await loadSettings(env, userId));
 	if (models.base_url && !endpointAllowed(env, models.base_url, models.base_url_owner).ok) return "misconfigured";
-	return (await resolveAgentModel(env, userId)).ok ? "configured" : "not_configured";
+	return agentModelOf(models).ok ? "configured" : "not_configured";
 }
 
 agentRoutes.openapi(

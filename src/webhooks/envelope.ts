@@ -10,6 +10,7 @@
 
 import type { Actor, MeetingState, MeetingStatus } from "../meetings/status-machine";
 import type { WebhookEventType } from "../settings/account-settings";
+import { sha256Hex } from "../sha256";
 
 export type { WebhookEventType };
 
@@ -125,9 +126,7 @@ export async function webhookEventId(
 	const identity = change
 		? [eventType, meeting.id, change.from ?? "", change.to ?? "", change.timestamp]
 		: [eventType, meeting.id, "", meeting.status, meeting.updated_at];
-	const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(identity.join("\u0000")));
-	const hex = Array.from(new Uint8Array(digest).slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
-	return `evt_${hex}`;
+	return `evt_${await sha256Hex(identity.join("\u0000"), 16)}`;
 }
 
 /**
