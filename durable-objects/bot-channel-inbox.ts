@@ -3,6 +3,7 @@ import { chatMessage, interactiveEvent, type LiveSegment, type MeetingRef, trans
 import { isTerminal } from "../src/meetings/status-machine";
 import { liveSegment, upsertSegment } from "../src/meetings/transcript-store";
 import type { RoomCore, RoomState } from "./room-core";
+import { transcriptLine } from "./room-stream";
 
 type Sequenced = Exclude<BotToRoom, { type: "hello" }>;
 
@@ -97,7 +98,9 @@ export class BotChannelInbox {
 				});
 				return;
 			case "segment": {
-				// Subscribers first (latency), then D1; the ack waits for D1.
+				// The meeting stream's log is local and synchronous; then /ws subscribers (latency), then D1; the ack waits for D1.
+				const line = transcriptLine(message.segment);
+				this.room.copilot.transcriptLogged(this.room.stream.append(line), line);
 				for (const bundle of this.bundles(ref, message.segment)) await this.room.fanout.publish(state.meetingId, bundle);
 				await upsertSegment(env, state.meetingId, message.segment).run();
 				return;

@@ -11,6 +11,7 @@ import { liveFeed } from "../src/objects";
 import { webhookEventsFor } from "../src/webhooks/envelope";
 import { AutoJoin, type PlanRequest } from "./auto-join";
 import { BotChannelInbox } from "./bot-channel-inbox";
+import type { CopilotStart, LiveMeeting, ProcessOutcome } from "./room-copilot";
 import { RoomCore } from "./room-core";
 import { RoomLaunch } from "./room-launch";
 import type { TimerName } from "./room-timers";
@@ -35,6 +36,10 @@ export const MEETING_ROOM_RPC = [
 	"recheckWatchers",
 	"addSubscriber",
 	"removeSubscriber",
+	"meetingStream",
+	"copilotStart",
+	"copilotProcess",
+	"copilotIngest",
 ] as const;
 
 /**
@@ -107,6 +112,26 @@ export class MeetingRoom extends DurableObject<Env> {
 
 	async removeSubscriber(userId: number): Promise<void> {
 		await this.#room.fanout.remove(userId);
+	}
+
+	/** The meeting's SSE stream, from after `lastEventId` (or its recent events), then live. The Worker checked the reader. */
+	async meetingStream(lastEventId: number | null): Promise<Response> {
+		return this.#room.stream.open(lastEventId);
+	}
+
+	/** Starts (or touches) the live copilot of this meeting. */
+	copilotStart(start: CopilotStart): Promise<LiveMeeting> {
+		return this.#room.serial(() => this.#room.copilot.start(start));
+	}
+
+	/** Processing on (resumes from the cursor) or off (freezes it); null when no copilot was started here. */
+	copilotProcess(on: boolean): Promise<ProcessOutcome | null> {
+		return this.#room.serial(() => this.#room.copilot.process(on));
+	}
+
+	/** SKELETON (h-copilot): how the transcript reaches the copilot, for relay-health. */
+	async copilotIngest(): Promise<{ segments: number; last_segment_at: string | null }> {
+		throw new Error("SKELETON: copilotIngest");
 	}
 
 	/** The bot channel upgrade, already authenticated by the Worker with the meeting's token. */

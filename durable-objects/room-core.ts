@@ -2,7 +2,7 @@ import { tellAgentMeetingCompleted } from "../src/agent/meeting-events";
 import { type Act, MAX_QUEUED_COMMANDS, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
 import { stopBot } from "../src/bots/bot-host-client";
 import type { MeetingRow } from "../src/db/schema";
-import type { Env } from "../src/env";
+import { type Env, intVar } from "../src/env";
 import { type MeetingRef, meetingRefOf, statusStepMessage } from "../src/live/feed-messages";
 import { nowIso } from "../src/meetings/meeting-store";
 import {
@@ -17,8 +17,10 @@ import {
 import { type Announce, moveMeeting, type StatusStep } from "../src/meetings/status-writes";
 import { accountObject } from "../src/objects";
 import { type WebhookEventType, webhookEventsFor } from "../src/webhooks/envelope";
+import { RoomCopilot } from "./room-copilot";
 import { RoomFanout } from "./room-fanout";
 import { RoomNotices } from "./room-notices";
+import { RoomStream } from "./room-stream";
 import { RoomTimers } from "./room-timers";
 import { SerialQueue } from "./serial-queue";
 
@@ -52,6 +54,9 @@ export class RoomCore {
 	readonly timers: RoomTimers;
 	readonly fanout: RoomFanout;
 	readonly notices: RoomNotices;
+	/** The meeting's SSE stream (GET /agent/api/meeting/stream): transcript and copilot output in one log. */
+	readonly stream: RoomStream;
+	readonly copilot: RoomCopilot;
 	private readonly queue = new SerialQueue();
 
 	constructor(
@@ -62,6 +67,8 @@ export class RoomCore {
 		this.timers = new RoomTimers(ctx.storage);
 		this.fanout = new RoomFanout(ctx.storage, envOf());
 		this.notices = new RoomNotices(ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
+		this.stream = new RoomStream(ctx.storage.sql, intVar(envOf().AGENT_SSE_KEEPALIVE_MS, 15_000));
+		this.copilot = new RoomCopilot(this);
 	}
 
 	get env(): Env {
@@ -171,6 +178,8 @@ export class RoomCore {
 
 	private async finish(state: RoomState, actor: Actor): Promise<void> {
 		await this.timers.clear("watchdog", "stop_deadline");
+		this.stream.append({ type: "meeting-end", status: state.machine.status, completion_reason: state.machine.completion_reason ?? null });
+		await this.copilot.meetingEnded();
 		await this.ctx.storage.delete("queuedCommands");
 		if (state.link) {
 			await accountObject(this.env, state.userId).releaseBotSlot(state.link);

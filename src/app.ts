@@ -9,7 +9,10 @@ import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
 import { agentRoutes } from "./routes/agent";
 import { agentChatRoutes } from "./routes/agent-chat";
+import { agentMeetingRoutes } from "./routes/agent-meeting";
 import { agentRoutineRoutes } from "./routes/agent-routines";
+import { agentWorkspaceRoutes } from "./routes/agent-workspace";
+import { agentWorkspaceGitRoutes } from "./routes/agent-workspace-git";
 import { botRoutes } from "./routes/bots";
 import { calendarCompatRoutes } from "./routes/calendar-compat";
 import { calendarRoutes } from "./routes/calendars";
@@ -59,6 +62,9 @@ export function buildApp() {
 		app.route(prefix, agentRoutes);
 		app.route(prefix, agentChatRoutes);
 		app.route(prefix, agentRoutineRoutes);
+		app.route(prefix, agentWorkspaceRoutes);
+		app.route(prefix, agentWorkspaceGitRoutes);
+		app.route(prefix, agentMeetingRoutes);
 	}
 
 	app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", { type: "apiKey", in: "header", name: "X-API-Key" });

@@ -3,6 +3,7 @@ import type { AgentUser } from "../durable-objects/agent-user";
 import type { IpGuard } from "../durable-objects/ip-guard";
 import type { LiveFeed } from "../durable-objects/live-feed";
 import type { MeetingRoom } from "../durable-objects/meeting-room";
+import type { Workspace } from "../durable-objects/workspace";
 
 /** Bindings and deployment settings. Every string var has an embedded default in wrangler.toml. */
 export interface Env {
@@ -13,6 +14,9 @@ export interface Env {
 	MEETING_ROOM: DurableObjectNamespace<MeetingRoom>;
 	LIVE_FEED: DurableObjectNamespace<LiveFeed>;
 	AGENT_USER: DurableObjectNamespace<AgentUser>;
+	WORKSPACE: DurableObjectNamespace<Workspace>;
+	/** Workspace uploads (up to 25 MB each): listed in a workspace's tree, kept out of its git objects. */
+	WORKSPACE_FILES: R2Bucket;
 
 	ADMIN_API_TOKEN?: string;
 	/** base64 of 32 bytes: the AES-GCM key that seals secrets at rest. */

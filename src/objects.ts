@@ -5,3 +5,5 @@ export const meetingRoom = (env: Env, meetingId: number) => env.MEETING_ROOM.get
 export const accountObject = (env: Env, userId: number) => env.ACCOUNT.get(env.ACCOUNT.idFromName(String(userId)));
 export const liveFeed = (env: Env, userId: number) => env.LIVE_FEED.get(env.LIVE_FEED.idFromName(String(userId)));
 export const agentUser = (env: Env, userId: number) => env.AGENT_USER.get(env.AGENT_USER.idFromName(String(userId)));
+/** A git workspace, by its name (src/workspace/workspace-names.ts). */
+export const workspaceObject = (env: Env, name: string) => env.WORKSPACE.get(env.WORKSPACE.idFromName(name));

@@ -39,6 +39,20 @@ const AGENT_ROUTES: ReadonlyArray<readonly [Method, string]> = [
 	["GET", "/routines"],
 	["PATCH", "/routines/:name/enabled"],
 	["DELETE", "/routines/:routine_id"],
+	["GET", "/workspace/tree"],
+	["GET", "/workspace/file"],
+	["GET", "/workspace/git"],
+	["POST", "/workspace/upload"],
+	["POST", "/workspace/init"],
+	["GET", "/workspace/attached"],
+	["POST", "/workspace/swap"],
+	// git smart HTTP, read-only: `git clone <origin>/agent/api/workspace/repo.git`.
+	["GET", "/workspace/repo.git/info/refs"],
+	["POST", "/workspace/repo.git/git-upload-pack"],
+	["POST", "/meeting/start"],
+	["POST", "/meeting/process"],
+	["GET", "/meeting/relay-health"],
+	["GET", "/meeting/stream"],
 ];
 
 export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [

@@ -3,10 +3,12 @@ import agentDoc from "../../../docs/agent.md?raw";
 import apiDoc from "../../../docs/api.md?raw";
 import botChannelDoc from "../../../docs/bot-channel.md?raw";
 import liveFeedDoc from "../../../docs/live-feed.md?raw";
+import meetingStreamDoc from "../../../docs/meeting-stream.md?raw";
 import indexDoc from "../../../docs/README.md?raw";
 import sandboxDoc from "../../../docs/sandbox.md?raw";
 import statusDoc from "../../../docs/status-machine.md?raw";
 import webhooksDoc from "../../../docs/webhooks.md?raw";
+import workspaceDoc from "../../../docs/workspace.md?raw";
 import { CompletionReason, ROOM_CLOSE } from "../../../src/bot-channel/protocol";
 import { ROUTE_ACCESS } from "../../../src/gateway/route-scopes";
 import { MOVES, REASON_OUTCOME, RETRYABLE_REASONS } from "../../../src/meetings/status-machine";
@@ -89,9 +91,11 @@ describe("links between the documents", () => {
 		"api.md": apiDoc,
 		"bot-channel.md": botChannelDoc,
 		"live-feed.md": liveFeedDoc,
+		"meeting-stream.md": meetingStreamDoc,
 		"sandbox.md": sandboxDoc,
 		"status-machine.md": statusDoc,
 		"webhooks.md": webhooksDoc,
+		"workspace.md": workspaceDoc,
 	};
 	/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to hyphens. */
 	const slug = (heading: string) =>

@@ -1,0 +1,83 @@
+/**
+ * The contract between the Workspace object (durable-objects/workspace.ts) and those who use it:
+ * the workspace routes, the agent's file tools, the meeting copilot and the git export.
+ * A workspace is a real git repository (isomorphic-git over the object's SQLite storage).
+ */
+
+/** Who a commit is by: the user (from the users table), never a placeholder identity. */
+export interface CommitAuthor {
+	name: string;
+	email: string;
+}
+
+/** One file written (`content` text) or removed (`content: null`) in a commit. */
+export interface FileChange {
+	path: string;
+	content: string | null;
+}
+
+/**
+ * Who asks for a write. `agent`: the model through its tools; policy paths and anything outside
+ * the workspace are refused. `platform`: our own code (seeding, the copilot's meeting document).
+ */
+export type Writer = "agent" | "platform";
+
+export interface CommitRequest {
+	changes: FileChange[];
+	message: string;
+	author: CommitAuthor;
+	by: Writer;
+}
+
+/** A finding of the Open Knowledge Format validator on `kg/` (one per non-conformant file). */
+export interface KgFinding {
+	path: string;
+	problem: string;
+}
+
+export type CommitOutcome =
+	/** `sha` null: nothing changed, so nothing was committed. */
+	| { ok: true; sha: string | null; files: string[]; findings: KgFinding[]; routinesTouched: boolean }
+	/** Refused by governance: nothing of the request landed. */
+	| { ok: false; violations: string[] };
+
+export interface CommitInfo {
+	sha: string;
+	msg: string;
+	/** ISO time of the commit. */
+	when: string;
+	author: string;
+	/** `you`: the owner; `member`: another member of a shared workspace; `system`: the platform. */
+	kind: "you" | "member" | "system";
+	files: string[];
+	/** Seconds since the epoch, as git keeps it. */
+	ts: number;
+}
+
+export interface GitSummary {
+	branch: string;
+	/** Paths that differ from the last commit (uncommitted work; uploads are not in git). */
+	changes: string[];
+	commits: CommitInfo[];
+	/** The validator's findings on `kg/` as it stands. */
+	kg_findings: KgFinding[];
+}
+
+export interface InitOutcome {
+	workspace: string;
+	seeded: boolean;
+	already_initialized: boolean;
+}
+
+export interface SearchHit {
+	path: string;
+	line: number;
+	text: string;
+}
+
+/** An upload already stored in R2 by the route, to be listed in the tree. */
+export interface UploadRecord {
+	name: string;
+	path: string;
+	size: number;
+}
