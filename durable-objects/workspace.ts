@@ -43,7 +43,7 @@ export class Workspace extends DurableObject<Env> {
 		ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS workspace_uploads (path TEXT PRIMARY KEY, name TEXT NOT NULL, size INTEGER NOT NULL)");
 	}
 
-	private serially<T>(work: () => Promise<T>): Promise<T> {
+	protected serially<T>(work: () => Promise<T>): Promise<T> {
 		const run = this.writing.then(work, work);
 		this.writing = run.catch(() => undefined);
 		return run;
