@@ -13,7 +13,11 @@ const FALLBACK_MESSAGE = "agent turn";
 export type RoutineFileSync = (caller: AgentCaller, workspace: string) => Promise<Finding[]>;
 
 export function commitMessage(reply: string): string {
-	const line = reply.split("\n").find((l) => l.trim())?.trim() ?? "";
+	const line =
+		reply
+			.split("\n")
+			.find((l) => l.trim())
+			?.trim() ?? "";
 	if (!line) return FALLBACK_MESSAGE;
 	return line.length <= MESSAGE_CHARS ? line : `${line.slice(0, MESSAGE_CHARS - 1)}…`;
 }

@@ -88,7 +88,9 @@ function agentTool(definition: ToolDefinition<z.ZodType>): AgentTool {
 	return tool;
 }
 
-const TOOLS: readonly AgentTool[] = [...MEETING_TOOLS, ...BOT_TOOLS, ...WORKSPACE_TOOLS].map((d) => agentTool(d as ToolDefinition<z.ZodType>));
+const TOOLS: readonly AgentTool[] = [...MEETING_TOOLS, ...BOT_TOOLS, ...WORKSPACE_TOOLS].map((d) =>
+	agentTool(d as ToolDefinition<z.ZodType>),
+);
 const BY_NAME = new Map(TOOLS.map((t) => [t.spec.function.name, t]));
 
 /** The tools offered to a caller: those its scopes reach, without writing tools when read-only. */

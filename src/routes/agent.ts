@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { agentCaller } from "../agent/caller";
-import { unitWorkspaces } from "../agent/unit-workspaces";
 import { checkEvent, checkInvocation, invocationFromEvent, subjectFor, withCaller, workloadBelongsTo } from "../agent/envelopes";
 import { agentModelOf, resolveAgentModel } from "../agent/model-settings";
+import { unitWorkspaces } from "../agent/unit-workspaces";
 import type { AppEnv } from "../app-env";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
