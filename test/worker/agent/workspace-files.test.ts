@@ -105,6 +105,8 @@ describe("agent file tools in a chat turn", () => {
 		const marker = crypto.randomUUID();
 		await script(marker, [{ tool_calls: [write("call_w", "draft.md", "half done")] }, { status: 503 }]);
 		const frames = await framesOf(await chat(headers, { prompt: `Draft it ${marker}` }));
+		// The write was staged; the turn then failed, so it never landed.
+		expect(frames.find((f) => f.type === "tool-result")).toMatchObject({ callId: "call_w", ok: true });
 		expect(frames.some((f) => f.type === "commit")).toBe(false);
 		expect(frames.at(-2)).toMatchObject({ type: "done", ok: false });
 		expect(await home(user.id).read("draft.md")).toBeNull();
