@@ -73,7 +73,10 @@ export class RoutineFiles {
 			}
 			const existing = byName.get(routine.name);
 			if (existing !== undefined && existing !== known.get(path)) {
-				findings.push({ path, problem: `a routine named ${routine.name} already exists (made through the API); rename the file` });
+				findings.push({
+					path,
+					problem: `a routine named ${routine.name} already exists (made through the API or from another workspace); rename the file`,
+				});
 				continue;
 			}
 			const made = await this.routines.create(caller, { name: routine.name, cron: routine.cron, prompt: routine.prompt, runNow: false });

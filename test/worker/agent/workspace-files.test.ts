@@ -100,6 +100,30 @@ describe("agent file tools in a chat turn", () => {
 		expect(await home(user.id).read("policy/members.json")).toBeNull();
 	});
 
+	it("a file written and removed in one turn never lands, and the rest of the turn commits", async () => {
+		const { user, headers } = await agentUser();
+		const marker = crypto.randomUUID();
+		await script(marker, [
+			{
+				tool_calls: [
+					write("call_tmp", "scratch.md", "temporary"),
+					write("call_keep", "kept.md", `kept ${marker}`),
+					{ id: "call_rm", name: "delete_file", arguments: { path: "scratch.md" } },
+					{ id: "call_list", name: "list_files", arguments: {} },
+				],
+			},
+			{ text: ["Kept one file."] },
+		]);
+		const frames = await framesOf(await chat(headers, { prompt: `Scratch and keep ${marker}` }));
+		expect(frames.filter((f) => f.type === "tool-result").map((f) => f.ok)).toEqual([true, true, true, true]);
+		const listing = bodyOf((await sent(marker))[1]).messages.at(-1)?.content ?? "";
+		expect(JSON.parse(listing).files).toContain("kept.md");
+		expect(JSON.parse(listing).files).not.toContain("scratch.md");
+		const commit = frames.find((f) => f.type === "commit") as Extract<AgentFrame, { type: "commit" }> | undefined;
+		expect((await home(user.id).summary(user.email, 1)).commits[0]).toMatchObject({ sha: commit?.sha, files: ["kept.md"] });
+		expect(await home(user.id).read("scratch.md")).toBeNull();
+	});
+
 	it("commits nothing for a turn that failed, even after a write", async () => {
 		const { user, headers } = await agentUser();
 		const marker = crypto.randomUUID();
@@ -234,7 +258,7 @@ describe("routines as files", () => {
 		const frames = await framesOf(await chat(headers, { prompt: `Set up routines ${marker}` }));
 		const commit = frames.find((f) => f.type === "commit") as Extract<AgentFrame, { type: "commit" }> | undefined;
 		expect(commit?.sha).toMatch(/^[0-9a-f]{40}$/);
-		expect(commit?.findings).toEqual([{ path: "routines/broken.md", problem: expect.stringContaining("cron") }]);
+		expect(commit?.findings).toEqual([{ path: "routines/broken.md", problem: "cron: minute must be 0-59, got 61" }]);
 		expect(frames.at(-2)).toMatchObject({ type: "done", ok: true });
 
 		const listed = await routineList(headers);
