@@ -1,5 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { Workspace } from "../../../durable-objects/workspace";
+import type { SqlFs } from "../../../durable-objects/workspace-fs";
 import { workspaceObject } from "../../../src/objects";
 
 const author = { name: "Ada Lovelace", email: "ada@example.com" };
@@ -82,6 +84,12 @@ describe("a workspace is a git repository in its object's storage", () => {
 		const summary = await ws.summary(author.email, 10);
 		expect(summary.commits.map((c) => c.msg)).toEqual(["big", "seed"]);
 		expect(summary.changes).toEqual([]);
+		// Emptied (as before a clone replaces it), nothing of the file or the repository is left.
+		await runInDurableObject(ws, (instance: Workspace) => {
+			(instance as unknown as { files: SqlFs }).files.clear();
+		});
+		expect(await ws.tree(true)).toEqual([]);
+		expect((await ws.summary(author.email, 5)).commits).toEqual([]);
 	});
 
 	it("reports routines touched and the kg/ findings after a commit", async () => {
@@ -129,6 +137,26 @@ describe("a workspace is a git repository in its object's storage", () => {
 			by: "platform",
 		});
 		expect(platform).toMatchObject({ ok: true, files: ["policy/members.json"] });
+	});
+
+	it("refuses a write over a directory or under a file, before applying any change of the request", async () => {
+		const ws = fresh();
+		await ws.init("home:4", author);
+		const outcome = await ws.commit({
+			changes: [
+				{ path: "notes/first.md", content: "applied?" },
+				{ path: "kg", content: "a file where a directory is" },
+				{ path: "README.md/inner.md", content: "under a file" },
+			],
+			message: "clash",
+			author,
+			by: "platform",
+		});
+		expect(outcome).toEqual({ ok: false, violations: ["kg: is a directory", "README.md/inner.md: README.md is a file, not a directory"] });
+		expect(await ws.read("notes/first.md")).toBeNull();
+		const summary = await ws.summary(author.email, 10);
+		expect(summary.changes).toEqual([]);
+		expect(summary.commits.map((c) => c.msg)).toEqual(["seed"]);
 	});
 
 	it("searches lines case-insensitively with a limit", async () => {
