@@ -50,7 +50,13 @@ describe("agent file tools in a chat turn", () => {
 
 		const commit = frames[7] as Extract<AgentFrame, { type: "commit" }>;
 		expect(commit.sha).toMatch(/^[0-9a-f]{40}$/);
-		expect(await home(user.id).read("notes/todo.md")).toEqual({ path: "notes/todo.md", content });
+		const shown = await call("GET", "/agent/api/workspace/file?path=notes/todo.md", { headers });
+		expect(shown.status).toBe(200);
+		expect(await json(shown)).toEqual({ path: "notes/todo.md", content });
+		const git = await json<{ commits: { sha: string; author: string; kind: string }[] }>(
+			await call("GET", "/agent/api/workspace/git", { headers }),
+		);
+		expect(git.commits[0]).toMatchObject({ sha: commit.sha, author: user.email, kind: "you" });
 		const summary = await home(user.id).summary(user.email, 10);
 		expect(summary.commits[0]).toMatchObject({
 			sha: commit.sha,
@@ -98,6 +104,9 @@ describe("agent file tools in a chat turn", () => {
 		// Nothing was committed: the workspace has no history at all.
 		expect((await home(user.id).summary(user.email, 10)).commits).toEqual([]);
 		expect(await home(user.id).read("policy/members.json")).toBeNull();
+		const absent = await call("GET", "/agent/api/workspace/file?path=policy/members.json", { headers });
+		expect(absent.status).toBe(404);
+		expect(await json(absent)).toEqual({ detail: "not found" });
 	});
 
 	it("a file written and removed in one turn never lands, and the rest of the turn commits", async () => {
