@@ -279,10 +279,13 @@ describe("routines as files", () => {
 		});
 		expect(listed.find((r) => r.name === "weekly")).toMatchObject({ enabled: false, plan_summary: "Sum up the week." });
 		// It runs with the key that made the commit.
-		const tokens = await runInDurableObject(agentStub(user.id), (_o, state) =>
-			state.storage.sql.exec<{ token_id: number }>("SELECT token_id FROM routines WHERE name = 'daily'").toArray(),
+		const key = await env.DB.prepare("SELECT id, scopes FROM api_tokens WHERE user_id = ?")
+			.bind(user.id)
+			.first<{ id: number; scopes: string }>();
+		const rows = await runInDurableObject(agentStub(user.id), (_o, state) =>
+			state.storage.sql.exec<{ token_id: number; scopes: string }>("SELECT token_id, scopes FROM routines WHERE name = 'daily'").toArray(),
 		);
-		expect(tokens[0]?.token_id).toBeGreaterThan(0);
+		expect(rows).toEqual([{ token_id: key?.id, scopes: key?.scopes }]);
 
 		const second = crypto.randomUUID();
 		await script(second, [
