@@ -3,8 +3,11 @@ import type { AgentFrame, AgentFrameBody, LoggedFrame } from "../src/agent/frame
 import type { ModelEndpoint } from "../src/agent/model-client";
 import { resolveAgentModel } from "../src/agent/model-settings";
 import type { WorkloadMode } from "../src/agent/tools";
+import { TurnFiles } from "../src/agent/turn-files";
 import { type Env, intVar } from "../src/env";
+import { activeWorkspace } from "../src/workspace/attachments";
 import type { AlarmTimers } from "./agent-alarms";
+import { commitTurn, type RoutineFileSync } from "./agent-commits";
 import { AgentStore, type TurnRow } from "./agent-store";
 import { AgentStreams, KEEPALIVE_MS } from "./agent-streams";
 import { runToolLoop, type TurnResult } from "./agent-turns";
@@ -24,6 +27,8 @@ export interface TurnStart {
 	workloadId: string | null;
 	mode: WorkloadMode;
 	endpoint: ModelEndpoint;
+	/** The workspace object the turn's file tools work on (and an `rw` turn commits to); null: none. */
+	workspace: string | null;
 }
 
 export interface SessionItem {
@@ -56,6 +61,7 @@ export class AgentRuntime {
 		storage: DurableObjectStorage,
 		private readonly env: Env,
 		private readonly timers: AlarmTimers,
+		private readonly syncRoutineFiles: RoutineFileSync,
 	) {
 		this.store = new AgentStore(storage.sql);
 		this.streams = new AgentStreams(intVar(env.AGENT_SSE_KEEPALIVE_MS, KEEPALIVE_MS));
@@ -71,7 +77,7 @@ export class AgentRuntime {
 		const retried = request.turnId ? this.store.turnByNonce(session, request.turnId) : null;
 		if (retried) return this.reattachTurn(retried);
 
-		const model = await resolveAgentModel(this.env, caller.userId);
+		const [model, workspace] = await Promise.all([resolveAgentModel(this.env, caller.userId), activeWorkspace(this.env, caller.userId)]);
 		// Checked again after the await: the same retry may have started its turn meanwhile.
 		const raced = request.turnId ? this.store.turnByNonce(session, request.turnId) : null;
 		if (raced) return this.reattachTurn(raced);
@@ -97,6 +103,7 @@ export class AgentRuntime {
 			workloadId: null,
 			mode: "rw",
 			endpoint: model.endpoint,
+			workspace,
 		});
 		turn.catch((err) => console.error("agent turn", err instanceof Error ? err.name : "error"));
 		return response;
@@ -161,8 +168,11 @@ export class AgentRuntime {
 		emit: (body: AgentFrameBody) => void,
 	): Promise<TurnResult> {
 		try {
-			const result = await runToolLoop({
-				caller: { env: this.env, userId: start.caller.userId, scopes: start.caller.scopes, mode: start.mode },
+			const files = start.workspace
+				? new TurnFiles(this.env, start.workspace, (violations) => emit({ type: "rejected", violations }))
+				: null;
+			const loop = await runToolLoop({
+				caller: { env: this.env, userId: start.caller.userId, scopes: start.caller.scopes, mode: start.mode, files },
 				endpoint: start.endpoint,
 				history,
 				prompt: start.prompt,
@@ -170,6 +180,12 @@ export class AgentRuntime {
 				emit,
 				now: new Date(),
 			});
+			// Only a whole `rw` turn lands: a failed one leaves the workspace as it was.
+			const refused =
+				loop.ok && start.mode === "rw" && files
+					? await commitTurn(this.env, start.caller, files, loop.reply, emit, this.syncRoutineFiles)
+					: null;
+			const result: TurnResult = refused ? { ...loop, ok: false, detail: refused } : loop;
 			// The turn's row, `done` and `turn-complete` in one synchronous step: whoever sees the end sees it whole.
 			this.store.endTurn(turnId, {
 				reply: result.reply,

@@ -49,7 +49,7 @@ export function systemPrompt(userId: number, now: Date, focus: string | null): s
 export function opLabel(tool: string): string {
 	if (/^(list|get|read)_/.test(tool)) return "read";
 	if (/^search_/.test(tool)) return "search";
-	if (/^(edit|write)_/.test(tool)) return "edit";
+	if (/^(edit|write|delete)_/.test(tool)) return "edit";
 	return "tool";
 }
 

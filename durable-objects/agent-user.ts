@@ -7,6 +7,7 @@ import { AlarmTimers } from "./agent-alarms";
 import { type Reconcile, type RoutineInput, Routines, type RoutineView } from "./agent-routines";
 import { AgentRuntime, HEARTBEAT_TIMER, type HistoryTurn, type SessionItem } from "./agent-runtime";
 import type { WorkloadView } from "./agent-workloads";
+import { RoutineFiles } from "./routine-files";
 
 export type { AgentCaller } from "../src/agent/caller";
 
@@ -31,7 +32,9 @@ export class AgentUser extends DurableObject<Env> {
 	readonly timers = new AlarmTimers(this.ctx.storage);
 
 	// ── Runtime: chat turns, sessions, workloads (durable-objects/agent-runtime.ts) ──
-	private readonly runtime = new AgentRuntime(this.ctx.storage, this.env, this.timers);
+	private readonly runtime = new AgentRuntime(this.ctx.storage, this.env, this.timers, (caller, workspace) =>
+		this.routineFiles.sync(caller, workspace),
+	);
 
 	/** A chat turn as an SSE stream: a new turn, or a reattach (`lastEventId`, a repeated `turnId`). */
 	async chat(caller: AgentCaller, request: ChatRequest): Promise<Response> {
@@ -82,6 +85,9 @@ export class AgentUser extends DurableObject<Env> {
 		(caller, invocation) => this.runInvocation(caller, invocation),
 		(caller) => callerAsKeyStandsNow(this.env, caller),
 	);
+
+	/** Routines kept as `routines/<name>.md` files, synced after a commit touches them (durable-objects/routine-files.ts). */
+	private readonly routineFiles = new RoutineFiles(this.ctx.storage, this.env, this.routines);
 
 	createRoutine(caller: AgentCaller, input: RoutineInput): Promise<{ routine: RoutineView; job_id: string | null; ran_now: boolean }> {
 		return this.routines.create(caller, input);

@@ -2,8 +2,11 @@ import { effectiveMode, type Invocation, type WorkloadOutcome } from "../src/age
 import type { AgentFrame } from "../src/agent/frames";
 import { isRetryable } from "../src/agent/model-client";
 import { resolveAgentModel } from "../src/agent/model-settings";
+import { unitWorkspaces, workedWorkspace } from "../src/agent/unit-workspaces";
 import type { Env } from "../src/env";
+import { workspaceObject } from "../src/objects";
 import { sha256Hex } from "../src/sha256";
+import { normalizePath } from "../src/workspace/paths";
 import type { AgentRuntime } from "./agent-runtime";
 import type { AgentStore, WorkloadRow } from "./agent-store";
 import type { AgentCaller } from "./agent-user";
@@ -133,7 +136,7 @@ export class AgentWorkloads {
 		}
 	}
 
-	private plan(row: WorkloadRow, invocation: Invocation): Plan {
+	private async plan(row: WorkloadRow, invocation: Invocation, workspace: string | null): Promise<Plan> {
 		if ("session" in invocation.start) {
 			const session = invocation.start.session.ref;
 			if (!this.store.session(session)) return { ok: false, detail: `Session "${session}" does not exist` };
@@ -141,8 +144,19 @@ export class AgentWorkloads {
 		}
 		const { inline, path } = invocation.start.entrypoint;
 		if (inline) return { ok: true, session: `wl-${row.workload_id}`, prompt: inline };
-		if (path) return { ok: false, detail: "plan files need a workspace (not available yet)" };
+		if (path) return this.planFile(row, path, workspace);
 		return { ok: false, detail: "The invocation has nothing to run: no inline prompt and no plan file" };
+	}
+
+	/** A plan file of the workspace the workload works on: its text is the prompt. */
+	private async planFile(row: WorkloadRow, path: string, workspace: string | null): Promise<Plan> {
+		if (!workspace) return { ok: false, detail: "A plan file needs a workspace, and this workload names none" };
+		const checked = normalizePath(path);
+		if (!checked.ok) return { ok: false, detail: `Plan file "${path.slice(0, 200)}": ${checked.problem}` };
+		const file = await workspaceObject(this.env, workspace).read(checked.path);
+		if (!file) return { ok: false, detail: `Plan file "${path.slice(0, 200)}" not found in the workspace` };
+		if (!file.content.trim()) return { ok: false, detail: `Plan file "${path.slice(0, 200)}" is empty` };
+		return { ok: true, session: `wl-${row.workload_id}`, prompt: file.content };
 	}
 
 	private async runOnce(row: WorkloadRow): Promise<{ outcome: WorkloadOutcome; reply: string | null }> {
@@ -154,7 +168,11 @@ export class AgentWorkloads {
 		const invocation = JSON.parse(row.invocation) as Invocation;
 		const caller = this.callers.get(workloadId);
 		if (!caller) return fail("The workload lost its caller", false);
-		const plan = this.plan(row, invocation);
+		// Checked again at each run: a membership may have ended since the dispatch.
+		const named = await unitWorkspaces(this.env, caller.userId, invocation);
+		if (!named.ok) return fail(named.detail, false);
+		const workspace = workedWorkspace(invocation, named.names);
+		const plan = await this.plan(row, invocation, workspace);
 		if (!plan.ok) return fail(plan.detail, false);
 
 		const model = await resolveAgentModel(this.env, caller.userId);
@@ -172,6 +190,7 @@ export class AgentWorkloads {
 			workloadId,
 			mode: row.mode === "rw" ? "rw" : "ro",
 			endpoint: model.endpoint,
+			workspace,
 		});
 		return {
 			outcome: {

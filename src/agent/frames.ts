@@ -10,11 +10,18 @@ export type AgentFrameBody =
 	| { type: "message-delta"; text: string }
 	| { type: "tool-call"; tool: string; args: unknown; callId: string }
 	| { type: "tool-result"; callId: string; ok: boolean; summary: string }
-	| { type: "commit"; sha: string }
+	/** `findings`: what the commit's checks found (kg/ conformance, routine files), when anything. */
+	| { type: "commit"; sha: string; findings?: Finding[] }
 	| { type: "rejected"; violations: string[] }
 	| { type: "done"; reply: string; sessionId: string; ok: boolean; detail?: string }
 	| { type: "error"; message: string }
 	| { type: "turn-complete" };
+
+/** A file a check found wrong: a kg/ concept without `type`, a routine file with a bad cron. */
+export interface Finding {
+	path: string;
+	problem: string;
+}
 
 export type AgentFrame = AgentFrameBody & { turn_id: string };
 

@@ -2,10 +2,13 @@ import { z } from "@hono/zod-openapi";
 import type { Env } from "../env";
 import type { Scope } from "../gateway/api-keys";
 import type { ToolSpec } from "./model-client";
+import type { TurnFiles } from "./turn-files";
 
 /** Who a tool acts for, as a tool body needs it (the access checks are done before it runs). */
 export interface ToolUser {
 	userId: number;
+	/** The turn's files over its workspace; a tool with `files: true` is only offered when there are some. */
+	files: TurnFiles | null;
 }
 
 /** What a tool body hands back: JSON for the model, a short line for the client. */
@@ -23,6 +26,8 @@ export interface ToolDefinition<S extends z.ZodType> {
 	description: string;
 	args: S;
 	writes: boolean;
+	/** Works on the turn's workspace files (`ToolUser.files`). */
+	files?: boolean;
 	/** Any of these key scopes reaches it: those the matching REST route accepts. */
 	scopes: readonly Scope[];
 	run(env: Env, user: ToolUser, args: z.output<S>): Promise<ToolReply>;

@@ -10,6 +10,8 @@ import { BOT_TOOLS } from "./bot-tools";
 import { MEETING_TOOLS } from "./meeting-tools";
 import type { ToolSpec } from "./model-client";
 import { clip, specOf, type ToolDefinition } from "./tool-definition";
+import type { TurnFiles } from "./turn-files";
+import { WORKSPACE_TOOLS } from "./workspace-tools";
 
 export type WorkloadMode = "ro" | "rw";
 
@@ -19,6 +21,8 @@ export interface ToolCaller {
 	userId: number;
 	scopes: readonly Scope[];
 	mode: WorkloadMode;
+	/** The turn's staged files over its workspace; absent when the turn has no workspace. */
+	files?: TurnFiles | null;
 }
 
 export type ToolOutcome =
@@ -27,8 +31,10 @@ export type ToolOutcome =
 
 export interface AgentTool {
 	spec: ToolSpec;
-	/** A tool that changes anything (a bot sent or stopped, words said in a meeting). Never offered to an `ro` workload. */
+	/** A tool that changes anything (a bot sent or stopped, words said in a meeting, a file). Never offered to an `ro` workload. */
 	writes: boolean;
+	/** Needs the turn's workspace files. */
+	files: boolean;
 	/** The key scopes the matching REST route accepts: any one of them reaches the tool. */
 	scopes: readonly Scope[];
 	run(caller: ToolCaller, args: Record<string, unknown>): Promise<ToolOutcome>;
@@ -42,6 +48,7 @@ function refusal(caller: ToolCaller, tool: AgentTool): string | null {
 		return `This key's scopes do not allow ${tool.spec.function.name} (it needs ${tool.scopes.join(" or ")})`;
 	}
 	if (tool.writes && caller.mode !== "rw") return `${tool.spec.function.name} changes things and this workload is read-only`;
+	if (tool.files && !caller.files) return `${tool.spec.function.name} needs a workspace and this turn has none`;
 	return null;
 }
 
@@ -60,6 +67,7 @@ function agentTool(definition: ToolDefinition<z.ZodType>): AgentTool {
 	const tool: AgentTool = {
 		spec: specOf(definition),
 		writes: definition.writes,
+		files: definition.files === true,
 		scopes: definition.scopes,
 		async run(caller, args) {
 			const refused = refusal(caller, tool);
@@ -67,7 +75,7 @@ function agentTool(definition: ToolDefinition<z.ZodType>): AgentTool {
 			const parsed = definition.args.safeParse(args);
 			if (!parsed.success) return failure(`Invalid arguments: ${argumentProblems(parsed.error)}`, `${name}: invalid arguments`);
 			try {
-				const reply = await definition.run(caller.env, { userId: caller.userId }, parsed.data);
+				const reply = await definition.run(caller.env, { userId: caller.userId, files: caller.files ?? null }, parsed.data);
 				return { ok: true, result: reply.result, summary: clip(reply.summary) };
 			} catch (err) {
 				// The same answer the REST route gives; anything else stays on our side.
@@ -80,7 +88,9 @@ function agentTool(definition: ToolDefinition<z.ZodType>): AgentTool {
 	return tool;
 }
 
-const TOOLS: readonly AgentTool[] = [...MEETING_TOOLS, ...BOT_TOOLS].map((d) => agentTool(d as ToolDefinition<z.ZodType>));
+const TOOLS: readonly AgentTool[] = [...MEETING_TOOLS, ...BOT_TOOLS, ...WORKSPACE_TOOLS].map((d) =>
+	agentTool(d as ToolDefinition<z.ZodType>),
+);
 const BY_NAME = new Map(TOOLS.map((t) => [t.spec.function.name, t]));
 
 /** The tools offered to a caller: those its scopes reach, without writing tools when read-only. */

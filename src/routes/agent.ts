@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { agentCaller } from "../agent/caller";
 import { checkEvent, checkInvocation, invocationFromEvent, subjectFor, withCaller, workloadBelongsTo } from "../agent/envelopes";
 import { agentModelOf, resolveAgentModel } from "../agent/model-settings";
+import { unitWorkspaces } from "../agent/unit-workspaces";
 import type { AppEnv } from "../app-env";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
@@ -88,13 +89,18 @@ agentRoutes.openapi(
 		request: { body: { required: true, content: { "application/json": { schema: invocationBodyRef } } } },
 		responses: {
 			202: jsonResponse(WorkloadAccepted, "Dispatched; the workload runs to its end whether or not anyone listens"),
-			...errors({ 400: "The envelope is not unit.v1, or not JSON: the detail names the first violation" }),
+			...errors({
+				400: "The envelope is not unit.v1, or not JSON: the detail names the first violation",
+				403: "A workspace the envelope names is not the caller's own, nor a shared workspace they are a member of",
+			}),
 		},
 	}),
 	async (c) => {
 		const check = checkInvocation(await rawJson(c, "Invocation"));
 		if (!check.ok) throw new ApiError(check.status, check.detail);
 		const caller = callerOf(c);
+		const named = await unitWorkspaces(c.env, caller.userId, check.value);
+		if (!named.ok) throw new ApiError(403, named.detail);
 		const { workload_id } = await agentUser(c.env, caller.userId).dispatch(caller, withCaller(check.value, subjectFor(caller.userId)));
 		return c.json({ workload_id }, 202);
 	},

@@ -43,7 +43,7 @@ describe("agent store", () => {
 			const store = new AgentStore(state.storage.sql);
 			store.startTurn({ turnId: "cut", session: "s", workloadId: null, prompt: "hello", nonce: null, now: Date.now() });
 			// A new runtime on the same storage is what the object builds after an eviction.
-			const runtime = new AgentRuntime(state.storage, env as Env, new AlarmTimers(state.storage));
+			const runtime = new AgentRuntime(state.storage, env as Env, new AlarmTimers(state.storage), async () => []);
 			const frames = store.turnEvents("cut").map((e) => e.frame);
 			expect(frames.map((f) => f.type)).toEqual(["done", "turn-complete"]);
 			expect(frames[0]).toMatchObject({ ok: false, sessionId: "s" });

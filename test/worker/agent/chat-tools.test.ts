@@ -67,7 +67,7 @@ describe("agent chat: tools on the user's own data", () => {
 			identity: { subject: String(user.id), launcher: "integration:meetings" },
 			runner: "claude-code",
 			// An event asks for rw, as the reference lets a posted event do: it still runs read-only.
-			workspaces: [{ id: "main", mode: "rw" }],
+			workspaces: [{ id: "home", mode: "rw" }],
 			trigger: "event",
 			start: { entrypoint: { inline: `Send a bot ${marker}` } },
 		};

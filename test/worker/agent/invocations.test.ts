@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { toolsFor } from "../../../src/agent/tools";
+import { TurnFiles } from "../../../src/agent/turn-files";
 import { AgentHealth, AgentModels, EventAccepted, Workload, WorkloadAccepted } from "../../../src/routes/agent-schemas";
 import type { RecordedModelRequest } from "../../receiver/model-script";
 import { call, expectDocumented, json, userWithKey } from "../support";
@@ -31,8 +32,13 @@ async function agentObjectContents(userId: number): Promise<unknown[]> {
 	});
 }
 
-const invocation = (fields: Record<string, unknown> = {}) => ({ ...structuredClone(messageInvocation), ...fields });
-const workspacesRw = (fields: Record<string, unknown>) => invocation({ workspaces: [{ id: "own", mode: "rw" }], ...fields });
+// The golden names the reference's subject as its workspace; here the caller's own is `home`.
+const invocation = (fields: Record<string, unknown> = {}) => ({
+	...structuredClone(messageInvocation),
+	workspaces: [{ id: "home", mode: "rw" }],
+	...fields,
+});
+const workspacesRw = (fields: Record<string, unknown>) => invocation({ workspaces: [{ id: "home", mode: "rw" }], ...fields });
 
 const ACCOUNT_KEY = "sk-account-agent-key-24680";
 
@@ -221,7 +227,10 @@ describe("a dispatched workload runs to its end with the caller's model", () => 
 		expect(writing.length).toBeGreaterThan(0);
 		expect(roTools.every((name) => rwTools.includes(name))).toBe(true);
 		const writesByName = new Map(
-			toolsFor({ env, userId: 0, scopes: ["bot", "tx"], mode: "rw" }).map((tool) => [tool.spec.function.name, tool.writes]),
+			toolsFor({ env, userId: 0, scopes: ["bot", "tx"], mode: "rw", files: new TurnFiles(env, "home:0", () => {}) }).map((tool) => [
+				tool.spec.function.name,
+				tool.writes,
+			]),
 		);
 		expect(writing.every((name) => writesByName.get(name) === true)).toBe(true);
 		expect(roTools.filter((name) => writesByName.get(name) !== false)).toEqual([]);

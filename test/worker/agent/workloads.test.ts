@@ -13,7 +13,7 @@ function invocation(userId: number, fields: Partial<Invocation>): Invocation {
 	return {
 		identity: { subject: String(userId), launcher: `user:${userId}` },
 		runner: "claude-code",
-		workspaces: [{ id: "main", mode: "rw" }],
+		workspaces: [{ id: "home", mode: "rw" }],
 		trigger: "scheduled",
 		start: { entrypoint: { inline: "nothing" } },
 		...fields,
@@ -74,7 +74,7 @@ describe("agent workloads", () => {
 		const cases: [Partial<Invocation>, string][] = [
 			[{ trigger: "event" }, "ro"],
 			[{ trigger: "transcription" }, "ro"],
-			[{ trigger: "scheduled", workspaces: [{ id: "main", mode: "ro" }] }, "ro"],
+			[{ trigger: "scheduled", workspaces: [{ id: "home", mode: "ro" }] }, "ro"],
 			[{ trigger: "message" }, "rw"],
 		];
 		for (const [fields, mode] of cases) {
@@ -88,13 +88,13 @@ describe("agent workloads", () => {
 		}
 	});
 
-	it("fails what it cannot run yet, or any more, with a clear detail and no model call", async () => {
+	it("fails what it cannot run, with a clear detail and no model call", async () => {
 		const { user } = await agentUser();
 		const plan = await stub(user.id).runInvocation(
 			caller(user.id),
 			invocation(user.id, { start: { entrypoint: { path: "plans/weekly.md" } } }),
 		);
-		expect(plan).toMatchObject({ ok: false, detail: "plan files need a workspace (not available yet)", retryable: false });
+		expect(plan).toMatchObject({ ok: false, detail: 'Plan file "plans/weekly.md" not found in the workspace', retryable: false });
 		expect(await stub(user.id).workload(plan.workload_id)).toMatchObject({ status: "failed", last: { ok: false } });
 
 		const missing = await stub(user.id).runInvocation(caller(user.id), invocation(user.id, { start: { session: { ref: "never-was" } } }));

@@ -1,0 +1,100 @@
+import type { AgentCaller } from "../src/agent/caller";
+import { checkCron } from "../src/agent/cron";
+import type { Finding } from "../src/agent/frames";
+import type { Env } from "../src/env";
+import { workspaceObject } from "../src/objects";
+import { parseFrontmatter } from "../src/workspace/okf";
+import type { Routines } from "./agent-routines";
+
+/** `routines/<name>.md`, directly in the folder; README.md there documents the folder and is no routine. */
+const ROUTINE_FILE = /^routines\/([^/]+)\.md$/;
+const MAX_PROMPT = 8000;
+
+/** What a routine file asks for, or why it asks nothing runnable. */
+type FileRoutine = { ok: true; name: string; cron: string; prompt: string; enabled: boolean } | { ok: false; problem: string };
+
+export function routineFileName(path: string): string | null {
+	const name = path.match(ROUTINE_FILE)?.[1];
+	if (!name || name.toLowerCase() === "readme") return null;
+	return name;
+}
+
+/** A routine file's frontmatter `enabled` (default true), `cron` and `prompt`, with the body appended to the prompt. */
+export function readRoutineFile(name: string, text: string): FileRoutine {
+	const parsed = parseFrontmatter(text);
+	const data: Record<string, string | undefined> = parsed?.data ?? {};
+	const body = (parsed ? parsed.body : text).trim();
+	const cron = data.cron?.trim() ?? "";
+	if (!cron) return { ok: false, problem: "no cron in the frontmatter" };
+	const check = checkCron(cron);
+	if (!check.ok) return { ok: false, problem: `cron: ${check.detail}` };
+	const asked = data.prompt?.trim() ?? "";
+	const prompt = [asked, body].filter(Boolean).join("\n\n");
+	if (!prompt) return { ok: false, problem: "no prompt: give prompt in the frontmatter or a body" };
+	if (prompt.length > MAX_PROMPT) return { ok: false, problem: `the prompt is longer than ${MAX_PROMPT} characters` };
+	return { ok: true, name, cron: check.expression, prompt, enabled: data.enabled?.trim().toLowerCase() !== "false" };
+}
+
+/**
+ * Routines kept as files of a workspace (docs/workspace.md#routines-as-files): after a commit
+ * touches `routines/`, each `routines/<name>.md` is the user's routine `<name>`, created or
+ * updated with the rights of the key that made the commit; a file gone removes its routine; a
+ * file that asks nothing runnable is a finding, and the commit stands. Which routine came from
+ * which file is kept here, so a routine made through the API is never taken over or removed.
+ */
+export class RoutineFiles {
+	constructor(
+		private readonly storage: DurableObjectStorage,
+		private readonly env: Env,
+		private readonly routines: Routines,
+	) {
+		storage.sql.exec(`CREATE TABLE IF NOT EXISTS routine_files (
+			workspace TEXT NOT NULL, path TEXT NOT NULL, routine_id TEXT NOT NULL, PRIMARY KEY (workspace, path))`);
+	}
+
+	async sync(caller: AgentCaller, workspace: string): Promise<Finding[]> {
+		const object = workspaceObject(this.env, workspace);
+		const paths = (await object.tree(false)).filter((path) => routineFileName(path) !== null);
+		const known = new Map(
+			this.storage.sql
+				.exec<{ path: string; routine_id: string }>("SELECT path, routine_id FROM routine_files WHERE workspace = ?", workspace)
+				.toArray()
+				.map((row) => [row.path, row.routine_id]),
+		);
+		const byName = new Map(this.routines.list().map((r) => [r.name, r.id]));
+		const findings: Finding[] = [];
+		const kept = new Set<string>();
+		for (const path of paths) {
+			const file = await object.read(path);
+			const routine = readRoutineFile(routineFileName(path) as string, file?.content ?? "");
+			if (!routine.ok) {
+				findings.push({ path, problem: routine.problem });
+				continue;
+			}
+			const existing = byName.get(routine.name);
+			if (existing !== undefined && existing !== known.get(path)) {
+				findings.push({
+					path,
+					problem: `a routine named ${routine.name} already exists (made through the API or from another workspace); rename the file`,
+				});
+				continue;
+			}
+			const made = await this.routines.create(caller, { name: routine.name, cron: routine.cron, prompt: routine.prompt, runNow: false });
+			if (made.routine.enabled !== routine.enabled) await this.routines.setEnabled(caller.userId, routine.name, routine.enabled);
+			this.storage.sql.exec(
+				"INSERT INTO routine_files (workspace, path, routine_id) VALUES (?, ?, ?) ON CONFLICT (workspace, path) DO UPDATE SET routine_id = excluded.routine_id",
+				workspace,
+				path,
+				made.routine.id,
+			);
+			kept.add(path);
+		}
+		// A file gone, or no longer runnable: its routine goes too, so the files stay the truth.
+		for (const [path, routineId] of known) {
+			if (kept.has(path)) continue;
+			await this.routines.remove(routineId);
+			this.storage.sql.exec("DELETE FROM routine_files WHERE workspace = ? AND path = ?", workspace, path);
+		}
+		return findings;
+	}
+}
