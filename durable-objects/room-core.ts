@@ -158,6 +158,10 @@ export class RoomCore {
 
 	/** Stores a step's webhook events (with `alsoStore`), tells the watchers, and sends the events on. */
 	async tell(row: MeetingRow, step: StatusStep, events: WebhookEventType[], alsoStore: Record<string, unknown> = {}): Promise<void> {
+		// Every ending passes here, a room's own and one made without it (a stop with no room): the stream hears of each.
+		if (step.to && isTerminal(step.to) && !(step.from && isTerminal(step.from))) {
+			this.stream.append({ type: "meeting-end", status: step.to, completion_reason: row.completionReason ?? null });
+		}
 		const entries = { ...(await this.notices.prepare(row, events, step)), ...alsoStore };
 		if (Object.keys(entries).length > 0) await this.ctx.storage.put(entries);
 		await this.fanout.publish(row.id, statusStepMessage(row, step));
@@ -178,7 +182,6 @@ export class RoomCore {
 
 	private async finish(state: RoomState, actor: Actor): Promise<void> {
 		await this.timers.clear("watchdog", "stop_deadline");
-		this.stream.append({ type: "meeting-end", status: state.machine.status, completion_reason: state.machine.completion_reason ?? null });
 		await this.copilot.meetingEnded();
 		await this.ctx.storage.delete("queuedCommands");
 		if (state.link) {

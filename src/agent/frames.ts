@@ -26,8 +26,13 @@ export interface LoggedFrame {
 
 const encoder = new TextEncoder();
 
+/** One SSE event: its `id:` is the sequence number a client resumes from with `Last-Event-ID`. */
+export function sseEvent(id: number, data: unknown): Uint8Array {
+	return encoder.encode(`id: ${id}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
 export function sseFrame({ seq, frame }: LoggedFrame): Uint8Array {
-	return encoder.encode(`id: ${seq}\ndata: ${JSON.stringify(frame)}\n\n`);
+	return sseEvent(seq, frame);
 }
 
 /** A comment line: keeps proxies and the edge from closing a quiet stream, and no client sees it as an event. */

@@ -1,12 +1,12 @@
 import type { AgentFrame } from "../../../src/agent/frames";
 
-export interface SseEvent {
+export interface SseEvent<F = AgentFrame> {
 	id: number;
-	frame: AgentFrame;
+	frame: F;
 }
 
 /** Reads Server-Sent Events from a response body, frame by frame, as a client would. */
-export class SseReader {
+export class SseReader<F extends { type: string } = AgentFrame> {
 	private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
 	private readonly decoder = new TextDecoder();
 	private buffer = "";
@@ -20,7 +20,7 @@ export class SseReader {
 	}
 
 	/** The next event, or null once the stream has ended. */
-	async next(): Promise<SseEvent | null> {
+	async next(): Promise<SseEvent<F> | null> {
 		for (;;) {
 			const end = this.buffer.indexOf("\n\n");
 			if (end >= 0) {
@@ -35,7 +35,7 @@ export class SseReader {
 				}
 				if (!data) continue;
 				if (id === null) throw new Error(`frame without id: ${block}`);
-				return { id, frame: JSON.parse(data) as AgentFrame };
+				return { id, frame: JSON.parse(data) as F };
 			}
 			if (this.ended) return null;
 			const { done, value } = await this.reader.read();
@@ -45,8 +45,8 @@ export class SseReader {
 	}
 
 	/** Events up to and including the first of `type` (or to the stream's end). */
-	async until(type: AgentFrame["type"]): Promise<SseEvent[]> {
-		const events: SseEvent[] = [];
+	async until(type: F["type"]): Promise<SseEvent<F>[]> {
+		const events: SseEvent<F>[] = [];
 		for (;;) {
 			const event = await this.next();
 			if (!event) return events;
@@ -56,8 +56,8 @@ export class SseReader {
 	}
 
 	/** Every event to the stream's end. */
-	async rest(): Promise<SseEvent[]> {
-		const events: SseEvent[] = [];
+	async rest(): Promise<SseEvent<F>[]> {
+		const events: SseEvent<F>[] = [];
 		for (let e = await this.next(); e; e = await this.next()) events.push(e);
 		return events;
 	}
