@@ -6,6 +6,8 @@
  * frontmatter because the frontmatter is written first and closed before it.
  */
 
+import { parseFrontmatter } from "../workspace/okf";
+
 export const COPILOT_CONFIG_PATH = "agents/meeting.md";
 
 export interface CopilotConfig {
@@ -29,54 +31,21 @@ export const DEFAULT_COPILOT_CONFIG: CopilotConfig = {
 const MAX_CADENCE = 50;
 const MAX_CARD_KINDS = 12;
 
-/** The frontmatter's top-level `key: value` pairs; a value is a string or a list of strings. */
-export function frontmatterOf(markdown: string): Record<string, string | string[]> {
-	const match = /^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/.exec(markdown);
-	const fields: Record<string, string | string[]> = {};
-	if (!match?.[1]) return fields;
-	let listKey: string | null = null;
-	for (const line of match[1].split(/\r?\n/)) {
-		const item = /^\s+-\s*(.*)$/.exec(line);
-		if (item && listKey) {
-			(fields[listKey] as string[]).push(unquote(item[1] ?? ""));
-			continue;
-		}
-		const pair = /^([A-Za-z_][\w-]*)\s*:\s*(.*)$/.exec(line);
-		if (!pair?.[1]) continue;
-		const value = (pair[2] ?? "").replace(/\s+#.*$/, "").trim();
-		listKey = null;
-		if (value === "") {
-			fields[pair[1]] = [];
-			listKey = pair[1];
-		} else if (value.startsWith("[") && value.endsWith("]")) {
-			fields[pair[1]] = value
-				.slice(1, -1)
-				.split(",")
-				.map((v) => unquote(v.trim()))
-				.filter(Boolean);
-		} else fields[pair[1]] = unquote(value);
-	}
-	return fields;
-}
-
-function unquote(value: string): string {
-	const quoted = /^(["'])(.*)\1$/.exec(value);
-	return quoted ? (quoted[2] ?? "") : value;
-}
-
 /** The copilot's settings from `agents/meeting.md`; anything missing or unreadable keeps its default. */
 export function copilotConfigOf(markdown: string | null): CopilotConfig {
 	if (!markdown) return DEFAULT_COPILOT_CONFIG;
-	const fields = frontmatterOf(markdown);
-	const text = (key: string) => (typeof fields[key] === "string" ? (fields[key] as string) : undefined);
+	const fields = parseFrontmatter(markdown)?.data ?? {};
+	const text = (key: string) => fields[key];
 	const flag = (key: string, fallback: boolean) => {
 		const value = text(key)?.toLowerCase();
 		return value === "false" || value === "no" ? false : value === "true" || value === "yes" ? true : fallback;
 	};
 	const cadence = Number.parseInt(text("cadence_segments") ?? "", 10);
-	const kinds = fields.card_kinds;
-	const kindList = (typeof kinds === "string" ? kinds.split(",") : (kinds ?? []))
-		.map((k) => k.trim().toLowerCase())
+	// `card_kinds: person,company` or `[person, company]` (flat frontmatter: no YAML lists).
+	const kindList = (text("card_kinds") ?? "")
+		.replace(/^\[|\]$/g, "")
+		.split(",")
+		.map((k) => k.trim().replace(/^["']|["']$/g, "").toLowerCase())
 		.filter((k) => /^[a-z][a-z0-9_]{0,39}$/.test(k))
 		.slice(0, MAX_CARD_KINDS);
 	const model = text("model")?.trim();
