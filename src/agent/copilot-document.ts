@@ -45,7 +45,12 @@ export function copilotConfigOf(markdown: string | null): CopilotConfig {
 	const kindList = (text("card_kinds") ?? "")
 		.replace(/^\[|\]$/g, "")
 		.split(",")
-		.map((k) => k.trim().replace(/^["']|["']$/g, "").toLowerCase())
+		.map((k) =>
+			k
+				.trim()
+				.replace(/^["']|["']$/g, "")
+				.toLowerCase(),
+		)
 		.filter((k) => /^[a-z][a-z0-9_]{0,39}$/.test(k))
 		.slice(0, MAX_CARD_KINDS);
 	const model = text("model")?.trim();

@@ -152,6 +152,65 @@ describe("the copilot follows the transcript", () => {
 	});
 });
 
+describe("beats beside the bot channel", () => {
+	it("never hold up segments: a slow beat runs while notes keep coming, and the next beat takes only what came after", async () => {
+		const m = marker("slow-beat");
+		const carol = { name: "add_card", arguments: { kind: "person", title: "Carol", body: "Joined late", actionable: false } };
+		await script(m, [{ text: ["Thinking", " it over."], delay_ms: 400, tool_calls: [acmeCard] }, { tool_calls: [carol] }]);
+		const owner = await copilotOwner();
+		const live = await liveMeeting(owner.headers);
+		await startCopilot(owner.headers, live.code);
+		await live.bot.send(said("s-1", "Alice", `I am Alice from Acme ${m}`));
+		await live.bot.send(said("s-2", "Bob", "Welcome", 2));
+		await eventually("the first beat under way", async () => ((await sent(m)).length === 1 ? true : undefined));
+
+		await live.bot.send(said("s-3", "Carol", `Sorry I am late ${m}`, 3));
+		const during = await eventually("Carol's note", async () => {
+			const events = await streamEvents(live.meeting.id);
+			return ofType(events, "note").some((n) => n.note.id === "s-3") ? events : undefined;
+		});
+		expect(ofType(during, "card")).toHaveLength(0);
+
+		const cards = await eventually("both beats' cards", async () => {
+			const found = ofType(await streamEvents(live.meeting.id), "card");
+			return found.length >= 2 ? found : undefined;
+		});
+		expect(cards.map((c) => c.card.title)).toEqual(["Acme", "Carol"]);
+		const second = bodyOf((await sent(m))[1]).messages.at(-1)?.content ?? "";
+		expect(second).toContain("Carol: Sorry I am late");
+		expect(second).not.toContain("Alice:");
+	});
+
+	it("takes its settings from the owner's agents/meeting.md: cadence and card kinds", async () => {
+		const m = marker("config");
+		const person = { name: "add_card", arguments: { kind: "person", title: "Alice", body: "Speaks first", actionable: false } };
+		await script(m, [{ tool_calls: [acmeCard, person] }]);
+		const owner = await copilotOwner();
+		const config = "---\nenabled: true\nmodel:\ncadence_segments: 2\ncard_kinds: person\nwrite_meeting_doc: true\n---\n# Meeting copilot\n";
+		const written = await workspaceObject(env, homeWorkspace(owner.user.id)).commit({
+			changes: [{ path: "agents/meeting.md", content: config }],
+			message: "copilot settings",
+			author: { name: "Owner", email: owner.user.email },
+			by: "platform",
+		});
+		expect(written.ok).toBe(true);
+		const live = await liveMeeting(owner.headers);
+		await startCopilot(owner.headers, live.code);
+		await live.bot.send(said("s-1", "Alice", `Hello ${m}`));
+		await live.bot.send(said("s-2", "Alice", "and welcome", 2));
+		const events = await eventually("the tool calls", async () => {
+			const found = await streamEvents(live.meeting.id);
+			return ofType(found, "tool-call").length >= 2 ? found : undefined;
+		});
+		// The company card is not among the configured kinds: its call is shown, no card is made of it.
+		expect(ofType(events, "card").map((c) => c.card.kind)).toEqual(["person"]);
+		const tools = bodyOf((await sent(m))[0]).tools as unknown as {
+			function: { parameters: { properties: { kind: { enum: string[] } } } };
+		}[];
+		expect(tools[0]?.function.parameters.properties.kind.enum).toEqual(["person"]);
+	});
+});
+
 describe("meeting end", () => {
 	it("runs a final beat and commits the meeting to the owner's workspace, as the owner, with safe frontmatter", async () => {
 		const m = marker("final");
