@@ -4,7 +4,7 @@ import { meetingDocumentPath } from "../../../src/agent/copilot-document";
 import { workspaceObject } from "../../../src/objects";
 import { parseFrontmatter } from "../../../src/workspace/okf";
 import { homeWorkspace } from "../../../src/workspace/workspace-names";
-import { eventually } from "../meetings/bot-sim";
+import { eventually, SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
 import { fireTimersNow, getMeeting, liveMeeting, meetCode, roomTimers, sendBot } from "../meetings/helpers";
 import { ADMIN, call, json, userWithKey } from "../support";
 import { copilotOwner, meetingDocument, ofType, processCopilot, said, startCopilot, streamEvents, workspaceFile } from "./copilot-helpers";
@@ -32,6 +32,12 @@ describe("POST /agent/api/meeting/start", () => {
 
 		const launched = await sendBot(owner.headers, code);
 		expect(launched.id).toBe(record.meeting);
+		// The copilot was ready before the bot: the bot's first segment gets its note.
+		const bot = await SimulatedBot.connect(await spawnRequestFor(launched.id));
+		await bot.status("active");
+		await bot.send(said("s-1", "Alice", "first words"));
+		const note = await eventually("the first note", async () => ofType(await streamEvents(launched.id), "note")[0]);
+		expect(note.note).toMatchObject({ id: "s-1", text: "first words" });
 		// Starting again on the live record touches the same copilot.
 		expect((await startCopilot(owner.headers, code)).meeting).toBe(record.meeting);
 	});
