@@ -14,6 +14,7 @@ import { BotChannelInbox } from "./bot-channel-inbox";
 import type { CopilotIngest, CopilotStart, LiveMeeting, ProcessOutcome } from "./room-copilot";
 import { RoomCore } from "./room-core";
 import { RoomLaunch } from "./room-launch";
+import type { MeetingEnd } from "./room-stream";
 import type { TimerName } from "./room-timers";
 
 export type { RoomState, TransitionAsk } from "./room-core";
@@ -114,8 +115,13 @@ export class MeetingRoom extends DurableObject<Env> {
 		await this.#room.fanout.remove(userId);
 	}
 
-	/** The meeting's SSE stream, from after `lastEventId` (or its recent events), then live. The Worker checked the reader. */
-	async meetingStream(lastEventId: number | null): Promise<Response> {
+	/**
+	 * The meeting's SSE stream, from after `lastEventId` (or its recent events), then live. The
+	 * Worker checked the reader. `ended`: the record is terminal; a meeting that ended before its
+	 * room logged an end (or without a room) gets its `meeting-end` now (logged once either way).
+	 */
+	async meetingStream(lastEventId: number | null, ended: MeetingEnd | null = null): Promise<Response> {
+		if (ended) this.#room.stream.append({ type: "meeting-end", ...ended });
 		return this.#room.stream.open(lastEventId);
 	}
 

@@ -45,7 +45,13 @@ export type MeetingStreamBody =
 	| { type: "card"; card: CopilotCard; turn_id: string }
 	| { type: "message-delta"; text: string; turn_id: string }
 	| { type: "tool-call"; tool: string; args: unknown; callId: string; turn_id: string }
-	| { type: "meeting-end"; status: string; completion_reason: string | null };
+	| ({ type: "meeting-end" } & MeetingEnd);
+
+/** How the meeting ended, as its `meeting-end` event says. */
+export interface MeetingEnd {
+	status: string;
+	completion_reason: string | null;
+}
 
 /** A segment from the bot as the stream's transcript event. */
 export function transcriptLine(segment: BotSegment): StreamTranscript {

@@ -9,6 +9,7 @@ import { benchBots } from "./bots.mjs";
 import { benchCalendarSync } from "./calendar-sync.mjs";
 import { benchGateway } from "./gateway.mjs";
 import { benchLiveFeed, startSpawnRecorder } from "./live-feed.mjs";
+import { benchMeetingStream } from "./meeting-stream.mjs";
 
 const BENCH_PORT = Number(process.env.BENCH_PORT || 18156);
 
@@ -36,6 +37,7 @@ export async function runBenchmarks(only) {
 		["live", benchLiveFeed],
 		["calendar", benchCalendarSync],
 		["agent", benchAgentChat],
+		["meeting-stream", benchMeetingStream],
 		["bots", (ctx) => withRealBots(ctx, secrets, benchBots)],
 	];
 	try {

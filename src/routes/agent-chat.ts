@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { agentCaller } from "../agent/caller";
 import type { AppEnv } from "../app-env";
-import { invalidField } from "../errors";
 import { agentUser } from "../objects";
+import { lastEventId } from "./last-event-id";
 import { jsonResponse, routeModule } from "./openapi-app";
 
 /**
@@ -64,21 +64,6 @@ const SseStream = {
 };
 
 const caller = (c: Context<AppEnv>) => agentCaller(c.get("identity"));
-
-/** `Last-Event-ID` (or `?last_event_id=`, for clients that cannot set headers): an integer cursor. */
-function lastEventId(c: Context<AppEnv>): number | null {
-	const header = c.req.header("last-event-id");
-	const raw = header ?? c.req.query("last_event_id");
-	if (raw === undefined || raw.trim() === "") return null;
-	const value = Number(raw.trim());
-	if (!Number.isSafeInteger(value) || value < 0) {
-		throw invalidField(
-			[header === undefined ? "query" : "header", header === undefined ? "last_event_id" : "Last-Event-ID"],
-			"must be a non-negative integer",
-		);
-	}
-	return value;
-}
 
 agentChatRoutes.openapi(
 	createRoute({

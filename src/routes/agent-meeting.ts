@@ -5,11 +5,15 @@ import { Platform } from "../bot-channel/protocol";
 import { invalidField, notFound } from "../errors";
 import { findMeetingOnLink } from "../meetings/meeting-store";
 import { meetingRoom } from "../objects";
+import { agentMeetingStreamRoutes } from "./agent-meeting-stream";
 import { NativeMeetingId } from "./meeting-link-params";
 import { ApiErrorBody, jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** The meeting stream and the live copilot (docs/meeting-stream.md). Mounted under each of AGENT_PREFIXES. */
 export const agentMeetingRoutes = routeModule();
+
+// The meeting stream (docs/meeting-stream.md#events-and-resume) lives in its own module.
+agentMeetingRoutes.route("/", agentMeetingStreamRoutes);
 
 const errors = (statuses: Record<number, string>) =>
 	Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, jsonResponse(ApiErrorBody, description)]));
