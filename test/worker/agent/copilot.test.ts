@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { MeetingStreamBody } from "../../../durable-objects/room-stream";
 import { meetingDocumentPath } from "../../../src/agent/copilot-document";
 import { workspaceObject } from "../../../src/objects";
 import { parseFrontmatter } from "../../../src/workspace/okf";
@@ -9,6 +10,7 @@ import { fireTimersNow, getMeeting, liveMeeting, meetCode, roomTimers, sendBot }
 import { ADMIN, call, json, userWithKey } from "../support";
 import { copilotOwner, meetingDocument, ofType, processCopilot, said, startCopilot, streamEvents, workspaceFile } from "./copilot-helpers";
 import { bodyOf, MODEL_NAME, script, sent } from "./helpers";
+import { SseReader } from "./sse";
 
 const marker = (name: string) => `${name}-${crypto.randomUUID().slice(0, 8)}`;
 
@@ -94,6 +96,18 @@ describe("the copilot follows the transcript", () => {
 		expect(new Set(deltas.map((d) => d.turn_id))).toEqual(new Set([card.turn_id]));
 		expect(ofType(events, "tool-call")[0]).toMatchObject({ tool: "add_card", turn_id: card.turn_id });
 		expect(ofType(events, "note").map((n) => n.note.id)).toEqual(["s-1", "s-2"]);
+
+		// A client of the stream sees the same: the transcript, the notes, the beat's output and its card, in one sequence.
+		const res = await call("GET", `/agent/api/meeting/stream?meeting_id=${live.code}&session_uid=${live.code}`, { headers: owner.headers });
+		expect(res.status).toBe(200);
+		const reader = new SseReader<MeetingStreamBody>(res);
+		const seen: string[] = [];
+		try {
+			for (let frame = await reader.next(); frame && frame.frame.type !== "card"; frame = await reader.next()) seen.push(frame.frame.type);
+		} finally {
+			await reader.cancel();
+		}
+		expect(seen).toEqual(expect.arrayContaining(["transcript", "note", "message-delta", "tool-call"]));
 
 		const [request] = await sent(m);
 		const body = bodyOf(request);
