@@ -11,7 +11,7 @@ import { liveFeed } from "../src/objects";
 import { webhookEventsFor } from "../src/webhooks/envelope";
 import { AutoJoin, type PlanRequest } from "./auto-join";
 import { BotChannelInbox } from "./bot-channel-inbox";
-import type { CopilotStart, LiveMeeting, ProcessOutcome } from "./room-copilot";
+import type { CopilotIngest, CopilotStart, LiveMeeting, ProcessOutcome } from "./room-copilot";
 import { RoomCore } from "./room-core";
 import { RoomLaunch } from "./room-launch";
 import type { MeetingEnd } from "./room-stream";
@@ -135,9 +135,9 @@ export class MeetingRoom extends DurableObject<Env> {
 		return this.#room.serial(() => this.#room.copilot.process(on));
 	}
 
-	/** SKELETON (h-copilot): how the transcript reaches the copilot, for relay-health. */
-	async copilotIngest(): Promise<{ segments: number; last_segment_at: string | null }> {
-		throw new Error("SKELETON: copilotIngest");
+	/** How the transcript reaches the copilot, for relay-health. */
+	copilotIngest(): Promise<CopilotIngest> {
+		return this.#room.copilot.ingest();
 	}
 
 	/** The bot channel upgrade, already authenticated by the Worker with the meeting's token. */
@@ -195,6 +195,8 @@ export class MeetingRoom extends DurableObject<Env> {
 		if (timer === "stop_deadline") await room.move({ to: "completed", actor: "user" });
 		if (timer === "auto_join") await this.#autoJoin.fire();
 		if (timer === "notify") await room.serial(() => room.notices.drain());
+		// Outside the serial queue: the final beat waits on the model, and the meeting is over.
+		if (timer === "copilot_final") await room.copilot.finish();
 	}
 }
 

@@ -5,7 +5,8 @@
  * failed write never disables a watchdog or an auto-join. Kept in storage, so timers survive
  * eviction and restarts.
  */
-export type TimerName = "watchdog" | "stop_deadline" | "auto_join" | "notify";
+/** `copilot_final`: the copilot's final beat and meeting document, retried until written. */
+export type TimerName = "watchdog" | "stop_deadline" | "auto_join" | "notify" | "copilot_final";
 
 const RETRY_BASE_MS = 5_000;
 const RETRY_MAX_MS = 60_000;

@@ -1,0 +1,155 @@
+/**
+ * The per-user index of started copilots (D1 `copilot_meetings`): which meetings a user's
+ * copilot runs in, and with which key, so relay-health finds them without asking every room.
+ * Start and process find a meeting by its link; the copilot itself (its cursor, notes, beats)
+ * lives in the meeting's room.
+ */
+import type { Platform } from "../bot-channel/protocol";
+import type { MeetingRow } from "../db/schema";
+import type { Env } from "../env";
+import { constructMeetingUrl } from "../meetings/meeting-link";
+import { findMeetingOnLink, findOpenMeetingOnLink, isUniqueViolation, nowIso } from "../meetings/meeting-store";
+import { isTerminal, type MeetingStatus } from "../meetings/status-machine";
+import { announceInRoom, createMeeting } from "../meetings/status-writes";
+import { meetingRoom } from "../objects";
+import { callerAsKeyStandsNow } from "./caller";
+
+export interface CopilotMeetingRow {
+	meeting_id: number;
+	platform: string;
+	native_id: string;
+	token_id: number;
+	started_at: string;
+}
+
+/** How many copilots relay-health looks at: the newest ones. */
+export const RELAY_HEALTH_MEETINGS = 20;
+
+export async function rememberCopilot(
+	env: Env,
+	userId: number,
+	row: Omit<CopilotMeetingRow, "started_at">,
+	startedAt = new Date().toISOString(),
+): Promise<void> {
+	// Starting again (perhaps with a new key) makes that key the one the copilot stands on.
+	await env.DB.prepare(
+		`INSERT INTO copilot_meetings (user_id, meeting_id, platform, native_id, token_id, started_at) VALUES (?, ?, ?, ?, ?, ?)
+		 ON CONFLICT (user_id, meeting_id) DO UPDATE SET token_id = excluded.token_id, started_at = excluded.started_at`,
+	)
+		.bind(userId, row.meeting_id, row.platform, row.native_id, row.token_id, startedAt)
+		.run();
+}
+
+/** The user's newest copilots whose meeting has not ended. */
+export async function liveCopilots(env: Env, userId: number, limit = RELAY_HEALTH_MEETINGS): Promise<CopilotMeetingRow[]> {
+	const { results } = await env.DB.prepare(
+		`SELECT c.meeting_id, c.platform, c.native_id, c.token_id, c.started_at FROM copilot_meetings c
+		 JOIN meetings m ON m.id = c.meeting_id
+		 WHERE c.user_id = ? AND m.status NOT IN ('completed', 'failed') ORDER BY c.started_at DESC, c.meeting_id DESC LIMIT ?`,
+	)
+		.bind(userId, limit)
+		.all<CopilotMeetingRow>();
+	return results;
+}
+
+/** A live copilot's key problem as relay-health reports it (`native_resolve.kind`). */
+export type RelayFailureKind =
+	| "unauthorized"
+	| "payment_required"
+	| "rate_limited"
+	| "bad_request"
+	| "unavailable"
+	| "error"
+	| "unresolved_display";
+
+export interface RelayHealth {
+	native_resolve: { ok: boolean; kind: RelayFailureKind | null; detail: string; at: string; misses: number };
+	ingest: { ok: boolean; last_segment_at: string | null; segments: number };
+}
+
+/**
+ * Relay health over the caller's live copilots: whether each still stands on a valid key (a
+ * revoked or expired key is `unauthorized`, the stale key), and whether transcript reaches them.
+ */
+export async function relayHealth(env: Env, userId: number, now = new Date()): Promise<RelayHealth> {
+	const copilots = await liveCopilots(env, userId);
+	const failures: { kind: RelayFailureKind; detail: string }[] = [];
+	let segments = 0;
+	let lastSegmentAt: string | null = null;
+	for (const copilot of copilots) {
+		const key = await callerAsKeyStandsNow(env, { userId, scopes: [], tokenId: copilot.token_id }, now);
+		if (!key) {
+			failures.push({
+				kind: "unauthorized",
+				detail: `The API key that started the copilot of ${copilot.platform}/${copilot.native_id} was revoked or has expired: start it again with a valid key`,
+			});
+		}
+		try {
+			const ingest = await meetingRoom(env, copilot.meeting_id).copilotIngest();
+			segments += ingest.segments;
+			if (ingest.last_segment_at && (!lastSegmentAt || ingest.last_segment_at > lastSegmentAt)) lastSegmentAt = ingest.last_segment_at;
+		} catch {
+			failures.push({
+				kind: "unavailable",
+				detail: `The meeting ${copilot.platform}/${copilot.native_id} could not be reached; try again`,
+			});
+		}
+	}
+	const first = failures[0];
+	return {
+		native_resolve: {
+			ok: !first,
+			kind: first?.kind ?? null,
+			detail: first?.detail ?? (copilots.length > 0 ? `${copilots.length} live copilot(s), each on a valid key` : "No live copilot"),
+			at: now.toISOString(),
+			misses: failures.length,
+		},
+		// Nothing is wrong before a copilot runs; once one runs, transcript has to reach it.
+		ingest: { ok: copilots.length === 0 || segments > 0, last_segment_at: lastSegmentAt, segments },
+	};
+}
+
+/**
+ * The meeting a copilot starts in: the caller's open meeting on the link, else the newest
+ * readable one still open (a shared workspace's), else a new idle plan for the link, made as
+ * POST /meetings makes one, so a bot sent later to the link claims this very record.
+ */
+export async function meetingForCopilot(
+	env: Env,
+	userId: number,
+	link: { platform: Platform; nativeId: string; title: string | null },
+): Promise<MeetingRow> {
+	const found = async () =>
+		(await findOpenMeetingOnLink(env, userId, link.platform, link.nativeId)) ??
+		openOnly(await findMeetingOnLink(env, userId, link.platform, link.nativeId));
+	const existing = await found();
+	if (existing) return existing;
+	const now = nowIso();
+	try {
+		return await createMeeting(
+			env,
+			{
+				userId,
+				platform: link.platform,
+				nativeMeetingId: link.nativeId,
+				constructedMeetingUrl: constructMeetingUrl(link.platform, link.nativeId),
+				status: "idle",
+				scheduledAt: null,
+				workspaceId: null,
+				autoJoin: true,
+				data: link.title ? { title: link.title } : {},
+				createdAt: now,
+				updatedAt: now,
+			},
+			"user",
+			announceInRoom(env),
+		);
+	} catch (err) {
+		// Another request planned the link first: that plan is the one.
+		const raced = isUniqueViolation(err) ? await found() : undefined;
+		if (raced) return raced;
+		throw err;
+	}
+}
+
+const openOnly = (row: MeetingRow | undefined) => (row && !isTerminal(row.status as MeetingStatus) ? row : undefined);

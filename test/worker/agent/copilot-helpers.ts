@@ -1,0 +1,85 @@
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { expect } from "vitest";
+import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import type { MeetingStreamBody } from "../../../durable-objects/room-stream";
+import { workspaceObject } from "../../../src/objects";
+import { homeWorkspace } from "../../../src/workspace/workspace-names";
+import { roomOf, segment } from "../meetings/helpers";
+import { ADMIN, call, createUser, json } from "../support";
+import { MODEL_KEY, MODEL_NAME } from "./helpers";
+
+export interface LiveMeetingRecord {
+	meeting_id: string;
+	session_uid: string;
+	native_id: string;
+	platform: string;
+	title: string;
+	processing: boolean;
+	meeting: number;
+}
+
+export async function startCopilot(headers: Record<string, string>, code: string, title?: string): Promise<LiveMeetingRecord> {
+	const res = await call("POST", "/agent/api/meeting/start", { headers, json: { native_id: code, platform: "google_meet", title } });
+	expect(res.status, await res.clone().text()).toBe(202);
+	return json<LiveMeetingRecord>(res);
+}
+
+export function processCopilot(headers: Record<string, string>, code: string, on: boolean) {
+	return call("POST", "/agent/meeting/process", { headers, json: { native_id: code, platform: "google_meet", on } });
+}
+
+/** Every event the meeting's stream logged, oldest first (read from the room's own SQLite log). */
+export function streamEvents(meetingId: number): Promise<{ seq: number; event: MeetingStreamBody }[]> {
+	return runInDurableObject(roomOf(meetingId), async (_room: MeetingRoom, state) =>
+		state.storage.sql
+			.exec<{ seq: number; data: string }>("SELECT seq, data FROM stream_events ORDER BY seq")
+			.toArray()
+			.map((row) => ({ seq: row.seq, event: JSON.parse(row.data) as MeetingStreamBody })),
+	);
+}
+
+export const ofType = <T extends MeetingStreamBody["type"]>(events: { event: MeetingStreamBody }[], type: T) =>
+	events.map((e) => e.event).filter((e): e is Extract<MeetingStreamBody, { type: T }> => e.type === type);
+
+/** A completed segment from `speaker`, with an id of its own. */
+export const said = (id: string, speaker: string, text: string, start = 1) =>
+	({ type: "segment", segment: segment({ segment_id: id, speaker, text, start, end: start + 1 }) }) as const;
+
+/** A file of the user's home workspace, or null. */
+export function workspaceFile(userId: number, path: string) {
+	return workspaceObject(env, homeWorkspace(userId)).read(path);
+}
+
+/** Polls for the meeting document; runs the room's alarm meanwhile (its `copilot_final` timer writes it). */
+export async function meetingDocument(userId: number, meetingId: number, path: string, tries = 200) {
+	for (let i = 0; i < tries; i++) {
+		const file = await workspaceFile(userId, path).catch(() => null);
+		if (file) return file;
+		await runDurableObjectAlarm(roomOf(meetingId));
+		await new Promise((r) => setTimeout(r, 50));
+	}
+	throw new Error(`no ${path} in the workspace of user ${userId}`);
+}
+
+/** A key minted through the admin API, with its id (to revoke it later). */
+export async function mintKeyWithId(userId: number): Promise<{ id: number; token: string }> {
+	const res = await call("POST", `/admin/users/${userId}/tokens?scopes=bot,tx`, { headers: ADMIN });
+	expect(res.status).toBe(201);
+	return json<{ id: number; token: string }>(res);
+}
+
+/** A user with a key (and its id); with `model`, /user/models points at the scripted model server. */
+export async function copilotOwner(model = true) {
+	const user = await createUser();
+	const key = await mintKeyWithId(user.id);
+	const headers = { "X-API-Key": key.token };
+	if (model) {
+		const res = await call("PUT", "/user/models", {
+			headers,
+			json: { base_url: `${env.MODEL_SERVER_URL}/v1`, api_key: MODEL_KEY, model: MODEL_NAME },
+		});
+		expect(res.status).toBe(200);
+		await res.body?.cancel();
+	}
+	return { user, keyId: key.id, headers };
+}
