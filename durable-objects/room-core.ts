@@ -158,9 +158,11 @@ export class RoomCore {
 
 	/** Stores a step's webhook events (with `alsoStore`), tells the watchers, and sends the events on. */
 	async tell(row: MeetingRow, step: StatusStep, events: WebhookEventType[], alsoStore: Record<string, unknown> = {}): Promise<void> {
-		// Every ending passes here, a room's own and one made without it (a stop with no room): the stream hears of each.
+		// Every ending passes here, a room's own and one made without it (a stop with no room): the stream
+		// hears of each, and a copilot writes its meeting document for each.
 		if (step.to && isTerminal(step.to) && !(step.from && isTerminal(step.from))) {
 			this.stream.append({ type: "meeting-end", status: step.to, completion_reason: row.completionReason ?? null });
+			await this.copilot.meetingEnded();
 		}
 		const entries = { ...(await this.notices.prepare(row, events, step)), ...alsoStore };
 		if (Object.keys(entries).length > 0) await this.ctx.storage.put(entries);
@@ -182,7 +184,6 @@ export class RoomCore {
 
 	private async finish(state: RoomState, actor: Actor): Promise<void> {
 		await this.timers.clear("watchdog", "stop_deadline");
-		await this.copilot.meetingEnded();
 		await this.ctx.storage.delete("queuedCommands");
 		if (state.link) {
 			await accountObject(this.env, state.userId).releaseBotSlot(state.link);
