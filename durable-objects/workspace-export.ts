@@ -10,7 +10,7 @@
  * An empty workspace (never initialized) is exported as an empty repository rather than seeded:
  * a read must not write, and git clones an empty repository with a warning.
  */
-import git, { type FsClient } from "isomorphic-git";
+import git, { type CommitObject, type FsClient, type TagObject } from "isomorphic-git";
 
 /** Where a repository is: what isomorphic-git needs to read it. */
 export interface GitRepository {
@@ -180,10 +180,11 @@ export async function reachableObjects(repository: GitRepository, starts: string
 		const object = await git.readObject({ ...repository, oid, format: "parsed" });
 		found.add(oid);
 		if (object.type === "commit") {
-			pending.push(...object.object.parent);
-			await collectTree(repository, object.object.tree, found, known);
+			const commit = object.object as CommitObject;
+			pending.push(...commit.parent);
+			await collectTree(repository, commit.tree, found, known);
 		} else if (object.type === "tag") {
-			pending.push(object.object.object);
+			pending.push((object.object as TagObject).object);
 		} else if (object.type === "tree") {
 			found.delete(oid);
 			await collectTree(repository, oid, found, known);
