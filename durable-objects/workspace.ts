@@ -1,59 +1,163 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
+import { validateKg } from "../src/workspace/okf";
+import { normalizePath, writeViolation } from "../src/workspace/paths";
+import { SEED_MESSAGE, seedFiles } from "../src/workspace/seed";
 import type {
 	CommitAuthor,
 	CommitOutcome,
 	CommitRequest,
 	GitSummary,
 	InitOutcome,
+	KgFinding,
 	SearchHit,
 	UploadRecord,
 } from "../src/workspace/workspace-types";
+import { SqlFs } from "./workspace-fs";
+import { BRANCH, type StagedChange, WorkspaceRepo } from "./workspace-git";
 
 const notYet = (what: string) => new Error(`SKELETON: Workspace.${what} is not built yet`);
 
+/** Files larger than this are not scanned by `search` (they are data, not notes). */
+const SEARCH_MAX_BYTES = 1_000_000;
+
 /**
  * One per workspace (named by src/workspace/workspace-names.ts): a real git repository kept in
- * the object's SQLite storage (isomorphic-git over a chunked file system), plus the uploads it
- * lists from R2. Git's CPU and memory spikes stay here, out of the agent's and the meeting's objects.
+ * the object's SQLite storage (isomorphic-git over a chunked file system, durable-objects/workspace-fs.ts),
+ * plus the uploads it lists from R2. Git's CPU and memory spikes stay here, out of the agent's and the meeting's objects.
  */
 export class Workspace extends DurableObject<Env> {
+	protected readonly files: SqlFs;
+	protected readonly repo: WorkspaceRepo;
+	/** Writes one at a time: git's index and refs must not interleave across awaits. */
+	private writing: Promise<unknown> = Promise.resolve();
+
+	constructor(ctx: DurableObjectState, env: Env) {
+		super(ctx, env);
+		this.files = new SqlFs(ctx.storage.sql);
+		this.repo = new WorkspaceRepo(this.files);
+		ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS workspace_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+		ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS workspace_uploads (path TEXT PRIMARY KEY, name TEXT NOT NULL, size INTEGER NOT NULL)");
+	}
+
+	private serially<T>(work: () => Promise<T>): Promise<T> {
+		const run = this.writing.then(work, work);
+		this.writing = run.catch(() => undefined);
+		return run;
+	}
+
 	/** Seeds the workspace (committed as `seed`, by `author`) unless it already has a commit. */
-	async init(_name: string, _author: CommitAuthor): Promise<InitOutcome> {
-		throw notYet("init");
+	async init(name: string, author: CommitAuthor): Promise<InitOutcome> {
+		return this.serially(async () => {
+			this.ctx.storage.sql.exec("INSERT OR IGNORE INTO workspace_meta (key, value) VALUES ('name', ?)", name);
+			if ((await this.repo.head()) !== null) return { workspace: name, seeded: false, already_initialized: true };
+			await this.seed(author);
+			return { workspace: name, seeded: true, already_initialized: false };
+		});
+	}
+
+	private async seed(author: CommitAuthor): Promise<void> {
+		await this.repo.commitChanges(seedFiles(), SEED_MESSAGE, author);
 	}
 
 	/** Every path in the work tree and the uploads; `.git` never, other dot-paths only with `hidden`. */
-	async tree(_hidden: boolean): Promise<string[]> {
-		throw notYet("tree");
+	async tree(hidden: boolean): Promise<string[]> {
+		const uploads = this.ctx.storage.sql.exec<{ path: string }>("SELECT path FROM workspace_uploads").toArray();
+		const paths = [...this.repo.workTreeFiles(), ...uploads.map((u) => u.path)];
+		const visible = hidden ? paths : paths.filter((path) => !path.split("/").some((segment) => segment.startsWith(".")));
+		return [...new Set(visible)].sort();
 	}
 
 	/** A file's text, or null when there is no such file. The path is already checked by the caller. */
-	async read(_path: string): Promise<{ path: string; content: string } | null> {
-		throw notYet("read");
+	async read(path: string): Promise<{ path: string; content: string } | null> {
+		const checked = normalizePath(path);
+		if (!checked.ok) return null;
+		const content = await this.repo.readText(checked.path);
+		return content === null ? null : { path: checked.path, content };
 	}
 
 	/** Lines that contain `query` (case-insensitive), at most `limit`. */
-	async search(_query: string, _limit: number): Promise<SearchHit[]> {
-		throw notYet("search");
+	async search(query: string, limit: number): Promise<SearchHit[]> {
+		const needle = query.toLowerCase();
+		const hits: SearchHit[] = [];
+		if (!needle) return hits;
+		for (const path of this.repo.workTreeFiles()) {
+			if ((await this.files.lstat(`/${path}`)).size > SEARCH_MAX_BYTES) continue;
+			const text = await this.repo.readText(path);
+			if (text === null || text.includes("\u0000")) continue;
+			const lines = text.split("\n");
+			for (let i = 0; i < lines.length && hits.length < limit; i++) {
+				const line = lines[i] ?? "";
+				if (line.toLowerCase().includes(needle)) hits.push({ path, line: i + 1, text: line.slice(0, 400) });
+			}
+			if (hits.length >= limit) break;
+		}
+		return hits;
 	}
 
 	/** Branch, uncommitted changes, the newest commits (kind relative to `viewerEmail`) and kg/ findings. */
-	async summary(_viewerEmail: string, _limit: number): Promise<GitSummary> {
-		throw notYet("summary");
+	async summary(viewerEmail: string, limit: number): Promise<GitSummary> {
+		const viewer = viewerEmail.trim().toLowerCase();
+		const history = await this.repo.history(limit);
+		return {
+			branch: BRANCH,
+			changes: await this.repo.uncommitted(),
+			commits: history.map(({ email, ...commit }) => ({ ...commit, kind: email.trim().toLowerCase() === viewer ? "you" : "member" })),
+			kg_findings: await this.kgFindings(),
+		};
+	}
+
+	private async kgFindings(): Promise<KgFinding[]> {
+		const files = [];
+		for (const path of this.repo.workTreeFiles().filter((p) => p.startsWith("kg/"))) {
+			files.push({ path, content: (await this.repo.readText(path)) ?? "" });
+		}
+		return validateKg(files);
 	}
 
 	/**
 	 * Writes and removes files and commits them as one commit. An agent's write to a policy path
 	 * or outside the workspace refuses the whole request. Seeds first when the workspace is empty.
 	 */
-	async commit(_request: CommitRequest): Promise<CommitOutcome> {
-		throw notYet("commit");
+	async commit(request: CommitRequest): Promise<CommitOutcome> {
+		const violations: string[] = [];
+		const staged: StagedChange[] = [];
+		for (const change of request.changes) {
+			const checked = normalizePath(change.path);
+			if (!checked.ok) {
+				violations.push(`${change.path}: ${checked.problem}`);
+				continue;
+			}
+			if (request.by === "agent") {
+				const violation = writeViolation(checked.path);
+				if (violation) violations.push(violation);
+			}
+			staged.push({ path: checked.path, content: change.content });
+		}
+		if (violations.length) return { ok: false, violations };
+		return this.serially(async () => {
+			if ((await this.repo.head()) === null) await this.seed(request.author);
+			const { sha, files } = await this.repo.commitChanges(staged, request.message, request.author);
+			return {
+				ok: true,
+				sha,
+				files,
+				findings: await this.kgFindings(),
+				routinesTouched: files.some((path) => path.startsWith("routines/")),
+			};
+		});
 	}
 
 	/** Uploads the route stored in R2: listed in the tree from now on, kept out of git objects. */
-	async addUploads(_records: UploadRecord[]): Promise<void> {
-		throw notYet("addUploads");
+	async addUploads(records: UploadRecord[]): Promise<void> {
+		for (const record of records) {
+			this.ctx.storage.sql.exec(
+				"INSERT INTO workspace_uploads (path, name, size) VALUES (?, ?, ?) ON CONFLICT(path) DO UPDATE SET name = excluded.name, size = excluded.size",
+				record.path,
+				record.name,
+				record.size,
+			);
+		}
 	}
 
 	/** SKELETON (h-wire): replaces this workspace's content with a shallow clone of an external repository. */
