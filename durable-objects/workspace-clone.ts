@@ -35,7 +35,7 @@ class CloneRefusal extends Error {}
 
 /** Empties `dir`, then clones `source` into it; on failure `dir` is left empty again. */
 export async function cloneRepository(
-	target: { fs: FsClient; dir: string },
+	target: { fs: FsClient; dir: string; cache?: object },
 	source: CloneSource,
 	policy: OutboundPolicy,
 	limits: CloneLimits = DEFAULT_CLONE_LIMITS,
@@ -50,6 +50,7 @@ export async function cloneRepository(
 		await git.clone({
 			fs: target.fs,
 			dir: target.dir,
+			cache: target.cache,
 			http,
 			url: checked.url.toString(),
 			ref: source.ref,
@@ -66,7 +67,7 @@ export async function cloneRepository(
 		return { ok: true };
 	} catch (err) {
 		await emptyDirectory(target.fs, target.dir);
-		return { ok: false, detail: redact(describeFailure(err, source, signal), source.token) };
+		return { ok: false, detail: redact(describeFailure(http.refusal ?? err, source, signal), source.token) };
 	}
 }
 
@@ -100,9 +101,11 @@ export function redact(text: string, token: string | null): string {
  * redirect) must pass the outbound guard; a redirect to another origin drops the
  * Authorization header; the bytes of all answers together stay under `maxBytes`.
  */
-export function guardedHttp(policy: OutboundPolicy, maxBytes: number, signal: AbortSignal): HttpClient {
+export function guardedHttp(policy: OutboundPolicy, maxBytes: number, signal: AbortSignal): HttpClient & { refusal: CloneRefusal | null } {
 	let bytesRead = 0;
-	return {
+	const client = {
+		/** The refusal that stopped the clone: isomorphic-git may report it as a parse error of its own. */
+		refusal: null as CloneRefusal | null,
 		async request(request: GitHttpRequest): Promise<GitHttpResponse> {
 			const body = request.body ? await collect(request.body) : undefined;
 			let target = request.url;
@@ -110,7 +113,7 @@ export function guardedHttp(policy: OutboundPolicy, maxBytes: number, signal: Ab
 			const origin = new URL(request.url).origin;
 			for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
 				const checked = checkOutboundUrl(target, policy);
-				if (!checked.ok) throw new CloneRefusal(`The repository address is not allowed (${checked.detail})`);
+				if (!checked.ok) throw refuse(`The repository address is not allowed (${checked.detail})`);
 				if (checked.url.origin !== origin) headers = withoutAuthorization(headers);
 				const res = await fetch(checked.url, { method: request.method ?? "GET", headers, body, redirect: "manual", signal });
 				const location = res.headers.get("location");
@@ -127,13 +130,23 @@ export function guardedHttp(policy: OutboundPolicy, maxBytes: number, signal: Ab
 					headers: Object.fromEntries(res.headers),
 					body: cappedChunks(res, (n) => {
 						bytesRead += n;
-						if (bytesRead > maxBytes) throw new CloneRefusal(`The repository is larger than ${Math.round(maxBytes / (1024 * 1024))} MB`);
+						if (bytesRead > maxBytes) throw refuse(`The repository is larger than ${formatBytes(maxBytes)}`);
 					}),
 				};
 			}
-			throw new CloneRefusal("The repository redirected too many times");
+			throw refuse("The repository redirected too many times");
 		},
 	};
+	const refuse = (detail: string) => {
+		client.refusal = new CloneRefusal(detail);
+		return client.refusal;
+	};
+	return client;
+}
+
+function formatBytes(n: number): string {
+	if (n >= 1024 * 1024) return `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
+	return n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} bytes`;
 }
 
 function withoutAuthorization(headers: Record<string, string>): Record<string, string> {

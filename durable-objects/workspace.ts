@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
+import { outboundPolicy } from "../src/outbound/url-guard";
 import { validateKg } from "../src/workspace/okf";
 import { normalizePath, writeViolation } from "../src/workspace/paths";
 import { SEED_MESSAGE, seedFiles } from "../src/workspace/seed";
@@ -13,10 +14,10 @@ import type {
 	SearchHit,
 	UploadRecord,
 } from "../src/workspace/workspace-types";
+import { type CloneOutcome, type CloneSource, cloneRepository } from "./workspace-clone";
+import { serveGitExport } from "./workspace-export";
 import { SqlFs } from "./workspace-fs";
 import { BRANCH, type StagedChange, WorkspaceRepo } from "./workspace-git";
-
-const notYet = (what: string) => new Error(`SKELETON: Workspace.${what} is not built yet`);
 
 /** Files larger than this are not scanned by `search` (they are data, not notes). */
 const SEARCH_MAX_BYTES = 1_000_000;
@@ -160,13 +161,16 @@ export class Workspace extends DurableObject<Env> {
 		}
 	}
 
-	/** SKELETON (h-wire): replaces this workspace's content with a shallow clone of an external repository. */
-	async cloneFrom(_source: { repo: string; ref: string; token: string | null }): Promise<{ ok: true } | { ok: false; detail: string }> {
-		throw notYet("cloneFrom");
+	/**
+	 * Replaces this workspace's content with a shallow clone of an external repository
+	 * (durable-objects/workspace-clone.ts): guarded, capped, the token only in `onAuth`.
+	 */
+	async cloneFrom(source: CloneSource): Promise<CloneOutcome> {
+		return this.serially(() => cloneRepository({ ...this.repo.options, cache: {} }, source, outboundPolicy(this.env)));
 	}
 
-	/** SKELETON (h-wire): git smart HTTP, read-only (`info/refs?service=git-upload-pack`, `git-upload-pack`). */
-	override async fetch(_request: Request): Promise<Response> {
-		return new Response("not built yet", { status: 404 });
+	/** git smart HTTP, read-only (`info/refs?service=git-upload-pack`, `git-upload-pack`): durable-objects/workspace-export.ts. */
+	override async fetch(request: Request): Promise<Response> {
+		return serveGitExport(request, { ...this.repo.options, cache: {} });
 	}
 }

@@ -31,7 +31,12 @@ const Attachments = z.object({ active: WorkspaceView, parked: z.array(WorkspaceV
 const REF = /^(?!.*\.\.)(?![-/])[A-Za-z0-9._/-]{1,200}$/;
 
 const SwapBody = z.object({
-	repo: z.string().trim().max(2000).optional().openapi({ description: "An https URL of a git repository; omitted: back to the home workspace" }),
+	repo: z
+		.string()
+		.trim()
+		.max(2000)
+		.optional()
+		.openapi({ description: "An https URL of a git repository; omitted: back to the home workspace" }),
 	ref: z.string().trim().regex(REF, "must be a branch or tag name").default("main"),
 	token: z.string().max(4000).optional().openapi({ description: "For a private repository; used for the clone, never stored" }),
 });

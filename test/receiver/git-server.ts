@@ -34,7 +34,7 @@ export async function startGitServer(token = `ghp_fixture_${Math.random().toStri
 	const server = createServer(async (req, res) => {
 		const url = new URL(req.url ?? "/", "http://git.test");
 		const redirect = url.pathname.match(/^\/redirect\/(.+)$/);
-		if (redirect) {
+		if (redirect?.[1]) {
 			res.writeHead(302, { location: decodeURIComponent(redirect[1]) }).end();
 			return;
 		}
@@ -59,10 +59,16 @@ export async function startGitServer(token = `ghp_fixture_${Math.random().toStri
 			},
 		});
 		const out: Buffer[] = [];
+		// The backend may exit without reading its input, and a client may hang up (a clone past its
+		// byte cap): neither is the server's failure.
+		cgi.stdin.on("error", () => undefined);
+		res.on("error", () => undefined);
+		cgi.on("error", () => res.writeHead(500).end());
 		cgi.stdout.on("data", (chunk: Buffer) => out.push(chunk));
 		cgi.stdin.end(body);
 		cgi.on("close", () => {
 			const { status, headers, content } = parseCgi(Buffer.concat(out));
+			if (res.destroyed) return;
 			res.writeHead(status, headers).end(content);
 		});
 	});
@@ -89,7 +95,13 @@ function buildBareRepository(root: string, name: string, files: Record<string, s
 		execFileSync("git", args, {
 			cwd,
 			stdio: "pipe",
-			env: { ...process.env, GIT_AUTHOR_NAME: "Fixture", GIT_AUTHOR_EMAIL: "fixture@example.com", GIT_COMMITTER_NAME: "Fixture", GIT_COMMITTER_EMAIL: "fixture@example.com" },
+			env: {
+				...process.env,
+				GIT_AUTHOR_NAME: "Fixture",
+				GIT_AUTHOR_EMAIL: "fixture@example.com",
+				GIT_COMMITTER_NAME: "Fixture",
+				GIT_COMMITTER_EMAIL: "fixture@example.com",
+			},
 		});
 	git(work, "init", "-q", "-b", "main");
 	for (const [file, content] of Object.entries(files)) {
