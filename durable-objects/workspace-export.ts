@@ -100,8 +100,7 @@ async function advertisement(repository: GitRepository): Promise<Uint8Array> {
 
 async function symbolicHead(repository: GitRepository): Promise<string | null> {
 	try {
-		const target = await git.resolveRef({ ...repository, ref: "HEAD", depth: 1 });
-		return target.startsWith("refs/") ? target : null;
+		return (await git.currentBranch({ ...repository, fullname: true })) ?? null;
 	} catch {
 		return null;
 	}
