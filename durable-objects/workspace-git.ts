@@ -73,6 +73,22 @@ export class WorkspaceRepo {
 		return { sha, files: [...new Set(changed)].sort() };
 	}
 
+	/**
+	 * Why `path` cannot be written as a file, or null: it is a directory, or a file sits where
+	 * one of its directories would go. Checked for every change before any is applied.
+	 */
+	async shapeProblem(path: string): Promise<string | null> {
+		const parts = path.split("/");
+		for (let i = 1; i <= parts.length; i++) {
+			const prefix = parts.slice(0, i).join("/");
+			const stat = await this.fs.lstat(`/${prefix}`).catch(() => null);
+			if (!stat) return null;
+			if (i < parts.length && !stat.isDirectory()) return `${path}: ${prefix} is a file, not a directory`;
+			if (i === parts.length && stat.isDirectory()) return `${path}: is a directory`;
+		}
+		return null;
+	}
+
 	/** A work-tree file as text, or null when absent (or a directory). */
 	async readText(path: string): Promise<string | null> {
 		try {

@@ -136,9 +136,17 @@ export class Workspace extends DurableObject<Env> {
 			staged.push({ path: checked.path, content: change.content });
 		}
 		if (violations.length) return { ok: false, violations };
-		return this.serially(async () => {
+		return this.serially(async (): Promise<CommitOutcome> => {
 			if ((await this.repo.head()) === null) await this.seed(request.author);
-			const { sha, files } = await this.repo.commitChanges(staged, request.message, request.author);
+			// Checked before anything is applied, so a refused request leaves no half-staged index.
+			const clashes: string[] = [];
+			for (const change of staged) {
+				const problem = change.content === null ? null : await this.repo.shapeProblem(change.path);
+				if (problem) clashes.push(problem);
+			}
+			if (clashes.length) return { ok: false, violations: clashes };
+			const message = request.message.trim() || "Update files";
+			const { sha, files } = await this.repo.commitChanges(staged, message, request.author);
 			return {
 				ok: true,
 				sha,

@@ -38,6 +38,8 @@ export function buildApp() {
 	app.use((c, next) => {
 		// Recordings stream straight to R2 with their own limit (MAX_RECORDING_BYTES).
 		if (c.req.path.startsWith("/internal/recordings/")) return next();
+		// Workspace uploads (25 MiB a file) have their own cap on the route (src/routes/agent-workspace.ts).
+		if (AGENT_PREFIXES.some((prefix) => c.req.path === `${prefix}/workspace/upload`)) return next();
 		return bodyLimit({
 			maxSize: intVar(c.env.MAX_BODY_BYTES, 1_048_576),
 			onError: () => {

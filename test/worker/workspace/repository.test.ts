@@ -131,6 +131,26 @@ describe("a workspace is a git repository in its object's storage", () => {
 		expect(platform).toMatchObject({ ok: true, files: ["policy/members.json"] });
 	});
 
+	it("refuses a write over a directory or under a file, before applying any change of the request", async () => {
+		const ws = fresh();
+		await ws.init("home:4", author);
+		const outcome = await ws.commit({
+			changes: [
+				{ path: "notes/first.md", content: "applied?" },
+				{ path: "kg", content: "a file where a directory is" },
+				{ path: "README.md/inner.md", content: "under a file" },
+			],
+			message: "clash",
+			author,
+			by: "platform",
+		});
+		expect(outcome).toEqual({ ok: false, violations: ["kg: is a directory", "README.md/inner.md: README.md is a file, not a directory"] });
+		expect(await ws.read("notes/first.md")).toBeNull();
+		const summary = await ws.summary(author.email, 10);
+		expect(summary.changes).toEqual([]);
+		expect(summary.commits.map((c) => c.msg)).toEqual(["seed"]);
+	});
+
 	it("searches lines case-insensitively with a limit", async () => {
 		const ws = fresh();
 		await ws.commit({ changes: [{ path: "notes/s.md", content: "one Needle\ntwo\nthree needle\n" }], message: "s", author, by: "agent" });
