@@ -5,7 +5,8 @@
  *
  * Capabilities are kept to what this file implements: `symref` (so `git clone` checks out the
  * branch HEAD names) and `agent`. With no `multi_ack`, `side-band` or `shallow`, the answer to a
- * request that ends in `done` is one `NAK` line followed by the raw packfile.
+ * request that ends in `done` is one `ACK`/`NAK` line followed by the raw packfile. A shallow
+ * repository still lists its cut (`shallow` lines after the refs), as git's own server does.
  *
  * An empty workspace (never initialized) is exported as an empty repository rather than seeded:
  * a read must not write, and git clones an empty repository with a warning.
@@ -94,8 +95,24 @@ async function advertisement(repository: GitRepository): Promise<Uint8Array> {
 			parts.push(pktLine(i === 0 ? `${oid} ${name}\0${capabilities.join(" ")}\n` : `${oid} ${name}\n`));
 		});
 	}
+	// A shallow repository (an attached, shallowly cloned one) says where its history is cut,
+	// so the client records the same cut instead of asking for parents nobody has.
+	for (const oid of await shallowCommits(repository)) parts.push(pktLine(`shallow ${oid}\n`));
 	parts.push(FLUSH);
 	return concat(parts);
+}
+
+/** The commits whose parents this repository does not have (`.git/shallow`). */
+export async function shallowCommits(repository: GitRepository): Promise<Set<string>> {
+	const promises = "promises" in repository.fs ? repository.fs.promises : null;
+	if (!promises) return new Set();
+	const gitdir = repository.gitdir ?? `${repository.dir.replace(/\/$/, "")}/.git`;
+	try {
+		const text = String(await promises.readFile(`${gitdir}/shallow`, "utf8"));
+		return new Set(text.split("\n").filter(isOid));
+	} catch {
+		return new Set();
+	}
 }
 
 async function symbolicHead(repository: GitRepository): Promise<string | null> {
@@ -172,6 +189,7 @@ async function hasObject(repository: GitRepository, oid: string): Promise<boolea
 export async function reachableObjects(repository: GitRepository, starts: string[], known: Set<string>): Promise<Set<string>> {
 	const found = new Set<string>();
 	const pending = [...starts];
+	const cut = await shallowCommits(repository);
 	const seen = (oid: string) => found.has(oid) || known.has(oid);
 	while (pending.length > 0) {
 		const oid = pending.pop() as string;
@@ -180,7 +198,7 @@ export async function reachableObjects(repository: GitRepository, starts: string
 		found.add(oid);
 		if (object.type === "commit") {
 			const commit = object.object as CommitObject;
-			pending.push(...commit.parent);
+			if (!cut.has(oid)) pending.push(...commit.parent);
 			await collectTree(repository, commit.tree, found, known);
 		} else if (object.type === "tag") {
 			pending.push((object.object as TagObject).object);

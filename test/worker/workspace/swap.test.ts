@@ -72,7 +72,13 @@ describe("swap to an external repository", () => {
 
 		// The git export now serves the attached repository.
 		const refs = await call("GET", "/agent/api/workspace/repo.git/info/refs?service=git-upload-pack", { headers });
-		expect(new TextDecoder().decode(await refs.arrayBuffer())).toContain(" refs/heads/main");
+		const advertised = new TextDecoder().decode(await refs.arrayBuffer());
+		const head = (await ws.summary("fixture@example.com", 1)).commits[0]?.sha;
+		expect(advertised).toContain(`${head} refs/heads/main\n`);
+		// Shallow: the advertisement names the cut, so a client does not ask for the missing parent.
+		expect(advertised).toContain(`shallow ${head}\n`);
+		const files = await call("GET", "/agent/api/workspace/tree", { headers });
+		expect(await json(files)).toEqual({ files: ["CHANGELOG.md", "README.md", "docs/guide.md"] });
 
 		const back = await swap(headers, {});
 		expect(back.status).toBe(200);
