@@ -27,7 +27,7 @@ const WorkspaceView = z
 	.openapi("WorkspaceView");
 const Attachments = z.object({ active: WorkspaceView, parked: z.array(WorkspaceView) }).openapi("WorkspaceAttachments");
 
-// A branch or tag name as git allows it, conservatively: no `..`, no leading dash or slash.
+// A branch name as git allows it, conservatively: no `..`, no leading dash or slash.
 const REF = /^(?!.*\.\.)(?![-/])[A-Za-z0-9._/-]{1,200}$/;
 
 const SwapBody = z.object({
@@ -37,7 +37,7 @@ const SwapBody = z.object({
 		.max(2000)
 		.optional()
 		.openapi({ description: "An https URL of a git repository; omitted: back to the home workspace" }),
-	ref: z.string().trim().regex(REF, "must be a branch or tag name").default("main"),
+	ref: z.string().trim().regex(REF, "must be a branch name").default("main"),
 	token: z.string().max(4000).optional().openapi({ description: "For a private repository; used for the clone, never stored" }),
 });
 
