@@ -251,6 +251,12 @@ export class SqlFs {
 		this.put(path, "symlink", new TextEncoder().encode(target), MODE.symlink);
 	}
 
+	/** Empties the whole file system (work tree and repository), e.g. before a clone replaces it. */
+	clear(): void {
+		this.sql.exec("DELETE FROM fs_chunks");
+		this.sql.exec("DELETE FROM fs_entries");
+	}
+
 	/** Every file (not directory) under `dir`, as paths relative to it. */
 	filesUnder(rawDir: string): string[] {
 		const dir = normalizeFsPath(rawDir);

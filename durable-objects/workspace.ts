@@ -19,6 +19,9 @@ import { serveGitExport } from "./workspace-export";
 import { SqlFs } from "./workspace-fs";
 import { BRANCH, type StagedChange, WorkspaceRepo } from "./workspace-git";
 
+/** Callers' limits held to a sane range: git log depth and search hits are walked in memory. */
+const clampLimit = (limit: number) => Math.max(1, Math.min(Number.isFinite(limit) ? Math.floor(limit) : 50, 500));
+
 /** Files larger than this are not scanned by `search` (they are data, not notes). */
 const SEARCH_MAX_BYTES = 1_000_000;
 
@@ -41,7 +44,7 @@ export class Workspace extends DurableObject<Env> {
 		ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS workspace_uploads (path TEXT PRIMARY KEY, name TEXT NOT NULL, size INTEGER NOT NULL)");
 	}
 
-	private serially<T>(work: () => Promise<T>): Promise<T> {
+	protected serially<T>(work: () => Promise<T>): Promise<T> {
 		const run = this.writing.then(work, work);
 		this.writing = run.catch(() => undefined);
 		return run;
@@ -80,6 +83,7 @@ export class Workspace extends DurableObject<Env> {
 	/** Lines that contain `query` (case-insensitive), at most `limit`. */
 	async search(query: string, limit: number): Promise<SearchHit[]> {
 		const needle = query.toLowerCase();
+		limit = clampLimit(limit);
 		const hits: SearchHit[] = [];
 		if (!needle) return hits;
 		for (const path of this.repo.workTreeFiles()) {
@@ -99,7 +103,7 @@ export class Workspace extends DurableObject<Env> {
 	/** Branch, uncommitted changes, the newest commits (kind relative to `viewerEmail`) and kg/ findings. */
 	async summary(viewerEmail: string, limit: number): Promise<GitSummary> {
 		const viewer = viewerEmail.trim().toLowerCase();
-		const history = await this.repo.history(limit);
+		const history = await this.repo.history(clampLimit(limit));
 		return {
 			branch: BRANCH,
 			changes: await this.repo.uncommitted(),

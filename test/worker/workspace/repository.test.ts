@@ -1,5 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { Workspace } from "../../../durable-objects/workspace";
+import type { SqlFs } from "../../../durable-objects/workspace-fs";
 import { workspaceObject } from "../../../src/objects";
 
 const author = { name: "Ada Lovelace", email: "ada@example.com" };
@@ -82,6 +84,12 @@ describe("a workspace is a git repository in its object's storage", () => {
 		const summary = await ws.summary(author.email, 10);
 		expect(summary.commits.map((c) => c.msg)).toEqual(["big", "seed"]);
 		expect(summary.changes).toEqual([]);
+		// Emptied (as before a clone replaces it), nothing of the file or the repository is left.
+		await runInDurableObject(ws, (instance: Workspace) => {
+			(instance as unknown as { files: SqlFs }).files.clear();
+		});
+		expect(await ws.tree(true)).toEqual([]);
+		expect((await ws.summary(author.email, 5)).commits).toEqual([]);
 	});
 
 	it("reports routines touched and the kg/ findings after a commit", async () => {
