@@ -31,6 +31,9 @@ export default defineConfig(async () => {
 									AGENT_SSE_KEEPALIVE_MS: "500",
 									// The local OpenAI-compatible model server (test/receiver/model-server.ts).
 									MODEL_SERVER_URL: inject<string>("modelServerUrl"),
+									// The local git server (test/receiver/git-server.ts) and the token of its private repositories.
+									GIT_SERVER_URL: inject<string>("gitServerUrl"),
+									GIT_SERVER_TOKEN: inject<string>("gitServerToken"),
 									// Deployment credentials without deployment URLs: they must never reach an account's own URL.
 									DEFAULT_MODEL_API_KEY: "deployment-model-key-must-stay-home",
 									TRANSCRIPTION_TOKEN: "deployment-stt-token-must-stay-home",

@@ -109,12 +109,19 @@ export class WorkspaceRepo {
 	async history(limit: number): Promise<(Omit<CommitInfo, "kind"> & { email: string })[]> {
 		if ((await this.head()) === null) return [];
 		this.cache = {};
-		const entries = await git.log({ ...this.options, ref: BRANCH, depth: limit });
+		// HEAD, not BRANCH: an attached repository's branch is the ref it was cloned at.
+		const entries = await git.log({ ...this.options, ref: "HEAD", depth: limit });
 		const out: (Omit<CommitInfo, "kind"> & { email: string })[] = [];
 		for (const entry of entries) {
 			const { commit } = entry;
 			const parent = commit.parent[0];
-			const parentTree = parent ? (await git.readCommit({ ...this.options, oid: parent })).commit.tree : null;
+			// A shallow clone (an attached repository) names a parent it does not have: all its files are new.
+			const parentTree = parent
+				? await git.readCommit({ ...this.options, oid: parent }).then(
+						({ commit }) => commit.tree,
+						() => null,
+					)
+				: null;
 			out.push({
 				sha: entry.oid,
 				msg: commit.message.trim(),

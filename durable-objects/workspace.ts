@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
+import { outboundPolicy } from "../src/outbound/url-guard";
 import { validateKg } from "../src/workspace/okf";
 import { normalizePath, writeViolation } from "../src/workspace/paths";
 import { SEED_MESSAGE, seedFiles } from "../src/workspace/seed";
@@ -13,10 +14,10 @@ import type {
 	SearchHit,
 	UploadRecord,
 } from "../src/workspace/workspace-types";
+import { type CloneOutcome, type CloneSource, cloneRepository } from "./workspace-clone";
+import { serveGitExport } from "./workspace-export";
 import { SqlFs } from "./workspace-fs";
 import { BRANCH, type StagedChange, WorkspaceRepo } from "./workspace-git";
-
-const notYet = (what: string) => new Error(`SKELETON: Workspace.${what} is not built yet`);
 
 /** Callers' limits held to a sane range: git log depth and search hits are walked in memory. */
 const clampLimit = (limit: number) => Math.max(1, Math.min(Number.isFinite(limit) ? Math.floor(limit) : 50, 500));
@@ -172,13 +173,16 @@ export class Workspace extends DurableObject<Env> {
 		}
 	}
 
-	/** SKELETON (h-wire): replaces this workspace's content with a shallow clone of an external repository. */
-	async cloneFrom(_source: { repo: string; ref: string; token: string | null }): Promise<{ ok: true } | { ok: false; detail: string }> {
-		throw notYet("cloneFrom");
+	/**
+	 * Replaces this workspace's content with a shallow clone of an external repository
+	 * (durable-objects/workspace-clone.ts): guarded, capped, the token only in `onAuth`.
+	 */
+	async cloneFrom(source: CloneSource): Promise<CloneOutcome> {
+		return this.serially(() => cloneRepository({ ...this.repo.options, cache: {} }, source, outboundPolicy(this.env)));
 	}
 
-	/** SKELETON (h-wire): git smart HTTP, read-only (`info/refs?service=git-upload-pack`, `git-upload-pack`). */
-	override async fetch(_request: Request): Promise<Response> {
-		return new Response("not built yet", { status: 404 });
+	/** git smart HTTP, read-only (`info/refs?service=git-upload-pack`, `git-upload-pack`): durable-objects/workspace-export.ts. */
+	override async fetch(request: Request): Promise<Response> {
+		return serveGitExport(request, { ...this.repo.options, cache: {} });
 	}
 }

@@ -7,6 +7,39 @@ import { authenticate } from "./identity";
 import { enforceIpGuard } from "./rate-limits";
 import { lookupAccess } from "./route-scopes";
 
+/**
+ * The workspace's git export (`…/workspace/repo.git/…`), where the git CLI is the client: it
+ * sends a key as HTTP Basic (`https://x:<key>@host/…`), and only after a 401 that asks for it.
+ */
+const GIT_EXPORT = /^\/agent(?:\/api)?\/workspace\/repo\.git\//;
+const isGitExport = (path: string) => GIT_EXPORT.test(path);
+
+/** The password of an HTTP Basic header (the key); the user name is not read. */
+function basicPassword(header: string | undefined): string | undefined {
+	const match = header?.match(/^Basic\s+([A-Za-z0-9+/=]+)\s*$/i);
+	if (!match?.[1]) return undefined;
+	let decoded: string;
+	try {
+		decoded = atob(match[1]);
+	} catch {
+		return undefined;
+	}
+	const colon = decoded.indexOf(":");
+	return colon < 0 ? undefined : decoded.slice(colon + 1) || undefined;
+}
+
+async function authenticateGit(env: AppEnv["Bindings"], key: string | undefined, scopes: Parameters<typeof authenticate>[2]) {
+	try {
+		return await authenticate(env, key, scopes);
+	} catch (err) {
+		// A 401 without a challenge makes git give up instead of sending the credentials it has.
+		if (err instanceof ApiError && err.status === 401) {
+			throw new ApiError(401, err.detail, { ...err.headers, "WWW-Authenticate": 'Basic realm="workspace"' });
+		}
+		throw err;
+	}
+}
+
 const clientIp = (req: Request) => req.headers.get("cf-connecting-ip") ?? req.headers.get("x-real-ip") ?? "local";
 
 /**
@@ -31,7 +64,9 @@ export const gateway = createMiddleware<AppEnv>(async (c, next) => {
 		const expected = c.env.ADMIN_API_TOKEN ?? "";
 		if (!expected || !(await secretsEqual(presented, expected))) throw new ApiError(403, "Invalid or missing admin token.");
 	} else if (access.kind === "key") {
-		const identity = await authenticate(c.env, c.req.header("x-api-key"), access.scopes);
+		const identity = isGitExport(c.req.path)
+			? await authenticateGit(c.env, c.req.header("x-api-key") ?? basicPassword(c.req.header("authorization")), access.scopes)
+			: await authenticate(c.env, c.req.header("x-api-key"), access.scopes);
 		c.set("identity", identity);
 		incoming.set("X-User-Id", String(identity.userId));
 	}

@@ -11,6 +11,7 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startBotHost, startGateway } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
+import { startGitServer } from "../receiver/git-server.ts";
 import { startModelServer } from "../receiver/model-server.ts";
 import { startWebhookReceiver } from "../receiver/webhook-receiver.ts";
 
@@ -22,6 +23,8 @@ declare module "vitest" {
 		botGatewayUrl: string;
 		sandboxUrl: string;
 		modelServerUrl: string;
+		gitServerUrl: string;
+		gitServerToken: string;
 	}
 }
 
@@ -34,6 +37,8 @@ export default async function setup(project: TestProject) {
 	const receiver = await startWebhookReceiver();
 	// The users' own model: an OpenAI-compatible streaming server, scripted per test.
 	const model = await startModelServer();
+	// An external git host (`git http-backend`) for swap.
+	const gitServer = await startGitServer();
 	const adminToken = `adm_${randomBytes(18).toString("base64url")}`;
 	const botHostSecret = randomBytes(18).toString("base64url");
 	const stateDirs: string[] = [];
@@ -69,12 +74,15 @@ export default async function setup(project: TestProject) {
 	project.provide("adminToken", adminToken);
 	project.provide("receiverUrl", receiver.url);
 	project.provide("modelServerUrl", model.url);
+	project.provide("gitServerUrl", gitServer.url);
+	project.provide("gitServerToken", gitServer.token);
 	return async () => {
 		botHost.kill("SIGTERM");
 		simulated.child.kill("SIGTERM");
 		real.child.kill("SIGTERM");
 		await receiver.close();
 		await model.close();
+		await gitServer.close();
 		for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
 	};
 }

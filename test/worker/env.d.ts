@@ -11,6 +11,10 @@ declare global {
 			WEBHOOK_RECEIVER_URL: string;
 			/** The local OpenAI-compatible model server started by test/receiver/global-setup.ts. */
 			MODEL_SERVER_URL: string;
+			/** The local git server (`git http-backend`) started by test/receiver/global-setup.ts. */
+			GIT_SERVER_URL: string;
+			/** The password its `/private/` repositories accept. */
+			GIT_SERVER_TOKEN: string;
 		}
 	}
 }

@@ -1,0 +1,142 @@
+/**
+ * A real git server for the tests of `swap`: git's own `git http-backend` (CGI) over bare
+ * repositories built with the git CLI in a temporary directory. Repositories under `/private/`
+ * answer only HTTP Basic with the known token as the password, so a test can see the token
+ * used (and refused when wrong). `/redirect/<address>` answers a redirect to any address, so a
+ * test can see a redirect to a refused target stopped.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { listenLocally, readBody } from "./node-http.ts";
+
+/** The fixture repositories: path (under the server root) → files of its one commit on `main`. */
+export const GIT_FIXTURES = {
+	"public/notes.git": { "README.md": "# Notes\n\nA public fixture repository.\n", "docs/guide.md": "# Guide\n" },
+	"private/plans.git": { "README.md": "# Plans\n", "plans/q3.md": "Ship the workspace export.\n" },
+} as const;
+
+const HTTP_BACKEND = "/usr/lib/git-core/git-http-backend";
+
+export interface GitServer {
+	url: string;
+	/** The password `/private/` repositories accept (any user name). */
+	token: string;
+	close(): Promise<void>;
+}
+
+export async function startGitServer(token = `ghp_fixture_${Math.random().toString(36).slice(2, 12)}`): Promise<GitServer> {
+	const root = mkdtempSync(path.join(os.tmpdir(), "meetbot-git-"));
+	for (const [name, files] of Object.entries(GIT_FIXTURES)) buildBareRepository(root, name, files);
+
+	const server = createServer(async (req, res) => {
+		const url = new URL(req.url ?? "/", "http://git.test");
+		const redirect = url.pathname.match(/^\/redirect\/(.+)$/);
+		if (redirect?.[1]) {
+			res.writeHead(302, { location: decodeURIComponent(redirect[1]) }).end();
+			return;
+		}
+		if (url.pathname.startsWith("/private/") && !authorized(req.headers.authorization, token)) {
+			res.writeHead(401, { "www-authenticate": 'Basic realm="fixtures"', "content-type": "text/plain" }).end("authentication required");
+			return;
+		}
+		const body = await readBody(req);
+		const cgi = spawn(HTTP_BACKEND, [], {
+			env: {
+				GIT_PROJECT_ROOT: root,
+				GIT_HTTP_EXPORT_ALL: "1",
+				PATH_INFO: url.pathname,
+				QUERY_STRING: url.search.slice(1),
+				REQUEST_METHOD: req.method ?? "GET",
+				CONTENT_TYPE: req.headers["content-type"] ?? "",
+				CONTENT_LENGTH: String(body.length),
+				HTTP_GIT_PROTOCOL: String(req.headers["git-protocol"] ?? ""),
+				HTTP_CONTENT_ENCODING: String(req.headers["content-encoding"] ?? ""),
+				REMOTE_ADDR: "127.0.0.1",
+				REMOTE_USER: url.pathname.startsWith("/private/") ? "fixture" : "",
+			},
+		});
+		const out: Buffer[] = [];
+		// The backend may exit without reading its input, and a client may hang up (a clone past its
+		// byte cap): neither is the server's failure.
+		cgi.stdin.on("error", () => undefined);
+		res.on("error", () => undefined);
+		cgi.on("error", () => res.writeHead(500).end());
+		cgi.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+		cgi.stdin.end(body);
+		cgi.on("close", () => {
+			const { status, headers, content } = parseCgi(Buffer.concat(out));
+			if (res.destroyed) return;
+			res.writeHead(status, headers).end(content);
+		});
+	});
+	const listening = await listenLocally(server);
+	return {
+		url: listening.url,
+		token,
+		close: async () => {
+			await listening.close();
+			rmSync(root, { recursive: true, force: true });
+		},
+	};
+}
+
+function authorized(header: string | undefined, token: string): boolean {
+	if (!header?.startsWith("Basic ")) return false;
+	const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
+	return decoded.slice(decoded.indexOf(":") + 1) === token;
+}
+
+function buildBareRepository(root: string, name: string, files: Record<string, string>) {
+	const work = mkdtempSync(path.join(os.tmpdir(), "meetbot-git-work-"));
+	const git = (cwd: string, ...args: string[]) =>
+		execFileSync("git", args, {
+			cwd,
+			stdio: "pipe",
+			env: {
+				...process.env,
+				GIT_AUTHOR_NAME: "Fixture",
+				GIT_AUTHOR_EMAIL: "fixture@example.com",
+				GIT_COMMITTER_NAME: "Fixture",
+				GIT_COMMITTER_EMAIL: "fixture@example.com",
+			},
+		});
+	git(work, "init", "-q", "-b", "main");
+	for (const [file, content] of Object.entries(files)) {
+		mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
+		writeFileSync(path.join(work, file), content);
+	}
+	git(work, "add", "-A");
+	git(work, "commit", "-q", "-m", "older history a shallow clone leaves out");
+	writeFileSync(path.join(work, "CHANGELOG.md"), "first release\n");
+	git(work, "add", "-A");
+	git(work, "commit", "-q", "-m", "fixture");
+	const bare = path.join(root, name);
+	mkdirSync(path.dirname(bare), { recursive: true });
+	git(root, "clone", "-q", "--bare", work, bare);
+	rmSync(work, { recursive: true, force: true });
+}
+
+/** A CGI answer: header lines (with `Status:`), a blank line, the body. */
+function parseCgi(raw: Buffer): { status: number; headers: Record<string, string>; content: Buffer } {
+	let end = raw.indexOf("\r\n\r\n");
+	let gap = 4;
+	if (end < 0) {
+		end = raw.indexOf("\n\n");
+		gap = 2;
+	}
+	if (end < 0) return { status: 502, headers: { "content-type": "text/plain" }, content: Buffer.from("bad CGI answer") };
+	const headers: Record<string, string> = {};
+	let status = 200;
+	for (const line of raw.subarray(0, end).toString("latin1").split(/\r?\n/)) {
+		const colon = line.indexOf(":");
+		if (colon < 0) continue;
+		const name = line.slice(0, colon).trim();
+		const value = line.slice(colon + 1).trim();
+		if (name.toLowerCase() === "status") status = Number.parseInt(value, 10);
+		else headers[name] = value;
+	}
+	return { status, headers, content: raw.subarray(end + gap) };
+}
