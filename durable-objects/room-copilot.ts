@@ -43,14 +43,8 @@ export interface CopilotStart {
 
 export type ProcessOutcome = { processing: true; resumed_from: string } | { processing: false };
 
-/** What the copilot keeps in the room's storage (key `copilot`). */
-interface CopilotState {
-	caller: AgentCaller;
-	ownerId: number;
-	meetingId: number;
-	nativeId: string;
-	platform: string;
-	title: string | null;
+/** What the copilot keeps in the room's storage (key `copilot`): how it was started, and how far it got. */
+interface CopilotState extends CopilotStart {
 	config: CopilotConfig;
 	processing: boolean;
 	/** The last transcript seq that got its note: resuming starts after it. */

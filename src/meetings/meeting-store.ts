@@ -60,15 +60,13 @@ export async function findOwnedMeeting(env: Env, userId: number, meetingId: numb
 export async function findMeetingOnLink(
 	env: Env,
 	userId: number,
-	platform: string,
+	/** null: any platform (a native id alone, as the meeting stream may be given). */
+	platform: string | null,
 	nativeId: string,
 	options: { started?: boolean; ownedOnly?: boolean } = {},
 ): Promise<MeetingRow | undefined> {
-	const conditions = [
-		eq(meetings.platform, platform),
-		eq(meetings.nativeMeetingId, nativeId),
-		options.ownedOnly ? eq(meetings.userId, userId) : readableBy(userId),
-	];
+	const conditions = [eq(meetings.nativeMeetingId, nativeId), options.ownedOnly ? eq(meetings.userId, userId) : readableBy(userId)];
+	if (platform !== null) conditions.push(eq(meetings.platform, platform));
 	if (options.started) conditions.push(notInArray(meetings.status, [...PLANNED_STATUSES]));
 	return db(env)
 		.select()

@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, desc, eq, sql } from "drizzle-orm";
-import { type MeetingRow, meetings } from "../db/schema";
+import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
 import { notFound } from "../errors";
-import { db, findReadableMeeting, readableBy } from "../meetings/meeting-store";
+import { findMeetingOnLink, findReadableMeeting } from "../meetings/meeting-store";
 import { isTerminal, type MeetingStatus } from "../meetings/status-machine";
 import { meetingRoom } from "../objects";
 import { lastEventId } from "./last-event-id";
@@ -33,18 +32,6 @@ const StreamQuery = z.object({
 /** A meeting's session uid: its native id (the spec's identity rule), or its id for a record without a link. */
 const sessionUidOf = (row: MeetingRow) => row.nativeMeetingId ?? String(row.id);
 
-/** The readable meeting with this native id: the caller's own first, then the newest. */
-function readableByNativeId(env: Env, userId: number, nativeId: string, platform: string | undefined): Promise<MeetingRow | undefined> {
-	const conditions = [eq(meetings.nativeMeetingId, nativeId), readableBy(userId)];
-	if (platform) conditions.push(eq(meetings.platform, platform));
-	return db(env)
-		.select()
-		.from(meetings)
-		.where(and(...conditions))
-		.orderBy(sql`CASE WHEN ${meetings.userId} = ${userId} THEN 0 ELSE 1 END`, desc(meetings.id))
-		.get();
-}
-
 /**
  * `meeting_id` is our id or a native id (a Zoom native id is numeric too, so an id that names no
  * readable meeting with a matching session uid is tried as a native id). Anything the caller may
@@ -60,7 +47,7 @@ export async function streamedMeeting(
 	const id = /^[0-9]{1,15}$/.test(query.meeting_id) ? Number(query.meeting_id) : null;
 	const byId = id === null ? undefined : await findReadableMeeting(env, userId, id);
 	if (matches(byId) && (query.platform === undefined || byId.platform === query.platform)) return byId;
-	const byNativeId = await readableByNativeId(env, userId, query.meeting_id, query.platform);
+	const byNativeId = await findMeetingOnLink(env, userId, query.platform ?? null, query.meeting_id);
 	if (matches(byNativeId)) return byNativeId;
 	throw notFound("Meeting not found");
 }

@@ -1,6 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import type { LiveMeeting } from "../../../durable-objects/room-copilot";
 import type { MeetingStreamBody } from "../../../durable-objects/room-stream";
 import { workspaceObject } from "../../../src/objects";
 import { homeWorkspace } from "../../../src/workspace/workspace-names";
@@ -8,20 +9,12 @@ import { roomOf, segment } from "../meetings/helpers";
 import { ADMIN, call, createUser, json } from "../support";
 import { MODEL_KEY, MODEL_NAME } from "./helpers";
 
-export interface LiveMeetingRecord {
-	meeting_id: string;
-	session_uid: string;
-	native_id: string;
-	platform: string;
-	title: string;
-	processing: boolean;
-	meeting: number;
-}
+export type { LiveMeeting as LiveMeetingRecord } from "../../../durable-objects/room-copilot";
 
-export async function startCopilot(headers: Record<string, string>, code: string, title?: string): Promise<LiveMeetingRecord> {
+export async function startCopilot(headers: Record<string, string>, code: string, title?: string): Promise<LiveMeeting> {
 	const res = await call("POST", "/agent/api/meeting/start", { headers, json: { native_id: code, platform: "google_meet", title } });
 	expect(res.status, await res.clone().text()).toBe(202);
-	return json<LiveMeetingRecord>(res);
+	return json<LiveMeeting>(res);
 }
 
 export function processCopilot(headers: Record<string, string>, code: string, on: boolean) {
