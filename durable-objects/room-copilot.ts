@@ -350,7 +350,8 @@ function liveMeetingOf(state: CopilotState | undefined): LiveMeeting {
 		session_uid: state.nativeId,
 		native_id: state.nativeId,
 		platform: state.platform,
-		title: state.title ?? "",
+		// The reference names an untitled live meeting by its link.
+		title: state.title ?? `${state.platform} · ${state.nativeId}`,
 		processing: state.processing,
 		meeting: state.meetingId,
 	};

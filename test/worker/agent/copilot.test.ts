@@ -67,6 +67,8 @@ describe("POST /agent/api/meeting/start", () => {
 		expect((await processCopilot(stranger.headers, live.code, false)).status).toBe(404);
 		const theirs = await startCopilot(stranger.headers, live.code);
 		expect(theirs.meeting).not.toBe(live.meeting.id);
+		// Untitled, the live meeting is named by its link, as the reference names it.
+		expect(theirs.title).toBe(`google_meet · ${live.code}`);
 		// The owner's copilot still processes.
 		await live.bot.send(said("s-1", "Alice", "still mine"));
 		await eventually("the owner's note", async () => ofType(await streamEvents(live.meeting.id), "note")[0]);
