@@ -146,7 +146,8 @@ export class RoomCopilot {
 			summary = (await this.#finalBeat(state, lines)) ?? excerptSummary(lines);
 			await this.#mutate((old) => (old ? { ...old, summary } : old));
 		}
-		if (state.config.write_meeting_doc) await this.#writeDocument(state, summary);
+		// A meeting nobody spoke in (a bot that never got in) leaves no document behind.
+		if (state.config.write_meeting_doc && lines.length > 0) await this.#writeDocument(state, summary);
 		await this.#mutate((old) => (old ? { ...old, documented: true } : old));
 	}
 

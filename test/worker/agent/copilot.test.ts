@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingStreamBody } from "../../../durable-objects/room-stream";
 import { meetingDocumentPath } from "../../../src/agent/copilot-document";
@@ -6,7 +6,7 @@ import { workspaceObject } from "../../../src/objects";
 import { parseFrontmatter } from "../../../src/workspace/okf";
 import { homeWorkspace } from "../../../src/workspace/workspace-names";
 import { eventually, SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
-import { fireTimersNow, getMeeting, liveMeeting, meetCode, roomTimers, sendBot } from "../meetings/helpers";
+import { fireTimersNow, getMeeting, liveMeeting, meetCode, roomOf, roomTimers, sendBot } from "../meetings/helpers";
 import { ADMIN, call, json, userWithKey } from "../support";
 import { copilotOwner, meetingDocument, ofType, processCopilot, said, startCopilot, streamEvents, workspaceFile } from "./copilot-helpers";
 import { bodyOf, MODEL_NAME, script, sent } from "./helpers";
@@ -290,6 +290,30 @@ describe("meeting end", () => {
 		expect(parseFrontmatter(file.content)?.data.type).toBe("meeting");
 		expect(file.content).toContain("> Alice: We ship on Monday");
 		expect(await workspaceFile(owner.user.id, "kg/entities/meeting/placeholder.md")).toBeNull();
+	});
+});
+
+describe("a copilot's meeting that ends", () => {
+	it("gets its final pass even when no room holds it (a stop through DELETE /bots), and nobody spoke, so no document", async () => {
+		const owner = await copilotOwner(false);
+		const code = meetCode();
+		const now = new Date().toISOString();
+		// What a launch that broke between claiming the record and handing it over leaves: the stop ends it without the room.
+		const row = await env.DB.prepare(
+			"INSERT INTO meetings (user_id, platform, native_meeting_id, constructed_meeting_url, status, created_at, updated_at) VALUES (?, 'google_meet', ?, ?, 'requested', ?, ?) RETURNING id",
+		)
+			.bind(owner.user.id, code, `https://meet.google.com/${code}`, now, now)
+			.first<{ id: number }>();
+		const id = row?.id ?? 0;
+		expect((await startCopilot(owner.headers, code)).meeting).toBe(id);
+		expect((await call("DELETE", `/bots/google_meet/${code}`, { headers: owner.headers })).status).toBe(204);
+		const documented = () =>
+			runInDurableObject(roomOf(id), async (_room, state) => (await state.storage.get<{ documented: boolean }>("copilot"))?.documented);
+		await eventually("the copilot's final pass", async () => {
+			await runDurableObjectAlarm(roomOf(id));
+			return (await documented()) ? true : undefined;
+		});
+		expect(await workspaceFile(owner.user.id, meetingDocumentPath(code))).toBeNull();
 	});
 });
 
