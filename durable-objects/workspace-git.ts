@@ -105,6 +105,11 @@ export class WorkspaceRepo {
 		return this.fs.filesUnder(WORK_DIR).filter((path) => path !== ".git" && !path.startsWith(".git/"));
 	}
 
+	/** The checked-out branch: `main`, or the ref an attached repository was cloned at. */
+	async branch(): Promise<string> {
+		return (await git.currentBranch({ ...this.options, fullname: false }).catch(() => undefined)) ?? BRANCH;
+	}
+
 	/** The newest commits, each with the paths it changed against its first parent. */
 	async history(limit: number): Promise<(Omit<CommitInfo, "kind"> & { email: string })[]> {
 		if ((await this.head()) === null) return [];

@@ -17,7 +17,7 @@ import type {
 import { type CloneOutcome, type CloneSource, cloneRepository } from "./workspace-clone";
 import { serveGitExport } from "./workspace-export";
 import { SqlFs } from "./workspace-fs";
-import { BRANCH, type StagedChange, WorkspaceRepo } from "./workspace-git";
+import { type StagedChange, WorkspaceRepo } from "./workspace-git";
 
 /** Callers' limits held to a sane range: git log depth and search hits are walked in memory. */
 const clampLimit = (limit: number) => Math.max(1, Math.min(Number.isFinite(limit) ? Math.floor(limit) : 50, 500));
@@ -105,7 +105,7 @@ export class Workspace extends DurableObject<Env> {
 		const viewer = viewerEmail.trim().toLowerCase();
 		const history = await this.repo.history(clampLimit(limit));
 		return {
-			branch: BRANCH,
+			branch: await this.repo.branch(),
 			changes: await this.repo.uncommitted(),
 			commits: history.map(({ email, ...commit }) => ({ ...commit, kind: email.trim().toLowerCase() === viewer ? "you" : "member" })),
 			kg_findings: await this.kgFindings(),

@@ -113,6 +113,12 @@ function buildBareRepository(root: string, name: string, files: Record<string, s
 	writeFileSync(path.join(work, "CHANGELOG.md"), "first release\n");
 	git(work, "add", "-A");
 	git(work, "commit", "-q", "-m", "fixture");
+	// A second branch, for a swap at a ref other than main.
+	git(work, "checkout", "-q", "-b", "release");
+	writeFileSync(path.join(work, "RELEASE.md"), "release branch\n");
+	git(work, "add", "-A");
+	git(work, "commit", "-q", "-m", "release notes");
+	git(work, "checkout", "-q", "main");
 	const bare = path.join(root, name);
 	mkdirSync(path.dirname(bare), { recursive: true });
 	git(root, "clone", "-q", "--bare", work, bare);

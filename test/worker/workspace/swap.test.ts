@@ -53,6 +53,18 @@ describe("attached", () => {
 });
 
 describe("swap to an external repository", () => {
+	it("checks out the ref it was asked for, and its summary names that branch", async () => {
+		const { headers } = await userWithKey();
+		const res = await swap(headers, { repo: PUBLIC_REPO, ref: "release" });
+		expect(res.status, await res.clone().text()).toBe(200);
+		const body = await json<Attached>(res);
+		expect(body.active).toMatchObject({ kind: "repo", repo: PUBLIC_REPO, ref: "release" });
+		const git = await json<{ branch: string; commits: { msg: string }[] }>(await call("GET", "/agent/api/workspace/git", { headers }));
+		expect(git.branch).toBe("release");
+		expect(git.commits.map((c) => c.msg.trim())).toEqual(["release notes"]);
+		expect(await workspaceObject(env, body.active.workspace).tree(false)).toContain("RELEASE.md");
+	});
+
 	it("clones a public repository shallowly, makes it active and parks home; no repo swaps back", async () => {
 		const { user, headers } = await userWithKey();
 		const res = await swap(headers, { repo: PUBLIC_REPO });
