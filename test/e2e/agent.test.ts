@@ -1,5 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { api, eventually, gateway, newAccount } from "./client";
+import { type Frame, frames } from "./sse";
 
 const modelServer = () => inject("modelServerUrl");
 
@@ -26,39 +27,6 @@ async function accountWithModel() {
 	});
 	expect(put.status).toBe(200);
 	return account;
-}
-
-interface Frame {
-	id: number;
-	type: string;
-	[field: string]: unknown;
-}
-
-/** Reads SSE events one at a time, as a browser's EventSource would. */
-function frames(res: Response) {
-	if (!res.body) throw new Error("no body");
-	const reader = res.body.getReader();
-	const decoder = new TextDecoder();
-	let buffer = "";
-	return {
-		async next(): Promise<Frame | null> {
-			for (;;) {
-				const end = buffer.indexOf("\n\n");
-				if (end >= 0) {
-					const event = buffer.slice(0, end);
-					buffer = buffer.slice(end + 2);
-					const data = event.split("\n").find((l) => l.startsWith("data: "));
-					const id = event.split("\n").find((l) => l.startsWith("id: "));
-					if (!data) continue;
-					return { ...JSON.parse(data.slice(6)), id: Number(id?.slice(4)) };
-				}
-				const { done, value } = await reader.read();
-				if (done) return null;
-				buffer += decoder.decode(value, { stream: true });
-			}
-		},
-		cancel: () => reader.cancel(),
-	};
 }
 
 const chat = (key: string, body: unknown, path = "/agent/chat") =>

@@ -36,12 +36,12 @@ export async function apiAt<T = Record<string, unknown>>(base: string, method: s
 	return { status: res.status, headers: res.headers, body: body as T };
 }
 
-/** A new user with a bot,tx key, made through the admin API. */
-export async function newAccount(base = gateway()) {
+/** A new user (named when `name` is given) with a bot,tx key, made through the admin API. */
+export async function newAccount(base = gateway(), name?: string) {
 	const email = `e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-	const user = await apiAt(base, "POST", "/admin/users", { admin: true, json: { email } });
+	const user = await apiAt(base, "POST", "/admin/users", { admin: true, json: { email, ...(name && { name }) } });
 	const minted = await apiAt(base, "POST", `/admin/users/${user.body.id}/tokens?scopes=bot,tx`, { admin: true });
-	return { userId: user.body.id as number, key: minted.body.token as string };
+	return { userId: user.body.id as number, key: minted.body.token as string, email };
 }
 
 export async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
