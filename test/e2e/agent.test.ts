@@ -1,22 +1,7 @@
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { api, eventually, gateway, newAccount } from "./client";
+import { modelRequests, modelServer, script } from "./model-script";
 import { type Frame, frames } from "./sse";
-
-const modelServer = () => inject("modelServerUrl");
-
-async function script(marker: string, steps: unknown[]) {
-	const res = await fetch(`${modelServer()}/__script`, {
-		method: "POST",
-		headers: { "content-type": "application/json" },
-		body: JSON.stringify({ marker, steps }),
-	});
-	expect(res.ok).toBe(true);
-}
-
-async function modelRequests(marker: string): Promise<{ body: { model: string } }[]> {
-	const res = await fetch(`${modelServer()}/__requests?marker=${encodeURIComponent(marker)}`);
-	return ((await res.json()) as { requests: { body: { model: string } }[] }).requests;
-}
 
 /** An account whose own model is the local streaming server. */
 async function accountWithModel() {

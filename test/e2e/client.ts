@@ -116,3 +116,12 @@ export async function sandboxObserved(meetingId: string): Promise<Record<string,
 		unknown
 	>;
 }
+
+/** Native ids per platform that the sandbox serves under the real platform URLs. */
+export function nativeId(platform: string): string {
+	const digits = (n: number) => Array.from({ length: n }, () => Math.floor(Math.random() * 10)).join("");
+	if (platform === "zoom") return `8${digits(10)}`;
+	if (platform === "teams") return `9${digits(12)}`;
+	const l = Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join("");
+	return `${l.slice(0, 3)}-${l.slice(3, 7)}-${l.slice(7)}`;
+}

@@ -3,31 +3,10 @@
  * speak, the copilot's transcript, notes and cards on the meeting stream, and the meeting document
  * committed to the owner's workspace when the bot is stopped. Black-box through wrangler dev.
  */
-import { describe, expect, inject, it } from "vitest";
-import { apiAt, botGateway, eventually, newAccount, sandboxScenario } from "./client";
+import { describe, expect, it } from "vitest";
+import { apiAt, botGateway, eventually, nativeId, newAccount, sandboxScenario } from "./client";
+import { modelRequests, modelServer, script } from "./model-script";
 import { collect, type Frame, frames } from "./sse";
-
-const modelServer = () => inject("modelServerUrl");
-
-/** A Google Meet code the sandbox serves under the real meeting URL. */
-function meetCode(): string {
-	const l = Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join("");
-	return `${l.slice(0, 3)}-${l.slice(3, 7)}-${l.slice(7)}`;
-}
-
-async function script(marker: string, steps: unknown[]) {
-	const res = await fetch(`${modelServer()}/__script`, {
-		method: "POST",
-		headers: { "content-type": "application/json" },
-		body: JSON.stringify({ marker, steps }),
-	});
-	expect(res.ok).toBe(true);
-}
-
-async function modelRequests(marker: string) {
-	const res = await fetch(`${modelServer()}/__requests?marker=${encodeURIComponent(marker)}`);
-	return ((await res.json()) as { requests: { body: { model: string; messages: { role: string; content: string }[] } }[] }).requests;
-}
 
 const openStream = (key: string, code: string, lastEventId?: number) =>
 	fetch(`${botGateway()}/agent/meeting/stream?meeting_id=${code}&session_uid=${code}`, {
@@ -64,7 +43,7 @@ describe("the live meeting copilot with a real bot in a sandbox meeting", () => 
 			{ text: [summary] },
 		]);
 
-		const code = meetCode();
+		const code = nativeId("google_meet");
 		const title = "Pilot kickoff";
 		const started = await apiAt<{ meeting_id: string; session_uid: string; native_id: string; processing: boolean; meeting: number }>(
 			botGateway(),

@@ -1,14 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiAt, botGateway, eventually, newAccount, Socket, sandboxObserved, sandboxScenario, wsUrl } from "./client";
-
-/** Native ids per platform that the sandbox serves under the real platform URLs. */
-function nativeId(platform: string): string {
-	const digits = (n: number) => Array.from({ length: n }, () => Math.floor(Math.random() * 10)).join("");
-	if (platform === "zoom") return `8${digits(10)}`;
-	if (platform === "teams") return `9${digits(12)}`;
-	const l = Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join("");
-	return `${l.slice(0, 3)}-${l.slice(3, 7)}-${l.slice(7)}`;
-}
+import { apiAt, botGateway, eventually, nativeId, newAccount, Socket, sandboxObserved, sandboxScenario, wsUrl } from "./client";
 
 type Platform = "google_meet" | "zoom" | "teams";
 
