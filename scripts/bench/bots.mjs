@@ -43,6 +43,33 @@ async function watch(base, key, code) {
 	return { ws, seen, segments };
 }
 
+/** Reads the meeting's SSE stream (GET /agent/meeting/stream); keeps each transcript event with its arrival time. */
+function streamTranscript(base, key, code) {
+	const abort = new AbortController();
+	const segments = [];
+	const reading = (async () => {
+		const res = await fetch(`${base}/agent/meeting/stream?meeting_id=${code}&session_uid=${code}`, {
+			headers: { "X-API-Key": key },
+			signal: abort.signal,
+		});
+		const decoder = new TextDecoder();
+		let buffer = "";
+		for await (const chunk of res.body) {
+			buffer += decoder.decode(chunk, { stream: true });
+			for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+				const data = buffer
+					.slice(0, end)
+					.split("\n")
+					.find((l) => l.startsWith("data: "));
+				buffer = buffer.slice(end + 2);
+				const event = data ? JSON.parse(data.slice(6)) : null;
+				if (event?.type === "transcript") segments.push({ ...event, at: Date.now() });
+			}
+		}
+	})().catch(() => {});
+	return { segments, close: () => abort.abort(), reading };
+}
+
 async function until(what, check, ms = 60_000) {
 	const deadline = Date.now() + ms;
 	while (Date.now() < deadline) {
@@ -69,11 +96,12 @@ function chromiumPssBytes() {
 	return total;
 }
 
-/** Spawn → active, caption on screen → segment at a /ws subscriber, and memory per bot. */
+/** Spawn → active, caption on screen → segment at a /ws subscriber and on the meeting stream, and memory per bot. */
 export async function benchBots({ botBase, key, sandboxUrl }) {
 	console.log("\n## Real bots in the platform sandbox (Chromium, through wrangler dev)");
 	const toActive = [];
 	const captionLag = [];
+	const captionToStream = [];
 	for (let run = 0; run < 6; run++) {
 		const code = meetCode();
 		await scenario(sandboxUrl, code, {
@@ -85,6 +113,7 @@ export async function benchBots({ botBase, key, sandboxUrl }) {
 		const t0 = performance.now();
 		const meeting = await post(botBase, key, "/bots", { platform: "google_meet", native_meeting_id: code });
 		const feed = await watch(botBase, key, code);
+		const stream = streamTranscript(botBase, key, code);
 		await until("active", () => (feed.seen.has("active") ? true : undefined));
 		toActive.push(feed.seen.get("active") - t0);
 		await until("two confirmed segments", () => (feed.segments.filter((s) => s.completed).length >= 2 ? true : undefined));
@@ -93,7 +122,10 @@ export async function benchBots({ botBase, key, sandboxUrl }) {
 		for (const caption of observed.captions_shown ?? []) {
 			const arrived = feed.segments.find((s) => s.speaker === caption.speaker && s.text.trim() === caption.text.trim());
 			if (arrived) captionLag.push(arrived.at - caption.at);
+			const streamed = stream.segments.find((s) => s.speaker === caption.speaker && s.text.trim() === caption.text.trim());
+			if (streamed) captionToStream.push(streamed.at - caption.at);
 		}
+		stream.close();
 		await fetch(`${botBase}/bots/google_meet/${code}`, { method: "DELETE", headers: { "X-API-Key": key } });
 		feed.ws.close();
 		await sleep(500);
@@ -110,6 +142,12 @@ export async function benchBots({ botBase, key, sandboxUrl }) {
 		);
 	} else {
 		console.log("caption shown → /ws:       not measured (the sandbox does not report when captions were shown)");
+	}
+	if (captionToStream.length) {
+		captionToStream.sort((a, b) => a - b);
+		console.log(
+			`caption shown → SSE:      p50 ${percentile(captionToStream, 50).toFixed(0)} ms   p95 ${percentile(captionToStream, 95).toFixed(0)} ms   (${captionToStream.length} captions on GET /agent/meeting/stream)`,
+		);
 	}
 
 	for (const count of [1, 5]) {
