@@ -120,6 +120,8 @@ export class RoomCopilot {
 	/** A transcript event was logged at `seq`: follow it when processing is on (never blocks the caller). */
 	transcriptLogged(_seq: number, line: StreamTranscript): void {
 		this.#enqueue(async () => {
+			// Most meetings have no copilot: their segments cost one cached read here, no write.
+			if (!(await this.#state())) return;
 			if (line.completed) {
 				const ingest = await this.ingest();
 				await this.room.storage.put(INGEST, { segments: ingest.segments + 1, last_segment_at: new Date().toISOString() });
