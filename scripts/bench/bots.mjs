@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import WebSocket from "ws";
+import { follow } from "./meeting-stream.mjs";
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -43,31 +44,14 @@ async function watch(base, key, code) {
 	return { ws, seen, segments };
 }
 
-/** Reads the meeting's SSE stream (GET /agent/meeting/stream); keeps each transcript event with its arrival time. */
-function streamTranscript(base, key, code) {
-	const abort = new AbortController();
+/** Follows the meeting's SSE stream (GET /agent/meeting/stream); keeps each transcript event with its arrival time. */
+async function streamTranscript(base, key, code) {
 	const segments = [];
-	const reading = (async () => {
-		const res = await fetch(`${base}/agent/meeting/stream?meeting_id=${code}&session_uid=${code}`, {
-			headers: { "X-API-Key": key },
-			signal: abort.signal,
-		});
-		const decoder = new TextDecoder();
-		let buffer = "";
-		for await (const chunk of res.body) {
-			buffer += decoder.decode(chunk, { stream: true });
-			for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-				const data = buffer
-					.slice(0, end)
-					.split("\n")
-					.find((l) => l.startsWith("data: "));
-				buffer = buffer.slice(end + 2);
-				const event = data ? JSON.parse(data.slice(6)) : null;
-				if (event?.type === "transcript") segments.push({ ...event, at: Date.now() });
-			}
-		}
-	})().catch(() => {});
-	return { segments, close: () => abort.abort(), reading };
+	const res = await fetch(`${base}/agent/meeting/stream?meeting_id=${code}&session_uid=${code}`, { headers: { "X-API-Key": key } });
+	const { close } = follow(res, ({ frame }) => {
+		if (frame.type === "transcript") segments.push({ ...frame, at: Date.now() });
+	});
+	return { segments, close };
 }
 
 async function until(what, check, ms = 60_000) {
@@ -113,7 +97,7 @@ export async function benchBots({ botBase, key, sandboxUrl }) {
 		const t0 = performance.now();
 		const meeting = await post(botBase, key, "/bots", { platform: "google_meet", native_meeting_id: code });
 		const feed = await watch(botBase, key, code);
-		const stream = streamTranscript(botBase, key, code);
+		const stream = await streamTranscript(botBase, key, code);
 		await until("active", () => (feed.seen.has("active") ? true : undefined));
 		toActive.push(feed.seen.get("active") - t0);
 		await until("two confirmed segments", () => (feed.segments.filter((s) => s.completed).length >= 2 ? true : undefined));

@@ -1,68 +1,16 @@
-import { createServer } from "node:http";
-import WebSocket from "ws";
-
-/** A stand-in bot host that only records spawn requests, so the bench can play the bot. */
-export function startSpawnRecorder() {
-	const spawns = [];
-	const server = createServer((req, res) => {
-		let body = "";
-		req.on("data", (c) => {
-			body += c;
-		});
-		req.on("end", () => {
-			if (req.method === "POST") spawns.push(JSON.parse(body));
-			res.writeHead(202, { "content-type": "application/json" }).end("{}");
-		});
-	});
-	return new Promise((resolve) =>
-		server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${server.address().port}/`, spawns, server })),
-	);
-}
-
-const open = (url, headers = {}) =>
-	new Promise((resolve, reject) => {
-		const ws = new WebSocket(url, { headers, perMessageDeflate: process.env.BENCH_DEFLATE !== "0" });
-		ws.once("open", () => resolve(ws));
-		ws.once("error", reject);
-	});
+import { openSocket, sendSimulatedBot } from "./simulated-bot.mjs";
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function measure({ base, key, recorder, subscribers, segments, code }) {
-	const created = await (
-		await fetch(`${base}/bots`, {
-			method: "POST",
-			headers: { "X-API-Key": key, "content-type": "application/json" },
-			body: JSON.stringify({ platform: "google_meet", native_meeting_id: code }),
-		})
-	).json();
-	let spawn;
-	for (let i = 0; i < 200 && !spawn; i++) {
-		spawn = recorder.spawns.find((s) => s.meeting_id === created.id);
-		if (!spawn) await new Promise((r) => setTimeout(r, 25));
-	}
-	const bot = await open(spawn.channel.url, { Authorization: `Bearer ${spawn.channel.token}` });
-	let seq = 0;
-	const acks = new Map();
-	bot.on("message", (d) => {
-		const m = JSON.parse(String(d));
-		if (m.type === "ack") acks.get(m.seq)?.();
-	});
-	const send = (message) =>
-		new Promise((resolve) => {
-			seq += 1;
-			acks.set(seq, resolve);
-			bot.send(JSON.stringify({ ...message, seq }));
-		});
-	bot.send(JSON.stringify({ type: "hello", last_acked_seq: 0 }));
-	await send({ type: "status", status: "active", timestamp: new Date().toISOString() });
+	const bot = await sendSimulatedBot({ base, key, recorder, code });
 
 	const latencies = [];
 	const pending = new Map();
 	const sockets = [];
 	const wsBase = base.replace(/^http/, "ws");
 	for (let i = 0; i < subscribers; i++) {
-		const ws = await open(`${wsBase}/ws`, { "X-API-Key": key });
+		const ws = await openSocket(`${wsBase}/ws`, { "X-API-Key": key });
 		ws.on("message", (d) => {
 			const m = JSON.parse(String(d));
 			if (m.type !== "transcript") return;
@@ -82,25 +30,12 @@ async function measure({ base, key, recorder, subscribers, segments, code }) {
 		const id = `bench-${i}`;
 		await new Promise((done) => {
 			pending.set(id, { at: performance.now(), left: subscribers, done });
-			bot.send(
-				JSON.stringify({
-					type: "segment",
-					seq: ++seq,
-					segment: {
-						segment_id: id,
-						speaker: "Bench",
-						speaker_source: "caption",
-						text: `segment ${i}`,
-						start: i,
-						end: i + 0.5,
-						completed: true,
-					},
-				}),
-			);
+			// Timed to the subscribers, not to the ack (which waits for D1).
+			void bot.say(id, i);
 		});
 	}
 	for (const ws of sockets) ws.close();
-	bot.close();
+	bot.ws.close();
 	await fetch(`${base}/bots/google_meet/${code}`, { method: "DELETE", headers: { "X-API-Key": key } });
 	latencies.sort((a, b) => a - b);
 	return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), n: latencies.length };

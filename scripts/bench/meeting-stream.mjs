@@ -1,48 +1,9 @@
-import WebSocket from "ws";
+import { sendSimulatedBot } from "./simulated-bot.mjs";
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-const openSocket = (url, headers) =>
-	new Promise((resolve, reject) => {
-		const ws = new WebSocket(url, { headers });
-		ws.once("open", () => resolve(ws));
-		ws.once("error", reject);
-	});
-
-/** Plays the bot on the real channel: each message waits for the room's ack (it is durable then). */
-async function connectBot(spawn) {
-	const ws = await openSocket(spawn.channel.url, { Authorization: `Bearer ${spawn.channel.token}` });
-	let seq = 0;
-	const acks = new Map();
-	ws.on("message", (d) => {
-		const m = JSON.parse(String(d));
-		if (m.type === "ack") acks.get(m.seq)?.();
-	});
-	const send = (message) =>
-		new Promise((resolve) => {
-			seq += 1;
-			acks.set(seq, resolve);
-			ws.send(JSON.stringify({ ...message, seq }));
-		});
-	ws.send(JSON.stringify({ type: "hello", last_acked_seq: 0 }));
-	const say = (id, i) =>
-		send({
-			type: "segment",
-			segment: {
-				segment_id: id,
-				speaker: "Bench",
-				speaker_source: "caption",
-				text: `segment ${i}`,
-				start: i,
-				end: i + 0.5,
-				completed: true,
-			},
-		});
-	return { ws, send, say };
-}
-
 /** Reads an SSE body in the background, calling `onEvent({id, frame})` per event. */
-function follow(res, onEvent) {
+export function follow(res, onEvent) {
 	if (!res.ok || !res.body) throw new Error(`GET meeting stream: ${res.status}`);
 	const reader = res.body.getReader();
 	const decoder = new TextDecoder();
@@ -74,22 +35,8 @@ function follow(res, onEvent) {
 export async function benchMeetingStream({ base, key, recorder, segments = 300, missed = 200 }) {
 	const headers = { "X-API-Key": key };
 	const code = "ben-strm-eam";
-	const created = await (
-		await fetch(`${base}/bots`, {
-			method: "POST",
-			headers: { ...headers, "content-type": "application/json" },
-			body: JSON.stringify({ platform: "google_meet", native_meeting_id: code }),
-		})
-	).json();
-	let spawn;
-	for (let i = 0; i < 200 && !spawn; i++) {
-		spawn = recorder.spawns.find((s) => s.meeting_id === created.id);
-		if (!spawn) await new Promise((r) => setTimeout(r, 25));
-	}
-	if (!spawn) throw new Error("no spawn request for the meeting stream bench");
-	const bot = await connectBot(spawn);
-	await bot.send({ type: "status", status: "active", timestamp: new Date().toISOString() });
-	const streamUrl = `${base}/agent/api/meeting/stream?meeting_id=${created.id}&session_uid=${code}`;
+	const bot = await sendSimulatedBot({ base, key, recorder, code });
+	const streamUrl = `${base}/agent/api/meeting/stream?meeting_id=${bot.meeting.id}&session_uid=${code}`;
 
 	const waiting = new Map();
 	let lastId = 0;

@@ -8,8 +8,9 @@ import { benchAgentChat } from "./agent-chat.mjs";
 import { benchBots } from "./bots.mjs";
 import { benchCalendarSync } from "./calendar-sync.mjs";
 import { benchGateway } from "./gateway.mjs";
-import { benchLiveFeed, startSpawnRecorder } from "./live-feed.mjs";
+import { benchLiveFeed } from "./live-feed.mjs";
 import { benchMeetingStream } from "./meeting-stream.mjs";
+import { startSpawnRecorder } from "./simulated-bot.mjs";
 
 const BENCH_PORT = Number(process.env.BENCH_PORT || 18156);
 
