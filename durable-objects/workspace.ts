@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env";
 import { outboundPolicy } from "../src/outbound/url-guard";
+import { linesContaining } from "../src/workspace/line-search";
 import { validateKg } from "../src/workspace/okf";
 import { normalizePath, writeViolation } from "../src/workspace/paths";
 import { SEED_MESSAGE, seedFiles } from "../src/workspace/seed";
@@ -90,11 +91,7 @@ export class Workspace extends DurableObject<Env> {
 			if ((await this.files.lstat(`/${path}`)).size > SEARCH_MAX_BYTES) continue;
 			const text = await this.repo.readText(path);
 			if (text === null || text.includes("\u0000")) continue;
-			const lines = text.split("\n");
-			for (let i = 0; i < lines.length && hits.length < limit; i++) {
-				const line = lines[i] ?? "";
-				if (line.toLowerCase().includes(needle)) hits.push({ path, line: i + 1, text: line.slice(0, 400) });
-			}
+			hits.push(...linesContaining(path, text, needle, limit - hits.length));
 			if (hits.length >= limit) break;
 		}
 		return hits;

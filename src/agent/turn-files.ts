@@ -1,5 +1,6 @@
 import type { Env } from "../env";
 import { workspaceObject } from "../objects";
+import { linesContaining } from "../workspace/line-search";
 import { normalizePath, writeViolation } from "../workspace/paths";
 import type { FileChange, SearchHit } from "../workspace/workspace-types";
 
@@ -51,10 +52,7 @@ export class TurnFiles {
 		const stored = (await this.object.search(query, limit)).filter((hit) => !this.staged.has(hit.path));
 		const fresh: SearchHit[] = [];
 		for (const [path, content] of this.staged) {
-			if (content === null) continue;
-			content.split("\n").forEach((text, i) => {
-				if (text.toLowerCase().includes(needle)) fresh.push({ path, line: i + 1, text });
-			});
+			if (content !== null) fresh.push(...linesContaining(path, content, needle, limit - fresh.length));
 		}
 		return [...fresh, ...stored].slice(0, limit);
 	}
