@@ -6,7 +6,7 @@ import { workspaceObject } from "../../../src/objects";
 import { parseFrontmatter } from "../../../src/workspace/okf";
 import { homeWorkspace } from "../../../src/workspace/workspace-names";
 import { eventually, SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
-import { fireTimersNow, getMeeting, liveMeeting, meetCode, roomOf, roomTimers, sendBot } from "../meetings/helpers";
+import { fireTimersNow, getMeeting, liveMeeting, meetCode, roomOf, roomTimers, sendBot, unheldRequestedMeeting } from "../meetings/helpers";
 import { ADMIN, call, json, userWithKey } from "../support";
 import { copilotOwner, meetingDocument, ofType, processCopilot, said, startCopilot, streamEvents, workspaceFile } from "./copilot-helpers";
 import { bodyOf, MODEL_NAME, script, sent } from "./helpers";
@@ -297,14 +297,7 @@ describe("a copilot's meeting that ends", () => {
 	it("gets its final pass even when no room holds it (a stop through DELETE /bots), and nobody spoke, so no document", async () => {
 		const owner = await copilotOwner(false);
 		const code = meetCode();
-		const now = new Date().toISOString();
-		// What a launch that broke between claiming the record and handing it over leaves: the stop ends it without the room.
-		const row = await env.DB.prepare(
-			"INSERT INTO meetings (user_id, platform, native_meeting_id, constructed_meeting_url, status, created_at, updated_at) VALUES (?, 'google_meet', ?, ?, 'requested', ?, ?) RETURNING id",
-		)
-			.bind(owner.user.id, code, `https://meet.google.com/${code}`, now, now)
-			.first<{ id: number }>();
-		const id = row?.id ?? 0;
+		const id = await unheldRequestedMeeting(owner.user.id, code);
 		expect((await startCopilot(owner.headers, code)).meeting).toBe(id);
 		expect((await call("DELETE", `/bots/google_meet/${code}`, { headers: owner.headers })).status).toBe(204);
 		const documented = () =>

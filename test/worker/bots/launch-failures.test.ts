@@ -4,7 +4,7 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createPlan, getMeeting, meetCode, meetUrl, sendBot } from "../meetings/helpers";
+import { createPlan, getMeeting, meetCode, meetUrl, sendBot, unheldRequestedMeeting } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 
 const accountOf = (userId: number) => env.ACCOUNT.get(env.ACCOUNT.idFromName(String(userId)));
@@ -91,14 +91,7 @@ describe("DELETE /bots for a live meeting no room holds", () => {
 	it("ends it as a stop (completed, stopped), releases its slot, and frees the link", async () => {
 		const { headers, user } = await userWithKey("bot,tx", { max_concurrent_bots: 1 });
 		const code = meetCode();
-		const now = new Date().toISOString();
-		// What a launch that broke between claiming the record and handing it over used to leave.
-		const row = await env.DB.prepare(
-			"INSERT INTO meetings (user_id, platform, native_meeting_id, constructed_meeting_url, status, created_at, updated_at) VALUES (?, 'google_meet', ?, ?, 'requested', ?, ?) RETURNING id",
-		)
-			.bind(user.id, code, meetUrl(code), now, now)
-			.first<{ id: number }>();
-		const id = row?.id ?? 0;
+		const id = await unheldRequestedMeeting(user.id, code);
 		await setSlots(user.id, { [`google_meet:${code}`]: id });
 
 		expect((await call("DELETE", `/bots/google_meet/${code}`, { headers })).status).toBe(204);

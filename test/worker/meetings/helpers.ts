@@ -93,3 +93,18 @@ export const segment = (
 	completed: true,
 	...over,
 });
+
+/**
+ * A `requested` meeting no room holds: what a launch that broke between claiming the record and
+ * handing it over to its room leaves behind.
+ */
+export async function unheldRequestedMeeting(userId: number, code: string): Promise<number> {
+	const now = new Date().toISOString();
+	const row = await env.DB.prepare(
+		"INSERT INTO meetings (user_id, platform, native_meeting_id, constructed_meeting_url, status, created_at, updated_at) VALUES (?, 'google_meet', ?, ?, 'requested', ?, ?) RETURNING id",
+	)
+		.bind(userId, code, meetUrl(code), now, now)
+		.first<{ id: number }>();
+	if (!row) throw new Error("meeting not inserted");
+	return row.id;
+}

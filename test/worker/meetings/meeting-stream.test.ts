@@ -1,11 +1,22 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import type { MeetingStreamBody, StreamTranscript } from "../../../durable-objects/room-stream";
 import { SseReader } from "../agent/sse";
 import { call, joinWorkspace, json, userWithKey } from "../support";
 import { eventually, SimulatedBot } from "./bot-sim";
-import { createPlan, getMeeting, liveMeeting, type Meeting, meetCode, meetUrl, roomOf, segment, sendBot } from "./helpers";
+import {
+	createPlan,
+	getMeeting,
+	liveMeeting,
+	type Meeting,
+	meetCode,
+	meetUrl,
+	roomOf,
+	segment,
+	sendBot,
+	unheldRequestedMeeting,
+} from "./helpers";
 
 type Frame = MeetingStreamBody | { type: "ping" };
 type Event = { id: number; frame: Frame };
@@ -243,14 +254,7 @@ describe("the stream of a meeting that has ended", () => {
 	it("logs the end of a live meeting no room holds, stopped through DELETE /bots", async () => {
 		const { headers, user } = await userWithKey();
 		const code = meetCode();
-		const now = new Date().toISOString();
-		// What a launch that broke between claiming the record and handing it over leaves: the stop ends it without the room.
-		const row = await env.DB.prepare(
-			"INSERT INTO meetings (user_id, platform, native_meeting_id, constructed_meeting_url, status, created_at, updated_at) VALUES (?, 'google_meet', ?, ?, 'requested', ?, ?) RETURNING id",
-		)
-			.bind(user.id, code, meetUrl(code), now, now)
-			.first<{ id: number }>();
-		const id = row?.id ?? 0;
+		const id = await unheldRequestedMeeting(user.id, code);
 		expect((await call("DELETE", `/bots/google_meet/${code}`, { headers })).status).toBe(204);
 		expect((await getMeeting(headers, id)).status).toBe("completed");
 		expect(await loggedEnds(id)).toEqual([{ type: "meeting-end", status: "completed", completion_reason: "stopped" }]);
