@@ -1,5 +1,6 @@
 import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
+import { sessionUidOf } from "../meetings/meeting-store";
 import { agentUser } from "../objects";
 
 /**
@@ -11,7 +12,7 @@ export async function tellAgentMeetingCompleted(env: Env, row: MeetingRow): Prom
 	try {
 		await agentUser(env, row.userId).meetingEvent({
 			name: "meeting.completed",
-			meeting: { meeting_id: String(row.id), session_uid: row.nativeMeetingId ?? String(row.id), platform: row.platform },
+			meeting: { meeting_id: String(row.id), session_uid: sessionUidOf(row), platform: row.platform },
 		});
 	} catch (err) {
 		console.error("agent not told of a completed meeting", row.id, err instanceof Error ? err.name : "error");

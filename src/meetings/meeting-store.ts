@@ -98,6 +98,12 @@ export function isUniqueViolation(err: unknown): boolean {
 
 export const nowIso = () => new Date().toISOString();
 
+/**
+ * The session uid the agent plane keys a meeting by (routine events, the meeting stream): its
+ * native id, the copilot's identity rule, or its own id for a meeting without a link.
+ */
+export const sessionUidOf = (row: Pick<MeetingRow, "id" | "nativeMeetingId">): string => row.nativeMeetingId ?? String(row.id);
+
 /** The meeting record as clients see it (docs/api.md#the-meeting-record). */
 export function meetingView(row: MeetingRow, recordings: RecordingView[] = []) {
 	// Existing clients read the outcome inside `data` too (the reference stores it there once set).

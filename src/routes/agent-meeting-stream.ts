@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
 import { notFound } from "../errors";
-import { findMeetingOnLink, findReadableMeeting } from "../meetings/meeting-store";
+import { findMeetingOnLink, findReadableMeeting, sessionUidOf } from "../meetings/meeting-store";
 import { isTerminal, type MeetingStatus } from "../meetings/status-machine";
 import { meetingRoom } from "../objects";
 import { lastEventId } from "./last-event-id";
@@ -28,9 +28,6 @@ const StreamQuery = z.object({
 	platform: z.string().min(1).max(50).optional().openapi({ description: "Narrows a native id to one platform" }),
 	last_event_id: z.string().max(30).optional().openapi({ description: "Resume cursor for clients that cannot send `Last-Event-ID`" }),
 });
-
-/** A meeting's session uid: its native id (the spec's identity rule), or its id for a record without a link. */
-const sessionUidOf = (row: MeetingRow) => row.nativeMeetingId ?? String(row.id);
 
 /**
  * `meeting_id` is our id or a native id (a Zoom native id is numeric too, so an id that names no
