@@ -9,6 +9,7 @@
  * passed on, and the token is redacted from whatever is said in any case.
  */
 import git, { type FsClient, type GitHttpRequest, type GitHttpResponse, type HttpClient } from "isomorphic-git";
+import { concatBytes } from "../src/bytes";
 import { checkOutboundUrl, type OutboundPolicy } from "../src/outbound/url-guard";
 
 export interface CloneSource {
@@ -33,9 +34,9 @@ const MAX_REDIRECTS = 5;
 /** Why a guarded request was stopped: said to the client as is. */
 class CloneRefusal extends Error {}
 
-/** Empties `dir`, then clones `source` into it; on failure `dir` is left empty again. */
+/** Empties the target (`empty`), then clones `source` into its `dir`; on failure it is left empty again. */
 export async function cloneRepository(
-	target: { fs: FsClient; dir: string; cache?: object },
+	target: { fs: FsClient; dir: string; cache?: object; empty: () => void },
 	source: CloneSource,
 	policy: OutboundPolicy,
 	limits: CloneLimits = DEFAULT_CLONE_LIMITS,
@@ -45,7 +46,7 @@ export async function cloneRepository(
 	const signal = AbortSignal.timeout(limits.timeoutMs);
 	const http = guardedHttp(policy, limits.maxBytes, signal);
 	let offeredToken = false;
-	await emptyDirectory(target.fs, target.dir);
+	target.empty();
 	try {
 		await git.clone({
 			fs: target.fs,
@@ -66,7 +67,7 @@ export async function cloneRepository(
 		});
 		return { ok: true };
 	} catch (err) {
-		await emptyDirectory(target.fs, target.dir);
+		target.empty();
 		return { ok: false, detail: redact(describeFailure(http.refusal ?? err, source, signal), source.token) };
 	}
 }
@@ -172,34 +173,5 @@ async function collect(body: AsyncIterableIterator<Uint8Array> | Uint8Array[] | 
 	if (body instanceof Uint8Array) return body;
 	const chunks: Uint8Array[] = [];
 	for await (const chunk of body as AsyncIterable<Uint8Array>) chunks.push(chunk);
-	const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-	let at = 0;
-	for (const chunk of chunks) {
-		out.set(chunk, at);
-		at += chunk.byteLength;
-	}
-	return out;
-}
-
-/** Removes everything under `dir` (the work tree and `.git`), keeping `dir` itself. */
-async function emptyDirectory(fs: FsClient, dir: string): Promise<void> {
-	const promises = "promises" in fs ? fs.promises : null;
-	if (!promises) throw new Error("the workspace file system must offer promises");
-	const remove = async (path: string): Promise<void> => {
-		const stat = await promises.lstat(path);
-		if (stat.isDirectory()) {
-			for (const name of (await promises.readdir(path)) as string[]) await remove(`${path}/${name}`);
-			await promises.rmdir(path);
-		} else {
-			await promises.unlink(path);
-		}
-	};
-	let names: string[];
-	try {
-		names = (await promises.readdir(dir)) as string[];
-	} catch {
-		return;
-	}
-	const base = dir.endsWith("/") ? dir.slice(0, -1) : dir;
-	for (const name of names) await remove(`${base}/${name}`);
+	return concatBytes(chunks);
 }

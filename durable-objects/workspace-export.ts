@@ -12,6 +12,7 @@
  * a read must not write, and git clones an empty repository with a warning.
  */
 import git, { type CommitObject, type FsClient, type TagObject } from "isomorphic-git";
+import { concatBytes } from "../src/bytes";
 
 /** Where a repository is: what isomorphic-git needs to read it. */
 export interface GitRepository {
@@ -99,7 +100,7 @@ async function advertisement(repository: GitRepository): Promise<Uint8Array> {
 	// so the client records the same cut instead of asking for parents nobody has.
 	for (const oid of await shallowCommits(repository)) parts.push(pktLine(`shallow ${oid}\n`));
 	parts.push(FLUSH);
-	return concat(parts);
+	return concatBytes(parts);
 }
 
 /** The commits whose parents this repository does not have (`.git/shallow`). */
@@ -159,10 +160,10 @@ const isOid = (value: string | undefined): value is string => typeof value === "
 
 async function uploadPack(repository: GitRepository, negotiation: UploadRequest): Promise<Response> {
 	// Stateless negotiation without multi_ack: until the client says `done`, each round is a NAK.
-	if (!negotiation.done) return new Response(concat([pktLine("NAK\n")]), { headers: noCache(RESULT) });
+	if (!negotiation.done) return new Response(pktLine("NAK\n"), { headers: noCache(RESULT) });
 	const advertised = new Set((await listExportedRefs(repository)).refs.map(([, oid]) => oid));
 	if (negotiation.wants.some((oid) => !advertised.has(oid))) {
-		return new Response(concat([pktLine("ERR upload-pack: not our ref\n")]), { headers: noCache(RESULT) });
+		return new Response(pktLine("ERR upload-pack: not our ref\n"), { headers: noCache(RESULT) });
 	}
 	const common = new Set<string>();
 	for (const have of negotiation.haves) if (await hasObject(repository, have)) common.add(have);
@@ -173,7 +174,7 @@ async function uploadPack(repository: GitRepository, negotiation: UploadRequest)
 	// Without multi_ack the answer names one common commit (ACK) or none (NAK), then the pack.
 	const [firstCommon] = common;
 	const acknowledgement = firstCommon ? pktLine(`ACK ${firstCommon}\n`) : pktLine("NAK\n");
-	return new Response(concat([acknowledgement, packfile ?? new Uint8Array(0)]), { headers: noCache(RESULT) });
+	return new Response(concatBytes([acknowledgement, packfile ?? new Uint8Array(0)]), { headers: noCache(RESULT) });
 }
 
 async function hasObject(repository: GitRepository, oid: string): Promise<boolean> {
@@ -227,17 +228,7 @@ const FLUSH = encoder.encode("0000");
 function pktLine(text: string): Uint8Array {
 	const payload = encoder.encode(text);
 	const length = (payload.length + 4).toString(16).padStart(4, "0");
-	return concat([encoder.encode(length), payload]);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-	const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-	let at = 0;
-	for (const part of parts) {
-		out.set(part, at);
-		at += part.length;
-	}
-	return out;
+	return concatBytes([encoder.encode(length), payload]);
 }
 
 const noCache = (contentType: string) => ({ "content-type": contentType, "cache-control": "no-cache" });

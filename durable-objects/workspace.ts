@@ -175,7 +175,9 @@ export class Workspace extends DurableObject<Env> {
 	 * (durable-objects/workspace-clone.ts): guarded, capped, the token only in `onAuth`.
 	 */
 	async cloneFrom(source: CloneSource): Promise<CloneOutcome> {
-		return this.serially(() => cloneRepository({ ...this.repo.options, cache: {} }, source, outboundPolicy(this.env)));
+		return this.serially(() =>
+			cloneRepository({ ...this.repo.options, cache: {}, empty: () => this.files.clear() }, source, outboundPolicy(this.env)),
+		);
 	}
 
 	/** git smart HTTP, read-only (`info/refs?service=git-upload-pack`, `git-upload-pack`): durable-objects/workspace-export.ts. */

@@ -3,6 +3,7 @@ import type { PromiseFsClient } from "isomorphic-git";
 import { describe, expect, it } from "vitest";
 import type { Workspace } from "../../../durable-objects/workspace";
 import { cloneRepository } from "../../../durable-objects/workspace-clone";
+import type { SqlFs } from "../../../durable-objects/workspace-fs";
 import { app } from "../../../src/app";
 import { workspaceObject } from "../../../src/objects";
 import { call, json, userWithKey } from "../support";
@@ -207,9 +208,9 @@ describe("the clone's limits", () => {
 	it("stops a clone past its byte cap and leaves the workspace empty", async () => {
 		const stub = workspaceObject(env, `repo:0:${crypto.randomUUID()}`);
 		const outcome = await runInDurableObject(stub, async (instance: Workspace) => {
-			const repo = (instance as unknown as { repo: { options: { fs: PromiseFsClient; dir: string } } }).repo;
+			const { repo, files } = instance as unknown as { repo: { options: { fs: PromiseFsClient; dir: string } }; files: SqlFs };
 			const result = await cloneRepository(
-				repo.options,
+				{ ...repo.options, empty: () => files.clear() },
 				{ repo: PUBLIC_REPO, ref: "main", token: null },
 				{ allowPrivate: true },
 				{ maxBytes: 300, timeoutMs: 10_000 },
