@@ -1,7 +1,5 @@
-import { and, eq } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/d1";
-import { workspaceMembers } from "../db/schema";
 import type { Env } from "../env";
+import { isWorkspaceMember } from "../meetings/meeting-store";
 import { activeWorkspace } from "../workspace/attachments";
 import { homeWorkspace, sharedWorkspace } from "../workspace/workspace-names";
 import { effectiveMode, type Invocation } from "./envelopes";
@@ -21,15 +19,6 @@ import { effectiveMode, type Invocation } from "./envelopes";
  */
 export type UnitWorkspaces = { ok: true; names: string[] } | { ok: false; detail: string };
 
-async function isMember(env: Env, userId: number, workspaceId: string): Promise<boolean> {
-	const row = await drizzle(env.DB)
-		.select({ userId: workspaceMembers.userId })
-		.from(workspaceMembers)
-		.where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)))
-		.get();
-	return row !== undefined;
-}
-
 async function nameOf(env: Env, userId: number, id: string): Promise<string | null> {
 	const own = String(userId);
 	if (id === "home" || id === homeWorkspace(userId)) return homeWorkspace(userId);
@@ -38,7 +27,7 @@ async function nameOf(env: Env, userId: number, id: string): Promise<string | nu
 	// Another user's home or repository is never a shared workspace's name.
 	if (id.startsWith("home:") || id.startsWith("repo:")) return null;
 	const shared = id.startsWith("shared:") ? id.slice("shared:".length) : id;
-	if (!shared || !(await isMember(env, userId, shared))) return null;
+	if (!shared || !(await isWorkspaceMember(env, userId, shared))) return null;
 	return sharedWorkspace(shared);
 }
 
