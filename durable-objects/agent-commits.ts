@@ -1,5 +1,6 @@
 import type { AgentCaller } from "../src/agent/caller";
 import type { AgentFrameBody, Finding } from "../src/agent/frames";
+import { clip } from "../src/agent/tool-definition";
 import type { TurnFiles } from "../src/agent/turn-files";
 import type { Env } from "../src/env";
 import { workspaceObject } from "../src/objects";
@@ -18,8 +19,7 @@ export function commitMessage(reply: string): string {
 			.split("\n")
 			.find((l) => l.trim())
 			?.trim() ?? "";
-	if (!line) return FALLBACK_MESSAGE;
-	return line.length <= MESSAGE_CHARS ? line : `${line.slice(0, MESSAGE_CHARS - 1)}…`;
+	return line ? clip(line, MESSAGE_CHARS) : FALLBACK_MESSAGE;
 }
 
 /**

@@ -5,6 +5,8 @@
  * Every frame carries its turn's id; the SSE `id:` of a frame is its sequence number in the
  * user's event log, so `Last-Event-ID` is an exact cursor.
  */
+import type { KgFinding } from "../workspace/workspace-types";
+
 export type AgentFrameBody =
 	| { type: "turn-accepted"; nonce?: string }
 	| { type: "message-delta"; text: string }
@@ -17,11 +19,8 @@ export type AgentFrameBody =
 	| { type: "error"; message: string }
 	| { type: "turn-complete" };
 
-/** A file a check found wrong: a kg/ concept without `type`, a routine file with a bad cron. */
-export interface Finding {
-	path: string;
-	problem: string;
-}
+/** A file a check found wrong: a kg/ concept without `type`, a routine file with a bad cron (same shape as the kg/ validator's). */
+export type Finding = KgFinding;
 
 export type AgentFrame = AgentFrameBody & { turn_id: string };
 
