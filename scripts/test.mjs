@@ -19,7 +19,13 @@ function step(name, command, args) {
 	return result.status === 0;
 }
 
-const typecheck = ["tsconfig.json", "bot-host/tsconfig.json", "test/receiver/tsconfig.json", "test/e2e/tsconfig.json"]
+const typecheck = [
+	"tsconfig.json",
+	"bot-host/tsconfig.json",
+	"test/receiver/tsconfig.json",
+	"test/e2e/tsconfig.json",
+	"dashboard/tsconfig.json",
+]
 	.filter((project) => existsSync(path.join(root, project)))
 	.map((project) => [`typecheck ${project}`, bin("tsc"), ["--noEmit", "-p", project]]);
 const checks = [...typecheck, ["lint and format", bin("biome"), ["check", "."]]];

@@ -17,3 +17,4 @@ export function ensureDebianPackages(packages?: DebianPackage[]): DebianPackageP
 export function ensureNodeModules(): void;
 export function ensureNode22(): void;
 export function prepare(): void;
+export function buildDashboard(): void;

@@ -79,7 +79,13 @@ export function ensureDebianPackages(packages = TEST_PACKAGES) {
 	}
 }
 
+/** The dashboard is served from dashboard/dist (wrangler.toml [assets]); wrangler refuses to start without it. */
+export function buildDashboard() {
+	execFileSync(process.execPath, [path.join(root, "scripts", "build-dashboard.mjs")], { cwd: root, stdio: "inherit" });
+}
+
 export function prepare() {
 	ensureNodeModules();
 	ensureNode22();
+	buildDashboard();
 }

@@ -40,6 +40,12 @@ async function authenticateGit(env: AppEnv["Bindings"], key: string | undefined,
 	}
 }
 
+/** MCP clients send the key as `Authorization: Bearer <key>`; only `/mcp` reads it there. */
+function bearerKey(path: string, header: string | undefined): string | undefined {
+	if (path !== "/mcp") return undefined;
+	return header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+}
+
 const clientIp = (req: Request) => req.headers.get("cf-connecting-ip") ?? req.headers.get("x-real-ip") ?? "local";
 
 /**
@@ -66,7 +72,7 @@ export const gateway = createMiddleware<AppEnv>(async (c, next) => {
 	} else if (access.kind === "key") {
 		const identity = isGitExport(c.req.path)
 			? await authenticateGit(c.env, c.req.header("x-api-key") ?? basicPassword(c.req.header("authorization")), access.scopes)
-			: await authenticate(c.env, c.req.header("x-api-key"), access.scopes);
+			: await authenticate(c.env, c.req.header("x-api-key") ?? bearerKey(c.req.path, c.req.header("authorization")), access.scopes);
 		c.set("identity", identity);
 		incoming.set("X-User-Id", String(identity.userId));
 	}

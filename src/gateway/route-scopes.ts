@@ -12,6 +12,7 @@ const ANY_KEY: Access = { kind: "key", scopes: ["bot", "tx", "browser"] };
 const SETTINGS: Access = { kind: "key", scopes: ["bot", "tx"] };
 const BOT: Access = { kind: "key", scopes: ["bot"] };
 const READ: Access = { kind: "key", scopes: ["bot", "tx"] };
+const MCP: Access = { kind: "key", scopes: ["bot", "tx"] };
 /** Authenticated inside the route: /ws reports key problems in-band, bots present a meeting token. */
 const SELF_AUTHENTICATED: Access = { kind: "public" };
 const PUBLIC: Access = { kind: "public" };
@@ -71,6 +72,9 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["DELETE", "/admin/workspaces/:workspace_id/members/:user_id", ADMIN],
 
 	["GET", "/auth/me", ANY_KEY],
+	// The dashboard trades its key for a one-use, short-lived ticket that `/ws?ticket=` accepts (docs/dashboard.md).
+	["POST", "/auth/ticket", READ],
+	["DELETE", "/auth/ticket", READ],
 	["GET", "/user/models", SETTINGS],
 	["PUT", "/user/models", SETTINGS],
 	["GET", "/user/transcription", SETTINGS],
@@ -125,6 +129,11 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["POST", "/user/calendar/sync", SETTINGS],
 
 	...AGENT_PREFIXES.flatMap((prefix) => AGENT_ROUTES.map(([method, path]) => [method, `${prefix}${path}`, AGENT] as const)),
+
+	// MCP over streamable HTTP (docs/mcp.md): each tool checks the scopes of the REST route it stands for.
+	["POST", "/mcp", MCP],
+	["GET", "/mcp", MCP],
+	["DELETE", "/mcp", MCP],
 
 	["GET", "/ws", SELF_AUTHENTICATED],
 	["GET", "/internal/bot-channel/:meeting_id", SELF_AUTHENTICATED],

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import agentDoc from "../../../docs/agent.md?raw";
 import apiDoc from "../../../docs/api.md?raw";
 import botChannelDoc from "../../../docs/bot-channel.md?raw";
+import clientDoc from "../../../docs/client.md?raw";
+import dashboardDoc from "../../../docs/dashboard.md?raw";
 import liveFeedDoc from "../../../docs/live-feed.md?raw";
+import mcpDoc from "../../../docs/mcp.md?raw";
 import meetingStreamDoc from "../../../docs/meeting-stream.md?raw";
 import indexDoc from "../../../docs/README.md?raw";
 import sandboxDoc from "../../../docs/sandbox.md?raw";
@@ -90,7 +93,10 @@ describe("links between the documents", () => {
 		"agent.md": agentDoc,
 		"api.md": apiDoc,
 		"bot-channel.md": botChannelDoc,
+		"client.md": clientDoc,
+		"dashboard.md": dashboardDoc,
 		"live-feed.md": liveFeedDoc,
+		"mcp.md": mcpDoc,
 		"meeting-stream.md": meetingStreamDoc,
 		"sandbox.md": sandboxDoc,
 		"status-machine.md": statusDoc,

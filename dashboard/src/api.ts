@@ -1,0 +1,122 @@
+/**
+ * The dashboard's only way to the API (same origin). The key lives in this tab's
+ * sessionStorage and travels only in the `X-API-Key` header: never in a URL (so never in a
+ * log line) and never in localStorage. `/ws` takes a short-lived ticket instead (POST /auth/ticket).
+ */
+const KEY_SLOT = "meetbot.key";
+
+export class ApiError extends Error {
+	constructor(
+		readonly status: number,
+		readonly detail: string,
+	) {
+		super(detail);
+	}
+}
+
+export const session = {
+	key: (): string | null => sessionStorage.getItem(KEY_SLOT),
+	signIn: (key: string) => sessionStorage.setItem(KEY_SLOT, key),
+	signOut: () => sessionStorage.removeItem(KEY_SLOT),
+};
+
+/** `{detail}` as a line of text: a string, or the first field error of a 422. */
+function detailOf(body: unknown, status: number): string {
+	const detail = (body as { detail?: unknown } | null)?.detail;
+	if (typeof detail === "string") return detail;
+	if (Array.isArray(detail) && detail[0] && typeof detail[0] === "object") {
+		const first = detail[0] as { msg?: unknown; loc?: unknown };
+		const where = Array.isArray(first.loc) ? `${first.loc.join(".")}: ` : "";
+		return `${where}${String(first.msg ?? "invalid")}`;
+	}
+	return `HTTP ${status}`;
+}
+
+function headers(extra?: HeadersInit): Headers {
+	const h = new Headers(extra);
+	const key = session.key();
+	if (key) h.set("X-API-Key", key);
+	return h;
+}
+
+/** A JSON call; non-2xx becomes an ApiError carrying the API's `detail`. 204 resolves to undefined. */
+export async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+	const init: RequestInit = { method, headers: headers(body === undefined ? undefined : { "Content-Type": "application/json" }), signal };
+	if (body !== undefined) init.body = JSON.stringify(body);
+	const res = await fetch(path, init);
+	if (res.status === 204) return undefined as T;
+	const text = await res.text();
+	let parsed: unknown = null;
+	try {
+		parsed = text ? JSON.parse(text) : null;
+	} catch {
+		parsed = null;
+	}
+	if (!res.ok) throw new ApiError(res.status, detailOf(parsed, res.status));
+	return parsed as T;
+}
+
+/** A raw response with the key attached (downloads, uploads); the caller checks `ok`. */
+export function fetchWithKey(path: string, init: RequestInit = {}): Promise<Response> {
+	return fetch(path, { ...init, headers: headers(init.headers) });
+}
+
+export interface ServerSentEvent {
+	id?: string;
+	event: string;
+	data: string;
+}
+
+/**
+ * Reads a Server-Sent Events response (agent chat, the meeting stream) through fetch, so the
+ * key stays in a header: EventSource cannot send one. Resolves when the stream ends.
+ */
+export async function readEvents(path: string, init: RequestInit, onEvent: (event: ServerSentEvent) => void): Promise<void> {
+	const res = await fetchWithKey(path, { ...init, headers: { Accept: "text/event-stream", ...(init.headers as Record<string, string>) } });
+	if (!res.ok || !res.body) {
+		let parsed: unknown = null;
+		try {
+			parsed = await res.json();
+		} catch {
+			parsed = null;
+		}
+		throw new ApiError(res.status, detailOf(parsed, res.status));
+	}
+	const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+	let buffer = "";
+	for (;;) {
+		const { value, done } = await reader.read();
+		if (done) return;
+		buffer += value;
+		let end = buffer.indexOf("\n\n");
+		while (end >= 0) {
+			const block = buffer.slice(0, end);
+			buffer = buffer.slice(end + 2);
+			const event: ServerSentEvent = { event: "message", data: "" };
+			const data: string[] = [];
+			for (const line of block.split("\n")) {
+				if (line.startsWith(":")) continue;
+				const colon = line.indexOf(":");
+				const field = colon < 0 ? line : line.slice(0, colon);
+				const text = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+				if (field === "event") event.event = text;
+				else if (field === "id") event.id = text;
+				else if (field === "data") data.push(text);
+			}
+			event.data = data.join("\n");
+			if (data.length > 0 || event.event !== "message") onEvent(event);
+			end = buffer.indexOf("\n\n");
+		}
+	}
+}
+
+/** A one-use ticket for `/ws?ticket=` (docs/dashboard.md#signing-in). */
+export async function wsTicket(): Promise<string> {
+	const { ticket } = await request<{ ticket: string; expires_at: string }>("POST", "/auth/ticket");
+	return ticket;
+}
+
+export function wsUrl(ticket: string): string {
+	const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+	return `${scheme}//${location.host}/ws?ticket=${encodeURIComponent(ticket)}`;
+}

@@ -1,0 +1,2 @@
+/** The typed client (docs/client.md). */
+export {};
