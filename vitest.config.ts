@@ -62,6 +62,14 @@ export default defineConfig(async () => {
 				},
 				{
 					test: {
+						// The dashboard's pure parts (formatting, parsing); its pages are tested in Chromium by the e2e tier.
+						name: "dashboard",
+						environment: "node",
+						include: ["dashboard/src/**/*.test.ts"],
+					},
+				},
+				{
+					test: {
 						name: "e2e",
 						globalSetup: ["./test/e2e/global-setup.ts"],
 						environment: "node",

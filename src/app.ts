@@ -13,12 +13,14 @@ import { agentMeetingRoutes } from "./routes/agent-meeting";
 import { agentRoutineRoutes } from "./routes/agent-routines";
 import { agentWorkspaceRoutes } from "./routes/agent-workspace";
 import { agentWorkspaceGitRoutes } from "./routes/agent-workspace-git";
+import { authTicketRoutes } from "./routes/auth-tickets";
 import { botRoutes } from "./routes/bots";
 import { calendarCompatRoutes } from "./routes/calendar-compat";
 import { calendarRoutes } from "./routes/calendars";
 import { healthRoutes } from "./routes/health";
 import { interactiveRoutes } from "./routes/interactive";
 import { liveRoutes } from "./routes/live";
+import { mcpRoutes } from "./routes/mcp";
 import { meetingRoutes } from "./routes/meetings";
 import { ApiErrorBody } from "./routes/openapi-app";
 import { recordingUploadRoutes } from "./routes/recording-upload";
@@ -51,6 +53,7 @@ export function buildApp() {
 	app.route("/", healthRoutes);
 	app.route("/", adminRoutes);
 	app.route("/", accountRoutes);
+	app.route("/", authTicketRoutes);
 	app.route("/", meetingRoutes);
 	app.route("/", botRoutes);
 	app.route("/", interactiveRoutes);
@@ -60,6 +63,7 @@ export function buildApp() {
 	app.route("/", recordingRoutes);
 	app.route("/", calendarRoutes);
 	app.route("/", calendarCompatRoutes);
+	app.route("/", mcpRoutes);
 	for (const prefix of AGENT_PREFIXES) {
 		app.route(prefix, agentRoutes);
 		app.route(prefix, agentChatRoutes);
