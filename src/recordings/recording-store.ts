@@ -1,4 +1,5 @@
-import { inArray } from "drizzle-orm";
+import { z } from "@hono/zod-openapi";
+import { and, desc, eq, inArray, type SQL } from "drizzle-orm";
 import { readInIdChunks } from "../db/id-chunks";
 import { type MediaFileRow, mediaFiles, type RecordingRow, recordings } from "../db/schema";
 import type { Env } from "../env";
@@ -56,4 +57,31 @@ export async function recordingsOfMeetings(env: Env, meetingIds: number[]): Prom
 		byMeeting.set(row.meetingId, list);
 	}
 	return byMeeting;
+}
+
+/** The filters of GET /recordings; the MCP list_recordings tool takes the same. */
+export const ListRecordingsQuery = z.object({
+	limit: z.coerce.number().int().min(1).max(500).default(50),
+	offset: z.coerce.number().int().min(0).default(0),
+	meeting_id: z.coerce.number().int().positive().optional(),
+});
+export type ListRecordingsQuery = z.infer<typeof ListRecordingsQuery>;
+
+/** The owner's recordings with their media files, newest first (GET /recordings). */
+export async function listRecordings(env: Env, owner: { userId: number }, q: ListRecordingsQuery): Promise<RecordingView[]> {
+	const conditions: SQL[] = [eq(recordings.userId, owner.userId)];
+	if (q.meeting_id) conditions.push(eq(recordings.meetingId, q.meeting_id));
+	const rows = await db(env)
+		.select()
+		.from(recordings)
+		.where(and(...conditions))
+		.orderBy(desc(recordings.id))
+		.limit(q.limit)
+		.offset(q.offset)
+		.all();
+	const files = await mediaFilesOf(
+		env,
+		rows.map((r) => r.id),
+	);
+	return rows.map((r) => recordingView(r, files));
 }

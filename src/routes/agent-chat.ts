@@ -23,7 +23,7 @@ const SessionName = z
 
 export const MAX_PROMPT_CHARS = 32_000;
 
-const ChatBody = z
+export const ChatBody = z
 	.object({
 		prompt: z.string().min(1).max(MAX_PROMPT_CHARS),
 		session: SessionName.optional(),

@@ -1,5 +1,19 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
+import { errorResponse } from "../errors";
+import { answerMcpRequest } from "../mcp/server";
+import { publicBaseUrl } from "./meetings";
 
-/** The MCP server over streamable HTTP (docs/mcp.md). */
+/**
+ * The MCP server over streamable HTTP (docs/mcp.md). The gateway has already checked the key
+ * (X-API-Key, or `Authorization: Bearer` here). Stateless, so there is no SSE stream to open
+ * with GET and no session to end with DELETE: both answer 405, as the MCP spec lets a server do.
+ */
 export const mcpRoutes = new Hono<AppEnv>();
+
+mcpRoutes.post("/mcp", (c) => answerMcpRequest(c.req.raw, { env: c.env, identity: c.get("identity"), baseUrl: publicBaseUrl(c) }));
+
+const STATELESS = "this MCP server is stateless and answers POST only";
+
+mcpRoutes.get("/mcp", (c) => errorResponse(c, 405, `Method Not Allowed: no event stream to open; ${STATELESS}`, { Allow: "POST" }));
+mcpRoutes.delete("/mcp", (c) => errorResponse(c, 405, `Method Not Allowed: no session to end; ${STATELESS}`, { Allow: "POST" }));

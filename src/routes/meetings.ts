@@ -3,22 +3,28 @@ import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
 import { meetingParticipants, meetings } from "../db/schema";
-import { ApiError, conflict, invalidField, notFound } from "../errors";
-import { hasJoinableLink } from "../meetings/auto-join-rule";
-import { parseMeetingLink } from "../meetings/meeting-link";
-import { isoTimestamp, ListMeetingsQuery, listMeetings, MeetingIdParam, readableMeetingView } from "../meetings/meeting-queries";
+import { conflict, notFound } from "../errors";
+import {
+	linkConflict,
+	linkFields,
+	PlanMeetingRequest,
+	PlanningFields,
+	planMeeting,
+	replan,
+	requireMembership,
+} from "../meetings/meeting-plans";
+import { ListMeetingsQuery, listMeetings, MeetingIdParam, readableMeetingView } from "../meetings/meeting-queries";
 import {
 	db,
 	findMeetingOnLink,
 	findOwnedMeeting,
 	findReadableMeeting,
 	isUniqueViolation,
-	isWorkspaceMember,
 	meetingView,
 	nowIso,
 } from "../meetings/meeting-store";
 import { initialState, isPlanned, type MeetingStatus } from "../meetings/status-machine";
-import { announceInRoom, createMeeting, moveMeeting, removeMeeting } from "../meetings/status-writes";
+import { announceInRoom, moveMeeting, removeMeeting } from "../meetings/status-writes";
 import { meetingRoom } from "../objects";
 import { MeetingLinkParams } from "./meeting-link-params";
 import { MeetingRecord as Meeting, MeetingList } from "./meeting-schemas";
@@ -37,93 +43,16 @@ export function publicBaseUrl(c: Context<AppEnv>): string {
 	return c.env.PUBLIC_BASE_URL || new URL(c.req.url).origin;
 }
 
-/** Arms, re-arms or cancels the plan's auto-join in its room. */
-async function replan(c: Context<AppEnv>, row: typeof meetings.$inferSelect | undefined, cancel = false) {
-	if (!row) return;
-	await meetingRoom(c.env, row.id).plan({
-		meetingId: row.id,
-		userId: row.userId,
-		scheduledAt: cancel || row.status !== "scheduled" ? null : row.scheduledAt,
-		autoJoin: row.autoJoin,
-		joinable: hasJoinableLink(row),
-	});
-}
-
-function linkFields(meetingUrl: string | null | undefined) {
-	if (meetingUrl === undefined) return {};
-	if (meetingUrl === null) return { platform: "unknown", nativeMeetingId: null, constructedMeetingUrl: null, passcode: null };
-	const parsed = parseMeetingLink(meetingUrl);
-	if (!parsed) throw invalidField(["body", "meeting_url"], "Unrecognized meeting link: expected a Google Meet, Zoom or Teams URL");
-	return {
-		platform: parsed.platform,
-		nativeMeetingId: parsed.native_meeting_id,
-		constructedMeetingUrl: parsed.constructed_meeting_url,
-		passcode: parsed.passcode ?? null,
-	};
-}
-
-const PlanningFields = {
-	title: z.string().max(500).nullable().optional(),
-	scheduled_at: isoTimestamp.nullable().optional(),
-	meeting_url: z.string().max(2048).nullable().optional(),
-	workspace_id: z.string().min(1).max(200).nullable().optional(),
-	auto_join: z.boolean().nullable().optional(),
-	notes: z.string().max(20_000).nullable().optional(),
-};
-
-/**
- * Binding a meeting to a workspace shows it to the workspace's members, on their shared links
- * and live feeds, so only a member may bind one.
- */
-async function requireMembership(c: Context<AppEnv>, workspaceId: string | null | undefined): Promise<void> {
-	if (!workspaceId) return;
-	if (!(await isWorkspaceMember(c.env, c.get("identity").userId, workspaceId))) throw new ApiError(403, "Not a member of this workspace");
-}
-
-const linkConflict = () => conflict("A non-terminal meeting already exists for this meeting link");
+const lifecycleOwns = () => conflict("The bot lifecycle owns this meeting; it can no longer be edited as a plan");
 
 meetingRoutes.openapi(
 	createRoute({
 		method: "post",
 		path: "/meetings",
-		request: { body: jsonBody(z.strictObject(PlanningFields)) },
+		request: { body: jsonBody(PlanMeetingRequest) },
 		responses: { 201: jsonResponse(Meeting, "The planned meeting") },
 	}),
-	async (c) => {
-		const body = c.req.valid("json");
-		const { userId } = c.get("identity");
-		await requireMembership(c, body.workspace_id);
-		const now = nowIso();
-		const data: Record<string, unknown> = {};
-		if (body.title) data.title = body.title;
-		if (body.notes) data.notes = body.notes;
-		const link = linkFields(body.meeting_url ?? null);
-		let row: typeof meetings.$inferSelect;
-		try {
-			row = await createMeeting(
-				c.env,
-				{
-					userId,
-					...link,
-					platform: link.platform ?? "unknown",
-					status: body.scheduled_at ? "scheduled" : "idle",
-					scheduledAt: body.scheduled_at ? new Date(body.scheduled_at).toISOString() : null,
-					workspaceId: body.workspace_id ?? null,
-					autoJoin: body.auto_join ?? true,
-					data,
-					createdAt: now,
-					updatedAt: now,
-				},
-				"user",
-				announceInRoom(c.env),
-			);
-		} catch (err) {
-			if (isUniqueViolation(err)) throw linkConflict();
-			throw err;
-		}
-		await replan(c, row);
-		return c.json(meetingView(row), 201);
-	},
+	async (c) => c.json(await planMeeting(c.env, c.get("identity"), c.req.valid("json")), 201),
 );
 
 meetingRoutes.openapi(
@@ -146,8 +75,6 @@ meetingRoutes.openapi(
 	async (c) => c.json(await readableMeetingView(c.env, c.get("identity"), c.req.valid("param").meeting_id), 200),
 );
 
-const lifecycleOwns = () => conflict("The bot lifecycle owns this meeting; it can no longer be edited as a plan");
-
 meetingRoutes.openapi(
 	createRoute({
 		method: "patch",
@@ -160,7 +87,7 @@ meetingRoutes.openapi(
 		const row = await findOwnedMeeting(c.env, c.get("identity").userId, c.req.valid("param").meeting_id);
 		if (!row) throw notFound("Meeting not found");
 		if (!isPlanned(row.status as MeetingStatus)) throw lifecycleOwns();
-		await requireMembership(c, body.workspace_id);
+		await requireMembership(c.env, c.get("identity").userId, body.workspace_id);
 		const data = { ...row.data };
 		for (const key of ["title", "notes"] as const) {
 			if (body[key] === null) delete data[key];
@@ -191,7 +118,7 @@ meetingRoutes.openapi(
 			throw err;
 		}
 		if (!updated) throw lifecycleOwns();
-		await replan(c, updated);
+		await replan(c.env, updated);
 		// Unbound or rebound: live feeds of people who read it through the old workspace stop.
 		if (updated.workspaceId !== row.workspaceId) await meetingRoom(c.env, row.id).recheckWatchers(row.id);
 		return c.json(meetingView(updated), 200);
@@ -210,7 +137,7 @@ meetingRoutes.openapi(
 		if (!row) throw notFound("Meeting not found");
 		if (!isPlanned(row.status as MeetingStatus)) throw lifecycleOwns();
 		if (!(await removeMeeting(c.env, row, "user", announceInRoom(c.env)))) throw lifecycleOwns();
-		await replan(c, row, true);
+		await replan(c.env, row, true);
 		return c.body(null, 204);
 	},
 );

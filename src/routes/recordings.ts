@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, desc, eq, type SQL } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { type MediaFileRow, mediaFiles, type RecordingRow, recordings } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
 import { db } from "../meetings/meeting-store";
 import { checkDownloadLink, contentTypeOf, downloadTtlSeconds, downloadUrl, mediaFileName } from "../recordings/download-link";
 import { mediaBytes } from "../recordings/media-response";
-import { mediaFilesOf, recordingView } from "../recordings/recording-store";
+import { ListRecordingsQuery, listRecordings, recordingView } from "../recordings/recording-store";
 import { publicBaseUrl } from "./meetings";
 import { jsonResponse, routeModule } from "./openapi-app";
 import { Recording } from "./recording-schemas";
@@ -43,33 +43,10 @@ recordingRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/recordings",
-		request: {
-			query: z.object({
-				limit: z.coerce.number().int().min(1).max(500).default(50),
-				offset: z.coerce.number().int().min(0).default(0),
-				meeting_id: z.coerce.number().int().positive().optional(),
-			}),
-		},
+		request: { query: ListRecordingsQuery },
 		responses: { 200: jsonResponse(z.object({ recordings: z.array(Recording) }), "The caller's recordings, newest first") },
 	}),
-	async (c) => {
-		const q = c.req.valid("query");
-		const conditions: SQL[] = [eq(recordings.userId, c.get("identity").userId)];
-		if (q.meeting_id) conditions.push(eq(recordings.meetingId, q.meeting_id));
-		const rows = await db(c.env)
-			.select()
-			.from(recordings)
-			.where(and(...conditions))
-			.orderBy(desc(recordings.id))
-			.limit(q.limit)
-			.offset(q.offset)
-			.all();
-		const files = await mediaFilesOf(
-			c.env,
-			rows.map((r) => r.id),
-		);
-		return c.json({ recordings: rows.map((r) => recordingView(r, files)) }, 200);
-	},
+	async (c) => c.json({ recordings: await listRecordings(c.env, c.get("identity"), c.req.valid("query")) }, 200),
 );
 
 recordingRoutes.openapi(

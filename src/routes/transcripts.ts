@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { transcriptShares } from "../db/schema";
-import { intVar } from "../env";
 import { notFound } from "../errors";
-import { meetingTranscript, segmentsOf, startedMeeting } from "../meetings/meeting-queries";
+import { meetingTranscript, segmentsOf } from "../meetings/meeting-queries";
 import { db } from "../meetings/meeting-store";
+import { ShareTtl, shareTranscript } from "../meetings/transcript-shares";
 import { MeetingLinkParams } from "./meeting-link-params";
 import { Transcript } from "./meeting-schemas";
 import { publicBaseUrl } from "./meetings";
@@ -27,28 +27,13 @@ transcriptRoutes.openapi(
 	async (c) => c.json(await meetingTranscript(c.env, c.get("identity"), c.req.valid("param")), 200),
 );
 
-function shareId(): string {
-	const bytes = crypto.getRandomValues(new Uint8Array(18));
-	return btoa(String.fromCharCode(...bytes))
-		.replace(/\+/g, "-")
-		.replace(/\//g, "_")
-		.replace(/=+$/, "");
-}
-
 transcriptRoutes.openapi(
 	createRoute({
 		method: "post",
 		path: "/transcripts/{platform}/{native_meeting_id}/share",
 		request: {
 			params: Link,
-			query: z.object({
-				ttl_seconds: z.coerce
-					.number()
-					.int()
-					.min(60)
-					.max(7 * 86_400)
-					.optional(),
-			}),
+			query: z.object({ ttl_seconds: ShareTtl.optional() }),
 		},
 		responses: {
 			200: jsonResponse(
@@ -57,21 +42,8 @@ transcriptRoutes.openapi(
 			),
 		},
 	}),
-	async (c) => {
-		const { platform, native_meeting_id } = c.req.valid("param");
-		const row = await startedMeeting(c.env, c.get("identity"), platform, native_meeting_id);
-		const ttl = c.req.valid("query").ttl_seconds ?? intVar(c.env.TRANSCRIPT_SHARE_TTL_S, 900);
-		const now = new Date();
-		const id = shareId();
-		const expiresAt = new Date(now.getTime() + ttl * 1000).toISOString();
-		await db(c.env)
-			.insert(transcriptShares)
-			.values({ shareId: id, meetingId: row.id, userId: c.get("identity").userId, expiresAt, createdAt: now.toISOString() });
-		return c.json(
-			{ share_id: id, url: `${publicBaseUrl(c)}/public/transcripts/${id}.txt`, expires_at: expiresAt, expires_in_seconds: ttl },
-			200,
-		);
-	},
+	async (c) =>
+		c.json(await shareTranscript(c.env, c.get("identity"), c.req.valid("param"), c.req.valid("query").ttl_seconds, publicBaseUrl(c)), 200),
 );
 
 const clock = (seconds: number) => {
