@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { expect } from "vitest";
 
 export const MCP_URL = "https://gateway.test/mcp";
 
@@ -40,9 +41,29 @@ export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
 /** A tool's answer: its JSON text parsed, and whether it is a tool error. */
 export function answerOf<T = Record<string, unknown>>(result: unknown): { isError: boolean; body: T } {
 	const r = result as CallToolResult;
+	const text = textOf(r);
+	if (r.structuredContent) expect(JSON.parse(text)).toEqual(r.structuredContent);
+	return { isError: r.isError === true, body: JSON.parse(text) as T };
+}
+
+/** The one text content of a tool's answer. */
+export function textOf(result: unknown): string {
+	const r = result as CallToolResult;
+	expect(r.content).toHaveLength(1);
 	const first = r.content[0];
 	if (first?.type !== "text") throw new Error(`no text content: ${JSON.stringify(r)}`);
-	return { isError: r.isError === true, body: JSON.parse(first.text) as T };
+	return first.text;
+}
+
+/**
+ * Arguments the tool's schema refuses: the SDK answers before the tool runs, with a tool error
+ * naming the tool and the field.
+ */
+export function expectInvalidArguments(result: unknown, tool: string, field: string): void {
+	expect((result as CallToolResult).isError).toBe(true);
+	const text = textOf(result);
+	expect(text).toContain(`Invalid arguments for tool ${tool}`);
+	expect(text).toContain(field);
 }
 
 /** A raw JSON-RPC POST to /mcp, for what the client would not send. */
