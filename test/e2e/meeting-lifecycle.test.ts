@@ -1,30 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { SpawnRequest } from "../../src/bot-channel/protocol";
 import { verifyWebhook } from "../../src/webhooks/signature";
 import { api, eventually, newAccount, receivedAt, receiverUrl, Socket, wsUrl } from "./client";
-
-/** Plays the bot over the real channel, exactly as the bot host would. */
-async function playBot(spawn: SpawnRequest) {
-	const channel = await Socket.open(spawn.channel.url, { Authorization: `Bearer ${spawn.channel.token}` });
-	channel.send({ type: "hello", last_acked_seq: 0 });
-	await channel.waitFor("hello ack", (m) => m.type === "ack");
-	let seq = 0;
-	return {
-		channel,
-		async send(message: Record<string, unknown>) {
-			seq += 1;
-			const mine = seq;
-			channel.send({ ...message, seq: mine });
-			await channel.waitFor(`ack ${mine}`, (m) => m.type === "ack" && m.seq === mine);
-		},
-	};
-}
-
-async function spawnFor(meetingId: number): Promise<SpawnRequest> {
-	return eventually("spawn request", async () =>
-		(await receivedAt("/bot-host/bots")).map((r) => JSON.parse(r.body) as SpawnRequest).find((s) => s.meeting_id === meetingId),
-	);
-}
+import { playBot, spawnFor } from "./simulated-bot";
 
 describe("end to end through wrangler dev", () => {
 	it("takes a meeting from POST /bots to a completed transcript, live on /ws, with signed webhooks", async () => {
