@@ -62,7 +62,7 @@ export function textOf(result: unknown): string {
 export function expectInvalidArguments(result: unknown, tool: string, field: string): void {
 	expect((result as CallToolResult).isError).toBe(true);
 	const text = textOf(result);
-	expect(text).toContain(`Invalid arguments for tool ${tool}`);
+	expect(text.startsWith(`MCP error -32602: Input validation error: Invalid arguments for tool ${tool}: `), text).toBe(true);
 	expect(text).toContain(field);
 }
 

@@ -170,7 +170,7 @@ describe("MCP over streamable HTTP: keys and bad requests", () => {
 		);
 		const unknown = await client.callTool({ name: "drop_database", arguments: {} });
 		expect(unknown.isError).toBe(true);
-		expect(JSON.stringify(unknown.content)).toContain("Tool drop_database not found");
+		expect(unknown.content).toEqual([{ type: "text", text: "MCP error -32602: Tool drop_database not found" }]);
 
 		const notJson = await SELF.fetch(MCP_URL, {
 			method: "POST",
