@@ -1,4 +1,4 @@
-import type { z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { ToolDefinition } from "../agent/tool-definition";
 import type { Env } from "../env";
 import type { Scope } from "../gateway/api-keys";
@@ -70,11 +70,13 @@ export function mcpTool<S extends z.ZodObject>(
  * agent and MCP cannot drift apart; only the words for the assistant and the route are MCP's.
  */
 export function fromAgentTool(definition: ToolDefinition<z.ZodType>, text: ToolText): McpTool {
+	// MCP lists a tool's arguments as one JSON object schema.
+	if (!(definition.args instanceof z.ZodObject)) throw new Error(`The agent's ${definition.name} does not take an object`);
 	return {
 		...text,
 		name: definition.name,
 		destructive: text.destructive ?? false,
-		args: definition.args as z.ZodObject,
+		args: definition.args,
 		scopes: routeScopes(text.route),
 		async run(call, args) {
 			const reply = await definition.run(call.env, { userId: call.identity.userId, files: null }, args);
