@@ -36,7 +36,7 @@ export function mcpServerFor(call: McpCall): McpServer {
 				title: tool.title,
 				description: tool.description,
 				inputSchema: tool.args,
-				annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive, openWorldHint: false },
+				annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive },
 			},
 			(args: Record<string, unknown>) => runTool(tool, call, args),
 		);
