@@ -209,9 +209,9 @@ export function createLive(transport: Transport, ticket: () => Promise<{ ticket:
 			},
 			ready,
 			add(more) {
-				const fresh = more.filter((m) => !watched.has(keyOf(m)));
-				for (const m of fresh) watched.set(keyOf(m), { platform: m.platform, native_id: m.native_id });
-				if (fresh.length > 0) sendAction({ action: "subscribe", meetings: fresh });
+				for (const m of more) watched.set(keyOf(m), { platform: m.platform, native_id: m.native_id });
+				// Sent even for links already watched: subscribing again follows a link to its newest meeting.
+				if (more.length > 0) sendAction({ action: "subscribe", meetings: more });
 			},
 			remove(gone) {
 				for (const m of gone) watched.delete(keyOf(m));

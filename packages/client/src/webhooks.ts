@@ -151,7 +151,7 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
 }
 
 function bytesOf(body: WebhookBody): Uint8Array<ArrayBuffer> {
-	if (typeof body === "string") return encoder.encode(body);
+	if (typeof body === "string") return new Uint8Array(encoder.encode(body));
 	if (body instanceof ArrayBuffer) return new Uint8Array(body);
 	return new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength).slice();
 }
