@@ -6,7 +6,7 @@
 import { type CallOptions, call, type FetchLike, send, type Transport } from "./http.js";
 import { createLive, type LiveOptions } from "./live.js";
 import { readSse, type SseFrame } from "./sse.js";
-import type { AgentFrame, BodyOf, Platform, QueryOf } from "./types.js";
+import type { AgentFrame, BodyOf, Platform, QueryOf, Schemas } from "./types.js";
 
 export interface ClientOptions {
 	/** The gateway's origin, e.g. `https://meetbot.example.com`. */
@@ -19,10 +19,7 @@ export interface ClientOptions {
 }
 
 /** A one-use ticket for `/ws?ticket=` (POST /auth/ticket). */
-export interface WsTicket {
-	ticket: string;
-	expires_at: string;
-}
+export type WsTicket = Schemas["WsTicket"];
 
 /** Where an SSE stream resumes, and how to abort it. */
 export interface StreamOptions {
@@ -51,9 +48,9 @@ export function createClient(options: ClientOptions) {
 		/** The key's user and scopes. */
 		me: () => call(transport, "get", "/auth/me"),
 		/** A one-use ticket for `/ws` from places that cannot send headers on a WebSocket (browsers, Node's global WebSocket). */
-		ticket: async (): Promise<WsTicket> => (await send(transport, "post", "/auth/ticket")).json() as Promise<WsTicket>,
+		ticket: (): Promise<WsTicket> => call(transport, "post", "/auth/ticket"),
 		/** Revokes this key's open tickets. */
-		revokeTickets: async (): Promise<void> => void (await send(transport, "delete", "/auth/ticket")),
+		revokeTickets: () => call(transport, "delete", "/auth/ticket"),
 	};
 
 	const bots = {
@@ -188,9 +185,7 @@ export function createClient(options: ClientOptions) {
 			swap: (body: BodyOf<"/agent/workspace/swap", "post">) => call(transport, "post", "/agent/workspace/swap", { body }),
 			/** Uploads files (a multipart form with `files`). */
 			upload: async (form: FormData) =>
-				(await send(transport, "post", "/agent/workspace/upload", { body: form })).json() as Promise<
-					import("./types.js").Schemas["WorkspaceUploaded"]
-				>,
+				(await send(transport, "post", "/agent/workspace/upload", { body: form })).json() as Promise<Schemas["WorkspaceUploaded"]>,
 		},
 		meeting: {
 			start: (body: BodyOf<"/agent/meeting/start", "post">) => call(transport, "post", "/agent/meeting/start", { body }),
