@@ -27,6 +27,7 @@ const typecheck = [
 	"dashboard/tsconfig.json",
 	"packages/client/tsconfig.json",
 	"examples/webhook-consumer/tsconfig.json",
+	"examples/webhook-consumer/tsconfig.setup.json",
 ]
 	.filter((project) => existsSync(path.join(root, project)))
 	.map((project) => [`typecheck ${project}`, bin("tsc"), ["--noEmit", "-p", project]]);
