@@ -65,6 +65,18 @@ describe("createClient against the Worker", () => {
 	});
 });
 
+describe("client.agent.chat", () => {
+	it("yields the turn's SSE frames as typed objects, in order, with their ids", async () => {
+		const { key } = await userWithKey();
+		const frames = [];
+		for await (const frame of clientFor(key).agent.chat({ prompt: "What did Bob say?" })) frames.push(frame);
+		expect(frames.map((f) => f.data.type)).toEqual(["turn-accepted", "error", "turn-complete"]);
+		expect(frames.map((f) => Number(f.id))).toEqual([1, 2, 3]);
+		const error = frames[1]?.data;
+		expect(error?.type === "error" && error.message).toContain("No model is configured");
+	});
+});
+
 describe("client.live.subscribe in a Worker", () => {
 	it("connects with the key in a header and delivers typed transcript and status frames", async () => {
 		const { key, headers } = await userWithKey();
