@@ -6,7 +6,7 @@ import { env, SELF } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { signWebhook } from "../../../src/webhooks/signature";
 import { eventKey, type StoredTranscript, transcriptKey } from "../src/index";
-import type { RecordedDelivery } from "./env";
+import type { RecordedDelivery } from "./provided";
 
 type Delivery = RecordedDelivery;
 

@@ -23,7 +23,7 @@ import { type ReceivedRequest, startWebhookReceiver } from "../../../test/receiv
 // Loaded with require: this project resolves imports with the worker conditions, which pick ws's browser stub.
 const WebSocket = createRequire(import.meta.url)("ws") as typeof WebSocketType;
 
-// What it provides is declared in test/env.d.ts (the workerd side reads it with inject()).
+// What it provides is declared in test/provided.d.ts (the workerd side reads it with inject()).
 
 async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
 	const deadline = Date.now() + ms;
