@@ -3,17 +3,21 @@
  * live feed's Workers path (fetch with `Upgrade: websocket` and `X-API-Key`, no ticket) fed by a
  * simulated bot over the real channel.
  */
-import { SELF } from "cloudflare:test";
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {
+	ConflictError,
 	createClient,
 	ForbiddenError,
 	MeetbotApiError,
 	type MeetingFrame,
 	NotFoundError,
+	RateLimitError,
 	UnauthorizedError,
 	ValidationError,
 } from "../../../packages/client/src/index";
+import type { Env } from "../../../src/env";
+import worker from "../../../src/index";
 import { eventually } from "../meetings/bot-sim";
 import { liveMeeting, meetCode, segment } from "../meetings/helpers";
 import { userWithKey } from "../support";
@@ -62,6 +66,40 @@ describe("createClient against the Worker", () => {
 		expect(scope).toBeInstanceOf(ForbiddenError);
 		expect(scope).toBeInstanceOf(MeetbotApiError);
 		expect((scope as ForbiddenError).status).toBe(403);
+	});
+});
+
+describe("typed errors for a conflict and a full bucket", () => {
+	it("throws ConflictError for a second bot on a link that has one", async () => {
+		const { key } = await userWithKey();
+		const client = clientFor(key);
+		const code = meetCode();
+		await client.bots.send({ platform: "google_meet", native_meeting_id: code });
+		const again = await client.bots.send({ platform: "google_meet", native_meeting_id: code }).catch((e: unknown) => e);
+		expect(again).toBeInstanceOf(ConflictError);
+		expect(again).toMatchObject({ status: 409, kind: "conflict" });
+	});
+
+	it("throws RateLimitError with the Retry-After seconds when the account's bucket is empty", async () => {
+		const { key } = await userWithKey();
+		// The real Worker under a deployment whose bucket holds two requests and refills very slowly.
+		const tight = { ...env, GATEWAY_RATE_LIMIT_RPS: "0.001", GATEWAY_RATE_LIMIT_BURST: "2" } as Env;
+		const client = createClient({
+			baseUrl: "https://gateway.test",
+			apiKey: key,
+			fetch: async (input, init) => {
+				const ctx = createExecutionContext();
+				const res = await worker.fetch(new Request(input, init) as Parameters<typeof worker.fetch>[0], tight, ctx);
+				await waitOnExecutionContext(ctx);
+				return res;
+			},
+		});
+		await client.auth.me();
+		await client.auth.me();
+		const refused = await client.auth.me().catch((e: unknown) => e);
+		expect(refused).toBeInstanceOf(RateLimitError);
+		expect(refused).toMatchObject({ status: 429, kind: "rate_limited", detail: "Rate limit exceeded" });
+		expect((refused as RateLimitError).retryAfter).toBeGreaterThanOrEqual(1);
 	});
 });
 
