@@ -115,6 +115,22 @@ export function createClient(options: ClientOptions) {
 			call(transport, "get", "/recordings/{recording_id}/media/{media_file_id}/download", {
 				path: { recording_id: recordingId, media_file_id: mediaFileId },
 			}),
+		/**
+		 * A signed download link's bytes (the `url` of `downloadLink`, taken apart): no key is sent, the
+		 * signature is the credential. A Response, like `media`.
+		 */
+		publicMedia: (
+			mediaFileId: number,
+			fileName: string,
+			query: QueryOf<"/public/recordings/{media_file_id}/{file_name}", "get">,
+			init: { range?: string; signal?: AbortSignal } = {},
+		) =>
+			send({ ...transport, auth: {} }, "get", "/public/recordings/{media_file_id}/{file_name}", {
+				path: { media_file_id: mediaFileId, file_name: fileName },
+				query,
+				headers: init.range ? { range: init.range } : {},
+				signal: init.signal,
+			}),
 		/** The media bytes as a Response (stream it, or pass `range: "bytes=0-1023"` for 206). */
 		media: (recordingId: number, mediaFileId: number, init: { range?: string; signal?: AbortSignal } = {}) =>
 			send(transport, "get", "/recordings/{recording_id}/media/{media_file_id}/raw", {
