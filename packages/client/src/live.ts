@@ -79,6 +79,8 @@ export interface LiveSubscription {
 /** In-band errors that announce the close of a refused connection. */
 const REFUSALS = new Set(["missing_api_key", "authorization_service_error", "invalid_ticket", "authorization_call_failed"]);
 
+const LINKS_PER_FRAME = 100;
+
 const keyOf = (m: LiveMeetingLink) => `${m.platform}\u0000${m.native_id}`;
 
 export function createLive(transport: Transport, ticket: () => Promise<{ ticket: string }>, options: LiveOptions = {}) {
@@ -128,6 +130,10 @@ export function createLive(transport: Transport, ticket: () => Promise<{ ticket:
 		ready.catch(() => undefined);
 
 		const sendAction = (action: LiveAction) => socket?.send(JSON.stringify(action));
+		// The feed takes at most 100 links a frame (docs/live-feed.md#limits).
+		const sendLinks = (action: "subscribe" | "unsubscribe", links: LiveMeetingLink[]) => {
+			for (let i = 0; i < links.length; i += LINKS_PER_FRAME) sendAction({ action, meetings: links.slice(i, i + LINKS_PER_FRAME) });
+		};
 
 		const retryLater = () => {
 			if (closed) return;
@@ -196,7 +202,7 @@ export function createLive(transport: Transport, ticket: () => Promise<{ ticket:
 				handlers.onDisconnect?.({ code: event.code, reason: event.reason, willReconnect: !closed });
 				retryLater();
 			});
-			if (watched.size > 0) sendAction({ action: "subscribe", meetings: [...watched.values()] });
+			if (watched.size > 0) sendLinks("subscribe", [...watched.values()]);
 		}
 
 		void connect();
@@ -211,11 +217,11 @@ export function createLive(transport: Transport, ticket: () => Promise<{ ticket:
 			add(more) {
 				for (const m of more) watched.set(keyOf(m), { platform: m.platform, native_id: m.native_id });
 				// Sent even for links already watched: subscribing again follows a link to its newest meeting.
-				if (more.length > 0) sendAction({ action: "subscribe", meetings: more });
+				sendLinks("subscribe", more);
 			},
 			remove(gone) {
 				for (const m of gone) watched.delete(keyOf(m));
-				sendAction({ action: "unsubscribe", meetings: gone });
+				sendLinks("unsubscribe", gone);
 			},
 			close() {
 				closed = true;

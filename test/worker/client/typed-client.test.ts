@@ -13,6 +13,7 @@ import {
 	type MeetingFrame,
 	NotFoundError,
 	RateLimitError,
+	type SubscribedFrame,
 	UnauthorizedError,
 	ValidationError,
 } from "../../../packages/client/src/index";
@@ -136,6 +137,26 @@ describe("client.live.subscribe in a Worker", () => {
 			);
 			expect(ended.type === "meeting.status" && ended.payload.data?.completion_reason).toBe("stopped");
 			expect(feed.connections).toBe(1);
+		} finally {
+			feed.close();
+		}
+	});
+
+	it("splits a long list of links into frames the feed accepts (100 links each)", async () => {
+		const { key } = await userWithKey();
+		const links = Array.from({ length: 150 }, () => ({ platform: "google_meet", native_id: meetCode() }));
+		const answered: SubscribedFrame[] = [];
+		const errors: string[] = [];
+		const feed = clientFor(key).live.subscribe(links, { onSubscribed: (f) => answered.push(f), onError: (e) => errors.push(e.message) });
+		try {
+			await eventually("both answers", () => (answered.length === 2 ? true : undefined));
+			expect(
+				answered
+					.flatMap((f) => [...f.meetings, ...(f.denied ?? [])])
+					.map((l) => l.native_id)
+					.sort(),
+			).toEqual(links.map((l) => l.native_id).sort());
+			expect(errors).toEqual([]);
 		} finally {
 			feed.close();
 		}
