@@ -69,6 +69,29 @@ export default defineConfig(async () => {
 					},
 				},
 				{
+					// The example webhook consumer (examples/webhook-consumer) inside workerd, fed the real, signed
+					// deliveries of one meeting that its globalSetup drives through a gateway under wrangler dev.
+					plugins: [
+						cloudflareTest(({ inject }) => ({
+							wrangler: { configPath: "./examples/webhook-consumer/wrangler.toml" },
+							miniflare: {
+								bindings: {
+									MEETBOT_URL: inject<string>("consumerGatewayUrl"),
+									MEETBOT_API_KEY: inject<string>("consumerApiKey"),
+									WEBHOOK_SECRET: inject<string>("consumerWebhookSecret"),
+								},
+							},
+						})),
+					],
+					test: {
+						name: "webhook-consumer",
+						testTimeout: 30_000,
+						hookTimeout: 180_000,
+						globalSetup: ["./examples/webhook-consumer/test/global-setup.ts"],
+						include: ["examples/webhook-consumer/test/**/*.test.ts"],
+					},
+				},
+				{
 					test: {
 						name: "e2e",
 						globalSetup: ["./test/e2e/global-setup.ts"],

@@ -31,8 +31,22 @@ export class AccountKeys {
 	}
 
 	async check(userId: number, tokenHash: string, nowMs: number): Promise<KeyCheck> {
+		await this.fresh(userId, nowMs);
+		return this.judge(userId, this.grants?.get(tokenHash), nowMs);
+	}
+
+	/** The same check for the key with id `tokenId` (a `/ws` ticket names its key by id). */
+	async checkToken(userId: number, tokenId: number, nowMs: number): Promise<KeyCheck> {
+		await this.fresh(userId, nowMs);
+		const grant = [...(this.grants?.values() ?? [])].find((g) => g.tokenId === tokenId);
+		return this.judge(userId, grant, nowMs);
+	}
+
+	private async fresh(userId: number, nowMs: number): Promise<void> {
 		if (!this.grants || !this.profile || nowMs - this.loadedAt > RELOAD_AFTER_MS) await this.load(userId);
-		const grant = this.grants?.get(tokenHash);
+	}
+
+	private judge(userId: number, grant: Grant | undefined, nowMs: number): KeyCheck {
 		if (!grant || !this.profile || (grant.expiresAt !== null && grant.expiresAt <= nowMs)) return { ok: false, reason: "invalid" };
 		return {
 			ok: true,

@@ -3,8 +3,10 @@ import type { Env } from "../src/env";
 import type { Scope } from "../src/gateway/api-keys";
 import type { Identity } from "../src/gateway/identity";
 import type { Admission } from "../src/gateway/rate-limits";
+import type { TicketGrant } from "../src/gateway/tickets";
 import type { WebhookEvent } from "../src/webhooks/deliver";
-import { AccountKeys } from "./account-keys";
+import { AccountKeys, type KeyCheck } from "./account-keys";
+import { AccountTickets } from "./account-tickets";
 import { BotSlots, type SlotClaim } from "./bot-slots";
 import { type EnqueueReport, WebhookOutbox } from "./webhook-outbox";
 
@@ -22,13 +24,17 @@ export class AccountObject extends DurableObject<Env> {
 	private bucket: { tokens: number; refilledAt: number } | undefined;
 	private readonly slots = new BotSlots(this.ctx.storage, this.env);
 	private readonly keys = new AccountKeys(this.env);
+	private readonly tickets = new AccountTickets(this.ctx.storage);
 
 	/**
 	 * Everything the gateway asks per request, in one call: is the key (still) one of this
 	 * account's, does it hold a scope the route accepts, and is there a token in the bucket.
 	 */
 	async admitRequest(userId: number, tokenHash: string, accepted: readonly Scope[], rps: number, burst: number): Promise<RequestAdmission> {
-		const check = await this.keys.check(userId, tokenHash, Date.now());
+		return this.admit(await this.keys.check(userId, tokenHash, Date.now()), accepted, rps, burst);
+	}
+
+	private admit(check: KeyCheck, accepted: readonly Scope[], rps: number, burst: number): RequestAdmission {
 		if (!check.ok) return { outcome: "invalid" };
 		if (!check.identity.scopes.some((s) => accepted.includes(s))) return { outcome: "forbidden" };
 		if (rps > 0) {
@@ -36,6 +42,33 @@ export class AccountObject extends DurableObject<Env> {
 			if (!admission.allowed) return { outcome: "limited", retryAfterSeconds: admission.retryAfterSeconds };
 		}
 		return { outcome: "admitted", identity: check.identity };
+	}
+
+	/** Keeps a `/ws` ticket's hash for the key `grant` names (src/gateway/tickets.ts). */
+	issueTicket(ticketHash: string, grant: TicketGrant): Promise<void> {
+		return this.tickets.issue(ticketHash, grant, Date.now());
+	}
+
+	/**
+	 * Redeems a ticket once: an unknown, used or expired ticket is `invalid`; otherwise the key
+	 * that asked for it goes through the same checks as a key presented directly (still valid,
+	 * scope, bucket), so a revoked or expired key's tickets are worthless.
+	 */
+	async redeemTicket(
+		userId: number,
+		ticketHash: string,
+		accepted: readonly Scope[],
+		rps: number,
+		burst: number,
+	): Promise<RequestAdmission> {
+		const grant = await this.tickets.take(ticketHash, Date.now());
+		if (!grant) return { outcome: "invalid" };
+		return this.admit(await this.keys.checkToken(userId, grant.tokenId, Date.now()), accepted, rps, burst);
+	}
+
+	/** Sign-out: every outstanding ticket of the key `tokenId` stops working. */
+	revokeTickets(tokenId: number): Promise<number> {
+		return this.tickets.revokeFor(tokenId);
 	}
 
 	/** The account or its keys changed: the next request reads them from D1 again. */

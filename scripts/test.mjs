@@ -25,6 +25,9 @@ const typecheck = [
 	"test/receiver/tsconfig.json",
 	"test/e2e/tsconfig.json",
 	"dashboard/tsconfig.json",
+	"packages/client/tsconfig.json",
+	"examples/webhook-consumer/tsconfig.json",
+	"examples/webhook-consumer/tsconfig.setup.json",
 ]
 	.filter((project) => existsSync(path.join(root, project)))
 	.map((project) => [`typecheck ${project}`, bin("tsc"), ["--noEmit", "-p", project]]);

@@ -18,3 +18,5 @@ export function ensureNodeModules(): void;
 export function ensureNode22(): void;
 export function prepare(): void;
 export function buildDashboard(): void;
+/** Builds packages/client into its dist when missing or older than its sources (or always, with force). */
+export function buildClient(options?: { force?: boolean }): void;

@@ -2,7 +2,7 @@
 // Node and npm, so they install what is missing themselves and then re-run under the Node 22
 // that the `node` devDependency puts in node_modules/.bin (current wrangler refuses Node 20).
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -84,8 +84,33 @@ export function buildDashboard() {
 	execFileSync(process.execPath, [path.join(root, "scripts", "build-dashboard.mjs")], { cwd: root, stdio: "inherit" });
 }
 
+/** Newest modification time of the files under `dir` (recursively), 0 when there are none. */
+function newestMtime(dir) {
+	let newest = 0;
+	for (const entry of readdirSync(dir, { withFileTypes: true })) {
+		const file = path.join(dir, entry.name);
+		newest = Math.max(newest, entry.isDirectory() ? newestMtime(file) : statSync(file).mtimeMs);
+	}
+	return newest;
+}
+
+/**
+ * `@meetbot/client` is imported through its package exports, which point at packages/client/dist
+ * (gitignored): build it when it is missing or older than its sources, so a fresh clone's tests,
+ * typechecks and the example consumer find it.
+ */
+export function buildClient({ force = false } = {}) {
+	const dir = path.join(root, "packages", "client");
+	const built = path.join(dir, "dist", "index.js");
+	const sources = Math.max(newestMtime(path.join(dir, "src")), statSync(path.join(dir, "tsconfig.json")).mtimeMs);
+	if (!force && existsSync(built) && statSync(built).mtimeMs >= sources) return;
+	log("building packages/client…");
+	execFileSync(bin("tsc"), ["-p", path.join(dir, "tsconfig.json")], { cwd: root, stdio: "inherit" });
+}
+
 export function prepare() {
 	ensureNodeModules();
 	ensureNode22();
 	buildDashboard();
+	buildClient();
 }

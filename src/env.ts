@@ -31,6 +31,8 @@ export interface Env {
 	/** How long a stopping bot has to confirm before the stop is recorded anyway. */
 	BOT_STOP_GRACE_S?: string;
 	TRANSCRIPT_SHARE_TTL_S?: string;
+	/** Lifetime of a `/ws` ticket from POST /auth/ticket (default 60). */
+	AUTH_TICKET_TTL_S?: string;
 	MAX_RECORDING_BYTES?: string;
 	/** `espeak` (on the bot host) or `openai` (an OpenAI-compatible /v1/audio/speech endpoint). */
 	DEFAULT_SPEECH_PROVIDER?: string;

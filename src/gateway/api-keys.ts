@@ -29,7 +29,7 @@ export function parseStoredScopes(stored: string): Scope[] {
 	return splitScopes(stored).filter(isScope);
 }
 
-function base64url(bytes: Uint8Array): string {
+export function base64url(bytes: Uint8Array): string {
 	let s = "";
 	for (const b of bytes) s += String.fromCharCode(b);
 	return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");

@@ -1,8 +1,10 @@
+import type { RequestAdmission } from "../../durable-objects/account";
 import type { Env } from "../env";
 import { numberVar } from "../env";
 import { ApiError } from "../errors";
 import { accountObject } from "../objects";
 import { hashApiKey, type Scope } from "./api-keys";
+import { hashTicket, ticketOwner } from "./tickets";
 
 /** Who is calling, derived only from the API key. */
 export interface Identity {
@@ -49,25 +51,45 @@ export async function authenticate(env: Env, key: string | null | undefined, acc
 	const hash = await hashApiKey(key);
 	const userId = await ownerOf(env, hash);
 	if (userId === null) throw new ApiError(401, "Invalid API key");
-	let admission: Awaited<ReturnType<DurableObjectStub<import("../../durable-objects/account").AccountObject>["admitRequest"]>>;
+	const admission = await askAccount(() => accountObject(env, userId).admitRequest(userId, hash, accepted, ...bucketOf(env)));
+	if (admission.outcome === "invalid") {
+		ownerOfKey.delete(hash);
+		throw new ApiError(401, "Invalid API key");
+	}
+	return admitted(admission);
+}
+
+/**
+ * The same question for a `/ws` ticket (src/gateway/tickets.ts), asked of the key that took
+ * the ticket: the ticket is spent by asking, and anything wrong with it (unknown, used,
+ * expired, or its key revoked or expired) is one 401, so a refusal says nothing about which.
+ */
+export async function authenticateTicket(env: Env, ticket: string, accepted: readonly Scope[]): Promise<Identity> {
+	const userId = ticketOwner(ticket);
+	if (userId === null) throw new ApiError(401, INVALID_TICKET);
+	const hash = await hashTicket(ticket);
+	const admission = await askAccount(() => accountObject(env, userId).redeemTicket(userId, hash, accepted, ...bucketOf(env)));
+	if (admission.outcome === "invalid") throw new ApiError(401, INVALID_TICKET);
+	return admitted(admission);
+}
+
+export const INVALID_TICKET = "Invalid or expired ticket";
+
+const bucketOf = (env: Env): [number, number] => [numberVar(env.GATEWAY_RATE_LIMIT_RPS, 20), numberVar(env.GATEWAY_RATE_LIMIT_BURST, 40)];
+
+async function askAccount(ask: () => Promise<RequestAdmission>): Promise<RequestAdmission> {
 	try {
-		admission = await accountObject(env, userId).admitRequest(
-			userId,
-			hash,
-			accepted,
-			numberVar(env.GATEWAY_RATE_LIMIT_RPS, 20),
-			numberVar(env.GATEWAY_RATE_LIMIT_BURST, 40),
-		);
+		return await ask();
 	} catch (err) {
 		console.error("account check unavailable", err instanceof Error ? err.name : "error");
 		throw unavailable();
 	}
+}
+
+function admitted(admission: Exclude<RequestAdmission, { outcome: "invalid" }>): Identity {
 	switch (admission.outcome) {
 		case "admitted":
 			return admission.identity;
-		case "invalid":
-			ownerOfKey.delete(hash);
-			throw new ApiError(401, "Invalid API key");
 		case "forbidden":
 			throw new ApiError(403, "Token scope not authorized for this endpoint");
 		case "limited":

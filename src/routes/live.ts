@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { verifyChannelToken } from "../bot-channel/channel-token";
 import { ApiError } from "../errors";
-import { authenticate, type Identity } from "../gateway/identity";
+import { authenticate, authenticateTicket, type Identity, INVALID_TICKET } from "../gateway/identity";
 import { liveFeed, meetingRoom } from "../objects";
 
 /** WebSocket entry points: the public live feed `/ws` and the bots' channel. */
@@ -19,15 +19,19 @@ function refuse(error: Record<string, unknown>, code: number, reason: string): R
 
 liveRoutes.get("/ws", async (c) => {
 	if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "Expected a WebSocket upgrade");
+	// A browser cannot set a header on a WebSocket: it brings a one-use ticket (POST /auth/ticket) instead of its key.
+	const ticket = c.req.query("ticket");
 	const key = c.req.header("x-api-key") ?? c.req.query("api_key");
-	if (!key) return refuse({ error: "missing_api_key" }, 4401, "missing api key");
+	if (!ticket && !key) return refuse({ error: "missing_api_key" }, 4401, "missing api key");
 	let identity: Identity;
 	try {
-		identity = await authenticate(c.env, key, ["bot", "tx"]);
+		identity = ticket ? await authenticateTicket(c.env, ticket, ["bot", "tx"]) : await authenticate(c.env, key, ["bot", "tx"]);
 	} catch (err) {
 		if (!(err instanceof ApiError)) throw err;
-		if (err.status === 401)
-			return refuse({ error: "authorization_service_error", status: 401, detail: "Invalid API key" }, 4401, "invalid api key");
+		if (err.status === 401) {
+			const detail = ticket ? INVALID_TICKET : "Invalid API key";
+			return refuse({ error: "authorization_service_error", status: 401, detail }, 4401, ticket ? "invalid ticket" : "invalid api key");
+		}
 		if (err.status === 403) {
 			return refuse(
 				{ error: "authorization_service_error", status: 403, detail: "Token scope not authorized for this endpoint" },

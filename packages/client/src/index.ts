@@ -1,2 +1,19 @@
-/** The typed client (docs/client.md). */
-export {};
+/** The typed client (docs/client.md): the API, the live feed, and webhook verification. */
+export {
+	type AdminClientOptions,
+	type ClientOptions,
+	createAdminClient,
+	createClient,
+	type MeetbotAdminClient,
+	type MeetbotClient,
+	type MeetingStreamEvent,
+	type StreamOptions,
+	type WsTicket,
+} from "./client.js";
+export * from "./errors.js";
+export type { FetchLike } from "./http.js";
+export { LiveError, type LiveHandlers, type LiveOptions, type LiveSocket, type LiveSubscription, type WebSocketFactory } from "./live.js";
+export type * from "./live-frames.js";
+export type { SseFrame } from "./sse.js";
+export type * from "./types.js";
+export * from "./webhooks.js";

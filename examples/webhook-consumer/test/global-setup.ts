@@ -1,0 +1,170 @@
+/**
+ * Node side of the `webhook-consumer` project: produces REAL webhook deliveries for the consumer
+ * Worker's tests. One gateway under `wrangler dev` (no bot host, no Chromium) whose bot host and
+ * webhook target are the recording receiver; an account whose webhook is signed with a secret;
+ * a meeting driven to `completed` by playing the bot over the real channel. The deliveries are
+ * handed to the tests exactly as they arrived (headers and raw body), with the gateway URL and
+ * a key, so the consumer (inside workerd) verifies them and fetches the transcript from this
+ * same gateway.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+import type WebSocketType from "ws";
+import { startGateway } from "../../../scripts/local-stack.mjs";
+import { freePort } from "../../../scripts/ports.mjs";
+import { buildClient } from "../../../scripts/toolchain.mjs";
+import type { SpawnRequest } from "../../../src/bot-channel/protocol.ts";
+import { type ReceivedRequest, startWebhookReceiver } from "../../../test/receiver/webhook-receiver.ts";
+
+// Loaded with require: this project resolves imports with the worker conditions, which pick ws's browser stub.
+const WebSocket = createRequire(import.meta.url)("ws") as typeof WebSocketType;
+
+// What it provides is declared in test/provided.d.ts (the workerd side reads it with inject()).
+
+async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+	const deadline = Date.now() + ms;
+	for (;;) {
+		const value = await check();
+		if (value !== undefined) return value;
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((r) => setTimeout(r, 50));
+	}
+}
+
+async function api<T>(base: string, method: string, pathname: string, headers: Record<string, string>, body?: unknown): Promise<T> {
+	const res = await fetch(`${base}${pathname}`, {
+		method,
+		headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await res.text();
+	if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${text}`);
+	return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** Plays the bot on the meeting's channel (docs/bot-channel.md): numbered messages, each acked. */
+async function playBot(spawn: SpawnRequest) {
+	const ws = await new Promise<WebSocketType>((resolve, reject) => {
+		const socket = new WebSocket(spawn.channel.url, { headers: { Authorization: `Bearer ${spawn.channel.token}` } });
+		socket.once("open", () => resolve(socket));
+		socket.once("error", reject);
+	});
+	const received: Record<string, unknown>[] = [];
+	ws.on("message", (data) => received.push(JSON.parse(String(data))));
+	let seq = 0;
+	const send = async (message: Record<string, unknown>) => {
+		seq += 1;
+		const mine = seq;
+		ws.send(JSON.stringify({ ...message, seq: mine }));
+		await until(`ack ${mine}`, async () => (received.some((m) => m.type === "ack" && m.seq === mine) ? true : undefined));
+	};
+	ws.send(JSON.stringify({ type: "hello", last_acked_seq: 0 }));
+	await until("hello ack", async () => (received.some((m) => m.type === "ack") ? true : undefined));
+	return { ws, send, received };
+}
+
+export default async function setup(project: TestProject) {
+	// The consumer imports @meetbot/client through its package exports (packages/client/dist).
+	buildClient();
+	const receiver = await startWebhookReceiver();
+	const adminToken = `adm_${randomBytes(18).toString("base64url")}`;
+	const port = await freePort();
+	const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-consumer-"));
+	const gateway = await startGateway({
+		port,
+		stateDir,
+		quiet: true,
+		vars: {
+			ADMIN_API_TOKEN: adminToken,
+			SECRETS_KEY: randomBytes(32).toString("base64"),
+			BOT_HOST_SECRET: randomBytes(18).toString("base64url"),
+			BOT_HOST_URL: `${receiver.url}/bot-host/`,
+			OUTBOUND_ALLOW_PRIVATE: "true",
+		},
+	});
+	const stop = async () => {
+		gateway.kill("SIGTERM");
+		await receiver.close();
+		rmSync(stateDir, { recursive: true, force: true });
+	};
+	try {
+		const base = `http://127.0.0.1:${port}`;
+		const admin = { "X-Admin-API-Key": adminToken };
+		const user = await api<{ id: number }>(base, "POST", "/admin/users", admin, { email: `consumer-${Date.now()}@example.com` });
+		const { token: key } = await api<{ token: string }>(base, "POST", `/admin/users/${user.id}/tokens?scopes=bot,tx`, admin);
+		const auth = { "X-API-Key": key };
+		const secret = `whsec-${randomBytes(18).toString("base64url")}`;
+		const hookPath = "/hooks/consumer";
+		await api(base, "PUT", "/user/webhook", auth, {
+			webhook_url: `${receiver.url}${hookPath}`,
+			webhook_secret: secret,
+			webhook_events: { "meeting.started": true, "meeting.completed": true, "meeting.status_change": true },
+		});
+
+		const nativeId = "9398765432102";
+		const meeting = await api<{ id: number }>(base, "POST", "/bots", auth, { platform: "teams", native_meeting_id: nativeId });
+		const spawn = await until("spawn request", async () => {
+			const { requests } = await api<{ requests: ReceivedRequest[] }>(
+				receiver.url,
+				"GET",
+				`/__control/requests?path=${encodeURIComponent("/bot-host/bots")}`,
+				{},
+			);
+			return requests.map((r) => JSON.parse(r.body) as SpawnRequest).find((s) => s.meeting_id === meeting.id);
+		});
+		const bot = await playBot(spawn);
+		for (const status of ["joining", "active"]) await bot.send({ type: "status", status, timestamp: new Date().toISOString() });
+		const lines = [
+			["Priya", "The consumer stores this transcript."],
+			["Sam", "Fetched with the typed client."],
+		] as const;
+		for (const [i, [speaker, text]] of lines.entries()) {
+			await bot.send({
+				type: "segment",
+				segment: {
+					segment_id: `s-${i}`,
+					speaker,
+					speaker_source: "caption",
+					text,
+					start: i * 2,
+					end: i * 2 + 1.5,
+					language: "en",
+					completed: true,
+				},
+			});
+		}
+		await api(base, "DELETE", `/bots/teams/${nativeId}`, auth);
+		await until("leave command", async () => (bot.received.some((m) => m.type === "command") ? true : undefined));
+		await bot.send({ type: "status", status: "completed", completion_reason: "stopped", timestamp: new Date().toISOString() });
+		bot.ws.close();
+
+		const deliveries = await until("meeting.completed delivery", async () => {
+			const { requests } = await api<{ requests: ReceivedRequest[] }>(
+				receiver.url,
+				"GET",
+				`/__control/requests?path=${encodeURIComponent(hookPath)}`,
+				{},
+			);
+			return requests.some((r) => r.body.includes('"event_type":"meeting.completed"')) ? requests : undefined;
+		});
+		project.provide("consumerGatewayUrl", base);
+		project.provide("consumerApiKey", key);
+		project.provide("consumerWebhookSecret", secret);
+		project.provide("completedMeeting", { platform: "teams", native_meeting_id: nativeId });
+		project.provide(
+			"deliveries",
+			deliveries.map((r) => ({
+				headers: Object.fromEntries(Object.entries(r.headers).flatMap(([k, v]) => (typeof v === "string" ? [[k, v]] : []))),
+				body: r.body,
+			})),
+		);
+	} catch (err) {
+		await stop();
+		throw err;
+	}
+	return stop;
+}

@@ -1,0 +1,282 @@
+/**
+ * `createClient({ baseUrl, apiKey })`: one typed method per route of the OpenAPI document,
+ * grouped by domain (docs/client.md#calling-the-api). Types come from schema.ts; each method
+ * is a thin call of `call()` so the route's path and method are stated once, here.
+ */
+import { type CallOptions, call, type FetchLike, send, type Transport } from "./http.js";
+import { createLive, type LiveOptions } from "./live.js";
+import { readSse, type SseFrame } from "./sse.js";
+import type { AgentFrame, BodyOf, Platform, QueryOf, Schemas } from "./types.js";
+
+export interface ClientOptions {
+	/** The gateway's origin, e.g. `https://meetbot.example.com`. */
+	baseUrl: string;
+	apiKey: string;
+	/** A fetch to use instead of the global one (a service binding's `fetch`, a test's). */
+	fetch?: FetchLike;
+	/** The live feed's reconnect timing and socket factory. */
+	live?: LiveOptions;
+}
+
+/** A one-use ticket for `/ws?ticket=` (POST /auth/ticket). */
+export type WsTicket = Schemas["WsTicket"];
+
+/** Where an SSE stream resumes, and how to abort it. */
+export interface StreamOptions {
+	lastEventId?: string;
+	signal?: AbortSignal;
+}
+
+type MeetingRef = { platform: Platform; native_meeting_id: string };
+
+export function createClient(options: ClientOptions) {
+	const transport: Transport = {
+		baseUrl: options.baseUrl,
+		auth: { "X-API-Key": options.apiKey },
+		fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+	};
+	const link = (platform: Platform, nativeMeetingId: string): { path: MeetingRef } => ({
+		path: { platform, native_meeting_id: nativeMeetingId },
+	});
+	const stream = async function* <T>(method: "get" | "post", path: string, init: CallOptions & StreamOptions) {
+		const headers = { accept: "text/event-stream", ...(init.lastEventId ? { "Last-Event-ID": init.lastEventId } : {}) };
+		const response = await send(transport, method, path, { ...init, headers });
+		yield* readSse<T>(response);
+	};
+
+	const auth = {
+		/** The key's user and scopes. */
+		me: () => call(transport, "get", "/auth/me"),
+		/** A one-use ticket for `/ws` from places that cannot send headers on a WebSocket (browsers, Node's global WebSocket). */
+		ticket: (): Promise<WsTicket> => call(transport, "post", "/auth/ticket"),
+		/** Revokes this key's open tickets. */
+		revokeTickets: () => call(transport, "delete", "/auth/ticket"),
+	};
+
+	const bots = {
+		send: (body: BodyOf<"/bots", "post">) => call(transport, "post", "/bots", { body }),
+		status: () => call(transport, "get", "/bots/status"),
+		stop: (platform: Platform, nativeMeetingId: string) =>
+			call(transport, "delete", "/bots/{platform}/{native_meeting_id}", link(platform, nativeMeetingId)),
+		configure: (platform: Platform, nativeMeetingId: string, body: BodyOf<"/bots/{platform}/{native_meeting_id}/config", "put">) =>
+			call(transport, "put", "/bots/{platform}/{native_meeting_id}/config", { ...link(platform, nativeMeetingId), body }),
+		speak: (platform: Platform, nativeMeetingId: string, body: BodyOf<"/bots/{platform}/{native_meeting_id}/speak", "post">) =>
+			call(transport, "post", "/bots/{platform}/{native_meeting_id}/speak", { ...link(platform, nativeMeetingId), body }),
+		stopSpeaking: (platform: Platform, nativeMeetingId: string) =>
+			call(transport, "delete", "/bots/{platform}/{native_meeting_id}/speak", link(platform, nativeMeetingId)),
+		sendChat: (platform: Platform, nativeMeetingId: string, body: BodyOf<"/bots/{platform}/{native_meeting_id}/chat", "post">) =>
+			call(transport, "post", "/bots/{platform}/{native_meeting_id}/chat", { ...link(platform, nativeMeetingId), body }),
+		chat: (platform: Platform, nativeMeetingId: string) =>
+			call(transport, "get", "/bots/{platform}/{native_meeting_id}/chat", link(platform, nativeMeetingId)),
+		shareScreen: (platform: Platform, nativeMeetingId: string, body: BodyOf<"/bots/{platform}/{native_meeting_id}/screen", "post">) =>
+			call(transport, "post", "/bots/{platform}/{native_meeting_id}/screen", { ...link(platform, nativeMeetingId), body }),
+		stopScreen: (platform: Platform, nativeMeetingId: string) =>
+			call(transport, "delete", "/bots/{platform}/{native_meeting_id}/screen", link(platform, nativeMeetingId)),
+		setAvatar: (platform: Platform, nativeMeetingId: string, body: BodyOf<"/bots/{platform}/{native_meeting_id}/avatar", "put">) =>
+			call(transport, "put", "/bots/{platform}/{native_meeting_id}/avatar", { ...link(platform, nativeMeetingId), body }),
+		resetAvatar: (platform: Platform, nativeMeetingId: string) =>
+			call(transport, "delete", "/bots/{platform}/{native_meeting_id}/avatar", link(platform, nativeMeetingId)),
+	};
+
+	const meetings = {
+		/** Plans a meeting (a link and a time); calendar auto-join sends the bot. */
+		plan: (body: BodyOf<"/meetings", "post">) => call(transport, "post", "/meetings", { body }),
+		list: (query: QueryOf<"/meetings", "get"> = {}) => call(transport, "get", "/meetings", { query }),
+		get: (meetingId: number) => call(transport, "get", "/meetings/{meeting_id}", { path: { meeting_id: meetingId } }),
+		update: (meetingId: number, body: BodyOf<"/meetings/{meeting_id}", "patch">) =>
+			call(transport, "patch", "/meetings/{meeting_id}", { path: { meeting_id: meetingId }, body }),
+		updateByLink: (platform: Platform, nativeMeetingId: string, body: BodyOf<"/meetings/{platform}/{native_meeting_id}", "patch">) =>
+			call(transport, "patch", "/meetings/{platform}/{native_meeting_id}", { ...link(platform, nativeMeetingId), body }),
+		delete: (meetingId: number) => call(transport, "delete", "/meetings/{meeting_id}", { path: { meeting_id: meetingId } }),
+		participants: (meetingId: number) => call(transport, "get", "/meetings/{meeting_id}/participants", { path: { meeting_id: meetingId } }),
+	};
+
+	const transcripts = {
+		get: (platform: Platform, nativeMeetingId: string) =>
+			call(transport, "get", "/transcripts/{platform}/{native_meeting_id}", link(platform, nativeMeetingId)),
+		share: (
+			platform: Platform,
+			nativeMeetingId: string,
+			query: QueryOf<"/transcripts/{platform}/{native_meeting_id}/share", "post"> = {},
+		) => call(transport, "post", "/transcripts/{platform}/{native_meeting_id}/share", { ...link(platform, nativeMeetingId), query }),
+		/** A shared transcript as plain text (no key needed: the link is the credential). */
+		shared: async (shareFile: string): Promise<string> =>
+			(await send({ ...transport, auth: {} }, "get", "/public/transcripts/{share_file}", { path: { share_file: shareFile } })).text(),
+	};
+
+	const recordings = {
+		list: (query: QueryOf<"/recordings", "get"> = {}) => call(transport, "get", "/recordings", { query }),
+		get: (recordingId: number) => call(transport, "get", "/recordings/{recording_id}", { path: { recording_id: recordingId } }),
+		delete: (recordingId: number) => call(transport, "delete", "/recordings/{recording_id}", { path: { recording_id: recordingId } }),
+		master: (recordingId: number, query: QueryOf<"/recordings/{recording_id}/master", "get"> = {}) =>
+			call(transport, "get", "/recordings/{recording_id}/master", { path: { recording_id: recordingId }, query }),
+		/** A signed, key-less download link for one media file. */
+		downloadLink: (recordingId: number, mediaFileId: number) =>
+			call(transport, "get", "/recordings/{recording_id}/media/{media_file_id}/download", {
+				path: { recording_id: recordingId, media_file_id: mediaFileId },
+			}),
+		/**
+		 * A signed download link's bytes (the `url` of `downloadLink`, taken apart): no key is sent, the
+		 * signature is the credential. A Response, like `media`.
+		 */
+		publicMedia: (
+			mediaFileId: number,
+			fileName: string,
+			query: QueryOf<"/public/recordings/{media_file_id}/{file_name}", "get">,
+			init: { range?: string; signal?: AbortSignal } = {},
+		) =>
+			send({ ...transport, auth: {} }, "get", "/public/recordings/{media_file_id}/{file_name}", {
+				path: { media_file_id: mediaFileId, file_name: fileName },
+				query,
+				headers: init.range ? { range: init.range } : {},
+				signal: init.signal,
+			}),
+		/** The media bytes as a Response (stream it, or pass `range: "bytes=0-1023"` for 206). */
+		media: (recordingId: number, mediaFileId: number, init: { range?: string; signal?: AbortSignal } = {}) =>
+			send(transport, "get", "/recordings/{recording_id}/media/{media_file_id}/raw", {
+				path: { recording_id: recordingId, media_file_id: mediaFileId },
+				headers: init.range ? { range: init.range } : {},
+				signal: init.signal,
+			}),
+	};
+
+	const calendars = {
+		list: () => call(transport, "get", "/user/calendars"),
+		connect: (body: BodyOf<"/user/calendars", "post">) => call(transport, "post", "/user/calendars", { body }),
+		update: (calendarId: string, body: BodyOf<"/user/calendars/{calendar_id}", "patch">) =>
+			call(transport, "patch", "/user/calendars/{calendar_id}", { path: { calendar_id: calendarId }, body }),
+		disconnect: (calendarId: string) => call(transport, "delete", "/user/calendars/{calendar_id}", { path: { calendar_id: calendarId } }),
+		sync: (calendarId: string) => call(transport, "post", "/user/calendars/{calendar_id}/sync", { path: { calendar_id: calendarId } }),
+		lastSync: (calendarId: string) => call(transport, "get", "/user/calendars/{calendar_id}/sync", { path: { calendar_id: calendarId } }),
+		/** The single-calendar form of the reference API (`/user/calendar`). */
+		primary: {
+			get: () => call(transport, "get", "/user/calendar"),
+			put: (body: BodyOf<"/user/calendar", "put">) => call(transport, "put", "/user/calendar", { body }),
+			sync: () => call(transport, "post", "/user/calendar/sync"),
+			lastSync: () => call(transport, "get", "/user/calendar/sync"),
+		},
+	};
+
+	const user = {
+		models: {
+			get: () => call(transport, "get", "/user/models"),
+			put: (body: BodyOf<"/user/models", "put">) => call(transport, "put", "/user/models", { body }),
+		},
+		transcription: {
+			get: () => call(transport, "get", "/user/transcription"),
+			put: (body: BodyOf<"/user/transcription", "put">) => call(transport, "put", "/user/transcription", { body }),
+		},
+		webhook: {
+			get: () => call(transport, "get", "/user/webhook"),
+			put: (body: BodyOf<"/user/webhook", "put">) => call(transport, "put", "/user/webhook", { body }),
+			deliveries: (query: QueryOf<"/user/webhook/deliveries", "get"> = {}) => call(transport, "get", "/user/webhook/deliveries", { query }),
+		},
+	};
+
+	const agent = {
+		health: () => call(transport, "get", "/agent/health"),
+		models: () => call(transport, "get", "/agent/models"),
+		/** One chat turn: the reply's frames as they stream (turn-accepted … done, turn-complete). */
+		chat: (body: BodyOf<"/agent/chat", "post">, init: StreamOptions = {}): AsyncGenerator<SseFrame<AgentFrame>> =>
+			stream<AgentFrame>("post", "/agent/chat", { body, ...init }),
+		resetChat: (body: BodyOf<"/agent/chat/reset", "post">) => call(transport, "post", "/agent/chat/reset", { body }),
+		sessions: () => call(transport, "get", "/agent/sessions"),
+		history: (session: string) => call(transport, "get", "/agent/sessions/{session}/history", { path: { session } }),
+		invoke: (body: BodyOf<"/agent/invocations", "post">) => call(transport, "post", "/agent/invocations", { body }),
+		sendEvent: (body: BodyOf<"/agent/events", "post">) => call(transport, "post", "/agent/events", { body }),
+		workload: (workloadId: string) => call(transport, "get", "/agent/workloads/{workload_id}", { path: { workload_id: workloadId } }),
+		routines: {
+			list: () => call(transport, "get", "/agent/routines"),
+			create: (body: BodyOf<"/agent/routines", "post">) => call(transport, "post", "/agent/routines", { body }),
+			setEnabled: (name: string, body: BodyOf<"/agent/routines/{name}/enabled", "patch">) =>
+				call(transport, "patch", "/agent/routines/{name}/enabled", { path: { name }, body }),
+			delete: (routineId: string) => call(transport, "delete", "/agent/routines/{routine_id}", { path: { routine_id: routineId } }),
+		},
+		workspace: {
+			init: () => call(transport, "post", "/agent/workspace/init"),
+			tree: (query: QueryOf<"/agent/workspace/tree", "get"> = {}) => call(transport, "get", "/agent/workspace/tree", { query }),
+			file: (path: string) => call(transport, "get", "/agent/workspace/file", { query: { path } }),
+			history: () => call(transport, "get", "/agent/workspace/git"),
+			attached: () => call(transport, "get", "/agent/workspace/attached"),
+			swap: (body: BodyOf<"/agent/workspace/swap", "post">) => call(transport, "post", "/agent/workspace/swap", { body }),
+			/** Uploads files (a multipart form with `files`). */
+			upload: async (form: FormData) =>
+				(await send(transport, "post", "/agent/workspace/upload", { body: form })).json() as Promise<Schemas["WorkspaceUploaded"]>,
+		},
+		meeting: {
+			start: (body: BodyOf<"/agent/meeting/start", "post">) => call(transport, "post", "/agent/meeting/start", { body }),
+			process: (body: BodyOf<"/agent/meeting/process", "post">) => call(transport, "post", "/agent/meeting/process", { body }),
+			relayHealth: () => call(transport, "get", "/agent/meeting/relay-health"),
+			/** The meeting's stream (transcript and copilot events) from `lastEventId`, as it is logged. */
+			stream: (query: QueryOf<"/agent/meeting/stream", "get">, init: StreamOptions = {}) =>
+				stream<MeetingStreamEvent>("get", "/agent/meeting/stream", { query, ...init }),
+		},
+	};
+
+	return {
+		health: () => call(transport, "get", "/health"),
+		auth,
+		bots,
+		meetings,
+		transcripts,
+		recordings,
+		calendars,
+		user,
+		agent,
+		live: createLive(transport, auth.ticket, options.live),
+	};
+}
+
+export type MeetbotClient = ReturnType<typeof createClient>;
+
+/** One event of GET /agent/meeting/stream (docs/meeting-stream.md): `type` names it. */
+export interface MeetingStreamEvent {
+	type: string;
+	[field: string]: unknown;
+}
+
+export interface AdminClientOptions {
+	baseUrl: string;
+	adminToken: string;
+	fetch?: FetchLike;
+}
+
+/** The deployment's admin routes (`X-Admin-API-Key`): users, their keys, workspace members. */
+export function createAdminClient(options: AdminClientOptions) {
+	const transport: Transport = {
+		baseUrl: options.baseUrl,
+		auth: { "X-Admin-API-Key": options.adminToken },
+		fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+	};
+	return {
+		users: {
+			create: (body: BodyOf<"/admin/users", "post">) => call(transport, "post", "/admin/users", { body }),
+			list: (query: QueryOf<"/admin/users", "get"> = {}) => call(transport, "get", "/admin/users", { query }),
+			get: (userId: number) => call(transport, "get", "/admin/users/{user_id}", { path: { user_id: userId } }),
+			byEmail: (email: string) => call(transport, "get", "/admin/users/email/{email}", { path: { email } }),
+			update: (userId: number, body: BodyOf<"/admin/users/{user_id}", "patch">) =>
+				call(transport, "patch", "/admin/users/{user_id}", { path: { user_id: userId }, body }),
+		},
+		keys: {
+			mint: (
+				userId: number,
+				query: QueryOf<"/admin/users/{user_id}/tokens", "post"> = {},
+				body: BodyOf<"/admin/users/{user_id}/tokens", "post"> = {},
+			) => call(transport, "post", "/admin/users/{user_id}/tokens", { path: { user_id: userId }, query, body }),
+			list: (userId: number) => call(transport, "get", "/admin/users/{user_id}/tokens", { path: { user_id: userId } }),
+			revoke: (tokenId: number) => call(transport, "delete", "/admin/tokens/{token_id}", { path: { token_id: tokenId } }),
+		},
+		workspaces: {
+			addMember: (workspaceId: string, userId: number) =>
+				call(transport, "put", "/admin/workspaces/{workspace_id}/members/{user_id}", {
+					path: { workspace_id: workspaceId, user_id: userId },
+				}),
+			removeMember: (workspaceId: string, userId: number) =>
+				call(transport, "delete", "/admin/workspaces/{workspace_id}/members/{user_id}", {
+					path: { workspace_id: workspaceId, user_id: userId },
+				}),
+		},
+	};
+}
+
+export type MeetbotAdminClient = ReturnType<typeof createAdminClient>;

@@ -1,0 +1,111 @@
+/** The frames of `/ws` (docs/live-feed.md), as the client receives and sends them. */
+import type { TranscriptSegment } from "./types.js";
+
+/** A meeting as subscribe names it: its link. */
+export interface LiveMeetingLink {
+	platform: string;
+	native_id: string;
+}
+
+/** A meeting as the server's messages name it. */
+export interface LiveMeetingRef {
+	id: number;
+	platform: string;
+	native_id: string | null;
+}
+
+export interface SubscribedFrame {
+	type: "subscribed";
+	meetings: LiveMeetingLink[];
+	/** Links without a meeting this key may read. */
+	denied?: LiveMeetingLink[];
+}
+
+export interface UnsubscribedFrame {
+	type: "unsubscribed";
+	meetings: LiveMeetingLink[];
+	/** `access_revoked` when the server ended the subscription. */
+	reason?: string;
+}
+
+export interface PongFrame {
+	type: "pong";
+}
+
+export interface ErrorFrame {
+	type: "error";
+	error: string;
+	status?: number;
+	detail?: string;
+	details?: unknown;
+}
+
+export interface MeetingStatusFrame {
+	type: "meeting.status";
+	meeting: LiveMeetingRef;
+	payload: {
+		status: string;
+		data: { reason?: string | null; completion_reason?: string | null; failure_detail?: string; auto_join_error?: string } | null;
+	};
+	user_id: number;
+	ts: string;
+}
+
+export type LiveSegment = TranscriptSegment & { segment_id: string; start: number; end: number; completed: boolean };
+
+export interface TranscriptFrame {
+	type: "transcript";
+	meeting: LiveMeetingRef;
+	speaker: string;
+	/** The segment just confirmed (empty for a draft). */
+	confirmed: LiveSegment[];
+	/** All of the speaker's open drafts: replaces the previous `pending` of this speaker. */
+	pending: LiveSegment[];
+	ts: string;
+}
+
+export interface ChatMessageFrame {
+	type: "chat_message";
+	meeting: LiveMeetingRef;
+	sender: string;
+	text: string;
+	timestamp: number;
+	is_from_bot: boolean;
+}
+
+export type InteractiveEventType =
+	| "speak.started"
+	| "speak.completed"
+	| "speak.interrupted"
+	| "chat.received"
+	| "chat.sent"
+	| "screen.sharing_started"
+	| "screen.sharing_stopped"
+	| "avatar.set"
+	| "avatar.reset"
+	| "participant.joined"
+	| "participant.left";
+
+/** The bot's interactive events: the payload's fields sit beside `type` and `meeting`. */
+export interface InteractiveFrame {
+	type: InteractiveEventType;
+	meeting: LiveMeetingRef;
+	ts: string;
+	text?: string;
+	source?: string;
+	sender?: string;
+	timestamp?: number;
+	content_type?: string;
+	participant?: { id: string; name: string };
+}
+
+/** Frames about a meeting. */
+export type MeetingFrame = MeetingStatusFrame | TranscriptFrame | ChatMessageFrame | InteractiveFrame;
+/** Every frame the server sends. */
+export type LiveFrame = SubscribedFrame | UnsubscribedFrame | PongFrame | ErrorFrame | MeetingFrame;
+
+/** What the client sends. */
+export type LiveAction =
+	| { action: "subscribe"; meetings: LiveMeetingLink[] }
+	| { action: "unsubscribe"; meetings: LiveMeetingLink[] }
+	| { action: "ping" };
