@@ -4,6 +4,7 @@
  * every reconnect, and reconnects with a fresh ticket and a growing backoff (1 s to 30 s).
  * Pages call `watch()` and get every frame about the meetings they named.
  */
+import { useEffect, useState } from "preact/hooks";
 import { ApiError, wsTicket, wsUrl } from "./api";
 import type { FeedMeetingRef } from "./types";
 
@@ -163,4 +164,11 @@ export function frameIsAbout(frame: FeedFrame, ref: { platform: string; native_i
 	if (!m) return false;
 	if (ref.id !== undefined && m.id === ref.id) return true;
 	return m.platform === ref.platform && m.native_id === ref.native_id;
+}
+
+/** The feed's state in a component (re-renders on each change). */
+export function useFeedState(): FeedState {
+	const [state, setState] = useState<FeedState>(liveFeed.state);
+	useEffect(() => liveFeed.onState(setState), []);
+	return state;
 }

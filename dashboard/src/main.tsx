@@ -2,7 +2,7 @@ import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import "./app.css";
 import { ApiError, request, session } from "./api";
-import { type FeedState, liveFeed } from "./live";
+import { type FeedState, liveFeed, useFeedState } from "./live";
 import { AgentPage } from "./pages/agent";
 import { MeetingPage } from "./pages/meeting";
 import { MeetingsPage } from "./pages/meetings";
@@ -169,8 +169,7 @@ const FEED_WORDS: Record<FeedState, string> = {
 
 /** Whether `/ws` is connected, as text (a status region, so a drop is announced). */
 function FeedIndicator() {
-	const [state, setState] = useState<FeedState>(liveFeed.state);
-	useEffect(() => liveFeed.onState(setState), []);
+	const state = useFeedState();
 	return (
 		<span class="feed-state" data-state={state} role="status">
 			{FEED_WORDS[state]}

@@ -44,3 +44,14 @@ export const LIVE_STATUSES = ["requested", "joining", "awaiting_admission", "nee
 export function isLive(status: string): boolean {
 	return LIVE_STATUSES.includes(status);
 }
+
+/** `url` when it is an http(s) address, else null: a meeting's link is untrusted, so a `javascript:` one never becomes an href. */
+export function httpUrl(url: string | null | undefined): string | null {
+	if (!url) return null;
+	try {
+		const parsed = new URL(url);
+		return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.href : null;
+	} catch {
+		return null;
+	}
+}

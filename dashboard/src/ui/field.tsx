@@ -20,6 +20,7 @@ export function TextField(
 		autoComplete?: string;
 		maxLength?: number;
 		multiline?: boolean;
+		readOnly?: boolean;
 	},
 ) {
 	const id = useId();
@@ -32,6 +33,7 @@ export function TextField(
 		disabled: props.disabled,
 		placeholder: props.placeholder,
 		maxLength: props.maxLength,
+		readOnly: props.readOnly,
 		"aria-describedby": hintId,
 		onInput: (e: Event) => props.onValue((e.currentTarget as HTMLInputElement | HTMLTextAreaElement).value),
 	};
