@@ -41,12 +41,12 @@ const SCREEN_TYPES: [string, string][] = [
 ];
 
 /** The forms that act in a live meeting: speak, chat (with its log), screen. */
-export function InteractivePanel(props: { meeting: Meeting }) {
+export function InteractivePanel(props: { meeting: Meeting; poll: boolean }) {
 	return (
 		<section aria-labelledby="interact-heading" class="panel">
 			<h2 id="interact-heading">Act in the meeting</h2>
 			<SpeakForm meeting={props.meeting} />
-			<ChatPanel meeting={props.meeting} />
+			<ChatPanel meeting={props.meeting} poll={props.poll} />
 			<ScreenForm meeting={props.meeting} />
 		</section>
 	);
@@ -114,7 +114,7 @@ function ScreenForm(props: { meeting: Meeting }) {
 }
 
 /** The chat log (GET .../chat, then `chat_message` frames) and a line to send. */
-function ChatPanel(props: { meeting: Meeting }) {
+function ChatPanel(props: { meeting: Meeting; poll: boolean }) {
 	const { meeting } = props;
 	const [lines, setLines] = useState<ChatLine[]>([]);
 	const [loadError, setLoadError] = useState<unknown>(null);
@@ -133,11 +133,18 @@ function ChatPanel(props: { meeting: Meeting }) {
 			});
 			if (fresh.length) setLines((current) => [...current, ...fresh]);
 		};
-		request<{ messages: ChatLine[] }>("GET", `${botPath(meeting)}/chat`).then(
-			(r) => add(r.messages),
-			(err: unknown) => setLoadError(err),
-		);
-		return liveFeed.watch([{ platform: meeting.platform, native_id: meeting.native_meeting_id ?? "" }], (frame) => {
+		const load = () =>
+			request<{ messages: ChatLine[] }>("GET", `${botPath(meeting)}/chat`).then(
+				(r) => {
+					setLoadError(null);
+					add(r.messages);
+				},
+				(err: unknown) => setLoadError(err),
+			);
+		void load();
+		// While the feed is down, the log is read again every 5 s; lines already shown are not repeated.
+		const timer = props.poll ? setInterval(load, 5000) : undefined;
+		const stop = liveFeed.watch([{ platform: meeting.platform, native_id: meeting.native_meeting_id ?? "" }], (frame) => {
 			if (frame.type !== "chat_message" || frame.meeting?.id !== meeting.id) return;
 			add([
 				{
@@ -148,7 +155,11 @@ function ChatPanel(props: { meeting: Meeting }) {
 				},
 			]);
 		});
-	}, [meeting.id]);
+		return () => {
+			clearInterval(timer);
+			stop();
+		};
+	}, [meeting.id, props.poll]);
 
 	return (
 		<form

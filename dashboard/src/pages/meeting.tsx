@@ -85,7 +85,7 @@ export function MeetingPage(props: { id: string }) {
 			<div class="grid-2">
 				<div>
 					{ref ? <TranscriptPanel meeting={meeting} poll={polling} /> : <p>This plan has no meeting link, so it has no transcript.</p>}
-					{ref && isLive(meeting.status) ? <InteractivePanel meeting={meeting} /> : null}
+					{ref && isLive(meeting.status) ? <InteractivePanel meeting={meeting} poll={polling} /> : null}
 					<RecordingPanel meeting={meeting} />
 				</div>
 				<div>
