@@ -61,38 +61,37 @@ export function MeetingPage(props: { id: string }) {
 		return () => clearInterval(timer);
 	}, [polling]);
 
-	if (record.error) {
-		return (
-			<>
-				<h1>Meeting {props.id}</h1>
-				<ErrorBanner error={record.error} />
-				<p>
-					<a href="#/meetings">Back to your meetings</a>
-				</p>
-			</>
-		);
-	}
-	if (!meeting) return <p class="muted">Loading the meeting…</p>;
-
+	// One heading element for every state, so the focus the shell puts on it after a route
+	// change stays there when the record arrives.
 	return (
 		<>
-			<MeetingHeader meeting={meeting} onStopped={record.reload} />
-			{newer ? (
-				<p class="notice-box" role="status">
-					A newer meeting started on this link. <a href={`#/meetings/${newer}`}>Open meeting {newer}</a>
-				</p>
+			<p>
+				<a href="#/meetings">← Meetings</a>
+			</p>
+			<h1>{meeting ? meetingTitle(meeting) : `Meeting ${props.id}`}</h1>
+			{record.error ? <ErrorBanner error={record.error} /> : null}
+			{!meeting && !record.error ? <p class="muted">Loading the meeting…</p> : null}
+			{meeting ? (
+				<>
+					<MeetingHeader meeting={meeting} onStopped={record.reload} />
+					{newer ? (
+						<p class="notice-box" role="status">
+							A newer meeting started on this link. <a href={`#/meetings/${newer}`}>Open meeting {newer}</a>
+						</p>
+					) : null}
+					<div class="grid-2">
+						<div>
+							{ref ? <TranscriptPanel meeting={meeting} poll={polling} /> : <p>This plan has no meeting link, so it has no transcript.</p>}
+							{ref && isLive(meeting.status) ? <InteractivePanel meeting={meeting} poll={polling} /> : null}
+							<RecordingPanel meeting={meeting} />
+						</div>
+						<div>
+							<TimelinePanel meeting={meeting} seen={seen} />
+							<ParticipantsPanel meetingId={meeting.id} round={participantsRound} poll={polling} />
+						</div>
+					</div>
+				</>
 			) : null}
-			<div class="grid-2">
-				<div>
-					{ref ? <TranscriptPanel meeting={meeting} poll={polling} /> : <p>This plan has no meeting link, so it has no transcript.</p>}
-					{ref && isLive(meeting.status) ? <InteractivePanel meeting={meeting} poll={polling} /> : null}
-					<RecordingPanel meeting={meeting} />
-				</div>
-				<div>
-					<TimelinePanel meeting={meeting} seen={seen} />
-					<ParticipantsPanel meetingId={meeting.id} round={participantsRound} poll={polling} />
-				</div>
-			</div>
 		</>
 	);
 }
@@ -119,11 +118,7 @@ function MeetingHeader(props: { meeting: Meeting; onStopped: () => void }) {
 
 	const ending = endingWords(meeting);
 	return (
-		<header class="meeting-header">
-			<p>
-				<a href="#/meetings">← Meetings</a>
-			</p>
-			<h1>{meetingTitle(meeting)}</h1>
+		<div class="meeting-header">
 			<dl class="facts">
 				<div>
 					<dt>Status</dt>
@@ -169,7 +164,7 @@ function MeetingHeader(props: { meeting: Meeting; onStopped: () => void }) {
 				</div>
 			) : null}
 			<ErrorBanner error={error} />
-		</header>
+		</div>
 	);
 }
 
