@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { request } from "../api";
 import { liveFeed } from "../live";
 import { feedRefs, withStatusFrame } from "../meeting-feed";
@@ -41,6 +41,7 @@ export function MeetingsPage(props: { route: Route }) {
 	);
 
 	const meetings = list.data ?? [];
+	const [plansRound, setPlansRound] = useState(0);
 	const refsKey = feedRefs(meetings)
 		.map((r) => `${r.platform}/${r.native_id}`)
 		.join(" ");
@@ -87,7 +88,12 @@ export function MeetingsPage(props: { route: Route }) {
 	return (
 		<>
 			<h1>Meetings</h1>
-			<SendBotForm onSent={() => list.reload()} />
+			<SendBotForm
+				onSent={() => {
+					list.reload();
+					setPlansRound((n) => n + 1);
+				}}
+			/>
 			<section aria-labelledby="meeting-list-heading">
 				<h2 id="meeting-list-heading">Your meetings</h2>
 				<form class="form-row" aria-label="Filter meetings" onSubmit={(e) => e.preventDefault()}>
@@ -116,8 +122,13 @@ export function MeetingsPage(props: { route: Route }) {
 					</Button>
 				</nav>
 			</section>
-			<PlansSection />
-			<CalendarsSection />
+			<PlansSection round={plansRound} />
+			<CalendarsSection
+				onSynced={() => {
+					setPlansRound((n) => n + 1);
+					list.reload();
+				}}
+			/>
 		</>
 	);
 }

@@ -15,11 +15,11 @@ export function autoJoinWords(plan: Meeting): string {
 }
 
 /** Plans (idle and scheduled meetings) with their auto-join state, which can be switched here. */
-export function PlansSection() {
+export function PlansSection(props: { round: number }) {
 	const plans = useResource(
 		(signal) =>
 			request<{ meetings: Meeting[] }>("GET", "/meetings?status=idle,scheduled&limit=100", undefined, signal).then((r) => r.meetings),
-		"plans",
+		`plans:${props.round}`,
 	);
 	const [error, setError] = useState<unknown>(null);
 	const list = plans.data ?? [];
@@ -88,8 +88,11 @@ interface CalendarRow {
 	stamp: SyncStamp;
 }
 
-/** Calendar connections with their last sync, its counts and error; "Sync now" runs one. */
-export function CalendarsSection() {
+/**
+ * Calendar connections with their last sync, its counts and error; "Sync now" runs one and
+ * calls `onSynced`, since the plans a sync creates reach no `/ws` subscription yet.
+ */
+export function CalendarsSection(props: { onSynced: () => void }) {
 	const calendars = useResource(async (signal): Promise<CalendarRow[]> => {
 		const { calendars: found } = await request<{ calendars: Calendar[] }>("GET", "/user/calendars", undefined, signal);
 		return Promise.all(
@@ -110,6 +113,7 @@ export function CalendarsSection() {
 		try {
 			const stamp = await request<SyncStamp>("POST", `/user/calendars/${encodeURIComponent(id)}/sync`);
 			calendars.set((rows) => (rows ?? []).map((row) => (row.calendar.id === id ? { ...row, stamp } : row)));
+			props.onSynced();
 		} catch (err) {
 			setError(err);
 		} finally {
