@@ -72,7 +72,7 @@ describe("transcript downloads", () => {
 		const parsed = JSON.parse(transcriptJson(transcript, segments));
 		expect(parsed.native_meeting_id).toBe("abc-defg-hij");
 		expect(parsed.segments).toHaveLength(4);
-		expect(parsed.segments[2]).toMatchObject({ segment_id: "3", completed: false });
+		expect(parsed.segments[2]).toMatchObject({ segment_id: "3", completed: false, start: 3800, start_time: 3800, end_time: 3801 });
 	});
 
 	it("file names keep only safe characters of the meeting id", () => {

@@ -54,9 +54,13 @@ export function transcriptSrt(segments: Segment[]): string {
 		.join("\n");
 }
 
-/** The transcript response with the segments as the page holds them (drafts included, marked `completed: false`). */
+/**
+ * The transcript response with the segments as the page holds them (drafts included, marked
+ * `completed: false`), each with both naming sets of its times, as the API gives them.
+ */
 export function transcriptJson(transcript: Transcript, segments: Segment[]): string {
-	return `${JSON.stringify({ ...transcript, segments }, null, 2)}\n`;
+	const withBothNames = segments.map((s) => ({ ...s, start_time: s.start, end_time: s.end }));
+	return `${JSON.stringify({ ...transcript, segments: withBothNames }, null, 2)}\n`;
 }
 
 /** A file name from the meeting's link id, safe on every file system. */

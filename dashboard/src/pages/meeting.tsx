@@ -142,6 +142,14 @@ function MeetingHeader(props: { meeting: Meeting; onStopped: () => void }) {
 						)}
 					</dd>
 				</div>
+				{meeting.data?.scheduled_at ? (
+					<div>
+						<dt>Scheduled</dt>
+						<dd>
+							{when(meeting.data.scheduled_at)} ({meeting.auto_join ? "joins by itself" : "auto-join off"})
+						</dd>
+					</div>
+				) : null}
 				<div>
 					<dt>Started</dt>
 					<dd>{when(meeting.start_time)}</dd>

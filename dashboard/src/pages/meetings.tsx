@@ -141,7 +141,7 @@ function MeetingTable(props: { meetings: Meeting[] }) {
 					<th scope="col">Meeting</th>
 					<th scope="col">Platform</th>
 					<th scope="col">Status</th>
-					<th scope="col">Started</th>
+					<th scope="col">When</th>
 					<th scope="col">Outcome</th>
 				</tr>
 			</thead>
@@ -155,7 +155,7 @@ function MeetingTable(props: { meetings: Meeting[] }) {
 						<td data-label="Status">
 							<StatusBadge status={m.status} />
 						</td>
-						<td data-label="Started">{when(m.start_time ?? m.created_at)}</td>
+						<td data-label="When">{when(m.start_time ?? m.created_at)}</td>
 						<td data-label="Outcome">{reasonWords(m.completion_reason ?? m.data?.completion_reason) ?? ""}</td>
 					</tr>
 				))}
