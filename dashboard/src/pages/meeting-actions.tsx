@@ -171,7 +171,8 @@ function ChatPanel(props: { meeting: Meeting; poll: boolean }) {
 		>
 			<h3 id="chat-heading">Chat</h3>
 			<ErrorBanner error={loadError} label="Chat log" />
-			<ol class="chat-log" aria-label="Chat messages" aria-live="polite">
+			{/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to be scrolled by keyboard (WCAG 2.1.1) */}
+			<ol class="chat-log" aria-label="Chat messages" aria-live="polite" tabIndex={0}>
 				{lines.length === 0 ? <li class="muted">No chat messages yet.</li> : null}
 				{lines.map((line, i) => (
 					<li key={`${i}-${line.timestamp}`} data-from-bot={line.is_from_bot ? "true" : "false"}>
