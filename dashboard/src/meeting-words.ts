@@ -55,3 +55,16 @@ export function httpUrl(url: string | null | undefined): string | null {
 		return null;
 	}
 }
+
+const STATUS_HINTS: Record<string, string> = {
+	requested: "The bot is starting.",
+	joining: "The bot is opening the meeting and filling in the join form.",
+	awaiting_admission: "The bot is in the lobby: admit it in the meeting.",
+	needs_help: "The bot is stuck and a person has to act: open the meeting and check what it shows.",
+	stopping: "The bot was asked to leave and is confirming.",
+};
+
+/** What a live status asks of the user, or null. */
+export function statusHint(status: string): string | null {
+	return STATUS_HINTS[status] ?? null;
+}

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { request } from "../api";
 import { type FeedFrame, liveFeed, useFeedState } from "../live";
-import { httpUrl, isLive, meetingTitle, platformWords } from "../meeting-words";
+import { httpUrl, isLive, meetingTitle, platformWords, statusHint } from "../meeting-words";
 import { buildTimeline, endingWords, type SeenStatus } from "../timeline";
 import type { Meeting, Participant } from "../types";
 import { Button, ErrorBanner, StatusBadge, useResource, when } from "../ui";
@@ -159,6 +159,7 @@ function MeetingHeader(props: { meeting: Meeting; onStopped: () => void }) {
 					<dd>{when(meeting.end_time)}</dd>
 				</div>
 			</dl>
+			{statusHint(meeting.status) ? <p class="notice-box">{statusHint(meeting.status)}</p> : null}
 			{ending ? (
 				<p class={meeting.status === "failed" ? "error-banner" : "notice-box"} data-testid="ending">
 					{ending}
