@@ -1,7 +1,7 @@
 import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import "./app.css";
-import { ApiError, request, session } from "./api";
+import { ApiError, onUnauthorized, request, session } from "./api";
 import { type FeedState, liveFeed, useFeedState } from "./live";
 import { AgentPage } from "./pages/agent";
 import { MeetingPage } from "./pages/meeting";
@@ -40,7 +40,17 @@ function App() {
 	useEffect(() => {
 		if (!me) return;
 		liveFeed.start();
-		return () => liveFeed.stop();
+		// A key revoked or expired while signed in ends the session with the API's reason.
+		onUnauthorized((detail) => {
+			liveFeed.stop();
+			session.signOut();
+			setSignedOutReason(`Signed out: ${detail}`);
+			setMe(null);
+		});
+		return () => {
+			onUnauthorized(() => undefined);
+			liveFeed.stop();
+		};
 	}, [me]);
 
 	async function signOut() {
