@@ -32,7 +32,7 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 				const found = await request<Transcript>("GET", path);
 				if (cancelled) return;
 				if (found.id !== meeting.id) {
-					// The route answers the newest started meeting on the link: not this one.
+					// The route answers for the newest started meeting on the link, which is not this one.
 					setOtherMeeting(found.id);
 					setState(fromSegments([]));
 				} else {
@@ -104,7 +104,7 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 			<ErrorBanner error={error} />
 			{otherMeeting ? (
 				<p>
-					This link's transcript belongs to a newer meeting. <a href={`#/meetings/${otherMeeting}`}>Open meeting {otherMeeting}</a>
+					The transcript of this link belongs to another meeting. <a href={`#/meetings/${otherMeeting}`}>Open meeting {otherMeeting}</a>
 				</p>
 			) : null}
 			{state ? (

@@ -45,8 +45,12 @@ export function MeetingPage(props: { id: string }) {
 					...steps,
 					{ status, ts: typeof frame.ts === "string" ? frame.ts : new Date().toISOString(), reason: payload?.data?.reason ?? null },
 				]);
-				record.set((current) => (current ? { ...current, status } : current));
-				if (status === "completed" || status === "failed" || status === "active") reloadRecord.current();
+				// A terminal step waits for the record, so the ending shows with its reason and stage at once.
+				if (status === "completed" || status === "failed") reloadRecord.current();
+				else {
+					record.set((current) => (current ? { ...current, status } : current));
+					if (status === "active") reloadRecord.current();
+				}
 			} else if (frame.type === "participant.joined" || frame.type === "participant.left") setParticipantsRound((n) => n + 1);
 		});
 		// The subscription follows the link and the record id, not each status change.
@@ -61,6 +65,7 @@ export function MeetingPage(props: { id: string }) {
 		return () => clearInterval(timer);
 	}, [polling]);
 
+	const planned = meeting?.status === "idle" || meeting?.status === "scheduled";
 	// One heading element for every state, so the focus the shell puts on it after a route
 	// change stays there when the record arrives.
 	return (
@@ -81,7 +86,11 @@ export function MeetingPage(props: { id: string }) {
 					) : null}
 					<div class="grid-2">
 						<div>
-							{ref ? <TranscriptPanel meeting={meeting} poll={polling} /> : <p>This plan has no meeting link, so it has no transcript.</p>}
+							{planned ? (
+								<PlanPanel meeting={meeting} onSent={record.reload} />
+							) : ref ? (
+								<TranscriptPanel meeting={meeting} poll={polling} />
+							) : null}
 							{ref && isLive(meeting.status) ? <InteractivePanel meeting={meeting} poll={polling} /> : null}
 							<RecordingPanel meeting={meeting} />
 						</div>
@@ -174,6 +183,44 @@ function MeetingHeader(props: { meeting: Meeting; onStopped: () => void }) {
 			) : null}
 			<ErrorBanner error={error} />
 		</div>
+	);
+}
+
+/** A plan has no transcript yet: it starts when a bot joins, by auto-join or "Send a bot now". */
+function PlanPanel(props: { meeting: Meeting; onSent: () => void }) {
+	const { meeting } = props;
+	const [error, setError] = useState<unknown>(null);
+	const [busy, setBusy] = useState(false);
+	async function sendNow() {
+		setBusy(true);
+		setError(null);
+		try {
+			// POST /bots on the plan's link claims the plan in place (same id, title and schedule).
+			await request("POST", "/bots", { platform: meeting.platform, native_meeting_id: meeting.native_meeting_id });
+			props.onSent();
+		} catch (err) {
+			setError(err);
+		} finally {
+			setBusy(false);
+		}
+	}
+	return (
+		<section aria-labelledby="plan-heading" class="panel">
+			<h2 id="plan-heading">Transcript</h2>
+			{meeting.native_meeting_id && meeting.platform !== "unknown" ? (
+				<>
+					<p>This is a plan: its transcript starts when a bot joins.</p>
+					<div class="actions">
+						<Button variant="primary" onClick={() => void sendNow()} busy={busy}>
+							Send a bot now
+						</Button>
+					</div>
+				</>
+			) : (
+				<p>This plan has no meeting link yet, so no bot can join it.</p>
+			)}
+			<ErrorBanner error={error} />
+		</section>
 	);
 }
 
