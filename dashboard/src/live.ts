@@ -2,7 +2,12 @@
  * The dashboard's one `/ws` connection (docs/live-feed.md). It connects with a one-use ticket
  * (never the key), keeps the set of meetings the open pages watch, subscribes them again after
  * every reconnect, and reconnects with a fresh ticket and a growing backoff (1 s to 30 s).
- * Pages call `watch()` and get every frame about the meetings they named.
+ *
+ * Pages call `watch()` and get every frame about the meetings they named. Frames sent before
+ * a subscription takes effect reach nobody, so `watch()` also takes `onReady`: it is called
+ * once the server has confirmed the subscription (at once if it already had), and again after
+ * every reconnect. A page re-reads what it shows there, so nothing falls between its GET and
+ * the feed.
  */
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, wsTicket, wsUrl } from "./api";
@@ -24,6 +29,14 @@ export type FeedState = "connecting" | "live" | "retrying" | "off";
 
 type Listener = (frame: FeedFrame) => void;
 
+interface Watcher {
+	keys: string[];
+	onFrame: Listener;
+	onReady?: () => void;
+	/** Whether onReady has run for the current connection. */
+	told: boolean;
+}
+
 const REFS_PER_FRAME = 100;
 const MAX_WATCHED = 200;
 const PING_EVERY_MS = 25_000;
@@ -36,9 +49,9 @@ class LiveFeed {
 	private attempt = 0;
 	private retryTimer: ReturnType<typeof setTimeout> | undefined;
 	private pingTimer: ReturnType<typeof setInterval> | undefined;
-	/** How many pages watch each ref; a ref is subscribed while its count is above 0. */
-	private watched = new Map<string, { ref: MeetingRef; count: number }>();
-	private listeners = new Set<Listener>();
+	/** How many watchers name each ref (subscribed while above 0), and whether the server confirmed it on this connection. */
+	private watched = new Map<string, { ref: MeetingRef; count: number; confirmed: boolean }>();
+	private watchers = new Set<Watcher>();
 	private stateListeners = new Set<(state: FeedState) => void>();
 	state: FeedState = "off";
 
@@ -56,31 +69,41 @@ class LiveFeed {
 		this.socket?.close(1000, "signed out");
 		this.socket = null;
 		this.watched.clear();
+		this.watchers.clear();
 		this.setState("off");
 	}
 
-	/** Watches `refs`, calling `listener` with every frame; returns the function that stops it. */
-	watch(refs: MeetingRef[], listener: Listener): () => void {
+	/**
+	 * Watches `refs`: `onFrame` gets every frame, `onReady` runs when the subscription is in
+	 * effect (see above). Returns the function that stops watching.
+	 */
+	watch(refs: MeetingRef[], onFrame: Listener, onReady?: () => void): () => void {
 		const added: MeetingRef[] = [];
+		const keys: string[] = [];
 		for (const ref of refs) {
-			const entry = this.watched.get(refKey(ref));
+			const key = refKey(ref);
+			const entry = this.watched.get(key);
 			if (entry) entry.count++;
 			else if (this.watched.size < MAX_WATCHED) {
-				this.watched.set(refKey(ref), { ref, count: 1 });
+				this.watched.set(key, { ref, count: 1, confirmed: false });
 				added.push(ref);
-			}
+			} else continue;
+			keys.push(key);
 		}
-		this.listeners.add(listener);
+		const watcher: Watcher = { keys, onFrame, onReady, told: false };
+		this.watchers.add(watcher);
 		this.send("subscribe", added);
+		// Already confirmed (another page subscribed first): ready now, after the caller returns.
+		queueMicrotask(() => this.tellReady());
 		return () => {
-			this.listeners.delete(listener);
+			this.watchers.delete(watcher);
 			const removed: MeetingRef[] = [];
-			for (const ref of refs) {
-				const entry = this.watched.get(refKey(ref));
+			for (const key of keys) {
+				const entry = this.watched.get(key);
 				if (!entry) continue;
 				if (--entry.count <= 0) {
-					this.watched.delete(refKey(ref));
-					removed.push(ref);
+					this.watched.delete(key);
+					removed.push(entry.ref);
 				}
 			}
 			this.send("unsubscribe", removed);
@@ -103,6 +126,30 @@ class LiveFeed {
 		for (let i = 0; i < refs.length; i += REFS_PER_FRAME) {
 			this.socket.send(JSON.stringify({ action, meetings: refs.slice(i, i + REFS_PER_FRAME) }));
 		}
+	}
+
+	/** Runs onReady of each watcher whose refs are all confirmed and that was not told yet. */
+	private tellReady() {
+		if (this.state !== "live") return;
+		for (const watcher of [...this.watchers]) {
+			if (watcher.told || !watcher.onReady) continue;
+			if (!watcher.keys.every((key) => this.watched.get(key)?.confirmed)) continue;
+			watcher.told = true;
+			watcher.onReady();
+		}
+	}
+
+	/** `subscribed` confirms refs; a denied ref has no readable meeting yet, so there is nothing to wait for either. */
+	private confirm(frame: FeedFrame) {
+		const refs = [
+			...(Array.isArray(frame.meetings) ? frame.meetings : []),
+			...(Array.isArray(frame.denied) ? frame.denied : []),
+		] as MeetingRef[];
+		for (const ref of refs) {
+			const entry = this.watched.get(refKey(ref));
+			if (entry) entry.confirmed = true;
+		}
+		this.tellReady();
 	}
 
 	private async connect() {
@@ -136,12 +183,16 @@ class LiveFeed {
 				return;
 			}
 			if (typeof frame?.type !== "string") return;
-			for (const listener of [...this.listeners]) listener(frame);
+			if (frame.type === "subscribed") this.confirm(frame);
+			for (const watcher of [...this.watchers]) watcher.onFrame(frame);
 		};
 		socket.onclose = () => {
 			if (this.socket !== socket) return;
 			this.socket = null;
 			clearInterval(this.pingTimer);
+			// Frames sent while the socket is down are not replayed: every watcher re-reads once the new one is confirmed.
+			for (const entry of this.watched.values()) entry.confirmed = false;
+			for (const watcher of this.watchers) watcher.told = false;
 			this.retry();
 		};
 	}
@@ -157,14 +208,6 @@ class LiveFeed {
 }
 
 export const liveFeed = new LiveFeed();
-
-/** True when a frame is about `ref`. */
-export function frameIsAbout(frame: FeedFrame, ref: { platform: string; native_id: string; id?: number }): boolean {
-	const m = frame.meeting;
-	if (!m) return false;
-	if (ref.id !== undefined && m.id === ref.id) return true;
-	return m.platform === ref.platform && m.native_id === ref.native_id;
-}
 
 /** The feed's state in a component (re-renders on each change). */
 export function useFeedState(): FeedState {

@@ -144,17 +144,22 @@ function ChatPanel(props: { meeting: Meeting; poll: boolean }) {
 		void load();
 		// While the feed is down, the log is read again every 5 s; lines already shown are not repeated.
 		const timer = props.poll ? setInterval(load, 5000) : undefined;
-		const stop = liveFeed.watch([{ platform: meeting.platform, native_id: meeting.native_meeting_id ?? "" }], (frame) => {
-			if (frame.type !== "chat_message" || frame.meeting?.id !== meeting.id) return;
-			add([
-				{
-					sender: String(frame.sender ?? ""),
-					text: String(frame.text ?? ""),
-					timestamp: (frame.timestamp as string | number | null) ?? null,
-					is_from_bot: frame.is_from_bot === true,
-				},
-			]);
-		});
+		const stop = liveFeed.watch(
+			[{ platform: meeting.platform, native_id: meeting.native_meeting_id ?? "" }],
+			(frame) => {
+				if (frame.type !== "chat_message" || frame.meeting?.id !== meeting.id) return;
+				add([
+					{
+						sender: String(frame.sender ?? ""),
+						text: String(frame.text ?? ""),
+						timestamp: (frame.timestamp as string | number | null) ?? null,
+						is_from_bot: frame.is_from_bot === true,
+					},
+				]);
+			},
+			// Read the log again once the feed watches the meeting (lines shown are not repeated).
+			() => void load(),
+		);
 		return () => {
 			clearInterval(timer);
 			stop();

@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { request } from "../api";
 import { httpUrl } from "../meeting-words";
 import type { MediaFile, Meeting, Recording } from "../types";
@@ -24,6 +24,24 @@ export function RecordingPanel(props: { meeting: Meeting }) {
 		`${meeting.id}:${meeting.status}`,
 	);
 	const list = recordings.data ?? [];
+	// The upload can land after the meeting has ended: a meeting that ended in the last five
+	// minutes without a recording is asked again every 3 s, for two minutes at most.
+	const ended =
+		(meeting.status === "completed" || meeting.status === "failed") &&
+		meeting.end_time !== null &&
+		Date.now() - Date.parse(meeting.end_time) < 300_000;
+	const waiting = ended && recordings.data !== null && list.length === 0;
+	const reload = useRef(recordings.reload);
+	reload.current = recordings.reload;
+	useEffect(() => {
+		if (!waiting) return;
+		let asked = 0;
+		const timer = setInterval(() => {
+			if (++asked > 40) clearInterval(timer);
+			else reload.current();
+		}, 3000);
+		return () => clearInterval(timer);
+	}, [waiting]);
 	return (
 		<section aria-labelledby="recording-heading" class="panel">
 			<h2 id="recording-heading">Recording</h2>

@@ -9,8 +9,9 @@ import { Button, ErrorBanner, TextField, TranscriptView } from "../ui";
 /**
  * The live transcript: GET /transcripts/{platform}/{native} once, then the `/ws` transcript
  * bundles of this meeting applied on top (transcript-model.ts). Frames that arrive before the
- * GET answers wait for it, and a reconnect reads the transcript again (frames may have been
- * missed while the socket was down). Also the downloads and the share link.
+ * GET answers wait for it, and the transcript is read again once the feed has confirmed the
+ * subscription and after each reconnect (frames sent meanwhile are not replayed). Also the
+ * downloads and the share link.
  */
 export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 	const { meeting } = props;
@@ -23,11 +24,14 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 	const [otherMeeting, setOtherMeeting] = useState<number | null>(null);
 	const early = useRef<TranscriptBundle[]>([]);
 	const loaded = useRef(false);
+	/** A re-read was asked for while one was running: run another once it ends. */
+	const stale = useRef(false);
 	const reload = useRef<() => void>(() => undefined);
 
 	useEffect(() => {
 		let cancelled = false;
 		async function load() {
+			loaded.current = false;
 			try {
 				const found = await request<Transcript>("GET", path);
 				if (cancelled) return;
@@ -37,6 +41,7 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 					setState(fromSegments([]));
 				} else {
 					setTranscript(found);
+					setError(null);
 					setState(early.current.reduce(applyBundle, fromSegments(found.segments)));
 				}
 			} catch (err) {
@@ -47,34 +52,35 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 			}
 			early.current = [];
 			loaded.current = true;
-		}
-		void load();
-		reload.current = () => {
-			if (!loaded.current) return;
-			loaded.current = false;
-			void load();
-		};
-		let seenLive = liveFeed.state === "live";
-		const stopState = liveFeed.onState((feed) => {
-			if (feed === "live" && !seenLive) {
-				seenLive = true;
-				return;
+			if (stale.current) {
+				stale.current = false;
+				void load();
 			}
-			if (feed === "live") reload.current();
-		});
-		const stopWatch = liveFeed.watch([{ platform, native_id: native }], (frame) => {
-			if (frame.type !== "transcript" || frame.meeting?.id !== meeting.id) return;
-			const bundle: TranscriptBundle = {
-				speaker: typeof frame.speaker === "string" ? frame.speaker : "",
-				confirmed: Array.isArray(frame.confirmed) ? frame.confirmed : [],
-				pending: Array.isArray(frame.pending) ? frame.pending : [],
-			};
-			if (!loaded.current) early.current.push(bundle);
-			else setState((current) => applyBundle(current ?? fromSegments([]), bundle));
-		});
+		}
+		reload.current = () => {
+			if (loaded.current) void load();
+			else stale.current = true;
+		};
+		void load();
+		// Bundles that arrive while a read runs wait for it and are applied on top of its answer.
+		// Once the subscription is in effect (and after each reconnect) the transcript is read
+		// again, so a segment sent before the feed watched this meeting is not lost.
+		const stopWatch = liveFeed.watch(
+			[{ platform, native_id: native }],
+			(frame) => {
+				if (frame.type !== "transcript" || frame.meeting?.id !== meeting.id) return;
+				const bundle: TranscriptBundle = {
+					speaker: typeof frame.speaker === "string" ? frame.speaker : "",
+					confirmed: Array.isArray(frame.confirmed) ? frame.confirmed : [],
+					pending: Array.isArray(frame.pending) ? frame.pending : [],
+				};
+				if (!loaded.current) early.current.push(bundle);
+				else setState((current) => applyBundle(current ?? fromSegments([]), bundle));
+			},
+			() => reload.current(),
+		);
 		return () => {
 			cancelled = true;
-			stopState();
 			stopWatch();
 		};
 	}, [path, meeting.id]);

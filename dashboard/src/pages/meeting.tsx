@@ -31,28 +31,37 @@ export function MeetingPage(props: { id: string }) {
 			: null;
 	useEffect(() => {
 		if (!ref || !meeting) return;
-		return liveFeed.watch([ref], (frame: FeedFrame) => {
-			if (frame.meeting?.platform !== ref.platform || frame.meeting.native_id !== ref.native_id) return;
-			if (frame.meeting.id !== meeting.id) {
-				if (frame.type === "meeting.status" && frame.meeting.id > meeting.id) setNewer(frame.meeting.id);
-				return;
-			}
-			if (frame.type === "meeting.status") {
-				const payload = frame.payload as { status?: string; data?: { reason?: string | null } | null } | undefined;
-				const status = payload?.status;
-				if (!status) return;
-				setSeen((steps) => [
-					...steps,
-					{ status, ts: typeof frame.ts === "string" ? frame.ts : new Date().toISOString(), reason: payload?.data?.reason ?? null },
-				]);
-				// A terminal step waits for the record, so the ending shows with its reason and stage at once.
-				if (status === "completed" || status === "failed") reloadRecord.current();
-				else {
-					record.set((current) => (current ? { ...current, status } : current));
-					if (status === "active") reloadRecord.current();
+		return liveFeed.watch(
+			[ref],
+			(frame: FeedFrame) => {
+				if (frame.meeting?.platform !== ref.platform || frame.meeting.native_id !== ref.native_id) return;
+				if (frame.meeting.id !== meeting.id) {
+					if (frame.type === "meeting.status" && frame.meeting.id > meeting.id) setNewer(frame.meeting.id);
+					return;
 				}
-			} else if (frame.type === "participant.joined" || frame.type === "participant.left") setParticipantsRound((n) => n + 1);
-		});
+				if (frame.type === "meeting.status") {
+					const payload = frame.payload as { status?: string; data?: { reason?: string | null } | null } | undefined;
+					const status = payload?.status;
+					if (!status) return;
+					setSeen((steps) => [
+						...steps,
+						{ status, ts: typeof frame.ts === "string" ? frame.ts : new Date().toISOString(), reason: payload?.data?.reason ?? null },
+					]);
+					// A terminal step waits for the record, so the ending shows with its reason and stage at once.
+					if (status === "completed" || status === "failed") reloadRecord.current();
+					else {
+						record.set((current) => (current ? { ...current, status } : current));
+						if (status === "active") reloadRecord.current();
+					}
+				} else if (frame.type === "participant.joined" || frame.type === "participant.left") setParticipantsRound((n) => n + 1);
+			},
+			// Once the feed watches the meeting (and after each reconnect), what the page shows is read
+			// again: steps and joins sent before that reached nobody.
+			() => {
+				reloadRecord.current();
+				setParticipantsRound((n) => n + 1);
+			},
+		);
 		// The subscription follows the link and the record id, not each status change.
 	}, [ref?.platform, ref?.native_id, meeting?.id]);
 

@@ -52,17 +52,22 @@ export function MeetingsPage(props: { route: Route }) {
 	const reloadTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 	// Re-watches exactly when the set of listed links changes.
 	useEffect(() => {
-		const stop = liveFeed.watch(feedRefs(meetings), (frame) => {
-			if (frame.type !== "meeting.status") return;
-			const updated = withStatusFrame(current.current, frame);
-			if (updated) list.set(() => updated);
-			else if (reloadTimer.current === undefined) {
-				reloadTimer.current = setTimeout(() => {
-					reloadTimer.current = undefined;
-					list.reload();
-				}, 2000);
-			}
-		});
+		const stop = liveFeed.watch(
+			feedRefs(meetings),
+			(frame) => {
+				if (frame.type !== "meeting.status") return;
+				const updated = withStatusFrame(current.current, frame);
+				if (updated) list.set(() => updated);
+				else if (reloadTimer.current === undefined) {
+					reloadTimer.current = setTimeout(() => {
+						reloadTimer.current = undefined;
+						list.reload();
+					}, 2000);
+				}
+			},
+			// Steps sent before the feed watched these meetings reached nobody: read the list again.
+			() => list.reload(),
+		);
 		return () => {
 			stop();
 			clearTimeout(reloadTimer.current);

@@ -27,7 +27,15 @@ export function PlansSection(props: { round: number }) {
 		.map((r) => `${r.platform}/${r.native_id}`)
 		.join(" ");
 	// Re-watches when the set of plan links changes.
-	useEffect(() => liveFeed.watch(feedRefs(list), (frame) => frame.type === "meeting.status" && plans.reload()), [refsKey]);
+	useEffect(
+		() =>
+			liveFeed.watch(
+				feedRefs(list),
+				(frame) => frame.type === "meeting.status" && plans.reload(),
+				() => plans.reload(),
+			),
+		[refsKey],
+	);
 
 	async function setAutoJoin(plan: Meeting, autoJoin: boolean) {
 		setError(null);
