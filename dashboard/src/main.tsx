@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import "./app.css";
 import { ApiError, onUnauthorized, request, session } from "./api";
 import { type FeedState, liveFeed, useFeedState } from "./live";
+import { MeContext } from "./me";
 import { AgentPage } from "./pages/agent";
 import { MeetingPage } from "./pages/meeting";
 import { MeetingsPage } from "./pages/meetings";
@@ -142,7 +143,18 @@ function SignedIn(props: { me: Me; onSignOut: () => void }) {
 				</div>
 			</header>
 			<main id="main" ref={main} tabIndex={-1}>
-				<Page route={route} />
+				{props.me.scopes.some((scope) => scope === "bot" || scope === "tx") ? (
+					<MeContext.Provider value={props.me}>
+						<Page route={route} />
+					</MeContext.Provider>
+				) : (
+					<>
+						<h1>This key cannot read meetings</h1>
+						<p>
+							It has only the browser scope, which signs in and nothing else. Sign out and sign in with a key that has the bot or tx scope.
+						</p>
+					</>
+				)}
 			</main>
 		</>
 	);

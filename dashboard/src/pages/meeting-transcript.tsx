@@ -112,34 +112,37 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 				<p>
 					The transcript of this link belongs to another meeting. <a href={`#/meetings/${otherMeeting}`}>Open meeting {otherMeeting}</a>
 				</p>
-			) : null}
-			{state ? (
-				<TranscriptView lines={lines} label="Live transcript" empty="Nothing said yet." />
 			) : (
-				<p class="muted">Loading the transcript…</p>
+				<>
+					{state ? (
+						<TranscriptView lines={lines} label="Live transcript" empty="Nothing said yet." />
+					) : (
+						<p class="muted">Loading the transcript…</p>
+					)}
+					<fieldset class="actions downloads">
+						<legend>Download the transcript</legend>
+						<Button
+							onClick={() => download(transcriptFileName(forDownload, "txt"), "text/plain", transcriptText(forDownload, lines))}
+							disabled={!state}
+						>
+							Download .txt
+						</Button>
+						<Button
+							onClick={() => download(transcriptFileName(forDownload, "srt"), "application/x-subrip", transcriptSrt(lines))}
+							disabled={!state}
+						>
+							Download .srt
+						</Button>
+						<Button
+							onClick={() => download(transcriptFileName(forDownload, "json"), "application/json", transcriptJson(forDownload, lines))}
+							disabled={!state}
+						>
+							Download .json
+						</Button>
+					</fieldset>
+					<SharePanel path={path} />
+				</>
 			)}
-			<fieldset class="actions downloads">
-				<legend>Download the transcript</legend>
-				<Button
-					onClick={() => download(transcriptFileName(forDownload, "txt"), "text/plain", transcriptText(forDownload, lines))}
-					disabled={!state}
-				>
-					Download .txt
-				</Button>
-				<Button
-					onClick={() => download(transcriptFileName(forDownload, "srt"), "application/x-subrip", transcriptSrt(lines))}
-					disabled={!state}
-				>
-					Download .srt
-				</Button>
-				<Button
-					onClick={() => download(transcriptFileName(forDownload, "json"), "application/json", transcriptJson(forDownload, lines))}
-					disabled={!state}
-				>
-					Download .json
-				</Button>
-			</fieldset>
-			<SharePanel path={path} />
 		</section>
 	);
 }

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { request } from "../api";
 import { type FeedFrame, liveFeed, useFeedState } from "../live";
+import { useCanAct } from "../me";
 import { httpUrl, isLive, meetingTitle, platformWords, statusHint } from "../meeting-words";
 import { buildTimeline, endingWords, type SeenStatus } from "../timeline";
 import type { Meeting, Participant } from "../types";
@@ -20,6 +21,7 @@ export function MeetingPage(props: { id: string }) {
 	const [seen, setSeen] = useState<SeenStatus[]>([]);
 	const [newer, setNewer] = useState<number | null>(null);
 	const [participantsRound, setParticipantsRound] = useState(0);
+	const canAct = useCanAct();
 	const reloadRecord = useRef(record.reload);
 	reloadRecord.current = record.reload;
 
@@ -87,7 +89,7 @@ export function MeetingPage(props: { id: string }) {
 			{!meeting && !record.error ? <p class="muted">Loading the meeting…</p> : null}
 			{meeting ? (
 				<>
-					<MeetingHeader meeting={meeting} onStopped={record.reload} />
+					<MeetingHeader meeting={meeting} onStopped={record.reload} canAct={canAct} />
 					{newer ? (
 						<p class="notice-box" role="status">
 							A newer meeting started on this link. <a href={`#/meetings/${newer}`}>Open meeting {newer}</a>
@@ -96,11 +98,11 @@ export function MeetingPage(props: { id: string }) {
 					<div class="grid-2">
 						<div>
 							{planned ? (
-								<PlanPanel meeting={meeting} onSent={record.reload} />
+								<PlanPanel meeting={meeting} onSent={record.reload} canAct={canAct} />
 							) : ref ? (
 								<TranscriptPanel meeting={meeting} poll={polling} />
 							) : null}
-							{ref && isLive(meeting.status) ? <InteractivePanel meeting={meeting} poll={polling} /> : null}
+							{ref && canAct && isLive(meeting.status) ? <InteractivePanel meeting={meeting} poll={polling} /> : null}
 							<RecordingPanel meeting={meeting} />
 						</div>
 						<div>
@@ -114,7 +116,7 @@ export function MeetingPage(props: { id: string }) {
 	);
 }
 
-function MeetingHeader(props: { meeting: Meeting; onStopped: () => void }) {
+function MeetingHeader(props: { meeting: Meeting; onStopped: () => void; canAct: boolean }) {
 	const { meeting } = props;
 	const [error, setError] = useState<unknown>(null);
 	const [busy, setBusy] = useState(false);
@@ -183,7 +185,7 @@ function MeetingHeader(props: { meeting: Meeting; onStopped: () => void }) {
 					{ending}
 				</p>
 			) : null}
-			{isLive(meeting.status) && meeting.native_meeting_id ? (
+			{props.canAct && isLive(meeting.status) && meeting.native_meeting_id ? (
 				<div class="actions">
 					<Button variant="danger" onClick={() => void stop()} busy={busy || meeting.status === "stopping"}>
 						{meeting.status === "stopping" ? "Stopping…" : "Stop the bot"}
@@ -196,7 +198,7 @@ function MeetingHeader(props: { meeting: Meeting; onStopped: () => void }) {
 }
 
 /** A plan has no transcript yet: it starts when a bot joins, by auto-join or "Send a bot now". */
-function PlanPanel(props: { meeting: Meeting; onSent: () => void }) {
+function PlanPanel(props: { meeting: Meeting; onSent: () => void; canAct: boolean }) {
 	const { meeting } = props;
 	const [error, setError] = useState<unknown>(null);
 	const [busy, setBusy] = useState(false);
@@ -216,7 +218,7 @@ function PlanPanel(props: { meeting: Meeting; onSent: () => void }) {
 	return (
 		<section aria-labelledby="plan-heading" class="panel">
 			<h2 id="plan-heading">Transcript</h2>
-			{meeting.native_meeting_id && meeting.platform !== "unknown" ? (
+			{props.canAct && meeting.native_meeting_id && meeting.platform !== "unknown" ? (
 				<>
 					<p>This is a plan: its transcript starts when a bot joins.</p>
 					<div class="actions">

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { request } from "../api";
 import { liveFeed } from "../live";
+import { useCanAct } from "../me";
 import { feedRefs, withStatusFrame } from "../meeting-feed";
 import { LIVE_STATUSES, meetingTitle, platformWords, reasonWords } from "../meeting-words";
 import { navigate, type Route } from "../route";
@@ -40,6 +41,7 @@ export function MeetingsPage(props: { route: Route }) {
 		query.toString(),
 	);
 
+	const canAct = useCanAct();
 	const meetings = list.data ?? [];
 	const [plansRound, setPlansRound] = useState(0);
 	const refsKey = feedRefs(meetings)
@@ -93,12 +95,16 @@ export function MeetingsPage(props: { route: Route }) {
 	return (
 		<>
 			<h1>Meetings</h1>
-			<SendBotForm
-				onSent={() => {
-					list.reload();
-					setPlansRound((n) => n + 1);
-				}}
-			/>
+			{canAct ? (
+				<SendBotForm
+					onSent={() => {
+						list.reload();
+						setPlansRound((n) => n + 1);
+					}}
+				/>
+			) : (
+				<p class="notice-box">This key reads only: sending and stopping bots needs a key with the bot scope.</p>
+			)}
 			<section aria-labelledby="meeting-list-heading">
 				<h2 id="meeting-list-heading">Your meetings</h2>
 				<form class="form-row" aria-label="Filter meetings" onSubmit={(e) => e.preventDefault()}>

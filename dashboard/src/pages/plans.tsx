@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { request } from "../api";
 import { liveFeed } from "../live";
+import { useCanAct } from "../me";
 import { feedRefs } from "../meeting-feed";
 import { meetingTitle, platformWords } from "../meeting-words";
 import type { Calendar, Meeting, SyncStamp } from "../types";
@@ -22,6 +23,7 @@ export function PlansSection(props: { round: number }) {
 		`plans:${props.round}`,
 	);
 	const [error, setError] = useState<unknown>(null);
+	const canAct = useCanAct();
 	const list = plans.data ?? [];
 	const refsKey = feedRefs(list)
 		.map((r) => `${r.platform}/${r.native_id}`)
@@ -76,6 +78,7 @@ export function PlansSection(props: { round: number }) {
 									<CheckboxField
 										label={`Auto-join ${meetingTitle(plan)}`}
 										checked={plan.auto_join}
+										disabled={!canAct}
 										onChecked={(checked) => void setAutoJoin(plan, checked)}
 									/>
 									<div>{autoJoinWords(plan)}</div>
