@@ -50,6 +50,8 @@ export function MeetingsPage(props: { route: Route }) {
 	// The listener reads the list through a ref: the socket outlives this render.
 	const current = useRef(meetings);
 	current.current = meetings;
+	const statusFilter = useRef(status);
+	statusFilter.current = status;
 	// A frame about a meeting this page does not list (a new plan, a bot sent elsewhere) reloads it, at most every 2 s.
 	const reloadTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 	// Re-watches exactly when the set of listed links changes.
@@ -59,7 +61,10 @@ export function MeetingsPage(props: { route: Route }) {
 			(frame) => {
 				if (frame.type !== "meeting.status") return;
 				const updated = withStatusFrame(current.current, frame);
-				if (updated) list.set(() => updated);
+				// A meeting that left the status filter (a live one that ended) goes with a reload.
+				const moved = (frame.payload as { status?: string } | undefined)?.status ?? "";
+				const fits = !statusFilter.current || statusFilter.current.split(",").includes(moved);
+				if (updated && fits) list.set(() => updated);
 				else if (reloadTimer.current === undefined) {
 					reloadTimer.current = setTimeout(() => {
 						reloadTimer.current = undefined;
