@@ -54,10 +54,11 @@ export async function openPage(browser: Browser, url: string): Promise<{ page: P
 	return { page, log };
 }
 
-export async function screenshot(page: Page, name: string): Promise<string> {
+/** Saves `<name>.png` under ARTIFACTS: the whole page, or with `fullPage: false` what a laptop screen shows. */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<string> {
 	mkdirSync(ARTIFACTS, { recursive: true });
 	const file = path.join(ARTIFACTS, `${name}.png`);
-	await page.screenshot({ path: file, fullPage: true });
+	await page.screenshot({ path: file, fullPage });
 	return file;
 }
 

@@ -149,7 +149,8 @@ describe("the dashboard with a real bot in a sandbox meeting", () => {
 		await page.waitForSelector(".meeting-header .status-badge[data-status='active']");
 		await seeText(page, "Alice Chen");
 		await seeText(page, "Bruno Diaz");
-		await screenshot(page, "meeting-page");
+		// The README's picture of the meeting page (docs/images/meeting-page.png is a copy of one run's).
+		await screenshot(page, "meeting-page", { fullPage: false });
 		const seen = await transcriptLinesSeen(page);
 		const observed = (await sandboxObserved(code)) as { captions_shown: { speaker: string; text: string; at: number }[] };
 		const lastSpoken = Math.max(...observed.captions_shown.filter((c) => c.text.includes("offsite")).map((c) => c.at));
