@@ -157,6 +157,8 @@ describe("the dashboard with a real bot in a sandbox meeting", () => {
 		const firstShown = Math.min(...seen.filter((l) => l.text.includes("budget is approved")).map((l) => l.at));
 		expect(firstShown).toBeLessThan(lastSpoken);
 		expect(seen.some((l) => l.speaker === "Alice Chen" && l.state === "confirmed" && l.text.includes("budget is approved"))).toBe(true);
+		// Lines still being spoken show as pending first, then confirmed.
+		expect(seen.some((l) => l.state === "pending")).toBe(true);
 
 		await press(page, "Stop the bot");
 		await page.waitForSelector(".meeting-header .status-badge[data-status='completed']", { timeout: 60_000 });
@@ -222,6 +224,8 @@ describe("the dashboard with a real bot in a sandbox meeting", () => {
 		expect(log.requests.length).toBeGreaterThan(10);
 		expect(await leaksOf(page, log, account.key)).toEqual([]);
 		expect(log.dialogs).toEqual([]);
+		// Everything ran under the CSP without the browser having to block anything.
+		expect(log.errors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
 	});
 });
 
