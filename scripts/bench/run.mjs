@@ -7,6 +7,7 @@ import { freePort } from "../ports.mjs";
 import { benchAgentChat } from "./agent-chat.mjs";
 import { benchBots } from "./bots.mjs";
 import { benchCalendarSync } from "./calendar-sync.mjs";
+import { benchDashboard } from "./dashboard.mjs";
 import { benchGateway } from "./gateway.mjs";
 import { benchLiveFeed } from "./live-feed.mjs";
 import { benchMeetingStream } from "./meeting-stream.mjs";
@@ -39,6 +40,7 @@ export async function runBenchmarks(only) {
 		["calendar", benchCalendarSync],
 		["agent", benchAgentChat],
 		["meeting-stream", benchMeetingStream],
+		["dashboard", benchDashboard],
 		["bots", (ctx) => withRealBots(ctx, secrets, benchBots)],
 	];
 	try {

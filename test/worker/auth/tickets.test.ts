@@ -151,6 +151,11 @@ describe("/ws?ticket=", () => {
 		await expectRefused(await wsWith(ticket.replace(/^wst_\d+_/, `wst_${other.id}_`)));
 	});
 
+	it("judges the ticket alone when one is given, even beside a valid key", async () => {
+		const { key } = await userWithKey();
+		await expectRefused(await openSocket("/ws?ticket=wst_1_used", { "X-API-Key": key }));
+	});
+
 	it("keeps ?api_key= and X-API-Key working for existing clients", async () => {
 		const { key, headers } = await userWithKey();
 		await expectAccepted(await openSocket(`/ws?api_key=${encodeURIComponent(key)}`, {}), headers);

@@ -1,0 +1,308 @@
+/**
+ * The dashboard in real headless Chromium against the e2e stack: signed in once on the gateway
+ * whose bot host runs real bots into the platform sandbox, with one browser for the file.
+ * Screenshots go to .local/artifacts/dashboard/.
+ */
+import type { Browser, Page } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SpawnRequest } from "../../src/bot-channel/protocol";
+import {
+	fill,
+	launchBrowser,
+	openPage,
+	type PageLog,
+	press,
+	screenshot,
+	seeText,
+	storage,
+	tick,
+	transcriptLinesSeen,
+	visibleText,
+	watchTranscriptLines,
+} from "./browser";
+import {
+	api,
+	apiAt,
+	botGateway,
+	eventually,
+	gateway,
+	nativeId,
+	newAccount,
+	receivedAt,
+	receiverUrl,
+	Socket,
+	sandboxObserved,
+	sandboxScenario,
+} from "./client";
+import { modelServer, script } from "./model-script";
+
+let browser: Browser;
+
+beforeAll(async () => {
+	browser = await launchBrowser();
+});
+
+afterAll(async () => {
+	await browser?.close();
+});
+
+async function signIn(page: Page, key: string) {
+	await fill(page, "API key", key);
+	await press(page, "Sign in");
+	await seeText(page, "Sign out");
+}
+
+/** Where in what the page asked for a secret turns up: URLs of requests and sockets, and localStorage. */
+async function leaksOf(page: Page, log: PageLog, secret: string) {
+	const { local } = await storage(page);
+	return [
+		...log.requests.filter((r) => r.url.includes(secret)).map((r) => `request ${r.method} ${r.url}`),
+		...log.sockets.filter((u) => u.includes(secret)).map((u) => `socket ${u}`),
+		...Object.entries(local)
+			.filter(([k, v]) => k.includes(secret) || v.includes(secret))
+			.map(([k]) => `localStorage ${k}`),
+		...(page.url().includes(secret) ? [`address ${page.url()}`] : []),
+	];
+}
+
+describe("the dashboard with a real bot in a sandbox meeting", () => {
+	let account: { key: string; userId: number };
+	let page: Page;
+	let log: PageLog;
+
+	beforeAll(async () => {
+		account = await newAccount(botGateway());
+		({ page, log } = await openPage(browser, `${botGateway()}/`));
+	});
+
+	it("signs in with a key, which stays in a header: never in a URL or localStorage", async () => {
+		await fill(page, "API key", "vxa_bot_not-a-key-at-all-0000000000000000000000");
+		await press(page, "Sign in");
+		await seeText(page, "Invalid API key");
+
+		await signIn(page, account.key);
+		await seeText(page, "Your meetings");
+		// The live feed connects with a one-use ticket, not the key.
+		const socket = await eventually("a /ws connection", () => log.sockets.find((u) => u.includes("/ws")));
+		expect(socket).toMatch(/\/ws\?ticket=wst_\d+_[\w-]{43}$/);
+		await seeText(page, "Live updates: on");
+
+		const apiCalls = log.requests.filter((r) => new URL(r.url).pathname === "/auth/me");
+		expect(apiCalls.at(-1)?.headers["x-api-key"]).toBe(account.key);
+		expect(await leaksOf(page, log, account.key)).toEqual([]);
+		expect((await storage(page)).session).toEqual({ "meetbot.key": account.key });
+		await screenshot(page, "meetings");
+	});
+
+	it("saves webhook settings from the settings page, showing the secret only masked", async () => {
+		await page.goto(`${botGateway()}/#/settings`);
+		const hookUrl = `${receiverUrl()}/hooks/dashboard-${crypto.randomUUID()}`;
+		await fill(page, "Webhook URL", hookUrl);
+		await fill(page, "Signing secret", "dashboard-webhook-secret-0123456789");
+		await tick(page, "Every status change");
+		await press(page, "Save webhook");
+		await seeText(page, "Webhook settings saved.");
+
+		const stored = await apiAt(botGateway(), "GET", "/user/webhook", { key: account.key });
+		expect(stored.body).toMatchObject({
+			webhook_url: hookUrl,
+			webhook_secret_set: true,
+			webhook_secret: "****6789",
+			webhook_events: expect.objectContaining({ "meeting.status_change": true }),
+		});
+		await seeText(page, "****6789");
+		const shown = await visibleText(page);
+		expect(shown).not.toContain("dashboard-webhook-secret-0123456789");
+		await screenshot(page, "settings");
+	});
+
+	it("sends a bot from the form, shows the transcript while it is spoken, stops the bot and plays the recording", async () => {
+		const code = nativeId("google_meet");
+		const lines = {
+			alice: "Good morning everyone, the budget is approved.",
+			bruno: "Great news, I will update the roadmap today.",
+			late: "One more thing, the offsite is in March.",
+		};
+		await sandboxScenario(code, {
+			admit_after_ms: 800,
+			participants: [
+				{ name: "Alice Chen", lines: [lines.alice, lines.late] },
+				{ name: "Bruno Diaz", lines: [lines.bruno] },
+			],
+			speech_start_ms: 1500,
+			speech_gap_ms: 1500,
+		});
+		await page.goto(`${botGateway()}/#/meetings`);
+		await fill(page, "Meeting link", `https://meet.google.com/${code}`);
+		await fill(page, "Bot name", "Dashboard Notetaker");
+		await tick(page, "Record the meeting audio");
+		await press(page, "Send bot");
+		await seeText(page, `Bot sent to ${code}`);
+		await page.locator('::-p-aria([name="Open the meeting"][role="link"])').click();
+		await watchTranscriptLines(page);
+		await seeText(page, code);
+
+		// The lines show up as the meeting speaks them, not after it ends.
+		await seeText(page, "budget is approved", 60_000);
+		await seeText(page, "roadmap", 30_000);
+		await seeText(page, "offsite is in March", 30_000);
+		await page.waitForSelector(".meeting-header .status-badge[data-status='active']");
+		await seeText(page, "Alice Chen");
+		await seeText(page, "Bruno Diaz");
+		// The README's picture of the meeting page (docs/images/meeting-page.png is a copy of one run's).
+		await screenshot(page, "meeting-page", { fullPage: false });
+		const seen = await transcriptLinesSeen(page);
+		const observed = (await sandboxObserved(code)) as { captions_shown: { speaker: string; text: string; at: number }[] };
+		const lastSpoken = Math.max(...observed.captions_shown.filter((c) => c.text.includes("offsite")).map((c) => c.at));
+		const firstShown = Math.min(...seen.filter((l) => l.text.includes("budget is approved")).map((l) => l.at));
+		expect(firstShown).toBeLessThan(lastSpoken);
+		expect(seen.some((l) => l.speaker === "Alice Chen" && l.state === "confirmed" && l.text.includes("budget is approved"))).toBe(true);
+		// Lines still being spoken show as pending first, then confirmed.
+		expect(seen.some((l) => l.state === "pending")).toBe(true);
+
+		await press(page, "Stop the bot");
+		await page.waitForSelector(".meeting-header .status-badge[data-status='completed']", { timeout: 60_000 });
+		await seeText(page, "stopped by you");
+
+		// The bot uploads the recording as it leaves.
+		const meetingId = Number(new URL(page.url()).hash.split("/").at(-1));
+		await eventually(
+			"the recording stored",
+			async () => {
+				const r = await apiAt<{ recordings: unknown[] }>(botGateway(), "GET", `/recordings?meeting_id=${meetingId}`, { key: account.key });
+				return r.body.recordings.length > 0 ? true : undefined;
+			},
+			45_000,
+		);
+		// The page reads the recordings again on its own (no reload): the player appears.
+		const audio = await page.waitForSelector("audio", { timeout: 20_000 });
+		const played = await audio?.evaluate(async (el) => {
+			const media = el as HTMLAudioElement;
+			if (media.readyState < 1) await new Promise((r) => media.addEventListener("loadedmetadata", r, { once: true }));
+			const duration = media.duration;
+			await media.play();
+			await new Promise((r) => setTimeout(r, 400));
+			const playedTo = media.currentTime;
+			const target = duration * 0.6;
+			media.currentTime = target;
+			await new Promise((r) => media.addEventListener("seeked", r, { once: true }));
+			media.pause();
+			return { duration, playedTo, target, at: media.currentTime, src: media.currentSrc };
+		});
+		expect(played?.duration).toBeGreaterThan(2);
+		expect(played?.playedTo).toBeGreaterThan(0);
+		expect(Math.abs((played?.at ?? 0) - (played?.target ?? -1))).toBeLessThan(0.5);
+		const media = log.responses.filter((r) => r.url === played?.src);
+		expect(media.some((r) => r.status === 206 && /^bytes \d+-\d+\/\d+$/.test(r.headers["content-range"] ?? ""))).toBe(true);
+		expect(played?.src).not.toContain(account.key);
+		await screenshot(page, "meeting-completed");
+
+		// The meeting's webhooks show in the settings page's delivery history.
+		await page.goto(`${botGateway()}/#/settings`);
+		await seeText(page, "meeting.status_change", 30_000);
+		await seeText(page, "delivered");
+	});
+
+	it("has a chat turn with the agent, its reply streamed into the page", async () => {
+		const models = await apiAt(botGateway(), "PUT", "/user/models", {
+			key: account.key,
+			json: { base_url: `${modelServer()}/v1`, model: "e2e-model", api_key: "e2e-model-key-0123" },
+		});
+		expect(models.status).toBe(200);
+		const marker = `dash-chat-${crypto.randomUUID()}`;
+		await script(marker, [{ text: ["The budget ", "was approved ", "on Monday."] }]);
+		await page.goto(`${botGateway()}/#/agent/chat`);
+		await fill(page, "Message", `What happened to the budget? ${marker}`);
+		await press(page, "Send");
+		await seeText(page, "The budget was approved on Monday.");
+		const chat = log.requests.find((r) => new URL(r.url).pathname === "/agent/chat" && r.method === "POST");
+		expect(chat?.headers["x-api-key"]).toBe(account.key);
+		await screenshot(page, "agent-chat");
+	});
+
+	it("ends with the key in no URL the page asked for and not in localStorage", async () => {
+		expect(log.requests.length).toBeGreaterThan(10);
+		expect(await leaksOf(page, log, account.key)).toEqual([]);
+		expect(log.dialogs).toEqual([]);
+		// Everything ran under the CSP without the browser having to block anything.
+		expect(log.errors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
+	});
+});
+
+/** Plays the bot over the real channel of the simulated gateway, as the bot host would. */
+async function playBot(meetingId: number) {
+	const spawn = await eventually("spawn request", async () =>
+		(await receivedAt("/bot-host/bots")).map((r) => JSON.parse(r.body) as SpawnRequest).find((s) => s.meeting_id === meetingId),
+	);
+	const channel = await Socket.open(spawn.channel.url, { Authorization: `Bearer ${spawn.channel.token}` });
+	channel.send({ type: "hello", last_acked_seq: 0 });
+	await channel.waitFor("hello ack", (m) => m.type === "ack");
+	let seq = 0;
+	return {
+		channel,
+		async send(message: Record<string, unknown>) {
+			seq += 1;
+			const mine = seq;
+			channel.send({ ...message, seq: mine });
+			await channel.waitFor(`ack ${mine}`, (m) => m.type === "ack" && m.seq === mine);
+		},
+	};
+}
+
+describe("attacker-controlled names and text", () => {
+	it("renders a participant, speaker and chat author named <img src=x onerror=alert(1)> as text", async () => {
+		const xss = "<img src=x onerror=alert(1)>";
+		const { key } = await newAccount(gateway());
+		const code = nativeId("google_meet");
+		const created = await api("POST", "/bots", { key, json: { platform: "google_meet", native_meeting_id: code } });
+		expect(created.status).toBe(201);
+		const meetingId = created.body.id as number;
+		const bot = await playBot(meetingId);
+		const now = () => new Date().toISOString();
+		for (const status of ["joining", "active"]) await bot.send({ type: "status", status, timestamp: now() });
+		await bot.send({ type: "participant", event: "join", participant: { id: "p-1", name: xss }, timestamp: now() });
+		await bot.send({
+			type: "segment",
+			segment: {
+				segment_id: "x-1",
+				speaker: xss,
+				speaker_source: "caption",
+				text: "<script>alert(2)</script><b>not bold</b>",
+				start: 1,
+				end: 2,
+				language: "en",
+				completed: true,
+			},
+		});
+		await bot.send({
+			type: "chat",
+			message: { sender: xss, text: "<img src=y onerror=alert(3)>", timestamp: Date.now(), is_from_bot: false },
+		});
+
+		const { page, log } = await openPage(browser, `${gateway()}/`);
+		await signIn(page, key);
+		await page.goto(`${gateway()}/#/meetings/${meetingId}`);
+		await seeText(page, "<b>not bold</b>");
+		await seeText(page, "<img src=y onerror=alert(3)>");
+		await seeText(page, xss);
+		const shown = await visibleText(page);
+		// The name shows as written in the participants, as the speaker and as the chat author.
+		expect(shown.split(xss).length - 1).toBeGreaterThanOrEqual(3);
+
+		const dom = await page.evaluate(() => ({
+			images: Array.from(document.querySelectorAll("img")).map((i) => i.outerHTML),
+			handlers: Array.from(document.querySelectorAll("*")).filter((e) => Array.from(e.attributes).some((a) => a.name.startsWith("on")))
+				.length,
+			scripts: Array.from(document.querySelectorAll("script")).map((s) => s.src),
+			bold: document.querySelectorAll("b").length,
+		}));
+		expect(dom.images).toEqual([]);
+		expect(dom.handlers).toBe(0);
+		expect(dom.scripts).toEqual([`${gateway()}/assets/app.js`]);
+		expect(dom.bold).toBe(0);
+		expect(log.dialogs).toEqual([]);
+		expect(log.requests.filter((r) => /\/(x|y)$/.test(new URL(r.url).pathname))).toEqual([]);
+		await screenshot(page, "xss-as-text");
+		await page.close();
+	});
+});
