@@ -1,0 +1,79 @@
+import { useEffect, useState } from "preact/hooks";
+import { request } from "../api";
+import type { WebhookDelivery } from "./forms";
+import { errorText } from "./status";
+
+/** The newest webhook attempts (docs/webhooks.md#delivery-history); `reload` changes after a save. */
+export function DeliveriesSection({ reload }: { reload: number }) {
+	const [rows, setRows] = useState<WebhookDelivery[] | null>(null);
+	const [error, setError] = useState("");
+	const [busy, setBusy] = useState(false);
+
+	const load = async () => {
+		setBusy(true);
+		try {
+			const { deliveries } = await request<{ deliveries: WebhookDelivery[] }>("GET", "/user/webhook/deliveries?limit=100");
+			setRows(deliveries);
+			setError("");
+		} catch (err) {
+			setError(errorText(err));
+		} finally {
+			setBusy(false);
+		}
+	};
+	useEffect(() => {
+		void load();
+	}, [reload]);
+
+	return (
+		<section aria-labelledby="deliveries-heading" class="settings-card settings-wide">
+			<div class="settings-row">
+				<h3 id="deliveries-heading">Delivery history</h3>
+				<button type="button" onClick={() => void load()} disabled={busy}>
+					Refresh deliveries
+				</button>
+			</div>
+			{error && (
+				<p role="alert" class="form-error">
+					{error}
+				</p>
+			)}
+			{rows && rows.length === 0 && <p>No deliveries yet.</p>}
+			{rows && rows.length > 0 && (
+				<div class="table-scroll">
+					<table class="deliveries">
+						<caption class="visually-hidden">Webhook deliveries, newest first</caption>
+						<thead>
+							<tr>
+								<th scope="col">Time</th>
+								<th scope="col">Event</th>
+								<th scope="col">Status</th>
+								<th scope="col">Attempt</th>
+								<th scope="col">Response code</th>
+								<th scope="col">Host</th>
+								<th scope="col">Meeting</th>
+							</tr>
+						</thead>
+						<tbody>
+							{rows.map((row) => (
+								<tr key={`${row.event_id}-${row.attempt}-${row.created_at}`}>
+									<td>
+										<time dateTime={row.created_at}>{new Date(row.created_at).toLocaleString()}</time>
+									</td>
+									<td>{row.event_type}</td>
+									<td>
+										<span class={`outcome outcome-${row.outcome}`}>{row.outcome}</span>
+									</td>
+									<td>{row.attempt}</td>
+									<td>{row.status_code ?? "no answer"}</td>
+									<td>{row.target_host}</td>
+									<td>{row.meeting_id ?? ""}</td>
+								</tr>
+							))}
+						</tbody>
+					</table>
+				</div>
+			)}
+		</section>
+	);
+}
