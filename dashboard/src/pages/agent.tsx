@@ -1,4 +1,5 @@
 import { ChatPanel } from "../agent/chat";
+import { RoutinesPanel } from "../agent/routines";
 import type { Route } from "../route";
 import "./settings.css";
 import "./agent.css";
@@ -37,6 +38,8 @@ function AgentSection({ tab, rest }: { tab: string; rest: string[] }) {
 	switch (tab) {
 		case "chat":
 			return <ChatPanel session={rest[0] ?? "main"} />;
+		case "routines":
+			return <RoutinesPanel />;
 		default:
 			return <p>Unknown agent section.</p>;
 	}
