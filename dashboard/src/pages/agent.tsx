@@ -1,5 +1,6 @@
 import { ChatPanel } from "../agent/chat";
 import { RoutinesPanel } from "../agent/routines";
+import { WorkspacePanel } from "../agent/workspace";
 import type { Route } from "../route";
 import "./settings.css";
 import "./agent.css";
@@ -29,17 +30,19 @@ export function AgentPage({ route }: { route: Route }) {
 					))}
 				</ul>
 			</nav>
-			<AgentSection tab={tab} rest={rest} />
+			<AgentSection tab={tab} rest={rest} query={route.query} />
 		</div>
 	);
 }
 
-function AgentSection({ tab, rest }: { tab: string; rest: string[] }) {
+function AgentSection({ tab, rest, query }: { tab: string; rest: string[]; query: URLSearchParams }) {
 	switch (tab) {
 		case "chat":
 			return <ChatPanel session={rest[0] ?? "main"} />;
 		case "routines":
 			return <RoutinesPanel />;
+		case "workspace":
+			return <WorkspacePanel file={query.get("file")} />;
 		default:
 			return <p>Unknown agent section.</p>;
 	}
