@@ -1,4 +1,5 @@
 import { ChatPanel } from "../agent/chat";
+import { CopilotPanel } from "../agent/copilot";
 import { RoutinesPanel } from "../agent/routines";
 import { WorkspacePanel } from "../agent/workspace";
 import type { Route } from "../route";
@@ -43,6 +44,8 @@ function AgentSection({ tab, rest, query }: { tab: string; rest: string[]; query
 			return <RoutinesPanel />;
 		case "workspace":
 			return <WorkspacePanel file={query.get("file")} />;
+		case "copilot":
+			return <CopilotPanel meetingId={rest[0]} />;
 		default:
 			return <p>Unknown agent section.</p>;
 	}
