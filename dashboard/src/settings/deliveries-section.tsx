@@ -57,17 +57,19 @@ export function DeliveriesSection({ reload }: { reload: number }) {
 						<tbody>
 							{rows.map((row) => (
 								<tr key={`${row.event_id}-${row.attempt}-${row.created_at}`}>
-									<td>
+									<td data-label="Time">
 										<time dateTime={row.created_at}>{new Date(row.created_at).toLocaleString()}</time>
 									</td>
-									<td>{row.event_type}</td>
-									<td>
+									<td data-label="Event">{row.event_type}</td>
+									<td data-label="Status">
 										<span class={`outcome outcome-${row.outcome}`}>{row.outcome}</span>
 									</td>
-									<td>{row.attempt}</td>
-									<td>{row.status_code ?? "no answer"}</td>
-									<td>{row.target_host}</td>
-									<td>{row.meeting_id ?? ""}</td>
+									<td data-label="Attempt">{row.attempt}</td>
+									<td data-label="Response code">{row.status_code ?? "no answer"}</td>
+									<td data-label="Host">{row.target_host}</td>
+									<td data-label="Meeting">
+										{row.meeting_id === null ? "" : <a href={`#/meetings/${row.meeting_id}`}>{row.meeting_id}</a>}
+									</td>
 								</tr>
 							))}
 						</tbody>
