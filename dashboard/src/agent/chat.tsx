@@ -31,7 +31,7 @@ function SessionList(props: { current: string; sessions: SessionSummary[] | null
 	const showCurrent = !listed.some((s) => s.session === props.current);
 	return (
 		<nav aria-labelledby="sessions-heading" class="sessions">
-			<h3 id="sessions-heading">Sessions</h3>
+			<h2 id="sessions-heading">Sessions</h2>
 			{props.error && (
 				<p role="alert" class="form-error">
 					{props.error}
@@ -157,7 +157,7 @@ export function ChatPanel({ session }: { session: string }) {
 			<SessionList current={session} sessions={sessions} error={sessionsError} />
 			<section aria-labelledby="chat-heading" class="chat">
 				<div class="settings-row">
-					<h3 id="chat-heading">Chat: {session}</h3>
+					<h2 id="chat-heading">Chat: {session}</h2>
 					<button type="button" onClick={() => void reset()} disabled={running}>
 						Reset session
 					</button>

@@ -43,7 +43,7 @@ function MeetingPicker() {
 	return (
 		<section aria-labelledby="live-heading">
 			<div class="settings-row">
-				<h3 id="live-heading">Live meetings</h3>
+				<h2 id="live-heading">Live meetings</h2>
 				<button type="button" onClick={() => void load()}>
 					Refresh meetings
 				</button>
@@ -93,7 +93,7 @@ function Card({ card }: { card: CopilotCard }) {
 		<li class={card.actionable ? "card card-actionable" : "card"}>
 			<span class="card-kind">{card.kind}</span>
 			{card.actionable && <span class="card-action"> action</span>}
-			<h5 class="card-title">{card.title}</h5>
+			<h4 class="card-title">{card.title}</h4>
 			<p class="reply-text">{card.body}</p>
 		</li>
 	);
@@ -103,7 +103,7 @@ function CopilotColumn({ stream }: { stream: MeetingStreamState }) {
 	const beat = stream.beats.at(-1);
 	return (
 		<section aria-labelledby="copilot-heading" class="copilot-column">
-			<h4 id="copilot-heading">Copilot</h4>
+			<h3 id="copilot-heading">Copilot</h3>
 			{stream.cards.length === 0 ? (
 				<p>No cards yet.</p>
 			) : (
@@ -116,7 +116,7 @@ function CopilotColumn({ stream }: { stream: MeetingStreamState }) {
 			)}
 			{beat && beat.text !== "" && (
 				<div class="beat">
-					<h5>Latest thoughts</h5>
+					<h4>Latest thoughts</h4>
 					<p class="reply-text">{beat.text}</p>
 				</div>
 			)}
@@ -176,7 +176,7 @@ function CopilotMeeting({ meetingId }: { meetingId: string }) {
 				<a href="#/agent/copilot">All live meetings</a>
 			</p>
 			<div class="settings-row">
-				<h3>{meeting ? titleOf(meeting) : `Meeting ${meetingId}`}</h3>
+				<h2>{meeting ? titleOf(meeting) : `Meeting ${meetingId}`}</h2>
 				<span class="form-status" role="status">
 					Stream: {CONNECTION_TEXT[connection]}
 				</span>
@@ -210,7 +210,7 @@ function CopilotMeeting({ meetingId }: { meetingId: string }) {
 			<ActionStatus state={state} />
 			<div class="copilot-layout">
 				<section aria-labelledby="transcript-heading" class="transcript-column">
-					<h4 id="transcript-heading">Live transcript</h4>
+					<h3 id="transcript-heading">Live transcript</h3>
 					<Transcript lines={stream.lines} />
 				</section>
 				<CopilotColumn stream={stream} />

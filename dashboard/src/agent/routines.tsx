@@ -41,7 +41,7 @@ function NewRoutine({ onCreated }: { onCreated: () => void }) {
 
 	return (
 		<form onSubmit={submit} noValidate class="settings-card routine-form" aria-labelledby="new-routine-heading">
-			<h3 id="new-routine-heading">New routine</h3>
+			<h2 id="new-routine-heading">New routine</h2>
 			<div class="field">
 				<label for="routine-name">Name</label>
 				<input
@@ -145,7 +145,7 @@ function RoutineItem({ routine, onChanged }: { routine: Routine; onChanged: (mes
 	return (
 		<li class="routine" aria-labelledby={headingId}>
 			<div class="settings-row">
-				<h4 id={headingId}>{routine.name}</h4>
+				<h3 id={headingId}>{routine.name}</h3>
 				<span class={`routine-status routine-${routine.status}`}>{routine.status}</span>
 			</div>
 			<dl>
@@ -225,7 +225,7 @@ export function RoutinesPanel() {
 	return (
 		<div class="routines-layout">
 			<section aria-labelledby="routines-heading" class="routines">
-				<h3 id="routines-heading">Routines</h3>
+				<h2 id="routines-heading">Routines</h2>
 				<p role="status" class="form-status">
 					{notice}
 				</p>

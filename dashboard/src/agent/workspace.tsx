@@ -58,7 +58,7 @@ function FileView({ path }: { path: string }) {
 	}, [path]);
 	return (
 		<section aria-labelledby="file-heading" class="file-view">
-			<h3 id="file-heading">{path}</h3>
+			<h2 id="file-heading">{path}</h2>
 			{error && (
 				<p role="alert" class="form-error">
 					{error}
@@ -74,7 +74,7 @@ function FileView({ path }: { path: string }) {
 function GitHistory({ git }: { git: WorkspaceGit }) {
 	return (
 		<section aria-labelledby="git-heading" class="git-history">
-			<h3 id="git-heading">History of {git.branch}</h3>
+			<h2 id="git-heading">History of {git.branch}</h2>
 			{git.changes.length > 0 && (
 				<p>
 					Uncommitted changes: <span class="tool-args">{git.changes.join(", ")}</span>
@@ -82,7 +82,7 @@ function GitHistory({ git }: { git: WorkspaceGit }) {
 			)}
 			{git.kg_findings.length > 0 && (
 				<>
-					<h4>Knowledge graph findings</h4>
+					<h3>Knowledge graph findings</h3>
 					<ul class="findings">
 						{git.kg_findings.map((f) => (
 							<li key={f.path + f.problem}>
@@ -151,7 +151,7 @@ export function WorkspacePanel({ file }: { file: string | null }) {
 		<div class="workspace-layout">
 			<section aria-labelledby="files-heading" class="files">
 				<div class="settings-row">
-					<h3 id="files-heading">Files</h3>
+					<h2 id="files-heading">Files</h2>
 					<button type="button" onClick={() => void load()}>
 						Refresh workspace
 					</button>

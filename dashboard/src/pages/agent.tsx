@@ -19,7 +19,7 @@ export function AgentPage({ route }: { route: Route }) {
 	const rest = route.parts.slice(2);
 	return (
 		<div class="agent-page">
-			<h2>Agent</h2>
+			<h1>Agent</h1>
 			<nav aria-label="Agent sections" class="agent-tabs">
 				<ul>
 					{TABS.map(({ part, label }) => (

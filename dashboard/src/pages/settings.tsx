@@ -11,7 +11,7 @@ export function SettingsPage(_props: { route: Route }) {
 	const [saves, setSaves] = useState(0);
 	return (
 		<div class="settings-page">
-			<h2>Settings</h2>
+			<h1>Settings</h1>
 			<div class="settings-grid">
 				<WebhookSection onSaved={() => setSaves((n) => n + 1)} />
 				<ModelSection />

@@ -28,7 +28,7 @@ export function DeliveriesSection({ reload }: { reload: number }) {
 	return (
 		<section aria-labelledby="deliveries-heading" class="settings-card settings-wide">
 			<div class="settings-row">
-				<h3 id="deliveries-heading">Delivery history</h3>
+				<h2 id="deliveries-heading">Delivery history</h2>
 				<button type="button" onClick={() => void load()} disabled={busy}>
 					Refresh deliveries
 				</button>

@@ -59,7 +59,7 @@ export function ModelSection() {
 
 	return (
 		<section aria-labelledby="models-heading" class="settings-card">
-			<h3 id="models-heading">Model</h3>
+			<h2 id="models-heading">Model</h2>
 			{loadError && (
 				<p role="alert" class="form-error">
 					{loadError}
@@ -144,7 +144,7 @@ export function TranscriptionSection() {
 
 	return (
 		<section aria-labelledby="transcription-heading" class="settings-card">
-			<h3 id="transcription-heading">Transcription</h3>
+			<h2 id="transcription-heading">Transcription</h2>
 			{loadError && (
 				<p role="alert" class="form-error">
 					{loadError}

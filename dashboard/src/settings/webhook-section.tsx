@@ -34,7 +34,7 @@ export function WebhookSection({ onSaved }: { onSaved: () => void }) {
 
 	return (
 		<section aria-labelledby="webhook-heading" class="settings-card">
-			<h3 id="webhook-heading">Webhook</h3>
+			<h2 id="webhook-heading">Webhook</h2>
 			{loadError && (
 				<p role="alert" class="form-error">
 					{loadError}
