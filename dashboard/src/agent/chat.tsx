@@ -66,6 +66,27 @@ function SessionList(props: { current: string; sessions: SessionSummary[] | null
 	);
 }
 
+type ModelState = "configured" | "not_configured" | "misconfigured";
+
+/** Says before the first message when a turn could not run, and where to fix it. */
+function ModelHint() {
+	const [state, setState] = useState<ModelState | null>(null);
+	useEffect(() => {
+		request<{ capabilities?: { model_inference?: { state?: ModelState } } }>("GET", "/agent/health")
+			.then((health) => setState(health.capabilities?.model_inference?.state ?? null))
+			.catch(() => setState(null));
+	}, []);
+	if (state !== "not_configured" && state !== "misconfigured") return null;
+	return (
+		<p class="model-hint">
+			{state === "not_configured"
+				? "No model is configured for your agent yet."
+				: "Your model's base URL is not allowed on this deployment."}{" "}
+			<a href="#/settings">Set the model in Settings</a>.
+		</p>
+	);
+}
+
 /** `#/agent/chat/<session>`: one session's turns, a streaming reply, reset. */
 export function ChatPanel({ session }: { session: string }) {
 	const [turns, setTurns] = useState<ChatTurn[]>([]);
@@ -170,6 +191,7 @@ export function ChatPanel({ session }: { session: string }) {
 						{historyError}
 					</p>
 				)}
+				<ModelHint />
 				<ol class="turns" aria-label="Messages" aria-busy={running}>
 					{turns.map((turn, i) => (
 						<TurnView key={i} turn={turn} />
