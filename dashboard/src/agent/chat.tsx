@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { request } from "../api";
 import { navigate } from "../route";
-import { errorText } from "../settings/status";
+import { errorText } from "../ui";
 import { applyChatFrame, type ChatTurn, type HistoryEntry, startTurn, turnsFromHistory } from "./chat-frames";
 import { newNonce, SESSION_NAME, streamTurn } from "./chat-stream";
 import { TurnView } from "./turn-view";
@@ -33,7 +33,7 @@ function SessionList(props: { current: string; sessions: SessionSummary[] | null
 		<nav aria-labelledby="sessions-heading" class="sessions">
 			<h2 id="sessions-heading">Sessions</h2>
 			{props.error && (
-				<p role="alert" class="form-error">
+				<p role="alert" class="error-banner">
 					{props.error}
 				</p>
 			)}
@@ -57,8 +57,10 @@ function SessionList(props: { current: string; sessions: SessionSummary[] | null
 			<form onSubmit={open} noValidate class="new-session">
 				<label for="new-session-name">New session name</label>
 				<input id="new-session-name" value={name} aria-describedby="new-session-error" onInput={(e) => setName(e.currentTarget.value)} />
-				<button type="submit">Open session</button>
-				<p id="new-session-error" class={nameError ? "form-error" : "visually-hidden"} role={nameError ? "alert" : undefined}>
+				<button class="btn btn-primary" type="submit">
+					Open session
+				</button>
+				<p id="new-session-error" class={nameError ? "error-banner" : "visually-hidden"} role={nameError ? "alert" : undefined}>
 					{nameError}
 				</p>
 			</form>
@@ -179,15 +181,15 @@ export function ChatPanel({ session }: { session: string }) {
 			<section aria-labelledby="chat-heading" class="chat">
 				<div class="settings-row">
 					<h2 id="chat-heading">Chat: {session}</h2>
-					<button type="button" onClick={() => void reset()} disabled={running}>
+					<button class="btn" type="button" onClick={() => void reset()} disabled={running}>
 						Reset session
 					</button>
 				</div>
-				<p role="status" class="form-status">
+				<p role="status" class="notice">
 					{running ? "The agent is replying…" : notice}
 				</p>
 				{historyError && (
-					<p role="alert" class="form-error">
+					<p role="alert" class="error-banner">
 						{historyError}
 					</p>
 				)}
@@ -210,7 +212,7 @@ export function ChatPanel({ session }: { session: string }) {
 						onKeyDown={onKeyDown}
 					/>
 					<small id="chat-prompt-hint">Ctrl+Enter sends.</small>
-					<button type="submit" disabled={running || prompt.trim() === ""}>
+					<button class="btn btn-primary" type="submit" disabled={running || prompt.trim() === ""}>
 						Send
 					</button>
 				</form>

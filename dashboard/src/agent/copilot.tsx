@@ -1,8 +1,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { request } from "../api";
 import { navigate } from "../route";
-import { ActionStatus, errorText, useAction } from "../settings/status";
-import { type CopilotCard, clock, type MeetingStreamState, type TranscriptLine } from "./meeting-stream";
+import { ActionStatus, useAction } from "../settings/status";
+import type { Segment } from "../types";
+import { errorText, StatusBadge, TranscriptView } from "../ui";
+import type { CopilotCard, MeetingStreamState, TranscriptLine } from "./meeting-stream";
 import { useMeetingStream } from "./use-meeting-stream";
 
 interface MeetingRecord {
@@ -44,12 +46,12 @@ function MeetingPicker() {
 		<section aria-labelledby="live-heading">
 			<div class="settings-row">
 				<h2 id="live-heading">Live meetings</h2>
-				<button type="button" onClick={() => void load()}>
+				<button class="btn" type="button" onClick={() => void load()}>
 					Refresh meetings
 				</button>
 			</div>
 			{error && (
-				<p role="alert" class="form-error">
+				<p role="alert" class="error-banner">
 					{error}
 				</p>
 			)}
@@ -57,7 +59,7 @@ function MeetingPicker() {
 			<ul class="live-meetings">
 				{(meetings ?? []).map((m) => (
 					<li key={m.id}>
-						<a href={`#/agent/copilot/${m.id}`}>{titleOf(m)}</a> <span class={`routine-status status-${m.status}`}>{m.status}</span>{" "}
+						<a href={`#/agent/copilot/${m.id}`}>{titleOf(m)}</a> <StatusBadge status={m.status} />{" "}
 						<small>
 							{m.platform} {m.native_meeting_id}
 						</small>
@@ -67,25 +69,25 @@ function MeetingPicker() {
 			<form onSubmit={open} class="inline-form" noValidate>
 				<label for="copilot-meeting-id">Meeting id</label>
 				<input id="copilot-meeting-id" value={id} onInput={(e) => setId(e.currentTarget.value)} />
-				<button type="submit">Open meeting</button>
+				<button class="btn btn-primary" type="submit">
+					Open meeting
+				</button>
 			</form>
 		</section>
 	);
 }
 
-function Transcript({ lines }: { lines: TranscriptLine[] }) {
-	if (lines.length === 0) return <p>Nothing said yet.</p>;
-	return (
-		<ol class="live-transcript">
-			{lines.map((line) => (
-				<li key={line.id} class={line.completed ? "line" : "line line-pending"}>
-					<span class="line-time">{clock(line.t)}</span> <span class="line-speaker">{line.speaker}</span>
-					{!line.completed && <span class="visually-hidden"> (pending)</span>}
-					<p class="reply-text">{line.text}</p>
-				</li>
-			))}
-		</ol>
-	);
+/** The stream's lines in the shape the shared transcript view reads. */
+function segments(lines: TranscriptLine[]): Segment[] {
+	return lines.map((line) => ({
+		segment_id: line.id,
+		speaker: line.speaker,
+		text: line.text,
+		start: line.t,
+		end: line.t,
+		language: null,
+		completed: line.completed,
+	}));
 }
 
 function Card({ card }: { card: CopilotCard }) {
@@ -177,17 +179,17 @@ function CopilotMeeting({ meetingId }: { meetingId: string }) {
 			</p>
 			<div class="settings-row">
 				<h2>{meeting ? titleOf(meeting) : `Meeting ${meetingId}`}</h2>
-				<span class="form-status" role="status">
+				<span class="notice" role="status">
 					Stream: {CONNECTION_TEXT[connection]}
 				</span>
 			</div>
 			{meetingError && (
-				<p role="alert" class="form-error">
+				<p role="alert" class="error-banner">
 					{meetingError}
 				</p>
 			)}
 			{error && (
-				<p role="alert" class="form-error">
+				<p role="alert" class="error-banner">
 					{error}
 				</p>
 			)}
@@ -198,11 +200,11 @@ function CopilotMeeting({ meetingId }: { meetingId: string }) {
 				</p>
 			)}
 			<div class="copilot-actions">
-				<button type="button" onClick={() => void start()} disabled={!link || state.kind === "busy"}>
+				<button class="btn btn-primary" type="button" onClick={() => void start()} disabled={!link || state.kind === "busy"}>
 					Start copilot
 				</button>
 				{processing !== null && (
-					<button type="button" onClick={() => void setOn(!processing)} disabled={state.kind === "busy"}>
+					<button class="btn" type="button" onClick={() => void setOn(!processing)} disabled={state.kind === "busy"}>
 						{processing ? "Pause copilot" : "Resume copilot"}
 					</button>
 				)}
@@ -211,7 +213,7 @@ function CopilotMeeting({ meetingId }: { meetingId: string }) {
 			<div class="copilot-layout">
 				<section aria-labelledby="transcript-heading" class="transcript-column">
 					<h3 id="transcript-heading">Live transcript</h3>
-					<Transcript lines={stream.lines} />
+					<TranscriptView lines={segments(stream.lines)} label="Live transcript" empty="Nothing said yet." />
 				</section>
 				<CopilotColumn stream={stream} />
 			</div>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyStreamEvent, clock, EMPTY_STREAM, type MeetingStreamState, reconnectDelay } from "./meeting-stream";
+import { applyStreamEvent, EMPTY_STREAM, type MeetingStreamState, reconnectDelay } from "./meeting-stream";
 
 function feed(events: [string, unknown][], state: MeetingStreamState = EMPTY_STREAM): MeetingStreamState {
 	return events.reduce((s, [id, data]) => applyStreamEvent(s, { id, data: JSON.stringify(data) }), state);
@@ -81,11 +81,5 @@ describe("meeting stream into the copilot page", () => {
 describe("stream helpers", () => {
 	it("backs off 1 s, 2 s, 4 s … up to 15 s", () => {
 		expect([0, 1, 2, 3, 4, 10].map(reconnectDelay)).toEqual([1000, 2000, 4000, 8000, 15000, 15000]);
-	});
-
-	it("shows seconds as a clock", () => {
-		expect(clock(0)).toBe("0:00");
-		expect(clock(65.7)).toBe("1:05");
-		expect(clock(3725)).toBe("1:02:05");
 	});
 });

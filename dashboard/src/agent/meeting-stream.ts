@@ -168,12 +168,3 @@ export function applyStreamEvent(state: MeetingStreamState, event: { id?: string
 export function reconnectDelay(failures: number): number {
 	return Math.min(15_000, 1000 * 2 ** Math.max(0, failures));
 }
-
-/** `t` seconds as `m:ss` (or `h:mm:ss`). */
-export function clock(t: number): string {
-	const total = Math.max(0, Math.floor(t));
-	const h = Math.floor(total / 3600);
-	const m = Math.floor((total % 3600) / 60);
-	const s = String(total % 60).padStart(2, "0");
-	return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
-}

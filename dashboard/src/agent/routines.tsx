@@ -1,10 +1,11 @@
 import { useEffect, useState } from "preact/hooks";
 import { request } from "../api";
-import { ActionStatus, errorText, useAction } from "../settings/status";
+import { ActionStatus, useAction } from "../settings/status";
+import { errorText, when } from "../ui";
 import { EMPTY_ROUTINE, type Routine, type RoutineFieldErrors, type RoutineForm, scheduleText, validateRoutine } from "./routine-form";
 
-function when(iso: string | null): string {
-	return iso ? new Date(iso).toLocaleString() : "never";
+function whenOrNever(iso: string | null): string {
+	return iso ? when(iso) : "never";
 }
 
 function FieldError({ id, text }: { id: string; text?: string }) {
@@ -40,7 +41,7 @@ function NewRoutine({ onCreated }: { onCreated: () => void }) {
 		errors[field] ? { "aria-invalid": true, "aria-describedby": `routine-${field}-error` } : {};
 
 	return (
-		<form onSubmit={submit} noValidate class="settings-card routine-form" aria-labelledby="new-routine-heading">
+		<form onSubmit={submit} noValidate class="panel routine-form" aria-labelledby="new-routine-heading">
 			<h2 id="new-routine-heading">New routine</h2>
 			<div class="field">
 				<label for="routine-name">Name</label>
@@ -105,7 +106,7 @@ function NewRoutine({ onCreated }: { onCreated: () => void }) {
 					Run once now as well
 				</label>
 			)}
-			<button type="submit" disabled={state.kind === "busy"}>
+			<button class="btn btn-primary" type="submit" disabled={state.kind === "busy"}>
 				Create routine
 			</button>
 			<ActionStatus state={state} />
@@ -156,11 +157,11 @@ function RoutineItem({ routine, onChanged }: { routine: Routine; onChanged: (mes
 				{routine.kind === "scheduled" && (
 					<>
 						<dt>Next run</dt>
-						<dd>{routine.next_run ? when(routine.next_run) : "not scheduled"}</dd>
+						<dd>{routine.next_run ? whenOrNever(routine.next_run) : "not scheduled"}</dd>
 					</>
 				)}
 				<dt>Last run</dt>
-				<dd>{when(routine.last_run)}</dd>
+				<dd>{whenOrNever(routine.last_run)}</dd>
 				{routine.last_error && (
 					<>
 						<dt>Last error</dt>
@@ -181,21 +182,33 @@ function RoutineItem({ routine, onChanged }: { routine: Routine; onChanged: (mes
 				</label>
 				{confirming ? (
 					<>
-						<button type="button" disabled={busy} onClick={remove} aria-label={`Confirm deleting routine ${routine.name}`}>
+						<button
+							class="btn btn-danger"
+							type="button"
+							disabled={busy}
+							onClick={remove}
+							aria-label={`Confirm deleting routine ${routine.name}`}
+						>
 							Confirm delete
 						</button>
-						<button type="button" onClick={() => setConfirming(false)}>
+						<button class="btn" type="button" onClick={() => setConfirming(false)}>
 							Keep it
 						</button>
 					</>
 				) : (
-					<button type="button" disabled={busy} onClick={() => setConfirming(true)} aria-label={`Delete routine ${routine.name}`}>
+					<button
+						class="btn"
+						type="button"
+						disabled={busy}
+						onClick={() => setConfirming(true)}
+						aria-label={`Delete routine ${routine.name}`}
+					>
 						Delete
 					</button>
 				)}
 			</div>
 			{error && (
-				<p role="alert" class="form-error">
+				<p role="alert" class="error-banner">
 					{error}
 				</p>
 			)}
@@ -226,11 +239,11 @@ export function RoutinesPanel() {
 		<div class="routines-layout">
 			<section aria-labelledby="routines-heading" class="routines">
 				<h2 id="routines-heading">Routines</h2>
-				<p role="status" class="form-status">
+				<p role="status" class="notice">
 					{notice}
 				</p>
 				{error && (
-					<p role="alert" class="form-error">
+					<p role="alert" class="error-banner">
 						{error}
 					</p>
 				)}

@@ -59,7 +59,7 @@ export function TurnView({ turn }: { turn: ChatTurn }) {
 				))}
 				{turn.state === "running" && <p class="typing">Thinking…</p>}
 				{turn.state === "failed" && (
-					<p class="form-error" role="alert">
+					<p class="error-banner" role="alert">
 						{turn.detail}
 					</p>
 				)}

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, readEvents } from "../api";
-import { errorText } from "../settings/status";
+import { errorText } from "../ui";
 import { applyStreamEvent, EMPTY_STREAM, type MeetingStreamState, reconnectDelay } from "./meeting-stream";
 
 export type StreamConnection = "connecting" | "live" | "reconnecting" | "stopped";

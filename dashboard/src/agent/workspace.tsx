@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { request } from "../api";
-import { ActionStatus, errorText, useAction } from "../settings/status";
+import { ActionStatus, useAction } from "../settings/status";
+import { errorText, when } from "../ui";
 import { buildTree, foldersOf, type TreeNode } from "./file-tree";
 
 interface WorkspaceGit {
@@ -60,7 +61,7 @@ function FileView({ path }: { path: string }) {
 		<section aria-labelledby="file-heading" class="file-view">
 			<h2 id="file-heading">{path}</h2>
 			{error && (
-				<p role="alert" class="form-error">
+				<p role="alert" class="error-banner">
 					{error}
 				</p>
 			)}
@@ -101,7 +102,7 @@ function GitHistory({ git }: { git: WorkspaceGit }) {
 							<code>{c.sha.slice(0, 8)}</code> <span class="commit-msg">{c.msg}</span>
 							<small>
 								{" "}
-								{c.author}, <time dateTime={c.when}>{new Date(c.when).toLocaleString()}</time>
+								{c.author}, <time dateTime={c.when}>{when(c.when)}</time>
 								{c.files.length > 0 &&
 									`, ${c.files.length} file${c.files.length === 1 ? "" : "s"}: ${c.files.slice(0, 5).join(", ")}${c.files.length > 5 ? ", …" : ""}`}
 							</small>
@@ -152,7 +153,7 @@ export function WorkspacePanel({ file }: { file: string | null }) {
 			<section aria-labelledby="files-heading" class="files">
 				<div class="settings-row">
 					<h2 id="files-heading">Files</h2>
-					<button type="button" onClick={() => void load()}>
+					<button class="btn" type="button" onClick={() => void load()}>
 						Refresh workspace
 					</button>
 				</div>
@@ -161,14 +162,14 @@ export function WorkspacePanel({ file }: { file: string | null }) {
 					Show hidden files
 				</label>
 				{error && (
-					<p role="alert" class="form-error">
+					<p role="alert" class="error-banner">
 						{error}
 					</p>
 				)}
 				{empty && (
 					<div>
 						<p>This workspace has not been initialised yet.</p>
-						<button type="button" onClick={() => void init()} disabled={state.kind === "busy"}>
+						<button class="btn btn-primary" type="button" onClick={() => void init()} disabled={state.kind === "busy"}>
 							Initialise workspace
 						</button>
 					</div>

@@ -1,12 +1,12 @@
 import { useEffect, useState } from "preact/hooks";
 import { request } from "../api";
+import { Button, ErrorBanner, when } from "../ui";
 import type { WebhookDelivery } from "./forms";
-import { errorText } from "./status";
 
 /** The newest webhook attempts (docs/webhooks.md#delivery-history); `reload` changes after a save. */
 export function DeliveriesSection({ reload }: { reload: number }) {
 	const [rows, setRows] = useState<WebhookDelivery[] | null>(null);
-	const [error, setError] = useState("");
+	const [error, setError] = useState<unknown>(null);
 	const [busy, setBusy] = useState(false);
 
 	const load = async () => {
@@ -14,9 +14,9 @@ export function DeliveriesSection({ reload }: { reload: number }) {
 		try {
 			const { deliveries } = await request<{ deliveries: WebhookDelivery[] }>("GET", "/user/webhook/deliveries?limit=100");
 			setRows(deliveries);
-			setError("");
+			setError(null);
 		} catch (err) {
-			setError(errorText(err));
+			setError(err);
 		} finally {
 			setBusy(false);
 		}
@@ -26,22 +26,18 @@ export function DeliveriesSection({ reload }: { reload: number }) {
 	}, [reload]);
 
 	return (
-		<section aria-labelledby="deliveries-heading" class="settings-card settings-wide">
+		<section aria-labelledby="deliveries-heading" class="panel settings-card settings-wide">
 			<div class="settings-row">
 				<h2 id="deliveries-heading">Delivery history</h2>
-				<button type="button" onClick={() => void load()} disabled={busy}>
+				<Button onClick={() => void load()} busy={busy}>
 					Refresh deliveries
-				</button>
+				</Button>
 			</div>
-			{error && (
-				<p role="alert" class="form-error">
-					{error}
-				</p>
-			)}
+			<ErrorBanner error={error} />
 			{rows && rows.length === 0 && <p>No deliveries yet.</p>}
 			{rows && rows.length > 0 && (
 				<div class="table-scroll">
-					<table class="deliveries">
+					<table class="table deliveries">
 						<caption class="visually-hidden">Webhook deliveries, newest first</caption>
 						<thead>
 							<tr>
@@ -58,7 +54,7 @@ export function DeliveriesSection({ reload }: { reload: number }) {
 							{rows.map((row) => (
 								<tr key={`${row.event_id}-${row.attempt}-${row.created_at}`}>
 									<td data-label="Time">
-										<time dateTime={row.created_at}>{new Date(row.created_at).toLocaleString()}</time>
+										<time dateTime={row.created_at}>{when(row.created_at)}</time>
 									</td>
 									<td data-label="Event">{row.event_type}</td>
 									<td data-label="Status">

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { request } from "../api";
+import { Button, ErrorBanner, SelectField, TextField } from "../ui";
 import {
 	type ModelForm,
 	type ModelSettings,
@@ -11,23 +12,7 @@ import {
 	transcriptionForm,
 } from "./forms";
 import { SecretField } from "./secret-field";
-import { ActionStatus, errorText, useAction } from "./status";
-
-function TextField(props: { id: string; label: string; value: string; hint?: string; onInput: (value: string) => void; type?: string }) {
-	return (
-		<div class="field">
-			<label for={props.id}>{props.label}</label>
-			<input
-				id={props.id}
-				type={props.type ?? "text"}
-				value={props.value}
-				aria-describedby={props.hint ? `${props.id}-hint` : undefined}
-				onInput={(e) => props.onInput(e.currentTarget.value)}
-			/>
-			{props.hint && <small id={`${props.id}-hint`}>{props.hint}</small>}
-		</div>
-	);
-}
+import { ActionStatus, useAction } from "./status";
 
 const DEFAULT_HINT = "Empty uses the deployment's default.";
 
@@ -35,7 +20,7 @@ const DEFAULT_HINT = "Empty uses the deployment's default.";
 export function ModelSection() {
 	const [stored, setStored] = useState<ModelSettings | null>(null);
 	const [form, setForm] = useState<ModelForm | null>(null);
-	const [loadError, setLoadError] = useState("");
+	const [loadError, setLoadError] = useState<unknown>(null);
 	const [state, act] = useAction();
 
 	const show = (settings: ModelSettings) => {
@@ -43,9 +28,7 @@ export function ModelSection() {
 		setForm(modelForm(settings));
 	};
 	useEffect(() => {
-		request<ModelSettings>("GET", "/user/models")
-			.then(show)
-			.catch((err) => setLoadError(errorText(err)));
+		request<ModelSettings>("GET", "/user/models").then(show).catch(setLoadError);
 	}, []);
 
 	const save = (e: Event) => {
@@ -58,47 +41,36 @@ export function ModelSection() {
 	};
 
 	return (
-		<section aria-labelledby="models-heading" class="settings-card">
+		<section aria-labelledby="models-heading" class="panel settings-card">
 			<h2 id="models-heading">Model</h2>
-			{loadError && (
-				<p role="alert" class="form-error">
-					{loadError}
-				</p>
-			)}
+			<ErrorBanner error={loadError} />
 			{stored && form && (
 				<form onSubmit={save} noValidate>
-					<div class="field">
-						<label for="model-mode">Mode</label>
-						<select id="model-mode" value={form.mode} onChange={(e) => setForm({ ...form, mode: e.currentTarget.value })}>
-							<option value="">Default</option>
-							<option value="subscription">subscription</option>
-							<option value="custom">custom</option>
-						</select>
-					</div>
+					<SelectField
+						label="Mode"
+						value={form.mode}
+						options={[
+							["", "Default"],
+							["subscription", "subscription"],
+							["custom", "custom"],
+						]}
+						onValue={(mode) => setForm({ ...form, mode })}
+					/>
 					<TextField
-						id="model-base-url"
 						label="Base URL"
 						type="url"
 						value={form.baseUrl}
 						hint={`An OpenAI-compatible endpoint, e.g. https://api.openai.com/v1. ${DEFAULT_HINT}`}
-						onInput={(baseUrl) => setForm({ ...form, baseUrl })}
+						onValue={(baseUrl) => setForm({ ...form, baseUrl })}
 					/>
+					<TextField label="Model" value={form.model} hint={DEFAULT_HINT} onValue={(model) => setForm({ ...form, model })} />
 					<TextField
-						id="model-name"
-						label="Model"
-						value={form.model}
-						hint={DEFAULT_HINT}
-						onInput={(model) => setForm({ ...form, model })}
-					/>
-					<TextField
-						id="model-meeting"
 						label="Meeting model"
 						value={form.meetingModel}
 						hint="The copilot's model; empty uses the model above."
-						onInput={(meetingModel) => setForm({ ...form, meetingModel })}
+						onValue={(meetingModel) => setForm({ ...form, meetingModel })}
 					/>
 					<SecretField
-						id="model-api-key"
 						label="API key"
 						noun="API key"
 						isSet={stored.api_key_set}
@@ -106,9 +78,9 @@ export function ModelSection() {
 						input={form.apiKey}
 						onChange={(apiKey) => setForm({ ...form, apiKey })}
 					/>
-					<button type="submit" disabled={state.kind === "busy"}>
+					<Button type="submit" variant="primary" busy={state.kind === "busy"}>
 						Save model settings
-					</button>
+					</Button>
 					<ActionStatus state={state} />
 				</form>
 			)}
@@ -120,7 +92,7 @@ export function ModelSection() {
 export function TranscriptionSection() {
 	const [stored, setStored] = useState<TranscriptionSettings | null>(null);
 	const [form, setForm] = useState<TranscriptionForm | null>(null);
-	const [loadError, setLoadError] = useState("");
+	const [loadError, setLoadError] = useState<unknown>(null);
 	const [state, act] = useAction();
 
 	const show = (settings: TranscriptionSettings) => {
@@ -128,9 +100,7 @@ export function TranscriptionSection() {
 		setForm(transcriptionForm(settings));
 	};
 	useEffect(() => {
-		request<TranscriptionSettings>("GET", "/user/transcription")
-			.then(show)
-			.catch((err) => setLoadError(errorText(err)));
+		request<TranscriptionSettings>("GET", "/user/transcription").then(show).catch(setLoadError);
 	}, []);
 
 	const save = (e: Event) => {
@@ -143,34 +113,29 @@ export function TranscriptionSection() {
 	};
 
 	return (
-		<section aria-labelledby="transcription-heading" class="settings-card">
+		<section aria-labelledby="transcription-heading" class="panel settings-card">
 			<h2 id="transcription-heading">Transcription</h2>
-			{loadError && (
-				<p role="alert" class="form-error">
-					{loadError}
-				</p>
-			)}
+			<ErrorBanner error={loadError} />
 			{stored && form && (
 				<form onSubmit={save} noValidate>
 					<TextField
-						id="transcription-url"
 						label="Transcription URL"
 						type="url"
 						value={form.url}
 						hint={DEFAULT_HINT}
-						onInput={(url) => setForm({ ...form, url })}
+						onValue={(url) => setForm({ ...form, url })}
 					/>
 					<SecretField
-						id="transcription-token"
 						label="Token"
+						noun="token"
 						isSet={stored.token_set}
 						masked={stored.token}
 						input={form.token}
 						onChange={(token) => setForm({ ...form, token })}
 					/>
-					<button type="submit" disabled={state.kind === "busy"}>
+					<Button type="submit" variant="primary" busy={state.kind === "busy"}>
 						Save transcription settings
-					</button>
+					</Button>
 					<ActionStatus state={state} />
 				</form>
 			)}

@@ -1,3 +1,5 @@
+import { useId } from "preact/hooks";
+import { CheckboxField } from "../ui";
 import { type SecretInput, storedSecretText } from "./forms";
 
 /**
@@ -5,35 +7,36 @@ import { type SecretInput, storedSecretText } from "./forms";
  * secret is described only as the API masked it.
  */
 export function SecretField(props: {
-	id: string;
 	label: string;
-	/** How the removal box names the secret, when the label's lower case reads wrong. */
-	noun?: string;
+	/** How the removal box names the secret. */
+	noun: string;
 	isSet: boolean;
 	masked: string | null;
 	input: SecretInput;
 	onChange: (input: SecretInput) => void;
 }) {
-	const { id, label, isSet, masked, input, onChange } = props;
+	const { label, noun, isSet, masked, input, onChange } = props;
+	const id = useId();
 	return (
-		<div class="field">
-			<label for={id}>{label}</label>
-			<input
-				id={id}
-				type="password"
-				autocomplete="new-password"
-				value={input.value}
-				disabled={input.remove}
-				aria-describedby={`${id}-stored`}
-				onInput={(e) => onChange({ ...input, value: e.currentTarget.value })}
-			/>
-			<small id={`${id}-stored`}>{storedSecretText(isSet, masked)}</small>
+		<>
+			<div class="field">
+				<label for={id}>{label}</label>
+				<input
+					id={id}
+					type="password"
+					autocomplete="new-password"
+					value={input.value}
+					disabled={input.remove}
+					aria-describedby={`${id}-stored`}
+					onInput={(e) => onChange({ ...input, value: e.currentTarget.value })}
+				/>
+				<small id={`${id}-stored`} class="hint">
+					{storedSecretText(isSet, masked)}
+				</small>
+			</div>
 			{isSet && (
-				<label class="check">
-					<input type="checkbox" checked={input.remove} onChange={(e) => onChange({ value: "", remove: e.currentTarget.checked })} />
-					Remove the stored {props.noun ?? label.toLowerCase()}
-				</label>
+				<CheckboxField label={`Remove the stored ${noun}`} checked={input.remove} onChecked={(remove) => onChange({ value: "", remove })} />
 			)}
-		</div>
+		</>
 	);
 }

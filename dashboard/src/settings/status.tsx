@@ -1,13 +1,8 @@
 import { useState } from "preact/hooks";
-import { ApiError } from "../api";
+import { ErrorBanner, errorText, Notice } from "../ui";
 
 /** What a form's last action came to: shown under the form, announced to screen readers. */
 export type ActionState = { kind: "idle" } | { kind: "busy" } | { kind: "done"; message: string } | { kind: "failed"; detail: string };
-
-export function errorText(err: unknown): string {
-	if (err instanceof ApiError) return err.detail;
-	return err instanceof Error ? err.message : String(err);
-}
 
 /** Runs one action at a time and keeps its outcome: the API's `detail` on failure. */
 export function useAction(): [ActionState, (run: () => Promise<string>) => Promise<void>] {
@@ -24,15 +19,6 @@ export function useAction(): [ActionState, (run: () => Promise<string>) => Promi
 }
 
 export function ActionStatus({ state }: { state: ActionState }) {
-	if (state.kind === "failed")
-		return (
-			<p class="form-error" role="alert">
-				{state.detail}
-			</p>
-		);
-	return (
-		<p class="form-status" role="status">
-			{state.kind === "done" ? state.message : state.kind === "busy" ? "Saving…" : ""}
-		</p>
-	);
+	if (state.kind === "failed") return <ErrorBanner error={state.detail} />;
+	return <Notice text={state.kind === "done" ? state.message : state.kind === "busy" ? "Saving…" : null} />;
 }

@@ -1,14 +1,15 @@
 import { useEffect, useState } from "preact/hooks";
 import { request } from "../api";
+import { Button, CheckboxField, ErrorBanner, FieldGroup, TextField } from "../ui";
 import { WEBHOOK_EVENTS, type WebhookForm, type WebhookSettings, webhookBody, webhookForm } from "./forms";
 import { SecretField } from "./secret-field";
-import { ActionStatus, errorText, useAction } from "./status";
+import { ActionStatus, useAction } from "./status";
 
 /** Webhook address, signing secret and event filter (docs/webhooks.md). */
 export function WebhookSection({ onSaved }: { onSaved: () => void }) {
 	const [stored, setStored] = useState<WebhookSettings | null>(null);
 	const [form, setForm] = useState<WebhookForm | null>(null);
-	const [loadError, setLoadError] = useState("");
+	const [loadError, setLoadError] = useState<unknown>(null);
 	const [state, act] = useAction();
 
 	const load = async () => {
@@ -17,7 +18,7 @@ export function WebhookSection({ onSaved }: { onSaved: () => void }) {
 		setForm(webhookForm(settings));
 	};
 	useEffect(() => {
-		load().catch((err) => setLoadError(errorText(err)));
+		load().catch(setLoadError);
 	}, []);
 
 	const save = (e: Event) => {
@@ -33,55 +34,41 @@ export function WebhookSection({ onSaved }: { onSaved: () => void }) {
 	};
 
 	return (
-		<section aria-labelledby="webhook-heading" class="settings-card">
+		<section aria-labelledby="webhook-heading" class="panel settings-card">
 			<h2 id="webhook-heading">Webhook</h2>
-			{loadError && (
-				<p role="alert" class="form-error">
-					{loadError}
-				</p>
-			)}
+			<ErrorBanner error={loadError} />
 			{stored && form && (
 				<form onSubmit={save} noValidate>
-					<div class="field">
-						<label for="webhook-url">Webhook URL</label>
-						<input
-							id="webhook-url"
-							type="url"
-							inputMode="url"
-							placeholder="https://hooks.example.com/meetbot"
-							value={form.url}
-							aria-describedby="webhook-url-hint"
-							onInput={(e) => setForm({ ...form, url: e.currentTarget.value })}
-						/>
-						<small id="webhook-url-hint">Empty removes the webhook.</small>
-					</div>
+					<TextField
+						label="Webhook URL"
+						type="url"
+						placeholder="https://hooks.example.com/meetbot"
+						value={form.url}
+						hint="Empty removes the webhook."
+						onValue={(url) => setForm({ ...form, url })}
+					/>
 					<SecretField
-						id="webhook-secret"
 						label="Signing secret"
+						noun="signing secret"
 						isSet={stored.webhook_secret_set}
 						masked={stored.webhook_secret}
 						input={form.secret}
 						onChange={(secret) => setForm({ ...form, secret })}
 					/>
-					<fieldset>
-						<legend>Events to send</legend>
+					<FieldGroup legend="Events to send">
 						{WEBHOOK_EVENTS.map(({ type, label }) => (
-							<label class="check" key={type}>
-								<input
-									type="checkbox"
-									name={type}
-									checked={form.events[type]}
-									onChange={(e) => setForm({ ...form, events: { ...form.events, [type]: e.currentTarget.checked } })}
-								/>
-								<span>
-									{label} <code>{type}</code>
-								</span>
-							</label>
+							<CheckboxField
+								key={type}
+								name={type}
+								label={`${label} (${type})`}
+								checked={form.events[type]}
+								onChecked={(checked) => setForm({ ...form, events: { ...form.events, [type]: checked } })}
+							/>
 						))}
-					</fieldset>
-					<button type="submit" disabled={state.kind === "busy"}>
+					</FieldGroup>
+					<Button type="submit" variant="primary" busy={state.kind === "busy"}>
 						Save webhook
-					</button>
+					</Button>
 					<ActionStatus state={state} />
 				</form>
 			)}
