@@ -175,7 +175,7 @@ function CopilotMeeting({ meetingId }: { meetingId: string }) {
 	return (
 		<div>
 			<p>
-				<a href="#/agent/copilot">All live meetings</a>
+				<a href="#/agent/copilot">All live meetings</a> · <a href={`#/meetings/${encodeURIComponent(meetingId)}`}>Meeting page</a>
 			</p>
 			<div class="settings-row">
 				<h2>{meeting ? titleOf(meeting) : `Meeting ${meetingId}`}</h2>
