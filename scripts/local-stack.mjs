@@ -207,6 +207,7 @@ export async function startLocalStack({ announce }) {
 		const lines = [
 			"",
 			`Gateway:      ${base}  (local D1/R2/Durable Objects in .local/state)`,
+			`Dashboard:    ${base}/  (sign in with an API key; docs/dashboard.md)`,
 			`Admin token:  ${first.fresh || process.env.ADMIN_API_TOKEN ? secrets.ADMIN_API_TOKEN : "in .dev.vars (ADMIN_API_TOKEN)"}`,
 		];
 		if (first.fresh) {
