@@ -32,6 +32,21 @@ function detailOf(body: unknown, status: number): string {
 	return `HTTP ${status}`;
 }
 
+let unauthorized: (detail: string) => void = () => undefined;
+
+/**
+ * Registers what happens when the API refuses the key (401: revoked or expired) on any call,
+ * so the shell can sign out instead of every page showing the error.
+ */
+export function onUnauthorized(handler: (detail: string) => void) {
+	unauthorized = handler;
+}
+
+function refused(status: number, detail: string): ApiError {
+	if (status === 401) unauthorized(detail);
+	return new ApiError(status, detail);
+}
+
 function headers(extra?: HeadersInit): Headers {
 	const h = new Headers(extra);
 	const key = session.key();
@@ -52,7 +67,7 @@ export async function request<T>(method: string, path: string, body?: unknown, s
 	} catch {
 		parsed = null;
 	}
-	if (!res.ok) throw new ApiError(res.status, detailOf(parsed, res.status));
+	if (!res.ok) throw refused(res.status, detailOf(parsed, res.status));
 	return parsed as T;
 }
 
@@ -80,7 +95,7 @@ export async function readEvents(path: string, init: RequestInit, onEvent: (even
 		} catch {
 			parsed = null;
 		}
-		throw new ApiError(res.status, detailOf(parsed, res.status));
+		throw refused(res.status, detailOf(parsed, res.status));
 	}
 	const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
 	let buffer = "";

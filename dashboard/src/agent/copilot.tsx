@@ -1,0 +1,226 @@
+import { useEffect, useState } from "preact/hooks";
+import { request } from "../api";
+import { navigate } from "../route";
+import { ActionStatus, useAction } from "../settings/status";
+import type { Segment } from "../types";
+import { errorText, StatusBadge, TranscriptView } from "../ui";
+import type { CopilotCard, MeetingStreamState, TranscriptLine } from "./meeting-stream";
+import { useMeetingStream } from "./use-meeting-stream";
+
+interface MeetingRecord {
+	id: number;
+	platform: string;
+	native_meeting_id: string | null;
+	status: string;
+	data: { title?: unknown } | null;
+	created_at: string;
+}
+
+const LIVE_STATUSES = "requested,joining,awaiting_admission,needs_help,active,stopping";
+
+function titleOf(meeting: MeetingRecord): string {
+	const title = meeting.data?.title;
+	return typeof title === "string" && title ? title : `${meeting.platform} ${meeting.native_meeting_id ?? `#${meeting.id}`}`;
+}
+
+/** `#/agent/copilot`: the live meetings to follow, or any meeting by its id. */
+function MeetingPicker() {
+	const [meetings, setMeetings] = useState<MeetingRecord[] | null>(null);
+	const [error, setError] = useState("");
+	const [id, setId] = useState("");
+	const load = () =>
+		request<{ meetings: MeetingRecord[] }>("GET", `/meetings?status=${LIVE_STATUSES}&limit=50`)
+			.then(({ meetings }) => {
+				setMeetings(meetings);
+				setError("");
+			})
+			.catch((err) => setError(errorText(err)));
+	useEffect(() => {
+		void load();
+	}, []);
+	const open = (e: Event) => {
+		e.preventDefault();
+		if (id.trim()) navigate(`/agent/copilot/${encodeURIComponent(id.trim())}`);
+	};
+	return (
+		<section aria-labelledby="live-heading">
+			<div class="settings-row">
+				<h2 id="live-heading">Live meetings</h2>
+				<button class="btn" type="button" onClick={() => void load()}>
+					Refresh meetings
+				</button>
+			</div>
+			{error && (
+				<p role="alert" class="error-banner">
+					{error}
+				</p>
+			)}
+			{meetings && meetings.length === 0 && <p>No live meetings. Send a bot to a meeting first, or open one by its id.</p>}
+			<ul class="live-meetings">
+				{(meetings ?? []).map((m) => (
+					<li key={m.id}>
+						<a href={`#/agent/copilot/${m.id}`}>{titleOf(m)}</a> <StatusBadge status={m.status} />{" "}
+						<small>
+							{m.platform} {m.native_meeting_id}
+						</small>
+					</li>
+				))}
+			</ul>
+			<form onSubmit={open} class="inline-form" noValidate>
+				<label for="copilot-meeting-id">Meeting id</label>
+				<input id="copilot-meeting-id" value={id} onInput={(e) => setId(e.currentTarget.value)} />
+				<button class="btn btn-primary" type="submit">
+					Open meeting
+				</button>
+			</form>
+		</section>
+	);
+}
+
+/** The stream's lines in the shape the shared transcript view reads. */
+function segments(lines: TranscriptLine[]): Segment[] {
+	return lines.map((line) => ({
+		segment_id: line.id,
+		speaker: line.speaker,
+		text: line.text,
+		start: line.t,
+		end: line.t,
+		language: null,
+		completed: line.completed,
+	}));
+}
+
+function Card({ card }: { card: CopilotCard }) {
+	return (
+		<li class={card.actionable ? "card card-actionable" : "card"}>
+			<span class="card-kind">{card.kind}</span>
+			{card.actionable && <span class="card-action"> action</span>}
+			<h4 class="card-title">{card.title}</h4>
+			<p class="reply-text">{card.body}</p>
+		</li>
+	);
+}
+
+function CopilotColumn({ stream }: { stream: MeetingStreamState }) {
+	const beat = stream.beats.at(-1);
+	return (
+		<section aria-labelledby="copilot-heading" class="copilot-column">
+			<h3 id="copilot-heading">Copilot</h3>
+			{stream.cards.length === 0 ? (
+				<p>No cards yet.</p>
+			) : (
+				<ul class="cards" aria-label="Cards">
+					{/* Newest first: the copilot adds cards as the meeting goes on. */}
+					{[...stream.cards].reverse().map((card, i) => (
+						<Card key={`${stream.cards.length - i}`} card={card} />
+					))}
+				</ul>
+			)}
+			{beat && beat.text !== "" && (
+				<div class="beat">
+					<h4>Latest thoughts</h4>
+					<p class="reply-text">{beat.text}</p>
+				</div>
+			)}
+			<details>
+				<summary>Notes ({stream.notes.length})</summary>
+				<ul class="notes">
+					{stream.notes.map((note) => (
+						<li key={note.id}>
+							{note.speaker && <span class="line-speaker">{note.speaker}: </span>}
+							{note.text}
+						</li>
+					))}
+				</ul>
+			</details>
+		</section>
+	);
+}
+
+const CONNECTION_TEXT = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", stopped: "Stopped" };
+
+/** `#/agent/copilot/<meeting id>`: start the copilot, its cards beside the live transcript. */
+function CopilotMeeting({ meetingId }: { meetingId: string }) {
+	const [meeting, setMeeting] = useState<MeetingRecord | null>(null);
+	const [meetingError, setMeetingError] = useState("");
+	const [processing, setProcessing] = useState<boolean | null>(null);
+	const [state, act] = useAction();
+	const { stream, connection, error } = useMeetingStream(meetingId);
+
+	useEffect(() => {
+		setMeeting(null);
+		setMeetingError("");
+		request<MeetingRecord>("GET", `/meetings/${encodeURIComponent(meetingId)}`)
+			.then(setMeeting)
+			.catch((err) => setMeetingError(errorText(err)));
+	}, [meetingId]);
+
+	const link = meeting?.native_meeting_id ? { native_id: meeting.native_meeting_id, platform: meeting.platform } : null;
+	const start = () =>
+		act(async () => {
+			if (!link) throw new Error("This meeting has no link: the copilot follows a meeting by its link.");
+			const title = meeting ? meeting.data?.title : undefined;
+			await request("POST", "/agent/meeting/start", { ...link, ...(typeof title === "string" && title ? { title } : {}) });
+			setProcessing(true);
+			return "Copilot started.";
+		});
+	const setOn = (on: boolean) =>
+		act(async () => {
+			if (!link) throw new Error("This meeting has no link.");
+			await request("POST", "/agent/meeting/process", { ...link, on });
+			setProcessing(on);
+			return on ? "Copilot resumed." : "Copilot paused.";
+		});
+
+	return (
+		<div>
+			<p>
+				<a href="#/agent/copilot">All live meetings</a> · <a href={`#/meetings/${encodeURIComponent(meetingId)}`}>Meeting page</a>
+			</p>
+			<div class="settings-row">
+				<h2>{meeting ? titleOf(meeting) : `Meeting ${meetingId}`}</h2>
+				<span class="notice" role="status">
+					Stream: {CONNECTION_TEXT[connection]}
+				</span>
+			</div>
+			{meetingError && (
+				<p role="alert" class="error-banner">
+					{meetingError}
+				</p>
+			)}
+			{error && (
+				<p role="alert" class="error-banner">
+					{error}
+				</p>
+			)}
+			{stream.ended && (
+				<p class="meeting-ended">
+					Meeting ended: {stream.ended.status}
+					{stream.ended.completionReason ? ` (${stream.ended.completionReason})` : ""}
+				</p>
+			)}
+			<div class="copilot-actions">
+				<button class="btn btn-primary" type="button" onClick={() => void start()} disabled={!link || state.kind === "busy"}>
+					Start copilot
+				</button>
+				{processing !== null && (
+					<button class="btn" type="button" onClick={() => void setOn(!processing)} disabled={state.kind === "busy"}>
+						{processing ? "Pause copilot" : "Resume copilot"}
+					</button>
+				)}
+			</div>
+			<ActionStatus state={state} />
+			<div class="copilot-layout">
+				<section aria-labelledby="transcript-heading" class="transcript-column">
+					<h3 id="transcript-heading">Live transcript</h3>
+					<TranscriptView lines={segments(stream.lines)} label="Live transcript" empty="Nothing said yet." />
+				</section>
+				<CopilotColumn stream={stream} />
+			</div>
+		</div>
+	);
+}
+
+export function CopilotPanel({ meetingId }: { meetingId: string | undefined }) {
+	return meetingId ? <CopilotMeeting meetingId={meetingId} /> : <MeetingPicker />;
+}

@@ -1,0 +1,170 @@
+/**
+ * The meeting stream (`GET /agent/meeting/stream`, docs/meeting-stream.md#events-and-resume)
+ * folded into what the copilot page shows: the live transcript, the copilot's notes, cards and
+ * beats, and the meeting's end. Pure; the SSE `id` of the last event is kept as the cursor a
+ * reconnect resumes from.
+ */
+
+export interface TranscriptLine {
+	id: string;
+	speaker: string;
+	text: string;
+	/** Seconds from the start of the session. */
+	t: number;
+	completed: boolean;
+}
+
+export interface CopilotNote {
+	id: string;
+	text: string;
+	speaker?: string;
+	chapter?: string;
+	t?: number;
+	pass: number;
+	frozen: boolean;
+}
+
+export interface CopilotCard {
+	kind: string;
+	title: string;
+	body: string;
+	actionable: boolean;
+	turnId: string;
+}
+
+/** One model call of the copilot: its streamed text and the tools it called. */
+export interface CopilotBeat {
+	turnId: string;
+	text: string;
+	tools: string[];
+}
+
+export interface MeetingStreamState {
+	lastEventId?: string;
+	lines: TranscriptLine[];
+	notes: CopilotNote[];
+	cards: CopilotCard[];
+	beats: CopilotBeat[];
+	ended?: { status: string; completionReason: string | null };
+}
+
+export const EMPTY_STREAM: MeetingStreamState = { lines: [], notes: [], cards: [], beats: [] };
+
+/** The copilot page keeps the newest beats only: each is already summarised in its cards. */
+const KEPT_BEATS = 20;
+
+function str(value: unknown): string {
+	return typeof value === "string" ? value : value === undefined || value === null ? "" : String(value);
+}
+
+function num(value: unknown): number {
+	return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+
+function upsertLine(lines: TranscriptLine[], line: TranscriptLine): TranscriptLine[] {
+	const at = lines.findIndex((l) => l.id === line.id);
+	if (at >= 0) {
+		// A late draft never replaces its confirmation (docs/api.md#transcripts).
+		const existing = lines[at];
+		if (existing?.completed && !line.completed) return lines;
+		const next = [...lines];
+		next[at] = line;
+		return next;
+	}
+	const next = [...lines, line];
+	// Segments can arrive out of order (a resend, a reconnect): keep them in spoken order.
+	next.sort((a, b) => a.t - b.t);
+	return next;
+}
+
+function upsertNote(notes: CopilotNote[], note: CopilotNote): CopilotNote[] {
+	const at = notes.findIndex((n) => n.id === note.id);
+	if (at < 0) return [...notes, note];
+	const next = [...notes];
+	next[at] = note;
+	return next;
+}
+
+function updateBeat(beats: CopilotBeat[], turnId: string, change: (beat: CopilotBeat) => CopilotBeat): CopilotBeat[] {
+	const at = beats.findIndex((b) => b.turnId === turnId);
+	if (at >= 0) {
+		const next = [...beats];
+		next[at] = change(beats[at] as CopilotBeat);
+		return next;
+	}
+	return [...beats, change({ turnId, text: "", tools: [] })].slice(-KEPT_BEATS);
+}
+
+export function applyStreamEvent(state: MeetingStreamState, event: { id?: string; data: string }): MeetingStreamState {
+	const base = event.id ? { ...state, lastEventId: event.id } : state;
+	let data: Record<string, unknown>;
+	try {
+		const parsed: unknown = JSON.parse(event.data);
+		if (typeof parsed !== "object" || parsed === null) return base;
+		data = parsed as Record<string, unknown>;
+	} catch {
+		return base;
+	}
+	switch (data.type) {
+		case "transcript":
+			return {
+				...base,
+				lines: upsertLine(base.lines, {
+					id: str(data.id),
+					speaker: str(data.speaker),
+					text: str(data.text),
+					t: num(data.t),
+					completed: data.completed === true,
+				}),
+			};
+		case "note": {
+			const note = data.note as Record<string, unknown> | undefined;
+			if (!note || typeof note !== "object") return base;
+			return {
+				...base,
+				notes: upsertNote(base.notes, {
+					id: str(note.id),
+					text: str(note.text),
+					speaker: note.speaker === undefined ? undefined : str(note.speaker),
+					chapter: note.chapter === undefined ? undefined : str(note.chapter),
+					t: typeof note.t === "number" ? note.t : undefined,
+					pass: num(note.pass),
+					frozen: note.frozen === true,
+				}),
+			};
+		}
+		case "card": {
+			const card = data.card as Record<string, unknown> | undefined;
+			if (!card || typeof card !== "object") return base;
+			return {
+				...base,
+				cards: [
+					...base.cards,
+					{
+						kind: str(card.kind),
+						title: str(card.title),
+						body: str(card.body),
+						actionable: card.actionable === true,
+						turnId: str(data.turn_id),
+					},
+				],
+			};
+		}
+		case "message-delta":
+			return { ...base, beats: updateBeat(base.beats, str(data.turn_id), (b) => ({ ...b, text: b.text + str(data.text) })) };
+		case "tool-call":
+			return { ...base, beats: updateBeat(base.beats, str(data.turn_id), (b) => ({ ...b, tools: [...b.tools, str(data.tool)] })) };
+		case "meeting-end":
+			return {
+				...base,
+				ended: { status: str(data.status), completionReason: data.completion_reason == null ? null : str(data.completion_reason) },
+			};
+		default:
+			return base;
+	}
+}
+
+/** Waits before the next reconnect: 1 s, 2 s, 4 s … up to 15 s. */
+export function reconnectDelay(failures: number): number {
+	return Math.min(15_000, 1000 * 2 ** Math.max(0, failures));
+}

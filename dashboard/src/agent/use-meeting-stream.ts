@@ -1,0 +1,61 @@
+import { useEffect, useState } from "preact/hooks";
+import { ApiError, readEvents } from "../api";
+import { errorText } from "../ui";
+import { applyStreamEvent, EMPTY_STREAM, type MeetingStreamState, reconnectDelay } from "./meeting-stream";
+
+export type StreamConnection = "connecting" | "live" | "reconnecting" | "stopped";
+
+/**
+ * Follows a meeting's stream for as long as the page shows it. The stream is closed by the
+ * server after a quiet spell, by an evicted room, or by the network: each time it reconnects
+ * with the last id it saw (`Last-Event-ID`), so nothing is missed or shown twice. A 4xx
+ * (`Meeting not found`) is final.
+ */
+export function useMeetingStream(meetingId: string): { stream: MeetingStreamState; connection: StreamConnection; error: string } {
+	const [stream, setStream] = useState<MeetingStreamState>(EMPTY_STREAM);
+	const [connection, setConnection] = useState<StreamConnection>("connecting");
+	const [error, setError] = useState("");
+
+	useEffect(() => {
+		setStream(EMPTY_STREAM);
+		setError("");
+		setConnection("connecting");
+		const controller = new AbortController();
+		let lastEventId: string | undefined;
+		const follow = async () => {
+			let failures = 0;
+			while (!controller.signal.aborted) {
+				try {
+					const headers: Record<string, string> = lastEventId ? { "Last-Event-ID": lastEventId } : {};
+					await readEvents(
+						`/agent/meeting/stream?meeting_id=${encodeURIComponent(meetingId)}`,
+						{ headers, signal: controller.signal },
+						(event) => {
+							if (event.id) lastEventId = event.id;
+							failures = 0;
+							setConnection("live");
+							setError("");
+							setStream((s) => applyStreamEvent(s, event));
+						},
+					);
+				} catch (err) {
+					if (controller.signal.aborted) return;
+					if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429) {
+						setError(err.detail);
+						setConnection("stopped");
+						return;
+					}
+					setError(errorText(err));
+				}
+				if (controller.signal.aborted) return;
+				setConnection("reconnecting");
+				await new Promise((resolve) => setTimeout(resolve, reconnectDelay(failures)));
+				failures++;
+			}
+		};
+		void follow();
+		return () => controller.abort();
+	}, [meetingId]);
+
+	return { stream, connection, error };
+}

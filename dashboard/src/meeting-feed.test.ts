@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { feedRefs, withStatusFrame } from "./meeting-feed";
+import type { Meeting } from "./types";
+
+const meeting = (id: number, status: string, native: string | null, platform: Meeting["platform"] = "google_meet"): Meeting => ({
+	id,
+	user_id: 1,
+	platform,
+	native_meeting_id: native,
+	constructed_meeting_url: null,
+	status,
+	bot_container_id: null,
+	start_time: null,
+	end_time: null,
+	completion_reason: null,
+	failure_stage: null,
+	workspace_id: null,
+	auto_join: true,
+	data: null,
+	created_at: "2026-06-18T10:00:00.000Z",
+	updated_at: "2026-06-18T10:00:00.000Z",
+});
+
+const list = [meeting(1, "active", "abc-defg-hij"), meeting(2, "idle", null, "unknown"), meeting(3, "scheduled", "123", "zoom")];
+
+describe("meetings list and /ws status frames", () => {
+	it("watches only meetings with a link", () => {
+		expect(feedRefs(list)).toEqual([
+			{ platform: "google_meet", native_id: "abc-defg-hij" },
+			{ platform: "zoom", native_id: "123" },
+		]);
+	});
+
+	it("a meeting.status frame sets the listed meeting's status and reason", () => {
+		const next = withStatusFrame(list, {
+			type: "meeting.status",
+			meeting: { id: 1, platform: "google_meet", native_id: "abc-defg-hij" },
+			payload: { status: "completed", data: { completion_reason: "stopped" } },
+		});
+		expect(next?.[0]).toMatchObject({ id: 1, status: "completed", completion_reason: "stopped" });
+		expect(list[0]?.status).toBe("active");
+	});
+
+	it("a deleted plan leaves the list", () => {
+		const next = withStatusFrame(list, {
+			type: "meeting.status",
+			meeting: { id: 3, platform: "zoom", native_id: "123" },
+			payload: { status: "deleted", data: null },
+		});
+		expect(next?.map((m) => m.id)).toEqual([1, 2]);
+	});
+
+	it("a frame about a meeting not listed, or not a status frame, asks for a reload (null)", () => {
+		expect(
+			withStatusFrame(list, {
+				type: "meeting.status",
+				meeting: { id: 9, platform: "zoom", native_id: "9" },
+				payload: { status: "requested" },
+			}),
+		).toBeNull();
+		expect(
+			withStatusFrame(list, { type: "transcript", meeting: { id: 1, platform: "google_meet", native_id: "abc-defg-hij" } }),
+		).toBeNull();
+	});
+});

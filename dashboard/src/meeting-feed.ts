@@ -1,0 +1,29 @@
+/**
+ * Applying `/ws` frames to what the meeting pages hold (docs/live-feed.md). Pure
+ * (meeting-feed.test.ts).
+ */
+import type { FeedFrame, MeetingRef } from "./live";
+import type { Meeting } from "./types";
+
+/** The refs `/ws` can watch: meetings with a link. */
+export function feedRefs(meetings: Meeting[]): MeetingRef[] {
+	return meetings
+		.filter((m) => m.native_meeting_id && m.platform !== "unknown")
+		.map((m) => ({ platform: m.platform, native_id: m.native_meeting_id as string }));
+}
+
+/** Applies a `meeting.status` frame to a list: the new status and reason, or the plan removed. */
+export function withStatusFrame(meetings: Meeting[], frame: FeedFrame): Meeting[] | null {
+	if (frame.type !== "meeting.status" || !frame.meeting) return null;
+	const id = frame.meeting.id;
+	const index = meetings.findIndex((m) => m.id === id);
+	if (index < 0) return null;
+	const payload = frame.payload as { status?: string; data?: { completion_reason?: string | null } | null } | undefined;
+	const status = payload?.status;
+	if (!status) return null;
+	if (status === "deleted") return meetings.filter((m) => m.id !== id);
+	const current = meetings[index] as Meeting;
+	const next = [...meetings];
+	next[index] = { ...current, status, completion_reason: payload?.data?.completion_reason ?? current.completion_reason };
+	return next;
+}

@@ -1,0 +1,70 @@
+/**
+ * How the pages name a meeting and its end, in words (docs/status-machine.md#how-a-meeting-ends).
+ * Pure; every value it returns is rendered as text.
+ */
+import type { Meeting } from "./types";
+
+const PLATFORM_WORDS: Record<string, string> = { google_meet: "Google Meet", zoom: "Zoom", teams: "Microsoft Teams", unknown: "no link" };
+
+export function platformWords(platform: string): string {
+	return PLATFORM_WORDS[platform] ?? platform;
+}
+
+/** The meeting's title, else its link id, else its record id. */
+export function meetingTitle(meeting: Pick<Meeting, "id" | "native_meeting_id" | "data">): string {
+	const title = meeting.data?.title;
+	if (typeof title === "string" && title.trim()) return title;
+	return meeting.native_meeting_id ?? `Meeting ${meeting.id}`;
+}
+
+const REASON_WORDS: Record<string, string> = {
+	stopped: "stopped by you (or the bot left on request)",
+	left_alone: "everyone else left",
+	startup_alone: "nobody else joined",
+	meeting_ended: "the host ended the meeting",
+	max_bot_time_exceeded: "the bot reached its time limit",
+	evicted: "the host removed the bot",
+	awaiting_admission_timeout: "nobody admitted the bot in time",
+	awaiting_admission_rejected: "the host denied the bot",
+	rejected: "the host denied the bot",
+	join_failure: "the bot could not join",
+	validation_error: "the bot's request was unusable",
+};
+
+/** `completion_reason` as words, keeping the code beside them (`join_failure: the bot could not join`). */
+export function reasonWords(reason: string | null | undefined): string | null {
+	if (!reason) return null;
+	const words = REASON_WORDS[reason];
+	return words ? `${reason}: ${words}` : reason;
+}
+
+/** Every status a meeting can be live in: Stop and the interactive forms apply to these. */
+export const LIVE_STATUSES = ["requested", "joining", "awaiting_admission", "needs_help", "active", "stopping"];
+
+export function isLive(status: string): boolean {
+	return LIVE_STATUSES.includes(status);
+}
+
+/** `url` when it is an http(s) address, else null: a meeting's link is untrusted, so a `javascript:` one never becomes an href. */
+export function httpUrl(url: string | null | undefined): string | null {
+	if (!url) return null;
+	try {
+		const parsed = new URL(url);
+		return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.href : null;
+	} catch {
+		return null;
+	}
+}
+
+const STATUS_HINTS: Record<string, string> = {
+	requested: "The bot is starting.",
+	joining: "The bot is opening the meeting and filling in the join form.",
+	awaiting_admission: "The bot is in the lobby: admit it in the meeting.",
+	needs_help: "The bot is stuck and a person has to act: open the meeting and check what it shows.",
+	stopping: "The bot was asked to leave and is confirming.",
+};
+
+/** What a live status asks of the user, or null. */
+export function statusHint(status: string): string | null {
+	return STATUS_HINTS[status] ?? null;
+}

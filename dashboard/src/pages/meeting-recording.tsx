@@ -1,0 +1,96 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { request } from "../api";
+import { httpUrl } from "../meeting-words";
+import type { MediaFile, Meeting, Recording } from "../types";
+import { Button, bytes, clock, ErrorBanner, useResource, when } from "../ui";
+
+interface DownloadLink {
+	download_url: string;
+	filename: string;
+	expires_in_seconds: number;
+}
+
+/**
+ * The meeting's recordings (GET /recordings?meeting_id=), each media file played from its
+ * signed download URL: the player fetches that URL itself with Range requests, so seeking
+ * works, and the API key never goes into a URL.
+ */
+export function RecordingPanel(props: { meeting: Meeting }) {
+	const { meeting } = props;
+	// The bot uploads when it leaves, so the list is read again when the status changes.
+	const recordings = useResource(
+		(signal) =>
+			request<{ recordings: Recording[] }>("GET", `/recordings?meeting_id=${meeting.id}`, undefined, signal).then((r) => r.recordings),
+		`${meeting.id}:${meeting.status}`,
+	);
+	const list = recordings.data ?? [];
+	// The upload can land after the meeting has ended: a meeting that ended in the last five
+	// minutes without a recording is asked again every 3 s, for two minutes at most.
+	const ended =
+		(meeting.status === "completed" || meeting.status === "failed") &&
+		meeting.end_time !== null &&
+		Date.now() - Date.parse(meeting.end_time) < 300_000;
+	const waiting = ended && recordings.data !== null && list.length === 0;
+	const reload = useRef(recordings.reload);
+	reload.current = recordings.reload;
+	useEffect(() => {
+		if (!waiting) return;
+		let asked = 0;
+		const timer = setInterval(() => {
+			if (++asked > 40) clearInterval(timer);
+			else reload.current();
+		}, 3000);
+		return () => clearInterval(timer);
+	}, [waiting]);
+	return (
+		<section aria-labelledby="recording-heading" class="panel">
+			<h2 id="recording-heading">Recording</h2>
+			<ErrorBanner error={recordings.error} />
+			{recordings.data && list.length === 0 ? (
+				<p class="muted">No recording (the bot records only when sent with recording on; it uploads when it leaves).</p>
+			) : null}
+			{list.map((recording) => (
+				<div key={recording.id} class="recording">
+					<p class="muted">
+						Recording {recording.id}, {recording.status}, {when(recording.created_at)}
+					</p>
+					{recording.media_files.map((media) => (
+						<MediaPlayer key={media.id} recordingId={recording.id} media={media} />
+					))}
+				</div>
+			))}
+		</section>
+	);
+}
+
+function MediaPlayer(props: { recordingId: number; media: MediaFile }) {
+	const { recordingId, media } = props;
+	// A signed link lasts RECORDING_DOWNLOAD_TTL_S; "Reload player" asks for a fresh one.
+	const [round, setRound] = useState(0);
+	const link = useResource(
+		(signal) => request<DownloadLink>("GET", `/recordings/${recordingId}/media/${media.id}/download`, undefined, signal),
+		`${recordingId}:${media.id}:${round}`,
+	);
+	const url = httpUrl(link.data?.download_url);
+	const label = `Meeting audio (${media.format}${media.duration_seconds ? `, ${clock(media.duration_seconds)}` : ""}, ${bytes(media.file_size_bytes)})`;
+	return (
+		<div class="media">
+			<ErrorBanner error={link.error} />
+			{url ? (
+				<>
+					{/* biome-ignore lint/a11y/useMediaCaption: the meeting's transcript beside it is the text of this audio */}
+					<audio controls preload="metadata" src={url} aria-label={label} onError={() => setRound((n) => n + 1)} />
+					<div class="actions">
+						<span>{label}</span>
+						<a href={url} download={link.data?.filename}>
+							Download the recording
+						</a>
+						<Button onClick={() => setRound((n) => n + 1)}>Reload player</Button>
+					</div>
+				</>
+			) : link.loading ? (
+				<p class="muted">Preparing the player…</p>
+			) : null}
+		</div>
+	);
+}

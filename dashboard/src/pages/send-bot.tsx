@@ -1,0 +1,93 @@
+import { useState } from "preact/hooks";
+import { request } from "../api";
+import { sendBotBody } from "../send-bot-request";
+import type { Meeting, Platform } from "../types";
+import { Button, CheckboxField, ErrorBanner, SelectField, TextField } from "../ui";
+
+const PLATFORMS: [string, string][] = [
+	["", "Read it from the link"],
+	["google_meet", "Google Meet"],
+	["zoom", "Zoom"],
+	["teams", "Microsoft Teams"],
+];
+
+/** "Send a bot" from a pasted meeting link: POST /bots with name, language and recording. */
+export function SendBotForm(props: { onSent: (meeting: Meeting) => void }) {
+	const [link, setLink] = useState("");
+	const [platform, setPlatform] = useState<Platform | "">("");
+	const [botName, setBotName] = useState("");
+	const [language, setLanguage] = useState("");
+	const [recording, setRecording] = useState(false);
+	const [error, setError] = useState<unknown>(null);
+	const [busy, setBusy] = useState(false);
+	const [sent, setSent] = useState<Meeting | null>(null);
+
+	async function submit(event: Event) {
+		event.preventDefault();
+		setSent(null);
+		const body = sendBotBody({ link, platform, botName, language, recording });
+		if ("problem" in body) return setError(new Error(body.problem));
+		setBusy(true);
+		setError(null);
+		try {
+			const meeting = await request<Meeting>("POST", "/bots", body);
+			setSent(meeting);
+			setLink("");
+			props.onSent(meeting);
+		} catch (err) {
+			setError(err);
+		} finally {
+			setBusy(false);
+		}
+	}
+
+	return (
+		<section aria-labelledby="send-bot-heading" class="panel">
+			<h2 id="send-bot-heading">Send a bot</h2>
+			<form onSubmit={submit} noValidate>
+				<TextField
+					label="Meeting link"
+					name="meeting_url"
+					type="text"
+					value={link}
+					onValue={setLink}
+					required
+					placeholder="https://meet.google.com/abc-defg-hij"
+					hint="A Google Meet, Zoom or Teams link, or a bare meeting id with its platform below."
+				/>
+				<div class="form-row">
+					<SelectField
+						label="Platform"
+						name="platform"
+						value={platform}
+						onValue={(v) => setPlatform(v as Platform | "")}
+						options={PLATFORMS}
+					/>
+					<TextField label="Bot name" name="bot_name" value={botName} onValue={setBotName} maxLength={100} placeholder="Notetaker" />
+					<TextField
+						label="Language"
+						name="language"
+						value={language}
+						onValue={setLanguage}
+						placeholder="detect"
+						hint="An ISO 639 code such as en or pt-BR; empty detects it."
+					/>
+				</div>
+				<CheckboxField label="Record the meeting audio" name="recording_enabled" checked={recording} onChecked={setRecording} />
+				<ErrorBanner error={error} />
+				<div class="actions">
+					<Button type="submit" variant="primary" busy={busy}>
+						Send bot
+					</Button>
+					<p role="status" class="notice">
+						{sent ? (
+							<>
+								Bot sent to {sent.native_meeting_id ?? "the meeting"}. <a href={`#/meetings/${sent.id}`}>Open the meeting</a>
+							</>
+						) : null}
+					</p>
+				</div>
+			</form>
+		</section>
+	);
+}

@@ -1,0 +1,64 @@
+/**
+ * The `POST /bots` body from the dashboard's "Send a bot" form (docs/api.md#bots). The API
+ * needs `platform` with either `meeting_url` or `native_meeting_id`: the platform is read off
+ * the pasted link's host (the API parses the link itself and answers 422 for a bad one), or
+ * taken from the form when the user pasted a bare meeting id. Pure (send-bot-request.test.ts).
+ */
+import type { Platform } from "./types";
+
+export interface SendBotForm {
+	/** A pasted link, or a bare native meeting id. */
+	link: string;
+	/** "" = read it off the link. */
+	platform: Platform | "";
+	botName: string;
+	language: string;
+	recording: boolean;
+}
+
+export interface SendBotBody {
+	platform: Platform;
+	meeting_url?: string;
+	native_meeting_id?: string;
+	bot_name?: string;
+	language?: string;
+	recording_enabled: boolean;
+}
+
+/** The platform a link's host belongs to, or null (not a link, or another host). */
+export function platformOfLink(link: string): Platform | null {
+	const text = link.trim();
+	if (!text.includes(".")) return null;
+	let host: string;
+	try {
+		host = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`).hostname.toLowerCase();
+	} catch {
+		return null;
+	}
+	if (host === "meet.google.com") return "google_meet";
+	if (["zoom.us", "zoomgov.com"].some((home) => host === home || host.endsWith(`.${home}`))) return "zoom";
+	if (["teams.live.com", "teams.microsoft.com", "teams.cloud.microsoft"].includes(host) || host.endsWith(".teams.microsoft.us"))
+		return "teams";
+	return null;
+}
+
+/** The body to send, or a sentence saying what the form still needs. */
+export function sendBotBody(form: SendBotForm): SendBotBody | { problem: string } {
+	const link = form.link.trim();
+	if (!link) return { problem: "Paste a meeting link (Google Meet, Zoom or Teams)." };
+	const fromLink = platformOfLink(link);
+	const platform = form.platform || fromLink;
+	if (!platform)
+		return {
+			problem: "That is not a Google Meet, Zoom or Teams link. Paste the whole link, or choose the platform for a bare meeting id.",
+		};
+	const looksLikeLink = fromLink !== null || link.includes("/");
+	const body: SendBotBody = { platform, recording_enabled: form.recording };
+	if (looksLikeLink) body.meeting_url = link;
+	else body.native_meeting_id = link;
+	const botName = form.botName.trim();
+	if (botName) body.bot_name = botName;
+	const language = form.language.trim();
+	if (language) body.language = language;
+	return body;
+}

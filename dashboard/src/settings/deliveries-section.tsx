@@ -1,0 +1,77 @@
+import { useEffect, useState } from "preact/hooks";
+import { request } from "../api";
+import { Button, ErrorBanner, when } from "../ui";
+import type { WebhookDelivery } from "./forms";
+
+/** The newest webhook attempts (docs/webhooks.md#delivery-history); `reload` changes after a save. */
+export function DeliveriesSection({ reload }: { reload: number }) {
+	const [rows, setRows] = useState<WebhookDelivery[] | null>(null);
+	const [error, setError] = useState<unknown>(null);
+	const [busy, setBusy] = useState(false);
+
+	const load = async () => {
+		setBusy(true);
+		try {
+			const { deliveries } = await request<{ deliveries: WebhookDelivery[] }>("GET", "/user/webhook/deliveries?limit=100");
+			setRows(deliveries);
+			setError(null);
+		} catch (err) {
+			setError(err);
+		} finally {
+			setBusy(false);
+		}
+	};
+	useEffect(() => {
+		void load();
+	}, [reload]);
+
+	return (
+		<section aria-labelledby="deliveries-heading" class="panel settings-card settings-wide">
+			<div class="settings-row">
+				<h2 id="deliveries-heading">Delivery history</h2>
+				<Button onClick={() => void load()} busy={busy}>
+					Refresh deliveries
+				</Button>
+			</div>
+			<ErrorBanner error={error} />
+			{rows && rows.length === 0 && <p>No deliveries yet.</p>}
+			{rows && rows.length > 0 && (
+				<div class="table-scroll">
+					<table class="table deliveries">
+						<caption class="visually-hidden">Webhook deliveries, newest first</caption>
+						<thead>
+							<tr>
+								<th scope="col">Time</th>
+								<th scope="col">Event</th>
+								<th scope="col">Status</th>
+								<th scope="col">Attempt</th>
+								<th scope="col">Response code</th>
+								<th scope="col">Host</th>
+								<th scope="col">Meeting</th>
+							</tr>
+						</thead>
+						<tbody>
+							{rows.map((row) => (
+								<tr key={`${row.event_id}-${row.attempt}-${row.created_at}`}>
+									<td data-label="Time">
+										<time dateTime={row.created_at}>{when(row.created_at)}</time>
+									</td>
+									<td data-label="Event">{row.event_type}</td>
+									<td data-label="Status">
+										<span class={`outcome outcome-${row.outcome}`}>{row.outcome}</span>
+									</td>
+									<td data-label="Attempt">{row.attempt}</td>
+									<td data-label="Response code">{row.status_code ?? "no answer"}</td>
+									<td data-label="Host">{row.target_host}</td>
+									<td data-label="Meeting">
+										{row.meeting_id === null ? "" : <a href={`#/meetings/${row.meeting_id}`}>{row.meeting_id}</a>}
+									</td>
+								</tr>
+							))}
+						</tbody>
+					</table>
+				</div>
+			)}
+		</section>
+	);
+}

@@ -1,0 +1,152 @@
+/**
+ * The settings forms as data: what the API answers (masked), what a form holds, and the
+ * partial PUT body a form becomes (docs/api.md#account-and-settings). Secrets are write-only:
+ * an empty secret input means "keep the stored one", so a form never needs the secret itself.
+ */
+
+/** The event types of docs/webhooks.md#events, with their defaults while no filter was ever set. */
+export const WEBHOOK_EVENTS = [
+	{ type: "meeting.completed", label: "Meeting completed", byDefault: true },
+	{ type: "meeting.started", label: "Meeting started", byDefault: false },
+	{ type: "bot.failed", label: "Bot failed", byDefault: false },
+	{ type: "meeting.status_change", label: "Every status change", byDefault: false },
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number]["type"];
+
+export interface WebhookSettings {
+	webhook_url: string | null;
+	webhook_secret_set: boolean;
+	webhook_secret: string | null;
+	webhook_events: Record<string, boolean> | null;
+}
+
+export interface ModelSettings {
+	mode: string | null;
+	model: string | null;
+	meeting_model: string | null;
+	base_url: string | null;
+	api_key_set: boolean;
+	api_key: string | null;
+}
+
+export interface TranscriptionSettings {
+	url: string | null;
+	token_set: boolean;
+	token: string | null;
+}
+
+export interface WebhookDelivery {
+	event_type: string;
+	event_id: string;
+	target_host: string;
+	outcome: string;
+	status_code: number | null;
+	attempt: number;
+	meeting_id: number | null;
+	created_at: string;
+}
+
+/** A write-only secret input: a new value, or the stored one kept, or removed. */
+export interface SecretInput {
+	value: string;
+	remove: boolean;
+}
+
+export const NO_SECRET_CHANGE: SecretInput = { value: "", remove: false };
+
+export interface WebhookForm {
+	url: string;
+	secret: SecretInput;
+	events: Record<WebhookEventType, boolean>;
+}
+
+/** The filter as it acts: an event the stored filter does not mention follows its default. */
+export function effectiveEvents(stored: Record<string, boolean> | null): Record<WebhookEventType, boolean> {
+	const events = {} as Record<WebhookEventType, boolean>;
+	for (const { type, byDefault } of WEBHOOK_EVENTS) events[type] = stored?.[type] ?? byDefault;
+	return events;
+}
+
+export function webhookForm(settings: WebhookSettings): WebhookForm {
+	return { url: settings.webhook_url ?? "", secret: NO_SECRET_CHANGE, events: effectiveEvents(settings.webhook_events) };
+}
+
+/**
+ * Every event is sent explicitly, so what the boxes show is what the filter becomes. For the
+ * secret, `""` keeps the stored one on this route and `null` removes it.
+ */
+export function webhookBody(form: WebhookForm): {
+	webhook_url: string;
+	webhook_secret?: string | null;
+	webhook_events: Record<string, boolean>;
+} {
+	const body: { webhook_url: string; webhook_secret?: string | null; webhook_events: Record<string, boolean> } = {
+		webhook_url: form.url.trim(),
+		webhook_events: { ...form.events },
+	};
+	if (form.secret.remove) body.webhook_secret = null;
+	else if (form.secret.value !== "") body.webhook_secret = form.secret.value;
+	return body;
+}
+
+export interface ModelForm {
+	mode: string;
+	model: string;
+	meetingModel: string;
+	baseUrl: string;
+	apiKey: SecretInput;
+}
+
+export function modelForm(settings: ModelSettings): ModelForm {
+	return {
+		mode: settings.mode ?? "",
+		model: settings.model ?? "",
+		meetingModel: settings.meeting_model ?? "",
+		baseUrl: settings.base_url ?? "",
+		apiKey: NO_SECRET_CHANGE,
+	};
+}
+
+/**
+ * On these routes `""` clears a field back to the deployment default, so an untouched empty
+ * secret input is left out of the body rather than sent.
+ */
+function secretField(input: SecretInput): string | null | undefined {
+	if (input.remove) return null;
+	return input.value === "" ? undefined : input.value;
+}
+
+export function modelBody(form: ModelForm): Record<string, string | null> {
+	const body: Record<string, string | null> = {
+		mode: form.mode,
+		model: form.model.trim(),
+		meeting_model: form.meetingModel.trim(),
+		base_url: form.baseUrl.trim(),
+	};
+	const key = secretField(form.apiKey);
+	if (key !== undefined) body.api_key = key;
+	return body;
+}
+
+export interface TranscriptionForm {
+	url: string;
+	token: SecretInput;
+}
+
+export function transcriptionForm(settings: TranscriptionSettings): TranscriptionForm {
+	return { url: settings.url ?? "", token: NO_SECRET_CHANGE };
+}
+
+export function transcriptionBody(form: TranscriptionForm): Record<string, string | null> {
+	const body: Record<string, string | null> = { url: form.url.trim() };
+	const token = secretField(form.token);
+	if (token !== undefined) body.token = token;
+	return body;
+}
+
+/** How a stored secret is described next to its write-only input: only what the API showed. */
+export function storedSecretText(isSet: boolean, masked: string | null): string {
+	if (!isSet) return "None stored.";
+	return `Stored: ${masked ?? "****"}. Leave empty to keep it.`;
+}

@@ -1,0 +1,144 @@
+import { useEffect, useState } from "preact/hooks";
+import { request } from "../api";
+import { Button, ErrorBanner, SelectField, TextField } from "../ui";
+import {
+	type ModelForm,
+	type ModelSettings,
+	modelBody,
+	modelForm,
+	type TranscriptionForm,
+	type TranscriptionSettings,
+	transcriptionBody,
+	transcriptionForm,
+} from "./forms";
+import { SecretField } from "./secret-field";
+import { ActionStatus, useAction } from "./status";
+
+const DEFAULT_HINT = "Empty uses the deployment's default.";
+
+/** The agent's model (docs/agent.md#the-model-and-its-tools): an OpenAI-compatible endpoint. */
+export function ModelSection() {
+	const [stored, setStored] = useState<ModelSettings | null>(null);
+	const [form, setForm] = useState<ModelForm | null>(null);
+	const [loadError, setLoadError] = useState<unknown>(null);
+	const [state, act] = useAction();
+
+	const show = (settings: ModelSettings) => {
+		setStored(settings);
+		setForm(modelForm(settings));
+	};
+	useEffect(() => {
+		request<ModelSettings>("GET", "/user/models").then(show).catch(setLoadError);
+	}, []);
+
+	const save = (e: Event) => {
+		e.preventDefault();
+		if (!form) return;
+		void act(async () => {
+			show(await request<ModelSettings>("PUT", "/user/models", modelBody(form)));
+			return "Model settings saved.";
+		});
+	};
+
+	return (
+		<section aria-labelledby="models-heading" class="panel settings-card">
+			<h2 id="models-heading">Model</h2>
+			<ErrorBanner error={loadError} />
+			{stored && form && (
+				<form onSubmit={save} noValidate>
+					<SelectField
+						label="Mode"
+						value={form.mode}
+						options={[
+							["", "Default"],
+							["subscription", "subscription"],
+							["custom", "custom"],
+						]}
+						onValue={(mode) => setForm({ ...form, mode })}
+					/>
+					<TextField
+						label="Base URL"
+						type="url"
+						value={form.baseUrl}
+						hint={`An OpenAI-compatible endpoint, e.g. https://api.openai.com/v1. ${DEFAULT_HINT}`}
+						onValue={(baseUrl) => setForm({ ...form, baseUrl })}
+					/>
+					<TextField label="Model" value={form.model} hint={DEFAULT_HINT} onValue={(model) => setForm({ ...form, model })} />
+					<TextField
+						label="Meeting model"
+						value={form.meetingModel}
+						hint="The copilot's model; empty uses the model above."
+						onValue={(meetingModel) => setForm({ ...form, meetingModel })}
+					/>
+					<SecretField
+						label="API key"
+						noun="API key"
+						isSet={stored.api_key_set}
+						masked={stored.api_key}
+						input={form.apiKey}
+						onChange={(apiKey) => setForm({ ...form, apiKey })}
+					/>
+					<Button type="submit" variant="primary" busy={state.kind === "busy"}>
+						Save model settings
+					</Button>
+					<ActionStatus state={state} />
+				</form>
+			)}
+		</section>
+	);
+}
+
+/** Where the bot's audio is transcribed, and the token for it. */
+export function TranscriptionSection() {
+	const [stored, setStored] = useState<TranscriptionSettings | null>(null);
+	const [form, setForm] = useState<TranscriptionForm | null>(null);
+	const [loadError, setLoadError] = useState<unknown>(null);
+	const [state, act] = useAction();
+
+	const show = (settings: TranscriptionSettings) => {
+		setStored(settings);
+		setForm(transcriptionForm(settings));
+	};
+	useEffect(() => {
+		request<TranscriptionSettings>("GET", "/user/transcription").then(show).catch(setLoadError);
+	}, []);
+
+	const save = (e: Event) => {
+		e.preventDefault();
+		if (!form) return;
+		void act(async () => {
+			show(await request<TranscriptionSettings>("PUT", "/user/transcription", transcriptionBody(form)));
+			return "Transcription settings saved.";
+		});
+	};
+
+	return (
+		<section aria-labelledby="transcription-heading" class="panel settings-card">
+			<h2 id="transcription-heading">Transcription</h2>
+			<ErrorBanner error={loadError} />
+			{stored && form && (
+				<form onSubmit={save} noValidate>
+					<TextField
+						label="Transcription URL"
+						type="url"
+						value={form.url}
+						hint={DEFAULT_HINT}
+						onValue={(url) => setForm({ ...form, url })}
+					/>
+					<SecretField
+						label="Token"
+						noun="token"
+						isSet={stored.token_set}
+						masked={stored.token}
+						input={form.token}
+						onChange={(token) => setForm({ ...form, token })}
+					/>
+					<Button type="submit" variant="primary" busy={state.kind === "busy"}>
+						Save transcription settings
+					</Button>
+					<ActionStatus state={state} />
+				</form>
+			)}
+		</section>
+	);
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { buildTimeline, endingWords } from "./timeline";
+import type { Meeting } from "./types";
+
+const base: Meeting = {
+	id: 5,
+	user_id: 1,
+	platform: "google_meet",
+	native_meeting_id: "abc-defg-hij",
+	constructed_meeting_url: "https://meet.google.com/abc-defg-hij",
+	status: "requested",
+	bot_container_id: "bot-5",
+	start_time: null,
+	end_time: null,
+	completion_reason: null,
+	failure_stage: null,
+	workspace_id: null,
+	auto_join: true,
+	data: {},
+	created_at: "2026-06-18T10:00:00.000Z",
+	updated_at: "2026-06-18T10:00:00.000Z",
+};
+
+describe("status timeline", () => {
+	it("a failed meeting names its stage, reason and the bot's sentence", () => {
+		const failed: Meeting = {
+			...base,
+			status: "failed",
+			completion_reason: "join_failure",
+			failure_stage: "joining",
+			end_time: "2026-06-18T10:00:09.000Z",
+			data: { failure_detail: "meeting not found (Check your meeting code)" },
+		};
+		expect(endingWords(failed)).toBe(
+			"Failed at the joining stage: join_failure: the bot could not join. meeting not found (Check your meeting code)",
+		);
+		const steps = buildTimeline(failed, []);
+		expect(steps.map((s) => s.status)).toEqual(["created", "failed"]);
+		expect(steps[1]?.detail).toContain("join_failure");
+	});
+
+	it("a failure without a reason still says it failed, with the detail", () => {
+		expect(endingWords({ ...base, status: "failed", data: { failure_detail: "sign_in_required: org only" } })).toBe(
+			"Failed. sign_in_required: org only",
+		);
+	});
+
+	it("keeps the live steps in order, drops repeats, and adds the record's start and end", () => {
+		const done: Meeting = {
+			...base,
+			status: "completed",
+			completion_reason: "stopped",
+			start_time: "2026-06-18T10:00:05.000Z",
+			end_time: "2026-06-18T10:10:00.000Z",
+		};
+		const steps = buildTimeline(done, [
+			{ status: "joining", ts: "2026-06-18T10:00:01.000Z" },
+			{ status: "joining", ts: "2026-06-18T10:00:02.000Z" },
+			{ status: "awaiting_admission", ts: "2026-06-18T10:00:03.000Z", reason: "in the lobby" },
+			{ status: "stopping", ts: "2026-06-18T10:09:55.000Z" },
+		]);
+		expect(steps.map((s) => `${s.status}@${s.at?.slice(14, 19)}`)).toEqual([
+			"created@00:00",
+			"joining@00:01",
+			"awaiting_admission@00:03",
+			"active@00:05",
+			"stopping@09:55",
+			"completed@10:00",
+		]);
+		expect(steps.at(-1)?.detail).toBe("Completed: stopped: stopped by you (or the bot left on request).");
+	});
+
+	it("a live meeting shows its current status even when no frame was seen", () => {
+		expect(
+			buildTimeline({ ...base, status: "awaiting_admission", updated_at: "2026-06-18T10:00:04.000Z" }, []).map((s) => s.status),
+		).toEqual(["created", "awaiting_admission"]);
+	});
+});
