@@ -87,7 +87,7 @@ export interface MediaFile {
 	id: number;
 	type: string;
 	format: string;
-	file_size_bytes: number;
+	file_size_bytes: number | null;
 	duration_seconds: number | null;
 }
 

@@ -5,7 +5,6 @@
  */
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SpawnRequest } from "../../src/bot-channel/protocol";
 import {
 	fill,
 	launchBrowser,
@@ -20,21 +19,9 @@ import {
 	visibleText,
 	watchTranscriptLines,
 } from "./browser";
-import {
-	api,
-	apiAt,
-	botGateway,
-	eventually,
-	gateway,
-	nativeId,
-	newAccount,
-	receivedAt,
-	receiverUrl,
-	Socket,
-	sandboxObserved,
-	sandboxScenario,
-} from "./client";
+import { api, apiAt, botGateway, eventually, gateway, nativeId, newAccount, receiverUrl, sandboxObserved, sandboxScenario } from "./client";
 import { modelServer, script } from "./model-script";
+import { playBot, spawnFor } from "./simulated-bot";
 
 let browser: Browser;
 
@@ -229,26 +216,6 @@ describe("the dashboard with a real bot in a sandbox meeting", () => {
 	});
 });
 
-/** Plays the bot over the real channel of the simulated gateway, as the bot host would. */
-async function playBot(meetingId: number) {
-	const spawn = await eventually("spawn request", async () =>
-		(await receivedAt("/bot-host/bots")).map((r) => JSON.parse(r.body) as SpawnRequest).find((s) => s.meeting_id === meetingId),
-	);
-	const channel = await Socket.open(spawn.channel.url, { Authorization: `Bearer ${spawn.channel.token}` });
-	channel.send({ type: "hello", last_acked_seq: 0 });
-	await channel.waitFor("hello ack", (m) => m.type === "ack");
-	let seq = 0;
-	return {
-		channel,
-		async send(message: Record<string, unknown>) {
-			seq += 1;
-			const mine = seq;
-			channel.send({ ...message, seq: mine });
-			await channel.waitFor(`ack ${mine}`, (m) => m.type === "ack" && m.seq === mine);
-		},
-	};
-}
-
 describe("attacker-controlled names and text", () => {
 	it("renders a participant, speaker and chat author named <img src=x onerror=alert(1)> as text", async () => {
 		const xss = "<img src=x onerror=alert(1)>";
@@ -257,7 +224,7 @@ describe("attacker-controlled names and text", () => {
 		const created = await api("POST", "/bots", { key, json: { platform: "google_meet", native_meeting_id: code } });
 		expect(created.status).toBe(201);
 		const meetingId = created.body.id as number;
-		const bot = await playBot(meetingId);
+		const bot = await playBot(await spawnFor(meetingId));
 		const now = () => new Date().toISOString();
 		for (const status of ["joining", "active"]) await bot.send({ type: "status", status, timestamp: now() });
 		await bot.send({ type: "participant", event: "join", participant: { id: "p-1", name: xss }, timestamp: now() });

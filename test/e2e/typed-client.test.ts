@@ -15,8 +15,8 @@ import {
 	ValidationError,
 } from "@meetbot/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { SpawnRequest } from "../../src/bot-channel/protocol";
-import { eventually, gateway, newAccount, receivedAt, Socket } from "./client";
+import { eventually, gateway, newAccount } from "./client";
+import { playBot as playSimulatedBot, spawnFor } from "./simulated-bot";
 
 /**
  * A TCP relay in front of the gateway: it stands for the network, so a test can cut every open
@@ -61,27 +61,15 @@ function startRelay(target: URL): Promise<{ url: string; requestLines: string[];
 	);
 }
 
-/** Plays the bot on the meeting's channel, as the bot host would. */
+/** The simulated bot, with a line of Ada's as one call. */
 async function playBot(meetingId: number) {
-	const spawn = await eventually("spawn request", async () =>
-		(await receivedAt("/bot-host/bots")).map((r) => JSON.parse(r.body) as SpawnRequest).find((s) => s.meeting_id === meetingId),
-	);
-	const channel = await Socket.open(spawn.channel.url, { Authorization: `Bearer ${spawn.channel.token}` });
-	channel.send({ type: "hello", last_acked_seq: 0 });
-	await channel.waitFor("hello ack", (m) => m.type === "ack");
-	let seq = 0;
-	const send = async (message: Record<string, unknown>) => {
-		seq += 1;
-		const mine = seq;
-		channel.send({ ...message, seq: mine });
-		await channel.waitFor(`ack ${mine}`, (m) => m.type === "ack" && m.seq === mine);
-	};
+	const bot = await playSimulatedBot(await spawnFor(meetingId));
 	const say = (id: string, text: string) =>
-		send({
+		bot.send({
 			type: "segment",
 			segment: { segment_id: id, speaker: "Ada", speaker_source: "caption", text, start: 1, end: 2, completed: true },
 		});
-	return { channel, send, say };
+	return { ...bot, say };
 }
 
 let relay: Awaited<ReturnType<typeof startRelay>>;

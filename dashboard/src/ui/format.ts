@@ -17,7 +17,9 @@ export function when(iso: string | null | undefined): string {
 	return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
 }
 
-export function bytes(n: number): string {
+/** A size for people; the API gives null while a file's size is not known yet. */
+export function bytes(n: number | null): string {
+	if (n === null) return "size unknown";
 	if (n < 1024) return `${n} B`;
 	if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
 	return `${(n / 1024 / 1024).toFixed(1)} MB`;
