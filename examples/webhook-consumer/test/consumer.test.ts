@@ -1,17 +1,24 @@
 /**
  * The consumer Worker inside workerd, fed the gateway's REAL deliveries of one meeting
- * (test/global-setup.ts recorded them as sent), fetching the transcript from that same gateway.
+ * (test/global-setup.ts plays it when asked and records them as sent), fetching the transcript from that same gateway.
  */
 import { env, SELF } from "cloudflare:test";
-import { describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { signWebhook } from "../../../src/webhooks/signature";
 import { eventKey, type StoredTranscript, transcriptKey } from "../src/index";
-import type { RecordedDelivery } from "./provided";
+import type { PlayedMeeting, RecordedDelivery } from "./provided";
 
 type Delivery = RecordedDelivery;
 
-const deliveries = inject("deliveries");
-const meetingLink = inject("completedMeeting");
+let deliveries: Delivery[] = [];
+let meetingLink: PlayedMeeting["completedMeeting"];
+
+// The meeting is played now, so each signature's timestamp is fresh for the replay window.
+beforeAll(async () => {
+	const res = await fetch(inject("meetingRunnerUrl"), { method: "POST" });
+	expect(res.status, await res.clone().text()).toBe(200);
+	({ deliveries, completedMeeting: meetingLink } = (await res.json()) as PlayedMeeting);
+}, 60_000);
 const typeOf = (d: Delivery) => (JSON.parse(d.body) as { event_type: string }).event_type;
 const eventOf = (d: Delivery) => JSON.parse(d.body) as { event_id: string; data: { meeting: { id: number } } };
 const completed = () => {

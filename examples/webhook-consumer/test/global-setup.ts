@@ -2,14 +2,16 @@
  * Node side of the `webhook-consumer` project: produces REAL webhook deliveries for the consumer
  * Worker's tests. One gateway under `wrangler dev` (no bot host, no Chromium) whose bot host and
  * webhook target are the recording receiver; an account whose webhook is signed with a secret;
- * a meeting driven to `completed` by playing the bot over the real channel. The deliveries are
- * handed to the tests exactly as they arrived (headers and raw body), with the gateway URL and
+ * a meeting driven to `completed` by playing the bot over the real channel, when the tests ask.
+ * The deliveries are handed to the tests exactly as they arrived (headers and raw body), with the gateway URL and
  * a key, so the consumer (inside workerd) verifies them and fetches the transcript from this
  * same gateway.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
@@ -86,7 +88,9 @@ export default async function setup(project: TestProject) {
 			OUTBOUND_ALLOW_PRIVATE: "true",
 		},
 	});
+	let runner: Server | undefined;
 	const stop = async () => {
+		runner?.close();
 		gateway.kill("SIGTERM");
 		await receiver.close();
 		rmSync(stateDir, { recursive: true, force: true });
@@ -105,63 +109,87 @@ export default async function setup(project: TestProject) {
 			webhook_events: { "meeting.started": true, "meeting.completed": true, "meeting.status_change": true },
 		});
 
-		const nativeId = "9398765432102";
-		const meeting = await api<{ id: number }>(base, "POST", "/bots", auth, { platform: "teams", native_meeting_id: nativeId });
-		const spawn = await until("spawn request", async () => {
-			const { requests } = await api<{ requests: ReceivedRequest[] }>(
-				receiver.url,
-				"GET",
-				`/__control/requests?path=${encodeURIComponent("/bot-host/bots")}`,
-				{},
-			);
-			return requests.map((r) => JSON.parse(r.body) as SpawnRequest).find((s) => s.meeting_id === meeting.id);
-		});
-		const bot = await playBot(spawn);
-		for (const status of ["joining", "active"]) await bot.send({ type: "status", status, timestamp: new Date().toISOString() });
-		const lines = [
-			["Priya", "The consumer stores this transcript."],
-			["Sam", "Fetched with the typed client."],
-		] as const;
-		for (const [i, [speaker, text]] of lines.entries()) {
-			await bot.send({
-				type: "segment",
-				segment: {
-					segment_id: `s-${i}`,
-					speaker,
-					speaker_source: "caption",
-					text,
-					start: i * 2,
-					end: i * 2 + 1.5,
-					language: "en",
-					completed: true,
-				},
+		/**
+		 * Plays one meeting to `completed` and returns the deliveries its webhooks made. Run when
+		 * the test file asks (POST to the runner below), not here: the signatures' timestamps must
+		 * be fresh when the consumer checks its replay window, however long other projects ran first.
+		 */
+		const playMeeting = async () => {
+			const nativeId = `93987${String(Date.now()).slice(-8)}`;
+			const meeting = await api<{ id: number }>(base, "POST", "/bots", auth, { platform: "teams", native_meeting_id: nativeId });
+			const spawn = await until("spawn request", async () => {
+				const { requests } = await api<{ requests: ReceivedRequest[] }>(
+					receiver.url,
+					"GET",
+					`/__control/requests?path=${encodeURIComponent("/bot-host/bots")}`,
+					{},
+				);
+				return requests.map((r) => JSON.parse(r.body) as SpawnRequest).find((s) => s.meeting_id === meeting.id);
 			});
-		}
-		await api(base, "DELETE", `/bots/teams/${nativeId}`, auth);
-		await until("leave command", async () => (bot.received.some((m) => m.type === "command") ? true : undefined));
-		await bot.send({ type: "status", status: "completed", completion_reason: "stopped", timestamp: new Date().toISOString() });
-		bot.ws.close();
+			const bot = await playBot(spawn);
+			for (const status of ["joining", "active"]) await bot.send({ type: "status", status, timestamp: new Date().toISOString() });
+			const lines = [
+				["Priya", "The consumer stores this transcript."],
+				["Sam", "Fetched with the typed client."],
+			] as const;
+			for (const [i, [speaker, text]] of lines.entries()) {
+				await bot.send({
+					type: "segment",
+					segment: {
+						segment_id: `s-${i}`,
+						speaker,
+						speaker_source: "caption",
+						text,
+						start: i * 2,
+						end: i * 2 + 1.5,
+						language: "en",
+						completed: true,
+					},
+				});
+			}
+			await api(base, "DELETE", `/bots/teams/${nativeId}`, auth);
+			await until("leave command", async () => (bot.received.some((m) => m.type === "command") ? true : undefined));
+			await bot.send({ type: "status", status: "completed", completion_reason: "stopped", timestamp: new Date().toISOString() });
+			bot.ws.close();
 
-		const deliveries = await until("meeting.completed delivery", async () => {
-			const { requests } = await api<{ requests: ReceivedRequest[] }>(
-				receiver.url,
-				"GET",
-				`/__control/requests?path=${encodeURIComponent(hookPath)}`,
-				{},
+			const ofThisMeeting = (r: ReceivedRequest) => r.body.includes(`"native_meeting_id":"${nativeId}"`);
+			const mine = await until("meeting.completed delivery", async () => {
+				const { requests } = await api<{ requests: ReceivedRequest[] }>(
+					receiver.url,
+					"GET",
+					`/__control/requests?path=${encodeURIComponent(hookPath)}`,
+					{},
+				);
+				const deliveries = requests.filter(ofThisMeeting);
+				return deliveries.some((r) => r.body.includes('"event_type":"meeting.completed"')) ? deliveries : undefined;
+			});
+			return {
+				completedMeeting: { platform: "teams", native_meeting_id: nativeId },
+				deliveries: mine.map((r) => ({
+					headers: Object.fromEntries(Object.entries(r.headers).flatMap(([k, v]) => (typeof v === "string" ? [[k, v]] : []))),
+					body: r.body,
+				})),
+			};
+		};
+		runner = createServer((req, res) => {
+			playMeeting().then(
+				(played) => {
+					res.writeHead(200, { "content-type": "application/json" });
+					res.end(JSON.stringify(played));
+				},
+				(err: unknown) => {
+					res.writeHead(500, { "content-type": "text/plain" });
+					res.end(err instanceof Error ? err.message : "meeting failed");
+				},
 			);
-			return requests.some((r) => r.body.includes('"event_type":"meeting.completed"')) ? requests : undefined;
+			req.resume();
 		});
+		await new Promise<void>((resolve) => runner?.listen(0, "127.0.0.1", resolve));
+		const address = runner.address() as AddressInfo;
 		project.provide("consumerGatewayUrl", base);
 		project.provide("consumerApiKey", key);
 		project.provide("consumerWebhookSecret", secret);
-		project.provide("completedMeeting", { platform: "teams", native_meeting_id: nativeId });
-		project.provide(
-			"deliveries",
-			deliveries.map((r) => ({
-				headers: Object.fromEntries(Object.entries(r.headers).flatMap(([k, v]) => (typeof v === "string" ? [[k, v]] : []))),
-				body: r.body,
-			})),
-		);
+		project.provide("meetingRunnerUrl", `http://127.0.0.1:${address.port}/meetings`);
 	} catch (err) {
 		await stop();
 		throw err;

@@ -4,13 +4,19 @@ export interface RecordedDelivery {
 	body: string;
 }
 
+/** One meeting played to `completed`, and the deliveries its webhooks made. */
+export interface PlayedMeeting {
+	completedMeeting: { platform: string; native_meeting_id: string };
+	deliveries: RecordedDelivery[];
+}
+
 /** Provided by test/global-setup.ts (Node), read with inject() by the tests (workerd). */
 declare module "vitest" {
 	export interface ProvidedContext {
 		consumerGatewayUrl: string;
 		consumerApiKey: string;
 		consumerWebhookSecret: string;
-		deliveries: RecordedDelivery[];
-		completedMeeting: { platform: string; native_meeting_id: string };
+		/** POST here plays a meeting to `completed` and answers with its PlayedMeeting. */
+		meetingRunnerUrl: string;
 	}
 }
