@@ -288,3 +288,70 @@ describe("attacker-controlled names and text", () => {
 		await page.close();
 	});
 });
+
+/**
+ * What the page lets a person do without a mouse, and what it shows at a phone's width: every
+ * control has a name, nothing is wider than the screen, and signing in works by keys alone.
+ */
+async function accessibilityGaps(page: Page) {
+	return page.evaluate(() => {
+		const gaps: string[] = [];
+		const shown = (el: Element) => (el as HTMLElement).offsetParent !== null;
+		for (const el of Array.from(document.querySelectorAll("input, select, textarea"))) {
+			if (!shown(el) || (el as HTMLInputElement).type === "hidden") continue;
+			const named =
+				((el as HTMLInputElement).labels?.length ?? 0) > 0 || el.getAttribute("aria-label") || el.getAttribute("aria-labelledby");
+			if (!named) gaps.push(`unlabelled ${el.tagName.toLowerCase()} ${el.getAttribute("name") ?? ""}`);
+		}
+		for (const el of Array.from(document.querySelectorAll("button, a[href]"))) {
+			if (shown(el) && !(el.textContent?.trim() || el.getAttribute("aria-label"))) gaps.push(`nameless ${el.tagName.toLowerCase()}`);
+		}
+		const width = document.documentElement.clientWidth;
+		if (document.documentElement.scrollWidth > width)
+			gaps.push(`page ${document.documentElement.scrollWidth}px wide on a ${width}px screen`);
+		return gaps;
+	});
+}
+
+/** Tabs until the focused element's accessible name (label, aria-label or text) is `name`. */
+async function tabTo(page: Page, name: string) {
+	for (let i = 0; i < 30; i += 1) {
+		await page.keyboard.press("Tab");
+		const focused = await page.evaluate(() => {
+			const el = document.activeElement as HTMLInputElement | null;
+			if (!el) return "";
+			return el.labels?.[0]?.textContent?.trim() || el.getAttribute("aria-label") || el.textContent?.trim() || "";
+		});
+		if (focused === name) return;
+	}
+	throw new Error(`Tab never reached "${name}"`);
+}
+
+describe("by keyboard, at a phone's width", () => {
+	it("signs in with keys alone, and every page names its controls and fits a 390 px screen", async () => {
+		const { key } = await newAccount(gateway());
+		const created = await api("POST", "/bots", { key, json: { platform: "google_meet", native_meeting_id: nativeId("google_meet") } });
+		expect(created.status).toBe(201);
+		const meetingId = created.body.id as number;
+
+		const { page } = await openPage(browser, `${gateway()}/`);
+		await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+		await tabTo(page, "API key");
+		await page.keyboard.type(key);
+		await page.keyboard.press("Enter");
+		await seeText(page, "Your meetings");
+		await seeText(page, String(created.body.native_meeting_id));
+		expect(await accessibilityGaps(page)).toEqual([]);
+		await screenshot(page, "meetings-phone");
+
+		for (const route of [`#/meetings/${meetingId}`, "#/settings", "#/agent/chat", "#/agent/routines"]) {
+			await page.goto(`${gateway()}/${route}`);
+			await page.waitForNetworkIdle({ idleTime: 300 });
+			expect(await accessibilityGaps(page), route).toEqual([]);
+		}
+		await page.goto(`${gateway()}/#/meetings/${meetingId}`);
+		await seeText(page, "Stop the bot");
+		await screenshot(page, "meeting-phone");
+		await page.close();
+	});
+});
