@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { request } from "../api";
 import { navigate } from "../route";
-import { errorText } from "../ui";
+import { ErrorBanner, errorText, useResource } from "../ui";
 import { applyChatFrame, type ChatTurn, type HistoryEntry, startTurn, turnsFromHistory } from "./chat-frames";
 import { newNonce, SESSION_NAME, streamTurn } from "./chat-stream";
 import { TurnView } from "./turn-view";
@@ -13,7 +13,7 @@ interface SessionSummary {
 	last_active: string;
 }
 
-function SessionList(props: { current: string; sessions: SessionSummary[] | null; error: string }) {
+function SessionList(props: { current: string; sessions: SessionSummary[] | null; error: unknown }) {
 	const [name, setName] = useState("");
 	const [nameError, setNameError] = useState("");
 	const open = (e: Event) => {
@@ -32,11 +32,7 @@ function SessionList(props: { current: string; sessions: SessionSummary[] | null
 	return (
 		<nav aria-labelledby="sessions-heading" class="sessions">
 			<h2 id="sessions-heading">Sessions</h2>
-			{props.error && (
-				<p role="alert" class="error-banner">
-					{props.error}
-				</p>
-			)}
+			<ErrorBanner error={props.error} />
 			<ul>
 				{showCurrent && (
 					<li>
@@ -92,25 +88,15 @@ function ModelHint() {
 /** `#/agent/chat/<session>`: one session's turns, a streaming reply, reset. */
 export function ChatPanel({ session }: { session: string }) {
 	const [turns, setTurns] = useState<ChatTurn[]>([]);
-	const [sessions, setSessions] = useState<SessionSummary[] | null>(null);
-	const [sessionsError, setSessionsError] = useState("");
+	const sessions = useResource(
+		(signal) => request<{ sessions: SessionSummary[] }>("GET", "/agent/sessions", undefined, signal),
+		"sessions",
+	);
 	const [historyError, setHistoryError] = useState("");
 	const [prompt, setPrompt] = useState("");
 	const [running, setRunning] = useState(false);
 	const [notice, setNotice] = useState("");
 	const abort = useRef<AbortController | null>(null);
-
-	const loadSessions = () =>
-		request<{ sessions: SessionSummary[] }>("GET", "/agent/sessions")
-			.then(({ sessions }) => {
-				setSessions(sessions);
-				setSessionsError("");
-			})
-			.catch((err) => setSessionsError(errorText(err)));
-
-	useEffect(() => {
-		void loadSessions();
-	}, []);
 
 	useEffect(() => {
 		setTurns([]);
@@ -156,7 +142,7 @@ export function ChatPanel({ session }: { session: string }) {
 			if (!controller.signal.aborted) update((t) => ({ ...t, state: "failed", detail: errorText(err), complete: true }));
 		} finally {
 			setRunning(false);
-			void loadSessions();
+			sessions.reload();
 		}
 	};
 
@@ -165,7 +151,7 @@ export function ChatPanel({ session }: { session: string }) {
 			await request("POST", "/agent/chat/reset", { session });
 			setTurns([]);
 			setNotice(`Session ${session} was reset.`);
-			void loadSessions();
+			sessions.reload();
 		} catch (err) {
 			setNotice(errorText(err));
 		}
@@ -177,7 +163,7 @@ export function ChatPanel({ session }: { session: string }) {
 
 	return (
 		<div class="chat-layout">
-			<SessionList current={session} sessions={sessions} error={sessionsError} />
+			<SessionList current={session} sessions={sessions.data?.sessions ?? null} error={sessions.error} />
 			<section aria-labelledby="chat-heading" class="chat">
 				<div class="settings-row">
 					<h2 id="chat-heading">Chat: {session}</h2>

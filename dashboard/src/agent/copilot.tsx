@@ -1,9 +1,9 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { request } from "../api";
 import { navigate } from "../route";
 import { ActionStatus, useAction } from "../settings/status";
 import type { Segment } from "../types";
-import { errorText, StatusBadge, TranscriptView } from "../ui";
+import { ErrorBanner, StatusBadge, TranscriptView, useResource } from "../ui";
 import type { CopilotCard, MeetingStreamState, TranscriptLine } from "./meeting-stream";
 import { useMeetingStream } from "./use-meeting-stream";
 
@@ -25,19 +25,12 @@ function titleOf(meeting: MeetingRecord): string {
 
 /** `#/agent/copilot`: the live meetings to follow, or any meeting by its id. */
 function MeetingPicker() {
-	const [meetings, setMeetings] = useState<MeetingRecord[] | null>(null);
-	const [error, setError] = useState("");
+	const live = useResource(
+		(signal) => request<{ meetings: MeetingRecord[] }>("GET", `/meetings?status=${LIVE_STATUSES}&limit=50`, undefined, signal),
+		"live",
+	);
+	const meetings = live.data?.meetings ?? null;
 	const [id, setId] = useState("");
-	const load = () =>
-		request<{ meetings: MeetingRecord[] }>("GET", `/meetings?status=${LIVE_STATUSES}&limit=50`)
-			.then(({ meetings }) => {
-				setMeetings(meetings);
-				setError("");
-			})
-			.catch((err) => setError(errorText(err)));
-	useEffect(() => {
-		void load();
-	}, []);
 	const open = (e: Event) => {
 		e.preventDefault();
 		if (id.trim()) navigate(`/agent/copilot/${encodeURIComponent(id.trim())}`);
@@ -46,15 +39,11 @@ function MeetingPicker() {
 		<section aria-labelledby="live-heading">
 			<div class="settings-row">
 				<h2 id="live-heading">Live meetings</h2>
-				<button class="btn" type="button" onClick={() => void load()}>
+				<button class="btn" type="button" onClick={live.reload}>
 					Refresh meetings
 				</button>
 			</div>
-			{error && (
-				<p role="alert" class="error-banner">
-					{error}
-				</p>
-			)}
+			<ErrorBanner error={live.error} />
 			{meetings && meetings.length === 0 && <p>No live meetings. Send a bot to a meeting first, or open one by its id.</p>}
 			<ul class="live-meetings">
 				{(meetings ?? []).map((m) => (
@@ -141,19 +130,14 @@ const CONNECTION_TEXT = { connecting: "Connecting…", live: "Live", reconnectin
 
 /** `#/agent/copilot/<meeting id>`: start the copilot, its cards beside the live transcript. */
 function CopilotMeeting({ meetingId }: { meetingId: string }) {
-	const [meeting, setMeeting] = useState<MeetingRecord | null>(null);
-	const [meetingError, setMeetingError] = useState("");
+	const record = useResource(
+		(signal) => request<MeetingRecord>("GET", `/meetings/${encodeURIComponent(meetingId)}`, undefined, signal),
+		meetingId,
+	);
+	const meeting = record.data;
 	const [processing, setProcessing] = useState<boolean | null>(null);
 	const [state, act] = useAction();
 	const { stream, connection, error } = useMeetingStream(meetingId);
-
-	useEffect(() => {
-		setMeeting(null);
-		setMeetingError("");
-		request<MeetingRecord>("GET", `/meetings/${encodeURIComponent(meetingId)}`)
-			.then(setMeeting)
-			.catch((err) => setMeetingError(errorText(err)));
-	}, [meetingId]);
 
 	const link = meeting?.native_meeting_id ? { native_id: meeting.native_meeting_id, platform: meeting.platform } : null;
 	const start = () =>
@@ -183,11 +167,7 @@ function CopilotMeeting({ meetingId }: { meetingId: string }) {
 					Stream: {CONNECTION_TEXT[connection]}
 				</span>
 			</div>
-			{meetingError && (
-				<p role="alert" class="error-banner">
-					{meetingError}
-				</p>
-			)}
+			<ErrorBanner error={record.error} />
 			{error && (
 				<p role="alert" class="error-banner">
 					{error}

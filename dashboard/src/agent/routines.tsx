@@ -1,7 +1,7 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { request } from "../api";
 import { ActionStatus, useAction } from "../settings/status";
-import { errorText, when } from "../ui";
+import { ErrorBanner, errorText, useResource, when } from "../ui";
 import { EMPTY_ROUTINE, type Routine, type RoutineFieldErrors, type RoutineForm, scheduleText, validateRoutine } from "./routine-form";
 
 function whenOrNever(iso: string | null): string {
@@ -218,22 +218,12 @@ function RoutineItem({ routine, onChanged }: { routine: Routine; onChanged: (mes
 
 /** `#/agent/routines`: the saved prompts the agent runs on a schedule or after meetings. */
 export function RoutinesPanel() {
-	const [routines, setRoutines] = useState<Routine[] | null>(null);
-	const [error, setError] = useState("");
+	const list = useResource((signal) => request<{ routines: Routine[] }>("GET", "/agent/routines", undefined, signal), "routines");
+	const routines = list.data?.routines ?? null;
 	const [notice, setNotice] = useState("");
-	const load = () =>
-		request<{ routines: Routine[] }>("GET", "/agent/routines")
-			.then(({ routines }) => {
-				setRoutines(routines);
-				setError("");
-			})
-			.catch((err) => setError(errorText(err)));
-	useEffect(() => {
-		void load();
-	}, []);
 	const changed = (message: string) => {
 		setNotice(message);
-		void load();
+		list.reload();
 	};
 	return (
 		<div class="routines-layout">
@@ -242,11 +232,7 @@ export function RoutinesPanel() {
 				<p role="status" class="notice">
 					{notice}
 				</p>
-				{error && (
-					<p role="alert" class="error-banner">
-						{error}
-					</p>
-				)}
+				<ErrorBanner error={list.error} />
 				{routines && routines.length === 0 && <p>No routines yet.</p>}
 				<ul class="routine-list">
 					{(routines ?? []).map((routine) => (
@@ -254,7 +240,7 @@ export function RoutinesPanel() {
 					))}
 				</ul>
 			</section>
-			<NewRoutine onCreated={() => void load()} />
+			<NewRoutine onCreated={list.reload} />
 		</div>
 	);
 }

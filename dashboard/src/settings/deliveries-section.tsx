@@ -1,39 +1,24 @@
-import { useEffect, useState } from "preact/hooks";
 import { request } from "../api";
-import { Button, ErrorBanner, when } from "../ui";
+import { Button, ErrorBanner, useResource, when } from "../ui";
 import type { WebhookDelivery } from "./forms";
 
 /** The newest webhook attempts (docs/webhooks.md#delivery-history); `reload` changes after a save. */
 export function DeliveriesSection({ reload }: { reload: number }) {
-	const [rows, setRows] = useState<WebhookDelivery[] | null>(null);
-	const [error, setError] = useState<unknown>(null);
-	const [busy, setBusy] = useState(false);
-
-	const load = async () => {
-		setBusy(true);
-		try {
-			const { deliveries } = await request<{ deliveries: WebhookDelivery[] }>("GET", "/user/webhook/deliveries?limit=100");
-			setRows(deliveries);
-			setError(null);
-		} catch (err) {
-			setError(err);
-		} finally {
-			setBusy(false);
-		}
-	};
-	useEffect(() => {
-		void load();
-	}, [reload]);
+	const list = useResource(
+		(signal) => request<{ deliveries: WebhookDelivery[] }>("GET", "/user/webhook/deliveries?limit=100", undefined, signal),
+		String(reload),
+	);
+	const rows = list.data?.deliveries ?? null;
 
 	return (
 		<section aria-labelledby="deliveries-heading" class="panel settings-card settings-wide">
 			<div class="settings-row">
 				<h2 id="deliveries-heading">Delivery history</h2>
-				<Button onClick={() => void load()} busy={busy}>
+				<Button onClick={list.reload} busy={list.loading}>
 					Refresh deliveries
 				</Button>
 			</div>
-			<ErrorBanner error={error} />
+			<ErrorBanner error={list.error} />
 			{rows && rows.length === 0 && <p>No deliveries yet.</p>}
 			{rows && rows.length > 0 && (
 				<div class="table-scroll">
