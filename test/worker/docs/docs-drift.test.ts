@@ -16,25 +16,7 @@ import { CompletionReason, ROOM_CLOSE } from "../../../src/bot-channel/protocol"
 import { ROUTE_ACCESS } from "../../../src/gateway/route-scopes";
 import { MOVES, REASON_OUTCOME, RETRYABLE_REASONS } from "../../../src/meetings/status-machine";
 import { WEBHOOK_EVENT_TYPES } from "../../../src/settings/account-settings";
-
-/** The rows of the Markdown table between `<!-- name:start -->` and `<!-- name:end -->`, header and rule dropped. */
-function tableRows(doc: string, name: string): string[][] {
-	const start = doc.indexOf(`<!-- ${name}:start -->`);
-	const end = doc.indexOf(`<!-- ${name}:end -->`);
-	expect(start, `${name} table markers`).toBeGreaterThanOrEqual(0);
-	expect(end, `${name} table markers`).toBeGreaterThan(start);
-	return doc
-		.slice(start, end)
-		.split("\n")
-		.filter((line) => line.startsWith("|"))
-		.slice(2)
-		.map((line) =>
-			line
-				.slice(1, -1)
-				.split("|")
-				.map((cell) => cell.trim()),
-		);
-}
+import { tableRows } from "./markdown-table";
 
 describe("docs/status-machine.md", () => {
 	it("shows the move table exactly as MOVES holds it", () => {
