@@ -89,6 +89,6 @@ export class RoomLaunch {
 	}
 
 	private async requestSpawn(start: RoomStart): Promise<BotHostResult> {
-		return spawnBot(this.room.env, { ...start.spawn, ...(await botEndpoints(this.room.env, start.meeting.id)) });
+		return spawnBot(this.room.env, { ...start.spawn, attempt: 1, ...(await botEndpoints(this.room.env, start.meeting.id)) });
 	}
 }

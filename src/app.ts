@@ -14,6 +14,7 @@ import { agentRoutineRoutes } from "./routes/agent-routines";
 import { agentWorkspaceRoutes } from "./routes/agent-workspace";
 import { agentWorkspaceGitRoutes } from "./routes/agent-workspace-git";
 import { authTicketRoutes } from "./routes/auth-tickets";
+import { botFleetRoutes } from "./routes/bot-fleet";
 import { botRoutes } from "./routes/bots";
 import { calendarCompatRoutes } from "./routes/calendar-compat";
 import { calendarRoutes } from "./routes/calendars";
@@ -60,6 +61,7 @@ export function buildApp() {
 	app.route("/", transcriptRoutes);
 	app.route("/", liveRoutes);
 	app.route("/", recordingUploadRoutes);
+	app.route("/", botFleetRoutes);
 	app.route("/", recordingRoutes);
 	app.route("/", calendarRoutes);
 	app.route("/", calendarCompatRoutes);

@@ -24,6 +24,23 @@ export interface Env {
 	BOT_HOST_SECRET?: string;
 	/** Where bots are spawned (the bot host service). */
 	BOT_HOST_URL?: string;
+	/** The spawn queue (Cloudflare Queues); hosts pull it over the HTTP API (docs/bot-fleet.md). */
+	BOT_SPAWNS?: Queue<unknown>;
+	/**
+	 * A queue's REST base (`…/accounts/<account>/queues/<queue id>`): when set, tickets are
+	 * published over the HTTP API instead of the binding (locally, to scripts/local-queue.mjs,
+	 * since wrangler dev has no pull consumers). SPAWN_QUEUE_TOKEN is its Bearer token.
+	 */
+	SPAWN_QUEUE_URL?: string;
+	SPAWN_QUEUE_TOKEN?: string;
+	/** How long a spawn ticket waits for a host's claim before the meeting fails `no_bot_capacity` (default 180). */
+	BOT_PLACEMENT_TIMEOUT_S?: string;
+	/** Respawns on another host after a host is lost mid-meeting (default 0: the meeting fails `bot_host_lost`). */
+	BOT_MAX_RESPAWNS?: string;
+	/** Bearer token an autoscaler presents at GET /internal/fleet/metrics. */
+	FLEET_METRICS_TOKEN?: string;
+	/** How far ahead auto-join plans count as bots needed soon, in seconds (default 600). */
+	FLEET_DUE_WINDOW_S?: string;
 	/** How long a spawned bot has to report before the watchdog ends the meeting. */
 	BOT_REPORT_TIMEOUT_S?: string;
 	/** How long a bot's channel may stay closed before the meeting is torn down. */

@@ -19,6 +19,8 @@ import { z } from "zod";
 export const ROOM_CLOSE = {
 	/** A newer connection of the same bot took over. */
 	replaced: 4000,
+	/** This bot's attempt was superseded (a respawn took over, or its claim is gone): leave, do not reconnect. */
+	superseded: 4409,
 	/** The meeting is over: leave the call, do not reconnect. */
 	meetingEnded: 4410,
 	/** A message could not be made durable, or arrived out of order: reconnect and resend from the last ack. */
@@ -241,9 +243,11 @@ export const AutomaticLeave = z.object({
 });
 export type AutomaticLeave = z.infer<typeof AutomaticLeave>;
 
-/** Body of `POST {BOT_HOST_URL}/bots`, sent with `Authorization: Bearer <BOT_HOST_SECRET>`. */
+/** What a bot host gets for a won claim (`POST /internal/bot-hosts/claims`, docs/bot-fleet.md). */
 export const SpawnRequest = z.object({
 	meeting_id: z.number().int(),
+	/** The claimed attempt; the channel token is bound to it, so a superseded bot is refused. */
+	attempt: z.number().int().positive().default(1),
 	platform: Platform,
 	native_meeting_id: z.string(),
 	meeting_url: z.string(),

@@ -39,7 +39,8 @@ export interface RoomStart {
 	/** The user's earlier, ended meeting on the same link: its live watchers follow to this one. */
 	previousMeetingId: number | null;
 	actor: "user" | "scheduler";
-	spawn: Omit<SpawnRequest, "channel" | "recording_upload_url">;
+	/** The spawn request less what the room adds per attempt: the attempt and its channel. */
+	spawn: Omit<SpawnRequest, "channel" | "recording_upload_url" | "attempt">;
 	link: string;
 }
 

@@ -138,6 +138,10 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["GET", "/ws", SELF_AUTHENTICATED],
 	["GET", "/internal/bot-channel/:meeting_id", SELF_AUTHENTICATED],
 	["PUT", "/internal/recordings/:meeting_id", SELF_AUTHENTICATED],
+	// The bot fleet (docs/bot-fleet.md): hosts hold BOT_HOST_SECRET, an autoscaler FLEET_METRICS_TOKEN.
+	["POST", "/internal/bot-hosts/claims", SELF_AUTHENTICATED],
+	["POST", "/internal/bot-hosts/reports", SELF_AUTHENTICATED],
+	["GET", "/internal/fleet/metrics", SELF_AUTHENTICATED],
 ];
 
 const router = new TrieRouter<Access>();

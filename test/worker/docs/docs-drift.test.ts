@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import agentDoc from "../../../docs/agent.md?raw";
 import apiDoc from "../../../docs/api.md?raw";
 import botChannelDoc from "../../../docs/bot-channel.md?raw";
+import botFleetDoc from "../../../docs/bot-fleet.md?raw";
 import clientDoc from "../../../docs/client.md?raw";
 import dashboardDoc from "../../../docs/dashboard.md?raw";
 import liveFeedDoc from "../../../docs/live-feed.md?raw";
@@ -75,6 +76,7 @@ describe("links between the documents", () => {
 		"agent.md": agentDoc,
 		"api.md": apiDoc,
 		"bot-channel.md": botChannelDoc,
+		"bot-fleet.md": botFleetDoc,
 		"client.md": clientDoc,
 		"dashboard.md": dashboardDoc,
 		"live-feed.md": liveFeedDoc,

@@ -1,0 +1,84 @@
+/**
+ * The bot fleet's wire shapes (docs/bot-fleet.md): how a bot host takes work. The Worker puts a
+ * spawn ticket on a queue (Cloudflare Queues, pulled over its HTTP API; `scripts/local-queue.mjs`
+ * locally); a host with a free slot pulls it and claims the attempt from the meeting's room,
+ * which hands the full spawn request (with the channel token) to the first claimer only.
+ * Hosts need no inbound connectivity. Both sides import these schemas.
+ */
+import { z } from "zod";
+
+/**
+ * A queue message: which meeting wants a bot, for which attempt, and until when a host may
+ * still take it. No secrets: a queue token can read every queue of its account.
+ */
+export const SpawnTicket = z.object({
+	meeting_id: z.number().int().positive(),
+	/** 1 for the first bot; a respawn after a lost host asks for the next attempt. */
+	attempt: z.number().int().positive(),
+	/** ISO time after which the room no longer waits for this attempt (its placement deadline). */
+	not_after: z.string(),
+});
+export type SpawnTicket = z.infer<typeof SpawnTicket>;
+
+export const HOST_ID_MAX = 200;
+const hostId = z
+	.string()
+	.min(1)
+	.max(HOST_ID_MAX)
+	.regex(/^[A-Za-z0-9._:-]+$/, "letters, digits and . _ : - only");
+
+/** Body of `POST /internal/bot-hosts/claims` (Bearer BOT_HOST_SECRET). */
+export const ClaimRequest = z.object({
+	meeting_id: z.number().int().positive(),
+	attempt: z.number().int().positive(),
+	host_id: hostId,
+	/** The host's software version, recorded with the claim. */
+	version: z.string().max(100),
+});
+export type ClaimRequest = z.infer<typeof ClaimRequest>;
+
+/**
+ * Why a claim is refused (409 `{detail, reason}`): another host holds this attempt (`taken`), a
+ * newer attempt exists (`stale`), or the meeting no longer wants a bot (`ended`). The host acks
+ * the queue message either way, so a duplicate delivery is harmless.
+ */
+export const ClaimRefusalReason = z.enum(["taken", "stale", "ended"]);
+export type ClaimRefusalReason = z.infer<typeof ClaimRefusalReason>;
+
+/**
+ * Body of `POST /internal/bot-hosts/reports` (Bearer BOT_HOST_SECRET), sent every few seconds.
+ * For dashboards and autoscaling only: nothing's correctness depends on a report arriving.
+ */
+export const HostReport = z.object({
+	host_id: hostId,
+	version: z.string().max(100),
+	/** Bots this host may run at once (BOT_HOST_SLOTS). */
+	slots: z.number().int().nonnegative(),
+	/** Bots in a meeting now, and bots claimed but still starting. */
+	running: z.number().int().nonnegative(),
+	launching: z.number().int().nonnegative(),
+	/** How many more this host would pull now (0 while draining or short of memory). */
+	free: z.number().int().nonnegative(),
+	draining: z.boolean(),
+	mem_available_mb: z.number().nonnegative(),
+	load1: z.number().nonnegative(),
+	/** The meetings it runs bots for. */
+	meeting_ids: z.array(z.number().int().positive()).max(1000),
+});
+export type HostReport = z.infer<typeof HostReport>;
+
+/** `GET /internal/fleet/metrics` (Bearer FLEET_METRICS_TOKEN): what an autoscaler reads. */
+export const FleetMetrics = z.object({
+	/** live + unclaimed + due_soon: the bots the fleet should have room for now. */
+	bots_needed: z.number().int().nonnegative(),
+	/** Meetings with a bot (claimed and not ended). */
+	live: z.number().int().nonnegative(),
+	/** Meetings waiting for a host to claim them. */
+	unclaimed: z.number().int().nonnegative(),
+	/** Auto-join plans due within `due_window_s`. */
+	due_soon: z.number().int().nonnegative(),
+	due_window_s: z.number().int().positive(),
+	/** Hosts that reported recently, as they reported. */
+	hosts: z.array(HostReport.extend({ reported_at: z.string() })),
+});
+export type FleetMetrics = z.infer<typeof FleetMetrics>;
