@@ -49,6 +49,9 @@ export const CompletionReason = z.enum([
 	"max_bot_time_exceeded",
 	"meeting_ended",
 	"validation_error",
+	"bot_host_lost",
+	"no_bot_capacity",
+	"host_drained",
 ]);
 export type CompletionReason = z.infer<typeof CompletionReason>;
 
@@ -62,6 +65,8 @@ export const FailureStage = z.enum(["requested", "joining", "awaiting_admission"
  *   user's wish, and the user should hear about it (bot.failed), even though it is not retryable.
  * - startup_alone and left_alone are `completed`: the bot was in and nobody was (left) to record.
  * - max_bot_time_exceeded is `completed`: a limit the user configured ended a working session.
+ * - bot_host_lost, no_bot_capacity and host_drained are `failed`: the fleet, not the meeting,
+ *   ended it (docs/bot-fleet.md); the room names the first two, a draining host the third.
  */
 export const REASON_OUTCOME = {
 	stopped: "completed",
@@ -75,10 +80,19 @@ export const REASON_OUTCOME = {
 	rejected: "failed",
 	join_failure: "failed",
 	validation_error: "failed",
+	bot_host_lost: "failed",
+	no_bot_capacity: "failed",
+	host_drained: "failed",
 } as const satisfies Record<CompletionReason, "completed" | "failed">;
 
 /** Reasons worth trying again with a new bot (docs/status-machine.md#how-a-meeting-ends). */
-export const RETRYABLE_REASONS: ReadonlySet<CompletionReason> = new Set(["join_failure", "awaiting_admission_timeout"]);
+export const RETRYABLE_REASONS: ReadonlySet<CompletionReason> = new Set([
+	"join_failure",
+	"awaiting_admission_timeout",
+	"bot_host_lost",
+	"no_bot_capacity",
+	"host_drained",
+]);
 
 /** How a segment's speaker was decided, so a guess is never presented as fact. */
 export const SpeakerSource = z.enum(["caption", "active_speaker", "none"]);

@@ -309,15 +309,24 @@ describe("how a meeting ends", () => {
 		expect(failed).toEqual([
 			"awaiting_admission_rejected",
 			"awaiting_admission_timeout",
+			"bot_host_lost",
 			"evicted",
+			"host_drained",
 			"join_failure",
+			"no_bot_capacity",
 			"rejected",
 			"validation_error",
 		]);
 	});
 
-	it("marks join failures and lobby timeouts retryable, and nothing else", () => {
-		expect([...RETRYABLE_REASONS].sort()).toEqual(["awaiting_admission_timeout", "join_failure"]);
+	it("marks join failures, lobby timeouts and the fleet's losses retryable, and nothing else", () => {
+		expect([...RETRYABLE_REASONS].sort()).toEqual([
+			"awaiting_admission_timeout",
+			"bot_host_lost",
+			"host_drained",
+			"join_failure",
+			"no_bot_capacity",
+		]);
 	});
 });
 
