@@ -25,6 +25,7 @@ declare module "vitest" {
 		modelServerUrl: string;
 		gitServerUrl: string;
 		gitServerToken: string;
+		botHostSecret: string;
 	}
 }
 
@@ -42,7 +43,7 @@ export default async function setup(project: TestProject) {
 	const adminToken = `adm_${randomBytes(18).toString("base64url")}`;
 	const botHostSecret = randomBytes(18).toString("base64url");
 	const stateDirs: string[] = [];
-	const gatewayWith = async (botHostUrl: string) => {
+	const gatewayWith = async (bots: Record<string, string>) => {
 		const port = await freePort();
 		const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-e2e-"));
 		stateDirs.push(stateDir);
@@ -54,7 +55,7 @@ export default async function setup(project: TestProject) {
 				ADMIN_API_TOKEN: adminToken,
 				SECRETS_KEY: randomBytes(32).toString("base64"),
 				BOT_HOST_SECRET: botHostSecret,
-				BOT_HOST_URL: botHostUrl,
+				...bots,
 				OUTBOUND_ALLOW_PRIVATE: "true",
 				GATEWAY_RATE_LIMIT_RPS: "1000",
 				GATEWAY_RATE_LIMIT_BURST: "1000",
@@ -64,8 +65,9 @@ export default async function setup(project: TestProject) {
 	};
 	const [botHostPort, sandboxPort] = [await freePort(), await freePort()];
 	const [simulated, real, botHost] = await Promise.all([
-		gatewayWith(`${receiver.url}/bot-host/`),
-		gatewayWith(`http://127.0.0.1:${botHostPort}/`),
+		// The receiver stands in for the spawn queue's HTTP API; tests claim as the host (simulated-bot.ts).
+		gatewayWith({ SPAWN_QUEUE_URL: `${receiver.url}/spawn-queue/client/v4/accounts/e2e/queues/bot-spawns` }),
+		gatewayWith({ BOT_HOST_URL: `http://127.0.0.1:${botHostPort}/` }),
 		startBotHost({ port: botHostPort, secret: botHostSecret, sandboxPort, quiet: true }),
 	]);
 	project.provide("gatewayUrl", simulated.url);
@@ -76,6 +78,7 @@ export default async function setup(project: TestProject) {
 	project.provide("modelServerUrl", model.url);
 	project.provide("gitServerUrl", gitServer.url);
 	project.provide("gitServerToken", gitServer.token);
+	project.provide("botHostSecret", botHostSecret);
 	return async () => {
 		botHost.kill("SIGTERM");
 		simulated.child.kill("SIGTERM");
