@@ -12,12 +12,21 @@ import { ROOM_CLOSE } from "../../../src/bot-channel/protocol";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
-import { claimAttempt, eventually, ownMeetingIds, SimulatedBot, spawnRequestFor, ticketsFor } from "../meetings/bot-sim";
+import {
+	claimAttempt,
+	eventually,
+	ownMeetingIds,
+	QUEUE_MESSAGES,
+	SimulatedBot,
+	spawnRequestFor,
+	ticketMatch,
+	ticketsFor,
+} from "../meetings/bot-sim";
 import { swapEnv } from "../meetings/broken-env";
 import { createPlan, fireTimersNow, getMeeting, meetCode, meetUrl, roomOf, roomTimers, segment, sendBot } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
-import { newHook, received } from "../webhooks/receiver";
+import { newHook, received, script } from "../webhooks/receiver";
 
 const CLAIMS = "https://gateway.test/internal/bot-hosts/claims";
 
@@ -191,6 +200,32 @@ describe("a respawn (BOT_MAX_RESPAWNS = 1)", () => {
 		} finally {
 			await restore();
 		}
+	});
+});
+
+describe("publishing the ticket", () => {
+	it("sends it with the queue token, and fails the meeting when the queue's envelope says no, without the token", async () => {
+		const { headers } = await userWithKey();
+		const id = await ownMeetingIds();
+		await script(QUEUE_MESSAGES, [
+			{ status: 200, body: '{"success":false,"errors":[{"code":10000,"message":"no"}]}', match: ticketMatch(id) },
+		]);
+		const m = await sendBot(headers, meetCode());
+		expect(m.id).toBe(id);
+		const failed = await eventually("failed", async () => {
+			const row = await env.DB.prepare("SELECT status FROM meetings WHERE id = ?").bind(id).first<{ status: string }>();
+			return row?.status === "failed" ? true : undefined;
+		});
+		expect(failed).toBe(true);
+		const record = await getMeeting(headers, id);
+		expect(record).toMatchObject({
+			completion_reason: "join_failure",
+			data: { failure_detail: "the spawn queue did not accept the ticket" },
+		});
+		const [publish] = (await received(QUEUE_MESSAGES)).filter((r) => r.body.includes(ticketMatch(id)));
+		expect(publish?.headers.authorization).toBe(`Bearer ${env.SPAWN_QUEUE_TOKEN}`);
+		expect(JSON.parse(publish?.body ?? "{}")).toMatchObject({ content_type: "json", body: { meeting_id: id, attempt: 1 } });
+		expect(JSON.stringify(record)).not.toContain(String(env.SPAWN_QUEUE_TOKEN));
 	});
 });
 
