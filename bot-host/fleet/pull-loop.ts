@@ -91,8 +91,8 @@ export class PullLoop {
 			try {
 				tickets = await this.options.queue.pull(Math.min(free, 100), this.settings.visibilityMs);
 			} catch (err) {
-				if (!(err instanceof QueueUnavailable)) throw err;
-				this.options.log(`pull loop: ${err.message}; backing off`);
+				// A bug must not end the loop: the host would sit idle while looking healthy.
+				this.options.log(`pull loop: ${err instanceof QueueUnavailable ? err.message : `pull failed: ${String(err)}`}; backing off`);
 				await this.backOff();
 				continue;
 			}
