@@ -139,6 +139,8 @@ export interface CountingQueue {
 	backlog(queueId: string): number;
 	/** `failing`: pulls answer 500 with the API's envelope; `unreachable`: the connection is cut. */
 	mode: QueueMode;
+	/** How long a pull takes to answer (a slow API), so a host can be stopped with a pull in flight. */
+	pullDelayMs: number;
 	close(): Promise<void>;
 }
 
@@ -146,7 +148,7 @@ export async function startCountingQueue(token?: string): Promise<CountingQueue>
 	const queues = createLocalQueues();
 	const handle = queueHandler(queues, { token });
 	const pullsBy = new Map<string, number[]>();
-	const state = { mode: "up" as QueueMode };
+	const state = { mode: "up" as QueueMode, pullDelayMs: 0 };
 	const record = (queueId: string, batchSize: unknown) => {
 		const list = pullsBy.get(queueId) ?? [];
 		list.push(Number(batchSize));
@@ -165,10 +167,20 @@ export async function startCountingQueue(token?: string): Promise<CountingQueue>
 			return void req.socket.destroy();
 		}
 		void (async () => {
-			if (pulling && state.mode === "failing") {
-				// Counted as the real API would see it, then refused with its envelope.
-				record(pulling, ((await readBody(req)) as { batch_size?: number } | undefined)?.batch_size);
-				return send(res, 500, { success: false, errors: [{ code: 10001, message: "internal error" }], messages: [], result: null });
+			if (pulling) {
+				// Pulls are answered here, with the stand-in's own pull, so they can be slowed or refused.
+				if (token && req.headers.authorization !== `Bearer ${token}`)
+					return send(res, 401, { success: false, errors: [{ code: 10000, message: "Authentication error" }], messages: [], result: null });
+				const body = ((await readBody(req)) ?? {}) as { batch_size?: number };
+				if (state.mode === "failing") {
+					// Counted as the real API would see it, then refused with its envelope.
+					record(pulling, body.batch_size);
+					return send(res, 500, { success: false, errors: [{ code: 10001, message: "internal error" }], messages: [], result: null });
+				}
+				const messages = queues.pull(pulling, body);
+				// Leased now, answered later: the answer is in flight meanwhile.
+				if (state.pullDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.pullDelayMs));
+				return send(res, 200, { success: true, errors: [], messages: [], result: { messages } });
 			}
 			if (!(await handle(req, res))) send(res, 404, { success: false, errors: [], messages: [], result: null });
 		})();

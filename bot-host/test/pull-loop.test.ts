@@ -65,6 +65,7 @@ describe("the pull loop against the queue and the claim route", () => {
 		await Promise.all(loops.splice(0).map((loop) => loop.stop()));
 		claims.failClaims(0, 503);
 		queue.mode = "up";
+		queue.pullDelayMs = 0;
 	});
 	afterAll(async () => {
 		await queue.close();
@@ -202,6 +203,28 @@ describe("the pull loop against the queue and the claim route", () => {
 		await sleep(800);
 		expect(queue.pulls(queueId).length).toBe(pulled);
 		expect(queue.backlog(queueId)).toBe(1);
+	});
+
+	it("hands tickets pulled while it stops straight back to the queue, for another host to take at once", async () => {
+		const queueId = `q${++queueSeq}`;
+		const meetingId = ++nextMeeting;
+		offered(meetingId);
+		queue.publish(queueId, ticketFor(meetingId));
+		queue.pullDelayMs = 400;
+		const host = countingHost(5);
+		const loop = startLoop(host, queueId, "host-stopping");
+		await until(() => queue.pulls(queueId).length === 1);
+		// The pull is in flight: its tickets arrive after the host was told to stop.
+		await loop.stop();
+		queue.pullDelayMs = 0;
+		expect(host.launched).toEqual([]);
+		expect(claimsFor(meetingId)).toEqual([]);
+		expect(queue.backlog(queueId)).toBe(1);
+		// Visible again now, not after the 30 s visibility timeout nor the claim-retry delay.
+		const other = countingHost(5);
+		startLoop(other, queueId, "host-b");
+		await until(() => other.launched.length === 1, 800);
+		expect(claimsFor(meetingId).map((c) => [c.claim.host_id, c.status])).toEqual([["host-b", 200]]);
 	});
 
 	for (const mode of ["up", "failing", "unreachable"] as const) {
