@@ -47,6 +47,18 @@ const pull = async (base: string, body: unknown = {}) => {
 };
 const ack = (base: string, body: unknown) =>
 	call<{ ackCount: number; retryCount: number; warnings: unknown[] }>(`${base}/messages/ack`, body);
+/** The i-th message of a pull, which the test expects to be there. */
+const nth = (messages: PulledMessage[], i: number): PulledMessage => {
+	const message = messages[i];
+	if (!message) throw new Error(`expected a message at ${i}, got ${messages.length}`);
+	return message;
+};
+/** A pull that must deliver exactly one message. */
+const pullOne = async (base: string, body: unknown = {}) => {
+	const messages = await pull(base, body);
+	expect(messages).toHaveLength(1);
+	return nth(messages, 0);
+};
 const decodeJson = (body: string) => JSON.parse(Buffer.from(body, "base64").toString("utf8"));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -66,7 +78,7 @@ describe("the local queue speaks Cloudflare Queues' pull API", () => {
 		expect(status).toBe(200);
 		expect(json).toMatchObject({ success: true, errors: [], messages: [] });
 		expect(json.result.messages).toHaveLength(1);
-		const [message] = json.result.messages;
+		const message = nth(json.result.messages, 0);
 		// The docs' sample: body, id, timestamp_ms, attempts, metadata, lease_id; nothing else.
 		expect(Object.keys(message).sort()).toEqual(["attempts", "body", "id", "lease_id", "metadata", "timestamp_ms"]);
 		expect(message.id).toMatch(/^[0-9a-f]{32}$/);
@@ -87,7 +99,7 @@ describe("the local queue speaks Cloudflare Queues' pull API", () => {
 		await publish(base, { body: { default: true } });
 		const messages = await pull(base, { batch_size: 10 });
 		expect(messages).toHaveLength(3);
-		const [json, text, byDefault] = messages;
+		const [json, text, byDefault] = [nth(messages, 0), nth(messages, 1), nth(messages, 2)];
 		expect(json.body).toMatch(/^[A-Za-z0-9+/]+=*$/);
 		expect(decodeJson(json.body)).toEqual(ticket);
 		expect(text.body).toBe("hello wörld");
@@ -115,7 +127,8 @@ describe("the local queue speaks Cloudflare Queues' pull API", () => {
 	it("acks and retries by lease id, counting each, and a retried message comes back at once with one more attempt", async () => {
 		const base = freshQueue();
 		for (const n of [1, 2, 3]) await publish(base, { body: { n } });
-		const [a, b, c] = await pull(base, { batch_size: 3, visibility_timeout_ms: 60_000 });
+		const pulled = await pull(base, { batch_size: 3, visibility_timeout_ms: 60_000 });
+		const [a, b, c] = [nth(pulled, 0), nth(pulled, 1), nth(pulled, 2)];
 		const { status, json } = await ack(base, {
 			acks: [{ lease_id: a.lease_id }, { lease_id: b.lease_id }],
 			retries: [{ lease_id: c.lease_id }],
@@ -124,13 +137,13 @@ describe("the local queue speaks Cloudflare Queues' pull API", () => {
 		expect(json).toMatchObject({ success: true, errors: [] });
 		expect(json.result).toMatchObject({ ackCount: 2, retryCount: 1 });
 		// Retry puts it back at once, not after the (long) visibility timeout.
-		const again = await pull(base, { batch_size: 3 });
-		expect(again.map((m) => decodeJson(m.body))).toEqual([{ n: 3 }]);
-		expect(again[0].id).toBe(c.id);
-		expect(again[0].attempts).toBe(2);
-		expect(again[0].lease_id).not.toBe(c.lease_id);
+		const again = await pullOne(base, { batch_size: 3 });
+		expect(decodeJson(again.body)).toEqual({ n: 3 });
+		expect(again.id).toBe(c.id);
+		expect(again.attempts).toBe(2);
+		expect(again.lease_id).not.toBe(c.lease_id);
 		// Acked messages never come back; `retries: []` may be left empty.
-		expect((await ack(base, { acks: [{ lease_id: again[0].lease_id }], retries: [] })).json.result).toMatchObject({
+		expect((await ack(base, { acks: [{ lease_id: again.lease_id }], retries: [] })).json.result).toMatchObject({
 			ackCount: 1,
 			retryCount: 0,
 		});
@@ -140,11 +153,11 @@ describe("the local queue speaks Cloudflare Queues' pull API", () => {
 	it("holds a retried message back for its delay_seconds", async () => {
 		const base = freshQueue();
 		await publish(base, { body: { n: 1 } });
-		const [first] = await pull(base);
+		const first = await pullOne(base);
 		await ack(base, { acks: [], retries: [{ lease_id: first.lease_id, delay_seconds: 1 }] });
 		expect(await pull(base)).toEqual([]);
 		await sleep(1100);
-		const [back] = await pull(base);
+		const back = await pullOne(base);
 		expect(back.id).toBe(first.id);
 		expect(back.attempts).toBe(2);
 	});
@@ -153,11 +166,11 @@ describe("the local queue speaks Cloudflare Queues' pull API", () => {
 		const base = freshQueue();
 		await publish(base, { body: { n: 1 } });
 		// The docs' own examples name the field `visibility_timeout` (milliseconds).
-		const [first] = await pull(base, { visibility_timeout: 300 });
+		const first = await pullOne(base, { visibility_timeout: 300 });
 		expect(first.attempts).toBe(1);
 		expect(await pull(base, { visibility_timeout_ms: 300 })).toEqual([]);
 		await sleep(400);
-		const [second] = await pull(base, { visibility_timeout_ms: 300 });
+		const second = await pullOne(base, { visibility_timeout_ms: 300 });
 		expect(second.id).toBe(first.id);
 		expect(second.timestamp_ms).toBe(first.timestamp_ms);
 		expect(second.attempts).toBe(2);
