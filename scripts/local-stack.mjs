@@ -1,14 +1,22 @@
 import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { createInterface } from "node:readline";
+import { startLocalQueue } from "./local-queue.mjs";
 import { localSecrets } from "./local-secrets.mjs";
 import { bin, root } from "./toolchain.mjs";
 
 const children = new Set();
+/** Bot hosts drain on a first SIGTERM (their bots stay to the meeting's end); a second makes the bots leave now. */
+const botHostChildren = new Set();
 
 function stopAll(code = 0) {
 	for (const child of children) child.kill("SIGTERM");
-	setTimeout(() => process.exit(code), 300).unref();
+	setTimeout(() => {
+		for (const child of botHostChildren) if (child.exitCode === null) child.kill("SIGTERM");
+	}, 100).unref();
+	setTimeout(() => process.exit(code), 500).unref();
 }
 
 export function run(command, args, options = {}) {
@@ -150,30 +158,101 @@ async function botHostHealth(child, url, timeoutMs) {
 }
 
 /**
- * Starts the bot host with the platform sandbox in the same process (MEETBOT_SANDBOX=off sends
- * bots to the real platforms instead; Chromium reaches the sandbox through
- * --host-resolver-rules). Resolves with the child and its health: a host without a browser
- * still runs, refusing spawns with the reason, and `health.detail` names what is missing.
+ * Starts the platform sandbox as its own process (bot-host/sandbox/main.ts), for several bot
+ * hosts to share. Resolves once it prints the setting a bot host needs (`<port>:<spki hash>`).
  */
-export async function launchBotHost({ port, secret, sandboxPort, sandbox = true, quiet = false, env = {} }) {
+export async function startSandbox({ port = 0, quiet = false, env = {} } = {}) {
+	const child = run(bin("node"), ["bot-host/sandbox/main.ts"], {
+		stdio: ["ignore", "pipe", "inherit"],
+		env: { ...process.env, SANDBOX_PORT: String(port), ...env },
+	});
+	const setting = await new Promise((resolve, reject) => {
+		let printed = "";
+		const onData = (chunk) => {
+			if (!quiet) process.stdout.write(chunk);
+			printed += chunk;
+			const match = /BOT_HOST_SANDBOX=(\d+:\S+)/.exec(printed);
+			if (match) {
+				child.off("exit", onExit);
+				resolve(match[1]);
+			}
+		};
+		const onExit = (code, signal) => reject(new Error(`the sandbox exited (${signal ?? `code ${code}`}) before it was ready`));
+		child.stdout.on("data", onData);
+		child.once("exit", onExit);
+	}).catch((err) => {
+		child.kill("SIGTERM");
+		throw err;
+	});
+	// Keep draining its output so the pipe never fills.
+	child.stdout.on("data", (chunk) => {
+		if (!quiet) process.stdout.write(chunk);
+	});
+	const sandboxPort = Number(setting.split(":")[0]);
+	return { child, port: sandboxPort, setting, controlUrl: `http://127.0.0.1:${sandboxPort}/__sandbox` };
+}
+
+/**
+ * Starts a bot host process (bot-host/main.ts). `sandbox`: true runs the platform sandbox in
+ * the same process on `sandboxPort`; a `<port>:<spki>` string points it at a shared sandbox
+ * (startSandbox); false sends bots to the real platforms (Chromium reaches the sandbox through
+ * --host-resolver-rules). With `queueUrl` and `gatewayUrl` it pulls spawn tickets from that
+ * queue and claims them at that gateway as `id`. Resolves with the child and its health: a host
+ * without a browser still runs, and `health.detail` names what is missing.
+ */
+export async function launchBotHost({
+	port,
+	secret,
+	sandboxPort,
+	sandbox = true,
+	quiet = false,
+	env = {},
+	id,
+	gatewayUrl,
+	queueUrl,
+	queueToken,
+	label,
+}) {
+	const sandboxEnv =
+		typeof sandbox === "string"
+			? { BOT_HOST_SANDBOX: sandbox }
+			: sandbox
+				? { BOT_HOST_SANDBOX: "embedded", SANDBOX_PORT: String(sandboxPort) }
+				: { BOT_HOST_SANDBOX: "" };
+	const fleetEnv = {
+		...(id ? { BOT_HOST_ID: id } : {}),
+		...(gatewayUrl ? { BOT_HOST_GATEWAY_URL: gatewayUrl } : {}),
+		...(queueUrl ? { SPAWN_QUEUE_URL: queueUrl } : {}),
+		...(queueToken ? { SPAWN_QUEUE_TOKEN: queueToken } : {}),
+	};
 	const child = run(bin("node"), ["bot-host/main.ts"], {
-		stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"],
+		stdio: ["ignore", quiet ? "ignore" : label ? "pipe" : "inherit", label ? "pipe" : "inherit"],
 		env: {
 			...process.env,
 			BOT_HOST_PORT: String(port),
 			BOT_HOST_SECRET: secret,
 			// Like the gateway's: local avatars, pages and providers live on this machine.
 			OUTBOUND_ALLOW_PRIVATE: "true",
-			...(sandbox ? { BOT_HOST_SANDBOX: "embedded", SANDBOX_PORT: String(sandboxPort) } : { BOT_HOST_SANDBOX: "" }),
+			...sandboxEnv,
+			...fleetEnv,
 			...env,
 		},
 	});
+	if (label) {
+		if (child.stdout) prefixLines(child.stdout, process.stdout, label);
+		if (child.stderr) prefixLines(child.stderr, process.stderr, label);
+	}
 	try {
 		return { child, health: await botHostHealth(child, `http://127.0.0.1:${port}/health`, 60_000) };
 	} catch (err) {
 		child.kill("SIGTERM");
 		throw err;
 	}
+}
+
+/** Copies a child's output line by line with its name in front, so several hosts' logs stay readable. */
+function prefixLines(from, to, label) {
+	createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => to.write(`[${label}] ${line}\n`));
 }
 
 /** The bot host for tests and benches, which need bots: one that is not ready is an error naming why. */
@@ -184,23 +263,69 @@ export async function startBotHost(options) {
 	throw new Error(`the bot host is not ready: ${health.detail ?? "no reason given"}`);
 }
 
+/** The spawn queue's id, locally and in the tests (each test stack has its own queue server). */
+export const SPAWN_QUEUE_ID = "bot-spawns";
+
+/**
+ * A local fleet: the Queues stand-in (scripts/local-queue.mjs) with a fresh token, and the
+ * gateway variables that make the Worker publish spawn tickets to it.
+ */
+export async function startSpawnQueue({ port = 0, token = randomBytes(18).toString("base64url") } = {}) {
+	const queue = await startLocalQueue({ port, token });
+	const url = queue.url(SPAWN_QUEUE_ID);
+	return { queue, url, token, gatewayVars: { SPAWN_QUEUE_URL: url, SPAWN_QUEUE_TOKEN: token } };
+}
+
+/** How many bot hosts `npm start` runs: BOT_HOSTS, 1 to 3 (each a Chromium per bot on one machine). */
+export function botHostCount(value = process.env.BOT_HOSTS) {
+	if (value === undefined || value === "") return 1;
+	const count = Number(value);
+	if (!Number.isInteger(count) || count < 1 || count > 3) throw new Error(`BOT_HOSTS must be 1, 2 or 3 (got ${JSON.stringify(value)})`);
+	return count;
+}
+
 export async function startLocalStack({ announce }) {
 	process.on("SIGINT", () => stopAll(0));
 	process.on("SIGTERM", () => stopAll(0));
 	const port = Number(process.env.API_GATEWAY_HOST_PORT || 18056);
 	const botHostPort = Number(process.env.BOT_HOST_PORT || 18057);
 	const sandboxPort = Number(process.env.SANDBOX_PORT || 18058);
-	const sandbox = process.env.MEETBOT_SANDBOX !== "off";
+	const queuePort = Number(process.env.SPAWN_QUEUE_PORT || 18059);
+	const hostCount = botHostCount();
+	const sandboxOn = process.env.MEETBOT_SANDBOX !== "off";
 	const stateDir = path.join(root, ".local", "state");
 	const secrets = localSecrets();
-	const botHost = await launchBotHost({ port: botHostPort, secret: secrets.BOT_HOST_SECRET, sandboxPort, sandbox });
+	const spawnQueue = await startSpawnQueue({ port: queuePort, token: process.env.SPAWN_QUEUE_TOKEN || undefined });
+	const base = `http://127.0.0.1:${port}`;
+	// One sandbox for every host, so a meeting opened through its control API is there whichever host claims the bot.
+	const sandbox = sandboxOn ? await startSandbox({ port: sandboxPort, quiet: !announce }) : null;
+	const hostIds = Array.from({ length: hostCount }, (_, i) => `local-${i + 1}`);
+	// Hosts pull before the gateway answers: the queue is empty until then, and a claim only follows a ticket.
+	const hostsStarting = Promise.all(
+		hostIds.map((id, i) =>
+			launchBotHost({
+				port: botHostPort + i,
+				secret: secrets.BOT_HOST_SECRET,
+				sandboxPort,
+				sandbox: sandbox ? sandbox.setting : false,
+				id,
+				gatewayUrl: base,
+				queueUrl: spawnQueue.url,
+				queueToken: spawnQueue.token,
+				label: hostCount > 1 ? id : undefined,
+			}).then((host) => {
+				botHostChildren.add(host.child);
+				return { id, port: botHostPort + i, ...host };
+			}),
+		),
+	);
 	const publicBaseUrl = process.env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL } : {};
 	await startGateway({
 		port,
 		stateDir,
-		vars: { OUTBOUND_ALLOW_PRIVATE: "true", BOT_HOST_URL: `http://127.0.0.1:${botHostPort}/`, ...publicBaseUrl },
+		vars: { OUTBOUND_ALLOW_PRIVATE: "true", ...spawnQueue.gatewayVars, ...publicBaseUrl },
 	});
-	const base = `http://127.0.0.1:${port}`;
+	const hosts = await hostsStarting;
 	tickScheduled(base);
 	const first = await ensureFirstUser(base, secrets.ADMIN_API_TOKEN, stateDir);
 	if (announce) {
@@ -216,7 +341,7 @@ export async function startLocalStack({ announce }) {
 			// A sandbox meeting exists only once its scenario is set, as a real one only once someone opens it.
 			if (sandbox)
 				lines.push(
-					`Open meeting: curl -X POST -H "content-type: application/json" -d '{"participants":[{"name":"Alice","lines":["Hello there."]}]}' http://127.0.0.1:${sandboxPort}/__sandbox/meetings/abc-defg-hij`,
+					`Open meeting: curl -X POST -H "content-type: application/json" -d '{"participants":[{"name":"Alice","lines":["Hello there."]}]}' ${sandbox.controlUrl}/meetings/abc-defg-hij`,
 				);
 			lines.push(
 				`Send a bot:   curl -X POST -H "X-API-Key: ${first.token}" -H "content-type: application/json" -d '{"platform":"google_meet","native_meeting_id":"abc-defg-hij"}' ${base}/bots`,
@@ -228,13 +353,18 @@ export async function startLocalStack({ announce }) {
 			);
 		}
 		lines.push(
+			`Spawn queue:  ${spawnQueue.url}  (local stand-in for Cloudflare Queues' pull API; docs/bot-fleet.md)`,
 			sandbox
-				? `Bot host:     http://127.0.0.1:${botHostPort} with the platform sandbox (control API http://127.0.0.1:${sandboxPort}/__sandbox); MEETBOT_SANDBOX=off joins real meetings`
-				: `Bot host:     http://127.0.0.1:${botHostPort}, joining real meetings`,
+				? `Sandbox:      control API ${sandbox.controlUrl}, shared by every bot host; MEETBOT_SANDBOX=off joins real meetings`
+				: "Sandbox:      off: bots join real meetings",
 		);
-		const { health } = botHost;
-		if (!health.ready) lines.push(`Bot host:     NOT READY: ${health.detail}; every bot sent now fails with that reason`);
-		else if (health.status === "degraded") lines.push(`Bot host:     degraded: ${health.detail}`);
+		for (const host of hosts) {
+			const { health } = host;
+			const state = !health.ready ? `NOT READY: ${health.detail}` : health.status === "degraded" ? `degraded: ${health.detail}` : "ready";
+			lines.push(`Bot host:     ${host.id} on http://127.0.0.1:${host.port} (pid ${host.child.pid}), ${state}`);
+		}
+		if (hosts.some((h) => !h.health.ready))
+			lines.push("              a host that is not ready takes no work; BOT_HOSTS=1..3 sets how many run");
 		lines.push("Ctrl-C stops everything.", "");
 		process.stdout.write(lines.join("\n"));
 	}
