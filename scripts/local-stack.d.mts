@@ -37,6 +37,8 @@ export interface BotHostHealth {
 }
 export function launchBotHost(options: BotHostLaunch): Promise<{ child: ChildProcess; health: BotHostHealth }>;
 export function startBotHost(options: BotHostLaunch): Promise<ChildProcess>;
+/** Drains then stops a bot host (two SIGTERMs), SIGKILL after `timeoutMs`; resolves once it exited. */
+export function stopBotHost(child: ChildProcess, timeoutMs?: number): Promise<void>;
 export interface SharedSandbox {
 	child: ChildProcess;
 	port: number;

@@ -263,6 +263,21 @@ export async function startBotHost(options) {
 	throw new Error(`the bot host is not ready: ${health.detail ?? "no reason given"}`);
 }
 
+/**
+ * Stops a bot host now: the first SIGTERM drains it, the second makes its bots leave their
+ * meetings (named `host_drained`); SIGKILL if it has not exited within `timeoutMs`.
+ */
+export async function stopBotHost(child, timeoutMs = 15_000) {
+	if (child.exitCode !== null || child.signalCode !== null) return;
+	const exited = new Promise((resolve) => child.once("exit", resolve));
+	child.kill("SIGTERM");
+	await new Promise((r) => setTimeout(r, 200));
+	child.kill("SIGTERM");
+	const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+	await exited;
+	clearTimeout(timer);
+}
+
 /** The spawn queue's id, locally and in the tests (each test stack has its own queue server). */
 export const SPAWN_QUEUE_ID = "bot-spawns";
 
