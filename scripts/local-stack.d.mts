@@ -28,6 +28,8 @@ export interface BotHostLaunch {
 	queueToken?: string;
 	/** Prefix for each line of the host's output (several hosts in one terminal). */
 	label?: string;
+	/** Each line the host prints on stdout (what it claimed and launched), also when quiet. */
+	onLine?: (line: string) => void;
 }
 export interface BotHostHealth {
 	ready: boolean;

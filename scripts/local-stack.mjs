@@ -212,6 +212,7 @@ export async function launchBotHost({
 	queueUrl,
 	queueToken,
 	label,
+	onLine,
 }) {
 	const sandboxEnv =
 		typeof sandbox === "string"
@@ -226,7 +227,7 @@ export async function launchBotHost({
 		...(queueToken ? { SPAWN_QUEUE_TOKEN: queueToken } : {}),
 	};
 	const child = run(bin("node"), ["bot-host/main.ts"], {
-		stdio: ["ignore", quiet ? "ignore" : label ? "pipe" : "inherit", label ? "pipe" : "inherit"],
+		stdio: ["ignore", onLine || label ? "pipe" : quiet ? "ignore" : "inherit", label ? "pipe" : "inherit"],
 		env: {
 			...process.env,
 			BOT_HOST_PORT: String(port),
@@ -238,10 +239,12 @@ export async function launchBotHost({
 			...env,
 		},
 	});
-	if (label) {
-		if (child.stdout) prefixLines(child.stdout, process.stdout, label);
-		if (child.stderr) prefixLines(child.stderr, process.stderr, label);
-	}
+	if (child.stdout && (onLine || label))
+		createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => {
+			onLine?.(line);
+			if (label && !quiet) process.stdout.write(`[${label}] ${line}\n`);
+		});
+	if (child.stderr && label) prefixLines(child.stderr, process.stderr, label);
 	try {
 		return { child, health: await botHostHealth(child, `http://127.0.0.1:${port}/health`, 60_000) };
 	} catch (err) {

@@ -78,6 +78,8 @@ export default async function setup(project: TestProject) {
 			gatewayUrl: realUrl,
 			queueUrl: spawnQueue.url,
 			queueToken: spawnQueue.token,
+			// CI's shared cores run a load far above their count; the tests keep their Chromiums few themselves.
+			env: { BOT_HOST_MAX_LOAD: "1000" },
 		}),
 	]);
 	project.provide("gatewayUrl", simulated.url);
