@@ -24,8 +24,10 @@ export default defineConfig(async () => {
 									PUBLIC_BASE_URL: "https://gateway.test",
 									OUTBOUND_ALLOW_PRIVATE: "true",
 									WEBHOOK_RECEIVER_URL: inject<string>("webhookReceiverUrl"),
-									// The receiver stands in as the bot host peer: it records each spawn request.
-									BOT_HOST_URL: `${inject<string>("webhookReceiverUrl")}/bot-host/`,
+									// The receiver stands in for the spawn queue's HTTP API: it records each published ticket
+									// (scripted answers model an outage); the tests play the host and claim through SELF.
+									SPAWN_QUEUE_URL: `${inject<string>("webhookReceiverUrl")}/spawn-queue/client/v4/accounts/test/queues/bot-spawns`,
+									SPAWN_QUEUE_TOKEN: "test-spawn-queue-token",
 									BOT_REPORT_TIMEOUT_S: "5",
 									// Agent chat streams get a keepalive this often, so a test sees one without a long pause.
 									AGENT_SSE_KEEPALIVE_MS: "500",

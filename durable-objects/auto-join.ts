@@ -1,6 +1,6 @@
 import type { Platform } from "../src/bot-channel/protocol";
-import type { BotHostResult } from "../src/bots/bot-host-client";
 import { accountCap, type BotOptions, launchBot, type RoomStart } from "../src/bots/launch";
+import type { PublishResult } from "../src/bots/spawn-queue";
 import { ApiError } from "../src/errors";
 import { isStale, JOIN_LEAD_MS, LATE_LIMIT_MS, mayAutoJoin } from "../src/meetings/auto-join-rule";
 import { findOwnedMeeting } from "../src/meetings/meeting-store";
@@ -28,7 +28,7 @@ export class AutoJoin {
 	constructor(
 		private readonly room: RoomCore,
 		/** The room's launch for a plan (RoomLaunch.startPlanned). */
-		private readonly startPlanned: (start: RoomStart) => Promise<BotHostResult>,
+		private readonly startPlanned: (start: RoomStart) => Promise<PublishResult>,
 	) {}
 
 	async plan(request: PlanRequest): Promise<void> {
@@ -72,19 +72,37 @@ export class AutoJoin {
 				this.startPlanned,
 			);
 			if (!spawned.ok) throw new ApiError(502, `Bot could not be started: ${spawned.detail}`);
+			// Kept until a host claims the meeting: a placement timeout hands it back to this plan.
+			await this.room.storage.put("placedPlan", plan);
 			await this.room.storage.delete("plan");
 			await env.DB.prepare("UPDATE meetings SET data = json_remove(data, '$.auto_join_error') WHERE id = ?").bind(meeting.id).run();
 		} catch (err) {
 			const detail = err instanceof ApiError && typeof err.detail === "string" ? err.detail : "Bot could not be started";
 			await this.recordError(meeting.id, detail);
-			const attempts = plan.attempts + 1;
-			const retryAt = Date.now() + Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempts - 1));
-			if (retryAt <= start + LATE_LIMIT_MS) {
-				await this.room.storage.put("plan", { ...plan, attempts } satisfies StoredPlan);
-				await this.room.timers.set("auto_join", retryAt);
-			} else {
-				await this.room.storage.delete("plan");
-			}
+			await this.retryLater(plan, start);
+		}
+	}
+
+	/**
+	 * The room handed the meeting back to its plan because no bot host claimed it in time: the
+	 * error is recorded and auto-join tries again (with backoff) while the plan is not too late.
+	 */
+	async placementTimedOut(detail: string): Promise<void> {
+		const plan = await this.room.storage.get<StoredPlan>("placedPlan");
+		if (!plan) return;
+		await this.room.storage.delete("placedPlan");
+		await this.recordError(plan.meetingId, detail);
+		await this.retryLater(plan, Date.parse(plan.scheduledAt ?? ""));
+	}
+
+	private async retryLater(plan: StoredPlan, start: number): Promise<void> {
+		const attempts = plan.attempts + 1;
+		const retryAt = Date.now() + Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempts - 1));
+		if (retryAt <= start + LATE_LIMIT_MS) {
+			await this.room.storage.put("plan", { ...plan, attempts } satisfies StoredPlan);
+			await this.room.timers.set("auto_join", retryAt);
+		} else {
+			await this.room.storage.delete("plan");
 		}
 	}
 

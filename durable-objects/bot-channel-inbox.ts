@@ -8,7 +8,7 @@ import { transcriptLine } from "./room-stream";
 type Sequenced = Exclude<BotToRoom, { type: "hello" }>;
 
 /**
- * What the room does with each message on the bot channel. Messages carry a per-meeting seq
+ * What the room does with each message on the bot channel. Messages carry a per-attempt seq
  * and are applied strictly in order: only `lastAppliedSeq + 1` is applied. One at or below the
  * last applied seq was already applied and is only acknowledged again, so a resend never
  * duplicates anything; one further ahead means something before it is missing, and the bot is
@@ -33,6 +33,11 @@ export class BotChannelInbox {
 		}
 		const state = await this.room.state();
 		if (!state) return;
+		// A bot of an earlier attempt (a respawn took over) has nothing more to say here: it leaves.
+		if (this.room.attemptOf(socket) !== state.attempt) {
+			socket.close(ROOM_CLOSE.superseded, "a newer bot took over the meeting");
+			return;
+		}
 		if (message.type === "hello") {
 			send(socket, { type: "ack", seq: state.lastAppliedSeq });
 			const queued = (await this.room.storage.get<RoomToBot[]>("queuedCommands")) ?? [];

@@ -1,8 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
+import { BOT_ATTEMPT_HEADER, type ClaimRequest } from "../src/bot-channel/fleet";
 import type { Act } from "../src/bot-channel/protocol";
 import { ROOM_CLOSE } from "../src/bot-channel/protocol";
-import type { BotHostResult } from "../src/bots/bot-host-client";
 import type { RoomStart } from "../src/bots/launch";
+import type { PublishResult } from "../src/bots/spawn-queue";
 import type { MeetingRow } from "../src/db/schema";
 import { type Env, intVar } from "../src/env";
 import { isLive, type MeetingStatus } from "../src/meetings/status-machine";
@@ -14,6 +15,7 @@ import { BotChannelInbox } from "./bot-channel-inbox";
 import type { CopilotIngest, CopilotStart, LiveMeeting, ProcessOutcome } from "./room-copilot";
 import { RoomCore } from "./room-core";
 import { RoomLaunch } from "./room-launch";
+import { type ClaimOutcome, RoomPlacement } from "./room-placement";
 import type { MeetingEnd } from "./room-stream";
 import type { TimerName } from "./room-timers";
 
@@ -29,6 +31,7 @@ export type CommandOutcome = "relayed" | "no_live_bot" | "queue_full";
  */
 export const MEETING_ROOM_RPC = [
 	"start",
+	"claim",
 	"stop",
 	"command",
 	"plan",
@@ -50,13 +53,19 @@ export const MEETING_ROOM_RPC = [
  */
 export class MeetingRoom extends DurableObject<Env> {
 	readonly #room = new RoomCore(this.ctx, () => this.env);
-	readonly #launch = new RoomLaunch(this.#room);
+	readonly #placement = new RoomPlacement(this.#room);
+	readonly #launch = new RoomLaunch(this.#room, this.#placement);
 	readonly #inbox = new BotChannelInbox(this.#room);
-	readonly #autoJoin = new AutoJoin(this.#room, (start: RoomStart): Promise<BotHostResult> => this.#launch.startPlanned(start));
+	readonly #autoJoin = new AutoJoin(this.#room, (start: RoomStart): Promise<PublishResult> => this.#launch.startPlanned(start));
 
-	/** Takes over a meeting that has just become `requested` and spawns its bot. */
+	/** Takes over a meeting that has just become `requested` and puts out its spawn ticket. */
 	start(start: RoomStart): Promise<void> {
 		return this.#launch.start(start);
+	}
+
+	/** A bot host claims an attempt (POST /internal/bot-hosts/claims): only the first claimer of the current one gets it. */
+	claim(request: ClaimRequest): Promise<ClaimOutcome> {
+		return this.#room.serial(() => this.#placement.claim(request));
 	}
 
 	/** A plan-side step (written by the Worker): its watchers hear of it, and its webhook events go out. */
@@ -140,16 +149,25 @@ export class MeetingRoom extends DurableObject<Env> {
 		return this.#room.copilot.ingest();
 	}
 
-	/** The bot channel upgrade, already authenticated by the Worker with the meeting's token. */
+	/**
+	 * The bot channel upgrade, already authenticated by the Worker with the meeting's token, whose
+	 * attempt it passes on. A bot of any attempt but the claimed current one gets 409: it leaves
+	 * the call and does not reconnect.
+	 */
 	override async fetch(request: Request): Promise<Response> {
 		if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("expected a WebSocket", { status: 426 });
-		const state = await this.#room.state();
-		if (!state || !isLive(state.machine.status)) return new Response("no live meeting", { status: 409 });
-		for (const old of this.#room.botSockets()) old.close(ROOM_CLOSE.replaced, "replaced by a newer connection");
-		const pair = new WebSocketPair();
-		this.ctx.acceptWebSocket(pair[1], ["bot"]);
-		await this.#room.timers.clear("watchdog");
-		return new Response(null, { status: 101, webSocket: pair[0] });
+		const attempt = Number(request.headers.get(BOT_ATTEMPT_HEADER));
+		return this.#room.serial(async () => {
+			const state = await this.#room.state();
+			if (!state || !isLive(state.machine.status)) return new Response("no live meeting", { status: 409 });
+			if (attempt !== state.attempt || !state.claim) return new Response("this bot's attempt was superseded", { status: 409 });
+			for (const old of this.#room.botSockets()) old.close(ROOM_CLOSE.replaced, "replaced by a newer connection");
+			const pair = new WebSocketPair();
+			this.#room.acceptBot(pair[1], attempt);
+			if (!state.connected) await this.#room.saveState({ ...state, connected: true });
+			await this.#room.timers.clear("watchdog");
+			return new Response(null, { status: 101, webSocket: pair[0] });
+		});
 	}
 
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
@@ -166,11 +184,12 @@ export class MeetingRoom extends DurableObject<Env> {
 		await this.#botGone(socket);
 	}
 
-	/** A bot that dropped its channel gets a grace period to come back before teardown. */
+	/** The current bot that dropped its channel gets a grace period to come back before its host counts as lost. */
 	async #botGone(socket: WebSocket): Promise<void> {
 		const others = this.#room.botSockets().filter((s) => s !== socket && s.readyState === WebSocket.OPEN);
 		const state = await this.#room.state();
 		if (others.length > 0 || !state || !isLive(state.machine.status)) return;
+		if (this.#room.attemptOf(socket) !== state.attempt) return;
 		await this.#room.timers.set("watchdog", Date.now() + intVar(this.env.BOT_RECONNECT_GRACE_S, 30) * 1000);
 	}
 
@@ -191,7 +210,10 @@ export class MeetingRoom extends DurableObject<Env> {
 
 	async #runTimer(timer: TimerName): Promise<void> {
 		const room = this.#room;
-		if (timer === "watchdog") await room.move({ to: "failed", actor: "system", reason: "the bot stopped reporting" });
+		if (timer === "placement" && (await room.serial(() => this.#placement.placementExpired())) === "handed_back") {
+			await this.#autoJoin.placementTimedOut(`No bot host took the meeting within ${intVar(this.env.BOT_PLACEMENT_TIMEOUT_S, 180)} s`);
+		}
+		if (timer === "watchdog") await room.serial(() => this.#placement.hostLost());
 		if (timer === "stop_deadline") await room.move({ to: "completed", actor: "user" });
 		if (timer === "auto_join") await this.#autoJoin.fire();
 		if (timer === "notify") await room.serial(() => room.notices.drain());

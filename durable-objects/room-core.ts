@@ -1,6 +1,5 @@
 import { tellAgentMeetingCompleted } from "../src/agent/meeting-events";
 import { type Act, MAX_QUEUED_COMMANDS, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
-import { stopBot } from "../src/bots/bot-host-client";
 import type { MeetingRow } from "../src/db/schema";
 import { type Env, intVar } from "../src/env";
 import { type MeetingRef, meetingRefOf, statusStepMessage } from "../src/live/feed-messages";
@@ -34,7 +33,21 @@ export interface RoomState {
 	link: string | null;
 	machine: MeetingState;
 	startTime: string | null;
+	/** The last seq applied from the current attempt's bot (each attempt's bot counts from 1). */
 	lastAppliedSeq: number;
+	/** Which bot the meeting wants: 1, then one more per respawn (docs/bot-fleet.md#how-a-bot-is-placed). */
+	attempt: number;
+	/** The host that claimed the current attempt; null while its ticket waits on the queue. */
+	claim: BotClaim | null;
+	/** Whether the current attempt's bot has opened its channel since its claim. */
+	connected: boolean;
+	respawns: number;
+}
+
+export interface BotClaim {
+	host_id: string;
+	version: string;
+	at: string;
 }
 
 export interface TransitionAsk {
@@ -81,6 +94,24 @@ export class RoomCore {
 
 	botSockets(): WebSocket[] {
 		return this.ctx.getWebSockets("bot");
+	}
+
+	/** Accepts a bot's channel, tagged with the attempt its token was signed for. */
+	acceptBot(socket: WebSocket, attempt: number): void {
+		this.ctx.acceptWebSocket(socket, ["bot", `attempt:${attempt}`]);
+	}
+
+	/** The attempt a bot socket was accepted for. */
+	attemptOf(socket: WebSocket): number | null {
+		const tag = this.ctx.getTags(socket).find((t) => t.startsWith("attempt:"));
+		return tag ? Number(tag.slice("attempt:".length)) : null;
+	}
+
+	/** Closes every bot socket of an attempt other than `current`: that bot leaves and does not reconnect. */
+	supersede(current: number): void {
+		for (const socket of this.botSockets()) {
+			if (this.attemptOf(socket) !== current) socket.close(ROOM_CLOSE.superseded, "a newer bot took over the meeting");
+		}
 	}
 
 	waitUntil(work: Promise<unknown>): void {
@@ -183,7 +214,7 @@ export class RoomCore {
 	}
 
 	private async finish(state: RoomState, actor: Actor): Promise<void> {
-		await this.timers.clear("watchdog", "stop_deadline");
+		await this.timers.clear("watchdog", "stop_deadline", "placement");
 		await this.ctx.storage.delete("queuedCommands");
 		if (state.link) {
 			await accountObject(this.env, state.userId).releaseBotSlot(state.link);
@@ -191,17 +222,15 @@ export class RoomCore {
 		}
 		// A bot that reported the end itself still waits for its ack; the inbox closes it after.
 		if (actor === "bot") return;
+		// A bot out of reach of its channel is refused (409) when it comes back, and leaves; or its own max time ends it.
 		for (const socket of this.botSockets()) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
-		// The bot may be out of reach of its channel (or never connected): its host removes it.
-		this.ctx.waitUntil(stopBot(this.env, state.meetingId));
 	}
 
-	/** The record moved on without the room: forget it, and remove its bot. */
+	/** The record moved on without the room: forget it, and close its bot's channel. */
 	private async letGo(state: RoomState): Promise<void> {
 		console.warn("meeting moved on without its room", state.meetingId);
 		await this.ctx.storage.delete(["room", "queuedCommands"]);
-		await this.timers.clear("watchdog", "stop_deadline");
+		await this.timers.clear("watchdog", "stop_deadline", "placement");
 		for (const socket of this.botSockets()) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
-		this.ctx.waitUntil(stopBot(this.env, state.meetingId));
 	}
 }

@@ -5,8 +5,12 @@
  * failed write never disables a watchdog or an auto-join. Kept in storage, so timers survive
  * eviction and restarts.
  */
-/** `copilot_final`: the copilot's final beat and meeting document, retried until written. */
-export type TimerName = "watchdog" | "stop_deadline" | "auto_join" | "notify" | "copilot_final";
+/**
+ * `placement`: how long a spawn ticket waits for a host's claim. `watchdog`: after a claim, how
+ * long the bot may take to connect, or stay away from its channel. `copilot_final`: the
+ * copilot's final beat and meeting document, retried until written.
+ */
+export type TimerName = "placement" | "watchdog" | "stop_deadline" | "auto_join" | "notify" | "copilot_final";
 
 const RETRY_BASE_MS = 5_000;
 const RETRY_MAX_MS = 60_000;

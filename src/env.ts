@@ -22,8 +22,6 @@ export interface Env {
 	/** base64 of 32 bytes: the AES-GCM key that seals secrets at rest. */
 	SECRETS_KEY?: string;
 	BOT_HOST_SECRET?: string;
-	/** Where bots are spawned (the bot host service). */
-	BOT_HOST_URL?: string;
 	/** The spawn queue (Cloudflare Queues); hosts pull it over the HTTP API (docs/bot-fleet.md). */
 	BOT_SPAWNS?: Queue<unknown>;
 	/**

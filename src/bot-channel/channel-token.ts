@@ -1,11 +1,13 @@
 /**
- * The per-meeting token a bot presents on its channel and its recording upload: an HMAC over
- * the meeting id and an expiry. It works for that meeting only.
- * Form: `<meeting id>.<expiry unix s>.<hex HMAC-SHA256>`.
+ * The per-attempt token a bot presents on its channel and its recording upload: an HMAC over
+ * the meeting id, the attempt and an expiry. It works for that meeting only; the room refuses
+ * its channel once a newer attempt exists (a respawn), while the recording upload takes any
+ * attempt's token of its own meeting (an earlier bot's audio is still the meeting's).
+ * Form: `<meeting id>.<attempt>.<expiry unix s>.<hex HMAC-SHA256>`.
  *
  * The key is derived (HKDF) from `SECRETS_KEY`, which only the Worker holds. The bot host
- * never has it: it receives one token per meeting in the spawn request, so a compromised
- * host can speak for the meetings it runs and for no other.
+ * never has it: it receives one token per claimed attempt in the spawn request, so a
+ * compromised host can speak for the meetings it runs and for no other.
  */
 import { derivedHmacKey } from "../settings/derived-key";
 
@@ -14,23 +16,35 @@ const signingKey = (secretsKey: string) => derivedHmacKey(secretsKey, "bot-chann
 
 const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
-export async function signChannelToken(secretsKey: string, meetingId: number, ttlSeconds: number, nowMs = Date.now()): Promise<string> {
+const DECIMAL = /^[1-9][0-9]{0,15}$/;
+
+export async function signChannelToken(
+	secretsKey: string,
+	meetingId: number,
+	attempt: number,
+	ttlSeconds: number,
+	nowMs = Date.now(),
+): Promise<string> {
 	const expiry = Math.floor(nowMs / 1000) + ttlSeconds;
-	const payload = `${meetingId}.${expiry}`;
+	const payload = `${meetingId}.${attempt}.${expiry}`;
 	const mac = await crypto.subtle.sign("HMAC", await signingKey(secretsKey), encoder.encode(payload));
 	return `${payload}.${hex(mac)}`;
 }
 
+/** The attempt the token was signed for, or null when it is not a valid, unexpired token of this meeting. */
 export async function verifyChannelToken(
 	secretsKey: string | undefined,
 	token: string | null | undefined,
 	meetingId: number,
 	nowMs = Date.now(),
-): Promise<boolean> {
-	if (!secretsKey || !token) return false;
-	const [id, expiry, mac] = token.split(".");
-	if (!id || !expiry || !mac || Number(id) !== meetingId || !/^[0-9a-f]{64}$/.test(mac)) return false;
-	if (Number(expiry) * 1000 <= nowMs) return false;
+): Promise<number | null> {
+	if (!secretsKey || !token) return null;
+	const parts = token.split(".");
+	if (parts.length !== 4) return null;
+	const [id, attempt, expiry, mac] = parts as [string, string, string, string];
+	if (!DECIMAL.test(id) || !DECIMAL.test(attempt) || !DECIMAL.test(expiry) || !/^[0-9a-f]{64}$/.test(mac)) return null;
+	if (Number(id) !== meetingId || Number(expiry) * 1000 <= nowMs) return null;
 	const bytes = new Uint8Array(mac.match(/../g)?.map((h) => Number.parseInt(h, 16)) ?? []);
-	return crypto.subtle.verify("HMAC", await signingKey(secretsKey), bytes, encoder.encode(`${id}.${expiry}`));
+	const valid = await crypto.subtle.verify("HMAC", await signingKey(secretsKey), bytes, encoder.encode(`${id}.${attempt}.${expiry}`));
+	return valid ? Number(attempt) : null;
 }

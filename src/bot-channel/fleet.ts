@@ -82,3 +82,6 @@ export const FleetMetrics = z.object({
 	hosts: z.array(HostReport.extend({ reported_at: z.string() })),
 });
 export type FleetMetrics = z.infer<typeof FleetMetrics>;
+
+/** The verified attempt of a bot channel upgrade, as the Worker hands it to the meeting's room. */
+export const BOT_ATTEMPT_HEADER = "x-bot-attempt";

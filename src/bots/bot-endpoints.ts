@@ -35,11 +35,15 @@ export function botLaunchConfig(env: Env): { origin: URL; secretsKey: string } {
 	return { origin, secretsKey: env.SECRETS_KEY };
 }
 
-/** The channel and upload addresses of one meeting's bot, with its freshly signed token. */
-export async function botEndpoints(env: Env, meetingId: number): Promise<Pick<SpawnRequest, "channel" | "recording_upload_url">> {
+/** The channel and upload addresses of one attempt's bot, with its freshly signed token. */
+export async function botEndpoints(
+	env: Env,
+	meetingId: number,
+	attempt: number,
+): Promise<Pick<SpawnRequest, "channel" | "recording_upload_url">> {
 	const { origin, secretsKey } = botLaunchConfig(env);
 	const wsBase = `${origin.protocol === "https:" ? "wss:" : "ws:"}//${origin.host}`;
-	const token = await signChannelToken(secretsKey, meetingId, CHANNEL_TOKEN_TTL_S);
+	const token = await signChannelToken(secretsKey, meetingId, attempt, CHANNEL_TOKEN_TTL_S);
 	return {
 		channel: { url: `${wsBase}/internal/bot-channel/${meetingId}`, token },
 		recording_upload_url: `${origin.origin}/internal/recordings/${meetingId}`,

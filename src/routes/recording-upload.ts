@@ -15,7 +15,8 @@ const HEADER_BYTES = 4096;
 recordingUploadRoutes.put("/internal/recordings/:meeting_id", async (c) => {
 	const meetingId = Number(c.req.param("meeting_id"));
 	const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "");
-	if (!Number.isInteger(meetingId) || !(await verifyChannelToken(c.env.SECRETS_KEY, token, meetingId))) {
+	// Any attempt's token of this meeting: a replaced bot's audio is still the meeting's (docs/bot-channel.md).
+	if (!Number.isInteger(meetingId) || (await verifyChannelToken(c.env.SECRETS_KEY, token, meetingId)) === null) {
 		throw new ApiError(401, "Invalid recording upload token");
 	}
 	const length = Number(c.req.header("content-length"));

@@ -11,7 +11,7 @@
  *        headers x-serve-status (default 200) and x-serve-content-type (default text/calendar)
  * Any other request is recorded under its path and answered with the next scripted answer
  * (200 "ok" when none is left). An answer with `match` is kept for the first request whose
- * body contains that text, so a test sharing a path (the bot host's /bot-host/bots) with
+ * body contains that text, so a test sharing a path (the spawn queue's …/messages) with
  * tests in other files scripts only its own request.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -48,6 +48,21 @@ export interface WebhookReceiver {
 	close(): Promise<void>;
 }
 
+/**
+ * 200 "ok", except under /spawn-queue/, where the receiver stands in for the Queues HTTP API's
+ * publish and answers its envelope (a scripted answer models an outage there).
+ */
+function defaultAnswer(path: string): ScriptedAnswer {
+	if (path.startsWith("/spawn-queue/")) {
+		return {
+			status: 200,
+			headers: { "content-type": "application/json" },
+			body: '{"success":true,"errors":[],"messages":[],"result":null}',
+		};
+	}
+	return { status: 200, body: "ok" };
+}
+
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 	const paths = new Map<string, PathState>();
 	const stateOf = (path: string) => {
@@ -77,7 +92,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 			const next = state.script.findIndex((a) => a.match === undefined || text.includes(a.match));
 			const served = state.served;
 			if (next < 0 && served) return void res.writeHead(served.status, { "content-type": served.contentType }).end(served.body);
-			const answer = (next >= 0 ? state.script.splice(next, 1)[0] : undefined) ?? { status: 200, body: "ok" };
+			const answer = (next >= 0 ? state.script.splice(next, 1)[0] : undefined) ?? defaultAnswer(url.pathname);
 			if (answer.delay_ms) await new Promise((r) => setTimeout(r, answer.delay_ms));
 			if (res.destroyed) return;
 			res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers }).end(answer.body ?? "");

@@ -2,8 +2,8 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import { call, joinWorkspace, json, userWithKey } from "../support";
-import { received, script } from "../webhooks/receiver";
-import { eventually, openSocket, SimulatedBot, spawnRequestFor, spawnRequestsFor } from "./bot-sim";
+import { script } from "../webhooks/receiver";
+import { eventually, openSocket, ownMeetingIds, QUEUE_MESSAGES, SimulatedBot, spawnRequestFor, ticketMatch, ticketsFor } from "./bot-sim";
 
 interface Meeting {
 	id: number;
@@ -64,8 +64,9 @@ describe("a meeting from request to transcript", () => {
 			language: "en",
 			task: "transcribe",
 		});
-		const spawnCall = (await received("/bot-host/bots")).find((r) => JSON.parse(r.body).meeting_id === created.id);
-		expect(spawnCall?.headers.authorization).toBe(`Bearer ${env.BOT_HOST_SECRET}`);
+		expect(spawn.attempt).toBe(1);
+		const ticket = await eventually("the ticket", async () => (await ticketsFor(created.id))[0]);
+		expect(ticket).toMatchObject({ meeting_id: created.id, attempt: 1 });
 
 		const live = await openSocket("/ws", { "X-API-Key": key });
 		live.send({ action: "subscribe", meetings: [{ platform: "google_meet", native_id: code }] });
@@ -218,11 +219,11 @@ describe("the bot channel", () => {
 });
 
 describe("how meetings fail", () => {
-	it("fails with join_failure when the bot host refuses the spawn", async () => {
+	it("fails with join_failure when the spawn queue refuses the ticket", async () => {
 		const { headers } = await userWithKey();
 		const code = meetCode();
-		// Matched on the link: other files spawn through the same receiver path at the same time.
-		await script("/bot-host/bots", [{ status: 503, body: "overloaded", match: `"native_meeting_id":"${code}"` }]);
+		// Matched on the meeting id, moved to this test's own range: other files publish through the same receiver path.
+		await script(QUEUE_MESSAGES, [{ status: 500, body: "queue down", match: ticketMatch(await ownMeetingIds()) }]);
 		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: code }));
 		const ended = await eventually("failed", async () => {
 			const now = await meeting(headers, m.id);
@@ -235,15 +236,19 @@ describe("how meetings fail", () => {
 		]);
 	});
 
-	it("fails with join_failure when a spawned bot never reports", async () => {
+	it("fails with bot_host_lost when a claimed bot never connects", async () => {
 		const { headers } = await userWithKey();
 		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
 		await spawnRequestFor(m.id);
 		await fireTimersNow(m.id);
-		expect(await meeting(headers, m.id)).toMatchObject({ status: "failed", completion_reason: "join_failure", failure_stage: "requested" });
+		expect(await meeting(headers, m.id)).toMatchObject({
+			status: "failed",
+			completion_reason: "bot_host_lost",
+			failure_stage: "requested",
+		});
 	});
 
-	it("ends awaiting_admission_timeout when a bot waiting in the lobby is torn down", async () => {
+	it("fails with bot_host_lost at the lobby stage when a bot waiting in the lobby loses its channel", async () => {
 		const { headers } = await userWithKey();
 		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
 		const bot = await SimulatedBot.connect(await spawnRequestFor(m.id));
@@ -258,7 +263,7 @@ describe("how meetings fail", () => {
 		await fireTimersNow(m.id);
 		expect(await meeting(headers, m.id)).toMatchObject({
 			status: "failed",
-			completion_reason: "awaiting_admission_timeout",
+			completion_reason: "bot_host_lost",
 			failure_stage: "awaiting_admission",
 		});
 	});
@@ -369,11 +374,11 @@ describe("POST /bots rules", () => {
 	});
 });
 
-describe("auto-join when the bot host refuses the spawn", () => {
+describe("auto-join when the spawn queue refuses the ticket", () => {
 	it("keeps the plan scheduled with data.auto_join_error and a retry, gives the slot back, and joins on the retry", async () => {
 		const { headers } = await userWithKey("bot,tx", { max_concurrent_bots: 1 });
 		const code = meetCode();
-		await script("/bot-host/bots", [{ status: 503, body: "overloaded", match: `"native_meeting_id":"${code}"` }]);
+		await script(QUEUE_MESSAGES, [{ status: 500, body: "queue down", match: ticketMatch(await ownMeetingIds()) }]);
 		const plan = await json<Meeting>(
 			await call("POST", "/meetings", {
 				headers,
@@ -385,7 +390,7 @@ describe("auto-join when the bot host refuses the spawn", () => {
 			return typeof now.data.auto_join_error === "string" ? now : undefined;
 		});
 		expect(refused.status).toBe("scheduled");
-		expect(refused.data.auto_join_error).toMatch(/bot host answered 503/);
+		expect(refused.data.auto_join_error).toMatch(/spawn queue answered 500/);
 		expect(refused.completion_reason).toBeNull();
 		const room = await runInDurableObject(roomOf(plan.id), async (_r: MeetingRoom, s) => ({
 			timers: (await s.storage.get<Record<string, number>>("timers")) ?? {},
@@ -396,11 +401,12 @@ describe("auto-join when the bot host refuses the spawn", () => {
 		expect(room.state).toBeUndefined();
 		expect((await json<{ running_bots: unknown[] }>(await call("GET", "/bots/status", { headers }))).running_bots).toEqual([]);
 
-		// The retry finds the slot free (cap 1, same link) and the bot host willing.
+		// The retry finds the slot free (cap 1, same link) and the queue back.
 		await fireTimersNow(plan.id);
 		const joined = await meeting(headers, plan.id);
 		expect(joined.status).toBe("requested");
 		expect(joined.data).not.toHaveProperty("auto_join_error");
-		expect(await spawnRequestsFor(plan.id)).toHaveLength(2);
+		// The refused publish and the retry's.
+		expect(await ticketsFor(plan.id)).toHaveLength(2);
 	});
 });

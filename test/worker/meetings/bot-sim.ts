@@ -1,4 +1,5 @@
 import { env, SELF } from "cloudflare:test";
+import type { SpawnTicket } from "../../../src/bot-channel/fleet";
 import type { BotToRoom, RoomToBot, SpawnRequest } from "../../../src/bot-channel/protocol";
 import { received } from "../webhooks/receiver";
 
@@ -13,24 +14,70 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
 	}
 }
 
-/**
- * The spawn requests the Worker sent to the bot host for a meeting (the receiver records them).
- * Each test file has its own D1, so meeting ids repeat across files while the receiver is shared:
- * a spawn is this meeting's only if its link matches too.
- */
-export async function spawnRequestsFor(meetingId: number): Promise<SpawnRequest[]> {
-	const row = await env.DB.prepare("SELECT native_meeting_id FROM meetings WHERE id = ?")
-		.bind(meetingId)
-		.first<{ native_meeting_id: string | null }>();
-	const requests = await received("/bot-host/bots");
-	return requests
-		.map((r) => JSON.parse(r.body) as SpawnRequest)
-		.filter((s) => s.meeting_id === meetingId && s.native_meeting_id === row?.native_meeting_id);
+export const QUEUE_MESSAGES = `${new URL(env.SPAWN_QUEUE_URL ?? "http://unset").pathname}/messages`;
+
+/** The spawn tickets published for a meeting id (the receiver stands in for the queue's HTTP API). */
+export async function ticketsFor(meetingId: number): Promise<SpawnTicket[]> {
+	return (await received(QUEUE_MESSAGES))
+		.map((r) => (JSON.parse(r.body) as { body: SpawnTicket }).body)
+		.filter((t) => t.meeting_id === meetingId);
 }
 
-/** The (first) spawn request the Worker sent to the bot host for a meeting. */
-export async function spawnRequestFor(meetingId: number): Promise<SpawnRequest> {
-	return eventually(`spawn of meeting ${meetingId}`, async () => (await spawnRequestsFor(meetingId))[0]);
+/**
+ * Each test file has its own D1 but shares the receiver, so meeting ids repeat across files.
+ * A file that inspects published tickets (or scripts the queue's answers by meeting id) first
+ * moves its meetings' ids to a random range of their own; the next meeting's id is returned.
+ */
+export async function ownMeetingIds(): Promise<number> {
+	const base = 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
+	const updated = await env.DB.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'meetings'").bind(base).run();
+	if (updated.meta.changes === 0) await env.DB.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('meetings', ?)").bind(base).run();
+	return base + 1;
+}
+
+/** The text a queue publish for this meeting's attempt contains (for a scripted answer's `match`). */
+export const ticketMatch = (meetingId: number, attempt = 1) => `"meeting_id":${meetingId},"attempt":${attempt},`;
+
+export type ClaimAnswer = { status: number; body: Record<string, unknown> };
+
+/** Plays a bot host: claims an attempt through SELF (which reaches this file's room). */
+export async function claimAttempt(
+	meetingId: number,
+	attempt = 1,
+	hostId = "test-host",
+	secret = env.BOT_HOST_SECRET,
+): Promise<ClaimAnswer> {
+	const res = await SELF.fetch("https://gateway.test/internal/bot-hosts/claims", {
+		method: "POST",
+		headers: { "content-type": "application/json", ...(secret ? { authorization: `Bearer ${secret}` } : {}) },
+		body: JSON.stringify({ meeting_id: meetingId, attempt, host_id: hostId, version: "test" }),
+	});
+	return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/**
+ * Claims are given once, so the spawn request a test already claimed is kept (per record: ids
+ * repeat across a file's tests, each with its own storage).
+ */
+const claimed = new Map<string, SpawnRequest>();
+
+/** The spawn request of a meeting's attempt, claimed as a host would (or the one already claimed). */
+export async function spawnRequestFor(meetingId: number, attempt = 1): Promise<SpawnRequest> {
+	const row = await env.DB.prepare("SELECT native_meeting_id, created_at FROM meetings WHERE id = ?")
+		.bind(meetingId)
+		.first<{ native_meeting_id: string | null; created_at: string }>();
+	const key = `${meetingId}:${attempt}:${row?.native_meeting_id}:${row?.created_at}`;
+	const known = claimed.get(key);
+	if (known) return known;
+	const spawn = await eventually(`claim of meeting ${meetingId}`, async () => {
+		const answer = await claimAttempt(meetingId, attempt);
+		if (answer.status === 200) return answer.body as unknown as SpawnRequest;
+		if (answer.status !== 409 || answer.body.reason !== "ended")
+			throw new Error(`claim answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+		return undefined;
+	});
+	claimed.set(key, spawn);
+	return spawn;
 }
 
 /** A WebSocket client that keeps every message it gets. */

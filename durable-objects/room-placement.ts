@@ -1,0 +1,160 @@
+import type { ClaimRefusalReason, ClaimRequest } from "../src/bot-channel/fleet";
+import type { SpawnRequest } from "../src/bot-channel/protocol";
+import { botEndpoints } from "../src/bots/bot-endpoints";
+import type { RoomStart } from "../src/bots/launch";
+import { type PublishResult, publishSpawnTicket } from "../src/bots/spawn-queue";
+import { intVar } from "../src/env";
+import { isLive, type MeetingStatus } from "../src/meetings/status-machine";
+import { type Announce, moveMeeting, unannounced } from "../src/meetings/status-writes";
+import { accountObject } from "../src/objects";
+import { webhookEventsFor } from "../src/webhooks/envelope";
+import type { RoomCore, RoomState } from "./room-core";
+
+/** Storage key of what the room keeps of its launch, for claims and respawns. */
+export const LAUNCH_KEY = "launch";
+
+export interface StoredLaunch {
+	spawn: RoomStart["spawn"];
+	/** The planned status the meeting was claimed from (auto-join: `scheduled`); null for a fresh record. */
+	plannedFrom: MeetingStatus | null;
+	actor: RoomStart["actor"];
+}
+
+export type ClaimOutcome = { ok: true; spawn: SpawnRequest } | { ok: false; reason: ClaimRefusalReason; detail: string };
+
+/** What the placement deadline did: an auto-join meeting goes back to its plan, any other fails. */
+export type PlacementOutcome = "nothing" | "failed" | "handed_back";
+
+/**
+ * How a meeting gets its bot from the fleet (docs/bot-fleet.md#how-a-bot-is-placed): a ticket per
+ * attempt on the spawn queue, the first host's claim of the current attempt, the placement
+ * deadline before a claim, and after one the watchdog that names a lost host (or respawns).
+ * Every method runs inside the room's serial queue.
+ */
+export class RoomPlacement {
+	constructor(private readonly room: RoomCore) {}
+
+	private get placementTimeoutS(): number {
+		return intVar(this.room.env.BOT_PLACEMENT_TIMEOUT_S, 180);
+	}
+
+	deadline(nowMs = Date.now()): number {
+		return nowMs + this.placementTimeoutS * 1000;
+	}
+
+	/** Puts the current attempt's ticket on the queue; its `not_after` is the placement deadline. */
+	async publishTicket(state: RoomState): Promise<PublishResult> {
+		const due = (await this.room.timers.due("placement")) ?? this.deadline();
+		return publishSpawnTicket(this.room.env, {
+			meeting_id: state.meetingId,
+			attempt: state.attempt,
+			not_after: new Date(due).toISOString(),
+		});
+	}
+
+	/** The first host to claim the current attempt gets its spawn request; anyone else a reason. */
+	async claim(request: ClaimRequest): Promise<ClaimOutcome> {
+		const state = await this.room.state();
+		const launch = await this.room.storage.get<StoredLaunch>(LAUNCH_KEY);
+		if (!state || !launch || !isLive(state.machine.status) || state.machine.status === "stopping") {
+			return { ok: false, reason: "ended", detail: "the meeting no longer wants a bot" };
+		}
+		if (request.attempt !== state.attempt) {
+			return { ok: false, reason: "stale", detail: `attempt ${request.attempt} is not the meeting's current attempt` };
+		}
+		if (state.claim) return { ok: false, reason: "taken", detail: `attempt ${state.attempt} is already claimed` };
+		const endpoints = await botEndpoints(this.room.env, state.meetingId, state.attempt);
+		const claimed: RoomState = {
+			...state,
+			claim: { host_id: request.host_id, version: request.version, at: new Date().toISOString() },
+			connected: false,
+			// Each attempt's bot numbers its messages from 1.
+			lastAppliedSeq: 0,
+		};
+		await this.room.saveState(claimed);
+		await this.room.timers.clear("placement");
+		// The bot must open its channel within the report timeout, or its host counts as lost.
+		await this.room.timers.set("watchdog", Date.now() + intVar(this.room.env.BOT_REPORT_TIMEOUT_S, 60) * 1000);
+		this.room.supersede(state.attempt);
+		return { ok: true, spawn: { ...launch.spawn, attempt: state.attempt, ...endpoints } };
+	}
+
+	/** No host claimed the current attempt in time. */
+	async placementExpired(): Promise<PlacementOutcome> {
+		const state = await this.room.state();
+		if (!state || !isLive(state.machine.status) || state.claim) return "nothing";
+		const launch = await this.room.storage.get<StoredLaunch>(LAUNCH_KEY);
+		const planned = launch?.actor === "scheduler" && state.attempt === 1 && state.machine.status === "requested";
+		if (planned && (await this.giveBack(true))) return "handed_back";
+		await this.room.applyMove({
+			to: "failed",
+			actor: "system",
+			completion_reason: "no_bot_capacity",
+			reason: `no bot host took the meeting within ${this.placementTimeoutS} s`,
+		});
+		return "failed";
+	}
+
+	/**
+	 * The watchdog after a claim: the bot never connected within the report timeout, or its
+	 * channel stayed gone past the reconnect grace. Its host is lost: one more attempt when
+	 * BOT_MAX_RESPAWNS allows, else the meeting fails `bot_host_lost`.
+	 */
+	async hostLost(): Promise<void> {
+		const state = await this.room.state();
+		if (!state || !isLive(state.machine.status)) return;
+		const why = state.connected
+			? `the bot's channel stayed closed for more than ${intVar(this.room.env.BOT_RECONNECT_GRACE_S, 30)} s`
+			: `the bot did not connect within ${intVar(this.room.env.BOT_REPORT_TIMEOUT_S, 60)} s of its claim`;
+		const host = state.claim ? ` (bot host ${state.claim.host_id})` : "";
+		if (state.claim && state.machine.status !== "stopping" && state.respawns < intVar(this.room.env.BOT_MAX_RESPAWNS, 0)) {
+			const published = await this.respawn(state);
+			if (published.ok) return;
+			await this.lost(`${why}${host}, and no new bot could be asked for: ${published.detail}`);
+			return;
+		}
+		await this.lost(`${why}${host}`);
+	}
+
+	private lost(reason: string): Promise<boolean> {
+		return this.room.applyMove({ to: "failed", actor: "system", completion_reason: "bot_host_lost", reason });
+	}
+
+	/** The next attempt: a new ticket for another host; the meeting keeps its status, record and transcript. */
+	private async respawn(state: RoomState): Promise<PublishResult> {
+		const next: RoomState = { ...state, attempt: state.attempt + 1, claim: null, connected: false, respawns: state.respawns + 1 };
+		await this.room.saveState(next);
+		await this.room.timers.clear("watchdog");
+		await this.room.timers.set("placement", this.deadline());
+		this.room.supersede(next.attempt);
+		// What the user sees: the record notes how many bots the meeting took (docs/bot-fleet.md).
+		await this.room.env.DB.prepare("UPDATE meetings SET data = json_set(data, '$.bot_respawns', ?) WHERE id = ?")
+			.bind(next.respawns, state.meetingId)
+			.run();
+		console.warn("bot host lost, asking for another bot", state.meetingId, next.attempt);
+		return this.publishTicket(next);
+	}
+
+	/**
+	 * Undoes a takeover whose bot never got going (the table's give-back to a plan); false when
+	 * the meeting has moved on since. `announced`: whether the step to `requested` went out (then
+	 * its undoing does too).
+	 */
+	async giveBack(announced: boolean): Promise<boolean> {
+		const state = await this.room.state();
+		if (state?.machine.status !== "requested") return false;
+		const launch = await this.room.storage.get<StoredLaunch>(LAUNCH_KEY);
+		const back = launch?.plannedFrom ?? "scheduled";
+		const announce: Announce = async (row, step, { before, after }) => this.room.tell(row, step, webhookEventsFor(before, after.status));
+		const outcome = await moveMeeting(
+			this.room.env,
+			{ meetingId: state.meetingId, current: state.machine, ask: { to: back, actor: launch?.actor ?? "scheduler" } },
+			announced ? announce : unannounced,
+		);
+		if (!outcome.ok) return false;
+		await this.room.storage.delete(["room", LAUNCH_KEY]);
+		await this.room.timers.clear("watchdog", "placement");
+		if (state.link) await accountObject(this.room.env, state.userId).releaseBotSlot(state.link);
+		return true;
+	}
+}
