@@ -60,3 +60,5 @@ export interface SpawnQueue {
 }
 export function startSpawnQueue(options?: { port?: number; token?: string }): Promise<SpawnQueue>;
 export function botHostCount(value?: string): number;
+/** `count` ports from `first` on, skipping `taken`. */
+export function botHostPorts(first: number, count: number, taken: number[]): number[];

@@ -294,6 +294,13 @@ export async function startSpawnQueue({ port = 0, token = randomBytes(18).toStri
 	return { queue, url, token, gatewayVars: { SPAWN_QUEUE_URL: url, SPAWN_QUEUE_TOKEN: token } };
 }
 
+/** BOT_HOST_PORT and the next ports after it, skipping the stack's other ports (18058, 18059 by default). */
+export function botHostPorts(first, count, taken) {
+	const ports = [];
+	for (let p = first; ports.length < count; p++) if (!taken.includes(p)) ports.push(p);
+	return ports;
+}
+
 /** How many bot hosts `npm start` runs: BOT_HOSTS, 1 to 3 (each a Chromium per bot on one machine). */
 export function botHostCount(value = process.env.BOT_HOSTS) {
 	if (value === undefined || value === "") return 1;
@@ -311,18 +318,20 @@ export async function startLocalStack({ announce }) {
 	const queuePort = Number(process.env.SPAWN_QUEUE_PORT || 18059);
 	const hostCount = botHostCount();
 	const sandboxOn = process.env.MEETBOT_SANDBOX !== "off";
-	const stateDir = path.join(root, ".local", "state");
+	// LOCAL_STATE_DIR: another place for the local data (a test runs npm start without touching yours).
+	const stateDir = process.env.LOCAL_STATE_DIR || path.join(root, ".local", "state");
 	const secrets = localSecrets();
 	const spawnQueue = await startSpawnQueue({ port: queuePort, token: process.env.SPAWN_QUEUE_TOKEN || undefined });
 	const base = `http://127.0.0.1:${port}`;
 	// One sandbox for every host, so a meeting opened through its control API is there whichever host claims the bot.
 	const sandbox = sandboxOn ? await startSandbox({ port: sandboxPort, quiet: !announce }) : null;
 	const hostIds = Array.from({ length: hostCount }, (_, i) => `local-${i + 1}`);
+	const hostPorts = botHostPorts(botHostPort, hostCount, [port, sandboxPort, queuePort]);
 	// Hosts pull before the gateway answers: the queue is empty until then, and a claim only follows a ticket.
 	const hostsStarting = Promise.all(
 		hostIds.map((id, i) =>
 			launchBotHost({
-				port: botHostPort + i,
+				port: hostPorts[i],
 				secret: secrets.BOT_HOST_SECRET,
 				sandboxPort,
 				sandbox: sandbox ? sandbox.setting : false,
@@ -333,7 +342,7 @@ export async function startLocalStack({ announce }) {
 				label: hostCount > 1 ? id : undefined,
 			}).then((host) => {
 				botHostChildren.add(host.child);
-				return { id, port: botHostPort + i, ...host };
+				return { id, port: hostPorts[i], ...host };
 			}),
 		),
 	);
@@ -349,7 +358,7 @@ export async function startLocalStack({ announce }) {
 	if (announce) {
 		const lines = [
 			"",
-			`Gateway:      ${base}  (local D1/R2/Durable Objects in .local/state)`,
+			`Gateway:      ${base}  (local D1/R2/Durable Objects in ${stateDir.startsWith(root) ? path.relative(root, stateDir) : stateDir})`,
 			`Dashboard:    ${base}/  (sign in with an API key; docs/dashboard.md)`,
 			`Admin token:  ${first.fresh || process.env.ADMIN_API_TOKEN ? secrets.ADMIN_API_TOKEN : "in .dev.vars (ADMIN_API_TOKEN)"}`,
 		];

@@ -31,15 +31,6 @@ async function placeOne({ botBase, key, sandboxUrl, launches }) {
 		body: JSON.stringify({ direct_join: true, participants: [{ name: "Speaker", lines: ["Placement check."] }] }),
 	});
 	if (!scenario.ok) throw new Error(`sandbox scenario: ${scenario.status}`);
-	const ws = new WebSocket(`${botBase.replace(/^http/, "ws")}/ws`, { headers: { "X-API-Key": key } });
-	let activeAt;
-	ws.on("message", (d) => {
-		const m = JSON.parse(String(d));
-		if (m.type === "meeting.status" && m.payload.status === "active") activeAt ??= performance.now();
-	});
-	await new Promise((resolve) => ws.once("open", resolve));
-	ws.send(JSON.stringify({ action: "subscribe", meetings: [{ platform: "google_meet", native_id: code }] }));
-	await sleep(100);
 	const t0 = performance.now();
 	const res = await fetch(`${botBase}/bots`, {
 		method: "POST",
@@ -48,8 +39,27 @@ async function placeOne({ botBase, key, sandboxUrl, launches }) {
 	});
 	const meeting = await res.json();
 	if (res.status !== 201) throw new Error(`POST /bots: ${res.status} ${JSON.stringify(meeting)}`);
+	// Subscribed once the meeting exists; its bot takes seconds to join, so no status passes unseen.
+	const ws = new WebSocket(`${botBase.replace(/^http/, "ws")}/ws`, { headers: { "X-API-Key": key } });
+	let activeAt;
+	ws.on("message", (d) => {
+		const m = JSON.parse(String(d));
+		if (m.type === "meeting.status" && m.payload.status === "active") activeAt ??= performance.now();
+	});
+	await new Promise((resolve) => ws.once("open", resolve));
+	ws.send(JSON.stringify({ action: "subscribe", meetings: [{ platform: "google_meet", native_id: code }] }));
 	const claimed = await until(`meeting ${meeting.id} claimed`, () => launches.get(meeting.id));
-	await until(`meeting ${meeting.id} active`, () => activeAt);
+	let lookedAt = 0;
+	await until(`meeting ${meeting.id} active`, async () => {
+		if (activeAt !== undefined) return activeAt;
+		// Now and then the record, so a bot that failed is named rather than waited out.
+		if (performance.now() - lookedAt < 1000) return undefined;
+		lookedAt = performance.now();
+		const m = await (await fetch(`${botBase}/meetings/${meeting.id}`, { headers: { "X-API-Key": key } })).json();
+		if (m.status === "failed" || m.status === "completed")
+			throw new Error(`meeting ${meeting.id} ended ${m.status}: ${m.completion_reason}`);
+		return undefined;
+	});
 	return {
 		toClaimed: claimed.at - t0,
 		toActive: activeAt - t0,
