@@ -56,8 +56,13 @@ describe("npm start with BOT_HOSTS=2", () => {
 		});
 		await eventually("the start banner", () => (output.includes("Ctrl-C stops everything.") ? true : undefined), 170_000);
 	});
-	afterAll(() => {
-		if (start.exitCode === null) start.kill("SIGKILL");
+	afterAll(async () => {
+		// Ctrl-C even when the test failed half-way, so nothing it started outlives it.
+		if (start.exitCode === null && start.signalCode === null) {
+			const exited = new Promise((resolve) => start.once("exit", resolve));
+			start.kill("SIGINT");
+			await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+		}
 		rmSync(stateDir, { recursive: true, force: true });
 	});
 
