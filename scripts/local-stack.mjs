@@ -160,6 +160,8 @@ export async function startLocalStack({ announce }) {
 			}),
 		),
 	);
+	// Awaited once the gateway is up; a host that fails meanwhile is reported then, not as an unhandled rejection.
+	hostsStarting.catch(() => undefined);
 	const publicBaseUrl = process.env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL } : {};
 	await startGateway({
 		port,

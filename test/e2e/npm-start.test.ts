@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +14,13 @@ import { freePort } from "../../scripts/ports.mjs";
 import { eventually, nativeId } from "./client";
 
 const root = path.resolve(import.meta.dirname, "../..");
+
+const portFree = (port: number) =>
+	new Promise<boolean>((resolve) => {
+		const server = createServer();
+		server.once("error", () => resolve(false));
+		server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+	});
 
 const alive = (pid: number) => {
 	try {
@@ -33,6 +41,8 @@ describe("npm start with BOT_HOSTS=2", () => {
 
 	beforeAll(async () => {
 		for (const name of Object.keys(ports) as (keyof typeof ports)[]) ports[name] = await freePort();
+		// The second host takes the port after BOT_HOST_PORT: find a pair that is free.
+		while (!(await portFree(ports.host + 1))) ports.host = await freePort();
 		start = spawn(process.execPath, ["scripts/start.mjs"], {
 			cwd: root,
 			stdio: ["ignore", "pipe", "pipe"],
@@ -54,7 +64,16 @@ describe("npm start with BOT_HOSTS=2", () => {
 		start.stderr?.on("data", (chunk) => {
 			output += String(chunk);
 		});
-		await eventually("the start banner", () => (output.includes("Ctrl-C stops everything.") ? true : undefined), 170_000);
+		await eventually(
+			"the start banner",
+			() => {
+				if (start.exitCode !== null) throw new Error(`npm start exited with ${start.exitCode}:\n${output.slice(-3000)}`);
+				return output.includes("Ctrl-C stops everything.") ? true : undefined;
+			},
+			170_000,
+		).catch((err: Error) => {
+			throw new Error(`${err.message}\n${output.slice(-3000)}`);
+		});
 	});
 	afterAll(async () => {
 		// Ctrl-C even when the test failed half-way, so nothing it started outlives it.
