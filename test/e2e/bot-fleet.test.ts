@@ -260,6 +260,9 @@ async function openMeeting(sandbox: SharedSandbox, lines = 12): Promise<string> 
 	return code;
 }
 
+/** Each case starts and stops real Chromiums on two shared cores: minutes, not seconds. */
+const CASE_TIMEOUT_MS = 240_000;
+
 let sandbox: SharedSandbox;
 beforeAll(async () => {
 	sandbox = await startSandbox({ quiet: true });
@@ -279,69 +282,81 @@ describe("two bot hosts on one queue", () => {
 		await current?.close();
 	});
 
-	it("ends the meeting failed bot_host_lost when its host is killed mid-meeting", async () => {
-		const f = fleet();
-		const code = await openMeeting(sandbox);
-		const id = await f.sendBot(code);
-		await f.status(id, "active", 60_000);
-		const host = await f.hostOf(id);
-		const killedAt = Date.now();
-		await killHost(f, host);
-		const ended = await f.status(id, "failed", (GRACE_S + REPORT_TIMEOUT_S + 10) * 1000);
-		expect(ended.completion_reason).toBe("bot_host_lost");
-		expect(Date.now() - killedAt).toBeLessThan((GRACE_S + REPORT_TIMEOUT_S + 10) * 1000);
-		// The lost host's place is taken by a fresh one for the next cases.
-		await f.startHost(`${host.id}-2`);
-	});
+	it(
+		"ends the meeting failed bot_host_lost when its host is killed mid-meeting",
+		async () => {
+			const f = fleet();
+			const code = await openMeeting(sandbox);
+			const id = await f.sendBot(code);
+			await f.status(id, "active", 60_000);
+			const host = await f.hostOf(id);
+			const killedAt = Date.now();
+			await killHost(f, host);
+			const ended = await f.status(id, "failed", (GRACE_S + REPORT_TIMEOUT_S + 10) * 1000);
+			expect(ended.completion_reason).toBe("bot_host_lost");
+			expect(Date.now() - killedAt).toBeLessThan((GRACE_S + REPORT_TIMEOUT_S + 10) * 1000);
+			// The lost host's place is taken by a fresh one for the next cases.
+			await f.startHost(`${host.id}-2`);
+		},
+		CASE_TIMEOUT_MS,
+	);
 
-	it("drains on SIGTERM: new work goes to the other host, the drained host keeps its bot until the meeting is stopped, then exits", async () => {
-		const f = fleet();
-		const firstCode = await openMeeting(sandbox);
-		const first = await f.sendBot(firstCode);
-		await f.status(first, "active", 60_000);
-		const drained = await f.hostOf(first);
-		const exited = new Promise<number | null>((resolve) => drained.child.once("exit", (code) => resolve(code)));
-		drained.child.kill("SIGTERM");
+	it(
+		"drains on SIGTERM: new work goes to the other host, the drained host keeps its bot until the meeting is stopped, then exits",
+		async () => {
+			const f = fleet();
+			const firstCode = await openMeeting(sandbox);
+			const first = await f.sendBot(firstCode);
+			await f.status(first, "active", 60_000);
+			const drained = await f.hostOf(first);
+			const exited = new Promise<number | null>((resolve) => drained.child.once("exit", (code) => resolve(code)));
+			drained.child.kill("SIGTERM");
 
-		const secondCode = await openMeeting(sandbox);
-		const second = await f.sendBot(secondCode);
-		await f.status(second, "active", 60_000);
-		const other = await f.hostOf(second);
-		expect(other.id).not.toBe(drained.id);
+			const secondCode = await openMeeting(sandbox);
+			const second = await f.sendBot(secondCode);
+			await f.status(second, "active", 60_000);
+			const other = await f.hostOf(second);
+			expect(other.id).not.toBe(drained.id);
 
-		// Still in its meeting a while after the drain began, and still running.
-		await new Promise((r) => setTimeout(r, 2000));
-		expect((await f.meeting(first)).status).toBe("active");
-		expect(drained.child.exitCode).toBeNull();
-		expect(await hostMetrics(drained)).toMatchObject({ running: 1, free: 0, draining: true });
+			// Still in its meeting a while after the drain began, and still running.
+			await new Promise((r) => setTimeout(r, 2000));
+			expect((await f.meeting(first)).status).toBe("active");
+			expect(drained.child.exitCode).toBeNull();
+			expect(await hostMetrics(drained)).toMatchObject({ running: 1, free: 0, draining: true });
 
-		await f.stopBot(firstCode);
-		expect(await f.ended(first)).toMatchObject({ status: "completed", completion_reason: "stopped" });
-		expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r("still running"), 30_000))])).toBe(0);
-		f.hosts.delete(drained.id);
+			await f.stopBot(firstCode);
+			expect(await f.ended(first)).toMatchObject({ status: "completed", completion_reason: "stopped" });
+			expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r("still running"), 30_000))])).toBe(0);
+			f.hosts.delete(drained.id);
 
-		await f.stopBot(secondCode);
-		expect(await f.ended(second)).toMatchObject({ status: "completed" });
-		await f.startHost(`${drained.id}-2`);
-	});
+			await f.stopBot(secondCode);
+			expect(await f.ended(second)).toMatchObject({ status: "completed" });
+			await f.startHost(`${drained.id}-2`);
+		},
+		CASE_TIMEOUT_MS,
+	);
 
-	it("fails a meeting no_bot_capacity when both slots stay busy past the placement deadline", async () => {
-		const f = fleet();
-		const codes = [await openMeeting(sandbox), await openMeeting(sandbox)];
-		const busy = [await f.sendBot(codes[0] as string), await f.sendBot(codes[1] as string)];
-		for (const id of busy) await f.status(id, "active", 60_000);
-		const placedOn = new Set([(await f.hostOf(busy[0] as number)).id, (await f.hostOf(busy[1] as number)).id]);
-		expect(placedOn.size).toBe(2);
+	it(
+		"fails a meeting no_bot_capacity when both slots stay busy past the placement deadline",
+		async () => {
+			const f = fleet();
+			const codes = [await openMeeting(sandbox), await openMeeting(sandbox)];
+			const busy = [await f.sendBot(codes[0] as string), await f.sendBot(codes[1] as string)];
+			for (const id of busy) await f.status(id, "active", 60_000);
+			const placedOn = new Set([(await f.hostOf(busy[0] as number)).id, (await f.hostOf(busy[1] as number)).id]);
+			expect(placedOn.size).toBe(2);
 
-		const thirdCode = await openMeeting(sandbox);
-		const third = await f.sendBot(thirdCode);
-		const ended = await f.status(third, "failed", (PLACEMENT_TIMEOUT_S + 20) * 1000);
-		expect(ended.completion_reason).toBe("no_bot_capacity");
-		// The busy meetings were untouched.
-		for (const id of busy) expect((await f.meeting(id)).status).toBe("active");
-		for (const code of codes) await f.stopBot(code);
-		for (const id of busy) await f.ended(id);
-	});
+			const thirdCode = await openMeeting(sandbox);
+			const third = await f.sendBot(thirdCode);
+			const ended = await f.status(third, "failed", (PLACEMENT_TIMEOUT_S + 20) * 1000);
+			expect(ended.completion_reason).toBe("no_bot_capacity");
+			// The busy meetings were untouched.
+			for (const id of busy) expect((await f.meeting(id)).status).toBe("active");
+			for (const code of codes) await f.stopBot(code);
+			for (const id of busy) await f.ended(id);
+		},
+		CASE_TIMEOUT_MS,
+	);
 });
 
 describe("two bot hosts with one respawn allowed (BOT_MAX_RESPAWNS=1)", () => {
@@ -354,29 +369,33 @@ describe("two bot hosts with one respawn allowed (BOT_MAX_RESPAWNS=1)", () => {
 		await fleet?.close();
 	});
 
-	it("continues the same meeting and transcript on the other host after a SIGKILL", async () => {
-		const code = await openMeeting(sandbox, 30);
-		const id = await fleet.sendBot(code);
-		await fleet.status(id, "active", 60_000);
-		await eventually(
-			"a confirmed segment before the loss",
-			async () => ((await fleet.segments(code)).some((s) => s.completed) ? true : undefined),
-			60_000,
-		);
-		const before = (await fleet.segments(code)).filter((s) => s.completed).length;
-		const lost = await fleet.hostOf(id);
-		await killHost(fleet, lost);
+	it(
+		"continues the same meeting and transcript on the other host after a SIGKILL",
+		async () => {
+			const code = await openMeeting(sandbox, 30);
+			const id = await fleet.sendBot(code);
+			await fleet.status(id, "active", 60_000);
+			await eventually(
+				"a confirmed segment before the loss",
+				async () => ((await fleet.segments(code)).some((s) => s.completed) ? true : undefined),
+				60_000,
+			);
+			const before = (await fleet.segments(code)).filter((s) => s.completed).length;
+			const lost = await fleet.hostOf(id);
+			await killHost(fleet, lost);
 
-		const next = await fleet.hostOf(id, 2, (GRACE_S + REPORT_TIMEOUT_S + 30) * 1000);
-		expect(next.id).not.toBe(lost.id);
-		// The same meeting record goes on: back to active, never ended in between.
-		await fleet.status(id, "active", 60_000);
-		await eventually(
-			"the transcript to continue after the respawn",
-			async () => ((await fleet.segments(code)).filter((s) => s.completed).length > before ? true : undefined),
-			60_000,
-		);
-		await fleet.stopBot(code);
-		expect(await fleet.ended(id)).toMatchObject({ status: "completed", completion_reason: "stopped" });
-	});
+			const next = await fleet.hostOf(id, 2, (GRACE_S + REPORT_TIMEOUT_S + 30) * 1000);
+			expect(next.id).not.toBe(lost.id);
+			// The same meeting record goes on: back to active, never ended in between.
+			await fleet.status(id, "active", 60_000);
+			await eventually(
+				"the transcript to continue after the respawn",
+				async () => ((await fleet.segments(code)).filter((s) => s.completed).length > before ? true : undefined),
+				60_000,
+			);
+			await fleet.stopBot(code);
+			expect(await fleet.ended(id)).toMatchObject({ status: "completed", completion_reason: "stopped" });
+		},
+		CASE_TIMEOUT_MS,
+	);
 });
