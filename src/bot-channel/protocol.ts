@@ -1,6 +1,6 @@
 /**
  * The bot channel: one WebSocket per live meeting between the bot host and that meeting's
- * MeetingRoom Durable Object, plus the spawn/stop calls the Worker makes to the bot host.
+ * MeetingRoom Durable Object, plus the spawn request a bot host gets for a claimed attempt.
  * Both sides import these schemas, so the wire shape is written down once.
  *
  * Delivery: every bot→room message carries a per-meeting `seq` (1, 2, 3 …). The room answers

@@ -54,7 +54,12 @@ export const MOVES: readonly Move[] = [
 	{ from: ["scheduled"], to: "requested", by: ["scheduler"], on: "auto-join about 60 s before scheduled_at" },
 	// A claim whose bot never got going goes back to where it came from (nothing was announced yet).
 	{ from: ["requested"], to: "idle", by: ["user"], on: "POST /bots broke before the hand-off: the plan is given back" },
-	{ from: ["requested"], to: "scheduled", by: ["user", "scheduler"], on: "the launch broke, or the bot host refused an auto-join spawn" },
+	{
+		from: ["requested"],
+		to: "scheduled",
+		by: ["user", "scheduler"],
+		on: "the launch broke, or an auto-join got no bot (its ticket was refused, or no host claimed it)",
+	},
 	{ from: ["requested"], to: null, by: ["user"], on: "POST /bots broke before the hand-off: the record made for it goes" },
 	// The bot reports forward progress; it may skip a stage (no lobby, or admitted at once).
 	{ from: ["requested", "needs_help"], to: "joining", by: ["bot"], on: "bot opened the meeting page" },

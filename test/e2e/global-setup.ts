@@ -25,6 +25,7 @@ declare module "vitest" {
 		modelServerUrl: string;
 		gitServerUrl: string;
 		gitServerToken: string;
+		botHostSecret: string;
 	}
 }
 
@@ -67,7 +68,8 @@ export default async function setup(project: TestProject) {
 	const [simulatedPort, realPort, botHostPort, sandboxPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
 	const realUrl = `http://127.0.0.1:${realPort}`;
 	const [simulated, real, botHost] = await Promise.all([
-		gatewayWith(simulatedPort, { BOT_HOST_URL: `${receiver.url}/bot-host/` }),
+		// The receiver stands in for the spawn queue's HTTP API; tests claim as the host (simulated-bot.ts).
+		gatewayWith(simulatedPort, { SPAWN_QUEUE_URL: `${receiver.url}/spawn-queue/client/v4/accounts/e2e/queues/bot-spawns` }),
 		gatewayWith(realPort, spawnQueue.gatewayVars),
 		startBotHost({
 			port: botHostPort,
@@ -90,6 +92,7 @@ export default async function setup(project: TestProject) {
 	project.provide("modelServerUrl", model.url);
 	project.provide("gitServerUrl", gitServer.url);
 	project.provide("gitServerToken", gitServer.token);
+	project.provide("botHostSecret", botHostSecret);
 	return async () => {
 		await stopBotHost(botHost);
 		simulated.child.kill("SIGTERM");

@@ -1,6 +1,8 @@
 /** A bot played by the test over the real bot channel, exactly as the bot host would. */
+
+import { inject } from "vitest";
 import type { SpawnRequest } from "../../src/bot-channel/protocol";
-import { eventually, receivedAt, Socket } from "./client";
+import { gateway, Socket } from "./client";
 
 /** Connects to the meeting's channel with the spawn's token; `send` waits for the room's ack. */
 export async function playBot(spawn: SpawnRequest) {
@@ -19,9 +21,16 @@ export async function playBot(spawn: SpawnRequest) {
 	};
 }
 
-/** The spawn request the gateway sent the bot host (the recording receiver) for a meeting. */
-export async function spawnFor(meetingId: number): Promise<SpawnRequest> {
-	return eventually("spawn request", async () =>
-		(await receivedAt("/bot-host/bots")).map((r) => JSON.parse(r.body) as SpawnRequest).find((s) => s.meeting_id === meetingId),
-	);
+/**
+ * Plays the bot host: claims the meeting's attempt at the gateway (its ticket went to the
+ * receiver standing in for the spawn queue) and gets the spawn request with the channel token.
+ */
+export async function spawnFor(meetingId: number, attempt = 1): Promise<SpawnRequest> {
+	const res = await fetch(`${gateway()}/internal/bot-hosts/claims`, {
+		method: "POST",
+		headers: { "content-type": "application/json", authorization: `Bearer ${inject("botHostSecret")}` },
+		body: JSON.stringify({ meeting_id: meetingId, attempt, host_id: "e2e-simulated-host", version: "e2e" }),
+	});
+	if (res.status !== 200) throw new Error(`claim of meeting ${meetingId} answered ${res.status}: ${await res.text()}`);
+	return (await res.json()) as SpawnRequest;
 }

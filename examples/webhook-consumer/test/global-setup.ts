@@ -75,6 +75,7 @@ export default async function setup(project: TestProject) {
 	const receiver = await startWebhookReceiver();
 	const adminToken = `adm_${randomBytes(18).toString("base64url")}`;
 	const port = await freePort();
+	const botHostSecret = randomBytes(18).toString("base64url");
 	const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-consumer-"));
 	const gateway = await startGateway({
 		port,
@@ -83,8 +84,9 @@ export default async function setup(project: TestProject) {
 		vars: {
 			ADMIN_API_TOKEN: adminToken,
 			SECRETS_KEY: randomBytes(32).toString("base64"),
-			BOT_HOST_SECRET: randomBytes(18).toString("base64url"),
-			BOT_HOST_URL: `${receiver.url}/bot-host/`,
+			BOT_HOST_SECRET: botHostSecret,
+			// The receiver stands in for the spawn queue; the meeting below claims as the bot host.
+			SPAWN_QUEUE_URL: `${receiver.url}/spawn-queue/client/v4/accounts/consumer/queues/bot-spawns`,
 			OUTBOUND_ALLOW_PRIVATE: "true",
 		},
 	});
@@ -117,15 +119,13 @@ export default async function setup(project: TestProject) {
 		const playMeeting = async () => {
 			const nativeId = `93987${String(Date.now()).slice(-8)}`;
 			const meeting = await api<{ id: number }>(base, "POST", "/bots", auth, { platform: "teams", native_meeting_id: nativeId });
-			const spawn = await until("spawn request", async () => {
-				const { requests } = await api<{ requests: ReceivedRequest[] }>(
-					receiver.url,
-					"GET",
-					`/__control/requests?path=${encodeURIComponent("/bot-host/bots")}`,
-					{},
-				);
-				return requests.map((r) => JSON.parse(r.body) as SpawnRequest).find((s) => s.meeting_id === meeting.id);
-			});
+			const spawn = await api<SpawnRequest>(
+				base,
+				"POST",
+				"/internal/bot-hosts/claims",
+				{ authorization: `Bearer ${botHostSecret}` },
+				{ meeting_id: meeting.id, attempt: 1, host_id: "consumer-test-host", version: "test" },
+			);
 			const bot = await playBot(spawn);
 			for (const status of ["joining", "active"]) await bot.send({ type: "status", status, timestamp: new Date().toISOString() });
 			const lines = [

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { REASON_OUTCOME as PROTOCOL_TABLE } from "../../../src/bot-channel/protocol";
 import { FAILED_BOT_SHOWN_MS, FAILED_BOTS_SHOWN } from "../../../src/bots/bot-control";
 import { REASON_OUTCOME as MACHINE_TABLE } from "../../../src/meetings/status-machine";
-import { eventually, SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
+import { eventually, ownMeetingIds, QUEUE_MESSAGES, SimulatedBot, spawnRequestFor, ticketMatch } from "../meetings/bot-sim";
 import { getMeeting, meetCode, meetUrl, sendBot } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 import { script } from "../webhooks/receiver";
@@ -69,15 +69,15 @@ describe("GET /bots/status after a bot failed", () => {
 		expect(PROTOCOL_TABLE.evicted).toBe("failed");
 	});
 
-	it("lists a bot whose spawn the bot host refused, with the detail the room stored", async () => {
+	it("lists a bot whose spawn ticket the queue refused, with the detail the room stored", async () => {
 		const { headers } = await userWithKey();
 		const code = meetCode();
-		await script("/bot-host/bots", [{ status: 503, body: "overloaded", match: `"native_meeting_id":"${code}"` }]);
+		await script(QUEUE_MESSAGES, [{ status: 500, body: "queue down", match: ticketMatch(await ownMeetingIds()) }]);
 		const m = await sendBot(headers, code);
 		await eventually("failed", async () => ((await getMeeting(headers, m.id)).status === "failed" ? true : undefined));
 		// data.failure_detail is the human cause the room keeps with a failed meeting; shown as kept.
 		await env.DB.prepare("UPDATE meetings SET data = json_set(data, '$.failure_detail', ?) WHERE id = ?")
-			.bind("the bot host answered 503", m.id)
+			.bind("the spawn queue answered 500", m.id)
 			.run();
 
 		expect(await botsStatus(headers)).toEqual([
@@ -86,7 +86,7 @@ describe("GET /bots/status after a bot failed", () => {
 				status: "failed",
 				completion_reason: "join_failure",
 				failure_stage: "requested",
-				data: { completion_reason: "join_failure", failure_stage: "requested", failure_detail: "the bot host answered 503" },
+				data: { completion_reason: "join_failure", failure_stage: "requested", failure_detail: "the spawn queue answered 500" },
 			}),
 		]);
 	});

@@ -1,14 +1,15 @@
 /**
- * Limits that protect the shared bot host: bounded `automatic_leave` timeouts on POST /bots,
- * and a full host's refusal recorded on the meeting in the host's own words.
+ * Limits that protect the bot fleet: bounded `automatic_leave` timeouts on POST /bots, and a
+ * meeting no host has room for recorded as `no_bot_capacity` with a sentence saying so.
  */
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AUTOMATIC_LEAVE_MAX_MS } from "../../../src/bot-channel/protocol";
-import { eventually } from "../meetings/bot-sim";
-import { meetCode } from "../meetings/helpers";
+import { claimAttempt, eventually, spawnRequestFor } from "../meetings/bot-sim";
+import { fireTimersNow, meetCode } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
-import { newHook, received, script } from "../webhooks/receiver";
+import { newHook, received } from "../webhooks/receiver";
 
 interface Meeting {
 	id: number;
@@ -31,34 +32,33 @@ describe("automatic_leave maxima", () => {
 		expect(JSON.stringify(body.detail)).toContain(`at most ${max} ms`);
 		const list = await json<{ meetings: unknown[] }>(await call("GET", "/meetings", { headers }));
 		expect(list.meetings).toEqual([]);
-		const spawns = await received("/bot-host/bots");
-		expect(spawns.filter((r) => r.body.includes(code))).toEqual([]);
+		const rows = await env.DB.prepare("SELECT count(*) AS n FROM meetings WHERE native_meeting_id = ?").bind(code).first<{ n: number }>();
+		expect(rows?.n).toBe(0);
 	});
 
-	it("accepts every field at its maximum and hands it to the bot host", async () => {
+	it("accepts every field at its maximum and hands it to the claiming host", async () => {
 		const { headers } = await userWithKey();
 		const code = meetCode();
 		const res = await sendBot(headers, { platform: "google_meet", native_meeting_id: code, automatic_leave: AUTOMATIC_LEAVE_MAX_MS });
 		expect(res.status).toBe(201);
-		const spawn = await eventually("the spawn", async () => (await received("/bot-host/bots")).find((r) => r.body.includes(code)));
-		expect(JSON.parse(spawn.body).automatic_leave).toEqual(AUTOMATIC_LEAVE_MAX_MS);
+		const spawn = await spawnRequestFor((await json<Meeting>(res)).id);
+		expect(spawn.automatic_leave).toEqual(AUTOMATIC_LEAVE_MAX_MS);
 	});
 });
 
-describe("a bot host at capacity", () => {
-	it("fails the meeting with join_failure and the host's own reason", async () => {
+describe("a fleet with no free slot", () => {
+	it("fails the meeting with no_bot_capacity when no host claims it within the placement timeout", async () => {
 		const hook = newHook();
 		const { headers } = await userWithWebhook(hook.url, { events: { "bot.failed": true, "meeting.status_change": true } });
 		const code = meetCode();
-		const refusal = JSON.stringify({ error: "bot host is at capacity: 20 bots" });
-		await script("/bot-host/bots", [{ status: 503, body: refusal, match: `"native_meeting_id":"${code}"` }]);
 		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: code }));
+		await fireTimersNow(m.id);
 		const failed = await eventually("failed", async () => {
 			const now = await json<Meeting>(await call("GET", `/meetings/${m.id}`, { headers }));
 			return now.status === "failed" ? now : undefined;
 		});
-		expect(failed).toMatchObject({ completion_reason: "join_failure", failure_stage: "requested" });
-		// The reason travels with the step to failed (webhooks, live feed), in the host's words.
+		expect(failed).toMatchObject({ completion_reason: "no_bot_capacity", failure_stage: "requested" });
+		// The reason travels with the step to failed (webhooks, live feed).
 		const step = await eventually("the failed step", async () => {
 			for (const r of await received(hook.path)) {
 				const change = JSON.parse(r.body).data?.status_change as { to: string; reason: string | null } | undefined;
@@ -66,6 +66,8 @@ describe("a bot host at capacity", () => {
 			}
 			return undefined;
 		});
-		expect(step.reason).toBe("bot host answered 503: bot host is at capacity: 20 bots");
+		expect(step.reason).toBe("no bot host took the meeting within 180 s");
+		// A host that pulls the ticket late is told the meeting no longer wants a bot.
+		expect((await claimAttempt(m.id)).body).toMatchObject({ reason: "ended" });
 	});
 });

@@ -2,14 +2,15 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import { call, json, userWithKey } from "../support";
-import { eventually, SimulatedBot, spawnRequestFor, spawnRequestsFor } from "./bot-sim";
+import { eventually, SimulatedBot, spawnRequestFor } from "./bot-sim";
 import { createPlan, getMeeting, liveMeeting, type Meeting, meetCode, meetUrl, roomOf, roomTimers } from "./helpers";
 
 const MIN = 60_000;
 const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
 
+/** Whether the meeting's room ever took over a launch (and so put out a spawn ticket). */
 async function spawnedFor(meetingId: number): Promise<boolean> {
-	return (await spawnRequestsFor(meetingId)).length > 0;
+	return runInDurableObject(roomOf(meetingId), async (_room: MeetingRoom, state) => (await state.storage.get("launch")) !== undefined);
 }
 
 /** Waits for the plan's first auto-join attempt to have run (the alarm fires by itself when due). */

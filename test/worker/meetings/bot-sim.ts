@@ -29,7 +29,11 @@ export async function ticketsFor(meetingId: number): Promise<SpawnTicket[]> {
  * moves its meetings' ids to a random range of their own; the next meeting's id is returned.
  */
 export async function ownMeetingIds(): Promise<number> {
-	const base = 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
+	// Past every id already used (AUTOINCREMENT never goes back below the highest), by a random jump.
+	const used = await env.DB.prepare(
+		"SELECT max(coalesce((SELECT max(id) FROM meetings), 0), coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'meetings'), 0)) AS n",
+	).first<{ n: number }>();
+	const base = (used?.n ?? 0) + 1_000_000 + ((crypto.getRandomValues(new Uint32Array(1))[0] ?? 0) % 1_000_000_000);
 	const updated = await env.DB.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'meetings'").bind(base).run();
 	if (updated.meta.changes === 0) await env.DB.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('meetings', ?)").bind(base).run();
 	return base + 1;

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { MEETING_ROOM_RPC, MeetingRoom } from "../../../durable-objects/meeting-room";
 import { sanitize } from "../../../src/meetings/failure-detail";
@@ -5,7 +6,7 @@ import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
 import { call, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received, script } from "../webhooks/receiver";
-import { eventually, openSocket, type SocketClient, spawnRequestFor } from "./bot-sim";
+import { eventually, openSocket, ownMeetingIds, QUEUE_MESSAGES, type SocketClient, spawnRequestFor, ticketMatch } from "./bot-sim";
 import { createPlan, fireTimersNow, getMeeting, liveMeeting, meetCode, meetUrl, roomOf, sendBot } from "./helpers";
 
 const envelopesAt = async (path: string) => (await received(path)).map((r) => JSON.parse(r.body) as WebhookEnvelope);
@@ -86,7 +87,7 @@ describe("plan-side steps", () => {
 		const hook = newHook();
 		const { headers, key } = await userWithWebhook(hook.url, { events: { "meeting.status_change": true } });
 		const code = meetCode();
-		await script("/bot-host/bots", [{ status: 503, body: '{"error":"Chromium not found at /usr/bin/chromium"}', match: code }]);
+		await script(QUEUE_MESSAGES, [{ status: 500, body: "queue down", match: ticketMatch(await ownMeetingIds()) }]);
 		const plan = await createPlan(headers, { meeting_url: meetUrl(code), scheduled_at: new Date(Date.now() + 3600_000).toISOString() });
 		const socket = await openSocket("/ws", { "X-API-Key": key });
 		await subscribe(socket, code);
@@ -96,12 +97,15 @@ describe("plan-side steps", () => {
 			stepsOf(list, plan.id).some((s) => s?.from === "scheduled" && s.to === "scheduled"),
 		);
 		const error = stepsOf(all, plan.id).find((s) => s?.to === "scheduled" && s.from === "scheduled");
-		expect(error).toMatchObject({ transition_source: "auto_join", reason: expect.stringContaining("Chromium not found") });
+		expect(error).toMatchObject({ transition_source: "auto_join", reason: expect.stringContaining("spawn queue answered 500") });
 		const frame = await socket.waitFor(
 			"the error frame",
 			(m) => m.type === "meeting.status" && JSON.stringify(m).includes("auto_join_error"),
 		);
-		expect(frame.payload).toMatchObject({ status: "scheduled", data: { auto_join_error: expect.stringContaining("Chromium not found") } });
+		expect(frame.payload).toMatchObject({
+			status: "scheduled",
+			data: { auto_join_error: expect.stringContaining("spawn queue answered 500") },
+		});
 		// The claim that was given back was never announced: no frame or step says `requested`.
 		expect(statusFrames(socket, plan.id).map((m) => (m.payload as { status: string }).status)).not.toContain("requested");
 		expect(stepsOf(all, plan.id).map((s) => s?.to)).not.toContain("requested");
@@ -162,21 +166,27 @@ describe("every failure names itself", () => {
 		socket.close();
 	});
 
-	it("names the watchdog and the bot host's refusal; a stopped meeting names no failure", async () => {
+	it("names the lost host, the unplaced meeting and the queue's refusal; a stopped meeting names no failure", async () => {
 		const { headers } = await userWithKey();
 		const silent = await sendBot(headers, meetCode());
 		await spawnRequestFor(silent.id);
 		await fireTimersNow(silent.id);
-		expect((await getMeeting(headers, silent.id)).data.failure_detail).toBe("the bot stopped reporting");
+		expect((await getMeeting(headers, silent.id)).data.failure_detail).toBe(
+			"the bot did not connect within 5 s of its claim (bot host test-host)",
+		);
 
-		const code = meetCode();
-		await script("/bot-host/bots", [{ status: 503, body: '{"error":"Chromium not found at /usr/bin/chromium"}', match: code }]);
-		const refused = await sendBot(headers, code);
-		const failed = await eventually("refused spawn fails the meeting", async () => {
-			const m = await getMeeting(headers, refused.id);
-			return m.status === "failed" ? m : undefined;
+		const unplaced = await sendBot(headers, meetCode());
+		await fireTimersNow(unplaced.id);
+		expect((await getMeeting(headers, unplaced.id)).data.failure_detail).toBe("no bot host took the meeting within 180 s");
+
+		await script(QUEUE_MESSAGES, [{ status: 500, body: "queue down", match: ticketMatch(await ownMeetingIds()) }]);
+		const refused = await sendBot(headers, meetCode());
+		// Polled in D1, not through the API: this test's earlier calls leave little of the rate limit.
+		await eventually("refused spawn fails the meeting", async () => {
+			const row = await env.DB.prepare("SELECT status FROM meetings WHERE id = ?").bind(refused.id).first<{ status: string }>();
+			return row?.status === "failed" ? true : undefined;
 		});
-		expect(failed.data.failure_detail).toBe("bot host answered 503: Chromium not found at /usr/bin/chromium");
+		expect((await getMeeting(headers, refused.id)).data.failure_detail).toBe("the spawn queue answered 500");
 
 		const { meeting, bot, code: liveCode } = await liveMeeting(headers);
 		await call("DELETE", `/bots/google_meet/${liveCode}`, { headers });
