@@ -73,8 +73,8 @@ export class RoomLaunch {
 	private async publish(): Promise<void> {
 		const result = await this.room.serial(async () => {
 			const state = await this.room.state();
-			// A stop before the ticket went out: nothing to place.
-			if (!state || state.machine.status !== "requested" || state.claim) return { ok: true as const };
+			// A stop before the ticket went out, or a host that claimed already: nothing to place.
+			if (state?.machine.status !== "requested" || state.claim) return { ok: true as const };
 			return this.placement.publishTicket(state);
 		});
 		if (!result.ok) {

@@ -3,7 +3,7 @@
  * see broken-env.ts) must never lose a segment, a watchdog, an auto-join or a webhook event,
  * and a bot the room ended without is refused when it comes back.
  */
-import { env, runInDurableObject, SELF } from "cloudflare:test";
+import { runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
