@@ -1,22 +1,22 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { botHostCount, botHostPorts, launchBotHost, startSandbox, startSpawnQueue } from "./local-fleet.mjs";
 import { localSecrets } from "./local-secrets.mjs";
+import { markBotHost, run, stopAll } from "./processes.mjs";
 import { bin, root } from "./toolchain.mjs";
 
-const children = new Set();
-
-function stopAll(code = 0) {
-	for (const child of children) child.kill("SIGTERM");
-	setTimeout(() => process.exit(code), 300).unref();
-}
-
-export function run(command, args, options = {}) {
-	const child = spawn(command, args, { cwd: root, stdio: ["ignore", "inherit", "inherit"], ...options });
-	children.add(child);
-	child.on("exit", () => children.delete(child));
-	return child;
-}
+export {
+	botHostCount,
+	botHostPorts,
+	launchBotHost,
+	SPAWN_QUEUE_ID,
+	startBotHost,
+	startSandbox,
+	startSpawnQueue,
+	stopBotHost,
+} from "./local-fleet.mjs";
+export { run } from "./processes.mjs";
 
 export async function waitForHealth(url, timeoutMs = 60_000) {
 	const deadline = Date.now() + timeoutMs;
@@ -123,90 +123,58 @@ async function ensureFirstUser(base, adminToken, stateDir) {
 	return { user_id: user.id, email: user.email, token: minted.token, fresh: true };
 }
 
-/**
- * Waits for the bot host's first answer on /health: ready (200) or not ready (503 naming what is
- * missing). Rejects at once when the process exits first, rather than waiting out the timeout.
- */
-async function botHostHealth(child, url, timeoutMs) {
-	const exited = new Promise((_, reject) =>
-		child.once("exit", (code, signal) => reject(new Error(`the bot host exited (${signal ?? `code ${code}`}) before answering ${url}`))),
-	);
-	exited.catch(() => undefined);
-	const answered = (async () => {
-		const deadline = Date.now() + timeoutMs;
-		while (Date.now() < deadline) {
-			try {
-				const res = await fetch(url);
-				const body = await res.json().catch(() => ({}));
-				if (res.ok || res.status === 503) return { ready: res.ok, ...body };
-			} catch {
-				// not listening yet
-			}
-			await new Promise((r) => setTimeout(r, 250));
-		}
-		throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-	})();
-	return Promise.race([answered, exited]);
-}
-
-/**
- * Starts the bot host with the platform sandbox in the same process (MEETBOT_SANDBOX=off sends
- * bots to the real platforms instead; Chromium reaches the sandbox through
- * --host-resolver-rules). Resolves with the child and its health: a host without a browser
- * still runs, refusing spawns with the reason, and `health.detail` names what is missing.
- */
-export async function launchBotHost({ port, secret, sandboxPort, sandbox = true, quiet = false, env = {} }) {
-	const child = run(bin("node"), ["bot-host/main.ts"], {
-		stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"],
-		env: {
-			...process.env,
-			BOT_HOST_PORT: String(port),
-			BOT_HOST_SECRET: secret,
-			// Like the gateway's: local avatars, pages and providers live on this machine.
-			OUTBOUND_ALLOW_PRIVATE: "true",
-			...(sandbox ? { BOT_HOST_SANDBOX: "embedded", SANDBOX_PORT: String(sandboxPort) } : { BOT_HOST_SANDBOX: "" }),
-			...env,
-		},
-	});
-	try {
-		return { child, health: await botHostHealth(child, `http://127.0.0.1:${port}/health`, 60_000) };
-	} catch (err) {
-		child.kill("SIGTERM");
-		throw err;
-	}
-}
-
-/** The bot host for tests and benches, which need bots: one that is not ready is an error naming why. */
-export async function startBotHost(options) {
-	const { child, health } = await launchBotHost(options);
-	if (health.ready) return child;
-	child.kill("SIGTERM");
-	throw new Error(`the bot host is not ready: ${health.detail ?? "no reason given"}`);
-}
-
 export async function startLocalStack({ announce }) {
 	process.on("SIGINT", () => stopAll(0));
 	process.on("SIGTERM", () => stopAll(0));
 	const port = Number(process.env.API_GATEWAY_HOST_PORT || 18056);
 	const botHostPort = Number(process.env.BOT_HOST_PORT || 18057);
 	const sandboxPort = Number(process.env.SANDBOX_PORT || 18058);
-	const sandbox = process.env.MEETBOT_SANDBOX !== "off";
-	const stateDir = path.join(root, ".local", "state");
+	const queuePort = Number(process.env.SPAWN_QUEUE_PORT || 18059);
+	const hostCount = botHostCount();
+	const sandboxOn = process.env.MEETBOT_SANDBOX !== "off";
+	// LOCAL_STATE_DIR: another place for the local data (a test runs npm start without touching yours).
+	const stateDir = process.env.LOCAL_STATE_DIR || path.join(root, ".local", "state");
 	const secrets = localSecrets();
-	const botHost = await launchBotHost({ port: botHostPort, secret: secrets.BOT_HOST_SECRET, sandboxPort, sandbox });
+	const spawnQueue = await startSpawnQueue({ port: queuePort, token: process.env.SPAWN_QUEUE_TOKEN || undefined });
+	const base = `http://127.0.0.1:${port}`;
+	// One sandbox for every host, so a meeting opened through its control API is there whichever host claims the bot.
+	const sandbox = sandboxOn ? await startSandbox({ port: sandboxPort, quiet: !announce }) : null;
+	const hostIds = Array.from({ length: hostCount }, (_, i) => `local-${i + 1}`);
+	const hostPorts = botHostPorts(botHostPort, hostCount, [port, sandboxPort, queuePort]);
+	// Hosts pull before the gateway answers: the queue is empty until then, and a claim only follows a ticket.
+	const hostsStarting = Promise.all(
+		hostIds.map((id, i) =>
+			launchBotHost({
+				port: hostPorts[i],
+				secret: secrets.BOT_HOST_SECRET,
+				sandboxPort,
+				sandbox: sandbox ? sandbox.setting : false,
+				id,
+				gatewayUrl: base,
+				queueUrl: spawnQueue.url,
+				queueToken: spawnQueue.token,
+				label: hostCount > 1 ? id : undefined,
+			}).then((host) => {
+				markBotHost(host.child);
+				return { id, port: hostPorts[i], ...host };
+			}),
+		),
+	);
+	// Awaited once the gateway is up; a host that fails meanwhile is reported then, not as an unhandled rejection.
+	hostsStarting.catch(() => undefined);
 	const publicBaseUrl = process.env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL } : {};
 	await startGateway({
 		port,
 		stateDir,
-		vars: { OUTBOUND_ALLOW_PRIVATE: "true", BOT_HOST_URL: `http://127.0.0.1:${botHostPort}/`, ...publicBaseUrl },
+		vars: { OUTBOUND_ALLOW_PRIVATE: "true", ...spawnQueue.gatewayVars, ...publicBaseUrl },
 	});
-	const base = `http://127.0.0.1:${port}`;
+	const hosts = await hostsStarting;
 	tickScheduled(base);
 	const first = await ensureFirstUser(base, secrets.ADMIN_API_TOKEN, stateDir);
 	if (announce) {
 		const lines = [
 			"",
-			`Gateway:      ${base}  (local D1/R2/Durable Objects in .local/state)`,
+			`Gateway:      ${base}  (local D1/R2/Durable Objects in ${stateDir.startsWith(root) ? path.relative(root, stateDir) : stateDir})`,
 			`Dashboard:    ${base}/  (sign in with an API key; docs/dashboard.md)`,
 			`Admin token:  ${first.fresh || process.env.ADMIN_API_TOKEN ? secrets.ADMIN_API_TOKEN : "in .dev.vars (ADMIN_API_TOKEN)"}`,
 		];
@@ -216,7 +184,7 @@ export async function startLocalStack({ announce }) {
 			// A sandbox meeting exists only once its scenario is set, as a real one only once someone opens it.
 			if (sandbox)
 				lines.push(
-					`Open meeting: curl -X POST -H "content-type: application/json" -d '{"participants":[{"name":"Alice","lines":["Hello there."]}]}' http://127.0.0.1:${sandboxPort}/__sandbox/meetings/abc-defg-hij`,
+					`Open meeting: curl -X POST -H "content-type: application/json" -d '{"participants":[{"name":"Alice","lines":["Hello there."]}]}' ${sandbox.controlUrl}/meetings/abc-defg-hij`,
 				);
 			lines.push(
 				`Send a bot:   curl -X POST -H "X-API-Key: ${first.token}" -H "content-type: application/json" -d '{"platform":"google_meet","native_meeting_id":"abc-defg-hij"}' ${base}/bots`,
@@ -228,13 +196,18 @@ export async function startLocalStack({ announce }) {
 			);
 		}
 		lines.push(
+			`Spawn queue:  ${spawnQueue.url}  (local stand-in for Cloudflare Queues' pull API; docs/bot-fleet.md)`,
 			sandbox
-				? `Bot host:     http://127.0.0.1:${botHostPort} with the platform sandbox (control API http://127.0.0.1:${sandboxPort}/__sandbox); MEETBOT_SANDBOX=off joins real meetings`
-				: `Bot host:     http://127.0.0.1:${botHostPort}, joining real meetings`,
+				? `Sandbox:      control API ${sandbox.controlUrl}, shared by every bot host; MEETBOT_SANDBOX=off joins real meetings`
+				: "Sandbox:      off: bots join real meetings",
 		);
-		const { health } = botHost;
-		if (!health.ready) lines.push(`Bot host:     NOT READY: ${health.detail}; every bot sent now fails with that reason`);
-		else if (health.status === "degraded") lines.push(`Bot host:     degraded: ${health.detail}`);
+		for (const host of hosts) {
+			const { health } = host;
+			const state = !health.ready ? `NOT READY: ${health.detail}` : health.status === "degraded" ? `degraded: ${health.detail}` : "ready";
+			lines.push(`Bot host:     ${host.id} on http://127.0.0.1:${host.port} (pid ${host.child.pid}), ${state}`);
+		}
+		if (hosts.some((h) => !h.health.ready))
+			lines.push("              a host that is not ready takes no work; BOT_HOSTS=1..3 sets how many run");
 		lines.push("Ctrl-C stops everything.", "");
 		process.stdout.write(lines.join("\n"));
 	}

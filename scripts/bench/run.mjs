@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { localSecrets } from "../local-secrets.mjs";
-import { startBotHost, startGateway } from "../local-stack.mjs";
+import { launchBotHost, startGateway, startSandbox, startSpawnQueue, stopBotHost } from "../local-stack.mjs";
 import { freePort } from "../ports.mjs";
 import { benchAgentChat } from "./agent-chat.mjs";
 import { benchBots } from "./bots.mjs";
 import { benchCalendarSync } from "./calendar-sync.mjs";
 import { benchDashboard } from "./dashboard.mjs";
+import { benchFleetPlacement } from "./fleet.mjs";
 import { benchGateway } from "./gateway.mjs";
 import { benchLiveFeed } from "./live-feed.mjs";
 import { benchMeetingStream } from "./meeting-stream.mjs";
@@ -18,7 +19,7 @@ const BENCH_PORT = Number(process.env.BENCH_PORT || 18156);
 /** Starts a throw-away gateway and runs each benchmark section against it. */
 export async function runBenchmarks(only) {
 	const secrets = localSecrets();
-	const recorder = await startSpawnRecorder();
+	const recorder = await startSpawnRecorder({ secret: secrets.BOT_HOST_SECRET });
 	const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-bench-"));
 	// Limits high enough never to refuse, so the bucket's cost is measured, not its refusals.
 	const gateway = await startGateway({
@@ -29,7 +30,8 @@ export async function runBenchmarks(only) {
 			GATEWAY_RATE_LIMIT_RPS: "1000000",
 			GATEWAY_RATE_LIMIT_BURST: "1000000",
 			OUTBOUND_ALLOW_PRIVATE: "true",
-			BOT_HOST_URL: recorder.url,
+			BOT_HOST_SECRET: secrets.BOT_HOST_SECRET,
+			...recorder.gatewayVars,
 			BOT_REPORT_TIMEOUT_S: "600",
 		},
 	});
@@ -42,6 +44,7 @@ export async function runBenchmarks(only) {
 		["meeting-stream", benchMeetingStream],
 		["dashboard", benchDashboard],
 		["bots", (ctx) => withRealBots(ctx, secrets, benchBots)],
+		["fleet", (ctx) => benchFleet(ctx, secrets)],
 	];
 	try {
 		const key = await benchKey(base, secrets.ADMIN_API_TOKEN);
@@ -50,7 +53,7 @@ export async function runBenchmarks(only) {
 			await bench({ base, key, recorder, adminToken: secrets.ADMIN_API_TOKEN });
 		}
 	} finally {
-		recorder.server.close();
+		await recorder.close();
 		gateway.kill("SIGTERM");
 		await new Promise((r) => setTimeout(r, 500));
 		rmSync(stateDir, { recursive: true, force: true });
@@ -72,25 +75,75 @@ async function benchKey(base, adminToken) {
 	return minted.token;
 }
 
-/** A second gateway wired to the real bot host (embedded sandbox), only for the bot section. */
-async function withRealBots(ctx, secrets, bench) {
-	const [port, botHostPort, sandboxPort] = [await freePort(), await freePort(), await freePort()];
-	const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-bench-bots-"));
-	const botHost = await startBotHost({ port: botHostPort, secret: secrets.BOT_HOST_SECRET, sandboxPort, quiet: true });
-	const gateway = await startGateway({
-		port,
-		stateDir,
-		quiet: true,
-		vars: { GATEWAY_RATE_LIMIT_RPS: "1000", GATEWAY_RATE_LIMIT_BURST: "1000", BOT_HOST_URL: `http://127.0.0.1:${botHostPort}/` },
-	});
+/**
+ * A second gateway for the real bots: it publishes spawn tickets to its own local queue, and
+ * `hostCount` bot hosts (one shared sandbox) pull and claim them. `launches` maps each meeting
+ * id to when a host's log said it launched that bot, i.e. won the claim, and which host.
+ */
+async function withRealBots(ctx, secrets, bench, { hostCount = 1 } = {}) {
+	const port = await freePort();
 	const botBase = `http://127.0.0.1:${port}`;
+	const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-bench-bots-"));
+	const spawnQueue = await startSpawnQueue();
+	const sandbox = await startSandbox({ quiet: true });
+	const launches = new Map();
+	const hosts = [];
 	try {
-		const key = await benchKey(botBase, secrets.ADMIN_API_TOKEN);
-		await bench({ ...ctx, botBase, key, sandboxUrl: `http://127.0.0.1:${sandboxPort}/__sandbox` });
+		const starting = Promise.all(
+			Array.from({ length: hostCount }, async (_, i) => {
+				const id = `bench-${i + 1}`;
+				const { child, health } = await launchBotHost({
+					port: await freePort(),
+					secret: secrets.BOT_HOST_SECRET,
+					sandboxPort: sandbox.port,
+					sandbox: sandbox.setting,
+					quiet: true,
+					id,
+					gatewayUrl: botBase,
+					queueUrl: spawnQueue.url,
+					queueToken: spawnQueue.token,
+					onLine: (line) => {
+						const launched = /bot for meeting (\d+) attempt \d+\b.*launched/.exec(line);
+						if (launched && !launches.has(Number(launched[1]))) launches.set(Number(launched[1]), { at: performance.now(), host: id });
+					},
+					// The bench decides how many Chromiums run; the machine's load average must not refuse them.
+					env: { BOT_HOST_MAX_LOAD: "1000" },
+				});
+				hosts.push(child);
+				if (!health.ready) throw new Error(`bot host ${id} is not ready: ${health.detail}`);
+			}),
+		);
+		// Awaited after the gateway is up; a host failing meanwhile must not crash the run unheard.
+		starting.catch(() => undefined);
+		const gateway = await startGateway({
+			port,
+			stateDir,
+			quiet: true,
+			vars: {
+				GATEWAY_RATE_LIMIT_RPS: "1000",
+				GATEWAY_RATE_LIMIT_BURST: "1000",
+				BOT_HOST_SECRET: secrets.BOT_HOST_SECRET,
+				...spawnQueue.gatewayVars,
+			},
+		});
+		try {
+			await starting;
+			const key = await benchKey(botBase, secrets.ADMIN_API_TOKEN);
+			await bench({ ...ctx, botBase, key, sandboxUrl: sandbox.controlUrl, launches, hostCount });
+		} finally {
+			gateway.kill("SIGTERM");
+		}
 	} finally {
-		gateway.kill("SIGTERM");
-		botHost.kill("SIGTERM");
+		await Promise.all(hosts.map((child) => stopBotHost(child)));
+		sandbox.child.kill("SIGTERM");
+		await spawnQueue.queue.close();
 		await new Promise((r) => setTimeout(r, 2000));
 		rmSync(stateDir, { recursive: true, force: true });
 	}
+}
+
+/** Time from POST /bots to a host's claim and to `active`, with one host and with three. */
+async function benchFleet(ctx, secrets) {
+	console.log("\n## Bot placement through the spawn queue (real bots in the platform sandbox)");
+	for (const hostCount of [1, 3]) await withRealBots(ctx, secrets, benchFleetPlacement, { hostCount });
 }

@@ -1,22 +1,45 @@
-import { createServer } from "node:http";
 import WebSocket from "ws";
+import { startSpawnQueue } from "../local-stack.mjs";
 
-/** A stand-in bot host that only records spawn requests, so the bench can play the bot. */
-export function startSpawnRecorder() {
+/**
+ * The spawn queue with a stand-in bot host that only claims, so the bench can play the bot:
+ * the gateway publishes tickets to the local queue (`gatewayVars`), and `claim(base, meetingId)`
+ * pulls them as a host would and claims the meeting's attempt with BOT_HOST_SECRET, keeping
+ * each spawn request it wins in `spawns`.
+ */
+export async function startSpawnRecorder({ secret }) {
+	const spawnQueue = await startSpawnQueue();
+	const queueId = spawnQueue.url.split("/").pop();
+	/** Tickets pulled and not yet claimed, by meeting id (several bench bots may wait at once). */
+	const tickets = new Map();
 	const spawns = [];
-	const server = createServer((req, res) => {
-		let body = "";
-		req.on("data", (c) => {
-			body += c;
+	const takeTickets = () => {
+		const pulled = spawnQueue.queue.queues.pull(queueId, { batch_size: 100, visibility_timeout_ms: 60_000 });
+		for (const message of pulled) {
+			const ticket = JSON.parse(Buffer.from(message.body, "base64").toString("utf8"));
+			tickets.set(ticket.meeting_id, ticket);
+		}
+		spawnQueue.queue.queues.ack(queueId, { acks: pulled.map((m) => ({ lease_id: m.lease_id })) });
+	};
+	const claim = async (base, meetingId) => {
+		for (let i = 0; i < 400 && !tickets.has(meetingId); i++) {
+			takeTickets();
+			if (!tickets.has(meetingId)) await new Promise((r) => setTimeout(r, 25));
+		}
+		const ticket = tickets.get(meetingId);
+		if (!ticket) throw new Error(`no spawn ticket for meeting ${meetingId}`);
+		tickets.delete(meetingId);
+		const res = await fetch(`${base}/internal/bot-hosts/claims`, {
+			method: "POST",
+			headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+			body: JSON.stringify({ meeting_id: ticket.meeting_id, attempt: ticket.attempt, host_id: "bench-simulated", version: "bench" }),
 		});
-		req.on("end", () => {
-			if (req.method === "POST") spawns.push(JSON.parse(body));
-			res.writeHead(202, { "content-type": "application/json" }).end("{}");
-		});
-	});
-	return new Promise((resolve) =>
-		server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${server.address().port}/`, spawns, server })),
-	);
+		if (res.status !== 200) throw new Error(`claim for meeting ${meetingId}: ${res.status} ${await res.text()}`);
+		const spawn = await res.json();
+		spawns.push(spawn);
+		return spawn;
+	};
+	return { gatewayVars: spawnQueue.gatewayVars, spawns, claim, close: () => spawnQueue.queue.close() };
 }
 
 export const openSocket = (url, headers = {}) =>
@@ -39,12 +62,7 @@ export async function sendSimulatedBot({ base, key, recorder, code }) {
 			body: JSON.stringify({ platform: "google_meet", native_meeting_id: code }),
 		})
 	).json();
-	let spawn;
-	for (let i = 0; i < 200 && !spawn; i++) {
-		spawn = recorder.spawns.find((s) => s.meeting_id === meeting.id);
-		if (!spawn) await new Promise((r) => setTimeout(r, 25));
-	}
-	if (!spawn) throw new Error(`no spawn request for meeting ${code}`);
+	const spawn = await recorder.claim(base, meeting.id);
 	const ws = await openSocket(spawn.channel.url, { Authorization: `Bearer ${spawn.channel.token}` });
 	let seq = 0;
 	const acks = new Map();

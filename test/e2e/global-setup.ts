@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { startBotHost, startGateway } from "../../scripts/local-stack.mjs";
+import { startBotHost, startGateway, startSpawnQueue, stopBotHost } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
 import { startGitServer } from "../receiver/git-server.ts";
 import { startModelServer } from "../receiver/model-server.ts";
@@ -31,8 +31,8 @@ declare module "vitest" {
 
 /**
  * Two gateways share the admin token: one whose bot host is the recording receiver (tests
- * play the bot over the real channel), and one wired to the real bot host, whose Chromium
- * bots join the platform sandbox.
+ * play the bot over the real channel), and one whose spawn queue a real bot host pulls,
+ * whose Chromium bots join the platform sandbox.
  */
 export default async function setup(project: TestProject) {
 	const receiver = await startWebhookReceiver();
@@ -43,8 +43,7 @@ export default async function setup(project: TestProject) {
 	const adminToken = `adm_${randomBytes(18).toString("base64url")}`;
 	const botHostSecret = randomBytes(18).toString("base64url");
 	const stateDirs: string[] = [];
-	const gatewayWith = async (bots: Record<string, string>) => {
-		const port = await freePort();
+	const gatewayWith = async (port: number, bots: Record<string, string>) => {
 		const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-e2e-"));
 		stateDirs.push(stateDir);
 		const child = await startGateway({
@@ -63,12 +62,27 @@ export default async function setup(project: TestProject) {
 		});
 		return { child, url: `http://127.0.0.1:${port}` };
 	};
-	const [botHostPort, sandboxPort] = [await freePort(), await freePort()];
+	// The real bots' gateway publishes spawn tickets to a local queue, and one bot host pulls them
+	// and claims at that gateway, as in production (docs/bot-fleet.md).
+	const spawnQueue = await startSpawnQueue();
+	const [simulatedPort, realPort, botHostPort, sandboxPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+	const realUrl = `http://127.0.0.1:${realPort}`;
 	const [simulated, real, botHost] = await Promise.all([
 		// The receiver stands in for the spawn queue's HTTP API; tests claim as the host (simulated-bot.ts).
-		gatewayWith({ SPAWN_QUEUE_URL: `${receiver.url}/spawn-queue/client/v4/accounts/e2e/queues/bot-spawns` }),
-		gatewayWith({ BOT_HOST_URL: `http://127.0.0.1:${botHostPort}/` }),
-		startBotHost({ port: botHostPort, secret: botHostSecret, sandboxPort, quiet: true }),
+		gatewayWith(simulatedPort, { SPAWN_QUEUE_URL: `${receiver.url}/spawn-queue/client/v4/accounts/e2e/queues/bot-spawns` }),
+		gatewayWith(realPort, spawnQueue.gatewayVars),
+		startBotHost({
+			port: botHostPort,
+			secret: botHostSecret,
+			sandboxPort,
+			quiet: true,
+			id: "e2e-host-1",
+			gatewayUrl: realUrl,
+			queueUrl: spawnQueue.url,
+			queueToken: spawnQueue.token,
+			// CI's shared cores run a load far above their count; the tests keep their Chromiums few themselves.
+			env: { BOT_HOST_MAX_LOAD: "1000" },
+		}),
 	]);
 	project.provide("gatewayUrl", simulated.url);
 	project.provide("botGatewayUrl", real.url);
@@ -80,9 +94,10 @@ export default async function setup(project: TestProject) {
 	project.provide("gitServerToken", gitServer.token);
 	project.provide("botHostSecret", botHostSecret);
 	return async () => {
-		botHost.kill("SIGTERM");
+		await stopBotHost(botHost);
 		simulated.child.kill("SIGTERM");
 		real.child.kill("SIGTERM");
+		await spawnQueue.queue.close();
 		await receiver.close();
 		await model.close();
 		await gitServer.close();

@@ -1,0 +1,183 @@
+// The bot fleet on one machine (docs/bot-fleet.md#running-it-locally): the spawn queue stand-in,
+// one shared platform sandbox and bot host processes pulling from the queue.
+import { randomBytes } from "node:crypto";
+import { createInterface } from "node:readline";
+import { startLocalQueue } from "./local-queue.mjs";
+import { run } from "./processes.mjs";
+import { bin } from "./toolchain.mjs";
+
+/**
+ * Waits for the bot host's first answer on /health: ready (200) or not ready (503 naming what is
+ * missing). Rejects at once when the process exits first, rather than waiting out the timeout.
+ */
+async function botHostHealth(child, url, timeoutMs) {
+	const exited = new Promise((_, reject) =>
+		child.once("exit", (code, signal) => reject(new Error(`the bot host exited (${signal ?? `code ${code}`}) before answering ${url}`))),
+	);
+	exited.catch(() => undefined);
+	const answered = (async () => {
+		const deadline = Date.now() + timeoutMs;
+		while (Date.now() < deadline) {
+			try {
+				const res = await fetch(url);
+				const body = await res.json().catch(() => ({}));
+				if (res.ok || res.status === 503) return { ready: res.ok, ...body };
+			} catch {
+				// not listening yet
+			}
+			await new Promise((r) => setTimeout(r, 250));
+		}
+		throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+	})();
+	return Promise.race([answered, exited]);
+}
+
+/**
+ * Starts the platform sandbox as its own process (bot-host/sandbox/main.ts), for several bot
+ * hosts to share. Resolves once it prints the setting a bot host needs (`<port>:<spki hash>`).
+ */
+export async function startSandbox({ port = 0, quiet = false, env = {} } = {}) {
+	const child = run(bin("node"), ["bot-host/sandbox/main.ts"], {
+		stdio: ["ignore", "pipe", "inherit"],
+		env: { ...process.env, SANDBOX_PORT: String(port), ...env },
+	});
+	const setting = await new Promise((resolve, reject) => {
+		let printed = "";
+		// One listener for its whole life: it also keeps the pipe drained once the setting is read.
+		child.stdout.on("data", (chunk) => {
+			if (!quiet) process.stdout.write(chunk);
+			if (printed === null) return;
+			printed += chunk;
+			const match = /BOT_HOST_SANDBOX=(\d+:\S+)/.exec(printed);
+			if (match) {
+				printed = null;
+				child.off("exit", onExit);
+				resolve(match[1]);
+			}
+		});
+		const onExit = (code, signal) => reject(new Error(`the sandbox exited (${signal ?? `code ${code}`}) before it was ready`));
+		child.once("exit", onExit);
+	}).catch((err) => {
+		child.kill("SIGTERM");
+		throw err;
+	});
+	const sandboxPort = Number(setting.split(":")[0]);
+	return { child, port: sandboxPort, setting, controlUrl: `http://127.0.0.1:${sandboxPort}/__sandbox` };
+}
+
+/**
+ * Starts a bot host process (bot-host/main.ts). `sandbox`: true runs the platform sandbox in
+ * the same process on `sandboxPort`; a `<port>:<spki>` string points it at a shared sandbox
+ * (startSandbox); false sends bots to the real platforms (Chromium reaches the sandbox through
+ * --host-resolver-rules). With `queueUrl` and `gatewayUrl` it pulls spawn tickets from that
+ * queue and claims them at that gateway as `id`. Resolves with the child and its health: a host
+ * without a browser still runs, and `health.detail` names what is missing.
+ */
+export async function launchBotHost({
+	port,
+	secret,
+	sandboxPort,
+	sandbox = true,
+	quiet = false,
+	env = {},
+	id,
+	gatewayUrl,
+	queueUrl,
+	queueToken,
+	label,
+	onLine,
+}) {
+	const sandboxEnv =
+		typeof sandbox === "string"
+			? { BOT_HOST_SANDBOX: sandbox }
+			: sandbox
+				? { BOT_HOST_SANDBOX: "embedded", SANDBOX_PORT: String(sandboxPort) }
+				: { BOT_HOST_SANDBOX: "" };
+	const fleetEnv = {
+		...(id ? { BOT_HOST_ID: id } : {}),
+		...(gatewayUrl ? { BOT_HOST_GATEWAY_URL: gatewayUrl } : {}),
+		...(queueUrl ? { SPAWN_QUEUE_URL: queueUrl } : {}),
+		...(queueToken ? { SPAWN_QUEUE_TOKEN: queueToken } : {}),
+	};
+	const child = run(bin("node"), ["bot-host/main.ts"], {
+		stdio: ["ignore", onLine || label ? "pipe" : quiet ? "ignore" : "inherit", label ? "pipe" : "inherit"],
+		env: {
+			...process.env,
+			BOT_HOST_PORT: String(port),
+			BOT_HOST_SECRET: secret,
+			// Like the gateway's: local avatars, pages and providers live on this machine.
+			OUTBOUND_ALLOW_PRIVATE: "true",
+			...sandboxEnv,
+			...fleetEnv,
+			...env,
+		},
+	});
+	if (child.stdout && (onLine || label))
+		createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => {
+			onLine?.(line);
+			if (label && !quiet) process.stdout.write(`[${label}] ${line}\n`);
+		});
+	if (child.stderr && label) prefixLines(child.stderr, process.stderr, label);
+	try {
+		return { child, health: await botHostHealth(child, `http://127.0.0.1:${port}/health`, 60_000) };
+	} catch (err) {
+		child.kill("SIGTERM");
+		throw err;
+	}
+}
+
+/** Copies a child's output line by line with its name in front, so several hosts' logs stay readable. */
+function prefixLines(from, to, label) {
+	createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => to.write(`[${label}] ${line}\n`));
+}
+
+/** The bot host for tests and benches, which need bots: one that is not ready is an error naming why. */
+export async function startBotHost(options) {
+	const { child, health } = await launchBotHost(options);
+	if (health.ready) return child;
+	child.kill("SIGTERM");
+	throw new Error(`the bot host is not ready: ${health.detail ?? "no reason given"}`);
+}
+
+/**
+ * Stops a bot host now: the first SIGTERM drains it, the second makes its bots leave their
+ * meetings (named `host_drained`); SIGKILL if it has not exited within `timeoutMs`.
+ */
+export async function stopBotHost(child, timeoutMs = 15_000) {
+	if (child.exitCode !== null || child.signalCode !== null) return;
+	const exited = new Promise((resolve) => child.once("exit", resolve));
+	child.kill("SIGTERM");
+	await new Promise((r) => setTimeout(r, 200));
+	child.kill("SIGTERM");
+	const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+	await exited;
+	clearTimeout(timer);
+}
+
+/** The spawn queue's id, locally and in the tests (each test stack has its own queue server). */
+export const SPAWN_QUEUE_ID = "bot-spawns";
+
+/**
+ * A local fleet: the Queues stand-in (scripts/local-queue.mjs) with a fresh token, and the
+ * gateway variables that make the Worker publish spawn tickets to it.
+ */
+export async function startSpawnQueue({ port = 0, token = randomBytes(18).toString("base64url") } = {}) {
+	const queue = await startLocalQueue({ port, token });
+	const url = queue.url(SPAWN_QUEUE_ID);
+	return { queue, url, token, gatewayVars: { SPAWN_QUEUE_URL: url, SPAWN_QUEUE_TOKEN: token } };
+}
+
+/** BOT_HOST_PORT and the next ports after it, skipping the stack's other ports (18058, 18059 by default). */
+export function botHostPorts(first, count, taken) {
+	const ports = [];
+	for (let p = first; ports.length < count; p++) if (!taken.includes(p)) ports.push(p);
+	return ports;
+}
+
+/** How many bot hosts `npm start` runs: BOT_HOSTS, 1 to 3 (each a Chromium per bot on one machine). */
+export function botHostCount(value = process.env.BOT_HOSTS) {
+	if (value === undefined || value === "") return 1;
+	const count = Number(value);
+	if (!Number.isInteger(count) || count < 1 || count > 3) throw new Error(`BOT_HOSTS must be 1, 2 or 3 (got ${JSON.stringify(value)})`);
+	return count;
+}

@@ -1,0 +1,143 @@
+/**
+ * `npm start` with BOT_HOSTS=2 (scripts/start.mjs, a real process as a developer runs it): the
+ * local spawn queue, one shared sandbox, two bot hosts local-1 and local-2 pulling from the queue
+ * and the gateway publishing to it. A bot sent with the printed key is claimed by one of the
+ * hosts and goes active; Ctrl-C (SIGINT) stops every process it started.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/ports.mjs";
+import { eventually, nativeId } from "./client";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+const portFree = (port: number) =>
+	new Promise<boolean>((resolve) => {
+		const server = createServer();
+		server.once("error", () => resolve(false));
+		server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+	});
+
+const alive = (pid: number) => {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+};
+
+describe("npm start with BOT_HOSTS=2", () => {
+	const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-npm-start-"));
+	let start: ChildProcess;
+	let output = "";
+	const ports = { gateway: 0, host: 0, sandbox: 0, queue: 0 };
+	const banner = (label: string) => new RegExp(`^${label}:\\s+(.*)$`, "gm");
+	const lines = (label: string) => [...output.matchAll(banner(label))].map((m) => m[1] as string);
+
+	beforeAll(async () => {
+		for (const name of Object.keys(ports) as (keyof typeof ports)[]) ports[name] = await freePort();
+		// The second host takes the port after BOT_HOST_PORT: find a pair that is free.
+		while (!(await portFree(ports.host + 1))) ports.host = await freePort();
+		start = spawn(process.execPath, ["scripts/start.mjs"], {
+			cwd: root,
+			stdio: ["ignore", "pipe", "pipe"],
+			env: {
+				...process.env,
+				API_GATEWAY_HOST_PORT: String(ports.gateway),
+				BOT_HOST_PORT: String(ports.host),
+				SANDBOX_PORT: String(ports.sandbox),
+				SPAWN_QUEUE_PORT: String(ports.queue),
+				BOT_HOSTS: "2",
+				LOCAL_STATE_DIR: stateDir,
+				// CI's shared cores run a load far above their count; this test runs one Chromium.
+				BOT_HOST_MAX_LOAD: "1000",
+			},
+		});
+		start.stdout?.on("data", (chunk) => {
+			output += String(chunk);
+		});
+		start.stderr?.on("data", (chunk) => {
+			output += String(chunk);
+		});
+		await eventually(
+			"the start banner",
+			() => {
+				if (start.exitCode !== null) throw new Error(`npm start exited with ${start.exitCode}:\n${output.slice(-3000)}`);
+				return output.includes("Ctrl-C stops everything.") ? true : undefined;
+			},
+			170_000,
+		).catch((err: Error) => {
+			throw new Error(`${err.message}\n${output.slice(-3000)}`);
+		});
+	});
+	afterAll(async () => {
+		// Ctrl-C even when the test failed half-way, so nothing it started outlives it.
+		if (start.exitCode === null && start.signalCode === null) {
+			const exited = new Promise((resolve) => start.once("exit", resolve));
+			start.kill("SIGINT");
+			await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+		}
+		rmSync(stateDir, { recursive: true, force: true });
+	});
+
+	it("runs the queue and two hosts pulling it; a bot sent with the printed key is claimed and goes active; Ctrl-C stops them all", async () => {
+		const base = `http://127.0.0.1:${ports.gateway}`;
+		expect(lines("Spawn queue")[0]).toContain(`http://127.0.0.1:${ports.queue}/client/v4/accounts/local/queues/bot-spawns`);
+		const hosts = lines("Bot host").map((line) => /^(local-\d) on http:\/\/127\.0\.0\.1:(\d+) \(pid (\d+)\), (ready|degraded)/.exec(line));
+		expect(hosts.map((h) => h?.[1])).toEqual(["local-1", "local-2"]);
+		// The first on BOT_HOST_PORT, the next on a port none of the stack's other servers use.
+		expect(Number(hosts[0]?.[2])).toBe(ports.host);
+		const hostPorts = hosts.map((h) => Number(h?.[2]));
+		expect(new Set([...hostPorts, ports.gateway, ports.sandbox, ports.queue]).size).toBe(5);
+		const pids = hosts.map((h) => Number(h?.[3]));
+		for (const port of hostPorts) expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+		const key = lines("API key")[0]?.split(/\s+/)[0] ?? "";
+		expect(key).toMatch(/^vxa_/);
+
+		const code = nativeId("google_meet");
+		const opened = await fetch(`http://127.0.0.1:${ports.sandbox}/__sandbox/meetings/${code}`, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify({ direct_join: true, participants: [{ name: "Alice", lines: ["Hello from the local fleet."] }] }),
+		});
+		expect(opened.status).toBe(200);
+		const sent = await fetch(`${base}/bots`, {
+			method: "POST",
+			headers: { "X-API-Key": key, "content-type": "application/json" },
+			body: JSON.stringify({ platform: "google_meet", native_meeting_id: code }),
+		});
+		expect(sent.status).toBe(201);
+		const { id } = (await sent.json()) as { id: number };
+		const meeting = async () =>
+			(await (await fetch(`${base}/meetings/${id}`, { headers: { "X-API-Key": key } })).json()) as { status: string };
+		await eventually("the bot active", async () => ((await meeting()).status === "active" ? true : undefined), 90_000);
+		// Each host's lines carry its name: exactly one of them launched the bot.
+		const launchedBy = ["local-1", "local-2"].filter((h) => new RegExp(`^\\[${h}\\] bot for meeting ${id} attempt 1\\b`, "m").test(output));
+		expect(launchedBy).toHaveLength(1);
+
+		await fetch(`${base}/bots/google_meet/${code}`, { method: "DELETE", headers: { "X-API-Key": key } });
+		await eventually("the meeting completed", async () => ((await meeting()).status === "completed" ? true : undefined), 60_000);
+
+		const exited = new Promise((resolve) => start.once("exit", resolve));
+		start.kill("SIGINT");
+		await exited;
+		await eventually(
+			"every host and the gateway gone",
+			async () => {
+				if (pids.some(alive)) return undefined;
+				return fetch(`${base}/health`).then(
+					() => undefined,
+					() => true,
+				);
+			},
+			30_000,
+		);
+		await expect(fetch(`http://127.0.0.1:${ports.sandbox}/__sandbox/health`)).rejects.toThrow();
+		await expect(fetch(`http://127.0.0.1:${ports.queue}/`)).rejects.toThrow();
+	});
+});
