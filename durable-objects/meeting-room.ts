@@ -148,12 +148,15 @@ export class MeetingRoom extends DurableObject<Env> {
 		for (const old of this.#room.botSockets()) old.close(ROOM_CLOSE.replaced, "replaced by a newer connection");
 		const pair = new WebSocketPair();
 		this.ctx.acceptWebSocket(pair[1], ["bot"]);
+		this.#inbox.channelOpened();
 		await this.#room.timers.clear("watchdog");
 		return new Response(null, { status: 101, webSocket: pair[0] });
 	}
 
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
 		if (typeof data !== "string") return;
+		// Live frames go out now; storing and acking wait their turn.
+		this.#inbox.deliverAhead(socket, data);
 		await this.#room.serial(() => this.#inbox.receive(socket, data));
 	}
 

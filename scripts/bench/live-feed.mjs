@@ -88,13 +88,15 @@ function bundleLike(id, i, meetingId) {
 }
 
 /** The floor: one socket's message relayed by a bare Durable Object to `receivers` sockets. */
-async function measureFloor({ relayBase, receivers, messages, room }) {
-	const url = (role) => `${relayBase}/relay?room=${room}&role=${role}`;
-	const sender = await openSocket(url("sender"));
+async function measureFloor({ relayBase, receivers, messages, room, hop = false }) {
+	// With a hop, the sender's object forwards to a second object holding the receivers.
+	const senderUrl = `${relayBase}/relay?room=${room}-in&role=sender${hop ? `&hop=${room}-out` : ""}`;
+	const receiverUrl = `${relayBase}/relay?room=${hop ? `${room}-out` : `${room}-in`}&role=receiver`;
+	const sender = await openSocket(senderUrl);
 	const r = await timeDeliveries({
 		count: receivers,
 		messages,
-		open: () => openSocket(url("receiver")),
+		open: () => openSocket(receiverUrl),
 		send: (id, i) => sender.send(JSON.stringify(bundleLike(id, i, 1))),
 	});
 	sender.close();
@@ -122,9 +124,11 @@ export async function benchLiveFeed({ base, key, recorder }) {
 		]) {
 			// The floor first, then ours, back to back, so drift in the machine's load falls on both alike.
 			const floor = await measureFloor({ relayBase, receivers: subscribers, messages: segments, room: `n${subscribers}` });
+			const hop = await measureFloor({ relayBase, receivers: subscribers, messages: segments, room: `h${subscribers}`, hop: true });
 			const ours = await measureOurs({ base, key, recorder, subscribers, segments, code });
 			const label = `${String(subscribers).padStart(4)} subscriber(s)`;
 			console.log(`${label} floor: p50 ${ms(floor.p50)}   p99 ${ms(floor.p99)}   (${floor.n} deliveries)`);
+			console.log(`${label} floor + one object hop: p50 ${ms(hop.p50)}   p99 ${ms(hop.p99)}`);
 			console.log(`${label} ours:  p50 ${ms(ours.p50)}   p99 ${ms(ours.p99)}   (${ours.n} deliveries)`);
 			console.log(
 				`${label} ratio: p50 ${(ours.p50 / floor.p50).toFixed(2)}x   p99 ${(ours.p99 / floor.p99).toFixed(2)}x   (goal: at most 1.5x)`,
