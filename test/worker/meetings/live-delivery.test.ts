@@ -136,4 +136,23 @@ describe("live delivery ahead of storage", () => {
 		await eventually("the burst's last ack", () => (bot.channel.messages.some((m) => m.type === "ack" && m.seq === 21) ? true : undefined));
 		staying.close();
 	});
+
+	it("delivers nothing twice for a message sent again, and nothing past a gap", async () => {
+		const { key, headers } = await userWithKey();
+		const { bot, code } = await liveMeeting(headers);
+		const watcher = await watch(key, code);
+		await bot.send({ type: "segment", segment: segment({ segment_id: "r-1", text: "once" }) });
+		await bot.send({ type: "segment", segment: segment({ segment_id: "r-2", text: "twice?", start: 1, end: 2 }) });
+		// The same seq again on the same connection: acked again, not delivered again.
+		bot.channel.send({ type: "segment", segment: segment({ segment_id: "r-2", text: "twice?", start: 1, end: 2 }), seq: 3 });
+		await eventually("the second ack of 3", () =>
+			bot.channel.messages.filter((m) => m.type === "ack" && m.seq === 3).length === 2 ? true : undefined,
+		);
+		// A seq past the next one: the bot is told to resend, and nothing of it goes out.
+		bot.channel.send({ type: "segment", segment: segment({ segment_id: "r-gap", text: "too early", start: 5, end: 6 }), seq: 5 });
+		await eventually("the room to close the channel", () => bot.channel.closed);
+		await new Promise((r) => setTimeout(r, 300));
+		expect(confirmedIds(watcher)).toEqual(["r-1", "r-2"]);
+		watcher.close();
+	});
 });
