@@ -6,6 +6,8 @@ import type { RoomCore, RoomState } from "./room-core";
 import { transcriptLine } from "./room-stream";
 
 type Sequenced = Exclude<BotToRoom, { type: "hello" }>;
+/** What reaches /ws watchers as it arrives (a status goes out with its move). */
+type Live = Exclude<Sequenced, { type: "status" }>;
 
 /**
  * What the room does with each message on the bot channel. Messages carry a per-attempt seq
@@ -19,8 +21,76 @@ export class BotChannelInbox {
 	private readonly drafts = new Map<string, Map<string, LiveSegment>>();
 	/** Sockets told to resend: what they already sent is queued behind the failure and must not be applied. */
 	private readonly refused = new WeakSet<WebSocket>();
+	/**
+	 * Live delivery runs ahead of storage: the highest seq whose /ws frames went out, and the
+	 * meeting they name. In memory only: after a wake-up the next message is delivered by apply.
+	 */
+	private delivered: { seq: number; meetingId: number; ref: MeetingRef } | undefined;
 
 	constructor(private readonly room: RoomCore) {}
+
+	/**
+	 * Sends a segment, chat line, participant change or bot event to /ws watchers the moment it
+	 * arrives, before it waits its turn behind the previous message's D1 write: only the next seq
+	 * after the last one delivered, so frames stay in the bot's order and a resend is never sent
+	 * twice. The message is still applied (and acked once durable) in order by `receive`; anything
+	 * this skips (a status, a gap, a room that just woke) is delivered there instead.
+	 */
+	deliverAhead(socket: WebSocket, text: string): void {
+		const delivered = this.delivered;
+		if (!delivered || this.refused.has(socket) || !this.room.fanout.loaded()) return;
+		// Only the one open channel runs ahead; a socket on its way out waits for `receive` to judge it.
+		const open = this.room.botSockets().filter((s) => s.readyState === WebSocket.OPEN);
+		if (open.length !== 1 || open[0] !== socket) return;
+		let message: BotToRoom;
+		try {
+			message = BotToRoom.parse(JSON.parse(text));
+		} catch {
+			return;
+		}
+		if (message.type === "hello" || message.type === "status" || message.seq !== delivered.seq + 1) return;
+		void this.deliver(delivered.meetingId, delivered.ref, message);
+		delivered.seq = message.seq;
+	}
+
+	/** Sends a message's frames; the calls go out before this returns (RoomFanout.publish), in order. */
+	private deliver(meetingId: number, ref: MeetingRef, message: Live): Promise<unknown> {
+		const fanout = this.room.fanout;
+		switch (message.type) {
+			case "segment":
+				return Promise.all(this.bundles(ref, message.segment).map((bundle) => fanout.publish(meetingId, bundle)));
+			case "chat": {
+				const m = message.message;
+				const frames: Record<string, unknown>[] = [chatMessage(ref, m)];
+				if (!m.is_from_bot) frames.push(interactiveEvent(ref, "chat.received", { sender: m.sender, text: m.text, timestamp: m.timestamp }));
+				return Promise.all(frames.map((frame) => fanout.publish(meetingId, frame)));
+			}
+			case "participant":
+				return fanout.publish(
+					meetingId,
+					interactiveEvent(ref, `participant.${message.event === "join" ? "joined" : "left"}`, { participant: message.participant }),
+				);
+			case "event":
+				return fanout.publish(meetingId, interactiveEvent(ref, message.name, message.payload));
+		}
+	}
+
+	/** Delivers a message not delivered ahead, then remembers its seq as the last one out. */
+	private async deliverInTurn(state: RoomState, message: Live): Promise<void> {
+		const ref = this.room.ref(state);
+		const last = this.delivered?.meetingId === state.meetingId ? this.delivered.seq : 0;
+		const sent = message.seq > last ? this.deliver(state.meetingId, ref, message) : undefined;
+		this.delivered = { seq: Math.max(last, message.seq), meetingId: state.meetingId, ref };
+		await sent;
+	}
+
+	/**
+	 * A new bot connection: delivery ahead starts over with it (a new attempt numbers its
+	 * messages afresh). A resend after a failed write may then reach watchers twice, as before.
+	 */
+	channelOpened(): void {
+		this.delivered = undefined;
+	}
 
 	async receive(socket: WebSocket, text: string): Promise<void> {
 		if (this.refused.has(socket)) return;
@@ -91,7 +161,6 @@ export class BotChannelInbox {
 
 	private async apply(state: RoomState, message: Sequenced): Promise<void> {
 		const env = this.room.env;
-		const ref = this.room.ref(state);
 		switch (message.type) {
 			case "status":
 				await this.room.applyMove({
@@ -103,28 +172,26 @@ export class BotChannelInbox {
 				});
 				return;
 			case "segment": {
-				// The meeting stream's log is local and synchronous; then /ws subscribers (latency), then D1; the ack waits for D1.
+				// Delivered first (latency), then D1, then the meeting stream's local log; the ack waits for both.
+				// The local log comes last: while a write of the object's own storage is unconfirmed, the
+				// runtime holds back everything the object sends (its output gate), the next message's
+				// delivery too, and D1 is the long wait of the three.
+				await this.deliverInTurn(state, message);
+				await upsertSegment(env, state.meetingId, message.segment).run();
 				const line = transcriptLine(message.segment);
 				this.room.copilot.transcriptLogged(this.room.stream.append(line), line);
-				for (const bundle of this.bundles(ref, message.segment)) await this.room.fanout.publish(state.meetingId, bundle);
-				await upsertSegment(env, state.meetingId, message.segment).run();
 				return;
 			}
 			case "chat": {
+				await this.deliverInTurn(state, message);
 				const m = message.message;
-				await this.room.fanout.publish(state.meetingId, chatMessage(ref, m));
-				if (!m.is_from_bot) {
-					await this.room.fanout.publish(
-						state.meetingId,
-						interactiveEvent(ref, "chat.received", { sender: m.sender, text: m.text, timestamp: m.timestamp }),
-					);
-				}
 				await env.DB.prepare("INSERT INTO chat_messages (meeting_id, sender, text, timestamp, is_from_bot) VALUES (?, ?, ?, ?, ?)")
 					.bind(state.meetingId, m.sender, m.text, m.timestamp, m.is_from_bot ? 1 : 0)
 					.run();
 				return;
 			}
 			case "participant": {
+				await this.deliverInTurn(state, message);
 				const p = message.participant;
 				const joined = message.event === "join" ? message.timestamp : null;
 				const left = message.event === "leave" ? message.timestamp : null;
@@ -136,14 +203,10 @@ export class BotChannelInbox {
 				)
 					.bind(state.meetingId, p.id, p.name, joined, left)
 					.run();
-				await this.room.fanout.publish(
-					state.meetingId,
-					interactiveEvent(ref, `participant.${message.event === "join" ? "joined" : "left"}`, { participant: p }),
-				);
 				return;
 			}
 			case "event":
-				await this.room.fanout.publish(state.meetingId, interactiveEvent(ref, message.name, message.payload));
+				await this.deliverInTurn(state, message);
 				return;
 		}
 	}

@@ -164,6 +164,7 @@ export class MeetingRoom extends DurableObject<Env> {
 			for (const old of this.#room.botSockets()) old.close(ROOM_CLOSE.replaced, "replaced by a newer connection");
 			const pair = new WebSocketPair();
 			this.#room.acceptBot(pair[1], attempt);
+			this.#inbox.channelOpened();
 			if (!state.connected) await this.#room.saveState({ ...state, connected: true });
 			await this.#room.timers.clear("watchdog");
 			return new Response(null, { status: 101, webSocket: pair[0] });
@@ -172,6 +173,8 @@ export class MeetingRoom extends DurableObject<Env> {
 
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
 		if (typeof data !== "string") return;
+		// Live frames go out now; storing and acking wait their turn.
+		this.#inbox.deliverAhead(socket, data);
 		await this.#room.serial(() => this.#inbox.receive(socket, data));
 	}
 

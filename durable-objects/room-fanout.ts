@@ -37,21 +37,30 @@ export class RoomFanout {
 		await this.storage.put("subscribers", [...users]);
 	}
 
-	/** Sends one serialized message to every subscribed user's feed; a dead feed is dropped. */
-	async publish(meetingId: number, message: unknown): Promise<void> {
-		const users = await this.load();
-		if (users.size === 0) return;
+	/**
+	 * Sends one serialized message to every subscribed user's feed; a dead feed is dropped. Once
+	 * the watchers are loaded the calls go out before this returns (calls on one stub arrive in
+	 * the order made), so a caller that does not await still keeps the meeting's frames in order.
+	 */
+	publish(meetingId: number, message: unknown): Promise<void> {
+		if (!this.users) return this.load().then(() => this.publish(meetingId, message));
+		if (this.users.size === 0) return Promise.resolve();
 		const text = JSON.stringify(message);
-		await Promise.all(
-			[...users].map(async (userId) => {
-				try {
-					const stillSubscribed = await this.stub(userId).deliver(meetingId, text);
-					if (!stillSubscribed) await this.remove(userId);
-				} catch (err) {
-					console.warn("live feed delivery failed", err instanceof Error ? err.name : "error");
-				}
-			}),
-		);
+		return Promise.all([...this.users].map((userId) => this.deliver(userId, meetingId, text))).then(() => undefined);
+	}
+
+	/** Whether publish sends at once (the watchers are in memory). */
+	loaded(): boolean {
+		return this.users !== undefined;
+	}
+
+	private async deliver(userId: number, meetingId: number, text: string): Promise<void> {
+		try {
+			const stillSubscribed = await this.stub(userId).deliver(meetingId, text);
+			if (!stillSubscribed) await this.remove(userId);
+		} catch (err) {
+			console.warn("live feed delivery failed", err instanceof Error ? err.name : "error");
+		}
 	}
 
 	private stub(userId: number) {
