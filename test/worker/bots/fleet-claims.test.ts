@@ -15,6 +15,7 @@ import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
 import {
 	claimAttempt,
 	eventually,
+	openSocket,
 	ownMeetingIds,
 	QUEUE_MESSAGES,
 	SimulatedBot,
@@ -162,10 +163,13 @@ describe("a lost bot host", () => {
 
 describe("a respawn (BOT_MAX_RESPAWNS = 1)", () => {
 	it("asks for attempt 2, closes attempt 1 with 4409 and refuses its token, and continues the same transcript from seq 1", async () => {
-		const { headers } = await userWithKey();
+		const { headers, key } = await userWithKey();
 		const code = meetCode();
 		await ownMeetingIds();
 		const m = await sendBot(headers, code);
+		const watcher = await openSocket("/ws", { "X-API-Key": key });
+		watcher.send({ action: "subscribe", meetings: [{ platform: "google_meet", native_id: code }] });
+		await watcher.waitFor("subscribed", (msg) => msg.type === "subscribed");
 		const restore = await swapEnv(roomOf(m.id), () => ({ BOT_MAX_RESPAWNS: "1" }));
 		try {
 			const first = await SimulatedBot.connect(await spawnRequestFor(m.id));
@@ -197,7 +201,14 @@ describe("a respawn (BOT_MAX_RESPAWNS = 1)", () => {
 				await call("GET", `/transcripts/google_meet/${code}`, { headers }),
 			);
 			expect(transcript.segments.map((s) => s.segment_id).sort()).toEqual(["a-1", "b-1"]);
+			// Live watchers hear both bots: the new attempt's seq 1 is not taken for one already delivered.
+			const live = (segmentId: string) =>
+				watcher.messages.some(
+					(msg) => msg.type === "transcript" && (msg.confirmed as { segment_id: string }[]).some((s) => s.segment_id === segmentId),
+				);
+			await eventually("both bots' lines on /ws", () => (live("a-1") && live("b-1") ? true : undefined));
 		} finally {
+			watcher.close();
 			await restore();
 		}
 	});
