@@ -5,12 +5,11 @@
  * Run: `npx node bot-host/bench.ts` (prints JSON). Also importable: `runBotHostBench()`.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { SpawnRequest } from "../src/bot-channel/protocol.ts";
 import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
 import { startSandbox } from "./sandbox/server.ts";
 import { startBotHost } from "./service.ts";
 import { FakeRoom, statusesOf } from "./test/room.ts";
-
-const SECRET = "bench-secret";
 
 export interface BotHostBench {
 	spawn_to_active_ms: { runs: number; p50: number; p95: number };
@@ -24,7 +23,6 @@ export async function runBotHostBench(options: { spawnRuns?: number } = {}): Pro
 	const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 	const host = await startBotHost({
 		port: 0,
-		secret: SECRET,
 		browser: {
 			executablePath,
 			extraFlags: sandbox.chromiumFlags,
@@ -39,10 +37,9 @@ export async function runBotHostBench(options: { spawnRuns?: number } = {}): Pro
 		const code = `ben-${String.fromCharCode(97 + (meetingId % 26), 97 + ((meetingId >> 5) % 26))}xy-${String.fromCharCode(97 + ((meetingId >> 10) % 26))}zz`;
 		sandbox.setScenario(code, scenario);
 		const startedAt = Date.now();
-		const res = await fetch(`http://127.0.0.1:${host.port}/bots`, {
-			method: "POST",
-			headers: { authorization: `Bearer ${SECRET}`, "content-type": "application/json" },
-			body: JSON.stringify({
+		// In process, as the pull loop launches a claimed bot.
+		host.launch(
+			SpawnRequest.parse({
 				meeting_id: meetingId,
 				platform: "google_meet",
 				native_meeting_id: code,
@@ -51,8 +48,7 @@ export async function runBotHostBench(options: { spawnRuns?: number } = {}): Pro
 				transcription: null,
 				channel: { url: room.url(meetingId), token: "bench" },
 			}),
-		});
-		if (res.status !== 202) throw new Error(`spawn answered ${res.status}`);
+		);
 		const activeAt = await room.until(meetingId, (r) => {
 			const i = r.findIndex((m) => m.type === "status" && m.status === "active");
 			return i >= 0 ? room.arrivedAt(meetingId)[i] : undefined;
@@ -61,7 +57,7 @@ export async function runBotHostBench(options: { spawnRuns?: number } = {}): Pro
 	};
 	const stop = async (meetingId: number) => {
 		const session = host.bots.get(meetingId);
-		await fetch(`http://127.0.0.1:${host.port}/bots/${meetingId}`, { method: "DELETE", headers: { authorization: `Bearer ${SECRET}` } });
+		room.command(meetingId, { action: "leave" });
 		await session?.finished;
 	};
 

@@ -1,80 +1,179 @@
 /**
- * Bot host entry: `node bot-host/main.ts`.
- * BOT_HOST_PORT (default 8790), BOT_HOST_BIND (default 127.0.0.1), BOT_HOST_SECRET (required),
- * CHROMIUM_PATH (default /usr/bin/chromium; without it /health answers 503 and spawns are
- * refused, naming what is missing), BOT_CHROMIUM_SANDBOX (on, off, default auto),
- * BOT_HOST_SANDBOX: unset for real meetings; `embedded` to run the platform sandbox in this
- * process and send the platform hosts to it; or `<port>:<spki hash>` for a sandbox started apart.
- * SANDBOX_UNCONFIGURED_MEETINGS (embedded sandbox): `not_found` (default) or `open`.
- * OUTBOUND_ALLOW_PRIVATE (default false), BOT_DOWNLOAD_MAX_BYTES, BOT_VIDEO_MAX_BYTES: what bots
- * may fetch for users (bot/egress.ts). BOT_HOST_MAX_BOTS (default 20): live bots at most.
+ * Bot host entry: `node bot-host/main.ts`. It takes work by pulling spawn tickets from the spawn
+ * queue and claiming them from the gateway (docs/bot-fleet.md#the-bot-host); it needs no inbound
+ * connectivity. Its HTTP server answers GET /health and GET /metrics only.
+ *
+ * Work: SPAWN_QUEUE_URL (the queue's REST base), SPAWN_QUEUE_TOKEN (optional Bearer),
+ * BOT_HOST_GATEWAY_URL (where it claims and reports), BOT_HOST_SECRET (required),
+ * BOT_HOST_ID (default the hostname), BOT_HOST_VERSION (default package.json's).
+ * Without the queue or gateway URL the host runs NOT READY (/health 503 naming what is missing).
+ * Capacity: BOT_HOST_SLOTS (default 20; BOT_HOST_MAX_BOTS is its old name), BOT_MEM_BUDGET_MB
+ * (400 per bot), BOT_MEM_RESERVE_MB (512 kept for the rest of the machine), BOT_HOST_MAX_LOAD
+ * (default the core count: above this 1-minute load average nothing is pulled).
+ * Timing: BOT_HOST_DRAIN_S (15000: how long bots may stay after SIGTERM), BOT_HOST_REPORT_S (15),
+ * BOT_HOST_VISIBILITY_MS (60000), BOT_HOST_BACKOFF_MIN_MS (1000), BOT_HOST_BACKOFF_MAX_MS (5000),
+ * BOT_HOST_FULL_POLL_MS (1000), BOT_HOST_CLAIM_RETRY_S (2).
+ * Browser and sandbox: BOT_HOST_PORT (default 8790), BOT_HOST_BIND (default 127.0.0.1),
+ * CHROMIUM_PATH (default /usr/bin/chromium; without it /health answers 503 naming it),
+ * BOT_CHROMIUM_SANDBOX (on, off, default auto), BOT_HOST_SANDBOX: unset for real meetings;
+ * `embedded` to run the platform sandbox in this process and send the platform hosts to it; or
+ * `<port>:<spki hash>` for a sandbox started apart. SANDBOX_UNCONFIGURED_MEETINGS (embedded
+ * sandbox): `not_found` (default) or `open`. OUTBOUND_ALLOW_PRIVATE (default false),
+ * BOT_DOWNLOAD_MAX_BYTES, BOT_VIDEO_MAX_BYTES: what bots may fetch for users (bot/egress.ts).
+ *
+ * SIGTERM drains: no more pulls, /health 503 `draining`, bots stay until their meetings end or
+ * BOT_HOST_DRAIN_S passes, then leave with `host_drained`; a second SIGTERM makes them leave
+ * at once. The process exits when no bot is left.
  */
 
+import { readFileSync } from "node:fs";
+import os from "node:os";
 import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
 import { hostEgressFromEnv } from "./bot/egress.ts";
+import { DEFAULT_BOT_MEM_BUDGET_MB, DEFAULT_MEM_RESERVE_MB } from "./fleet/capacity.ts";
+import { Gateway } from "./fleet/gateway.ts";
+import { PULL_DEFAULTS, PullLoop } from "./fleet/pull-loop.ts";
+import { DEFAULT_REPORT_S, Reporter } from "./fleet/reporter.ts";
+import { SpawnQueue } from "./fleet/spawn-queue.ts";
 import { sandboxChromiumFlags } from "./sandbox/cert.ts";
 import { startSandbox, unconfiguredMeetingsFromEnv } from "./sandbox/server.ts";
-import { DEFAULT_MAX_BOTS, hostReadiness, startBotHost } from "./service.ts";
+import { DEFAULT_SLOTS, hostReadiness, startBotHost } from "./service.ts";
 
-const secret = process.env.BOT_HOST_SECRET ?? "";
-if (!secret) {
-	console.error("BOT_HOST_SECRET is required");
+const env = process.env;
+const fail = (line: string): never => {
+	console.error(line);
 	process.exit(1);
-}
-const sandboxSetting = process.env.BOT_HOST_SANDBOX ?? "";
+};
+/** A whole number setting: its default when unset, an exit naming it when it is not one. */
+const whole = (name: string, fallback: number, min = 0): number => {
+	const raw = env[name];
+	if (raw === undefined || raw === "") return fallback;
+	const value = Number(raw);
+	if (!Number.isSafeInteger(value) || value < min) fail(`${name} must be a whole number of at least ${min}`);
+	return value;
+};
+const positiveNumber = (name: string): number => {
+	const value = Number(env[name]);
+	if (!Number.isFinite(value) || value <= 0) fail(`${name} must be a positive number`);
+	return value;
+};
+
+const secret = env.BOT_HOST_SECRET ?? "";
+if (!secret) fail("BOT_HOST_SECRET is required");
+const sandboxSetting = env.BOT_HOST_SANDBOX ?? "";
 let extraFlags: string[] = [];
 let closeSandbox = async () => {};
 if (sandboxSetting === "embedded") {
 	const sandbox = await startSandbox({
-		port: Number(process.env.SANDBOX_PORT ?? 0),
-		unconfiguredMeetings: unconfiguredMeetingsFromEnv(process.env.SANDBOX_UNCONFIGURED_MEETINGS),
+		port: Number(env.SANDBOX_PORT ?? 0),
+		unconfiguredMeetings: unconfiguredMeetingsFromEnv(env.SANDBOX_UNCONFIGURED_MEETINGS),
 	});
 	extraFlags = sandbox.chromiumFlags;
 	closeSandbox = () => sandbox.close();
 	console.log(`sandbox on 127.0.0.1:${sandbox.port}, control API ${sandbox.controlUrl}`);
 } else if (sandboxSetting) {
 	const [port, spki] = sandboxSetting.split(":");
-	if (!port || !spki) throw new Error("BOT_HOST_SANDBOX must be `embedded` or `<port>:<spki hash>`");
-	extraFlags = sandboxChromiumFlags(Number(port), spki);
+	if (!port || !spki) fail("BOT_HOST_SANDBOX must be `embedded` or `<port>:<spki hash>`");
+	extraFlags = sandboxChromiumFlags(Number(port), spki as string);
 }
 
-const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const bind = process.env.BOT_HOST_BIND || "127.0.0.1";
-const maxBots = Number(process.env.BOT_HOST_MAX_BOTS || DEFAULT_MAX_BOTS);
-if (!Number.isSafeInteger(maxBots) || maxBots < 1) {
-	console.error("BOT_HOST_MAX_BOTS must be a positive whole number");
-	process.exit(1);
-}
+const executablePath = env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const bind = env.BOT_HOST_BIND || "127.0.0.1";
+const slots = env.BOT_HOST_SLOTS ? whole("BOT_HOST_SLOTS", DEFAULT_SLOTS, 1) : whole("BOT_HOST_MAX_BOTS", DEFAULT_SLOTS, 1);
+const hostId = env.BOT_HOST_ID || os.hostname();
+const version = env.BOT_HOST_VERSION || packageVersion();
+const queueUrl = env.SPAWN_QUEUE_URL ?? "";
+const gatewayUrl = env.BOT_HOST_GATEWAY_URL ?? "";
+// Not an exit: the host still answers /health, so `npm start` and a probe hear what is missing.
+const blockers = [
+	...(queueUrl ? [] : ["SPAWN_QUEUE_URL is not set: this host has no queue to take work from"]),
+	...(gatewayUrl ? [] : ["BOT_HOST_GATEWAY_URL is not set: this host cannot claim meetings"]),
+];
+const log = (line: string) => console.log(line);
 const host = await startBotHost({
-	port: Number(process.env.BOT_HOST_PORT ?? 8790),
+	port: Number(env.BOT_HOST_PORT ?? 8790),
 	bind,
-	secret,
 	browser: {
 		executablePath,
 		extraFlags,
 		fakeDevices: true,
-		sandbox: chromiumSandbox(executablePath, process.env.BOT_CHROMIUM_SANDBOX, (line) => console.log(line)),
+		sandbox: chromiumSandbox(executablePath, env.BOT_CHROMIUM_SANDBOX, log),
 	},
-	egress: hostEgressFromEnv(process.env),
-	maxBots,
+	egress: hostEgressFromEnv(env),
+	slots,
+	capacity: {
+		botMemBudgetMb: whole("BOT_MEM_BUDGET_MB", DEFAULT_BOT_MEM_BUDGET_MB, 1),
+		memReserveMb: whole("BOT_MEM_RESERVE_MB", DEFAULT_MEM_RESERVE_MB),
+		...(env.BOT_HOST_MAX_LOAD ? { maxLoad: positiveNumber("BOT_HOST_MAX_LOAD") } : {}),
+	},
+	hostId,
+	version,
+	blockers,
+	log,
 });
-console.log(`bot host listening on ${bind}:${host.port}`);
-// It keeps listening when not ready, so the Worker hears why a spawn is refused; the operator hears it here.
-const readiness = hostReadiness(executablePath);
+console.log(`bot host ${hostId} (${version}) listening on ${bind}:${host.port}, ${slots} slot(s)`);
+const readiness = hostReadiness(executablePath, undefined, blockers);
 if (readiness.status === "unavailable") console.error(`bot host NOT READY: ${readiness.problems.join("; ")}`);
 else if (readiness.status === "degraded") console.error(`bot host degraded: ${readiness.problems.join("; ")}`);
 
-let stopping = false;
-const shutdown = async () => {
-	if (stopping) return;
-	stopping = true;
-	console.log("bot host: leaving meetings before exit");
-	await host.shutdown();
-	await closeSandbox();
-	process.exit(0);
+let pullLoop: PullLoop | null = null;
+let reporter: Reporter | null = null;
+if (queueUrl && gatewayUrl) {
+	const gateway = new Gateway({ url: gatewayUrl, secret });
+	pullLoop = new PullLoop({
+		queue: new SpawnQueue({ url: queueUrl, token: env.SPAWN_QUEUE_TOKEN || undefined, log }),
+		gateway,
+		host,
+		hostId,
+		version,
+		log,
+		visibilityMs: whole("BOT_HOST_VISIBILITY_MS", PULL_DEFAULTS.visibilityMs, 1_000),
+		backoffMinMs: whole("BOT_HOST_BACKOFF_MIN_MS", PULL_DEFAULTS.backoffMinMs, 1),
+		backoffMaxMs: whole("BOT_HOST_BACKOFF_MAX_MS", PULL_DEFAULTS.backoffMaxMs, 1),
+		fullPollMs: whole("BOT_HOST_FULL_POLL_MS", PULL_DEFAULTS.fullPollMs, 1),
+		claimRetryDelayS: whole("BOT_HOST_CLAIM_RETRY_S", PULL_DEFAULTS.claimRetryDelayS),
+	});
+	pullLoop.start();
+	reporter = new Reporter({
+		gateway,
+		report: () => host.report(),
+		intervalMs: whole("BOT_HOST_REPORT_S", DEFAULT_REPORT_S, 1) * 1000,
+		log,
+	});
+	reporter.start();
+}
+
+const drainMs = whole("BOT_HOST_DRAIN_S", 15_000) * 1000;
+let draining: Promise<void> | null = null;
+const drain = () => {
+	if (draining) {
+		void host.drain(drainMs);
+		return;
+	}
+	draining = (async () => {
+		const drained = host.drain(drainMs);
+		await pullLoop?.stop();
+		await drained;
+		reporter?.stop();
+		// The last report says the host is gone from the fleet's figures.
+		await reporter?.send();
+		await host.shutdown();
+		await closeSandbox();
+		console.log("bot host: no bot left; exiting");
+		process.exit(0);
+	})();
 };
-process.on("SIGTERM", () => void shutdown());
-process.on("SIGINT", () => void shutdown());
+process.on("SIGTERM", drain);
+process.on("SIGINT", drain);
 // A bug in one bot must not take the others down.
 process.on("uncaughtException", (err) => console.error("bot host: uncaught", err));
 process.on("unhandledRejection", (err) => console.error("bot host: unhandled rejection", err));
+
+function packageVersion(): string {
+	try {
+		const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version?: unknown };
+		return typeof pkg.version === "string" ? pkg.version : "unknown";
+	} catch {
+		return "unknown";
+	}
+}

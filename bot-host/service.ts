@@ -1,38 +1,46 @@
 /**
- * The bot host's HTTP face for the Worker: POST /bots (spawn), DELETE /bots/<meeting_id>
- * (stop), GET /health. Spawn and stop need `Authorization: Bearer <BOT_HOST_SECRET>`.
- * A bot that fails or crashes reports on its own channel; it never takes the host down.
- * Refusals carry `detail` (and `error`, the same text, which older Workers read).
+ * The bot host: runs bots (one Chromium each) for the meetings it has claimed. Work arrives
+ * through the pull loop (fleet/pull-loop.ts), which calls `launch`; the host needs no inbound
+ * connectivity, so its HTTP server answers only GET /health (readiness) and GET /metrics
+ * (host-local figures, no meeting ids). A bot that fails or crashes reports on its own channel;
+ * it never takes the host down. Draining (SIGTERM) stops new work and lets bots finish.
  */
-import { timingSafeEqual } from "node:crypto";
 import { accessSync, constants } from "node:fs";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import path from "node:path";
-import { SpawnRequest } from "../src/bot-channel/protocol.ts";
+import type { HostReport } from "../src/bot-channel/fleet.ts";
+import type { CompletionReason, SpawnRequest } from "../src/bot-channel/protocol.ts";
 import { type BrowserOptions, browserMissing } from "./bot/browser.ts";
 import { type HostEgress, hostEgressFromEnv } from "./bot/egress.ts";
 import { BotSession } from "./bot/session.ts";
+import { type Capacity, type CapacitySettings, capacityOf } from "./fleet/capacity.ts";
 
 export interface BotHostOptions {
 	port: number;
 	/** Interface to listen on; loopback unless told otherwise (a container sets 0.0.0.0). */
 	bind?: string;
-	secret: string;
 	browser: BrowserOptions;
 	/** URL guard and byte caps for what bots fetch for users; default: private targets refused. */
 	egress?: HostEgress;
-	/** Live bots at most (BOT_HOST_MAX_BOTS); a spawn beyond it answers 503. */
-	maxBots?: number;
+	/** Bots at once at most (BOT_HOST_SLOTS). */
+	slots?: number;
+	/** Per-bot memory budget, reserve and machine readers (fleet/capacity.ts). */
+	capacity?: Omit<CapacitySettings, "slots">;
+	/** Named in reports. */
+	hostId?: string;
+	version?: string;
+	/** Why this host cannot take work besides a missing browser (e.g. no queue configured): /health 503 names them. */
+	blockers?: string[];
 	/** Passed to each session (tests shorten the caption settle time). */
 	session?: { pollMs?: number; captionSettleMs?: number; joinTimeoutMs?: number };
 	log?: (line: string) => void;
 }
 
-export const DEFAULT_MAX_BOTS = 20;
+export const DEFAULT_SLOTS = 20;
 
 /**
- * What the host can do now. Without a browser no bot can start, so the host is unavailable
- * (/health 503, spawns refused with the same sentence). Without espeak-ng it is degraded: bots
+ * What the host can do now. Without a browser (or without a queue to take work from) no bot
+ * can start, so the host is unavailable (/health 503). Without espeak-ng it is degraded: bots
  * join and transcribe, but cannot speak text, and sandbox participants stay silent.
  */
 export interface HostReadiness {
@@ -42,13 +50,14 @@ export interface HostReadiness {
 	problems: string[];
 }
 
-export function hostReadiness(browserPath: string, searchPath = process.env.PATH ?? ""): HostReadiness {
+export function hostReadiness(browserPath: string, searchPath = process.env.PATH ?? "", blockers: string[] = []): HostReadiness {
 	const browser = browserMissing(browserPath);
 	const speech = onSearchPath("espeak-ng", searchPath)
 		? null
 		: "espeak-ng not found on PATH (install the Debian package espeak-ng): bots cannot speak text and sandbox participants are silent";
-	const problems = [browser, speech].filter((p): p is string => p !== null);
-	const status = browser ? "unavailable" : speech ? "degraded" : "ok";
+	const fatal = [...(browser ? [browser] : []), ...blockers];
+	const problems = [...fatal, ...(speech ? [speech] : [])];
+	const status = fatal.length > 0 ? "unavailable" : speech ? "degraded" : "ok";
 	return { status, ...(problems[0] ? { detail: problems[0] } : {}), problems };
 }
 
@@ -68,95 +77,137 @@ function onSearchPath(command: string, searchPath: string): boolean {
 
 export interface BotHost {
 	port: number;
-	/** Live bots by meeting id. */
+	/** Live bots by meeting id (the newest attempt's). */
 	bots: Map<number, BotSession>;
-	/** Leave every meeting, report, then stop listening. */
-	shutdown(): Promise<void>;
+	/** Starts a bot for a claimed attempt; it counts as launching until it is in the meeting's lobby or call. */
+	launch(request: SpawnRequest): BotSession;
+	capacity(): Capacity;
+	readonly draining: boolean;
+	/** What the host reports to the gateway (fleet/reporter.ts). */
+	report(): HostReport;
+	/**
+	 * Stops taking work; bots run on until their meetings end or `graceMs` passes, then leave with
+	 * `host_drained`. Called again, they leave at once. Resolves when no bot is left.
+	 */
+	drain(graceMs: number): Promise<void>;
+	/** Every bot leaves now with this reason, and the host stops listening. */
+	shutdown(reason?: CompletionReason, text?: string): Promise<void>;
 }
 
 export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 	const log = options.log ?? ((line: string) => console.log(line));
 	const bots = new Map<number, BotSession>();
+	/** Every session not yet finished, superseded attempts included: each holds a Chromium. */
+	const sessions = new Set<BotSession>();
+	const idleWaiters = new Set<() => void>();
 	const egress = options.egress ?? hostEgressFromEnv({});
-	const maxBots = options.maxBots ?? DEFAULT_MAX_BOTS;
-	let shuttingDown = false;
+	const slots = options.slots ?? DEFAULT_SLOTS;
+	let draining = false;
+	let drainTimer: NodeJS.Timeout | null = null;
+	let drained: Promise<void> | null = null;
 
-	const authorized = (req: IncomingMessage): boolean => {
-		const header = req.headers.authorization ?? "";
-		const given = Buffer.from(header.startsWith("Bearer ") ? header.slice(7) : "");
-		const expected = Buffer.from(options.secret);
-		return options.secret !== "" && given.length === expected.length && timingSafeEqual(given, expected);
+	const readiness = () => hostReadiness(options.browser.executablePath, undefined, options.blockers);
+	const capacity = (): Capacity => {
+		const launching = [...sessions].filter((s) => s.currentStage === "joining").length;
+		return capacityOf(
+			{ slots, ...options.capacity },
+			{ running: sessions.size - launching, launching, draining, ready: readiness().status !== "unavailable" },
+		);
 	};
+	const leaveAll = (reason: CompletionReason, text: string) =>
+		Promise.allSettled([...sessions].map((session) => session.stop(reason, text)));
 
-	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+	const handle = (req: IncomingMessage, res: ServerResponse): void => {
 		const url = new URL(req.url ?? "/", "http://bot-host");
-		const method = req.method ?? "GET";
-		if (method === "GET" && url.pathname === "/health") {
-			if (shuttingDown) return json(res, 200, { status: "draining", bots: bots.size });
-			const ready = hostReadiness(options.browser.executablePath);
-			return json(res, ready.status === "unavailable" ? 503 : 200, { ...ready, bots: bots.size });
+		if (req.method !== "GET" && req.method !== "HEAD") refuse(res, 405, "method not allowed");
+		else if (url.pathname === "/health") {
+			const ready = readiness();
+			// 503 while draining, so a readiness probe takes the host out of rotation.
+			if (draining) json(res, 503, { status: "draining", problems: [], bots: sessions.size, free: 0 });
+			else json(res, ready.status === "unavailable" ? 503 : 200, { ...ready, bots: sessions.size, free: capacity().free });
 		}
-		if (url.pathname === "/bots" || url.pathname.startsWith("/bots/")) {
-			if (!authorized(req)) return refuse(res, 401, "unauthorized");
-		} else return refuse(res, 404, "not found");
-
-		if (method === "POST" && url.pathname === "/bots") {
-			if (shuttingDown) return refuse(res, 503, "bot host is shutting down");
-			// Said now, so the meeting fails with the reason instead of a bot that dies unexplained.
-			const noBrowser = browserMissing(options.browser.executablePath);
-			if (noBrowser) return refuse(res, 503, noBrowser);
-			let body: unknown;
-			try {
-				body = await readJson(req);
-			} catch {
-				return refuse(res, 400, "body is not JSON");
-			}
-			const parsed = SpawnRequest.safeParse(body);
-			if (!parsed.success)
-				return json(res, 422, { error: "invalid spawn request", detail: "invalid spawn request", issues: parsed.error.issues });
-			const request = parsed.data;
-			if (bots.has(request.meeting_id)) return refuse(res, 409, "a bot is already running for this meeting");
-			// Every bot is a Chromium in this one process's care: past the cap, refuse rather than
-			// let memory run out and take every meeting on the host down with it.
-			if (bots.size >= maxBots) return refuse(res, 503, `bot host is at capacity: ${maxBots} ${maxBots === 1 ? "bot" : "bots"}`);
-			const session = new BotSession({ request, browser: options.browser, egress, log, ...options.session });
-			bots.set(request.meeting_id, session);
-			session.finished.finally(() => {
-				if (bots.get(request.meeting_id) === session) bots.delete(request.meeting_id);
-			});
-			session.start();
-			log(`bot for meeting ${request.meeting_id} (${request.platform}) spawned`);
-			return json(res, 202, { meeting_id: request.meeting_id, status: "joining" });
-		}
-		const stopMatch = /^\/bots\/(\d+)$/.exec(url.pathname);
-		if (method === "DELETE" && stopMatch) {
-			const meetingId = Number(stopMatch[1]);
-			const session = bots.get(meetingId);
-			if (!session) return refuse(res, 404, "no bot for this meeting");
-			void session.stop("stopped");
-			return json(res, 202, { meeting_id: meetingId, status: "stopping" });
-		}
-		refuse(res, 405, "method not allowed");
+		// Host-local figures only: meeting ids stay out of an unauthenticated answer.
+		else if (url.pathname === "/metrics")
+			json(res, 200, { host_id: options.hostId ?? null, version: options.version ?? null, ...capacity() });
+		else refuse(res, 404, "not found");
 	};
 
 	const server = http.createServer((req, res) => {
-		handle(req, res).catch((err: unknown) => {
+		try {
+			handle(req, res);
+		} catch (err) {
 			log(`bot host request failed: ${err instanceof Error ? err.message : String(err)}`);
 			if (!res.headersSent) refuse(res, 500, "internal error");
-		});
+		}
 	});
 	await new Promise<void>((resolve, reject) => {
 		server.once("error", reject);
 		server.listen(options.port, options.bind ?? "127.0.0.1", () => resolve());
 	});
 	const address = server.address();
+	const closeServer = () => new Promise<void>((resolve) => server.close(() => resolve()));
+
 	return {
 		port: typeof address === "object" && address ? address.port : options.port,
 		bots,
-		async shutdown() {
-			shuttingDown = true;
-			await Promise.allSettled([...bots.values()].map((bot) => bot.stop("stopped")));
-			await new Promise<void>((resolve) => server.close(() => resolve()));
+		launch(request) {
+			const current = bots.get(request.meeting_id);
+			if (current && current.request.attempt >= request.attempt)
+				throw new Error(`a bot is already running for meeting ${request.meeting_id} (attempt ${current.request.attempt})`);
+			const session = new BotSession({ request, browser: options.browser, egress, log, ...options.session });
+			bots.set(request.meeting_id, session);
+			sessions.add(session);
+			session.finished.finally(() => {
+				sessions.delete(session);
+				if (bots.get(request.meeting_id) === session) bots.delete(request.meeting_id);
+				if (sessions.size === 0) for (const waiter of [...idleWaiters]) waiter();
+			});
+			session.start();
+			log(`bot for meeting ${request.meeting_id} attempt ${request.attempt} (${request.platform}) launched`);
+			return session;
+		},
+		capacity,
+		get draining() {
+			return draining;
+		},
+		report() {
+			return {
+				host_id: options.hostId ?? "unnamed",
+				version: options.version ?? "unknown",
+				...capacity(),
+				meeting_ids: [...bots.keys()].filter((id) => id > 0).slice(0, 1000),
+			};
+		},
+		drain(graceMs) {
+			if (drained) {
+				if (drainTimer) clearTimeout(drainTimer);
+				log(`bot host: told again to stop; ${sessions.size} bot(s) leave now`);
+				void leaveAll("host_drained", "the bot host was stopped before the meeting ended");
+				return drained;
+			}
+			draining = true;
+			log(`bot host: draining; ${sessions.size} bot(s) stay until their meetings end or ${Math.round(graceMs / 1000)} s pass`);
+			drainTimer = setTimeout(() => {
+				log(`bot host: drain grace over; ${sessions.size} bot(s) leave`);
+				void leaveAll("host_drained", `the bot host shut down: its drain grace of ${Math.round(graceMs / 1000)} s ran out`);
+			}, graceMs);
+			drainTimer.unref();
+			drained = new Promise<void>((resolve) => {
+				const done = () => {
+					idleWaiters.delete(done);
+					if (drainTimer) clearTimeout(drainTimer);
+					resolve();
+				};
+				if (sessions.size === 0) done();
+				else idleWaiters.add(done);
+			});
+			return drained;
+		},
+		async shutdown(reason = "stopped", text = "asked to leave (the bot host is shutting down)") {
+			draining = true;
+			if (drainTimer) clearTimeout(drainTimer);
+			await leaveAll(reason, text);
+			await closeServer();
 		},
 	};
 }
@@ -166,11 +217,5 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 }
 
 function refuse(res: ServerResponse, status: number, detail: string): void {
-	json(res, status, { error: detail, detail });
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-	const chunks: Buffer[] = [];
-	for await (const chunk of req) chunks.push(chunk as Buffer);
-	return JSON.parse(Buffer.concat(chunks).toString("utf8") || "null");
+	json(res, status, { detail });
 }

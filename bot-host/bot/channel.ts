@@ -3,7 +3,8 @@
  * meeting's room. Every message gets the next seq and stays queued until the room acks it;
  * after a reconnect the bot says hello with the last acked seq and re-sends the rest in order.
  * A room that has ended the meeting (409/410 on the upgrade, or a close with
- * ROOM_CLOSE.meetingEnded) is not retried: the session is told, and the bot leaves the call.
+ * ROOM_CLOSE.meetingEnded), or has given the meeting to a newer attempt (a close with
+ * ROOM_CLOSE.superseded), is not retried: the session is told, and the bot leaves the call.
  */
 import WebSocket from "ws";
 import { type Act, type BotToRoom, ROOM_CLOSE, RoomToBot } from "../../src/bot-channel/protocol.ts";
@@ -20,6 +21,8 @@ export interface ChannelOptions {
 	onRejected?: (status: number) => void;
 	/** The room has ended the meeting: nothing more will be accepted, and the bot should leave. */
 	onMeetingEnded?: () => void;
+	/** A newer attempt (another bot) holds the meeting now: this bot should leave. */
+	onSuperseded?: () => void;
 	log: (line: string) => void;
 	/** Longest pause between reconnect attempts. */
 	maxBackoffMs?: number;
@@ -108,6 +111,7 @@ export class BotChannel {
 		socket.on("close", (code) => {
 			if (this.socket !== socket || this.closed) return;
 			if (code === ROOM_CLOSE.meetingEnded) return this.meetingEnded("the room ended the meeting");
+			if (code === ROOM_CLOSE.superseded) return this.meetingEnded("a newer attempt took over the meeting (superseded)", true);
 			this.socket = null;
 			const wait = this.backoffMs;
 			this.backoffMs = Math.min(this.backoffMs * 2, this.options.maxBackoffMs ?? 5_000);
@@ -116,13 +120,14 @@ export class BotChannel {
 	}
 
 	/** Stops for good: the room will not take this bot back. */
-	private meetingEnded(why: string): void {
+	private meetingEnded(why: string, superseded = false): void {
 		if (this.closed) return;
 		this.options.log(`channel: ${why}`);
 		this.closed = true;
 		this.socket = null;
 		for (const waiter of [...this.waiters]) waiter();
-		this.options.onMeetingEnded?.();
+		if (superseded) this.options.onSuperseded?.();
+		else this.options.onMeetingEnded?.();
 	}
 
 	private receive(text: string): void {

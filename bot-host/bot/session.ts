@@ -74,6 +74,10 @@ export class BotSession {
 			onMeetingEnded: () => {
 				this.requestedEnding ??= leaving("stopped", "the room ended the meeting");
 			},
+			// Another host's bot holds the meeting now; two bots in one call would transcribe it twice.
+			onSuperseded: () => {
+				this.requestedEnding ??= leaving("stopped", "a newer bot took over this meeting");
+			},
 		});
 		this.finished = new Promise((resolve) => {
 			this.resolveFinished = resolve;

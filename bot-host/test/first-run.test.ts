@@ -19,6 +19,14 @@ const NO_BROWSER = `Chromium not found at ${MISSING_CHROMIUM} (install the Debia
 const NO_SPEECH =
 	"espeak-ng not found on PATH (install the Debian package espeak-ng): bots cannot speak text and sandbox participants are silent";
 
+const NO_QUEUE = "SPAWN_QUEUE_URL is not set: this host has no queue to take work from";
+const NO_GATEWAY = "BOT_HOST_GATEWAY_URL is not set: this host cannot claim meetings";
+/** Where a host takes work from; nothing listens there, so it only backs off. */
+const WORK = {
+	SPAWN_QUEUE_URL: "http://127.0.0.1:9/client/v4/accounts/local/queues/first-run",
+	BOT_HOST_GATEWAY_URL: "http://127.0.0.1:9",
+};
+
 /** This machine's PATH as one directory of links, without espeak-ng: a machine that never installed it. */
 function pathWithout(command: string): string {
 	const dir = mkdtempSync(path.join(tmpdir(), `path-without-${command}-`));
@@ -48,24 +56,41 @@ async function stop(child: ChildProcess): Promise<void> {
 describe("the bot host on a first run", () => {
 	afterAll(() => rmSync(noSpeechPath, { recursive: true, force: true }));
 
-	it("keeps listening without Chromium, but answers 503 naming it and refuses a spawn with the same words", async () => {
+	it("keeps listening without Chromium, but answers 503 naming it and everything else it lacks", async () => {
 		const port = await freePort();
 		const { child, health } = await launchBotHost({
 			port,
 			secret: SECRET,
 			sandboxPort: await freePort(),
 			quiet: true,
-			env: { CHROMIUM_PATH: MISSING_CHROMIUM, PATH: noSpeechPath },
+			env: { CHROMIUM_PATH: MISSING_CHROMIUM, PATH: noSpeechPath, ...WORK },
 		});
 		try {
-			expect(health).toEqual({ ready: false, status: "unavailable", detail: NO_BROWSER, problems: [NO_BROWSER, NO_SPEECH], bots: 0 });
-			const spawn = await fetch(`http://127.0.0.1:${port}/bots`, {
-				method: "POST",
-				headers: { authorization: `Bearer ${SECRET}`, "content-type": "application/json" },
-				body: "{}",
+			expect(health).toEqual({
+				ready: false,
+				status: "unavailable",
+				detail: NO_BROWSER,
+				problems: [NO_BROWSER, NO_SPEECH],
+				bots: 0,
+				free: 0,
 			});
-			expect(spawn.status).toBe(503);
-			expect(await spawn.json()).toMatchObject({ detail: NO_BROWSER });
+		} finally {
+			await stop(child);
+		}
+	});
+
+	it("without a queue or a gateway to take work from, is not ready and names both", async () => {
+		const port = await freePort();
+		const { child, health } = await launchBotHost({
+			port,
+			secret: SECRET,
+			sandboxPort: await freePort(),
+			quiet: true,
+			env: { SPAWN_QUEUE_URL: "", BOT_HOST_GATEWAY_URL: "" },
+		});
+		try {
+			expect(health).toMatchObject({ ready: false, status: "unavailable", detail: NO_QUEUE, bots: 0, free: 0 });
+			expect(health.problems?.slice(0, 2)).toEqual([NO_QUEUE, NO_GATEWAY]);
 		} finally {
 			await stop(child);
 		}
@@ -78,7 +103,7 @@ describe("the bot host on a first run", () => {
 				secret: SECRET,
 				sandboxPort: await freePort(),
 				quiet: true,
-				env: { CHROMIUM_PATH: MISSING_CHROMIUM },
+				env: { CHROMIUM_PATH: MISSING_CHROMIUM, ...WORK },
 			}),
 		).rejects.toThrow(`the bot host is not ready: ${NO_BROWSER}`);
 	});
@@ -90,10 +115,10 @@ describe("the bot host on a first run", () => {
 			secret: SECRET,
 			sandboxPort: await freePort(),
 			quiet: true,
-			env: { PATH: noSpeechPath },
+			env: { PATH: noSpeechPath, ...WORK },
 		});
 		try {
-			expect(health).toEqual({ ready: true, status: "degraded", detail: NO_SPEECH, problems: [NO_SPEECH], bots: 0 });
+			expect(health).toMatchObject({ ready: true, status: "degraded", detail: NO_SPEECH, problems: [NO_SPEECH], bots: 0 });
 		} finally {
 			await stop(child);
 		}

@@ -1,18 +1,19 @@
 /**
  * Shared set-up for the bot-host tests: one sandbox, one fake room and one bot host per
- * test file, real headless Chromium, and helpers to spawn a bot into a sandbox meeting.
+ * test file, real headless Chromium, and helpers to launch a bot into a sandbox meeting
+ * through the host's in-process launch (what the pull loop calls after a won claim).
  */
 import type { z } from "zod";
-import type { Platform, SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import { type Platform, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import type { BrowserOptions } from "../bot/browser.ts";
 import { chromiumSandbox } from "../bot/chromium-sandbox.ts";
 import type { HostEgress } from "../bot/egress.ts";
+import type { BotSession } from "../bot/session.ts";
 import type { Scenario } from "../sandbox/scenario.ts";
 import { type Sandbox, startSandbox } from "../sandbox/server.ts";
 import { type BotHost, startBotHost } from "../service.ts";
 import { FakeRoom } from "./room.ts";
 
-export const SECRET = "test-bot-host-secret";
 export const CHANNEL_TOKEN = "channel-token-for-tests";
 
 export interface World {
@@ -28,7 +29,10 @@ export interface World {
 /** Local providers live on loopback, so the default world allows private targets. */
 const LOCAL_EGRESS: HostEgress = { policy: { allowPrivate: true }, maxBytes: 8 * 1024 * 1024, maxVideoBytes: 50 * 1024 * 1024 };
 
-export async function startWorld(options: { egress?: HostEgress; maxBots?: number } = {}): Promise<World> {
+/** A machine with room for the world's bots, so capacity is the slots' alone (tests share a busy machine). */
+export const ROOMY_MACHINE = { memAvailableMb: () => 16_000, load1: () => 0, cores: () => 2 };
+
+export async function startWorld(options: { egress?: HostEgress; slots?: number } = {}): Promise<World> {
 	const sandbox = await startSandbox();
 	const room = await FakeRoom.start(CHANNEL_TOKEN);
 	const logs: string[] = [];
@@ -41,11 +45,11 @@ export async function startWorld(options: { egress?: HostEgress; maxBots?: numbe
 	};
 	const host = await startBotHost({
 		port: 0,
-		secret: SECRET,
 		browser,
 		session: { pollMs: 100, captionSettleMs: 900, joinTimeoutMs: 30_000 },
 		egress: options.egress ?? LOCAL_EGRESS,
-		...(options.maxBots ? { maxBots: options.maxBots } : {}),
+		...(options.slots ? { slots: options.slots } : {}),
+		capacity: { readers: ROOMY_MACHINE },
 		log: (line) => logs.push(line),
 	});
 	return { sandbox, room, host, hostUrl: `http://127.0.0.1:${host.port}`, browser, logs };
@@ -79,10 +83,10 @@ export interface Spawned {
 	meetingId: number;
 	nativeId: string;
 	botName: string;
-	response: Response;
+	session: BotSession;
 }
 
-/** Script a sandbox meeting and send a bot into it through POST /bots. */
+/** Script a sandbox meeting and launch a bot into it, as the pull loop does after a won claim. */
 export async function spawnBot(
 	world: World,
 	platform: Platform,
@@ -92,11 +96,9 @@ export async function spawnBot(
 		linkFor?: (nativeId: string) => string;
 		/** Send the bot to an id the sandbox was never told about (the scenario is then not set). */
 		unconfigured?: boolean;
-		/** Another bot host than the world's. */
-		hostUrl?: string;
 	} = {},
 ): Promise<Spawned> {
-	const { channelToken, linkFor, unconfigured, hostUrl, ...spawnOverrides } = overrides;
+	const { channelToken, linkFor, unconfigured, ...spawnOverrides } = overrides;
 	const meetingId = ++nextMeetingId;
 	const nativeId = nativeIdFor(platform, meetingId);
 	if (!unconfigured) world.sandbox.setScenario(nativeId, scenario);
@@ -112,10 +114,6 @@ export async function spawnBot(
 		channel: { url: world.room.url(meetingId), token: channelToken ?? CHANNEL_TOKEN },
 		...spawnOverrides,
 	};
-	const response = await fetch(`${hostUrl ?? world.hostUrl}/bots`, {
-		method: "POST",
-		headers: { "content-type": "application/json", authorization: `Bearer ${SECRET}` },
-		body: JSON.stringify(body),
-	});
-	return { meetingId, nativeId, botName, response };
+	const session = world.host.launch(SpawnRequest.parse(body));
+	return { meetingId, nativeId, botName, session };
 }

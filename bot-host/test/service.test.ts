@@ -1,13 +1,14 @@
 /**
- * The bot host as the Worker sees it: authentication, spawn validation, stop, a crashed
- * bot, the channel's delivery rules (token, hello, re-send after reconnect), and shutdown.
+ * The bot host itself: its HTTP face (only /health and /metrics: work arrives by pulling),
+ * launching a claimed bot, stop by the leave command, a crashed bot, the channel's delivery
+ * rules (token, hello, re-send after reconnect), capacity, drain and shutdown.
  */
 import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBotHost } from "../service.ts";
-import { CHANNEL_TOKEN, SECRET, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { CHANNEL_TOKEN, ROOMY_MACHINE, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
 
 describe("bot host service", () => {
@@ -19,31 +20,45 @@ describe("bot host service", () => {
 		await stopWorld(world);
 	});
 
-	it("answers /health without a secret and refuses spawn and stop without the right one", async () => {
+	it("answers /health and /metrics without a secret, and has no spawn or stop route any more", async () => {
 		const health = await fetch(`${world.hostUrl}/health`);
 		expect(health.status).toBe(200);
-		expect(await health.json()).toEqual({ status: "ok", problems: [], bots: 0 });
-		const noAuth = await fetch(`${world.hostUrl}/bots`, { method: "POST", body: "{}" });
-		expect(noAuth.status).toBe(401);
-		const wrong = await fetch(`${world.hostUrl}/bots`, { method: "POST", body: "{}", headers: { authorization: "Bearer nope" } });
-		expect(wrong.status).toBe(401);
-		const stop = await fetch(`${world.hostUrl}/bots/1`, { method: "DELETE" });
-		expect(stop.status).toBe(401);
+		expect(await health.json()).toEqual({ status: "ok", problems: [], bots: 0, free: 20 });
+		const metrics = await fetch(`${world.hostUrl}/metrics`);
+		expect(metrics.status).toBe(200);
+		expect(await metrics.json()).toEqual({
+			host_id: null,
+			version: null,
+			slots: 20,
+			running: 0,
+			launching: 0,
+			free: 20,
+			draining: false,
+			mem_available_mb: 16_000,
+			load1: 0,
+		});
+		// Work arrives by pulling: nothing can be pushed to a host.
+		const spawn = await fetch(`${world.hostUrl}/bots`, { method: "POST", body: "{}" });
+		expect(spawn.status).toBe(405);
+		expect((await fetch(`${world.hostUrl}/bots/1`)).status).toBe(404);
 	});
 
-	it("without a browser, refuses ready and refuses spawns, naming what is missing", async () => {
+	it("without a browser, or without a queue to take work from, is not ready and has no free slot, naming what is missing", async () => {
 		const missing = path.join(tmpdir(), "no-chromium-here", "chromium");
 		const detail = `Chromium not found at ${missing} (install the Debian package chromium, or set CHROMIUM_PATH to a Chromium binary)`;
-		const bare = await startBotHost({ port: 0, secret: SECRET, browser: { ...world.browser, executablePath: missing }, log: () => {} });
+		const noQueue = "SPAWN_QUEUE_URL is not set: this host has no queue to take work from";
+		const bare = await startBotHost({
+			port: 0,
+			browser: { ...world.browser, executablePath: missing },
+			blockers: [noQueue],
+			capacity: { readers: ROOMY_MACHINE },
+			log: () => {},
+		});
 		try {
 			const health = await fetch(`http://127.0.0.1:${bare.port}/health`);
 			expect(health.status).toBe(503);
-			expect(await health.json()).toMatchObject({ status: "unavailable", detail, bots: 0 });
-			const bot = await spawnBot(world, "google_meet", { direct_join: true }, { hostUrl: `http://127.0.0.1:${bare.port}` });
-			expect(bot.response.status).toBe(503);
-			expect(await bot.response.json()).toEqual({ error: detail, detail });
-			expect(bare.bots.size).toBe(0);
-			expect(world.room.connections.some((c) => c.meetingId === bot.meetingId)).toBe(false);
+			expect(await health.json()).toMatchObject({ status: "unavailable", detail, problems: [detail, noQueue], bots: 0, free: 0 });
+			expect(bare.capacity().free).toBe(0);
 		} finally {
 			await bare.shutdown();
 		}
@@ -52,7 +67,7 @@ describe("bot host service", () => {
 	it("listens on loopback only, unless told to bind elsewhere", async () => {
 		// 127.0.0.2 reaches this machine too, but not a socket bound to 127.0.0.1 alone.
 		await expect(fetch(`http://127.0.0.2:${world.host.port}/health`)).rejects.toThrow();
-		const wide = await startBotHost({ port: 0, bind: "0.0.0.0", secret: SECRET, browser: world.browser, log: () => {} });
+		const wide = await startBotHost({ port: 0, bind: "0.0.0.0", browser: world.browser, log: () => {} });
 		try {
 			expect((await fetch(`http://127.0.0.2:${wide.port}/health`)).status).toBe(200);
 		} finally {
@@ -60,39 +75,20 @@ describe("bot host service", () => {
 		}
 	});
 
-	it("rejects a spawn body that is not a SpawnRequest", async () => {
-		const res = await fetch(`${world.hostUrl}/bots`, {
-			method: "POST",
-			headers: { authorization: `Bearer ${SECRET}`, "content-type": "application/json" },
-			body: JSON.stringify({ meeting_id: "x", platform: "skype" }),
-		});
-		expect(res.status).toBe(422);
-		expect(await res.json()).toMatchObject({ error: "invalid spawn request" });
-	});
-
-	it("stops a bot on DELETE /bots/<meeting_id>: it leaves and reports completed / stopped", async () => {
+	it("stops a bot on the leave command: it leaves and reports completed / stopped", async () => {
 		const bot = await spawnBot(world, "google_meet", { direct_join: true, participants: [{ name: "Carol" }] });
 		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
-		const duplicate = await spawnBot(world, "google_meet", {}, { meeting_id: bot.meetingId });
-		expect(duplicate.response.status).toBe(409);
-		const session = world.host.bots.get(bot.meetingId);
-		const stop = await fetch(`${world.hostUrl}/bots/${bot.meetingId}`, {
-			method: "DELETE",
-			headers: { authorization: `Bearer ${SECRET}` },
-		});
-		expect(stop.status).toBe(202);
+		// A second launch of the same attempt is refused: the claim went to one host, once.
+		expect(() => world.host.launch(bot.session.request)).toThrow(`a bot is already running for meeting ${bot.meetingId} (attempt 1)`);
+		world.room.command(bot.meetingId, { action: "leave" });
 		const last = await world.room.until(bot.meetingId, finalStatus);
-		expect(last).toMatchObject({ status: "completed", completion_reason: "stopped", reason: "asked to leave (stop request)" });
+		expect(last).toMatchObject({ status: "completed", completion_reason: "stopped", reason: "asked to leave (leave command)" });
 		expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: true });
-		await session?.finished;
+		await bot.session.finished;
 		await new Promise((resolve) => setImmediate(resolve));
 		// Its Chromium profile is gone with it.
 		expect(readdirSync(tmpdir()).filter((name) => name.startsWith(`bot-profile-${bot.meetingId}-`))).toEqual([]);
-		const gone = await fetch(`${world.hostUrl}/bots/${bot.meetingId}`, {
-			method: "DELETE",
-			headers: { authorization: `Bearer ${SECRET}` },
-		});
-		expect(gone.status).toBe(404);
+		expect(world.host.bots.has(bot.meetingId)).toBe(false);
 	});
 
 	it("ignores speech from a bot spawned without the voice agent, and keeps its microphone off", async () => {
@@ -242,30 +238,43 @@ describe("bot host service", () => {
 	});
 });
 
-describe("bot host at capacity", () => {
+describe("bot host at capacity and draining", () => {
 	let world: World;
 	beforeAll(async () => {
-		world = await startWorld({ maxBots: 1 });
+		world = await startWorld({ slots: 1 });
 	});
 	afterAll(async () => {
 		await stopWorld(world);
 	});
 
-	it("answers 503 with the reason once BOT_HOST_MAX_BOTS bots are live, and takes bots again when one ends", async () => {
+	it("has no free slot while BOT_HOST_SLOTS bots run, and one again when a bot ends", async () => {
+		expect(world.host.capacity()).toMatchObject({ slots: 1, running: 0, launching: 0, free: 1 });
 		const first = await spawnBot(world, "zoom", { lobby_forever: true });
-		expect(first.response.status).toBe(202);
-		const refused = await spawnBot(world, "google_meet", { direct_join: true });
-		expect(refused.response.status).toBe(503);
-		expect(await refused.response.json()).toEqual({ error: "bot host is at capacity: 1 bot", detail: "bot host is at capacity: 1 bot" });
-		expect(world.host.bots.has(refused.meetingId)).toBe(false);
-		expect(await (await fetch(`${world.hostUrl}/health`)).json()).toMatchObject({ status: "ok", bots: 1 });
-
-		await fetch(`${world.hostUrl}/bots/${first.meetingId}`, { method: "DELETE", headers: { authorization: `Bearer ${SECRET}` } });
-		await world.room.until(first.meetingId, finalStatus);
-		await world.host.bots.get(first.meetingId)?.finished;
+		// Launching until it reaches the lobby, then running; the slot is taken either way.
+		expect(world.host.capacity()).toMatchObject({ running: 0, launching: 1, free: 0 });
+		await world.room.until(first.meetingId, (r) => statusesOf(r).some((s) => s.status === "awaiting_admission"));
+		expect(world.host.capacity()).toMatchObject({ running: 1, launching: 0, free: 0 });
+		expect(await (await fetch(`${world.hostUrl}/health`)).json()).toMatchObject({ status: "ok", bots: 1, free: 0 });
+		world.room.command(first.meetingId, { action: "leave" });
+		await first.session.finished;
 		await new Promise((resolve) => setImmediate(resolve));
-		const next = await spawnBot(world, "google_meet", { not_found: true });
-		expect(next.response.status).toBe(202);
-		await world.room.until(next.meetingId, finalStatus);
+		expect(world.host.capacity()).toMatchObject({ running: 0, launching: 0, free: 1 });
+	});
+
+	it("drains: /health answers 503 draining, and a bot still in its meeting when the grace runs out leaves with host_drained", async () => {
+		const bot = await spawnBot(world, "teams", { direct_join: true, participants: [{ name: "Pat" }] });
+		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		const drained = world.host.drain(2_000);
+		const health = await fetch(`${world.hostUrl}/health`);
+		expect(health.status).toBe(503);
+		expect(await health.json()).toEqual({ status: "draining", problems: [], bots: 1, free: 0 });
+		expect(world.host.capacity()).toMatchObject({ draining: true, free: 0 });
+		await drained;
+		expect(finalStatus(world.room.received(bot.meetingId))).toMatchObject({
+			status: "failed",
+			completion_reason: "host_drained",
+			reason: "the bot host shut down: its drain grace of 2 s ran out",
+		});
+		expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: true });
 	});
 });
