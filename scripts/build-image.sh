@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Builds bot-host/Dockerfile into a local image with buildah, without any container registry:
+# the base image the Dockerfile names (node:22-bookworm-slim) is stood in for by a minimal
+# Debian bookworm (debootstrap, from Debian's mirror) plus this machine's node and npm, committed
+# under that name so `buildah bud --pull=never` resolves it. The Dockerfile's own steps still
+# fetch Debian packages (Chromium, espeak-ng, tini) and three npm packages over the network.
+#
+# Needs root, buildah and debootstrap (apt-get install buildah debootstrap). Not part of
+# `npm test`: it takes minutes. Settings: IMAGE (default localhost/meetbot-host:local),
+# STORAGE_DRIVER (default vfs: works without overlayfs), ISOLATION (default chroot: works
+# without user namespaces), DEBIAN_MIRROR, REBUILD_BASE=1 to make the stand-in again.
+# Prints the build time and the image size.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+dockerfile="$root/bot-host/Dockerfile"
+image=${IMAGE:-localhost/meetbot-host:local}
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+buildah=(buildah --storage-driver "${STORAGE_DRIVER:-vfs}")
+
+for tool in buildah debootstrap; do
+	command -v "$tool" >/dev/null || { echo "build-image: $tool is not installed (apt-get install $tool)" >&2; exit 1; }
+done
+[ "$(id -u)" = 0 ] || { echo "build-image: run as root (debootstrap and buildah's vfs storage need it)" >&2; exit 1; }
+
+base=$(awk 'toupper($1) == "FROM" { print $2; exit }' "$dockerfile")
+# Short names resolve to docker.io/library/… in buildah's local storage.
+case "$base" in */*) base_ref=$base ;; *) base_ref="docker.io/library/$base" ;; esac
+
+node_bin=$(readlink -f "$root/node_modules/.bin/node")
+node_major=$("$node_bin" -p 'process.versions.node.split(".")[0]')
+case "$base" in "node:$node_major-"*) ;; *) echo "build-image: $base does not match this machine's node $node_major" >&2; exit 1 ;; esac
+npm_dir=${NPM_DIR:-$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")}
+[ -f "$npm_dir/package.json" ] || { echo "build-image: npm not found (set NPM_DIR to npm's package folder)" >&2; exit 1; }
+
+started=$(date +%s)
+if [ -n "${REBUILD_BASE:-}" ] || ! "${buildah[@]}" inspect --type image "$base_ref" >/dev/null 2>&1; then
+	echo "build-image: making a stand-in for $base from $mirror"
+	rootfs=$(mktemp -d /var/tmp/bookworm-rootfs.XXXXXX)
+	trap 'rm -rf "$rootfs"' EXIT
+	debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >/dev/null
+	# As in the official image: node and npm under /usr/local, a `node` user with uid 1000.
+	install -m 0755 "$node_bin" "$rootfs/usr/local/bin/node"
+	mkdir -p "$rootfs/usr/local/lib/node_modules"
+	cp -a "$npm_dir" "$rootfs/usr/local/lib/node_modules/npm"
+	ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
+	ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
+	chroot "$rootfs" groupadd --gid 1000 node
+	chroot "$rootfs" useradd --uid 1000 --gid node --shell /bin/bash --create-home node
+	rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+	container=$("${buildah[@]}" from scratch)
+	mount=$("${buildah[@]}" mount "$container")
+	cp -a "$rootfs/." "$mount/"
+	"${buildah[@]}" umount "$container" >/dev/null
+	"${buildah[@]}" config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		--env NODE_VERSION="$("$node_bin" -p process.versions.node)" --cmd node "$container"
+	"${buildah[@]}" commit --quiet --rm "$container" "$base_ref" >/dev/null
+	echo "build-image: base ready in $(($(date +%s) - started)) s"
+fi
+
+build_started=$(date +%s)
+"${buildah[@]}" bud --pull=never --isolation "${ISOLATION:-chroot}" --layers=false \
+	--build-arg BOT_HOST_VERSION="$(git -C "$root" describe --always --dirty 2>/dev/null || echo dev)" \
+	-f "$dockerfile" -t "$image" "$root"
+size=$("${buildah[@]}" inspect --type image --format '{{.Size}}' "$image" 2>/dev/null || echo "?")
+echo "build-image: $image built in $(($(date +%s) - build_started)) s (total $(($(date +%s) - started)) s); size $size bytes"
+"${buildah[@]}" images "$image"
