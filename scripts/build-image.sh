@@ -8,7 +8,11 @@
 # Needs root, buildah and debootstrap (apt-get install buildah debootstrap). Not part of
 # `npm test`: it takes minutes. Settings: IMAGE (default localhost/meetbot-host:local),
 # STORAGE_DRIVER (default vfs: works without overlayfs), ISOLATION (default chroot: works
-# without user namespaces), DEBIAN_MIRROR, REBUILD_BASE=1 to make the stand-in again.
+# without user namespaces), DEBIAN_MIRROR, REBUILD_BASE=1 to make the stand-in again,
+# LOCAL_CAS (default /usr/local/share/ca-certificates): this machine's own certificate
+# authorities, put into the stand-in so that the build's npm install works behind a
+# TLS-inspecting proxy; LOCAL_CAS= (empty) leaves them out. An image built from the real base
+# (docker build) never has them.
 # Prints the build time and the image size.
 set -euo pipefail
 
@@ -45,6 +49,14 @@ if [ -n "${REBUILD_BASE:-}" ] || ! "${buildah[@]}" inspect --type image "$base_r
 	cp -a "$npm_dir" "$rootfs/usr/local/lib/node_modules/npm"
 	ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
 	ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
+	local_cas=${LOCAL_CAS-/usr/local/share/ca-certificates}
+	if [ -n "$local_cas" ] && compgen -G "$local_cas/*.crt" >/dev/null; then
+		# The Dockerfile's ca-certificates install adds these to the system bundle; npm reads that.
+		echo "build-image: the stand-in trusts this machine's CAs in $local_cas"
+		mkdir -p "$rootfs/usr/local/share/ca-certificates" "$rootfs/usr/local/etc"
+		cp "$local_cas"/*.crt "$rootfs/usr/local/share/ca-certificates/"
+		echo "cafile=/etc/ssl/certs/ca-certificates.crt" >"$rootfs/usr/local/etc/npmrc"
+	fi
 	chroot "$rootfs" groupadd --gid 1000 node
 	chroot "$rootfs" useradd --uid 1000 --gid node --shell /bin/bash --create-home node
 	rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
