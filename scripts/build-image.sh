@@ -71,9 +71,43 @@ if [ -n "${REBUILD_BASE:-}" ] || ! "${buildah[@]}" inspect --type image "$base_r
 fi
 
 build_started=$(date +%s)
-"${buildah[@]}" bud --pull=never --isolation "${ISOLATION:-chroot}" --layers=false \
+# Docker format: an OCI image drops the HEALTHCHECK.
+"${buildah[@]}" bud --pull=never --isolation "${ISOLATION:-chroot}" --layers=false --format docker \
 	--build-arg BOT_HOST_VERSION="$(git -C "$root" describe --always --dirty 2>/dev/null || echo dev)" \
 	-f "$dockerfile" -t "$image" "$root"
-size=$("${buildah[@]}" inspect --type image --format '{{.Size}}' "$image" 2>/dev/null || echo "?")
-echo "build-image: $image built in $(($(date +%s) - build_started)) s (total $(($(date +%s) - started)) s); size $size bytes"
+size=$("${buildah[@]}" images --format '{{.Size}}' "$image")
+echo "build-image: $image built in $(($(date +%s) - build_started)) s (total $(($(date +%s) - started)) s); size $size"
 "${buildah[@]}" images "$image"
+
+# Smoke run (SMOKE=0 skips): the image's entrypoint as its own user, with the settings a
+# Deployment gives it; /health must answer, node must not run as root, SIGTERM must reach it.
+[ "${SMOKE:-1}" = 0 ] && exit 0
+port=${SMOKE_PORT:-18150}
+smoke=$("${buildah[@]}" from --pull=never "$image")
+trap '"${buildah[@]}" rm "$smoke" >/dev/null 2>&1 || true' EXIT
+entrypoint=$("${buildah[@]}" inspect --type image --format '{{range .Docker.Config.Entrypoint}}{{.}} {{end}}{{range .Docker.Config.Cmd}}{{.}} {{end}}' "$image")
+# shellcheck disable=SC2086 # the entrypoint and command are words
+"${buildah[@]}" run --isolation "${ISOLATION:-chroot}" --user node \
+	--env BOT_HOST_PORT="$port" --env BOT_HOST_ID=smoke-host --env BOT_HOST_SLOTS=2 --env BOT_HOST_SECRET=smoke-only \
+	--env BOT_HOST_GATEWAY_URL=http://127.0.0.1:9 --env SPAWN_QUEUE_URL=http://127.0.0.1:9/queue --env BOT_HOST_REPORT_S=3600 \
+	"$smoke" -- $entrypoint &
+runner=$!
+health=""
+for _ in $(seq 1 30); do
+	health=$("$node_bin" -e "fetch('http://127.0.0.1:$port/health').then(async r => console.log(r.status, await r.text()), () => {})")
+	[ -n "$health" ] && break
+	sleep 1
+done
+# The host is a descendant of this buildah run (buildah → chroot exec → tini → node).
+descendants() { for child in $(pgrep -P "$1"); do echo "$child"; descendants "$child"; done; }
+host_pid=""
+for pid in $(descendants "$runner"); do
+	case "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" in "node bot-host/main.ts"*) host_pid=$pid ;; esac
+done
+echo "build-image: smoke /health → ${health:-no answer}"
+echo "build-image: smoke node runs as uid $(awk '/^Uid:/ { print $2 }' "/proc/$host_pid/status" 2>/dev/null || echo '?')"
+init_pid=$(awk '/^PPid:/ { print $2 }' "/proc/$host_pid/status" 2>/dev/null || true)
+echo "build-image: smoke parent of node: $(tr '\0' ' ' <"/proc/$init_pid/cmdline" 2>/dev/null || echo '?')"
+[ -n "$init_pid" ] && kill -TERM "$init_pid"
+wait "$runner" && echo "build-image: smoke SIGTERM → drained and exited 0" || echo "build-image: smoke exit $?"
+case "$health" in 200*) ;; *) exit 1 ;; esac

@@ -100,7 +100,7 @@ describe("the bot host image", () => {
 		expect(users.at(-1)).not.toMatch(/^(root|0)(:|$)/);
 		const last = (op: string) => steps.filter((s) => s.op === op).at(-1)?.args;
 		expect(last("STOPSIGNAL")).toBe("SIGTERM");
-		expect(JSON.parse(last("ENTRYPOINT") ?? "[]")).toEqual(["/usr/bin/tini", "--"]);
+		expect(JSON.parse(last("ENTRYPOINT") ?? "[]")).toEqual(["/usr/bin/tini", "-s", "--"]);
 		expect(steps.some((s) => s.op === "RUN" && /apt-get install[^&]*\btini\b/.test(s.args))).toBe(true);
 		expect(JSON.parse(last("CMD") ?? "[]")).toEqual(["node", "bot-host/main.ts"]);
 		expect(last("HEALTHCHECK")).toMatch(/CMD/);
