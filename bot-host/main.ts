@@ -28,6 +28,7 @@
 
 import { readFileSync } from "node:fs";
 import os from "node:os";
+import { ClaimRequest } from "../src/bot-channel/fleet.ts";
 import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
 import { hostEgressFromEnv } from "./bot/egress.ts";
 import { DEFAULT_BOT_MEM_BUDGET_MB, DEFAULT_MEM_RESERVE_MB } from "./fleet/capacity.ts";
@@ -82,6 +83,10 @@ const bind = env.BOT_HOST_BIND || "127.0.0.1";
 const slots = env.BOT_HOST_SLOTS ? whole("BOT_HOST_SLOTS", DEFAULT_SLOTS, 1) : whole("BOT_HOST_MAX_BOTS", DEFAULT_SLOTS, 1);
 const hostId = env.BOT_HOST_ID || os.hostname();
 const version = env.BOT_HOST_VERSION || packageVersion();
+// Named in every claim: one the gateway would refuse (422) would leave the host claiming nothing.
+if (!ClaimRequest.shape.host_id.safeParse(hostId).success)
+	fail(`the host id ${JSON.stringify(hostId)} (BOT_HOST_ID, default the hostname) must be 1-200 letters, digits and . _ : -`);
+if (!ClaimRequest.shape.version.safeParse(version).success) fail("BOT_HOST_VERSION must be at most 100 characters");
 const queueUrl = env.SPAWN_QUEUE_URL ?? "";
 const gatewayUrl = env.BOT_HOST_GATEWAY_URL ?? "";
 // Not an exit: the host still answers /health, so `npm start` and a probe hear what is missing.

@@ -175,7 +175,10 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 				host_id: options.hostId ?? "unnamed",
 				version: options.version ?? "unknown",
 				...capacity(),
-				meeting_ids: [...bots.keys()].filter((id) => id > 0).slice(0, 1000),
+				meeting_ids: [...bots.keys()]
+					.filter((id) => id > 0)
+					.sort((a, b) => a - b)
+					.slice(0, 1000),
 			};
 		},
 		drain(graceMs) {

@@ -91,8 +91,8 @@ export class PullLoop {
 			try {
 				tickets = await this.options.queue.pull(Math.min(free, 100), this.settings.visibilityMs);
 			} catch (err) {
-				if (!(err instanceof QueueUnavailable)) throw err;
-				this.options.log(`pull loop: ${err.message}; backing off`);
+				// A bug must not end the loop: the host would sit idle while looking healthy.
+				this.options.log(`pull loop: ${err instanceof QueueUnavailable ? err.message : `pull failed: ${String(err)}`}; backing off`);
 				await this.backOff();
 				continue;
 			}
@@ -108,10 +108,12 @@ export class PullLoop {
 	private async take(tickets: LeasedTicket[]): Promise<void> {
 		const acks: string[] = [];
 		const retries: string[] = [];
+		/** Tickets a stopping host never claimed: visible again at once, for another host. */
+		const handBack: string[] = [];
 		await Promise.all(
 			tickets.map(async ({ ticket, leaseId }) => {
 				const label = `meeting ${ticket.meeting_id} attempt ${ticket.attempt}`;
-				if (this.stopped || this.options.host.capacity().draining) return void retries.push(leaseId);
+				if (this.stopped || this.options.host.capacity().draining) return void handBack.push(leaseId);
 				const notAfter = Date.parse(ticket.not_after);
 				if (!Number.isFinite(notAfter) || notAfter < (this.options.now ?? Date.now)()) {
 					this.options.log(`pull loop: ticket for ${label} expired at ${ticket.not_after}; dropped`);
@@ -140,6 +142,7 @@ export class PullLoop {
 		try {
 			if (acks.length > 0) await this.options.queue.ack(acks);
 			if (retries.length > 0) await this.options.queue.retry(retries, this.settings.claimRetryDelayS);
+			if (handBack.length > 0) await this.options.queue.retry(handBack, 0);
 		} catch (err) {
 			// Unsettled leases come back after their visibility timeout; a won claim then answers 409.
 			this.options.log(`pull loop: could not settle leases: ${err instanceof Error ? err.message : String(err)}`);

@@ -86,24 +86,26 @@ export interface Spawned {
 	session: BotSession;
 }
 
-/** Script a sandbox meeting and launch a bot into it, as the pull loop does after a won claim. */
-export async function spawnBot(
-	world: World,
+type SpawnOverrides = Partial<z.input<typeof SpawnRequest>> & {
+	channelToken?: string;
+	linkFor?: (nativeId: string) => string;
+	/** Send the bot to an id the sandbox was never told about (the scenario is then not set). */
+	unconfigured?: boolean;
+};
+
+/** Script a sandbox meeting and write the spawn request a room would hand the host that claims it. */
+export function scriptMeeting(
+	world: Pick<World, "sandbox" | "room">,
 	platform: Platform,
 	scenario: z.input<typeof Scenario>,
-	overrides: Partial<z.input<typeof SpawnRequest>> & {
-		channelToken?: string;
-		linkFor?: (nativeId: string) => string;
-		/** Send the bot to an id the sandbox was never told about (the scenario is then not set). */
-		unconfigured?: boolean;
-	} = {},
-): Promise<Spawned> {
+	overrides: SpawnOverrides = {},
+): { meetingId: number; nativeId: string; botName: string; request: z.input<typeof SpawnRequest> } {
 	const { channelToken, linkFor, unconfigured, ...spawnOverrides } = overrides;
 	const meetingId = ++nextMeetingId;
 	const nativeId = nativeIdFor(platform, meetingId);
 	if (!unconfigured) world.sandbox.setScenario(nativeId, scenario);
 	const botName = `Notetaker ${meetingId}`;
-	const body: z.input<typeof SpawnRequest> = {
+	const request: z.input<typeof SpawnRequest> = {
 		meeting_id: meetingId,
 		platform,
 		native_meeting_id: nativeId,
@@ -114,6 +116,17 @@ export async function spawnBot(
 		channel: { url: world.room.url(meetingId), token: channelToken ?? CHANNEL_TOKEN },
 		...spawnOverrides,
 	};
-	const session = world.host.launch(SpawnRequest.parse(body));
+	return { meetingId, nativeId, botName, request };
+}
+
+/** Script a sandbox meeting and launch a bot into it, as the pull loop does after a won claim. */
+export async function spawnBot(
+	world: World,
+	platform: Platform,
+	scenario: z.input<typeof Scenario>,
+	overrides: SpawnOverrides = {},
+): Promise<Spawned> {
+	const { meetingId, nativeId, botName, request } = scriptMeeting(world, platform, scenario, overrides);
+	const session = world.host.launch(SpawnRequest.parse(request));
 	return { meetingId, nativeId, botName, session };
 }

@@ -1,7 +1,8 @@
 /**
- * A bot whose meeting the room has ended without it (watchdog, stop deadline, spawn failure)
- * must not stay in the call retrying its channel: a refused upgrade with 409/410, or a close
- * with the room's "meeting ended" code, ends the session and the bot leaves.
+ * A bot whose meeting the room has ended without it (watchdog, stop deadline, spawn failure),
+ * or given to a newer attempt on another host, must not stay in the call retrying its channel:
+ * a refused upgrade with 409/410, or a close with the room's "meeting ended" or "superseded"
+ * code, ends the session and the bot leaves.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
@@ -45,5 +46,15 @@ describe("a bot whose room has ended the meeting", () => {
 		expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: true });
 		// It never came back: the only connection is the first one.
 		expect(world.room.connections.filter((c) => c.meetingId === bot.meetingId)).toHaveLength(1);
+	});
+
+	it("leaves the call and does not reconnect when the room closes the channel as superseded", async () => {
+		const bot = await spawnBot(world, "teams", { direct_join: true, participants: [{ name: "Cai" }] });
+		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		world.room.supersede(bot.meetingId);
+		expect(await endedWithin(world, bot.meetingId, 20_000)).toBe("ended");
+		expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: true });
+		expect(world.room.connections.filter((c) => c.meetingId === bot.meetingId)).toHaveLength(1);
+		expect(world.logs).toContain("channel: a newer attempt took over the meeting (superseded)");
 	});
 });

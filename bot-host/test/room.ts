@@ -73,6 +73,11 @@ export class FakeRoom {
 		for (const [socket, id] of this.sockets) if (id === meetingId) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
 	}
 
+	/** Gives the meeting to a newer attempt, as the real room does: closes this bot's channel with ROOM_CLOSE.superseded. */
+	supersede(meetingId: number): void {
+		for (const [socket, id] of this.sockets) if (id === meetingId) socket.close(ROOM_CLOSE.superseded, "superseded");
+	}
+
 	url(meetingId: number): string {
 		const address = this.server.address();
 		const port = typeof address === "object" && address ? address.port : 0;

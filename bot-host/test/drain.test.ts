@@ -1,0 +1,138 @@
+/**
+ * Draining a real bot host process (`node bot-host/main.ts`): it takes work by pulling from the
+ * queue stand-in and claiming from the claim server, its bots join sandbox meetings and report on
+ * the FakeRoom's channel. SIGTERM stops the pulls and takes /health out of rotation but keeps
+ * the bots until their meetings end; a second SIGTERM makes the rest leave with host_drained,
+ * and the process exits once no bot is left.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/ports.mjs";
+import { type Sandbox, startSandbox } from "../sandbox/server.ts";
+import { type ClaimServer, type CountingQueue, startClaimServer, startCountingQueue } from "./fleet-peers.ts";
+import { scriptMeeting } from "./harness.ts";
+import { FakeRoom, finalStatus, statusesOf } from "./room.ts";
+
+const SECRET = "drain-secret";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!(await check())) {
+		if (Date.now() > deadline) throw new Error("timed out waiting");
+		await sleep(50);
+	}
+}
+
+describe("a draining bot host process", () => {
+	let sandbox: Sandbox;
+	let room: FakeRoom;
+	let queue: CountingQueue;
+	let claims: ClaimServer;
+	let child: ChildProcess | null = null;
+	const output: string[] = [];
+	beforeAll(async () => {
+		sandbox = await startSandbox();
+		room = await FakeRoom.start();
+		queue = await startCountingQueue();
+		claims = await startClaimServer(SECRET);
+	});
+	afterAll(async () => {
+		if (child && child.exitCode === null) {
+			const exited = once(child, "exit");
+			child.kill("SIGKILL");
+			await exited;
+		}
+		await claims.close();
+		await queue.close();
+		await room.close();
+		await sandbox.close();
+	});
+
+	it("keeps its bots through SIGTERM until their meetings end, makes the rest leave with host_drained on a second, then exits", async () => {
+		const port = await freePort();
+		const queueId = "drain";
+		child = spawn(process.execPath, ["bot-host/main.ts"], {
+			stdio: ["ignore", "pipe", "pipe"],
+			env: {
+				...process.env,
+				BOT_HOST_PORT: String(port),
+				BOT_HOST_SECRET: SECRET,
+				BOT_HOST_ID: "drain-host",
+				BOT_HOST_SLOTS: "2",
+				SPAWN_QUEUE_URL: queue.url(queueId),
+				BOT_HOST_GATEWAY_URL: claims.url,
+				BOT_HOST_SANDBOX: `${sandbox.port}:${sandbox.spkiHash}`,
+				OUTBOUND_ALLOW_PRIVATE: "true",
+				// Other tests share this machine's two cores.
+				BOT_HOST_MAX_LOAD: "1000",
+				BOT_HOST_BACKOFF_MIN_MS: "100",
+				BOT_HOST_BACKOFF_MAX_MS: "300",
+				BOT_HOST_FULL_POLL_MS: "100",
+				BOT_HOST_REPORT_S: "1",
+			},
+		});
+		const exited = once(child, "exit");
+		for (const stream of [child.stdout, child.stderr]) stream?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+		const health = async () => {
+			const res = await fetch(`http://127.0.0.1:${port}/health`).catch(() => null);
+			return res ? { status: res.status, body: (await res.json()) as { status: string; bots: number } } : null;
+		};
+		await until(async () => (await health())?.status === 200);
+
+		const world = { sandbox, room };
+		const staying = scriptMeeting(world, "google_meet", { direct_join: true, participants: [{ name: "Ada" }] });
+		const lingering = scriptMeeting(world, "teams", { direct_join: true, participants: [{ name: "Bea" }] });
+		for (const m of [staying, lingering]) {
+			claims.offer({ ...m.request, attempt: 1 });
+			queue.publish(queueId, { meeting_id: m.meetingId, attempt: 1, not_after: new Date(Date.now() + 600_000).toISOString() });
+		}
+		for (const m of [staying, lingering]) await room.until(m.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		await until(() => claims.reports.some((r) => r.running === 2));
+		expect(claims.reports.find((r) => r.running === 2)).toMatchObject({
+			host_id: "drain-host",
+			slots: 2,
+			launching: 0,
+			free: 0,
+			draining: false,
+			meeting_ids: [staying.meetingId, lingering.meetingId].sort((a, b) => a - b),
+		});
+
+		child.kill("SIGTERM");
+		await until(async () => (await health())?.status === 503);
+		expect((await health())?.body).toEqual({ status: "draining", problems: [], bots: 2, free: 0 });
+		// New work is left for other hosts: no pull while draining.
+		const pulls = queue.pulls(queueId).length;
+		const later = scriptMeeting(world, "zoom", { direct_join: true });
+		claims.offer({ ...later.request, attempt: 1 });
+		queue.publish(queueId, { meeting_id: later.meetingId, attempt: 1, not_after: new Date(Date.now() + 600_000).toISOString() });
+		await sleep(1_500);
+		expect(queue.pulls(queueId).length).toBe(pulls);
+		expect(queue.backlog(queueId)).toBe(1);
+
+		// One meeting ends on its own: its bot leaves as usual; the other stays, and so does the process.
+		await fetch(`${sandbox.controlUrl}/meetings/${staying.nativeId}/actions`, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify({ action: "end" }),
+		});
+		expect(await room.until(staying.meetingId, finalStatus)).toMatchObject({ status: "completed", completion_reason: "meeting_ended" });
+		await sleep(1_000);
+		expect(child.exitCode).toBeNull();
+		expect(finalStatus(room.received(lingering.meetingId))).toBeUndefined();
+		expect((await health())?.body).toMatchObject({ status: "draining", bots: 1 });
+
+		child.kill("SIGTERM");
+		expect(await room.until(lingering.meetingId, finalStatus)).toMatchObject({
+			status: "failed",
+			completion_reason: "host_drained",
+			reason: "the bot host was stopped before the meeting ended",
+		});
+		const [code] = await exited;
+		expect(code).toBe(0);
+		expect(sandbox.observed(lingering.nativeId)?.attendees[0]).toMatchObject({ left: true });
+		// Its last report said it was draining.
+		expect(claims.reports.at(-1)).toMatchObject({ host_id: "drain-host", draining: true, free: 0 });
+		expect(output.join("")).toContain("bot host: no bot left; exiting");
+	});
+});

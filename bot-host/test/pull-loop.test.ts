@@ -1,0 +1,352 @@
+/**
+ * The pull loop, for real: it pulls from the local Queues stand-in (scripts/local-queue.mjs)
+ * and claims from a claim server speaking the gateway's shapes (fleet-peers.ts). Capacity,
+ * duplicate and lost claims, refusals, expiry, back-off and reports; real bots only where one
+ * must run (at most two Chromiums).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { SpawnTicket } from "../../src/bot-channel/fleet.ts";
+import type { SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import { capacityOf } from "../fleet/capacity.ts";
+import { Gateway } from "../fleet/gateway.ts";
+import { PullLoop, type PullLoopSettings, type WorkTaker } from "../fleet/pull-loop.ts";
+import { Reporter } from "../fleet/reporter.ts";
+import { SpawnQueue } from "../fleet/spawn-queue.ts";
+import { startBotHost } from "../service.ts";
+import { type ClaimServer, type CountingQueue, startClaimServer, startCountingQueue } from "./fleet-peers.ts";
+import { ROOMY_MACHINE, scriptMeeting, startWorld, stopWorld, type World } from "./harness.ts";
+import { statusesOf } from "./room.ts";
+
+const SECRET = "pull-loop-secret";
+const QUEUE_TOKEN = "queue-token";
+const FAST: PullLoopSettings = { backoffMinMs: 50, backoffMaxMs: 200, fullPollMs: 50, claimRetryDelayS: 1, visibilityMs: 30_000 };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!check()) {
+		if (Date.now() > deadline) throw new Error("timed out waiting");
+		await sleep(25);
+	}
+}
+
+const later = (ms = 600_000) => new Date(Date.now() + ms).toISOString();
+const ticketFor = (meetingId: number, attempt = 1, notAfter = later()): SpawnTicket => ({
+	meeting_id: meetingId,
+	attempt,
+	not_after: notAfter,
+});
+let queueSeq = 0;
+let nextMeeting = 500_000 + Math.floor(Math.random() * 100_000);
+
+/** A host that starts nothing, only counts: for paths where no bot may start, or where starting is not the point. */
+function countingHost(slots: number) {
+	const launched: SpawnRequest[] = [];
+	const host = {
+		launched,
+		draining: false,
+		capacity: () =>
+			capacityOf({ slots, readers: ROOMY_MACHINE }, { running: launched.length, launching: 0, draining: host.draining, ready: true }),
+		launch: (request: SpawnRequest) => void launched.push(request),
+	};
+	return host;
+}
+
+describe("the pull loop against the queue and the claim route", () => {
+	let queue: CountingQueue;
+	let claims: ClaimServer;
+	const loops: PullLoop[] = [];
+	const logs: string[] = [];
+	beforeAll(async () => {
+		queue = await startCountingQueue(QUEUE_TOKEN);
+		claims = await startClaimServer(SECRET);
+	});
+	afterEach(async () => {
+		await Promise.all(loops.splice(0).map((loop) => loop.stop()));
+		claims.failClaims(0, 503);
+		queue.mode = "up";
+		queue.pullDelayMs = 0;
+	});
+	afterAll(async () => {
+		await queue.close();
+		await claims.close();
+	});
+
+	const startLoop = (host: WorkTaker, queueId: string, hostId = "host-a", settings: PullLoopSettings = FAST) => {
+		const loop = new PullLoop({
+			queue: new SpawnQueue({ url: queue.url(queueId), token: QUEUE_TOKEN, log: (line) => logs.push(line) }),
+			gateway: new Gateway({ url: claims.url, secret: SECRET }),
+			host,
+			hostId,
+			version: "test-1",
+			log: (line) => logs.push(line),
+			...settings,
+		});
+		loops.push(loop);
+		loop.start();
+		return loop;
+	};
+	const offered = (meetingId: number) =>
+		claims.offer({
+			meeting_id: meetingId,
+			attempt: 1,
+			platform: "google_meet",
+			native_meeting_id: "abc-defg-hij",
+			meeting_url: "https://meet.google.com/abc-defg-hij",
+			bot_name: "Notetaker",
+			transcription: null,
+			channel: { url: "ws://127.0.0.1:9/meetings/1/bot", token: "t" },
+		});
+	const claimsFor = (meetingId: number) => claims.claims.filter((c) => c.claim.meeting_id === meetingId);
+
+	it("acks and drops a refused claim: a duplicate delivery starts one bot, a meeting that no longer wants one starts none", async () => {
+		const queueId = `q${++queueSeq}`;
+		const wanted = ++nextMeeting;
+		const over = ++nextMeeting;
+		offered(wanted);
+		offered(over);
+		claims.end(over);
+		// At-least-once delivery: the same ticket twice.
+		queue.publish(queueId, ticketFor(wanted));
+		queue.publish(queueId, ticketFor(wanted));
+		queue.publish(queueId, ticketFor(over));
+		const host = countingHost(5);
+		startLoop(host, queueId);
+		await until(() => queue.backlog(queueId) === 0);
+		expect(host.launched.map((r) => r.meeting_id)).toEqual([wanted]);
+		expect(claimsFor(wanted).map((c) => [c.status, c.reason])).toEqual([
+			[200, undefined],
+			[409, "taken"],
+		]);
+		expect(claimsFor(over).map((c) => [c.status, c.reason])).toEqual([[409, "ended"]]);
+		expect(claimsFor(wanted)[0]?.claim).toEqual({ meeting_id: wanted, attempt: 1, host_id: "host-a", version: "test-1" });
+	});
+
+	it("leaves a ticket whose claim got a 5xx for another try, and takes it then", async () => {
+		const queueId = `q${++queueSeq}`;
+		const meetingId = ++nextMeeting;
+		offered(meetingId);
+		claims.failClaims(1, 503);
+		queue.publish(queueId, ticketFor(meetingId));
+		const host = countingHost(5);
+		startLoop(host, queueId);
+		await until(() => claimsFor(meetingId).length === 1);
+		await sleep(300);
+		// Handed back, not dropped: still on the queue, no bot yet.
+		expect(queue.backlog(queueId)).toBe(1);
+		expect(host.launched).toEqual([]);
+		await until(() => queue.backlog(queueId) === 0);
+		expect(claimsFor(meetingId).map((c) => c.status)).toEqual([503, 200]);
+		expect(host.launched.map((r) => r.meeting_id)).toEqual([meetingId]);
+	});
+
+	it("leaves a ticket for another host when the gateway cannot be reached at all", async () => {
+		const queueId = `q${++queueSeq}`;
+		const meetingId = ++nextMeeting;
+		queue.publish(queueId, ticketFor(meetingId));
+		const host = countingHost(5);
+		const loop = new PullLoop({
+			queue: new SpawnQueue({ url: queue.url(queueId), token: QUEUE_TOKEN, log: (line) => logs.push(line) }),
+			gateway: new Gateway({ url: "http://127.0.0.1:9", secret: SECRET }),
+			host,
+			hostId: "host-cut-off",
+			version: "test-1",
+			log: (line) => logs.push(line),
+			...FAST,
+		});
+		loops.push(loop);
+		loop.start();
+		await until(() => queue.pulls(queueId).length >= 1);
+		await loop.stop();
+		expect(queue.backlog(queueId)).toBe(1);
+		expect(host.launched).toEqual([]);
+		// Another host takes it as soon as it shows again.
+		offered(meetingId);
+		const other = countingHost(5);
+		startLoop(other, queueId, "host-b");
+		await until(() => other.launched.length === 1);
+		expect(claimsFor(meetingId).map((c) => [c.claim.host_id, c.status])).toEqual([["host-b", 200]]);
+	});
+
+	it("drops a ticket past its not_after without claiming", async () => {
+		const queueId = `q${++queueSeq}`;
+		const meetingId = ++nextMeeting;
+		offered(meetingId);
+		queue.publish(queueId, ticketFor(meetingId, 1, new Date(Date.now() - 1_000).toISOString()));
+		const host = countingHost(5);
+		startLoop(host, queueId);
+		await until(() => queue.backlog(queueId) === 0);
+		expect(claimsFor(meetingId)).toEqual([]);
+		expect(host.launched).toEqual([]);
+		expect(logs.some((line) => line.includes(`ticket for meeting ${meetingId} attempt 1 expired`))).toBe(true);
+	});
+
+	it("acks and drops a message that is no spawn ticket", async () => {
+		const queueId = `q${++queueSeq}`;
+		queue.publish(queueId, { meeting_id: "nope" } as unknown as SpawnTicket);
+		const host = countingHost(5);
+		startLoop(host, queueId);
+		await until(() => queue.backlog(queueId) === 0);
+		expect(host.launched).toEqual([]);
+		expect(logs).toContain("spawn queue: dropping 1 message(s) that are not spawn tickets");
+	});
+
+	it("stops pulling while draining, and leaves new tickets for other hosts", async () => {
+		const queueId = `q${++queueSeq}`;
+		const host = countingHost(5);
+		startLoop(host, queueId);
+		await until(() => queue.pulls(queueId).length >= 1);
+		host.draining = true;
+		await sleep(300);
+		const pulled = queue.pulls(queueId).length;
+		queue.publish(queueId, ticketFor(++nextMeeting));
+		await sleep(800);
+		expect(queue.pulls(queueId).length).toBe(pulled);
+		expect(queue.backlog(queueId)).toBe(1);
+	});
+
+	it("hands tickets pulled while it stops straight back to the queue, for another host to take at once", async () => {
+		const queueId = `q${++queueSeq}`;
+		const meetingId = ++nextMeeting;
+		offered(meetingId);
+		queue.publish(queueId, ticketFor(meetingId));
+		queue.pullDelayMs = 400;
+		const host = countingHost(5);
+		const loop = startLoop(host, queueId, "host-stopping");
+		await until(() => queue.pulls(queueId).length === 1);
+		// The pull is in flight: its tickets arrive after the host was told to stop.
+		await loop.stop();
+		queue.pullDelayMs = 0;
+		expect(host.launched).toEqual([]);
+		expect(claimsFor(meetingId)).toEqual([]);
+		expect(queue.backlog(queueId)).toBe(1);
+		// Visible again now, not after the 30 s visibility timeout nor the claim-retry delay.
+		const other = countingHost(5);
+		startLoop(other, queueId, "host-b");
+		await until(() => other.launched.length === 1, 800);
+		expect(claimsFor(meetingId).map((c) => [c.claim.host_id, c.status])).toEqual([["host-b", 200]]);
+	});
+
+	for (const mode of ["up", "failing", "unreachable"] as const) {
+		it(`backs off on ${mode === "up" ? "an empty queue" : mode === "failing" ? "queue API errors" : "an unreachable queue"}`, async () => {
+			const queueId = `q${++queueSeq}`;
+			queue.mode = mode;
+			const host = countingHost(5);
+			startLoop(host, queueId, "host-a", { ...FAST, backoffMinMs: 100, backoffMaxMs: 400 });
+			await sleep(2_000);
+			const seen = queue.pulls(queueId).length;
+			// Jittered 100, 200, 400, 400 … ms: about six pulls in two seconds, never a busy loop.
+			expect(seen).toBeGreaterThanOrEqual(2);
+			expect(seen).toBeLessThanOrEqual(9);
+			expect(queue.pulls(queueId).every((size) => Number.isNaN(size) || size === 5)).toBe(true);
+		});
+	}
+
+	it("reports the host's state in the HostReport shape, and ignores a gateway that does not take reports", async () => {
+		const host = await startBotHost({
+			port: 0,
+			// No bot starts here: the browser is only named.
+			browser: { executablePath: "/usr/bin/chromium", extraFlags: [], fakeDevices: true, sandbox: false },
+			slots: 3,
+			capacity: { readers: ROOMY_MACHINE },
+			hostId: "host-r",
+			version: "test-1",
+			log: () => {},
+		});
+		const reportLogs: string[] = [];
+		const reporter = new Reporter({
+			gateway: new Gateway({ url: claims.url, secret: SECRET }),
+			report: () => host.report(),
+			intervalMs: 100,
+			log: (line) => reportLogs.push(line),
+		});
+		try {
+			claims.reportStatus = 404;
+			reporter.start();
+			await sleep(450);
+			expect(claims.reports).toEqual([]);
+			// One line for the whole run of failures, not one per report.
+			expect(reportLogs).toEqual(["host report not taken: the gateway answered 404; will keep trying"]);
+			claims.reportStatus = 204;
+			await until(() => claims.reports.length >= 2);
+			expect(claims.rejectedReports).toBe(0);
+			expect(claims.reports[0]).toEqual({
+				host_id: "host-r",
+				version: "test-1",
+				slots: 3,
+				running: 0,
+				launching: 0,
+				free: 3,
+				draining: false,
+				mem_available_mb: 16_000,
+				load1: 0,
+				meeting_ids: [],
+			});
+			expect(reportLogs.at(-1)).toBe("host report: the gateway takes reports again");
+		} finally {
+			reporter.stop();
+			await host.shutdown();
+		}
+	});
+});
+
+describe("the pull loop with real bots", () => {
+	let world: World;
+	let queue: CountingQueue;
+	let claims: ClaimServer;
+	beforeAll(async () => {
+		world = await startWorld({ slots: 2 });
+		queue = await startCountingQueue();
+		claims = await startClaimServer(SECRET);
+	});
+	afterAll(async () => {
+		await stopWorld(world);
+		await queue.close();
+		await claims.close();
+	});
+
+	it("never pulls more than its free slots: with 2 slots and 5 tickets it claims 2, and the next only when one ends", async () => {
+		const queueId = "real-bots";
+		const meetings = Array.from({ length: 5 }, () => scriptMeeting(world, "zoom", { lobby_forever: true }));
+		for (const m of meetings) {
+			claims.offer({ ...m.request, attempt: 1 });
+			queue.publish(queueId, ticketFor(m.meetingId));
+		}
+		const loop = new PullLoop({
+			queue: new SpawnQueue({ url: queue.url(queueId), log: () => {} }),
+			gateway: new Gateway({ url: claims.url, secret: SECRET }),
+			host: world.host,
+			hostId: "host-real",
+			version: "test-1",
+			log: () => {},
+			...FAST,
+		});
+		loop.start();
+		try {
+			await until(() => world.host.bots.size === 2);
+			const running = [...world.host.bots.keys()];
+			for (const id of running) await world.room.until(id, (r) => statusesOf(r).some((s) => s.status === "awaiting_admission"));
+			await sleep(500);
+			expect(claims.claims.map((c) => c.status)).toEqual([200, 200]);
+			expect(queue.backlog(queueId)).toBe(3);
+			// Every pull asked for no more than was free then; while full, none at all.
+			expect(queue.pulls(queueId)[0]).toBe(2);
+			expect(queue.pulls(queueId).every((size) => size <= 2)).toBe(true);
+			const pullsWhileFull = queue.pulls(queueId).length;
+			await sleep(500);
+			expect(queue.pulls(queueId).length).toBe(pullsWhileFull);
+
+			const first = world.host.bots.get(running[0] as number);
+			world.room.command(running[0] as number, { action: "leave" });
+			await first?.finished;
+			await until(() => claims.claims.length === 3);
+			expect(queue.pulls(queueId).slice(pullsWhileFull)).toEqual([1]);
+			expect(queue.backlog(queueId)).toBe(2);
+			expect(world.host.bots.size).toBe(2);
+		} finally {
+			await loop.stop();
+			for (const id of world.host.bots.keys()) world.room.command(id, { action: "leave" });
+			await Promise.all([...world.host.bots.values()].map((bot) => bot.finished));
+		}
+	});
+});
