@@ -67,6 +67,8 @@ if [ -n "${REBUILD_BASE:-}" ] || ! "${buildah[@]}" inspect --type image "$base_r
 	"${buildah[@]}" config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		--env NODE_VERSION="$("$node_bin" -p process.versions.node)" --cmd node "$container"
 	"${buildah[@]}" commit --quiet --rm "$container" "$base_ref" >/dev/null
+	rm -rf "$rootfs"
+	trap - EXIT
 	echo "build-image: base ready in $(($(date +%s) - started)) s"
 fi
 
