@@ -3,6 +3,9 @@
  * shown in the meeting to segment at the room (p50, p95), and memory per bot (the Chromium
  * process tree: RSS and PSS) with 1 and with 5 concurrent bots.
  * Run: `npx node bot-host/bench.ts` (prints JSON). Also importable: `runBotHostBench()`.
+ * `node bot-host/bench.ts --memory [1,5,20]`: only memory at scale (bot-host/bench-memory.ts):
+ * the PSS of every bot's Chromium tree and of the host process with 1, 5 and 20 bots at once,
+ * and the marginal cost of one more bot.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { SpawnRequest } from "../src/bot-channel/protocol.ts";
@@ -157,5 +160,12 @@ export function processTreeMemory(rootPid: number): { rss: number; pss: number }
 }
 
 if (import.meta.filename === process.argv[1]) {
-	console.log(JSON.stringify(await runBotHostBench(), null, 2));
+	const memoryAt = process.argv.indexOf("--memory");
+	if (memoryAt >= 0) {
+		const { runMemoryBench } = await import("./bench-memory.ts");
+		const counts = (process.argv[memoryAt + 1] ?? "1,5,20").split(",").map(Number);
+		console.log(JSON.stringify(await runMemoryBench(counts), null, 2));
+	} else {
+		console.log(JSON.stringify(await runBotHostBench(), null, 2));
+	}
 }

@@ -18,6 +18,7 @@ import { botFleetRoutes } from "./routes/bot-fleet";
 import { botRoutes } from "./routes/bots";
 import { calendarCompatRoutes } from "./routes/calendar-compat";
 import { calendarRoutes } from "./routes/calendars";
+import { fleetMetricsRoutes } from "./routes/fleet-metrics";
 import { healthRoutes } from "./routes/health";
 import { interactiveRoutes } from "./routes/interactive";
 import { liveRoutes } from "./routes/live";
@@ -62,6 +63,7 @@ export function buildApp() {
 	app.route("/", liveRoutes);
 	app.route("/", recordingUploadRoutes);
 	app.route("/", botFleetRoutes);
+	app.route("/", fleetMetricsRoutes);
 	app.route("/", recordingRoutes);
 	app.route("/", calendarRoutes);
 	app.route("/", calendarCompatRoutes);
