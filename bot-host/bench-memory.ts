@@ -6,13 +6,10 @@
  * steps. The breakdown by Chromium process kind and by anonymous, file-backed and shared memory
  * (/proc/<pid>/smaps_rollup) says what bounds that cost.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import os from "node:os";
-import { SpawnRequest } from "../src/bot-channel/protocol.ts";
-import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
-import { startSandbox } from "./sandbox/server.ts";
-import { startBotHost } from "./service.ts";
-import { FakeRoom } from "./test/room.ts";
+import { startBenchRig } from "./bench-rig.ts";
+import { processTree } from "./process-tree.ts";
 
 export interface MemoryStep {
 	bots: number;
@@ -50,42 +47,17 @@ interface ProcessMemory {
 export async function runMemoryBench(counts: number[] = [1, 5, 20]): Promise<MemoryBench> {
 	const loadBefore = os.loadavg().map((l) => Math.round(l * 100) / 100);
 	const most = Math.max(...counts);
-	const sandbox = await startSandbox();
-	const room = await FakeRoom.start();
-	const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-	const sandboxDecision = chromiumSandbox(executablePath, process.env.BOT_CHROMIUM_SANDBOX, () => {});
-	const host = await startBotHost({
-		port: 0,
-		slots: most,
-		browser: { executablePath, extraFlags: sandbox.chromiumFlags, fakeDevices: true, sandbox: sandboxDecision },
-		log: () => {},
-	});
-	let nextId = 700_000 + Math.floor(Math.random() * 50_000);
+	const rig = await startBenchRig({ slots: most, botName: "Memory Bot", codePrefix: "mem" });
+	const { host } = rig;
 	const running: number[] = [];
 	const spawn = async () => {
-		const meetingId = ++nextId;
-		const code = `mem-${String.fromCharCode(97 + (meetingId % 26), 97 + ((meetingId >> 5) % 26))}xy-${String.fromCharCode(97 + ((meetingId >> 10) % 26))}zz`;
-		sandbox.setScenario(code, { direct_join: true, participants: [{ name: "Host" }] });
-		host.launch(
-			SpawnRequest.parse({
-				meeting_id: meetingId,
-				platform: "google_meet",
-				native_meeting_id: code,
-				meeting_url: `https://meet.google.com/${code}`,
-				bot_name: "Memory Bot",
-				transcription: null,
-				channel: { url: room.url(meetingId), token: "bench" },
-			}),
-		);
-		await room.until(meetingId, (r) => r.some((m) => m.type === "status" && m.status === "active"));
-		running.push(meetingId);
+		running.push((await rig.spawn({ direct_join: true, participants: [{ name: "Host" }] })).meetingId);
 	};
 
 	const sample = (previous: { bots: number; total: number }): MemoryStep => {
-		const tree = readProcessTree();
 		const chromium = running.flatMap((id) => {
 			const pid = host.bots.get(id)?.browserPid;
-			return pid ? descendants(tree, pid).map(processMemory) : [];
+			return pid ? processTree(pid).map(processMemory) : [];
 		});
 		const hostPss = processMemory(process.pid).pss;
 		const chromiumPss = sum(chromium.map((p) => p.pss));
@@ -130,51 +102,18 @@ export async function runMemoryBench(counts: number[] = [1, 5, 20]): Promise<Mem
 			previous = { bots: step.bots, total: step.total_pss_mb * 1024 };
 		}
 		return {
-			sandboxed: sandboxDecision,
+			sandboxed: rig.sandboxed,
 			steps,
 			machine: { cores: os.cpus().length, mem_total_mb: Math.round(os.totalmem() / 1_048_576), load_before: loadBefore },
 		};
 	} finally {
-		await Promise.all(
-			running.map(async (id) => {
-				const session = host.bots.get(id);
-				room.command(id, { action: "leave" });
-				await session?.finished;
-			}),
-		);
-		await host.shutdown();
-		await room.close();
-		await sandbox.close();
+		await Promise.all(running.map(rig.stop));
+		await rig.close();
 	}
 }
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 const round = (n: number) => Math.round(n * 10) / 10;
-
-function readProcessTree(): Map<number, number[]> {
-	const children = new Map<number, number[]>();
-	for (const entry of readdirSync("/proc")) {
-		if (!/^\d+$/.test(entry)) continue;
-		try {
-			const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-			const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-			children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-		} catch {
-			// The process ended while we looked.
-		}
-	}
-	return children;
-}
-
-function descendants(tree: Map<number, number[]>, root: number): number[] {
-	const found: number[] = [];
-	const queue = [root];
-	for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
-		found.push(pid);
-		queue.push(...(tree.get(pid) ?? []));
-	}
-	return found;
-}
 
 /** PSS and its backing (kB) from smaps_rollup; the kind from Chromium's `--type=` flag. */
 function processMemory(pid: number): ProcessMemory {

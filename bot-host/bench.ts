@@ -7,12 +7,10 @@
  * the PSS of every bot's Chromium tree and of the host process with 1, 5 and 20 bots at once,
  * and the marginal cost of one more bot.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { SpawnRequest } from "../src/bot-channel/protocol.ts";
-import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
-import { startSandbox } from "./sandbox/server.ts";
-import { startBotHost } from "./service.ts";
-import { FakeRoom, statusesOf } from "./test/room.ts";
+import { readFileSync } from "node:fs";
+import { startBenchRig } from "./bench-rig.ts";
+import { processTree } from "./process-tree.ts";
+import { statusesOf } from "./test/room.ts";
 
 export interface BotHostBench {
 	spawn_to_active_ms: { runs: number; p50: number; p95: number };
@@ -21,49 +19,7 @@ export interface BotHostBench {
 }
 
 export async function runBotHostBench(options: { spawnRuns?: number } = {}): Promise<BotHostBench> {
-	const sandbox = await startSandbox();
-	const room = await FakeRoom.start();
-	const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-	const host = await startBotHost({
-		port: 0,
-		browser: {
-			executablePath,
-			extraFlags: sandbox.chromiumFlags,
-			fakeDevices: true,
-			sandbox: chromiumSandbox(executablePath, process.env.BOT_CHROMIUM_SANDBOX, () => {}),
-		},
-		log: () => {},
-	});
-	let nextId = 900_000 + Math.floor(Math.random() * 50_000);
-	const spawn = async (scenario: Parameters<typeof sandbox.setScenario>[1]) => {
-		const meetingId = ++nextId;
-		const code = `ben-${String.fromCharCode(97 + (meetingId % 26), 97 + ((meetingId >> 5) % 26))}xy-${String.fromCharCode(97 + ((meetingId >> 10) % 26))}zz`;
-		sandbox.setScenario(code, scenario);
-		const startedAt = Date.now();
-		// In process, as the pull loop launches a claimed bot.
-		host.launch(
-			SpawnRequest.parse({
-				meeting_id: meetingId,
-				platform: "google_meet",
-				native_meeting_id: code,
-				meeting_url: `https://meet.google.com/${code}`,
-				bot_name: "Bench Bot",
-				transcription: null,
-				channel: { url: room.url(meetingId), token: "bench" },
-			}),
-		);
-		const activeAt = await room.until(meetingId, (r) => {
-			const i = r.findIndex((m) => m.type === "status" && m.status === "active");
-			return i >= 0 ? room.arrivedAt(meetingId)[i] : undefined;
-		});
-		return { meetingId, code, spawnToActive: (activeAt ?? Date.now()) - startedAt };
-	};
-	const stop = async (meetingId: number) => {
-		const session = host.bots.get(meetingId);
-		room.command(meetingId, { action: "leave" });
-		await session?.finished;
-	};
-
+	const { sandbox, room, host, spawn, stop, close } = await startBenchRig({ botName: "Bench Bot", codePrefix: "ben" });
 	try {
 		const spawnTimes: number[] = [];
 		for (let i = 0; i < (options.spawnRuns ?? 8); i++) {
@@ -115,9 +71,7 @@ export async function runBotHostBench(options: { spawnRuns?: number } = {}): Pro
 			},
 		};
 	} finally {
-		await host.shutdown();
-		await room.close();
-		await sandbox.close();
+		await close();
 	}
 }
 
@@ -133,22 +87,9 @@ function average(values: number[]): number {
 
 /** RSS and PSS (MB) of a process and all its descendants, from /proc. */
 export function processTreeMemory(rootPid: number): { rss: number; pss: number } {
-	const children = new Map<number, number[]>();
-	for (const entry of readdirSync("/proc")) {
-		if (!/^\d+$/.test(entry)) continue;
-		try {
-			const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-			const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-			children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-		} catch {
-			// The process ended while we looked.
-		}
-	}
 	let rssKb = 0;
 	let pssKb = 0;
-	const queue = [rootPid];
-	for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
-		queue.push(...(children.get(pid) ?? []));
+	for (const pid of processTree(rootPid)) {
 		try {
 			rssKb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
 			pssKb += Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0);

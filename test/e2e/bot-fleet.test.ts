@@ -8,10 +8,11 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { processTree } from "../../bot-host/process-tree.ts";
 import {
 	launchBotHost,
 	type SharedSandbox,
@@ -202,34 +203,9 @@ async function hostMetrics(host: Host): Promise<HostMetrics | undefined> {
 	}
 }
 
-/** Every process below `pid` (its Chromiums and their helpers), read from /proc. */
-function descendants(pid: number): number[] {
-	const children = new Map<number, number[]>();
-	for (const entry of readdirSync("/proc")) {
-		if (!/^\d+$/.test(entry)) continue;
-		try {
-			// The parent pid is the 2nd field after the parenthesised command name.
-			const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-			const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-			children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-		} catch {
-			// the process ended while we looked
-		}
-	}
-	const found: number[] = [];
-	const walk = (p: number) => {
-		for (const c of children.get(p) ?? []) {
-			found.push(c);
-			walk(c);
-		}
-	};
-	walk(pid);
-	return found;
-}
-
 /** The machine is gone: the host process and the browsers it started die at once, unannounced. */
 async function killHost(fleet: Fleet, host: Host) {
-	const browsers = descendants(host.child.pid ?? 0);
+	const browsers = processTree(host.child.pid ?? 0).slice(1);
 	const exited = new Promise((resolve) => host.child.once("exit", resolve));
 	process.kill(host.child.pid ?? 0, "SIGKILL");
 	for (const pid of browsers) {
