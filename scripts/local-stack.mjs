@@ -59,6 +59,29 @@ function applyMigrations(stateDir, quiet) {
 }
 
 /**
+ * `wrangler dev` on loopback `port` with local storage in `stateDir`; resolves once its /health
+ * answers. `args` are extra flags (a `--config`, `--var`s).
+ */
+export async function wranglerDev({ port, stateDir, args = [], quiet = false, cwd = root }) {
+	const child = run(
+		bin("wrangler"),
+		["dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", stateDir, "--show-interactive-dev-session=false", ...args],
+		{
+			cwd,
+			stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"],
+			env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+		},
+	);
+	try {
+		await waitForHealth(`http://127.0.0.1:${port}/health`, 90_000);
+	} catch (err) {
+		child.kill("SIGTERM");
+		throw err;
+	}
+	return child;
+}
+
+/**
  * Starts wrangler dev (gateway + Durable Objects + local D1/R2) after applying migrations.
  * `stateDir` is where local storage persists; `vars` are extra deployment variables.
  * `PUBLIC_BASE_URL` defaults to the gateway's own loopback address.
@@ -69,27 +92,7 @@ export async function startGateway({ port, stateDir, vars = {}, quiet = false })
 	// Bots reach the gateway at its own loopback address unless told otherwise (the Worker never takes it from a request).
 	const withAddress = { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...vars };
 	const varArgs = Object.entries(withAddress).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
-	const child = run(
-		bin("wrangler"),
-		[
-			"dev",
-			"--port",
-			String(port),
-			"--ip",
-			"127.0.0.1",
-			"--persist-to",
-			stateDir,
-			"--test-scheduled",
-			"--show-interactive-dev-session=false",
-			...varArgs,
-		],
-		{
-			stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"],
-			env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-		},
-	);
-	await waitForHealth(`http://127.0.0.1:${port}/health`, 90_000);
-	return child;
+	return wranglerDev({ port, stateDir, quiet, args: ["--test-scheduled", ...varArgs] });
 }
 
 async function api(base, method, pathname, headers, body) {

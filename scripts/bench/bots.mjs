@@ -3,9 +3,10 @@ import WebSocket from "ws";
 import { follow } from "./meeting-stream.mjs";
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-function meetCode() {
+/** A fresh sandbox meeting code, Meet-shaped. */
+export function meetCode() {
 	const l = Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join("");
 	return `${l.slice(0, 3)}-${l.slice(3, 7)}-${l.slice(7)}`;
 }
@@ -54,7 +55,8 @@ async function streamTranscript(base, key, code) {
 	return { segments, close };
 }
 
-async function until(what, check, ms = 60_000) {
+/** Polls `check` until it gives a value; fails naming `what` after `ms`. */
+export async function until(what, check, ms = 60_000) {
 	const deadline = Date.now() + ms;
 	while (Date.now() < deadline) {
 		const v = await check();

@@ -1,23 +1,8 @@
 import WebSocket from "ws";
+import { meetCode, sleep, until } from "./bots.mjs";
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
-
-function meetCode() {
-	const l = Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join("");
-	return `${l.slice(0, 3)}-${l.slice(3, 7)}-${l.slice(7)}`;
-}
-
-async function until(what, check, ms = 90_000) {
-	const deadline = Date.now() + ms;
-	while (Date.now() < deadline) {
-		const v = await check();
-		if (v !== undefined) return v;
-		await sleep(20);
-	}
-	throw new Error(`timed out: ${what}`);
-}
 
 /**
  * One bot from `POST /bots`: when a host launched it (its claim won, from the host's own log
@@ -48,28 +33,36 @@ async function placeOne({ botBase, key, sandboxUrl, launches }) {
 	});
 	await new Promise((resolve) => ws.once("open", resolve));
 	ws.send(JSON.stringify({ action: "subscribe", meetings: [{ platform: "google_meet", native_id: code }] }));
-	const claimed = await until(`meeting ${meeting.id} claimed`, () => launches.get(meeting.id));
+	const claimed = await until(`meeting ${meeting.id} claimed`, () => launches.get(meeting.id), 90_000);
 	let lookedAt = 0;
-	await until(`meeting ${meeting.id} active`, async () => {
-		if (activeAt !== undefined) return activeAt;
-		// Now and then the record, so a bot that failed is named rather than waited out.
-		if (performance.now() - lookedAt < 1000) return undefined;
-		lookedAt = performance.now();
-		const m = await (await fetch(`${botBase}/meetings/${meeting.id}`, { headers: { "X-API-Key": key } })).json();
-		if (m.status === "failed" || m.status === "completed")
-			throw new Error(`meeting ${meeting.id} ended ${m.status}: ${m.completion_reason}`);
-		return undefined;
-	});
+	await until(
+		`meeting ${meeting.id} active`,
+		async () => {
+			if (activeAt !== undefined) return activeAt;
+			// Now and then the record, so a bot that failed is named rather than waited out.
+			if (performance.now() - lookedAt < 1000) return undefined;
+			lookedAt = performance.now();
+			const m = await (await fetch(`${botBase}/meetings/${meeting.id}`, { headers: { "X-API-Key": key } })).json();
+			if (m.status === "failed" || m.status === "completed")
+				throw new Error(`meeting ${meeting.id} ended ${m.status}: ${m.completion_reason}`);
+			return undefined;
+		},
+		90_000,
+	);
 	return {
 		toClaimed: claimed.at - t0,
 		toActive: activeAt - t0,
 		host: claimed.host,
 		stop: async () => {
 			await fetch(`${botBase}/bots/google_meet/${code}`, { method: "DELETE", headers: { "X-API-Key": key } });
-			await until(`meeting ${meeting.id} ended`, async () => {
-				const m = await (await fetch(`${botBase}/meetings/${meeting.id}`, { headers: { "X-API-Key": key } })).json();
-				return m.status === "completed" || m.status === "failed" ? true : undefined;
-			});
+			await until(
+				`meeting ${meeting.id} ended`,
+				async () => {
+					const m = await (await fetch(`${botBase}/meetings/${meeting.id}`, { headers: { "X-API-Key": key } })).json();
+					return m.status === "completed" || m.status === "failed" ? true : undefined;
+				},
+				90_000,
+			);
 			ws.close();
 		},
 	};
