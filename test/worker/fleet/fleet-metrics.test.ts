@@ -156,7 +156,10 @@ describe("GET /internal/fleet/metrics", () => {
 	});
 
 	it("answers 503 naming FLEET_METRICS_TOKEN when it is not configured", async () => {
-		const res = await call("GET", "/internal/fleet/metrics", { headers: { Authorization: "Bearer anything" } });
+		// Unset here whatever the test run's .dev.vars holds (npm start generates one).
+		const res = await callWith({ FLEET_METRICS_TOKEN: undefined }, "GET", "/internal/fleet/metrics", {
+			headers: { Authorization: "Bearer anything" },
+		});
 		expect(res.status).toBe(503);
 		expect((await json<{ detail: string }>(res)).detail).toContain("FLEET_METRICS_TOKEN");
 	});
