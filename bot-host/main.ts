@@ -11,7 +11,7 @@
  * (400 per bot), BOT_MEM_RESERVE_MB (512 kept for the rest of the machine), BOT_HOST_MAX_LOAD
  * (default the core count: above this 1-minute load average nothing is pulled).
  * Timing: BOT_HOST_DRAIN_S (15000: how long bots may stay after SIGTERM), BOT_HOST_REPORT_S (15),
- * BOT_HOST_VISIBILITY_MS (60000), BOT_HOST_BACKOFF_MIN_MS (1000), BOT_HOST_BACKOFF_MAX_MS (5000),
+ * BOT_HOST_VISIBILITY_MS (60000), BOT_HOST_BACKOFF_MIN_MS (250), BOT_HOST_BACKOFF_MAX_MS (1000),
  * BOT_HOST_FULL_POLL_MS (1000), BOT_HOST_CLAIM_RETRY_S (2).
  * Browser and sandbox: BOT_HOST_PORT (default 8790), BOT_HOST_BIND (default 127.0.0.1),
  * CHROMIUM_PATH (default /usr/bin/chromium; without it /health answers 503 naming it),

@@ -60,15 +60,16 @@ function applyMigrations(stateDir, quiet) {
 
 /**
  * `wrangler dev` on loopback `port` with local storage in `stateDir`; resolves once its /health
- * answers. `args` are extra flags (a `--config`, `--var`s).
+ * answers. `args` are extra flags (a `--config`, `--var`s); `quiet` hides its output, `silent` its
+ * errors too.
  */
-export async function wranglerDev({ port, stateDir, args = [], quiet = false, cwd = root }) {
+export async function wranglerDev({ port, stateDir, args = [], quiet = false, silent = false, cwd = root }) {
 	const child = run(
 		bin("wrangler"),
 		["dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", stateDir, "--show-interactive-dev-session=false", ...args],
 		{
 			cwd,
-			stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"],
+			stdio: ["ignore", quiet || silent ? "ignore" : "inherit", silent ? "ignore" : "inherit"],
 			env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
 		},
 	);

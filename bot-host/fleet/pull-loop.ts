@@ -27,8 +27,10 @@ export interface PullLoopSettings {
 
 export const PULL_DEFAULTS = {
 	visibilityMs: 60_000,
-	backoffMinMs: 1_000,
-	backoffMaxMs: 5_000,
+	// An idle host asks about four times a second at first and once a second at most: a ticket
+	// waits under a second for its claim, at about one request a second per idle host.
+	backoffMinMs: 250,
+	backoffMaxMs: 1_000,
 	fullPollMs: 1_000,
 	claimRetryDelayS: 2,
 } satisfies Required<PullLoopSettings>;
