@@ -32,7 +32,7 @@ const LOCAL_EGRESS: HostEgress = { policy: { allowPrivate: true }, maxBytes: 8 *
 /** A machine with room for the world's bots, so capacity is the slots' alone (tests share a busy machine). */
 export const ROOMY_MACHINE = { memAvailableMb: () => 16_000, load1: () => 0, cores: () => 2 };
 
-export async function startWorld(options: { egress?: HostEgress; slots?: number } = {}): Promise<World> {
+export async function startWorld(options: { egress?: HostEgress; slots?: number; joinTimeoutMs?: number } = {}): Promise<World> {
 	const sandbox = await startSandbox();
 	const room = await FakeRoom.start(CHANNEL_TOKEN);
 	const logs: string[] = [];
@@ -46,7 +46,7 @@ export async function startWorld(options: { egress?: HostEgress; slots?: number 
 	const host = await startBotHost({
 		port: 0,
 		browser,
-		session: { pollMs: 100, captionSettleMs: 900, joinTimeoutMs: 30_000 },
+		session: { pollMs: 100, captionSettleMs: 900, joinTimeoutMs: options.joinTimeoutMs ?? 30_000 },
 		egress: options.egress ?? LOCAL_EGRESS,
 		...(options.slots ? { slots: options.slots } : {}),
 		capacity: { readers: ROOMY_MACHINE },

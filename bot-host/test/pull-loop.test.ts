@@ -15,7 +15,7 @@ import { SpawnQueue } from "../fleet/spawn-queue.ts";
 import { startBotHost } from "../service.ts";
 import { type ClaimServer, type CountingQueue, startClaimServer, startCountingQueue } from "./fleet-peers.ts";
 import { ROOMY_MACHINE, scriptMeeting, startWorld, stopWorld, type World } from "./harness.ts";
-import { statusesOf } from "./room.ts";
+import { finalStatus, statusesOf } from "./room.ts";
 
 const SECRET = "pull-loop-secret";
 const QUEUE_TOKEN = "queue-token";
@@ -295,7 +295,9 @@ describe("the pull loop with real bots", () => {
 	let queue: CountingQueue;
 	let claims: ClaimServer;
 	beforeAll(async () => {
-		world = await startWorld({ slots: 2 });
+		// Its bots hold their slots in a lobby for the whole test: on a saturated machine a Chromium
+		// can take long to get there, and one that gave up would free its slot under the test.
+		world = await startWorld({ slots: 2, joinTimeoutMs: 90_000 });
 		queue = await startCountingQueue();
 		claims = await startClaimServer(SECRET);
 	});
@@ -323,9 +325,12 @@ describe("the pull loop with real bots", () => {
 		});
 		loop.start();
 		try {
-			await until(() => world.host.bots.size === 2);
+			await until(() => world.host.bots.size === 2, 60_000);
 			const running = [...world.host.bots.keys()];
-			for (const id of running) await world.room.until(id, (r) => statusesOf(r).some((s) => s.status === "awaiting_admission"));
+			for (const id of running) {
+				const reached = await world.room.until(id, (r) => finalStatus(r) ?? statusesOf(r).find((s) => s.status === "awaiting_admission"));
+				expect(reached, `bot ${id} ended before its lobby: ${JSON.stringify(reached)}`).toMatchObject({ status: "awaiting_admission" });
+			}
 			await sleep(500);
 			expect(claims.claims.map((c) => c.status)).toEqual([200, 200]);
 			expect(queue.backlog(queueId)).toBe(3);
@@ -339,14 +344,15 @@ describe("the pull loop with real bots", () => {
 			const first = world.host.bots.get(running[0] as number);
 			world.room.command(running[0] as number, { action: "leave" });
 			await first?.finished;
-			await until(() => claims.claims.length === 3);
+			await until(() => claims.claims.length === 3, 60_000);
 			expect(queue.pulls(queueId).slice(pullsWhileFull)).toEqual([1]);
-			expect(queue.backlog(queueId)).toBe(2);
+			// The lease is acked once the claim is answered and the bot started: a moment after the claim.
+			await until(() => queue.backlog(queueId) === 2);
 			expect(world.host.bots.size).toBe(2);
 		} finally {
 			await loop.stop();
-			for (const id of world.host.bots.keys()) world.room.command(id, { action: "leave" });
-			await Promise.all([...world.host.bots.values()].map((bot) => bot.finished));
+			// Stopped by the host, not by a command: a bot still starting has no channel to hear one.
+			await Promise.all([...world.host.bots.values()].map((bot) => bot.stop()));
 		}
-	});
+	}, 180_000);
 });
