@@ -36,18 +36,12 @@ export class BotChannelInbox {
 	 * twice. The message is still applied (and acked once durable) in order by `receive`; anything
 	 * this skips (a status, a gap, a room that just woke) is delivered there instead.
 	 */
-	deliverAhead(socket: WebSocket, text: string): void {
+	deliverAhead(socket: WebSocket, message: BotToRoom | undefined): void {
 		const delivered = this.delivered;
-		if (!delivered || this.refused.has(socket) || !this.room.fanout.loaded()) return;
+		if (!message || !delivered || this.refused.has(socket) || !this.room.fanout.loaded()) return;
 		// Only the one open channel runs ahead; a socket on its way out waits for `receive` to judge it.
 		const open = this.room.botSockets().filter((s) => s.readyState === WebSocket.OPEN);
 		if (open.length !== 1 || open[0] !== socket) return;
-		let message: BotToRoom;
-		try {
-			message = BotToRoom.parse(JSON.parse(text));
-		} catch {
-			return;
-		}
 		if (message.type === "hello" || message.type === "status" || message.seq !== delivered.seq + 1) return;
 		void this.deliver(delivered.meetingId, delivered.ref, message);
 		delivered.seq = message.seq;
@@ -92,12 +86,18 @@ export class BotChannelInbox {
 		this.delivered = undefined;
 	}
 
-	async receive(socket: WebSocket, text: string): Promise<void> {
-		if (this.refused.has(socket)) return;
-		let message: BotToRoom;
+	/** A message off the channel, parsed once for its delivery ahead and its turn; undefined when unreadable. */
+	read(text: string): BotToRoom | undefined {
 		try {
-			message = BotToRoom.parse(JSON.parse(text));
+			return BotToRoom.parse(JSON.parse(text));
 		} catch {
+			return undefined;
+		}
+	}
+
+	async receive(socket: WebSocket, text: string, message = this.read(text)): Promise<void> {
+		if (this.refused.has(socket)) return;
+		if (!message) {
 			await this.unreadable(socket, text);
 			return;
 		}

@@ -174,8 +174,9 @@ export class MeetingRoom extends DurableObject<Env> {
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
 		if (typeof data !== "string") return;
 		// Live frames go out now; storing and acking wait their turn.
-		this.#inbox.deliverAhead(socket, data);
-		await this.#room.serial(() => this.#inbox.receive(socket, data));
+		const message = this.#inbox.read(data);
+		this.#inbox.deliverAhead(socket, message);
+		await this.#room.serial(() => this.#inbox.receive(socket, data, message));
 	}
 
 	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
