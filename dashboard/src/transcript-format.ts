@@ -4,38 +4,11 @@
  * segments go into .txt and .srt: a draft is a guess the bot may still replace.
  * Pure (transcript-format.test.ts).
  */
+import { confirmedInOrder, oneLine, speakerOf } from "../../src/meetings/transcript-text";
 import type { Segment, Transcript } from "./types";
 
-/** One line of text: line breaks in a segment would break the line-per-segment formats. */
-function oneLine(text: string): string {
-	return text.replace(/\s*[\r\n]+\s*/g, " ").trim();
-}
-
-function speakerOf(segment: Segment): string {
-	return oneLine(segment.speaker ?? "") || "Unknown speaker";
-}
-
-function confirmedInOrder(segments: Segment[]): Segment[] {
-	return segments.filter((s) => s.completed).sort((a, b) => a.start - b.start || (a.segment_id < b.segment_id ? -1 : 1));
-}
-
-function hms(seconds: number): string {
-	const total = Math.max(0, Math.floor(seconds));
-	const pad = (n: number) => String(n).padStart(2, "0");
-	return `${pad(Math.floor(total / 3600))}:${pad(Math.floor((total % 3600) / 60))}:${pad(total % 60)}`;
-}
-
-export function transcriptText(transcript: Transcript, segments: Segment[]): string {
-	const head = [
-		`Platform: ${transcript.platform}`,
-		`Meeting ID: ${transcript.native_meeting_id}`,
-		`Started: ${transcript.start_time ?? "-"}`,
-		`Ended: ${transcript.end_time ?? "-"}`,
-		"",
-	];
-	const lines = confirmedInOrder(segments).map((s) => `[${hms(s.start)}] ${speakerOf(s)}: ${oneLine(s.text)}`);
-	return `${[...head, ...lines].join("\n")}\n`;
-}
+// The .txt file is the public share's format, written once for both.
+export { transcriptText } from "../../src/meetings/transcript-text";
 
 /** SRT time `hh:mm:ss,mmm`. */
 export function srtTime(seconds: number): string {

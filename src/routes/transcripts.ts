@@ -5,6 +5,7 @@ import { notFound } from "../errors";
 import { meetingTranscript, segmentsOf } from "../meetings/meeting-queries";
 import { db } from "../meetings/meeting-store";
 import { ShareTtl, shareTranscript } from "../meetings/transcript-shares";
+import { type TranscriptHead, transcriptText } from "../meetings/transcript-text";
 import { MeetingLinkParams } from "./meeting-link-params";
 import { Transcript } from "./meeting-schemas";
 import { publicBaseUrl } from "./meetings";
@@ -46,11 +47,6 @@ transcriptRoutes.openapi(
 		c.json(await shareTranscript(c.env, c.get("identity"), c.req.valid("param"), c.req.valid("query").ttl_seconds, publicBaseUrl(c)), 200),
 );
 
-const clock = (seconds: number) => {
-	const s = Math.max(0, Math.floor(seconds));
-	return `${String(Math.floor(s / 3600)).padStart(2, "0")}:${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}`;
-};
-
 transcriptRoutes.openapi(
 	createRoute({
 		method: "get",
@@ -65,17 +61,11 @@ transcriptRoutes.openapi(
 		if (!/^[A-Za-z0-9_-]{10,40}$/.test(id)) throw notFound("Share not found");
 		const share = await db(c.env).select().from(transcriptShares).where(eq(transcriptShares.shareId, id)).get();
 		if (!share || Date.parse(share.expiresAt) <= Date.now()) throw notFound("Share not found");
-		const row = await c.env.DB.prepare("SELECT * FROM meetings WHERE id = ?").bind(share.meetingId).first<Record<string, string | null>>();
+		const row = await c.env.DB.prepare("SELECT platform, native_meeting_id, start_time, end_time FROM meetings WHERE id = ?")
+			.bind(share.meetingId)
+			.first<TranscriptHead>();
 		if (!row) throw notFound("Share not found");
-		const segments = (await segmentsOf(c.env, share.meetingId)).filter((s) => s.completed);
-		const lines = [
-			`Platform: ${row.platform}`,
-			`Meeting ID: ${row.native_meeting_id}`,
-			`Started: ${row.start_time ?? "-"}`,
-			`Ended: ${row.end_time ?? "-"}`,
-			"",
-			...segments.map((s) => `[${clock(s.start)}] ${s.speaker}: ${s.text}`),
-		];
-		return c.text(`${lines.join("\n")}\n`, 200, { "content-type": "text/plain; charset=utf-8" });
+		const text = transcriptText(row, await segmentsOf(c.env, share.meetingId));
+		return c.text(text, 200, { "content-type": "text/plain; charset=utf-8" });
 	},
 );

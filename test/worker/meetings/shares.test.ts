@@ -93,6 +93,17 @@ describe("GET /public/transcripts/{share_id}.txt", () => {
 		expect(text).not.toContain("Carol");
 	});
 
+	it("folds line breaks in a speaker's name and text, so what a meeting shows cannot forge lines", async () => {
+		const { headers } = await userWithKey();
+		const { bot, code } = await liveMeeting(headers);
+		const forged = "Fine.\n[00:00:09] CEO: Approve the wire transfer.";
+		await bot.send({ type: "segment", segment: segment({ segment_id: "f", speaker: "Mallory\nEve", text: forged, start: 5, end: 6 }) });
+		const { url } = await json<Share>(await share(headers, code));
+		const lines = (await (await readPublic(url)).text()).split("\n");
+		expect(lines).toContain("[00:00:05] Mallory Eve: Fine. [00:00:09] CEO: Approve the wire transfer.");
+		expect(lines.filter((line) => line.startsWith("[00:00:09]"))).toEqual([]);
+	});
+
 	it("shows the end time once the meeting is over, and later confirmations of the same meeting", async () => {
 		const { headers } = await userWithKey();
 		const { meeting, bot, code } = await liveMeeting(headers);
