@@ -78,6 +78,7 @@ export interface CapacitySettings {
 	maxLoad?: number;
 	/** The largest recording file of one bot (BOT_RECORDING_MAX_BYTES); default RECORDING_MAX_BYTES. */
 	recordingMaxBytes?: number;
+	/** Disk per bot's Chromium profile (BOT_PROFILE_DISK_MB); default DEFAULT_PROFILE_DISK_MB. */
 	profileDiskMb?: number;
 	readers?: Partial<MachineReaders>;
 }
@@ -117,9 +118,10 @@ export function capacityOf(settings: CapacitySettings, state: HostLoad): Capacit
 	const budget = settings.botMemBudgetMb ?? DEFAULT_BOT_MEM_BUDGET_MB;
 	const reserve = settings.memReserveMb ?? DEFAULT_MEM_RESERVE_MB;
 	const byMemory = memAvailable === null ? bySlots : Math.floor((memAvailable - reserve) / budget) - state.launching;
-	const perBotMb = (settings.recordingMaxBytes ?? RECORDING_MAX_BYTES) / MB + (settings.profileDiskMb ?? DEFAULT_PROFILE_DISK_MB);
+	const profileMb = settings.profileDiskMb ?? DEFAULT_PROFILE_DISK_MB;
+	const perBotMb = (settings.recordingMaxBytes ?? RECORDING_MAX_BYTES) / MB + profileMb;
 	// Bots still launching have not written their profiles yet; running ones mostly have.
-	const promisedMb = (state.recordingBytesLeft ?? 0) / MB + state.launching * (settings.profileDiskMb ?? DEFAULT_PROFILE_DISK_MB);
+	const promisedMb = (state.recordingBytesLeft ?? 0) / MB + state.launching * profileMb;
 	const byDisk = diskFree === null ? bySlots : Math.floor((diskFree - promisedMb) / perBotMb);
 	const overloaded = load1 > (settings.maxLoad ?? readers.cores());
 	const limits: [CapacityLimit, boolean][] = [
