@@ -10,6 +10,9 @@
  * Capacity: BOT_HOST_SLOTS (default 20; BOT_HOST_MAX_BOTS is its old name), BOT_MEM_BUDGET_MB
  * (400 per bot), BOT_MEM_RESERVE_MB (512 kept for the rest of the machine), BOT_HOST_MAX_LOAD
  * (default the core count: above this 1-minute load average nothing is pulled).
+ * Disk: BOT_RECORDING_MAX_BYTES (default 1 GiB, the Worker's upload limit: a bot's recording
+ * stops there, named on its channel), BOT_PROFILE_DISK_MB (256 per bot's Chromium profile);
+ * nothing is pulled while the temporary directory lacks room for one more bot (fleet/capacity.ts).
  * Timing: BOT_HOST_DRAIN_S (15000: how long bots may stay after SIGTERM), BOT_HOST_REPORT_S (15),
  * BOT_HOST_VISIBILITY_MS (60000), BOT_HOST_BACKOFF_MIN_MS (250), BOT_HOST_BACKOFF_MAX_MS (1000),
  * BOT_HOST_FULL_POLL_MS (1000), BOT_HOST_CLAIM_RETRY_S (2).
@@ -29,9 +32,11 @@
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import { ClaimRequest } from "../src/bot-channel/fleet.ts";
+import { RECORDING_MAX_BYTES } from "../src/bot-channel/protocol.ts";
 import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
 import { hostEgressFromEnv } from "./bot/egress.ts";
-import { DEFAULT_BOT_MEM_BUDGET_MB, DEFAULT_MEM_RESERVE_MB } from "./fleet/capacity.ts";
+import { WAV_HEADER_BYTES } from "./bot/wav.ts";
+import { DEFAULT_BOT_MEM_BUDGET_MB, DEFAULT_MEM_RESERVE_MB, DEFAULT_PROFILE_DISK_MB } from "./fleet/capacity.ts";
 import { Gateway } from "./fleet/gateway.ts";
 import { PULL_DEFAULTS, PullLoop } from "./fleet/pull-loop.ts";
 import { DEFAULT_REPORT_S, Reporter } from "./fleet/reporter.ts";
@@ -110,7 +115,9 @@ const host = await startBotHost({
 		botMemBudgetMb: whole("BOT_MEM_BUDGET_MB", DEFAULT_BOT_MEM_BUDGET_MB, 1),
 		memReserveMb: whole("BOT_MEM_RESERVE_MB", DEFAULT_MEM_RESERVE_MB),
 		...(env.BOT_HOST_MAX_LOAD ? { maxLoad: positiveNumber("BOT_HOST_MAX_LOAD") } : {}),
+		profileDiskMb: whole("BOT_PROFILE_DISK_MB", DEFAULT_PROFILE_DISK_MB),
 	},
+	recordingMaxBytes: whole("BOT_RECORDING_MAX_BYTES", RECORDING_MAX_BYTES, WAV_HEADER_BYTES + 2),
 	hostId,
 	version,
 	blockers,

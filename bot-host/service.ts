@@ -7,6 +7,7 @@
  */
 import { accessSync, constants } from "node:fs";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import type { HostReport } from "../src/bot-channel/fleet.ts";
 import type { CompletionReason, SpawnRequest } from "../src/bot-channel/protocol.ts";
@@ -24,8 +25,10 @@ export interface BotHostOptions {
 	egress?: HostEgress;
 	/** Bots at once at most (BOT_HOST_SLOTS). */
 	slots?: number;
-	/** Per-bot memory budget, reserve and machine readers (fleet/capacity.ts). */
-	capacity?: Omit<CapacitySettings, "slots">;
+	/** Per-bot memory budget, reserve, profile disk and machine readers (fleet/capacity.ts). */
+	capacity?: Omit<CapacitySettings, "slots" | "recordingMaxBytes">;
+	/** The largest recording file of one bot (BOT_RECORDING_MAX_BYTES; default the Worker's RECORDING_MAX_BYTES). */
+	recordingMaxBytes?: number;
 	/** Named in reports. */
 	hostId?: string;
 	version?: string;
@@ -109,9 +112,10 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 	const readiness = () => hostReadiness(options.browser.executablePath, undefined, options.blockers);
 	const capacity = (): Capacity => {
 		const launching = [...sessions].filter((s) => s.currentStage === "joining").length;
+		const recordingBytesLeft = [...sessions].reduce((sum, s) => sum + s.recordingRoomLeft, 0);
 		return capacityOf(
-			{ slots, ...options.capacity },
-			{ running: sessions.size - launching, launching, draining, ready: readiness().status !== "unavailable" },
+			{ slots, ...options.capacity, recordingMaxBytes: options.recordingMaxBytes },
+			{ running: sessions.size - launching, launching, draining, ready: readiness().status !== "unavailable", recordingBytesLeft },
 		);
 	};
 	const leaveAll = (reason: CompletionReason, text: string) =>
@@ -121,10 +125,13 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 		const url = new URL(req.url ?? "/", "http://bot-host");
 		if (req.method !== "GET" && req.method !== "HEAD") refuse(res, 405, "method not allowed");
 		else if (url.pathname === "/health") {
-			const ready = readiness();
 			// 503 while draining, so a readiness probe takes the host out of rotation.
 			if (draining) json(res, 503, { status: "draining", problems: [], bots: sessions.size, free: 0 });
-			else json(res, ready.status === "unavailable" ? 503 : 200, { ...ready, bots: sessions.size, free: capacity().free });
+			else {
+				const now = capacity();
+				const ready = withDiskShortage(readiness(), now);
+				json(res, ready.status === "unavailable" ? 503 : 200, { ...ready, bots: sessions.size, free: now.free });
+			}
 		}
 		// Host-local figures only: meeting ids stay out of an unauthenticated answer.
 		else if (url.pathname === "/metrics")
@@ -154,7 +161,14 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 			const current = bots.get(request.meeting_id);
 			if (current && current.request.attempt >= request.attempt)
 				throw new Error(`a bot is already running for meeting ${request.meeting_id} (attempt ${current.request.attempt})`);
-			const session = new BotSession({ request, browser: options.browser, egress, log, ...options.session });
+			const session = new BotSession({
+				request,
+				browser: options.browser,
+				egress,
+				log,
+				recordingMaxBytes: options.recordingMaxBytes,
+				...options.session,
+			});
 			bots.set(request.meeting_id, session);
 			sessions.add(session);
 			session.finished.finally(() => {
@@ -213,6 +227,14 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 			await closeServer();
 		},
 	};
+}
+
+/** A host short of disk for one more bot runs the bots it has but takes no work: degraded, saying so. */
+function withDiskShortage(ready: HostReadiness, now: Capacity): HostReadiness {
+	if (!now.limited_by.includes("disk")) return ready;
+	const shortage = `not enough free disk for another bot: ${now.disk_free_mb} MB free in ${tmpdir()}, ${now.disk_needed_mb} MB needed (what running bots may still record, plus one more recording at its cap and a browser profile); no work is taken until there is`;
+	const problems = [...ready.problems, shortage];
+	return { status: ready.status === "unavailable" ? "unavailable" : "degraded", detail: problems[0], problems };
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

@@ -1,13 +1,14 @@
 import { type BotSegment, BotToRoom, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
 import { chatMessage, interactiveEvent, type LiveSegment, type MeetingRef, transcriptBundle } from "../src/live/feed-messages";
+import { nowIso } from "../src/meetings/meeting-store";
 import { isTerminal } from "../src/meetings/status-machine";
 import { liveSegment, upsertSegment } from "../src/meetings/transcript-store";
 import type { RoomCore, RoomState } from "./room-core";
 import { transcriptLine } from "./room-stream";
 
 type Sequenced = Exclude<BotToRoom, { type: "hello" }>;
-/** What reaches /ws watchers as it arrives (a status goes out with its move). */
-type Live = Exclude<Sequenced, { type: "status" }>;
+/** What reaches /ws watchers as it arrives (a status goes out with its move; a stopped recording is only recorded). */
+type Live = Exclude<Sequenced, { type: "status" | "recording" }>;
 
 /**
  * What the room does with each message on the bot channel. Messages carry a per-attempt seq
@@ -42,7 +43,7 @@ export class BotChannelInbox {
 		// Only the one open channel runs ahead; a socket on its way out waits for `receive` to judge it.
 		const open = this.room.botSockets().filter((s) => s.readyState === WebSocket.OPEN);
 		if (open.length !== 1 || open[0] !== socket) return;
-		if (message.type === "hello" || message.type === "status" || message.seq !== delivered.seq + 1) return;
+		if (message.type === "hello" || message.type === "status" || message.type === "recording" || message.seq !== delivered.seq + 1) return;
 		void this.deliver(delivered.meetingId, delivered.ref, message);
 		delivered.seq = message.seq;
 	}
@@ -208,6 +209,14 @@ export class BotChannelInbox {
 			case "event":
 				await this.deliverInTurn(state, message);
 				return;
+			case "recording": {
+				// The meeting's record says why its recording is shorter than the meeting.
+				const stopped = { reason: message.reason, at: message.timestamp, bytes: message.bytes };
+				await env.DB.prepare("UPDATE meetings SET data = json_set(data, '$.recording_stopped', json(?)), updated_at = ? WHERE id = ?")
+					.bind(JSON.stringify(stopped), nowIso(), state.meetingId)
+					.run();
+				return;
+			}
 		}
 	}
 

@@ -48,7 +48,10 @@ export interface Env {
 	TRANSCRIPT_SHARE_TTL_S?: string;
 	/** Lifetime of a `/ws` ticket from POST /auth/ticket (default 60). */
 	AUTH_TICKET_TTL_S?: string;
+	/** The largest recording upload, WAV header included (default 1 GiB); bots are told it and stop recording before it. */
 	MAX_RECORDING_BYTES?: string;
+	/** How long after its meeting ended a bot may still upload its recording, in seconds (default 300). */
+	RECORDING_UPLOAD_GRACE_S?: string;
 	/** `espeak` (on the bot host) or `openai` (an OpenAI-compatible /v1/audio/speech endpoint). */
 	DEFAULT_SPEECH_PROVIDER?: string;
 	TTS_MODEL?: string;

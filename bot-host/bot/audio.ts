@@ -3,6 +3,11 @@
  * temporary file for the WAV recording when recording is on (a long meeting would not fit in
  * the memory the host shares between its bots), and fed to the transcriber when an endpoint
  * is set. Also remembers who the platform showed as speaking, to attribute transcribed speech.
+ *
+ * The recording has a cap (the WAV file, header included): past it nothing more is written and
+ * `onRecordingStopped` is told once, while capture and transcription go on. A meeting longer
+ * than the cap thus costs the host's disk no more than the cap, and never records more than the
+ * upload takes.
  */
 import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
@@ -12,9 +17,9 @@ import https from "node:https";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
-import type { BotSegment } from "../../src/bot-channel/protocol.ts";
+import { type BotSegment, RECORDING_MAX_BYTES, type SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import { SAMPLE_RATE, type Transcriber } from "./transcriber.ts";
-import { wavHeader } from "./wav.ts";
+import { WAV_HEADER_BYTES, wavHeader } from "./wav.ts";
 
 /** Recorded samples on disk; remove() when done with them. */
 export interface RecordingFile {
@@ -23,17 +28,47 @@ export interface RecordingFile {
 	remove(): Promise<void>;
 }
 
+/** The largest recording file a bot writes: its host's cap (BOT_RECORDING_MAX_BYTES), or the upload's limit when smaller. */
+export function recordingCap(hostCap: number | undefined, spawn: Pick<SpawnRequest, "recording_max_bytes">): number {
+	return Math.min(hostCap ?? RECORDING_MAX_BYTES, spawn.recording_max_bytes ?? Number.POSITIVE_INFINITY);
+}
+
+/** Samples a recording may hold under a file cap: what is left after the header, in whole 16-bit samples. */
+function recordablePcmBytes(maxFileBytes: number): number {
+	const room = Math.max(0, Math.floor(maxFileBytes) - WAV_HEADER_BYTES);
+	return room - (room % 2);
+}
+
 export class MeetingAudio {
 	private recordingFile: { path: string; stream: WriteStream; bytes: number } | null = null;
 	private capturedBytes = 0;
 	private readonly speakers: { at: number; names: string[] }[] = [];
 	private readonly recording: boolean;
+	private readonly maxPcmBytes: number;
+	private readonly onRecordingStopped: (fileBytes: number) => void;
+	/** Full or finished: nothing more is written. */
+	private recordingClosed = false;
+	private recordedBytes = 0;
 	transcriber: Transcriber | null = null;
 	private readonly callOffsetMs: () => number;
 
-	constructor(o: { recording: boolean; callOffsetMs: () => number }) {
+	constructor(o: {
+		recording: boolean;
+		callOffsetMs: () => number;
+		/** The largest WAV file, header included (recordingCap). */
+		maxRecordingBytes: number;
+		/** Told once, with the size of the file it will be (header included), when the recording reached its cap. */
+		onRecordingStopped?: (fileBytes: number) => void;
+	}) {
 		this.recording = o.recording;
 		this.callOffsetMs = o.callOffsetMs;
+		this.maxPcmBytes = recordablePcmBytes(o.maxRecordingBytes);
+		this.onRecordingStopped = o.onRecordingStopped ?? (() => {});
+	}
+
+	/** Bytes the recording may still add to the disk (0 when off, full or finished). */
+	get recordingRoomLeft(): number {
+		return this.recording && !this.recordingClosed ? WAV_HEADER_BYTES + this.maxPcmBytes - this.recordedBytes : 0;
 	}
 
 	push(pcm: Buffer): void {
@@ -65,14 +100,24 @@ export class MeetingAudio {
 	}
 
 	private record(pcm: Buffer): void {
-		if (!this.recordingFile) {
-			const file = path.join(tmpdir(), `bot-recording-${randomBytes(8).toString("hex")}.pcm`);
-			// Created new (never an existing file) and readable by this user only.
-			const stream = createWriteStream(file, { flags: "wx", mode: 0o600 });
-			this.recordingFile = { path: file, stream, bytes: 0 };
+		if (this.recordingClosed) return;
+		const room = this.maxPcmBytes - this.recordedBytes;
+		const kept = pcm.length <= room ? pcm : pcm.subarray(0, room);
+		if (kept.length > 0) {
+			if (!this.recordingFile) {
+				const file = path.join(tmpdir(), `bot-recording-${randomBytes(8).toString("hex")}.pcm`);
+				// Created new (never an existing file) and readable by this user only.
+				const stream = createWriteStream(file, { flags: "wx", mode: 0o600 });
+				this.recordingFile = { path: file, stream, bytes: 0 };
+			}
+			this.recordingFile.stream.write(kept);
+			this.recordingFile.bytes += kept.length;
+			this.recordedBytes += kept.length;
 		}
-		this.recordingFile.stream.write(pcm);
-		this.recordingFile.bytes += pcm.length;
+		if (kept.length < pcm.length) {
+			this.recordingClosed = true;
+			this.onRecordingStopped(WAV_HEADER_BYTES + this.recordedBytes);
+		}
 	}
 
 	get seconds(): number {
@@ -81,6 +126,7 @@ export class MeetingAudio {
 
 	/** The recorded samples, flushed to disk; null when recording is off or nothing was heard. */
 	async finishRecording(): Promise<RecordingFile | null> {
+		this.recordingClosed = true;
 		const file = this.recordingFile;
 		if (!file) return null;
 		this.recordingFile = null;

@@ -9,7 +9,7 @@ import type { Act, BotSegment, CompletionReason, SpawnRequest } from "../../src/
 import { driverFor } from "../drivers/index.ts";
 import type { MeetingDriver, MeetingSnapshot } from "../drivers/types.ts";
 import { InCallActions } from "./actions.ts";
-import { deliverRecording, MeetingAudio } from "./audio.ts";
+import { deliverRecording, MeetingAudio, recordingCap } from "./audio.ts";
 import { type BotBrowser, type BrowserOptions, launchBotBrowser } from "./browser.ts";
 import { BotChannel } from "./channel.ts";
 import type { HostEgress } from "./egress.ts";
@@ -31,6 +31,8 @@ export interface SessionOptions {
 	captionSettleMs?: number;
 	/** How long the pre-join and join may take before it is a join failure. */
 	joinTimeoutMs?: number;
+	/** The host's cap on a recording file (BOT_RECORDING_MAX_BYTES); the spawn's `recording_max_bytes` may lower it. */
+	recordingMaxBytes?: number;
 	log?: (line: string) => void;
 }
 
@@ -94,6 +96,13 @@ export class BotSession {
 		return this.audio?.recordingPath ?? null;
 	}
 
+	/** Disk the recording may still take (the host counts it before taking more work). */
+	get recordingRoomLeft(): number {
+		return (
+			this.audio?.recordingRoomLeft ?? (this.request.recording_enabled ? recordingCap(this.options.recordingMaxBytes, this.request) : 0)
+		);
+	}
+
 	get currentStage(): Stage {
 		return this.stage;
 	}
@@ -154,6 +163,18 @@ export class BotSession {
 		const audio = new MeetingAudio({
 			recording: request.recording_enabled,
 			callOffsetMs: () => (this.callStartedAt === null ? 0 : this.now() - this.callStartedAt),
+			maxRecordingBytes: recordingCap(this.options.recordingMaxBytes, request),
+			// The bot stays and transcribes on; the meeting's record says why the recording ends early.
+			onRecordingStopped: (bytes) => {
+				this.log(`bot ${request.meeting_id}: recording stopped at its size limit (${bytes} bytes); transcription goes on`);
+				this.channel.send({
+					type: "recording",
+					state: "stopped",
+					reason: "size_limit",
+					bytes,
+					timestamp: new Date(this.now()).toISOString(),
+				});
+			},
 		});
 		this.audio = audio;
 		await preparePage(page, (base64) => audio.push(Buffer.from(base64, "base64"))).catch(because("could not prepare the browser page"));

@@ -13,8 +13,11 @@
  *   Frames created empty inherit it.
  * - `html` is served as the document of a name that resolves nowhere, so it gets the same
  *   policy, and its relative URLs lead nowhere.
- * WebRTC is the one path left open (UDP to an address the page names; it cannot read an
- * HTTP answer).
+ * - UDP to an address the page names, which neither interception nor the policy sees, is taken
+ *   away in this page only: WebRTC (STUN/TURN to internal addresses, ICE candidates that show
+ *   the host's addresses) and WebTransport (QUIC) are removed from every document it creates,
+ *   frames included, before their scripts run. The bot's meeting page keeps WebRTC: a meeting
+ *   needs it, so no browser-wide switch (--force-webrtc-ip-handling-policy) is used.
  */
 import type { Browser, HTTPRequest, Page } from "puppeteer-core";
 import { admit, EgressRefused, type HostEgress, requestGuarded } from "./egress.ts";
@@ -45,6 +48,7 @@ export async function openSurface(
 	const close = () => page.close().catch(() => {});
 	try {
 		await page.setViewport({ width: 1920, height: 1080 });
+		await page.evaluateOnNewDocument(withoutUdp);
 		await page.setRequestInterception(true);
 		page.on("request", (request) => {
 			const own = content.kind === "html" && request.url().startsWith(HTML_DOCUMENT_URL);
@@ -66,6 +70,11 @@ export async function openSurface(
 		await close();
 		throw err;
 	}
+}
+
+/** Runs in each of the page's documents first: the constructors that open UDP go (Puppeteer serializes it, so it is self-contained). */
+function withoutUdp(): void {
+	for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection", "WebTransport"]) Reflect.deleteProperty(globalThis, name);
 }
 
 async function answer(request: HTTPRequest, egress: HostEgress, log: (line: string) => void): Promise<void> {

@@ -25,9 +25,12 @@ export function encodeWav(pcm: Buffer, sampleRate: number): Buffer {
 	return Buffer.concat([wavHeader(pcm.length, sampleRate), pcm]);
 }
 
+/** The length of the header wavHeader writes. */
+export const WAV_HEADER_BYTES = 44;
+
 /** The 44-byte header of a mono PCM16 WAV file with `dataBytes` of samples after it. */
 export function wavHeader(dataBytes: number, sampleRate: number): Buffer {
-	const header = Buffer.alloc(44);
+	const header = Buffer.alloc(WAV_HEADER_BYTES);
 	header.write("RIFF", 0, "ascii");
 	header.writeUInt32LE(36 + dataBytes, 4);
 	header.write("WAVE", 8, "ascii");

@@ -1,11 +1,14 @@
 /** How many bots a host takes: slots, memory (MemAvailable from /proc/meminfo) and load. */
-import { describe, expect, it } from "vitest";
-import { capacityOf, memAvailableFrom } from "../fleet/capacity.ts";
 
-const machine = (memAvailableMb: number | null, load1 = 0, cores = 4) => ({
+import { tmpdir } from "node:os";
+import { describe, expect, it } from "vitest";
+import { capacityOf, diskFreeMbOf, memAvailableFrom } from "../fleet/capacity.ts";
+
+const machine = (memAvailableMb: number | null, load1 = 0, cores = 4, diskFreeMb: number | null = 64_000) => ({
 	memAvailableMb: () => memAvailableMb,
 	load1: () => load1,
 	cores: () => cores,
+	diskFreeMb: () => diskFreeMb,
 });
 const idle = { running: 0, launching: 0, draining: false, ready: true };
 
@@ -37,5 +40,36 @@ describe("a host's free slots", () => {
 		expect(memAvailableFrom("MemTotal: 1 kB\n")).toBeNull();
 		expect(memAvailableFrom(null)).toBeNull();
 		expect(capacityOf({ slots: 3, readers: machine(null) }, idle)).toMatchObject({ free: 3, mem_available_mb: 0 });
+	});
+
+	it("leave room on disk for one more bot's whole recording and profile, past what running bots may still record", () => {
+		const MB = 1024 * 1024;
+		// 100 MB recordings and 50 MB profiles: one more bot needs 150 MB.
+		const disk = (freeMb: number | null) => ({
+			slots: 20,
+			recordingMaxBytes: 100 * MB,
+			profileDiskMb: 50,
+			readers: machine(64_000, 0, 4, freeMb),
+		});
+		expect(capacityOf(disk(1_000), idle)).toMatchObject({ free: 6, disk_free_mb: 1_000, disk_needed_mb: 150, limited_by: [] });
+		// Two running bots may still record 100 MB each, and one launching bot still writes its 50 MB profile: 250 MB promised.
+		const busy = { ...idle, running: 2, launching: 1, recordingBytesLeft: 200 * MB };
+		expect(capacityOf(disk(1_000), busy)).toMatchObject({ free: 5, disk_needed_mb: 400 });
+		// Short of room for one more whole recording is no free slot, named as the reason.
+		expect(capacityOf(disk(399), busy)).toMatchObject({ free: 0, disk_free_mb: 399, disk_needed_mb: 400, limited_by: ["disk"] });
+		expect(capacityOf(disk(149), idle)).toMatchObject({ free: 0, limited_by: ["disk"] });
+		expect(capacityOf(disk(150), idle).free).toBe(1);
+		// Every limit that applies is named; an unknown free space leaves the others to decide.
+		expect(capacityOf({ ...disk(10), slots: 1 }, { ...idle, running: 1 }).limited_by).toEqual(["slots", "disk"]);
+		expect(capacityOf(disk(null), idle)).toMatchObject({ free: 20, disk_free_mb: 0, limited_by: [] });
+		// By default a recording is capped at the Worker's 1 GiB upload limit, and a profile counts 256 MB.
+		expect(capacityOf({ slots: 20, readers: machine(64_000, 0, 4, 2_559) }, idle)).toMatchObject({ free: 1, disk_needed_mb: 1_280 });
+		expect(capacityOf({ slots: 20, readers: machine(64_000, 0, 4, 1_279) }, idle)).toMatchObject({ free: 0, limited_by: ["disk"] });
+	});
+
+	it("read the free space of the temporary directory the bots write to", () => {
+		const free = diskFreeMbOf(tmpdir());
+		expect(free).toBeGreaterThan(0);
+		expect(diskFreeMbOf("/no/such/directory")).toBeNull();
 	});
 });

@@ -30,9 +30,11 @@ export interface World {
 const LOCAL_EGRESS: HostEgress = { policy: { allowPrivate: true }, maxBytes: 8 * 1024 * 1024, maxVideoBytes: 50 * 1024 * 1024 };
 
 /** A machine with room for the world's bots, so capacity is the slots' alone (tests share a busy machine). */
-export const ROOMY_MACHINE = { memAvailableMb: () => 16_000, load1: () => 0, cores: () => 2 };
+export const ROOMY_MACHINE = { memAvailableMb: () => 16_000, load1: () => 0, cores: () => 2, diskFreeMb: () => 64_000 };
 
-export async function startWorld(options: { egress?: HostEgress; slots?: number; joinTimeoutMs?: number } = {}): Promise<World> {
+export async function startWorld(
+	options: { egress?: HostEgress; slots?: number; joinTimeoutMs?: number; recordingMaxBytes?: number } = {},
+): Promise<World> {
 	const sandbox = await startSandbox();
 	const room = await FakeRoom.start(CHANNEL_TOKEN);
 	const logs: string[] = [];
@@ -49,6 +51,7 @@ export async function startWorld(options: { egress?: HostEgress; slots?: number;
 		session: { pollMs: 100, captionSettleMs: 900, joinTimeoutMs: options.joinTimeoutMs ?? 30_000 },
 		egress: options.egress ?? LOCAL_EGRESS,
 		...(options.slots ? { slots: options.slots } : {}),
+		...(options.recordingMaxBytes ? { recordingMaxBytes: options.recordingMaxBytes } : {}),
 		capacity: { readers: ROOMY_MACHINE },
 		log: (line) => logs.push(line),
 	});

@@ -36,6 +36,10 @@ describe("bot host service", () => {
 			draining: false,
 			mem_available_mb: 16_000,
 			load1: 0,
+			disk_free_mb: 64_000,
+			// One more bot: its recording at the 1 GiB cap and a 256 MB profile.
+			disk_needed_mb: 1_280,
+			limited_by: [],
 		});
 		// Work arrives by pulling: nothing can be pushed to a host.
 		const spawn = await fetch(`${world.hostUrl}/bots`, { method: "POST", body: "{}" });
@@ -61,6 +65,27 @@ describe("bot host service", () => {
 			expect(bare.capacity().free).toBe(0);
 		} finally {
 			await bare.shutdown();
+		}
+	});
+
+	it("without disk for one more bot's recording, takes no work and says disk is why on /health and /metrics", async () => {
+		const short = await startBotHost({
+			port: 0,
+			browser: world.browser,
+			// 10 MB caps, 5 MB profiles: one more bot needs 15 MB, and 14 MB are free.
+			recordingMaxBytes: 10 * 1024 * 1024,
+			capacity: { profileDiskMb: 5, readers: { ...ROOMY_MACHINE, diskFreeMb: () => 14 } },
+			log: () => {},
+		});
+		try {
+			const detail = `not enough free disk for another bot: 14 MB free in ${tmpdir()}, 15 MB needed (what running bots may still record, plus one more recording at its cap and a browser profile); no work is taken until there is`;
+			const health = await fetch(`http://127.0.0.1:${short.port}/health`);
+			expect(health.status).toBe(200);
+			expect(await health.json()).toEqual({ status: "degraded", detail, problems: [detail], bots: 0, free: 0 });
+			const metrics = await fetch(`http://127.0.0.1:${short.port}/metrics`);
+			expect(await metrics.json()).toMatchObject({ free: 0, disk_free_mb: 14, disk_needed_mb: 15, limited_by: ["disk"] });
+		} finally {
+			await short.shutdown();
 		}
 	});
 

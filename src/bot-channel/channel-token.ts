@@ -1,8 +1,9 @@
 /**
  * The per-attempt token a bot presents on its channel and its recording upload: an HMAC over
  * the meeting id, the attempt and an expiry. It works for that meeting only; the room refuses
- * its channel once a newer attempt exists (a respawn), while the recording upload takes any
- * attempt's token of its own meeting (an earlier bot's audio is still the meeting's).
+ * its channel once a newer attempt exists (a respawn) or the meeting ended, while the recording
+ * upload takes any attempt's token of its own meeting (an earlier bot's audio is still the
+ * meeting's), once, and only shortly after the meeting ended (src/recordings/upload-rules.ts).
  * Form: `<meeting id>.<attempt>.<expiry unix s>.<hex HMAC-SHA256>`.
  *
  * The key is derived (HKDF) from `SECRETS_KEY`, which only the Worker holds. The bot host

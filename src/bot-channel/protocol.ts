@@ -27,6 +27,18 @@ export const ROOM_CLOSE = {
 	resend: 1011,
 } as const;
 
+/**
+ * The largest recording file (WAV, header included) the Worker takes by default
+ * (`MAX_RECORDING_BYTES`). A bot host caps each bot's recording at it unless told less
+ * (`BOT_RECORDING_MAX_BYTES`, and the spawn's `recording_max_bytes`), so a recording is never
+ * longer than the upload would take: about 9.3 hours of the bot's 16 kHz mono audio.
+ */
+export const RECORDING_MAX_BYTES = 1_073_741_824;
+
+/** Why a bot stopped recording while it stayed in the meeting: its file reached the cap. */
+export const RecordingStopReason = z.enum(["size_limit"]);
+export type RecordingStopReason = z.infer<typeof RecordingStopReason>;
+
 /** Commands the room keeps for a bot that is away; past this, new ones are refused (409). */
 export const MAX_QUEUED_COMMANDS = 50;
 
@@ -191,6 +203,15 @@ export const BotToRoom = z.discriminatedUnion("type", [
 		name: InteractiveEventName,
 		payload: z.record(z.string(), z.unknown()).default({}),
 	}),
+	/** The bot stopped recording (it stays in the call and keeps transcribing); `bytes`: the file it will upload. */
+	z.object({
+		...sequenced,
+		type: z.literal("recording"),
+		state: z.literal("stopped"),
+		reason: RecordingStopReason,
+		bytes: z.number().int().nonnegative(),
+		timestamp: z.iso.datetime({ offset: true }),
+	}),
 ]);
 export type BotToRoom = z.infer<typeof BotToRoom>;
 
@@ -279,5 +300,7 @@ export const SpawnRequest = z.object({
 	channel: z.object({ url: z.string(), token: z.string() }),
 	/** Where the finished recording is uploaded (PUT, WAV body), same token. */
 	recording_upload_url: z.string().optional(),
+	/** The largest file that upload takes (`MAX_RECORDING_BYTES`): the bot stops recording before it. */
+	recording_max_bytes: z.number().int().positive().optional(),
 });
 export type SpawnRequest = z.infer<typeof SpawnRequest>;

@@ -8,6 +8,7 @@ import { signChannelToken } from "../bot-channel/channel-token";
 import type { SpawnRequest } from "../bot-channel/protocol";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
+import { maxRecordingBytes } from "../recordings/upload-rules";
 
 export const PUBLIC_BASE_URL_MISSING = "PUBLIC_BASE_URL is not configured: bots cannot be launched";
 const PUBLIC_BASE_URL_INVALID = "PUBLIC_BASE_URL is not an http(s) URL: bots cannot be launched";
@@ -35,17 +36,18 @@ export function botLaunchConfig(env: Env): { origin: URL; secretsKey: string } {
 	return { origin, secretsKey: env.SECRETS_KEY };
 }
 
-/** The channel and upload addresses of one attempt's bot, with its freshly signed token. */
+/** The channel and upload addresses of one attempt's bot, with its freshly signed token and the upload's size limit. */
 export async function botEndpoints(
 	env: Env,
 	meetingId: number,
 	attempt: number,
-): Promise<Pick<SpawnRequest, "channel" | "recording_upload_url">> {
+): Promise<Pick<SpawnRequest, "channel" | "recording_upload_url" | "recording_max_bytes">> {
 	const { origin, secretsKey } = botLaunchConfig(env);
 	const wsBase = `${origin.protocol === "https:" ? "wss:" : "ws:"}//${origin.host}`;
 	const token = await signChannelToken(secretsKey, meetingId, attempt, CHANNEL_TOKEN_TTL_S);
 	return {
 		channel: { url: `${wsBase}/internal/bot-channel/${meetingId}`, token },
 		recording_upload_url: `${origin.origin}/internal/recordings/${meetingId}`,
+		recording_max_bytes: maxRecordingBytes(env),
 	};
 }

@@ -151,6 +151,8 @@ export const recordings = sqliteTable("recordings", {
 	errorMessage: text("error_message"),
 	createdAt: text("created_at").notNull(),
 	completedAt: text("completed_at"),
+	/** The attempt whose bot uploaded it; one upload per attempt (migrations/0010). */
+	botAttempt: integer("bot_attempt"),
 });
 
 export const mediaFiles = sqliteTable("media_files", {

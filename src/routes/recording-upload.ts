@@ -1,10 +1,11 @@
+import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { verifyChannelToken } from "../bot-channel/channel-token";
 import { mediaFiles, recordings } from "../db/schema";
-import { intVar } from "../env";
-import { ApiError, notFound } from "../errors";
-import { db } from "../meetings/meeting-store";
+import { ApiError, conflict, notFound } from "../errors";
+import { db, isUniqueViolation, nowIso } from "../meetings/meeting-store";
+import { maxRecordingBytes, type UploadTarget, uploadGraceS, uploadRefusal } from "../recordings/upload-rules";
 import { parseWavHeader, wavDurationSeconds } from "../recordings/wav";
 
 /** Where a bot uploads the meeting's mixed audio when it leaves (internal, meeting token). */
@@ -16,16 +17,43 @@ recordingUploadRoutes.put("/internal/recordings/:meeting_id", async (c) => {
 	const meetingId = Number(c.req.param("meeting_id"));
 	const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "");
 	// Any attempt's token of this meeting: a replaced bot's audio is still the meeting's (docs/bot-channel.md).
-	if (!Number.isInteger(meetingId) || (await verifyChannelToken(c.env.SECRETS_KEY, token, meetingId)) === null) {
-		throw new ApiError(401, "Invalid recording upload token");
-	}
+	const attempt = Number.isInteger(meetingId) ? await verifyChannelToken(c.env.SECRETS_KEY, token, meetingId) : null;
+	if (attempt === null) throw new ApiError(401, "Invalid recording upload token");
 	const length = Number(c.req.header("content-length"));
 	if (!Number.isInteger(length) || length <= 0) throw new ApiError(411, "Content-Length is required");
-	if (length > intVar(c.env.MAX_RECORDING_BYTES, 1_073_741_824)) throw new ApiError(413, "Recording too large");
-	const meeting = await c.env.DB.prepare("SELECT id, user_id FROM meetings WHERE id = ?")
+	if (length > maxRecordingBytes(c.env)) throw new ApiError(413, "Recording too large");
+	const meeting = await c.env.DB.prepare(
+		"SELECT id, user_id, status, end_time, json_extract(bot_options, '$.recording_enabled') AS recording_enabled FROM meetings WHERE id = ?",
+	)
 		.bind(meetingId)
-		.first<{ id: number; user_id: number }>();
+		.first<UploadTarget & { id: number; user_id: number }>();
 	if (!meeting || !c.req.raw.body) throw notFound("Meeting not found");
+	const refusal = uploadRefusal(meeting, uploadGraceS(c.env));
+	if (refusal) throw refusal;
+
+	// The attempt's one upload is claimed before any byte is stored; a failed one gives it back.
+	const now = nowIso();
+	let recordingId: number;
+	try {
+		const reserved = await db(c.env)
+			.insert(recordings)
+			.values({
+				meetingId,
+				userId: meeting.user_id,
+				sessionUid: String(meetingId),
+				source: "bot",
+				status: "uploading",
+				createdAt: now,
+				botAttempt: attempt,
+			})
+			.returning({ id: recordings.id })
+			.get();
+		if (!reserved) throw new ApiError(500, "Recording was not stored");
+		recordingId = reserved.id;
+	} catch (err) {
+		if (isUniqueViolation(err)) throw conflict("This bot already uploaded its recording");
+		throw err;
+	}
 
 	// Stream to R2 while keeping the first bytes, so the header is checked without buffering the file.
 	let head = new Uint8Array(0);
@@ -41,35 +69,28 @@ recordingUploadRoutes.put("/internal/recordings/:meeting_id", async (c) => {
 		},
 	});
 	const key = `recordings/${meeting.user_id}/${meetingId}/${crypto.randomUUID()}.wav`;
-	const fixed = new FixedLengthStream(length);
-	const stored = c.env.RECORDINGS.put(key, fixed.readable, { httpMetadata: { contentType: "audio/wav" } });
-	await c.req.raw.body.pipeThrough(inspect).pipeTo(fixed.writable);
-	await stored;
-
-	const format = parseWavHeader(head);
-	if (!format || format.dataOffset + format.dataBytes > length) {
-		await c.env.RECORDINGS.delete(key);
-		throw new ApiError(422, "Body is not a complete PCM WAV file");
+	let format: ReturnType<typeof parseWavHeader>;
+	try {
+		const fixed = new FixedLengthStream(length);
+		const stored = c.env.RECORDINGS.put(key, fixed.readable, { httpMetadata: { contentType: "audio/wav" } });
+		// Both settle before anything is undone: a broken body also fails the put, and the other way round.
+		const [piped, put] = await Promise.allSettled([c.req.raw.body.pipeThrough(inspect).pipeTo(fixed.writable), stored]);
+		if (piped.status === "rejected") throw piped.reason;
+		if (put.status === "rejected") throw put.reason;
+		format = parseWavHeader(head);
+		if (!format || format.dataOffset + format.dataBytes > length) throw new ApiError(422, "Body is not a complete PCM WAV file");
+	} catch (err) {
+		await c.env.RECORDINGS.delete(key).catch(() => {});
+		await db(c.env).delete(recordings).where(eq(recordings.id, recordingId)).run();
+		throw err;
 	}
-	const now = new Date().toISOString();
-	const recording = await db(c.env)
-		.insert(recordings)
-		.values({
-			meetingId,
-			userId: meeting.user_id,
-			sessionUid: String(meetingId),
-			source: "bot",
-			status: "completed",
-			createdAt: now,
-			completedAt: now,
-		})
-		.returning()
-		.get();
-	if (!recording) throw new ApiError(500, "Recording was not stored");
+
+	const done = nowIso();
+	await db(c.env).update(recordings).set({ status: "completed", completedAt: done }).where(eq(recordings.id, recordingId)).run();
 	const file = await db(c.env)
 		.insert(mediaFiles)
 		.values({
-			recordingId: recording.id,
+			recordingId,
 			type: "audio",
 			format: "wav",
 			storageBackend: "r2",
@@ -77,9 +98,9 @@ recordingUploadRoutes.put("/internal/recordings/:meeting_id", async (c) => {
 			fileSizeBytes: length,
 			durationSeconds: Math.round(wavDurationSeconds(format) * 1000) / 1000,
 			metadata: { sample_rate: format.sampleRate, channels: format.channels, bits_per_sample: format.bitsPerSample },
-			createdAt: now,
+			createdAt: done,
 		})
 		.returning()
 		.get();
-	return c.json({ recording_id: recording.id, media_file_id: file?.id }, 201);
+	return c.json({ recording_id: recordingId, media_file_id: file?.id }, 201);
 });

@@ -6,7 +6,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
+import { DEFAULT_PROFILE_DISK_MB } from "../../bot-host/fleet/capacity.ts";
 import { FleetMetrics } from "../../src/bot-channel/fleet.ts";
+import { RECORDING_MAX_BYTES } from "../../src/bot-channel/protocol.ts";
 import { REPO, reachableFrom, settingsRead } from "./deploy/source-files.ts";
 
 // Loose shapes of the Kubernetes objects: the assertions below say what must be there.
@@ -38,7 +40,7 @@ const env: EnvVar[] = container.env;
 const envValue = (name: string) => env.find((e) => e.name === name)?.value;
 const mebibytes = (quantity: string) => {
 	const m = /^(\d+)(Mi|Gi)$/.exec(quantity);
-	if (!m) throw new Error(`memory quantity ${quantity} is not in Mi or Gi`);
+	if (!m) throw new Error(`quantity ${quantity} is not in Mi or Gi`);
 	return Number(m[1]) * (m[2] === "Gi" ? 1024 : 1);
 };
 
@@ -89,6 +91,18 @@ describe("the bot host Deployment", () => {
 		expect(mebibytes(requests.memory)).toBeGreaterThanOrEqual(slots * budget + reserve);
 		// Request = limit: the scheduler places a host only where all its slots fit.
 		expect(mebibytes(limits.memory)).toBe(mebibytes(requests.memory));
+	});
+
+	it("gives /tmp room for every slot's recording at its cap and its browser profile, with caps the Worker takes", () => {
+		const slots = Number(envValue("BOT_HOST_SLOTS"));
+		const capBytes = Number(envValue("BOT_RECORDING_MAX_BYTES") ?? RECORDING_MAX_BYTES);
+		const profileMb = Number(envValue("BOT_PROFILE_DISK_MB") ?? DEFAULT_PROFILE_DISK_MB);
+		// A recording the upload would refuse is lost: the cap is at most the Worker's limit.
+		expect(capBytes).toBeLessThanOrEqual(RECORDING_MAX_BYTES);
+		const mount = container.volumeMounts.find((m: { mountPath: string }) => m.mountPath === "/tmp");
+		const tmp = pod.spec.volumes.find((v: { name: string }) => v.name === mount?.name);
+		// Past its sizeLimit the pod is evicted, with every bot on it.
+		expect(mebibytes(tmp.emptyDir.sizeLimit)).toBeGreaterThanOrEqual(slots * (capBytes / 2 ** 20 + profileMb));
 	});
 
 	it("is ready on /health, alive on a path that stays 200 while draining, on the port the host listens on", () => {

@@ -1,0 +1,35 @@
+/**
+ * What a bot's recording upload (PUT /internal/recordings/:meeting_id) may still do with its
+ * channel token. The token names the meeting and the attempt and lives 24 h; these rules bound
+ * it to what the bot needs: recording was asked for, the meeting is live or ended only moments
+ * ago (a bot uploads after leaving the call, so just after a stop that did not wait for it),
+ * and one file per attempt.
+ */
+import { RECORDING_MAX_BYTES } from "../bot-channel/protocol";
+import { type Env, intVar } from "../env";
+import { ApiError } from "../errors";
+import { isLive, isTerminal, type MeetingStatus } from "../meetings/status-machine";
+
+/** The largest upload, WAV header included (MAX_RECORDING_BYTES); the spawn tells the bot, which stops recording before it. */
+export const maxRecordingBytes = (env: Env): number => intVar(env.MAX_RECORDING_BYTES, RECORDING_MAX_BYTES);
+
+/** How long after its meeting ended a bot may still upload (RECORDING_UPLOAD_GRACE_S). */
+export const uploadGraceS = (env: Env): number => intVar(env.RECORDING_UPLOAD_GRACE_S, 300);
+
+export interface UploadTarget {
+	status: string;
+	end_time: string | null;
+	/** `bot_options.recording_enabled` as SQLite's json_extract gives it (1 for true). */
+	recording_enabled: number | null;
+}
+
+/** Why this meeting takes no recording upload now; null when it does. */
+export function uploadRefusal(meeting: UploadTarget, graceS: number, nowMs = Date.now()): ApiError | null {
+	if (meeting.recording_enabled !== 1) return new ApiError(403, "Recording was not enabled for this meeting");
+	const status = meeting.status as MeetingStatus;
+	if (isLive(status)) return null;
+	if (!isTerminal(status)) return new ApiError(409, "The meeting has no bot that could have recorded it");
+	const ended = Date.parse(meeting.end_time ?? "");
+	if (Number.isFinite(ended) && nowMs <= ended + graceS * 1000) return null;
+	return new ApiError(410, `The meeting ended more than ${graceS} s ago: its recording upload is closed`);
+}
