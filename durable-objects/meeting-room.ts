@@ -134,8 +134,8 @@ export class MeetingRoom extends DurableObject<Env> {
 		return this.#room.stream.open(lastEventId);
 	}
 
-	/** Starts (or touches) the live copilot of this meeting. */
-	copilotStart(start: CopilotStart): Promise<LiveMeeting> {
+	/** Starts (or touches) the live copilot of this meeting; null when it is another user's. */
+	copilotStart(start: CopilotStart): Promise<LiveMeeting | null> {
 		return this.#room.serial(() => this.#room.copilot.start(start));
 	}
 
