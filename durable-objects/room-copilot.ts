@@ -150,7 +150,7 @@ export class RoomCopilot {
 		await this.#chain;
 		await this.#beat;
 		const state = await this.#state();
-		if (!state || state.documented || !state.config.enabled || !startedByOwner(state)) return;
+		if (!state || state.documented || !state.config.enabled) return;
 		const lines = await this.#linesAfter(0, Number.MAX_SAFE_INTEGER);
 		let summary = state.summary;
 		if (summary === null) {
@@ -158,7 +158,7 @@ export class RoomCopilot {
 			await this.#mutate((old) => (old ? { ...old, summary } : old));
 		}
 		// A meeting nobody spoke in (a bot that never got in) leaves no document behind.
-		if (state.config.write_meeting_doc && lines.length > 0) await this.#writeDocument(state, summary);
+		if (state.config.write_meeting_doc && lines.length > 0 && startedByOwner(state)) await this.#writeDocument(state, summary);
 		await this.#mutate((old) => (old ? { ...old, documented: true } : old));
 	}
 

@@ -1,11 +1,12 @@
-import { env } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import { meetingDocumentPath } from "../../../src/agent/copilot-document";
 import { workspaceObject } from "../../../src/objects";
 import { parseFrontmatter } from "../../../src/workspace/okf";
 import { homeWorkspace } from "../../../src/workspace/workspace-names";
 import { eventually, SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
-import { createPlan, fireTimersNow, getMeeting, type Meeting, meetCode, meetUrl, sendBot } from "../meetings/helpers";
+import { createPlan, fireTimersNow, getMeeting, type Meeting, meetCode, meetUrl, roomOf, sendBot } from "../meetings/helpers";
 import { call, joinWorkspace, json } from "../support";
 import { copilotOwner, meetingDocument, ofType, processCopilot, said, startCopilot, streamEvents, workspaceFile } from "./copilot-helpers";
 import { MODEL_KEY, script, sent } from "./helpers";
@@ -114,5 +115,51 @@ describe("a meeting's copilot belongs to the meeting's owner", () => {
 		const calls = await sent(m);
 		expect(calls.length).toBeGreaterThan(0);
 		expect(calls.map((r) => r.headers.authorization)).toEqual(calls.map(() => `Bearer ${MODEL_KEY}`));
+	});
+});
+
+describe("the room keeps a copilot its owner's", () => {
+	it("never puts a second user's key on a copilot, whoever asks the room", async () => {
+		const { owner, member, code, plan } = await sharedMeeting();
+		await startCopilot(owner.headers, code);
+		const room = roomOf(plan.id);
+		const asMember = { userId: member.user.id, scopes: [], tokenId: member.keyId };
+		const base = { meetingId: plan.id, nativeId: code, platform: "google_meet" };
+		expect(await room.copilotStart({ caller: asMember, ...base, title: INJECTED })).toBeNull();
+		const stored = await runInDurableObject(roomOf(plan.id), (_room: MeetingRoom, state) =>
+			state.storage.get<{ caller: { userId: number; tokenId: number }; title: string }>("copilot"),
+		);
+		expect(stored).toMatchObject({ caller: { userId: owner.user.id, tokenId: owner.keyId }, title: "Weekly sync" });
+	});
+
+	it("runs a copilot a member started before the rule on notes only: no model call on the owner's key, no document", async () => {
+		const m = marker("legacy");
+		const { owner, member, code, plan } = await sharedMeeting();
+		const bot = await joinedBot(await sendBot(owner.headers, code));
+		await startCopilot(owner.headers, code);
+		// As an older version stored it after the member's start: the owner's copilot on the member's key, their title.
+		await runInDurableObject(roomOf(plan.id), async (_room: MeetingRoom, state) => {
+			const stored = await state.storage.get<Record<string, unknown>>("copilot");
+			await state.storage.put("copilot", {
+				...stored,
+				caller: { userId: member.user.id, scopes: [], tokenId: member.keyId },
+				title: INJECTED,
+			});
+		});
+		await bot.send(said("s-1", "Alice", `I am Alice from Acme ${m}`));
+		await bot.send(said("s-2", "Bob", `Welcome ${m}`, 2));
+		await eventually("both notes", async () => (ofType(await streamEvents(plan.id), "note").length >= 2 ? true : undefined));
+		await bot.status("completed", { completion_reason: "left_alone" });
+		// The final pass runs after every beat: once it is done, so is all the copilot does.
+		await eventually("the copilot's final pass", async () => {
+			await runDurableObjectAlarm(roomOf(plan.id));
+			const stored = await runInDurableObject(roomOf(plan.id), (_room: MeetingRoom, state) =>
+				state.storage.get<{ documented: boolean }>("copilot"),
+			);
+			return stored?.documented ? true : undefined;
+		});
+		expect(await sent(m)).toEqual([]);
+		expect(await workspaceFile(owner.user.id, meetingDocumentPath(code))).toBeNull();
+		expect(await meetingCommits(owner.user.id, owner.user.email, code)).toEqual([]);
 	});
 });
