@@ -4,6 +4,7 @@ import type { Env } from "../src/env";
 import { findMeetingOnLink, findReadableMeeting, readableAmong } from "../src/meetings/meeting-store";
 import type { PlanFrame } from "../src/meetings/status-writes";
 import { meetingRoom } from "../src/objects";
+import { FeedStreams } from "./feed-streams";
 import { FeedSubscriptions, type MeetingRefIn, refKey, type SocketTag, tagOf } from "./feed-subscriptions";
 import { closeQuietly } from "./meeting-room";
 import { SerialQueue } from "./serial-queue";
@@ -49,6 +50,8 @@ function send(socket: WebSocket, message: unknown): void {
  */
 export class LiveFeed extends DurableObject<Env> {
 	private readonly subs = new FeedSubscriptions(this.ctx.storage, () => this.ctx.getWebSockets());
+	/** Where this user has meeting streams (SSE) open: a revalidation reaches them too. */
+	private readonly streams = new FeedStreams(this.ctx.storage, this.env);
 	/** Per-connection token buckets for control frames; a wake-up from hibernation starts full. */
 	private readonly buckets = new WeakMap<WebSocket, { tokens: number; at: number }>();
 	private readonly queue = new SerialQueue();
@@ -121,13 +124,20 @@ export class LiveFeed extends DurableObject<Env> {
 		});
 	}
 
+	/** The user opened a meeting stream (SSE): the next revalidation asks its room too. */
+	streamOpened(userId: number, meetingId: number): Promise<void> {
+		return this.queue.run(() => this.streams.opened(userId, meetingId));
+	}
+
 	/**
 	 * Drops subscriptions the user may no longer read (a membership removed, a meeting unbound
-	 * or rebound), telling each affected socket with an `unsubscribed` frame. Checks the given
-	 * meetings, or every subscribed one.
+	 * or rebound, a key revoked), telling each affected socket with an `unsubscribed` frame, and
+	 * has the rooms end their meeting streams that lost access. Checks the given meetings, or
+	 * every subscribed and streamed one.
 	 */
 	revalidate(meetingIds?: number[]): Promise<void> {
 		return this.queue.run(async () => {
+			await this.streams.revalidate(meetingIds);
 			await this.subs.ready();
 			const ids = (meetingIds?.map(String) ?? this.subs.meetingIds()).filter((id) => this.subs.watching(id).size > 0);
 			const userId = this.ctx

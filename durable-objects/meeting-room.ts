@@ -16,7 +16,8 @@ import type { CopilotIngest, CopilotStart, LiveMeeting, ProcessOutcome } from ".
 import { RoomCore } from "./room-core";
 import { RoomLaunch } from "./room-launch";
 import { type ClaimOutcome, RoomPlacement } from "./room-placement";
-import type { MeetingEnd } from "./room-stream";
+import type { MeetingEnd, StreamReader } from "./room-stream";
+import { RoomStreamAccess } from "./room-stream-access";
 import type { TimerName } from "./room-timers";
 
 export type { RoomState, TransitionAsk } from "./room-core";
@@ -41,6 +42,7 @@ export const MEETING_ROOM_RPC = [
 	"addSubscriber",
 	"removeSubscriber",
 	"meetingStream",
+	"revalidateStreams",
 	"copilotStart",
 	"copilotProcess",
 	"copilotIngest",
@@ -56,6 +58,7 @@ export class MeetingRoom extends DurableObject<Env> {
 	readonly #placement = new RoomPlacement(this.#room);
 	readonly #launch = new RoomLaunch(this.#room, this.#placement);
 	readonly #inbox = new BotChannelInbox(this.#room);
+	readonly #streamAccess = new RoomStreamAccess(this.#room, this.#room.stream.keepaliveMs);
 	readonly #autoJoin = new AutoJoin(this.#room, (start: RoomStart): Promise<PublishResult> => this.#launch.startPlanned(start));
 
 	/** Takes over a meeting that has just become `requested` and puts out its spawn ticket. */
@@ -111,8 +114,9 @@ export class MeetingRoom extends DurableObject<Env> {
 		}
 	}
 
-	/** The meeting's workspace binding changed: each watcher keeps it only if they may still read it. */
+	/** The meeting's workspace binding changed: each watcher and stream reader keeps it only if they may still read it. */
 	async recheckWatchers(meetingId: number): Promise<void> {
+		await this.#streamAccess.revalidate(meetingId);
 		for (const userId of await this.#room.fanout.watchers()) await liveFeed(this.env, userId).revalidate([meetingId]);
 	}
 
@@ -126,16 +130,27 @@ export class MeetingRoom extends DurableObject<Env> {
 
 	/**
 	 * The meeting's SSE stream, from after `lastEventId` (or its recent events), then live. The
-	 * Worker checked the reader. `ended`: the record is terminal; a meeting that ended before its
-	 * room logged an end (or without a room) gets its `meeting-end` now (logged once either way).
+	 * Worker checked the reader; it keeps reading while its access lasts. `ended`: the record is
+	 * terminal; a meeting that ended before its room logged an end (or without a room) gets its
+	 * `meeting-end` now (logged once either way).
 	 */
-	async meetingStream(lastEventId: number | null, ended: MeetingEnd | null = null): Promise<Response> {
+	async meetingStream(
+		meetingId: number,
+		reader: StreamReader,
+		lastEventId: number | null,
+		ended: MeetingEnd | null = null,
+	): Promise<Response> {
 		if (ended) this.#room.stream.append({ type: "meeting-end", ...ended });
-		return this.#room.stream.open(lastEventId);
+		return this.#streamAccess.open(meetingId, lastEventId, reader);
 	}
 
-	/** Starts (or touches) the live copilot of this meeting. */
-	copilotStart(start: CopilotStart): Promise<LiveMeeting> {
+	/** A user's access may have ended (LiveFeed.revalidate): ends their streams that lost it; how many of theirs stay open. */
+	revalidateStreams(meetingId: number, userId: number): Promise<number> {
+		return this.#streamAccess.revalidate(meetingId, userId);
+	}
+
+	/** Starts (or touches) the live copilot of this meeting; null when it is another user's. */
+	copilotStart(start: CopilotStart): Promise<LiveMeeting | null> {
 		return this.#room.serial(() => this.#room.copilot.start(start));
 	}
 

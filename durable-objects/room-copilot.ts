@@ -31,10 +31,9 @@ export interface LiveMeeting {
 	meeting: number;
 }
 
+/** A start, by the meeting's owner (the Worker checked): the copilot is theirs, their model and their workspace. */
 export interface CopilotStart {
 	caller: AgentCaller;
-	/** The meeting's owner: their model and their workspace, whoever started the copilot. */
-	ownerId: number;
 	meetingId: number;
 	nativeId: string;
 	platform: string;
@@ -45,6 +44,8 @@ export type ProcessOutcome = { processing: true; resumed_from: string } | { proc
 
 /** What the copilot keeps in the room's storage (key `copilot`): how it was started, and how far it got. */
 interface CopilotState extends CopilotStart {
+	/** Whose copilot it is: their model, their workspace; only they restart it. */
+	ownerId: number;
 	config: CopilotConfig;
 	processing: boolean;
 	/** The last transcript seq that got its note: resuming starts after it. */
@@ -90,16 +91,24 @@ export class RoomCopilot {
 
 	constructor(readonly room: RoomCore) {}
 
-	async start(start: CopilotStart): Promise<LiveMeeting> {
-		const config = await this.#readConfig(start.ownerId);
-		const state = await this.#mutate((old) => ({
-			...(old ?? freshState(start)),
-			caller: start.caller,
-			ownerId: start.ownerId,
-			title: start.title ?? old?.title ?? null,
-			config,
-			processing: true,
-		}));
+	/** Starts the copilot, or touches it (a new key, title, settings); null, changing nothing, when it is someone else's. */
+	async start(start: CopilotStart): Promise<LiveMeeting | null> {
+		const ownerId = start.caller.userId;
+		const config = await this.#readConfig(ownerId);
+		let refused = false;
+		const state = await this.#mutate((old) => {
+			// Never another user's key on a copilot: it would spend its owner's model in their name.
+			refused = old !== undefined && old.ownerId !== ownerId;
+			if (refused) return undefined;
+			return {
+				...(old ?? freshState(start)),
+				caller: start.caller,
+				title: start.title ?? old?.title ?? null,
+				config,
+				processing: true,
+			};
+		});
+		if (refused) return null;
 		this.#enqueue(() => this.#catchUp());
 		return liveMeetingOf(state);
 	}
@@ -149,7 +158,7 @@ export class RoomCopilot {
 			await this.#mutate((old) => (old ? { ...old, summary } : old));
 		}
 		// A meeting nobody spoke in (a bot that never got in) leaves no document behind.
-		if (state.config.write_meeting_doc && lines.length > 0) await this.#writeDocument(state, summary);
+		if (state.config.write_meeting_doc && lines.length > 0 && startedByOwner(state)) await this.#writeDocument(state, summary);
 		await this.#mutate((old) => (old ? { ...old, documented: true } : old));
 	}
 
@@ -266,9 +275,10 @@ export class RoomCopilot {
 		};
 	}
 
-	/** The owner's meeting model, while the key that started the copilot still stands; null: notes only. */
+	/** The owner's meeting model, while the owner's key that started the copilot still stands; null: notes only. */
 	async #endpoint(state: CopilotState): Promise<ModelEndpoint | null> {
 		const env = this.room.env;
+		if (!startedByOwner(state)) return null;
 		if (!(await callerAsKeyStandsNow(env, state.caller))) return null;
 		const model = await resolveAgentModel(env, state.ownerId);
 		if (!model.ok) return null;
@@ -325,10 +335,16 @@ export class RoomCopilot {
 	}
 }
 
+/**
+ * Whether the owner's own key started the copilot. One a member started before starts were the
+ * owner's alone never calls the owner's model nor commits to their workspace (it writes notes only).
+ */
+const startedByOwner = (state: CopilotState) => state.caller.userId === state.ownerId;
+
 function freshState(start: CopilotStart): CopilotState {
 	return {
 		caller: start.caller,
-		ownerId: start.ownerId,
+		ownerId: start.caller.userId,
 		meetingId: start.meetingId,
 		nativeId: start.nativeId,
 		platform: start.platform,

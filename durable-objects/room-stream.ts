@@ -78,6 +78,19 @@ export interface StreamPing {
 	type: "ping";
 }
 
+/** The last event of a stream whose reader lost access; never logged, its `id:` is the last event the reader got. */
+export interface StreamAccessEnded {
+	type: "error";
+	reason: "access_revoked";
+	message: string;
+}
+
+/** Who opened a stream, and with which key: what is checked again when access may have ended. */
+export interface StreamReader {
+	userId: number;
+	tokenId: number;
+}
+
 /** A fresh connect replays this many of the newest events (plus every note and the meeting's end). */
 export const RECENT_EVENTS = 200;
 /** The log keeps this many newest events, plus the newest version of every note and the meeting's end. */
@@ -90,6 +103,7 @@ export const IDLE_CLOSE_MS = 600_000;
 const MAX_BACKLOG = 1000;
 
 interface Reader {
+	who: StreamReader;
 	controller: ReadableStreamDefaultController<Uint8Array>;
 	/** The last id this reader was sent: the id its pings carry. */
 	lastId: number;
@@ -160,7 +174,7 @@ export class RoomStream {
 	 * every note), then live. Replay and subscribing happen with no `await` in between, so no
 	 * event can fall in the gap (the object runs one thing at a time).
 	 */
-	open(after: number | null): Response {
+	open(after: number | null, who: StreamReader): Response {
 		// An id past the log (another meeting's, or made up) resumes from the log's end: nothing logged later is skipped.
 		const from = after === null ? null : Math.min(after, this.lastSeq());
 		const replay = this.#replay(from);
@@ -169,6 +183,7 @@ export class RoomStream {
 			start: (controller) => {
 				for (const logged of replay) controller.enqueue(sseEvent(logged.seq, logged.event));
 				const reader: Reader = {
+					who,
 					controller,
 					lastId: replay.at(-1)?.seq ?? from ?? this.lastSeq(),
 					lastEventAt: Date.now(),
@@ -191,6 +206,22 @@ export class RoomStream {
 	/** Open streams (the bench and tests read it; a reader that went away leaves on its next failed send). */
 	readers(): number {
 		return this.#readers.size;
+	}
+
+	/** Who holds each open stream. */
+	holders(): StreamReader[] {
+		return [...this.#readers].map((reader) => reader.who);
+	}
+
+	/** Ends the streams whose reader `lost` gives a reason for: that reason as their last event, then the close. */
+	endFor(lost: (who: StreamReader) => string | null): void {
+		for (const reader of [...this.#readers]) {
+			const message = lost(reader.who);
+			if (message === null) continue;
+			const ended: StreamAccessEnded = { type: "error", reason: "access_revoked", message };
+			this.#send(reader, sseEvent(reader.lastId, ended));
+			this.#close(reader);
+		}
 	}
 
 	#replay(after: number | null): LoggedStreamEvent[] {

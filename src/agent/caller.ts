@@ -1,5 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
+import { readInIdChunks } from "../db/id-chunks";
 import { apiTokens } from "../db/schema";
 import type { Env } from "../env";
 import { parseStoredScopes, type Scope } from "../gateway/api-keys";
@@ -30,6 +31,21 @@ export async function callerAsKeyStandsNow(env: Env, caller: AgentCaller, now = 
 		.from(apiTokens)
 		.where(and(eq(apiTokens.id, caller.tokenId), eq(apiTokens.userId, caller.userId)))
 		.get();
-	if (!key || (key.expiresAt !== null && Date.parse(key.expiresAt) <= now.getTime())) return null;
+	if (!key || !unexpired(key, now)) return null;
 	return { ...caller, scopes: parseStoredScopes(key.scopes) };
 }
+
+/** Of some keys (each with the user it should belong to), the ids of those still valid: in chunks, not one query per key. */
+export async function keysStandingNow(env: Env, keys: { userId: number; tokenId: number }[], now = new Date()): Promise<Set<number>> {
+	const owners = new Map(keys.map((key) => [key.tokenId, key.userId]));
+	const rows = await readInIdChunks([...owners.keys()], (ids) =>
+		drizzle(env.DB)
+			.select({ id: apiTokens.id, userId: apiTokens.userId, expiresAt: apiTokens.expiresAt })
+			.from(apiTokens)
+			.where(inArray(apiTokens.id, ids))
+			.all(),
+	);
+	return new Set(rows.filter((row) => owners.get(row.id) === row.userId && unexpired(row, now)).map((row) => row.id));
+}
+
+const unexpired = (key: { expiresAt: string | null }, now: Date) => key.expiresAt === null || Date.parse(key.expiresAt) > now.getTime();

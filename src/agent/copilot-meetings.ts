@@ -7,6 +7,7 @@
 import type { Platform } from "../bot-channel/protocol";
 import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
+import { ApiError } from "../errors";
 import { constructMeetingUrl } from "../meetings/meeting-link";
 import { findMeetingOnLink, findOpenMeetingOnLink, isUniqueViolation, nowIso } from "../meetings/meeting-store";
 import { isTerminal, type MeetingStatus } from "../meetings/status-machine";
@@ -109,19 +110,43 @@ export async function relayHealth(env: Env, userId: number, now = new Date()): P
 	};
 }
 
+/** The answer to a reader who does not own the meeting (a member of its shared workspace) driving its copilot. */
+export const COPILOT_OWNER_ONLY = "Only the meeting's owner can start, pause or resume its copilot";
+
 /**
- * The meeting a copilot starts in: the caller's open meeting on the link, else the newest
- * readable one still open (a shared workspace's), else a new idle plan for the link, made as
- * POST /meetings makes one, so a bot sent later to the link claims this very record.
+ * The meeting whose copilot the caller drives on a link, the one place the owner rule is kept
+ * (start and process both come here): a copilot spends its owner's model and writes to their
+ * workspace, so a meeting the caller can read but does not own (a shared workspace's) is 403,
+ * whatever the action. `open`: only a meeting still open counts (start); else any, the newest
+ * (process). Undefined: no meeting on the link the caller can read.
+ */
+export async function ownCopilotMeeting(
+	env: Env,
+	userId: number,
+	link: { platform: Platform; nativeId: string },
+	which: "open" | "any",
+): Promise<MeetingRow | undefined> {
+	const found =
+		which === "open"
+			? ((await findOpenMeetingOnLink(env, userId, link.platform, link.nativeId)) ??
+				openOnly(await findMeetingOnLink(env, userId, link.platform, link.nativeId)))
+			: await findMeetingOnLink(env, userId, link.platform, link.nativeId);
+	// The caller's own meetings on the link come first: another's is found only when they have none.
+	if (found && found.userId !== userId) throw new ApiError(403, COPILOT_OWNER_ONLY);
+	return found;
+}
+
+/**
+ * The meeting a copilot starts in: the caller's open meeting on the link, else a new idle plan
+ * for the link, made as POST /meetings makes one, so a bot sent later to the link claims this
+ * very record. An open meeting on the link that the caller reads but does not own is 403.
  */
 export async function meetingForCopilot(
 	env: Env,
 	userId: number,
 	link: { platform: Platform; nativeId: string; title: string | null },
 ): Promise<MeetingRow> {
-	const found = async () =>
-		(await findOpenMeetingOnLink(env, userId, link.platform, link.nativeId)) ??
-		openOnly(await findMeetingOnLink(env, userId, link.platform, link.nativeId));
+	const found = () => ownCopilotMeeting(env, userId, link, "open");
 	const existing = await found();
 	if (existing) return existing;
 	const now = nowIso();

@@ -36,6 +36,29 @@ export async function readableAmong(env: Env, userId: number, meetingIds: number
 	return new Set(rows.map((row) => row.id));
 }
 
+/** Of some users, those who may read one meeting (readableBy's rule): one query for the meeting, then the members in chunks. */
+export async function readersAmong(env: Env, meetingId: number, userIds: number[]): Promise<Set<number>> {
+	const row = await db(env)
+		.select({ userId: meetings.userId, workspaceId: meetings.workspaceId })
+		.from(meetings)
+		.where(eq(meetings.id, meetingId))
+		.get();
+	if (!row) return new Set();
+	const { workspaceId } = row;
+	const members = workspaceId
+		? await readInIdChunks(userIds, (ids) =>
+				db(env)
+					.select({ userId: workspaceMembers.userId })
+					.from(workspaceMembers)
+					.where(and(eq(workspaceMembers.workspaceId, workspaceId), inArray(workspaceMembers.userId, ids)))
+					.all(),
+			)
+		: [];
+	const readers = new Set(members.map((member) => member.userId));
+	if (userIds.includes(row.userId)) readers.add(row.userId);
+	return readers;
+}
+
 export async function findReadableMeeting(env: Env, userId: number, meetingId: number): Promise<MeetingRow | undefined> {
 	return db(env)
 		.select()

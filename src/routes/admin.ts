@@ -290,6 +290,8 @@ adminRoutes.openapi(
 			.get();
 		if (!deleted) throw notFound("Token not found");
 		await forgetKeys(c.env, deleted.userId);
+		// Meeting streams opened with the key end now, not when their reader next reconnects.
+		await liveFeed(c.env, deleted.userId).revalidate();
 		return c.body(null, 204);
 	},
 );
@@ -330,7 +332,7 @@ adminRoutes.openapi(
 			.returning({ userId: workspaceMembers.userId })
 			.get();
 		if (!deleted) throw notFound("Workspace member not found");
-		// Their open /ws subscriptions to the workspace's meetings end now, not at reconnect.
+		// Their open /ws subscriptions and meeting streams of the workspace's meetings end now, not at reconnect.
 		await liveFeed(c.env, user_id).revalidate();
 		return c.body(null, 204);
 	},

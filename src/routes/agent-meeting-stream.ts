@@ -4,7 +4,7 @@ import type { Env } from "../env";
 import { notFound } from "../errors";
 import { findMeetingOnLink, findReadableMeeting, sessionUidOf } from "../meetings/meeting-store";
 import { isTerminal, type MeetingStatus } from "../meetings/status-machine";
-import { meetingRoom } from "../objects";
+import { liveFeed, meetingRoom } from "../objects";
 import { lastEventId } from "./last-event-id";
 import { routeModule } from "./openapi-app";
 
@@ -59,17 +59,21 @@ agentMeetingStreamRoutes.openapi(
 				content: { "text/event-stream": { schema: z.string() } },
 				description:
 					"Server-Sent Events: one `data:` JSON event per logged event (transcript, note, card, message-delta, tool-call, " +
-					"meeting-end) with an `id:` that `Last-Event-ID` resumes after; `ping` events (carrying the last id) while quiet.",
+					"meeting-end) with an `id:` that `Last-Event-ID` resumes after; `ping` events (carrying the last id) while quiet. " +
+					"A reader who loses access gets a last `error` event (`reason: access_revoked`) and the stream ends.",
 			},
 		},
 	}),
 	async (c) => {
 		const query = c.req.valid("query");
 		const cursor = lastEventId(c);
-		const row = await streamedMeeting(c.env, c.get("identity").userId, query);
+		const { userId, tokenId } = c.get("identity");
+		const row = await streamedMeeting(c.env, userId, query);
 		const status = row.status as MeetingStatus;
 		const ended = isTerminal(status) ? { status, completion_reason: row.completionReason } : null;
-		const response = await meetingRoom(c.env, row.id).meetingStream(cursor, ended);
+		const response = await meetingRoom(c.env, row.id).meetingStream(row.id, { userId, tokenId }, cursor, ended);
+		// Remembered with the user's /ws subscriptions, so losing access ends the stream as it ends those.
+		await liveFeed(c.env, userId).streamOpened(userId, row.id);
 		// The room's stream goes out as it is: wrapping it would buffer or re-encode it.
 		return response as unknown as ReturnType<typeof c.body>;
 	},

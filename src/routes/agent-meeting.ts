@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { agentCaller } from "../agent/caller";
-import { meetingForCopilot, relayHealth, rememberCopilot } from "../agent/copilot-meetings";
+import { COPILOT_OWNER_ONLY, meetingForCopilot, ownCopilotMeeting, relayHealth, rememberCopilot } from "../agent/copilot-meetings";
 import { Platform } from "../bot-channel/protocol";
-import { invalidField, notFound } from "../errors";
-import { findMeetingOnLink } from "../meetings/meeting-store";
+import { ApiError, invalidField, notFound } from "../errors";
 import { meetingRoom } from "../objects";
 import { agentMeetingStreamRoutes } from "./agent-meeting-stream";
 import { NativeMeetingId } from "./meeting-link-params";
@@ -80,7 +79,7 @@ agentMeetingRoutes.openapi(
 				LiveMeeting,
 				"The copilot runs (processing on); the meeting record is the caller's on that link, planned if there was none",
 			),
-			...errors({ 422: "A field error" }),
+			...errors({ 403: "The open meeting on that link is someone else's (read through a shared workspace)", 422: "A field error" }),
 		},
 	}),
 	async (c) => {
@@ -90,12 +89,13 @@ agentMeetingRoutes.openapi(
 		const meeting = await meetingForCopilot(c.env, caller.userId, { platform: body.platform, nativeId: body.native_id, title });
 		const live = await meetingRoom(c.env, meeting.id).copilotStart({
 			caller,
-			ownerId: meeting.userId,
 			meetingId: meeting.id,
 			nativeId: body.native_id,
 			platform: body.platform,
 			title: title ?? titleOf(meeting.data),
 		});
+		// The room never hands a copilot to a second user (a meeting changes no owner; this is its own guard).
+		if (!live) throw new ApiError(403, COPILOT_OWNER_ONLY);
 		await rememberCopilot(c.env, caller.userId, {
 			meeting_id: meeting.id,
 			platform: body.platform,
@@ -113,14 +113,19 @@ agentMeetingRoutes.openapi(
 		request: { body: jsonBody(ProcessBody) },
 		responses: {
 			200: jsonResponse(ProcessOutcome, "on: resumes from the meeting's cursor; off: freezes it"),
-			...errors({ 404: "No copilot was started in a meeting the caller can read on that link", 422: "A field error" }),
+			...errors({
+				403: "The meeting on that link is someone else's (read through a shared workspace)",
+				404: "No copilot was started in a meeting of the caller's on that link",
+				422: "A field error",
+			}),
 		},
 	}),
 	async (c) => {
 		const body = c.req.valid("json");
 		if (body.meeting_id !== undefined && body.meeting_id !== body.native_id)
 			throw invalidField(["body", "meeting_id"], "meeting_id must equal native_id (meeting_id == session_uid == native_id)");
-		const meeting = await findMeetingOnLink(c.env, c.get("identity").userId, body.platform, body.native_id);
+		const link = { platform: body.platform, nativeId: body.native_id };
+		const meeting = await ownCopilotMeeting(c.env, c.get("identity").userId, link, "any");
 		const outcome = meeting ? await meetingRoom(c.env, meeting.id).copilotProcess(body.on) : null;
 		if (!outcome) throw notFound(`No live copilot for ${body.platform}/${body.native_id}: start one with POST /agent/api/meeting/start`);
 		return c.json(outcome, 200);

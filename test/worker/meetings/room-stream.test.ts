@@ -24,6 +24,9 @@ const line = (n: number): StreamTranscript => ({
 	completed: true,
 });
 
+/** Whoever opens the streams here: these tests are about the log, not access. */
+const READER = { userId: 1, tokenId: 1 };
+
 const note = (id: string, pass: number): MeetingStreamBody => ({
 	type: "note",
 	note: { id, text: `${id} pass ${pass}`, pass, frozen: false },
@@ -74,7 +77,7 @@ describe("the room's stream log", () => {
 		await inFreshRoom(async (sql) => {
 			const stream = new RoomStream(sql, 60_000);
 			for (let n = 1; n <= 5; n++) stream.append(line(n));
-			const response = stream.open(3);
+			const response = stream.open(3, READER);
 			expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
 			expect(response.headers.get("content-encoding")).toBe("identity");
 			stream.append(line(6));
@@ -89,10 +92,10 @@ describe("the room's stream log", () => {
 		await inFreshRoom(async (sql) => {
 			const before = new RoomStream(sql, 60_000);
 			for (let n = 1; n <= 4; n++) before.append(line(n));
-			const first = await take(before.open(null), 2);
+			const first = await take(before.open(null, READER), 2);
 			const after = new RoomStream(sql, 60_000);
 			after.append(line(5));
-			const resumed = await take(after.open(first.at(-1)?.id ?? 0), 3);
+			const resumed = await take(after.open(first.at(-1)?.id ?? 0, READER), 3);
 			expect(resumed.map((e) => e.id)).toEqual([3, 4, 5]);
 		});
 	});
@@ -105,7 +108,7 @@ describe("the room's stream log", () => {
 			stream.append(note("s-x", 0));
 			for (let n = 1; n <= RECENT_EVENTS + 50; n++) stream.append(line(n));
 			const last = stream.lastSeq();
-			const events = await take(stream.open(null), 2 + RECENT_EVENTS);
+			const events = await take(stream.open(null, READER), 2 + RECENT_EVENTS);
 			expect(events.slice(0, 2).map((e) => e.frame)).toEqual([note("s-0", 1), note("s-x", 0)]);
 			expect(events.slice(2).map((e) => e.id)).toEqual(Array.from({ length: RECENT_EVENTS }, (_, i) => last - RECENT_EVENTS + 1 + i));
 		});
@@ -142,7 +145,7 @@ describe("the room's stream log", () => {
 			const stream = new RoomStream(sql, 50, 400);
 			stream.append(line(1));
 			stream.append(line(2));
-			const reader = new SseReader<Frame>(stream.open(1));
+			const reader = new SseReader<Frame>(stream.open(1, READER));
 			try {
 				expect((await reader.next())?.id).toBe(2);
 				const ping = await reader.next();
