@@ -84,6 +84,8 @@ export interface Env {
 	GUARD_ENABLED?: string;
 	GUARD_RATE_LIMIT_RPM?: string;
 	GUARD_BAN_SECONDS?: string;
+	/** The request header the per-IP guard reads the caller's address from (default CF-Connecting-IP); set only behind a proxy that overwrites it. */
+	CLIENT_IP_HEADER?: string;
 	DEFAULT_MAX_CONCURRENT_BOTS?: string;
 	MAX_BODY_BYTES?: string;
 	OUTBOUND_ALLOW_PRIVATE?: string;
