@@ -76,6 +76,8 @@ export interface Env {
 	R2_REGION?: string;
 	/** Lifetime of a recording download link, in seconds (default 900). */
 	RECORDING_DOWNLOAD_TTL_S?: string;
+	/** Open `/ws` connections per user (default 20); the next upgrade is refused in-band until one closes. */
+	LIVE_FEED_MAX_SOCKETS?: string;
 	/** How often a quiet agent chat stream gets a keepalive comment, in milliseconds (default 15000). */
 	AGENT_SSE_KEEPALIVE_MS?: string;
 
