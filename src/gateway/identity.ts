@@ -4,6 +4,7 @@ import { numberVar } from "../env";
 import { ApiError } from "../errors";
 import { accountObject } from "../objects";
 import { hashApiKey, type Scope } from "./api-keys";
+import type { Admission } from "./rate-limits";
 import { hashTicket, ticketOwner } from "./tickets";
 
 /** Who is calling, derived only from the API key. */
@@ -90,7 +91,7 @@ export async function chargeCalls(env: Env, userId: number, calls: number): Prom
 			`A batch of ${calls} calls is more than the ${Math.floor(burst)} this key may make at once; send smaller batches`,
 		);
 	}
-	const admission = await askAccount(() => accountObject(env, userId).takeRequestToken(rps, burst, calls - 1));
+	const admission = await askAccount<Admission>(() => accountObject(env, userId).takeRequestToken(rps, burst, calls - 1));
 	if (!admission.allowed) throw rateLimited(admission.retryAfterSeconds);
 }
 
@@ -99,7 +100,8 @@ const bucketOf = (env: Env): [number, number] => [numberVar(env.GATEWAY_RATE_LIM
 const rateLimited = (retryAfterSeconds: number) =>
 	new ApiError(429, "Rate limit exceeded", { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 
-async function askAccount<T>(ask: () => Promise<T>): Promise<T> {
+/** Asks the account object; unreachable is a 503, never a refusal. */
+async function askAccount<T = RequestAdmission>(ask: () => Promise<NoInfer<T>>): Promise<T> {
 	try {
 		return await ask();
 	} catch (err) {

@@ -5,8 +5,8 @@
  */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { app } from "../../../src/app";
 import type { Env } from "../../../src/env";
-import worker from "../../../src/index";
 import { userWithKey } from "../support";
 import { bearer, MCP_URL } from "./mcp-client";
 
@@ -20,7 +20,7 @@ async function post(key: string, body: unknown) {
 		headers: { ...bearer(key), "content-type": "application/json", accept: "application/json, text/event-stream" },
 		body: JSON.stringify(body),
 	});
-	const res = await worker.fetch(request, { ...env, ...LIMITS } as Env, ctx);
+	const res = await app.fetch(request, { ...env, ...LIMITS } as Env, ctx);
 	await waitOnExecutionContext(ctx);
 	return res;
 }
