@@ -1,7 +1,7 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ADMIN, call, joinWorkspace, json, mintKey, userWithKey } from "../support";
-import { createPlan, getMeeting, liveMeeting, meetCode, meetUrl, segment } from "./helpers";
+import { ADMIN, call, json, mintKey, userWithKey } from "../support";
+import { createPlan, getMeeting, liveMeeting, meetCode, meetUrl, segment, workspaceMeeting } from "./helpers";
 
 interface Share {
 	share_id: string;
@@ -147,14 +147,7 @@ describe("GET /public/transcripts/{share_id}.txt", () => {
 
 /** The owner's live meeting bound to a workspace, a member of it, and a line said in it. */
 async function sharedWorkspaceMeeting() {
-	const owner = await userWithKey();
-	const member = await userWithKey();
-	const workspace = `ws-${crypto.randomUUID()}`;
-	await joinWorkspace(workspace, owner.user.id);
-	await joinWorkspace(workspace, member.user.id);
-	const code = meetCode();
-	await createPlan(owner.headers, { meeting_url: meetUrl(code), workspace_id: workspace });
-	const { meeting, bot } = await liveMeeting(owner.headers, code);
+	const { owner, member, meeting, bot, code } = await workspaceMeeting();
 	await bot.send({ type: "segment", segment: segment({ text: "the owner's plans" }) });
 	return { owner, member, meeting, code };
 }
