@@ -90,18 +90,21 @@ export class AccountObject extends DurableObject<Env> {
 		return this.slots.release(link);
 	}
 
-	/** Token bucket: `burst` tokens at most, refilled at `rps` per second. */
-	takeRequestToken(rps: number, burst: number): Admission {
+	/**
+	 * Token bucket: `burst` tokens at most, refilled at `rps` per second. Takes `count` tokens,
+	 * all or none (one request that carries several calls, an MCP batch, pays for each).
+	 */
+	takeRequestToken(rps: number, burst: number, count = 1): Admission {
 		const now = Date.now();
 		const bucket = this.bucket ?? { tokens: burst, refilledAt: now };
 		bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.refilledAt) / 1000) * rps);
 		bucket.refilledAt = now;
 		this.bucket = bucket;
-		if (bucket.tokens >= 1) {
-			bucket.tokens -= 1;
+		if (bucket.tokens >= count) {
+			bucket.tokens -= count;
 			return { allowed: true, retryAfterSeconds: 0 };
 		}
-		return { allowed: false, retryAfterSeconds: (1 - bucket.tokens) / rps };
+		return { allowed: false, retryAfterSeconds: (count - bucket.tokens) / rps };
 	}
 
 	/** Delivers a webhook event now; a retryable failure stays in the outbox for the alarm. */

@@ -111,9 +111,7 @@ export class BotChannelInbox {
 		}
 		if (message.type === "hello") {
 			send(socket, { type: "ack", seq: state.lastAppliedSeq });
-			const queued = (await this.room.storage.get<RoomToBot[]>("queuedCommands")) ?? [];
-			for (const command of queued) send(socket, command);
-			await this.room.storage.delete("queuedCommands");
+			for (const command of await this.room.commands.drain()) send(socket, command);
 			return;
 		}
 		if (message.seq > state.lastAppliedSeq + 1) {

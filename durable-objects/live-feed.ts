@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
-import type { Env } from "../src/env";
+import { type Env, intVar } from "../src/env";
+import { refusedSocket } from "../src/live/feed-messages";
 import { findMeetingOnLink, findReadableMeeting, readableAmong } from "../src/meetings/meeting-store";
 import type { PlanFrame } from "../src/meetings/status-writes";
 import { meetingRoom } from "../src/objects";
@@ -20,13 +21,21 @@ export const MAX_SUBSCRIPTIONS_PER_SOCKET = 200;
 /** Control frames per second per connection, and the burst allowed above that rate. */
 export const CONTROL_FRAMES_PER_SECOND = 20;
 export const CONTROL_FRAME_BURST = 30;
+/** Open connections one user may hold at once (LIVE_FEED_MAX_SOCKETS); the next is refused until one closes. */
+export const DEFAULT_MAX_SOCKETS_PER_USER = 20;
 
 const tooManySubscriptions = (held: number, adding: number) => ({
 	type: "error",
 	error: "invalid_subscribe_payload",
 	details: [`At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} meetings per connection: this one watches ${held}, the request adds ${adding}`],
 });
-// The /ws error codes are a closed list (docs/live-feed.md#client--server): a throttled frame reuses the gateway's 429 shape.
+// The /ws error codes are a closed list (docs/live-feed.md#client--server): a refused connection and a
+// throttled frame reuse the gateway's 429 shape.
+const tooManySockets = (max: number) => ({
+	error: "authorization_service_error",
+	status: 429,
+	detail: `Too many live connections: at most ${max} per user are open at once; close one first`,
+});
 const tooManyFrames = {
 	type: "error",
 	error: "authorization_service_error",
@@ -59,6 +68,10 @@ export class LiveFeed extends DurableObject<Env> {
 	override async fetch(request: Request): Promise<Response> {
 		const userId = Number(request.headers.get("x-user-id"));
 		if (!Number.isInteger(userId) || userId <= 0) return new Response("missing identity", { status: 400 });
+		// Counted and accepted with no await between, so two upgrades at once cannot both take the last place.
+		const max = intVar(this.env.LIVE_FEED_MAX_SOCKETS, DEFAULT_MAX_SOCKETS_PER_USER);
+		const open = this.ctx.getWebSockets().filter((s) => s.readyState === WebSocket.OPEN).length;
+		if (open >= max) return refusedSocket(tooManySockets(max), 1013, "too many connections");
 		const pair = new WebSocketPair();
 		this.ctx.acceptWebSocket(pair[1]);
 		pair[1].serializeAttachment({ userId, socketId: crypto.randomUUID() } satisfies SocketTag);

@@ -23,7 +23,7 @@ import type { TimerName } from "./room-timers";
 export type { RoomState, TransitionAsk } from "./room-core";
 
 /** What became of a command for the bot (see `command`). */
-export type CommandOutcome = "relayed" | "no_live_bot" | "queue_full";
+export type CommandOutcome = "relayed" | "no_live_bot" | "queue_full" | "queue_too_large";
 
 /**
  * The RPC surface: what Workers and other objects call on a room's stub. Everything else the
@@ -96,7 +96,8 @@ export class MeetingRoom extends DurableObject<Env> {
 	async command(act: Act): Promise<CommandOutcome> {
 		const state = await this.#room.state();
 		if (!state || !isLive(state.machine.status) || state.machine.status === "stopping") return "no_live_bot";
-		return (await this.#room.sendCommand(act)) ? "relayed" : "queue_full";
+		const refusal = await this.#room.sendCommand(act);
+		return refusal === null ? "relayed" : refusal === "too_many" ? "queue_full" : "queue_too_large";
 	}
 
 	/** Plans (or re-plans, or cancels) auto-join for a scheduled meeting. */

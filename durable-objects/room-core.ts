@@ -1,5 +1,5 @@
 import { tellAgentMeetingCompleted } from "../src/agent/meeting-events";
-import { type Act, MAX_QUEUED_COMMANDS, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
+import { type Act, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
 import type { MeetingRow } from "../src/db/schema";
 import { type Env, intVar } from "../src/env";
 import { type MeetingRef, meetingRefOf, statusStepMessage } from "../src/live/feed-messages";
@@ -16,6 +16,7 @@ import {
 import { type Announce, moveMeeting, type StatusStep } from "../src/meetings/status-writes";
 import { accountObject } from "../src/objects";
 import { type WebhookEventType, webhookEventsFor } from "../src/webhooks/envelope";
+import { CommandQueue, type QueueRefusal } from "./command-queue";
 import { RoomCopilot } from "./room-copilot";
 import { RoomFanout } from "./room-fanout";
 import { RoomNotices } from "./room-notices";
@@ -70,6 +71,8 @@ export class RoomCore {
 	/** The meeting's SSE stream (GET /agent/api/meeting/stream): transcript and copilot output in one log. */
 	readonly stream: RoomStream;
 	readonly copilot: RoomCopilot;
+	/** Commands kept for a bot that is away, until it says hello again. */
+	readonly commands: CommandQueue;
 	private readonly queue = new SerialQueue();
 
 	constructor(
@@ -82,6 +85,7 @@ export class RoomCore {
 		this.notices = new RoomNotices(ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
 		this.stream = new RoomStream(ctx.storage.sql, intVar(envOf().AGENT_SSE_KEEPALIVE_MS, 15_000));
 		this.copilot = new RoomCopilot(this);
+		this.commands = new CommandQueue(ctx.storage);
 	}
 
 	get env(): Env {
@@ -136,21 +140,17 @@ export class RoomCore {
 	}
 
 	/**
-	 * Sends now when the bot is connected, otherwise keeps it for when it says hello again; false
-	 * when MAX_QUEUED_COMMANDS already wait (one storage value holds them, and it must stay small).
+	 * Sends now when the bot is connected, otherwise keeps it for when it says hello again; a
+	 * refusal when the waiting commands are already at their cap in count or in bytes.
 	 */
-	async sendCommand(act: Act): Promise<boolean> {
+	async sendCommand(act: Act): Promise<QueueRefusal | null> {
 		const message: RoomToBot = { type: "command", id: crypto.randomUUID(), act };
 		const [socket] = this.botSockets();
 		if (socket) {
 			socket.send(JSON.stringify(message));
-			return true;
+			return null;
 		}
-		const queued = (await this.ctx.storage.get<RoomToBot[]>("queuedCommands")) ?? [];
-		if (queued.length >= MAX_QUEUED_COMMANDS) return false;
-		queued.push(message);
-		await this.ctx.storage.put("queuedCommands", queued);
-		return true;
+		return this.commands.push(message);
 	}
 
 	/** One status move, serialized with everything else the room does. */
@@ -215,7 +215,7 @@ export class RoomCore {
 
 	private async finish(state: RoomState, actor: Actor): Promise<void> {
 		await this.timers.clear("watchdog", "stop_deadline", "placement");
-		await this.ctx.storage.delete("queuedCommands");
+		await this.commands.clear();
 		if (state.link) {
 			await accountObject(this.env, state.userId).releaseBotSlot(state.link);
 			await this.saveState({ ...state, link: null });
@@ -229,7 +229,8 @@ export class RoomCore {
 	/** The record moved on without the room: forget it, and close its bot's channel. */
 	private async letGo(state: RoomState): Promise<void> {
 		console.warn("meeting moved on without its room", state.meetingId);
-		await this.ctx.storage.delete(["room", "queuedCommands"]);
+		await this.ctx.storage.delete("room");
+		await this.commands.clear();
 		await this.timers.clear("watchdog", "stop_deadline", "placement");
 		for (const socket of this.botSockets()) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
 	}

@@ -62,7 +62,7 @@ export class RoomLaunch {
 			const launch: StoredLaunch = { spawn: start.spawn, plannedFrom: start.previousStatus, actor: start.actor };
 			await this.room.saveState(state);
 			await this.room.storage.put(LAUNCH_KEY, launch);
-			await this.room.storage.delete("queuedCommands");
+			await this.room.commands.clear();
 			await this.room.timers.clear("auto_join", "stop_deadline", "watchdog");
 			// Before a claim only the placement deadline applies: no bot exists yet to report.
 			await this.room.timers.set("placement", this.placement.deadline());

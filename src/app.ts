@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./app-env";
 import { intVar } from "./env";
 import { ApiError, mapError } from "./errors";
-import { gateway } from "./gateway/gateway";
+import { apiResponseHeaders, gateway } from "./gateway/gateway";
 import { AGENT_PREFIXES } from "./gateway/route-scopes";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
@@ -38,6 +38,7 @@ export function buildApp() {
 	app.onError(mapError);
 	app.notFound((c) => c.json({ detail: "Not Found" }, 404));
 
+	app.use(apiResponseHeaders);
 	app.use(gateway);
 	app.use((c, next) => {
 		// Recordings stream straight to R2 with their own limit (MAX_RECORDING_BYTES).

@@ -79,6 +79,8 @@ export interface Env {
 	R2_REGION?: string;
 	/** Lifetime of a recording download link, in seconds (default 900). */
 	RECORDING_DOWNLOAD_TTL_S?: string;
+	/** Open `/ws` connections per user (default 20); the next upgrade is refused in-band until one closes. */
+	LIVE_FEED_MAX_SOCKETS?: string;
 	/** How often a quiet agent chat stream gets a keepalive comment, in milliseconds (default 15000). */
 	AGENT_SSE_KEEPALIVE_MS?: string;
 
@@ -87,6 +89,8 @@ export interface Env {
 	GUARD_ENABLED?: string;
 	GUARD_RATE_LIMIT_RPM?: string;
 	GUARD_BAN_SECONDS?: string;
+	/** The request header the per-IP guard reads the caller's address from (default CF-Connecting-IP); set only behind a proxy that overwrites it. */
+	CLIENT_IP_HEADER?: string;
 	DEFAULT_MAX_CONCURRENT_BOTS?: string;
 	MAX_BODY_BYTES?: string;
 	OUTBOUND_ALLOW_PRIVATE?: string;

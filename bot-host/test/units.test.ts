@@ -322,5 +322,9 @@ describe("egress guard without a browser", () => {
 		const named = { ...policy, resolve: async () => ["10.0.0.5"] };
 		await expect(admit("http://whisper.corp:9000/", named, "the transcription endpoint")).resolves.toMatchObject({ address: "10.0.0.5" });
 		await expect(admit("http://whisper.corp:80/", named, "the avatar URL")).rejects.toThrow("resolves to a private address");
+		// Names the Worker's guard calls private by name (no dot) are judged here by what they resolve to.
+		await expect(admit("http://whisper:9000/", named, "the transcription endpoint")).resolves.toMatchObject({ address: "10.0.0.5" });
+		await expect(admit("http://vm:80/", named, "the avatar URL")).rejects.toThrow("the avatar URL resolves to a private address");
+		await expect(admit("http://metadata/", named, "the avatar URL")).rejects.toThrow("cloud metadata endpoints are never allowed");
 	});
 });

@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, inArray } from "drizzle-orm";
-import { type Act, MAX_QUEUED_COMMANDS } from "../bot-channel/protocol";
+import { type Act, MAX_QUEUED_COMMAND_BYTES, MAX_QUEUED_COMMANDS } from "../bot-channel/protocol";
 import type { MeetingRow } from "../db/schema";
 import { meetings } from "../db/schema";
 import type { Env } from "../env";
@@ -24,7 +24,8 @@ export async function liveMeetingOn(env: Env, userId: number, platform: string, 
 
 /**
  * Hands a command to the meeting's room. A bot that is away gets its commands when it is back,
- * up to MAX_QUEUED_COMMANDS; past that, new ones are refused with 409 rather than dropping any.
+ * up to MAX_QUEUED_COMMANDS and MAX_QUEUED_COMMAND_BYTES; past that, new ones are refused with
+ * 409 rather than dropping any.
  */
 export async function relayToBot(env: Env, row: MeetingRow, act: Act): Promise<void> {
 	const outcome = await meetingRoom(env, row.id).command(act);
@@ -33,6 +34,12 @@ export async function relayToBot(env: Env, row: MeetingRow, act: Act): Promise<v
 		throw new ApiError(
 			409,
 			`The bot is not connected and already has ${MAX_QUEUED_COMMANDS} commands waiting; try again once it reconnects`,
+		);
+	}
+	if (outcome === "queue_too_large") {
+		throw new ApiError(
+			409,
+			`The bot is not connected and its waiting commands would pass ${MAX_QUEUED_COMMAND_BYTES / 1024 / 1024} MB; try again once it reconnects`,
 		);
 	}
 }

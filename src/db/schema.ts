@@ -134,6 +134,8 @@ export const transcriptShares = sqliteTable("transcript_shares", {
 	shareId: text("share_id").primaryKey(),
 	meetingId: integer("meeting_id").notNull(),
 	userId: integer("user_id").notNull(),
+	/** The key that made the share; null for shares made before keys were recorded. */
+	tokenId: integer("token_id"),
 	expiresAt: text("expires_at").notNull(),
 	createdAt: text("created_at").notNull(),
 });

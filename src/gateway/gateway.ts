@@ -46,7 +46,33 @@ function bearerKey(path: string, header: string | undefined): string | undefined
 	return header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
 }
 
-const clientIp = (req: Request) => req.headers.get("cf-connecting-ip") ?? req.headers.get("x-real-ip") ?? "local";
+/**
+ * The caller's address for the per-IP guard: the one header the deployment trusts to carry it.
+ * Cloudflare sets `CF-Connecting-IP` and clients cannot; off Cloudflare every header is the
+ * client's own, so another one (`X-Real-IP`) counts only when CLIENT_IP_HEADER names it,
+ * because a proxy in front overwrites it.
+ */
+function clientIp(env: AppEnv["Bindings"], req: Request): string {
+	const header = env.CLIENT_IP_HEADER?.trim() || "cf-connecting-ip";
+	return req.headers.get(header)?.trim() || "local";
+}
+
+/**
+ * Every answer of the API, errors included, says its type is what it declares: a browser must
+ * not sniff a JSON or plain-text body (a shared transcript) into something it would run.
+ */
+export const apiResponseHeaders = createMiddleware<AppEnv>(async (c, next) => {
+	await next();
+	// A WebSocket upgrade carries no body to sniff.
+	if (c.res.status === 101) return;
+	try {
+		c.res.headers.set("X-Content-Type-Options", "nosniff");
+	} catch {
+		// Headers of a response passed through from a fetch are immutable: answer with a copy.
+		c.res = new Response(c.res.body, c.res);
+		c.res.headers.set("X-Content-Type-Options", "nosniff");
+	}
+});
 
 /**
  * Every request passes here first: per-IP guard, the route table, then admin token or API
@@ -60,7 +86,7 @@ export const gateway = createMiddleware<AppEnv>(async (c, next) => {
 	// An empty body sent with a JSON content type (curl -H ... -X POST) is no body, not bad JSON.
 	if (incoming.get("content-length") === "0") incoming.delete("content-type");
 
-	await enforceIpGuard(c.env, clientIp(c.req.raw));
+	await enforceIpGuard(c.env, clientIp(c.env, c.req.raw));
 
 	const access = lookupAccess(c.req.method, c.req.path);
 	if (!access) throw notFound();

@@ -4,6 +4,7 @@ import { numberVar } from "../env";
 import { ApiError } from "../errors";
 import { accountObject } from "../objects";
 import { hashApiKey, type Scope } from "./api-keys";
+import type { Admission } from "./rate-limits";
 import { hashTicket, ticketOwner } from "./tickets";
 
 /** Who is calling, derived only from the API key. */
@@ -75,9 +76,32 @@ export async function authenticateTicket(env: Env, ticket: string, accepted: rea
 
 export const INVALID_TICKET = "Invalid or expired ticket";
 
+/**
+ * One request that carries `calls` calls (an MCP batch) pays for each from the account's
+ * bucket: the gateway took one token for the request, this takes the rest, all or none. A
+ * batch larger than the burst could never pass and is refused with 400; one past what is left
+ * gets the 429 of any request.
+ */
+export async function chargeCalls(env: Env, userId: number, calls: number): Promise<void> {
+	const [rps, burst] = bucketOf(env);
+	if (rps <= 0 || calls <= 1) return;
+	if (calls > burst) {
+		throw new ApiError(
+			400,
+			`A batch of ${calls} calls is more than the ${Math.floor(burst)} this key may make at once; send smaller batches`,
+		);
+	}
+	const admission = await askAccount<Admission>(() => accountObject(env, userId).takeRequestToken(rps, burst, calls - 1));
+	if (!admission.allowed) throw rateLimited(admission.retryAfterSeconds);
+}
+
 const bucketOf = (env: Env): [number, number] => [numberVar(env.GATEWAY_RATE_LIMIT_RPS, 20), numberVar(env.GATEWAY_RATE_LIMIT_BURST, 40)];
 
-async function askAccount(ask: () => Promise<RequestAdmission>): Promise<RequestAdmission> {
+const rateLimited = (retryAfterSeconds: number) =>
+	new ApiError(429, "Rate limit exceeded", { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+
+/** Asks the account object; unreachable is a 503, never a refusal. */
+async function askAccount<T = RequestAdmission>(ask: () => Promise<NoInfer<T>>): Promise<T> {
 	try {
 		return await ask();
 	} catch (err) {
@@ -93,6 +117,6 @@ function admitted(admission: Exclude<RequestAdmission, { outcome: "invalid" }>):
 		case "forbidden":
 			throw new ApiError(403, "Token scope not authorized for this endpoint");
 		case "limited":
-			throw new ApiError(429, "Rate limit exceeded", { "Retry-After": String(Math.max(1, Math.ceil(admission.retryAfterSeconds))) });
+			throw rateLimited(admission.retryAfterSeconds);
 	}
 }

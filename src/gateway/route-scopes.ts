@@ -106,6 +106,7 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 
 	["GET", "/transcripts/:platform/:native_meeting_id", READ],
 	["POST", "/transcripts/:platform/:native_meeting_id/share", READ],
+	["DELETE", "/transcripts/:platform/:native_meeting_id/share/:share_id", READ],
 	["GET", "/public/transcripts/:share_file", PUBLIC],
 
 	["GET", "/recordings", READ],

@@ -67,3 +67,15 @@ export function chatMessage(meeting: MeetingRef, message: { sender: string; text
 export function interactiveEvent(meeting: MeetingRef, name: string, payload: Record<string, unknown>) {
 	return { type: name, meeting, ...payload, ts: new Date().toISOString() };
 }
+
+/**
+ * A socket opened only to say why it closes: /ws reports refusals in-band, since a browser
+ * cannot read the status of a failed upgrade (docs/live-feed.md#connecting).
+ */
+export function refusedSocket(error: Record<string, unknown>, code: number, reason: string): Response {
+	const pair = new WebSocketPair();
+	pair[1].accept();
+	pair[1].send(JSON.stringify({ type: "error", ...error }));
+	pair[1].close(code, reason);
+	return new Response(null, { status: 101, webSocket: pair[0] });
+}

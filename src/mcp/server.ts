@@ -47,13 +47,14 @@ export function mcpServerFor(call: McpCall): McpServer {
 /**
  * Answers one POST to /mcp. Stateless: a new server and transport per request, no session id,
  * every answer as JSON (no SSE stream), since nothing is kept between requests in the Worker.
+ * `parsedBody` is the body already read as JSON (undefined: the transport reads it).
  */
-export async function answerMcpRequest(request: Request, call: McpCall): Promise<Response> {
+export async function answerMcpRequest(request: Request, call: McpCall, parsedBody?: unknown): Promise<Response> {
 	const server = mcpServerFor(call);
 	const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
 	await server.connect(transport);
 	try {
-		return await transport.handleRequest(request);
+		return await transport.handleRequest(request, { parsedBody });
 	} finally {
 		await server.close();
 	}

@@ -1,10 +1,21 @@
 import { z } from "@hono/zod-openapi";
 import { transcriptShares } from "../db/schema";
 import { type Env, intVar } from "../env";
-import { type Reader, startedMeeting } from "./meeting-queries";
+import { ApiError, notFound } from "../errors";
+import { startedMeeting } from "./meeting-queries";
 import { db } from "./meeting-store";
 
-/** Time-limited public links to a transcript (POST /transcripts/.../share), shared by the REST route and the MCP tool. */
+/**
+ * Time-limited public links to a transcript (POST /transcripts/.../share), shared by the REST
+ * route and the MCP tool. Only the meeting's owner publishes it, a share can be revoked, and
+ * the public read checks each time that the share, its key and the owner's meeting still hold.
+ */
+
+/** Who shares: the user, and the key they used (the share ends with that key). */
+export interface Sharer {
+	userId: number;
+	tokenId: number;
+}
 
 /** How long a share lives: the query of POST .../share, and the MCP tool's argument. */
 export const ShareTtl = z.coerce
@@ -12,6 +23,8 @@ export const ShareTtl = z.coerce
 	.int()
 	.min(60)
 	.max(7 * 86_400);
+
+export const SHARE_NOT_FOUND = "Share not found";
 
 function shareId(): string {
 	const bytes = crypto.getRandomValues(new Uint8Array(18));
@@ -22,23 +35,54 @@ function shareId(): string {
 }
 
 /**
- * Shares the transcript of the newest started meeting on a link the reader may read, until it
- * expires (default TRANSCRIPT_SHARE_TTL_S); the link is under `baseUrl`. 404 "Meeting not found".
+ * Shares the transcript of the newest started meeting on a link, until it expires (default
+ * TRANSCRIPT_SHARE_TTL_S); the link is under `baseUrl`. 404 "Meeting not found"; 403 when the
+ * meeting is another user's (a workspace member reads it but may not publish it).
  */
 export async function shareTranscript(
 	env: Env,
-	reader: Reader,
+	sharer: Sharer,
 	link: { platform: string; native_meeting_id: string },
 	ttlSeconds: number | undefined,
 	baseUrl: string,
 ) {
-	const row = await startedMeeting(env, reader, link.platform, link.native_meeting_id);
+	const row = await startedMeeting(env, sharer, link.platform, link.native_meeting_id);
+	if (row.userId !== sharer.userId) throw new ApiError(403, "Only the meeting's owner can share its transcript");
 	const ttl = ttlSeconds ?? intVar(env.TRANSCRIPT_SHARE_TTL_S, 900);
 	const now = new Date();
 	const id = shareId();
 	const expiresAt = new Date(now.getTime() + ttl * 1000).toISOString();
 	await db(env)
 		.insert(transcriptShares)
-		.values({ shareId: id, meetingId: row.id, userId: reader.userId, expiresAt, createdAt: now.toISOString() });
+		.values({ shareId: id, meetingId: row.id, userId: sharer.userId, tokenId: sharer.tokenId, expiresAt, createdAt: now.toISOString() });
 	return { share_id: id, url: `${baseUrl}/public/transcripts/${id}.txt`, expires_at: expiresAt, expires_in_seconds: ttl };
+}
+
+/** Ends one of the caller's shares of the meeting on the link at once; 404 for any other share. */
+export async function revokeShare(env: Env, sharer: Sharer, link: { platform: string; native_meeting_id: string }, id: string) {
+	const deleted = await env.DB.prepare(
+		`DELETE FROM transcript_shares WHERE share_id = ? AND user_id = ?
+		 AND meeting_id IN (SELECT id FROM meetings WHERE platform = ? AND native_meeting_id = ?) RETURNING share_id`,
+	)
+		.bind(id, sharer.userId, link.platform, link.native_meeting_id)
+		.first();
+	if (!deleted) throw notFound(SHARE_NOT_FOUND);
+}
+
+/**
+ * The meeting a public share still shows, or null: the share exists and has not expired, its
+ * maker still owns the meeting, and the key that made it still exists and has not expired.
+ */
+export async function sharedMeetingId(env: Env, id: string, now = new Date()): Promise<number | null> {
+	const iso = now.toISOString();
+	const share = await env.DB.prepare(
+		`SELECT s.meeting_id FROM transcript_shares s
+		 JOIN meetings m ON m.id = s.meeting_id AND m.user_id = s.user_id
+		 LEFT JOIN api_tokens t ON t.id = s.token_id
+		 WHERE s.share_id = ? AND s.expires_at > ?
+		   AND (s.token_id IS NULL OR (t.user_id = s.user_id AND (t.expires_at IS NULL OR t.expires_at > ?)))`,
+	)
+		.bind(id, iso, iso)
+		.first<number>("meeting_id");
+	return share ?? null;
 }

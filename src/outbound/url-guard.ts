@@ -9,8 +9,13 @@
  * the edge a name that resolves to a private address does not reach a private network. Names
  * that are public wildcard DNS for an address written into them (`127.0.0.1.nip.io`,
  * `10-0-0-1.sslip.io`) are judged as that address, and well-known names that always resolve
- * to loopback (`localtest.me`, `*.localhost`) as loopback. Code that resolves names itself
- * (the bot host) judges each resolved address with `checkResolvedAddress`.
+ * to loopback (`localtest.me`, `*.localhost`) as loopback. A name without a dot (`vm`,
+ * `redis`) and names under suffixes only private networks answer (`.internal`, `.lan`,
+ * `.corp`, ...) are private: off Cloudflare (workerd, `wrangler dev`) `fetch` resolves them
+ * through /etc/hosts and the search domains, inside the network. Any other name is public here;
+ * a self-hosted gateway needs an egress proxy to stop a public name that resolves inside.
+ * Code that resolves names itself (the bot host) judges each resolved address with
+ * `checkResolvedAddress`.
  *
  * IPv4 in decimal, octal, hex or short form ("2130706433", "0x7f.1", "0177.0.0.1", "127.1")
  * is normalized by the WHATWG URL parser before it gets here; the guard checks the result.
@@ -55,7 +60,11 @@ export function checkOutboundUrl(input: string | URL, policy: OutboundPolicy): O
 	const host = url.hostname.toLowerCase().replace(/\.$/, "");
 	if (host === "") return refuse("invalid_url", "no host");
 	const verdict = judge(classifyHost(host), `target ${host}`, policy);
-	return verdict.ok ? { ok: true, url } : verdict;
+	if (verdict.ok) return { ok: true, url };
+	// Say why a bare name counts as private: it looks like any other name.
+	return isSingleLabel(host) && verdict.reason === "private"
+		? { ...verdict, detail: `${verdict.detail}: a name without a dot is resolved inside the network` }
+		: verdict;
 }
 
 /**
@@ -106,6 +115,14 @@ const LOCAL_NAMES: [suffix: string, category: HostCategory][] = [
 	["internal", "private"], // reserved for private networks (e.g. *.ec2.internal)
 	["home.arpa", "private"], // home networks (RFC 8375)
 	["localdomain", "private"], // the conventional local search domain
+	// Suffixes never delegated in public DNS that private networks use for their own names.
+	["lan", "private"],
+	["intranet", "private"],
+	["corp", "private"], // withheld from delegation by ICANN (name collisions)
+	["home", "private"], // same
+	["private", "private"],
+	["svc", "private"], // Kubernetes services (`redis.default.svc`), completed by the search domains
+	["consul", "private"], // Consul service discovery
 ];
 
 /** IPv4 special-purpose ranges (IANA registry, RFC 6890): anything not listed is public. */
@@ -170,7 +187,13 @@ function classifyHost(host: string): HostCategory {
 	if (METADATA_HOSTS.has(host)) return "metadata";
 	const local = LOCAL_NAMES.find(([suffix]) => host === suffix || host.endsWith(`.${suffix}`));
 	if (local) return local[1];
+	if (isSingleLabel(host)) return "private";
 	return classifyEmbedded(host);
+}
+
+/** `vm`, `redis`: no public DNS name is one label, so a resolver completes it from the local network. */
+function isSingleLabel(host: string): boolean {
+	return !host.includes(".") && !host.startsWith("[");
 }
 
 /** One IP literal (IPv4 dotted or IPv6 without brackets, zone id ignored), or null. */

@@ -207,6 +207,7 @@ accountRoutes.openapi(
 	}),
 	async (c) => {
 		const body = c.req.valid("json");
+		guardAddress(c.env, "webhook_url", body.webhook_url);
 		const me = c.get("identity");
 		const s = await loadSettings(c.env, me.userId);
 		const next = {

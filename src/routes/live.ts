@@ -4,26 +4,18 @@ import { verifyChannelToken } from "../bot-channel/channel-token";
 import { BOT_ATTEMPT_HEADER } from "../bot-channel/fleet";
 import { ApiError } from "../errors";
 import { authenticate, authenticateTicket, type Identity, INVALID_TICKET } from "../gateway/identity";
+import { refusedSocket } from "../live/feed-messages";
 import { liveFeed, meetingRoom } from "../objects";
 
 /** WebSocket entry points: the public live feed `/ws` and the bots' channel. */
 export const liveRoutes = new Hono<AppEnv>();
-
-/** A socket opened only to say why it is closing: /ws reports auth problems in-band. */
-function refuse(error: Record<string, unknown>, code: number, reason: string): Response {
-	const pair = new WebSocketPair();
-	pair[1].accept();
-	pair[1].send(JSON.stringify({ type: "error", ...error }));
-	pair[1].close(code, reason);
-	return new Response(null, { status: 101, webSocket: pair[0] });
-}
 
 liveRoutes.get("/ws", async (c) => {
 	if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "Expected a WebSocket upgrade");
 	// A browser cannot set a header on a WebSocket: it brings a one-use ticket (POST /auth/ticket) instead of its key.
 	const ticket = c.req.query("ticket");
 	const key = c.req.header("x-api-key") ?? c.req.query("api_key");
-	if (!ticket && !key) return refuse({ error: "missing_api_key" }, 4401, "missing api key");
+	if (!ticket && !key) return refusedSocket({ error: "missing_api_key" }, 4401, "missing api key");
 	let identity: Identity;
 	try {
 		identity = ticket ? await authenticateTicket(c.env, ticket, ["bot", "tx"]) : await authenticate(c.env, key, ["bot", "tx"]);
@@ -31,18 +23,22 @@ liveRoutes.get("/ws", async (c) => {
 		if (!(err instanceof ApiError)) throw err;
 		if (err.status === 401) {
 			const detail = ticket ? INVALID_TICKET : "Invalid API key";
-			return refuse({ error: "authorization_service_error", status: 401, detail }, 4401, ticket ? "invalid ticket" : "invalid api key");
+			return refusedSocket(
+				{ error: "authorization_service_error", status: 401, detail },
+				4401,
+				ticket ? "invalid ticket" : "invalid api key",
+			);
 		}
 		if (err.status === 403) {
-			return refuse(
+			return refusedSocket(
 				{ error: "authorization_service_error", status: 403, detail: "Token scope not authorized for this endpoint" },
 				4403,
 				"scope",
 			);
 		}
 		if (err.status === 429)
-			return refuse({ error: "authorization_service_error", status: 429, detail: "Rate limit exceeded" }, 1013, "rate limited");
-		return refuse({ error: "authorization_call_failed", details: "identity service unavailable" }, 1013, "try again later");
+			return refusedSocket({ error: "authorization_service_error", status: 429, detail: "Rate limit exceeded" }, 1013, "rate limited");
+		return refusedSocket({ error: "authorization_call_failed", details: "identity service unavailable" }, 1013, "try again later");
 	}
 	const headers = new Headers(c.req.raw.headers);
 	headers.set("X-User-Id", String(identity.userId));

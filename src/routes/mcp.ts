@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { errorResponse } from "../errors";
+import { chargeCalls } from "../gateway/identity";
 import { answerMcpRequest } from "../mcp/server";
 import { publicBaseUrl } from "./meetings";
 
@@ -11,7 +12,22 @@ import { publicBaseUrl } from "./meetings";
  */
 export const mcpRoutes = new Hono<AppEnv>();
 
-mcpRoutes.post("/mcp", (c) => answerMcpRequest(c.req.raw, { env: c.env, identity: c.get("identity"), baseUrl: publicBaseUrl(c) }));
+mcpRoutes.post("/mcp", async (c) => {
+	const identity = c.get("identity");
+	const body = await jsonBody(c.req.raw);
+	// A JSON-RPC batch runs each of its messages: each pays as a request, before any runs.
+	if (Array.isArray(body)) await chargeCalls(c.env, identity.userId, body.length);
+	return answerMcpRequest(c.req.raw, { env: c.env, identity, baseUrl: publicBaseUrl(c) }, body);
+});
+
+/** The body as JSON, read once; undefined when it is not JSON (the SDK then answers its parse error). */
+async function jsonBody(request: Request): Promise<unknown> {
+	try {
+		return JSON.parse(await request.clone().text());
+	} catch {
+		return undefined;
+	}
+}
 
 const STATELESS = "this MCP server is stateless and answers POST only";
 

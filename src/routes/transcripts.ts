@@ -1,10 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
-import { transcriptShares } from "../db/schema";
 import { notFound } from "../errors";
 import { meetingTranscript, segmentsOf } from "../meetings/meeting-queries";
-import { db } from "../meetings/meeting-store";
-import { ShareTtl, shareTranscript } from "../meetings/transcript-shares";
+import { revokeShare, SHARE_NOT_FOUND, ShareTtl, sharedMeetingId, shareTranscript } from "../meetings/transcript-shares";
 import { type TranscriptHead, transcriptText } from "../meetings/transcript-text";
 import { MeetingLinkParams } from "./meeting-link-params";
 import { Transcript } from "./meeting-schemas";
@@ -39,12 +36,26 @@ transcriptRoutes.openapi(
 		responses: {
 			200: jsonResponse(
 				z.object({ share_id: z.string(), url: z.string(), expires_at: z.string(), expires_in_seconds: z.number().int() }),
-				"A public link to the transcript as plain text, until it expires",
+				"A public link to the transcript as plain text, until it expires or is revoked; only the meeting's owner may share",
 			),
 		},
 	}),
 	async (c) =>
 		c.json(await shareTranscript(c.env, c.get("identity"), c.req.valid("param"), c.req.valid("query").ttl_seconds, publicBaseUrl(c)), 200),
+);
+
+transcriptRoutes.openapi(
+	createRoute({
+		method: "delete",
+		path: "/transcripts/{platform}/{native_meeting_id}/share/{share_id}",
+		request: { params: Link.extend({ share_id: z.string().min(1).max(64) }) },
+		responses: { 204: { description: "Revoked: the public link answers 404 from now on" } },
+	}),
+	async (c) => {
+		const { share_id, ...link } = c.req.valid("param");
+		await revokeShare(c.env, c.get("identity"), link, share_id);
+		return c.body(null, 204);
+	},
 );
 
 transcriptRoutes.openapi(
@@ -56,16 +67,17 @@ transcriptRoutes.openapi(
 	}),
 	async (c) => {
 		const file = c.req.valid("param").share_file;
-		if (!file.endsWith(".txt")) throw notFound("Share not found");
+		if (!file.endsWith(".txt")) throw notFound(SHARE_NOT_FOUND);
 		const id = file.slice(0, -4);
-		if (!/^[A-Za-z0-9_-]{10,40}$/.test(id)) throw notFound("Share not found");
-		const share = await db(c.env).select().from(transcriptShares).where(eq(transcriptShares.shareId, id)).get();
-		if (!share || Date.parse(share.expiresAt) <= Date.now()) throw notFound("Share not found");
+		if (!/^[A-Za-z0-9_-]{10,40}$/.test(id)) throw notFound(SHARE_NOT_FOUND);
+		// Checked at every read: revoked, expired, its key gone or the meeting no longer its maker's are all 404.
+		const meetingId = await sharedMeetingId(c.env, id);
+		if (meetingId === null) throw notFound(SHARE_NOT_FOUND);
 		const row = await c.env.DB.prepare("SELECT platform, native_meeting_id, start_time, end_time FROM meetings WHERE id = ?")
-			.bind(share.meetingId)
+			.bind(meetingId)
 			.first<TranscriptHead>();
-		if (!row) throw notFound("Share not found");
-		const text = transcriptText(row, await segmentsOf(c.env, share.meetingId));
+		if (!row) throw notFound(SHARE_NOT_FOUND);
+		const text = transcriptText(row, await segmentsOf(c.env, meetingId));
 		return c.text(text, 200, { "content-type": "text/plain; charset=utf-8" });
 	},
 );

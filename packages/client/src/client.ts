@@ -99,6 +99,11 @@ export function createClient(options: ClientOptions) {
 			nativeMeetingId: string,
 			query: QueryOf<"/transcripts/{platform}/{native_meeting_id}/share", "post"> = {},
 		) => call(transport, "post", "/transcripts/{platform}/{native_meeting_id}/share", { ...link(platform, nativeMeetingId), query }),
+		/** Revokes a share: its public link answers 404 from then on. */
+		unshare: (platform: Platform, nativeMeetingId: string, shareId: string) =>
+			call(transport, "delete", "/transcripts/{platform}/{native_meeting_id}/share/{share_id}", {
+				path: { platform, native_meeting_id: nativeMeetingId, share_id: shareId },
+			}),
 		/** A shared transcript as plain text (no key needed: the link is the credential). */
 		shared: async (shareFile: string): Promise<string> =>
 			(await send({ ...transport, auth: {} }, "get", "/public/transcripts/{share_file}", { path: { share_file: shareFile } })).text(),

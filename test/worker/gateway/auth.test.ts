@@ -187,6 +187,26 @@ describe("rate limits", () => {
 		expect(otherIp.status).toBe(200);
 	});
 
+	it("reads the caller's address from CF-Connecting-IP only: an X-Real-IP the client sent is not trusted", async () => {
+		const guard = { GUARD_ENABLED: "true", GUARD_RATE_LIMIT_RPM: "3", GUARD_BAN_SECONDS: "900" };
+		// Off Cloudflare nothing sets CF-Connecting-IP; a client rotating X-Real-IP must still share one bucket.
+		const statuses: number[] = [];
+		for (let i = 0; i < 4; i++) statuses.push((await callWith(guard, "/health", { "X-Real-IP": `198.51.100.${10 + i}` })).status);
+		expect(statuses).toEqual([200, 200, 200, 429]);
+	});
+
+	it("reads X-Real-IP instead when CLIENT_IP_HEADER says a trusted proxy sets it, and then ignores CF-Connecting-IP", async () => {
+		const guard = { GUARD_ENABLED: "true", GUARD_RATE_LIMIT_RPM: "3", GUARD_BAN_SECONDS: "900", CLIENT_IP_HEADER: "X-Real-IP" };
+		const proxied = `192.0.2.${Math.floor(Math.random() * 250)}`;
+		const statuses: number[] = [];
+		for (let i = 0; i < 4; i++) {
+			statuses.push((await callWith(guard, "/health", { "X-Real-IP": proxied, "CF-Connecting-IP": `203.0.113.${10 + i}` })).status);
+		}
+		expect(statuses).toEqual([200, 200, 200, 429]);
+		const otherClient = await callWith(guard, "/health", { "X-Real-IP": "198.51.100.200" });
+		expect(otherClient.status).toBe(200);
+	});
+
 	it("leaves the per-IP guard off by default", async () => {
 		const ip = { "CF-Connecting-IP": "192.0.2.55" };
 		const results = await Promise.all(Array.from({ length: 20 }, () => call("GET", "/health", { headers: ip })));

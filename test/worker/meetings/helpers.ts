@@ -1,6 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
-import { call, json } from "../support";
+import { call, joinWorkspace, json, userWithKey } from "../support";
 import { SimulatedBot, spawnRequestFor } from "./bot-sim";
 
 /** The meeting record as the tests read it. */
@@ -107,4 +107,17 @@ export async function unheldRequestedMeeting(userId: number, code: string): Prom
 		.first<{ id: number }>();
 	if (!row) throw new Error("meeting not inserted");
 	return row.id;
+}
+
+/** An owner's live meeting bound to a fresh workspace, and another member of that workspace. */
+export async function workspaceMeeting() {
+	const owner = await userWithKey();
+	const member = await userWithKey();
+	const workspace = `ws-${crypto.randomUUID()}`;
+	await joinWorkspace(workspace, owner.user.id);
+	await joinWorkspace(workspace, member.user.id);
+	const code = meetCode();
+	await createPlan(owner.headers, { meeting_url: meetUrl(code), workspace_id: workspace });
+	const { meeting, bot } = await liveMeeting(owner.headers, code);
+	return { owner, member, workspace, meeting, bot, code };
 }

@@ -68,6 +68,53 @@ describe("/ws subscriptions per connection", () => {
 	});
 });
 
+describe("/ws connections per user", () => {
+	it("refuses the 21st open connection in-band with 429 and close code 1013, and a closed one frees its place", async () => {
+		const { key } = await userWithKey();
+		// The first frame tells: a pong for an accepted connection, the error for a refused one.
+		const open = async (apiKey = key) => {
+			const socket = await openSocket("/ws", { "X-API-Key": apiKey });
+			try {
+				socket.send({ action: "ping" });
+			} catch {
+				// already closed by the refusal
+			}
+			const first = await eventually("the first frame", () => socket.messages[0]);
+			return { socket, first };
+		};
+		const sockets: SocketClient[] = [];
+		for (let i = 0; i < 20; i++) {
+			const { socket, first } = await open();
+			expect(first, `connection ${i + 1}`).toEqual({ type: "pong" });
+			sockets.push(socket);
+		}
+		const refused = await open();
+		expect(refused.first).toEqual({
+			type: "error",
+			error: "authorization_service_error",
+			status: 429,
+			detail: "Too many live connections: at most 20 per user are open at once; close one first",
+		});
+		await eventually("the refused socket's close", () => refused.socket.closed);
+		expect(refused.socket.closed?.code).toBe(1013);
+		for (const socket of sockets) expect(socket.closed).toBeUndefined();
+
+		// Another user's connections are their own.
+		const other = await userWithKey();
+		const others = await open(other.key);
+		expect(others.first).toEqual({ type: "pong" });
+		others.socket.close();
+
+		sockets.shift()?.close();
+		const next = await eventually("a place freed by the closed connection", async () => {
+			const attempt = await open();
+			return attempt.first.type === "pong" ? attempt.socket : undefined;
+		});
+		expect(next.closed).toBeUndefined();
+		for (const socket of [...sockets, next]) socket.close();
+	});
+});
+
 describe("/ws re-subscribing a link", () => {
 	it("moves the subscription to the meeting the link now leads to, without holding two", async () => {
 		const { user, key, headers } = await userWithKey();

@@ -1,7 +1,7 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, json, userWithKey } from "../support";
-import { createPlan, getMeeting, liveMeeting, meetCode, meetUrl, segment } from "./helpers";
+import { ADMIN, call, json, mintKey, userWithKey } from "../support";
+import { createPlan, getMeeting, liveMeeting, meetCode, meetUrl, segment, workspaceMeeting } from "./helpers";
 
 interface Share {
 	share_id: string;
@@ -142,5 +142,98 @@ describe("GET /public/transcripts/{share_id}.txt", () => {
 		const res = await readPublic(body.url);
 		expect(res.status).toBe(404);
 		expect(await res.text()).not.toContain("secret plans");
+	});
+});
+
+/** The owner's live meeting bound to a workspace, a member of it, and a line said in it. */
+async function sharedWorkspaceMeeting() {
+	const { owner, member, meeting, bot, code } = await workspaceMeeting();
+	await bot.send({ type: "segment", segment: segment({ text: "the owner's plans" }) });
+	return { owner, member, meeting, code };
+}
+
+const sharesOf = async (userId: number) =>
+	(await env.DB.prepare("SELECT count(*) AS n FROM transcript_shares WHERE user_id = ?").bind(userId).first<number>("n")) ?? 0;
+
+const revoke = (headers: Record<string, string>, code: string, shareId: string) =>
+	call("DELETE", `/transcripts/google_meet/${code}/share/${shareId}`, { headers });
+
+describe("who may share (security review finding 16)", () => {
+	it("lets a workspace member read the meeting's transcript but not publish it: 403, and nothing is stored", async () => {
+		const { member, code } = await sharedWorkspaceMeeting();
+		expect((await call("GET", `/transcripts/google_meet/${code}`, { headers: member.headers })).status).toBe(200);
+		const res = await share(member.headers, code);
+		expect(res.status).toBe(403);
+		expect(await res.json()).toEqual({ detail: "Only the meeting's owner can share its transcript" });
+		expect(await sharesOf(member.user.id)).toBe(0);
+	});
+
+	it("no longer serves a share a member made before the rule: only the meeting's owner's shares are read", async () => {
+		const { member, meeting } = await sharedWorkspaceMeeting();
+		const id = "MemberMadeShare0123456789";
+		await env.DB.prepare("INSERT INTO transcript_shares (share_id, meeting_id, user_id, expires_at, created_at) VALUES (?, ?, ?, ?, ?)")
+			.bind(id, meeting.id, member.user.id, new Date(Date.now() + 3_600_000).toISOString(), new Date().toISOString())
+			.run();
+		const res = await readPublic(`https://gateway.test/public/transcripts/${id}.txt`);
+		expect(res.status).toBe(404);
+		expect(await res.text()).not.toContain("the owner's plans");
+	});
+});
+
+describe("DELETE /transcripts/{platform}/{native_meeting_id}/share/{share_id}", () => {
+	it("revokes the share at once (204, then the public link is 404), and a second revoke is 404", async () => {
+		const { owner, code } = await sharedWorkspaceMeeting();
+		const body = await json<Share>(await share(owner.headers, code));
+		const kept = await json<Share>(await share(owner.headers, code));
+		expect((await readPublic(body.url)).status).toBe(200);
+		const res = await revoke(owner.headers, code, body.share_id);
+		expect(res.status).toBe(204);
+		const gone = await readPublic(body.url);
+		expect(gone.status).toBe(404);
+		expect(await gone.json()).toEqual({ detail: "Share not found" });
+		expect((await readPublic(kept.url)).status).toBe(200);
+		const again = await revoke(owner.headers, code, body.share_id);
+		expect(again.status).toBe(404);
+		expect(await again.json()).toEqual({ detail: "Share not found" });
+	});
+
+	it("answers 404 for another user's share, or a share of another link, and the share keeps working", async () => {
+		const { owner, member, code } = await sharedWorkspaceMeeting();
+		const body = await json<Share>(await share(owner.headers, code));
+		expect((await revoke(member.headers, code, body.share_id)).status).toBe(404);
+		expect((await revoke(owner.headers, meetCode(), body.share_id)).status).toBe(404);
+		expect((await readPublic(body.url)).status).toBe(200);
+		expect((await revoke(owner.headers, code, body.share_id)).status).toBe(204);
+		expect((await readPublic(body.url)).status).toBe(404);
+	});
+});
+
+describe("a share ends with its maker's access", () => {
+	it("answers 404 once the key that made it is revoked, while a share made with another key of the owner stays", async () => {
+		const { user, headers } = await userWithKey();
+		const second = await mintKey(user.id);
+		const { bot, code } = await liveMeeting(headers);
+		await bot.send({ type: "segment", segment: segment({ text: "secret plans" }) });
+		const body = await json<Share>(await share(headers, code));
+		const other = await json<Share>(await share({ "X-API-Key": second }, code));
+		const tokenId = await env.DB.prepare("SELECT token_id FROM transcript_shares WHERE share_id = ?")
+			.bind(body.share_id)
+			.first<number>("token_id");
+		expect((await call("DELETE", `/admin/tokens/${tokenId}`, { headers: ADMIN })).status).toBe(204);
+		const res = await readPublic(body.url);
+		expect(res.status).toBe(404);
+		expect(await res.text()).not.toContain("secret plans");
+		expect((await readPublic(other.url)).status).toBe(200);
+	});
+
+	it("answers 404 once the key that made it has expired", async () => {
+		const { user } = await userWithKey();
+		const minted = await call("POST", `/admin/users/${user.id}/tokens`, { headers: ADMIN, json: { scopes: ["bot"], expires_in: 2 } });
+		const headers = { "X-API-Key": (await json<{ token: string }>(minted)).token };
+		const { code } = await liveMeeting(headers);
+		const body = await json<Share>(await share(headers, code, "?ttl_seconds=600"));
+		expect((await readPublic(body.url)).status).toBe(200);
+		await new Promise((r) => setTimeout(r, 2100));
+		expect((await readPublic(body.url)).status).toBe(404);
 	});
 });

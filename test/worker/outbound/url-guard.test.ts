@@ -116,6 +116,18 @@ const CASES: [string, OutboundRefusal | null, OutboundRefusal | null][] = [
 	["http://printer.local/", "private", null],
 	["http://db.internal/", "private", null],
 	["http://nas.home.arpa/", "private", null],
+	// Names without a dot, and suffixes only private networks answer: off Cloudflare the resolver
+	// completes them from /etc/hosts and the search domains (security review finding 13)
+	["http://vm:29010/hook", "private", null],
+	["http://redis/", "private", null],
+	["https://JENKINS./job", "private", null],
+	["http://router.lan/", "private", null],
+	["http://wiki.intranet/", "private", null],
+	["http://build.corp/", "private", null],
+	["http://nas.home/", "private", null],
+	["http://redis.default.svc/", "private", null],
+	["http://vault.service.consul/", "private", null],
+	["http://metadata/computeMetadata/v1/", "metadata", "metadata"],
 	// Names that only look like addresses in part stay public
 	["http://8.8.8.8.nip.io/", null, null],
 	["http://f3a9c2d1.example.com/", null, null],
@@ -136,6 +148,14 @@ describe("checkOutboundUrl", () => {
 	it("returns the parsed URL when it allows one", () => {
 		const result = checkOutboundUrl("https://hooks.example.com/a?b=c", STRICT);
 		expect(result.ok && result.url.href).toBe("https://hooks.example.com/a?b=c");
+	});
+
+	it("says why a name without a dot is refused", () => {
+		expect(checkOutboundUrl("http://vm:29010/hook", STRICT)).toEqual({
+			ok: false,
+			reason: "private",
+			detail: "private target vm is not allowed: a name without a dot is resolved inside the network",
+		});
 	});
 
 	it("explains a refusal without echoing credentials", () => {
