@@ -76,6 +76,17 @@ export interface Env {
 	R2_REGION?: string;
 	/** Lifetime of a recording download link, in seconds (default 900). */
 	RECORDING_DOWNLOAD_TTL_S?: string;
+	/**
+	 * What one `swap` clone may cost (defaults in durable-objects/clone-limits.ts): bytes read from
+	 * the host, bytes its objects unpack to (and its checkout takes), one object's unpacked bytes,
+	 * objects in its pack, files and directories checked out, and seconds in all.
+	 */
+	WORKSPACE_CLONE_MAX_DOWNLOAD_BYTES?: string;
+	WORKSPACE_CLONE_MAX_UNPACKED_BYTES?: string;
+	WORKSPACE_CLONE_MAX_FILE_BYTES?: string;
+	WORKSPACE_CLONE_MAX_OBJECTS?: string;
+	WORKSPACE_CLONE_MAX_FILES?: string;
+	WORKSPACE_CLONE_TIMEOUT_S?: string;
 	/** How often a quiet agent chat stream gets a keepalive comment, in milliseconds (default 15000). */
 	AGENT_SSE_KEEPALIVE_MS?: string;
 
