@@ -64,6 +64,13 @@ export interface Env {
 	CALENDAR_FEED_TIMEOUT_S?: string;
 	/** Upcoming or recurring events imported from one feed (default 5000); the rest are left out with a warning. */
 	CALENDAR_FEED_MAX_EVENTS?: string;
+	/**
+	 * What one import of a feed may cost: instances all its series together may work out (default
+	 * 20000), and milliseconds the import may take, its parse included (default 10000). Past either,
+	 * what was read is imported, the rest left as it was, and `last_error` says so.
+	 */
+	CALENDAR_FEED_MAX_INSTANCES?: string;
+	CALENDAR_IMPORT_BUDGET_MS?: string;
 	/** How far ahead single events are imported, in days (default 90); series always give their next occurrence. */
 	CALENDAR_IMPORT_HORIZON_DAYS?: string;
 	/** Imported plans arm auto-join in their room once they start within this many seconds (default 86400). */
