@@ -24,15 +24,21 @@ const HTTP_BACKEND = "/usr/lib/git-core/git-http-backend";
 
 export interface GitServer {
 	url: string;
+	/** Where the bare repositories are (a bench reads a pack's size there). */
+	root: string;
 	/** The password `/private/` repositories accept (any user name). */
 	token: string;
 	close(): Promise<void>;
 }
 
-export async function startGitServer(token = `ghp_fixture_${Math.random().toString(36).slice(2, 12)}`): Promise<GitServer> {
+/** `bombs`: more repositories like GIT_BOMBS (a bench's larger one). */
+export async function startGitServer(
+	token = `ghp_fixture_${Math.random().toString(36).slice(2, 12)}`,
+	bombs: Record<string, Record<string, BombContent>> = {},
+): Promise<GitServer> {
 	const root = mkdtempSync(path.join(os.tmpdir(), "meetbot-git-"));
 	for (const [name, files] of Object.entries(GIT_FIXTURES)) buildBareRepository(root, name, files);
-	for (const [name, files] of Object.entries(GIT_BOMBS)) buildBombRepository(root, name, files);
+	for (const [name, files] of Object.entries({ ...GIT_BOMBS, ...bombs })) buildBombRepository(root, name, files);
 
 	const server = createServer(async (req, res) => {
 		const url = new URL(req.url ?? "/", "http://git.test");
@@ -78,6 +84,7 @@ export async function startGitServer(token = `ghp_fixture_${Math.random().toStri
 	const listening = await listenLocally(server);
 	return {
 		url: listening.url,
+		root,
 		token,
 		close: async () => {
 			await listening.close();
