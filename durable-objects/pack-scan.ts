@@ -8,6 +8,7 @@
  * object that inflates to more than it declared is refused at once.
  */
 import { Inflate } from "pako";
+import { concatBytes } from "../src/bytes";
 import { type CloneLimits, CloneRefusal, formatBytes, formatCount, tooLarge } from "./clone-limits";
 
 /** What a scan has seen so far. */
@@ -32,7 +33,9 @@ const OBJECT_TYPES = new Set([1, 2, 3, 4, OFS_DELTA, REF_DELTA]);
 /** Reads an upload-pack answer chunk by chunk; `push` throws a CloneRefusal past a limit. */
 export class UploadPackScan {
 	readonly tally: PackTally = { objects: 0, deltas: 0, unpackedBytes: 0, inflatedBytes: 0 };
-	private pending: Uint8Array = new Uint8Array(0);
+	/** Bytes of pkt-lines not yet whole, kept as they came: joined once per line, whatever the chunks. */
+	private pending: Uint8Array[] = [];
+	private pendingBytes = 0;
 	private readonly pack: PackWalk;
 
 	constructor(limits: ScanLimits) {
@@ -40,22 +43,43 @@ export class UploadPackScan {
 	}
 
 	push(chunk: Uint8Array): void {
-		let bytes = join(this.pending, chunk);
+		this.pending.push(chunk);
+		this.pendingBytes += chunk.byteLength;
 		// pkt-lines as isomorphic-git reads them: four hex digits of length (0 and 1 carry nothing).
-		while (bytes.byteLength >= 4) {
-			const hex = String.fromCharCode(...bytes.subarray(0, 4));
+		while (this.pendingBytes >= 4) {
+			const hex = String.fromCharCode(...this.peek(4));
 			if (!/^[0-9a-f]{4}$/i.test(hex)) throw malformed("not pkt-lines");
 			const length = Number.parseInt(hex, 16);
 			if (length === 0 || length === 1) {
-				bytes = bytes.subarray(4);
+				this.take(4);
 				continue;
 			}
 			if (length < 4) throw malformed("not pkt-lines");
-			if (bytes.byteLength < length) break;
-			if (bytes[4] === 1) this.pack.push(bytes.subarray(5, length));
-			bytes = bytes.subarray(length);
+			if (this.pendingBytes < length) return;
+			const line = this.take(length);
+			if (line[4] === 1) this.pack.push(line.subarray(5));
 		}
-		this.pending = bytes.slice();
+	}
+
+	/** The first `n` pending bytes (n is small), left in place. */
+	private peek(n: number): Uint8Array {
+		const out = new Uint8Array(n);
+		let at = 0;
+		for (const chunk of this.pending) {
+			const part = chunk.subarray(0, n - at);
+			out.set(part, at);
+			at += part.byteLength;
+			if (at === n) break;
+		}
+		return out;
+	}
+
+	/** The first `n` pending bytes, removed. */
+	private take(n: number): Uint8Array {
+		const whole = this.pending.length === 1 ? (this.pending[0] as Uint8Array) : concatBytes(this.pending);
+		this.pending = whole.byteLength > n ? [whole.subarray(n)] : [];
+		this.pendingBytes -= n;
+		return whole.subarray(0, n);
 	}
 }
 
@@ -184,7 +208,7 @@ function readObjectHeader(bytes: Uint8Array): ObjectHeader | null {
  * (the base's and the result's sizes) are kept until the result size is known.
  */
 class ObjectBody {
-	private readonly inflater = new Inflate({ chunkSize: 64 * 1024 });
+	private readonly inflater = new Inflate();
 	private inflated = 0;
 	private deltaHead: number[] | null;
 	private resultSize: number | null = null;
