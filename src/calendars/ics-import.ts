@@ -103,13 +103,15 @@ function* importSteps(text: string, window: ImportWindow): Generator<void, FeedI
 				break;
 			}
 		}
+		let components: Record<string, CalendarComponent | undefined>;
 		try {
-			parsed.push(...Object.entries(ical.sync.parseICS(part.text) as Record<string, CalendarComponent | undefined>));
+			components = ical.sync.parseICS(part.text) as Record<string, CalendarComponent | undefined>;
 		} catch (err) {
 			// Cut before the pattern runs: the message may quote the feed.
 			const reason = err instanceof Error ? err.message.slice(0, 400).replace(/,?\s*line=.*$/s, "") : "unknown error";
 			return { ok: false, error: `The calendar feed could not be parsed: ${reason.slice(0, 120)}` };
 		}
+		for (const entry of Object.entries(components)) parsed.push(entry);
 	}
 
 	const past: [string, VEvent][] = [];
