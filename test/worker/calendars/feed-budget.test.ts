@@ -1,6 +1,7 @@
 import ical, { type CalendarComponent, type VEvent } from "node-ical";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { importFeed } from "../../../src/calendars/ics-import";
+import { watchExpansions } from "./expansions";
 
 /**
  * One import's budget (src/calendars/ics-import.ts, series-next.ts): simple rules are asked for
@@ -19,31 +20,6 @@ const ics = (ms: number) =>
 		.toISOString()
 		.replace(/[-:]/g, "")
 		.replace(/\.\d{3}/, "");
-
-/** The UIDs whose rule node-ical was asked to expand (`between`) during `work`. */
-function expansions(work: () => void): string[] {
-	const uids = new Set<string>();
-	const parse = ical.sync.parseICS.bind(ical.sync);
-	const spy = vi.spyOn(ical.sync, "parseICS").mockImplementation((text: string) => {
-		const parsed = parse(text) as Record<string, CalendarComponent>;
-		for (const component of Object.values(parsed)) {
-			const rule = component.type === "VEVENT" ? (component as VEvent).rrule : undefined;
-			if (!rule) continue;
-			const between = rule.between.bind(rule);
-			rule.between = (after: Date, before: Date, inclusive?: boolean) => {
-				uids.add(String((component as VEvent).uid));
-				return between(after, before, inclusive);
-			};
-		}
-		return parsed;
-	});
-	try {
-		work();
-	} finally {
-		spy.mockRestore();
-	}
-	return [...uids].sort();
-}
 
 /** node-ical's own answer: the first instance of its expansion ahead that is not cancelled and not over. */
 function expandedNext(text: string, uid: string, now: Date): string | null {
@@ -151,14 +127,13 @@ describe("simple rules", () => {
 		const text = feed(...(SERIES[uid] ?? []));
 		for (const iso of NOWS) {
 			const now = new Date(iso);
-			let found: string | null = "not imported";
-			const expanded = expansions(() => {
-				const result = importFeed(text, window(now));
-				if (!result.ok) throw new Error(result.error);
-				const imported = result.events.find((e) => e.uid === uid);
-				found = imported?.occurrence ? `${imported.occurrence.start.toISOString()} ${imported.title}` : null;
-			});
-			expect(expanded, iso).toEqual([]);
+			const expanded = watchExpansions();
+			const result = importFeed(text, window(now));
+			vi.restoreAllMocks();
+			if (!result.ok) throw new Error(result.error);
+			const imported = result.events.find((e) => e.uid === uid);
+			const found = imported?.occurrence ? `${imported.occurrence.start.toISOString()} ${imported.title}` : null;
+			expect(expanded.uids, iso).toEqual([]);
 			expect(found, iso).toBe(expandedNext(text, uid, now));
 		}
 	});
@@ -176,13 +151,10 @@ describe("simple rules", () => {
 				`SUMMARY:Q ${i}`,
 			]),
 		);
-		let result: ReturnType<typeof importFeed> | null = null;
-		const expanded = expansions(() => {
-			result = importFeed(feed(...series), window(now, { maxInstances: 2 * 2000 }));
-		});
-		expect(expanded).toEqual([]);
-		const imported = result as ReturnType<typeof importFeed> | null;
-		if (!imported?.ok) throw new Error("not imported");
+		const expanded = watchExpansions();
+		const imported = importFeed(feed(...series), window(now, { maxInstances: 2 * 2000 }));
+		expect(expanded.uids).toEqual([]);
+		if (!imported.ok) throw new Error(imported.error);
 		expect(imported.warning).toBeNull();
 		expect(imported.unread.size).toBe(0);
 		const starts = new Map(imported.events.map((e) => [e.uid, e.occurrence?.start.getTime()]));
