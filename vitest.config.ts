@@ -36,6 +36,12 @@ export default defineConfig(async () => {
 									// The local git server (test/receiver/git-server.ts) and the token of its private repositories.
 									GIT_SERVER_URL: inject<string>("gitServerUrl"),
 									GIT_SERVER_TOKEN: inject<string>("gitServerToken"),
+									// Clone limits small enough that each of the git server's bombs passes one by a little
+									// (test/receiver/git-bombs.ts): 2 MB unpacked, 1 MB a file, 200 objects, 200 files.
+									WORKSPACE_CLONE_MAX_UNPACKED_BYTES: String(2 * 1024 * 1024),
+									WORKSPACE_CLONE_MAX_FILE_BYTES: String(1024 * 1024),
+									WORKSPACE_CLONE_MAX_OBJECTS: "200",
+									WORKSPACE_CLONE_MAX_FILES: "200",
 									// Deployment credentials without deployment URLs: they must never reach an account's own URL.
 									DEFAULT_MODEL_API_KEY: "deployment-model-key-must-stay-home",
 									TRANSCRIPTION_TOKEN: "deployment-stt-token-must-stay-home",

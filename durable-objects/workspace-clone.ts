@@ -1,16 +1,21 @@
 /**
  * `swap`'s clone of an external repository into a workspace: shallow (one commit of one
  * branch, no tags), every HTTP request through the outbound guard, redirects followed by hand
- * only to addresses the guard also allows, and a byte cap on everything read.
+ * only to addresses the guard also allows, and bounded (durable-objects/clone-limits.ts): bytes
+ * read, the pack checked as it arrives against what it declares (pack-scan.ts) before
+ * isomorphic-git keeps or indexes it, and the checkout counted (clone-checkout.ts).
  *
  * The token reaches the remote only through isomorphic-git's `onAuth` (an Authorization
  * header); the remote URL written into the repository's config is the bare `repo`. A failure
  * is told in our own words: a server's error text may echo what it was sent, so it is never
  * passed on, and the token is redacted from whatever is said in any case.
  */
-import git, { type FsClient, type GitHttpRequest, type GitHttpResponse, type HttpClient } from "isomorphic-git";
+import git, { type GitHttpRequest, type GitHttpResponse, type HttpClient } from "isomorphic-git";
 import { concatBytes } from "../src/bytes";
 import { checkOutboundUrl, type OutboundPolicy } from "../src/outbound/url-guard";
+import { type CheckoutTarget, checkOutWithin } from "./clone-checkout";
+import { type CloneLimits, CloneRefusal, DEFAULT_CLONE_LIMITS, formatBytes, tooLarge } from "./clone-limits";
+import { type PackTally, UploadPackScan } from "./pack-scan";
 
 export interface CloneSource {
 	repo: string;
@@ -18,33 +23,29 @@ export interface CloneSource {
 	token: string | null;
 }
 
-export interface CloneLimits {
-	/** Everything read from the remote, all requests together. */
-	maxBytes: number;
-	/** The whole clone. */
-	timeoutMs: number;
-}
-
-export const DEFAULT_CLONE_LIMITS: CloneLimits = { maxBytes: 30 * 1024 * 1024, timeoutMs: 60_000 };
-
-export type CloneOutcome = { ok: true } | { ok: false; detail: string };
+/** A refusal's status is 413 past a limit, 502 when the remote failed; `pack` is what the pack scan saw. */
+export type CloneOutcome = { ok: true } | { ok: false; status: 413 | 502; detail: string; pack: PackTally | null };
 
 const MAX_REDIRECTS = 5;
 
-/** Why a guarded request was stopped: said to the client as is. */
-class CloneRefusal extends Error {}
-
 /** Empties the target (`empty`), then clones `source` into its `dir`; on failure it is left empty again. */
 export async function cloneRepository(
-	target: { fs: FsClient; dir: string; cache?: object; empty: () => void },
+	target: CheckoutTarget & { empty: () => void },
 	source: CloneSource,
 	policy: OutboundPolicy,
 	limits: CloneLimits = DEFAULT_CLONE_LIMITS,
 ): Promise<CloneOutcome> {
 	const checked = checkOutboundUrl(source.repo, policy);
-	if (!checked.ok) return { ok: false, detail: `The repository address is not allowed (${checked.detail})` };
+	if (!checked.ok) return { ok: false, status: 502, detail: `The repository address is not allowed (${checked.detail})`, pack: null };
+	const deadline = Date.now() + limits.timeoutMs;
 	const signal = AbortSignal.timeout(limits.timeoutMs);
-	const http = guardedHttp(policy, limits.maxBytes, signal);
+	// The first refusal is the reason: isomorphic-git may report it as an error of its own.
+	let refusal: CloneRefusal | null = null;
+	const refuse = (why: CloneRefusal) => {
+		refusal ??= why;
+		return why;
+	};
+	const http = guardedHttp(policy, limits, signal, refuse);
 	let offeredToken = false;
 	target.empty();
 	try {
@@ -58,6 +59,8 @@ export async function cloneRepository(
 			singleBranch: true,
 			depth: 1,
 			noTags: true,
+			// Checked out below, once the tree is counted.
+			noCheckout: true,
 			onAuth: () => {
 				// Offered once: a second call means the token was refused, and retrying is pointless.
 				if (!source.token || offeredToken) return { cancel: true };
@@ -65,27 +68,30 @@ export async function cloneRepository(
 				return { username: "x-access-token", password: source.token };
 			},
 		});
+		await checkOutWithin(target, source.ref, limits, deadline, refuse, () => refusal);
 		return { ok: true };
 	} catch (err) {
 		target.empty();
-		return { ok: false, detail: redact(describeFailure(http.refusal ?? err, source, signal), source.token) };
+		const why = describeFailure(refusal ?? err, source, signal);
+		return { ok: false, status: why.status, detail: redact(why.detail, source.token), pack: http.scanned };
 	}
 }
 
-function describeFailure(err: unknown, source: CloneSource, signal: AbortSignal): string {
-	if (err instanceof CloneRefusal) return err.message;
-	if (signal.aborted) return "The repository did not answer in time";
+function describeFailure(err: unknown, source: CloneSource, signal: AbortSignal): { status: 413 | 502; detail: string } {
+	const failed = (detail: string) => ({ status: 502 as const, detail });
+	if (err instanceof CloneRefusal) return { status: err.status, detail: err.message };
+	if (signal.aborted) return failed("The repository did not answer in time");
 	const code = err instanceof Error ? (err as Error & { code?: string }).code : undefined;
 	const status = (err as { data?: { statusCode?: number } } | null)?.data?.statusCode;
 	if (code === "UserCanceledError" || status === 401 || status === 403) {
-		return source.token ? "The repository refused the token" : "The repository needs a token";
+		return failed(source.token ? "The repository refused the token" : "The repository needs a token");
 	}
-	if (code === "HttpError") return `The repository answered HTTP ${status ?? "error"}`;
-	if (code === "NotFoundError" || code === "MissingNameError") return `The repository has no ref ${JSON.stringify(source.ref)}`;
+	if (code === "HttpError") return failed(`The repository answered HTTP ${status ?? "error"}`);
+	if (code === "NotFoundError" || code === "MissingNameError") return failed(`The repository has no ref ${JSON.stringify(source.ref)}`);
 	if (code === "SmartHttpError" || code === "ParseError" || code === "EmptyServerResponseError") {
-		return "The address did not answer as a git repository";
+		return failed("The address did not answer as a git repository");
 	}
-	return "The repository could not be cloned";
+	return failed("The repository could not be cloned");
 }
 
 /** The token, and its Basic form, removed from text that might be shown. */
@@ -100,21 +106,31 @@ export function redact(text: string, token: string | null): string {
 /**
  * isomorphic-git's HTTP client on `fetch`, guarded: each address (the first and every
  * redirect) must pass the outbound guard; a redirect to another origin drops the
- * Authorization header; the bytes of all answers together stay under `maxBytes`.
+ * Authorization header; the bytes of all answers together stay under `maxBytes`; and the
+ * upload-pack answer (the pack) is scanned as it arrives, so a pack past the limits is refused
+ * before isomorphic-git has it whole.
  */
-export function guardedHttp(policy: OutboundPolicy, maxBytes: number, signal: AbortSignal): HttpClient & { refusal: CloneRefusal | null } {
+export function guardedHttp(
+	policy: OutboundPolicy,
+	limits: CloneLimits,
+	signal: AbortSignal,
+	refuse: (why: CloneRefusal) => CloneRefusal,
+): HttpClient & { scanned: PackTally | null } {
 	let bytesRead = 0;
 	const client = {
-		/** The refusal that stopped the clone: isomorphic-git may report it as a parse error of its own. */
-		refusal: null as CloneRefusal | null,
+		/** What the pack scan saw, once a pack was asked for. */
+		scanned: null as PackTally | null,
 		async request(request: GitHttpRequest): Promise<GitHttpResponse> {
 			const body = request.body ? await collect(request.body) : undefined;
 			let target = request.url;
 			let headers = { ...request.headers };
 			const origin = new URL(request.url).origin;
+			const asksForPack = request.method === "POST" && new URL(request.url).pathname.endsWith("/git-upload-pack");
+			const scan = asksForPack ? new UploadPackScan(limits) : null;
+			if (scan) client.scanned = scan.tally;
 			for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
 				const checked = checkOutboundUrl(target, policy);
-				if (!checked.ok) throw refuse(`The repository address is not allowed (${checked.detail})`);
+				if (!checked.ok) throw refuse(new CloneRefusal(`The repository address is not allowed (${checked.detail})`, 502));
 				if (checked.url.origin !== origin) headers = withoutAuthorization(headers);
 				const res = await fetch(checked.url, { method: request.method ?? "GET", headers, body, redirect: "manual", signal });
 				const location = res.headers.get("location");
@@ -129,39 +145,36 @@ export function guardedHttp(policy: OutboundPolicy, maxBytes: number, signal: Ab
 					statusCode: res.status,
 					statusMessage: res.statusText,
 					headers: Object.fromEntries(res.headers),
-					body: cappedChunks(res, (n) => {
-						bytesRead += n;
-						if (bytesRead > maxBytes) throw refuse(`The repository is larger than ${formatBytes(maxBytes)}`);
+					body: checkedChunks(res, (chunk) => {
+						bytesRead += chunk.byteLength;
+						if (bytesRead > limits.maxBytes) throw refuse(tooLarge(`The repository is larger than ${formatBytes(limits.maxBytes)}`));
+						try {
+							scan?.push(chunk);
+						} catch (err) {
+							throw err instanceof CloneRefusal ? refuse(err) : err;
+						}
 					}),
 				};
 			}
-			throw refuse("The repository redirected too many times");
+			throw refuse(new CloneRefusal("The repository redirected too many times", 502));
 		},
 	};
-	const refuse = (detail: string) => {
-		client.refusal = new CloneRefusal(detail);
-		return client.refusal;
-	};
 	return client;
-}
-
-function formatBytes(n: number): string {
-	if (n >= 1024 * 1024) return `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
-	return n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} bytes`;
 }
 
 function withoutAuthorization(headers: Record<string, string>): Record<string, string> {
 	return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== "authorization"));
 }
 
-async function* cappedChunks(res: Response, count: (bytes: number) => void): AsyncGenerator<Uint8Array> {
+/** The answer's chunks, each passed to `check` (which throws to stop the clone) before isomorphic-git sees it. */
+async function* checkedChunks(res: Response, check: (chunk: Uint8Array) => void): AsyncGenerator<Uint8Array> {
 	if (!res.body) return;
 	const reader = res.body.getReader();
 	try {
 		for (;;) {
 			const { done, value } = await reader.read();
 			if (done) return;
-			count(value.byteLength);
+			check(value);
 			yield value;
 		}
 	} finally {

@@ -15,6 +15,7 @@ import type {
 	SearchHit,
 	UploadRecord,
 } from "../src/workspace/workspace-types";
+import { cloneLimits } from "./clone-limits";
 import { type CloneOutcome, type CloneSource, cloneRepository } from "./workspace-clone";
 import { serveGitExport } from "./workspace-export";
 import { SqlFs } from "./workspace-fs";
@@ -172,11 +173,16 @@ export class Workspace extends DurableObject<Env> {
 
 	/**
 	 * Replaces this workspace's content with a shallow clone of an external repository
-	 * (durable-objects/workspace-clone.ts): guarded, capped, the token only in `onAuth`.
+	 * (durable-objects/workspace-clone.ts): guarded, within the deployment's clone limits, the token only in `onAuth`.
 	 */
 	async cloneFrom(source: CloneSource): Promise<CloneOutcome> {
 		return this.serially(() =>
-			cloneRepository({ ...this.repo.options, cache: {}, empty: () => this.files.clear() }, source, outboundPolicy(this.env)),
+			cloneRepository(
+				{ ...this.repo.options, cache: {}, empty: () => this.files.clear() },
+				source,
+				outboundPolicy(this.env),
+				cloneLimits(this.env),
+			),
 		);
 	}
 

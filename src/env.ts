@@ -67,6 +67,13 @@ export interface Env {
 	CALENDAR_FEED_TIMEOUT_S?: string;
 	/** Upcoming or recurring events imported from one feed (default 5000); the rest are left out with a warning. */
 	CALENDAR_FEED_MAX_EVENTS?: string;
+	/**
+	 * What one import of a feed may cost: instances all its series together may work out (default
+	 * 20000), and milliseconds the import may take, its parse included (default 10000). Past either,
+	 * what was read is imported, the rest left as it was, and `last_error` says so.
+	 */
+	CALENDAR_FEED_MAX_INSTANCES?: string;
+	CALENDAR_IMPORT_BUDGET_MS?: string;
 	/** How far ahead single events are imported, in days (default 90); series always give their next occurrence. */
 	CALENDAR_IMPORT_HORIZON_DAYS?: string;
 	/** Imported plans arm auto-join in their room once they start within this many seconds (default 86400). */
@@ -81,6 +88,17 @@ export interface Env {
 	RECORDING_DOWNLOAD_TTL_S?: string;
 	/** Open `/ws` connections per user (default 20); the next upgrade is refused in-band until one closes. */
 	LIVE_FEED_MAX_SOCKETS?: string;
+	/**
+	 * What one `swap` clone may cost (defaults in durable-objects/clone-limits.ts): bytes read from
+	 * the host, bytes its objects unpack to (and its checkout takes), one object's unpacked bytes,
+	 * objects in its pack, files and directories checked out, and seconds in all.
+	 */
+	WORKSPACE_CLONE_MAX_DOWNLOAD_BYTES?: string;
+	WORKSPACE_CLONE_MAX_UNPACKED_BYTES?: string;
+	WORKSPACE_CLONE_MAX_FILE_BYTES?: string;
+	WORKSPACE_CLONE_MAX_OBJECTS?: string;
+	WORKSPACE_CLONE_MAX_FILES?: string;
+	WORKSPACE_CLONE_TIMEOUT_S?: string;
 	/** How often a quiet agent chat stream gets a keepalive comment, in milliseconds (default 15000). */
 	AGENT_SSE_KEEPALIVE_MS?: string;
 

@@ -10,6 +10,7 @@ import { benchCalendarSync } from "./calendar-sync.mjs";
 import { benchDashboard } from "./dashboard.mjs";
 import { benchFleetPlacement } from "./fleet.mjs";
 import { benchGateway } from "./gateway.mjs";
+import { benchHostileInputs } from "./hostile-inputs.mjs";
 import { benchLiveFeed } from "./live-feed.mjs";
 import { benchMeetingStream } from "./meeting-stream.mjs";
 import { startSpawnRecorder } from "./simulated-bot.mjs";
@@ -40,6 +41,7 @@ export async function runBenchmarks(only) {
 		["gateway", benchGateway],
 		["live", benchLiveFeed],
 		["calendar", benchCalendarSync],
+		["hostile", benchHostileInputs],
 		["agent", benchAgentChat],
 		["meeting-stream", benchMeetingStream],
 		["dashboard", benchDashboard],
@@ -50,7 +52,7 @@ export async function runBenchmarks(only) {
 		const key = await benchKey(base, secrets.ADMIN_API_TOKEN);
 		for (const [name, bench] of sections) {
 			if (only.length && !only.includes(name)) continue;
-			await bench({ base, key, recorder, adminToken: secrets.ADMIN_API_TOKEN });
+			await bench({ base, key, recorder, adminToken: secrets.ADMIN_API_TOKEN, gatewayPid: gateway.pid });
 		}
 	} finally {
 		await recorder.close();

@@ -1,12 +1,15 @@
 /**
  * An ICS feed, parsed with node-ical, as the events a sync plans: one per UID, each with the
  * occurrence to plan (a single event itself, or a series' next occurrence after EXDATEs and
- * moved or cancelled instances, in the event's own time zone), its title, attendees' display
- * names and the meeting link found in it. Descriptions and attendee addresses stay here.
+ * moved or cancelled instances, in the event's own time zone, see series-next.ts), its title,
+ * attendees' display names and the meeting link found in it. Descriptions and attendee
+ * addresses stay here.
  */
-import ical, { type CalendarComponent, type EventInstance, type ParameterValue, type VEvent } from "node-ical";
+import ical, { type CalendarComponent, type ParameterValue, type VEvent } from "node-ical";
 import type { ParsedMeetingLink } from "../meetings/meeting-link";
 import { findMeetingLink } from "./event-link";
+import { feedParts } from "./ics-blocks";
+import { endOf, InstanceBudget, nextOccurrence, type Occurrence } from "./series-next";
 
 export interface ImportedEvent {
 	uid: string;
@@ -21,8 +24,12 @@ export interface ImportedEvent {
 	attendees: string[];
 }
 
-/** `warning` says what a cap left out, for the connection's `last_error`; null when nothing was. */
-export type FeedImport = { ok: true; events: ImportedEvent[]; warning: string | null } | { ok: false; error: string };
+/**
+ * `warning` says what a cap or budget left out, for the connection's `last_error`; null when
+ * nothing was. `unread` holds the UIDs of events the feed has that a budget stopped the import
+ * before: they are left as they were, neither planned anew nor taken as gone from the feed.
+ */
+export type FeedImport = { ok: true; events: ImportedEvent[]; warning: string | null; unread: Set<string> } | { ok: false; error: string };
 
 export interface ImportWindow {
 	now: Date;
@@ -30,44 +37,87 @@ export interface ImportWindow {
 	horizonMs: number;
 	/** Events that still matter (upcoming or recurring) imported from one feed; default `MAX_FEED_EVENTS`. */
 	maxEvents?: number;
+	/** Instances all series of the feed together may work out; default `MAX_FEED_INSTANCES`. */
+	maxInstances?: number;
+	/** How long the import may take in all, in ms; default `MAX_IMPORT_MS`, read from `clock` between steps. */
+	maxMs?: number;
+	clock?: () => number;
 }
 
 /**
- * Caps that keep one feed's import bounded whatever it holds (see README, Calendar feeds): the
- * events that still matter, read in time order (a series by its first instance), and the
- * instances one search expands of a series: the search window is sized from the rule before
- * anything is expanded, so no rule makes node-ical generate more. Past single events cost
- * nothing and are not counted.
+ * Caps that keep one feed's import bounded whatever it holds (see docs/api.md, Calendars): the
+ * events that still matter, read in time order (a series by its first instance); the instances
+ * all its series may work out together (series-next.ts: a simple rule costs a few, another is
+ * expanded at most MAX_SERIES_INSTANCES at a time); and the time the whole import may take, the
+ * parse included (ics-blocks.ts cuts it into short steps). Past single events cost nothing and
+ * are not counted.
  */
 export const MAX_FEED_EVENTS = 5000;
-export const MAX_SERIES_INSTANCES = 500;
-/** A series that can repeat more often than this in one day is no meeting series: it is never expanded. */
-export const MAX_SERIES_PER_DAY = 100;
+export const MAX_FEED_INSTANCES = 20_000;
+export const MAX_IMPORT_MS = 10_000;
+export { MAX_SERIES_INSTANCES, MAX_SERIES_PER_DAY } from "./series-next";
 
-/**
- * How far ahead a series is searched for its next occurrence: a few weeks first (expanding a
- * rule is the costly part of a sync), then far enough that a yearly series still has one.
- */
-const SERIES_SEARCH_MS = [35, 400].map((days) => days * 24 * 3600_000);
-const DEFAULT_LENGTH_MS = 30 * 60_000;
 const MAX_TITLE = 500;
 const MAX_ATTENDEES = 100;
+/** Events whose occurrence is worked out between two checks of the time budget. */
+const EVENTS_PER_STEP = 50;
 
+/** The import in one go, without pausing: for callers that have nothing else to serve. */
 export function importFeed(text: string, window: ImportWindow): FeedImport {
+	const steps = importSteps(text, window);
+	for (;;) {
+		const step = steps.next();
+		if (step.done) return step.value;
+	}
+}
+
+/** The import with a pause between its steps, so requests served beside it are not held up. */
+export async function importFeedInSteps(text: string, window: ImportWindow): Promise<FeedImport> {
+	const steps = importSteps(text, window);
+	for (;;) {
+		const step = steps.next();
+		if (step.done) return step.value;
+		await new Promise((resolve) => setTimeout(resolve, 0));
+	}
+}
+
+/** The import, yielding between its steps (each part of the parse, each few events). */
+function* importSteps(text: string, window: ImportWindow): Generator<void, FeedImport> {
 	if (!/^\s*BEGIN:VCALENDAR/i.test(text)) return { ok: false, error: "The calendar feed is not an iCalendar (ICS) file" };
 	if (!/END:VCALENDAR\s*$/i.test(text)) return { ok: false, error: "The calendar feed is incomplete (it does not end with END:VCALENDAR)" };
-	let parsed: Record<string, CalendarComponent | undefined>;
-	try {
-		parsed = ical.sync.parseICS(text) as Record<string, CalendarComponent | undefined>;
-	} catch (err) {
-		// Cut before the pattern runs: the message may quote the feed.
-		const reason = err instanceof Error ? err.message.slice(0, 400).replace(/,?\s*line=.*$/s, "") : "unknown error";
-		return { ok: false, error: `The calendar feed could not be parsed: ${reason.slice(0, 120)}` };
+	const clock = window.clock ?? Date.now;
+	const maxMs = window.maxMs ?? MAX_IMPORT_MS;
+	const started = clock();
+	const overTime = () => clock() - started > maxMs;
+	const unread = new Set<string>();
+	let outOfTime = false;
+
+	const parsed: [string, CalendarComponent | undefined][] = [];
+	const parts = feedParts(text);
+	for (const [i, part] of parts.entries()) {
+		if (i > 0) {
+			yield;
+			if (overTime()) {
+				outOfTime = true;
+				for (const uid of parts.slice(i).flatMap((p) => p.uids)) unread.add(uid);
+				break;
+			}
+		}
+		let components: Record<string, CalendarComponent | undefined>;
+		try {
+			components = ical.sync.parseICS(part.text) as Record<string, CalendarComponent | undefined>;
+		} catch (err) {
+			// Cut before the pattern runs: the message may quote the feed.
+			const reason = err instanceof Error ? err.message.slice(0, 400).replace(/,?\s*line=.*$/s, "") : "unknown error";
+			return { ok: false, error: `The calendar feed could not be parsed: ${reason.slice(0, 120)}` };
+		}
+		for (const entry of Object.entries(components)) parsed.push(entry);
 	}
+
 	const past: [string, VEvent][] = [];
-	const current: [string, VEvent][] = [];
+	let current: [string, VEvent][] = [];
 	const seen = new Set<string>();
-	for (const [key, component] of Object.entries(parsed)) {
+	for (const [key, component] of parsed) {
 		if (component?.type !== "VEVENT") continue;
 		const event = component as VEvent;
 		if (!(event.start instanceof Date) || Number.isNaN(event.start.getTime())) continue;
@@ -79,20 +129,57 @@ export function importFeed(text: string, window: ImportWindow): FeedImport {
 		const over = !event.rrule && endOf(event.start, event.end).getTime() <= window.now.getTime();
 		(over ? past : current).push([uid, event]);
 	}
+	const warnings: string[] = [];
 	const maxEvents = window.maxEvents ?? MAX_FEED_EVENTS;
-	let warning: string | null = null;
+	const byStart = ([, a]: [string, VEvent], [, b]: [string, VEvent]) => a.start.getTime() - b.start.getTime();
 	if (current.length > maxEvents) {
-		current.sort(([, a], [, b]) => a.start.getTime() - b.start.getTime());
-		current.length = maxEvents;
-		warning = `The calendar feed has more than ${maxEvents} upcoming or recurring events; only the first ${maxEvents} are imported`;
+		current = current.sort(byStart).slice(0, maxEvents);
+		warnings.push(`The calendar feed has more than ${maxEvents} upcoming or recurring events; only the first ${maxEvents} are imported`);
 	}
-	const events = [...past, ...current].map(([uid, event]) => toImported(uid, event, window));
-	return { ok: true, events, warning };
+
+	// Worked out earliest first, so a budget that runs out leaves the latest; listed in feed order.
+	const maxInstances = window.maxInstances ?? MAX_FEED_INSTANCES;
+	const budget = new InstanceBudget(maxInstances);
+	const found = new Map<string, ImportedEvent>();
+	let seriesOverBudget = 0;
+	for (const [i, [uid, event]] of [...current].sort(byStart).entries()) {
+		if (!outOfTime && i > 0 && i % EVENTS_PER_STEP === 0) {
+			yield;
+			outOfTime = overTime();
+		}
+		if (outOfTime) {
+			unread.add(uid);
+			continue;
+		}
+		const cancelled = event.status === "CANCELLED" || event.method === "CANCEL";
+		const instance = cancelled ? null : event.rrule ? nextOccurrence(event, window.now, budget) : singleOccurrence(event, window.now);
+		if (instance === undefined) {
+			seriesOverBudget++;
+			unread.add(uid);
+			continue;
+		}
+		found.set(uid, toImported(uid, event, cancelled, instance, window));
+	}
+	const events = [
+		...past.map(([uid, event]) => toImported(uid, event, false, null, window)),
+		...current.flatMap(([uid]) => found.get(uid) ?? []),
+	];
+	if (seriesOverBudget > 0) {
+		warnings.push(
+			`The calendar feed's recurring events need more than ${count(maxInstances)} instances worked out: ${count(events.length)} events were imported, ${count(seriesOverBudget)} series are left as they were`,
+		);
+	}
+	if (outOfTime) {
+		warnings.push(
+			`The calendar feed takes more than ${maxMs / 1000} s to import: ${count(events.length)} events were imported, ${count(unread.size - seriesOverBudget)} are left as they were`,
+		);
+	}
+	return { ok: true, events, warning: warnings.length ? warnings.join("; ") : null, unread };
 }
 
-function toImported(uid: string, event: VEvent, window: ImportWindow): ImportedEvent {
-	const cancelled = event.status === "CANCELLED" || event.method === "CANCEL";
-	const instance = cancelled ? null : event.rrule ? nextInstance(event, window.now) : singleOccurrence(event, window.now);
+const count = (n: number) => n.toLocaleString("en-US");
+
+function toImported(uid: string, event: VEvent, cancelled: boolean, instance: Occurrence | null, window: ImportWindow): ImportedEvent {
 	const source = instance?.event ?? event;
 	return {
 		uid,
@@ -105,81 +192,10 @@ function toImported(uid: string, event: VEvent, window: ImportWindow): ImportedE
 	};
 }
 
-interface Occurrence {
-	start: Date;
-	end: Date;
-	event: VEvent | Omit<VEvent, "recurrences">;
-}
-
 function singleOccurrence(event: VEvent, now: Date): Occurrence | null {
 	const end = endOf(event.start, event.end);
 	if (end.getTime() <= now.getTime()) return null;
 	return { start: new Date(event.start.getTime()), end, event };
-}
-
-/** The first instance of a series not yet over, skipping EXDATEs and cancelled instances. */
-function nextInstance(event: VEvent, now: Date): Occurrence | null {
-	const perDay = event.rrule ? instancesPerDay(event.rrule.options as unknown as Record<string, unknown>) : 1;
-	if (perDay > MAX_SERIES_PER_DAY) return null;
-	// A regular instance still running started less than one event length ago.
-	const length = Math.max(event.end instanceof Date ? event.end.getTime() - event.start.getTime() : 0, DEFAULT_LENGTH_MS);
-	const from = new Date(now.getTime() - length);
-	// A search of `days` whole days touches at most days + 1 calendar days of the rule (node-ical
-	// widens a search ending at midnight to the end of that day, which stays within that).
-	const days = Math.floor(MAX_SERIES_INSTANCES / perDay) - 1;
-	const last = from.getTime() + days * 24 * 3600_000;
-	let searched = 0;
-	for (const ahead of SERIES_SEARCH_MS) {
-		const to = new Date(Math.min(now.getTime() + ahead, last));
-		if (to.getTime() <= searched) break;
-		searched = to.getTime();
-		let instances: EventInstance[];
-		try {
-			instances = ical.expandRecurringEvent(event, { from, to });
-		} catch {
-			return null;
-		}
-		for (const instance of instances) {
-			if (instance.isFullDay || instance.event.status === "CANCELLED") continue;
-			const end = endOf(instance.start, instance.end);
-			if (end.getTime() > now.getTime()) return { start: new Date(instance.start.getTime()), end, event: instance.event };
-		}
-	}
-	return null;
-}
-
-/**
- * At most how many instances the rule has on one calendar day: its times of day (BYHOUR,
- * BYMINUTE, BYSECOND, or every hour, minute, second for the sub-daily frequencies, fewer with an
- * INTERVAL when no finer list adds times within one step). BYDAY and the like only pick days,
- * so they never add to it. Known before anything is expanded.
- */
-function instancesPerDay(rule: Record<string, unknown>): number {
-	const freq = String(rule.freq ?? "").toUpperCase();
-	const slots = (key: string, every: number, from: string[]) => {
-		const list = rule[key];
-		if (Array.isArray(list)) return Math.max(list.length, 1);
-		if (typeof list === "number") return 1;
-		return from.includes(freq) ? every : 1;
-	};
-	const times =
-		slots("byHour", 24, ["HOURLY", "MINUTELY", "SECONDLY"]) *
-		slots("byMinute", 60, ["MINUTELY", "SECONDLY"]) *
-		slots("bySecond", 60, ["SECONDLY"]);
-	const step = SUB_DAILY[freq];
-	if (!step || step.finer.some((key) => rule[key] !== undefined)) return times;
-	const interval = typeof rule.interval === "number" && rule.interval > 0 ? rule.interval : 1;
-	return Math.min(times, Math.floor(86_400 / (step.seconds * interval)) + 1);
-}
-
-const SUB_DAILY: Record<string, { seconds: number; finer: string[] }> = {
-	HOURLY: { seconds: 3600, finer: ["byMinute", "bySecond"] },
-	MINUTELY: { seconds: 60, finer: ["bySecond"] },
-	SECONDLY: { seconds: 1, finer: [] },
-};
-
-function endOf(start: Date, end: Date | undefined): Date {
-	return end instanceof Date && end.getTime() > start.getTime() ? new Date(end.getTime()) : new Date(start.getTime() + DEFAULT_LENGTH_MS);
 }
 
 function text(value: ParameterValue | undefined | unknown): string | null {

@@ -12,6 +12,7 @@
  *   A link held by another event's open meeting defers the event until that meeting is over.
  * - cancelled, or gone from the feed: its plan is cancelled (cancelled). A meeting another
  *   calendar also plans, or an adopted manual plan, stays and only loses this source.
+ * - in the feed but not read (the import's instance or time budget ran out first): left as it is.
  */
 import { and, eq, notInArray } from "drizzle-orm";
 import { type CalendarConnectionRow, type CalendarEventRow, calendarEvents, type MeetingRow, meetings } from "../db/schema";
@@ -39,7 +40,7 @@ import {
 } from "./calendar-plans";
 import { feedAddress, isoWithOffset, nextSyncAt, type SyncCounts, type SyncStamp, zeroCounts } from "./calendar-store";
 import { DEFAULT_FEED_LIMITS, fetchFeed } from "./feed-fetch";
-import { type ImportedEvent, importFeed, MAX_FEED_EVENTS } from "./ics-import";
+import { type ImportedEvent, importFeedInSteps, MAX_FEED_EVENTS, MAX_FEED_INSTANCES, MAX_IMPORT_MS } from "./ics-import";
 
 export interface SyncContext {
 	now: Date;
@@ -61,14 +62,16 @@ export async function syncConnection(env: Env, connection: CalendarConnectionRow
 				})
 			: { ok: false as const, error: "No calendar feed address is set" };
 		const imported = feed.ok
-			? importFeed(feed.text, {
+			? await importFeedInSteps(feed.text, {
 					now: ctx.now,
 					horizonMs: intVar(env.CALENDAR_IMPORT_HORIZON_DAYS, 90) * 24 * 3600_000,
 					maxEvents: intVar(env.CALENDAR_FEED_MAX_EVENTS, MAX_FEED_EVENTS),
+					maxInstances: intVar(env.CALENDAR_FEED_MAX_INSTANCES, MAX_FEED_INSTANCES),
+					maxMs: intVar(env.CALENDAR_IMPORT_BUDGET_MS, MAX_IMPORT_MS),
 				})
 			: feed;
 		if (imported.ok) {
-			counts = await reconcile(env, connection, imported.events, ctx);
+			counts = await reconcile(env, connection, imported.events, imported.unread, ctx);
 			error = imported.warning;
 		} else error = imported.error;
 	} catch (err) {
@@ -167,7 +170,14 @@ async function loadUserState(env: Env, connection: CalendarConnectionRow): Promi
 	return state;
 }
 
-async function reconcile(env: Env, connection: CalendarConnectionRow, events: ImportedEvent[], ctx: SyncContext): Promise<SyncCounts> {
+/** `unread`: UIDs the feed has that the import did not get to (a budget ran out); their plans stay as they are. */
+async function reconcile(
+	env: Env,
+	connection: CalendarConnectionRow,
+	events: ImportedEvent[],
+	unread: Set<string>,
+	ctx: SyncContext,
+): Promise<SyncCounts> {
 	const counts = zeroCounts();
 	const now = ctx.now.toISOString();
 	const state = await loadUserState(env, connection);
@@ -250,6 +260,7 @@ async function reconcile(env: Env, connection: CalendarConnectionRow, events: Im
 	// Cancelled events, and events no longer in the feed.
 	const inFeed = new Map(events.map((e) => [e.uid, e]));
 	for (const known of state.mine.values()) {
+		if (unread.has(known.uid)) continue;
 		const event = inFeed.get(known.uid);
 		if (event && !event.cancelled) continue;
 		if (event?.cancelled && known.state === "cancelled") continue;

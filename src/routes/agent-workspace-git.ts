@@ -64,6 +64,10 @@ agentWorkspaceGitRoutes.openapi(
 		request: { body: jsonBody(SwapBody) },
 		responses: {
 			200: jsonResponse(Attachments, "Swapped: the target is active, the previous workspace parked"),
+			413: jsonResponse(
+				ApiErrorBody,
+				"The repository is past a clone limit (bytes, unpacked size, objects, files or time), named in the detail",
+			),
 			422: jsonResponse(ApiErrorBody, "A field error: `repo` not an https URL, or an address the outbound guard refuses"),
 			502: jsonResponse(ApiErrorBody, "The clone failed; the detail never contains the token"),
 			...errors,
@@ -85,7 +89,7 @@ agentWorkspaceGitRoutes.openapi(
 		// An attachment seen before is restored as it was left; a new one is cloned first.
 		if (!(await isAttached(c.env, userId, workspace))) {
 			const outcome = await workspaceObject(c.env, workspace).cloneFrom({ repo: normalized, ref, token: token || null });
-			if (!outcome.ok) throw new ApiError(502, outcome.detail);
+			if (!outcome.ok) throw new ApiError(outcome.status, outcome.detail);
 		}
 		await activate(c.env, userId, { workspace, repo: normalized, ref });
 		return c.json(await listAttachments(c.env, userId), 200);

@@ -3,13 +3,15 @@
  * repositories built with the git CLI in a temporary directory. Repositories under `/private/`
  * answer only HTTP Basic with the known token as the password, so a test can see the token
  * used (and refused when wrong). `/redirect/<address>` answers a redirect to any address, so a
- * test can see a redirect to a refused target stopped.
+ * test can see a redirect to a refused target stopped. Under `/bomb/` are repositories that
+ * unpack to far more than they pack to (git-bombs.ts), built here at start.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { type BombContent, GIT_BOMBS } from "./git-bombs.ts";
 import { listenLocally, readBody } from "./node-http.ts";
 
 /** The fixture repositories: path (under the server root) → files of its one commit on `main`. */
@@ -22,14 +24,21 @@ const HTTP_BACKEND = "/usr/lib/git-core/git-http-backend";
 
 export interface GitServer {
 	url: string;
+	/** Where the bare repositories are (a bench reads a pack's size there). */
+	root: string;
 	/** The password `/private/` repositories accept (any user name). */
 	token: string;
 	close(): Promise<void>;
 }
 
-export async function startGitServer(token = `ghp_fixture_${Math.random().toString(36).slice(2, 12)}`): Promise<GitServer> {
+/** `bombs`: more repositories like GIT_BOMBS (a bench's larger one). */
+export async function startGitServer(
+	token = `ghp_fixture_${Math.random().toString(36).slice(2, 12)}`,
+	bombs: Record<string, Record<string, BombContent>> = {},
+): Promise<GitServer> {
 	const root = mkdtempSync(path.join(os.tmpdir(), "meetbot-git-"));
 	for (const [name, files] of Object.entries(GIT_FIXTURES)) buildBareRepository(root, name, files);
+	for (const [name, files] of Object.entries({ ...GIT_BOMBS, ...bombs })) buildBombRepository(root, name, files);
 
 	const server = createServer(async (req, res) => {
 		const url = new URL(req.url ?? "/", "http://git.test");
@@ -75,6 +84,7 @@ export async function startGitServer(token = `ghp_fixture_${Math.random().toStri
 	const listening = await listenLocally(server);
 	return {
 		url: listening.url,
+		root,
 		token,
 		close: async () => {
 			await listening.close();
@@ -89,39 +99,65 @@ function authorized(header: string | undefined, token: string): boolean {
 	return decoded.slice(decoded.indexOf(":") + 1) === token;
 }
 
-function buildBareRepository(root: string, name: string, files: Record<string, string>) {
-	const work = mkdtempSync(path.join(os.tmpdir(), "meetbot-git-work-"));
-	const git = (cwd: string, ...args: string[]) =>
-		execFileSync("git", args, {
-			cwd,
-			stdio: "pipe",
-			env: {
-				...process.env,
-				GIT_AUTHOR_NAME: "Fixture",
-				GIT_AUTHOR_EMAIL: "fixture@example.com",
-				GIT_COMMITTER_NAME: "Fixture",
-				GIT_COMMITTER_EMAIL: "fixture@example.com",
-			},
-		});
-	git(work, "init", "-q", "-b", "main");
+/** git in `cwd`, with a fixed author. */
+function runGit(cwd: string, ...args: string[]) {
+	return execFileSync("git", args, {
+		cwd,
+		stdio: "pipe",
+		env: {
+			...process.env,
+			GIT_AUTHOR_NAME: "Fixture",
+			GIT_AUTHOR_EMAIL: "fixture@example.com",
+			GIT_COMMITTER_NAME: "Fixture",
+			GIT_COMMITTER_EMAIL: "fixture@example.com",
+		},
+	});
+}
+
+function writeFiles(work: string, files: Record<string, BombContent>) {
 	for (const [file, content] of Object.entries(files)) {
 		mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
-		writeFileSync(path.join(work, file), content);
+		if (typeof content === "string") writeFileSync(path.join(work, file), content);
+		else {
+			const bytes = Buffer.alloc(content.zeros);
+			if (content.last !== undefined) bytes[bytes.length - 1] = content.last;
+			writeFileSync(path.join(work, file), bytes);
+		}
 	}
-	git(work, "add", "-A");
-	git(work, "commit", "-q", "-m", "older history a shallow clone leaves out");
+}
+
+function buildBareRepository(root: string, name: string, files: Record<string, string>) {
+	const work = mkdtempSync(path.join(os.tmpdir(), "meetbot-git-work-"));
+	runGit(work, "init", "-q", "-b", "main");
+	writeFiles(work, files);
+	runGit(work, "add", "-A");
+	runGit(work, "commit", "-q", "-m", "older history a shallow clone leaves out");
 	writeFileSync(path.join(work, "CHANGELOG.md"), "first release\n");
-	git(work, "add", "-A");
-	git(work, "commit", "-q", "-m", "fixture");
+	runGit(work, "add", "-A");
+	runGit(work, "commit", "-q", "-m", "fixture");
 	// A second branch, for a swap at a ref other than main.
-	git(work, "checkout", "-q", "-b", "release");
+	runGit(work, "checkout", "-q", "-b", "release");
 	writeFileSync(path.join(work, "RELEASE.md"), "release branch\n");
-	git(work, "add", "-A");
-	git(work, "commit", "-q", "-m", "release notes");
-	git(work, "checkout", "-q", "main");
+	runGit(work, "add", "-A");
+	runGit(work, "commit", "-q", "-m", "release notes");
+	runGit(work, "checkout", "-q", "main");
 	const bare = path.join(root, name);
 	mkdirSync(path.dirname(bare), { recursive: true });
-	git(root, "clone", "-q", "--bare", work, bare);
+	runGit(root, "clone", "-q", "--bare", work, bare);
+	rmSync(work, { recursive: true, force: true });
+}
+
+/** One commit of `files`, packed with git's deltas, so the server sends them as it would any repository. */
+function buildBombRepository(root: string, name: string, files: Record<string, BombContent>) {
+	const work = mkdtempSync(path.join(os.tmpdir(), "meetbot-git-bomb-"));
+	runGit(work, "init", "-q", "-b", "main");
+	writeFiles(work, files);
+	runGit(work, "add", "-A");
+	runGit(work, "commit", "-q", "-m", "bomb");
+	const bare = path.join(root, name);
+	mkdirSync(path.dirname(bare), { recursive: true });
+	runGit(root, "clone", "-q", "--bare", work, bare);
+	runGit(bare, "repack", "-adfq");
 	rmSync(work, { recursive: true, force: true });
 }
 

@@ -1,9 +1,10 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { MAX_LINK_FIELD_CHARS } from "../../../src/calendars/event-link";
 import { meetCode } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
-import { calendar, connect, newFeed, type Stamp, serveFeed, sync, tick, vevent } from "./feeds";
+import { watchExpansions } from "./expansions";
+import { calendar, connect, isoOf, newFeed, type Stamp, serveFeed, sync, tick, utcIn, vevent } from "./feeds";
 
 /**
  * Feeds written to hurt: each is served by the local receiver and synced for real. Without the
@@ -126,6 +127,130 @@ describe("hostile calendar feeds", () => {
 		await tick(at + 1_000, { DB: killedAtItsStamp(env.DB, badCal.id) });
 		expect((await connectionRow(last.cal.id))?.last_sync_at).toBe(new Date(at + 1_000).toISOString().replace("Z", "+00:00"));
 		expect((await connectionRow(badCal.id))?.last_sync_at).toBeNull();
+	});
+});
+
+describe("one sync's budget", () => {
+	afterEach(() => vi.restoreAllMocks());
+
+	/** The plans of a user: title → start. */
+	const plans = async (userId: number) => {
+		const { results } = await env.DB.prepare(
+			"SELECT json_extract(data, '$.title') AS title, scheduled_at FROM meetings WHERE user_id = ? AND status IN ('idle', 'scheduled')",
+		)
+			.bind(userId)
+			.all<{ title: string; scheduled_at: string }>();
+		return new Map(results.map((r) => [r.title, r.scheduled_at]));
+	};
+
+	it("syncs the review's feed of 2,000 series every 15 minutes without expanding one, each planned at its next quarter hour", async () => {
+		const { user, headers } = await userWithKey();
+		const feed = newFeed();
+		// Three days ago, on the minute; series i starts at minute i % 15 of the quarter hour.
+		const first = Date.parse(isoOf(utcIn(-72)));
+		const ics = (ms: number) =>
+			new Date(ms)
+				.toISOString()
+				.replace(/[-:]/g, "")
+				.replace(/\.\d{3}/, "");
+		const series = Array.from({ length: 2000 }, (_, i) =>
+			vevent({
+				UID: `q-${i}@x`,
+				DTSTART: ics(first + (i % 15) * 60_000),
+				DURATION: "PT10M",
+				RRULE: "FREQ=MINUTELY;INTERVAL=15",
+				SUMMARY: `Q ${i}`,
+			}),
+		);
+		await serveFeed(feed, calendar(...series));
+		const cal = await connect(headers, feed);
+		const expanded = watchExpansions();
+		const before = Date.now();
+		const stamp = await sync(headers, cal.id);
+		const after = Date.now();
+		expect(expanded.parsed).toBeGreaterThan(0);
+		expect(expanded.uids).toEqual([]);
+		expect(stamp).toMatchObject({ last_error: null, counts: { created: 2000, updated: 0, cancelled: 0 } });
+		const planned = await plans(user.id);
+		expect(planned.size).toBe(2000);
+		for (const i of [0, 1, 7, 14, 15, 999, 1999]) {
+			// The first start still running (10 minutes long) at the sync's moment, which lies between before and after.
+			const offset = first + (i % 15) * 60_000;
+			const next = (at: number) => offset + Math.ceil((at - 600_000 - offset + 1) / 900_000) * 900_000;
+			expect([next(before), next(after)]).toContain(Date.parse(planned.get(`Q ${i}`) ?? ""));
+		}
+	});
+
+	it("cuts a feed past the instances a sync may work out: 200 with last_error, the earliest series planned", async () => {
+		const { user, headers } = await userWithKey();
+		const feed = newFeed();
+		// Every quarter hour by BYMINUTE (expanded, over 400 instances each): 60 of them need 25,000 or more.
+		const series = Array.from({ length: 60 }, (_, i) =>
+			vevent({
+				UID: `by-${i}@x`,
+				DTSTART: `{{D-2}}T${String(i % 24).padStart(2, "0")}0000Z`,
+				DURATION: "PT10M",
+				RRULE: "FREQ=HOURLY;BYMINUTE=0,15,30,45",
+				SUMMARY: `By ${String(i).padStart(2, "0")}`,
+			}),
+		);
+		await serveFeed(feed, calendar(...series));
+		const cal = await connect(headers, feed);
+		const res = await call("POST", `/user/calendars/${cal.id}/sync`, { headers });
+		expect(res.status).toBe(200);
+		const stamp = await json<Stamp>(res);
+		const cut =
+			/^The calendar feed's recurring events need more than 20,000 instances worked out: (\d+) events were imported, (\d+) series are left as they were$/.exec(
+				stamp.last_error ?? "",
+			);
+		expect(cut, stamp.last_error ?? "no last_error").not.toBeNull();
+		const [imported, left] = [Number(cut?.[1]), Number(cut?.[2])];
+		expect(imported + left).toBe(60);
+		expect(left).toBeGreaterThan(0);
+		expect(stamp.counts.created).toBe(imported);
+		// Earliest first: the series whose first instance comes first (the day's earliest hours) are the ones planned.
+		const byFirst = Array.from({ length: 60 }, (_, i) => i).sort((a, b) => (a % 24) - (b % 24) || a - b);
+		expect([...(await plans(user.id)).keys()].sort()).toEqual(
+			byFirst
+				.slice(0, imported)
+				.map((i) => `By ${String(i).padStart(2, "0")}`)
+				.sort(),
+		);
+	});
+
+	it("leaves what a later sync's budget does not reach as it was: nothing planned is cancelled", async () => {
+		const { user, headers } = await userWithKey();
+		const feed = newFeed();
+		// 300 events: the parse takes two parts, so a budget of 0 ms stops it after the first.
+		const events = Array.from({ length: 300 }, (_, i) =>
+			vevent({ UID: `e-${i}@x`, DTSTART: `{{D+${1 + (i % 20)}}}T${String(8 + (i % 10)).padStart(2, "0")}0000Z`, SUMMARY: `E ${i}` }),
+		);
+		const twice = Array.from({ length: 30 }, (_, i) =>
+			vevent({ UID: `t-${i}@x`, DTSTART: `{{D-${1 + i}}}T090000Z`, DURATION: "PT30M", RRULE: "FREQ=DAILY;BYHOUR=9,15", SUMMARY: `T ${i}` }),
+		);
+		await serveFeed(feed, calendar(...twice, ...events));
+		const cal = await connect(headers, feed);
+		const setDue = () =>
+			env.DB.prepare("UPDATE calendar_connections SET next_sync_at = ? WHERE id = ?").bind("2000-01-01T00:00:00.000Z", cal.id).run();
+		await setDue();
+		await tick(Date.now());
+		expect(await connectionRow(cal.id)).toMatchObject({ last_error: null });
+		const planned = await plans(user.id);
+		expect(planned.size).toBe(330);
+
+		await setDue();
+		await tick(Date.now(), { CALENDAR_FEED_MAX_INSTANCES: "100" });
+		expect((await connectionRow(cal.id))?.last_error).toMatch(
+			/^The calendar feed's recurring events need more than 100 instances worked out: \d+ events were imported, \d+ series are left as they were$/,
+		);
+		expect(await plans(user.id)).toEqual(planned);
+
+		await setDue();
+		await tick(Date.now(), { CALENDAR_IMPORT_BUDGET_MS: "0" });
+		expect((await connectionRow(cal.id))?.last_error).toMatch(
+			/^The calendar feed takes more than 0 s to import: \d+ events were imported, \d+ are left as they were$/,
+		);
+		expect(await plans(user.id)).toEqual(planned);
 	});
 });
 

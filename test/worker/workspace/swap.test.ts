@@ -1,9 +1,6 @@
 import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
-import type { PromiseFsClient } from "isomorphic-git";
 import { describe, expect, it } from "vitest";
 import type { Workspace } from "../../../durable-objects/workspace";
-import { cloneRepository } from "../../../durable-objects/workspace-clone";
-import type { SqlFs } from "../../../durable-objects/workspace-fs";
 import { app } from "../../../src/app";
 import { workspaceObject } from "../../../src/objects";
 import { call, json, userWithKey } from "../support";
@@ -201,22 +198,5 @@ describe("swap refuses addresses the outbound guard refuses", () => {
 		expect(await loopback.json()).toEqual({
 			detail: [{ loc: ["body", "repo"], msg: "repo is not allowed: loopback target 127.0.0.1 is not allowed", type: "value_error" }],
 		});
-	});
-});
-
-describe("the clone's limits", () => {
-	it("stops a clone past its byte cap and leaves the workspace empty", async () => {
-		const stub = workspaceObject(env, `repo:0:${crypto.randomUUID()}`);
-		const outcome = await runInDurableObject(stub, async (instance: Workspace) => {
-			const { repo, files } = instance as unknown as { repo: { options: { fs: PromiseFsClient; dir: string } }; files: SqlFs };
-			const result = await cloneRepository(
-				{ ...repo.options, empty: () => files.clear() },
-				{ repo: PUBLIC_REPO, ref: "main", token: null },
-				{ allowPrivate: true },
-				{ maxBytes: 300, timeoutMs: 10_000 },
-			);
-			return { result, left: await repo.options.fs.promises.readdir("/") };
-		});
-		expect(outcome).toEqual({ result: { ok: false, detail: "The repository is larger than 300 bytes" }, left: [] });
 	});
 });
