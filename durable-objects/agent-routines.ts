@@ -11,6 +11,7 @@ import { isScope, type Scope } from "../src/gateway/api-keys";
 import { sha256Hex } from "../src/sha256";
 import type { AlarmTimers } from "./agent-alarms";
 import type { AgentCaller } from "./agent-user";
+import { addMissingColumns } from "./sql-schema";
 
 /**
  * A user's routines (docs/agent.md#routines): saved prompts their agent runs at cron times or
@@ -53,6 +54,10 @@ export interface RoutineView {
 	last_error: string | null;
 	/** The workload of the latest run, readable at GET /agent/api/workloads/{id}. */
 	last_workload_id: string | null;
+	/** Made or changed by an agent turn (a routine file) and not yet confirmed by the user: it stays disabled until then. */
+	needs_confirmation: boolean;
+	/** Why it waits, and how to confirm it; null when nothing waits. */
+	confirmation_reason: string | null;
 }
 
 export interface Reconcile {
@@ -93,6 +98,10 @@ interface RoutineRow extends Record<string, SqlStorageValue> {
 	last_run_ms: number | null;
 	last_error: string | null;
 	last_workload_id: string | null;
+	/** The content (kind, cron, event, prompt) the user last approved: through the API, or by enabling it. */
+	confirmed: string | null;
+	/** Set while a turn's version waits for the user's confirmation. */
+	confirm_reason: string | null;
 }
 
 interface EventRunRow extends Record<string, SqlStorageValue> {
@@ -110,6 +119,13 @@ const plan = (row: RoutineRow): RoutinePlan => ({ id: row.id, userId: row.user_i
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/** What a routine does, as one value: a turn that changes any of it needs the user's confirmation again. */
+const contentOf = (fields: { kind: string; cron: string | null; event: string | null; prompt: string }) =>
+	JSON.stringify([fields.kind, fields.cron, fields.event, fields.prompt]);
+
+const confirmationNeeded = (name: string, why: string) =>
+	`${why}; it stays disabled until you confirm it: PATCH /agent/routines/${encodeURIComponent(name)}/enabled {"enabled": true}`;
+
 export class Routines {
 	constructor(
 		private readonly storage: DurableObjectStorage,
@@ -123,6 +139,7 @@ export class Routines {
 			kind TEXT NOT NULL, cron TEXT, event TEXT, prompt TEXT NOT NULL, enabled INTEGER NOT NULL,
 			ran_for_ms INTEGER, attempts INTEGER NOT NULL DEFAULT 0, retry_due_ms INTEGER,
 			last_run_ms INTEGER, last_error TEXT, last_workload_id TEXT, created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL)`);
+		addMissingColumns(storage.sql, "routines", { confirmed: "TEXT", confirm_reason: "TEXT" });
 		storage.sql.exec(`CREATE TABLE IF NOT EXISTS routine_event_runs (
 			id TEXT PRIMARY KEY, routine_id TEXT NOT NULL, meeting TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
 			pending INTEGER NOT NULL DEFAULT 1, done INTEGER NOT NULL DEFAULT 0, created_ms INTEGER NOT NULL)`);
@@ -133,10 +150,49 @@ export class Routines {
 		return timer.startsWith(SLOT) || timer.startsWith(RETRY) || timer.startsWith(EVENT_RUN);
 	}
 
-	/** Creates a routine, or replaces the cron, event and prompt of the one with that name (its id and enabled state stay). */
+	/**
+	 * Why a routine named `name` cannot be made now (the user has `max` already), or null. Called
+	 * right before create, with no await between, so two requests cannot both pass it.
+	 */
+	refusal(name: string, max: number): string | null {
+		if (this.byName(name)) return null;
+		const { count } = this.storage.sql.exec<{ count: number }>("SELECT COUNT(*) AS count FROM routines").one();
+		if (count < max) return null;
+		return `You have ${count} routines, the most one user may have (${max}); delete one before making another`;
+	}
+
+	/**
+	 * Creates a routine, or replaces the cron, event and prompt of the one with that name (its id
+	 * and enabled state stay). The user asked for it (the API or the dashboard), so this content is confirmed.
+	 */
 	async create(caller: AgentCaller, input: RoutineInput): Promise<{ routine: RoutineView; job_id: string | null; ran_now: boolean }> {
+		const made = await this.upsert(caller, input, null);
+		const ranNow = input.runNow && made.kind === "scheduled" && made.enabled === 1;
+		if (ranNow) await this.timers.set(SLOT + made.id, this.now());
+		const routine = this.view(this.get(made.id) as RoutineRow);
+		return { routine, job_id: routine.job_id, ran_now: ranNow };
+	}
+
+	/**
+	 * A routine as an agent turn's file asks for it (durable-objects/routine-files.ts): content the
+	 * user confirmed before keeps the file's `enabled`; anything new or changed is disabled and
+	 * waits for the user's confirmation, since the turn may have followed someone else's words.
+	 */
+	async fromTurn(caller: AgentCaller, input: Omit<RoutineInput, "runNow">, enabled: boolean, file: string): Promise<RoutineView> {
+		const kind = input.cron ? "scheduled" : "event";
+		const before = this.byName(input.name)?.confirmed;
+		const confirmed = before === contentOf({ kind, cron: input.cron ?? null, event: input.event ?? null, prompt: input.prompt });
+		const why = before ? `An agent turn changed it (${file})` : `An agent turn wrote it (${file})`;
+		const made = await this.upsert(caller, { ...input, runNow: false }, confirmed ? null : confirmationNeeded(input.name, why));
+		if ((made.enabled === 1) !== (confirmed && enabled)) await this.setEnabled(caller.userId, input.name, confirmed && enabled);
+		return this.view(this.get(made.id) as RoutineRow);
+	}
+
+	/** Writes the routine and sets its schedule; `awaiting` (a reason) keeps it disabled until the user confirms this content. */
+	private async upsert(caller: AgentCaller, input: RoutineInput, awaiting: string | null): Promise<RoutineRow> {
 		const now = this.now();
 		const kind = input.cron ? "scheduled" : "event";
+		const content = contentOf({ kind, cron: input.cron ?? null, event: input.event ?? null, prompt: input.prompt });
 		const existing = this.byName(input.name);
 		const id = existing?.id ?? `rt_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
 		const fields = [
@@ -148,29 +204,33 @@ export class Routines {
 			input.event ?? null,
 			input.prompt,
 			now,
+			// What waits for confirmation keeps the content confirmed before; what the user asked for is confirmed now.
+			awaiting === null ? content : (existing?.confirmed ?? null),
+			awaiting,
 		];
 		if (existing)
 			this.storage.sql.exec(
-				"UPDATE routines SET user_id = ?, scopes = ?, token_id = ?, kind = ?, cron = ?, event = ?, prompt = ?, updated_ms = ?, attempts = 0, retry_due_ms = NULL WHERE id = ?",
+				`UPDATE routines SET user_id = ?, scopes = ?, token_id = ?, kind = ?, cron = ?, event = ?, prompt = ?, updated_ms = ?, confirmed = ?, confirm_reason = ?,
+				enabled = CASE WHEN ? IS NULL THEN enabled ELSE 0 END, attempts = 0, retry_due_ms = NULL WHERE id = ?`,
 				...fields,
+				awaiting,
 				id,
 			);
 		else
 			this.storage.sql.exec(
-				"INSERT INTO routines (user_id, scopes, token_id, kind, cron, event, prompt, updated_ms, id, name, enabled, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
+				"INSERT INTO routines (user_id, scopes, token_id, kind, cron, event, prompt, updated_ms, confirmed, confirm_reason, id, name, enabled, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 				...fields,
 				id,
 				input.name,
+				awaiting === null ? 1 : 0,
 				now,
 			);
 		await this.timers.clear(RETRY + id);
 		const row = this.get(id) as RoutineRow;
-		const ranNow = input.runNow && kind === "scheduled" && row.enabled === 1;
-		// A run asked for now is a timer due now: the alarm runs it, the request does not wait.
-		if (kind === "scheduled" && row.enabled === 1) await this.timers.set(SLOT + id, ranNow ? now : nextRunAfter(row.cron ?? "", now));
+		// A run asked for now is a timer due now (create sets it): the alarm runs it, the request does not wait.
+		if (kind === "scheduled" && row.enabled === 1) await this.timers.set(SLOT + id, nextRunAfter(row.cron ?? "", now));
 		else await this.timers.clear(SLOT + id);
-		const routine = this.view(this.get(id) as RoutineRow);
-		return { routine, job_id: routine.job_id, ran_now: ranNow };
+		return row;
 	}
 
 	list(): RoutineView[] {
@@ -180,10 +240,15 @@ export class Routines {
 			.map((row) => this.view(row));
 	}
 
-	/** Enables or disables a routine by name and brings every timer in line with the table; null when unknown. */
+	/**
+	 * Enables or disables a routine by name and brings every timer in line with the table; null
+	 * when unknown. The user enabling a routine that waits for confirmation confirms what it now holds.
+	 */
 	async setEnabled(userId: number, name: string, enabled: boolean): Promise<Reconcile | null> {
 		const row = this.byName(name);
 		if (!row) return null;
+		if (enabled && row.confirm_reason !== null)
+			this.storage.sql.exec("UPDATE routines SET confirmed = ?, confirm_reason = NULL WHERE id = ?", contentOf(row), row.id);
 		this.storage.sql.exec(
 			"UPDATE routines SET enabled = ?, attempts = CASE WHEN ? THEN attempts ELSE 0 END, retry_due_ms = CASE WHEN ? THEN retry_due_ms ELSE NULL END, updated_ms = ? WHERE id = ?",
 			enabled ? 1 : 0,
@@ -391,6 +456,8 @@ export class Routines {
 			last_run: iso(row.last_run_ms),
 			last_error: row.last_error,
 			last_workload_id: row.last_workload_id,
+			needs_confirmation: row.confirm_reason !== null,
+			confirmation_reason: row.confirm_reason,
 		};
 	}
 }

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { agentLimits } from "../src/agent/agent-limits";
 import { type AgentCaller, callerAsKeyStandsNow } from "../src/agent/caller";
 import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
 import type { MeetingEvent } from "../src/agent/routine-invocations";
@@ -86,10 +87,24 @@ export class AgentUser extends DurableObject<Env> {
 		(caller) => callerAsKeyStandsNow(this.env, caller),
 	);
 
-	/** Routines kept as `routines/<name>.md` files, synced after a commit touches them (durable-objects/routine-files.ts). */
-	private readonly routineFiles = new RoutineFiles(this.ctx.storage, this.env, this.routines);
+	private readonly limits = agentLimits(this.env);
 
-	createRoutine(caller: AgentCaller, input: RoutineInput): Promise<{ routine: RoutineView; job_id: string | null; ran_now: boolean }> {
+	/** Routines kept as `routines/<name>.md` files, synced after a commit touches them (durable-objects/routine-files.ts). */
+	private readonly routineFiles = new RoutineFiles(
+		this.ctx.storage,
+		this.env,
+		this.routines,
+		this.limits.maxRoutines,
+		this.limits.cronFloorMinutes,
+	);
+
+	/** A routine the user asked for; `refused` when it would pass their routine quota (nothing is made then). */
+	async createRoutine(
+		caller: AgentCaller,
+		input: RoutineInput,
+	): Promise<{ routine: RoutineView; job_id: string | null; ran_now: boolean } | { refused: string }> {
+		const refused = this.routines.refusal(input.name, this.limits.maxRoutines);
+		if (refused) return { refused };
 		return this.routines.create(caller, input);
 	}
 

@@ -12,6 +12,7 @@ import type {
 	GitSummary,
 	InitOutcome,
 	KgFinding,
+	RoutineAuthors,
 	SearchHit,
 	UploadRecord,
 } from "../src/workspace/workspace-types";
@@ -43,6 +44,8 @@ export class Workspace extends DurableObject<Env> {
 		this.repo = new WorkspaceRepo(this.files);
 		ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS workspace_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
 		ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS workspace_uploads (path TEXT PRIMARY KEY, name TEXT NOT NULL, size INTEGER NOT NULL)");
+		// Who wrote each routine file: in a shared workspace, a member's file must never become another member's routine.
+		ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS routine_authors (path TEXT PRIMARY KEY, user_id INTEGER NOT NULL)");
 	}
 
 	protected serially<T>(work: () => Promise<T>): Promise<T> {
@@ -148,6 +151,7 @@ export class Workspace extends DurableObject<Env> {
 			if (clashes.length) return { ok: false, violations: clashes };
 			const message = request.message.trim() || "Update files";
 			const { sha, files } = await this.repo.commitChanges(staged, message, request.author);
+			this.recordRoutineAuthors(staged, files, request.authorId ?? null);
 			return {
 				ok: true,
 				sha,
@@ -156,6 +160,28 @@ export class Workspace extends DurableObject<Env> {
 				routinesTouched: files.some((path) => path.startsWith("routines/")),
 			};
 		});
+	}
+
+	/** The last writer of each routine file this commit changed; a removed file, or one written by no user, has none. */
+	private recordRoutineAuthors(staged: StagedChange[], changed: string[], authorId: number | null): void {
+		const touched = new Set(changed.filter((path) => path.startsWith("routines/")));
+		for (const change of staged) {
+			if (!touched.has(change.path)) continue;
+			if (change.content === null || authorId === null)
+				this.ctx.storage.sql.exec("DELETE FROM routine_authors WHERE path = ?", change.path);
+			else
+				this.ctx.storage.sql.exec(
+					"INSERT INTO routine_authors (path, user_id) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET user_id = excluded.user_id",
+					change.path,
+					authorId,
+				);
+		}
+	}
+
+	/** Who last wrote each routine file, as recorded by commits (durable-objects/routine-files.ts reads it). */
+	async routineAuthors(): Promise<RoutineAuthors> {
+		const rows = this.ctx.storage.sql.exec<{ path: string; user_id: number }>("SELECT path, user_id FROM routine_authors").toArray();
+		return Object.fromEntries(rows.map((row) => [row.path, row.user_id]));
 	}
 
 	/** Uploads the route stored in R2: listed in the tree from now on, kept out of git objects. */
@@ -175,9 +201,11 @@ export class Workspace extends DurableObject<Env> {
 	 * (durable-objects/workspace-clone.ts): guarded, capped, the token only in `onAuth`.
 	 */
 	async cloneFrom(source: CloneSource): Promise<CloneOutcome> {
-		return this.serially(() =>
-			cloneRepository({ ...this.repo.options, cache: {}, empty: () => this.files.clear() }, source, outboundPolicy(this.env)),
-		);
+		return this.serially(() => {
+			// The clone replaces every file; its routine files were written by no user of this service, so they are nobody's routines.
+			this.ctx.storage.sql.exec("DELETE FROM routine_authors");
+			return cloneRepository({ ...this.repo.options, cache: {}, empty: () => this.files.clear() }, source, outboundPolicy(this.env));
+		});
 	}
 
 	/** git smart HTTP, read-only (`info/refs?service=git-upload-pack`, `git-upload-pack`): durable-objects/workspace-export.ts. */

@@ -27,7 +27,16 @@ export interface CommitRequest {
 	message: string;
 	author: CommitAuthor;
 	by: Writer;
+	/**
+	 * The user whose turn made the commit. Each routine file it writes is recorded as theirs, and
+	 * becomes a routine of that user only (durable-objects/routine-files.ts); a routine file written
+	 * without one (the platform, a clone) is nobody's routine.
+	 */
+	authorId?: number;
 }
+
+/** Who last wrote each `routines/` file of a workspace; a file without a row has no known writer. */
+export type RoutineAuthors = Record<string, number>;
 
 /** A finding of the Open Knowledge Format validator on `kg/` (one per non-conformant file). */
 export interface KgFinding {

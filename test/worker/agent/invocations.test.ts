@@ -1,6 +1,5 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
 import { toolsFor } from "../../../src/agent/tools";
 import { TurnFiles } from "../../../src/agent/turn-files";
 import { AgentHealth, AgentModels, EventAccepted, Workload, WorkloadAccepted } from "../../../src/routes/agent-schemas";
@@ -8,6 +7,7 @@ import type { RecordedModelRequest } from "../../receiver/model-script";
 import { call, expectDocumented, json, userWithKey } from "../support";
 import meetingEvent from "./golden/Event.meeting.json";
 import messageInvocation from "./golden/Invocation.message.json";
+import { endedWorkload } from "./helpers";
 
 const PREFIXES = ["/agent/api", "/agent"] as const;
 
@@ -56,16 +56,6 @@ async function script(marker: string, steps: unknown[]) {
 async function modelRequests(marker: string): Promise<RecordedModelRequest[]> {
 	const res = await fetch(`${env.MODEL_SERVER_URL}/__requests?marker=${marker}`);
 	return ((await res.json()) as { requests: RecordedModelRequest[] }).requests;
-}
-
-/** The workload once it has ended (it runs on in the object after the 202). */
-async function endedWorkload(path: string, headers: Record<string, string>): Promise<z.infer<typeof Workload>> {
-	for (let attempt = 0; attempt < 100; attempt++) {
-		const workload = await expectDocumented(Workload, await call("GET", path, { headers }), 200);
-		if (workload.status === "completed" || workload.status === "failed") return workload;
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
-	throw new Error(`${path} did not end`);
 }
 
 describe("POST /agent/invocations: refusals", () => {
