@@ -191,6 +191,7 @@ export class AgentWorkloads {
 			mode: row.mode === "rw" ? "rw" : "ro",
 			endpoint: model.endpoint,
 			workspace,
+			tools: invocation.tools ?? null,
 		});
 		return {
 			outcome: {
