@@ -1,3 +1,4 @@
+import { callerMode } from "../src/agent/caller";
 import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
 import type { AgentFrame, AgentFrameBody, LoggedFrame } from "../src/agent/frames";
 import type { ModelEndpoint } from "../src/agent/model-client";
@@ -103,7 +104,7 @@ export class AgentRuntime {
 			focus: request.active ?? null,
 			nonce: request.turnId ?? null,
 			workloadId: null,
-			mode: "rw",
+			mode: callerMode(caller, "rw"),
 			endpoint: model.endpoint,
 			workspace,
 			tools: null,
