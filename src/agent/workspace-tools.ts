@@ -43,13 +43,21 @@ function staged(outcome: StageOutcome, what: string): void {
 
 const readFileTool = defineTool({
 	name: "read_file",
-	description: "Read a text file of the user's workspace, as this turn left it.",
+	description:
+		"Read a text file of the user's workspace, as this turn left it. Uploads (uploads/…) are read as stored: " +
+		"a text upload's start, or what a binary one is.",
 	args: z.object({ path: PathArg }),
 	writes: false,
 	files: true,
 	scopes: FILE_SCOPES,
 	async run(_env, user, args) {
 		const path = readable(args.path);
+		if (path.startsWith("uploads/")) {
+			const upload = await filesOf(user).readUpload(path, MAX_READ_CHARS);
+			if (!upload) throw notFound("not found");
+			const what = "content" in upload ? `${upload.content.length} characters` : `binary, ${upload.size} bytes`;
+			return { result: upload, summary: clip(`read ${args.path} (${what})`) };
+		}
 		const content = await filesOf(user).read(path);
 		if (content === null) throw notFound("not found");
 		const truncated = content.length > MAX_READ_CHARS;

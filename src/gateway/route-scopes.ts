@@ -133,7 +133,9 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["GET", "/user/calendar/sync", SETTINGS],
 	["POST", "/user/calendar/sync", SETTINGS],
 
-	...AGENT_PREFIXES.flatMap((prefix) => AGENT_ROUTES.map(([method, path, access]) => [method, `${prefix}${path}`, access ?? AGENT] as const)),
+	...AGENT_PREFIXES.flatMap((prefix) =>
+		AGENT_ROUTES.map(([method, path, access]) => [method, `${prefix}${path}`, access ?? AGENT] as const),
+	),
 
 	// MCP over streamable HTTP (docs/mcp.md): each tool checks the scopes of the REST route it stands for.
 	["POST", "/mcp", MCP],

@@ -84,9 +84,27 @@ export interface SearchHit {
 	text: string;
 }
 
-/** An upload already stored in R2 by the route, to be listed in the tree. */
-export interface UploadRecord {
+/** An upload already stored in R2 by the route, to be listed in the tree (src/workspace/uploads.ts). */
+export interface StoredUpload {
 	name: string;
+	/** `uploads/<sha256 prefix>-<name>`: how the tree lists it and routes and tools name it. */
 	path: string;
 	size: number;
+	/** Its object in WORKSPACE_FILES; null for uploads stored before streaming, kept under `<workspace>/<path>`. */
+	key: string | null;
+	content_type: string | null;
+	/** UTF-8 without NUL throughout; null when not known (stored before this was recorded). */
+	text: boolean | null;
 }
+
+/** Bytes and files of uploads kept. */
+export interface UploadUsage {
+	bytes: number;
+	files: number;
+}
+
+export type AddUploadsOutcome =
+	/** Listed; `replaced` are the earlier uploads at the same paths, whose objects are now unused. */
+	| { ok: true; replaced: StoredUpload[] }
+	/** Past the allowance: nothing was listed. `used` is what the workspace keeps. */
+	| { ok: false; used: UploadUsage };

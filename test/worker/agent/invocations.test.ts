@@ -255,7 +255,7 @@ describe("the invocation's tools list", () => {
 			ok: false,
 			summary: "send_bot is not allowed in this invocation",
 		});
-		const told = (requests[1]?.body as { messages: { role: string; content: string | null }[] }).messages.at(-1);
+		const told = (requests[1]?.body as { messages: { role: string; content: string | null }[] } | undefined)?.messages.at(-1);
 		expect(told).toEqual({
 			role: "tool",
 			tool_call_id: "call_send",
