@@ -1,16 +1,19 @@
 import { nextRunAfter } from "../src/agent/cron";
 import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
-import {
-	type MeetingEvent,
-	meetingEventInvocation,
-	type RoutineEvent,
-	type RoutinePlan,
-	scheduledInvocation,
-} from "../src/agent/routine-invocations";
+import { type MeetingEvent, meetingEventInvocation, type RoutinePlan, scheduledInvocation } from "../src/agent/routine-invocations";
 import { isScope, type Scope } from "../src/gateway/api-keys";
 import { sha256Hex } from "../src/sha256";
 import type { AlarmTimers } from "./agent-alarms";
 import type { AgentCaller } from "./agent-user";
+import {
+	confirmationNeeded,
+	contentOf,
+	type Reconcile,
+	type RoutineInput,
+	type RoutineRow,
+	type RoutineView,
+	routineView,
+} from "./routine-records";
 import { addMissingColumns } from "./sql-schema";
 
 /**
@@ -28,47 +31,6 @@ export type RoutineAuthority = (creator: AgentCaller) => Promise<AgentCaller | n
 export const KEY_REVOKED =
 	"The key that created this routine was revoked or has expired, so the routine is disabled; create it again with a valid key";
 
-export interface RoutineInput {
-	name: string;
-	cron?: string | null;
-	event?: RoutineEvent | null;
-	prompt: string;
-	runNow: boolean;
-}
-
-export type RoutineStatus = "scheduled" | "retrying" | "listening" | "disabled";
-
-export interface RoutineView {
-	id: string;
-	name: string;
-	kind: "scheduled" | "event";
-	cron: string | null;
-	event: string | null;
-	lifecycle: "oneshot";
-	plan_summary: string;
-	job_id: string | null;
-	next_run: string | null;
-	status: RoutineStatus;
-	enabled: boolean;
-	last_run: string | null;
-	last_error: string | null;
-	/** The workload of the latest run, readable at GET /agent/api/workloads/{id}. */
-	last_workload_id: string | null;
-	/** Made or changed by an agent turn (a routine file) and not yet confirmed by the user: it stays disabled until then. */
-	needs_confirmation: boolean;
-	/** Why it waits, and how to confirm it; null when nothing waits. */
-	confirmation_reason: string | null;
-}
-
-export interface Reconcile {
-	subject: string;
-	scanned: number;
-	scheduled: number;
-	kept: number;
-	cancelled: number;
-	skipped: number;
-}
-
 /** Waits before the 1st, 2nd and 3rd retry of a due time; after those, that due time is given up. */
 export const RETRY_BACKOFF_MS = [30_000, 120_000, 300_000] as const;
 /** Finished event runs are kept this long, so a repeated meeting event does not run a routine again. */
@@ -77,32 +39,6 @@ const EVENT_RUN_MEMORY_MS = 30 * 24 * 3600_000;
 const SLOT = "routine:";
 const RETRY = "routine-retry:";
 const EVENT_RUN = "routine-event:";
-
-interface RoutineRow extends Record<string, SqlStorageValue> {
-	id: string;
-	name: string;
-	user_id: number;
-	scopes: string;
-	/** The key that created (or last replaced) the routine: runs happen only while it stays valid. */
-	token_id: number;
-	kind: "scheduled" | "event";
-	cron: string | null;
-	event: string | null;
-	prompt: string;
-	enabled: number;
-	/** The latest due time a scheduled run was started for. */
-	ran_for_ms: number | null;
-	/** Tries of that due time so far. */
-	attempts: number;
-	retry_due_ms: number | null;
-	last_run_ms: number | null;
-	last_error: string | null;
-	last_workload_id: string | null;
-	/** The content (kind, cron, event, prompt) the user last approved: through the API, or by enabling it. */
-	confirmed: string | null;
-	/** Set while a turn's version waits for the user's confirmation. */
-	confirm_reason: string | null;
-}
 
 interface EventRunRow extends Record<string, SqlStorageValue> {
 	id: string;
@@ -116,15 +52,6 @@ interface EventRunRow extends Record<string, SqlStorageValue> {
 }
 
 const plan = (row: RoutineRow): RoutinePlan => ({ id: row.id, userId: row.user_id, prompt: row.prompt });
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-/** What a routine does, as one value: a turn that changes any of it needs the user's confirmation again. */
-const contentOf = (fields: { kind: string; cron: string | null; event: string | null; prompt: string }) =>
-	JSON.stringify([fields.kind, fields.cron, fields.event, fields.prompt]);
-
-const confirmationNeeded = (name: string, why: string) =>
-	`${why}; it stays disabled until you confirm it: PATCH /agent/routines/${encodeURIComponent(name)}/enabled {"enabled": true}`;
 
 export class Routines {
 	constructor(
@@ -169,7 +96,7 @@ export class Routines {
 		const made = await this.upsert(caller, input, null);
 		const ranNow = input.runNow && made.kind === "scheduled" && made.enabled === 1;
 		if (ranNow) await this.timers.set(SLOT + made.id, this.now());
-		const routine = this.view(this.get(made.id) as RoutineRow);
+		const routine = routineView(SLOT, this.timers, this.get(made.id) as RoutineRow);
 		return { routine, job_id: routine.job_id, ran_now: ranNow };
 	}
 
@@ -185,7 +112,7 @@ export class Routines {
 		const why = before ? `An agent turn changed it (${file})` : `An agent turn wrote it (${file})`;
 		const made = await this.upsert(caller, { ...input, runNow: false }, confirmed ? null : confirmationNeeded(input.name, why));
 		if ((made.enabled === 1) !== (confirmed && enabled)) await this.setEnabled(caller.userId, input.name, confirmed && enabled);
-		return this.view(this.get(made.id) as RoutineRow);
+		return routineView(SLOT, this.timers, this.get(made.id) as RoutineRow);
 	}
 
 	/** Writes the routine and sets its schedule; `awaiting` (a reason) keeps it disabled until the user confirms this content. */
@@ -237,7 +164,7 @@ export class Routines {
 		return this.storage.sql
 			.exec<RoutineRow>("SELECT * FROM routines ORDER BY created_ms, id")
 			.toArray()
-			.map((row) => this.view(row));
+			.map((row) => routineView(SLOT, this.timers, row));
 	}
 
 	/**
@@ -429,35 +356,5 @@ export class Routines {
 
 	private byName(name: string): RoutineRow | undefined {
 		return this.storage.sql.exec<RoutineRow>("SELECT * FROM routines WHERE name = ?", name).toArray()[0];
-	}
-
-	private view(row: RoutineRow): RoutineView {
-		const enabled = row.enabled === 1;
-		const status: RoutineStatus = !enabled
-			? "disabled"
-			: row.kind === "event"
-				? "listening"
-				: row.retry_due_ms !== null
-					? "retrying"
-					: "scheduled";
-		const oneLine = row.prompt.replace(/\s+/g, " ").trim();
-		return {
-			id: row.id,
-			name: row.name,
-			kind: row.kind,
-			cron: row.cron,
-			event: row.event,
-			lifecycle: "oneshot",
-			plan_summary: oneLine.length > 80 ? `${oneLine.slice(0, 79)}…` : oneLine,
-			job_id: row.kind === "scheduled" ? SLOT + row.id : null,
-			next_run: row.kind === "scheduled" && enabled ? iso(this.timers.due(SLOT + row.id)) : null,
-			status,
-			enabled,
-			last_run: iso(row.last_run_ms),
-			last_error: row.last_error,
-			last_workload_id: row.last_workload_id,
-			needs_confirmation: row.confirm_reason !== null,
-			confirmation_reason: row.confirm_reason,
-		};
 	}
 }

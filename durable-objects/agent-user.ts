@@ -5,10 +5,11 @@ import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
 import type { MeetingEvent } from "../src/agent/routine-invocations";
 import type { Env } from "../src/env";
 import { AlarmTimers } from "./agent-alarms";
-import { type Reconcile, type RoutineInput, Routines, type RoutineView } from "./agent-routines";
+import { Routines } from "./agent-routines";
 import { AgentRuntime, HEARTBEAT_TIMER, type HistoryTurn, type SessionItem } from "./agent-runtime";
 import type { WorkloadView } from "./agent-workloads";
 import { RoutineFiles } from "./routine-files";
+import type { Reconcile, RoutineInput, RoutineView } from "./routine-records";
 
 export type { AgentCaller } from "../src/agent/caller";
 
