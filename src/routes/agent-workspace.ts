@@ -120,7 +120,8 @@ agentWorkspaceRoutes.openapi(
 		if (isUpload(path)) {
 			const upload = await stub.upload(path);
 			if (!upload) throw notFound("not found");
-			// Streamed: a 25 MB upload is never held whole.
+			// Streamed, so a 25 MB upload is never held whole: the documented WorkspaceFile JSON, written as it is read
+			// (the typed c.json cannot take a stream, hence the cast).
 			const body = await uploadAsJson(c.env.WORKSPACE_FILES, name, upload);
 			return new Response(body, { status: 200, headers: { "content-type": "application/json" } }) as never;
 		}
