@@ -257,9 +257,10 @@ agentWorkspaceRoutes.openapi(
 		const added = await stub.addUploads(unique, { bytes: quota.bytes - elsewhere.bytes, files: quota.files - elsewhere.files });
 		if (!added.ok) {
 			await forget(unique);
-			const adding = { bytes: unique.reduce((sum, u) => sum + u.size, 0), files: unique.length };
+			// Another request stored files meanwhile: the quota as it stands now decides.
+			const asked = { bytes: unique.reduce((sum, u) => sum + u.size, 0), files: unique.length };
 			const now = { bytes: elsewhere.bytes + added.used.bytes, files: elsewhere.files + added.used.files };
-			throw new ApiError(413, quotaProblem(now, adding, quota) ?? "Upload quota exceeded");
+			throw new ApiError(413, quotaProblem(now, asked, quota) ?? "Upload quota exceeded");
 		}
 		await forget(added.replaced);
 		return c.json({ files: stored.map(({ name, path }) => ({ name, path })) }, 200);
