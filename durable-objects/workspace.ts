@@ -190,6 +190,10 @@ export class Workspace extends DurableObject<Env> {
 
 	/** What this workspace's uploads take: the user's upload quota counts it (src/routes/agent-workspace.ts). */
 	async uploadUsage(): Promise<UploadUsage> {
+		return this.usage();
+	}
+
+	private usage(): UploadUsage {
 		return this.ctx.storage.sql
 			.exec<{ bytes: number; files: number }>("SELECT COALESCE(SUM(size), 0) AS bytes, COUNT(*) AS files FROM workspace_uploads")
 			.one();
@@ -197,12 +201,13 @@ export class Workspace extends DurableObject<Env> {
 
 	/**
 	 * Lists uploads the route stored in R2 (kept out of git objects), all or none: none when they
-	 * would take the workspace past `allowance` (what the user's quota leaves it). One call, so two
-	 * requests at once cannot both pass the check. An upload at a path listed already replaces it.
+	 * would take the workspace past `allowance` (what the user's quota leaves it). Checked and
+	 * written without an await between, so two requests at once cannot both pass the check. An
+	 * upload at a path listed already replaces it.
 	 */
 	async addUploads(uploads: StoredUpload[], allowance: UploadUsage): Promise<AddUploadsOutcome> {
 		const existing = uploads.map((upload) => this.upload(upload.path)).filter((upload) => upload !== null);
-		const used = await this.uploadUsage();
+		const used = this.usage();
 		const after = {
 			bytes: used.bytes + uploads.reduce((sum, u) => sum + u.size, 0) - existing.reduce((sum, u) => sum + u.size, 0),
 			files: used.files + new Set(uploads.map((u) => u.path)).size - existing.length,
