@@ -109,7 +109,7 @@ const BY_NAME = new Map(TOOLS.map((t) => [t.spec.function.name, t]));
 /** Every tool the agent has, by name: what an invocation's `tools` list may name. */
 export const AGENT_TOOL_NAMES: readonly string[] = [...BY_NAME.keys()];
 
-/** The tools offered to a caller: those its scopes reach, without writing tools when read-only. */
+/** The tools offered to a caller: those its scopes reach and its invocation lists, without writing tools when read-only. */
 export function toolsFor(caller: ToolCaller): AgentTool[] {
 	return TOOLS.filter((t) => refusal(caller, t) === null);
 }
