@@ -208,6 +208,17 @@ export class Routines {
 		return counts;
 	}
 
+	/** Disables a routine until the user confirms it (`why`: what they are told). Its timers find it disabled and do nothing. */
+	hold(id: string, why: string): void {
+		const row = this.get(id);
+		if (!row) return;
+		this.storage.sql.exec(
+			"UPDATE routines SET enabled = 0, retry_due_ms = NULL, confirm_reason = ? WHERE id = ?",
+			confirmationNeeded(row.name, why),
+			id,
+		);
+	}
+
 	/** Deletes a routine with its timers and pending event runs; false when there is none with that id. */
 	async remove(id: string): Promise<boolean> {
 		if (!this.get(id)) return false;

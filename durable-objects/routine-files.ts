@@ -58,6 +58,23 @@ export class RoutineFiles {
 	) {
 		storage.sql.exec(`CREATE TABLE IF NOT EXISTS routine_files (
 			workspace TEXT NOT NULL, path TEXT NOT NULL, routine_id TEXT NOT NULL, PRIMARY KEY (workspace, path))`);
+		this.holdUnconfirmed();
+	}
+
+	/**
+	 * Routines made from files before writers were recorded and confirmations asked for may carry
+	 * another member's words (docs/workspace.md#routines-as-files): each waits, disabled, for its
+	 * user's confirmation. Only those: once held (or confirmed) a routine is not matched again.
+	 */
+	private holdUnconfirmed(): void {
+		const unconfirmed = this.storage.sql
+			.exec<{ routine_id: string; path: string }>(
+				`SELECT f.routine_id, f.path FROM routine_files f JOIN routines r ON r.id = f.routine_id
+				WHERE r.confirmed IS NULL AND r.confirm_reason IS NULL`,
+			)
+			.toArray();
+		for (const { routine_id, path } of unconfirmed)
+			this.routines.hold(routine_id, `It was made from ${path} before routine files recorded who wrote them`);
 	}
 
 	async sync(caller: AgentCaller, workspace: string): Promise<Finding[]> {

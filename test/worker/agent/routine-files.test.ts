@@ -8,6 +8,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import type { AgentUser } from "../../../durable-objects/agent-user";
+import { RoutineFiles } from "../../../durable-objects/routine-files";
 import type { AgentFrame } from "../../../src/agent/frames";
 import { RoutineList } from "../../../src/routes/agent-routines";
 import { call, expectDocumented, joinWorkspace, json } from "../support";
@@ -158,6 +159,30 @@ describe("routines an agent turn writes wait for the user's confirmation", () =>
 			},
 		]);
 		expect((await routines(headers))[0]).toMatchObject({ id: daily?.id, enabled: false, next_run: null, needs_confirmation: true });
+	});
+
+	it("holds, when the object starts, a file's routine made before confirmations were asked for", async () => {
+		const { headers, user } = await agentUser();
+		await chatCommit(headers, [
+			{ tool_calls: [write("call_old", "routines/old.md", "---\ncron: 0 7 * * *\nprompt: Planted before this release\n---\n")] },
+			{ text: ["Done."] },
+		]);
+		// As such a routine was stored: enabled, and nothing confirmed or waiting.
+		await runInDurableObject(agentOf(user.id), (_agent, state) => {
+			state.storage.sql.exec("UPDATE routines SET enabled = 1, confirmed = NULL, confirm_reason = NULL WHERE name = 'old'");
+		});
+		expect((await routines(headers))[0]).toMatchObject({ enabled: true, needs_confirmation: false });
+		// The object starting again (its routine files come up with it).
+		await runInDurableObject(agentOf(user.id), (agent: AgentUser, state) => {
+			new RoutineFiles(state.storage, env, agent.routines, 50, 5);
+		});
+		expect((await routines(headers))[0]).toMatchObject({
+			name: "old",
+			enabled: false,
+			needs_confirmation: true,
+			confirmation_reason:
+				'It was made from routines/old.md before routine files recorded who wrote them; it stays disabled until you confirm it: PATCH /agent/routines/old/enabled {"enabled": true}',
+		});
 	});
 
 	it("leaves routines made through the API as they were asked for", async () => {
