@@ -67,13 +67,13 @@ describe("routine files in a shared workspace", () => {
 		const standup = "---\ncron: 0 9 * * 1-5\nprompt: Brief me before standup\n---\n";
 		const victimCommit = await writeInShared(victim.headers, shared, "routines/standup.md", standup);
 
-		// The victim's commit reports the other member's file and makes nothing of it.
+		// The other member's file is not the victim's routine: their commit reports it and makes nothing of it.
+		const mine = await routines(victim.headers);
+		expect(mine.map((r) => r.name)).toEqual(["standup"]);
 		expect(victimCommit?.findings).toContainEqual({
 			path: "routines/exfil.md",
 			problem: "written by another member of this workspace: not your routine",
 		});
-		const mine = await routines(victim.headers);
-		expect(mine.map((r) => r.name)).toEqual(["standup"]);
 		expect(mine[0]).toMatchObject({ plan_summary: "Brief me before standup", needs_confirmation: true, enabled: false });
 		// Nothing of the attacker's runs on the victim's key: no routine to confirm, no timer in their agent.
 		const confirm = await call("PATCH", "/agent/api/routines/exfil/enabled", { headers: victim.headers, json: { enabled: true } });
