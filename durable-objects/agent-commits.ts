@@ -43,6 +43,7 @@ export async function commitTurn(
 			message: commitMessage(reply),
 			author: await commitAuthorOf(env, caller.userId),
 			by: "agent",
+			authorId: caller.userId,
 		});
 		if (!outcome.ok) {
 			emit({ type: "rejected", violations: outcome.violations });

@@ -1,16 +1,20 @@
 import { nextRunAfter } from "../src/agent/cron";
 import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
-import {
-	type MeetingEvent,
-	meetingEventInvocation,
-	type RoutineEvent,
-	type RoutinePlan,
-	scheduledInvocation,
-} from "../src/agent/routine-invocations";
+import { type MeetingEvent, meetingEventInvocation, type RoutinePlan, scheduledInvocation } from "../src/agent/routine-invocations";
 import { isScope, type Scope } from "../src/gateway/api-keys";
 import { sha256Hex } from "../src/sha256";
 import type { AlarmTimers } from "./agent-alarms";
 import type { AgentCaller } from "./agent-user";
+import {
+	confirmationNeeded,
+	contentOf,
+	type Reconcile,
+	type RoutineInput,
+	type RoutineRow,
+	type RoutineView,
+	routineView,
+} from "./routine-records";
+import { addMissingColumns } from "./sql-schema";
 
 /**
  * A user's routines (docs/agent.md#routines): saved prompts their agent runs at cron times or
@@ -27,43 +31,6 @@ export type RoutineAuthority = (creator: AgentCaller) => Promise<AgentCaller | n
 export const KEY_REVOKED =
 	"The key that created this routine was revoked or has expired, so the routine is disabled; create it again with a valid key";
 
-export interface RoutineInput {
-	name: string;
-	cron?: string | null;
-	event?: RoutineEvent | null;
-	prompt: string;
-	runNow: boolean;
-}
-
-export type RoutineStatus = "scheduled" | "retrying" | "listening" | "disabled";
-
-export interface RoutineView {
-	id: string;
-	name: string;
-	kind: "scheduled" | "event";
-	cron: string | null;
-	event: string | null;
-	lifecycle: "oneshot";
-	plan_summary: string;
-	job_id: string | null;
-	next_run: string | null;
-	status: RoutineStatus;
-	enabled: boolean;
-	last_run: string | null;
-	last_error: string | null;
-	/** The workload of the latest run, readable at GET /agent/api/workloads/{id}. */
-	last_workload_id: string | null;
-}
-
-export interface Reconcile {
-	subject: string;
-	scanned: number;
-	scheduled: number;
-	kept: number;
-	cancelled: number;
-	skipped: number;
-}
-
 /** Waits before the 1st, 2nd and 3rd retry of a due time; after those, that due time is given up. */
 export const RETRY_BACKOFF_MS = [30_000, 120_000, 300_000] as const;
 /** Finished event runs are kept this long, so a repeated meeting event does not run a routine again. */
@@ -72,28 +39,6 @@ const EVENT_RUN_MEMORY_MS = 30 * 24 * 3600_000;
 const SLOT = "routine:";
 const RETRY = "routine-retry:";
 const EVENT_RUN = "routine-event:";
-
-interface RoutineRow extends Record<string, SqlStorageValue> {
-	id: string;
-	name: string;
-	user_id: number;
-	scopes: string;
-	/** The key that created (or last replaced) the routine: runs happen only while it stays valid. */
-	token_id: number;
-	kind: "scheduled" | "event";
-	cron: string | null;
-	event: string | null;
-	prompt: string;
-	enabled: number;
-	/** The latest due time a scheduled run was started for. */
-	ran_for_ms: number | null;
-	/** Tries of that due time so far. */
-	attempts: number;
-	retry_due_ms: number | null;
-	last_run_ms: number | null;
-	last_error: string | null;
-	last_workload_id: string | null;
-}
 
 interface EventRunRow extends Record<string, SqlStorageValue> {
 	id: string;
@@ -108,8 +53,6 @@ interface EventRunRow extends Record<string, SqlStorageValue> {
 
 const plan = (row: RoutineRow): RoutinePlan => ({ id: row.id, userId: row.user_id, prompt: row.prompt });
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
 export class Routines {
 	constructor(
 		private readonly storage: DurableObjectStorage,
@@ -123,6 +66,7 @@ export class Routines {
 			kind TEXT NOT NULL, cron TEXT, event TEXT, prompt TEXT NOT NULL, enabled INTEGER NOT NULL,
 			ran_for_ms INTEGER, attempts INTEGER NOT NULL DEFAULT 0, retry_due_ms INTEGER,
 			last_run_ms INTEGER, last_error TEXT, last_workload_id TEXT, created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL)`);
+		addMissingColumns(storage.sql, "routines", { confirmed: "TEXT", confirm_reason: "TEXT" });
 		storage.sql.exec(`CREATE TABLE IF NOT EXISTS routine_event_runs (
 			id TEXT PRIMARY KEY, routine_id TEXT NOT NULL, meeting TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
 			pending INTEGER NOT NULL DEFAULT 1, done INTEGER NOT NULL DEFAULT 0, created_ms INTEGER NOT NULL)`);
@@ -133,10 +77,49 @@ export class Routines {
 		return timer.startsWith(SLOT) || timer.startsWith(RETRY) || timer.startsWith(EVENT_RUN);
 	}
 
-	/** Creates a routine, or replaces the cron, event and prompt of the one with that name (its id and enabled state stay). */
+	/**
+	 * Why a routine named `name` cannot be made now (the user has `max` already), or null. Called
+	 * right before create, with no await between, so two requests cannot both pass it.
+	 */
+	refusal(name: string, max: number): string | null {
+		if (this.byName(name)) return null;
+		const { count } = this.storage.sql.exec<{ count: number }>("SELECT COUNT(*) AS count FROM routines").one();
+		if (count < max) return null;
+		return `You have ${count} routines, the most one user may have (${max}); delete one before making another`;
+	}
+
+	/**
+	 * Creates a routine, or replaces the cron, event and prompt of the one with that name (its id
+	 * and enabled state stay). The user asked for it (the API or the dashboard), so this content is confirmed.
+	 */
 	async create(caller: AgentCaller, input: RoutineInput): Promise<{ routine: RoutineView; job_id: string | null; ran_now: boolean }> {
+		const made = await this.upsert(caller, input, null);
+		const ranNow = input.runNow && made.kind === "scheduled" && made.enabled === 1;
+		if (ranNow) await this.timers.set(SLOT + made.id, this.now());
+		const routine = routineView(SLOT, this.timers, this.get(made.id) as RoutineRow);
+		return { routine, job_id: routine.job_id, ran_now: ranNow };
+	}
+
+	/**
+	 * A routine as an agent turn's file asks for it (durable-objects/routine-files.ts): content the
+	 * user confirmed before keeps the file's `enabled`; anything new or changed is disabled and
+	 * waits for the user's confirmation, since the turn may have followed someone else's words.
+	 */
+	async fromTurn(caller: AgentCaller, input: Omit<RoutineInput, "runNow">, enabled: boolean, file: string): Promise<RoutineView> {
+		const kind = input.cron ? "scheduled" : "event";
+		const before = this.byName(input.name)?.confirmed;
+		const confirmed = before === contentOf({ kind, cron: input.cron ?? null, event: input.event ?? null, prompt: input.prompt });
+		const why = before ? `An agent turn changed it (${file})` : `An agent turn wrote it (${file})`;
+		const made = await this.upsert(caller, { ...input, runNow: false }, confirmed ? null : confirmationNeeded(input.name, why));
+		if ((made.enabled === 1) !== (confirmed && enabled)) await this.setEnabled(caller.userId, input.name, confirmed && enabled);
+		return routineView(SLOT, this.timers, this.get(made.id) as RoutineRow);
+	}
+
+	/** Writes the routine and sets its schedule; `awaiting` (a reason) keeps it disabled until the user confirms this content. */
+	private async upsert(caller: AgentCaller, input: RoutineInput, awaiting: string | null): Promise<RoutineRow> {
 		const now = this.now();
 		const kind = input.cron ? "scheduled" : "event";
+		const content = contentOf({ kind, cron: input.cron ?? null, event: input.event ?? null, prompt: input.prompt });
 		const existing = this.byName(input.name);
 		const id = existing?.id ?? `rt_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
 		const fields = [
@@ -148,42 +131,51 @@ export class Routines {
 			input.event ?? null,
 			input.prompt,
 			now,
+			// What waits for confirmation keeps the content confirmed before; what the user asked for is confirmed now.
+			awaiting === null ? content : (existing?.confirmed ?? null),
+			awaiting,
 		];
 		if (existing)
 			this.storage.sql.exec(
-				"UPDATE routines SET user_id = ?, scopes = ?, token_id = ?, kind = ?, cron = ?, event = ?, prompt = ?, updated_ms = ?, attempts = 0, retry_due_ms = NULL WHERE id = ?",
+				`UPDATE routines SET user_id = ?, scopes = ?, token_id = ?, kind = ?, cron = ?, event = ?, prompt = ?, updated_ms = ?, confirmed = ?, confirm_reason = ?,
+				enabled = CASE WHEN ? IS NULL THEN enabled ELSE 0 END, attempts = 0, retry_due_ms = NULL WHERE id = ?`,
 				...fields,
+				awaiting,
 				id,
 			);
 		else
 			this.storage.sql.exec(
-				"INSERT INTO routines (user_id, scopes, token_id, kind, cron, event, prompt, updated_ms, id, name, enabled, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
+				"INSERT INTO routines (user_id, scopes, token_id, kind, cron, event, prompt, updated_ms, confirmed, confirm_reason, id, name, enabled, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 				...fields,
 				id,
 				input.name,
+				awaiting === null ? 1 : 0,
 				now,
 			);
 		await this.timers.clear(RETRY + id);
 		const row = this.get(id) as RoutineRow;
-		const ranNow = input.runNow && kind === "scheduled" && row.enabled === 1;
-		// A run asked for now is a timer due now: the alarm runs it, the request does not wait.
-		if (kind === "scheduled" && row.enabled === 1) await this.timers.set(SLOT + id, ranNow ? now : nextRunAfter(row.cron ?? "", now));
+		// A run asked for now is a timer due now (create sets it): the alarm runs it, the request does not wait.
+		if (kind === "scheduled" && row.enabled === 1) await this.timers.set(SLOT + id, nextRunAfter(row.cron ?? "", now));
 		else await this.timers.clear(SLOT + id);
-		const routine = this.view(this.get(id) as RoutineRow);
-		return { routine, job_id: routine.job_id, ran_now: ranNow };
+		return row;
 	}
 
 	list(): RoutineView[] {
 		return this.storage.sql
 			.exec<RoutineRow>("SELECT * FROM routines ORDER BY created_ms, id")
 			.toArray()
-			.map((row) => this.view(row));
+			.map((row) => routineView(SLOT, this.timers, row));
 	}
 
-	/** Enables or disables a routine by name and brings every timer in line with the table; null when unknown. */
+	/**
+	 * Enables or disables a routine by name and brings every timer in line with the table; null
+	 * when unknown. The user enabling a routine that waits for confirmation confirms what it now holds.
+	 */
 	async setEnabled(userId: number, name: string, enabled: boolean): Promise<Reconcile | null> {
 		const row = this.byName(name);
 		if (!row) return null;
+		if (enabled && row.confirm_reason !== null)
+			this.storage.sql.exec("UPDATE routines SET confirmed = ?, confirm_reason = NULL WHERE id = ?", contentOf(row), row.id);
 		this.storage.sql.exec(
 			"UPDATE routines SET enabled = ?, attempts = CASE WHEN ? THEN attempts ELSE 0 END, retry_due_ms = CASE WHEN ? THEN retry_due_ms ELSE NULL END, updated_ms = ? WHERE id = ?",
 			enabled ? 1 : 0,
@@ -214,6 +206,17 @@ export class Routines {
 			} else counts.skipped += 1;
 		}
 		return counts;
+	}
+
+	/** Disables a routine until the user confirms it (`why`: what they are told). Its timers find it disabled and do nothing. */
+	hold(id: string, why: string): void {
+		const row = this.get(id);
+		if (!row) return;
+		this.storage.sql.exec(
+			"UPDATE routines SET enabled = 0, retry_due_ms = NULL, confirm_reason = ? WHERE id = ?",
+			confirmationNeeded(row.name, why),
+			id,
+		);
 	}
 
 	/** Deletes a routine with its timers and pending event runs; false when there is none with that id. */
@@ -364,33 +367,5 @@ export class Routines {
 
 	private byName(name: string): RoutineRow | undefined {
 		return this.storage.sql.exec<RoutineRow>("SELECT * FROM routines WHERE name = ?", name).toArray()[0];
-	}
-
-	private view(row: RoutineRow): RoutineView {
-		const enabled = row.enabled === 1;
-		const status: RoutineStatus = !enabled
-			? "disabled"
-			: row.kind === "event"
-				? "listening"
-				: row.retry_due_ms !== null
-					? "retrying"
-					: "scheduled";
-		const oneLine = row.prompt.replace(/\s+/g, " ").trim();
-		return {
-			id: row.id,
-			name: row.name,
-			kind: row.kind,
-			cron: row.cron,
-			event: row.event,
-			lifecycle: "oneshot",
-			plan_summary: oneLine.length > 80 ? `${oneLine.slice(0, 79)}…` : oneLine,
-			job_id: row.kind === "scheduled" ? SLOT + row.id : null,
-			next_run: row.kind === "scheduled" && enabled ? iso(this.timers.due(SLOT + row.id)) : null,
-			status,
-			enabled,
-			last_run: iso(row.last_run_ms),
-			last_error: row.last_error,
-			last_workload_id: row.last_workload_id,
-		};
 	}
 }

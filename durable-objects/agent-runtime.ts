@@ -1,3 +1,4 @@
+import { callerMode } from "../src/agent/caller";
 import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
 import type { AgentFrame, AgentFrameBody, LoggedFrame } from "../src/agent/frames";
 import type { ModelEndpoint } from "../src/agent/model-client";
@@ -29,6 +30,8 @@ export interface TurnStart {
 	endpoint: ModelEndpoint;
 	/** The workspace object the turn's file tools work on (and an `rw` turn commits to); null: none. */
 	workspace: string | null;
+	/** The invocation's `tools` list: the only tools the turn is offered and may call; null: no list. */
+	tools: readonly string[] | null;
 }
 
 export interface SessionItem {
@@ -101,9 +104,10 @@ export class AgentRuntime {
 			focus: request.active ?? null,
 			nonce: request.turnId ?? null,
 			workloadId: null,
-			mode: "rw",
+			mode: callerMode(caller, "rw"),
 			endpoint: model.endpoint,
 			workspace,
+			tools: null,
 		});
 		turn.catch((err) => console.error("agent turn", err instanceof Error ? err.name : "error"));
 		return response;
@@ -172,7 +176,7 @@ export class AgentRuntime {
 				? new TurnFiles(this.env, start.workspace, (violations) => emit({ type: "rejected", violations }))
 				: null;
 			const loop = await runToolLoop({
-				caller: { env: this.env, userId: start.caller.userId, scopes: start.caller.scopes, mode: start.mode, files },
+				caller: { env: this.env, userId: start.caller.userId, scopes: start.caller.scopes, mode: start.mode, files, allowed: start.tools },
 				endpoint: start.endpoint,
 				history,
 				prompt: start.prompt,

@@ -1,13 +1,15 @@
 import { DurableObject } from "cloudflare:workers";
+import { agentLimits } from "../src/agent/agent-limits";
 import { type AgentCaller, callerAsKeyStandsNow } from "../src/agent/caller";
 import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
 import type { MeetingEvent } from "../src/agent/routine-invocations";
 import type { Env } from "../src/env";
 import { AlarmTimers } from "./agent-alarms";
-import { type Reconcile, type RoutineInput, Routines, type RoutineView } from "./agent-routines";
+import { Routines } from "./agent-routines";
 import { AgentRuntime, HEARTBEAT_TIMER, type HistoryTurn, type SessionItem } from "./agent-runtime";
 import type { WorkloadView } from "./agent-workloads";
 import { RoutineFiles } from "./routine-files";
+import type { Reconcile, RoutineInput, RoutineView } from "./routine-records";
 
 export type { AgentCaller } from "../src/agent/caller";
 
@@ -86,10 +88,24 @@ export class AgentUser extends DurableObject<Env> {
 		(caller) => callerAsKeyStandsNow(this.env, caller),
 	);
 
-	/** Routines kept as `routines/<name>.md` files, synced after a commit touches them (durable-objects/routine-files.ts). */
-	private readonly routineFiles = new RoutineFiles(this.ctx.storage, this.env, this.routines);
+	private readonly limits = agentLimits(this.env);
 
-	createRoutine(caller: AgentCaller, input: RoutineInput): Promise<{ routine: RoutineView; job_id: string | null; ran_now: boolean }> {
+	/** Routines kept as `routines/<name>.md` files, synced after a commit touches them (durable-objects/routine-files.ts). */
+	private readonly routineFiles = new RoutineFiles(
+		this.ctx.storage,
+		this.env,
+		this.routines,
+		this.limits.maxRoutines,
+		this.limits.cronFloorMinutes,
+	);
+
+	/** A routine the user asked for; `refused` when it would pass their routine quota (nothing is made then). */
+	async createRoutine(
+		caller: AgentCaller,
+		input: RoutineInput,
+	): Promise<{ routine: RoutineView; job_id: string | null; ran_now: boolean } | { refused: string }> {
+		const refused = this.routines.refusal(input.name, this.limits.maxRoutines);
+		if (refused) return { refused };
 		return this.routines.create(caller, input);
 	}
 

@@ -1,3 +1,4 @@
+import { callerMode } from "../src/agent/caller";
 import { effectiveMode, type Invocation, type WorkloadOutcome } from "../src/agent/envelopes";
 import type { AgentFrame } from "../src/agent/frames";
 import { isRetryable } from "../src/agent/model-client";
@@ -95,7 +96,7 @@ export class AgentWorkloads {
 		this.store.upsertWorkload({
 			workloadId,
 			trigger: invocation.trigger,
-			mode: effectiveMode(invocation),
+			mode: callerMode(caller, effectiveMode(invocation)),
 			launcher: invocation.identity.launcher,
 			context: invocation.context,
 			start: invocation.start,
@@ -191,6 +192,7 @@ export class AgentWorkloads {
 			mode: row.mode === "rw" ? "rw" : "ro",
 			endpoint: model.endpoint,
 			workspace,
+			tools: invocation.tools ?? null,
 		});
 		return {
 			outcome: {

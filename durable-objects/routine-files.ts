@@ -1,5 +1,5 @@
 import type { AgentCaller } from "../src/agent/caller";
-import { checkCron } from "../src/agent/cron";
+import { checkRoutineCron } from "../src/agent/cron";
 import type { Finding } from "../src/agent/frames";
 import type { Env } from "../src/env";
 import { workspaceObject } from "../src/objects";
@@ -20,13 +20,13 @@ export function routineFileName(path: string): string | null {
 }
 
 /** A routine file's frontmatter `enabled` (default true), `cron` and `prompt`, with the body appended to the prompt. */
-export function readRoutineFile(name: string, text: string): FileRoutine {
+export function readRoutineFile(name: string, text: string, cronFloor: number): FileRoutine {
 	const parsed = parseFrontmatter(text);
 	const data: Record<string, string | undefined> = parsed?.data ?? {};
 	const body = (parsed ? parsed.body : text).trim();
 	const cron = data.cron?.trim() ?? "";
 	if (!cron) return { ok: false, problem: "no cron in the frontmatter" };
-	const check = checkCron(cron);
+	const check = checkRoutineCron(cron, cronFloor);
 	if (!check.ok) return { ok: false, problem: `cron: ${check.detail}` };
 	const asked = data.prompt?.trim() ?? "";
 	const prompt = [asked, body].filter(Boolean).join("\n\n");
@@ -37,24 +37,50 @@ export function readRoutineFile(name: string, text: string): FileRoutine {
 
 /**
  * Routines kept as files of a workspace (docs/workspace.md#routines-as-files): after a commit
- * touches `routines/`, each `routines/<name>.md` is the user's routine `<name>`, created or
- * updated with the rights of the key that made the commit; a file gone removes its routine; a
- * file that asks nothing runnable is a finding, and the commit stands. Which routine came from
- * which file is kept here, so a routine made through the API is never taken over or removed.
+ * touches `routines/`, each `routines/<name>.md` the committing user wrote is their routine
+ * `<name>`, created or updated with the rights of the key that made the commit; a file gone (or
+ * since written by someone else) removes its routine; a file that asks nothing runnable is a
+ * finding, and the commit stands. The Workspace object records who wrote each routine file, so
+ * in a shared workspace a file another member wrote never becomes this user's routine. A turn
+ * may follow someone else's words, so what it writes waits for the user's confirmation
+ * (Routines.fromTurn). Which routine came from which file is kept here, so a routine made
+ * through the API is never taken over or removed.
  */
 export class RoutineFiles {
 	constructor(
 		private readonly storage: DurableObjectStorage,
 		private readonly env: Env,
 		private readonly routines: Routines,
+		/** The most routines one user may have (MAX_ROUTINES_PER_USER); a file past it is a finding. */
+		private readonly maxRoutines: number,
+		/** The fewest minutes between two runs (ROUTINE_MIN_INTERVAL_MINUTES). */
+		private readonly cronFloor: number,
 	) {
 		storage.sql.exec(`CREATE TABLE IF NOT EXISTS routine_files (
 			workspace TEXT NOT NULL, path TEXT NOT NULL, routine_id TEXT NOT NULL, PRIMARY KEY (workspace, path))`);
+		this.holdUnconfirmed();
+	}
+
+	/**
+	 * Routines made from files before writers were recorded and confirmations asked for may carry
+	 * another member's words (docs/workspace.md#routines-as-files): each waits, disabled, for its
+	 * user's confirmation. Only those: once held (or confirmed) a routine is not matched again.
+	 */
+	private holdUnconfirmed(): void {
+		const unconfirmed = this.storage.sql
+			.exec<{ routine_id: string; path: string }>(
+				`SELECT f.routine_id, f.path FROM routine_files f JOIN routines r ON r.id = f.routine_id
+				WHERE r.confirmed IS NULL AND r.confirm_reason IS NULL`,
+			)
+			.toArray();
+		for (const { routine_id, path } of unconfirmed)
+			this.routines.hold(routine_id, `It was made from ${path} before routine files recorded who wrote them`);
 	}
 
 	async sync(caller: AgentCaller, workspace: string): Promise<Finding[]> {
 		const object = workspaceObject(this.env, workspace);
-		const paths = (await object.tree(false)).filter((path) => routineFileName(path) !== null);
+		const [tree, authors] = await Promise.all([object.tree(false), object.routineAuthors()]);
+		const paths = tree.filter((path) => routineFileName(path) !== null);
 		const known = new Map(
 			this.storage.sql
 				.exec<{ path: string; routine_id: string }>("SELECT path, routine_id FROM routine_files WHERE workspace = ?", workspace)
@@ -65,8 +91,13 @@ export class RoutineFiles {
 		const findings: Finding[] = [];
 		const kept = new Set<string>();
 		for (const path of paths) {
+			const writer = authors[path];
+			if (writer !== caller.userId) {
+				findings.push({ path, problem: notYours(writer, known.has(path)) });
+				continue;
+			}
 			const file = await object.read(path);
-			const routine = readRoutineFile(routineFileName(path) as string, file?.content ?? "");
+			const routine = readRoutineFile(routineFileName(path) as string, file?.content ?? "", this.cronFloor);
 			if (!routine.ok) {
 				findings.push({ path, problem: routine.problem });
 				continue;
@@ -79,17 +110,27 @@ export class RoutineFiles {
 				});
 				continue;
 			}
-			const made = await this.routines.create(caller, { name: routine.name, cron: routine.cron, prompt: routine.prompt, runNow: false });
-			if (made.routine.enabled !== routine.enabled) await this.routines.setEnabled(caller.userId, routine.name, routine.enabled);
+			const refused = this.routines.refusal(routine.name, this.maxRoutines);
+			if (refused) {
+				findings.push({ path, problem: `not a routine: ${refused}` });
+				continue;
+			}
+			const made = await this.routines.fromTurn(
+				caller,
+				{ name: routine.name, cron: routine.cron, prompt: routine.prompt },
+				routine.enabled,
+				path,
+			);
+			if (made.confirmation_reason) findings.push({ path, problem: made.confirmation_reason });
 			this.storage.sql.exec(
 				"INSERT INTO routine_files (workspace, path, routine_id) VALUES (?, ?, ?) ON CONFLICT (workspace, path) DO UPDATE SET routine_id = excluded.routine_id",
 				workspace,
 				path,
-				made.routine.id,
+				made.id,
 			);
 			kept.add(path);
 		}
-		// A file gone, or no longer runnable: its routine goes too, so the files stay the truth.
+		// A file gone, no longer runnable or no longer this user's: its routine goes too, so the files stay the truth.
 		for (const [path, routineId] of known) {
 			if (kept.has(path)) continue;
 			await this.routines.remove(routineId);
@@ -97,4 +138,13 @@ export class RoutineFiles {
 		}
 		return findings;
 	}
+}
+
+/** Why a routine file is not the syncing user's routine; `hadRoutine`: their routine from it is removed now. */
+function notYours(writer: number | undefined, hadRoutine: boolean): string {
+	const why =
+		writer === undefined
+			? "no turn of yours wrote this file here (it came with a clone, or before writers were recorded): not your routine; write it from your own turn to make it yours"
+			: "written by another member of this workspace: not your routine";
+	return hadRoutine ? `${why}; the routine you had from it was removed` : why;
 }

@@ -6,16 +6,20 @@ import { validateKg } from "../src/workspace/okf";
 import { normalizePath, writeViolation } from "../src/workspace/paths";
 import { SEED_MESSAGE, seedFiles } from "../src/workspace/seed";
 import type {
+	AddUploadsOutcome,
 	CommitAuthor,
 	CommitOutcome,
 	CommitRequest,
 	GitSummary,
 	InitOutcome,
 	KgFinding,
+	RoutineAuthors,
 	SearchHit,
-	UploadRecord,
+	StoredUpload,
+	UploadUsage,
 } from "../src/workspace/workspace-types";
 import { cloneLimits } from "./clone-limits";
+import { addMissingColumns } from "./sql-schema";
 import { type CloneOutcome, type CloneSource, cloneRepository } from "./workspace-clone";
 import { serveGitExport } from "./workspace-export";
 import { SqlFs } from "./workspace-fs";
@@ -44,6 +48,9 @@ export class Workspace extends DurableObject<Env> {
 		this.repo = new WorkspaceRepo(this.files);
 		ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS workspace_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
 		ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS workspace_uploads (path TEXT PRIMARY KEY, name TEXT NOT NULL, size INTEGER NOT NULL)");
+		addMissingColumns(ctx.storage.sql, "workspace_uploads", { key: "TEXT", content_type: "TEXT", text: "INTEGER" });
+		// Who wrote each routine file: in a shared workspace, a member's file must never become another member's routine.
+		ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS routine_authors (path TEXT PRIMARY KEY, user_id INTEGER NOT NULL)");
 	}
 
 	protected serially<T>(work: () => Promise<T>): Promise<T> {
@@ -149,6 +156,7 @@ export class Workspace extends DurableObject<Env> {
 			if (clashes.length) return { ok: false, violations: clashes };
 			const message = request.message.trim() || "Update files";
 			const { sha, files } = await this.repo.commitChanges(staged, message, request.author);
+			this.recordRoutineAuthors(staged, files, request.authorId ?? null);
 			return {
 				ok: true,
 				sha,
@@ -159,16 +167,84 @@ export class Workspace extends DurableObject<Env> {
 		});
 	}
 
-	/** Uploads the route stored in R2: listed in the tree from now on, kept out of git objects. */
-	async addUploads(records: UploadRecord[]): Promise<void> {
-		for (const record of records) {
+	/** The last writer of each routine file this commit changed; a removed file, or one written by no user, has none. */
+	private recordRoutineAuthors(staged: StagedChange[], changed: string[], authorId: number | null): void {
+		const touched = new Set(changed.filter((path) => path.startsWith("routines/")));
+		for (const change of staged) {
+			if (!touched.has(change.path)) continue;
+			if (change.content === null || authorId === null)
+				this.ctx.storage.sql.exec("DELETE FROM routine_authors WHERE path = ?", change.path);
+			else
+				this.ctx.storage.sql.exec(
+					"INSERT INTO routine_authors (path, user_id) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET user_id = excluded.user_id",
+					change.path,
+					authorId,
+				);
+		}
+	}
+
+	/** Who last wrote each routine file, as recorded by commits (durable-objects/routine-files.ts reads it). */
+	async routineAuthors(): Promise<RoutineAuthors> {
+		const rows = this.ctx.storage.sql.exec<{ path: string; user_id: number }>("SELECT path, user_id FROM routine_authors").toArray();
+		return Object.fromEntries(rows.map((row) => [row.path, row.user_id]));
+	}
+
+	/** What this workspace's uploads take: the user's upload quota counts it (src/routes/agent-workspace.ts). */
+	async uploadUsage(): Promise<UploadUsage> {
+		return this.usage();
+	}
+
+	private usage(): UploadUsage {
+		return this.ctx.storage.sql
+			.exec<{ bytes: number; files: number }>("SELECT COALESCE(SUM(size), 0) AS bytes, COUNT(*) AS files FROM workspace_uploads")
+			.one();
+	}
+
+	/**
+	 * Lists uploads the route stored in R2 (kept out of git objects), all or none: none when they
+	 * would take the workspace past `allowance` (what the user's quota leaves it). Checked and
+	 * written without an await between, so two requests at once cannot both pass the check. An
+	 * upload at a path listed already replaces it.
+	 */
+	async addUploads(uploads: StoredUpload[], allowance: UploadUsage): Promise<AddUploadsOutcome> {
+		const existing = uploads.map((upload) => this.upload(upload.path)).filter((upload) => upload !== null);
+		const used = this.usage();
+		const after = {
+			bytes: used.bytes + uploads.reduce((sum, u) => sum + u.size, 0) - existing.reduce((sum, u) => sum + u.size, 0),
+			files: used.files + new Set(uploads.map((u) => u.path)).size - existing.length,
+		};
+		if (after.bytes > allowance.bytes || after.files > allowance.files) return { ok: false, used };
+		for (const upload of uploads) {
 			this.ctx.storage.sql.exec(
-				"INSERT INTO workspace_uploads (path, name, size) VALUES (?, ?, ?) ON CONFLICT(path) DO UPDATE SET name = excluded.name, size = excluded.size",
-				record.path,
-				record.name,
-				record.size,
+				`INSERT INTO workspace_uploads (path, name, size, key, content_type, text) VALUES (?, ?, ?, ?, ?, ?)
+				ON CONFLICT(path) DO UPDATE SET name = excluded.name, size = excluded.size, key = excluded.key, content_type = excluded.content_type, text = excluded.text`,
+				upload.path,
+				upload.name,
+				upload.size,
+				upload.key,
+				upload.content_type,
+				upload.text === null ? null : Number(upload.text),
 			);
 		}
+		return { ok: true, replaced: existing };
+	}
+
+	/** One listed upload, or null. */
+	upload(path: string): StoredUpload | null {
+		const row = this.ctx.storage.sql
+			.exec<{ path: string; name: string; size: number; key: string | null; content_type: string | null; text: number | null }>(
+				"SELECT path, name, size, key, content_type, text FROM workspace_uploads WHERE path = ?",
+				path,
+			)
+			.toArray()[0];
+		return row ? { ...row, text: row.text === null ? null : row.text === 1 } : null;
+	}
+
+	/** Takes an upload off the list; its record (the route then deletes its object), or null when there was none. */
+	async removeUpload(path: string): Promise<StoredUpload | null> {
+		const upload = this.upload(path);
+		if (upload) this.ctx.storage.sql.exec("DELETE FROM workspace_uploads WHERE path = ?", path);
+		return upload;
 	}
 
 	/**
@@ -176,14 +252,16 @@ export class Workspace extends DurableObject<Env> {
 	 * (durable-objects/workspace-clone.ts): guarded, within the deployment's clone limits, the token only in `onAuth`.
 	 */
 	async cloneFrom(source: CloneSource): Promise<CloneOutcome> {
-		return this.serially(() =>
-			cloneRepository(
+		return this.serially(() => {
+			// The clone replaces every file; its routine files were written by no user of this service, so they are nobody's routines.
+			this.ctx.storage.sql.exec("DELETE FROM routine_authors");
+			return cloneRepository(
 				{ ...this.repo.options, cache: {}, empty: () => this.files.clear() },
 				source,
 				outboundPolicy(this.env),
 				cloneLimits(this.env),
-			),
-		);
+			);
+		});
 	}
 
 	/** git smart HTTP, read-only (`info/refs?service=git-upload-pack`, `git-upload-pack`): durable-objects/workspace-export.ts. */

@@ -101,6 +101,12 @@ export interface Env {
 	WORKSPACE_CLONE_TIMEOUT_S?: string;
 	/** How often a quiet agent chat stream gets a keepalive comment, in milliseconds (default 15000). */
 	AGENT_SSE_KEEPALIVE_MS?: string;
+	/** Routines one user may have (default 50), and the fewest minutes between two runs of one (default 5, at most 60). */
+	MAX_ROUTINES_PER_USER?: string;
+	ROUTINE_MIN_INTERVAL_MINUTES?: string;
+	/** Workspace uploads one user may keep: bytes (default 500 MiB) and files (default 1000). */
+	WORKSPACE_UPLOAD_QUOTA_BYTES?: string;
+	WORKSPACE_UPLOAD_QUOTA_FILES?: string;
 
 	GATEWAY_RATE_LIMIT_RPS?: string;
 	GATEWAY_RATE_LIMIT_BURST?: string;

@@ -5,6 +5,7 @@ import { apiTokens } from "../db/schema";
 import type { Env } from "../env";
 import { parseStoredScopes, type Scope } from "../gateway/api-keys";
 import type { Identity } from "../gateway/identity";
+import type { WorkloadMode } from "./tools";
 
 /** Whom the agent acts for: the user from the key, the key's scopes (they bound the tools), and the key itself. */
 export interface AgentCaller {
@@ -49,3 +50,12 @@ export async function keysStandingNow(env: Env, keys: { userId: number; tokenId:
 }
 
 const unexpired = (key: { expiresAt: string | null }, now: Date) => key.expiresAt === null || Date.parse(key.expiresAt) > now.getTime();
+
+/**
+ * The mode a turn runs in for this caller: what its trigger earned, but read-only for a key
+ * without `bot`. A `tx` key reads (docs/dashboard.md): its turns never write files, commit, or
+ * act in meetings, whatever the invocation asks.
+ */
+export function callerMode(caller: Pick<AgentCaller, "scopes">, earned: WorkloadMode): WorkloadMode {
+	return caller.scopes.includes("bot") ? earned : "ro";
+}

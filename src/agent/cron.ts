@@ -130,6 +130,38 @@ export function checkCron(expr: string): CronCheck {
 	}
 }
 
+/**
+ * The fewest minutes between two runs of a valid `expr`, as far as a routine floor needs it (at
+ * most 60): the gaps between its minutes, and from an hour's last minute to the next hour's first
+ * when two adjacent hours run (23 and 0 counted adjacent, whatever the days).
+ */
+export function shortestGapMinutes(expr: string): number {
+	const s = parse(expr);
+	const minutes = [...s.minutes].sort((a, b) => a - b);
+	let gap = 60;
+	for (let i = 1; i < minutes.length; i++) gap = Math.min(gap, (minutes[i] as number) - (minutes[i - 1] as number));
+	const adjacentHours = [...s.hours].some((hour) => s.hours.has((hour + 1) % 24));
+	if (adjacentHours && minutes.length > 1) gap = Math.min(gap, 60 - (minutes.at(-1) as number) + (minutes[0] as number));
+	return gap;
+}
+
+/**
+ * A routine's cron: checkCron's rules, and no two runs closer than `floorMinutes` (1 to 60), so
+ * one user's routines cannot call a model every minute.
+ */
+export function checkRoutineCron(expr: string, floorMinutes: number): CronCheck {
+	const check = checkCron(expr);
+	if (!check.ok) return check;
+	const floor = Math.max(1, Math.min(60, Math.floor(floorMinutes)));
+	const gap = shortestGapMinutes(check.expression);
+	if (gap >= floor) return check;
+	return {
+		ok: false,
+		field: "minute",
+		detail: `runs ${gap === 1 ? "1 minute" : `${gap} minutes`} apart; a routine runs at most once every ${floor} minutes (e.g. */${floor} * * * *)`,
+	};
+}
+
 const MINUTE = 60_000;
 
 function dayMatches(s: Schedule, t: Date): boolean {

@@ -5,7 +5,7 @@
 import { type OutputUnit, type Schema, Validator } from "@cfworker/json-schema";
 import eventSchema from "./contracts/event.schema.json";
 import unitSchema from "./contracts/unit.schema.json";
-import type { WorkloadMode } from "./tools";
+import { AGENT_TOOL_NAMES, type WorkloadMode } from "./tools";
 
 export type Trigger = "message" | "scheduled" | "event" | "transcription";
 
@@ -133,6 +133,13 @@ export function checkInvocation(body: unknown): EnvelopeCheck<Invocation> {
 	const result = validators.Invocation.validate(body);
 	if (!result.valid) return notConformant(firstViolation(result.errors));
 	const invocation = body as unknown as Invocation;
+	const unknownTools = [...new Set(invocation.tools?.filter((name) => !AGENT_TOOL_NAMES.includes(name)))];
+	if (unknownTools.length) {
+		const named = unknownTools.slice(0, 10).map((name) => JSON.stringify(name.slice(0, 100)));
+		return notConformant(
+			`/tools: unknown tool${named.length > 1 ? "s" : ""} ${named.join(", ")} (the agent's tools: ${AGENT_TOOL_NAMES.join(", ")})`,
+		);
+	}
 	// The schema lets `{entrypoint: {inline: null}}` through; it asks nothing, so there is nothing to run.
 	if ("entrypoint" in invocation.start && !invocation.start.entrypoint.inline?.trim() && !invocation.start.entrypoint.path?.trim()) {
 		return notConformant("/start/entrypoint: give a non-empty inline ask or a path");

@@ -23,6 +23,8 @@ export interface ToolCaller {
 	mode: WorkloadMode;
 	/** The turn's staged files over its workspace; absent when the turn has no workspace. */
 	files?: TurnFiles | null;
+	/** The invocation's `tools` list: only these may be offered and called; absent or null, no list. */
+	allowed?: readonly string[] | null;
 }
 
 export type ToolOutcome =
@@ -42,13 +44,24 @@ export interface AgentTool {
 
 const failure = (error: string, summary: string): ToolOutcome => ({ ok: false, error, summary: clip(summary) });
 
-/** Why this caller may not use this tool, or null when it may. The mode is enforced here, not only labelled. */
-function refusal(caller: ToolCaller, tool: AgentTool): string | null {
-	if (!tool.scopes.some((s) => caller.scopes.includes(s))) {
-		return `This key's scopes do not allow ${tool.spec.function.name} (it needs ${tool.scopes.join(" or ")})`;
+/**
+ * Why this caller may not use this tool (for the model, and a short line for the client), or
+ * null when it may. The mode and the invocation's tools list are enforced here, not only labelled.
+ */
+function refusal(caller: ToolCaller, tool: AgentTool): { error: string; summary: string } | null {
+	const name = tool.spec.function.name;
+	const refused = (error: string) => ({ error, summary: `${name} not allowed` });
+	if (caller.allowed && !caller.allowed.includes(name)) {
+		const listed = caller.allowed.length ? caller.allowed.join(", ") : "none";
+		return {
+			error: `${name} is not allowed in this invocation (its tools: ${listed})`,
+			summary: `${name} is not allowed in this invocation`,
+		};
 	}
-	if (tool.writes && caller.mode !== "rw") return `${tool.spec.function.name} changes things and this workload is read-only`;
-	if (tool.files && !caller.files) return `${tool.spec.function.name} needs a workspace and this turn has none`;
+	if (!tool.scopes.some((s) => caller.scopes.includes(s)))
+		return refused(`This key's scopes do not allow ${name} (it needs ${tool.scopes.join(" or ")})`);
+	if (tool.writes && caller.mode !== "rw") return refused(`${name} changes things and this workload is read-only`);
+	if (tool.files && !caller.files) return refused(`${name} needs a workspace and this turn has none`);
 	return null;
 }
 
@@ -71,7 +84,7 @@ function agentTool(definition: ToolDefinition<z.ZodType>): AgentTool {
 		scopes: definition.scopes,
 		async run(caller, args) {
 			const refused = refusal(caller, tool);
-			if (refused) return failure(refused, `${name} not allowed`);
+			if (refused) return failure(refused.error, refused.summary);
 			const parsed = definition.args.safeParse(args);
 			if (!parsed.success) return failure(`Invalid arguments: ${argumentProblems(parsed.error)}`, `${name}: invalid arguments`);
 			try {
@@ -93,7 +106,10 @@ const TOOLS: readonly AgentTool[] = [...MEETING_TOOLS, ...BOT_TOOLS, ...WORKSPAC
 );
 const BY_NAME = new Map(TOOLS.map((t) => [t.spec.function.name, t]));
 
-/** The tools offered to a caller: those its scopes reach, without writing tools when read-only. */
+/** Every tool the agent has, by name: what an invocation's `tools` list may name. */
+export const AGENT_TOOL_NAMES: readonly string[] = [...BY_NAME.keys()];
+
+/** The tools offered to a caller: those its scopes reach and its invocation lists, without writing tools when read-only. */
 export function toolsFor(caller: ToolCaller): AgentTool[] {
 	return TOOLS.filter((t) => refusal(caller, t) === null);
 }

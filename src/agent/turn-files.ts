@@ -2,6 +2,7 @@ import type { Env } from "../env";
 import { workspaceObject } from "../objects";
 import { linesContaining } from "../workspace/line-search";
 import { normalizePath, writeViolation } from "../workspace/paths";
+import { uploadForModel } from "../workspace/uploads";
 import type { FileChange, SearchHit } from "../workspace/workspace-types";
 
 /** The most search hits a tool hands back to the model. */
@@ -35,6 +36,12 @@ export class TurnFiles {
 	async read(path: string): Promise<string | null> {
 		if (this.staged.has(path)) return this.staged.get(path) ?? null;
 		return (await this.object.read(path))?.content ?? null;
+	}
+
+	/** An upload (`uploads/…`, read-only, never staged) as the model reads it: the start of its text, or what a binary file is. */
+	async readUpload(path: string, maxChars: number) {
+		const upload = await this.object.upload(path);
+		return upload ? uploadForModel(this.env.WORKSPACE_FILES, this.workspace, upload, maxChars) : null;
 	}
 
 	async list(): Promise<string[]> {

@@ -17,6 +17,8 @@ export const MAX_WRITE_CHARS = 500_000;
 const MAX_LISTED_FILES = 2_000;
 
 const FILE_SCOPES = ["bot", "tx"] as const;
+/** Writing takes `bot`, as the routes that keep files do: a `tx` key reads. */
+const WRITE_SCOPES = ["bot"] as const;
 
 const PathArg = z.string().trim().min(1).max(500).describe("A path inside the workspace, relative to its root (e.g. kg/index.md)");
 
@@ -41,13 +43,21 @@ function staged(outcome: StageOutcome, what: string): void {
 
 const readFileTool = defineTool({
 	name: "read_file",
-	description: "Read a text file of the user's workspace, as this turn left it.",
+	description:
+		"Read a text file of the user's workspace, as this turn left it. Uploads (uploads/…) are read as stored: " +
+		"a text upload's start, or what a binary one is.",
 	args: z.object({ path: PathArg }),
 	writes: false,
 	files: true,
 	scopes: FILE_SCOPES,
 	async run(_env, user, args) {
 		const path = readable(args.path);
+		if (path.startsWith("uploads/")) {
+			const upload = await filesOf(user).readUpload(path, MAX_READ_CHARS);
+			if (!upload) throw notFound("not found");
+			const what = "content" in upload ? `${upload.content.length} characters` : `binary, ${upload.size} bytes`;
+			return { result: upload, summary: clip(`read ${args.path} (${what})`) };
+		}
 		const content = await filesOf(user).read(path);
 		if (content === null) throw notFound("not found");
 		const truncated = content.length > MAX_READ_CHARS;
@@ -96,7 +106,7 @@ const writeFileTool = defineTool({
 	args: z.object({ path: PathArg, content: z.string().max(MAX_WRITE_CHARS) }),
 	writes: true,
 	files: true,
-	scopes: FILE_SCOPES,
+	scopes: WRITE_SCOPES,
 	async run(_env, user, args) {
 		staged(filesOf(user).write(args.path, args.content), `Writing ${args.path}`);
 		return { result: { path: args.path, staged: true }, summary: clip(`wrote ${args.path}`) };
@@ -109,7 +119,7 @@ const deleteFileTool = defineTool({
 	args: z.object({ path: PathArg }),
 	writes: true,
 	files: true,
-	scopes: FILE_SCOPES,
+	scopes: WRITE_SCOPES,
 	async run(_env, user, args) {
 		staged(await filesOf(user).remove(args.path), `Deleting ${args.path}`);
 		return { result: { path: args.path, deleted: true }, summary: clip(`deleted ${args.path}`) };

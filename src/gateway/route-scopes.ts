@@ -23,10 +23,13 @@ type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /**
  * The agent plane answers on the spec's form `/agent/api/<path>` and on the reference
  * gateway's short form `/agent/<path>`, which its clients call (`POST /agent/chat`).
+ * A `tx` key reads it: chat and invocations are open to it but run read-only
+ * (src/agent/caller.ts `callerMode`), and what keeps running or keeps files (routines, uploads,
+ * swap, init) takes `bot`, as everything that acts does.
  */
 export const AGENT_PREFIXES = ["/agent/api", "/agent"] as const;
 const AGENT: Access = { kind: "key", scopes: ["bot", "tx"] };
-const AGENT_ROUTES: ReadonlyArray<readonly [Method, string]> = [
+const AGENT_ROUTES: ReadonlyArray<readonly [Method, string, Access?]> = [
 	["GET", "/health"],
 	["GET", "/models"],
 	["POST", "/invocations"],
@@ -36,17 +39,18 @@ const AGENT_ROUTES: ReadonlyArray<readonly [Method, string]> = [
 	["POST", "/chat/reset"],
 	["GET", "/sessions"],
 	["GET", "/sessions/:session/history"],
-	["POST", "/routines"],
+	["POST", "/routines", BOT],
 	["GET", "/routines"],
-	["PATCH", "/routines/:name/enabled"],
-	["DELETE", "/routines/:routine_id"],
+	["PATCH", "/routines/:name/enabled", BOT],
+	["DELETE", "/routines/:routine_id", BOT],
 	["GET", "/workspace/tree"],
 	["GET", "/workspace/file"],
+	["DELETE", "/workspace/file", BOT],
 	["GET", "/workspace/git"],
-	["POST", "/workspace/upload"],
-	["POST", "/workspace/init"],
+	["POST", "/workspace/upload", BOT],
+	["POST", "/workspace/init", BOT],
 	["GET", "/workspace/attached"],
-	["POST", "/workspace/swap"],
+	["POST", "/workspace/swap", BOT],
 	// git smart HTTP, read-only: `git clone <origin>/agent/api/workspace/repo.git`.
 	["GET", "/workspace/repo.git/info/refs"],
 	["POST", "/workspace/repo.git/git-upload-pack"],
@@ -111,7 +115,8 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 
 	["GET", "/recordings", READ],
 	["GET", "/recordings/:recording_id", READ],
-	["DELETE", "/recordings/:recording_id", READ],
+	// Destruction is not a read: a `tx` key, handed out for transcript access, never deletes (as in the reference).
+	["DELETE", "/recordings/:recording_id", BOT],
 	["GET", "/recordings/:recording_id/master", READ],
 	["GET", "/recordings/:recording_id/media/:media_file_id/raw", READ],
 	["GET", "/recordings/:recording_id/media/:media_file_id/download", READ],
@@ -129,7 +134,9 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["GET", "/user/calendar/sync", SETTINGS],
 	["POST", "/user/calendar/sync", SETTINGS],
 
-	...AGENT_PREFIXES.flatMap((prefix) => AGENT_ROUTES.map(([method, path]) => [method, `${prefix}${path}`, AGENT] as const)),
+	...AGENT_PREFIXES.flatMap((prefix) =>
+		AGENT_ROUTES.map(([method, path, access]) => [method, `${prefix}${path}`, access ?? AGENT] as const),
+	),
 
 	// MCP over streamable HTTP (docs/mcp.md): each tool checks the scopes of the REST route it stands for.
 	["POST", "/mcp", MCP],

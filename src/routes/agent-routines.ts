@@ -1,10 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { agentLimits } from "../agent/agent-limits";
 import { agentCaller } from "../agent/caller";
-import { checkCron } from "../agent/cron";
+import { checkRoutineCron } from "../agent/cron";
 import { ROUTINE_EVENTS } from "../agent/routine-invocations";
 import type { AppEnv } from "../app-env";
-import { invalidField, notFound } from "../errors";
+import { ApiError, invalidField, notFound } from "../errors";
 import { agentUser } from "../objects";
 import { ApiErrorBody, jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
@@ -33,6 +34,14 @@ export const Routine = z
 		last_run: z.string().nullable(),
 		last_error: z.string().nullable().openapi({ description: "Why the latest run failed; null after a run that succeeded" }),
 		last_workload_id: z.string().nullable().openapi({ description: "The latest run's workload (GET /agent/api/workloads/{workload_id})" }),
+		needs_confirmation: z.boolean().openapi({
+			description:
+				"Made or changed by an agent turn (a routine file) and not yet confirmed: disabled until PATCH .../enabled {enabled: true}",
+		}),
+		confirmation_reason: z
+			.string()
+			.nullable()
+			.openapi({ description: "Why it waits for confirmation and how to confirm; null when nothing waits" }),
 	})
 	.openapi("Routine");
 
@@ -65,7 +74,7 @@ const CreateRoutineBody = z.object({
 
 const errors = {
 	401: jsonResponse(ApiErrorBody, "No valid API key"),
-	403: jsonResponse(ApiErrorBody, "The key lacks the bot or tx scope"),
+	403: jsonResponse(ApiErrorBody, "The key lacks the scope: reading takes bot or tx, making or changing routines takes bot"),
 };
 
 const caller = (c: Context<AppEnv>) => agentCaller(c.get("identity"));
@@ -79,7 +88,11 @@ agentRoutineRoutes.openapi(
 		request: { body: jsonBody(CreateRoutineBody) },
 		responses: {
 			201: jsonResponse(RoutineCreated, "The routine, created or (same name) replaced; ran_now when a run starts at once"),
-			422: jsonResponse(ApiErrorBody, "A field error; a bad cron names its field (`hour must be 0-23, got 24`)"),
+			409: jsonResponse(ApiErrorBody, "The user already has the most routines allowed (MAX_ROUTINES_PER_USER); nothing is made"),
+			422: jsonResponse(
+				ApiErrorBody,
+				"A field error; a bad cron names its field (`hour must be 0-23, got 24`), as does one that runs too often",
+			),
 			...errors,
 		},
 	}),
@@ -88,7 +101,7 @@ agentRoutineRoutes.openapi(
 		if ((body.cron === undefined) === (body.event === undefined))
 			throw invalidField(["body", "cron"], "Give exactly one of cron (a schedule) or event (meeting.completed)");
 		if (body.cron !== undefined) {
-			const check = checkCron(body.cron);
+			const check = checkRoutineCron(body.cron, agentLimits(c.env).cronFloorMinutes);
 			if (!check.ok) throw invalidField(["body", "cron"], check.detail);
 			body.cron = check.expression;
 		} else if (body.run_now)
@@ -100,6 +113,7 @@ agentRoutineRoutes.openapi(
 			prompt: body.prompt,
 			runNow: body.run_now,
 		});
+		if ("refused" in created) throw new ApiError(409, created.refused);
 		return c.json(created, 201);
 	},
 );

@@ -38,7 +38,17 @@ export const AgentFrame = z
 		z.object({ ...turn, type: z.literal("message-delta"), text: z.string() }),
 		z.object({ ...turn, type: z.literal("tool-call"), tool: z.string(), args: z.unknown(), callId: z.string() }),
 		z.object({ ...turn, type: z.literal("tool-result"), callId: z.string(), ok: z.boolean(), summary: z.string() }),
-		z.object({ ...turn, type: z.literal("commit"), sha: z.string() }),
+		z.object({
+			...turn,
+			type: z.literal("commit"),
+			sha: z.string(),
+			findings: z
+				.array(z.object({ path: z.string(), problem: z.string() }))
+				.optional()
+				.openapi({
+					description: "What the commit's checks found: kg/ conformance, routine files (not a routine, or waiting for confirmation)",
+				}),
+		}),
 		z.object({ ...turn, type: z.literal("rejected"), violations: z.array(z.string()) }),
 		z.object({
 			...turn,

@@ -27,7 +27,16 @@ export interface CommitRequest {
 	message: string;
 	author: CommitAuthor;
 	by: Writer;
+	/**
+	 * The user whose turn made the commit. Each routine file it writes is recorded as theirs, and
+	 * becomes a routine of that user only (durable-objects/routine-files.ts); a routine file written
+	 * without one (the platform, a clone) is nobody's routine.
+	 */
+	authorId?: number;
 }
+
+/** Who last wrote each `routines/` file of a workspace; a file without a row has no known writer. */
+export type RoutineAuthors = Record<string, number>;
 
 /** A finding of the Open Knowledge Format validator on `kg/` (one per non-conformant file). */
 export interface KgFinding {
@@ -75,9 +84,27 @@ export interface SearchHit {
 	text: string;
 }
 
-/** An upload already stored in R2 by the route, to be listed in the tree. */
-export interface UploadRecord {
+/** An upload already stored in R2 by the route, to be listed in the tree (src/workspace/uploads.ts). */
+export interface StoredUpload {
 	name: string;
+	/** `uploads/<sha256 prefix>-<name>`: how the tree lists it and routes and tools name it. */
 	path: string;
 	size: number;
+	/** Its object in WORKSPACE_FILES; null for uploads stored before streaming, kept under `<workspace>/<path>`. */
+	key: string | null;
+	content_type: string | null;
+	/** UTF-8 without NUL throughout; null when not known (stored before this was recorded). */
+	text: boolean | null;
 }
+
+/** Bytes and files of uploads kept. */
+export interface UploadUsage {
+	bytes: number;
+	files: number;
+}
+
+export type AddUploadsOutcome =
+	/** Listed; `replaced` are the earlier uploads at the same paths, whose objects are now unused. */
+	| { ok: true; replaced: StoredUpload[] }
+	/** Past the allowance: nothing was listed. `used` is what the workspace keeps. */
+	| { ok: false; used: UploadUsage };

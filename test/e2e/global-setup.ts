@@ -58,6 +58,8 @@ export default async function setup(project: TestProject) {
 				OUTBOUND_ALLOW_PRIVATE: "true",
 				GATEWAY_RATE_LIMIT_RPS: "1000",
 				GATEWAY_RATE_LIMIT_BURST: "1000",
+				// agent.test.ts waits for a routine's real alarm: every minute, below the deployment's 5-minute floor.
+				ROUTINE_MIN_INTERVAL_MINUTES: "1",
 			},
 		});
 		return { child, url: `http://127.0.0.1:${port}` };

@@ -17,6 +17,9 @@ export interface Routine {
 	last_run: string | null;
 	last_error: string | null;
 	last_workload_id: string | null;
+	/** Written or changed by an agent turn and not yet confirmed: disabled until the user enables it. */
+	needs_confirmation: boolean;
+	confirmation_reason: string | null;
 }
 
 export interface RoutineForm {

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { request } from "../api";
+import { useCanAct } from "../me";
 import { ActionStatus, useAction } from "../settings/status";
 import { ErrorBanner, errorText, useResource, when } from "../ui";
 import { EMPTY_ROUTINE, type Routine, type RoutineFieldErrors, type RoutineForm, scheduleText, validateRoutine } from "./routine-form";
@@ -114,7 +115,7 @@ function NewRoutine({ onCreated }: { onCreated: () => void }) {
 	);
 }
 
-function RoutineItem({ routine, onChanged }: { routine: Routine; onChanged: (message: string) => void }) {
+function RoutineItem({ routine, onChanged, canAct }: { routine: Routine; onChanged: (message: string) => void; canAct: boolean }) {
 	const [error, setError] = useState("");
 	const [busy, setBusy] = useState(false);
 	const run = async (action: () => Promise<string>) => {
@@ -131,7 +132,7 @@ function RoutineItem({ routine, onChanged }: { routine: Routine; onChanged: (mes
 	const toggle = (enabled: boolean) =>
 		run(async () => {
 			await request("PATCH", `/agent/routines/${encodeURIComponent(routine.name)}/enabled`, { enabled });
-			return `Routine ${routine.name} ${enabled ? "enabled" : "disabled"}.`;
+			return `Routine ${routine.name} ${enabled ? (routine.needs_confirmation ? "confirmed and enabled" : "enabled") : "disabled"}.`;
 		});
 	// Deleting asks once more in the page itself (no modal dialog): a deleted routine stays deleted.
 	const [confirming, setConfirming] = useState(false);
@@ -168,45 +169,58 @@ function RoutineItem({ routine, onChanged }: { routine: Routine; onChanged: (mes
 						<dd class="tool-failed">{routine.last_error}</dd>
 					</>
 				)}
-			</dl>
-			<div class="routine-actions">
-				<label class="check">
-					<input
-						type="checkbox"
-						checked={routine.enabled}
-						disabled={busy}
-						aria-label={`Enabled: ${routine.name}`}
-						onChange={(e) => void toggle(e.currentTarget.checked)}
-					/>
-					Enabled
-				</label>
-				{confirming ? (
+				{routine.needs_confirmation && (
 					<>
+						<dt>Waiting for you</dt>
+						<dd>{routine.confirmation_reason}</dd>
+					</>
+				)}
+			</dl>
+			{canAct && (
+				<div class="routine-actions">
+					{routine.needs_confirmation && (
+						<button class="btn btn-primary" type="button" disabled={busy} onClick={() => void toggle(true)}>
+							Confirm and enable
+						</button>
+					)}
+					<label class="check">
+						<input
+							type="checkbox"
+							checked={routine.enabled}
+							disabled={busy}
+							aria-label={`Enabled: ${routine.name}`}
+							onChange={(e) => void toggle(e.currentTarget.checked)}
+						/>
+						Enabled
+					</label>
+					{confirming ? (
+						<>
+							<button
+								class="btn btn-danger"
+								type="button"
+								disabled={busy}
+								onClick={remove}
+								aria-label={`Confirm deleting routine ${routine.name}`}
+							>
+								Confirm delete
+							</button>
+							<button class="btn" type="button" onClick={() => setConfirming(false)}>
+								Keep it
+							</button>
+						</>
+					) : (
 						<button
-							class="btn btn-danger"
+							class="btn"
 							type="button"
 							disabled={busy}
-							onClick={remove}
-							aria-label={`Confirm deleting routine ${routine.name}`}
+							onClick={() => setConfirming(true)}
+							aria-label={`Delete routine ${routine.name}`}
 						>
-							Confirm delete
+							Delete
 						</button>
-						<button class="btn" type="button" onClick={() => setConfirming(false)}>
-							Keep it
-						</button>
-					</>
-				) : (
-					<button
-						class="btn"
-						type="button"
-						disabled={busy}
-						onClick={() => setConfirming(true)}
-						aria-label={`Delete routine ${routine.name}`}
-					>
-						Delete
-					</button>
-				)}
-			</div>
+					)}
+				</div>
+			)}
 			{error && (
 				<p role="alert" class="error-banner">
 					{error}
@@ -221,6 +235,8 @@ export function RoutinesPanel() {
 	const list = useResource((signal) => request<{ routines: Routine[] }>("GET", "/agent/routines", undefined, signal), "routines");
 	const routines = list.data?.routines ?? null;
 	const [notice, setNotice] = useState("");
+	// Making and changing routines takes a `bot` key; a `tx` key reads them.
+	const canAct = useCanAct();
 	const changed = (message: string) => {
 		setNotice(message);
 		list.reload();
@@ -236,11 +252,11 @@ export function RoutinesPanel() {
 				{routines && routines.length === 0 && <p>No routines yet.</p>}
 				<ul class="routine-list">
 					{(routines ?? []).map((routine) => (
-						<RoutineItem key={routine.id} routine={routine} onChanged={changed} />
+						<RoutineItem key={routine.id} routine={routine} onChanged={changed} canAct={canAct} />
 					))}
 				</ul>
 			</section>
-			<NewRoutine onCreated={list.reload} />
+			{canAct && <NewRoutine onCreated={list.reload} />}
 		</div>
 	);
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { request } from "../api";
+import { useCanAct } from "../me";
 import { ActionStatus, useAction } from "../settings/status";
 import { errorText, when } from "../ui";
 import { buildTree, foldersOf, type TreeNode } from "./file-tree";
@@ -121,6 +122,8 @@ export function WorkspacePanel({ file }: { file: string | null }) {
 	const [error, setError] = useState("");
 	const [showHidden, setShowHidden] = useState(false);
 	const [state, act] = useAction();
+	// Seeding writes a commit: it takes a `bot` key, as every workspace write does.
+	const canAct = useCanAct();
 
 	const load = async () => {
 		try {
@@ -166,7 +169,7 @@ export function WorkspacePanel({ file }: { file: string | null }) {
 						{error}
 					</p>
 				)}
-				{empty && (
+				{empty && canAct && (
 					<div>
 						<p>This workspace has not been initialised yet.</p>
 						<button class="btn btn-primary" type="button" onClick={() => void init()} disabled={state.kind === "busy"}>

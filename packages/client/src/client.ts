@@ -201,6 +201,8 @@ export function createClient(options: ClientOptions) {
 			init: () => call(transport, "post", "/agent/workspace/init"),
 			tree: (query: QueryOf<"/agent/workspace/tree", "get"> = {}) => call(transport, "get", "/agent/workspace/tree", { query }),
 			file: (path: string) => call(transport, "get", "/agent/workspace/file", { query: { path } }),
+			/** Deletes an upload (`uploads/…`), freeing its share of the upload quota. */
+			deleteUpload: (path: string) => call(transport, "delete", "/agent/workspace/file", { query: { path } }),
 			history: () => call(transport, "get", "/agent/workspace/git"),
 			attached: () => call(transport, "get", "/agent/workspace/attached"),
 			swap: (body: BodyOf<"/agent/workspace/swap", "post">) => call(transport, "post", "/agent/workspace/swap", { body }),

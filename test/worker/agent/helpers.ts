@@ -1,7 +1,9 @@
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
+import type { z } from "zod";
+import { Workload } from "../../../src/routes/agent-schemas";
 import type { ModelStepScript, RecordedModelRequest } from "../../receiver/model-script";
-import { call, userWithKey } from "../support";
+import { call, expectDocumented, userWithKey } from "../support";
 
 /** The account's own model key: tests prove it reaches the model server and never a client. */
 export const MODEL_KEY = "sk-account-agent-key-0123456789abcdef";
@@ -52,4 +54,14 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
 		value = await read();
 	}
 	return value;
+}
+
+/** The workload once it has ended (it runs on in the object after the 202). */
+export async function endedWorkload(path: string, headers: Record<string, string>): Promise<z.infer<typeof Workload>> {
+	for (let attempt = 0; attempt < 100; attempt++) {
+		const workload = await expectDocumented(Workload, await call("GET", path, { headers }), 200);
+		if (workload.status === "completed" || workload.status === "failed") return workload;
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+	throw new Error(`${path} did not end`);
 }

@@ -1,13 +1,14 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
 import { toolsFor } from "../../../src/agent/tools";
 import { TurnFiles } from "../../../src/agent/turn-files";
 import { AgentHealth, AgentModels, EventAccepted, Workload, WorkloadAccepted } from "../../../src/routes/agent-schemas";
 import type { RecordedModelRequest } from "../../receiver/model-script";
+import { meetCode } from "../meetings/helpers";
 import { call, expectDocumented, json, userWithKey } from "../support";
 import meetingEvent from "./golden/Event.meeting.json";
 import messageInvocation from "./golden/Invocation.message.json";
+import { endedWorkload } from "./helpers";
 
 const PREFIXES = ["/agent/api", "/agent"] as const;
 
@@ -56,16 +57,6 @@ async function script(marker: string, steps: unknown[]) {
 async function modelRequests(marker: string): Promise<RecordedModelRequest[]> {
 	const res = await fetch(`${env.MODEL_SERVER_URL}/__requests?marker=${marker}`);
 	return ((await res.json()) as { requests: RecordedModelRequest[] }).requests;
-}
-
-/** The workload once it has ended (it runs on in the object after the 202). */
-async function endedWorkload(path: string, headers: Record<string, string>): Promise<z.infer<typeof Workload>> {
-	for (let attempt = 0; attempt < 100; attempt++) {
-		const workload = await expectDocumented(Workload, await call("GET", path, { headers }), 200);
-		if (workload.status === "completed" || workload.status === "failed") return workload;
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
-	throw new Error(`${path} did not end`);
 }
 
 describe("POST /agent/invocations: refusals", () => {
@@ -234,6 +225,60 @@ describe("a dispatched workload runs to its end with the caller's model", () => 
 		);
 		expect(writing.every((name) => writesByName.get(name) === true)).toBe(true);
 		expect(roTools.filter((name) => writesByName.get(name) !== false)).toEqual([]);
+	});
+});
+
+describe("the invocation's tools list", () => {
+	it("offers only the listed tools and refuses in the turn a call outside the list, so no bot is sent", async () => {
+		const { headers } = await userWithKey();
+		await useModelServer(headers);
+		const marker = `tools-${crypto.randomUUID()}`;
+		const code = meetCode();
+		await script(marker, [
+			{ tool_calls: [{ id: "call_send", name: "send_bot", arguments: { platform: "google_meet", native_meeting_id: code } }] },
+			{ text: ["I may not send bots here."] },
+		]);
+		const posted = workspacesRw({ tools: ["list_meetings"], start: { entrypoint: { inline: `Join my meeting ${marker}` } } });
+		const { workload_id } = await expectDocumented(
+			WorkloadAccepted,
+			await call("POST", "/agent/invocations", { headers, json: posted }),
+			202,
+		);
+		const workload = await endedWorkload(`/agent/workloads/${workload_id}`, headers);
+		expect(workload).toMatchObject({ status: "completed", mode: "rw" });
+
+		const requests = await modelRequests(marker);
+		expect(offeredTools(requests[0])).toEqual(["list_meetings"]);
+		// Refused in the turn, reported in its frames, and the model is told why.
+		expect(workload.events.find((f) => f.type === "tool-result")).toMatchObject({
+			callId: "call_send",
+			ok: false,
+			summary: "send_bot is not allowed in this invocation",
+		});
+		const told = (requests[1]?.body as { messages: { role: string; content: string | null }[] } | undefined)?.messages.at(-1);
+		expect(told).toEqual({
+			role: "tool",
+			tool_call_id: "call_send",
+			content: JSON.stringify({ error: "send_bot is not allowed in this invocation (its tools: list_meetings)" }),
+		});
+		const bots = await json<{ running_bots: unknown[] }>(await call("GET", "/bots/status", { headers }));
+		expect(bots.running_bots).toEqual([]);
+		const meetings = await json<{ meetings: { native_meeting_id: string }[] }>(await call("GET", "/meetings", { headers }));
+		expect(meetings.meetings.some((m) => m.native_meeting_id === code)).toBe(false);
+	});
+
+	it("refuses tool names the agent does not have with 400 naming them, and runs nothing", async () => {
+		const { user, headers } = await userWithKey();
+		const res = await call("POST", "/agent/api/invocations", {
+			headers,
+			json: invocation({ tools: ["list_meetings", "exfiltrate", "shell", "exfiltrate"] }),
+		});
+		expect(res.status).toBe(400);
+		const { detail } = await json<{ detail: string }>(res);
+		expect(detail).toMatch(
+			/^Invocation envelope is not conformant: \/tools: unknown tools "exfiltrate", "shell" \(the agent's tools: list_meetings, /,
+		);
+		expect(await agentObjectContents(user.id)).toEqual([]);
 	});
 });
 

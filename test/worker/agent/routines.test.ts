@@ -175,7 +175,7 @@ describe("PATCH /agent/api/routines/{name}/enabled and DELETE /agent/api/routine
 		const other = await userWithKey();
 		const { routine } = await expectDocumented(
 			RoutineCreated,
-			await call("POST", "/agent/api/routines", { headers, json: { name: "Brief", cron: "* * * * *", prompt: "Go." } }),
+			await call("POST", "/agent/api/routines", { headers, json: { name: "Brief", cron: "*/5 * * * *", prompt: "Go." } }),
 			201,
 		);
 		expect((await call("DELETE", `/agent/api/routines/${routine.id}`, { headers: other.headers })).status).toBe(404);

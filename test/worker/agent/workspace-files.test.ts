@@ -267,9 +267,15 @@ describe("routines as files", () => {
 		const frames = await framesOf(await chat(headers, { prompt: `Set up routines ${marker}` }));
 		const commit = frames.find((f) => f.type === "commit") as Extract<AgentFrame, { type: "commit" }> | undefined;
 		expect(commit?.sha).toMatch(/^[0-9a-f]{40}$/);
-		expect(commit?.findings).toEqual([{ path: "routines/broken.md", problem: "cron: minute must be 0-59, got 61" }]);
+		expect(commit?.findings).toEqual([
+			{ path: "routines/broken.md", problem: "cron: minute must be 0-59, got 61" },
+			{ path: "routines/daily.md", problem: expect.stringContaining("stays disabled until you confirm it") },
+			{ path: "routines/weekly.md", problem: expect.stringContaining("stays disabled until you confirm it") },
+		]);
 		expect(frames.at(-2)).toMatchObject({ type: "done", ok: true });
 
+		// A turn wrote them, so each waits for the user's confirmation (routine-files.test.ts); confirming enables one.
+		expect((await call("PATCH", "/agent/api/routines/daily/enabled", { headers, json: { enabled: true } })).status).toBe(200);
 		const listed = await routineList(headers);
 		expect(listed.map((r) => r.name).sort()).toEqual(["daily", "weekly"]);
 		expect(listed.find((r) => r.name === "daily")).toMatchObject({

@@ -4,7 +4,7 @@ import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
 import { spawnRequestFor } from "../meetings/bot-sim";
 import { createPlan, meetCode, sendBot } from "../meetings/helpers";
-import { call, json, userWithKey } from "../support";
+import { call, json, mintKey, userWithKey } from "../support";
 import { sineWav } from "./wav-fixture";
 
 interface MediaFile {
@@ -258,6 +258,18 @@ describe("recordings API", () => {
 		expect(url.searchParams.get("X-Amz-SignedHeaders")).toBe("host");
 		expect(url.searchParams.get("X-Amz-Signature")).toMatch(/^[0-9a-f]{64}$/);
 		expect(download_url).not.toContain(s3.R2_SECRET_ACCESS_KEY);
+	});
+
+	it("refuses a tx-only key the delete with 403: a read key never erases, and the recording stays", async () => {
+		const { user, headers } = await userWithKey();
+		const { recording_id, media_file_id } = await uploadedRecording(headers, 0.5);
+		const key = await env.DB.prepare("SELECT storage_key FROM media_files WHERE id = ?").bind(media_file_id).first<string>("storage_key");
+		const reader = { "X-API-Key": await mintKey(user.id, "tx") };
+		const res = await call("DELETE", `/recordings/${recording_id}`, { headers: reader });
+		expect(res.status).toBe(403);
+		expect(await json(res)).toEqual({ detail: expect.any(String) });
+		expect((await call("GET", `/recordings/${recording_id}`, { headers: reader })).status).toBe(200);
+		expect(await env.RECORDINGS.head(key ?? "")).not.toBeNull();
 	});
 
 	it("deletes the recording, its stored objects and its rows; the meeting then lists none", async () => {

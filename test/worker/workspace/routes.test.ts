@@ -148,9 +148,11 @@ describe("workspace uploads", () => {
 		const body = await json<{ files: { name: string; path: string }[] }>(res);
 		expect(body.files[0]).toEqual({ name: "Notes_1.txt", path: `uploads/${digest.slice(0, 12)}-Notes_1.txt` });
 		expect(body.files[1]?.path).toMatch(/^uploads\/[0-9a-f]{12}-big\.bin$/);
-		const stored = await env.WORKSPACE_FILES.get(`home:${user.id}/${body.files[0]?.path}`);
-		expect(await stored?.text()).toBe("minutes of the meeting");
-		expect((await env.WORKSPACE_FILES.head(`home:${user.id}/${body.files[1]?.path}`))?.size).toBe(big.byteLength);
+		// Stored in R2 under the workspace (uploads.test.ts reads them back through GET /workspace/file).
+		const stored = (await env.WORKSPACE_FILES.list({ prefix: `home:${user.id}/` })).objects.map((o) => o.size).sort((a, b) => a - b);
+		expect(stored).toEqual([bytes.byteLength, big.byteLength]);
+		const read = await call("GET", `/agent/api/workspace/file?path=${body.files[0]?.path}`, { headers });
+		expect(await json(read)).toEqual({ path: body.files[0]?.path, content: "minutes of the meeting" });
 		const tree = await json<{ files: string[] }>(await call("GET", "/agent/api/workspace/tree", { headers }));
 		expect(tree.files).toEqual(expect.arrayContaining(body.files.map((f) => f.path)));
 		// Uploads stay out of git: nothing uncommitted, no commit for them.
