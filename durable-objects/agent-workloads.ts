@@ -3,6 +3,7 @@ import { effectiveMode, type Invocation, type WorkloadOutcome } from "../src/age
 import type { AgentFrame } from "../src/agent/frames";
 import { isRetryable } from "../src/agent/model-client";
 import { resolveAgentModel } from "../src/agent/model-settings";
+import { AGENT_TOOL_NAMES } from "../src/agent/tools";
 import { unitWorkspaces, workedWorkspace } from "../src/agent/unit-workspaces";
 import type { Env } from "../src/env";
 import { workspaceObject } from "../src/objects";
@@ -192,7 +193,8 @@ export class AgentWorkloads {
 			mode: row.mode === "rw" ? "rw" : "ro",
 			endpoint: model.endpoint,
 			workspace,
-			tools: invocation.tools ?? null,
+			// A name no tool has grants nothing (reported in the 202), so the turn is told only real ones.
+			tools: invocation.tools?.filter((name) => AGENT_TOOL_NAMES.includes(name)) ?? null,
 		});
 		return {
 			outcome: {

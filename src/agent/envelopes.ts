@@ -133,18 +133,20 @@ export function checkInvocation(body: unknown): EnvelopeCheck<Invocation> {
 	const result = validators.Invocation.validate(body);
 	if (!result.valid) return notConformant(firstViolation(result.errors));
 	const invocation = body as unknown as Invocation;
-	const unknownTools = [...new Set(invocation.tools?.filter((name) => !AGENT_TOOL_NAMES.includes(name)))];
-	if (unknownTools.length) {
-		const named = unknownTools.slice(0, 10).map((name) => JSON.stringify(name.slice(0, 100)));
-		return notConformant(
-			`/tools: unknown tool${named.length > 1 ? "s" : ""} ${named.join(", ")} (the agent's tools: ${AGENT_TOOL_NAMES.join(", ")})`,
-		);
-	}
 	// The schema lets `{entrypoint: {inline: null}}` through; it asks nothing, so there is nothing to run.
 	if ("entrypoint" in invocation.start && !invocation.start.entrypoint.inline?.trim() && !invocation.start.entrypoint.path?.trim()) {
 		return notConformant("/start/entrypoint: give a non-empty inline ask or a path");
 	}
 	return { ok: true, value: invocation };
+}
+
+/**
+ * The names in an invocation's `tools` list that no tool of the agent has. They grant nothing
+ * (the list stays an allow-list of what exists); the reference drops them silently, and its own
+ * contract example names `gmail.read`, so they are reported in the 202 instead of refused.
+ */
+export function unknownTools(invocation: Pick<Invocation, "tools">): string[] {
+	return [...new Set(invocation.tools?.filter((name) => !AGENT_TOOL_NAMES.includes(name)))];
 }
 
 /** An `event.v1` event as posted: 400 naming the first violation, 422 without a plan, or the event. */

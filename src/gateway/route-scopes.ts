@@ -25,7 +25,7 @@ type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  * gateway's short form `/agent/<path>`, which its clients call (`POST /agent/chat`).
  * A `tx` key reads it: chat and invocations are open to it but run read-only
  * (src/agent/caller.ts `callerMode`), and what keeps running or keeps files (routines, uploads,
- * swap, init) takes `bot`, as everything that acts does.
+ * swap, init, the meeting copilot) takes `bot`, as everything that acts does.
  */
 export const AGENT_PREFIXES = ["/agent/api", "/agent"] as const;
 const AGENT: Access = { kind: "key", scopes: ["bot", "tx"] };
@@ -54,8 +54,8 @@ const AGENT_ROUTES: ReadonlyArray<readonly [Method, string, Access?]> = [
 	// git smart HTTP, read-only: `git clone <origin>/agent/api/workspace/repo.git`.
 	["GET", "/workspace/repo.git/info/refs"],
 	["POST", "/workspace/repo.git/git-upload-pack"],
-	["POST", "/meeting/start"],
-	["POST", "/meeting/process"],
+	["POST", "/meeting/start", BOT],
+	["POST", "/meeting/process", BOT],
 	["GET", "/meeting/relay-health"],
 	["GET", "/meeting/stream"],
 ];

@@ -28,7 +28,13 @@ export const AgentModels = z
 	.object({ chat_model: modelName, agent_model: modelName, streaming_model: modelName, meeting_model: modelName })
 	.openapi("AgentModels");
 
-export const WorkloadAccepted = z.object({ workload_id: z.string() }).openapi("WorkloadAccepted");
+export const WorkloadAccepted = z
+	.object({
+		workload_id: z.string(),
+		/** Names in the invocation's `tools` list that no tool of the agent has: they grant nothing. */
+		unknown_tools: z.array(z.string()).optional(),
+	})
+	.openapi("WorkloadAccepted");
 export const EventAccepted = z.object({ workload_id: z.string(), trigger: z.enum(["event", "transcription"]) }).openapi("EventAccepted");
 
 const turn = { turn_id: z.string() };

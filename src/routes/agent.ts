@@ -1,7 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { agentCaller } from "../agent/caller";
-import { checkEvent, checkInvocation, invocationFromEvent, subjectFor, withCaller, workloadBelongsTo } from "../agent/envelopes";
+import {
+	checkEvent,
+	checkInvocation,
+	invocationFromEvent,
+	subjectFor,
+	unknownTools,
+	withCaller,
+	workloadBelongsTo,
+} from "../agent/envelopes";
 import { agentModelOf, resolveAgentModel } from "../agent/model-settings";
 import { unitWorkspaces } from "../agent/unit-workspaces";
 import type { AppEnv } from "../app-env";
@@ -102,7 +110,8 @@ agentRoutes.openapi(
 		const named = await unitWorkspaces(c.env, caller.userId, check.value);
 		if (!named.ok) throw new ApiError(403, named.detail);
 		const { workload_id } = await agentUser(c.env, caller.userId).dispatch(caller, withCaller(check.value, subjectFor(caller.userId)));
-		return c.json({ workload_id }, 202);
+		const unknown = unknownTools(check.value);
+		return c.json({ workload_id, ...(unknown.length ? { unknown_tools: unknown.slice(0, 50) } : {}) }, 202);
 	},
 );
 

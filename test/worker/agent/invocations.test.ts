@@ -267,18 +267,35 @@ describe("the invocation's tools list", () => {
 		expect(meetings.meetings.some((m) => m.native_meeting_id === code)).toBe(false);
 	});
 
-	it("refuses tool names the agent does not have with 400 naming them, and runs nothing", async () => {
-		const { user, headers } = await userWithKey();
-		const res = await call("POST", "/agent/api/invocations", {
-			headers,
-			json: invocation({ tools: ["list_meetings", "exfiltrate", "shell", "exfiltrate"] }),
+	it("reports tool names the agent does not have in the 202 and grants nothing for them, as the reference drops them", async () => {
+		const { headers } = await userWithKey();
+		await useModelServer(headers);
+		const marker = `unknown-tools-${crypto.randomUUID()}`;
+		await script(marker, [
+			{ tool_calls: [{ id: "call_shell", name: "shell", arguments: { command: "id" } }] },
+			{ text: ["There is no shell."] },
+		]);
+		const posted = workspacesRw({
+			tools: ["list_meetings", "exfiltrate", "shell", "exfiltrate"],
+			start: { entrypoint: { inline: `Run a command ${marker}` } },
 		});
-		expect(res.status).toBe(400);
-		const { detail } = await json<{ detail: string }>(res);
-		expect(detail).toMatch(
-			/^Invocation envelope is not conformant: \/tools: unknown tools "exfiltrate", "shell" \(the agent's tools: list_meetings, /,
+		const accepted = await expectDocumented(WorkloadAccepted, await call("POST", "/agent/api/invocations", { headers, json: posted }), 202);
+		expect(accepted.unknown_tools).toEqual(["exfiltrate", "shell"]);
+		const workload = await endedWorkload(`/agent/workloads/${accepted.workload_id}`, headers);
+		expect(workload).toMatchObject({ status: "completed" });
+		const requests = await modelRequests(marker);
+		expect(offeredTools(requests[0])).toEqual(["list_meetings"]);
+		expect(workload.events.find((f) => f.type === "tool-result")).toMatchObject({ callId: "call_shell", ok: false });
+	});
+
+	it("leaves unknown_tools out when every listed name is a tool", async () => {
+		const { headers } = await userWithKey();
+		const accepted = await expectDocumented(
+			WorkloadAccepted,
+			await call("POST", "/agent/invocations", { headers, json: invocation({ tools: ["list_meetings"] }) }),
+			202,
 		);
-		expect(await agentObjectContents(user.id)).toEqual([]);
+		expect(accepted).toEqual({ workload_id: expect.any(String) });
 	});
 });
 

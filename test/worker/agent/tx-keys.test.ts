@@ -1,7 +1,7 @@
 /**
  * A `tx` key reads (docs/dashboard.md, docs/agent.md): on the agent plane its chat turns and
  * invocations run read-only, and what keeps running or keeps files (routines, uploads, swap,
- * init) answers 403 and changes nothing.
+ * init, the meeting copilot) answers 403 and changes nothing.
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -63,7 +63,7 @@ describe("a tx-only key on the agent plane", () => {
 		expect(offered).not.toContain("write_file");
 	});
 
-	it("answers 403 to making or changing routines, uploads, init and swap, and changes nothing", async () => {
+	it("answers 403 to making or changing routines, uploads, init, swap and the meeting copilot, and changes nothing", async () => {
 		const { headers, tx } = await txReader();
 		const made = await call("POST", "/agent/routines", { headers, json: { name: "Brief", cron: "0 8 * * *", prompt: "Brief me." } });
 		const { routine } = await json<{ routine: { id: string } }>(made);
@@ -76,6 +76,9 @@ describe("a tx-only key on the agent plane", () => {
 			["POST", "/agent/workspace/upload", { body: form }],
 			["POST", "/agent/api/workspace/init", {}],
 			["POST", "/agent/workspace/swap", { json: { repo: "https://git.example.com/team/notes.git" } }],
+			// The copilot runs the owner's model and commits to their workspace: it acts, so it takes `bot`.
+			["POST", "/agent/meeting/start", { json: { platform: "google_meet", native_id: "txk-copi-lot" } }],
+			["POST", "/agent/api/meeting/process", { json: { platform: "google_meet", native_id: "txk-copi-lot", on: true } }],
 		];
 		for (const [method, path, body] of attempts) {
 			const res = await call(method, path, { headers: tx, ...body });
@@ -84,6 +87,8 @@ describe("a tx-only key on the agent plane", () => {
 		}
 		const routines = await json<{ routines: { name: string; enabled: boolean }[] }>(await call("GET", "/agent/routines", { headers: tx }));
 		expect(routines.routines.map((r) => [r.name, r.enabled])).toEqual([["Brief", true]]);
+		const meetings = await json<{ meetings: unknown[] }>(await call("GET", "/meetings", { headers: tx }));
+		expect(meetings.meetings).toEqual([]);
 		expect(await json(await call("GET", "/agent/workspace/tree", { headers: tx }))).toEqual({ files: [] });
 		expect((await json<{ active: { kind: string } }>(await call("GET", "/agent/workspace/attached", { headers: tx }))).active.kind).toBe(
 			"home",
