@@ -110,7 +110,9 @@ class Fleet {
 			onLine: (line) => lines.push(line),
 			// Reports every second, so the fleet's figures follow each case; the load guard off,
 			// since CI's shared cores run far above their count and the slots keep Chromiums to two.
-			env: { BOT_HOST_SLOTS: "1", BOT_HOST_REPORT_S: "1", BOT_HOST_MAX_LOAD: "1000" },
+			// As in production, the hosts' own egress refuses private addresses: the local
+			// transcription provider is out of their reach, and only the Worker can call it.
+			env: { BOT_HOST_SLOTS: "1", BOT_HOST_REPORT_S: "1", BOT_HOST_MAX_LOAD: "1000", OUTBOUND_ALLOW_PRIVATE: "false" },
 		});
 		if (!health.ready) throw new Error(`bot host ${id} is not ready: ${health.detail}`);
 		const host = { id, port, child, lines };
@@ -333,7 +335,8 @@ describe("two bot hosts on one queue", () => {
 				expect(heard.text).toMatch(/^speech lasting/);
 				expect(provider.transcriptions.length).toBeGreaterThan(0);
 				// Every request carried the account's token, which only the Worker has: the spawn the host
-				// claimed holds the relay's address and the channel token (test/worker/bots/fleet-claims.test.ts).
+				// claimed holds the relay's address and the channel token (test/worker/bots/fleet-claims.test.ts),
+				// and the hosts could not have called this loopback provider themselves (their egress refuses it).
 				expect(new Set(provider.transcriptions.map((t) => t.authorization))).toEqual(new Set([`Bearer ${token}`]));
 				expect(provider.transcriptions.some((t) => t.fields.response_format === "verbose_json")).toBe(true);
 				for (const host of f.hosts.values()) expect(host.lines.join("\n")).not.toContain(token);
