@@ -2,15 +2,14 @@
  * A bot's transcription, relayed by the Worker (docs/bot-channel.md#transcription): the bot
  * posts OpenAI-compatible `/v1/audio/transcriptions` requests to the gateway with its channel
  * token, and the Worker forwards each to the account's endpoint (or the deployment's) with that
- * endpoint's token, so the token never reaches a bot host. As for speech (speech-provider.ts):
- * an account's address goes through the outbound guard at every use, a redirect is not followed
- * (it would carry the token elsewhere), the call has a timeout and the answer a size cap, and
- * the provider's own error text is not passed on.
+ * endpoint's token, so the token never reaches a bot host. An account's address goes through the
+ * outbound guard at every use; the call itself is the one speech uses (callProvider: no
+ * redirect followed, a timeout, a size cap, no provider text passed on).
  */
 import { transcriptionEndpoint } from "../bot-channel/protocol";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
-import { readCappedBytes } from "../outbound/capped-body";
+import { callProvider } from "../outbound/provider-call";
 import { endpointAllowed, type ResolvedSettings } from "../settings/account-settings";
 
 /** Largest answer passed back: a verbose_json answer with word timings for 20 s is a few KB. */
@@ -30,32 +29,12 @@ export async function relayTranscription(
 	if (!allowed.ok) throw new ApiError(422, `The transcription endpoint is not allowed: ${allowed.detail}`);
 	const headers: Record<string, string> = { "content-type": contentType };
 	if (target.token) headers.authorization = `Bearer ${target.token}`;
-	let res: Response;
-	try {
-		res = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(TIMEOUT_MS) });
-	} catch {
-		throw new ApiError(502, "The transcription endpoint could not be reached");
-	}
-	if (res.status >= 300 && res.status < 400) {
-		await res.body?.cancel();
-		throw new ApiError(502, `The transcription endpoint answered a redirect (${res.status}), which is not followed`);
-	}
-	if (!res.ok) {
-		await res.body?.cancel();
-		throw new ApiError(502, `The transcription endpoint answered ${res.status}`);
-	}
-	let bytes: Uint8Array | null;
-	try {
-		bytes = await readCappedBytes(res, MAX_TRANSCRIPTION_ANSWER_BYTES);
-	} catch {
-		throw new ApiError(502, "The transcription endpoint's answer could not be read");
-	}
-	if (!bytes)
-		throw new ApiError(502, `The transcription endpoint's answer is larger than ${MAX_TRANSCRIPTION_ANSWER_BYTES / 1024 / 1024} MB`);
-	return new Response(withoutToken(bytes, target.token), {
-		status: 200,
-		headers: { "content-type": res.headers.get("content-type") ?? "application/json" },
-	});
+	const { bytes, contentType: answered } = await callProvider(
+		url,
+		{ method: "POST", headers, body },
+		{ what: "The transcription endpoint", answer: "answer", maxBytes: MAX_TRANSCRIPTION_ANSWER_BYTES, timeoutMs: TIMEOUT_MS },
+	);
+	return new Response(withoutToken(bytes, target.token), { status: 200, headers: { "content-type": answered ?? "application/json" } });
 }
 
 /** An endpoint that echoes its credential must not hand it to the bot host after all. */
