@@ -19,7 +19,6 @@ export default defineConfig(async () => {
 									TEST_MIGRATIONS: migrations,
 									ADMIN_API_TOKEN: "test-admin-token-0123456789",
 									SECRETS_KEY: "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
-									BOT_HOST_SECRET: "test-bot-host-secret",
 									// Where bots reach the gateway; the tests' own requests use this origin too.
 									PUBLIC_BASE_URL: "https://gateway.test",
 									OUTBOUND_ALLOW_PRIVATE: "true",

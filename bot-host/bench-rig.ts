@@ -15,7 +15,7 @@ export async function startBenchRig(options: { slots?: number; botName: string; 
 	const sandbox = await startSandbox();
 	const room = await FakeRoom.start();
 	const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-	const sandboxed = chromiumSandbox(executablePath, process.env.BOT_CHROMIUM_SANDBOX, () => {});
+	const sandboxed = chromiumSandbox(executablePath, process.env.BOT_CHROMIUM_SANDBOX, () => {}).sandbox;
 	const host = await startBotHost({
 		port: 0,
 		...(options.slots ? { slots: options.slots } : {}),

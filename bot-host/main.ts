@@ -4,9 +4,12 @@
  * connectivity. Its HTTP server answers GET /health and GET /metrics only.
  *
  * Work: SPAWN_QUEUE_URL (the queue's REST base), SPAWN_QUEUE_TOKEN (optional Bearer),
- * BOT_HOST_GATEWAY_URL (where it claims and reports), BOT_HOST_SECRET (required),
- * BOT_HOST_ID (default the hostname), BOT_HOST_VERSION (default package.json's).
- * Without the queue or gateway URL the host runs NOT READY (/health 503 naming what is missing).
+ * BOT_HOST_GATEWAY_URL (where it claims and reports), BOT_HOST_ID (default the hostname), and
+ * the host's own credential, minted for that id (POST /admin/bot-hosts): BOT_HOST_CREDENTIAL,
+ * or BOT_HOST_CREDENTIAL_FILE (a mounted Secret's file, read at every use, so a rotation needs
+ * no restart). BOT_HOST_VERSION (default package.json's).
+ * Without the queue, the gateway URL or a credential the host runs NOT READY (/health 503
+ * naming what is missing).
  * Capacity: BOT_HOST_SLOTS (default 20; BOT_HOST_MAX_BOTS is its old name), BOT_MEM_BUDGET_MB
  * (400 per bot), BOT_MEM_RESERVE_MB (512 kept for the rest of the machine), BOT_HOST_MAX_LOAD
  * (default the core count: above this 1-minute load average nothing is pulled).
@@ -18,7 +21,8 @@
  * BOT_HOST_FULL_POLL_MS (1000), BOT_HOST_CLAIM_RETRY_S (2).
  * Browser and sandbox: BOT_HOST_PORT (default 8790), BOT_HOST_BIND (default 127.0.0.1),
  * CHROMIUM_PATH (default /usr/bin/chromium; without it /health answers 503 naming it),
- * BOT_CHROMIUM_SANDBOX (on, off, default auto), BOT_HOST_SANDBOX: unset for real meetings;
+ * BOT_CHROMIUM_SANDBOX (on: the sandbox or NOT READY; auto, the default: falls back to none,
+ * and says so as `degraded`; off), BOT_HOST_SANDBOX: unset for real meetings;
  * `embedded` to run the platform sandbox in this process and send the platform hosts to it; or
  * `<port>:<spki hash>` for a sandbox started apart. SANDBOX_UNCONFIGURED_MEETINGS (embedded
  * sandbox): `not_found` (default) or `open`. OUTBOUND_ALLOW_PRIVATE (default false),
@@ -64,8 +68,24 @@ const positiveNumber = (name: string): number => {
 	return value;
 };
 
-const secret = env.BOT_HOST_SECRET ?? "";
-if (!secret) fail("BOT_HOST_SECRET is required");
+const credentialFile = env.BOT_HOST_CREDENTIAL_FILE ?? "";
+if (credentialFile && env.BOT_HOST_CREDENTIAL) fail("set BOT_HOST_CREDENTIAL or BOT_HOST_CREDENTIAL_FILE, not both");
+/** The host's credential as it stands now: a mounted file may appear or change while the host runs. */
+const credential = (): string | null => {
+	if (!credentialFile) return env.BOT_HOST_CREDENTIAL?.trim() || null;
+	try {
+		return readFileSync(credentialFile, "utf8").trim() || null;
+	} catch {
+		return null;
+	}
+};
+const noCredential = (): string | null => {
+	if (credential()) return null;
+	if (credentialFile)
+		return `the credential file ${credentialFile} (BOT_HOST_CREDENTIAL_FILE) is missing or empty: this host cannot claim meetings`;
+	const retired = env.BOT_HOST_SECRET ? "BOT_HOST_SECRET is retired: " : "";
+	return `${retired}this host has no credential of its own: mint one for its host id (POST /admin/bot-hosts) and set BOT_HOST_CREDENTIAL or BOT_HOST_CREDENTIAL_FILE`;
+};
 const sandboxSetting = env.BOT_HOST_SANDBOX ?? "";
 let extraFlags: string[] = [];
 let closeSandbox = async () => {};
@@ -94,12 +114,16 @@ if (!ClaimRequest.shape.host_id.safeParse(hostId).success)
 if (!ClaimRequest.shape.version.safeParse(version).success) fail("BOT_HOST_VERSION must be at most 100 characters");
 const queueUrl = env.SPAWN_QUEUE_URL ?? "";
 const gatewayUrl = env.BOT_HOST_GATEWAY_URL ?? "";
+const log = (line: string) => console.log(line);
+const sandbox = chromiumSandbox(executablePath, env.BOT_CHROMIUM_SANDBOX, (line) => console.error(line));
 // Not an exit: the host still answers /health, so `npm start` and a probe hear what is missing.
-const blockers = [
+const blockers = () => [
 	...(queueUrl ? [] : ["SPAWN_QUEUE_URL is not set: this host has no queue to take work from"]),
 	...(gatewayUrl ? [] : ["BOT_HOST_GATEWAY_URL is not set: this host cannot claim meetings"]),
+	...[noCredential()].filter((problem) => problem !== null),
+	...(sandbox.problem?.fatal ? [sandbox.problem.detail] : []),
 ];
-const log = (line: string) => console.log(line);
+const warnings = sandbox.problem && !sandbox.problem.fatal ? [sandbox.problem.detail] : [];
 const host = await startBotHost({
 	port: Number(env.BOT_HOST_PORT ?? 8790),
 	bind,
@@ -107,7 +131,7 @@ const host = await startBotHost({
 		executablePath,
 		extraFlags,
 		fakeDevices: true,
-		sandbox: chromiumSandbox(executablePath, env.BOT_CHROMIUM_SANDBOX, log),
+		sandbox: sandbox.sandbox,
 	},
 	egress: hostEgressFromEnv(env),
 	slots,
@@ -121,17 +145,18 @@ const host = await startBotHost({
 	hostId,
 	version,
 	blockers,
+	warnings,
 	log,
 });
 console.log(`bot host ${hostId} (${version}) listening on ${bind}:${host.port}, ${slots} slot(s)`);
-const readiness = hostReadiness(executablePath, undefined, blockers);
+const readiness = hostReadiness(executablePath, undefined, blockers(), warnings);
 if (readiness.status === "unavailable") console.error(`bot host NOT READY: ${readiness.problems.join("; ")}`);
 else if (readiness.status === "degraded") console.error(`bot host degraded: ${readiness.problems.join("; ")}`);
 
 let pullLoop: PullLoop | null = null;
 let reporter: Reporter | null = null;
 if (queueUrl && gatewayUrl) {
-	const gateway = new Gateway({ url: gatewayUrl, secret });
+	const gateway = new Gateway({ url: gatewayUrl, credential });
 	pullLoop = new PullLoop({
 		queue: new SpawnQueue({ url: queueUrl, token: env.SPAWN_QUEUE_TOKEN || undefined, log }),
 		gateway,

@@ -32,8 +32,14 @@ export interface BotHostOptions {
 	/** Named in reports. */
 	hostId?: string;
 	version?: string;
-	/** Why this host cannot take work besides a missing browser (e.g. no queue configured): /health 503 names them. */
-	blockers?: string[];
+	/**
+	 * Why this host cannot take work besides a missing browser (no queue, no credential, a
+	 * sandbox required and not available): /health 503 names them. Asked at every check, so a
+	 * credential file mounted later makes the host ready without a restart.
+	 */
+	blockers?: () => string[];
+	/** What the host runs without, named on /health as `degraded` (Chromium without its sandbox). */
+	warnings?: string[];
 	/** Passed to each session (tests shorten the caption settle time). */
 	session?: { pollMs?: number; captionSettleMs?: number; joinTimeoutMs?: number };
 	log?: (line: string) => void;
@@ -42,9 +48,10 @@ export interface BotHostOptions {
 export const DEFAULT_SLOTS = 20;
 
 /**
- * What the host can do now. Without a browser (or without a queue to take work from) no bot
- * can start, so the host is unavailable (/health 503). Without espeak-ng it is degraded: bots
- * join and transcribe, but cannot speak text, and sandbox participants stay silent.
+ * What the host can do now. Without a browser (or a queue, a credential, a required sandbox) no
+ * bot can start, so the host is unavailable (/health 503). Degraded: bots run, but without
+ * something they should have: Chromium's sandbox (`warnings`), or espeak-ng (bots cannot speak
+ * text, and sandbox participants stay silent).
  */
 export interface HostReadiness {
 	status: "ok" | "degraded" | "unavailable";
@@ -53,14 +60,20 @@ export interface HostReadiness {
 	problems: string[];
 }
 
-export function hostReadiness(browserPath: string, searchPath = process.env.PATH ?? "", blockers: string[] = []): HostReadiness {
+export function hostReadiness(
+	browserPath: string,
+	searchPath = process.env.PATH ?? "",
+	blockers: string[] = [],
+	warnings: string[] = [],
+): HostReadiness {
 	const browser = browserMissing(browserPath);
 	const speech = onSearchPath("espeak-ng", searchPath)
 		? null
 		: "espeak-ng not found on PATH (install the Debian package espeak-ng): bots cannot speak text and sandbox participants are silent";
 	const fatal = [...(browser ? [browser] : []), ...blockers];
-	const problems = [...fatal, ...(speech ? [speech] : [])];
-	const status = fatal.length > 0 ? "unavailable" : speech ? "degraded" : "ok";
+	const lacking = [...warnings, ...(speech ? [speech] : [])];
+	const problems = [...fatal, ...lacking];
+	const status = fatal.length > 0 ? "unavailable" : lacking.length > 0 ? "degraded" : "ok";
 	return { status, ...(problems[0] ? { detail: problems[0] } : {}), problems };
 }
 
@@ -109,7 +122,7 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 	let drainTimer: NodeJS.Timeout | null = null;
 	let drained: Promise<void> | null = null;
 
-	const readiness = () => hostReadiness(options.browser.executablePath, undefined, options.blockers);
+	const readiness = () => hostReadiness(options.browser.executablePath, undefined, options.blockers?.() ?? [], options.warnings);
 	const capacity = (): Capacity => {
 		const launching = [...sessions].filter((s) => s.currentStage === "joining").length;
 		const recordingBytesLeft = [...sessions].reduce((sum, s) => sum + s.recordingRoomLeft, 0);
@@ -189,10 +202,6 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 				host_id: options.hostId ?? "unnamed",
 				version: options.version ?? "unknown",
 				...capacity(),
-				meeting_ids: [...bots.keys()]
-					.filter((id) => id > 0)
-					.sort((a, b) => a - b)
-					.slice(0, 1000),
 			};
 		},
 		drain(graceMs) {

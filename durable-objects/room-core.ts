@@ -40,6 +40,11 @@ export interface RoomState {
 	attempt: number;
 	/** The host that claimed the current attempt; null while its ticket waits on the queue. */
 	claim: BotClaim | null;
+	/**
+	 * The id of the spawn ticket published for the current attempt: a claim must present that
+	 * ticket. Null before it is published (absent in a state stored before tickets were signed).
+	 */
+	ticketId?: string | null;
 	/** Whether the current attempt's bot has opened its channel since its claim. */
 	connected: boolean;
 	respawns: number;

@@ -56,6 +56,7 @@ export class RoomLaunch {
 				lastAppliedSeq: 0,
 				attempt: 1,
 				claim: null,
+				ticketId: null,
 				connected: false,
 				respawns: 0,
 			};

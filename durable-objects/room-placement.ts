@@ -1,5 +1,6 @@
 import type { ClaimRefusalReason, ClaimRequest } from "../src/bot-channel/fleet";
 import type { SpawnRequest } from "../src/bot-channel/protocol";
+import { signSpawnTicket } from "../src/bot-channel/spawn-ticket";
 import { botEndpoints } from "../src/bots/bot-endpoints";
 import type { RoomStart } from "../src/bots/launch";
 import { type PublishResult, publishSpawnTicket } from "../src/bots/spawn-queue";
@@ -42,17 +43,27 @@ export class RoomPlacement {
 		return nowMs + this.placementTimeoutS * 1000;
 	}
 
-	/** Puts the current attempt's ticket on the queue; its `not_after` is the placement deadline. */
+	/**
+	 * Puts the current attempt's ticket on the queue, signed, with a new id the room keeps: only
+	 * that ticket claims the attempt. Its `not_after` is the placement deadline.
+	 */
 	async publishTicket(state: RoomState): Promise<PublishResult> {
 		const due = (await this.room.timers.due("placement")) ?? this.deadline();
-		return publishSpawnTicket(this.room.env, {
+		const secretsKey = this.room.env.SECRETS_KEY;
+		if (!secretsKey) return { ok: false, detail: "SECRETS_KEY is not configured: the spawn ticket cannot be signed" };
+		const ticket = await signSpawnTicket(secretsKey, {
 			meeting_id: state.meetingId,
 			attempt: state.attempt,
 			not_after: new Date(due).toISOString(),
 		});
+		await this.room.saveState({ ...state, ticketId: ticket.ticket_id });
+		return publishSpawnTicket(this.room.env, ticket);
 	}
 
-	/** The first host to claim the current attempt gets its spawn request; anyone else a reason. */
+	/**
+	 * The first host to claim the current attempt with the ticket published for it gets its spawn
+	 * request; anyone else a reason. The ticket's signature was checked by the claim route.
+	 */
 	async claim(request: ClaimRequest): Promise<ClaimOutcome> {
 		const state = await this.room.state();
 		const launch = await this.room.storage.get<StoredLaunch>(LAUNCH_KEY);
@@ -62,8 +73,12 @@ export class RoomPlacement {
 		if (request.attempt !== state.attempt) {
 			return { ok: false, reason: "stale", detail: `attempt ${request.attempt} is not the meeting's current attempt` };
 		}
+		// A ticket of an earlier take-over of the same attempt (a plan handed back, then started again).
+		if (!state.ticketId || request.ticket.ticket_id !== state.ticketId) {
+			return { ok: false, reason: "stale", detail: `the ticket is not the one published for attempt ${state.attempt}` };
+		}
 		if (state.claim) return { ok: false, reason: "taken", detail: `attempt ${state.attempt} is already claimed` };
-		const endpoints = await botEndpoints(this.room.env, state.meetingId, state.attempt);
+		const { transcription, ...endpoints } = await botEndpoints(this.room.env, state.meetingId, state.attempt);
 		const claimed: RoomState = {
 			...state,
 			claim: { host_id: request.host_id, version: request.version, at: new Date().toISOString() },
@@ -76,7 +91,15 @@ export class RoomPlacement {
 		// The bot must open its channel within the report timeout, or its host counts as lost.
 		await this.room.timers.set("watchdog", Date.now() + intVar(this.room.env.BOT_REPORT_TIMEOUT_S, 60) * 1000);
 		this.room.supersede(state.attempt);
-		return { ok: true, spawn: { ...launch.spawn, attempt: state.attempt, ...endpoints } };
+		// The bot transcribes through the Worker, which alone holds the endpoint's token (a launch
+		// stored before the relay holds the endpoint itself there: any value means the same).
+		const spawn = {
+			...launch.spawn,
+			attempt: state.attempt,
+			...endpoints,
+			transcription: launch.spawn.transcription ? transcription : null,
+		};
+		return { ok: true, spawn };
 	}
 
 	/** No host claimed the current attempt in time. */

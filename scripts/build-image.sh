@@ -90,7 +90,7 @@ trap '"${buildah[@]}" rm "$smoke" >/dev/null 2>&1 || true' EXIT
 entrypoint=$("${buildah[@]}" inspect --type image --format '{{range .Docker.Config.Entrypoint}}{{.}} {{end}}{{range .Docker.Config.Cmd}}{{.}} {{end}}' "$image")
 # shellcheck disable=SC2086 # the entrypoint and command are words
 "${buildah[@]}" run --isolation "${ISOLATION:-chroot}" --user node \
-	--env BOT_HOST_PORT="$port" --env BOT_HOST_ID=smoke-host --env BOT_HOST_SLOTS=2 --env BOT_HOST_SECRET=smoke-only \
+	--env BOT_HOST_PORT="$port" --env BOT_HOST_ID=smoke-host --env BOT_HOST_SLOTS=2 --env BOT_HOST_CREDENTIAL=smoke-only \
 	--env BOT_HOST_GATEWAY_URL=http://127.0.0.1:9 --env SPAWN_QUEUE_URL=http://127.0.0.1:9/queue --env BOT_HOST_REPORT_S=3600 \
 	"$smoke" -- $entrypoint &
 runner=$!

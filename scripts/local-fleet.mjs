@@ -70,12 +70,13 @@ export async function startSandbox({ port = 0, quiet = false, env = {} } = {}) {
  * the same process on `sandboxPort`; a `<port>:<spki>` string points it at a shared sandbox
  * (startSandbox); false sends bots to the real platforms (Chromium reaches the sandbox through
  * --host-resolver-rules). With `queueUrl` and `gatewayUrl` it pulls spawn tickets from that
- * queue and claims them at that gateway as `id`. Resolves with the child and its health: a host
- * without a browser still runs, and `health.detail` names what is missing.
+ * queue and claims them at that gateway as `id`, with `credential` (minted for `id`, e.g. by
+ * mintHostCredential). Resolves with the child and its health: a host without a browser still
+ * runs, and `health.detail` names what is missing.
  */
 export async function launchBotHost({
 	port,
-	secret,
+	credential,
 	sandboxPort,
 	sandbox = true,
 	quiet = false,
@@ -104,7 +105,7 @@ export async function launchBotHost({
 		env: {
 			...process.env,
 			BOT_HOST_PORT: String(port),
-			BOT_HOST_SECRET: secret,
+			...(credential ? { BOT_HOST_CREDENTIAL: credential } : {}),
 			// Like the gateway's: local avatars, pages and providers live on this machine.
 			OUTBOUND_ALLOW_PRIVATE: "true",
 			...sandboxEnv,
@@ -152,6 +153,21 @@ export async function stopBotHost(child, timeoutMs = 15_000) {
 	const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
 	await exited;
 	clearTimeout(timer);
+}
+
+/**
+ * Mints a bot host's own credential at a gateway, as an operator does (POST /admin/bot-hosts;
+ * minting again for the same id replaces the earlier one). The local stack, the tests and the
+ * benches call this once the gateway is up, before they start the host.
+ */
+export async function mintHostCredential(base, adminToken, hostId) {
+	const res = await fetch(`${base}/admin/bot-hosts`, {
+		method: "POST",
+		headers: { "X-Admin-API-Key": adminToken, "content-type": "application/json" },
+		body: JSON.stringify({ host_id: hostId }),
+	});
+	if (res.status !== 201) throw new Error(`minting the credential of bot host ${hostId}: ${res.status} ${await res.text()}`);
+	return (await res.json()).credential;
 }
 
 /** The spawn queue's id, locally and in the tests (each test stack has its own queue server). */

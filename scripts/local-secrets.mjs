@@ -21,11 +21,12 @@ export function localSecrets() {
 	const secrets = {
 		ADMIN_API_TOKEN: process.env.ADMIN_API_TOKEN || vars.ADMIN_API_TOKEN || `adm_${randomBytes(24).toString("base64url")}`,
 		SECRETS_KEY: vars.SECRETS_KEY || randomBytes(32).toString("base64"),
-		BOT_HOST_SECRET: vars.BOT_HOST_SECRET || randomBytes(24).toString("base64url"),
 		// What an autoscaler presents at GET /internal/fleet/metrics (docs/bot-fleet.md#the-metric).
 		FLEET_METRICS_TOKEN: vars.FLEET_METRICS_TOKEN || randomBytes(24).toString("base64url"),
 	};
-	const merged = { ...vars, ...secrets };
+	// Retired: each bot host now has a credential of its own, minted at every start (local-stack.mjs).
+	const { BOT_HOST_SECRET: _retired, ...kept } = vars;
+	const merged = { ...kept, ...secrets };
 	writeFileSync(
 		file,
 		`${Object.entries(merged)

@@ -12,7 +12,8 @@ export function startGateway(options: {
 export function startLocalStack(options: { announce: boolean }): Promise<{ base: string; secrets: Record<string, string> }>;
 export interface BotHostLaunch {
 	port: number;
-	secret: string;
+	/** BOT_HOST_CREDENTIAL: the host's own credential, minted for `id` (mintHostCredential). */
+	credential?: string;
 	sandboxPort: number;
 	/** true: the sandbox in the host's own process on sandboxPort; `<port>:<spki>`: a shared one (startSandbox); false: real platforms. */
 	sandbox?: boolean | string;
@@ -49,6 +50,8 @@ export interface SharedSandbox {
 	controlUrl: string;
 }
 export function startSandbox(options?: { port?: number; quiet?: boolean; env?: Record<string, string> }): Promise<SharedSandbox>;
+/** POST /admin/bot-hosts at `base`: the new credential of `hostId` (replacing any earlier one). */
+export function mintHostCredential(base: string, adminToken: string, hostId: string): Promise<string>;
 export const SPAWN_QUEUE_ID: string;
 export interface SpawnQueue {
 	queue: LocalQueue;

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { botHostCount, botHostPorts, launchBotHost, startSandbox, startSpawnQueue } from "./local-fleet.mjs";
+import { botHostCount, botHostPorts, launchBotHost, mintHostCredential, startSandbox, startSpawnQueue } from "./local-fleet.mjs";
 import { localSecrets } from "./local-secrets.mjs";
 import { markBotHost, run, stopAll } from "./processes.mjs";
 import { bin, root } from "./toolchain.mjs";
@@ -10,6 +10,7 @@ export {
 	botHostCount,
 	botHostPorts,
 	launchBotHost,
+	mintHostCredential,
 	SPAWN_QUEUE_ID,
 	startBotHost,
 	startSandbox,
@@ -145,12 +146,18 @@ export async function startLocalStack({ announce }) {
 	const sandbox = sandboxOn ? await startSandbox({ port: sandboxPort, quiet: !announce }) : null;
 	const hostIds = Array.from({ length: hostCount }, (_, i) => `local-${i + 1}`);
 	const hostPorts = botHostPorts(botHostPort, hostCount, [port, sandboxPort, queuePort]);
-	// Hosts pull before the gateway answers: the queue is empty until then, and a claim only follows a ticket.
-	const hostsStarting = Promise.all(
-		hostIds.map((id, i) =>
-			launchBotHost({
+	const publicBaseUrl = process.env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL } : {};
+	await startGateway({
+		port,
+		stateDir,
+		vars: { OUTBOUND_ALLOW_PRIVATE: "true", ...spawnQueue.gatewayVars, ...publicBaseUrl },
+	});
+	// Each host claims with a credential of its own, minted (again, replacing the last start's) as an admin would.
+	const hosts = await Promise.all(
+		hostIds.map(async (id, i) => {
+			const host = await launchBotHost({
 				port: hostPorts[i],
-				secret: secrets.BOT_HOST_SECRET,
+				credential: await mintHostCredential(base, secrets.ADMIN_API_TOKEN, id),
 				sandboxPort,
 				sandbox: sandbox ? sandbox.setting : false,
 				id,
@@ -158,21 +165,11 @@ export async function startLocalStack({ announce }) {
 				queueUrl: spawnQueue.url,
 				queueToken: spawnQueue.token,
 				label: hostCount > 1 ? id : undefined,
-			}).then((host) => {
-				markBotHost(host.child);
-				return { id, port: hostPorts[i], ...host };
-			}),
-		),
+			});
+			markBotHost(host.child);
+			return { id, port: hostPorts[i], ...host };
+		}),
 	);
-	// Awaited once the gateway is up; a host that fails meanwhile is reported then, not as an unhandled rejection.
-	hostsStarting.catch(() => undefined);
-	const publicBaseUrl = process.env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL } : {};
-	await startGateway({
-		port,
-		stateDir,
-		vars: { OUTBOUND_ALLOW_PRIVATE: "true", ...spawnQueue.gatewayVars, ...publicBaseUrl },
-	});
-	const hosts = await hostsStarting;
 	tickScheduled(base);
 	const first = await ensureFirstUser(base, secrets.ADMIN_API_TOKEN, stateDir);
 	if (announce) {

@@ -15,6 +15,8 @@ import { agentWorkspaceRoutes } from "./routes/agent-workspace";
 import { agentWorkspaceGitRoutes } from "./routes/agent-workspace-git";
 import { authTicketRoutes } from "./routes/auth-tickets";
 import { botFleetRoutes } from "./routes/bot-fleet";
+import { botHostAdminRoutes } from "./routes/bot-host-admin";
+import { botTranscriptionRoutes } from "./routes/bot-transcription";
 import { botRoutes } from "./routes/bots";
 import { calendarCompatRoutes } from "./routes/calendar-compat";
 import { calendarRoutes } from "./routes/calendars";
@@ -55,6 +57,7 @@ export function buildApp() {
 
 	app.route("/", healthRoutes);
 	app.route("/", adminRoutes);
+	app.route("/", botHostAdminRoutes);
 	app.route("/", accountRoutes);
 	app.route("/", authTicketRoutes);
 	app.route("/", meetingRoutes);
@@ -63,6 +66,7 @@ export function buildApp() {
 	app.route("/", transcriptRoutes);
 	app.route("/", liveRoutes);
 	app.route("/", recordingUploadRoutes);
+	app.route("/", botTranscriptionRoutes);
 	app.route("/", botFleetRoutes);
 	app.route("/", fleetMetricsRoutes);
 	app.route("/", recordingRoutes);

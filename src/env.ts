@@ -21,7 +21,6 @@ export interface Env {
 	ADMIN_API_TOKEN?: string;
 	/** base64 of 32 bytes: the AES-GCM key that seals secrets at rest. */
 	SECRETS_KEY?: string;
-	BOT_HOST_SECRET?: string;
 	/** The spawn queue (Cloudflare Queues); hosts pull it over the HTTP API (docs/bot-fleet.md). */
 	BOT_SPAWNS?: Queue<unknown>;
 	/**

@@ -2,8 +2,12 @@
  * Whether a bot's Chromium keeps its sandbox. Bots render pages and links that users choose,
  * so the sandbox stays on wherever the kernel allows it: as a non-root user with working
  * unprivileged user namespaces, or with a setuid `chrome-sandbox` helper. As root Chromium
- * refuses to start sandboxed, so there (this machine, CI containers) it runs with
- * `--no-sandbox`. `BOT_CHROMIUM_SANDBOX=on|off|auto` (default auto) overrides.
+ * refuses to start sandboxed. `BOT_CHROMIUM_SANDBOX`:
+ * - `on` (production, deploy/bot-host.yaml): the sandbox or no work. Where it cannot be had the
+ *   host is not ready (/health 503 naming why) and takes nothing: it never falls back.
+ * - `auto` (the default): sandboxed where possible, else `--no-sandbox`, said loudly: a warning
+ *   at start and /health `degraded` naming it (this machine and CI run as root).
+ * - `off`: never sandboxed, the operator's explicit choice (logged).
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
@@ -23,6 +27,11 @@ export interface SandboxHost {
 export interface SandboxDecision {
 	sandbox: boolean;
 	why: string;
+	/**
+	 * What /health names: `fatal` when `on` cannot be had (the host takes no work), a warning
+	 * when `auto` fell back to no sandbox.
+	 */
+	problem?: { fatal: boolean; detail: string };
 }
 
 export function parseSandboxSetting(value: string | undefined): SandboxSetting {
@@ -31,13 +40,28 @@ export function parseSandboxSetting(value: string | undefined): SandboxSetting {
 	throw new Error(`BOT_CHROMIUM_SANDBOX must be on, off or auto (got "${value}")`);
 }
 
+/** Why this host cannot sandbox Chromium, or null when it can. */
+function unavailableBecause(host: SandboxHost): string | null {
+	if (host.root) return "running as root, where Chromium refuses to start sandboxed";
+	if (host.userNamespaces || host.setuidHelper) return null;
+	return "neither unprivileged user namespaces nor a setuid chrome-sandbox helper is available";
+}
+
+const available = (host: SandboxHost) =>
+	host.userNamespaces ? "unprivileged user namespaces are available" : "a setuid chrome-sandbox helper is installed";
+
 export function decideSandbox(setting: SandboxSetting, host: SandboxHost): SandboxDecision {
-	if (setting === "on") return { sandbox: true, why: "BOT_CHROMIUM_SANDBOX=on" };
 	if (setting === "off") return { sandbox: false, why: "BOT_CHROMIUM_SANDBOX=off" };
-	if (host.root) return { sandbox: false, why: "running as root, where Chromium refuses to start sandboxed" };
-	if (host.userNamespaces) return { sandbox: true, why: "unprivileged user namespaces are available" };
-	if (host.setuidHelper) return { sandbox: true, why: "a setuid chrome-sandbox helper is installed" };
-	return { sandbox: false, why: "neither unprivileged user namespaces nor a setuid chrome-sandbox helper is available" };
+	const missing = unavailableBecause(host);
+	if (setting === "on") {
+		if (!missing) return { sandbox: true, why: `BOT_CHROMIUM_SANDBOX=on and ${available(host)}` };
+		// Still `sandbox: true`: should anything launch, Chromium refuses to start rather than run unsandboxed.
+		const detail = `BOT_CHROMIUM_SANDBOX=on, but the Chromium sandbox is not available here: ${missing}; this host takes no work`;
+		return { sandbox: true, why: detail, problem: { fatal: true, detail } };
+	}
+	if (!missing) return { sandbox: true, why: available(host) };
+	const detail = `Chromium runs WITHOUT its sandbox (BOT_CHROMIUM_SANDBOX=auto fell back): ${missing}; set BOT_CHROMIUM_SANDBOX=on in production`;
+	return { sandbox: false, why: detail, problem: { fatal: false, detail } };
 }
 
 /**
@@ -86,9 +110,10 @@ function readSysctl(name: string): string | null {
 	}
 }
 
-/** The host's decision from its environment, logged once with the reason. */
-export function chromiumSandbox(chromiumPath: string, value: string | undefined, log: (line: string) => void): boolean {
+/** The host's decision from its environment, logged once with the reason (as a warning when it is a problem). */
+export function chromiumSandbox(chromiumPath: string, value: string | undefined, log: (line: string) => void): SandboxDecision {
 	const decision = decideSandbox(parseSandboxSetting(value), probeSandboxHost(chromiumPath));
-	log(`chromium sandbox ${decision.sandbox ? "on" : "off"}: ${decision.why}`);
-	return decision.sandbox;
+	if (decision.problem) log(`WARNING: ${decision.problem.detail}`);
+	else log(`chromium sandbox ${decision.sandbox ? "on" : "off"}: ${decision.why}`);
+	return decision;
 }

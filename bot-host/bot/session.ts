@@ -16,7 +16,7 @@ import type { HostEgress } from "./egress.ts";
 import { autoLeave } from "./limits.ts";
 import { openMeetingPage, preparePage } from "./meeting-page.ts";
 import { type Ending, endingFor, failedWithout, leaving, outcomeOf, reportable, type Stage, seconds } from "./outcomes.ts";
-import { Transcriber } from "./transcriber.ts";
+import { Transcriber, transcriptionEgress } from "./transcriber.ts";
 import { CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts";
 
 const LEAVE_COMMAND = "asked to leave (leave command)";
@@ -304,7 +304,7 @@ export class BotSession {
 			this.audio.transcriber = new Transcriber({
 				url: request.transcription.url,
 				token: request.transcription.token,
-				egress: this.options.egress.policy,
+				egress: transcriptionEgress(request, this.options.egress.policy),
 				language: request.language ?? null,
 				task: request.task,
 				prefix,

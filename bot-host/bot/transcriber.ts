@@ -5,7 +5,7 @@
  * ask for `verbose_json`, so segments carry the detected language, a confidence and (once
  * confirmed) word timings; an endpoint that answers plain `{text}` still works without them.
  */
-import type { BotSegment } from "../../src/bot-channel/protocol.ts";
+import { type BotSegment, type SpawnRequest, transcriptionEndpoint } from "../../src/bot-channel/protocol.ts";
 import { type EgressPolicy, requestGuarded } from "./egress.ts";
 import { PROVISIONAL_SPEAKER } from "./transcript.ts";
 import { encodeWav, rms } from "./wav.ts";
@@ -280,10 +280,15 @@ function wordsOf(words: unknown): BotSegment["words"] {
 	return out;
 }
 
-/** Accept a base URL (`…`, `…/v1`) or the full endpoint. */
-export function transcriptionEndpoint(url: string): string {
-	const trimmed = url.replace(/\/+$/, "");
-	if (trimmed.endsWith("/audio/transcriptions")) return trimmed;
-	if (trimmed.endsWith("/v1")) return `${trimmed}/audio/transcriptions`;
-	return `${trimmed}/v1/audio/transcriptions`;
+/**
+ * The egress policy for a spawn request's transcription endpoint. The Worker's relay is on the
+ * gateway, which the bot reaches as it reaches its channel: an operator's address (private in
+ * a self-hosted fleet), so the guard for users' URLs does not refuse it; metadata addresses
+ * stay refused, and a redirect is still not followed. Any other endpoint is judged as a user's.
+ */
+export function transcriptionEgress(request: Pick<SpawnRequest, "channel" | "transcription">, policy: EgressPolicy): EgressPolicy {
+	const origin = (url: string) => (URL.canParse(url) ? new URL(url.replace(/^ws(s?):/, "http$1:")).origin : null);
+	const gateway = origin(request.channel.url);
+	const onGateway = gateway !== null && request.transcription !== null && origin(request.transcription.url) === gateway;
+	return onGateway ? { ...policy, allowPrivate: true } : policy;
 }

@@ -1,7 +1,8 @@
 /**
- * The two calls a bot host makes to the Worker (BOT_HOST_GATEWAY_URL, Bearer BOT_HOST_SECRET):
- * claiming an attempt (`POST /internal/bot-hosts/claims`), which hands the full spawn request to
- * the first claimer only, and reporting the host's state (`POST /internal/bot-hosts/reports`).
+ * The two calls a bot host makes to the Worker (BOT_HOST_GATEWAY_URL, Bearer: the host's own
+ * credential, minted for its host id): claiming an attempt with the ticket it pulled
+ * (`POST /internal/bot-hosts/claims`), which hands the full spawn request to the first claimer
+ * only, and reporting the host's state (`POST /internal/bot-hosts/reports`).
  */
 import { ClaimRefusalReason, type ClaimRequest, type HostReport } from "../../src/bot-channel/fleet.ts";
 import { SpawnRequest } from "../../src/bot-channel/protocol.ts";
@@ -11,14 +12,21 @@ export type ClaimOutcome =
 	| { kind: "claimed"; request: SpawnRequest }
 	/** Another host won it, a newer attempt exists, or the meeting no longer wants a bot. */
 	| { kind: "refused"; reason: ClaimRefusalReason | "unknown"; detail: string }
-	/** No answer, or one that settles nothing (5xx, 401, a body that is no spawn request): try again later. */
+	/** No answer, or one that settles nothing (5xx, 401, 403, a body that is no spawn request): try again later. */
 	| { kind: "unanswered"; detail: string };
 
 export interface GatewayOptions {
 	url: string;
-	secret: string;
+	/**
+	 * The host's credential, asked for at every call: read from a mounted file, a rotated
+	 * Secret takes effect without a restart. Null while there is none (nothing is sent then).
+	 */
+	credential: () => string | null;
 	timeoutMs?: number;
 }
+
+/** The host has no credential (yet): its calls are not made. */
+export class NoCredential extends Error {}
 
 export class Gateway {
 	private readonly base: string;
@@ -34,6 +42,7 @@ export class Gateway {
 		try {
 			res = await this.post("/internal/bot-hosts/claims", claim);
 		} catch (err) {
+			if (err instanceof NoCredential) return { kind: "unanswered", detail: err.message };
 			return { kind: "unanswered", detail: `the gateway is unreachable: ${err instanceof Error ? err.message : String(err)}` };
 		}
 		const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
@@ -58,9 +67,12 @@ export class Gateway {
 	}
 
 	private post(path: string, body: unknown): Promise<Response> {
+		const credential = this.options.credential();
+		if (!credential)
+			return Promise.reject(new NoCredential("this host has no credential (BOT_HOST_CREDENTIAL or BOT_HOST_CREDENTIAL_FILE)"));
 		return fetch(`${this.base}${path}`, {
 			method: "POST",
-			headers: { "content-type": "application/json", authorization: `Bearer ${this.options.secret}` },
+			headers: { "content-type": "application/json", authorization: `Bearer ${credential}` },
 			body: JSON.stringify(body),
 			signal: AbortSignal.timeout(this.options.timeoutMs ?? 15_000),
 		});

@@ -4,9 +4,10 @@
  * than it could start, so a ticket it holds is one no other host can take meanwhile.
  *
  * Per ticket: past `not_after` → ack and drop (the room stopped waiting); claim won → start the
- * bot, ack; claim refused (409: a duplicate delivery, another host won, a newer attempt, the
- * meeting ended) → ack and drop; no answer or 5xx → hand the lease back with a short delay so
- * any host can try again. An empty queue or a failing queue API backs off (jittered).
+ * bot, ack; claim refused (409: a duplicate delivery, another host won, a newer attempt or
+ * ticket, the meeting ended) → ack and drop; no answer, 5xx, or a refused credential or ticket
+ * (401, 403) → hand the lease back with a short delay so any host can try again. An empty
+ * queue or a failing queue API backs off (jittered).
  */
 import type { SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import type { Capacity } from "./capacity.ts";
@@ -121,11 +122,13 @@ export class PullLoop {
 					this.options.log(`pull loop: ticket for ${label} expired at ${ticket.not_after}; dropped`);
 					return void acks.push(leaseId);
 				}
+				// The ticket as pulled: the room takes only the one it signed and published for this attempt.
 				const outcome = await this.options.gateway.claim({
 					meeting_id: ticket.meeting_id,
 					attempt: ticket.attempt,
 					host_id: this.options.hostId,
 					version: this.options.version,
+					ticket,
 				});
 				if (outcome.kind === "unanswered") {
 					this.options.log(`pull loop: claim for ${label} got no answer (${outcome.detail}); handed back`);

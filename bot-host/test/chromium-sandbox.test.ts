@@ -20,19 +20,33 @@ describe("the Chromium sandbox decision", () => {
 		});
 	});
 
-	it("turns it off as root, and where the kernel offers neither, saying why", () => {
-		expect(decideSandbox("auto", host({ root: true, setuidHelper: true }))).toEqual({
-			sandbox: false,
-			why: "running as root, where Chromium refuses to start sandboxed",
-		});
-		expect(decideSandbox("auto", host({}))).toEqual({
-			sandbox: false,
-			why: "neither unprivileged user namespaces nor a setuid chrome-sandbox helper is available",
-		});
+	it("in auto, turns it off as root and where the kernel offers neither, and says so loudly as a problem", () => {
+		const root = "running as root, where Chromium refuses to start sandboxed";
+		const neither = "neither unprivileged user namespaces nor a setuid chrome-sandbox helper is available";
+		for (const [fields, why] of [
+			[{ root: true, setuidHelper: true }, root],
+			[{}, neither],
+		] as const) {
+			const detail = `Chromium runs WITHOUT its sandbox (BOT_CHROMIUM_SANDBOX=auto fell back): ${why}; set BOT_CHROMIUM_SANDBOX=on in production`;
+			expect(decideSandbox("auto", host(fields))).toEqual({ sandbox: false, why: detail, problem: { fatal: false, detail } });
+		}
 	});
 
-	it("follows BOT_CHROMIUM_SANDBOX=on|off whatever the host", () => {
-		expect(decideSandbox("on", host({ root: true }))).toEqual({ sandbox: true, why: "BOT_CHROMIUM_SANDBOX=on" });
+	it("with on, keeps the sandbox where it can be had, and otherwise refuses work instead of falling back; off is off", () => {
+		expect(decideSandbox("on", host({ userNamespaces: true }))).toEqual({
+			sandbox: true,
+			why: "BOT_CHROMIUM_SANDBOX=on and unprivileged user namespaces are available",
+		});
+		for (const fields of [{ root: true }, { root: true, userNamespaces: true }, {}]) {
+			const decision = decideSandbox("on", host(fields));
+			// Never launched unsandboxed: the host takes no work, and Chromium itself would refuse to start.
+			expect(decision.sandbox).toBe(true);
+			expect(decision.problem?.fatal).toBe(true);
+			expect(decision.problem?.detail).toMatch(
+				/^BOT_CHROMIUM_SANDBOX=on, but the Chromium sandbox is not available here: .+; this host takes no work$/,
+			);
+		}
+		// Off is the operator's explicit choice: no sandbox whatever the host, and not reported as a problem.
 		expect(decideSandbox("off", host({ userNamespaces: true }))).toEqual({ sandbox: false, why: "BOT_CHROMIUM_SANDBOX=off" });
 	});
 

@@ -14,7 +14,6 @@ import { type ClaimServer, type CountingQueue, startClaimServer, startCountingQu
 import { scriptMeeting } from "./harness.ts";
 import { FakeRoom, finalStatus, statusesOf } from "./room.ts";
 
-const SECRET = "drain-secret";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
@@ -35,7 +34,7 @@ describe("a draining bot host process", () => {
 		sandbox = await startSandbox();
 		room = await FakeRoom.start();
 		queue = await startCountingQueue();
-		claims = await startClaimServer(SECRET);
+		claims = await startClaimServer();
 	});
 	afterAll(async () => {
 		if (child && child.exitCode === null) {
@@ -57,7 +56,7 @@ describe("a draining bot host process", () => {
 			env: {
 				...process.env,
 				BOT_HOST_PORT: String(port),
-				BOT_HOST_SECRET: SECRET,
+				BOT_HOST_CREDENTIAL: claims.credentialFor("drain-host"),
 				BOT_HOST_ID: "drain-host",
 				BOT_HOST_SLOTS: "2",
 				SPAWN_QUEUE_URL: queue.url(queueId),
@@ -84,8 +83,7 @@ describe("a draining bot host process", () => {
 		const staying = scriptMeeting(world, "google_meet", { direct_join: true, participants: [{ name: "Ada" }] });
 		const lingering = scriptMeeting(world, "teams", { direct_join: true, participants: [{ name: "Bea" }] });
 		for (const m of [staying, lingering]) {
-			claims.offer({ ...m.request, attempt: 1 });
-			queue.publish(queueId, { meeting_id: m.meetingId, attempt: 1, not_after: new Date(Date.now() + 600_000).toISOString() });
+			queue.publish(queueId, claims.offer({ ...m.request, attempt: 1 }));
 		}
 		for (const m of [staying, lingering]) await room.until(m.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
 		await until(() => claims.reports.some((r) => r.running === 2));
@@ -95,7 +93,6 @@ describe("a draining bot host process", () => {
 			launching: 0,
 			free: 0,
 			draining: false,
-			meeting_ids: [staying.meetingId, lingering.meetingId].sort((a, b) => a - b),
 		});
 
 		child.kill("SIGTERM");
@@ -104,8 +101,7 @@ describe("a draining bot host process", () => {
 		// New work is left for other hosts: no pull while draining.
 		const pulls = queue.pulls(queueId).length;
 		const later = scriptMeeting(world, "zoom", { direct_join: true });
-		claims.offer({ ...later.request, attempt: 1 });
-		queue.publish(queueId, { meeting_id: later.meetingId, attempt: 1, not_after: new Date(Date.now() + 600_000).toISOString() });
+		queue.publish(queueId, claims.offer({ ...later.request, attempt: 1 }));
 		await sleep(1_500);
 		expect(queue.pulls(queueId).length).toBe(pulls);
 		expect(queue.backlog(queueId)).toBe(1);

@@ -5,15 +5,16 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { launchBotHost, startBotHost } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
 import { BOT_HOST_PACKAGES, debianPackagePlan, TEST_PACKAGES } from "../../scripts/toolchain.mjs";
+import { decideSandbox, probeSandboxHost } from "../bot/chromium-sandbox.ts";
 
-const SECRET = "first-run-secret";
+const CREDENTIAL = "bhc_first-run-credential";
 const MISSING_CHROMIUM = path.join(tmpdir(), "no-chromium-here", "chromium");
 const NO_BROWSER = `Chromium not found at ${MISSING_CHROMIUM} (install the Debian package chromium, or set CHROMIUM_PATH to a Chromium binary)`;
 const NO_SPEECH =
@@ -21,10 +22,14 @@ const NO_SPEECH =
 
 const NO_QUEUE = "SPAWN_QUEUE_URL is not set: this host has no queue to take work from";
 const NO_GATEWAY = "BOT_HOST_GATEWAY_URL is not set: this host cannot claim meetings";
-/** Where a host takes work from; nothing listens there, so it only backs off. */
+/**
+ * Where a host takes work from; nothing listens there, so it only backs off. The sandbox
+ * decision is stated, so the problems named are the ones a test is about, wherever it runs.
+ */
 const WORK = {
 	SPAWN_QUEUE_URL: "http://127.0.0.1:9/client/v4/accounts/local/queues/first-run",
 	BOT_HOST_GATEWAY_URL: "http://127.0.0.1:9",
+	BOT_CHROMIUM_SANDBOX: "off",
 };
 
 /** This machine's PATH as one directory of links, without espeak-ng: a machine that never installed it. */
@@ -60,7 +65,7 @@ describe("the bot host on a first run", () => {
 		const port = await freePort();
 		const { child, health } = await launchBotHost({
 			port,
-			secret: SECRET,
+			credential: CREDENTIAL,
 			sandboxPort: await freePort(),
 			quiet: true,
 			env: { CHROMIUM_PATH: MISSING_CHROMIUM, PATH: noSpeechPath, ...WORK },
@@ -83,10 +88,10 @@ describe("the bot host on a first run", () => {
 		const port = await freePort();
 		const { child, health } = await launchBotHost({
 			port,
-			secret: SECRET,
+			credential: CREDENTIAL,
 			sandboxPort: await freePort(),
 			quiet: true,
-			env: { SPAWN_QUEUE_URL: "", BOT_HOST_GATEWAY_URL: "" },
+			env: { SPAWN_QUEUE_URL: "", BOT_HOST_GATEWAY_URL: "", BOT_CHROMIUM_SANDBOX: "off" },
 		});
 		try {
 			expect(health).toMatchObject({ ready: false, status: "unavailable", detail: NO_QUEUE, bots: 0, free: 0 });
@@ -96,11 +101,93 @@ describe("the bot host on a first run", () => {
 		}
 	});
 
+	it("without a credential of its own, is not ready and says how to get one (BOT_HOST_SECRET is retired)", async () => {
+		const { child, health } = await launchBotHost({
+			port: await freePort(),
+			sandboxPort: await freePort(),
+			quiet: true,
+			env: { ...WORK, BOT_HOST_SECRET: "the-shared-secret-of-old" },
+		});
+		try {
+			expect(health).toMatchObject({
+				ready: false,
+				status: "unavailable",
+				detail:
+					"BOT_HOST_SECRET is retired: this host has no credential of its own: mint one for its host id (POST /admin/bot-hosts) and set BOT_HOST_CREDENTIAL or BOT_HOST_CREDENTIAL_FILE",
+				free: 0,
+			});
+		} finally {
+			await stop(child);
+		}
+	});
+
+	it("reads BOT_HOST_CREDENTIAL_FILE at every check: not ready without the file, ready once it is mounted", async () => {
+		const dir = mkdtempSync(path.join(tmpdir(), "credential-"));
+		const file = path.join(dir, "host-7");
+		const port = await freePort();
+		const { child, health } = await launchBotHost({
+			port,
+			sandboxPort: await freePort(),
+			quiet: true,
+			env: { ...WORK, BOT_HOST_CREDENTIAL_FILE: file },
+		});
+		try {
+			expect(health).toMatchObject({
+				ready: false,
+				detail: `the credential file ${file} (BOT_HOST_CREDENTIAL_FILE) is missing or empty: this host cannot claim meetings`,
+			});
+			writeFileSync(file, `${CREDENTIAL}\n`);
+			const res = await fetch(`http://127.0.0.1:${port}/health`);
+			expect(res.status).toBe(200);
+			expect(await res.json()).toMatchObject({ status: "ok", problems: [] });
+		} finally {
+			await stop(child);
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+
+	it("with BOT_CHROMIUM_SANDBOX=on takes no work where the sandbox cannot be had; auto falls back only saying so", async () => {
+		const unavailable = decideSandbox("on", probeSandboxHost("/usr/bin/chromium")).problem;
+		const required = await launchBotHost({
+			port: await freePort(),
+			credential: CREDENTIAL,
+			sandboxPort: await freePort(),
+			quiet: true,
+			env: { ...WORK, BOT_CHROMIUM_SANDBOX: "on" },
+		});
+		const fallback = await launchBotHost({
+			port: await freePort(),
+			credential: CREDENTIAL,
+			sandboxPort: await freePort(),
+			quiet: true,
+			env: { ...WORK, BOT_CHROMIUM_SANDBOX: "auto" },
+		});
+		try {
+			if (unavailable) {
+				// This machine (root, or a kernel without user namespaces): `on` is fail-closed, `auto` degraded.
+				expect(unavailable.fatal).toBe(true);
+				expect(required.health).toMatchObject({ ready: false, status: "unavailable", detail: unavailable.detail, free: 0 });
+				expect(unavailable.detail).toMatch(
+					/^BOT_CHROMIUM_SANDBOX=on, but the Chromium sandbox is not available here: .+; this host takes no work$/,
+				);
+				const fellBack = decideSandbox("auto", probeSandboxHost("/usr/bin/chromium")).problem?.detail ?? "";
+				expect(fellBack).toMatch(/^Chromium runs WITHOUT its sandbox \(BOT_CHROMIUM_SANDBOX=auto fell back\): /);
+				expect(fallback.health).toMatchObject({ ready: true, status: "degraded", detail: fellBack, problems: [fellBack] });
+			} else {
+				expect(required.health).toMatchObject({ ready: true, status: "ok" });
+				expect(fallback.health).toMatchObject({ ready: true, status: "ok" });
+			}
+		} finally {
+			await stop(required.child);
+			await stop(fallback.child);
+		}
+	});
+
 	it("makes the start step for tests and benches fail with the host's reason, not a health-check timeout", async () => {
 		await expect(
 			startBotHost({
 				port: await freePort(),
-				secret: SECRET,
+				credential: CREDENTIAL,
 				sandboxPort: await freePort(),
 				quiet: true,
 				env: { CHROMIUM_PATH: MISSING_CHROMIUM, ...WORK },
@@ -112,7 +199,7 @@ describe("the bot host on a first run", () => {
 		const port = await freePort();
 		const { child, health } = await launchBotHost({
 			port,
-			secret: SECRET,
+			credential: CREDENTIAL,
 			sandboxPort: await freePort(),
 			quiet: true,
 			env: { PATH: noSpeechPath, ...WORK },

@@ -1,10 +1,12 @@
 /**
  * The bot host's peers in the fleet, for tests of the pull loop: the gateway's claim and report
- * routes (speaking fleet.ts's shapes and the room's rule: the first claimer of the current
- * attempt gets the spawn request, anyone else 409 with a reason), and the local Queues stand-in
- * (scripts/local-queue.mjs) behind a server that counts pulls and can fail like the real API.
+ * routes (speaking fleet.ts's shapes and the Worker's rules: each host presents a credential of
+ * its own and speaks only as itself; a claim presents the ticket published for that attempt,
+ * and the first claimer of the current attempt gets the spawn request, anyone else 409 with a
+ * reason), and the local Queues stand-in (scripts/local-queue.mjs) behind a server that counts
+ * pulls and can fail like the real API.
  */
-import { timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { z } from "zod";
 import { createLocalQueues, queueHandler } from "../../scripts/local-queue.mjs";
@@ -37,19 +39,25 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 interface Meeting {
 	attempt: number;
 	request: z.input<typeof SpawnRequest>;
+	ticket: SpawnTicket;
 	ended: boolean;
 	claimedBy: string | null;
 }
 
 export interface ClaimServer {
 	url: string;
-	/** Claims as they arrived, with the answer's status. */
-	claims: { claim: ClaimRequest; status: number; reason?: ClaimRefusalReason }[];
+	/** Claims as they arrived, with the answer's status and the host the credential named. */
+	claims: { claim: ClaimRequest; status: number; reason?: ClaimRefusalReason; as: string }[];
 	/** Reports that parsed as HostReport; `rejectedReports` counts bodies that did not. */
 	reports: HostReport[];
 	rejectedReports: number;
-	/** The meeting wants a bot for this attempt; the spawn request is what the winner gets. */
-	offer(request: z.input<typeof SpawnRequest> & { attempt: number }): void;
+	/** A new credential for `hostId` (its earlier one stops working), as POST /admin/bot-hosts mints one. */
+	credentialFor(hostId: string): string;
+	/**
+	 * The meeting wants a bot for this attempt; the spawn request is what the winner gets. The
+	 * answer is the ticket the room publishes: a claim must present it as it is.
+	 */
+	offer(request: z.input<typeof SpawnRequest> & { attempt: number }, notAfter?: string): SpawnTicket;
 	/** The meeting no longer wants a bot: claims answer 409 ended. */
 	end(meetingId: number): void;
 	/** The next `count` claims answer `status` (an overloaded gateway or room). */
@@ -59,24 +67,23 @@ export interface ClaimServer {
 	close(): Promise<void>;
 }
 
-export async function startClaimServer(secret: string): Promise<ClaimServer> {
+export async function startClaimServer(): Promise<ClaimServer> {
 	const meetings = new Map<number, Meeting>();
+	/** Host id by credential. */
+	const credentials = new Map<string, string>();
 	let failures: { count: number; status: number } = { count: 0, status: 503 };
-	const state: Omit<ClaimServer, "url" | "close" | "offer" | "end" | "failClaims"> = {
+	const state: Omit<ClaimServer, "url" | "close" | "offer" | "end" | "failClaims" | "credentialFor"> = {
 		claims: [],
 		reports: [],
 		rejectedReports: 0,
 		reportStatus: 204,
 	};
-	const authorized = (req: IncomingMessage) => {
-		const given = Buffer.from(req.headers.authorization ?? "");
-		const expected = Buffer.from(`Bearer ${secret}`);
-		return given.length === expected.length && timingSafeEqual(given, expected);
-	};
+	const hostOf = (req: IncomingMessage) => credentials.get(/^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "");
 	const server = http.createServer((req, res) => {
 		void (async () => {
 			if (req.method !== "POST") return send(res, 405, { detail: "method not allowed" });
-			if (!authorized(req)) return send(res, 401, { detail: "unauthorized" });
+			const as = hostOf(req);
+			if (!as) return send(res, 401, { detail: "Invalid or missing bot host credential" });
 			const body = await readBody(req);
 			if (req.url === "/internal/bot-hosts/reports") {
 				const report = HostReport.safeParse(body);
@@ -84,6 +91,7 @@ export async function startClaimServer(secret: string): Promise<ClaimServer> {
 					state.rejectedReports += 1;
 					return send(res, 422, { detail: "invalid host report" });
 				}
+				if (report.data.host_id !== as) return send(res, 403, { detail: `This bot host credential is not ${report.data.host_id}'s` });
 				if (state.reportStatus >= 300) return send(res, state.reportStatus, { detail: "not here" });
 				state.reports.push(report.data);
 				return void res.writeHead(204).end();
@@ -93,17 +101,29 @@ export async function startClaimServer(secret: string): Promise<ClaimServer> {
 			if (!parsed.success) return send(res, 422, { detail: "invalid claim" });
 			const claim = parsed.data;
 			const answer = (status: number, payload: unknown, reason?: ClaimRefusalReason) => {
-				state.claims.push({ claim, status, ...(reason ? { reason } : {}) });
+				state.claims.push({ claim, status, as, ...(reason ? { reason } : {}) });
 				send(res, status, payload);
 			};
+			if (claim.host_id !== as) return answer(403, { detail: `This bot host credential is not ${claim.host_id}'s` });
 			if (failures.count > 0) {
 				failures = { ...failures, count: failures.count - 1 };
 				return answer(failures.status, { detail: "the room is busy" });
 			}
 			const meeting = meetings.get(claim.meeting_id);
 			const refuse = (reason: ClaimRefusalReason, detail: string) => answer(409, { detail, reason }, reason);
+			const { ticket } = claim;
+			// The Worker's signature check, in effect: the ticket must be the room's, unchanged.
+			const published = meeting?.ticket;
+			const sameId = published?.ticket_id === ticket.ticket_id;
+			if (
+				ticket.meeting_id !== claim.meeting_id ||
+				ticket.attempt !== claim.attempt ||
+				(sameId && JSON.stringify(published) !== JSON.stringify(ticket))
+			)
+				return answer(403, { detail: "The spawn ticket is not a valid ticket for this claim" });
 			if (!meeting || meeting.ended) return refuse("ended", "the meeting no longer wants a bot");
 			if (claim.attempt < meeting.attempt) return refuse("stale", "a newer attempt exists");
+			if (!sameId) return refuse("stale", `the ticket is not the one published for attempt ${meeting.attempt}`);
 			if (meeting.claimedBy !== null) return refuse("taken", "another host claimed this attempt");
 			meeting.claimedBy = claim.host_id;
 			answer(200, { ...meeting.request, attempt: meeting.attempt });
@@ -114,8 +134,22 @@ export async function startClaimServer(secret: string): Promise<ClaimServer> {
 	const port = await listen(server);
 	return Object.assign(state, {
 		url: `http://127.0.0.1:${port}`,
-		offer(request: z.input<typeof SpawnRequest> & { attempt: number }) {
-			meetings.set(request.meeting_id, { attempt: request.attempt, request, ended: false, claimedBy: null });
+		credentialFor(hostId: string) {
+			for (const [credential, host] of credentials) if (host === hostId) credentials.delete(credential);
+			const credential = `bhc_${randomBytes(32).toString("base64url")}`;
+			credentials.set(credential, hostId);
+			return credential;
+		},
+		offer(request: z.input<typeof SpawnRequest> & { attempt: number }, notAfter = new Date(Date.now() + 600_000).toISOString()) {
+			const ticket: SpawnTicket = {
+				meeting_id: request.meeting_id,
+				attempt: request.attempt,
+				not_after: notAfter,
+				ticket_id: randomBytes(18).toString("base64url"),
+				signature: randomBytes(32).toString("hex"),
+			};
+			meetings.set(request.meeting_id, { attempt: request.attempt, request, ticket, ended: false, claimedBy: null });
+			return ticket;
 		},
 		end(meetingId: number) {
 			const meeting = meetings.get(meetingId);

@@ -43,7 +43,7 @@ export async function startWorld(
 		executablePath: "/usr/bin/chromium",
 		extraFlags: sandbox.chromiumFlags,
 		fakeDevices: true,
-		sandbox: chromiumSandbox("/usr/bin/chromium", process.env.BOT_CHROMIUM_SANDBOX, (line) => logs.push(line)),
+		sandbox: chromiumSandbox("/usr/bin/chromium", process.env.BOT_CHROMIUM_SANDBOX, (line) => logs.push(line)).sandbox,
 	};
 	const host = await startBotHost({
 		port: 0,

@@ -4,6 +4,7 @@
  * duplicate and lost claims, refusals, expiry, back-off and reports; real bots only where one
  * must run (at most two Chromiums).
  */
+import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { SpawnTicket } from "../../src/bot-channel/fleet.ts";
 import type { SpawnRequest } from "../../src/bot-channel/protocol.ts";
@@ -17,7 +18,6 @@ import { type ClaimServer, type CountingQueue, startClaimServer, startCountingQu
 import { ROOMY_MACHINE, scriptMeeting, startWorld, stopWorld, type World } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
 
-const SECRET = "pull-loop-secret";
 const QUEUE_TOKEN = "queue-token";
 const FAST: PullLoopSettings = { backoffMinMs: 50, backoffMaxMs: 200, fullPollMs: 50, claimRetryDelayS: 1, visibilityMs: 30_000 };
 
@@ -31,10 +31,13 @@ async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
 }
 
 const later = (ms = 600_000) => new Date(Date.now() + ms).toISOString();
-const ticketFor = (meetingId: number, attempt = 1, notAfter = later()): SpawnTicket => ({
+/** A well-formed ticket no room published. */
+const unpublished = (meetingId: number, attempt = 1): SpawnTicket => ({
 	meeting_id: meetingId,
 	attempt,
-	not_after: notAfter,
+	not_after: later(),
+	ticket_id: randomBytes(18).toString("base64url"),
+	signature: randomBytes(32).toString("hex"),
 });
 let queueSeq = 0;
 let nextMeeting = 500_000 + Math.floor(Math.random() * 100_000);
@@ -59,7 +62,7 @@ describe("the pull loop against the queue and the claim route", () => {
 	const logs: string[] = [];
 	beforeAll(async () => {
 		queue = await startCountingQueue(QUEUE_TOKEN);
-		claims = await startClaimServer(SECRET);
+		claims = await startClaimServer();
 	});
 	afterEach(async () => {
 		await Promise.all(loops.splice(0).map((loop) => loop.stop()));
@@ -72,10 +75,16 @@ describe("the pull loop against the queue and the claim route", () => {
 		await claims.close();
 	});
 
-	const startLoop = (host: WorkTaker, queueId: string, hostId = "host-a", settings: PullLoopSettings = FAST) => {
+	const startLoop = (
+		host: WorkTaker,
+		queueId: string,
+		hostId = "host-a",
+		settings: PullLoopSettings = FAST,
+		credential = claims.credentialFor(hostId),
+	) => {
 		const loop = new PullLoop({
 			queue: new SpawnQueue({ url: queue.url(queueId), token: QUEUE_TOKEN, log: (line) => logs.push(line) }),
-			gateway: new Gateway({ url: claims.url, secret: SECRET }),
+			gateway: new Gateway({ url: claims.url, credential: () => credential }),
 			host,
 			hostId,
 			version: "test-1",
@@ -86,30 +95,33 @@ describe("the pull loop against the queue and the claim route", () => {
 		loop.start();
 		return loop;
 	};
-	const offered = (meetingId: number) =>
-		claims.offer({
-			meeting_id: meetingId,
-			attempt: 1,
-			platform: "google_meet",
-			native_meeting_id: "abc-defg-hij",
-			meeting_url: "https://meet.google.com/abc-defg-hij",
-			bot_name: "Notetaker",
-			transcription: null,
-			channel: { url: "ws://127.0.0.1:9/meetings/1/bot", token: "t" },
-		});
+	const offered = (meetingId: number, notAfter?: string) =>
+		claims.offer(
+			{
+				meeting_id: meetingId,
+				attempt: 1,
+				platform: "google_meet",
+				native_meeting_id: "abc-defg-hij",
+				meeting_url: "https://meet.google.com/abc-defg-hij",
+				bot_name: "Notetaker",
+				transcription: null,
+				channel: { url: "ws://127.0.0.1:9/meetings/1/bot", token: "t" },
+			},
+			notAfter,
+		);
 	const claimsFor = (meetingId: number) => claims.claims.filter((c) => c.claim.meeting_id === meetingId);
 
 	it("acks and drops a refused claim: a duplicate delivery starts one bot, a meeting that no longer wants one starts none", async () => {
 		const queueId = `q${++queueSeq}`;
 		const wanted = ++nextMeeting;
 		const over = ++nextMeeting;
-		offered(wanted);
-		offered(over);
+		const ticket = offered(wanted);
+		const overTicket = offered(over);
 		claims.end(over);
 		// At-least-once delivery: the same ticket twice.
-		queue.publish(queueId, ticketFor(wanted));
-		queue.publish(queueId, ticketFor(wanted));
-		queue.publish(queueId, ticketFor(over));
+		queue.publish(queueId, ticket);
+		queue.publish(queueId, ticket);
+		queue.publish(queueId, overTicket);
 		const host = countingHost(5);
 		startLoop(host, queueId);
 		await until(() => queue.backlog(queueId) === 0);
@@ -119,15 +131,55 @@ describe("the pull loop against the queue and the claim route", () => {
 			[409, "taken"],
 		]);
 		expect(claimsFor(over).map((c) => [c.status, c.reason])).toEqual([[409, "ended"]]);
-		expect(claimsFor(wanted)[0]?.claim).toEqual({ meeting_id: wanted, attempt: 1, host_id: "host-a", version: "test-1" });
+		// As itself, with its own credential, presenting the ticket exactly as it was pulled.
+		expect(claimsFor(wanted)[0]).toMatchObject({
+			as: "host-a",
+			claim: { meeting_id: wanted, attempt: 1, host_id: "host-a", version: "test-1", ticket },
+		});
+	});
+
+	it("starts no bot for a ticket the room did not publish: an edited one goes back to the queue, a foreign one is dropped", async () => {
+		const queueId = `q${++queueSeq}`;
+		const edited = ++nextMeeting;
+		const foreign = ++nextMeeting;
+		const published = offered(edited);
+		offered(foreign);
+		queue.publish(queueId, { ...published, not_after: later(3_600_000) });
+		queue.publish(queueId, unpublished(foreign));
+		const host = countingHost(5);
+		const loop = startLoop(host, queueId);
+		await until(() => claimsFor(edited).length >= 1 && claimsFor(foreign).length >= 1);
+		await loop.stop();
+		expect(host.launched).toEqual([]);
+		expect(claimsFor(edited)[0]?.status).toBe(403);
+		expect(claimsFor(foreign)[0]).toMatchObject({ status: 409, reason: "stale" });
+		// Refused as not this host's to settle: handed back (and dropped by the queue after its retries).
+		expect(queue.backlog(queueId)).toBe(1);
+	});
+
+	it("claims nothing once its credential is revoked: the ticket goes back for a host that has one", async () => {
+		const queueId = `q${++queueSeq}`;
+		const meetingId = ++nextMeeting;
+		const revoked = claims.credentialFor("host-revoked");
+		// Minting again replaces it, as a revocation does.
+		claims.credentialFor("host-revoked");
+		queue.publish(queueId, offered(meetingId));
+		const host = countingHost(5);
+		const loop = startLoop(host, queueId, "host-revoked", FAST, revoked);
+		await until(() => logs.some((line) => line.includes(`claim for meeting ${meetingId} attempt 1 got no answer (401`)));
+		await loop.stop();
+		expect(host.launched).toEqual([]);
+		const other = countingHost(5);
+		startLoop(other, queueId, "host-b");
+		await until(() => other.launched.length === 1);
+		expect(claimsFor(meetingId).map((c) => [c.as, c.status])).toEqual([["host-b", 200]]);
 	});
 
 	it("leaves a ticket whose claim got a 5xx for another try, and takes it then", async () => {
 		const queueId = `q${++queueSeq}`;
 		const meetingId = ++nextMeeting;
-		offered(meetingId);
+		queue.publish(queueId, offered(meetingId));
 		claims.failClaims(1, 503);
-		queue.publish(queueId, ticketFor(meetingId));
 		const host = countingHost(5);
 		startLoop(host, queueId);
 		await until(() => claimsFor(meetingId).length === 1);
@@ -143,11 +195,12 @@ describe("the pull loop against the queue and the claim route", () => {
 	it("leaves a ticket for another host when the gateway cannot be reached at all", async () => {
 		const queueId = `q${++queueSeq}`;
 		const meetingId = ++nextMeeting;
-		queue.publish(queueId, ticketFor(meetingId));
+		const ticket = offered(meetingId);
+		queue.publish(queueId, ticket);
 		const host = countingHost(5);
 		const loop = new PullLoop({
 			queue: new SpawnQueue({ url: queue.url(queueId), token: QUEUE_TOKEN, log: (line) => logs.push(line) }),
-			gateway: new Gateway({ url: "http://127.0.0.1:9", secret: SECRET }),
+			gateway: new Gateway({ url: "http://127.0.0.1:9", credential: () => "bhc_unused" }),
 			host,
 			hostId: "host-cut-off",
 			version: "test-1",
@@ -161,7 +214,6 @@ describe("the pull loop against the queue and the claim route", () => {
 		expect(queue.backlog(queueId)).toBe(1);
 		expect(host.launched).toEqual([]);
 		// Another host takes it as soon as it shows again.
-		offered(meetingId);
 		const other = countingHost(5);
 		startLoop(other, queueId, "host-b");
 		await until(() => other.launched.length === 1);
@@ -171,8 +223,7 @@ describe("the pull loop against the queue and the claim route", () => {
 	it("drops a ticket past its not_after without claiming", async () => {
 		const queueId = `q${++queueSeq}`;
 		const meetingId = ++nextMeeting;
-		offered(meetingId);
-		queue.publish(queueId, ticketFor(meetingId, 1, new Date(Date.now() - 1_000).toISOString()));
+		queue.publish(queueId, offered(meetingId, new Date(Date.now() - 1_000).toISOString()));
 		const host = countingHost(5);
 		startLoop(host, queueId);
 		await until(() => queue.backlog(queueId) === 0);
@@ -199,7 +250,7 @@ describe("the pull loop against the queue and the claim route", () => {
 		host.draining = true;
 		await sleep(300);
 		const pulled = queue.pulls(queueId).length;
-		queue.publish(queueId, ticketFor(++nextMeeting));
+		queue.publish(queueId, unpublished(++nextMeeting));
 		await sleep(800);
 		expect(queue.pulls(queueId).length).toBe(pulled);
 		expect(queue.backlog(queueId)).toBe(1);
@@ -208,8 +259,7 @@ describe("the pull loop against the queue and the claim route", () => {
 	it("hands tickets pulled while it stops straight back to the queue, for another host to take at once", async () => {
 		const queueId = `q${++queueSeq}`;
 		const meetingId = ++nextMeeting;
-		offered(meetingId);
-		queue.publish(queueId, ticketFor(meetingId));
+		queue.publish(queueId, offered(meetingId));
 		queue.pullDelayMs = 400;
 		const host = countingHost(5);
 		const loop = startLoop(host, queueId, "host-stopping");
@@ -254,8 +304,9 @@ describe("the pull loop against the queue and the claim route", () => {
 			log: () => {},
 		});
 		const reportLogs: string[] = [];
+		const credential = claims.credentialFor("host-r");
 		const reporter = new Reporter({
-			gateway: new Gateway({ url: claims.url, secret: SECRET }),
+			gateway: new Gateway({ url: claims.url, credential: () => credential }),
 			report: () => host.report(),
 			intervalMs: 100,
 			log: (line) => reportLogs.push(line),
@@ -280,7 +331,6 @@ describe("the pull loop against the queue and the claim route", () => {
 				draining: false,
 				mem_available_mb: 16_000,
 				load1: 0,
-				meeting_ids: [],
 			});
 			expect(reportLogs.at(-1)).toBe("host report: the gateway takes reports again");
 		} finally {
@@ -299,7 +349,7 @@ describe("the pull loop with real bots", () => {
 		// can take long to get there, and one that gave up would free its slot under the test.
 		world = await startWorld({ slots: 2, joinTimeoutMs: 90_000 });
 		queue = await startCountingQueue();
-		claims = await startClaimServer(SECRET);
+		claims = await startClaimServer();
 	});
 	afterAll(async () => {
 		await stopWorld(world);
@@ -310,13 +360,11 @@ describe("the pull loop with real bots", () => {
 	it("never pulls more than its free slots: with 2 slots and 5 tickets it claims 2, and the next only when one ends", async () => {
 		const queueId = "real-bots";
 		const meetings = Array.from({ length: 5 }, () => scriptMeeting(world, "zoom", { lobby_forever: true }));
-		for (const m of meetings) {
-			claims.offer({ ...m.request, attempt: 1 });
-			queue.publish(queueId, ticketFor(m.meetingId));
-		}
+		for (const m of meetings) queue.publish(queueId, claims.offer({ ...m.request, attempt: 1 }));
+		const credential = claims.credentialFor("host-real");
 		const loop = new PullLoop({
 			queue: new SpawnQueue({ url: queue.url(queueId), log: () => {} }),
-			gateway: new Gateway({ url: claims.url, secret: SECRET }),
+			gateway: new Gateway({ url: claims.url, credential: () => credential }),
 			host: world.host,
 			hostId: "host-real",
 			version: "test-1",

@@ -54,7 +54,7 @@ describe("bot host service", () => {
 		const bare = await startBotHost({
 			port: 0,
 			browser: { ...world.browser, executablePath: missing },
-			blockers: [noQueue],
+			blockers: () => [noQueue],
 			capacity: { readers: ROOMY_MACHINE },
 			log: () => {},
 		});

@@ -6,7 +6,7 @@ import http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BotSegment } from "../../src/bot-channel/protocol.ts";
 import type { EgressPolicy } from "../bot/egress.ts";
-import { SAMPLE_RATE, Transcriber } from "../bot/transcriber.ts";
+import { SAMPLE_RATE, Transcriber, transcriptionEgress } from "../bot/transcriber.ts";
 
 /** A tone burst (voiced) followed by silence, as 16 kHz PCM16. */
 function burst(voicedMs: number, silenceMs: number): Buffer {
@@ -151,6 +151,24 @@ describe("transcriber", () => {
 			"transcription failed: EgressRefused: the transcription endpoint is refused: loopback target 127.0.0.1 is not allowed",
 		);
 		expect(logs).toContain("transcription failed: EgressRefused: the transcription endpoint resolves to a loopback address");
+	});
+
+	it("reaches the Worker's relay on the gateway (private here) as the channel does, while any other private endpoint stays refused", async () => {
+		const endpoint = await scriptedEndpoint(["through the gateway", "through the gateway"]);
+		const refusing = { allowPrivate: false };
+		const relay = {
+			channel: { url: `ws://127.0.0.1:${endpoint.port}/internal/bot-channel/7`, token: "channel-token" },
+			transcription: { url: `http://127.0.0.1:${endpoint.port}/internal/bot-channel/7/audio/transcriptions`, token: "channel-token" },
+		};
+		const segments: BotSegment[] = [];
+		const t = transcriber(relay.transcription.url, segments, transcriptionEgress(relay, refusing));
+		t.push(burst(1_000, 800), 1_800);
+		await t.flush();
+		expect(segments.filter((s) => s.completed).map((s) => s.text)).toEqual(["through the gateway"]);
+		// The same endpoint named by a spawn whose gateway is elsewhere is a user's URL: judged, refused.
+		const elsewhere = { ...relay, channel: { url: "wss://gateway.example.com/internal/bot-channel/7", token: "channel-token" } };
+		expect(transcriptionEgress(elsewhere, refusing)).toBe(refusing);
+		expect(transcriptionEgress({ ...relay, transcription: null }, refusing)).toBe(refusing);
 	});
 
 	it("never follows a redirect with the token: the pass fails instead", async () => {

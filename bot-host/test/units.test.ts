@@ -2,11 +2,10 @@
 import { spawnSync } from "node:child_process";
 import { TimeoutError } from "puppeteer-core";
 import { describe, expect, it } from "vitest";
-import { type BotSegment, CompletionReason, REASON_OUTCOME } from "../../src/bot-channel/protocol.ts";
+import { type BotSegment, CompletionReason, REASON_OUTCOME, transcriptionEndpoint } from "../../src/bot-channel/protocol.ts";
 import { admit, hostEgressFromEnv } from "../bot/egress.ts";
 import { type Attendance, autoLeave } from "../bot/limits.ts";
 import { leaving, navigationFailure, outcomeOf, reportable, type Stage } from "../bot/outcomes.ts";
-import { transcriptionEndpoint } from "../bot/transcriber.ts";
 import { CaptionTracker, ChatTracker, ParticipantTracker } from "../bot/transcript.ts";
 import { encodeWav, wavDurationMs } from "../bot/wav.ts";
 import { googleMeet } from "../drivers/google-meet.ts";

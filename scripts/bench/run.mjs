@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { localSecrets } from "../local-secrets.mjs";
-import { launchBotHost, startGateway, startSandbox, startSpawnQueue, stopBotHost } from "../local-stack.mjs";
+import { launchBotHost, mintHostCredential, startGateway, startSandbox, startSpawnQueue, stopBotHost } from "../local-stack.mjs";
 import { freePort } from "../ports.mjs";
 import { benchAgentChat } from "./agent-chat.mjs";
 import { benchBots } from "./bots.mjs";
@@ -20,7 +20,7 @@ const BENCH_PORT = Number(process.env.BENCH_PORT || 18156);
 /** Starts a throw-away gateway and runs each benchmark section against it. */
 export async function runBenchmarks(only) {
 	const secrets = localSecrets();
-	const recorder = await startSpawnRecorder({ secret: secrets.BOT_HOST_SECRET });
+	const recorder = await startSpawnRecorder({ adminToken: secrets.ADMIN_API_TOKEN });
 	const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-bench-"));
 	// Limits high enough never to refuse, so the bucket's cost is measured, not its refusals.
 	const gateway = await startGateway({
@@ -31,7 +31,6 @@ export async function runBenchmarks(only) {
 			GATEWAY_RATE_LIMIT_RPS: "1000000",
 			GATEWAY_RATE_LIMIT_BURST: "1000000",
 			OUTBOUND_ALLOW_PRIVATE: "true",
-			BOT_HOST_SECRET: secrets.BOT_HOST_SECRET,
 			...recorder.gatewayVars,
 			BOT_REPORT_TIMEOUT_S: "600",
 		},
@@ -91,32 +90,6 @@ async function withRealBots(ctx, secrets, bench, { hostCount = 1 } = {}) {
 	const launches = new Map();
 	const hosts = [];
 	try {
-		const starting = Promise.all(
-			Array.from({ length: hostCount }, async (_, i) => {
-				const id = `bench-${i + 1}`;
-				const { child, health } = await launchBotHost({
-					port: await freePort(),
-					secret: secrets.BOT_HOST_SECRET,
-					sandboxPort: sandbox.port,
-					sandbox: sandbox.setting,
-					quiet: true,
-					id,
-					gatewayUrl: botBase,
-					queueUrl: spawnQueue.url,
-					queueToken: spawnQueue.token,
-					onLine: (line) => {
-						const launched = /bot for meeting (\d+) attempt \d+\b.*launched/.exec(line);
-						if (launched && !launches.has(Number(launched[1]))) launches.set(Number(launched[1]), { at: performance.now(), host: id });
-					},
-					// The bench decides how many Chromiums run; the machine's load average must not refuse them.
-					env: { BOT_HOST_MAX_LOAD: "1000" },
-				});
-				hosts.push(child);
-				if (!health.ready) throw new Error(`bot host ${id} is not ready: ${health.detail}`);
-			}),
-		);
-		// Awaited after the gateway is up; a host failing meanwhile must not crash the run unheard.
-		starting.catch(() => undefined);
 		const gateway = await startGateway({
 			port,
 			stateDir,
@@ -124,12 +97,34 @@ async function withRealBots(ctx, secrets, bench, { hostCount = 1 } = {}) {
 			vars: {
 				GATEWAY_RATE_LIMIT_RPS: "1000",
 				GATEWAY_RATE_LIMIT_BURST: "1000",
-				BOT_HOST_SECRET: secrets.BOT_HOST_SECRET,
 				...spawnQueue.gatewayVars,
 			},
 		});
 		try {
-			await starting;
+			await Promise.all(
+				Array.from({ length: hostCount }, async (_, i) => {
+					const id = `bench-${i + 1}`;
+					const { child, health } = await launchBotHost({
+						port: await freePort(),
+						credential: await mintHostCredential(botBase, secrets.ADMIN_API_TOKEN, id),
+						sandboxPort: sandbox.port,
+						sandbox: sandbox.setting,
+						quiet: true,
+						id,
+						gatewayUrl: botBase,
+						queueUrl: spawnQueue.url,
+						queueToken: spawnQueue.token,
+						onLine: (line) => {
+							const launched = /bot for meeting (\d+) attempt \d+\b.*launched/.exec(line);
+							if (launched && !launches.has(Number(launched[1]))) launches.set(Number(launched[1]), { at: performance.now(), host: id });
+						},
+						// The bench decides how many Chromiums run; the machine's load average must not refuse them.
+						env: { BOT_HOST_MAX_LOAD: "1000" },
+					});
+					hosts.push(child);
+					if (!health.ready) throw new Error(`bot host ${id} is not ready: ${health.detail}`);
+				}),
+			);
 			const key = await benchKey(botBase, secrets.ADMIN_API_TOKEN);
 			await bench({ ...ctx, botBase, key, sandboxUrl: sandbox.controlUrl, launches, hostCount });
 		} finally {

@@ -1,18 +1,27 @@
 import WebSocket from "ws";
-import { startSpawnQueue } from "../local-stack.mjs";
+import { mintHostCredential, startSpawnQueue } from "../local-stack.mjs";
+
+const HOST_ID = "bench-simulated";
 
 /**
  * The spawn queue with a stand-in bot host that only claims, so the bench can play the bot:
  * the gateway publishes tickets to the local queue (`gatewayVars`), and `claim(base, meetingId)`
- * pulls them as a host would and claims the meeting's attempt with BOT_HOST_SECRET, keeping
- * each spawn request it wins in `spawns`.
+ * pulls them as a host would and claims the meeting's attempt with the ticket and a credential
+ * of its own (minted at the gateway with `adminToken` on its first claim there), keeping each
+ * spawn request it wins in `spawns`.
  */
-export async function startSpawnRecorder({ secret }) {
+export async function startSpawnRecorder({ adminToken }) {
 	const spawnQueue = await startSpawnQueue();
 	const queueId = spawnQueue.url.split("/").pop();
 	/** Tickets pulled and not yet claimed, by meeting id (several bench bots may wait at once). */
 	const tickets = new Map();
 	const spawns = [];
+	/** The stand-in host's credential per gateway. */
+	const credentials = new Map();
+	const credentialAt = async (base) => {
+		if (!credentials.has(base)) credentials.set(base, await mintHostCredential(base, adminToken, HOST_ID));
+		return credentials.get(base);
+	};
 	const takeTickets = () => {
 		const pulled = spawnQueue.queue.queues.pull(queueId, { batch_size: 100, visibility_timeout_ms: 60_000 });
 		for (const message of pulled) {
@@ -31,8 +40,8 @@ export async function startSpawnRecorder({ secret }) {
 		tickets.delete(meetingId);
 		const res = await fetch(`${base}/internal/bot-hosts/claims`, {
 			method: "POST",
-			headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
-			body: JSON.stringify({ meeting_id: ticket.meeting_id, attempt: ticket.attempt, host_id: "bench-simulated", version: "bench" }),
+			headers: { authorization: `Bearer ${await credentialAt(base)}`, "content-type": "application/json" },
+			body: JSON.stringify({ meeting_id: ticket.meeting_id, attempt: ticket.attempt, host_id: HOST_ID, version: "bench", ticket }),
 		});
 		if (res.status !== 200) throw new Error(`claim for meeting ${meetingId}: ${res.status} ${await res.text()}`);
 		const spawn = await res.json();

@@ -9,31 +9,43 @@ import { z } from "zod";
 
 /**
  * A queue message: which meeting wants a bot, for which attempt, and until when a host may
- * still take it. No secrets: a queue token can read every queue of its account.
+ * still take it. No secrets: a queue token can read every queue of its account. The Worker
+ * signs it (src/bot-channel/spawn-ticket.ts), and a claim must present it: the room takes
+ * only the ticket it published for its current attempt, so a claim cannot be made for a
+ * meeting id a host merely guessed.
  */
 export const SpawnTicket = z.object({
 	meeting_id: z.number().int().positive(),
 	/** 1 for the first bot; a respawn after a lost host asks for the next attempt. */
 	attempt: z.number().int().positive(),
 	/** ISO time after which the room no longer waits for this attempt (its placement deadline). */
-	not_after: z.string(),
+	not_after: z.string().max(40),
+	/** Random, one per published ticket: the room keeps the id of the one it is waiting on. */
+	ticket_id: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, "16-64 base64url characters"),
+	/** Hex HMAC-SHA256 over the fields above, with a key only the Worker holds. */
+	signature: z.string().regex(/^[0-9a-f]{64}$/, "64 hex digits"),
 });
 export type SpawnTicket = z.infer<typeof SpawnTicket>;
 
 export const HOST_ID_MAX = 200;
-const hostId = z
+/** A bot host's name: in claims, reports, and the credential minted for it (POST /admin/bot-hosts). */
+export const HostId = z
 	.string()
 	.min(1)
 	.max(HOST_ID_MAX)
 	.regex(/^[A-Za-z0-9._:-]+$/, "letters, digits and . _ : - only");
 
-/** Body of `POST /internal/bot-hosts/claims` (Bearer BOT_HOST_SECRET). */
+/**
+ * Body of `POST /internal/bot-hosts/claims` (Bearer: the host's own credential, which names
+ * `host_id`). `ticket` is the spawn ticket as pulled from the queue, for this meeting and attempt.
+ */
 export const ClaimRequest = z.object({
 	meeting_id: z.number().int().positive(),
 	attempt: z.number().int().positive(),
-	host_id: hostId,
+	host_id: HostId,
 	/** The host's software version, recorded with the claim. */
 	version: z.string().max(100),
+	ticket: SpawnTicket,
 });
 export type ClaimRequest = z.infer<typeof ClaimRequest>;
 
@@ -46,11 +58,13 @@ export const ClaimRefusalReason = z.enum(["taken", "stale", "ended"]);
 export type ClaimRefusalReason = z.infer<typeof ClaimRefusalReason>;
 
 /**
- * Body of `POST /internal/bot-hosts/reports` (Bearer BOT_HOST_SECRET), sent every few seconds.
- * For dashboards and autoscaling only: nothing's correctness depends on a report arriving.
+ * Body of `POST /internal/bot-hosts/reports` (Bearer: the host's own credential, which names
+ * `host_id`), sent every few seconds. For dashboards and autoscaling only: nothing's
+ * correctness depends on a report arriving. It names no meetings: the room records which host
+ * claimed each, and the metrics token that reads reports has no business knowing them.
  */
 export const HostReport = z.object({
-	host_id: hostId,
+	host_id: HostId,
 	version: z.string().max(100),
 	/** Bots this host may run at once (BOT_HOST_SLOTS). */
 	slots: z.number().int().nonnegative(),
@@ -62,8 +76,6 @@ export const HostReport = z.object({
 	draining: z.boolean(),
 	mem_available_mb: z.number().nonnegative(),
 	load1: z.number().nonnegative(),
-	/** The meetings it runs bots for. */
-	meeting_ids: z.array(z.number().int().positive()).max(1000),
 });
 export type HostReport = z.infer<typeof HostReport>;
 

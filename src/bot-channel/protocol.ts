@@ -296,7 +296,11 @@ export const SpawnRequest = z.object({
 	transcribe_enabled: z.boolean().default(true),
 	voice_agent_enabled: z.boolean().default(true),
 	automatic_leave: AutomaticLeave.default({}),
-	/** Resolved transcription settings; null means captions are the transcript source. */
+	/**
+	 * An OpenAI-compatible transcription endpoint (`transcriptionEndpoint(url)`) and the Bearer
+	 * token for it; null means captions are the transcript source. The Worker gives its own relay
+	 * with the bot's channel token: the account's endpoint and token stay in the Worker.
+	 */
 	transcription: z.object({ url: z.string(), token: z.string().nullable() }).nullable(),
 	/** Where the bot connects its channel: a ws(s) URL and the per-meeting token. */
 	channel: z.object({ url: z.string(), token: z.string() }),
@@ -306,3 +310,11 @@ export const SpawnRequest = z.object({
 	recording_max_bytes: z.number().int().positive().optional(),
 });
 export type SpawnRequest = z.infer<typeof SpawnRequest>;
+
+/** A transcription URL as configured, a base (`…`, `…/v1`) or the full endpoint, made the full endpoint. */
+export function transcriptionEndpoint(url: string): string {
+	const trimmed = url.replace(/\/+$/, "");
+	if (trimmed.endsWith("/audio/transcriptions")) return trimmed;
+	if (trimmed.endsWith("/v1")) return `${trimmed}/audio/transcriptions`;
+	return `${trimmed}/v1/audio/transcriptions`;
+}

@@ -1,8 +1,8 @@
 /**
- * Where a bot reaches the gateway (its channel and its recording upload) and the token it
- * presents there. The address comes only from `PUBLIC_BASE_URL`, never from a request: a
- * forged Host header would otherwise send the bot, holding a valid token, to an address of
- * the caller's choosing. Without it no bot is launched.
+ * Where a bot reaches the gateway (its channel, its recording upload and its transcription
+ * relay) and the token it presents there. The address comes only from `PUBLIC_BASE_URL`, never
+ * from a request: a forged Host header would otherwise send the bot, holding a valid token, to
+ * an address of the caller's choosing. Without it no bot is launched.
  */
 import { signChannelToken } from "../bot-channel/channel-token";
 import type { SpawnRequest } from "../bot-channel/protocol";
@@ -36,12 +36,21 @@ export function botLaunchConfig(env: Env): { origin: URL; secretsKey: string } {
 	return { origin, secretsKey: env.SECRETS_KEY };
 }
 
-/** The channel and upload addresses of one attempt's bot, with its freshly signed token and the upload's size limit. */
+/**
+ * The channel, upload and transcription addresses of one attempt's bot, with its freshly signed
+ * token and the upload's size limit. The transcription address is the Worker's relay
+ * (src/routes/bot-transcription.ts), an OpenAI-compatible endpoint the bot calls with the same
+ * token: the token of the account's endpoint never reaches the bot host.
+ */
 export async function botEndpoints(
 	env: Env,
 	meetingId: number,
 	attempt: number,
-): Promise<Pick<SpawnRequest, "channel" | "recording_upload_url" | "recording_max_bytes">> {
+): Promise<
+	Pick<SpawnRequest, "channel" | "recording_upload_url" | "recording_max_bytes"> & {
+		transcription: NonNullable<SpawnRequest["transcription"]>;
+	}
+> {
 	const { origin, secretsKey } = botLaunchConfig(env);
 	const wsBase = `${origin.protocol === "https:" ? "wss:" : "ws:"}//${origin.host}`;
 	const token = await signChannelToken(secretsKey, meetingId, attempt, CHANNEL_TOKEN_TTL_S);
@@ -49,5 +58,9 @@ export async function botEndpoints(
 		channel: { url: `${wsBase}/internal/bot-channel/${meetingId}`, token },
 		recording_upload_url: `${origin.origin}/internal/recordings/${meetingId}`,
 		recording_max_bytes: maxRecordingBytes(env),
+		transcription: { url: `${origin.origin}${transcriptionRelayPath(meetingId)}`, token },
 	};
 }
+
+/** Where a bot posts its transcription requests: ends in `/audio/transcriptions`, as OpenAI's does. */
+const transcriptionRelayPath = (meetingId: number) => `/internal/bot-channel/${meetingId}/audio/transcriptions`;

@@ -39,8 +39,11 @@ export interface RoomStart {
 	/** The user's earlier, ended meeting on the same link: its live watchers follow to this one. */
 	previousMeetingId: number | null;
 	actor: "user" | "scheduler";
-	/** The spawn request less what the room adds per attempt: the attempt and its channel. */
-	spawn: Omit<SpawnRequest, "channel" | "recording_upload_url" | "attempt">;
+	/**
+	 * The spawn request less what the room adds per attempt: the attempt, its channel, and the
+	 * Worker's transcription relay, given when `transcription` says the account has an endpoint.
+	 */
+	spawn: Omit<SpawnRequest, "channel" | "recording_upload_url" | "attempt" | "transcription"> & { transcription: boolean };
 	link: string;
 }
 
@@ -204,23 +207,23 @@ async function spawnSpec(env: Env, userId: number, options: BotOptions): Promise
 			transcribe_enabled: pick("transcribe_enabled") ?? true,
 			voice_agent_enabled: pick("voice_agent_enabled") ?? true,
 			automatic_leave: pick("automatic_leave") ?? {},
-			transcription: transcriptionTarget(env, settings.transcription, meeting.id),
+			transcription: transcriptionEndpointUsable(env, settings.transcription, meeting.id),
 		};
 	};
 }
 
 /**
- * The transcription endpoint the bot is given; an account's address the guard now refuses is
- * left out (the bot falls back to captions), never sent.
+ * Whether the bot transcribes through an endpoint (relayed by the Worker, which adds its token)
+ * rather than the platform's captions. An account's address the guard now refuses is not used.
  */
-function transcriptionTarget(env: Env, t: ResolvedSettings["transcription"], meetingId: number): SpawnRequest["transcription"] {
-	if (!t.url) return null;
+function transcriptionEndpointUsable(env: Env, t: ResolvedSettings["transcription"], meetingId: number): boolean {
+	if (!t.url) return false;
 	const check = endpointAllowed(env, t.url, t.owner);
 	if (!check.ok) {
-		console.warn("transcription address refused by the outbound guard; not given to the bot", meetingId, check.reason);
-		return null;
+		console.warn("transcription address refused by the outbound guard; the bot uses captions", meetingId, check.reason);
+		return false;
 	}
-	return { url: t.url, token: t.token };
+	return true;
 }
 
 /** Reads the account's current cap (auto-join has no request identity to take it from). */

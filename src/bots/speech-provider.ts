@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import { ApiError } from "../errors";
-import { readCappedBytes } from "../outbound/capped-body";
+import { callProvider } from "../outbound/provider-call";
 import { endpointAllowed, type ResolvedSettings } from "../settings/account-settings";
 
 export const VOICES = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"] as const;
@@ -24,33 +24,15 @@ export async function synthesizeSpeech(env: Env, models: ResolvedSettings["model
 	// An account's own address without its own key is called without one (resolveSettings).
 	const headers: Record<string, string> = { "content-type": "application/json" };
 	if (models.api_key) headers.authorization = `Bearer ${models.api_key}`;
-	let res: Response;
-	try {
-		res = await fetch(url, {
+	const { bytes } = await callProvider(
+		url,
+		{
 			method: "POST",
 			headers,
 			body: JSON.stringify({ model: env.TTS_MODEL || "tts-1", input: text, voice, response_format: "wav" }),
-			redirect: "manual",
-			signal: AbortSignal.timeout(30_000),
-		});
-	} catch {
-		throw new ApiError(502, "The speech provider could not be reached");
-	}
-	if (res.status >= 300 && res.status < 400) {
-		await res.body?.cancel();
-		throw new ApiError(502, `The speech provider answered a redirect (${res.status}), which is not followed`);
-	}
-	if (!res.ok) {
-		await res.body?.cancel();
-		throw new ApiError(502, `The speech provider answered ${res.status}`);
-	}
-	let bytes: Uint8Array | null;
-	try {
-		bytes = await readCappedBytes(res, MAX_SPEECH_BYTES);
-	} catch {
-		throw new ApiError(502, "The speech provider's audio could not be read");
-	}
-	if (!bytes) throw new ApiError(502, `The speech provider's audio is larger than ${MAX_SPEECH_BYTES / 1024 / 1024} MB`);
+		},
+		{ what: "The speech provider", answer: "audio", maxBytes: MAX_SPEECH_BYTES, timeoutMs: 30_000 },
+	);
 	let binary = "";
 	for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
 	return btoa(binary);

@@ -74,6 +74,10 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["DELETE", "/admin/tokens/:token_id", ADMIN],
 	["PUT", "/admin/workspaces/:workspace_id/members/:user_id", ADMIN],
 	["DELETE", "/admin/workspaces/:workspace_id/members/:user_id", ADMIN],
+	// Each bot host's own credential (docs/bot-fleet.md#host-credentials).
+	["POST", "/admin/bot-hosts", ADMIN],
+	["GET", "/admin/bot-hosts", ADMIN],
+	["DELETE", "/admin/bot-hosts/:host_id", ADMIN],
 
 	["GET", "/auth/me", ANY_KEY],
 	// The dashboard trades its key for a one-use, short-lived ticket that `/ws?ticket=` accepts (docs/dashboard.md).
@@ -146,7 +150,9 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["GET", "/ws", SELF_AUTHENTICATED],
 	["GET", "/internal/bot-channel/:meeting_id", SELF_AUTHENTICATED],
 	["PUT", "/internal/recordings/:meeting_id", SELF_AUTHENTICATED],
-	// The bot fleet (docs/bot-fleet.md): hosts hold BOT_HOST_SECRET, an autoscaler FLEET_METRICS_TOKEN.
+	// A bot's transcription requests, relayed to the account's endpoint with its token (docs/bot-channel.md).
+	["POST", "/internal/bot-channel/:meeting_id/audio/transcriptions", SELF_AUTHENTICATED],
+	// The bot fleet (docs/bot-fleet.md): each host holds its own credential, an autoscaler FLEET_METRICS_TOKEN.
 	["POST", "/internal/bot-hosts/claims", SELF_AUTHENTICATED],
 	["POST", "/internal/bot-hosts/reports", SELF_AUTHENTICATED],
 	["GET", "/internal/fleet/metrics", SELF_AUTHENTICATED],

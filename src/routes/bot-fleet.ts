@@ -1,43 +1,43 @@
+import type { Context } from "hono";
 import { Hono } from "hono";
+import type { z } from "zod";
 import type { AppEnv } from "../app-env";
 import { ClaimRequest } from "../bot-channel/fleet";
+import { credentialHost, requireSameHost } from "../bot-channel/host-credentials";
+import { spawnTicketSigned } from "../bot-channel/spawn-ticket";
 import { ApiError, zodFieldErrors } from "../errors";
 import { meetingRoom } from "../objects";
 
 /**
- * The bot fleet's internal routes (docs/bot-fleet.md): hosts claim spawn tickets and report what
- * they run (Bearer BOT_HOST_SECRET); an autoscaler reads the fleet's metrics (Bearer
- * FLEET_METRICS_TOKEN). Each route checks its own credential.
+ * The bot fleet's claim route (docs/bot-fleet.md#how-a-bot-is-placed): a host, with its own
+ * credential, presents the spawn ticket it pulled and claims that attempt from the meeting's
+ * room. Reports and metrics are in fleet-metrics.ts, credentials in bot-host-admin.ts.
  */
 export const botFleetRoutes = new Hono<AppEnv>();
 
-const encoder = new TextEncoder();
-
-/** Compares digests, so the time taken says nothing about the secret (not even its length). */
-async function sameSecret(presented: string, expected: string): Promise<boolean> {
-	const [a, b] = await Promise.all([presented, expected].map((s) => crypto.subtle.digest("SHA-256", encoder.encode(s))));
-	return crypto.subtle.timingSafeEqual(a as ArrayBuffer, b as ArrayBuffer);
-}
-
-/** 503 when the deployment has no secret (no host can be trusted), 401 for a missing or wrong one. */
-export async function requireBearer(authorization: string | undefined, expected: string | undefined, name: string): Promise<void> {
-	if (!expected) throw new ApiError(503, `${name} is not configured`);
-	const presented = authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
-	if (!presented || !(await sameSecret(presented, expected))) throw new ApiError(401, "Invalid or missing bearer token");
-}
-
-/** A host claims one attempt of a meeting: the first claimer gets the spawn request, anyone else 409. */
-botFleetRoutes.post("/internal/bot-hosts/claims", async (c) => {
-	await requireBearer(c.req.header("authorization"), c.env.BOT_HOST_SECRET, "BOT_HOST_SECRET");
-	let body: unknown;
-	try {
-		body = await c.req.json();
-	} catch {
-		throw new ApiError(422, [{ loc: ["body"], msg: "a JSON body is required", type: "json_invalid" }]);
-	}
-	const parsed = ClaimRequest.safeParse(body);
+/** A JSON body checked against its schema: 422 with field errors otherwise. */
+export async function fleetBody<S extends z.ZodType>(c: Context<AppEnv>, schema: S): Promise<z.infer<S>> {
+	const value: unknown = await c.req.json().catch(() => undefined);
+	if (value === undefined) throw new ApiError(422, [{ loc: ["body"], msg: "a JSON body is required", type: "json_invalid" }]);
+	const parsed = schema.safeParse(value);
 	if (!parsed.success) throw new ApiError(422, zodFieldErrors(parsed.error, "body"));
-	const outcome = await meetingRoom(c.env, parsed.data.meeting_id).claim(parsed.data);
+	return parsed.data;
+}
+
+/**
+ * A host claims one attempt of a meeting with its ticket: the first claimer of the ticket the
+ * room is waiting on gets the spawn request, anyone else 409. A ticket the Worker did not sign,
+ * or one for another meeting or attempt than the claim names, is refused (403) before the room.
+ */
+botFleetRoutes.post("/internal/bot-hosts/claims", async (c) => {
+	const hostId = await credentialHost(c.env, c.req.header("authorization"));
+	const claim = await fleetBody(c, ClaimRequest);
+	requireSameHost(hostId, claim.host_id);
+	const { ticket } = claim;
+	if (ticket.meeting_id !== claim.meeting_id || ticket.attempt !== claim.attempt || !(await spawnTicketSigned(c.env.SECRETS_KEY, ticket))) {
+		throw new ApiError(403, `The spawn ticket is not a valid ticket for meeting ${claim.meeting_id} attempt ${claim.attempt}`);
+	}
+	const outcome = await meetingRoom(c.env, claim.meeting_id).claim(claim);
 	if (!outcome.ok) return c.json({ detail: outcome.detail, reason: outcome.reason }, 409);
 	return c.json(outcome.spawn, 200);
 });

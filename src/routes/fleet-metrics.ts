@@ -1,10 +1,12 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { type FleetMetrics, HostReport } from "../bot-channel/fleet";
+import { credentialHost, requireSameHost } from "../bot-channel/host-credentials";
 import { type Env, intVar } from "../env";
-import { ApiError, zodFieldErrors } from "../errors";
+import { ApiError } from "../errors";
 import { secretsEqual } from "../gateway/api-keys";
 import { JOIN_LEAD_MS, LATE_LIMIT_MS } from "../meetings/auto-join-rule";
+import { fleetBody } from "./bot-fleet";
 
 /**
  * Host reports in, fleet metrics out (docs/bot-fleet.md#autoscaling-and-deployment). Reports
@@ -14,7 +16,7 @@ export const fleetMetricsRoutes = new Hono<AppEnv>();
 
 /** A host that has not reported for this long is left out of the metrics (hosts report every few seconds). */
 export const HOST_REPORT_FRESH_MS = 60_000;
-/** Reports older than this are deleted: every pod of a Deployment reports under a new name. */
+/** Reports older than this are deleted: a host that stopped reporting is gone from the fleet. */
 const HOST_REPORT_KEEP_MS = 24 * 3_600_000;
 
 /** Statuses in which a meeting holds a bot (or a host is about to start one). */
@@ -27,17 +29,16 @@ async function requireBearer(header: string | undefined, secret: string | undefi
 	if (!(await secretsEqual(presented, secret))) throw new ApiError(401, `Invalid or missing ${setting}`);
 }
 
+/** A host reports as itself only (its credential names it), so no host can overwrite another's report. */
 fleetMetricsRoutes.post("/internal/bot-hosts/reports", async (c) => {
-	await requireBearer(c.req.header("authorization"), c.env.BOT_HOST_SECRET, "BOT_HOST_SECRET");
-	const value: unknown = await c.req.json().catch(() => undefined);
-	if (value === undefined) throw new ApiError(422, [{ loc: ["body"], msg: "Body must be JSON", type: "json_invalid" }]);
-	const parsed = HostReport.safeParse(value);
-	if (!parsed.success) throw new ApiError(422, zodFieldErrors(parsed.error, "body"));
+	const hostId = await credentialHost(c.env, c.req.header("authorization"));
+	const report = await fleetBody(c, HostReport);
+	requireSameHost(hostId, report.host_id);
 	const now = Date.now();
 	await c.env.DB.batch([
 		c.env.DB.prepare(
 			"INSERT INTO bot_hosts (host_id, report, reported_at) VALUES (?, ?, ?) ON CONFLICT (host_id) DO UPDATE SET report = excluded.report, reported_at = excluded.reported_at",
-		).bind(parsed.data.host_id, JSON.stringify(parsed.data), new Date(now).toISOString()),
+		).bind(report.host_id, JSON.stringify(report), new Date(now).toISOString()),
 		c.env.DB.prepare("DELETE FROM bot_hosts WHERE reported_at < ?").bind(new Date(now - HOST_REPORT_KEEP_MS).toISOString()),
 	]);
 	return c.body(null, 204);
@@ -79,9 +80,10 @@ export async function fleetMetrics(env: Env, now: number): Promise<FleetMetrics>
 		bots_needed: counts.live + counts.unclaimed + counts.due_soon,
 		...counts,
 		due_window_s: dueWindowS,
-		hosts: ((hosts?.results ?? []) as { report: string; reported_at: string }[]).map((row) => ({
-			...(JSON.parse(row.report) as HostReport),
-			reported_at: row.reported_at,
-		})),
+		// Read through the schema: a report stored before it lost `meeting_ids` shows none.
+		hosts: ((hosts?.results ?? []) as { report: string; reported_at: string }[]).flatMap((row) => {
+			const report = HostReport.safeParse(JSON.parse(row.report));
+			return report.success ? [{ ...report.data, reported_at: row.reported_at }] : [];
+		}),
 	};
 }

@@ -1,12 +1,12 @@
 /**
  * HMAC keys derived (HKDF-SHA-256) from `SECRETS_KEY`, one per purpose: a signature made for
- * one purpose (a download link, a bot's channel token) can never stand in for another, nor
- * for anything sealed with `SECRETS_KEY` itself.
+ * one purpose (a download link, a bot's channel token, a spawn ticket) can never stand in for
+ * another, nor for anything sealed with `SECRETS_KEY` itself.
  */
 const encoder = new TextEncoder();
 const cache = new Map<string, Promise<CryptoKey>>();
 
-export type KeyPurpose = "recording-download-link/v1" | "bot-channel-token/v1";
+export type KeyPurpose = "recording-download-link/v1" | "bot-channel-token/v1" | "spawn-ticket/v1";
 
 export function derivedHmacKey(secretsKey: string, purpose: KeyPurpose): Promise<CryptoKey> {
 	const cacheKey = `${purpose}\n${secretsKey}`;

@@ -4,7 +4,9 @@
  * (BOT_HOST_SLOTS=1 each, so never more than two Chromiums) and one shared platform sandbox.
  * A host killed mid-meeting ends it `bot_host_lost`; a drained host keeps its bot to the end
  * while new work goes to the other; with both slots busy a third meeting fails
- * `no_bot_capacity`; with BOT_MAX_RESPAWNS=1 the other host continues a lost meeting.
+ * `no_bot_capacity`; with BOT_MAX_RESPAWNS=1 the other host continues a lost meeting. Each
+ * host claims with a credential of its own, and a bot transcribes through the Worker, which
+ * alone holds the account's transcription token.
  */
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -13,8 +15,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { processTree } from "../../bot-host/process-tree.ts";
+import { startProviders } from "../../bot-host/test/providers.ts";
 import {
 	launchBotHost,
+	mintHostCredential,
 	type SharedSandbox,
 	type SpawnQueue,
 	startGateway,
@@ -53,7 +57,6 @@ class Fleet {
 	base = "";
 	key = "";
 	private queue: SpawnQueue | undefined;
-	private readonly secret = randomBytes(18).toString("base64url");
 
 	constructor(
 		private readonly sandbox: SharedSandbox,
@@ -64,28 +67,24 @@ class Fleet {
 		this.queue = await startSpawnQueue();
 		const port = await freePort();
 		this.base = `http://127.0.0.1:${port}`;
-		const [gateway] = await Promise.all([
-			startGateway({
-				port,
-				stateDir: this.stateDir,
-				quiet: true,
-				vars: {
-					ADMIN_API_TOKEN: inject("adminToken"),
-					SECRETS_KEY: randomBytes(32).toString("base64"),
-					BOT_HOST_SECRET: this.secret,
-					OUTBOUND_ALLOW_PRIVATE: "true",
-					GATEWAY_RATE_LIMIT_RPS: "1000",
-					GATEWAY_RATE_LIMIT_BURST: "1000",
-					BOT_RECONNECT_GRACE_S: String(GRACE_S),
-					BOT_REPORT_TIMEOUT_S: String(REPORT_TIMEOUT_S),
-					BOT_PLACEMENT_TIMEOUT_S: String(PLACEMENT_TIMEOUT_S),
-					...this.queue.gatewayVars,
-					...this.vars,
-				},
-			}),
-			...hostIds.map((id) => this.startHost(id)),
-		]);
-		this.gateway = gateway;
+		this.gateway = await startGateway({
+			port,
+			stateDir: this.stateDir,
+			quiet: true,
+			vars: {
+				ADMIN_API_TOKEN: inject("adminToken"),
+				SECRETS_KEY: randomBytes(32).toString("base64"),
+				OUTBOUND_ALLOW_PRIVATE: "true",
+				GATEWAY_RATE_LIMIT_RPS: "1000",
+				GATEWAY_RATE_LIMIT_BURST: "1000",
+				BOT_RECONNECT_GRACE_S: String(GRACE_S),
+				BOT_REPORT_TIMEOUT_S: String(REPORT_TIMEOUT_S),
+				BOT_PLACEMENT_TIMEOUT_S: String(PLACEMENT_TIMEOUT_S),
+				...this.queue.gatewayVars,
+				...this.vars,
+			},
+		});
+		await Promise.all(hostIds.map((id) => this.startHost(id)));
 		const user = await apiAt(this.base, "POST", "/admin/users", {
 			admin: true,
 			json: { email: `fleet-${Date.now()}@example.com`, max_concurrent_bots: 10 },
@@ -99,7 +98,8 @@ class Fleet {
 		const lines: string[] = [];
 		const { child, health } = await launchBotHost({
 			port,
-			secret: this.secret,
+			// Its own credential, minted as an operator would once the gateway is up.
+			credential: await mintHostCredential(this.base, inject("adminToken"), id),
 			sandboxPort: this.sandbox.port,
 			sandbox: this.sandbox.setting,
 			quiet: true,
@@ -110,7 +110,9 @@ class Fleet {
 			onLine: (line) => lines.push(line),
 			// Reports every second, so the fleet's figures follow each case; the load guard off,
 			// since CI's shared cores run far above their count and the slots keep Chromiums to two.
-			env: { BOT_HOST_SLOTS: "1", BOT_HOST_REPORT_S: "1", BOT_HOST_MAX_LOAD: "1000" },
+			// As in production, the hosts' own egress refuses private addresses: the local
+			// transcription provider is out of their reach, and only the Worker can call it.
+			env: { BOT_HOST_SLOTS: "1", BOT_HOST_REPORT_S: "1", BOT_HOST_MAX_LOAD: "1000", OUTBOUND_ALLOW_PRIVATE: "false" },
 		});
 		if (!health.ready) throw new Error(`bot host ${id} is not ready: ${health.detail}`);
 		const host = { id, port, child, lines };
@@ -308,6 +310,42 @@ describe("two bot hosts on one queue", () => {
 			await f.stopBot(secondCode);
 			expect(await f.ended(second)).toMatchObject({ status: "completed" });
 			await f.startHost(`${drained.id}-2`);
+		},
+		CASE_TIMEOUT_MS,
+	);
+
+	it(
+		"transcribes through the Worker: the provider hears the account's token from the gateway only, no host holds it",
+		async () => {
+			const f = fleet();
+			const provider = await startProviders();
+			const token = "account-stt-token-e2e-0123456789";
+			try {
+				const put = await apiAt(f.base, "PUT", "/user/transcription", { key: f.key, json: { url: provider.url, token } });
+				expect(put.status).toBe(200);
+				const code = await openMeeting(sandbox, 4);
+				const id = await f.sendBot(code);
+				await f.status(id, "active", 60_000);
+				// The local provider answers "speech lasting N tenths": a line no caption holds.
+				const heard = await eventually(
+					"a confirmed segment from the transcription endpoint",
+					async () => (await f.segments(code)).find((s) => s.completed && /^speech lasting \d+ tenths$/.test(s.text)),
+					90_000,
+				);
+				expect(heard.text).toMatch(/^speech lasting/);
+				expect(provider.transcriptions.length).toBeGreaterThan(0);
+				// Every request carried the account's token, which only the Worker has: the spawn the host
+				// claimed holds the relay's address and the channel token (test/worker/bots/fleet-claims.test.ts),
+				// and the hosts could not have called this loopback provider themselves (their egress refuses it).
+				expect(new Set(provider.transcriptions.map((t) => t.authorization))).toEqual(new Set([`Bearer ${token}`]));
+				expect(provider.transcriptions.some((t) => t.fields.response_format === "verbose_json")).toBe(true);
+				for (const host of f.hosts.values()) expect(host.lines.join("\n")).not.toContain(token);
+				await f.stopBot(code);
+				expect(await f.ended(id)).toMatchObject({ status: "completed" });
+			} finally {
+				await apiAt(f.base, "PUT", "/user/transcription", { key: f.key, json: { url: null, token: null } });
+				await provider.close();
+			}
 		},
 		CASE_TIMEOUT_MS,
 	);

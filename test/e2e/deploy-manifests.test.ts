@@ -33,8 +33,8 @@ const one = (kind: string) => {
 	expect(found, kind).toHaveLength(1);
 	return found[0] as Manifest;
 };
-const deployment = one("Deployment");
-const pod = deployment.spec.template;
+const hosts = one("StatefulSet");
+const pod = hosts.spec.template;
 const container = pod.spec.containers[0];
 const env: EnvVar[] = container.env;
 const envValue = (name: string) => env.find((e) => e.name === name)?.value;
@@ -44,7 +44,7 @@ const mebibytes = (quantity: string) => {
 	return Number(m[1]) * (m[2] === "Gi" ? 1024 : 1);
 };
 
-describe("the bot host Deployment", () => {
+describe("the bot host StatefulSet", () => {
 	it("sets only settings the bot host reads, and every one the fleet needs", () => {
 		const read = settingsRead(reachableFrom().files);
 		const names = env.map((e) => e.name);
@@ -53,7 +53,8 @@ describe("the bot host Deployment", () => {
 			expect.arrayContaining([
 				"BOT_HOST_ID",
 				"BOT_HOST_SLOTS",
-				"BOT_HOST_SECRET",
+				"BOT_HOST_CREDENTIAL_FILE",
+				"BOT_CHROMIUM_SANDBOX",
 				"BOT_HOST_GATEWAY_URL",
 				"SPAWN_QUEUE_URL",
 				"SPAWN_QUEUE_TOKEN",
@@ -69,6 +70,33 @@ describe("the bot host Deployment", () => {
 			expect(e.valueFrom?.secretKeyRef?.key, e.name).toBe(e.name);
 		}
 		expect(env.find((e) => e.name === "BOT_HOST_ID")?.valueFrom?.fieldRef?.fieldPath).toBe("metadata.name");
+	});
+
+	it("gives each pod its own credential, named after the pod, from a Secret the host container never mounts", () => {
+		const volumes: { name: string; secret?: { secretName: string }; emptyDir?: { medium?: string } }[] = pod.spec.volumes;
+		const mounts = (c: { volumeMounts: { name: string; mountPath: string }[] }) => c.volumeMounts;
+		const secretVolumes = volumes.filter((v) => v.secret).map((v) => v.name);
+		expect(secretVolumes).toHaveLength(1);
+		// The host, which renders users' pages, holds no other pod's credential.
+		expect(mounts(container).map((m) => m.name)).not.toContain(secretVolumes[0]);
+		const [init] = pod.spec.initContainers;
+		const allMount = mounts(init).find((m) => m.name === secretVolumes[0]);
+		expect(init.env).toContainEqual({ name: "BOT_HOST_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } });
+		// It copies the key named after the pod, and only that one, to a memory volume the host reads.
+		const script: string = init.command.join(" ");
+		expect(script).toContain(`${allMount?.mountPath}/$BOT_HOST_ID`);
+		const file = envValue("BOT_HOST_CREDENTIAL_FILE") ?? "";
+		const own = mounts(container).find((m) => file.startsWith(`${m.mountPath}/`));
+		expect(own).toBeDefined();
+		expect(script).toContain(file);
+		expect(volumes.find((v) => v.name === own?.name)?.emptyDir?.medium).toBe("Memory");
+		expect(init.securityContext).toMatchObject({ allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
+	});
+
+	it("requires Chromium's sandbox (no fall-back to none), with a seccomp profile that lets Chromium make it", () => {
+		expect(envValue("BOT_CHROMIUM_SANDBOX")).toBe("on");
+		// RuntimeDefault refuses the user namespace Chromium's sandbox needs.
+		expect(["Unconfined", "Localhost"]).toContain(container.securityContext.seccompProfile?.type);
 	});
 
 	it("gives a draining host longer than its drain before it is killed", () => {
@@ -125,7 +153,7 @@ describe("the bot host Deployment", () => {
 
 	it("has a disruption budget over its pods", () => {
 		const budget = one("PodDisruptionBudget");
-		expect(budget.spec.selector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
+		expect(budget.spec.selector.matchLabels).toEqual(hosts.spec.selector.matchLabels);
 		expect(budget.spec.maxUnavailable).toBe(1);
 	});
 });
@@ -135,7 +163,7 @@ describe("the autoscaler", () => {
 	const trigger = scaled.spec.triggers[0];
 
 	it("reads bots_needed from the gateway's metrics route, a GET in the route table", () => {
-		expect(scaled.spec.scaleTargetRef.name).toBe(deployment.metadata.name);
+		expect(scaled.spec.scaleTargetRef).toEqual({ apiVersion: "apps/v1", kind: "StatefulSet", name: hosts.metadata.name });
 		expect(trigger.type).toBe("metrics-api");
 		const url = new URL(trigger.metadata.url);
 		// The route table read as text: importing it would type-check Worker-only code under Node's types.

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { startBotHost, startGateway, startSpawnQueue, stopBotHost } from "../../scripts/local-stack.mjs";
+import { mintHostCredential, startBotHost, startGateway, startSpawnQueue, stopBotHost } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
 import { startGitServer } from "../receiver/git-server.ts";
 import { startModelServer } from "../receiver/model-server.ts";
@@ -25,7 +25,8 @@ declare module "vitest" {
 		modelServerUrl: string;
 		gitServerUrl: string;
 		gitServerToken: string;
-		botHostSecret: string;
+		/** The bot host the tests play at the simulated gateway (simulated-bot.ts), and its credential. */
+		simulatedHost: { id: string; credential: string };
 	}
 }
 
@@ -41,7 +42,6 @@ export default async function setup(project: TestProject) {
 	// An external git host (`git http-backend`) for swap.
 	const gitServer = await startGitServer();
 	const adminToken = `adm_${randomBytes(18).toString("base64url")}`;
-	const botHostSecret = randomBytes(18).toString("base64url");
 	const stateDirs: string[] = [];
 	const gatewayWith = async (port: number, bots: Record<string, string>) => {
 		const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-e2e-"));
@@ -53,7 +53,6 @@ export default async function setup(project: TestProject) {
 			vars: {
 				ADMIN_API_TOKEN: adminToken,
 				SECRETS_KEY: randomBytes(32).toString("base64"),
-				BOT_HOST_SECRET: botHostSecret,
 				...bots,
 				OUTBOUND_ALLOW_PRIVATE: "true",
 				GATEWAY_RATE_LIMIT_RPS: "1000",
@@ -69,23 +68,29 @@ export default async function setup(project: TestProject) {
 	const spawnQueue = await startSpawnQueue();
 	const [simulatedPort, realPort, botHostPort, sandboxPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
 	const realUrl = `http://127.0.0.1:${realPort}`;
-	const [simulated, real, botHost] = await Promise.all([
+	const [simulated, real] = await Promise.all([
 		// The receiver stands in for the spawn queue's HTTP API; tests claim as the host (simulated-bot.ts).
 		gatewayWith(simulatedPort, { SPAWN_QUEUE_URL: `${receiver.url}/spawn-queue/client/v4/accounts/e2e/queues/bot-spawns` }),
 		gatewayWith(realPort, spawnQueue.gatewayVars),
-		startBotHost({
-			port: botHostPort,
-			secret: botHostSecret,
-			sandboxPort,
-			quiet: true,
-			id: "e2e-host-1",
-			gatewayUrl: realUrl,
-			queueUrl: spawnQueue.url,
-			queueToken: spawnQueue.token,
-			// CI's shared cores run a load far above their count; the tests keep their Chromiums few themselves.
-			env: { BOT_HOST_MAX_LOAD: "1000" },
-		}),
 	]);
+	// Each host has a credential of its own, minted by the admin route as an operator would.
+	const simulatedHostId = "e2e-simulated-host";
+	const [simulatedHostCredential, realHostCredential] = await Promise.all([
+		mintHostCredential(simulated.url, adminToken, simulatedHostId),
+		mintHostCredential(realUrl, adminToken, "e2e-host-1"),
+	]);
+	const botHost = await startBotHost({
+		port: botHostPort,
+		credential: realHostCredential,
+		sandboxPort,
+		quiet: true,
+		id: "e2e-host-1",
+		gatewayUrl: realUrl,
+		queueUrl: spawnQueue.url,
+		queueToken: spawnQueue.token,
+		// CI's shared cores run a load far above their count; the tests keep their Chromiums few themselves.
+		env: { BOT_HOST_MAX_LOAD: "1000" },
+	});
 	project.provide("gatewayUrl", simulated.url);
 	project.provide("botGatewayUrl", real.url);
 	project.provide("sandboxUrl", `http://127.0.0.1:${sandboxPort}/__sandbox`);
@@ -94,7 +99,7 @@ export default async function setup(project: TestProject) {
 	project.provide("modelServerUrl", model.url);
 	project.provide("gitServerUrl", gitServer.url);
 	project.provide("gitServerToken", gitServer.token);
-	project.provide("botHostSecret", botHostSecret);
+	project.provide("simulatedHost", { id: simulatedHostId, credential: simulatedHostCredential });
 	return async () => {
 		await stopBotHost(botHost);
 		simulated.child.kill("SIGTERM");

@@ -1,8 +1,9 @@
 /** A bot played by the test over the real bot channel, exactly as the bot host would. */
 
 import { inject } from "vitest";
+import type { SpawnTicket } from "../../src/bot-channel/fleet";
 import type { SpawnRequest } from "../../src/bot-channel/protocol";
-import { gateway, Socket } from "./client";
+import { gateway, receivedAt, Socket } from "./client";
 
 /** Connects to the meeting's channel with the spawn's token; `send` waits for the room's ack. */
 export async function playBot(spawn: SpawnRequest) {
@@ -21,15 +22,35 @@ export async function playBot(spawn: SpawnRequest) {
 	};
 }
 
+/** The spawn queue's publish path on the receiver, which stands in for it at the simulated gateway. */
+const QUEUE_MESSAGES = "/spawn-queue/client/v4/accounts/e2e/queues/bot-spawns/messages";
+
+/** The newest ticket published for this meeting's attempt, as the queue got it. */
+async function ticketFor(meetingId: number, attempt: number): Promise<SpawnTicket> {
+	const deadline = Date.now() + 10_000;
+	for (;;) {
+		const tickets = (await receivedAt(QUEUE_MESSAGES))
+			.map((r) => (JSON.parse(r.body) as { body: SpawnTicket }).body)
+			.filter((t) => t.meeting_id === meetingId && t.attempt === attempt);
+		const newest = tickets.at(-1);
+		if (newest) return newest;
+		if (Date.now() > deadline) throw new Error(`no spawn ticket for meeting ${meetingId} attempt ${attempt}`);
+		await new Promise((r) => setTimeout(r, 50));
+	}
+}
+
 /**
- * Plays the bot host: claims the meeting's attempt at the gateway (its ticket went to the
- * receiver standing in for the spawn queue) and gets the spawn request with the channel token.
+ * Plays the bot host: claims the meeting's attempt at the gateway with the ticket it published
+ * (to the receiver, standing in for the spawn queue) and the host's own credential, and gets
+ * the spawn request with the channel token.
  */
 export async function spawnFor(meetingId: number, attempt = 1): Promise<SpawnRequest> {
+	const ticket = await ticketFor(meetingId, attempt);
+	const host = inject("simulatedHost");
 	const res = await fetch(`${gateway()}/internal/bot-hosts/claims`, {
 		method: "POST",
-		headers: { "content-type": "application/json", authorization: `Bearer ${inject("botHostSecret")}` },
-		body: JSON.stringify({ meeting_id: meetingId, attempt, host_id: "e2e-simulated-host", version: "e2e" }),
+		headers: { "content-type": "application/json", authorization: `Bearer ${host.credential}` },
+		body: JSON.stringify({ meeting_id: meetingId, attempt, host_id: host.id, version: "e2e", ticket }),
 	});
 	if (res.status !== 200) throw new Error(`claim of meeting ${meetingId} answered ${res.status}: ${await res.text()}`);
 	return (await res.json()) as SpawnRequest;

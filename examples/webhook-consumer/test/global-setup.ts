@@ -16,9 +16,10 @@ import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import type WebSocketType from "ws";
-import { startGateway } from "../../../scripts/local-stack.mjs";
+import { mintHostCredential, startGateway } from "../../../scripts/local-stack.mjs";
 import { freePort } from "../../../scripts/ports.mjs";
 import { buildClient } from "../../../scripts/toolchain.mjs";
+import type { SpawnTicket } from "../../../src/bot-channel/fleet.ts";
 import type { SpawnRequest } from "../../../src/bot-channel/protocol.ts";
 import { type ReceivedRequest, startWebhookReceiver } from "../../../test/receiver/webhook-receiver.ts";
 
@@ -75,7 +76,7 @@ export default async function setup(project: TestProject) {
 	const receiver = await startWebhookReceiver();
 	const adminToken = `adm_${randomBytes(18).toString("base64url")}`;
 	const port = await freePort();
-	const botHostSecret = randomBytes(18).toString("base64url");
+	const queuePath = "/spawn-queue/client/v4/accounts/consumer/queues/bot-spawns";
 	const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-consumer-"));
 	const gateway = await startGateway({
 		port,
@@ -84,9 +85,8 @@ export default async function setup(project: TestProject) {
 		vars: {
 			ADMIN_API_TOKEN: adminToken,
 			SECRETS_KEY: randomBytes(32).toString("base64"),
-			BOT_HOST_SECRET: botHostSecret,
 			// The receiver stands in for the spawn queue; the meeting below claims as the bot host.
-			SPAWN_QUEUE_URL: `${receiver.url}/spawn-queue/client/v4/accounts/consumer/queues/bot-spawns`,
+			SPAWN_QUEUE_URL: `${receiver.url}${queuePath}`,
 			OUTBOUND_ALLOW_PRIVATE: "true",
 		},
 	});
@@ -103,6 +103,8 @@ export default async function setup(project: TestProject) {
 		const user = await api<{ id: number }>(base, "POST", "/admin/users", admin, { email: `consumer-${Date.now()}@example.com` });
 		const { token: key } = await api<{ token: string }>(base, "POST", `/admin/users/${user.id}/tokens?scopes=bot,tx`, admin);
 		const auth = { "X-API-Key": key };
+		const hostId = "consumer-test-host";
+		const hostCredential = await mintHostCredential(base, adminToken, hostId);
 		const secret = `whsec-${randomBytes(18).toString("base64url")}`;
 		const hookPath = "/hooks/consumer";
 		await api(base, "PUT", "/user/webhook", auth, {
@@ -119,12 +121,22 @@ export default async function setup(project: TestProject) {
 		const playMeeting = async () => {
 			const nativeId = `93987${String(Date.now()).slice(-8)}`;
 			const meeting = await api<{ id: number }>(base, "POST", "/bots", auth, { platform: "teams", native_meeting_id: nativeId });
+			// The ticket the room published, as the queue (the receiver) got it: a claim must present it.
+			const ticket = await until("the spawn ticket", async () => {
+				const { requests } = await api<{ requests: ReceivedRequest[] }>(
+					receiver.url,
+					"GET",
+					`/__control/requests?path=${encodeURIComponent(`${queuePath}/messages`)}`,
+					{},
+				);
+				return requests.map((r) => (JSON.parse(r.body) as { body: SpawnTicket }).body).find((t) => t.meeting_id === meeting.id);
+			});
 			const spawn = await api<SpawnRequest>(
 				base,
 				"POST",
 				"/internal/bot-hosts/claims",
-				{ authorization: `Bearer ${botHostSecret}` },
-				{ meeting_id: meeting.id, attempt: 1, host_id: "consumer-test-host", version: "test" },
+				{ authorization: `Bearer ${hostCredential}` },
+				{ meeting_id: meeting.id, attempt: 1, host_id: hostId, version: "test", ticket },
 			);
 			const bot = await playBot(spawn);
 			for (const status of ["joining", "active"]) await bot.send({ type: "status", status, timestamp: new Date().toISOString() });

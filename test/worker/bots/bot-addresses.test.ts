@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
-import { ownMeetingIds, spawnRequestFor, ticketsFor } from "../meetings/bot-sim";
+import { hostCredential, ownMeetingIds, spawnRequestFor, ticketsFor } from "../meetings/bot-sim";
 import { createPlan, getMeeting, meetCode, meetUrl, roomOf } from "../meetings/helpers";
 import { sineWav } from "../recordings/wav-fixture";
 import { call, json, userWithKey } from "../support";
@@ -20,12 +20,12 @@ function forgedPostBots(headers: Record<string, string>, code: string) {
 	});
 }
 
-/** A token made the old way: keyed by the bot host's shared secret, which the bot host holds. */
+/** A token made the old way: keyed by what the bot host holds (its credential, once the shared secret). */
 async function tokenFromBotHostSecret(meetingId: number): Promise<string> {
 	const encoder = new TextEncoder();
 	const key = await crypto.subtle.importKey(
 		"raw",
-		encoder.encode(`bot-channel:${env.BOT_HOST_SECRET}`),
+		encoder.encode(`bot-channel:${await hostCredential()}`),
 		{ name: "HMAC", hash: "SHA-256" },
 		false,
 		["sign"],

@@ -1,39 +1,56 @@
 /**
- * How a bot is placed (docs/bot-fleet.md#how-a-bot-is-placed): the room publishes a ticket per
- * attempt, the first host to claim the current attempt gets its spawn request, the placement
- * timer and the watchdog after a claim name what went wrong, and a respawn continues the same
- * meeting. The tests play the host: they claim through SELF, which reaches this file's rooms.
+ * How a bot is placed (docs/bot-fleet.md#how-a-bot-is-placed): the room publishes a signed
+ * ticket per attempt, the first host to claim the current attempt with that ticket and its own
+ * credential gets its spawn request, the placement timer and the watchdog after a claim name
+ * what went wrong, and a respawn continues the same meeting. The tests play the host: they
+ * claim through SELF, which reaches this file's rooms, with tickets the receiver recorded.
  */
-import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import type { RoomState } from "../../../durable-objects/room-core";
 import { signChannelToken } from "../../../src/bot-channel/channel-token";
+import type { SpawnTicket } from "../../../src/bot-channel/fleet";
 import { ROOM_CLOSE } from "../../../src/bot-channel/protocol";
-import type { Env } from "../../../src/env";
-import worker from "../../../src/index";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
 import {
 	claimAttempt,
 	eventually,
+	hostCredential,
 	openSocket,
 	ownMeetingIds,
+	publishedTicket,
 	QUEUE_MESSAGES,
 	SimulatedBot,
 	spawnRequestFor,
 	ticketMatch,
 	ticketsFor,
+	unpublishedTicket,
 } from "../meetings/bot-sim";
 import { swapEnv } from "../meetings/broken-env";
 import { createPlan, fireTimersNow, getMeeting, meetCode, meetUrl, roomOf, roomTimers, segment, sendBot } from "../meetings/helpers";
-import { call, json, userWithKey } from "../support";
+import { ADMIN, call, json, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received, script } from "../webhooks/receiver";
 
 const CLAIMS = "https://gateway.test/internal/bot-hosts/claims";
 
-function postClaim(body: string, headers: Record<string, string> = { authorization: `Bearer ${env.BOT_HOST_SECRET}` }) {
-	return SELF.fetch(CLAIMS, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+function postClaim(body: unknown, headers: Record<string, string>) {
+	return SELF.fetch(CLAIMS, {
+		method: "POST",
+		headers: { "content-type": "application/json", ...headers },
+		body: typeof body === "string" ? body : JSON.stringify(body),
+	});
 }
+
+const claimBody = (ticket: SpawnTicket, hostId = "test-host", fields: Record<string, unknown> = {}) => ({
+	meeting_id: ticket.meeting_id,
+	attempt: ticket.attempt,
+	host_id: hostId,
+	version: "test",
+	ticket,
+	...fields,
+});
 
 /** Opens a bot channel with a token; the Response tells whether the room took it. */
 function openChannel(meetingId: number, token: string) {
@@ -51,6 +68,17 @@ async function fireWatchdog(id: number) {
 	});
 	await runDurableObjectAlarm(roomOf(id));
 }
+
+/** The ticket a meeting's room published for attempt 1 (it is published just after POST /bots answers). */
+async function ticketOf(meetingId: number): Promise<SpawnTicket> {
+	const ticket = await publishedTicket(meetingId);
+	if (!ticket) throw new Error(`no ticket published for meeting ${meetingId}`);
+	return ticket;
+}
+
+/** The room's claim of its current attempt: null while unclaimed (nothing a refused claim did took it). */
+const claimOf = (meetingId: number) =>
+	runInDurableObject(roomOf(meetingId), async (_room: MeetingRoom, state) => (await state.storage.get<RoomState>("room"))?.claim);
 
 describe("POST /internal/bot-hosts/claims", () => {
 	it("gives the current attempt to the first claimer only; a second claim is taken, another attempt stale", async () => {
@@ -78,40 +106,116 @@ describe("POST /internal/bot-hosts/claims", () => {
 		expect(await claimAttempt(987_654_321)).toMatchObject({ status: 409, body: { reason: "ended" } });
 	});
 
-	it("refuses a missing or wrong secret with 401, and answers 503 when no secret is configured", async () => {
-		const body = JSON.stringify({ meeting_id: 1, attempt: 1, host_id: "h", version: "1" });
-		const wrong: Record<string, string>[] = [{}, { authorization: "Bearer nope" }, { authorization: `Basic ${env.BOT_HOST_SECRET}` }];
-		for (const headers of wrong) {
-			const res = await postClaim(body, headers);
+	it("refuses a missing, unknown or revoked host credential with 401, never echoing it, and claims nothing", async () => {
+		const { headers } = await userWithKey();
+		const m = await sendBot(headers, meetCode());
+		const ticket = await ticketOf(m.id);
+		const credential = await hostCredential("host-revoked");
+		const wrong: Record<string, string>[] = [{}, { authorization: "Bearer bhc_nope" }, { authorization: `Basic ${credential}` }];
+		expect((await call("DELETE", "/admin/bot-hosts/host-revoked", { headers: ADMIN })).status).toBe(204);
+		wrong.push({ authorization: `Bearer ${credential}` });
+		for (const presented of wrong) {
+			const res = await postClaim(claimBody(ticket, "host-revoked"), presented);
 			expect(res.status).toBe(401);
 			const text = await res.text();
-			expect(JSON.parse(text)).toEqual({ detail: "Invalid or missing bearer token" });
-			expect(text).not.toContain(String(env.BOT_HOST_SECRET));
+			expect(JSON.parse(text)).toEqual({ detail: "Invalid or missing bot host credential" });
+			expect(text).not.toContain(credential);
 		}
-		const ctx = createExecutionContext();
-		const request = new Request<unknown, IncomingRequestCfProperties>(CLAIMS, {
-			method: "POST",
-			headers: { authorization: "Bearer anything" },
-			body,
+		expect(await claimOf(m.id)).toBeNull();
+		expect((await claimAttempt(m.id, 1, "host-other")).status).toBe(200);
+	});
+
+	it("refuses a claim naming another host than its credential's with 403, and claims nothing", async () => {
+		const { headers } = await userWithKey();
+		const m = await sendBot(headers, meetCode());
+		const ticket = await ticketOf(m.id);
+		const hostA = await hostCredential("host-a");
+		await hostCredential("host-b");
+		const res = await postClaim(claimBody(ticket, "host-b"), { authorization: `Bearer ${hostA}` });
+		expect(res.status).toBe(403);
+		expect(await res.json()).toEqual({ detail: "This bot host credential is not host-b's" });
+		expect(await claimOf(m.id)).toBeNull();
+		const own = await postClaim(claimBody(ticket, "host-a"), { authorization: `Bearer ${hostA}` });
+		expect(own.status).toBe(200);
+		expect(await claimOf(m.id)).toMatchObject({ host_id: "host-a" });
+	});
+
+	it("takes only the ticket the room published for that meeting and attempt; guessing ids gets nothing", async () => {
+		const { headers } = await userWithKey();
+		const m = await sendBot(headers, meetCode());
+		const other = await sendBot(headers, meetCode());
+		const ticket = await ticketOf(m.id);
+		const credential = await hostCredential("prober");
+		const as = { authorization: `Bearer ${credential}` };
+		// The claim of old: a meeting id and an attempt, no ticket. Polled for the ids around m.
+		for (const id of [m.id, m.id + 1, m.id + 2]) {
+			const res = await postClaim({ meeting_id: id, attempt: 1, host_id: "prober", version: "x" }, as);
+			expect(res.status).toBe(422);
+			expect((await json<{ detail: { loc: string[] }[] }>(res)).detail.map((d) => d.loc)).toContainEqual(["body", "ticket"]);
+		}
+		const forged: SpawnTicket[] = [
+			{ ...ticket, signature: "0".repeat(64) },
+			// Any field changed breaks the signature: a later deadline, another meeting, another attempt.
+			{ ...ticket, not_after: new Date(Date.now() + 86_400_000).toISOString() },
+			{ ...ticket, meeting_id: other.id },
+		];
+		for (const presented of forged) {
+			const res = await postClaim(claimBody(ticket, "prober", { ticket: presented, meeting_id: presented.meeting_id }), as);
+			expect(res.status, JSON.stringify(presented)).toBe(403);
+			expect((await json<{ detail: string }>(res)).detail).toMatch(/^The spawn ticket is not a valid ticket for meeting \d+ attempt 1$/);
+		}
+		// A real ticket, but another meeting's or another attempt's than the claim names.
+		const otherTicket = await ticketOf(other.id);
+		const crossed = [
+			claimBody(otherTicket, "prober", { meeting_id: m.id }),
+			claimBody(await unpublishedTicket(m.id, 2), "prober", { attempt: 1 }),
+		];
+		for (const body of crossed) expect((await postClaim(body, as)).status).toBe(403);
+		// Signed with the deployment's key but never published: not the ticket the room waits on.
+		const unpublished = await postClaim(claimBody(await unpublishedTicket(m.id), "prober"), as);
+		expect(await unpublished.json()).toEqual({ detail: "the ticket is not the one published for attempt 1", reason: "stale" });
+		expect(await claimOf(m.id)).toBeNull();
+		expect(await claimOf(other.id)).toBeNull();
+		expect((await postClaim(claimBody(ticket, "prober"), as)).status).toBe(200);
+	});
+
+	it("hands the bot no transcription token: it transcribes through the Worker with its channel token", async () => {
+		const { headers } = await userWithKey();
+		await call("PUT", "/user/transcription", {
+			headers,
+			json: { url: "https://stt.account.example.com/v1", token: "account-stt-token-4321" },
 		});
-		const res = await worker.fetch(request, { ...env, BOT_HOST_SECRET: undefined } as Env, ctx);
-		await waitOnExecutionContext(ctx);
-		expect(res.status).toBe(503);
-		expect(await res.json()).toEqual({ detail: "BOT_HOST_SECRET is not configured" });
+		const m = await sendBot(headers, meetCode());
+		const spawn = await spawnRequestFor(m.id);
+		expect(spawn.transcription).toEqual({
+			url: `https://gateway.test/internal/bot-channel/${m.id}/audio/transcriptions`,
+			token: spawn.channel.token,
+		});
+		const text = JSON.stringify(spawn);
+		expect(text).not.toContain("account-stt-token-4321");
+		expect(text).not.toContain("stt.account.example.com");
+		expect(text).not.toContain(String(env.TRANSCRIPTION_TOKEN));
+		// Without an endpoint the bot uses captions, as before.
+		const captions = await userWithKey();
+		const plain = await spawnRequestFor((await sendBot(captions.headers, meetCode())).id);
+		expect(plain.transcription).toBeNull();
 	});
 
 	it("refuses a bad body with 422 field errors and claims nothing", async () => {
 		const { headers } = await userWithKey();
 		const m = await sendBot(headers, meetCode());
+		const ticket = await ticketOf(m.id);
+		const as = { authorization: `Bearer ${await hostCredential("h")}` };
 		const bad = [
 			"not json",
-			JSON.stringify({ meeting_id: m.id, attempt: 1, version: "1" }),
-			JSON.stringify({ meeting_id: m.id, attempt: 0, host_id: "h", version: "1" }),
-			JSON.stringify({ meeting_id: m.id, attempt: 1, host_id: "a host/with spaces", version: "1" }),
-			JSON.stringify({ meeting_id: "1", attempt: 1, host_id: "h", version: "1" }),
+			{ meeting_id: m.id, attempt: 1, version: "1", ticket },
+			{ meeting_id: m.id, attempt: 0, host_id: "h", version: "1", ticket },
+			{ meeting_id: m.id, attempt: 1, host_id: "a host/with spaces", version: "1", ticket },
+			{ meeting_id: "1", attempt: 1, host_id: "h", version: "1", ticket },
+			{ meeting_id: m.id, attempt: 1, host_id: "h", version: "1", ticket: { ...ticket, ticket_id: "short" } },
 		];
 		for (const body of bad) {
-			const res = await postClaim(body);
+			const res = await postClaim(body, as);
 			expect(res.status).toBe(422);
 			const { detail } = await json<{ detail: { loc: unknown[]; msg: string }[] }>(res);
 			expect(detail[0]?.loc[0]).toBe("body");

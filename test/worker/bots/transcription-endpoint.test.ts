@@ -18,22 +18,20 @@ async function transcriptionRow(userId: number) {
 }
 
 describe("the transcription endpoint a bot is given", () => {
-	it("never carries the deployment's token to a URL the account chose", async () => {
+	it("is the Worker's relay, never the account's URL nor any token but the bot's own channel token", async () => {
 		const deploymentToken = env.TRANSCRIPTION_TOKEN ?? "";
 		expect(deploymentToken).not.toBe("");
-		const { headers } = await userWithKey();
-		const url = "https://stt.account.example.com/v1";
-		expect((await call("PUT", "/user/transcription", { headers, json: { url } })).status).toBe(200);
-		const spawn = await startBot(headers);
-		expect(spawn.transcription).toEqual({ url, token: null });
-		expect(JSON.stringify(spawn).includes(deploymentToken)).toBe(false);
-	});
-
-	it("carries the account's own token with the account's URL", async () => {
-		const { headers } = await userWithKey();
-		const url = "https://stt.account.example.com/v1";
-		await call("PUT", "/user/transcription", { headers, json: { url, token: "account-stt-token" } });
-		expect((await startBot(headers)).transcription).toEqual({ url, token: "account-stt-token" });
+		for (const token of [undefined, "account-stt-token"]) {
+			const { headers } = await userWithKey();
+			const url = "https://stt.account.example.com/v1";
+			expect((await call("PUT", "/user/transcription", { headers, json: { url, ...(token ? { token } : {}) } })).status).toBe(200);
+			const spawn = await startBot(headers);
+			expect(spawn.transcription).toEqual({
+				url: `https://gateway.test/internal/bot-channel/${spawn.meeting_id}/audio/transcriptions`,
+				token: spawn.channel.token,
+			});
+			for (const secret of [deploymentToken, "account-stt-token", url]) expect(JSON.stringify(spawn)).not.toContain(secret);
+		}
 	});
 
 	it.each([

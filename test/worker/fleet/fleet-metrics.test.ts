@@ -4,10 +4,10 @@ import { FleetMetrics, type HostReport } from "../../../src/bot-channel/fleet";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
 import { fleetQueries } from "../../../src/routes/fleet-metrics";
-import { call, createUser, expectDocumented, json } from "../support";
+import { hostCredential } from "../meetings/bot-sim";
+import { ADMIN, call, createUser, expectDocumented, json } from "../support";
 
 const METRICS_TOKEN = "fleet-metrics-token-0123456789";
-const HOST_SECRET = env.BOT_HOST_SECRET ?? "";
 
 /** Calls the Worker with a modified deployment environment (the metrics token is not in the test config). */
 async function callWith(
@@ -47,12 +47,18 @@ const report = (fields: Partial<HostReport> = {}): HostReport => ({
 	draining: false,
 	mem_available_mb: 12_000,
 	load1: 0.5,
-	meeting_ids: [1, 2, 3],
 	...fields,
 });
 
-const sendReport = (body: unknown, secret = HOST_SECRET) =>
-	call("POST", "/internal/bot-hosts/reports", { headers: { Authorization: `Bearer ${secret}` }, json: body });
+/** Sends a report as the host it names, with that host's own credential (minted for it unless given). */
+const sendReport = async (body: HostReport, credential?: string) =>
+	call("POST", "/internal/bot-hosts/reports", {
+		headers: { Authorization: `Bearer ${credential ?? (await hostCredential(body.host_id))}` },
+		json: body,
+	});
+
+const storedReports = async () =>
+	(await env.DB.prepare("SELECT host_id, report FROM bot_hosts ORDER BY host_id").all<{ host_id: string; report: string }>()).results;
 
 let linkCounter = 0;
 
@@ -85,29 +91,42 @@ async function meeting(userId: number, status: string, plan: { inMs?: number; au
 }
 
 describe("POST /internal/bot-hosts/reports", () => {
-	it("answers 401 without the host secret or with a wrong one, and stores nothing", async () => {
+	it("answers 401 without a host credential, with a wrong one or a revoked one, and stores nothing", async () => {
 		const missing = await call("POST", "/internal/bot-hosts/reports", { json: report() });
 		expect(missing.status).toBe(401);
-		const wrong = await sendReport(report(), "not-the-secret");
+		const wrong = await sendReport(report(), "bhc_not-a-credential");
 		expect(wrong.status).toBe(401);
-		const body = await json<{ detail: string }>(wrong);
-		expect(typeof body.detail).toBe("string");
-		expect(JSON.stringify(body)).not.toContain(HOST_SECRET);
-		const stored = await env.DB.prepare("SELECT count(*) AS n FROM bot_hosts").first<{ n: number }>();
-		expect(stored?.n).toBe(0);
+		expect(await json(wrong)).toEqual({ detail: "Invalid or missing bot host credential" });
+		const revoked = await hostCredential("host-gone");
+		expect((await call("DELETE", "/admin/bot-hosts/host-gone", { headers: ADMIN })).status).toBe(204);
+		const late = await sendReport(report({ host_id: "host-gone" }), revoked);
+		expect(late.status).toBe(401);
+		expect(await late.text()).not.toContain(revoked);
+		expect(await storedReports()).toEqual([]);
 	});
 
-	it("answers 503 naming the setting when BOT_HOST_SECRET is not configured", async () => {
-		const res = await callWith({ BOT_HOST_SECRET: undefined }, "POST", "/internal/bot-hosts/reports", {
-			headers: { Authorization: "Bearer anything" },
-			json: report(),
-		});
-		expect(res.status).toBe(503);
-		expect((await json<{ detail: string }>(res)).detail).toContain("BOT_HOST_SECRET");
+	it("answers 403 to a report naming another host, and leaves that host's report as it was", async () => {
+		expect((await sendReport(report({ host_id: "host-b", running: 7 }))).status).toBe(204);
+		const before = await storedReports();
+		const hostA = await hostCredential("host-a");
+		const res = await sendReport(report({ host_id: "host-b", running: 0, draining: true }), hostA);
+		expect(res.status).toBe(403);
+		expect(await json(res)).toEqual({ detail: "This bot host credential is not host-b's" });
+		expect(await storedReports()).toEqual(before);
+	});
+
+	it("takes a revoked host out of the metrics at once", async () => {
+		expect((await sendReport(report({ host_id: "host-leaving" }))).status).toBe(204);
+		expect((await metrics()).hosts.map((h) => h.host_id)).toEqual(["host-leaving"]);
+		expect((await call("DELETE", "/admin/bot-hosts/host-leaving", { headers: ADMIN })).status).toBe(204);
+		expect((await metrics()).hosts).toEqual([]);
 	});
 
 	it("answers 422 with field errors for a bad report, and stores nothing", async () => {
-		const res = await sendReport({ ...report(), host_id: "bad id/with slash", slots: -1 });
+		const res = await call("POST", "/internal/bot-hosts/reports", {
+			headers: { Authorization: `Bearer ${await hostCredential("host-a")}` },
+			json: { ...report(), host_id: "bad id/with slash", slots: -1 },
+		});
 		expect(res.status).toBe(422);
 		const { detail } = await json<{ detail: { loc: (string | number)[]; msg: string; type: string }[] }>(res);
 		expect(detail.map((e) => e.loc)).toEqual(
@@ -117,7 +136,7 @@ describe("POST /internal/bot-hosts/reports", () => {
 			]),
 		);
 		const notJson = await call("POST", "/internal/bot-hosts/reports", {
-			headers: { Authorization: `Bearer ${HOST_SECRET}`, "content-type": "application/json" },
+			headers: { Authorization: `Bearer ${await hostCredential("host-a")}`, "content-type": "application/json" },
 			body: "{not json",
 		});
 		expect(notJson.status).toBe(422);
@@ -137,6 +156,23 @@ describe("POST /internal/bot-hosts/reports", () => {
 		expect(Date.now() - Date.parse(a?.reported_at ?? "")).toBeLessThan(10_000);
 		expect(hosts.find((h) => h.host_id === "host-b")).toMatchObject({ running: 7, free: 13 });
 	});
+
+	it("keeps no meeting ids: the metrics token reads counts per host, never which meetings a host runs", async () => {
+		// A host of the version before sends them still; they are not stored.
+		const res = await call("POST", "/internal/bot-hosts/reports", {
+			headers: { Authorization: `Bearer ${await hostCredential("host-old")}` },
+			json: { ...report({ host_id: "host-old" }), meeting_ids: [41, 42] },
+		});
+		expect(res.status).toBe(204);
+		// A report stored before the change, meeting ids and all.
+		await env.DB.prepare("INSERT INTO bot_hosts (host_id, report, reported_at) VALUES (?, ?, ?)")
+			.bind("host-stored", JSON.stringify({ ...report({ host_id: "host-stored" }), meeting_ids: [43] }), new Date().toISOString())
+			.run();
+		const read = await metrics();
+		expect(read.hosts.map((h) => h.host_id).sort()).toEqual(["host-old", "host-stored"]);
+		expect(JSON.stringify(read)).not.toContain("meeting_ids");
+		expect(JSON.stringify(await storedReports())).not.toContain("[41,42]");
+	});
 });
 
 describe("GET /internal/fleet/metrics", () => {
@@ -148,9 +184,9 @@ describe("GET /internal/fleet/metrics", () => {
 		});
 		expect(wrong.status).toBe(401);
 		expect(await wrong.text()).not.toContain(METRICS_TOKEN);
-		// The host secret is not the metrics token.
+		// A host's credential is not the metrics token.
 		const hostSecret = await callWith({ FLEET_METRICS_TOKEN: METRICS_TOKEN }, "GET", "/internal/fleet/metrics", {
-			headers: { Authorization: `Bearer ${HOST_SECRET}` },
+			headers: { Authorization: `Bearer ${await hostCredential("host-a")}` },
 		});
 		expect(hostSecret.status).toBe(401);
 	});

@@ -1,7 +1,12 @@
-import { env, SELF } from "cloudflare:test";
+import { env, runInDurableObject, SELF } from "cloudflare:test";
+import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import type { RoomState } from "../../../durable-objects/room-core";
 import type { SpawnTicket } from "../../../src/bot-channel/fleet";
 import type { BotToRoom, RoomToBot, SpawnRequest } from "../../../src/bot-channel/protocol";
+import { signSpawnTicket } from "../../../src/bot-channel/spawn-ticket";
+import { ADMIN } from "../support";
 import { received } from "../webhooks/receiver";
+import { roomOf } from "./helpers";
 
 /** Waits until `check` returns a value, polling; fails with `what` after `ms`. */
 export async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 8000): Promise<T> {
@@ -44,17 +49,53 @@ export const ticketMatch = (meetingId: number, attempt = 1) => `"meeting_id":${m
 
 export type ClaimAnswer = { status: number; body: Record<string, unknown> };
 
-/** Plays a bot host: claims an attempt through SELF (which reaches this file's room). */
+/** Mints a bot host's credential as an admin does (POST /admin/bot-hosts); minting again rotates it. */
+export async function hostCredential(hostId = "test-host"): Promise<string> {
+	const res = await SELF.fetch("https://gateway.test/admin/bot-hosts", {
+		method: "POST",
+		headers: { ...ADMIN, "content-type": "application/json" },
+		body: JSON.stringify({ host_id: hostId }),
+	});
+	if (res.status !== 201) throw new Error(`mint bot host credential: ${res.status} ${await res.text()}`);
+	return ((await res.json()) as { credential: string }).credential;
+}
+
+/**
+ * The ticket the room published for this attempt, as the queue (the receiver) got it: the one
+ * whose id the room keeps. Undefined when the room waits on no ticket for that attempt.
+ */
+export async function publishedTicket(meetingId: number, attempt = 1): Promise<SpawnTicket | undefined> {
+	const room = () => runInDurableObject(roomOf(meetingId), (_room: MeetingRoom, state) => state.storage.get<RoomState>("room"));
+	const first = await room();
+	if (!first || first.attempt !== attempt) return undefined;
+	// POST /bots answers before the room has published: wait for the ticket that is on its way.
+	return eventually(`the ticket of meeting ${meetingId} attempt ${attempt}`, async () => {
+		const id = (await room())?.ticketId;
+		return id ? (await ticketsFor(meetingId)).find((t) => t.ticket_id === id && t.attempt === attempt) : undefined;
+	});
+}
+
+/** A ticket signed with the deployment's key that no room published: signed, but not the one a room waits on. */
+export const unpublishedTicket = (meetingId: number, attempt = 1) =>
+	signSpawnTicket(String(env.SECRETS_KEY), { meeting_id: meetingId, attempt, not_after: new Date(Date.now() + 600_000).toISOString() });
+
+/**
+ * Plays a bot host: claims an attempt through SELF (which reaches this file's room) with the
+ * ticket the room published for it (or, when it published none, one it never saw) and the
+ * host's own credential (minted for it unless given).
+ */
 export async function claimAttempt(
 	meetingId: number,
 	attempt = 1,
 	hostId = "test-host",
-	secret = env.BOT_HOST_SECRET,
+	credential?: string,
+	ticket?: SpawnTicket,
 ): Promise<ClaimAnswer> {
+	const presented = ticket ?? (await publishedTicket(meetingId, attempt)) ?? (await unpublishedTicket(meetingId, attempt));
 	const res = await SELF.fetch("https://gateway.test/internal/bot-hosts/claims", {
 		method: "POST",
-		headers: { "content-type": "application/json", ...(secret ? { authorization: `Bearer ${secret}` } : {}) },
-		body: JSON.stringify({ meeting_id: meetingId, attempt, host_id: hostId, version: "test" }),
+		headers: { "content-type": "application/json", authorization: `Bearer ${credential ?? (await hostCredential(hostId))}` },
+		body: JSON.stringify({ meeting_id: meetingId, attempt, host_id: hostId, version: "test", ticket: presented }),
 	});
 	return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }

@@ -1,0 +1,37 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env";
+import { verifyChannelToken } from "../bot-channel/channel-token";
+import { relayTranscription } from "../bots/transcription-relay";
+import { ApiError } from "../errors";
+import { isLive, type MeetingStatus } from "../meetings/status-machine";
+import { loadSettings, resolveSettings } from "../settings/account-settings";
+
+/**
+ * The bot's transcription endpoint (docs/bot-channel.md#transcription): OpenAI-compatible, so
+ * the bot's transcriber calls it as it would any provider, with its channel token. The body is
+ * bounded by the gateway's body limit (MAX_BODY_BYTES); the Worker adds the account's token.
+ */
+export const botTranscriptionRoutes = new Hono<AppEnv>();
+
+botTranscriptionRoutes.post("/internal/bot-channel/:meeting_id/audio/transcriptions", async (c) => {
+	const meetingId = Number(c.req.param("meeting_id"));
+	const token = c.req.header("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+	// Any attempt's token of this meeting, as for the recording upload, while the meeting is live.
+	if (!Number.isSafeInteger(meetingId) || (await verifyChannelToken(c.env.SECRETS_KEY, token, meetingId)) === null) {
+		throw new ApiError(401, "Invalid bot channel token");
+	}
+	const contentType = c.req.header("content-type") ?? "";
+	if (!/^multipart\/form-data\s*;/i.test(contentType)) throw new ApiError(415, "The body must be multipart/form-data");
+	const meeting = await c.env.DB.prepare("SELECT user_id, status FROM meetings WHERE id = ?")
+		.bind(meetingId)
+		.first<{ user_id: number; status: MeetingStatus }>();
+	if (!meeting || !isLive(meeting.status)) throw new ApiError(409, "The meeting is not live");
+	let settings: Awaited<ReturnType<typeof resolveSettings>>;
+	try {
+		settings = await resolveSettings(c.env, await loadSettings(c.env, meeting.user_id));
+	} catch {
+		// A stored secret that no longer opens (SECRETS_KEY rotated): nothing the bot can fix.
+		throw new ApiError(503, "The account's transcription settings cannot be read");
+	}
+	return relayTranscription(c.env, settings.transcription, await c.req.arrayBuffer(), contentType);
+});

@@ -1,0 +1,180 @@
+/**
+ * A bot's transcription through the Worker (docs/bot-channel.md#transcription): the bot posts
+ * OpenAI-compatible requests with its channel token, and the Worker forwards them to the
+ * account's endpoint (here the receiver, answering as a provider) with the endpoint's token,
+ * which the bot host never sees.
+ */
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { SpawnRequest } from "../../../src/bot-channel/protocol";
+import type { Env } from "../../../src/env";
+import worker from "../../../src/index";
+import { spawnRequestFor } from "../meetings/bot-sim";
+import { meetCode, sendBot } from "../meetings/helpers";
+import { sineWav } from "../recordings/wav-fixture";
+import { call, json, userWithKey } from "../support";
+import { received, script } from "../webhooks/receiver";
+
+const ACCOUNT_TOKEN = "account-stt-token-0123456789";
+
+/** An OpenAI-style verbose_json answer. */
+const ANSWER = {
+	task: "transcribe",
+	language: "english",
+	duration: 0.5,
+	text: "hello there",
+	segments: [{ id: 0, start: 0, end: 0.5, text: " hello there", avg_logprob: -0.1, no_speech_prob: 0.01 }],
+};
+
+/** A provider path on the receiver; the Worker calls `<base>/audio/transcriptions` under it. */
+function provider() {
+	const base = `/stt/${crypto.randomUUID()}/v1`;
+	return { url: `${env.WEBHOOK_RECEIVER_URL}${base}`, path: `${base}/audio/transcriptions` };
+}
+
+/** The multipart body the bot's transcriber sends (bot-host/bot/transcriber.ts). */
+function transcriptionForm(): FormData {
+	const form = new FormData();
+	form.set("file", new Blob([sineWav(0.5)], { type: "audio/wav" }), "audio.wav");
+	form.set("model", "whisper-1");
+	form.set("response_format", "verbose_json");
+	form.append("timestamp_granularities[]", "segment");
+	return form;
+}
+
+function transcribe(spawn: Pick<SpawnRequest, "transcription">, token: string | null, form: BodyInit = transcriptionForm()) {
+	const url = spawn.transcription?.url ?? "https://gateway.test/none";
+	return SELF.fetch(url, { method: "POST", headers: token ? { authorization: `Bearer ${token}` } : {}, body: form });
+}
+
+/** A user whose transcription endpoint is a fresh provider path, and their bot's spawn request. */
+async function botWithEndpoint(token: string | null = ACCOUNT_TOKEN) {
+	const { headers } = await userWithKey();
+	const stt = provider();
+	const put = await call("PUT", "/user/transcription", { headers, json: { url: stt.url, ...(token ? { token } : {}) } });
+	expect(put.status).toBe(200);
+	const meeting = await sendBot(headers, meetCode());
+	const spawn = await spawnRequestFor(meeting.id);
+	return { headers, stt, meeting, spawn };
+}
+
+describe("the transcription relay", () => {
+	it("forwards the bot's request to the account's endpoint with the account's token and passes the answer back", async () => {
+		const { stt, spawn } = await botWithEndpoint();
+		await script(stt.path, [{ status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(ANSWER) }]);
+		const res = await transcribe(spawn, spawn.channel.token);
+		expect(res.status).toBe(200);
+		expect(await res.json()).toEqual(ANSWER);
+		const [forwarded, ...more] = await received(stt.path);
+		expect(more).toEqual([]);
+		expect(forwarded?.method).toBe("POST");
+		expect(forwarded?.headers.authorization).toBe(`Bearer ${ACCOUNT_TOKEN}`);
+		expect(String(forwarded?.headers["content-type"])).toMatch(/^multipart\/form-data; ?boundary=/);
+		// The form as the bot sent it: the audio and the fields its transcriber relies on.
+		for (const part of ['name="file"; filename="audio.wav"', "verbose_json", 'name="timestamp_granularities[]"', "RIFF"]) {
+			expect(forwarded?.body).toContain(part);
+		}
+		expect(forwarded?.body).not.toContain(spawn.channel.token);
+	});
+
+	it("refuses a missing or wrong token, or another meeting's, with 401, and reaches no provider", async () => {
+		const { stt, spawn } = await botWithEndpoint();
+		const other = await botWithEndpoint();
+		for (const token of [null, "garbage", other.spawn.channel.token, `${spawn.channel.token}x`]) {
+			const res = await transcribe(spawn, token);
+			expect(res.status, String(token)).toBe(401);
+			const text = await res.text();
+			expect(JSON.parse(text)).toEqual({ detail: "Invalid bot channel token" });
+			expect(text).not.toContain(ACCOUNT_TOKEN);
+		}
+		expect(await received(stt.path)).toEqual([]);
+		expect(await received(other.stt.path)).toEqual([]);
+	});
+
+	it("never hands the token back: not in an echoing answer, not in an error, not across a redirect", async () => {
+		const { stt, spawn } = await botWithEndpoint();
+		const elsewhere = provider();
+		await script(stt.path, [
+			{ status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ text: `Bearer ${ACCOUNT_TOKEN}` }) },
+			{ status: 401, body: `bad token ${ACCOUNT_TOKEN}` },
+			{ status: 307, headers: { location: `${elsewhere.url}/audio/transcriptions` } },
+		]);
+		const echoed = await transcribe(spawn, spawn.channel.token);
+		expect(echoed.status).toBe(200);
+		expect(await echoed.json()).toEqual({ text: "Bearer [redacted]" });
+		const refused = await transcribe(spawn, spawn.channel.token);
+		expect(refused.status).toBe(502);
+		expect(await refused.json()).toEqual({ detail: "The transcription endpoint answered 401" });
+		const redirected = await transcribe(spawn, spawn.channel.token);
+		expect(redirected.status).toBe(502);
+		expect(await redirected.json()).toEqual({ detail: "The transcription endpoint answered a redirect (307), which is not followed" });
+		expect(await received(stt.path)).toHaveLength(3);
+		expect(await received(elsewhere.path)).toEqual([]);
+	});
+
+	it("gives an account's own URL no deployment token, and the deployment's URL the deployment's token", async () => {
+		const bare = await botWithEndpoint(null);
+		await transcribe(bare.spawn, bare.spawn.channel.token);
+		const [toAccount] = await received(bare.stt.path);
+		expect(toAccount).toBeDefined();
+		expect(toAccount?.headers.authorization).toBeUndefined();
+
+		// A deployment endpoint: an account without one of its own uses it, with TRANSCRIPTION_TOKEN.
+		const deployment = provider();
+		const withDeployment = { ...env, TRANSCRIPTION_URL: deployment.url } as Env;
+		const viaWorker = async (request: Request) => {
+			const ctx = createExecutionContext();
+			const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, withDeployment, ctx);
+			await waitOnExecutionContext(ctx);
+			return res;
+		};
+		const { headers } = await userWithKey();
+		const started = await viaWorker(
+			new Request("https://gateway.test/bots", {
+				method: "POST",
+				headers: { ...headers, "content-type": "application/json" },
+				body: JSON.stringify({ platform: "google_meet", native_meeting_id: meetCode() }),
+			}),
+		);
+		expect(started.status).toBe(201);
+		const spawn = await spawnRequestFor((await json<{ id: number }>(started)).id);
+		expect(JSON.stringify(spawn)).not.toContain(String(env.TRANSCRIPTION_TOKEN));
+		const url = spawn.transcription?.url ?? "";
+		const relayed = await viaWorker(
+			new Request(url, { method: "POST", headers: { authorization: `Bearer ${spawn.channel.token}` }, body: transcriptionForm() }),
+		);
+		expect(relayed.status).toBe(200);
+		const [toDeployment] = await received(deployment.path);
+		expect(toDeployment?.headers.authorization).toBe(`Bearer ${env.TRANSCRIPTION_TOKEN}`);
+	});
+
+	it("refuses once the meeting has ended, and a body that is not a form or is too large, reaching no provider", async () => {
+		const { headers, stt, spawn, meeting } = await botWithEndpoint();
+		const plain = await transcribe(spawn, spawn.channel.token, JSON.stringify({ file: "x" }));
+		expect(plain.status).toBe(415);
+		expect(await plain.json()).toEqual({ detail: "The body must be multipart/form-data" });
+		const huge = transcriptionForm();
+		huge.set("file", new Blob([new Uint8Array(1_100_000)], { type: "audio/wav" }), "audio.wav");
+		expect((await transcribe(spawn, spawn.channel.token, huge)).status).toBe(413);
+		expect((await call("DELETE", `/bots/google_meet/${meeting.native_meeting_id}`, { headers })).status).toBe(204);
+		const ended = await transcribe(spawn, spawn.channel.token);
+		expect(ended.status).toBe(409);
+		expect(await ended.json()).toEqual({ detail: "The meeting is not live" });
+		expect(await received(stt.path)).toEqual([]);
+	});
+
+	it("judges the account's address again at every call: one the guard now refuses is not called", async () => {
+		const { user, headers } = await userWithKey();
+		await call("PUT", "/user/transcription", { headers, json: { url: provider().url, token: ACCOUNT_TOKEN } });
+		const spawn = await spawnRequestFor((await sendBot(headers, meetCode())).id);
+		// Written around the route after the launch (the guard's rules changed, or a row was edited).
+		await env.DB.prepare("UPDATE account_settings SET transcription_url = ? WHERE user_id = ?")
+			.bind("http://169.254.169.254/latest", user.id)
+			.run();
+		const res = await transcribe(spawn, spawn.channel.token);
+		expect(res.status).toBe(422);
+		const { detail } = await json<{ detail: string }>(res);
+		expect(detail).toMatch(/^The transcription endpoint is not allowed: .*metadata/);
+		expect(detail).not.toContain(ACCOUNT_TOKEN);
+	});
+});
