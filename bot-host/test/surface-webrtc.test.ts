@@ -56,7 +56,7 @@ describe("WebRTC and WebTransport on the shared-content page", () => {
 			executablePath: "/usr/bin/chromium",
 			extraFlags: [],
 			fakeDevices: true,
-			sandbox: chromiumSandbox("/usr/bin/chromium", process.env.BOT_CHROMIUM_SANDBOX, (line) => logs.push(line)),
+			sandbox: chromiumSandbox("/usr/bin/chromium", process.env.BOT_CHROMIUM_SANDBOX, (line) => logs.push(line)).sandbox,
 		});
 	});
 	afterAll(async () => {
