@@ -37,6 +37,10 @@ botFleetRoutes.post("/internal/bot-hosts/claims", async (c) => {
 	if (ticket.meeting_id !== claim.meeting_id || ticket.attempt !== claim.attempt || !(await spawnTicketSigned(c.env.SECRETS_KEY, ticket))) {
 		throw new ApiError(403, `The spawn ticket is not a valid ticket for meeting ${claim.meeting_id} attempt ${claim.attempt}`);
 	}
+	// Past its deadline the room no longer waits for this ticket, even if its placement timer has not fired yet.
+	if (!(Date.parse(ticket.not_after) > Date.now())) {
+		return c.json({ detail: `the spawn ticket expired at ${ticket.not_after}`, reason: "stale" }, 409);
+	}
 	const outcome = await meetingRoom(c.env, claim.meeting_id).claim(claim);
 	if (!outcome.ok) return c.json({ detail: outcome.detail, reason: outcome.reason }, 409);
 	return c.json(outcome.spawn, 200);

@@ -179,6 +179,17 @@ describe("POST /internal/bot-hosts/claims", () => {
 		expect((await postClaim(claimBody(ticket, "prober"), as)).status).toBe(200);
 	});
 
+	it("refuses a signed ticket past its not_after as stale before the room, and claims nothing", async () => {
+		const { headers } = await userWithKey();
+		const m = await sendBot(headers, meetCode());
+		const as = { authorization: `Bearer ${await hostCredential("late-host")}` };
+		const expired = await unpublishedTicket(m.id, 1, Date.now() - 1000);
+		const res = await postClaim(claimBody(expired, "late-host"), as);
+		expect(res.status).toBe(409);
+		expect(await res.json()).toEqual({ detail: `the spawn ticket expired at ${expired.not_after}`, reason: "stale" });
+		expect(await claimOf(m.id)).toBeNull();
+	});
+
 	it("hands the bot no transcription token: it transcribes through the Worker with its channel token", async () => {
 		const { headers } = await userWithKey();
 		await call("PUT", "/user/transcription", {

@@ -76,8 +76,8 @@ export async function publishedTicket(meetingId: number, attempt = 1): Promise<S
 }
 
 /** A ticket signed with the deployment's key that no room published: signed, but not the one a room waits on. */
-export const unpublishedTicket = (meetingId: number, attempt = 1) =>
-	signSpawnTicket(String(env.SECRETS_KEY), { meeting_id: meetingId, attempt, not_after: new Date(Date.now() + 600_000).toISOString() });
+export const unpublishedTicket = (meetingId: number, attempt = 1, notAfterMs = Date.now() + 600_000) =>
+	signSpawnTicket(String(env.SECRETS_KEY), { meeting_id: meetingId, attempt, not_after: new Date(notAfterMs).toISOString() });
 
 /**
  * Plays a bot host: claims an attempt through SELF (which reaches this file's room) with the

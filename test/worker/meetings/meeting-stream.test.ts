@@ -3,19 +3,18 @@ import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import type { MeetingStreamBody, StreamTranscript } from "../../../durable-objects/room-stream";
 import { SseReader } from "../agent/sse";
-import { call, joinWorkspace, json, userWithKey } from "../support";
+import { call, json, userWithKey } from "../support";
 import { eventually, SimulatedBot } from "./bot-sim";
 import {
-	createPlan,
 	getMeeting,
 	liveMeeting,
 	type Meeting,
 	meetCode,
-	meetUrl,
 	roomOf,
 	segment,
 	sendBot,
 	unheldRequestedMeeting,
+	workspaceMeeting,
 } from "./helpers";
 
 type Frame = MeetingStreamBody | { type: "ping" };
@@ -146,15 +145,8 @@ describe("GET /agent/api/meeting/stream", () => {
 
 describe("who may read a meeting's stream", () => {
 	it("answers 404 to another user, for our id and for the native id, and 200 to a workspace member", async () => {
-		const owner = await userWithKey();
-		const member = await userWithKey();
+		const { member, meeting, bot, code } = await workspaceMeeting();
 		const stranger = await userWithKey();
-		const workspace = `ws-${crypto.randomUUID()}`;
-		await joinWorkspace(workspace, owner.user.id);
-		await joinWorkspace(workspace, member.user.id);
-		const code = meetCode();
-		await createPlan(owner.headers, { meeting_url: meetUrl(code), workspace_id: workspace });
-		const { meeting, bot } = await liveMeeting(owner.headers, code);
 		await sayLines(bot, 1, 1);
 		for (const query of [{ meeting_id: meeting.id }, { meeting_id: code, session_uid: code }] as Record<string, string | number>[]) {
 			const res = await openStream(stranger.headers, query);
