@@ -49,10 +49,12 @@ async function measureOurs({ base, key, recorder, subscribers, segments, code })
 		messages: segments,
 		open: async () => {
 			const ws = await openSocket(`${wsBase}/ws`, { "X-API-Key": key });
-			await new Promise((resolve) => {
-				ws.once("message", resolve);
+			const first = await new Promise((resolve) => {
+				ws.once("message", (data) => resolve(String(data)));
 				ws.send(JSON.stringify({ action: "subscribe", meetings: [{ platform: "google_meet", native_id: code }] }));
 			});
+			// A refused socket (e.g. past LIVE_FEED_MAX_SOCKETS) would otherwise wait for deliveries forever.
+			if (JSON.parse(first).type !== "subscribed") throw new Error(`/ws did not take the subscriber: ${first}`);
 			return ws;
 		},
 		// Timed to the subscribers, not to the ack (which waits for D1).

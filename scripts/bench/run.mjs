@@ -30,6 +30,8 @@ export async function runBenchmarks(only) {
 		vars: {
 			GATEWAY_RATE_LIMIT_RPS: "1000000",
 			GATEWAY_RATE_LIMIT_BURST: "1000000",
+			// The live section holds 500 sockets of one user.
+			LIVE_FEED_MAX_SOCKETS: "1000",
 			OUTBOUND_ALLOW_PRIVATE: "true",
 			...recorder.gatewayVars,
 			BOT_REPORT_TIMEOUT_S: "600",
