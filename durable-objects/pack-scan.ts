@@ -76,7 +76,7 @@ export class UploadPackScan {
 
 	/** The first `n` pending bytes, removed. */
 	private take(n: number): Uint8Array {
-		const whole = this.pending.length === 1 ? (this.pending[0] as Uint8Array) : concatBytes(this.pending);
+		const whole = concatBytes(this.pending);
 		this.pending = whole.byteLength > n ? [whole.subarray(n)] : [];
 		this.pendingBytes -= n;
 		return whole.subarray(0, n);
@@ -107,7 +107,7 @@ class PackWalk {
 				this.state = --this.objectsLeft > 0 ? "header" : "done";
 				continue;
 			}
-			this.held = join(this.held, input);
+			this.held = concatBytes([this.held, input]);
 			input = new Uint8Array(0);
 			if (this.state === "signature") {
 				if (this.held.byteLength < 12) return;
@@ -264,12 +264,4 @@ class ObjectBody {
 		this.resultSize = sizes[1] ?? 0;
 		this.onDeltaResult?.(this.resultSize);
 	}
-}
-
-function join(a: Uint8Array, b: Uint8Array): Uint8Array {
-	if (a.byteLength === 0) return b;
-	const out = new Uint8Array(a.byteLength + b.byteLength);
-	out.set(a);
-	out.set(b, a.byteLength);
-	return out;
 }

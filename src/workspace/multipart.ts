@@ -3,6 +3,7 @@
  * handed on in pieces and never gathered, so an upload holds one piece at a time, not the request.
  * `request.formData()` (workerd, Hono) reads the whole body into memory first.
  */
+import { concatBytes } from "../bytes";
 
 export interface PartHead {
 	/** The form field's name (`files`). */
@@ -35,14 +36,6 @@ function indexOf(haystack: Uint8Array, needle: Uint8Array, from = 0): number {
 		if (j === needle.length) return i;
 	}
 	return -1;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-	if (a.length === 0) return b;
-	const joined = new Uint8Array(a.length + b.length);
-	joined.set(a);
-	joined.set(b, a.length);
-	return joined;
 }
 
 function parseHead(bytes: Uint8Array): PartHead {
@@ -99,7 +92,7 @@ export async function readMultipart(
 		}
 		read += next.value.length;
 		if (read > maxBytes) throw tooLarge();
-		buffer = concat(buffer, next.value);
+		buffer = concatBytes([buffer, next.value]);
 		return true;
 	};
 	/** Until `needle` is in the buffer; its index. */
