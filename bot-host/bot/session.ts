@@ -12,10 +12,11 @@ import { InCallActions } from "./actions.ts";
 import { deliverRecording, MeetingAudio, recordingCap } from "./audio.ts";
 import { type BotBrowser, type BrowserOptions, launchBotBrowser } from "./browser.ts";
 import { BotChannel } from "./channel.ts";
+import { runCommands } from "./commands.ts";
 import type { HostEgress } from "./egress.ts";
 import { autoLeave } from "./limits.ts";
 import { openMeetingPage, preparePage } from "./meeting-page.ts";
-import { type Ending, endingFor, failedWithout, leaving, outcomeOf, reportable, type Stage, seconds } from "./outcomes.ts";
+import { describe, type Ending, endingFor, failedWithout, leaving, outcomeOf, reportable, type Stage, seconds } from "./outcomes.ts";
 import { Transcriber, transcriptionEgress } from "./transcriber.ts";
 import { CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts";
 
@@ -50,7 +51,8 @@ export class BotSession {
 	private bot: BotBrowser | null = null;
 	private page: Page | null = null;
 	private readonly commands: { id: string; act: Act }[] = [];
-	private audio: MeetingAudio | null = null;
+	/** Capture, the capped recording and transcription of the call; its file is made once audio arrives. */
+	private readonly audio: MeetingAudio;
 	private actions: InCallActions | null = null;
 	private captions: CaptionTracker | null = null;
 	private chat: ChatTracker | null = null;
@@ -81,6 +83,18 @@ export class BotSession {
 				this.requestedEnding ??= leaving("stopped", "a newer bot took over this meeting");
 			},
 		});
+		const request = options.request;
+		this.audio = new MeetingAudio({
+			recording: request.recording_enabled,
+			callOffsetMs: () => (this.callStartedAt === null ? 0 : this.now() - this.callStartedAt),
+			maxRecordingBytes: recordingCap(options.recordingMaxBytes, request),
+			// The bot stays and transcribes on; the meeting's record says why the recording ends early.
+			onRecordingStopped: (bytes) => {
+				this.log(`bot ${request.meeting_id}: recording stopped at its size limit (${bytes} bytes); transcription goes on`);
+				const timestamp = new Date(this.now()).toISOString();
+				this.channel.send({ type: "recording", state: "stopped", reason: "size_limit", bytes, timestamp });
+			},
+		});
 		this.finished = new Promise((resolve) => {
 			this.resolveFinished = resolve;
 		});
@@ -93,14 +107,12 @@ export class BotSession {
 
 	/** The file the recording is written to while the bot is in the call. */
 	get recordingPath(): string | null {
-		return this.audio?.recordingPath ?? null;
+		return this.audio.recordingPath;
 	}
 
 	/** Disk the recording may still take (the host counts it before taking more work). */
 	get recordingRoomLeft(): number {
-		return (
-			this.audio?.recordingRoomLeft ?? (this.request.recording_enabled ? recordingCap(this.options.recordingMaxBytes, this.request) : 0)
-		);
+		return this.audio.recordingRoomLeft;
 	}
 
 	get currentStage(): Stage {
@@ -160,23 +172,7 @@ export class BotSession {
 		page.on("error", (err) => {
 			this.crashed ??= `page crashed: ${err.message}`;
 		});
-		const audio = new MeetingAudio({
-			recording: request.recording_enabled,
-			callOffsetMs: () => (this.callStartedAt === null ? 0 : this.now() - this.callStartedAt),
-			maxRecordingBytes: recordingCap(this.options.recordingMaxBytes, request),
-			// The bot stays and transcribes on; the meeting's record says why the recording ends early.
-			onRecordingStopped: (bytes) => {
-				this.log(`bot ${request.meeting_id}: recording stopped at its size limit (${bytes} bytes); transcription goes on`);
-				this.channel.send({
-					type: "recording",
-					state: "stopped",
-					reason: "size_limit",
-					bytes,
-					timestamp: new Date(this.now()).toISOString(),
-				});
-			},
-		});
-		this.audio = audio;
+		const { audio } = this;
 		await preparePage(page, (base64) => audio.push(Buffer.from(base64, "base64"))).catch(because("could not prepare the browser page"));
 		const url = this.driver.joinUrl(request.meeting_url, request.passcode ?? null);
 		const unopened = await openMeetingPage(page, this.driver, url, request.bot_name);
@@ -207,7 +203,19 @@ export class BotSession {
 		for (;;) {
 			tick++;
 			if (this.crashed) throw new Error(this.crashed);
-			await this.runCommands(page, this.stage === "active");
+			await runCommands(this.commands, page, this.stage === "active", {
+				request: this.request,
+				driver: this.driver,
+				channel: this.channel,
+				chat: this.chat,
+				transcriber: this.audio.transcriber,
+				captions: this.captions,
+				actions: this.actions,
+				leave: () => {
+					this.requestedEnding ??= leaving("stopped", LEAVE_COMMAND);
+				},
+				log: this.log,
+			});
 			if (this.requestedEnding) return this.requestedEnding;
 			const now = this.now();
 			let snap: MeetingSnapshot;
@@ -246,7 +254,7 @@ export class BotSession {
 					} else if (!callReady && tick % 2 === 0 && prepareAttempts++ < 20) {
 						callReady = await this.driver.prepareCall(page).catch(() => false);
 					}
-					this.audio?.noteSpeakers(snap.activeSpeakers);
+					this.audio.noteSpeakers(snap.activeSpeakers);
 					this.captions?.update(snap.captions, snap.activeSpeakers, now);
 					if (snap.captions.length > 0 || snap.activeSpeakers.length > 0) lastSpeechAt = now;
 					participants.update(snap.participants, (event, name) =>
@@ -300,7 +308,7 @@ export class BotSession {
 			log: this.log,
 		});
 		const emit = (segment: BotSegment) => this.channel.send({ type: "segment", segment });
-		if (request.transcribe_enabled && request.transcription && this.audio) {
+		if (request.transcribe_enabled && request.transcription) {
 			this.audio.transcriber = new Transcriber({
 				url: request.transcription.url,
 				token: request.transcription.token,
@@ -309,7 +317,7 @@ export class BotSession {
 				task: request.task,
 				prefix,
 				callOffsetMs: () => this.now() - now,
-				speakerBetween: (from, to) => this.audio?.speakerBetween(from, to) ?? { speaker: "", source: "none" },
+				speakerBetween: (from, to) => this.audio.speakerBetween(from, to),
 				emit,
 				log: this.log,
 			});
@@ -322,7 +330,7 @@ export class BotSession {
 				emit,
 			});
 		}
-		if (this.audio?.transcriber || request.recording_enabled)
+		if (this.audio.transcriber || request.recording_enabled)
 			await page.evaluate(() => window.__bot.startCapture()).catch(because("could not start capturing the meeting audio"));
 		return this.driver.prepareCall(page).catch((err: unknown) => {
 			this.log(`prepare call: ${describe(err)}`);
@@ -332,8 +340,7 @@ export class BotSession {
 
 	/** Last transcription passes, then the recording upload, before the final status. */
 	private async finishAudio(): Promise<void> {
-		const audio = this.audio;
-		if (!audio) return;
+		const { audio } = this;
 		await audio.transcriber?.flush().catch((err: unknown) => this.log(`transcription flush: ${describe(err)}`));
 		await deliverRecording(audio, this.request.recording_upload_url, this.request.channel.token).catch((err: unknown) =>
 			this.log(`recording upload: ${describe(err)}`),
@@ -352,58 +359,6 @@ export class BotSession {
 		}
 		return null;
 	}
-
-	/** Commands from the room, in the order they arrived; in-call acts wait for admission. */
-	private async runCommands(page: Page, inCall: boolean): Promise<void> {
-		if (!inCall) {
-			// Only `leave` means anything before admission; the rest wait for the call.
-			if (this.commands.some((c) => c.act.action === "leave")) this.requestedEnding ??= leaving("stopped", LEAVE_COMMAND);
-			return;
-		}
-		for (let next = this.commands.shift(); next; next = this.commands.shift()) {
-			const { act } = next;
-			try {
-				switch (act.action) {
-					case "leave":
-						this.requestedEnding ??= leaving("stopped", LEAVE_COMMAND);
-						break;
-					case "chat_send":
-						await this.driver.sendChat(page, act.text);
-						this.chat?.noteSent(act.text);
-						this.channel.send({ type: "event", name: "chat.sent", payload: { text: act.text } });
-						break;
-					case "reconfigure": {
-						// Takes effect on the next transcription window / caption entry.
-						if (act.language !== undefined) this.request.language = act.language;
-						if (act.task) this.request.task = act.task;
-						const transcriber = this.audio?.transcriber;
-						if (transcriber) {
-							transcriber.language = this.request.language ?? null;
-							transcriber.task = this.request.task;
-						}
-						if (this.captions) this.captions.language = this.request.language ?? null;
-						break;
-					}
-					default: {
-						// A bot spawned without the voice agent stays a silent, camera-off listener.
-						if (!this.request.voice_agent_enabled) {
-							this.log(`command ${act.action} ignored: voice agent disabled for this bot`);
-							break;
-						}
-						// Speech and screen run alongside the caption reader, not in its way.
-						const actions = this.actions;
-						if (actions) actions.run(act).catch((err: unknown) => this.log(`command ${act.action} failed: ${describe(err)}`));
-					}
-				}
-			} catch (err) {
-				this.log(`command ${act.action} failed: ${describe(err)}`);
-			}
-		}
-	}
-}
-
-function describe(err: unknown): string {
-	return err instanceof Error ? err.message : String(err);
 }
 
 /** Rethrows an error with the step it broke, so the reported reason names it. */
