@@ -5,7 +5,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AUTOMATIC_LEAVE_MAX_MS } from "../../../src/bot-channel/protocol";
-import { claimAttempt, eventually, spawnRequestFor } from "../meetings/bot-sim";
+import { claimAttempt, eventually, publishedTicket, spawnRequestFor } from "../meetings/bot-sim";
 import { fireTimersNow, meetCode } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
@@ -52,6 +52,8 @@ describe("a fleet with no free slot", () => {
 		const { headers } = await userWithWebhook(hook.url, { events: { "bot.failed": true, "meeting.status_change": true } });
 		const code = meetCode();
 		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: code }));
+		// POST /bots answers before the room publishes: a ticket published after the timer is zeroed would be born expired.
+		const ticket = await publishedTicket(m.id);
 		await fireTimersNow(m.id);
 		const failed = await eventually("failed", async () => {
 			const now = await json<Meeting>(await call("GET", `/meetings/${m.id}`, { headers }));
@@ -68,6 +70,6 @@ describe("a fleet with no free slot", () => {
 		});
 		expect(step.reason).toBe("no bot host took the meeting within 180 s");
 		// A host that pulls the ticket late is told the meeting no longer wants a bot.
-		expect((await claimAttempt(m.id)).body).toMatchObject({ reason: "ended" });
+		expect((await claimAttempt(m.id, 1, "test-host", undefined, ticket)).body).toMatchObject({ reason: "ended" });
 	});
 });
