@@ -13,7 +13,7 @@ import {
 	replan,
 	requireMembership,
 } from "../meetings/meeting-plans";
-import { ListMeetingsQuery, listMeetings, MeetingIdParam, readableMeetingView } from "../meetings/meeting-queries";
+import { ListMeetingsQuery, listMeetings, MeetingIdParam, readableMeetingView, utcIso } from "../meetings/meeting-queries";
 import {
 	db,
 	findMeetingOnLink,
@@ -93,7 +93,7 @@ meetingRoutes.openapi(
 			if (body[key] === null) delete data[key];
 			else if (body[key] !== undefined) data[key] = body[key];
 		}
-		const scheduledAt = body.scheduled_at === undefined ? row.scheduledAt : body.scheduled_at && new Date(body.scheduled_at).toISOString();
+		const scheduledAt = body.scheduled_at === undefined ? row.scheduledAt : body.scheduled_at && utcIso(body.scheduled_at);
 		let updated: typeof meetings.$inferSelect | null;
 		try {
 			const moved = await moveMeeting(
