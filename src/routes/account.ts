@@ -12,6 +12,7 @@ import {
 	saveSettings,
 	transcriptionView,
 	WEBHOOK_EVENT_TYPES,
+	webhookEventsView,
 	webhookView,
 } from "../settings/account-settings";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
@@ -167,7 +168,7 @@ const WebhookSettings = z
 		webhook_url: z.string().nullable(),
 		webhook_secret_set: z.boolean(),
 		webhook_secret: z.string().nullable(),
-		webhook_events: z.record(z.string(), z.boolean()).nullable(),
+		webhook_events: z.record(z.string(), z.boolean()),
 	})
 	.openapi("WebhookSettings");
 
@@ -199,7 +200,7 @@ accountRoutes.openapi(
 					email: z.string(),
 					webhook_url: z.string().nullable(),
 					webhook_secret_set: z.boolean(),
-					webhook_events: z.record(z.string(), z.boolean()).nullable(),
+					webhook_events: z.record(z.string(), z.boolean()),
 				}),
 				"The account's webhook record, without the secret",
 			),
@@ -225,7 +226,7 @@ accountRoutes.openapi(
 				email: me.email,
 				webhook_url: next.webhookUrl,
 				webhook_secret_set: next.webhookSecretSealed !== null,
-				webhook_events: next.webhookEvents,
+				webhook_events: webhookEventsView(next.webhookEvents),
 			},
 			200,
 		);

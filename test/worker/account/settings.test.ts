@@ -152,6 +152,30 @@ describe("webhook settings", () => {
 		expect(await storedRow(user.id)).not.toContain(HOOK_SECRET);
 	});
 
+	it("reads an unset filter as {} (every event at its default), on GET and in the PUT answer", async () => {
+		const { user, headers } = await userWithKey();
+		expect(await json(await call("GET", "/user/webhook", { headers }))).toEqual({
+			webhook_url: null,
+			webhook_secret_set: false,
+			webhook_secret: null,
+			webhook_events: {},
+		});
+		const put = await call("PUT", "/user/webhook", { headers, json: { webhook_url: "https://hooks.example.com/in" } });
+		expect(await json(put)).toEqual({
+			user_id: user.id,
+			email: user.email,
+			webhook_url: "https://hooks.example.com/in",
+			webhook_secret_set: false,
+			webhook_events: {},
+		});
+		expect(await json(await call("GET", "/user/webhook", { headers }))).toMatchObject({ webhook_events: {} });
+		// Nothing was stored for the filter: it still acts as the default.
+		const stored = await loadSettings(env, user.id);
+		expect(stored.webhookEvents).toBeNull();
+		expect(webhookEventEnabled(stored.webhookEvents, "meeting.completed")).toBe(true);
+		expect(webhookEventEnabled(stored.webhookEvents, "meeting.started")).toBe(false);
+	});
+
 	it("keeps the stored secret when a write sends an empty one, and replaces the url", async () => {
 		const { headers } = await userWithKey();
 		await call("PUT", "/user/webhook", { headers, json: { webhook_url: "https://a.example.com", webhook_secret: HOOK_SECRET } });
