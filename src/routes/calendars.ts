@@ -103,7 +103,9 @@ export async function createConnection(
 		)
 		.first();
 	if (!inserted) {
-		const total = await c.env.DB.prepare("SELECT count(*) AS n FROM calendar_connections WHERE user_id = ?").bind(userId).first<number>("n");
+		const total = await c.env.DB.prepare("SELECT count(*) AS n FROM calendar_connections WHERE user_id = ?")
+			.bind(userId)
+			.first<number>("n");
 		throw (total ?? 0) >= MAX_CONNECTIONS ? tooMany() : tooManyActive();
 	}
 	return findConnection(c.env, userId, id);
@@ -123,7 +125,10 @@ export async function updateConnection(c: Context<AppEnv>, row: CalendarConnecti
 		.returning()
 		.get();
 	if (updated) return updated;
-	if (enabling && (await db(c.env).select({ id: calendarConnections.id }).from(calendarConnections).where(eq(calendarConnections.id, row.id)).get())) {
+	if (
+		enabling &&
+		(await db(c.env).select({ id: calendarConnections.id }).from(calendarConnections).where(eq(calendarConnections.id, row.id)).get())
+	) {
 		throw tooManyActive();
 	}
 	throw notFound("Calendar not found");

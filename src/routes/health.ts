@@ -18,7 +18,9 @@ healthRoutes.openapi(
 				z.object({
 					status: z.literal("ok"),
 					service: z.literal("gateway"),
-					version: z.string().openapi({ description: "The release of the 0.12 line whose interface the gateway follows", example: "0.12.27" }),
+					version: z
+						.string()
+						.openapi({ description: "The release of the 0.12 line whose interface the gateway follows", example: "0.12.27" }),
 				}),
 				"Gateway is up",
 			),

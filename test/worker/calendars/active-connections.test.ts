@@ -10,8 +10,10 @@ import { type Connection, calendar, connect, newFeed, serveFeed, sync, vevent } 
 
 type Headers = Record<string, string>;
 
-const patch = (headers: Headers, id: string, body: Record<string, unknown>) => call("PATCH", `/user/calendars/${id}`, { headers, json: body });
-const list = async (headers: Headers) => (await json<{ calendars: Connection[] }>(await call("GET", "/user/calendars", { headers }))).calendars;
+const patch = (headers: Headers, id: string, body: Record<string, unknown>) =>
+	call("PATCH", `/user/calendars/${id}`, { headers, json: body });
+const list = async (headers: Headers) =>
+	(await json<{ calendars: Connection[] }>(await call("GET", "/user/calendars", { headers }))).calendars;
 const maskOf = (feed: { url: string }) => `${new URL(feed.url).host}/….ics`;
 
 describe("the limit on active calendar connections", () => {
@@ -36,7 +38,10 @@ describe("the limit on active calendar connections", () => {
 		expect((await list(headers)).find((c) => c.id === paused.id)).toMatchObject({ enabled: false, name: "Calendar 1" });
 		// Other changes to a disabled connection, and to an enabled one, still go through.
 		expect(await json(await patch(headers, paused.id, { name: "Paused" }))).toMatchObject({ name: "Paused", enabled: false });
-		expect(await json(await patch(headers, eleventh.id, { enabled: true, auto_join: false }))).toMatchObject({ enabled: true, auto_join: false });
+		expect(await json(await patch(headers, eleventh.id, { enabled: true, auto_join: false }))).toMatchObject({
+			enabled: true,
+			auto_join: false,
+		});
 
 		// Once another is disabled, it can be enabled again.
 		expect((await patch(headers, eleventh.id, { enabled: false })).status).toBe(200);
@@ -51,12 +56,16 @@ describe("the limit on active calendar connections", () => {
 		const insert = env.DB.prepare(
 			"INSERT INTO calendar_connections (id, user_id, name, auto_join, bot_name, enabled, next_sync_at, created_at, updated_at) VALUES (?, ?, ?, 1, 'Notetaker', 0, ?, ?, ?)",
 		);
-		await env.DB.batch(Array.from({ length: 49 }, (_, i) => insert.bind(`cal_paused_${user.id}_${i}`, user.id, `Paused ${i}`, now, now, now)));
+		await env.DB.batch(
+			Array.from({ length: 49 }, (_, i) => insert.bind(`cal_paused_${user.id}_${i}`, user.id, `Paused ${i}`, now, now, now)),
+		);
 		const fiftieth = await connect(headers, newFeed(), { name: "Fiftieth" });
 		expect(fiftieth.enabled).toBe(true);
 		const refused = await call("POST", "/user/calendars", { headers, json: { name: "Fifty-first", ics_url: newFeed().url } });
 		expect(refused.status).toBe(409);
-		expect(await json(refused)).toEqual({ detail: "At most 50 calendar connections per account, disabled ones included; delete one first" });
+		expect(await json(refused)).toEqual({
+			detail: "At most 50 calendar connections per account, disabled ones included; delete one first",
+		});
 		// PUT /user/calendar creates one when none is active: refused the same way.
 		await patch(headers, fiftieth.id, { enabled: false });
 		expect((await call("PUT", "/user/calendar", { headers, json: { ics_url: newFeed().url } })).status).toBe(409);

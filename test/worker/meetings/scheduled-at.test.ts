@@ -32,7 +32,9 @@ describe("scheduled_at without an offset", () => {
 		expect(await json<Meeting>(res)).toMatchObject({ status: "scheduled", data: { scheduled_at: "2031-06-01T14:00:00.000Z" } });
 		// An idle plan becomes scheduled the same way.
 		const idle = await createPlan(headers, { title: "No time yet" });
-		const scheduled = await json<Meeting>(await call("PATCH", `/meetings/${idle.id}`, { headers, json: { scheduled_at: "2031-06-02T08:00" } }));
+		const scheduled = await json<Meeting>(
+			await call("PATCH", `/meetings/${idle.id}`, { headers, json: { scheduled_at: "2031-06-02T08:00" } }),
+		);
 		expect(scheduled).toMatchObject({ status: "scheduled", data: { scheduled_at: "2031-06-02T08:00:00.000Z" } });
 	});
 
@@ -57,7 +59,10 @@ describe("scheduled_at without an offset", () => {
 			const res = await call("POST", "/meetings", { headers, json: { title: "x", scheduled_at } });
 			expect(res.status, scheduled_at).toBe(422);
 			const body = await json<{ detail: { loc: string[] }[] }>(res);
-			expect(body.detail.map((d) => d.loc.join(".")), scheduled_at).toContain("body.scheduled_at");
+			expect(
+				body.detail.map((d) => d.loc.join(".")),
+				scheduled_at,
+			).toContain("body.scheduled_at");
 		}
 		expect((await json<{ meetings: Meeting[] }>(await call("GET", "/meetings", { headers }))).meetings).toEqual([]);
 		const plan = await createPlan(headers, { scheduled_at: "2031-05-04T09:30:00Z" });
