@@ -91,7 +91,8 @@ const planMeetingTool = mcpTool({
 		"Returns the meeting record. 409 when the link already has an open meeting, 422 for a link that is not a meeting link.",
 	route: { method: "POST", path: "/meetings" },
 	readOnly: false,
-	args: PlanMeetingRequest,
+	// Closed, unlike POST /meetings: an assistant's misspelt argument is an error it can fix, not a dropped field.
+	args: PlanMeetingRequest.strict(),
 	run: (call, args) => planMeeting(call.env, call.identity, args),
 });
 

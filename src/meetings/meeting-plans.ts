@@ -21,8 +21,11 @@ export const PlanningFields = {
 	notes: z.string().max(20_000).nullable().optional(),
 };
 
-/** What POST /meetings accepts; the MCP plan_meeting tool takes the same. */
-export const PlanMeetingRequest = z.strictObject(PlanningFields);
+/**
+ * What POST /meetings accepts; the MCP plan_meeting tool takes the same fields. Unknown fields
+ * are ignored, as the reference does (docs/api.md#unknown-fields-in-request-bodies).
+ */
+export const PlanMeetingRequest = z.object(PlanningFields);
 export type PlanMeetingRequest = z.infer<typeof PlanMeetingRequest>;
 
 /** Arms, re-arms or cancels the plan's auto-join in its room. */

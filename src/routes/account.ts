@@ -89,7 +89,7 @@ accountRoutes.openapi(
 		path: "/user/models",
 		request: {
 			body: jsonBody(
-				z.strictObject({
+				z.object({
 					mode: setting().refine((v) => !v || v === "subscription" || v === "custom", {
 						message: "mode must be 'subscription' or 'custom'",
 					}),
@@ -137,7 +137,7 @@ accountRoutes.openapi(
 	createRoute({
 		method: "put",
 		path: "/user/transcription",
-		request: { body: jsonBody(z.strictObject({ url: urlSetting(), token: setting() })) },
+		request: { body: jsonBody(z.object({ url: urlSetting(), token: setting() })) },
 		responses: { 200: jsonResponse(TranscriptionSettings, "Masked transcription settings after the update") },
 	}),
 	async (c) => {
@@ -155,8 +155,12 @@ accountRoutes.openapi(
 	},
 );
 
-/** Known event types only: a typo in a filter would otherwise silently never match. */
-const WebhookEvents = z.strictObject(
+/**
+ * The filter: known event types to booleans. Other keys are dropped, not refused, as the
+ * reference takes any map (docs/api.md#unknown-fields-in-request-bodies); a dropped key could
+ * never match an event anyway.
+ */
+const WebhookEvents = z.object(
 	Object.fromEntries(WEBHOOK_EVENT_TYPES.map((event) => [event, z.boolean().optional()])) as Record<
 		(typeof WEBHOOK_EVENT_TYPES)[number],
 		z.ZodOptional<z.ZodBoolean>
@@ -183,7 +187,7 @@ accountRoutes.openapi(
 		path: "/user/webhook",
 		request: {
 			body: jsonBody(
-				z.strictObject({
+				z.object({
 					webhook_url: z
 						.string()
 						.max(MAX_SETTING)

@@ -1,7 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
-import { activeConnections, aggregateStamp, legacyBotName, requireSyncWired, saveLegacyBotName, stampOf } from "../calendars/calendar-store";
+import {
+	activeConnections,
+	aggregateStamp,
+	legacyBotName,
+	requireSyncWired,
+	saveLegacyBotName,
+	stampOf,
+} from "../calendars/calendar-store";
 import { disconnectCalendar } from "../calendars/disconnect";
 import type { CalendarConnectionRow } from "../db/schema";
 import { notFound } from "../errors";
@@ -49,7 +56,8 @@ calendarCompatRoutes.openapi(
 		path: "/user/calendar",
 		request: {
 			body: jsonBody(
-				z.strictObject({
+				// Unknown fields are ignored here, as the reference does; the plural routes refuse them (as it does).
+				z.object({
 					ics_url: z.string().nullable(),
 					auto_join: z.boolean().optional(),
 					bot_name: calendarText().nullable().optional(),
@@ -92,7 +100,12 @@ calendarCompatRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/user/calendar/sync",
-		responses: { 200: jsonResponse(z.union([AggregateStamp, z.strictObject({})]), "The aggregate last-sync stamp of the active connections, or {} before a sync") },
+		responses: {
+			200: jsonResponse(
+				z.union([AggregateStamp, z.strictObject({})]),
+				"The aggregate last-sync stamp of the active connections, or {} before a sync",
+			),
+		},
 	}),
 	async (c) => {
 		const stamps = (await activeConnections(c.env, c.get("identity").userId)).flatMap((row) => stampOf(row) ?? []);
@@ -105,7 +118,10 @@ calendarCompatRoutes.openapi(
 		method: "post",
 		path: "/user/calendar/sync",
 		responses: {
-			200: jsonResponse(AggregateStamp.extend({ calendars: z.array(SyncStampSchema) }), "Aggregate counts and one stamp per active connection"),
+			200: jsonResponse(
+				AggregateStamp.extend({ calendars: z.array(SyncStampSchema) }),
+				"Aggregate counts and one stamp per active connection",
+			),
 			503: jsonResponse(z.object({ detail: z.string() }), "Calendar sync is not wired on this deployment"),
 		},
 	}),

@@ -79,7 +79,7 @@ meetingRoutes.openapi(
 	createRoute({
 		method: "patch",
 		path: "/meetings/{meeting_id}",
-		request: { params: MeetingId, body: jsonBody(z.strictObject(PlanningFields)) },
+		request: { params: MeetingId, body: jsonBody(z.object(PlanningFields)) },
 		responses: { 200: jsonResponse(Meeting, "The updated plan") },
 	}),
 	async (c) => {
@@ -149,7 +149,7 @@ meetingRoutes.openapi(
 		request: {
 			params: MeetingLinkParams,
 			body: jsonBody(
-				z.strictObject({
+				z.object({
 					notes: z.string().max(20_000).nullable().optional(),
 					title: z.string().max(500).nullable().optional(),
 					data: z.record(z.string(), z.unknown()).optional(),
