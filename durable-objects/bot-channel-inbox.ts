@@ -1,4 +1,4 @@
-import { type BotSegment, BotToRoom, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
+import { type BotSegment, BotToRoom, botEnding, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
 import { chatMessage, interactiveEvent, type LiveSegment, type MeetingRef, transcriptBundle } from "../src/live/feed-messages";
 import { nowIso } from "../src/meetings/meeting-store";
 import { isTerminal } from "../src/meetings/status-machine";
@@ -165,7 +165,7 @@ export class BotChannelInbox {
 				await this.room.applyMove({
 					to: message.status,
 					actor: "bot",
-					completion_reason: message.completion_reason,
+					...botEnding(message),
 					failure_stage: message.failure_stage,
 					reason: message.reason,
 				});

@@ -7,6 +7,7 @@ import { nowIso } from "../src/meetings/meeting-store";
 import {
 	type Actor,
 	type CompletionReason,
+	type FailureCause,
 	type FailureStage,
 	isTerminal,
 	LIVE_STATUSES,
@@ -61,6 +62,8 @@ export interface TransitionAsk {
 	actor: Actor;
 	completion_reason?: CompletionReason;
 	failure_stage?: FailureStage;
+	/** The fleet took the bot away: the stage decides the reason (status-machine.ts), this goes in `data.failure_cause`. */
+	failure_cause?: FailureCause;
 	reason?: string;
 }
 

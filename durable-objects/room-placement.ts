@@ -112,7 +112,7 @@ export class RoomPlacement {
 		await this.room.applyMove({
 			to: "failed",
 			actor: "system",
-			completion_reason: "no_bot_capacity",
+			failure_cause: "no_bot_capacity",
 			reason: `no bot host took the meeting within ${this.placementTimeoutS} s`,
 		});
 		return "failed";
@@ -121,7 +121,7 @@ export class RoomPlacement {
 	/**
 	 * The watchdog after a claim: the bot never connected within the report timeout, or its
 	 * channel stayed gone past the reconnect grace. Its host is lost: one more attempt when
-	 * BOT_MAX_RESPAWNS allows, else the meeting fails `bot_host_lost`.
+	 * BOT_MAX_RESPAWNS allows, else the meeting fails as a teardown with `failure_cause: bot_host_lost`.
 	 */
 	async hostLost(): Promise<void> {
 		const state = await this.room.state();
@@ -140,7 +140,7 @@ export class RoomPlacement {
 	}
 
 	private lost(reason: string): Promise<boolean> {
-		return this.room.applyMove({ to: "failed", actor: "system", completion_reason: "bot_host_lost", reason });
+		return this.room.applyMove({ to: "failed", actor: "system", failure_cause: "bot_host_lost", reason });
 	}
 
 	/** The next attempt: a new ticket for another host; the meeting keeps its status, record and transcript. */

@@ -236,19 +236,45 @@ describe("how meetings fail", () => {
 		]);
 	});
 
-	it("fails with bot_host_lost when a claimed bot never connects", async () => {
+	// The spec's States table: a workload torn down while requested or joining ends join_failure, while
+	// awaiting admission awaiting_admission_timeout (both retryable); the fleet's cause goes in data.
+	it("fails join_failure with failure_cause bot_host_lost when a claimed bot never connects", async () => {
 		const { headers } = await userWithKey();
 		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
 		await spawnRequestFor(m.id);
 		await fireTimersNow(m.id);
 		expect(await meeting(headers, m.id)).toMatchObject({
 			status: "failed",
-			completion_reason: "bot_host_lost",
+			completion_reason: "join_failure",
 			failure_stage: "requested",
+			data: {
+				failure_cause: "bot_host_lost",
+				failure_detail: "the bot did not connect within 5 s of its claim (bot host test-host)",
+			},
 		});
 	});
 
-	it("fails with bot_host_lost at the lobby stage when a bot waiting in the lobby loses its channel", async () => {
+	it("fails join_failure with failure_cause bot_host_lost when a joining bot loses its channel", async () => {
+		const { headers } = await userWithKey();
+		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
+		const bot = await SimulatedBot.connect(await spawnRequestFor(m.id));
+		await bot.status("joining");
+		bot.channel.close();
+		await eventually("grace timer", async () =>
+			runInDurableObject(roomOf(m.id), async (_r: MeetingRoom, s) =>
+				(await s.storage.get<Record<string, number>>("timers"))?.watchdog ? true : undefined,
+			),
+		);
+		await fireTimersNow(m.id);
+		expect(await meeting(headers, m.id)).toMatchObject({
+			status: "failed",
+			completion_reason: "join_failure",
+			failure_stage: "joining",
+			data: { failure_cause: "bot_host_lost" },
+		});
+	});
+
+	it("fails awaiting_admission_timeout with failure_cause bot_host_lost when a bot waiting in the lobby loses its channel", async () => {
 		const { headers } = await userWithKey();
 		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
 		const bot = await SimulatedBot.connect(await spawnRequestFor(m.id));
@@ -263,9 +289,45 @@ describe("how meetings fail", () => {
 		await fireTimersNow(m.id);
 		expect(await meeting(headers, m.id)).toMatchObject({
 			status: "failed",
-			completion_reason: "bot_host_lost",
+			completion_reason: "awaiting_admission_timeout",
 			failure_stage: "awaiting_admission",
+			data: {
+				failure_cause: "bot_host_lost",
+				failure_detail: "the bot's channel stayed closed for more than 30 s (bot host test-host)",
+			},
 		});
+	});
+
+	it("fails a bot whose host shut down in the lobby awaiting_admission_timeout, with failure_cause host_drained", async () => {
+		const { headers } = await userWithKey();
+		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
+		const bot = await SimulatedBot.connect(await spawnRequestFor(m.id));
+		await bot.status("awaiting_admission");
+		await bot.status("failed", {
+			failure_cause: "host_drained",
+			failure_stage: "awaiting_admission",
+			reason: "the bot host was stopped before the meeting ended",
+		});
+		expect(await meeting(headers, m.id)).toMatchObject({
+			status: "failed",
+			completion_reason: "awaiting_admission_timeout",
+			data: { failure_cause: "host_drained", failure_detail: "the bot host was stopped before the meeting ended" },
+		});
+	});
+
+	it.each([
+		["host_drained", "joining", { status: "failed", completion_reason: "join_failure", data: { failure_cause: "host_drained" } }],
+		["rejected", "awaiting_admission", { status: "failed", completion_reason: "awaiting_admission_rejected" }],
+		["meeting_ended", "active", { status: "completed", completion_reason: "left_alone" }],
+	])("reads an older bot host's %s in this release's words", async (legacy, stage, expected) => {
+		const { headers } = await userWithKey();
+		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: meetCode() }));
+		const bot = await SimulatedBot.connect(await spawnRequestFor(m.id));
+		await bot.status(stage);
+		await bot.status(expected.status, { completion_reason: legacy, reason: "said by an older bot host" });
+		const ended = await meeting(headers, m.id);
+		expect(ended).toMatchObject(expected);
+		if (expected.status === "completed") expect(ended.data.failure_cause).toBeUndefined();
 	});
 
 	it("records a host's denial as rejected at the lobby stage", async () => {
