@@ -362,7 +362,12 @@ describe("publishing the ticket", () => {
 describe("placement", () => {
 	it("hands an auto-join meeting no host claimed back to its plan, with auto_join_error and a retry", async () => {
 		const { headers } = await userWithKey();
-		const plan = await createPlan(headers, { meeting_url: meetUrl(meetCode()), scheduled_at: new Date(Date.now() + 30_000).toISOString() });
+		// Hours ahead, so auto-join waits for fireTimersNow: a timer due at once fires on its own, and
+		// zeroing the timers after that launch would expire its placement before the first check.
+		const plan = await createPlan(headers, {
+			meeting_url: meetUrl(meetCode()),
+			scheduled_at: new Date(Date.now() + 2 * 3600_000).toISOString(),
+		});
 		await fireTimersNow(plan.id);
 		expect((await getMeeting(headers, plan.id)).status).toBe("requested");
 		await fireTimersNow(plan.id);
