@@ -21,6 +21,8 @@ export interface LiveSegment {
 	completed: boolean;
 	confidence?: number;
 	words?: unknown[];
+	/** When the service first stored the segment: a draft's confirmation keeps the draft's time, as GET /transcripts does. */
+	created_at: string;
 	absolute_start_time?: string;
 	absolute_end_time?: string;
 }
