@@ -6,7 +6,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AUTOMATIC_LEAVE_MAX_MS } from "../../../src/bot-channel/protocol";
-import { claimAttempt, eventually, publishedTicket, spawnRequestFor } from "../meetings/bot-sim";
+import { claimAttempt, eventually, openSocket, publishedTicket, spawnRequestFor } from "../meetings/bot-sim";
 import { fireTimersNow, meetCode } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
@@ -50,9 +50,12 @@ describe("automatic_leave maxima", () => {
 describe("a fleet with no free slot", () => {
 	it("fails the meeting join_failure, cause no_bot_capacity, when no host claims it within the placement timeout", async () => {
 		const hook = newHook();
-		const { headers } = await userWithWebhook(hook.url, { events: { "bot.failed": true, "meeting.status_change": true } });
+		const { headers, key } = await userWithWebhook(hook.url, { events: { "bot.failed": true, "meeting.status_change": true } });
 		const code = meetCode();
 		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: code }));
+		const watcher = await openSocket("/ws", { "X-API-Key": key });
+		watcher.send({ action: "subscribe", meetings: [{ platform: "google_meet", native_id: code }] });
+		await watcher.waitFor("subscribed", (msg) => msg.type === "subscribed");
 		// POST /bots answers before the room publishes: a ticket published after the timer is zeroed would be born expired.
 		const ticket = await publishedTicket(m.id);
 		await fireTimersNow(m.id);
@@ -77,6 +80,18 @@ describe("a fleet with no free slot", () => {
 			completion_reason: "join_failure",
 			data: { failure_cause: "no_bot_capacity" },
 		});
+		// The live feed's frame names the spec's reason, the fleet's cause and the sentence.
+		const frame = await watcher.waitFor<{ payload: { data: Record<string, unknown> } }>(
+			"the failed frame",
+			(msg) => msg.type === "meeting.status" && (msg.payload as { status: string }).status === "failed",
+		);
+		expect(frame.payload.data).toEqual({
+			reason: "no bot host took the meeting within 180 s",
+			completion_reason: "join_failure",
+			failure_detail: "no bot host took the meeting within 180 s",
+			failure_cause: "no_bot_capacity",
+		});
+		watcher.close();
 		// A host that pulls the ticket late is told the meeting no longer wants a bot.
 		expect((await claimAttempt(m.id, 1, "test-host", undefined, ticket)).body).toMatchObject({ reason: "ended" });
 	});
