@@ -29,7 +29,7 @@
  * BOT_DOWNLOAD_MAX_BYTES, BOT_VIDEO_MAX_BYTES: what bots may fetch for users (bot/egress.ts).
  *
  * SIGTERM drains: no more pulls, /health 503 `draining`, bots stay until their meetings end or
- * BOT_HOST_DRAIN_S passes, then leave with `host_drained`; a second SIGTERM makes them leave
+ * BOT_HOST_DRAIN_S passes, then leave with `failure_cause: host_drained`; a second SIGTERM makes them leave
  * at once. The process exits when no bot is left.
  */
 

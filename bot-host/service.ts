@@ -10,9 +10,10 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { HostReport } from "../src/bot-channel/fleet.ts";
-import type { CompletionReason, SpawnRequest } from "../src/bot-channel/protocol.ts";
+import type { SpawnRequest } from "../src/bot-channel/protocol.ts";
 import { type BrowserOptions, browserMissing } from "./bot/browser.ts";
 import { type HostEgress, hostEgressFromEnv } from "./bot/egress.ts";
+import { type Ending, hostDrained, leaving } from "./bot/outcomes.ts";
 import { BotSession } from "./bot/session.ts";
 import { type Capacity, type CapacitySettings, capacityOf } from "./fleet/capacity.ts";
 
@@ -103,11 +104,12 @@ export interface BotHost {
 	report(): HostReport;
 	/**
 	 * Stops taking work; bots run on until their meetings end or `graceMs` passes, then leave with
-	 * `host_drained`. Called again, they leave at once. Resolves when no bot is left.
+	 * `failure_cause: host_drained` (outcomes.ts hostDrained). Called again, they leave at once.
+	 * Resolves when no bot is left.
 	 */
 	drain(graceMs: number): Promise<void>;
 	/** Every bot leaves now with this reason, and the host stops listening. */
-	shutdown(reason?: CompletionReason, text?: string): Promise<void>;
+	shutdown(ending?: Ending): Promise<void>;
 }
 
 export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
@@ -131,8 +133,7 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 			{ running: sessions.size - launching, launching, draining, ready: readiness().status !== "unavailable", recordingBytesLeft },
 		);
 	};
-	const leaveAll = (reason: CompletionReason, text: string) =>
-		Promise.allSettled([...sessions].map((session) => session.stop(reason, text)));
+	const leaveAll = (ending: Ending) => Promise.allSettled([...sessions].map((session) => session.stop(ending)));
 
 	const handle = (req: IncomingMessage, res: ServerResponse): void => {
 		const url = new URL(req.url ?? "/", "http://bot-host");
@@ -208,14 +209,14 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 			if (drained) {
 				if (drainTimer) clearTimeout(drainTimer);
 				log(`bot host: told again to stop; ${sessions.size} bot(s) leave now`);
-				void leaveAll("host_drained", "the bot host was stopped before the meeting ended");
+				void leaveAll(hostDrained("the bot host was stopped before the meeting ended"));
 				return drained;
 			}
 			draining = true;
 			log(`bot host: draining; ${sessions.size} bot(s) stay until their meetings end or ${Math.round(graceMs / 1000)} s pass`);
 			drainTimer = setTimeout(() => {
 				log(`bot host: drain grace over; ${sessions.size} bot(s) leave`);
-				void leaveAll("host_drained", `the bot host shut down: its drain grace of ${Math.round(graceMs / 1000)} s ran out`);
+				void leaveAll(hostDrained(`the bot host shut down: its drain grace of ${Math.round(graceMs / 1000)} s ran out`));
 			}, graceMs);
 			drainTimer.unref();
 			drained = new Promise<void>((resolve) => {
@@ -229,10 +230,10 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 			});
 			return drained;
 		},
-		async shutdown(reason = "stopped", text = "asked to leave (the bot host is shutting down)") {
+		async shutdown(ending = leaving("stopped", "asked to leave (the bot host is shutting down)")) {
 			draining = true;
 			if (drainTimer) clearTimeout(drainTimer);
-			await leaveAll(reason, text);
+			await leaveAll(ending);
 			await closeServer();
 		},
 	};

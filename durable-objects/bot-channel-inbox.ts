@@ -1,4 +1,4 @@
-import { type BotSegment, BotToRoom, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
+import { type BotSegment, BotToRoom, botEnding, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
 import { chatMessage, interactiveEvent, type LiveSegment, type MeetingRef, transcriptBundle } from "../src/live/feed-messages";
 import { nowIso } from "../src/meetings/meeting-store";
 import { isTerminal } from "../src/meetings/status-machine";
@@ -7,6 +7,8 @@ import type { RoomCore, RoomState } from "./room-core";
 import { transcriptLine } from "./room-stream";
 
 type Sequenced = Exclude<BotToRoom, { type: "hello" }>;
+/** Open segments whose first-seen time the room keeps at most. */
+const FIRST_SEEN_MAX = 1000;
 /** What reaches /ws watchers as it arrives (a status goes out with its move; a stopped recording is only recorded). */
 type Live = Exclude<Sequenced, { type: "status" | "recording" }>;
 
@@ -20,6 +22,12 @@ type Live = Exclude<Sequenced, { type: "status" | "recording" }>;
 export class BotChannelInbox {
 	/** Open drafts per speaker, for the live bundle's `pending` list. */
 	private readonly drafts = new Map<string, Map<string, LiveSegment>>();
+	/**
+	 * When each open segment was first seen, so its live frames and its stored row carry one
+	 * `created_at` (a confirmation keeps its draft's). In memory: a room that woke up meanwhile
+	 * stamps a segment's later frames with the time it saw it again, while the row keeps the first.
+	 */
+	private readonly firstSeen = new Map<string, string>();
 	/** Sockets told to resend: what they already sent is queued behind the failure and must not be applied. */
 	private readonly refused = new WeakSet<WebSocket>();
 	/**
@@ -165,7 +173,7 @@ export class BotChannelInbox {
 				await this.room.applyMove({
 					to: message.status,
 					actor: "bot",
-					completion_reason: message.completion_reason,
+					...botEnding(message),
 					failure_stage: message.failure_stage,
 					reason: message.reason,
 				});
@@ -176,7 +184,10 @@ export class BotChannelInbox {
 				// runtime holds back everything the object sends (its output gate), the next message's
 				// delivery too, and D1 is the long wait of the three.
 				await this.deliverInTurn(state, message);
-				await upsertSegment(env, state.meetingId, message.segment).run();
+				const id = message.segment.segment_id;
+				await upsertSegment(env, state.meetingId, message.segment, this.createdAt(id)).run();
+				// A confirmed segment is done (a late rebinding of it is rare): its time need not be kept.
+				if (message.segment.completed) this.firstSeen.delete(id);
 				const line = transcriptLine(message.segment);
 				this.room.copilot.transcriptLogged(this.room.stream.append(line), line);
 				return;
@@ -218,6 +229,18 @@ export class BotChannelInbox {
 		}
 	}
 
+	/** The segment's first-seen time, noted now if it is new. */
+	private createdAt(segmentId: string): string {
+		let at = this.firstSeen.get(segmentId);
+		if (!at) {
+			at = new Date().toISOString();
+			this.firstSeen.set(segmentId, at);
+			// Drafts whose confirmation never came (a bot that vanished) are forgotten oldest first.
+			if (this.firstSeen.size > FIRST_SEEN_MAX) this.firstSeen.delete(this.firstSeen.keys().next().value as string);
+		}
+		return at;
+	}
+
 	/**
 	 * The speaker's bundle for a segment. A segment that arrives under another speaker than its
 	 * open draft (a provisional label rebound to a name) leaves that speaker's pending list
@@ -230,7 +253,7 @@ export class BotChannelInbox {
 			out.push(transcriptBundle(ref, speaker, [], [...open.values()]));
 			if (open.size === 0) this.drafts.delete(speaker);
 		}
-		const live = liveSegment(segment);
+		const live = liveSegment(segment, this.createdAt(segment.segment_id));
 		let open = this.drafts.get(segment.speaker);
 		if (!open) {
 			open = new Map();

@@ -3,10 +3,11 @@ import { type Act, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protoco
 import type { MeetingRow } from "../src/db/schema";
 import { type Env, intVar } from "../src/env";
 import { type MeetingRef, meetingRefOf, statusStepMessage } from "../src/live/feed-messages";
-import { nowIso } from "../src/meetings/meeting-store";
+import { findOwnedMeeting, nowIso } from "../src/meetings/meeting-store";
 import {
 	type Actor,
 	type CompletionReason,
+	type FailureCause,
 	type FailureStage,
 	isTerminal,
 	LIVE_STATUSES,
@@ -50,6 +51,12 @@ export interface RoomState {
 	respawns: number;
 }
 
+/**
+ * Storage key of an auto-join's step to `requested`, held back until a host claims the attempt
+ * (RoomLaunch.startPlanned): a plan no host takes then goes back to `scheduled` unseen.
+ */
+const HELD_CLAIM_KEY = "heldClaimStep";
+
 export interface BotClaim {
 	host_id: string;
 	version: string;
@@ -61,6 +68,8 @@ export interface TransitionAsk {
 	actor: Actor;
 	completion_reason?: CompletionReason;
 	failure_stage?: FailureStage;
+	/** The fleet took the bot away: the stage decides the reason (status-machine.ts), this goes in `data.failure_cause`. */
+	failure_cause?: FailureCause;
 	reason?: string;
 }
 
@@ -167,6 +176,8 @@ export class RoomCore {
 	async applyMove(ask: TransitionAsk): Promise<boolean> {
 		const state = await this.state();
 		if (!state) return false;
+		// Watchers hear of `requested` before anything that follows it, so the steps they see join up.
+		await this.announceHeldClaim(state);
 		const startTime = state.startTime ?? (ask.to === "active" ? nowIso() : null);
 		const announce: Announce = async (row, step, { before, after }) => {
 			const updated: RoomState = { ...state, machine: after, startTime };
@@ -190,6 +201,26 @@ export class RoomCore {
 		if (outcome.why === "refused") console.warn("refused move", state.meetingId, outcome.detail);
 		else await this.letGo(state);
 		return false;
+	}
+
+	/** Keeps the step to `requested` unannounced until a host claims the attempt (or another move comes first). */
+	async holdClaim(step: StatusStep | null): Promise<void> {
+		if (step) await this.ctx.storage.put(HELD_CLAIM_KEY, step);
+		else await this.ctx.storage.delete(HELD_CLAIM_KEY);
+	}
+
+	/** Whether the step to `requested` is still held back (nobody has heard of it). */
+	async claimHeld(): Promise<boolean> {
+		return (await this.ctx.storage.get<StatusStep>(HELD_CLAIM_KEY)) !== undefined;
+	}
+
+	/** Announces the held step to `requested`, with the record as it is now, once. */
+	async announceHeldClaim(state: RoomState): Promise<void> {
+		const step = await this.ctx.storage.get<StatusStep>(HELD_CLAIM_KEY);
+		if (!step) return;
+		const row = await findOwnedMeeting(this.env, state.userId, state.meetingId);
+		if (row) await this.tell(row, step, webhookEventsFor({ status: step.from, reached_stage: null }, step.to));
+		await this.ctx.storage.delete(HELD_CLAIM_KEY);
 	}
 
 	/** Stores a step's webhook events (with `alsoStore`), tells the watchers, and sends the events on. */

@@ -1,6 +1,7 @@
 import type { RoomStart } from "../src/bots/launch";
 import type { PublishResult } from "../src/bots/spawn-queue";
 import { initialState } from "../src/meetings/status-machine";
+import type { StatusStep } from "../src/meetings/status-writes";
 import { meetingRoom } from "../src/objects";
 import type { RoomCore, RoomState } from "./room-core";
 import { LAUNCH_KEY, type RoomPlacement, type StoredLaunch } from "./room-placement";
@@ -14,8 +15,8 @@ export class RoomLaunch {
 
 	/** A user's start: the claim is announced at once, and a ticket that cannot be published fails the meeting. */
 	async start(start: RoomStart): Promise<void> {
-		await this.takeOver(start);
-		await this.room.serial(() => this.announceClaim(start));
+		await this.takeOver(start, false);
+		await this.room.serial(() => this.room.tell(start.meeting, claimStep(start), ["meeting.status_change"]));
 		this.room.waitUntil(this.publish());
 	}
 
@@ -23,26 +24,22 @@ export class RoomLaunch {
 	 * Auto-join's start: the publish is awaited, and a ticket that cannot be published hands the
 	 * meeting back to its plan (`scheduled`, slot released) instead of failing it, so auto-join can
 	 * set `data.auto_join_error` and retry (docs/status-machine.md#auto-join). The step to
-	 * `requested` is announced only once the ticket is out.
+	 * `requested` is held back until a host claims the attempt (RoomPlacement.claim): a plan that
+	 * gets no bot goes back to `scheduled` without watchers ever seeing it leave, as the spec's
+	 * "concurrency cap reached or spawn fails: unchanged" asks.
 	 */
 	async startPlanned(start: RoomStart): Promise<PublishResult> {
-		await this.takeOver(start);
+		await this.takeOver(start, true);
 		const result = await this.room.serial(async () => {
 			const state = await this.room.state();
 			return state ? this.placement.publishTicket(state) : { ok: false as const, detail: "the meeting moved on" };
 		});
-		if (!result.ok && (await this.room.serial(() => this.placement.giveBack(false)))) return result;
-		await this.room.serial(() => this.announceClaim(start));
+		if (!result.ok && (await this.room.serial(() => this.placement.giveBack()))) return result;
 		return { ok: true };
 	}
 
-	/** The step to `requested` (written by launch) raises its frame and webhook like any other step. */
-	private async announceClaim(start: RoomStart): Promise<void> {
-		const step = { from: start.previousStatus, to: "requested" as const, actor: start.actor, at: start.meeting.updatedAt };
-		await this.room.tell(start.meeting, step, ["meeting.status_change"]);
-	}
-
-	private async takeOver(start: RoomStart): Promise<void> {
+	/** `hold`: keep the step to `requested` from watchers until a host claims the attempt. */
+	private async takeOver(start: RoomStart, hold: boolean): Promise<void> {
 		await this.room.serial(async () => {
 			const m = start.meeting;
 			const state: RoomState = {
@@ -63,6 +60,7 @@ export class RoomLaunch {
 			const launch: StoredLaunch = { spawn: start.spawn, plannedFrom: start.previousStatus, actor: start.actor };
 			await this.room.saveState(state);
 			await this.room.storage.put(LAUNCH_KEY, launch);
+			await this.room.holdClaim(hold ? claimStep(start) : null);
 			await this.room.commands.clear();
 			await this.room.timers.clear("auto_join", "stop_deadline", "watchdog");
 			// Before a claim only the placement deadline applies: no bot exists yet to report.
@@ -82,4 +80,9 @@ export class RoomLaunch {
 			await this.room.move({ to: "failed", actor: "system", completion_reason: "join_failure", reason: result.detail });
 		}
 	}
+}
+
+/** The step to `requested` that launch wrote; it raises its frame and webhook like any other step. */
+function claimStep(start: RoomStart): StatusStep {
+	return { from: start.previousStatus, to: "requested", actor: start.actor, at: start.meeting.updatedAt };
 }

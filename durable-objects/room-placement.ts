@@ -88,6 +88,11 @@ export class RoomPlacement {
 		};
 		await this.room.saveState(claimed);
 		await this.room.timers.clear("placement");
+		// An auto-join's step to `requested` goes out now that a bot is on its way. Should telling
+		// fail, the claim stands: the step stays held and goes out before the bot's first report.
+		await this.room.announceHeldClaim(claimed).catch((err: unknown) => {
+			console.error("held claim step not announced yet", state.meetingId, err instanceof Error ? err.name : "error");
+		});
 		// The bot must open its channel within the report timeout, or its host counts as lost.
 		await this.room.timers.set("watchdog", Date.now() + intVar(this.room.env.BOT_REPORT_TIMEOUT_S, 60) * 1000);
 		this.room.supersede(state.attempt);
@@ -108,11 +113,11 @@ export class RoomPlacement {
 		if (!state || !isLive(state.machine.status) || state.claim) return "nothing";
 		const launch = await this.room.storage.get<StoredLaunch>(LAUNCH_KEY);
 		const planned = launch?.actor === "scheduler" && state.attempt === 1 && state.machine.status === "requested";
-		if (planned && (await this.giveBack(true))) return "handed_back";
+		if (planned && (await this.giveBack())) return "handed_back";
 		await this.room.applyMove({
 			to: "failed",
 			actor: "system",
-			completion_reason: "no_bot_capacity",
+			failure_cause: "no_bot_capacity",
 			reason: `no bot host took the meeting within ${this.placementTimeoutS} s`,
 		});
 		return "failed";
@@ -121,7 +126,7 @@ export class RoomPlacement {
 	/**
 	 * The watchdog after a claim: the bot never connected within the report timeout, or its
 	 * channel stayed gone past the reconnect grace. Its host is lost: one more attempt when
-	 * BOT_MAX_RESPAWNS allows, else the meeting fails `bot_host_lost`.
+	 * BOT_MAX_RESPAWNS allows, else the meeting fails as a teardown with `failure_cause: bot_host_lost`.
 	 */
 	async hostLost(): Promise<void> {
 		const state = await this.room.state();
@@ -140,7 +145,7 @@ export class RoomPlacement {
 	}
 
 	private lost(reason: string): Promise<boolean> {
-		return this.room.applyMove({ to: "failed", actor: "system", completion_reason: "bot_host_lost", reason });
+		return this.room.applyMove({ to: "failed", actor: "system", failure_cause: "bot_host_lost", reason });
 	}
 
 	/** The next attempt: a new ticket for another host; the meeting keeps its status, record and transcript. */
@@ -160,12 +165,13 @@ export class RoomPlacement {
 
 	/**
 	 * Undoes a takeover whose bot never got going (the table's give-back to a plan); false when
-	 * the meeting has moved on since. `announced`: whether the step to `requested` went out (then
-	 * its undoing does too).
+	 * the meeting has moved on since. Its undoing is announced only if the step to `requested`
+	 * was (an auto-join's is held until a host claims the attempt, so nobody saw it).
 	 */
-	async giveBack(announced: boolean): Promise<boolean> {
+	async giveBack(): Promise<boolean> {
 		const state = await this.room.state();
 		if (state?.machine.status !== "requested") return false;
+		const announced = !(await this.room.claimHeld());
 		const launch = await this.room.storage.get<StoredLaunch>(LAUNCH_KEY);
 		const back = launch?.plannedFrom ?? "scheduled";
 		const announce: Announce = async (row, step, { before, after }) => this.room.tell(row, step, webhookEventsFor(before, after.status));
@@ -175,6 +181,7 @@ export class RoomPlacement {
 			announced ? announce : unannounced,
 		);
 		if (!outcome.ok) return false;
+		await this.room.holdClaim(null);
 		await this.room.storage.delete(["room", LAUNCH_KEY]);
 		await this.room.timers.clear("watchdog", "placement");
 		if (state.link) await accountObject(this.room.env, state.userId).releaseBotSlot(state.link);

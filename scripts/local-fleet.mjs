@@ -142,7 +142,7 @@ export async function startBotHost(options) {
 
 /**
  * Stops a bot host now: the first SIGTERM drains it, the second makes its bots leave their
- * meetings (named `host_drained`); SIGKILL if it has not exited within `timeoutMs`.
+ * meetings (`failure_cause: host_drained`); SIGKILL if it has not exited within `timeoutMs`.
  */
 export async function stopBotHost(child, timeoutMs = 15_000) {
 	if (child.exitCode !== null || child.signalCode !== null) return;

@@ -5,7 +5,13 @@
  */
 
 import { TimeoutError } from "puppeteer-core";
-import { type CompletionReason, linksWithoutSecrets, REASON_OUTCOME, STATUS_REASON_MAX } from "../../src/bot-channel/protocol.ts";
+import {
+	type CompletionReason,
+	type FailureCause,
+	linksWithoutSecrets,
+	REASON_OUTCOME,
+	STATUS_REASON_MAX,
+} from "../../src/bot-channel/protocol.ts";
 import type { MeetingState } from "../drivers/types.ts";
 
 export type Stage = "joining" | "awaiting_admission" | "active";
@@ -13,6 +19,8 @@ export type Stage = "joining" | "awaiting_admission" | "active";
 export interface Ending {
 	status: "completed" | "failed";
 	completion_reason?: CompletionReason;
+	/** The fleet, not the meeting, ended it (the host shut down): the room picks the reason from the stage. */
+	failure_cause?: FailureCause;
 	/** What happened, in words a user can act on. */
 	reason: string;
 	/** Leave the meeting ourselves before reporting (we decided to go). */
@@ -33,6 +41,13 @@ export const leaving = (completion_reason: CompletionReason, reason: string): En
 /** A failure the table has no reason for (a person has to act, or the bot broke once in the call). */
 export const failedWithout = (reason: string, leave = false): Ending => ({ status: "failed", reason, leave });
 
+/**
+ * The bot's host is shutting down under it: a teardown, not a meeting's outcome. The bot leaves
+ * and names the cause; the room gives the stage's reason (`join_failure` before the lobby,
+ * `awaiting_admission_timeout` in it, none once admitted) and keeps the cause in `data.failure_cause`.
+ */
+export const hostDrained = (reason: string): Ending => ({ status: "failed", failure_cause: "host_drained", reason, leave: true });
+
 /** Null while the screen does not end anything (pre-join, lobby, in call). */
 export function outcomeOf(state: MeetingState, stage: Stage): Ending | null {
 	switch (state) {
@@ -46,7 +61,8 @@ export function outcomeOf(state: MeetingState, stage: Stage): Ending | null {
 				return endingFor("awaiting_admission_rejected", "the host denied the request to join (removed from the waiting room)");
 			return endingFor("evicted", "removed from the meeting");
 		case "ended":
-			return endingFor("meeting_ended", "the host ended the meeting");
+			// The reference's enum has no "meeting ended": everyone is gone, the bot last of all.
+			return endingFor("left_alone", "the host ended the meeting");
 		case "left":
 			return endingFor("stopped", "the page shows the bot left the meeting");
 		case "not_found":

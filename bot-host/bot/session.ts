@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Page } from "puppeteer-core";
-import type { Act, BotSegment, CompletionReason, SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import type { Act, BotSegment, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import { driverFor } from "../drivers/index.ts";
 import type { MeetingDriver, MeetingSnapshot } from "../drivers/types.ts";
 import { InCallActions } from "./actions.ts";
@@ -126,9 +126,9 @@ export class BotSession {
 			.finally(() => this.resolveFinished());
 	}
 
-	/** Leave the meeting and report this reason (stop, shutdown). */
-	stop(reason: CompletionReason = "stopped", text = "asked to leave (stop request)"): Promise<void> {
-		this.requestedEnding ??= leaving(reason, text);
+	/** Leave the meeting and report this ending (a stop, the host shutting down). */
+	stop(ending: Ending = leaving("stopped", "asked to leave (stop request)")): Promise<void> {
+		this.requestedEnding ??= { ...ending, leave: true };
 		return this.finished;
 	}
 
@@ -152,6 +152,7 @@ export class BotSession {
 		await this.finishAudio();
 		this.status(ending.status, {
 			...(ending.completion_reason ? { completion_reason: ending.completion_reason } : {}),
+			...(ending.failure_cause ? { failure_cause: ending.failure_cause } : {}),
 			reason: reportable(ending.reason, [this.request.passcode, this.request.channel.token, this.request.transcription?.token]),
 			...(ending.status === "failed" ? { failure_stage: this.stage } : {}),
 		});

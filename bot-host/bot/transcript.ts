@@ -5,6 +5,7 @@
  */
 import { type BotSegment, CHAT_SENDER_MAX, CHAT_TEXT_MAX, type ChatMessage, SEGMENT_TEXT_MAX } from "../../src/bot-channel/protocol.ts";
 import type { CaptionLine, ChatLine } from "../drivers/types.ts";
+import { captionLanguage } from "./caption-language.ts";
 import { shorten, splitText } from "./text-bounds.ts";
 
 /**
@@ -31,7 +32,10 @@ export class CaptionTracker {
 	private readonly settleMs: number;
 	private readonly emit: (segment: BotSegment) => void;
 	private readonly maxText: number;
+	/** The language the meeting forces (`language` of the request or a reconfigure); null: auto-detect. */
 	language: string | null;
+	/** The language last read from the captions: the window's language for lines too short to tell. */
+	private heard: string | null = null;
 
 	constructor(o: {
 		prefix: string;
@@ -105,11 +109,23 @@ export class CaptionTracker {
 		};
 	}
 
+	/**
+	 * A caption's language: the forced one, else the one its text shows, else the one the meeting's
+	 * captions last showed (a short "Yes." says nothing by itself), else null.
+	 */
+	private languageOf(text: string): string | null {
+		if (this.language) return this.language;
+		const read = captionLanguage(text);
+		if (read) this.heard = read;
+		return read ?? this.heard;
+	}
+
 	/** Spreads the entry's text over its pieces and sends each piece whose text changed, as a draft. */
 	private setText(entry: TrackedCaption, text: string, now: number): void {
 		entry.text = text;
 		const first = entry.pieces[0];
 		if (!first) return;
+		const language = this.languageOf(text);
 		const offset = (now - this.callStartedAt) / 1000;
 		const at = new Date(now).toISOString();
 		splitText(text, this.maxText).forEach((part, i) => {
@@ -120,6 +136,7 @@ export class CaptionTracker {
 			}
 			if (piece.text === part) return;
 			piece.text = part;
+			piece.language = language;
 			piece.end = offset;
 			piece.absolute_end_time = at;
 			piece.completed = false;

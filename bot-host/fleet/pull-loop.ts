@@ -139,7 +139,7 @@ export class PullLoop {
 				try {
 					this.options.host.launch(outcome.request);
 				} catch (err) {
-					// The room holds the claim; without a bot it names the loss (bot_host_lost) after its timeout.
+					// The room holds the claim; without a bot it names the loss (failure_cause bot_host_lost) after its timeout.
 					this.options.log(`pull loop: could not start the bot for ${label}: ${err instanceof Error ? err.message : String(err)}`);
 				}
 			}),

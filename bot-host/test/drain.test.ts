@@ -2,7 +2,7 @@
  * Draining a real bot host process (`node bot-host/main.ts`): it takes work by pulling from the
  * queue stand-in and claiming from the claim server, its bots join sandbox meetings and report on
  * the FakeRoom's channel. SIGTERM stops the pulls and takes /health out of rotation but keeps
- * the bots until their meetings end; a second SIGTERM makes the rest leave with host_drained,
+ * the bots until their meetings end; a second SIGTERM makes the rest leave naming host_drained,
  * and the process exits once no bot is left.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -48,7 +48,7 @@ describe("a draining bot host process", () => {
 		await sandbox.close();
 	});
 
-	it("keeps its bots through SIGTERM until their meetings end, makes the rest leave with host_drained on a second, then exits", async () => {
+	it("keeps its bots through SIGTERM until their meetings end, makes the rest leave naming host_drained on a second, then exits", async () => {
 		const port = await freePort();
 		const queueId = "drain";
 		child = spawn(process.execPath, ["bot-host/main.ts"], {
@@ -112,18 +112,21 @@ describe("a draining bot host process", () => {
 			headers: { "content-type": "application/json" },
 			body: JSON.stringify({ action: "end" }),
 		});
-		expect(await room.until(staying.meetingId, finalStatus)).toMatchObject({ status: "completed", completion_reason: "meeting_ended" });
+		expect(await room.until(staying.meetingId, finalStatus)).toMatchObject({ status: "completed", completion_reason: "left_alone" });
 		await sleep(1_000);
 		expect(child.exitCode).toBeNull();
 		expect(finalStatus(room.received(lingering.meetingId))).toBeUndefined();
 		expect((await health())?.body).toMatchObject({ status: "draining", bots: 1 });
 
 		child.kill("SIGTERM");
-		expect(await room.until(lingering.meetingId, finalStatus)).toMatchObject({
+		const drained = await room.until(lingering.meetingId, finalStatus);
+		// The fleet's cause and no reason: the room gives the stage's teardown reason (none once admitted).
+		expect(drained).toMatchObject({
 			status: "failed",
-			completion_reason: "host_drained",
+			failure_cause: "host_drained",
 			reason: "the bot host was stopped before the meeting ended",
 		});
+		expect(drained?.completion_reason).toBeUndefined();
 		const [code] = await exited;
 		expect(code).toBe(0);
 		expect(sandbox.observed(lingering.nativeId)?.attendees[0]).toMatchObject({ left: true });

@@ -133,7 +133,7 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["in_call", "removed"]);
 		});
 
-		it("reports the host ending the meeting as meeting_ended", async () => {
+		it("reports the host ending the meeting as left_alone (the reference's enum), with the sentence", async () => {
 			const bot = await spawnBot(world, platform, {
 				admit_after_ms: 300,
 				end_after_ms: 1_500,
@@ -141,7 +141,7 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 				participants: [{ name: ALICE }],
 			});
 			const last = await finished(bot.meetingId);
-			expect(last).toMatchObject({ status: "completed", completion_reason: "meeting_ended", reason: "the host ended the meeting" });
+			expect(last).toMatchObject({ status: "completed", completion_reason: "left_alone", reason: "the host ended the meeting" });
 			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["lobby", "in_call", "ended"]);
 		});
 

@@ -70,7 +70,7 @@ describe("sandbox control API", () => {
 		expect((await post(`/meetings/${bot.nativeId}/actions`, { action: "admit" })).status).toBe(200);
 		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
 		await post(`/meetings/${bot.nativeId}/actions`, { action: "end" });
-		expect(await world.room.until(bot.meetingId, finalStatus)).toMatchObject({ status: "completed", completion_reason: "meeting_ended" });
+		expect(await world.room.until(bot.meetingId, finalStatus)).toMatchObject({ status: "completed", completion_reason: "left_alone" });
 		const observed = await (await control(`/meetings/${bot.nativeId}/observed`)).json();
 		expect(observed.attendees[0].phases).toEqual(["lobby", "in_call", "ended"]);
 		const wav = Buffer.from(await (await control(`/meetings/${bot.nativeId}/observed/mic.wav`)).arrayBuffer());

@@ -53,6 +53,22 @@ describe("segment fidelity", () => {
 		}
 	});
 
+	it("from captions under auto-detect carry the language their text shows, and no confidence or words", async () => {
+		const bot = await spawnBot(
+			world,
+			"google_meet",
+			{ direct_join: true, participants: [{ name: "Ada Lovelace", lines: ["The engine will weave the numbers for us."] }] },
+			{ language: null },
+		);
+		const confirmed = await world.room.until(bot.meetingId, (r) => segmentsOf(r).find((s) => s.completed && s.speaker === "Ada Lovelace"));
+		world.room.command(bot.meetingId, { action: "leave" });
+		await world.room.until(bot.meetingId, finalStatus);
+		expect(confirmed).toMatchObject({ language: "en", speaker_source: "caption" });
+		// Captions come as text only: the platforms show no confidence or word timings.
+		expect(confirmed.confidence).toBeUndefined();
+		expect(confirmed.words).toBeUndefined();
+	});
+
 	it("from captions carry the bot's language, and a changed one from the next caption on", async () => {
 		const bot = await spawnBot(
 			world,

@@ -286,7 +286,7 @@ describe("bot host at capacity and draining", () => {
 		expect(world.host.capacity()).toMatchObject({ running: 0, launching: 0, free: 1 });
 	});
 
-	it("drains: /health answers 503 draining, and a bot still in its meeting when the grace runs out leaves with host_drained", async () => {
+	it("drains: /health answers 503 draining, and a bot still in its meeting when the grace runs out leaves naming host_drained", async () => {
 		const bot = await spawnBot(world, "teams", { direct_join: true, participants: [{ name: "Pat" }] });
 		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
 		const drained = world.host.drain(2_000);
@@ -295,11 +295,14 @@ describe("bot host at capacity and draining", () => {
 		expect(await health.json()).toEqual({ status: "draining", problems: [], bots: 1, free: 0 });
 		expect(world.host.capacity()).toMatchObject({ draining: true, free: 0 });
 		await drained;
-		expect(finalStatus(world.room.received(bot.meetingId))).toMatchObject({
+		const last = finalStatus(world.room.received(bot.meetingId));
+		expect(last).toMatchObject({
 			status: "failed",
-			completion_reason: "host_drained",
+			failure_cause: "host_drained",
+			failure_stage: "active",
 			reason: "the bot host shut down: its drain grace of 2 s ran out",
 		});
+		expect(last?.completion_reason).toBeUndefined();
 		expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: true });
 	});
 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { type BotSegment, CompletionReason, REASON_OUTCOME, transcriptionEndpoint } from "../../src/bot-channel/protocol.ts";
 import { admit, hostEgressFromEnv } from "../bot/egress.ts";
 import { type Attendance, autoLeave } from "../bot/limits.ts";
-import { leaving, navigationFailure, outcomeOf, reportable, type Stage } from "../bot/outcomes.ts";
+import { hostDrained, leaving, navigationFailure, outcomeOf, reportable, type Stage } from "../bot/outcomes.ts";
 import { CaptionTracker, ChatTracker, ParticipantTracker } from "../bot/transcript.ts";
 import { encodeWav, wavDurationMs } from "../bot/wav.ts";
 import { googleMeet } from "../drivers/google-meet.ts";
@@ -184,6 +184,24 @@ describe("outcomes", () => {
 			completion_reason: "awaiting_admission_timeout",
 		});
 		expect(outcomeOf("lobby", "awaiting_admission")).toBeNull();
+	});
+
+	it("reports the host ending the meeting in the reference's words: completed, left_alone, with the sentence", () => {
+		expect(outcomeOf("ended", "active")).toEqual({
+			status: "completed",
+			completion_reason: "left_alone",
+			reason: "the host ended the meeting",
+			leave: false,
+		});
+	});
+
+	it("leaves on a host shutdown naming the fleet cause and no reason, so the room picks the stage's teardown reason", () => {
+		expect(hostDrained("the bot host was stopped before the meeting ended")).toEqual({
+			status: "failed",
+			failure_cause: "host_drained",
+			reason: "the bot host was stopped before the meeting ended",
+			leave: true,
+		});
 	});
 
 	it("reports every screen ending with the room's status for its reason, and words for it", () => {

@@ -21,12 +21,10 @@ const REASON_WORDS: Record<string, string> = {
 	stopped: "stopped by you (or the bot left on request)",
 	left_alone: "everyone else left",
 	startup_alone: "nobody else joined",
-	meeting_ended: "the host ended the meeting",
 	max_bot_time_exceeded: "the bot reached its time limit",
 	evicted: "the host removed the bot",
 	awaiting_admission_timeout: "nobody admitted the bot in time",
 	awaiting_admission_rejected: "the host denied the bot",
-	rejected: "the host denied the bot",
 	join_failure: "the bot could not join",
 	validation_error: "the bot's request was unusable",
 };
@@ -36,6 +34,19 @@ export function reasonWords(reason: string | null | undefined): string | null {
 	if (!reason) return null;
 	const words = REASON_WORDS[reason];
 	return words ? `${reason}: ${words}` : reason;
+}
+
+const CAUSE_WORDS: Record<string, string> = {
+	no_bot_capacity: "no bot host had room for it",
+	bot_host_lost: "its bot host went away",
+	host_drained: "its bot host was shut down",
+};
+
+/** `data.failure_cause` (the fleet, not the meeting, ended it) as words beside its code, or null. */
+export function causeWords(cause: unknown): string | null {
+	if (typeof cause !== "string" || !cause) return null;
+	const words = CAUSE_WORDS[cause];
+	return words ? `${cause}: ${words}` : cause;
 }
 
 /** Every status a meeting can be live in: Stop and the interactive forms apply to these. */

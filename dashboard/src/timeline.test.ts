@@ -39,6 +39,21 @@ describe("status timeline", () => {
 		expect(steps[1]?.detail).toContain("join_failure");
 	});
 
+	it("a meeting the fleet ended names the cause beside the spec's reason", () => {
+		const unplaced: Meeting = {
+			...base,
+			status: "failed",
+			completion_reason: "join_failure",
+			failure_stage: "requested",
+			data: { failure_cause: "no_bot_capacity", failure_detail: "no bot host took the meeting within 180 s" },
+		};
+		expect(endingWords(unplaced)).toBe(
+			"Failed at the requested stage: join_failure: the bot could not join (no_bot_capacity: no bot host had room for it). no bot host took the meeting within 180 s",
+		);
+		const lost: Meeting = { ...base, status: "failed", failure_stage: "active", data: { failure_cause: "bot_host_lost" } };
+		expect(endingWords(lost)).toBe("Failed at the active stage (bot_host_lost: its bot host went away).");
+	});
+
 	it("a failure without a reason still says it failed, with the detail", () => {
 		expect(endingWords({ ...base, status: "failed", data: { failure_detail: "sign_in_required: org only" } })).toBe(
 			"Failed. sign_in_required: org only",

@@ -3,7 +3,7 @@
  * first `active` (`start_time`) and ended (`end_time`) with its reason; the steps in between
  * are the `meeting.status` frames this page has seen live. Pure (timeline.test.ts).
  */
-import { reasonWords } from "./meeting-words";
+import { causeWords, reasonWords } from "./meeting-words";
 import type { Meeting } from "./types";
 
 export interface TimelineStep {
@@ -30,7 +30,10 @@ export function endingWords(meeting: Meeting): string | null {
 	if (meeting.status === "completed") return words ? `Completed: ${words}.` : "Completed.";
 	const stage = meeting.failure_stage ?? meeting.data?.failure_stage ?? null;
 	const detail = meeting.data?.failure_detail ?? null;
-	const parts = [`Failed${stage ? ` at the ${stage.replace(/_/g, " ")} stage` : ""}${words ? `: ${words}` : ""}.`];
+	const cause = causeWords(meeting.data?.failure_cause);
+	const parts = [
+		`Failed${stage ? ` at the ${stage.replace(/_/g, " ")} stage` : ""}${words ? `: ${words}` : ""}${cause ? ` (${cause})` : ""}.`,
+	];
 	if (detail) parts.push(detail);
 	return parts.join(" ");
 }

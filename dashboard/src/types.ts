@@ -22,6 +22,7 @@ export interface MeetingData {
 	completion_reason?: string | null;
 	failure_stage?: string | null;
 	failure_detail?: string | null;
+	failure_cause?: string | null;
 	[key: string]: unknown;
 }
 

@@ -51,6 +51,11 @@ export type Platform = z.infer<typeof Platform>;
 /** Statuses a bot may report; `requested` and `stopping` belong to the control plane. */
 export const BotReportedStatus = z.enum(["joining", "awaiting_admission", "active", "needs_help", "completed", "failed"]);
 
+/**
+ * Why a meeting ended, as clients read it: only values of the reference's
+ * `MeetingCompletionReason` (lifecycle.v1), so a client that parses that enum strictly reads every
+ * ending. What the fleet knows beyond them goes in `FailureCause` (docs/status-machine.md#how-a-meeting-ends).
+ */
 export const CompletionReason = z.enum([
 	"stopped",
 	"left_alone",
@@ -58,16 +63,31 @@ export const CompletionReason = z.enum([
 	"evicted",
 	"awaiting_admission_timeout",
 	"awaiting_admission_rejected",
-	"rejected",
 	"join_failure",
 	"max_bot_time_exceeded",
-	"meeting_ended",
 	"validation_error",
-	"bot_host_lost",
-	"no_bot_capacity",
-	"host_drained",
 ]);
 export type CompletionReason = z.infer<typeof CompletionReason>;
+
+/**
+ * What took a bot away when the fleet, not the meeting, ended it (`data.failure_cause`): no
+ * host claimed it, its host went away, or its host was shut down. Such an ending is a teardown:
+ * its `completion_reason` is the stage's (`join_failure`, `awaiting_admission_timeout`, or none
+ * once admitted), as the spec's States table says for a workload torn down.
+ */
+export const FailureCause = z.enum(["no_bot_capacity", "bot_host_lost", "host_drained"]);
+export type FailureCause = z.infer<typeof FailureCause>;
+
+/**
+ * Reasons bot hosts of earlier releases still send on the channel (a host draining during an
+ * upgrade does), read as what this release reports instead: the same ending in the enum's words.
+ */
+export const LEGACY_BOT_REASONS = {
+	rejected: { completion_reason: "awaiting_admission_rejected" },
+	meeting_ended: { completion_reason: "left_alone" },
+	host_drained: { failure_cause: "host_drained" },
+} as const satisfies Record<string, { completion_reason: CompletionReason } | { failure_cause: FailureCause }>;
+const LegacyBotReason = z.enum(Object.keys(LEGACY_BOT_REASONS) as [keyof typeof LEGACY_BOT_REASONS]);
 
 export const FailureStage = z.enum(["requested", "joining", "awaiting_admission", "active"]);
 
@@ -77,36 +97,24 @@ export const FailureStage = z.enum(["requested", "joining", "awaiting_admission"
  * the meeting (or the user) ended it. `failed`: the bot never got in or could not stay in.
  * - evicted is `failed`: a host removing the bot means the transcript is cut short against the
  *   user's wish, and the user should hear about it (bot.failed), even though it is not retryable.
- * - startup_alone and left_alone are `completed`: the bot was in and nobody was (left) to record.
+ * - startup_alone and left_alone are `completed`: the bot was in and nobody was (left) to record;
+ *   a host ending the meeting for everyone leaves the bot alone too.
  * - max_bot_time_exceeded is `completed`: a limit the user configured ended a working session.
- * - bot_host_lost, no_bot_capacity and host_drained are `failed`: the fleet, not the meeting,
- *   ended it (docs/bot-fleet.md); the room names the first two, a draining host the third.
  */
 export const REASON_OUTCOME = {
 	stopped: "completed",
 	left_alone: "completed",
 	startup_alone: "completed",
-	meeting_ended: "completed",
 	max_bot_time_exceeded: "completed",
 	evicted: "failed",
 	awaiting_admission_timeout: "failed",
 	awaiting_admission_rejected: "failed",
-	rejected: "failed",
 	join_failure: "failed",
 	validation_error: "failed",
-	bot_host_lost: "failed",
-	no_bot_capacity: "failed",
-	host_drained: "failed",
 } as const satisfies Record<CompletionReason, "completed" | "failed">;
 
-/** Reasons worth trying again with a new bot (docs/status-machine.md#how-a-meeting-ends). */
-export const RETRYABLE_REASONS: ReadonlySet<CompletionReason> = new Set([
-	"join_failure",
-	"awaiting_admission_timeout",
-	"bot_host_lost",
-	"no_bot_capacity",
-	"host_drained",
-]);
+/** Reasons worth trying again with a new bot (docs/status-machine.md#how-a-meeting-ends), as the spec's States table names them. */
+export const RETRYABLE_REASONS: ReadonlySet<CompletionReason> = new Set(["join_failure", "awaiting_admission_timeout"]);
 
 /** How a segment's speaker was decided, so a guess is never presented as fact. */
 export const SpeakerSource = z.enum(["caption", "active_speaker", "none"]);
@@ -185,7 +193,10 @@ export const BotToRoom = z.discriminatedUnion("type", [
 		...sequenced,
 		type: z.literal("status"),
 		status: BotReportedStatus,
-		completion_reason: CompletionReason.optional(),
+		/** A legacy reason is read through `botEnding` (LEGACY_BOT_REASONS). */
+		completion_reason: z.union([CompletionReason, LegacyBotReason]).optional(),
+		/** Set by a bot whose host shut it down (`host_drained`): the room ends it as a teardown. */
+		failure_cause: FailureCause.optional(),
 		failure_stage: FailureStage.optional(),
 		reason: z.string().max(STATUS_REASON_MAX).optional(),
 		timestamp: z.string(),
@@ -216,6 +227,17 @@ export const BotToRoom = z.discriminatedUnion("type", [
 	}),
 ]);
 export type BotToRoom = z.infer<typeof BotToRoom>;
+
+/** A status message's ending in this release's words: a legacy reason becomes its reason or cause. */
+export function botEnding(message: Extract<BotToRoom, { type: "status" }>): {
+	completion_reason?: CompletionReason;
+	failure_cause?: FailureCause;
+} {
+	const reason = message.completion_reason;
+	const legacy = reason && reason in LEGACY_BOT_REASONS ? LEGACY_BOT_REASONS[reason as keyof typeof LEGACY_BOT_REASONS] : null;
+	if (!legacy) return { completion_reason: reason as CompletionReason | undefined, failure_cause: message.failure_cause };
+	return "failure_cause" in legacy ? { failure_cause: legacy.failure_cause } : { ...legacy, failure_cause: message.failure_cause };
+}
 
 /** Commands the room relays to the bot (docs/bot-channel.md#commands). */
 export const Act = z.discriminatedUnion("action", [

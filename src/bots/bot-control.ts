@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, inArray } from "drizzle-orm";
-import { type Act, MAX_QUEUED_COMMAND_BYTES, MAX_QUEUED_COMMANDS } from "../bot-channel/protocol";
+import { type Act, FailureCause, MAX_QUEUED_COMMAND_BYTES, MAX_QUEUED_COMMANDS } from "../bot-channel/protocol";
 import type { MeetingRow } from "../db/schema";
 import { meetings } from "../db/schema";
 import type { Env } from "../env";
@@ -84,7 +84,11 @@ export async function botStatuses(env: Env, caller: { userId: number }) {
 
 function botStatus(r: MeetingRow) {
 	const failed = r.status === "failed";
-	const detail = typeof r.data.failure_detail === "string" ? { failure_detail: r.data.failure_detail } : {};
+	const cause = FailureCause.safeParse(r.data.failure_cause);
+	const detail = {
+		...(typeof r.data.failure_detail === "string" ? { failure_detail: r.data.failure_detail } : {}),
+		...(cause.success ? { failure_cause: cause.data } : {}),
+	};
 	return {
 		meeting_id: r.id,
 		container_id: `bot-${r.id}`,

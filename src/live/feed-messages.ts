@@ -21,6 +21,8 @@ export interface LiveSegment {
 	completed: boolean;
 	confidence?: number;
 	words?: unknown[];
+	/** When the service first stored the segment: a draft's confirmation keeps the draft's time, as GET /transcripts does. */
+	created_at: string;
 	absolute_start_time?: string;
 	absolute_end_time?: string;
 }
@@ -40,15 +42,18 @@ export const meetingRefOf = (row: Pick<MeetingRow, "id" | "platform" | "nativeMe
 
 /**
  * The `meeting.status` frame of one step. `data` says why, when there is something to say: the
- * step's reason and completion reason, a failure's `failure_detail`, an auto-join error.
+ * step's reason and completion reason, a failure's `failure_detail` and fleet `failure_cause`, an auto-join error.
  */
 export function statusStepMessage(row: MeetingRow, step: StatusStep) {
-	const failure = row.status === "failed" && typeof row.data.failure_detail === "string" ? row.data.failure_detail : null;
+	const failed = row.status === "failed";
+	const failure = failed && typeof row.data.failure_detail === "string" ? row.data.failure_detail : null;
+	const cause = failed && typeof row.data.failure_cause === "string" ? row.data.failure_cause : null;
 	const autoJoinError = step.note && typeof row.data.auto_join_error === "string" ? row.data.auto_join_error : null;
 	const data = {
 		reason: step.reason ?? null,
 		completion_reason: row.completionReason,
 		...(failure ? { failure_detail: failure } : {}),
+		...(cause ? { failure_cause: cause } : {}),
 		...(autoJoinError ? { auto_join_error: autoJoinError } : {}),
 	};
 	const said = data.reason || data.completion_reason || failure || autoJoinError;

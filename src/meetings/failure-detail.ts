@@ -1,5 +1,5 @@
 import { linksWithoutSecrets } from "../bot-channel/protocol";
-import type { CompletionReason } from "./status-machine";
+import type { CompletionReason, FailureCause } from "./status-machine";
 
 /** Long enough for a sentence and a host's error text; short enough for every record and frame. */
 export const FAILURE_DETAIL_MAX = 500;
@@ -9,9 +9,15 @@ const BY_REASON: Partial<Record<CompletionReason, string>> = {
 	evicted: "the bot was removed from the meeting",
 	awaiting_admission_timeout: "nobody admitted the bot in time",
 	awaiting_admission_rejected: "the host denied the bot entry",
-	rejected: "the host denied the bot entry",
 	join_failure: "the bot could not join the meeting",
 	validation_error: "the meeting details were not accepted",
+};
+
+/** What a fleet cause says when its source gave no words of its own. */
+const BY_CAUSE: Record<FailureCause, string> = {
+	no_bot_capacity: "no bot host took the meeting in time",
+	bot_host_lost: "the bot's host went away",
+	host_drained: "the bot's host was shut down before the meeting ended",
 };
 
 /**
@@ -19,9 +25,9 @@ const BY_REASON: Partial<Record<CompletionReason, string>> = {
  * every place it is shown: URLs lose credentials, query and fragment; keys and bearer tokens are
  * redacted; control characters go; the text is bounded.
  */
-export function failureDetail(text: string | null | undefined, reason: CompletionReason | null): string {
+export function failureDetail(text: string | null | undefined, reason: CompletionReason | null, cause?: FailureCause): string {
 	const said = text?.trim() ? sanitize(text) : "";
-	return said || (reason && BY_REASON[reason]) || "the bot could not continue";
+	return said || (cause && BY_CAUSE[cause]) || (reason && BY_REASON[reason]) || "the bot could not continue";
 }
 
 export function sanitize(text: string): string {

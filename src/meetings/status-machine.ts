@@ -4,10 +4,10 @@
  * changes a meeting's status asks `transition` first; a refused move changes nothing.
  */
 import type { z } from "zod";
-import type { CompletionReason, FailureStage as FailureStageSchema } from "../bot-channel/protocol";
+import type { CompletionReason, FailureCause, FailureStage as FailureStageSchema } from "../bot-channel/protocol";
 import { REASON_OUTCOME, RETRYABLE_REASONS } from "../bot-channel/protocol";
 
-export type { CompletionReason };
+export type { CompletionReason, FailureCause };
 export type FailureStage = z.infer<typeof FailureStageSchema>;
 
 export const PLANNED_STATUSES = ["idle", "scheduled"] as const;
@@ -88,6 +88,8 @@ export interface TransitionRequest {
 	completion_reason?: CompletionReason;
 	/** The bot's own account of how far it got; the furthest of this and what was seen wins. */
 	failure_stage?: FailureStage;
+	/** The fleet took the bot away (never placed, host lost, host shut down): the end is a teardown. */
+	failure_cause?: FailureCause;
 }
 
 export type Refusal = "terminal" | "illegal_move" | "not_permitted";
@@ -116,8 +118,10 @@ export function initialState(status: MeetingStatus): MeetingState {
  * - a user stop always wins: a user move to `completed`, or any end while `stopping`, is
  *   `completed` with `stopped`, whatever the bot reports;
  * - otherwise the reason decides the outcome (REASON_OUTCOME), not the status the bot named;
- * - a watchdog (`system`) end without a reason is a teardown: before the lobby `join_failure`,
- *   in the lobby `awaiting_admission_timeout`, once admitted `failed` with no reason;
+ * - a teardown (a watchdog's end without a reason, or any end naming a fleet `failure_cause`)
+ *   takes its reason from the stage, as the spec's States table says for a workload torn down:
+ *   before the lobby `join_failure`, in the lobby `awaiting_admission_timeout`, once admitted
+ *   `failed` with no reason;
  * - `failure_stage` is the furthest live stage reached, set only when the outcome is `failed`.
  */
 export function transition(current: MeetingState, request: TransitionRequest): TransitionResult {
@@ -153,9 +157,12 @@ function ending(from: MeetingStatus, reached: FailureStage | null, request: Tran
 	const userStop = request.actor === "user" || from === "stopping";
 	const reason: CompletionReason | null = userStop
 		? "stopped"
-		: (request.completion_reason ?? (request.actor === "system" ? teardownReason(stage) : null));
-	// Without a reason the named status stands (a bot that says only "failed" has failed).
-	const status: TerminalStatus = reason ? REASON_OUTCOME[reason] : request.to === "completed" ? "completed" : "failed";
+		: request.failure_cause
+			? teardownReason(stage)
+			: (request.completion_reason ?? (request.actor === "system" ? teardownReason(stage) : null));
+	// Without a reason the named status stands (a bot that says only "failed" has failed); a teardown has failed.
+	const named: TerminalStatus = request.to === "completed" && !request.failure_cause ? "completed" : "failed";
+	const status: TerminalStatus = reason ? REASON_OUTCOME[reason] : named;
 	return {
 		status,
 		completion_reason: reason,
@@ -164,7 +171,7 @@ function ending(from: MeetingStatus, reached: FailureStage | null, request: Tran
 	};
 }
 
-/** Why a bot that vanished ended: it never got past joining, or it waited in the lobby. */
+/** Why a bot that was torn down ended: it never got past joining, or it waited in the lobby (admitted: no reason). */
 function teardownReason(stage: FailureStage | null): CompletionReason | null {
 	if (stage === null || stage === "requested" || stage === "joining") return "join_failure";
 	if (stage === "awaiting_admission") return "awaiting_admission_timeout";

@@ -90,7 +90,8 @@ export type MoveOutcome =
 
 /**
  * Checks a move against the table, writes it (with `values`) while the record is still in a
- * guarded status, and announces it. A failed meeting gets its cause in `data.failure_detail`.
+ * guarded status, and announces it. A failed meeting gets its cause in `data.failure_detail`,
+ * and the fleet's cause, when it names one, in `data.failure_cause`.
  * Restating the current status writes `values` only and announces nothing.
  */
 export async function moveMeeting(env: Env, request: MoveRequest, announce: Announce): Promise<MoveOutcome> {
@@ -110,14 +111,16 @@ export async function moveMeeting(env: Env, request: MoveRequest, announce: Anno
 				...request.values,
 			}
 		: { ...request.values };
-	const detail = next.status === "failed" && result.changed ? failureDetail(ask.reason, next.completion_reason) : null;
+	const failed = next.status === "failed" && result.changed;
+	const detail = failed ? failureDetail(ask.reason, next.completion_reason, ask.failure_cause) : null;
+	// The fleet's cause sits beside the sentence.
+	const cause = failed ? ask.failure_cause : undefined;
+	const data = cause
+		? sql`json_set(${meetings.data}, '$.failure_detail', ${detail}, '$.failure_cause', ${cause})`
+		: sql`json_set(${meetings.data}, '$.failure_detail', ${detail})`;
 	const row = await db(env)
 		.update(meetings)
-		.set({
-			...columns,
-			...(detail ? { data: sql`json_set(${meetings.data}, '$.failure_detail', ${detail})` } : {}),
-			updatedAt: now,
-		})
+		.set({ ...columns, ...(detail ? { data } : {}), updatedAt: now })
 		.where(and(eq(meetings.id, request.meetingId), inArray(meetings.status, [...(request.guard ?? [current.status])])))
 		.returning()
 		.get();

@@ -9,7 +9,7 @@ import type { LiveSegment } from "../live/feed-messages";
  */
 const UPSERT_SQL = `INSERT INTO transcript_segments
 	(meeting_id, segment_id, speaker, speaker_source, text, start, end, language, completed, confidence, words, absolute_start_time, absolute_end_time, created_at, updated_at)
-	VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)
+	VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
 	ON CONFLICT (meeting_id, segment_id) DO UPDATE SET
 		speaker = excluded.speaker, speaker_source = excluded.speaker_source, text = excluded.text,
 		start = excluded.start, end = excluded.end, language = excluded.language, completed = excluded.completed,
@@ -17,7 +17,8 @@ const UPSERT_SQL = `INSERT INTO transcript_segments
 		absolute_end_time = excluded.absolute_end_time, updated_at = excluded.updated_at
 	WHERE transcript_segments.completed = 0 OR excluded.completed = 1`;
 
-export function upsertSegment(env: Env, meetingId: number, s: BotSegment): D1PreparedStatement {
+/** `createdAt`: when the segment was first seen, kept by the first insert only (the live frames carry the same). */
+export function upsertSegment(env: Env, meetingId: number, s: BotSegment, createdAt = new Date().toISOString()): D1PreparedStatement {
 	return env.DB.prepare(UPSERT_SQL).bind(
 		meetingId,
 		s.segment_id,
@@ -32,12 +33,13 @@ export function upsertSegment(env: Env, meetingId: number, s: BotSegment): D1Pre
 		s.words ? JSON.stringify(s.words) : null,
 		s.absolute_start_time ?? null,
 		s.absolute_end_time ?? null,
+		createdAt,
 		new Date().toISOString(),
 	);
 }
 
 /** A segment in both naming sets (start/end and start_time/end_time), as clients read it. */
-export function liveSegment(s: BotSegment): LiveSegment {
+export function liveSegment(s: BotSegment, createdAt: string): LiveSegment {
 	return {
 		segment_id: s.segment_id,
 		speaker: s.speaker,
@@ -51,6 +53,7 @@ export function liveSegment(s: BotSegment): LiveSegment {
 		completed: s.completed,
 		...(s.confidence !== undefined ? { confidence: s.confidence } : {}),
 		...(s.words ? { words: s.words } : {}),
+		created_at: createdAt,
 		...(s.absolute_start_time ? { absolute_start_time: s.absolute_start_time } : {}),
 		...(s.absolute_end_time ? { absolute_end_time: s.absolute_end_time } : {}),
 	};

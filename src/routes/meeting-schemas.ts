@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { FailureStage } from "../bot-channel/protocol";
+import { FailureCause, FailureStage } from "../bot-channel/protocol";
 import { MEETING_STATUSES } from "../meetings/status-machine";
 import { Recording } from "./recording-schemas";
 
@@ -17,6 +17,10 @@ export const MeetingData = z
 		completion_reason: z.string().nullable().optional().openapi({ description: "Why the meeting ended (also hoisted to the record)" }),
 		failure_stage: FailureStage.nullable().optional(),
 		failure_detail: z.string().nullable().optional().openapi({ description: "What went wrong, when the meeting failed" }),
+		failure_cause: FailureCause.optional().openapi({
+			description:
+				"When the bot fleet, not the meeting, ended a failed meeting: no host claimed it, its host was lost, or its host shut down",
+		}),
 		title: z.string().optional(),
 		notes: z.string().optional(),
 		scheduled_at: z.string().optional(),
@@ -75,6 +79,7 @@ export const RunningBot = z
 				completion_reason: z.string().nullable(),
 				failure_stage: z.string().nullable(),
 				failure_detail: z.string().optional(),
+				failure_cause: FailureCause.optional(),
 			})
 			.optional()
 			.openapi({ description: "Only on a failed bot: why it failed" }),

@@ -174,6 +174,7 @@ meetingRoutes.openapi(
 			calendar_sources: _s,
 			scheduled_at: _t,
 			failure_detail: _f,
+			failure_cause: _fc,
 			completion_reason: _c,
 			failure_stage: _g,
 			...free

@@ -2,9 +2,9 @@
  * Two bot hosts pulling one spawn queue (docs/bot-fleet.md), end to end: a gateway under
  * wrangler dev publishing to the local Queues stand-in, two real bot host processes
  * (BOT_HOST_SLOTS=1 each, so never more than two Chromiums) and one shared platform sandbox.
- * A host killed mid-meeting ends it `bot_host_lost`; a drained host keeps its bot to the end
- * while new work goes to the other; with both slots busy a third meeting fails
- * `no_bot_capacity`; with BOT_MAX_RESPAWNS=1 the other host continues a lost meeting. Each
+ * A host killed mid-meeting ends it failed with `data.failure_cause: bot_host_lost`; a drained
+ * host keeps its bot to the end while new work goes to the other; with both slots busy a third
+ * meeting fails `join_failure` with `data.failure_cause: no_bot_capacity`; with BOT_MAX_RESPAWNS=1 the other host continues a lost meeting. Each
  * host claims with a credential of its own, and a bot transcribes through the Worker, which
  * alone holds the account's transcription token.
  */
@@ -33,7 +33,7 @@ import { apiAt, eventually, nativeId } from "./client";
 const GRACE_S = 3;
 /** Seconds a claimed bot has to connect, and the room's watchdog after a drop. */
 const REPORT_TIMEOUT_S = 25;
-/** Seconds a ticket waits for a claim before the meeting fails `no_bot_capacity`. */
+/** Seconds a ticket waits for a claim before the meeting fails (`data.failure_cause: no_bot_capacity`). */
 const PLACEMENT_TIMEOUT_S = 8;
 
 interface Host {
@@ -47,6 +47,8 @@ interface Meeting {
 	id: number;
 	status: string;
 	completion_reason: string | null;
+	failure_stage: string | null;
+	data: Record<string, unknown>;
 }
 
 /** One gateway with its own queue and two hosts; `vars` are extra gateway settings. */
@@ -261,7 +263,7 @@ describe("two bot hosts on one queue", () => {
 	});
 
 	it(
-		"ends the meeting failed bot_host_lost when its host is killed mid-meeting",
+		"ends the meeting failed with failure_cause bot_host_lost (no reason once admitted) when its host is killed mid-meeting",
 		async () => {
 			const f = fleet();
 			const code = await openMeeting(sandbox);
@@ -271,7 +273,7 @@ describe("two bot hosts on one queue", () => {
 			const killedAt = Date.now();
 			await killHost(f, host);
 			const ended = await f.status(id, "failed", (GRACE_S + REPORT_TIMEOUT_S + 10) * 1000);
-			expect(ended.completion_reason).toBe("bot_host_lost");
+			expect(ended).toMatchObject({ completion_reason: null, failure_stage: "active", data: { failure_cause: "bot_host_lost" } });
 			expect(Date.now() - killedAt).toBeLessThan((GRACE_S + REPORT_TIMEOUT_S + 10) * 1000);
 			// The lost host's place is taken by a fresh one for the next cases.
 			await f.startHost(`${host.id}-2`);
@@ -351,7 +353,7 @@ describe("two bot hosts on one queue", () => {
 	);
 
 	it(
-		"fails a meeting no_bot_capacity when both slots stay busy past the placement deadline",
+		"fails a meeting join_failure with failure_cause no_bot_capacity when both slots stay busy past the placement deadline",
 		async () => {
 			const f = fleet();
 			const codes = [await openMeeting(sandbox), await openMeeting(sandbox)];
@@ -363,7 +365,7 @@ describe("two bot hosts on one queue", () => {
 			const thirdCode = await openMeeting(sandbox);
 			const third = await f.sendBot(thirdCode);
 			const ended = await f.status(third, "failed", (PLACEMENT_TIMEOUT_S + 20) * 1000);
-			expect(ended.completion_reason).toBe("no_bot_capacity");
+			expect(ended).toMatchObject({ completion_reason: "join_failure", data: { failure_cause: "no_bot_capacity" } });
 			// The busy meetings were untouched.
 			for (const id of busy) expect((await f.meeting(id)).status).toBe("active");
 			for (const code of codes) await f.stopBot(code);

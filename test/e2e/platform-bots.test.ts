@@ -101,7 +101,7 @@ describe("how real bots end", () => {
 			"a bot in a meeting the host ends",
 			{ admit_after_ms: 300, end_after_ms: 2500 },
 			{},
-			{ status: "completed", completion_reason: "meeting_ended" },
+			{ status: "completed", completion_reason: "left_alone" },
 		],
 		[
 			"a bot left alone",

@@ -45,7 +45,14 @@ export interface MeetingStatusFrame {
 	meeting: LiveMeetingRef;
 	payload: {
 		status: string;
-		data: { reason?: string | null; completion_reason?: string | null; failure_detail?: string; auto_join_error?: string } | null;
+		data: {
+			reason?: string | null;
+			completion_reason?: string | null;
+			failure_detail?: string;
+			/** A failed meeting the bot fleet ended: `no_bot_capacity`, `bot_host_lost` or `host_drained`. */
+			failure_cause?: string;
+			auto_join_error?: string;
+		} | null;
 	};
 	user_id: number;
 	ts: string;

@@ -1,11 +1,12 @@
 /**
  * Limits that protect the bot fleet: bounded `automatic_leave` timeouts on POST /bots, and a
- * meeting no host has room for recorded as `no_bot_capacity` with a sentence saying so.
+ * meeting no host has room for ended `join_failure` (the spec's reason for a workload torn down
+ * before joining) with `data.failure_cause: no_bot_capacity` and a sentence saying so.
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AUTOMATIC_LEAVE_MAX_MS } from "../../../src/bot-channel/protocol";
-import { claimAttempt, eventually, publishedTicket, spawnRequestFor } from "../meetings/bot-sim";
+import { claimAttempt, eventually, openSocket, publishedTicket, spawnRequestFor } from "../meetings/bot-sim";
 import { fireTimersNow, meetCode } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
@@ -47,11 +48,14 @@ describe("automatic_leave maxima", () => {
 });
 
 describe("a fleet with no free slot", () => {
-	it("fails the meeting with no_bot_capacity when no host claims it within the placement timeout", async () => {
+	it("fails the meeting join_failure, cause no_bot_capacity, when no host claims it within the placement timeout", async () => {
 		const hook = newHook();
-		const { headers } = await userWithWebhook(hook.url, { events: { "bot.failed": true, "meeting.status_change": true } });
+		const { headers, key } = await userWithWebhook(hook.url, { events: { "bot.failed": true, "meeting.status_change": true } });
 		const code = meetCode();
 		const m = await json<Meeting>(await sendBot(headers, { platform: "google_meet", native_meeting_id: code }));
+		const watcher = await openSocket("/ws", { "X-API-Key": key });
+		watcher.send({ action: "subscribe", meetings: [{ platform: "google_meet", native_id: code }] });
+		await watcher.waitFor("subscribed", (msg) => msg.type === "subscribed");
 		// POST /bots answers before the room publishes: a ticket published after the timer is zeroed would be born expired.
 		const ticket = await publishedTicket(m.id);
 		await fireTimersNow(m.id);
@@ -59,16 +63,35 @@ describe("a fleet with no free slot", () => {
 			const now = await json<Meeting>(await call("GET", `/meetings/${m.id}`, { headers }));
 			return now.status === "failed" ? now : undefined;
 		});
-		expect(failed).toMatchObject({ completion_reason: "no_bot_capacity", failure_stage: "requested" });
-		// The reason travels with the step to failed (webhooks, live feed).
-		const step = await eventually("the failed step", async () => {
-			for (const r of await received(hook.path)) {
-				const change = JSON.parse(r.body).data?.status_change as { to: string; reason: string | null } | undefined;
-				if (change?.to === "failed") return change;
-			}
-			return undefined;
+		expect(failed).toMatchObject({
+			completion_reason: "join_failure",
+			failure_stage: "requested",
+			data: { failure_cause: "no_bot_capacity", failure_detail: "no bot host took the meeting within 180 s" },
 		});
-		expect(step.reason).toBe("no bot host took the meeting within 180 s");
+		// The sentence travels with the step to failed (webhooks, live feed), and bot.failed carries the spec's reason.
+		const events = await eventually("the failed step and bot.failed", async () => {
+			const bodies = (await received(hook.path)).map((r) => JSON.parse(r.body));
+			const step = bodies.find((b) => b.event_type === "meeting.status_change" && b.data?.status_change?.to === "failed");
+			const botFailed = bodies.find((b) => b.event_type === "bot.failed");
+			return step && botFailed ? { step, botFailed } : undefined;
+		});
+		expect(events.step.data.status_change.reason).toBe("no bot host took the meeting within 180 s");
+		expect(events.botFailed.data.meeting).toMatchObject({
+			completion_reason: "join_failure",
+			data: { failure_cause: "no_bot_capacity" },
+		});
+		// The live feed's frame names the spec's reason, the fleet's cause and the sentence.
+		const frame = await watcher.waitFor<{ payload: { data: Record<string, unknown> } }>(
+			"the failed frame",
+			(msg) => msg.type === "meeting.status" && (msg.payload as { status: string }).status === "failed",
+		);
+		expect(frame.payload.data).toEqual({
+			reason: "no bot host took the meeting within 180 s",
+			completion_reason: "join_failure",
+			failure_detail: "no bot host took the meeting within 180 s",
+			failure_cause: "no_bot_capacity",
+		});
+		watcher.close();
 		// A host that pulls the ticket late is told the meeting no longer wants a bot.
 		expect((await claimAttempt(m.id, 1, "test-host", undefined, ticket)).body).toMatchObject({ reason: "ended" });
 	});

@@ -218,14 +218,14 @@ describe("the stream of a meeting that has ended", () => {
 	it("gives a meeting that ended before its room kept a log its meeting-end when the stream opens", async () => {
 		const { headers } = await userWithKey();
 		const { meeting, bot, code } = await liveMeeting(headers);
-		await bot.status("completed", { completion_reason: "meeting_ended" });
+		await bot.status("completed", { completion_reason: "left_alone", reason: "the host ended the meeting" });
 		// As a meeting that ended before the stream existed: nothing of it is in its room's log.
 		await runInDurableObject(roomOf(meeting.id), (_room: MeetingRoom, state) => {
 			state.storage.sql.exec("DELETE FROM stream_events");
 		});
 		const open = () => openStream(headers, { meeting_id: meeting.id, session_uid: code });
 		const events = await readUntil(await open(), (e) => e.length >= 1);
-		expect(events.map((e) => e.frame)).toEqual([{ type: "meeting-end", status: "completed", completion_reason: "meeting_ended" }]);
+		expect(events.map((e) => e.frame)).toEqual([{ type: "meeting-end", status: "completed", completion_reason: "left_alone" }]);
 		// Opened again, the end is not logged twice.
 		expect(await readUntil(await open(), (e) => e.length >= 1)).toEqual(events);
 		expect(await loggedEnds(meeting.id)).toHaveLength(1);

@@ -73,7 +73,11 @@ describe("a meeting the room ends without its bot", () => {
 		const m = await sendBot(headers, meetCode());
 		const spawn = await spawnRequestFor(m.id);
 		await fireTimersNow(m.id);
-		expect(await getMeeting(headers, m.id)).toMatchObject({ status: "failed", completion_reason: "bot_host_lost" });
+		expect(await getMeeting(headers, m.id)).toMatchObject({
+			status: "failed",
+			completion_reason: "join_failure",
+			data: { failure_cause: "bot_host_lost" },
+		});
 		// No call to its host: the bot hears it on its channel (409: leave, do not reconnect).
 		const late = await SELF.fetch(spawn.channel.url.replace(/^wss:/, "https:"), {
 			headers: { Upgrade: "websocket", Authorization: `Bearer ${spawn.channel.token}` },
@@ -108,10 +112,15 @@ describe("room timers when their action fails", () => {
 		expect(timers.watchdog).toBeGreaterThan(Date.now());
 		await restore();
 		await fireTimersNow(m.id);
-		expect(await getMeeting(headers, m.id)).toMatchObject({ status: "failed", completion_reason: "bot_host_lost" });
+		expect(await getMeeting(headers, m.id)).toMatchObject({ status: "failed", completion_reason: "join_failure" });
 		expect((await call("GET", "/bots/status", { headers })).status).toBe(200);
 		expect((await json<{ running_bots: unknown[] }>(await call("GET", "/bots/status", { headers }))).running_bots).toEqual([
-			expect.objectContaining({ meeting_id: m.id, status: "failed", completion_reason: "bot_host_lost" }),
+			expect.objectContaining({
+				meeting_id: m.id,
+				status: "failed",
+				completion_reason: "join_failure",
+				data: expect.objectContaining({ failure_cause: "bot_host_lost" }),
+			}),
 		]);
 	});
 

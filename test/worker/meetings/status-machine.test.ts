@@ -177,12 +177,6 @@ const ENDINGS: Ending[] = [
 		{ status: "completed", completion_reason: "max_bot_time_exceeded", failure_stage: null },
 	],
 	[
-		"host ended the meeting",
-		state("active"),
-		{ to: "completed", actor: "bot", completion_reason: "meeting_ended" },
-		{ status: "completed", completion_reason: "meeting_ended", failure_stage: null },
-	],
-	[
 		"removed by the host",
 		state("active"),
 		{ to: "completed", actor: "bot", completion_reason: "evicted" },
@@ -193,12 +187,6 @@ const ENDINGS: Ending[] = [
 		state("awaiting_admission"),
 		{ to: "failed", actor: "bot", completion_reason: "awaiting_admission_rejected", failure_stage: "awaiting_admission" },
 		{ status: "failed", completion_reason: "awaiting_admission_rejected", failure_stage: "awaiting_admission" },
-	],
-	[
-		"denied in the lobby (older reason name)",
-		state("awaiting_admission"),
-		{ to: "failed", actor: "bot", completion_reason: "rejected" },
-		{ status: "failed", completion_reason: "rejected", failure_stage: "awaiting_admission" },
 	],
 	[
 		"lobby timeout reported as completed",
@@ -240,8 +228,8 @@ const ENDINGS: Ending[] = [
 	[
 		"bot knows it got further",
 		state("joining"),
-		{ to: "failed", actor: "bot", completion_reason: "rejected", failure_stage: "awaiting_admission" },
-		{ status: "failed", completion_reason: "rejected", failure_stage: "awaiting_admission" },
+		{ to: "failed", actor: "bot", completion_reason: "awaiting_admission_rejected", failure_stage: "awaiting_admission" },
+		{ status: "failed", completion_reason: "awaiting_admission_rejected", failure_stage: "awaiting_admission" },
 	],
 	[
 		"bot claims less than was seen",
@@ -280,6 +268,49 @@ const ENDINGS: Ending[] = [
 		{ to: "failed", actor: "system" },
 		{ status: "failed", completion_reason: null, failure_stage: "active" },
 	],
+	// The fleet took the bot away (failure_cause): a teardown whatever reason or status was named.
+	[
+		"no host claimed it",
+		state("requested"),
+		{ to: "failed", actor: "system", failure_cause: "no_bot_capacity" },
+		{ status: "failed", completion_reason: "join_failure", failure_stage: "requested" },
+	],
+	[
+		"host lost while joining",
+		state("joining"),
+		{ to: "failed", actor: "system", failure_cause: "bot_host_lost" },
+		{ status: "failed", completion_reason: "join_failure", failure_stage: "joining" },
+	],
+	[
+		"host lost in the lobby",
+		state("awaiting_admission"),
+		{ to: "failed", actor: "system", failure_cause: "bot_host_lost" },
+		{ status: "failed", completion_reason: "awaiting_admission_timeout", failure_stage: "awaiting_admission" },
+	],
+	[
+		"host lost once admitted",
+		state("active"),
+		{ to: "failed", actor: "system", failure_cause: "bot_host_lost" },
+		{ status: "failed", completion_reason: null, failure_stage: "active" },
+	],
+	[
+		"the bot's host shut down while it waited in the lobby",
+		state("awaiting_admission"),
+		{ to: "failed", actor: "bot", failure_cause: "host_drained", failure_stage: "awaiting_admission" },
+		{ status: "failed", completion_reason: "awaiting_admission_timeout", failure_stage: "awaiting_admission" },
+	],
+	[
+		"a cause outweighs a reason and a status named with it",
+		state("joining"),
+		{ to: "completed", actor: "bot", completion_reason: "stopped", failure_cause: "host_drained" },
+		{ status: "failed", completion_reason: "join_failure", failure_stage: "joining" },
+	],
+	[
+		"a user stop outweighs a cause",
+		state("stopping", "active"),
+		{ to: "failed", actor: "bot", failure_cause: "host_drained" },
+		{ status: "completed", completion_reason: "stopped", failure_stage: null },
+	],
 	[
 		"watchdog with an explicit reason",
 		state("active"),
@@ -306,27 +337,29 @@ describe("how a meeting ends", () => {
 			.filter(([, s]) => s === "failed")
 			.map(([r]) => r)
 			.sort();
-		expect(failed).toEqual([
-			"awaiting_admission_rejected",
-			"awaiting_admission_timeout",
-			"bot_host_lost",
-			"evicted",
-			"host_drained",
-			"join_failure",
-			"no_bot_capacity",
-			"rejected",
-			"validation_error",
-		]);
+		expect(failed).toEqual(["awaiting_admission_rejected", "awaiting_admission_timeout", "evicted", "join_failure", "validation_error"]);
 	});
 
-	it("marks join failures, lobby timeouts and the fleet's losses retryable, and nothing else", () => {
-		expect([...RETRYABLE_REASONS].sort()).toEqual([
+	it("names only reasons of the reference's MeetingCompletionReason enum", () => {
+		const reference = [
+			"stopped",
+			"validation_error",
 			"awaiting_admission_timeout",
-			"bot_host_lost",
-			"host_drained",
+			"awaiting_admission_rejected",
+			"left_alone",
+			"evicted",
+			"max_bot_time_exceeded",
+			"stopped_before_admission",
+			"stopped_with_no_audio",
 			"join_failure",
-			"no_bot_capacity",
-		]);
+			"auth_session_missing",
+			"startup_alone",
+		];
+		for (const reason of CompletionReason.options) expect(reference).toContain(reason);
+	});
+
+	it("marks join failures and lobby timeouts retryable, as the spec's States table does, and nothing else", () => {
+		expect([...RETRYABLE_REASONS].sort()).toEqual(["awaiting_admission_timeout", "join_failure"]);
 	});
 });
 

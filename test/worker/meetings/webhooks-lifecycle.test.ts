@@ -5,7 +5,7 @@ import { call, json } from "../support";
 import type { DeliveryRowView } from "../webhooks/fixtures";
 import { HOOK_SECRET, userWithWebhook } from "../webhooks/fixtures";
 import { newHook, type ReceivedRequest, received } from "../webhooks/receiver";
-import { eventually, SimulatedBot, spawnRequestFor } from "./bot-sim";
+import { eventually, publishedTicket, SimulatedBot, spawnRequestFor } from "./bot-sim";
 import { createPlan, getMeeting, meetCode, meetUrl, segment, sendBot } from "./helpers";
 
 const ALL_EVENTS = { "meeting.started": true, "meeting.completed": true, "bot.failed": true, "meeting.status_change": true };
@@ -172,13 +172,16 @@ describe("webhooks through a meeting's lifecycle", () => {
 		});
 	});
 
-	it("reports an auto-join as a scheduled → requested step from auto_join", async () => {
+	it("reports an auto-join as a scheduled → requested step from auto_join once a host claims it", async () => {
 		const hook = newHook();
 		const { headers } = await userWithWebhook(hook.url, { events: { "meeting.status_change": true } });
 		const plan = await createPlan(headers, {
 			meeting_url: meetUrl(meetCode()),
 			scheduled_at: new Date(Date.now() + 30_000).toISOString(),
 		});
+		// Auto-join fires at once (30 s ahead is inside its 60 s lead); its step goes out with the claim.
+		await eventually("the auto-join's ticket", () => publishedTicket(plan.id));
+		await spawnRequestFor(plan.id);
 		const step = (await deliveriesAt(hook.path, 2)).find((r) => r.body.includes('"to":"requested"'));
 		expect(await verifyWebhook(HOOK_SECRET, step!.headers, step!.body, { toleranceSeconds: 300 })).toMatchObject({ ok: true });
 		expect(JSON.parse(step!.body)).toMatchObject({

@@ -1,0 +1,44 @@
+/**
+ * Live segments (the /ws bundles) carry `created_at`, as the spec's transcript segment does: the
+ * time the service first stored the segment, the same value GET /transcripts shows, kept by a
+ * draft's confirmation.
+ */
+import { describe, expect, it } from "vitest";
+import { call, json, userWithKey } from "../support";
+import { eventually, openSocket } from "./bot-sim";
+import { liveMeeting, segment } from "./helpers";
+
+interface LiveSegment {
+	segment_id: string;
+	completed: boolean;
+	created_at: string;
+}
+
+describe("live segments", () => {
+	it("carry created_at: the stored segment's, kept from the draft by its confirmation", async () => {
+		const { key, headers } = await userWithKey();
+		const { bot, code } = await liveMeeting(headers);
+		const socket = await openSocket("/ws", { "X-API-Key": key });
+		socket.send({ action: "subscribe", meetings: [{ platform: "google_meet", native_id: code }] });
+		await socket.waitFor("subscribed", (m) => m.type === "subscribed");
+		const draft = segment({ text: "Hello every", completed: false });
+		await bot.send({ type: "segment", segment: draft });
+		// Apart in time, so a confirmation stamped anew would show.
+		await new Promise((r) => setTimeout(r, 20));
+		await bot.send({ type: "segment", segment: { ...draft, text: "Hello everyone.", completed: true } });
+		const live = await eventually("the draft and its confirmation", () => {
+			const bundles = socket.messages.filter((m) => m.type === "transcript") as unknown as {
+				confirmed: LiveSegment[];
+				pending: LiveSegment[];
+			}[];
+			const pending = bundles.flatMap((b) => b.pending).find((s) => s.segment_id === draft.segment_id);
+			const confirmed = bundles.flatMap((b) => b.confirmed).find((s) => s.segment_id === draft.segment_id);
+			return pending && confirmed ? { pending, confirmed } : undefined;
+		});
+		expect(Number.isNaN(Date.parse(live.pending.created_at))).toBe(false);
+		expect(live.confirmed.created_at).toBe(live.pending.created_at);
+		const stored = await json<{ segments: LiveSegment[] }>(await call("GET", `/transcripts/google_meet/${code}`, { headers }));
+		expect(stored.segments.find((s) => s.segment_id === draft.segment_id)?.created_at).toBe(live.pending.created_at);
+		socket.close();
+	});
+});
