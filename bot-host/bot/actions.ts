@@ -58,7 +58,8 @@ export class InCallActions {
 	async run(act: Act): Promise<void> {
 		switch (act.action) {
 			case "speak":
-				return this.speak(await espeakWav(act.text, espeakVoice(act.voice)), { text: act.text });
+				// The bot host speaks text with espeak-ng only; other providers reach it as audio.
+				return this.speak(await espeakWav(act.text, espeakVoice(act.voice)), { text: act.text, provider: "espeak" });
 			case "speak_audio": {
 				const audio = act.audioBase64
 					? Buffer.from(act.audioBase64, "base64")
@@ -66,7 +67,11 @@ export class InCallActions {
 						? await this.download(act.url, "the audio URL")
 						: null;
 				if (!audio) throw new Error("speak_audio needs url or audioBase64");
-				return this.speak(audio, { source: act.url ? "url" : "base64" });
+				// speak.started always says `text`: what the gateway synthesized, or null for the caller's own audio.
+				const payload = act.text
+					? { text: act.text, ...(act.provider ? { provider: act.provider } : {}) }
+					: { text: null, source: act.url ? "url" : "base64" };
+				return this.speak(audio, payload);
 			}
 			case "speak_stop":
 				this.stoppedSpeech = this.speechId;

@@ -226,7 +226,14 @@ export const Act = z.discriminatedUnion("action", [
 		task: z.enum(["transcribe", "translate"]).nullable().optional(),
 	}),
 	z.object({ action: z.literal("speak"), text: z.string(), voice: z.string().optional(), provider: z.string().optional() }),
-	z.object({ action: z.literal("speak_audio"), url: z.string().optional(), audioBase64: z.string().optional() }),
+	/** `text` and `provider`: set when the gateway synthesized the audio from a text, so speak.started can carry them. */
+	z.object({
+		action: z.literal("speak_audio"),
+		url: z.string().optional(),
+		audioBase64: z.string().optional(),
+		text: z.string().optional(),
+		provider: z.string().optional(),
+	}),
 	z.object({ action: z.literal("speak_stop") }),
 	z.object({ action: z.literal("chat_send"), text: z.string() }),
 	z.object({
