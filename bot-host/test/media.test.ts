@@ -80,11 +80,21 @@ describe("bot media in the sandbox", () => {
 		});
 		expect(red[0]).toBeGreaterThan(200);
 
+		// start_share false: the content is loaded but the camera keeps the avatar until the start.
 		world.room.command(bot.meetingId, {
 			action: "screen_show",
 			content_type: "html",
 			html: '<body style="margin:0;background:#0000ff"><h1 style="color:#fff">Q3 plan</h1></body>',
+			start: false,
 		});
+		// Camera acts run in order: once this avatar is set, the content above has been loaded.
+		world.room.command(bot.meetingId, { action: "avatar_set", image_base64: RED_SVG });
+		await world.room.until(bot.meetingId, () => events("avatar.set").length === 2);
+		await new Promise((r) => setTimeout(r, 1_500));
+		expect(events("screen.sharing_started")).toHaveLength(0);
+		const stillRed = seen()?.camera.last_color;
+		expect(stillRed && stillRed[0]! > 200 && stillRed[2]! < 60).toBe(true);
+		world.room.command(bot.meetingId, { action: "screen_start" });
 		await world.room.until(bot.meetingId, () => events("screen.sharing_started").length === 1);
 		await eventually(() => {
 			const c = seen()?.camera.last_color;

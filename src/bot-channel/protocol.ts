@@ -236,12 +236,16 @@ export const Act = z.discriminatedUnion("action", [
 	}),
 	z.object({ action: z.literal("speak_stop") }),
 	z.object({ action: z.literal("chat_send"), text: z.string() }),
+	/** `start: false` (start_share false): load the content and keep it off camera until `screen_start`. */
 	z.object({
 		action: z.literal("screen_show"),
 		content_type: z.enum(["image", "url", "video", "html"]),
 		url: z.string().optional(),
 		html: z.string().optional(),
+		start: z.boolean().optional(),
 	}),
+	/** Puts the content loaded with `start: false` on camera. */
+	z.object({ action: z.literal("screen_start") }),
 	z.object({ action: z.literal("screen_stop") }),
 	z.object({ action: z.literal("avatar_set"), url: z.string().optional(), image_base64: z.string().optional() }),
 	z.object({ action: z.literal("avatar_reset") }),

@@ -117,6 +117,35 @@ describe("interactive actions relay to the live bot", () => {
 		}
 	});
 
+	it("accepts start_share false: the bot loads the content, and {start_share: true} alone shows it", async () => {
+		const { headers, meeting, bot, base } = await activeBot();
+		const later = { type: "url", url: "https://slides.example.com/deck", start_share: false };
+		const res = await call("POST", `${base}/screen`, { headers, json: later });
+		expect(res.status).toBe(202);
+		expect(await res.json()).toEqual({ message: "Screen content command sent", meeting_id: meeting.id });
+		expect(await lastAct(bot, 1)).toMatchObject({
+			act: { action: "screen_show", content_type: "url", url: "https://slides.example.com/deck", start: false },
+		});
+		const start = await call("POST", `${base}/screen`, { headers, json: { start_share: true } });
+		expect(start.status).toBe(202);
+		expect(await lastAct(bot, 2)).toMatchObject({ act: { action: "screen_start" } });
+		// start_share true with content shows it at once, as before; the field stays a boolean.
+		await call("POST", `${base}/screen`, { headers, json: { type: "html", html: "<p>now</p>", start_share: true } });
+		const now = await lastAct(bot, 3);
+		expect(now).toMatchObject({ act: { action: "screen_show", content_type: "html", html: "<p>now</p>" } });
+		expect(now?.type === "command" && now.act).not.toHaveProperty("start");
+		for (const [body, detail] of [
+			[{ type: "html", html: "<p>x</p>", start_share: "no" }, "start_share must be a boolean"],
+			[{}, "type must be one of: image, video, url, html"],
+			[{ start_share: false }, "type must be one of: image, video, url, html"],
+		] as const) {
+			const bad = await call("POST", `${base}/screen`, { headers, json: body });
+			expect(bad.status, JSON.stringify(body)).toBe(422);
+			expect(await bad.json()).toEqual({ detail });
+		}
+		expect(bot.commands()).toHaveLength(3);
+	});
+
 	it("refuses actions for a bot started with voice_agent_enabled false", async () => {
 		const { headers, base, bot } = await activeBot({ voice_agent_enabled: false });
 		const res = await call("POST", `${base}/chat`, { headers, json: { text: "hi" } });
