@@ -41,8 +41,11 @@ export type RecordingStopReason = z.infer<typeof RecordingStopReason>;
 
 /** Commands the room keeps for a bot that is away; past this, new ones are refused (409). */
 export const MAX_QUEUED_COMMANDS = 50;
-/** Their size together, as JSON (audio rides along as base64); past this, new ones are refused (409). */
-export const MAX_QUEUED_COMMAND_BYTES = 8 * 1024 * 1024;
+/**
+ * Their size together, as JSON (audio rides along as base64); past this, new ones are refused
+ * (409). Above the speak route's 16 MiB body cap, so any command it takes can wait for the bot.
+ */
+export const MAX_QUEUED_COMMAND_BYTES = 24 * 1024 * 1024;
 
 export const PLATFORMS = ["google_meet", "zoom", "teams"] as const;
 export const Platform = z.enum(PLATFORMS);
