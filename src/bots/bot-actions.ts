@@ -61,7 +61,8 @@ export async function speak(env: Env, caller: { userId: number }, link: BotLinkR
 			const audioBase64 = await synthesizeSpeech(env, settings.models, b.text, voice);
 			act = { action: "speak_audio", audioBase64, text: b.text, provider };
 		} else {
-			act = { action: "speak", text: b.text, voice, provider };
+			// The bot host speaks text with espeak-ng, and its speak.started says so.
+			act = { action: "speak", text: b.text, voice };
 		}
 	} else if (b.audio_url !== undefined) {
 		act = { action: "speak_audio", url: allowedUrl(env, b.audio_url, "audio_url") };

@@ -194,10 +194,10 @@ describe("interactive actions relay to the live bot", () => {
 		}
 		await lastAct(bot, 4);
 		expect(bot.commands().map((c) => c.type === "command" && c.act)).toEqual([
-			{ action: "speak", text: "with piper", voice: "alloy", provider: "espeak" },
-			{ action: "speak", text: "with elevenlabs", voice: "alloy", provider: "espeak" },
-			{ action: "speak", text: "with ", voice: "alloy", provider: "espeak" },
-			{ action: "speak", text: "with null", voice: "alloy", provider: "espeak" },
+			{ action: "speak", text: "with piper", voice: "alloy" },
+			{ action: "speak", text: "with elevenlabs", voice: "alloy" },
+			{ action: "speak", text: "with ", voice: "alloy" },
+			{ action: "speak", text: "with null", voice: "alloy" },
 		]);
 		// The provider is named, not guessed: a provider that is no string is still refused.
 		const bad = await call("POST", `${base}/speak`, { headers, json: { text: "hi", provider: 42 } });
