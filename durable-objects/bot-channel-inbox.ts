@@ -119,7 +119,7 @@ export class BotChannelInbox {
 		}
 		if (message.type === "hello") {
 			send(socket, { type: "ack", seq: state.lastAppliedSeq });
-			for (const command of await this.room.commands.drain()) send(socket, command);
+			for (const command of await this.room.commands.drain()) sendText(socket, command);
 			return;
 		}
 		if (message.seq > state.lastAppliedSeq + 1) {
@@ -267,8 +267,12 @@ export class BotChannelInbox {
 }
 
 function send(socket: WebSocket, message: RoomToBot | { type: "error"; detail: string }): void {
+	sendText(socket, JSON.stringify(message));
+}
+
+function sendText(socket: WebSocket, text: string): void {
 	try {
-		socket.send(JSON.stringify(message));
+		socket.send(text);
 	} catch {
 		// Closed meanwhile (meeting ended, or refused): the bot resends what it still needs.
 	}

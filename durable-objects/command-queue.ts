@@ -3,8 +3,8 @@ import { MAX_QUEUED_COMMAND_BYTES, MAX_QUEUED_COMMANDS, type RoomToBot } from ".
 /**
  * The commands a room keeps for its bot while the bot is away, sent in order when it says hello
  * again. Bounded in count and in bytes; each command is stored under its own keys, cut into
- * parts well under the 2 MB a storage value may hold, so a command carrying a minute of audio
- * fits as well as fifty chat lines.
+ * parts well under the 2 MB a storage value may hold, so a command carrying the largest audio
+ * the speak route takes (MAX_MEDIA_BODY_BYTES) fits as well as fifty chat lines.
  */
 export type QueueRefusal = "too_many" | "too_large";
 
@@ -43,8 +43,11 @@ export class CommandQueue {
 		return null;
 	}
 
-	/** Every kept command, oldest first, and the queue emptied. */
-	async drain(): Promise<RoomToBot[]> {
+	/**
+	 * Every kept command as the JSON text to send, oldest first, and the queue emptied. Texts, not
+	 * objects: parsing and serializing tens of MB of audio again would only double the memory held.
+	 */
+	async drain(): Promise<string[]> {
 		const parts = await this.storage.list<string>({ prefix: PART_PREFIX });
 		const texts = new Map<string, string>();
 		for (const [key, part] of parts) {
@@ -53,7 +56,7 @@ export class CommandQueue {
 		}
 		const legacy = (await this.storage.get<RoomToBot[]>(LEGACY_KEY)) ?? [];
 		await this.clear([...parts.keys()]);
-		return [...legacy, ...[...texts.values()].map((text) => JSON.parse(text) as RoomToBot)];
+		return [...legacy.map((command) => JSON.stringify(command)), ...texts.values()];
 	}
 
 	/** Forgets every kept command (the meeting ended, or a new bot starts from nothing). */

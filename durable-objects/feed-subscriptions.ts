@@ -18,6 +18,9 @@ export interface SocketTag {
 
 const KEY_PREFIX = "subs:";
 const keyOf = (socketId: string) => `${KEY_PREFIX}${socketId}`;
+/** A socket's links that no meeting of the user's was on yet when it subscribed (docs/live-feed.md#client--server). */
+const WAITING_PREFIX = "waiting:";
+const waitingKeyOf = (socketId: string) => `${WAITING_PREFIX}${socketId}`;
 
 export const refKey = (ref: MeetingRefIn) => `${ref.platform}\u0000${ref.native_id}`;
 
@@ -30,6 +33,8 @@ export class FeedSubscriptions {
 	private bySocket = new Map<WebSocket, Map<string, MeetingRefIn>>();
 	/** meeting id → subscribed sockets */
 	private byMeeting = new Map<string, Set<WebSocket>>();
+	/** socket → (ref key → ref) of links it waits on: the user's first meeting there is what it watches. */
+	private waitingBySocket = new Map<WebSocket, Map<string, MeetingRefIn>>();
 	private loading: Promise<void> | undefined;
 
 	constructor(
@@ -49,10 +54,17 @@ export class FeedSubscriptions {
 			const tag = tagOf(socket);
 			if (!tag) continue;
 			open.add(keyOf(tag.socketId));
+			open.add(waitingKeyOf(tag.socketId));
 			const stored = (await this.storage.get<Record<string, MeetingRefIn>>(keyOf(tag.socketId))) ?? {};
 			for (const [meetingId, ref] of Object.entries(stored)) this.add(socket, meetingId, ref);
+			const waiting = (await this.storage.get<MeetingRefIn[]>(waitingKeyOf(tag.socketId))) ?? [];
+			for (const ref of waiting) this.addWaiting(socket, ref);
 		}
-		const orphans = [...(await this.storage.list({ prefix: KEY_PREFIX })).keys()].filter((k) => !open.has(k));
+		const stored = [
+			...(await this.storage.list({ prefix: KEY_PREFIX })).keys(),
+			...(await this.storage.list({ prefix: WAITING_PREFIX })).keys(),
+		];
+		const orphans = stored.filter((k) => !open.has(k));
 		if (orphans.length) await this.storage.delete(orphans);
 	}
 
@@ -73,6 +85,34 @@ export class FeedSubscriptions {
 			this.bySocket.set(socket, held);
 		}
 		return held;
+	}
+
+	/** The links the socket waits on (ref key → ref); empty for a new socket. */
+	waitingOf(socket: WebSocket): Map<string, MeetingRefIn> {
+		let waiting = this.waitingBySocket.get(socket);
+		if (!waiting) {
+			waiting = new Map();
+			this.waitingBySocket.set(socket, waiting);
+		}
+		return waiting;
+	}
+
+	/** Sockets waiting on a link (by ref key). */
+	waitingOn(key: string): WebSocket[] {
+		return [...this.waitingBySocket].filter(([, waiting]) => waiting.has(key)).map(([socket]) => socket);
+	}
+
+	addWaiting(socket: WebSocket, ref: MeetingRefIn): void {
+		this.waitingOf(socket).set(refKey(ref), ref);
+	}
+
+	removeWaiting(socket: WebSocket, key: string): void {
+		this.waitingBySocket.get(socket)?.delete(key);
+	}
+
+	/** What the socket watches and waits on together: the per-connection cap counts both. */
+	heldBy(socket: WebSocket): number {
+		return this.of(socket).size + this.waitingOf(socket).size;
 	}
 
 	/** Sockets subscribed to a meeting. */
@@ -109,10 +149,14 @@ export class FeedSubscriptions {
 		if (set?.size === 0) this.byMeeting.delete(meetingId);
 	}
 
-	/** Writes the socket's subscriptions through to storage. */
+	/** Writes the socket's subscriptions and waiting links through to storage. */
 	async save(socket: WebSocket): Promise<void> {
 		const tag = tagOf(socket);
-		if (tag) await this.storage.put(keyOf(tag.socketId), Object.fromEntries(this.of(socket)));
+		if (!tag) return;
+		const waiting = [...this.waitingOf(socket).values()];
+		await this.storage.put(keyOf(tag.socketId), Object.fromEntries(this.of(socket)));
+		if (waiting.length) await this.storage.put(waitingKeyOf(tag.socketId), waiting);
+		else await this.storage.delete(waitingKeyOf(tag.socketId));
 	}
 
 	/** Forgets a closed socket; returns the meeting ids it watched. */
@@ -120,8 +164,9 @@ export class FeedSubscriptions {
 		const meetingIds = [...this.of(socket).keys()];
 		for (const meetingId of meetingIds) this.remove(socket, meetingId);
 		this.bySocket.delete(socket);
+		this.waitingBySocket.delete(socket);
 		const tag = tagOf(socket);
-		if (tag) await this.storage.delete(keyOf(tag.socketId));
+		if (tag) await this.storage.delete([keyOf(tag.socketId), waitingKeyOf(tag.socketId)]);
 		return meetingIds;
 	}
 }

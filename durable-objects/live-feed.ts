@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
+import { PLATFORMS } from "../src/bot-channel/protocol";
 import { type Env, intVar } from "../src/env";
 import { refusedSocket } from "../src/live/feed-messages";
 import { findMeetingOnLink, findReadableMeeting, readableAmong } from "../src/meetings/meeting-store";
@@ -95,10 +96,18 @@ export class LiveFeed extends DurableObject<Env> {
 
 	/**
 	 * Sends the frames of steps made in bulk (a calendar sync's plans) to the sockets watching
-	 * each meeting; a plan just made also reaches the sockets that subscribed with its link (for
-	 * an older meeting on it), since a link with no meeting yet cannot be subscribed to.
+	 * each meeting. A plan just made (a frame with its link, sent to its owner's feed only) is
+	 * watched from now on by the sockets waiting on its link, and also reaches the sockets that
+	 * subscribed with its link for an older meeting on it.
 	 */
 	async deliverPlanSteps(frames: PlanFrame[]): Promise<void> {
+		const claimed = await this.queue.run(async () => {
+			const ids: number[] = [];
+			for (const frame of frames) if (frame.link && (await this.bindWaiting(frame.meetingId, frame.link))) ids.push(frame.meetingId);
+			return ids;
+		});
+		const userId = this.userId();
+		if (userId) for (const meetingId of claimed) await meetingRoom(this.env, meetingId).addSubscriber(userId);
 		await this.subs.ready();
 		const byLink = frames.some((f) => f.link) ? this.subs.byLink() : new Map<string, Set<WebSocket>>();
 		for (const frame of frames) {
@@ -137,6 +146,40 @@ export class LiveFeed extends DurableObject<Env> {
 		});
 	}
 
+	/**
+	 * A meeting of this user's was just made on a link (its room calls this before announcing
+	 * it): the sockets waiting on that link watch it from now on. True when any do, so the room
+	 * counts this user among its watchers. Only the owner's feed is called, and the meeting must
+	 * be one this user may read: a later meeting on the link by anyone else reaches nobody here.
+	 */
+	claimLink(meetingId: number, link: MeetingRefIn): Promise<boolean> {
+		return this.queue.run(() => this.bindWaiting(meetingId, link));
+	}
+
+	/** Inside the queue: moves the sockets waiting on `link` onto the meeting, if the user may read it. */
+	private async bindWaiting(meetingId: number, link: MeetingRefIn): Promise<boolean> {
+		await this.subs.ready();
+		const key = refKey(link);
+		const sockets = this.subs.waitingOn(key);
+		const userId = sockets[0] && tagOf(sockets[0])?.userId;
+		if (!userId || !(await findReadableMeeting(this.env, userId, meetingId))) return false;
+		for (const socket of sockets) {
+			const ref = this.subs.waitingOf(socket).get(key) ?? link;
+			this.subs.removeWaiting(socket, key);
+			this.subs.add(socket, String(meetingId), ref);
+			await this.subs.save(socket);
+		}
+		return true;
+	}
+
+	/** The user whose feed this is, as its sockets say; undefined while none is open. */
+	private userId(): number | undefined {
+		return this.ctx
+			.getWebSockets()
+			.map((s) => tagOf(s)?.userId)
+			.find(Boolean);
+	}
+
 	/** The user opened a meeting stream (SSE): the next revalidation asks its room too. */
 	streamOpened(userId: number, meetingId: number): Promise<void> {
 		return this.queue.run(() => this.streams.opened(userId, meetingId));
@@ -153,10 +196,7 @@ export class LiveFeed extends DurableObject<Env> {
 			await this.streams.revalidate(meetingIds);
 			await this.subs.ready();
 			const ids = (meetingIds?.map(String) ?? this.subs.meetingIds()).filter((id) => this.subs.watching(id).size > 0);
-			const userId = this.ctx
-				.getWebSockets()
-				.map((s) => tagOf(s)?.userId)
-				.find(Boolean);
+			const userId = this.userId();
 			if (ids.length === 0 || !userId) return;
 			const readable = await readableAmong(this.env, userId, ids.map(Number));
 			const revoked = ids.filter((id) => !readable.has(Number(id)));
@@ -222,18 +262,34 @@ export class LiveFeed extends DurableObject<Env> {
 		const refs = [...new Map(requested.map((r) => [refKey(r), { platform: r.platform, native_id: r.native_id }])).values()];
 		const held = this.subs.of(socket);
 		const heldByRef = new Map([...held].map(([meetingId, ref]) => [refKey(ref), meetingId]));
-		const adding = refs.filter((r) => !heldByRef.has(refKey(r))).length;
-		if (held.size + adding > MAX_SUBSCRIPTIONS_PER_SOCKET) return tooManySubscriptions(held.size, adding);
+		const waiting = this.subs.waitingOf(socket);
+		const adding = refs.filter((r) => !heldByRef.has(refKey(r)) && !waiting.has(refKey(r))).length;
+		const holding = this.subs.heldBy(socket);
+		if (holding + adding > MAX_SUBSCRIPTIONS_PER_SOCKET) return tooManySubscriptions(holding, adding);
 		const subscribed: MeetingRefIn[] = [];
+		const waits: MeetingRefIn[] = [];
 		const denied: MeetingRefIn[] = [];
 		const replaced: string[] = [];
 		for (const ref of refs) {
 			const meeting = await findMeetingOnLink(this.env, userId, ref.platform, ref.native_id);
+			const previous = heldByRef.get(refKey(ref));
 			if (!meeting) {
-				denied.push(ref);
+				// No meeting of the user's on the link yet (whether or not someone else has one there, which
+				// this answer never tells): the socket waits for their first one (bindWaiting).
+				if (!(PLATFORMS as readonly string[]).includes(ref.platform)) {
+					denied.push(ref);
+					continue;
+				}
+				if (previous) {
+					this.subs.remove(socket, previous);
+					replaced.push(previous);
+				}
+				this.subs.addWaiting(socket, ref);
+				subscribed.push(ref);
+				waits.push(ref);
 				continue;
 			}
-			const previous = heldByRef.get(refKey(ref));
+			this.subs.removeWaiting(socket, refKey(ref));
 			if (previous !== String(meeting.id)) {
 				// The link now leads to another meeting: the socket watches that one instead.
 				if (previous) {
@@ -247,7 +303,7 @@ export class LiveFeed extends DurableObject<Env> {
 		}
 		await this.subs.save(socket);
 		await this.dropUnwatched(replaced, userId);
-		return { type: "subscribed", meetings: subscribed, ...(denied.length ? { denied } : {}) };
+		return { type: "subscribed", meetings: subscribed, ...(waits.length ? { waiting: waits } : {}), ...(denied.length ? { denied } : {}) };
 	}
 
 	private async unsubscribe(socket: WebSocket, userId: number, refs: MeetingRefIn[]) {
@@ -259,6 +315,7 @@ export class LiveFeed extends DurableObject<Env> {
 			this.subs.remove(socket, meetingId);
 			removed.push(meetingId);
 		}
+		for (const key of leaving) this.subs.removeWaiting(socket, key);
 		await this.subs.save(socket);
 		await this.dropUnwatched(removed, userId);
 		return { type: "unsubscribed", meetings: refs };

@@ -233,6 +233,10 @@ export class RoomCore {
 		}
 		const entries = { ...(await this.notices.prepare(row, events, step)), ...alsoStore };
 		if (Object.keys(entries).length > 0) await this.ctx.storage.put(entries);
+		// A record just made: sockets that subscribed to its link before it existed hear of it, this step first.
+		if (step.from === null && step.to !== null && row.nativeMeetingId) {
+			await this.fanout.adoptWaiting(row.id, row.userId, { platform: row.platform, native_id: row.nativeMeetingId });
+		}
 		await this.fanout.publish(row.id, statusStepMessage(row, step));
 		if (events.length > 0) await this.sendNotices();
 		// Every completion passes here (room moves and plan-side steps alike): the user's event routines run for it.

@@ -49,6 +49,20 @@ export class RoomFanout {
 		return Promise.all([...this.users].map((userId) => this.deliver(userId, meetingId, text))).then(() => undefined);
 	}
 
+	/**
+	 * A meeting just made on a link: its owner's /ws sockets that subscribed to the link before
+	 * any meeting of theirs was on it watch this one from now on, and the owner becomes a watcher.
+	 * Only the owner's feed is asked, so nobody else's subscriptions can reach this meeting.
+	 */
+	async adoptWaiting(meetingId: number, ownerId: number, link: { platform: string; native_id: string }): Promise<void> {
+		try {
+			if (await this.stub(ownerId).claimLink(meetingId, link)) await this.add(ownerId);
+		} catch (err) {
+			// The meeting stands either way; a socket that missed it can subscribe again.
+			console.warn("waiting /ws subscriptions not told of a new meeting", err instanceof Error ? err.name : "error");
+		}
+	}
+
 	/** Whether publish sends at once (the watchers are in memory). */
 	loaded(): boolean {
 		return this.users !== undefined;

@@ -34,6 +34,10 @@ import { transcriptRoutes } from "./routes/transcripts";
 /** The version of `api.v1`, the public wire contract this gateway speaks (docs/api.md). */
 export const API_CONTRACT_VERSION = "1.5.0";
 
+/** The routes that take inline media (`audio_base64`, `image_base64`), and their own body cap (`MAX_MEDIA_BODY_BYTES`). */
+const MEDIA_BODY_ROUTE = /^\/bots\/[^/]+\/[^/]+\/(speak|avatar)$/;
+export const DEFAULT_MAX_MEDIA_BODY_BYTES = 16 * 1024 * 1024;
+
 /** The gateway: one middleware for identity and limits, then one module per section of docs/api.md. */
 export function buildApp() {
 	const app = new OpenAPIHono<AppEnv>();
@@ -47,8 +51,10 @@ export function buildApp() {
 		if (c.req.path.startsWith("/internal/recordings/")) return next();
 		// Workspace uploads (25 MiB a file) have their own cap on the route (src/routes/agent-workspace.ts).
 		if (AGENT_PREFIXES.some((prefix) => c.req.path === `${prefix}/workspace/upload`)) return next();
+		// Speech audio and avatar images come inline as base64: a minute of 48 kHz WAV is 7.7 MB of it.
+		const media = MEDIA_BODY_ROUTE.test(c.req.path);
 		return bodyLimit({
-			maxSize: intVar(c.env.MAX_BODY_BYTES, 1_048_576),
+			maxSize: media ? intVar(c.env.MAX_MEDIA_BODY_BYTES, DEFAULT_MAX_MEDIA_BODY_BYTES) : intVar(c.env.MAX_BODY_BYTES, 1_048_576),
 			onError: () => {
 				throw new ApiError(413, "Request body too large");
 			},

@@ -116,6 +116,8 @@ export interface Env {
 	CLIENT_IP_HEADER?: string;
 	DEFAULT_MAX_CONCURRENT_BOTS?: string;
 	MAX_BODY_BYTES?: string;
+	/** The body cap of POST …/speak and PUT …/avatar, which carry audio and images as base64. */
+	MAX_MEDIA_BODY_BYTES?: string;
 	OUTBOUND_ALLOW_PRIVATE?: string;
 
 	// Deployment defaults that account settings override. A credential goes only with its own

@@ -38,6 +38,10 @@ export class InCallActions {
 	private stoppedSpeech = 0;
 	private avatar: string | null = null;
 	private screen: { kind: string; stop: () => Promise<void> } | null = null;
+	/** Content loaded with `start: false`: ready to go on camera at the next `screen_start`. */
+	private loaded: ReadyScreen | null = null;
+	/** The camera act running now; the next one starts after it. */
+	private cameraTurn: Promise<void> = Promise.resolve();
 
 	constructor(o: {
 		page: Page;
@@ -55,10 +59,23 @@ export class InCallActions {
 		this.log = o.log;
 	}
 
-	async run(act: Act): Promise<void> {
+	/**
+	 * Runs an act. Speech runs at once (a stop must reach the speech it stops); what goes on the
+	 * camera runs in arrival order, so content loaded with start_share false is loaded before the
+	 * start that shows it, and a stop never overtakes the show it ends.
+	 */
+	run(act: Act): Promise<void> {
+		if (!CAMERA_ACTS.has(act.action)) return this.runSpeech(act);
+		const turn = this.cameraTurn.then(() => this.runCamera(act));
+		this.cameraTurn = turn.catch(() => {});
+		return turn;
+	}
+
+	private async runSpeech(act: Act): Promise<void> {
 		switch (act.action) {
 			case "speak":
-				return this.speak(await espeakWav(act.text, espeakVoice(act.voice)), { text: act.text });
+				// The bot host speaks text with espeak-ng only; other providers reach it as audio.
+				return this.speak(await espeakWav(act.text, espeakVoice(act.voice)), { text: act.text, provider: "espeak" });
 			case "speak_audio": {
 				const audio = act.audioBase64
 					? Buffer.from(act.audioBase64, "base64")
@@ -66,15 +83,33 @@ export class InCallActions {
 						? await this.download(act.url, "the audio URL")
 						: null;
 				if (!audio) throw new Error("speak_audio needs url or audioBase64");
-				return this.speak(audio, { source: act.url ? "url" : "base64" });
+				// speak.started always says `text`: what the gateway synthesized, or null for the caller's own audio.
+				const payload = act.text
+					? { text: act.text, ...(act.provider ? { provider: act.provider } : {}) }
+					: { text: null, source: act.url ? "url" : "base64" };
+				return this.speak(audio, payload);
 			}
 			case "speak_stop":
 				this.stoppedSpeech = this.speechId;
 				await this.page.evaluate(() => window.__bot.stopSpeaking());
 				return;
+			default:
+				throw new Error(`act ${act.action} is not an in-call action`);
+		}
+	}
+
+	private async runCamera(act: Act): Promise<void> {
+		switch (act.action) {
 			case "screen_show":
 				return this.showScreen(act);
+			case "screen_start": {
+				const ready = this.loaded;
+				this.loaded = null;
+				if (!ready) throw new Error("no screen content is loaded (send it with start_share false first)");
+				return this.startScreen(ready);
+			}
 			case "screen_stop":
+				await this.discardLoaded();
 				return this.stopScreen();
 			case "avatar_set": {
 				const image = act.image_base64
@@ -122,17 +157,47 @@ export class InCallActions {
 		await this.driver.setCamera(this.page, url !== null);
 	}
 
+	/**
+	 * Loads the content (downloaded, or rendered on its page) and puts it on camera, or, with
+	 * `start: false`, keeps it ready for the next `screen_start` while the camera stays as it is.
+	 */
 	private async showScreen(act: Extract<Act, { action: "screen_show" }>): Promise<void> {
-		await this.stopScreen(false);
-		if (act.content_type === "image" || act.content_type === "video") {
-			if (!act.url) throw new Error(`screen ${act.content_type} needs a url`);
-			const media = dataUrl(await this.download(act.url, `the screen ${act.content_type} URL`, act.content_type === "video"));
-			await this.showOnCamera(act.content_type, media);
-			this.screen = { kind: act.content_type, stop: async () => {} };
-		} else {
-			this.screen = { kind: act.content_type, stop: await this.renderSurface(act) };
+		const ready = await this.prepareScreen(act);
+		if (act.start === false) {
+			await this.discardLoaded();
+			this.loaded = ready;
+			return;
 		}
-		this.emit("screen.sharing_started", { content_type: act.content_type });
+		await this.startScreen(ready);
+	}
+
+	private async startScreen(ready: ReadyScreen): Promise<void> {
+		await this.stopScreen(false);
+		this.screen = { kind: ready.kind, stop: await ready.start() };
+		this.emit("screen.sharing_started", { content_type: ready.kind });
+	}
+
+	private async discardLoaded(): Promise<void> {
+		const loaded = this.loaded;
+		this.loaded = null;
+		await loaded?.discard();
+	}
+
+	private async prepareScreen(act: Extract<Act, { action: "screen_show" }>): Promise<ReadyScreen> {
+		const kind = act.content_type;
+		if (kind === "image" || kind === "video") {
+			if (!act.url) throw new Error(`screen ${kind} needs a url`);
+			const media = dataUrl(await this.download(act.url, `the screen ${kind} URL`, kind === "video"));
+			return {
+				kind,
+				start: async () => {
+					await this.showOnCamera(kind, media);
+					return async () => {};
+				},
+				discard: async () => {},
+			};
+		}
+		return this.renderSurface(act);
 	}
 
 	/** A user's media, through the egress guard and under the host's byte cap. */
@@ -141,8 +206,8 @@ export class InCallActions {
 		return fetchGuarded(url, { what, policy, maxBytes: video ? maxVideoBytes : maxBytes });
 	}
 
-	/** url and html content: rendered on a 1920x1080 page whose frames feed the camera canvas. */
-	private async renderSurface(act: Extract<Act, { action: "screen_show" }>): Promise<() => Promise<void>> {
+	/** url and html content: rendered on a 1920x1080 page whose frames feed the camera canvas once started. */
+	private async renderSurface(act: Extract<Act, { action: "screen_show" }>): Promise<ReadyScreen> {
 		const content =
 			act.content_type === "html" ? { kind: "html" as const, html: act.html ?? "" } : { kind: "url" as const, url: act.url ?? "" };
 		const { page: surface, close } = await openSurface(this.browser, content, this.egress, this.log);
@@ -151,27 +216,30 @@ export class InCallActions {
 				surface.screenshot({ type: "jpeg", quality: 70, encoding: "base64" }),
 				new Promise<null>((resolve) => setTimeout(() => resolve(null), 3_000)),
 			]).catch(() => null);
-		let running = true;
-		const pump = async () => {
-			while (running) {
-				const frame = await grab();
-				if (frame && running) await this.page.evaluate((u: string) => window.__bot.show("image", u), `data:image/jpeg;base64,${frame}`);
-				await new Promise((r) => setTimeout(r, 700));
-			}
-		};
 		await this.page.bringToFront();
 		const first = await grab();
 		if (!first) {
 			await close();
 			throw new Error("the shared content did not render");
 		}
-		await this.showOnCamera("image", `data:image/jpeg;base64,${first}`);
-		const pumping = pump().catch(() => {});
-		return async () => {
-			running = false;
-			await pumping;
-			await close();
+		const start = async () => {
+			let running = true;
+			const pump = async () => {
+				while (running) {
+					const frame = await grab();
+					if (frame && running) await this.page.evaluate((u: string) => window.__bot.show("image", u), `data:image/jpeg;base64,${frame}`);
+					await new Promise((r) => setTimeout(r, 700));
+				}
+			};
+			await this.showOnCamera("image", `data:image/jpeg;base64,${first}`);
+			const pumping = pump().catch(() => {});
+			return async () => {
+				running = false;
+				await pumping;
+				await close();
+			};
 		};
+		return { kind: act.content_type, start, discard: close };
 	}
 
 	private async stopScreen(report = true): Promise<void> {
@@ -182,6 +250,15 @@ export class InCallActions {
 		await this.showOnCamera("image", this.avatar, "cover");
 		if (report) this.emit("screen.sharing_stopped", { content_type: screen.kind });
 	}
+}
+
+const CAMERA_ACTS: ReadonlySet<Act["action"]> = new Set(["screen_show", "screen_start", "screen_stop", "avatar_set", "avatar_reset"]);
+
+/** Screen content loaded and checked: `start` puts it on camera and gives its stop; `discard` drops it unshown. */
+interface ReadyScreen {
+	kind: string;
+	start: () => Promise<() => Promise<void>>;
+	discard: () => Promise<void>;
 }
 
 /** A data URL with the media type sniffed from the first bytes. */

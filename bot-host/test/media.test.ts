@@ -5,6 +5,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { espeakWav } from "../bot/tts.ts";
 import { CHANNEL_TOKEN, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
 import { describeWav, eventually, type Providers, startProviders } from "./providers.ts";
 import { finalStatus, segmentsOf, statusesOf } from "./room.ts";
@@ -34,6 +35,7 @@ describe("bot media in the sandbox", () => {
 		world.room.command(bot.meetingId, { action: "speak", text: "Hello everyone, I am taking notes today." });
 		await world.room.until(bot.meetingId, () => events("speak.completed").length === 1);
 		expect(events("speak.started")).toHaveLength(1);
+		expect(events("speak.started")[0]).toMatchObject({ payload: { text: "Hello everyone, I am taking notes today.", provider: "espeak" } });
 		await eventually(() => (seen()?.mic.voiced_windows ?? 0) > 0);
 		// The microphone was live only while speaking.
 		await eventually(() => seen()?.attendees[0]?.mic_on === false);
@@ -55,6 +57,21 @@ describe("bot media in the sandbox", () => {
 		expect(events("speak.completed")).toHaveLength(1);
 		await eventually(() => seen()?.attendees[0]?.mic_on === false);
 
+		// Audio the gateway synthesized carries its text and provider; the caller's own audio has text null.
+		const audio = (await espeakWav("Short line.")).toString("base64");
+		world.room.command(bot.meetingId, { action: "speak_audio", audioBase64: audio, text: "Short line.", provider: "openai" });
+		await world.room.until(bot.meetingId, () => events("speak.completed").length === 2);
+		world.room.command(bot.meetingId, { action: "speak_audio", audioBase64: audio });
+		await world.room.until(bot.meetingId, () => events("speak.completed").length === 3);
+		expect(
+			events("speak.started")
+				.slice(2)
+				.map((e) => (e.type === "event" ? e.payload : null)),
+		).toEqual([
+			{ text: "Short line.", provider: "openai" },
+			{ text: null, source: "base64" },
+		]);
+
 		world.room.command(bot.meetingId, { action: "avatar_set", image_base64: RED_SVG });
 		await world.room.until(bot.meetingId, () => events("avatar.set").length === 1);
 		const red = await eventually(() => {
@@ -63,11 +80,21 @@ describe("bot media in the sandbox", () => {
 		});
 		expect(red[0]).toBeGreaterThan(200);
 
+		// start_share false: the content is loaded but the camera keeps the avatar until the start.
 		world.room.command(bot.meetingId, {
 			action: "screen_show",
 			content_type: "html",
 			html: '<body style="margin:0;background:#0000ff"><h1 style="color:#fff">Q3 plan</h1></body>',
+			start: false,
 		});
+		// Camera acts run in order: once this avatar is set, the content above has been loaded.
+		world.room.command(bot.meetingId, { action: "avatar_set", image_base64: RED_SVG });
+		await world.room.until(bot.meetingId, () => events("avatar.set").length === 2);
+		await new Promise((r) => setTimeout(r, 1_500));
+		expect(events("screen.sharing_started")).toHaveLength(0);
+		const stillRed = seen()?.camera.last_color;
+		expect(stillRed && stillRed[0]! > 200 && stillRed[2]! < 60).toBe(true);
+		world.room.command(bot.meetingId, { action: "screen_start" });
 		await world.room.until(bot.meetingId, () => events("screen.sharing_started").length === 1);
 		await eventually(() => {
 			const c = seen()?.camera.last_color;

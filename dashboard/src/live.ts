@@ -139,7 +139,7 @@ class LiveFeed {
 		}
 	}
 
-	/** `subscribed` confirms refs; a denied ref has no readable meeting yet, so there is nothing to wait for either. */
+	/** `subscribed` confirms refs (a link with no meeting yet waits for one); a denied ref will never have one, so there is nothing to wait for either. */
 	private confirm(frame: FeedFrame) {
 		const refs = [
 			...(Array.isArray(frame.meetings) ? frame.meetings : []),

@@ -41,8 +41,11 @@ export type RecordingStopReason = z.infer<typeof RecordingStopReason>;
 
 /** Commands the room keeps for a bot that is away; past this, new ones are refused (409). */
 export const MAX_QUEUED_COMMANDS = 50;
-/** Their size together, as JSON (audio rides along as base64); past this, new ones are refused (409). */
-export const MAX_QUEUED_COMMAND_BYTES = 8 * 1024 * 1024;
+/**
+ * Their size together, as JSON (audio rides along as base64); past this, new ones are refused
+ * (409). Above the speak route's 16 MiB body cap, so any command it takes can wait for the bot.
+ */
+export const MAX_QUEUED_COMMAND_BYTES = 24 * 1024 * 1024;
 
 export const PLATFORMS = ["google_meet", "zoom", "teams"] as const;
 export const Platform = z.enum(PLATFORMS);
@@ -248,15 +251,26 @@ export const Act = z.discriminatedUnion("action", [
 		task: z.enum(["transcribe", "translate"]).nullable().optional(),
 	}),
 	z.object({ action: z.literal("speak"), text: z.string(), voice: z.string().optional(), provider: z.string().optional() }),
-	z.object({ action: z.literal("speak_audio"), url: z.string().optional(), audioBase64: z.string().optional() }),
+	/** `text` and `provider`: set when the gateway synthesized the audio from a text, so speak.started can carry them. */
+	z.object({
+		action: z.literal("speak_audio"),
+		url: z.string().optional(),
+		audioBase64: z.string().optional(),
+		text: z.string().optional(),
+		provider: z.string().optional(),
+	}),
 	z.object({ action: z.literal("speak_stop") }),
 	z.object({ action: z.literal("chat_send"), text: z.string() }),
+	/** `start: false` (start_share false): load the content and keep it off camera until `screen_start`. */
 	z.object({
 		action: z.literal("screen_show"),
 		content_type: z.enum(["image", "url", "video", "html"]),
 		url: z.string().optional(),
 		html: z.string().optional(),
+		start: z.boolean().optional(),
 	}),
+	/** Puts the content loaded with `start: false` on camera. */
+	z.object({ action: z.literal("screen_start") }),
 	z.object({ action: z.literal("screen_stop") }),
 	z.object({ action: z.literal("avatar_set"), url: z.string().optional(), image_base64: z.string().optional() }),
 	z.object({ action: z.literal("avatar_reset") }),

@@ -7,7 +7,7 @@ import { db } from "../meetings/meeting-store";
 import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
 import { loadSettings, resolveSettings } from "../settings/account-settings";
 import { type BotLinkRef, liveMeetingOn, relayToBot } from "./bot-control";
-import { synthesizeSpeech, VOICES, type Voice } from "./speech-provider";
+import { speechProvider, synthesizeSpeech, VOICES, type Voice } from "./speech-provider";
 
 /** The interactive bot actions (docs/api.md#interactive-bot-actions), shared by the REST routes and the agent's tools. */
 
@@ -50,25 +50,31 @@ export async function speak(env: Env, caller: { userId: number }, link: BotLinkR
 	if (given.length !== 1) throw invalid("Must provide one of: text, audio_url, or audio_base64");
 	const voice = (b.voice ?? "alloy") as Voice;
 	if (!VOICES.includes(voice)) throw invalid(`voice must be one of: ${VOICES.join(", ")}`);
-	const provider = b.provider ?? env.DEFAULT_SPEECH_PROVIDER ?? "espeak";
-	if (provider !== "espeak" && provider !== "openai") throw invalid("provider must be one of: espeak, openai");
+	if (b.provider !== undefined && b.provider !== null && typeof b.provider !== "string") throw invalid("provider must be a string");
 	let act: Act;
 	if (typeof b.text === "string" && b.text) {
 		if (b.text.length > 4096) throw invalid("text must be at most 4096 characters");
+		const provider = speechProvider(env, b.provider);
 		if (provider === "openai") {
 			const settings = await resolveSettings(env, await loadSettings(env, row.userId));
-			act = { action: "speak_audio", audioBase64: await synthesizeSpeech(env, settings.models, b.text, voice) };
+			// The text rides along so that speak.started can say what is being said.
+			const audioBase64 = await synthesizeSpeech(env, settings.models, b.text, voice);
+			act = { action: "speak_audio", audioBase64, text: b.text, provider };
 		} else {
+			// The bot host speaks text with espeak-ng, and its speak.started says so.
 			act = { action: "speak", text: b.text, voice };
 		}
 	} else if (b.audio_url !== undefined) {
 		act = { action: "speak_audio", url: allowedUrl(env, b.audio_url, "audio_url") };
 	} else {
 		if (typeof b.audio_base64 !== "string" || !/^[A-Za-z0-9+/=\s]+$/.test(b.audio_base64)) throw invalid("audio_base64 must be base64");
-		act = { action: "speak_audio", audioBase64: b.audio_base64.replace(/\s/g, "") };
+		act = { action: "speak_audio", audioBase64: withoutWhitespace(b.audio_base64) };
 	}
 	return relayCommand(env, row, act, "Speak command sent");
 }
+
+/** Base64 with line breaks taken out; a copy only when there are any (the audio can be 16 MiB). */
+export const withoutWhitespace = (base64: string): string => (/\s/.test(base64) ? base64.replace(/\s/g, "") : base64);
 
 /** Posts a message in the meeting chat (POST .../chat). */
 export async function sendChat(env: Env, caller: { userId: number }, link: BotLinkRef, b: Record<string, unknown>): Promise<CommandAck> {

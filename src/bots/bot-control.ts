@@ -98,7 +98,7 @@ function botStatus(r: MeetingRow) {
 		status: r.status,
 		normalized_status: r.status,
 		bot_name: r.botName,
-		created_at: r.updatedAt,
+		created_at: r.createdAt,
 		start_time: r.startTime,
 		end_time: r.endTime,
 		completion_reason: r.completionReason,

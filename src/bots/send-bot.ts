@@ -27,32 +27,80 @@ export const SendBotRequest = z.object({
 });
 export type SendBotRequest = z.infer<typeof SendBotRequest>;
 
+/**
+ * The POST /bots body: the same, except that `platform` may be left out when a link is sent (it
+ * is read from the link, as the reference does), plus `url`, which the reference's own client
+ * sends next to the id and which is read as `meeting_url` when that is absent. The agent's tool
+ * keeps the stricter form: a model is better told to name the platform.
+ */
+export const PostBotsBody = SendBotRequest.extend({
+	platform: Platform.nullable().optional().openapi({ description: "Required with native_meeting_id; read from meeting_url otherwise" }),
+	url: z.string().max(2048).nullable().optional().openapi({ description: "Read as meeting_url when meeting_url is not sent" }),
+});
+export type PostBotsBody = z.infer<typeof PostBotsBody>;
+
 /** Who sends the bot: the account, and its cap on concurrent bots as known at this moment. */
 export interface BotSender {
 	userId: number;
 	maxConcurrent: number;
 }
 
+/** The meeting a POST /bots body names: platform and id, or a link they are read from. */
+interface BotLink {
+	platform: Platform;
+	nativeId: string;
+	passcode: string | null;
+	meetingUrl: string;
+}
+
+/**
+ * Platform, id and passcode from the body. An explicit `native_meeting_id` wins (as in the
+ * reference); without it the link (`meeting_url`, or `url`, which the reference's client sends)
+ * gives the platform, id and passcode, and keeps the richest joinable URL (a Teams `context`).
+ */
+export function botLinkOf(body: PostBotsBody): BotLink {
+	const field = body.meeting_url ? "meeting_url" : "url";
+	const link = body.meeting_url || body.url || null;
+	let platform = body.platform ?? null;
+	let nativeId = body.native_meeting_id ?? null;
+	let passcode = body.passcode ?? null;
+	let parsedUrl: string | null = null;
+	if (!nativeId && link) {
+		const parsed = parseMeetingLink(link);
+		if (!parsed) {
+			throw invalidField(
+				["body", field],
+				platform
+					? `Not a ${platform} meeting link`
+					: "Not a Google Meet, Zoom or Teams meeting link: send platform and native_meeting_id instead",
+			);
+		}
+		if (platform && parsed.platform !== platform) throw invalidField(["body", field], `Not a ${platform} meeting link`);
+		platform = parsed.platform;
+		nativeId = parsed.native_meeting_id;
+		// A passcode sent on its own replaces the link's, so the URL is then rebuilt with it.
+		if (!passcode || passcode === parsed.passcode) parsedUrl = parsed.constructed_meeting_url;
+		passcode ??= parsed.passcode ?? null;
+	}
+	if (!nativeId) throw invalidField(["body", "native_meeting_id"], "native_meeting_id (or meeting_url) is required");
+	if (!platform) throw invalidField(["body", "platform"], "platform is required with native_meeting_id (or send meeting_url alone)");
+	const meetingUrl = parsedUrl ?? constructMeetingUrl(platform, nativeId, passcode);
+	if (!meetingUrl) throw invalidField(["body", "native_meeting_id"], `Not a valid ${platform} meeting id`);
+	return { platform, nativeId, passcode, meetingUrl };
+}
+
 /**
  * Sends a bot to a meeting (POST /bots): the link from the id or the URL, then the launch.
  * Throws the ApiError the route answers with (422 bad link, 409 already active, 429 the cap).
  */
-export async function sendBot(env: Env, sender: BotSender, body: SendBotRequest) {
-	let nativeId = body.native_meeting_id ?? null;
-	let passcode = body.passcode ?? null;
-	if (!nativeId && body.meeting_url) {
-		const parsed = parseMeetingLink(body.meeting_url);
-		if (!parsed || parsed.platform !== body.platform) throw invalidField(["body", "meeting_url"], `Not a ${body.platform} meeting link`);
-		nativeId = parsed.native_meeting_id;
-		passcode ??= parsed.passcode ?? null;
-	}
-	if (!nativeId) throw invalidField(["body", "native_meeting_id"], "native_meeting_id (or meeting_url) is required");
-	const meetingUrl = constructMeetingUrl(body.platform, nativeId, passcode);
-	if (!meetingUrl) throw invalidField(["body", "native_meeting_id"], `Not a valid ${body.platform} meeting id`);
+export async function sendBot(env: Env, sender: BotSender, body: PostBotsBody) {
+	const { platform, nativeId, passcode, meetingUrl } = botLinkOf(body);
+	// The link fields name the meeting; only the rest are the bot's options, stored with it.
+	const { platform: _platform, native_meeting_id: _id, meeting_url: _link, url: _url, ...options } = body;
 	const { start } = await launchBot(
 		env,
-		{ userId: sender.userId, maxConcurrent: sender.maxConcurrent, platform: body.platform, nativeMeetingId: nativeId, meetingUrl },
-		{ ...body, passcode },
+		{ userId: sender.userId, maxConcurrent: sender.maxConcurrent, platform, nativeMeetingId: nativeId, meetingUrl },
+		{ ...options, passcode },
 		"user",
 		(s) => meetingRoom(env, s.meeting.id).start(s),
 	);

@@ -6,6 +6,25 @@ import { endpointAllowed, type ResolvedSettings } from "../settings/account-sett
 export const VOICES = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"] as const;
 export type Voice = (typeof VOICES)[number];
 
+/** The speech providers this deployment has: espeak-ng on the bot host, or an OpenAI-compatible endpoint. */
+export const SPEECH_PROVIDERS = ["espeak", "openai"] as const;
+export type SpeechProvider = (typeof SPEECH_PROVIDERS)[number];
+
+const known = (name: unknown): SpeechProvider | null => {
+	const wanted = typeof name === "string" ? name.trim().toLowerCase() : "";
+	return SPEECH_PROVIDERS.find((p) => p === wanted) ?? null;
+};
+
+/**
+ * The provider that speaks a text. The spec lets `provider` be any string and the reference's
+ * clients name providers this deployment does not have (`piper`, `elevenlabs`): those, like no
+ * name at all, get the deployment's provider (`DEFAULT_SPEECH_PROVIDER`, else espeak) rather than
+ * a refusal. speak.started says which one spoke.
+ */
+export function speechProvider(env: Env, requested: unknown): SpeechProvider {
+	return known(requested) ?? known(env.DEFAULT_SPEECH_PROVIDER) ?? "espeak";
+}
+
 /** Largest audio read from the provider: a 4,096-character text is a few minutes of speech. */
 export const MAX_SPEECH_BYTES = 10 * 1024 * 1024;
 

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { Act } from "../bot-channel/protocol";
 import { botStatuses, liveMeetingOn, relayToBot, stopBot } from "../bots/bot-control";
-import { LANGUAGE, SendBotRequest, sendBot, Task } from "../bots/send-bot";
+import { LANGUAGE, PostBotsBody, sendBot, Task } from "../bots/send-bot";
 import { meetings } from "../db/schema";
 import { db } from "../meetings/meeting-store";
 import { MeetingLinkParams } from "./meeting-link-params";
@@ -18,7 +18,7 @@ botRoutes.openapi(
 	createRoute({
 		method: "post",
 		path: "/bots",
-		request: { body: jsonBody(SendBotRequest) },
+		request: { body: jsonBody(PostBotsBody) },
 		responses: { 201: jsonResponse(Meeting, "The meeting, now `requested`; join progress shows in GET /bots/status") },
 	}),
 	async (c) => c.json(await sendBot(c.env, c.get("identity"), c.req.valid("json")), 201),

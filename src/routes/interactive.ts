@@ -2,7 +2,15 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
 import type { Act } from "../bot-channel/protocol";
-import { allowedUrl, interactiveMeeting as liveInteractive, readChat, relayCommand, sendChat, speak } from "../bots/bot-actions";
+import {
+	allowedUrl,
+	interactiveMeeting as liveInteractive,
+	readChat,
+	relayCommand,
+	sendChat,
+	speak,
+	withoutWhitespace,
+} from "../bots/bot-actions";
 import type { MeetingRow } from "../db/schema";
 import { ApiError } from "../errors";
 import { BotLink } from "./bots";
@@ -87,17 +95,23 @@ interactiveRoutes.openapi(
 	async (c) => {
 		const row = await interactiveMeeting(c);
 		const b = await body(c);
+		if (b.start_share !== undefined && b.start_share !== null && typeof b.start_share !== "boolean")
+			throw invalid("start_share must be a boolean");
+		// `{start_share: true}` alone starts what an earlier `start_share: false` loaded.
+		if (b.start_share === true && [b.type, b.url, b.html].every((v) => v === undefined || v === null))
+			return relay(c, row, { action: "screen_start" }, "Screen content command sent");
 		const type = b.type as (typeof SCREEN_TYPES)[number];
 		if (!SCREEN_TYPES.includes(type)) throw invalid("type must be one of: image, video, url, html");
-		if (b.start_share === false) throw invalid("start_share=false is not supported: content is shown as soon as it is sent");
+		// start_share false: the bot loads the content now and shows it at the next start.
+		const start = b.start_share === false ? { start: false } : {};
 		if (type === "html") {
 			if (typeof b.html !== "string" || !b.html) throw invalid("html is required for type html");
-			return relay(c, row, { action: "screen_show", content_type: "html", html: b.html }, "Screen content command sent");
+			return relay(c, row, { action: "screen_show", content_type: "html", html: b.html, ...start }, "Screen content command sent");
 		}
 		return relay(
 			c,
 			row,
-			{ action: "screen_show", content_type: type, url: allowedUrl(c.env, b.url, "url") },
+			{ action: "screen_show", content_type: type, url: allowedUrl(c.env, b.url, "url"), ...start },
 			"Screen content command sent",
 		);
 	},
@@ -115,7 +129,7 @@ interactiveRoutes.openapi(
 		const b = await body(c);
 		if (typeof b.image_base64 === "string" && b.image_base64) {
 			if (!/^[A-Za-z0-9+/=\s]+$/.test(b.image_base64)) throw invalid("image_base64 must be base64");
-			return relay(c, row, { action: "avatar_set", image_base64: b.image_base64.replace(/\s/g, "") }, "Avatar set command sent");
+			return relay(c, row, { action: "avatar_set", image_base64: withoutWhitespace(b.image_base64) }, "Avatar set command sent");
 		}
 		if (b.url === undefined || b.url === null || b.url === "") throw invalid("Either 'url' or 'image_base64' must be provided");
 		return relay(c, row, { action: "avatar_set", url: allowedUrl(c.env, b.url, "url") }, "Avatar set command sent");

@@ -31,6 +31,26 @@ async function ended(key: string, id: number, ms = 60_000) {
 	);
 }
 
+/** A PCM16 mono WAV of a 440 Hz tone: what a client would send as audio_base64. */
+function toneWav(seconds: number, sampleRate: number): Buffer {
+	const samples = seconds * sampleRate;
+	const wav = Buffer.alloc(44 + samples * 2);
+	wav.write("RIFF", 0, "ascii");
+	wav.writeUInt32LE(36 + samples * 2, 4);
+	wav.write("WAVEfmt ", 8, "ascii");
+	wav.writeUInt32LE(16, 16);
+	wav.writeUInt16LE(1, 20);
+	wav.writeUInt16LE(1, 22);
+	wav.writeUInt32LE(sampleRate, 24);
+	wav.writeUInt32LE(sampleRate * 2, 28);
+	wav.writeUInt16LE(2, 32);
+	wav.writeUInt16LE(16, 34);
+	wav.write("data", 36, "ascii");
+	wav.writeUInt32LE(samples * 2, 40);
+	for (let i = 0; i < samples; i++) wav.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / sampleRate) * 12_000), 44 + i * 2);
+	return wav;
+}
+
 const statuses = (live: Socket) =>
 	live.messages.filter((m) => m.type === "meeting.status").map((m) => (m.payload as { status: string }).status);
 
@@ -141,9 +161,25 @@ describe("interactive actions, as the meeting saw them", () => {
 			202,
 		);
 		await live.waitFor("speak.completed", (m) => m.type === "speak.completed", 30_000);
-		expect(live.messages.some((m) => m.type === "speak.started")).toBe(true);
+		expect(live.messages.find((m) => m.type === "speak.started")).toMatchObject({ text: "Hello, I am taking notes today." });
 		const heard = (await sandboxObserved(id)).mic as { voiced_windows: number };
 		expect(heard.voiced_windows).toBeGreaterThan(3);
+
+		// A minute of 48 kHz 16-bit WAV as audio_base64 (7.7 MB): through the gateway, the room and
+		// the bot channel to the bot, which plays it; the meeting hears it, then it is interrupted.
+		const minute = toneWav(60, 48_000).toString("base64");
+		expect(minute.length).toBeGreaterThan(7_600_000);
+		const sent = await apiAt(botGateway(), "POST", `${base}/speak`, { key, json: { audio_base64: minute } });
+		expect(sent.status).toBe(202);
+		const audioStarted = (m: Record<string, unknown>) => m.type === "speak.started" && m.text === null;
+		expect(await live.waitFor("speak.started for the audio", audioStarted, 30_000)).toMatchObject({ source: "base64" });
+		await eventually(
+			"the meeting to hear the minute of audio",
+			async () => ((await sandboxObserved(id)).mic as { voiced_windows: number }).voiced_windows > heard.voiced_windows + 3 || undefined,
+			30_000,
+		);
+		expect((await apiAt(botGateway(), "DELETE", `${base}/speak`, { key })).status).toBe(202);
+		await live.waitFor("speak.interrupted", (m) => m.type === "speak.interrupted", 30_000);
 
 		expect((await apiAt(botGateway(), "POST", `${base}/chat`, { key, json: { text: "Notes will follow by email" } })).status).toBe(202);
 		await eventually("chat in the meeting", async () => {

@@ -16,8 +16,11 @@ export interface LiveMeetingRef {
 
 export interface SubscribedFrame {
 	type: "subscribed";
+	/** Every link accepted, those in `waiting` included. */
 	meetings: LiveMeetingLink[];
-	/** Links without a meeting this key may read. */
+	/** Accepted links with no meeting of the user's yet: the first one made there is watched. */
+	waiting?: LiveMeetingLink[];
+	/** Links whose platform is not one of the service's. */
 	denied?: LiveMeetingLink[];
 }
 

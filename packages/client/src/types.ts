@@ -48,5 +48,6 @@ export type WebhookSettings = Schemas["WebhookSettings"];
 export type WebhookDelivery = Schemas["WebhookDelivery"];
 export type CalendarConnection = Schemas["CalendarConnection"];
 export type AgentFrame = Schemas["AgentFrame"];
-export type Platform = BodyOf<"/bots", "post">["platform"];
+/** The platform of a meeting link (POST /bots may leave it out when it sends a meeting_url). */
+export type Platform = NonNullable<BodyOf<"/bots", "post">["platform"]>;
 export type SendBotRequest = BodyOf<"/bots", "post">;

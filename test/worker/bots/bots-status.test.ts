@@ -8,12 +8,13 @@ import { REASON_OUTCOME as PROTOCOL_TABLE } from "../../../src/bot-channel/proto
 import { FAILED_BOT_SHOWN_MS, FAILED_BOTS_SHOWN } from "../../../src/bots/bot-control";
 import { REASON_OUTCOME as MACHINE_TABLE } from "../../../src/meetings/status-machine";
 import { eventually, ownMeetingIds, QUEUE_MESSAGES, SimulatedBot, spawnRequestFor, ticketMatch } from "../meetings/bot-sim";
-import { getMeeting, meetCode, meetUrl, sendBot } from "../meetings/helpers";
+import { createPlan, getMeeting, meetCode, meetUrl, sendBot } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 import { script } from "../webhooks/receiver";
 
 interface BotStatus {
 	meeting_id: number;
+	created_at: string;
 	native_meeting_id: string;
 	status: string;
 	completion_reason: string | null;
@@ -107,5 +108,22 @@ describe("GET /bots/status after a bot failed", () => {
 		expect(listed).toEqual(recent.slice(0, FAILED_BOTS_SHOWN));
 		expect(listed).not.toContain(old);
 		expect(FAILED_BOT_SHOWN_MS).toBe(10 * 60_000);
+	});
+
+	it("gives each bot's created_at as its meeting's creation time, not its last update", async () => {
+		const { headers } = await userWithKey();
+		const code = meetCode();
+		const plan = await createPlan(headers, { meeting_url: meetUrl(code) });
+		// The bot claims the plan later: the record's updated_at moves on, its created_at stays.
+		await new Promise((r) => setTimeout(r, 20));
+		const sent = await sendBot(headers, code);
+		expect(sent.id).toBe(plan.id);
+		const meeting = await getMeeting(headers, plan.id);
+		expect(meeting.updated_at).not.toBe(plan.created_at);
+
+		const [listed] = await botsStatus(headers);
+		expect(listed?.meeting_id).toBe(plan.id);
+		expect(listed?.created_at).toBe(plan.created_at);
+		expect(listed?.created_at).toBe(meeting.created_at);
 	});
 });

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { speechProvider } from "../../../src/bots/speech-provider";
 import { eventually, SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
 import { call, json, userWithKey } from "../support";
 import { received, script, serve } from "../webhooks/receiver";
@@ -116,6 +117,35 @@ describe("interactive actions relay to the live bot", () => {
 		}
 	});
 
+	it("accepts start_share false: the bot loads the content, and {start_share: true} alone shows it", async () => {
+		const { headers, meeting, bot, base } = await activeBot();
+		const later = { type: "url", url: "https://slides.example.com/deck", start_share: false };
+		const res = await call("POST", `${base}/screen`, { headers, json: later });
+		expect(res.status).toBe(202);
+		expect(await res.json()).toEqual({ message: "Screen content command sent", meeting_id: meeting.id });
+		expect(await lastAct(bot, 1)).toMatchObject({
+			act: { action: "screen_show", content_type: "url", url: "https://slides.example.com/deck", start: false },
+		});
+		const start = await call("POST", `${base}/screen`, { headers, json: { start_share: true } });
+		expect(start.status).toBe(202);
+		expect(await lastAct(bot, 2)).toMatchObject({ act: { action: "screen_start" } });
+		// start_share true with content shows it at once, as before; the field stays a boolean.
+		await call("POST", `${base}/screen`, { headers, json: { type: "html", html: "<p>now</p>", start_share: true } });
+		const now = await lastAct(bot, 3);
+		expect(now).toMatchObject({ act: { action: "screen_show", content_type: "html", html: "<p>now</p>" } });
+		expect(now?.type === "command" && now.act).not.toHaveProperty("start");
+		for (const [body, detail] of [
+			[{ type: "html", html: "<p>x</p>", start_share: "no" }, "start_share must be a boolean"],
+			[{}, "type must be one of: image, video, url, html"],
+			[{ start_share: false }, "type must be one of: image, video, url, html"],
+		] as const) {
+			const bad = await call("POST", `${base}/screen`, { headers, json: body });
+			expect(bad.status, JSON.stringify(body)).toBe(422);
+			expect(await bad.json()).toEqual({ detail });
+		}
+		expect(bot.commands()).toHaveLength(3);
+	});
+
 	it("refuses actions for a bot started with voice_agent_enabled false", async () => {
 		const { headers, base, bot } = await activeBot({ voice_agent_enabled: false });
 		const res = await call("POST", `${base}/chat`, { headers, json: { text: "hi" } });
@@ -149,8 +179,44 @@ describe("interactive actions relay to the live bot", () => {
 		expect(request?.headers.authorization).toBe(`Bearer ${modelKey}`);
 		expect(JSON.parse(request?.body ?? "{}")).toMatchObject({ input: "Summary ready", voice: "onyx", response_format: "wav" });
 		const command = await lastAct(bot, 1);
-		expect(command).toMatchObject({ act: { action: "speak_audio", audioBase64: btoa("RIFF-audio-bytes") } });
+		// The text rides with the audio, so the bot's speak.started can say what it is saying.
+		expect(command).toMatchObject({
+			act: { action: "speak_audio", audioBase64: btoa("RIFF-audio-bytes"), text: "Summary ready", provider: "openai" },
+		});
 		expect(JSON.stringify(bot.channel.messages)).not.toContain(modelKey);
+	});
+
+	it("takes any provider name, and speaks with the deployment's provider for one it does not have", async () => {
+		const { headers, bot, base } = await activeBot();
+		for (const provider of ["piper", "elevenlabs", "", null]) {
+			const res = await call("POST", `${base}/speak`, { headers, json: { text: `with ${provider}`, provider } });
+			expect(res.status, String(provider)).toBe(202);
+		}
+		await lastAct(bot, 4);
+		expect(bot.commands().map((c) => c.type === "command" && c.act)).toEqual([
+			{ action: "speak", text: "with piper", voice: "alloy" },
+			{ action: "speak", text: "with elevenlabs", voice: "alloy" },
+			{ action: "speak", text: "with ", voice: "alloy" },
+			{ action: "speak", text: "with null", voice: "alloy" },
+		]);
+		// The provider is named, not guessed: a provider that is no string is still refused.
+		const bad = await call("POST", `${base}/speak`, { headers, json: { text: "hi", provider: 42 } });
+		expect(bad.status).toBe(422);
+		expect(await bad.json()).toEqual({ detail: "provider must be a string" });
+		// A known name is matched whatever its case; with no model configured the openai provider says what it needs.
+		const openai = await call("POST", `${base}/speak`, { headers, json: { text: "hi", provider: "OpenAI" } });
+		expect(openai.status).toBe(422);
+		expect(await openai.json()).toEqual({ detail: "The openai speech provider needs a model base_url (PUT /user/models)" });
+		expect(bot.commands()).toHaveLength(4);
+	});
+
+	it("falls back to DEFAULT_SPEECH_PROVIDER for an unknown name, and to espeak when that is unknown too", () => {
+		const withDefault = (value: string | undefined) => ({ ...env, DEFAULT_SPEECH_PROVIDER: value });
+		expect(speechProvider(withDefault("openai"), "piper")).toBe("openai");
+		expect(speechProvider(withDefault("openai"), "espeak")).toBe("espeak");
+		expect(speechProvider(withDefault("openai"), undefined)).toBe("openai");
+		expect(speechProvider(withDefault("festival"), "piper")).toBe("espeak");
+		expect(speechProvider(withDefault(undefined), " OPENAI ")).toBe("openai");
 	});
 
 	it("never sends the deployment's model key to a base_url the account chose: that call goes without a key", async () => {
