@@ -353,10 +353,18 @@ describe("GET /agent/health and /agent/api/models", () => {
 		});
 	});
 
-	it.each(PREFIXES)("under %s: models names the four models, null when none is configured", async (prefix) => {
+	it.each(PREFIXES)("under %s: models names the four models with strings, `default` when none is configured", async (prefix) => {
 		const { headers } = await userWithKey();
 		const models = await expectDocumented(AgentModels, await call("GET", `${prefix}/models`, { headers }), 200);
-		expect(models).toEqual({ chat_model: null, agent_model: null, streaming_model: null, meeting_model: null });
+		expect(models).toEqual({ chat_model: "default", agent_model: "default", streaming_model: "default", meeting_model: "default" });
+		// Only a meeting model set: the others still say `default`.
+		expect((await call("PUT", "/user/models", { headers, json: { meeting_model: "notes-model" } })).status).toBe(200);
+		expect(await json(await call("GET", `${prefix}/models`, { headers }))).toEqual({
+			chat_model: "default",
+			agent_model: "default",
+			streaming_model: "default",
+			meeting_model: "notes-model",
+		});
 	});
 });
 
