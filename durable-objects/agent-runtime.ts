@@ -84,11 +84,8 @@ export class AgentRuntime {
 		// Checked again after the await: the same retry may have started its turn meanwhile.
 		const raced = request.turnId ? this.store.turnByNonce(session, request.turnId) : null;
 		if (raced) return this.reattachTurn(raced);
-		if (!model.ok)
-			return this.refuse(session, null, [
-				{ type: "turn-accepted", ...nonceOf(request) },
-				{ type: "error", message: model.message },
-			]);
+		// Refused before dispatch: `error` and `turn-complete` only, no `turn-accepted` (as the reference refuses).
+		if (!model.ok) return this.refuse(session, null, [{ type: "error", message: model.message }]);
 		const busy = this.store.runningTurn(session);
 		if (busy) {
 			const message = `Session "${session}" is busy with another turn; wait for it to end, or reattach to it with Last-Event-ID`;
@@ -285,8 +282,4 @@ export class AgentRuntime {
 	runInvocation(caller: AgentCaller, invocation: Invocation): Promise<WorkloadOutcome> {
 		return this.workloads.runInvocation(caller, invocation);
 	}
-}
-
-function nonceOf(request: ChatRequest): { nonce?: string } {
-	return request.turnId ? { nonce: request.turnId } : {};
 }
