@@ -59,6 +59,8 @@ export class AgentRuntime {
 	readonly workloads: AgentWorkloads;
 	/** Turns running in this object now, by id. */
 	private readonly running = new Map<string, Promise<TurnResult>>();
+	/** Sessions with a chat turn waiting for the running one to end. */
+	private readonly waiting = new Set<string>();
 
 	constructor(
 		storage: DurableObjectStorage,
@@ -86,15 +88,8 @@ export class AgentRuntime {
 		if (raced) return this.reattachTurn(raced);
 		// Refused before dispatch: `error` and `turn-complete` only, no `turn-accepted` (as the reference refuses).
 		if (!model.ok) return this.refuse(session, null, [{ type: "error", message: model.message }]);
-		const busy = this.store.runningTurn(session);
-		if (busy) {
-			const message = `Session "${session}" is busy with another turn; wait for it to end, or reattach to it with Last-Event-ID`;
-			return this.refuse(session, null, [{ type: "error", message }]);
-		}
 		const turnId = newTurnId();
-		// Subscribed before the turn starts, so its first frame already has a listener.
-		const response = this.streams.open([], turnId, { "x-chat-session": session });
-		const turn = this.startTurn(turnId, {
+		const start: TurnStart = {
 			caller,
 			session,
 			prompt: request.prompt,
@@ -105,9 +100,36 @@ export class AgentRuntime {
 			endpoint: model.endpoint,
 			workspace,
 			tools: null,
-		});
+		};
+		const busy = this.store.runningTurn(session);
+		const current = busy ? this.running.get(busy.turn_id) : undefined;
+		// The reference hands a prompt for a busy session to its warm unit, which takes it next: one
+		// turn waits here for the running one; another while one waits is refused.
+		if (busy && (!current || this.waiting.has(session))) {
+			const message = `Session "${session}" is busy with another turn and one more waiting; wait for them to end, or reattach with Last-Event-ID`;
+			return this.refuse(session, null, [{ type: "error", message }]);
+		}
+		// Subscribed before the turn starts, so its first frame already has a listener.
+		const response = this.streams.open([], turnId, { "x-chat-session": session });
+		const turn = current ? this.startAfter(current, turnId, start) : this.startTurn(turnId, start);
 		turn.catch((err) => console.error("agent turn", err instanceof Error ? err.name : "error"));
 		return response;
+	}
+
+	/** Starts a turn once the session's running turn has ended; refused in its own stream if another took the session meanwhile. */
+	private async startAfter(current: Promise<TurnResult>, turnId: string, start: TurnStart): Promise<TurnResult | null> {
+		this.waiting.add(start.session);
+		try {
+			await current;
+		} finally {
+			this.waiting.delete(start.session);
+		}
+		if (this.store.runningTurn(start.session)) {
+			this.emit(turnId, start.session, null, { type: "error", message: `Session "${start.session}" is busy with another turn` });
+			this.emit(turnId, start.session, null, { type: "turn-complete" });
+			return null;
+		}
+		return this.startTurn(turnId, start);
 	}
 
 	/** Everything the session logged after `seq`, then the session's running turn live, if any. */
