@@ -37,15 +37,16 @@ export interface TurnStart {
 export interface SessionItem {
 	session: string;
 	title: string;
-	created: string;
-	last_active: string;
+	/** Seconds since the epoch, as the reference's session list has them. */
+	created: number;
+	last_active: number;
 }
 
 export type HistoryTurn =
 	| { role: "user"; text: string }
 	| { role: "agent"; text: string; ok: boolean; ops: { label: string; tool: string }[] };
 
-const iso = (ms: number) => new Date(ms).toISOString();
+const epochSeconds = (ms: number) => ms / 1000;
 const newTurnId = () => `turn_${crypto.randomUUID().replaceAll("-", "")}`;
 
 /**
@@ -279,7 +280,7 @@ export class AgentRuntime {
 	sessions(): SessionItem[] {
 		return this.store
 			.sessions()
-			.map((s) => ({ session: s.name, title: s.title, created: iso(s.created), last_active: iso(s.last_active) }));
+			.map((s) => ({ session: s.name, title: s.title, created: epochSeconds(s.created), last_active: epochSeconds(s.last_active) }));
 	}
 
 	history(session: string): HistoryTurn[] {

@@ -39,7 +39,14 @@ const ResetBody = z.object({ session: SessionName.optional() }).openapi("AgentCh
 const SessionList = z
 	.object({
 		sessions: z.array(
-			z.object({ session: z.string(), title: z.string(), created: z.string(), last_active: z.string() }).openapi("AgentSession"),
+			z
+				.object({
+					session: z.string(),
+					title: z.string(),
+					created: z.number().openapi({ description: "Seconds since the epoch (the reference's unit)" }),
+					last_active: z.number().openapi({ description: "Seconds since the epoch" }),
+				})
+				.openapi("AgentSession"),
 		),
 	})
 	.openapi("AgentSessionList");

@@ -127,7 +127,7 @@ describe("agent chat: sessions", () => {
 		expect(messages[2]?.content).toBe("first answer");
 		expect(JSON.stringify(messages)).not.toContain(m3);
 
-		const { sessions } = await json<{ sessions: { session: string; title: string; created: string; last_active: string }[] }>(
+		const { sessions } = await json<{ sessions: { session: string; title: string; created: number; last_active: number }[] }>(
 			await call("GET", "/agent/api/sessions", { headers }),
 		);
 		expect(sessions.map((s) => s.session)).toEqual(["alpha", "beta"]);
@@ -135,7 +135,11 @@ describe("agent chat: sessions", () => {
 		expect(sessions[0]?.title).toHaveLength(60);
 		expect(sessions[0]?.title).toMatch(/^First question about planning [0-9a-f-]+…$/);
 		expect(sessions[1]?.title).toBe(`Other session ${m3}`);
-		expect(Date.parse(sessions[0]?.last_active ?? "")).toBeGreaterThanOrEqual(Date.parse(sessions[0]?.created ?? ""));
+		// Seconds since the epoch, as the reference's session list has them.
+		const [alpha] = sessions;
+		expect(typeof alpha?.created).toBe("number");
+		expect(alpha?.last_active).toBeGreaterThanOrEqual(alpha?.created ?? Number.POSITIVE_INFINITY);
+		expect(Math.abs((alpha?.last_active ?? 0) - Date.now() / 1000)).toBeLessThan(60);
 
 		const history = await json<{ turns: { role: string; text: string }[] }>(
 			await call("GET", "/agent/sessions/alpha/history", { headers }),
