@@ -10,7 +10,10 @@ import { ApiError, notFound } from "../errors";
 import { db } from "../meetings/meeting-store";
 import { unseal } from "../settings/secret-box";
 
+/** Enabled connections per account: the spec's "active" ones, which sync (409 for the eleventh). */
 export const MAX_ACTIVE_CONNECTIONS = 10;
+/** Connections per account, disabled ones included, so that disabling keeps the table bounded. */
+export const MAX_CONNECTIONS = 50;
 
 export interface SyncCounts {
 	created: number;
@@ -96,6 +99,14 @@ export async function listConnections(env: Env, userId: number): Promise<Calenda
 		.where(eq(calendarConnections.userId, userId))
 		.orderBy(asc(calendarConnections.createdAt), asc(calendarConnections.id))
 		.all();
+}
+
+/**
+ * The account's active (enabled) connections, oldest first: the ones the singular endpoints
+ * stand for and sync. A disabled connection is kept but is not the account's calendar.
+ */
+export async function activeConnections(env: Env, userId: number): Promise<CalendarConnectionRow[]> {
+	return (await listConnections(env, userId)).filter((row) => row.enabled);
 }
 
 export async function findConnection(env: Env, userId: number, id: string): Promise<CalendarConnectionRow> {

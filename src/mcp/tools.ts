@@ -57,7 +57,7 @@ const listMeetings = fromAgentTool(agentTool("list_meetings"), {
 		"List the meetings the user can read (their own and their workspaces'), newest first, as summaries: id, platform, " +
 		"native_meeting_id, title, status, scheduled/start/end times, completion_reason, recordings count. All filters are " +
 		`optional: status (comma-separated, out of ${MEETING_STATUSES.join(", ")}), platform, created_after, created_before, ` +
-		`scheduled_after, scheduled_before (ISO 8601 with an offset), limit (1 to ${MAX_LISTED_MEETINGS}, default 20), offset.`,
+		`scheduled_after, scheduled_before (ISO 8601; a time without an offset is UTC), limit (1 to ${MAX_LISTED_MEETINGS}, default 20), offset.`,
 	route: { method: "GET", path: "/meetings" },
 	readOnly: true,
 });
@@ -85,13 +85,14 @@ const planMeetingTool = mcpTool({
 	name: "plan_meeting",
 	title: "Plan a meeting",
 	description:
-		"Plan a meeting ahead without sending a bot now. All optional: title; scheduled_at (ISO 8601 with an offset: the plan " +
+		"Plan a meeting ahead without sending a bot now. All optional: title; scheduled_at (ISO 8601, UTC without an offset: the plan " +
 		"is scheduled, and with a meeting_url and auto_join (default true) a bot joins at that time); meeting_url (a Google " +
 		"Meet, Zoom or Teams link); notes; workspace_id (a workspace the user belongs to, to share the meeting with it). " +
 		"Returns the meeting record. 409 when the link already has an open meeting, 422 for a link that is not a meeting link.",
 	route: { method: "POST", path: "/meetings" },
 	readOnly: false,
-	args: PlanMeetingRequest,
+	// Closed, unlike POST /meetings: an assistant's misspelt argument is an error it can fix, not a dropped field.
+	args: PlanMeetingRequest.strict(),
 	run: (call, args) => planMeeting(call.env, call.identity, args),
 });
 

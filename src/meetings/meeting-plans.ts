@@ -5,7 +5,7 @@ import { ApiError, conflict, invalidField } from "../errors";
 import { meetingRoom } from "../objects";
 import { hasJoinableLink } from "./auto-join-rule";
 import { parseMeetingLink } from "./meeting-link";
-import { isoTimestamp } from "./meeting-queries";
+import { isoTimestamp, utcIso } from "./meeting-queries";
 import { isUniqueViolation, isWorkspaceMember, meetingView, nowIso } from "./meeting-store";
 import { announceInRoom, createMeeting } from "./status-writes";
 
@@ -21,8 +21,11 @@ export const PlanningFields = {
 	notes: z.string().max(20_000).nullable().optional(),
 };
 
-/** What POST /meetings accepts; the MCP plan_meeting tool takes the same. */
-export const PlanMeetingRequest = z.strictObject(PlanningFields);
+/**
+ * What POST /meetings accepts; the MCP plan_meeting tool takes the same fields. Unknown fields
+ * are ignored, as the reference does (docs/api.md#unknown-fields-in-request-bodies).
+ */
+export const PlanMeetingRequest = z.object(PlanningFields);
 export type PlanMeetingRequest = z.infer<typeof PlanMeetingRequest>;
 
 /** Arms, re-arms or cancels the plan's auto-join in its room. */
@@ -84,7 +87,7 @@ export async function planMeeting(env: Env, planner: { userId: number }, body: P
 				...link,
 				platform: link.platform ?? "unknown",
 				status: body.scheduled_at ? "scheduled" : "idle",
-				scheduledAt: body.scheduled_at ? new Date(body.scheduled_at).toISOString() : null,
+				scheduledAt: body.scheduled_at ? utcIso(body.scheduled_at) : null,
 				workspaceId: body.workspace_id ?? null,
 				autoJoin: body.auto_join ?? true,
 				data,

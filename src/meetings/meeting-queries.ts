@@ -15,7 +15,20 @@ export interface Reader {
 	userId: number;
 }
 
-export const isoTimestamp = z.iso.datetime({ offset: true });
+/**
+ * An ISO 8601 date-time, with `Z`, with an offset, or with neither (the reference's clients send
+ * `2026-06-20T09:00:00`): a time without a zone is read as UTC (docs/api.md#conventions).
+ * Normalize it with `utcIso` before storing or comparing.
+ */
+export const isoTimestamp = z.iso.datetime({ offset: true, local: true });
+
+/** Ends with `Z` or a `±hh:mm` offset; anything else `isoTimestamp` accepts has no zone. */
+const HAS_ZONE = /(?:Z|[+-]\d\d:\d\d)$/i;
+
+/** An accepted `isoTimestamp` as stored and answered: UTC with `Z` (`2026-06-20T09:00:00.000Z`). */
+export function utcIso(accepted: string): string {
+	return new Date(HAS_ZONE.test(accepted) ? accepted : `${accepted}Z`).toISOString();
+}
 
 /** The filters of GET /meetings; the agent's list_meetings takes the same. */
 export const ListMeetingsQuery = z.object({
@@ -41,11 +54,10 @@ export async function listMeetings(env: Env, reader: Reader, q: ListMeetingsQuer
 		conditions.push(inArray(meetings.status, statuses));
 	}
 	if (q.platform) conditions.push(eq(meetings.platform, q.platform));
-	const iso = (s: string) => new Date(s).toISOString();
-	if (q.created_after) conditions.push(gte(meetings.createdAt, iso(q.created_after)));
-	if (q.created_before) conditions.push(lte(meetings.createdAt, iso(q.created_before)));
-	if (q.scheduled_after) conditions.push(gte(meetings.scheduledAt, iso(q.scheduled_after)));
-	if (q.scheduled_before) conditions.push(lte(meetings.scheduledAt, iso(q.scheduled_before)));
+	if (q.created_after) conditions.push(gte(meetings.createdAt, utcIso(q.created_after)));
+	if (q.created_before) conditions.push(lte(meetings.createdAt, utcIso(q.created_before)));
+	if (q.scheduled_after) conditions.push(gte(meetings.scheduledAt, utcIso(q.scheduled_after)));
+	if (q.scheduled_before) conditions.push(lte(meetings.scheduledAt, utcIso(q.scheduled_before)));
 	const rows = await db(env)
 		.select()
 		.from(meetings)

@@ -85,3 +85,28 @@ export async function listRecordings(env: Env, owner: { userId: number }, q: Lis
 	);
 	return rows.map((r) => recordingView(r, files));
 }
+
+/**
+ * Deletes a recording's stored objects, best-effort: DELETE /recordings removes its rows even
+ * when the bucket refuses (the spec's "stored media (best-effort)"). All keys in one call; if
+ * that fails, one call per key, so a key the bucket refuses strands only itself. Returns the
+ * keys left behind, for the log.
+ */
+export async function deleteStoredMedia(bucket: R2Bucket, keys: string[]): Promise<string[]> {
+	if (keys.length === 0) return [];
+	try {
+		await bucket.delete(keys);
+		return [];
+	} catch {
+		// One refused key fails the whole call: retried key by key below.
+	}
+	const left: string[] = [];
+	for (const key of keys) {
+		try {
+			await bucket.delete(key);
+		} catch {
+			left.push(key);
+		}
+	}
+	return left;
+}

@@ -12,6 +12,7 @@ import {
 	saveSettings,
 	transcriptionView,
 	WEBHOOK_EVENT_TYPES,
+	webhookEventsView,
 	webhookView,
 } from "../settings/account-settings";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
@@ -88,7 +89,7 @@ accountRoutes.openapi(
 		path: "/user/models",
 		request: {
 			body: jsonBody(
-				z.strictObject({
+				z.object({
 					mode: setting().refine((v) => !v || v === "subscription" || v === "custom", {
 						message: "mode must be 'subscription' or 'custom'",
 					}),
@@ -136,7 +137,7 @@ accountRoutes.openapi(
 	createRoute({
 		method: "put",
 		path: "/user/transcription",
-		request: { body: jsonBody(z.strictObject({ url: urlSetting(), token: setting() })) },
+		request: { body: jsonBody(z.object({ url: urlSetting(), token: setting() })) },
 		responses: { 200: jsonResponse(TranscriptionSettings, "Masked transcription settings after the update") },
 	}),
 	async (c) => {
@@ -154,8 +155,12 @@ accountRoutes.openapi(
 	},
 );
 
-/** Known event types only: a typo in a filter would otherwise silently never match. */
-const WebhookEvents = z.strictObject(
+/**
+ * The filter: known event types to booleans. Other keys are dropped, not refused, as the
+ * reference takes any map (docs/api.md#unknown-fields-in-request-bodies); a dropped key could
+ * never match an event anyway.
+ */
+const WebhookEvents = z.object(
 	Object.fromEntries(WEBHOOK_EVENT_TYPES.map((event) => [event, z.boolean().optional()])) as Record<
 		(typeof WEBHOOK_EVENT_TYPES)[number],
 		z.ZodOptional<z.ZodBoolean>
@@ -167,7 +172,7 @@ const WebhookSettings = z
 		webhook_url: z.string().nullable(),
 		webhook_secret_set: z.boolean(),
 		webhook_secret: z.string().nullable(),
-		webhook_events: z.record(z.string(), z.boolean()).nullable(),
+		webhook_events: z.record(z.string(), z.boolean()),
 	})
 	.openapi("WebhookSettings");
 
@@ -182,7 +187,7 @@ accountRoutes.openapi(
 		path: "/user/webhook",
 		request: {
 			body: jsonBody(
-				z.strictObject({
+				z.object({
 					webhook_url: z
 						.string()
 						.max(MAX_SETTING)
@@ -199,7 +204,7 @@ accountRoutes.openapi(
 					email: z.string(),
 					webhook_url: z.string().nullable(),
 					webhook_secret_set: z.boolean(),
-					webhook_events: z.record(z.string(), z.boolean()).nullable(),
+					webhook_events: z.record(z.string(), z.boolean()),
 				}),
 				"The account's webhook record, without the secret",
 			),
@@ -225,7 +230,7 @@ accountRoutes.openapi(
 				email: me.email,
 				webhook_url: next.webhookUrl,
 				webhook_secret_set: next.webhookSecretSealed !== null,
-				webhook_events: next.webhookEvents,
+				webhook_events: webhookEventsView(next.webhookEvents),
 			},
 			200,
 		);

@@ -1,7 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
-import { aggregateStamp, legacyBotName, listConnections, requireSyncWired, saveLegacyBotName, stampOf } from "../calendars/calendar-store";
+import {
+	activeConnections,
+	aggregateStamp,
+	legacyBotName,
+	requireSyncWired,
+	saveLegacyBotName,
+	stampOf,
+} from "../calendars/calendar-store";
 import { disconnectCalendar } from "../calendars/disconnect";
 import type { CalendarConnectionRow } from "../db/schema";
 import { notFound } from "../errors";
@@ -10,7 +17,8 @@ import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /**
  * The singular compatibility endpoints of older clients: one calendar per account, which is the
- * account's first connection, plus the legacy user-wide bot name.
+ * account's first active (enabled) connection, plus the legacy user-wide bot name. Their syncs
+ * cover the active connections only, as background sync does.
  */
 export const calendarCompatRoutes = routeModule();
 
@@ -34,10 +42,10 @@ calendarCompatRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/user/calendar",
-		responses: { 200: jsonResponse(SingleCalendar, "The first connection, masked, with the legacy bot name") },
+		responses: { 200: jsonResponse(SingleCalendar, "The first active connection, masked, with the legacy bot name") },
 	}),
 	async (c) => {
-		const [first] = await listConnections(c.env, c.get("identity").userId);
+		const [first] = await activeConnections(c.env, c.get("identity").userId);
 		return c.json(await singleView(c, first), 200);
 	},
 );
@@ -48,19 +56,20 @@ calendarCompatRoutes.openapi(
 		path: "/user/calendar",
 		request: {
 			body: jsonBody(
-				z.strictObject({
+				// Unknown fields are ignored here, as the reference does; the plural routes refuse them (as it does).
+				z.object({
 					ics_url: z.string().nullable(),
 					auto_join: z.boolean().optional(),
 					bot_name: calendarText().nullable().optional(),
 				}),
 			),
 		},
-		responses: { 200: jsonResponse(SingleCalendar, "The first connection after the change; ics_url null disconnects it") },
+		responses: { 200: jsonResponse(SingleCalendar, "The first active connection after the change; ics_url null disconnects it") },
 	}),
 	async (c) => {
 		const body = c.req.valid("json");
 		const { userId } = c.get("identity");
-		let [first] = await listConnections(c.env, userId);
+		let [first] = await activeConnections(c.env, userId);
 		if (body.ics_url === null) {
 			if (first) await disconnectCalendar(c.env, first);
 			if (body.bot_name) await saveLegacyBotName(c.env, userId, body.bot_name);
@@ -91,10 +100,15 @@ calendarCompatRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/user/calendar/sync",
-		responses: { 200: jsonResponse(z.union([AggregateStamp, z.strictObject({})]), "The aggregate last-sync stamp, or {} before a sync") },
+		responses: {
+			200: jsonResponse(
+				z.union([AggregateStamp, z.strictObject({})]),
+				"The aggregate last-sync stamp of the active connections, or {} before a sync",
+			),
+		},
 	}),
 	async (c) => {
-		const stamps = (await listConnections(c.env, c.get("identity").userId)).flatMap((row) => stampOf(row) ?? []);
+		const stamps = (await activeConnections(c.env, c.get("identity").userId)).flatMap((row) => stampOf(row) ?? []);
 		return c.json(stamps.length > 0 ? aggregateStamp(stamps) : {}, 200);
 	},
 );
@@ -104,13 +118,16 @@ calendarCompatRoutes.openapi(
 		method: "post",
 		path: "/user/calendar/sync",
 		responses: {
-			200: jsonResponse(AggregateStamp.extend({ calendars: z.array(SyncStampSchema) }), "Aggregate counts and one stamp per connection"),
+			200: jsonResponse(
+				AggregateStamp.extend({ calendars: z.array(SyncStampSchema) }),
+				"Aggregate counts and one stamp per active connection",
+			),
 			503: jsonResponse(z.object({ detail: z.string() }), "Calendar sync is not wired on this deployment"),
 		},
 	}),
 	async (c) => {
 		requireSyncWired(c.env);
-		const active = (await listConnections(c.env, c.get("identity").userId)).filter((row) => row.enabled && row.icsUrlSealed !== null);
+		const active = (await activeConnections(c.env, c.get("identity").userId)).filter((row) => row.icsUrlSealed !== null);
 		if (active.length === 0) throw notFound("No active calendar feed");
 		const calendars = [];
 		for (const row of active) calendars.push(await syncNow(c, row));

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
 import {
@@ -7,6 +7,7 @@ import {
 	defaultBotName,
 	findConnection,
 	MAX_ACTIVE_CONNECTIONS,
+	MAX_CONNECTIONS,
 	newConnectionId,
 	nextSyncAt,
 	requireSyncWired,
@@ -59,7 +60,15 @@ export async function feedColumns(c: Context<AppEnv>, raw: string) {
 	return { icsUrlSealed: await seal(c.env.SECRETS_KEY, clear), icsUrlMasked: maskIcsUrl(clear) };
 }
 
-/** Creates a connection unless the account already has the most it may have (409, race-free). */
+const tooManyActive = () =>
+	conflict(`At most ${MAX_ACTIVE_CONNECTIONS} active calendar connections per account; disable or delete one first`);
+const tooMany = () => conflict(`At most ${MAX_CONNECTIONS} calendar connections per account, disabled ones included; delete one first`);
+
+/**
+ * Creates an enabled connection unless the account already has the most active ones (10) or the
+ * most in all (50), 409 either way. The count and the insert are one statement, so concurrent
+ * requests cannot pass the limit together.
+ */
 export async function createConnection(
 	c: Context<AppEnv>,
 	fields: { name: string; icsUrl: string; autoJoin: boolean; botName: string | undefined },
@@ -71,7 +80,10 @@ export async function createConnection(
 	const id = newConnectionId();
 	const inserted = await c.env.DB.prepare(
 		`INSERT INTO calendar_connections (id, user_id, name, ics_url_sealed, ics_url_masked, auto_join, bot_name, enabled, next_sync_at, created_at, updated_at)
-		 SELECT ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ? WHERE (SELECT count(*) FROM calendar_connections WHERE user_id = ?) < ? RETURNING id`,
+		 SELECT ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?
+		 WHERE (SELECT count(*) FROM calendar_connections WHERE user_id = ? AND enabled = 1) < ?
+		   AND (SELECT count(*) FROM calendar_connections WHERE user_id = ?) < ?
+		 RETURNING id`,
 	)
 		.bind(
 			id,
@@ -86,21 +98,40 @@ export async function createConnection(
 			now.toISOString(),
 			userId,
 			MAX_ACTIVE_CONNECTIONS,
+			userId,
+			MAX_CONNECTIONS,
 		)
 		.first();
-	if (!inserted) throw conflict(`At most ${MAX_ACTIVE_CONNECTIONS} calendar connections per account; delete one first`);
+	if (!inserted) {
+		const total = await c.env.DB.prepare("SELECT count(*) AS n FROM calendar_connections WHERE user_id = ?")
+			.bind(userId)
+			.first<number>("n");
+		throw (total ?? 0) >= MAX_CONNECTIONS ? tooMany() : tooManyActive();
+	}
 	return findConnection(c.env, userId, id);
 }
 
+/**
+ * Changes a connection. Enabling a disabled one makes it active, so it is refused (409) while
+ * the account already has the most active ones; the check is part of the update, race-free.
+ */
 export async function updateConnection(c: Context<AppEnv>, row: CalendarConnectionRow, values: Partial<CalendarConnectionRow>) {
+	const enabling = values.enabled === true && !row.enabled;
+	const roomForOneMore = sql`(SELECT count(*) FROM calendar_connections WHERE user_id = ${row.userId} AND enabled = 1 AND id <> ${row.id}) < ${MAX_ACTIVE_CONNECTIONS}`;
 	const updated = await db(c.env)
 		.update(calendarConnections)
 		.set({ ...values, updatedAt: c.get("clock").now().toISOString() })
-		.where(eq(calendarConnections.id, row.id))
+		.where(and(eq(calendarConnections.id, row.id), enabling ? roomForOneMore : undefined))
 		.returning()
 		.get();
-	if (!updated) throw notFound("Calendar not found");
-	return updated;
+	if (updated) return updated;
+	if (
+		enabling &&
+		(await db(c.env).select({ id: calendarConnections.id }).from(calendarConnections).where(eq(calendarConnections.id, row.id)).get())
+	) {
+		throw tooManyActive();
+	}
+	throw notFound("Calendar not found");
 }
 
 /** A sync started by a request: waits briefly for a background sync of the same connection. */

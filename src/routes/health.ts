@@ -3,11 +3,28 @@ import { jsonResponse, routeModule } from "./openapi-app";
 
 export const healthRoutes = routeModule();
 
+/**
+ * The release of the reference's 0.12 line whose public interface this gateway follows (the
+ * spec's "latest stated release"); clients compare it, not this repository's own version.
+ */
+export const SERVICE_VERSION = "0.12.27";
+
 healthRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/health",
-		responses: { 200: jsonResponse(z.object({ status: z.literal("ok"), service: z.literal("gateway") }), "Gateway is up") },
+		responses: {
+			200: jsonResponse(
+				z.object({
+					status: z.literal("ok"),
+					service: z.literal("gateway"),
+					version: z
+						.string()
+						.openapi({ description: "The release of the 0.12 line whose interface the gateway follows", example: "0.12.27" }),
+				}),
+				"Gateway is up",
+			),
+		},
 	}),
-	(c) => c.json({ status: "ok" as const, service: "gateway" as const }, 200),
+	(c) => c.json({ status: "ok" as const, service: "gateway" as const, version: SERVICE_VERSION }, 200),
 );

@@ -13,7 +13,7 @@ import {
 	replan,
 	requireMembership,
 } from "../meetings/meeting-plans";
-import { ListMeetingsQuery, listMeetings, MeetingIdParam, readableMeetingView } from "../meetings/meeting-queries";
+import { ListMeetingsQuery, listMeetings, MeetingIdParam, readableMeetingView, utcIso } from "../meetings/meeting-queries";
 import {
 	db,
 	findMeetingOnLink,
@@ -79,7 +79,7 @@ meetingRoutes.openapi(
 	createRoute({
 		method: "patch",
 		path: "/meetings/{meeting_id}",
-		request: { params: MeetingId, body: jsonBody(z.strictObject(PlanningFields)) },
+		request: { params: MeetingId, body: jsonBody(z.object(PlanningFields)) },
 		responses: { 200: jsonResponse(Meeting, "The updated plan") },
 	}),
 	async (c) => {
@@ -93,7 +93,7 @@ meetingRoutes.openapi(
 			if (body[key] === null) delete data[key];
 			else if (body[key] !== undefined) data[key] = body[key];
 		}
-		const scheduledAt = body.scheduled_at === undefined ? row.scheduledAt : body.scheduled_at && new Date(body.scheduled_at).toISOString();
+		const scheduledAt = body.scheduled_at === undefined ? row.scheduledAt : body.scheduled_at && utcIso(body.scheduled_at);
 		let updated: typeof meetings.$inferSelect | null;
 		try {
 			const moved = await moveMeeting(
@@ -149,7 +149,7 @@ meetingRoutes.openapi(
 		request: {
 			params: MeetingLinkParams,
 			body: jsonBody(
-				z.strictObject({
+				z.object({
 					notes: z.string().max(20_000).nullable().optional(),
 					title: z.string().max(500).nullable().optional(),
 					data: z.record(z.string(), z.unknown()).optional(),

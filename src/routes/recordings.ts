@@ -6,7 +6,7 @@ import { ApiError, notFound } from "../errors";
 import { db } from "../meetings/meeting-store";
 import { checkDownloadLink, contentTypeOf, downloadTtlSeconds, downloadUrl, mediaFileName } from "../recordings/download-link";
 import { mediaBytes } from "../recordings/media-response";
-import { ListRecordingsQuery, listRecordings, recordingView } from "../recordings/recording-store";
+import { deleteStoredMedia, ListRecordingsQuery, listRecordings, recordingView } from "../recordings/recording-store";
 import { publicBaseUrl } from "./meetings";
 import { jsonResponse, routeModule } from "./openapi-app";
 import { Recording } from "./recording-schemas";
@@ -68,13 +68,26 @@ recordingRoutes.openapi(
 		path: "/recordings/{recording_id}",
 		request: { params: RecordingId },
 		responses: {
-			200: jsonResponse(z.object({ status: z.literal("deleted"), recording_id: z.number().int() }), "Deleted with its stored media"),
+			200: jsonResponse(
+				z.object({ status: z.literal("deleted"), recording_id: z.number().int() }),
+				"Deleted with its rows; its stored media best-effort",
+			),
 		},
 	}),
 	async (c) => {
 		const { recording, files } = await ownedRecording(c.env, c.get("identity").userId, c.req.valid("param").recording_id);
-		// Objects first: rows without objects would be broken links, objects without rows are invisible garbage.
-		if (files.length > 0) await c.env.RECORDINGS.delete(files.map((f) => f.storageKey));
+		// Objects first, so that normally no row outlives its bytes; but the rows go even when the bucket
+		// refuses, and the keys left behind are logged for cleanup (they name user, meeting and a uuid only).
+		const left = await deleteStoredMedia(
+			c.env.RECORDINGS,
+			files.map((f) => f.storageKey),
+		);
+		if (left.length > 0) {
+			console.warn(
+				"recording deleted, stored media left behind",
+				JSON.stringify({ recording_id: recording.id, keys: left.map((k) => k.slice(0, 200)) }),
+			);
+		}
 		await c.env.DB.batch([
 			c.env.DB.prepare("DELETE FROM media_files WHERE recording_id = ?").bind(recording.id),
 			c.env.DB.prepare("DELETE FROM recordings WHERE id = ?").bind(recording.id),

@@ -87,8 +87,16 @@ export async function webhookView(env: Env, s: SettingsColumns) {
 		webhook_url: s.webhookUrl,
 		webhook_secret_set: s.webhookSecretSealed !== null,
 		webhook_secret: await maskedSecret(env, s.webhookSecretSealed),
-		webhook_events: s.webhookEvents,
+		webhook_events: webhookEventsView(s.webhookEvents),
 	};
+}
+
+/**
+ * The filter as answered: always an object, as the spec types it. A filter never set reads
+ * `{}`, which means the same: every event follows its default (only `meeting.completed`).
+ */
+export function webhookEventsView(stored: Record<string, boolean> | null): Record<string, boolean> {
+	return stored ?? {};
 }
 
 /**

@@ -120,7 +120,7 @@ describe("the dashboard, served at / by wrangler dev", () => {
 	it("leaves every API path to the gateway", async () => {
 		const health = await api("GET", "/health");
 		expect(health.status).toBe(200);
-		expect(health.body).toEqual({ status: "ok", service: "gateway" });
+		expect(health.body).toEqual({ status: "ok", service: "gateway", version: "0.12.27" });
 
 		const openapi = await api<{ openapi: string; paths: Record<string, unknown> }>("GET", "/openapi.json");
 		expect(openapi.status).toBe(200);

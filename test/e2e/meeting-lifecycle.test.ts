@@ -111,7 +111,7 @@ describe("end to end through wrangler dev", () => {
 	});
 
 	it("serves the OpenAPI document and health without a key", async () => {
-		expect((await api("GET", "/health")).body).toEqual({ status: "ok", service: "gateway" });
+		expect((await api("GET", "/health")).body).toEqual({ status: "ok", service: "gateway", version: "0.12.27" });
 		const doc = await api("GET", "/openapi.json");
 		expect(Object.keys(doc.body.paths as object)).toEqual(
 			expect.arrayContaining(["/bots", "/meetings", "/transcripts/{platform}/{native_meeting_id}"]),

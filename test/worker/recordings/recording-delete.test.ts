@@ -1,0 +1,96 @@
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Env } from "../../../src/env";
+import worker from "../../../src/index";
+import { meetCode, sendBot } from "../meetings/helpers";
+import { call, json, userWithKey } from "../support";
+import { sineWav } from "./wav-fixture";
+
+/**
+ * DELETE /recordings/{id} removes the recording's stored media best-effort: its rows go even
+ * when the bucket refuses to delete an object. The refusal here is R2's own: an object key over
+ * its 1,024-byte limit, which the bucket rejects (InvalidObjectName) on delete.
+ */
+
+const REFUSED_KEY = `recordings/refused/${"k".repeat(1100)}.wav`;
+
+/** A completed recording of the user's meeting with one media file per key, the objects put where R2 takes them. */
+async function recordingWithKeys(userId: number, meetingId: number, keys: string[]) {
+	const now = new Date().toISOString();
+	const recordingId = await env.DB.prepare(
+		"INSERT INTO recordings (meeting_id, user_id, session_uid, source, status, created_at, completed_at) VALUES (?, ?, ?, 'bot', 'completed', ?, ?) RETURNING id",
+	)
+		.bind(meetingId, userId, String(meetingId), now, now)
+		.first<number>("id");
+	for (const key of keys) {
+		if (key !== REFUSED_KEY) await env.RECORDINGS.put(key, sineWav(0.2));
+		await env.DB.prepare(
+			"INSERT INTO media_files (recording_id, type, format, storage_backend, storage_key, file_size_bytes, duration_seconds, metadata, created_at) VALUES (?, 'audio', 'wav', 'r2', ?, 100, 0.2, '{}', ?)",
+		)
+			.bind(recordingId, key, now)
+			.run();
+	}
+	return recordingId ?? 0;
+}
+
+/** Straight through the Worker in this isolate, so the test sees what it logs. */
+async function deleteRecording(id: number, headers: Record<string, string>) {
+	const ctx = createExecutionContext();
+	const res = await worker.fetch(new Request(`https://gateway.test/recordings/${id}`, { method: "DELETE", headers }), env as Env, ctx);
+	await waitOnExecutionContext(ctx);
+	return res;
+}
+
+const rowsOf = async (recordingId: number) => ({
+	recordings: await env.DB.prepare("SELECT count(*) AS n FROM recordings WHERE id = ?").bind(recordingId).first<number>("n"),
+	mediaFiles: await env.DB.prepare("SELECT count(*) AS n FROM media_files WHERE recording_id = ?").bind(recordingId).first<number>("n"),
+});
+
+afterEach(() => {
+	vi.restoreAllMocks();
+});
+
+describe("DELETE /recordings/{id} when the bucket refuses", () => {
+	it("really is refused by R2 for such a key", async () => {
+		await expect(env.RECORDINGS.delete(REFUSED_KEY)).rejects.toThrow();
+		await expect(env.RECORDINGS.delete(["recordings/fine.wav", REFUSED_KEY])).rejects.toThrow();
+	});
+
+	it("deletes the rows anyway (200), deletes every object it can, and logs the key left behind", async () => {
+		const { user, headers } = await userWithKey();
+		const meeting = await sendBot(headers, meetCode());
+		const fineKey = `recordings/${user.id}/${meeting.id}/${crypto.randomUUID()}.wav`;
+		const recordingId = await recordingWithKeys(user.id, meeting.id, [fineKey, REFUSED_KEY]);
+		expect(await rowsOf(recordingId)).toEqual({ recordings: 1, mediaFiles: 2 });
+		const warnings = vi.spyOn(console, "warn").mockImplementation(() => {});
+
+		const res = await deleteRecording(recordingId, headers);
+		expect(res.status).toBe(200);
+		expect(await res.json()).toEqual({ status: "deleted", recording_id: recordingId });
+		expect(await rowsOf(recordingId)).toEqual({ recordings: 0, mediaFiles: 0 });
+		// The one refused key does not strand the others.
+		expect(await env.RECORDINGS.head(fineKey)).toBeNull();
+		expect((await call("GET", `/recordings/${recordingId}`, { headers })).status).toBe(404);
+		expect((await json<{ recordings: unknown[] }>(await call("GET", `/meetings/${meeting.id}`, { headers }))).recordings).toEqual([]);
+
+		const logged = warnings.mock.calls.map((args) => args.join(" "));
+		expect(logged).toHaveLength(1);
+		expect(logged[0]).toContain("stored media left behind");
+		expect(logged[0]).toContain(`"recording_id":${recordingId}`);
+		expect(logged[0]).toContain(REFUSED_KEY.slice(0, 200));
+		expect(logged[0]).not.toContain(fineKey);
+		expect(logged[0]).not.toContain(headers["X-API-Key"]);
+	});
+
+	it("logs nothing when every object is deleted", async () => {
+		const { user, headers } = await userWithKey();
+		const meeting = await sendBot(headers, meetCode());
+		const key = `recordings/${user.id}/${meeting.id}/${crypto.randomUUID()}.wav`;
+		const recordingId = await recordingWithKeys(user.id, meeting.id, [key]);
+		const warnings = vi.spyOn(console, "warn").mockImplementation(() => {});
+		expect((await deleteRecording(recordingId, headers)).status).toBe(200);
+		expect(await env.RECORDINGS.head(key)).toBeNull();
+		expect(await rowsOf(recordingId)).toEqual({ recordings: 0, mediaFiles: 0 });
+		expect(warnings).not.toHaveBeenCalled();
+	});
+});
