@@ -56,9 +56,8 @@ interface CopilotState extends CopilotStart {
 	pending: number;
 	lastSpeaker: string | null;
 	ended: boolean;
-	/** How the meeting ended, once it has: the stream's `meeting-end`, which this copilot logs after its final beat. */
+	/** How the meeting ended: the `meeting-end` this copilot logs after its final beat (and whether it has; absent in older states). */
 	end?: MeetingEnd | null;
-	/** Whether that `meeting-end` is logged (absent in a state stored before the copilot logged it). */
 	endLogged?: boolean;
 	/** The final beat's summary, kept so a retry after a failed commit does not ask the model again. */
 	summary: string | null;
