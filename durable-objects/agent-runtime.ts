@@ -37,15 +37,16 @@ export interface TurnStart {
 export interface SessionItem {
 	session: string;
 	title: string;
-	created: string;
-	last_active: string;
+	/** Seconds since the epoch, as the reference's session list has them. */
+	created: number;
+	last_active: number;
 }
 
 export type HistoryTurn =
 	| { role: "user"; text: string }
 	| { role: "agent"; text: string; ok: boolean; ops: { label: string; tool: string }[] };
 
-const iso = (ms: number) => new Date(ms).toISOString();
+const epochSeconds = (ms: number) => ms / 1000;
 const newTurnId = () => `turn_${crypto.randomUUID().replaceAll("-", "")}`;
 
 /**
@@ -59,6 +60,8 @@ export class AgentRuntime {
 	readonly workloads: AgentWorkloads;
 	/** Turns running in this object now, by id. */
 	private readonly running = new Map<string, Promise<TurnResult>>();
+	/** Sessions with a chat turn waiting for the running one to end. */
+	private readonly waiting = new Set<string>();
 
 	constructor(
 		storage: DurableObjectStorage,
@@ -84,20 +87,10 @@ export class AgentRuntime {
 		// Checked again after the await: the same retry may have started its turn meanwhile.
 		const raced = request.turnId ? this.store.turnByNonce(session, request.turnId) : null;
 		if (raced) return this.reattachTurn(raced);
-		if (!model.ok)
-			return this.refuse(session, null, [
-				{ type: "turn-accepted", ...nonceOf(request) },
-				{ type: "error", message: model.message },
-			]);
-		const busy = this.store.runningTurn(session);
-		if (busy) {
-			const message = `Session "${session}" is busy with another turn; wait for it to end, or reattach to it with Last-Event-ID`;
-			return this.refuse(session, null, [{ type: "error", message }]);
-		}
+		// Refused before dispatch: `error` and `turn-complete` only, no `turn-accepted` (as the reference refuses).
+		if (!model.ok) return this.refuse(session, null, [{ type: "error", message: model.message }]);
 		const turnId = newTurnId();
-		// Subscribed before the turn starts, so its first frame already has a listener.
-		const response = this.streams.open([], turnId, { "x-chat-session": session });
-		const turn = this.startTurn(turnId, {
+		const start: TurnStart = {
 			caller,
 			session,
 			prompt: request.prompt,
@@ -108,9 +101,36 @@ export class AgentRuntime {
 			endpoint: model.endpoint,
 			workspace,
 			tools: null,
-		});
+		};
+		const busy = this.store.runningTurn(session);
+		const current = busy ? this.running.get(busy.turn_id) : undefined;
+		// The reference hands a prompt for a busy session to its warm unit, which takes it next: one
+		// turn waits here for the running one; another while one waits is refused.
+		if (busy && (!current || this.waiting.has(session))) {
+			const message = `Session "${session}" is busy with another turn and one more waiting; wait for them to end, or reattach with Last-Event-ID`;
+			return this.refuse(session, null, [{ type: "error", message }]);
+		}
+		// Subscribed before the turn starts, so its first frame already has a listener.
+		const response = this.streams.open([], turnId, { "x-chat-session": session });
+		const turn = current ? this.startAfter(current, turnId, start) : this.startTurn(turnId, start);
 		turn.catch((err) => console.error("agent turn", err instanceof Error ? err.name : "error"));
 		return response;
+	}
+
+	/** Starts a turn once the session's running turn has ended; refused in its own stream if another took the session meanwhile. */
+	private async startAfter(current: Promise<TurnResult>, turnId: string, start: TurnStart): Promise<TurnResult | null> {
+		this.waiting.add(start.session);
+		try {
+			await current;
+		} finally {
+			this.waiting.delete(start.session);
+		}
+		if (this.store.runningTurn(start.session)) {
+			this.emit(turnId, start.session, null, { type: "error", message: `Session "${start.session}" is busy with another turn` });
+			this.emit(turnId, start.session, null, { type: "turn-complete" });
+			return null;
+		}
+		return this.startTurn(turnId, start);
 	}
 
 	/** Everything the session logged after `seq`, then the session's running turn live, if any. */
@@ -260,7 +280,7 @@ export class AgentRuntime {
 	sessions(): SessionItem[] {
 		return this.store
 			.sessions()
-			.map((s) => ({ session: s.name, title: s.title, created: iso(s.created), last_active: iso(s.last_active) }));
+			.map((s) => ({ session: s.name, title: s.title, created: epochSeconds(s.created), last_active: epochSeconds(s.last_active) }));
 	}
 
 	history(session: string): HistoryTurn[] {
@@ -285,8 +305,4 @@ export class AgentRuntime {
 	runInvocation(caller: AgentCaller, invocation: Invocation): Promise<WorkloadOutcome> {
 		return this.workloads.runInvocation(caller, invocation);
 	}
-}
-
-function nonceOf(request: ChatRequest): { nonce?: string } {
-	return request.turnId ? { nonce: request.turnId } : {};
 }

@@ -179,7 +179,7 @@ export class AgentWorkloads {
 
 		const model = await resolveAgentModel(this.env, caller.userId);
 		if (!model.ok) {
-			this.runtime.logRefusal(plan.session, workloadId, [{ type: "turn-accepted" }, { type: "error", message: model.message }]);
+			this.runtime.logRefusal(plan.session, workloadId, [{ type: "error", message: model.message }]);
 			return fail(model.message, false);
 		}
 		if (this.store.runningTurn(plan.session)) return fail(`Session "${plan.session}" is busy with another turn`, true);

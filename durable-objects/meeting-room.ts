@@ -130,10 +130,11 @@ export class MeetingRoom extends DurableObject<Env> {
 	}
 
 	/**
-	 * The meeting's SSE stream, from after `lastEventId` (or its recent events), then live. The
-	 * Worker checked the reader; it keeps reading while its access lasts. `ended`: the record is
-	 * terminal; a meeting that ended before its room logged an end (or without a room) gets its
-	 * `meeting-end` now (logged once either way).
+	 * The meeting's SSE stream, from after `lastEventId` (or its recent events), then live, until
+	 * the meeting's end. The Worker checked the reader; it keeps reading while its access lasts.
+	 * `ended`: the record is terminal; a meeting that ended before its room logged an end (or
+	 * without a room) gets its `meeting-end` now, or, when it has a copilot, after the copilot's
+	 * final beat (logged once either way).
 	 */
 	async meetingStream(
 		meetingId: number,
@@ -141,7 +142,7 @@ export class MeetingRoom extends DurableObject<Env> {
 		lastEventId: number | null,
 		ended: MeetingEnd | null = null,
 	): Promise<Response> {
-		if (ended) this.#room.stream.append({ type: "meeting-end", ...ended });
+		if (ended && !(await this.#room.copilot.meetingEnded(ended))) this.#room.stream.end(ended);
 		return this.#streamAccess.open(meetingId, lastEventId, reader);
 	}
 

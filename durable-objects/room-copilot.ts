@@ -17,7 +17,7 @@ import { commitAuthorOf } from "../src/workspace/author";
 import { homeWorkspace } from "../src/workspace/workspace-names";
 import { runBeat } from "./copilot-beat";
 import type { RoomCore } from "./room-core";
-import type { MeetingStreamBody, StreamTranscript } from "./room-stream";
+import type { MeetingEnd, MeetingStreamBody, StreamTranscript } from "./room-stream";
 
 /** The live-meeting record (`meeting_id == session_uid == native_id`, the spec's identity rule). */
 export interface LiveMeeting {
@@ -56,6 +56,9 @@ interface CopilotState extends CopilotStart {
 	pending: number;
 	lastSpeaker: string | null;
 	ended: boolean;
+	/** How the meeting ended: the `meeting-end` this copilot logs after its final beat (and whether it has; absent in older states). */
+	end?: MeetingEnd | null;
+	endLogged?: boolean;
 	/** The final beat's summary, kept so a retry after a failed commit does not ask the model again. */
 	summary: string | null;
 	finalAttempts: number;
@@ -139,10 +142,16 @@ export class RoomCopilot {
 		});
 	}
 
-	/** The meeting reached a terminal status: the final beat and the meeting document follow, on a timer that retries. */
-	async meetingEnded(): Promise<void> {
-		const state = await this.#mutate((old) => (old ? { ...old, ended: true } : old));
-		if (state && !state.documented) await this.room.timers.set("copilot_final", Date.now());
+	/**
+	 * The meeting reached a terminal status (told again, it changes nothing): the final beat and
+	 * the meeting document follow, on a timer that retries. True when this copilot logs the
+	 * stream's `meeting-end` itself, after its final beat; false when the caller logs it now.
+	 */
+	async meetingEnded(end: MeetingEnd): Promise<boolean> {
+		const state = await this.#mutate((old) => (old ? { ...old, ended: true, end: old.end ?? end } : old));
+		if (!state || state.documented) return false;
+		if (!state.endLogged) await this.room.timers.set("copilot_final", Date.now());
+		return !state.endLogged;
 	}
 
 	/** The `copilot_final` timer: throws while the document could not be written, so the timer retries. */
@@ -150,16 +159,30 @@ export class RoomCopilot {
 		await this.#chain;
 		await this.#beat;
 		const state = await this.#state();
-		if (!state || state.documented || !state.config.enabled) return;
+		if (!state) return;
+		if (state.documented || !state.config.enabled) {
+			await this.#logEnd();
+			return;
+		}
 		const lines = await this.#linesAfter(0, Number.MAX_SAFE_INTEGER);
 		let summary = state.summary;
 		if (summary === null) {
 			summary = (await this.#finalBeat(state, lines)) ?? excerptSummary(lines);
 			await this.#mutate((old) => (old ? { ...old, summary } : old));
 		}
+		// The final beat has drained: the end goes out after it, whatever becomes of the document.
+		await this.#logEnd();
 		// A meeting nobody spoke in (a bot that never got in) leaves no document behind.
 		if (state.config.write_meeting_doc && lines.length > 0 && startedByOwner(state)) await this.#writeDocument(state, summary);
 		await this.#mutate((old) => (old ? { ...old, documented: true } : old));
+	}
+
+	/** Logs the meeting's end on the stream, which closes it: nothing of this copilot's comes after. */
+	async #logEnd(): Promise<void> {
+		const state = await this.#state();
+		if (!state?.end || state.endLogged) return;
+		this.room.stream.end(state.end);
+		await this.#mutate((old) => (old ? { ...old, endLogged: true } : old));
 	}
 
 	async #finalBeat(state: CopilotState, lines: TranscriptLine[]): Promise<string | null> {

@@ -228,8 +228,9 @@ export class RoomCore {
 		// Every ending passes here, a room's own and one made without it (a stop with no room): the stream
 		// hears of each, and a copilot writes its meeting document for each.
 		if (step.to && isTerminal(step.to) && !(step.from && isTerminal(step.from))) {
-			this.stream.append({ type: "meeting-end", status: step.to, completion_reason: row.completionReason ?? null });
-			await this.copilot.meetingEnded();
+			const end = { status: step.to, completion_reason: row.completionReason ?? null };
+			// A copilot's final beat goes out before the end: it logs the end itself once that beat has drained.
+			if (!(await this.copilot.meetingEnded(end))) this.stream.end(end);
 		}
 		const entries = { ...(await this.notices.prepare(row, events, step)), ...alsoStore };
 		if (Object.keys(entries).length > 0) await this.ctx.storage.put(entries);

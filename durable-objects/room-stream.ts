@@ -150,6 +150,19 @@ export class RoomStream {
 		return seq;
 	}
 
+	/** Logs the meeting's end (once) and closes every open stream after it: nothing follows the end. */
+	end(end: MeetingEnd): number {
+		const seq = this.append({ type: "meeting-end", ...end });
+		for (const reader of [...this.#readers]) this.#close(reader);
+		return seq;
+	}
+
+	/** Whether the meeting's end is logged. */
+	ended(): boolean {
+		this.#table();
+		return this.sql.exec("SELECT 1 FROM stream_events WHERE type = 'meeting-end' LIMIT 1").toArray().length > 0;
+	}
+
 	/** The newest seq logged (0 when none). */
 	lastSeq(): number {
 		this.#table();
@@ -171,17 +184,23 @@ export class RoomStream {
 
 	/**
 	 * An SSE response: the events after `after` (or, on a fresh connect, the recent ones with
-	 * every note), then live. Replay and subscribing happen with no `await` in between, so no
-	 * event can fall in the gap (the object runs one thing at a time).
+	 * every note), then live; once the meeting has ended, the replay and the close. Replay and
+	 * subscribing happen with no `await` in between, so no event can fall in the gap (the object
+	 * runs one thing at a time).
 	 */
 	open(after: number | null, who: StreamReader): Response {
 		// An id past the log (another meeting's, or made up) resumes from the log's end: nothing logged later is skipped.
 		const from = after === null ? null : Math.min(after, this.lastSeq());
 		const replay = this.#replay(from);
+		const ended = this.ended();
 		let opened: Reader | null = null;
 		const stream = new ReadableStream<Uint8Array>({
 			start: (controller) => {
 				for (const logged of replay) controller.enqueue(sseEvent(logged.seq, logged.event));
+				if (ended) {
+					controller.close();
+					return;
+				}
 				const reader: Reader = {
 					who,
 					controller,

@@ -1,10 +1,11 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./app-env";
 import { intVar } from "./env";
 import { ApiError, mapError } from "./errors";
 import { apiResponseHeaders, gateway } from "./gateway/gateway";
-import { AGENT_PREFIXES } from "./gateway/route-scopes";
+import { AGENT_PREFIXES, LEGACY_AGENT_PREFIX } from "./gateway/route-scopes";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
 import { agentRoutes } from "./routes/agent";
@@ -79,13 +80,20 @@ export function buildApp() {
 	app.route("/", calendarRoutes);
 	app.route("/", calendarCompatRoutes);
 	app.route("/", mcpRoutes);
+	const agentModules = [
+		agentRoutes,
+		agentChatRoutes,
+		agentRoutineRoutes,
+		agentWorkspaceRoutes,
+		agentWorkspaceGitRoutes,
+		agentMeetingRoutes,
+	];
+	// The legacy alias is mounted through a plain Hono app, which serves the routes without adding them to /openapi.json.
+	const legacyAgent = new Hono<AppEnv>();
+	for (const module of agentModules) legacyAgent.route("/", module);
 	for (const prefix of AGENT_PREFIXES) {
-		app.route(prefix, agentRoutes);
-		app.route(prefix, agentChatRoutes);
-		app.route(prefix, agentRoutineRoutes);
-		app.route(prefix, agentWorkspaceRoutes);
-		app.route(prefix, agentWorkspaceGitRoutes);
-		app.route(prefix, agentMeetingRoutes);
+		if (prefix === LEGACY_AGENT_PREFIX) app.route(prefix, legacyAgent);
+		else for (const module of agentModules) app.route(prefix, module);
 	}
 
 	app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", { type: "apiKey", in: "header", name: "X-API-Key" });

@@ -7,9 +7,9 @@
 import type { Platform } from "../bot-channel/protocol";
 import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
-import { ApiError } from "../errors";
+import { ApiError, invalidField } from "../errors";
 import { constructMeetingUrl } from "../meetings/meeting-link";
-import { findMeetingOnLink, findOpenMeetingOnLink, isUniqueViolation, nowIso } from "../meetings/meeting-store";
+import { findMeetingOnLink, findOpenMeetingOnLink, findReadableMeeting, isUniqueViolation, nowIso } from "../meetings/meeting-store";
 import { isTerminal, type MeetingStatus } from "../meetings/status-machine";
 import { announceInRoom, createMeeting } from "../meetings/status-writes";
 import { meetingRoom } from "../objects";
@@ -134,6 +134,26 @@ export async function ownCopilotMeeting(
 	// The caller's own meetings on the link come first: another's is found only when they have none.
 	if (found && found.userId !== userId) throw new ApiError(403, COPILOT_OWNER_ONLY);
 	return found;
+}
+
+/**
+ * The meeting a `meeting/process` body's `meeting_id` names on its link: none (undefined) when
+ * it is absent or the native id itself (the identity rule), else the record with that id, which
+ * must be on that link and the caller's own (the reference's client sends the record id there).
+ */
+export async function namedCopilotMeeting(
+	env: Env,
+	userId: number,
+	link: { platform: Platform; nativeId: string },
+	meetingId: string | undefined,
+): Promise<MeetingRow | undefined> {
+	if (meetingId === undefined || meetingId === link.nativeId) return undefined;
+	const id = /^[0-9]{1,15}$/.test(meetingId) ? Number(meetingId) : null;
+	const row = id === null ? undefined : await findReadableMeeting(env, userId, id);
+	if (!row || row.platform !== link.platform || row.nativeMeetingId !== link.nativeId)
+		throw invalidField(["body", "meeting_id"], "meeting_id must be the native id, or the id of a meeting of yours on that link");
+	if (row.userId !== userId) throw new ApiError(403, COPILOT_OWNER_ONLY);
+	return row;
 }
 
 /**

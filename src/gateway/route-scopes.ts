@@ -21,13 +21,16 @@ const ADMIN: Access = { kind: "admin" };
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
- * The agent plane answers on the spec's form `/agent/api/<path>` and on the reference
- * gateway's short form `/agent/<path>`, which its clients call (`POST /agent/chat`).
+ * The agent plane answers on the spec's form `/agent/api/<path>`, on the reference gateway's
+ * short form `/agent/<path>`, which its clients call (`POST /agent/chat`), and on the legacy
+ * `/api/<path>` alias the spec says still resolves (nothing else of the gateway lives under `/api`).
  * A `tx` key reads it: chat and invocations are open to it but run read-only
  * (src/agent/caller.ts `callerMode`), and what keeps running or keeps files (routines, uploads,
  * swap, init, the meeting copilot) takes `bot`, as everything that acts does.
  */
-export const AGENT_PREFIXES = ["/agent/api", "/agent"] as const;
+export const AGENT_PREFIXES = ["/agent/api", "/agent", "/api"] as const;
+/** Served like the others, but left out of /openapi.json and the typed client: clients are pointed at `/agent`. */
+export const LEGACY_AGENT_PREFIX = "/api";
 const AGENT: Access = { kind: "key", scopes: ["bot", "tx"] };
 const AGENT_ROUTES: ReadonlyArray<readonly [Method, string, Access?]> = [
 	["GET", "/health"],

@@ -39,7 +39,14 @@ const ResetBody = z.object({ session: SessionName.optional() }).openapi("AgentCh
 const SessionList = z
 	.object({
 		sessions: z.array(
-			z.object({ session: z.string(), title: z.string(), created: z.string(), last_active: z.string() }).openapi("AgentSession"),
+			z
+				.object({
+					session: z.string(),
+					title: z.string(),
+					created: z.number().openapi({ description: "Seconds since the epoch (the reference's unit)" }),
+					last_active: z.number().openapi({ description: "Seconds since the epoch" }),
+				})
+				.openapi("AgentSession"),
 		),
 	})
 	.openapi("AgentSessionList");
@@ -125,13 +132,18 @@ agentChatRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/sessions/{session}/history",
-		request: { params: z.object({ session: SessionName }) },
+		request: { params: z.object({ session: z.string().openapi({ description: "Any name: one no session can have finds nothing" }) }) },
 		responses: {
-			200: jsonResponse(z.object({ turns: z.array(HistoryTurn) }).openapi("AgentHistory"), "The session's turns, oldest first"),
+			200: jsonResponse(
+				z.object({ turns: z.array(HistoryTurn) }).openapi("AgentHistory"),
+				"The session's turns, oldest first; none for a session that does not exist",
+			),
 		},
 	}),
 	async (c) => {
 		const { session } = c.req.valid("param");
+		// A name no session can have (chat refuses it) has no history, as the reference answers for any it cannot find.
+		if (!SessionName.safeParse(session).success) return c.json({ turns: [] }, 200);
 		const identity = caller(c);
 		return c.json({ turns: await agentUser(c.env, identity.userId).history(session) }, 200);
 	},

@@ -24,7 +24,7 @@ const StreamQuery = z.object({
 		.min(1)
 		.max(200)
 		.optional()
-		.openapi({ description: "When given, must be the meeting's session uid (its native id)" }),
+		.openapi({ description: "When given, must be the meeting's session uid (its native id) or its record id" }),
 	platform: z.string().min(1).max(50).optional().openapi({ description: "Narrows a native id to one platform" }),
 	last_event_id: z.string().max(30).optional().openapi({ description: "Resume cursor for clients that cannot send `Last-Event-ID`" }),
 });
@@ -39,8 +39,10 @@ export async function streamedMeeting(
 	userId: number,
 	query: { meeting_id: string; session_uid?: string; platform?: string },
 ): Promise<MeetingRow> {
+	// The reference's own client sends the record id as session_uid; the identity rule's is the native id.
 	const matches = (row: MeetingRow | undefined): row is MeetingRow =>
-		row !== undefined && (query.session_uid === undefined || query.session_uid === sessionUidOf(row));
+		row !== undefined &&
+		(query.session_uid === undefined || query.session_uid === sessionUidOf(row) || query.session_uid === String(row.id));
 	const id = /^[0-9]{1,15}$/.test(query.meeting_id) ? Number(query.meeting_id) : null;
 	const byId = id === null ? undefined : await findReadableMeeting(env, userId, id);
 	if (matches(byId) && (query.platform === undefined || byId.platform === query.platform)) return byId;

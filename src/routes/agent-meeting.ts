@@ -1,8 +1,19 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { agentCaller } from "../agent/caller";
-import { COPILOT_OWNER_ONLY, meetingForCopilot, ownCopilotMeeting, relayHealth, rememberCopilot } from "../agent/copilot-meetings";
+import type { ProcessOutcome as CopilotOutcome, LiveMeeting as LiveCopilot } from "../../durable-objects/room-copilot";
+import { type AgentCaller, agentCaller } from "../agent/caller";
+import {
+	COPILOT_OWNER_ONLY,
+	meetingForCopilot,
+	namedCopilotMeeting,
+	ownCopilotMeeting,
+	relayHealth,
+	rememberCopilot,
+} from "../agent/copilot-meetings";
 import { Platform } from "../bot-channel/protocol";
-import { ApiError, invalidField, notFound } from "../errors";
+import type { MeetingRow } from "../db/schema";
+import type { Env } from "../env";
+import { ApiError } from "../errors";
+import { isTerminal, type MeetingStatus } from "../meetings/status-machine";
 import { meetingRoom } from "../objects";
 import { agentMeetingStreamRoutes } from "./agent-meeting-stream";
 import { NativeMeetingId } from "./meeting-link-params";
@@ -31,8 +42,24 @@ const LiveMeeting = z
 	})
 	.openapi("LiveMeeting");
 
+const ProcessedMeeting = {
+	native_id: z.string(),
+	meeting_id: z.string().openapi({ description: "Equals native_id (the identity rule)" }),
+	meeting: z
+		.number()
+		.int()
+		.nullable()
+		.openapi({ description: "The meeting record whose copilot it is; null when off and no meeting of the caller's is on the link" }),
+};
 const ProcessOutcome = z
-	.union([z.object({ processing: z.literal(true), resumed_from: z.string() }), z.object({ processing: z.literal(false) })])
+	.union([
+		z.object({
+			processing: z.literal(true),
+			resumed_from: z.string().openapi({ description: "The stream id processing resumes after" }),
+			...ProcessedMeeting,
+		}),
+		z.object({ processing: z.literal(false), ...ProcessedMeeting }),
+	])
 	.openapi("CopilotProcessing");
 
 const RelayHealth = z
@@ -50,21 +77,20 @@ const RelayHealth = z
 	})
 	.openapi("RelayHealth");
 
-const StartBody = z.strictObject({
+// Other fields (a `subject`, the reference's identity hint) are ignored, never refused.
+const StartBody = z.object({
 	native_id: NativeMeetingId,
 	platform: Platform,
 	title: z.string().max(500).nullable().optional(),
 });
 
-const ProcessBody = z.strictObject({
+const ProcessBody = z.object({
 	native_id: NativeMeetingId,
 	platform: Platform,
 	on: z.boolean(),
-	meeting_id: z
-		.string()
-		.max(255)
-		.optional()
-		.openapi({ description: "When sent, equals native_id (meeting_id == session_uid == native_id)" }),
+	meeting_id: z.string().max(255).optional().openapi({
+		description: "Which meeting on the link: its native id (the identity rule) or its record id (`id` of GET /meetings and POST /bots)",
+	}),
 });
 
 const titleOf = (data: Record<string, unknown>) => (typeof data.title === "string" && data.title ? data.title : null);
@@ -87,24 +113,31 @@ agentMeetingRoutes.openapi(
 		const caller = agentCaller(c.get("identity"));
 		const title = body.title?.trim() || null;
 		const meeting = await meetingForCopilot(c.env, caller.userId, { platform: body.platform, nativeId: body.native_id, title });
-		const live = await meetingRoom(c.env, meeting.id).copilotStart({
-			caller,
-			meetingId: meeting.id,
-			nativeId: body.native_id,
-			platform: body.platform,
-			title: title ?? titleOf(meeting.data),
-		});
-		// The room never hands a copilot to a second user (a meeting changes no owner; this is its own guard).
-		if (!live) throw new ApiError(403, COPILOT_OWNER_ONLY);
-		await rememberCopilot(c.env, caller.userId, {
-			meeting_id: meeting.id,
-			platform: body.platform,
-			native_id: body.native_id,
-			token_id: caller.tokenId,
-		});
+		const live = await startCopilotIn(c.env, caller, meeting, title);
 		return c.json({ ...live, platform: body.platform }, 202);
 	},
 );
+
+/** Starts (or touches) the caller's copilot in their meeting; 403 when the room keeps it another user's. */
+async function startCopilotIn(env: Env, caller: AgentCaller, meeting: MeetingRow, title: string | null): Promise<LiveCopilot> {
+	const link = { platform: meeting.platform as Platform, nativeId: meeting.nativeMeetingId ?? String(meeting.id) };
+	const live = await meetingRoom(env, meeting.id).copilotStart({
+		caller,
+		meetingId: meeting.id,
+		nativeId: link.nativeId,
+		platform: link.platform,
+		title: title ?? titleOf(meeting.data),
+	});
+	// The room never hands a copilot to a second user (a meeting changes no owner; this is its own guard).
+	if (!live) throw new ApiError(403, COPILOT_OWNER_ONLY);
+	await rememberCopilot(env, caller.userId, {
+		meeting_id: meeting.id,
+		platform: link.platform,
+		native_id: link.nativeId,
+		token_id: caller.tokenId,
+	});
+	return live;
+}
 
 agentMeetingRoutes.openapi(
 	createRoute({
@@ -112,23 +145,38 @@ agentMeetingRoutes.openapi(
 		path: "/meeting/process",
 		request: { body: jsonBody(ProcessBody) },
 		responses: {
-			200: jsonResponse(ProcessOutcome, "on: resumes from the meeting's cursor; off: freezes it"),
+			202: jsonResponse(
+				ProcessOutcome,
+				"on: resumes from the meeting's cursor, starting the copilot (as meeting/start) when none runs; off: freezes it",
+			),
 			...errors({
 				403: "The meeting on that link is someone else's (read through a shared workspace)",
-				404: "No copilot was started in a meeting of the caller's on that link",
+				409: "on: the meeting meeting_id names has ended, and had no copilot",
 				422: "A field error",
 			}),
 		},
 	}),
 	async (c) => {
 		const body = c.req.valid("json");
-		if (body.meeting_id !== undefined && body.meeting_id !== body.native_id)
-			throw invalidField(["body", "meeting_id"], "meeting_id must equal native_id (meeting_id == session_uid == native_id)");
+		const caller = agentCaller(c.get("identity"));
 		const link = { platform: body.platform, nativeId: body.native_id };
-		const meeting = await ownCopilotMeeting(c.env, c.get("identity").userId, link, "any");
-		const outcome = meeting ? await meetingRoom(c.env, meeting.id).copilotProcess(body.on) : null;
-		if (!outcome) throw notFound(`No live copilot for ${body.platform}/${body.native_id}: start one with POST /agent/api/meeting/start`);
-		return c.json(outcome, 200);
+		const named = await namedCopilotMeeting(c.env, caller.userId, link, body.meeting_id);
+		const answer = (meeting: MeetingRow | undefined, outcome: CopilotOutcome) =>
+			c.json({ ...outcome, native_id: body.native_id, meeting_id: body.native_id, meeting: meeting?.id ?? null }, 202);
+		if (!body.on) {
+			// Off with no copilot running is what the caller asked for already.
+			const meeting = named ?? (await ownCopilotMeeting(c.env, caller.userId, link, "any"));
+			if (meeting) await meetingRoom(c.env, meeting.id).copilotProcess(false);
+			return answer(meeting, { processing: false });
+		}
+		// Spawn-or-touch, as the reference's process on: the running copilot resumes, else one starts as meeting/start starts it.
+		const meeting = named ?? (await meetingForCopilot(c.env, caller.userId, { ...link, title: null }));
+		const resumed = await meetingRoom(c.env, meeting.id).copilotProcess(true);
+		if (resumed) return answer(meeting, resumed);
+		if (isTerminal(meeting.status as MeetingStatus))
+			throw new ApiError(409, `Meeting ${meeting.id} has ended: a copilot starts only in a meeting that has not`);
+		await startCopilotIn(c.env, caller, meeting, null);
+		return answer(meeting, { processing: true, resumed_from: "0" });
 	},
 );
 

@@ -23,7 +23,7 @@ export const AgentHealth = z
 	})
 	.openapi("AgentHealth");
 
-const modelName = z.string().nullable();
+const modelName = z.string().openapi({ description: "The model's name; `default` when none is configured" });
 export const AgentModels = z
 	.object({ chat_model: modelName, agent_model: modelName, streaming_model: modelName, meeting_model: modelName })
 	.openapi("AgentModels");

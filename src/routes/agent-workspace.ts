@@ -70,6 +70,13 @@ const WorkspaceInit = z.object({ workspace: z.string(), seeded: z.boolean(), alr
 const errors = (statuses: Record<number, string>) =>
 	Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, jsonResponse(ApiErrorBody, description)]));
 
+/** `true`/`false` in any case (Python clients send `True`), or `1`/`0`; read as lower case. */
+const HiddenFlag = z
+	.string()
+	.regex(/^(?:true|false|1|0)$/i, "true or false (any case), 1 or 0")
+	.transform((flag) => flag.toLowerCase())
+	.openapi({ type: "string", example: "true" });
+
 async function workspaceOf(c: Context<AppEnv>) {
 	const name = await activeWorkspace(c.env, c.get("identity").userId);
 	return { name, stub: workspaceObject(c.env, name) };
@@ -79,7 +86,7 @@ agentWorkspaceRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/workspace/tree",
-		request: { query: z.object({ hidden: z.enum(["true", "false", "1", "0"]).optional() }) },
+		request: { query: z.object({ hidden: HiddenFlag.optional() }) },
 		responses: {
 			200: jsonResponse(WorkspaceTree, "Every file; `.git` never, other dot-paths only with hidden=true"),
 			...errors({ 422: "A field error" }),

@@ -43,6 +43,9 @@ const errors = (statuses: Record<number, string>) =>
 
 const callerOf = (c: Context<AppEnv>) => agentCaller(c.get("identity"));
 
+/** The model name GET /models gives a part of the agent with no model configured (the reference's word). */
+export const UNCONFIGURED_MODEL = "default";
+
 /**
  * The body as the client sent it, parsed but not judged: the envelope checks name the first
  * violation themselves, which a schema validator in front of them would pre-empt.
@@ -85,9 +88,22 @@ agentRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/models",
-		responses: { 200: jsonResponse(AgentModels, "The model each part of the caller's agent uses; null when none is configured") },
+		responses: { 200: jsonResponse(AgentModels, "The model each part of the caller's agent uses; `default` when none is configured") },
 	}),
-	async (c) => c.json((await resolveAgentModel(c.env, c.get("identity").userId)).names, 200),
+	async (c) => {
+		const { names } = await resolveAgentModel(c.env, c.get("identity").userId);
+		// Always strings, as the spec and the reference have them: `default` stands for "nothing configured".
+		const named = (name: string | null) => name ?? UNCONFIGURED_MODEL;
+		return c.json(
+			{
+				chat_model: named(names.chat_model),
+				agent_model: named(names.agent_model),
+				streaming_model: named(names.streaming_model),
+				meeting_model: named(names.meeting_model),
+			},
+			200,
+		);
+	},
 );
 
 agentRoutes.openapi(

@@ -9,8 +9,9 @@ import { TurnView } from "./turn-view";
 interface SessionSummary {
 	session: string;
 	title: string;
-	created: string;
-	last_active: string;
+	/** Seconds since the epoch. */
+	created: number;
+	last_active: number;
 }
 
 function SessionList(props: { current: string; sessions: SessionSummary[] | null; error: unknown }) {

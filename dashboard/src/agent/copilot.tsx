@@ -126,7 +126,13 @@ function CopilotColumn({ stream }: { stream: MeetingStreamState }) {
 	);
 }
 
-const CONNECTION_TEXT = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", stopped: "Stopped" };
+const CONNECTION_TEXT = {
+	connecting: "Connecting…",
+	live: "Live",
+	reconnecting: "Reconnecting…",
+	stopped: "Stopped",
+	ended: "Meeting ended",
+};
 
 /** `#/agent/copilot/<meeting id>`: start the copilot, its cards beside the live transcript. */
 function CopilotMeeting({ meetingId }: { meetingId: string }) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyStreamEvent, EMPTY_STREAM, type MeetingStreamState, reconnectDelay } from "./meeting-stream";
+import { applyStreamEvent, EMPTY_STREAM, isMeetingEnd, type MeetingStreamState, reconnectDelay } from "./meeting-stream";
 
 function feed(events: [string, unknown][], state: MeetingStreamState = EMPTY_STREAM): MeetingStreamState {
 	return events.reduce((s, [id, data]) => applyStreamEvent(s, { id, data: JSON.stringify(data) }), state);
@@ -81,5 +81,11 @@ describe("meeting stream into the copilot page", () => {
 describe("stream helpers", () => {
 	it("backs off 1 s, 2 s, 4 s … up to 15 s", () => {
 		expect([0, 1, 2, 3, 4, 10].map(reconnectDelay)).toEqual([1000, 2000, 4000, 8000, 15000, 15000]);
+	});
+
+	it("knows the meeting's end, after which the server closes the stream and nothing is left to reconnect for", () => {
+		expect(isMeetingEnd({ data: JSON.stringify({ type: "meeting-end", status: "completed", completion_reason: "stopped" }) })).toBe(true);
+		for (const data of ['{"type":"ping"}', '{"type":"card"}', "not json", "null", '"meeting-end"'])
+			expect(isMeetingEnd({ data })).toBe(false);
 	});
 });

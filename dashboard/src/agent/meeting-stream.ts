@@ -164,6 +164,16 @@ export function applyStreamEvent(state: MeetingStreamState, event: { id?: string
 	}
 }
 
+/** Whether an event is the meeting's end: the server closes the stream after it, and there is nothing to reconnect for. */
+export function isMeetingEnd(event: { data: string }): boolean {
+	try {
+		const parsed: unknown = JSON.parse(event.data);
+		return typeof parsed === "object" && parsed !== null && (parsed as { type?: unknown }).type === "meeting-end";
+	} catch {
+		return false;
+	}
+}
+
 /** Waits before the next reconnect: 1 s, 2 s, 4 s … up to 15 s. */
 export function reconnectDelay(failures: number): number {
 	return Math.min(15_000, 1000 * 2 ** Math.max(0, failures));

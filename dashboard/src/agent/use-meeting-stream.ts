@@ -1,15 +1,15 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, readEvents } from "../api";
 import { errorText } from "../ui";
-import { applyStreamEvent, EMPTY_STREAM, type MeetingStreamState, reconnectDelay } from "./meeting-stream";
+import { applyStreamEvent, EMPTY_STREAM, isMeetingEnd, type MeetingStreamState, reconnectDelay } from "./meeting-stream";
 
-export type StreamConnection = "connecting" | "live" | "reconnecting" | "stopped";
+export type StreamConnection = "connecting" | "live" | "reconnecting" | "stopped" | "ended";
 
 /**
  * Follows a meeting's stream for as long as the page shows it. The stream is closed by the
  * server after a quiet spell, by an evicted room, or by the network: each time it reconnects
  * with the last id it saw (`Last-Event-ID`), so nothing is missed or shown twice. A 4xx
- * (`Meeting not found`) is final.
+ * (`Meeting not found`) is final, and so is the close after `meeting-end`, the last event.
  */
 export function useMeetingStream(meetingId: string): { stream: MeetingStreamState; connection: StreamConnection; error: string } {
 	const [stream, setStream] = useState<MeetingStreamState>(EMPTY_STREAM);
@@ -24,6 +24,7 @@ export function useMeetingStream(meetingId: string): { stream: MeetingStreamStat
 		let lastEventId: string | undefined;
 		const follow = async () => {
 			let failures = 0;
+			let ended = false;
 			while (!controller.signal.aborted) {
 				try {
 					const headers: Record<string, string> = lastEventId ? { "Last-Event-ID": lastEventId } : {};
@@ -32,6 +33,7 @@ export function useMeetingStream(meetingId: string): { stream: MeetingStreamStat
 						{ headers, signal: controller.signal },
 						(event) => {
 							if (event.id) lastEventId = event.id;
+							if (isMeetingEnd(event)) ended = true;
 							failures = 0;
 							setConnection("live");
 							setError("");
@@ -48,6 +50,10 @@ export function useMeetingStream(meetingId: string): { stream: MeetingStreamStat
 					setError(errorText(err));
 				}
 				if (controller.signal.aborted) return;
+				if (ended) {
+					setConnection("ended");
+					return;
+				}
 				setConnection("reconnecting");
 				await new Promise((resolve) => setTimeout(resolve, reconnectDelay(failures)));
 				failures++;

@@ -4,22 +4,22 @@ import { readAll } from "./sse";
 
 /** Chat and session routes without a model: the refusal, input checks, sessions and history. */
 describe("agent chat without a model", () => {
-	it("refuses the turn in-band: turn-accepted, an actionable error, turn-complete, each with an id and the turn id", async () => {
+	it("refuses the turn in-band without accepting it: an actionable error, turn-complete, each with an id and the turn id", async () => {
 		const { headers } = await userWithKey();
 		const res = await call("POST", "/agent/api/chat", { headers, json: { prompt: "What meetings did I have?" } });
 		expect(res.status).toBe(200);
 		expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
 		expect(res.headers.get("cache-control")).toContain("no-cache");
 		const events = await readAll(res);
-		expect(events.map((e) => e.frame.type)).toEqual(["turn-accepted", "error", "turn-complete"]);
-		const error = events[1]?.frame;
+		expect(events.map((e) => e.frame.type)).toEqual(["error", "turn-complete"]);
+		const error = events[0]?.frame;
 		expect(error?.type === "error" && error.message).toContain("PUT /user/models");
 		const turnIds = new Set(events.map((e) => e.frame.turn_id));
 		expect(turnIds.size).toBe(1);
 		expect([...turnIds][0]).toMatch(/^turn_/);
 		const ids = events.map((e) => e.id);
 		expect(ids).toEqual([...ids].sort((a, b) => a - b));
-		expect(new Set(ids).size).toBe(3);
+		expect(new Set(ids).size).toBe(2);
 
 		// A refused turn is not a conversation: no session, no history.
 		expect(await json(await call("GET", "/agent/api/sessions", { headers }))).toEqual({ sessions: [] });
@@ -31,7 +31,7 @@ describe("agent chat without a model", () => {
 		const res = await call("POST", "/agent/chat", { headers, json: { prompt: "hi", subject: "someone-else", session: "s1" } });
 		expect(res.status).toBe(200);
 		const events = await readAll(res);
-		expect(events.map((e) => e.frame.type)).toEqual(["turn-accepted", "error", "turn-complete"]);
+		expect(events.map((e) => e.frame.type)).toEqual(["error", "turn-complete"]);
 	});
 
 	it("replays a logged turn after Last-Event-ID without a new turn", async () => {
@@ -75,9 +75,15 @@ describe("agent chat without a model", () => {
 		const reset = await call("POST", "/agent/api/chat/reset", { headers, json: { session: "no spaces allowed" } });
 		expect(reset.status).toBe(422);
 		await reset.body?.cancel();
-		const history = await call("GET", "/agent/api/sessions/bad%20name/history", { headers });
-		expect(history.status).toBe(422);
-		await history.body?.cancel();
+	});
+
+	it("answers {turns: []} for the history of any session name that has none, never 422", async () => {
+		const { headers } = await userWithKey();
+		for (const name of ["bad%20name", "..%2Fetc", "%E2%9C%93", "s".repeat(101), "x".repeat(2000)]) {
+			const res = await call("GET", `/agent/api/sessions/${name}/history`, { headers });
+			expect(res.status, name).toBe(200);
+			expect(await json(res)).toEqual({ turns: [] });
+		}
 	});
 
 	it("resets a session with or without a body, and answers {turns: []} for a missing one", async () => {

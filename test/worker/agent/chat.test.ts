@@ -79,7 +79,7 @@ describe("agent chat: a turn", () => {
 		const { headers } = await userWithKey();
 		const marker = crypto.randomUUID();
 		const events = await readAll(await chat(headers, { prompt: `no model ${marker}` }));
-		expect(types(events)).toEqual(["turn-accepted", "error", "turn-complete"]);
+		expect(types(events)).toEqual(["error", "turn-complete"]);
 		expect(await sent(marker)).toEqual([]);
 	});
 
@@ -127,7 +127,7 @@ describe("agent chat: sessions", () => {
 		expect(messages[2]?.content).toBe("first answer");
 		expect(JSON.stringify(messages)).not.toContain(m3);
 
-		const { sessions } = await json<{ sessions: { session: string; title: string; created: string; last_active: string }[] }>(
+		const { sessions } = await json<{ sessions: { session: string; title: string; created: number; last_active: number }[] }>(
 			await call("GET", "/agent/api/sessions", { headers }),
 		);
 		expect(sessions.map((s) => s.session)).toEqual(["alpha", "beta"]);
@@ -135,7 +135,11 @@ describe("agent chat: sessions", () => {
 		expect(sessions[0]?.title).toHaveLength(60);
 		expect(sessions[0]?.title).toMatch(/^First question about planning [0-9a-f-]+…$/);
 		expect(sessions[1]?.title).toBe(`Other session ${m3}`);
-		expect(Date.parse(sessions[0]?.last_active ?? "")).toBeGreaterThanOrEqual(Date.parse(sessions[0]?.created ?? ""));
+		// Seconds since the epoch, as the reference's session list has them.
+		const [alpha] = sessions;
+		expect(typeof alpha?.created).toBe("number");
+		expect(alpha?.last_active).toBeGreaterThanOrEqual(alpha?.created ?? Number.POSITIVE_INFINITY);
+		expect(Math.abs((alpha?.last_active ?? 0) - Date.now() / 1000)).toBeLessThan(60);
 
 		const history = await json<{ turns: { role: string; text: string }[] }>(
 			await call("GET", "/agent/sessions/alpha/history", { headers }),
@@ -208,20 +212,29 @@ describe("agent chat: a turn outlives its stream", () => {
 		expect(await sent(marker)).toHaveLength(1);
 	});
 
-	it("answers a second chat on a busy session in-band, and the running turn goes on", async () => {
+	it("runs a second chat on a busy session after the running turn, as the reference's warm unit takes it; a third while one waits is refused", async () => {
 		const { headers } = await agentUser();
 		const marker = crypto.randomUUID();
-		await script(marker, [{ text: ["a ", "b ", "c"], delay_ms: 150 }]);
+		await script(marker, [{ text: ["a ", "b ", "c"], delay_ms: 150 }, { text: ["second reply"] }]);
 		const running = new SseReader(await chat(headers, { prompt: `busy ${marker}`, session: "busy" }));
 		await running.until("message-delta");
-		const second = await chat(headers, { prompt: `second ${marker}`, session: "busy" });
-		expect(second.status).toBe(200);
-		const refusal = await readAll(second);
+		const second = new SseReader(await chat(headers, { prompt: `second ${marker}`, session: "busy" }));
+		const third = await chat(headers, { prompt: `third ${marker}`, session: "busy" });
+		expect(third.status).toBe(200);
+		const refusal = await readAll(third);
 		expect(types(refusal)).toEqual(["error", "turn-complete"]);
 		expect(refusal[0]?.frame.type === "error" && refusal[0].frame.message).toContain("busy");
-		const rest = await running.rest();
+		const first = await running.rest();
 		await running.cancel();
-		expect(doneOf(rest)).toMatchObject({ ok: true, reply: "a b c" });
-		expect(await sent(marker)).toHaveLength(1);
+		expect(doneOf(first)).toMatchObject({ ok: true, reply: "a b c" });
+		const next = await second.rest();
+		await second.cancel();
+		expect(types(next)).toEqual(["turn-accepted", "message-delta", "done", "turn-complete"]);
+		expect(doneOf(next)).toMatchObject({ ok: true, reply: "second reply" });
+		// It ran after the first had ended: the model saw the first turn in the session's history.
+		const requests = await sent(marker);
+		expect(requests).toHaveLength(2);
+		expect(JSON.stringify(bodyOf(requests[1]).messages)).toContain("a b c");
+		expect(Math.min(...next.map((e) => e.id))).toBeGreaterThan(Math.max(...first.map((e) => e.id)));
 	});
 });

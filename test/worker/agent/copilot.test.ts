@@ -64,7 +64,10 @@ describe("POST /agent/api/meeting/start", () => {
 		const live = await liveMeeting(owner.headers);
 		await startCopilot(owner.headers, live.code);
 		const stranger = await userWithKey();
-		expect((await processCopilot(stranger.headers, live.code, false)).status).toBe(404);
+		// Off for a stranger touches nothing of the owner's: they have no meeting on the link.
+		const off = await processCopilot(stranger.headers, live.code, false);
+		expect(off.status).toBe(202);
+		expect(await json(off)).toEqual({ processing: false, native_id: live.code, meeting_id: live.code, meeting: null });
 		const theirs = await startCopilot(stranger.headers, live.code);
 		expect(theirs.meeting).not.toBe(live.meeting.id);
 		// Untitled, the live meeting is named by its link, as the reference names it.
@@ -72,7 +75,6 @@ describe("POST /agent/api/meeting/start", () => {
 		// The owner's copilot still processes.
 		await live.bot.send(said("s-1", "Alice", "still mine"));
 		await eventually("the owner's note", async () => ofType(await streamEvents(live.meeting.id), "note")[0]);
-		expect((await processCopilot(owner.headers, meetCode(), true)).status).toBe(404);
 	});
 });
 
@@ -157,15 +159,17 @@ describe("the copilot follows the transcript", () => {
 		const cursor = (await streamEvents(live.meeting.id)).find((e) => e.event.type === "transcript")?.seq;
 
 		const off = await processCopilot(owner.headers, live.code, false);
-		expect(off.status).toBe(200);
-		expect(await json(off)).toEqual({ processing: false });
+		expect(off.status).toBe(202);
+		const ids = { native_id: live.code, meeting_id: live.code, meeting: live.meeting.id };
+		expect(await json(off)).toEqual({ processing: false, ...ids });
 		await live.bot.send(said("s-2", "Alice", "during the pause", 2));
 		await live.bot.send(said("s-3", "Bob", "also during it", 3));
 		await new Promise((r) => setTimeout(r, 200));
 		expect(ofType(await streamEvents(live.meeting.id), "note").map((n) => n.note.id)).toEqual(["s-1"]);
 
 		const on = await processCopilot(owner.headers, live.code, true);
-		expect(await json(on)).toEqual({ processing: true, resumed_from: String(cursor) });
+		expect(on.status).toBe(202);
+		expect(await json(on)).toEqual({ processing: true, resumed_from: String(cursor), ...ids });
 		const notes = await eventually("the missed notes", async () => {
 			const found = ofType(await streamEvents(live.meeting.id), "note");
 			return found.length >= 3 ? found : undefined;

@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { toolsFor } from "../../../src/agent/tools";
 import { TurnFiles } from "../../../src/agent/turn-files";
+import { AGENT_PREFIXES } from "../../../src/gateway/route-scopes";
 import { AgentHealth, AgentModels, EventAccepted, Workload, WorkloadAccepted } from "../../../src/routes/agent-schemas";
 import type { RecordedModelRequest } from "../../receiver/model-script";
 import { meetCode } from "../meetings/helpers";
@@ -10,7 +11,8 @@ import meetingEvent from "./golden/Event.meeting.json";
 import messageInvocation from "./golden/Invocation.message.json";
 import { endedWorkload } from "./helpers";
 
-const PREFIXES = ["/agent/api", "/agent"] as const;
+// Every form the agent plane answers on, the legacy `/api` alias included (docs/agent.md).
+const PREFIXES = AGENT_PREFIXES;
 
 /** Every row and key the user's agent object holds, but its (always present, maybe empty) timer table. */
 async function agentObjectContents(userId: number): Promise<unknown[]> {
@@ -351,10 +353,18 @@ describe("GET /agent/health and /agent/api/models", () => {
 		});
 	});
 
-	it.each(PREFIXES)("under %s: models names the four models, null when none is configured", async (prefix) => {
+	it.each(PREFIXES)("under %s: models names the four models with strings, `default` when none is configured", async (prefix) => {
 		const { headers } = await userWithKey();
 		const models = await expectDocumented(AgentModels, await call("GET", `${prefix}/models`, { headers }), 200);
-		expect(models).toEqual({ chat_model: null, agent_model: null, streaming_model: null, meeting_model: null });
+		expect(models).toEqual({ chat_model: "default", agent_model: "default", streaming_model: "default", meeting_model: "default" });
+		// Only a meeting model set: the others still say `default`.
+		expect((await call("PUT", "/user/models", { headers, json: { meeting_model: "notes-model" } })).status).toBe(200);
+		expect(await json(await call("GET", `${prefix}/models`, { headers }))).toEqual({
+			chat_model: "default",
+			agent_model: "default",
+			streaming_model: "default",
+			meeting_model: "notes-model",
+		});
 	});
 });
 
@@ -384,7 +394,9 @@ describe("/openapi.json", () => {
 			paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { $ref?: string } }> } }>>;
 			components: { schemas: Record<string, { $ref?: string; properties?: Record<string, unknown> }> };
 		}>(await call("GET", "/openapi.json"));
-		for (const prefix of PREFIXES) {
+		// The legacy alias answers, but clients are pointed at /agent: the document leaves it out.
+		expect(Object.keys(doc.paths).filter((path) => path.startsWith("/api/"))).toEqual([]);
+		for (const prefix of ["/agent/api", "/agent"]) {
 			expect(Object.keys(doc.paths)).toEqual(
 				expect.arrayContaining([
 					`${prefix}/health`,

@@ -138,11 +138,7 @@ describe("agent workloads", () => {
 		);
 		expect(noModel).toMatchObject({ ok: false, retryable: false });
 		expect(noModel.detail).toContain("PUT /user/models");
-		expect((await stub(bare.user.id).workload(noModel.workload_id))?.events.map((f) => f.type)).toEqual([
-			"turn-accepted",
-			"error",
-			"turn-complete",
-		]);
+		expect((await stub(bare.user.id).workload(noModel.workload_id))?.events.map((f) => f.type)).toEqual(["error", "turn-complete"]);
 		expect(await sent(`c ${marker}`)).toEqual([]);
 	});
 });

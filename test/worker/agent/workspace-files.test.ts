@@ -10,7 +10,7 @@ import type { AgentFrame } from "../../../src/agent/frames";
 import { workspaceObject } from "../../../src/objects";
 import { homeWorkspace } from "../../../src/workspace/workspace-names";
 import { call, joinWorkspace, json, userWithKey } from "../support";
-import { agentUser, bodyOf, chat, script, sent } from "./helpers";
+import { agentUser, bodyOf, chat, endedWorkload, script, sent } from "./helpers";
 import { readAll } from "./sse";
 
 const agentStub = (userId: number) => env.AGENT_USER.get(env.AGENT_USER.idFromName(String(userId)));
@@ -188,7 +188,10 @@ describe("the workspaces a unit names", () => {
 		const other = await userWithKey();
 		const marker = crypto.randomUUID();
 		await script(marker, [{ text: ["should not run"] }]);
-		for (const id of [`home:${other.user.id}`, String(other.user.id), `repo:${other.user.id}:notes`, `shared:ws-${marker}`, "main"]) {
+		const theirs = `ws-${marker}`;
+		await joinWorkspace(theirs, other.user.id);
+		const named = [`home:${other.user.id}`, String(other.user.id), `repo:${other.user.id}:notes`, `shared:${theirs}`, theirs];
+		for (const id of [...named, "999999999"]) {
 			const res = await call("POST", "/agent/api/invocations", { headers, json: unit(id, marker) });
 			expect(res.status, id).toBe(403);
 			expect((await json<{ detail: string }>(res)).detail).toContain("is not yours");
@@ -214,6 +217,20 @@ describe("the workspaces a unit names", () => {
 		expect((await sharedWorkspace.read("team/plan.md"))?.content).toBe(`shared ${marker}`);
 		expect((await sharedWorkspace.summary(user.email, 1)).commits[0]).toMatchObject({ author: user.email, msg: "Wrote the team plan." });
 		expect(await home(user.id).read("team/plan.md")).toBeNull();
+	});
+
+	it("works in the caller's own active workspace for an id that names no workspace of anyone, as the reference mounts the subject's", async () => {
+		const { user, headers } = await agentUser();
+		for (const id of ["u_jane", "main", `shared:nobody-${crypto.randomUUID()}`]) {
+			const marker = crypto.randomUUID();
+			await script(marker, [{ tool_calls: [write("call_w", `notes/${marker}.md`, `by ${id}`)] }, { text: ["Noted."] }]);
+			const res = await call("POST", "/agent/invocations", { headers, json: unit(id, marker) });
+			expect(res.status, id).toBe(202);
+			const { workload_id } = await json<{ workload_id: string }>(res);
+			const ended = await endedWorkload(`/agent/workloads/${workload_id}`, headers);
+			expect(ended.last?.ok, id).toBe(true);
+			expect((await home(user.id).read(`notes/${marker}.md`))?.content, id).toBe(`by ${id}`);
+		}
 	});
 
 	it("runs a plan file of the workspace as the prompt, and fails one that is absent", async () => {

@@ -14,7 +14,7 @@ import statusDoc from "../../../docs/status-machine.md?raw";
 import webhooksDoc from "../../../docs/webhooks.md?raw";
 import workspaceDoc from "../../../docs/workspace.md?raw";
 import { CompletionReason, ROOM_CLOSE } from "../../../src/bot-channel/protocol";
-import { ROUTE_ACCESS } from "../../../src/gateway/route-scopes";
+import { AGENT_PREFIXES, ROUTE_ACCESS } from "../../../src/gateway/route-scopes";
 import { MOVES, REASON_OUTCOME, RETRYABLE_REASONS } from "../../../src/meetings/status-machine";
 import { WEBHOOK_EVENT_TYPES } from "../../../src/settings/account-settings";
 import { tableRows } from "./markdown-table";
@@ -42,9 +42,8 @@ describe("docs/status-machine.md", () => {
 describe("docs/api.md", () => {
 	it("lists every route with the access ROUTE_ACCESS gives it, and no other", () => {
 		const access = (cell: string) => (cell === "self" ? "public" : cell);
-		// `/agent[/api]/x` stands for both forms the agent plane answers on: `/agent/api/x` and `/agent/x`.
-		const forms = (path: string) =>
-			path.startsWith("/agent[/api]") ? ["/agent/api", "/agent"].map((p) => path.replace("/agent[/api]", p)) : [path];
+		// `/agent[/api]/x` stands for every form the agent plane answers on: `/agent/api/x`, `/agent/x` and the legacy `/api/x`.
+		const forms = (path: string) => (path.startsWith("/agent[/api]") ? AGENT_PREFIXES.map((p) => path.replace("/agent[/api]", p)) : [path]);
 		const documented = tableRows(apiDoc, "routes")
 			.flatMap(([method, path, who]) => forms(path ?? "").map((p) => `${method} ${p} ${access(who ?? "")}`))
 			.sort();

@@ -126,6 +126,30 @@ describe("GET /agent/api/meeting/stream", () => {
 		expect(events[1]?.frame).toEqual({ type: "meeting-end", status: "completed", completion_reason: "left_alone" });
 	});
 
+	it("closes after the meeting-end, the last event, for a live reader, a late one (backlog, end, close) and one resuming after the end", async () => {
+		const { headers } = await userWithKey();
+		const { meeting, bot, code } = await liveMeeting(headers);
+		await sayLines(bot, 1, 2);
+		const query = { meeting_id: meeting.id, session_uid: code };
+		// Read to the stream's own end: a stream left open fails the test on its timeout.
+		const toTheEnd = async (response: Response) => {
+			expect(response.status).toBe(200);
+			const reader = new SseReader<Frame>(response);
+			try {
+				return (await reader.rest()).filter((e) => e.frame.type !== "ping");
+			} finally {
+				await reader.cancel();
+			}
+		};
+		const reading = toTheEnd(await openStream(headers, query));
+		await bot.status("completed", { completion_reason: "left_alone" });
+		const live = await reading;
+		expect(texts(live)).toEqual(["line 1", "line 2", "meeting-end"]);
+		expect(await toTheEnd(await openStream(headers, query))).toEqual(live);
+		expect(await toTheEnd(await openStream(headers, query, live[0]?.id))).toEqual(live.slice(1));
+		expect(await toTheEnd(await openStream(headers, query, live.at(-1)?.id))).toEqual([]);
+	});
+
 	it("pings a quiet stream with the last event's id", async () => {
 		const { headers } = await userWithKey();
 		const { meeting, bot } = await liveMeeting(headers);
@@ -155,6 +179,18 @@ describe("who may read a meeting's stream", () => {
 		}
 		const events = await readUntil(await openStream(member.headers, { meeting_id: meeting.id, session_uid: code }), (e) => e.length >= 1);
 		expect(texts(events)).toEqual(["line 1"]);
+	});
+
+	it("takes session_uid as the record id too, as the reference's own client sends it", async () => {
+		const { headers } = await userWithKey();
+		const { meeting, bot, code } = await liveMeeting(headers);
+		await sayLines(bot, 1, 1);
+		for (const query of [
+			{ meeting_id: code, session_uid: meeting.id },
+			{ meeting_id: meeting.id, session_uid: meeting.id },
+		]) {
+			expect(texts(await readUntil(await openStream(headers, query), (e) => e.length >= 1))).toEqual(["line 1"]);
+		}
 	});
 
 	it("finds a meeting by its native id (meeting_id == session_uid == native_id), on the short path too", async () => {

@@ -124,6 +124,27 @@ describe("the room's stream log", () => {
 		});
 	});
 
+	it("closes every open stream after the meeting's end; a stream opened after it replays to the end and closes", async () => {
+		await inFreshRoom(async (sql) => {
+			const stream = new RoomStream(sql, 60_000);
+			stream.append(line(1));
+			const reader = new SseReader<Frame>(stream.open(null, READER));
+			expect(stream.ended()).toBe(false);
+			const end = stream.end({ status: "completed", completion_reason: "stopped" });
+			const ended = { type: "meeting-end", status: "completed", completion_reason: "stopped" };
+			expect(await reader.rest()).toEqual([
+				{ id: 1, frame: line(1) },
+				{ id: end, frame: ended },
+			]);
+			expect(stream.ended()).toBe(true);
+			expect(stream.readers()).toBe(0);
+			const late = new SseReader<Frame>(stream.open(null, READER));
+			expect((await late.rest()).map((e) => e.id)).toEqual([1, end]);
+			expect(await new SseReader<Frame>(stream.open(end, READER)).rest()).toEqual([]);
+			expect(stream.readers()).toBe(0);
+		});
+	});
+
 	it("bounds the log: the newest events, the newest note versions and the end stay", async () => {
 		await inFreshRoom(async (sql) => {
 			const stream = new RoomStream(sql, 60_000);

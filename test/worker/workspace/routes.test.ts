@@ -69,6 +69,23 @@ describe("workspace routes", () => {
 		expect(hidden.files.length).toBe(plain.files.length + 1);
 	});
 
+	it("reads hidden as Python sends it (True/False, any case) and 1/0; anything else is 422", async () => {
+		const { headers } = await userWithKey();
+		await call("POST", "/agent/api/workspace/init", { headers });
+		const tree = async (flag: string) => {
+			const res = await call("GET", `/agent/workspace/tree?hidden=${flag}`, { headers });
+			expect(res.status, flag).toBe(200);
+			return (await json<{ files: string[] }>(res)).files;
+		};
+		for (const flag of ["True", "TRUE", "true", "1"]) expect(await tree(flag), flag).toContain(".gitignore");
+		for (const flag of ["False", "FALSE", "false", "0"]) expect(await tree(flag), flag).not.toContain(".gitignore");
+		for (const flag of ["yes", "", "truee"]) {
+			const res = await call("GET", `/agent/workspace/tree?hidden=${flag}`, { headers });
+			expect(res.status, flag).toBe(422);
+			expect(JSON.stringify(await res.json())).toContain("hidden");
+		}
+	});
+
 	it("refuses path traversal and .git with 400, and reads nothing", async () => {
 		const { headers } = await userWithKey();
 		await call("POST", "/agent/api/workspace/init", { headers });
