@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { wavHeader } from "../../bot-host/bot/wav.ts";
 import { apiAt, botGateway, eventually, nativeId, newAccount, Socket, sandboxObserved, sandboxScenario, wsUrl } from "./client";
 
 type Platform = "google_meet" | "zoom" | "teams";
@@ -33,22 +34,10 @@ async function ended(key: string, id: number, ms = 60_000) {
 
 /** A PCM16 mono WAV of a 440 Hz tone: what a client would send as audio_base64. */
 function toneWav(seconds: number, sampleRate: number): Buffer {
-	const samples = seconds * sampleRate;
-	const wav = Buffer.alloc(44 + samples * 2);
-	wav.write("RIFF", 0, "ascii");
-	wav.writeUInt32LE(36 + samples * 2, 4);
-	wav.write("WAVEfmt ", 8, "ascii");
-	wav.writeUInt32LE(16, 16);
-	wav.writeUInt16LE(1, 20);
-	wav.writeUInt16LE(1, 22);
-	wav.writeUInt32LE(sampleRate, 24);
-	wav.writeUInt32LE(sampleRate * 2, 28);
-	wav.writeUInt16LE(2, 32);
-	wav.writeUInt16LE(16, 34);
-	wav.write("data", 36, "ascii");
-	wav.writeUInt32LE(samples * 2, 40);
-	for (let i = 0; i < samples; i++) wav.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / sampleRate) * 12_000), 44 + i * 2);
-	return wav;
+	const samples = Buffer.alloc(seconds * sampleRate * 2);
+	for (let i = 0; i < seconds * sampleRate; i++)
+		samples.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / sampleRate) * 12_000), i * 2);
+	return Buffer.concat([wavHeader(samples.length, sampleRate), samples]);
 }
 
 const statuses = (live: Socket) =>

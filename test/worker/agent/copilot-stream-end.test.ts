@@ -9,7 +9,7 @@ import { liveMeeting } from "../meetings/helpers";
 import { call } from "../support";
 import { copilotOwner, said, startCopilot } from "./copilot-helpers";
 import { script, sent } from "./helpers";
-import { type SseEvent, SseReader } from "./sse";
+import { readToTheEnd, type SseEvent } from "./sse";
 
 type Frame = MeetingStreamBody | { type: "ping" };
 
@@ -21,16 +21,7 @@ function openStream(headers: Record<string, string>, code: string, lastEventId?:
 	});
 }
 
-/** Every event to the stream's end: it has to end on its own (the test's timeout says it did not). */
-async function toTheEnd(response: Response): Promise<SseEvent<Frame>[]> {
-	expect(response.status).toBe(200);
-	const reader = new SseReader<Frame>(response);
-	try {
-		return (await reader.rest()).filter((e) => e.frame.type !== "ping");
-	} finally {
-		await reader.cancel();
-	}
-}
+const toTheEnd = (response: Response) => readToTheEnd<Frame>(response);
 
 const types = (events: SseEvent<Frame>[]) => events.map((e) => e.frame.type);
 

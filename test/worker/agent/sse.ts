@@ -76,3 +76,14 @@ export async function readAll(response: Response): Promise<SseEvent[]> {
 		await reader.cancel();
 	}
 }
+
+/** Every event but pings, to the stream's own end: a stream left open fails the test on its timeout. */
+export async function readToTheEnd<F extends { type: string }>(response: Response): Promise<SseEvent<F>[]> {
+	if (response.status !== 200) throw new Error(`stream answered ${response.status}`);
+	const reader = new SseReader<F>(response);
+	try {
+		return (await reader.rest()).filter((e) => e.frame.type !== "ping");
+	} finally {
+		await reader.cancel();
+	}
+}

@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import type { MeetingStreamBody, StreamTranscript } from "../../../durable-objects/room-stream";
-import { SseReader } from "../agent/sse";
+import { readToTheEnd, SseReader } from "../agent/sse";
 import { call, json, userWithKey } from "../support";
 import { eventually, SimulatedBot } from "./bot-sim";
 import {
@@ -131,23 +131,13 @@ describe("GET /agent/api/meeting/stream", () => {
 		const { meeting, bot, code } = await liveMeeting(headers);
 		await sayLines(bot, 1, 2);
 		const query = { meeting_id: meeting.id, session_uid: code };
-		// Read to the stream's own end: a stream left open fails the test on its timeout.
-		const toTheEnd = async (response: Response) => {
-			expect(response.status).toBe(200);
-			const reader = new SseReader<Frame>(response);
-			try {
-				return (await reader.rest()).filter((e) => e.frame.type !== "ping");
-			} finally {
-				await reader.cancel();
-			}
-		};
-		const reading = toTheEnd(await openStream(headers, query));
+		const reading = readToTheEnd<Frame>(await openStream(headers, query));
 		await bot.status("completed", { completion_reason: "left_alone" });
 		const live = await reading;
 		expect(texts(live)).toEqual(["line 1", "line 2", "meeting-end"]);
-		expect(await toTheEnd(await openStream(headers, query))).toEqual(live);
-		expect(await toTheEnd(await openStream(headers, query, live[0]?.id))).toEqual(live.slice(1));
-		expect(await toTheEnd(await openStream(headers, query, live.at(-1)?.id))).toEqual([]);
+		expect(await readToTheEnd<Frame>(await openStream(headers, query))).toEqual(live);
+		expect(await readToTheEnd<Frame>(await openStream(headers, query, live[0]?.id))).toEqual(live.slice(1));
+		expect(await readToTheEnd<Frame>(await openStream(headers, query, live.at(-1)?.id))).toEqual([]);
 	});
 
 	it("pings a quiet stream with the last event's id", async () => {
