@@ -1,19 +1,12 @@
 import { nextRunAfter } from "../src/agent/cron";
 import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
 import { type MeetingEvent, meetingEventInvocation, type RoutinePlan, scheduledInvocation } from "../src/agent/routine-invocations";
+import type { RoutineView } from "../src/agent/routine-view";
 import { isScope, type Scope } from "../src/gateway/api-keys";
 import { sha256Hex } from "../src/sha256";
 import type { AlarmTimers } from "./agent-alarms";
 import type { AgentCaller } from "./agent-user";
-import {
-	confirmationNeeded,
-	contentOf,
-	type Reconcile,
-	type RoutineInput,
-	type RoutineRow,
-	type RoutineView,
-	routineView,
-} from "./routine-records";
+import { confirmationNeeded, contentOf, type Reconcile, type RoutineInput, type RoutineRow, routineView } from "./routine-records";
 import { addMissingColumns } from "./sql-schema";
 
 /**

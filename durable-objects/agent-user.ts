@@ -3,13 +3,14 @@ import { agentLimits } from "../src/agent/agent-limits";
 import { type AgentCaller, callerAsKeyStandsNow } from "../src/agent/caller";
 import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
 import type { MeetingEvent } from "../src/agent/routine-invocations";
+import type { RoutineView } from "../src/agent/routine-view";
 import type { Env } from "../src/env";
 import { AlarmTimers } from "./agent-alarms";
 import { Routines } from "./agent-routines";
 import { AgentRuntime, HEARTBEAT_TIMER, type HistoryTurn, type SessionItem } from "./agent-runtime";
 import type { WorkloadView } from "./agent-workloads";
 import { RoutineFiles } from "./routine-files";
-import type { Reconcile, RoutineInput, RoutineView } from "./routine-records";
+import type { Reconcile, RoutineInput } from "./routine-records";
 
 export type { AgentCaller } from "../src/agent/caller";
 

@@ -4,23 +4,10 @@
  * server's to judge, and its 422 `detail` is shown as it comes.
  */
 
-export interface Routine {
-	id: string;
-	name: string;
-	kind: "scheduled" | "event";
-	cron: string | null;
-	event: string | null;
-	plan_summary: string;
-	next_run: string | null;
-	status: "scheduled" | "retrying" | "listening" | "disabled";
-	enabled: boolean;
-	last_run: string | null;
-	last_error: string | null;
-	last_workload_id: string | null;
-	/** Written or changed by an agent turn and not yet confirmed: disabled until the user enables it. */
-	needs_confirmation: boolean;
-	confirmation_reason: string | null;
-}
+import type { RoutineView } from "../../../src/agent/routine-view";
+
+/** A routine as GET /agent/api/routines lists it. */
+export type Routine = RoutineView;
 
 export interface RoutineForm {
 	name: string;
