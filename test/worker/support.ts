@@ -53,6 +53,13 @@ export async function joinWorkspace(workspaceId: string, userId: number): Promis
 	if (res.status !== 204) throw new Error(`join workspace: ${res.status} ${await res.text()}`);
 }
 
+/** A fresh workspace whose members are these users (in that order); its id. */
+export async function sharedWorkspace(...userIds: number[]): Promise<string> {
+	const workspace = `team-${crypto.randomUUID()}`;
+	for (const userId of userIds) await joinWorkspace(workspace, userId);
+	return workspace;
+}
+
 /**
  * A body matches its documented schema exactly: parsing drops keys the schema does not name,
  * so equality after parsing means every field is documented and of the documented type.

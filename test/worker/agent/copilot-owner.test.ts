@@ -7,7 +7,7 @@ import { parseFrontmatter } from "../../../src/workspace/okf";
 import { homeWorkspace } from "../../../src/workspace/workspace-names";
 import { eventually, SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
 import { createPlan, fireTimersNow, getMeeting, type Meeting, meetCode, meetUrl, roomOf, sendBot } from "../meetings/helpers";
-import { call, joinWorkspace, json } from "../support";
+import { call, json, sharedWorkspace } from "../support";
 import { copilotOwner, meetingDocument, ofType, processCopilot, said, startCopilot, streamEvents, workspaceFile } from "./copilot-helpers";
 import { MODEL_KEY, script, sent } from "./helpers";
 
@@ -20,9 +20,7 @@ const marker = (name: string) => `${name}-${crypto.randomUUID().slice(0, 8)}`;
 async function sharedMeeting() {
 	const owner = await copilotOwner();
 	const member = await copilotOwner(false);
-	const team = `team-${crypto.randomUUID()}`;
-	await joinWorkspace(team, owner.user.id);
-	await joinWorkspace(team, member.user.id);
+	const team = await sharedWorkspace(owner.user.id, member.user.id);
 	const code = meetCode();
 	const plan = await createPlan(owner.headers, { meeting_url: meetUrl(code), workspace_id: team, title: "Weekly sync" });
 	expect((await getMeeting(member.headers, plan.id)).user_id).toBe(owner.user.id);

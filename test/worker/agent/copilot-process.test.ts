@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import { eventually } from "../meetings/bot-sim";
 import { createPlan, getMeeting, liveMeeting, type Meeting, meetCode, meetUrl, roomOf } from "../meetings/helpers";
-import { call, joinWorkspace, json, userWithKey } from "../support";
+import { call, json, sharedWorkspace, userWithKey } from "../support";
 import { copilotOwner, ofType, processCopilot, said, startCopilot, streamEvents } from "./copilot-helpers";
 
 const OWNER_ONLY = { detail: "Only the meeting's owner can start, pause or resume its copilot" };
@@ -72,9 +72,7 @@ describe("process on: spawn-or-touch", () => {
 	it("keeps the owner rule: a member reading the owner's open meeting gets 403 and starts nothing", async () => {
 		const owner = await userWithKey();
 		const member = await copilotOwner(false);
-		const team = `team-${crypto.randomUUID()}`;
-		await joinWorkspace(team, owner.user.id);
-		await joinWorkspace(team, member.user.id);
+		const team = await sharedWorkspace(owner.user.id, member.user.id);
 		const code = meetCode();
 		const plan = await createPlan(owner.headers, { meeting_url: meetUrl(code), workspace_id: team });
 		for (const on of [true, false]) {

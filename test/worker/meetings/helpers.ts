@@ -1,6 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
-import { call, joinWorkspace, json, userWithKey } from "../support";
+import { call, json, sharedWorkspace, userWithKey } from "../support";
 import { SimulatedBot, spawnRequestFor } from "./bot-sim";
 
 /** The meeting record as the tests read it. */
@@ -113,9 +113,7 @@ export async function unheldRequestedMeeting(userId: number, code: string): Prom
 export async function workspaceMeeting() {
 	const owner = await userWithKey();
 	const member = await userWithKey();
-	const workspace = `ws-${crypto.randomUUID()}`;
-	await joinWorkspace(workspace, owner.user.id);
-	await joinWorkspace(workspace, member.user.id);
+	const workspace = await sharedWorkspace(owner.user.id, member.user.id);
 	const code = meetCode();
 	await createPlan(owner.headers, { meeting_url: meetUrl(code), workspace_id: workspace });
 	const { meeting, bot } = await liveMeeting(owner.headers, code);

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
-import { call, joinWorkspace, json, userWithKey } from "../support";
+import { call, json, sharedWorkspace, userWithKey } from "../support";
 import { eventually, openSocket, type SocketClient } from "./bot-sim";
 import { swapEnv } from "./broken-env";
 import { createPlan, liveMeeting, meetCode, meetUrl, roomOf, segment } from "./helpers";
@@ -87,10 +87,8 @@ describe("live delivery ahead of storage", () => {
 	it("keeps a burst in the bot's order, once each, for every watcher of every user, and stores all of it", async () => {
 		const owner = await userWithKey();
 		const member = await userWithKey();
-		const workspace = `ws-${crypto.randomUUID()}`;
+		const workspace = await sharedWorkspace(owner.user.id, member.user.id);
 		const code = meetCode();
-		await joinWorkspace(workspace, owner.user.id);
-		await joinWorkspace(workspace, member.user.id);
 		await createPlan(owner.headers, { meeting_url: meetUrl(code), workspace_id: workspace });
 		const { bot } = await liveMeeting(owner.headers, code);
 		const watchers = [await watch(owner.key, code), await watch(owner.key, code), await watch(member.key, code)];

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { FeedSubscriptions, refKey } from "../../../durable-objects/feed-subscriptions";
 import type { LiveFeed } from "../../../durable-objects/live-feed";
 import { calendar, connect, newFeed, serveFeed, sync, utcIn, vevent } from "../calendars/feeds";
-import { call, joinWorkspace, userWithKey } from "../support";
+import { call, sharedWorkspace, userWithKey } from "../support";
 import { eventually, openSocket, SimulatedBot, type SocketClient, spawnRequestFor } from "./bot-sim";
 import { createPlan, liveMeeting, meetCode, meetUrl, segment, sendBot } from "./helpers";
 
@@ -117,9 +117,7 @@ describe("/ws subscribe to a link with no meeting yet", () => {
 	it("waits for the user's own meeting even when a workspace they belong to gets one on the link", async () => {
 		const owner = await userWithKey();
 		const member = await userWithKey();
-		const workspace = `ws-${crypto.randomUUID()}`;
-		await joinWorkspace(workspace, owner.user.id);
-		await joinWorkspace(workspace, member.user.id);
+		const workspace = await sharedWorkspace(owner.user.id, member.user.id);
 		const code = meetCode();
 		const socket = await openSocket("/ws", { "X-API-Key": member.key });
 		expect(await subscribe(socket, [ref(code)])).toMatchObject({ waiting: [ref(code)] });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { MeetingStreamBody, StreamAccessEnded } from "../../../durable-objects/room-stream";
 import { SseReader } from "../agent/sse";
-import { ADMIN, call, createUser, joinWorkspace, json } from "../support";
+import { ADMIN, call, createUser, json, sharedWorkspace } from "../support";
 import { SimulatedBot, spawnRequestFor } from "./bot-sim";
 import { createPlan, type Meeting, meetCode, meetUrl, segment, sendBot } from "./helpers";
 
@@ -26,9 +26,7 @@ async function person() {
 async function sharedPlan() {
 	const owner = await person();
 	const member = await person();
-	const team = `team-${crypto.randomUUID()}`;
-	await joinWorkspace(team, owner.user.id);
-	await joinWorkspace(team, member.user.id);
+	const team = await sharedWorkspace(owner.user.id, member.user.id);
 	const code = meetCode();
 	const plan = await createPlan(owner.headers, { meeting_url: meetUrl(code), workspace_id: team });
 	return { owner, member, team, code, plan };

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ADMIN, call, joinWorkspace, json, userWithKey } from "../support";
+import { ADMIN, call, joinWorkspace, json, sharedWorkspace, userWithKey } from "../support";
 import { eventually, openSocket, type SocketClient } from "./bot-sim";
 import { createPlan, getMeeting, liveMeeting, type Meeting, meetCode, meetUrl, segment } from "./helpers";
 
@@ -63,9 +63,7 @@ describe("a shared link resolves to the caller's own meeting first", () => {
 	it("GET /transcripts shows the caller's meeting, not a newer one another member bound to the workspace", async () => {
 		const victim = await userWithKey();
 		const other = await userWithKey();
-		const workspace = workspaceName();
-		await joinWorkspace(workspace, victim.user.id);
-		await joinWorkspace(workspace, other.user.id);
+		const workspace = await sharedWorkspace(victim.user.id, other.user.id);
 		const code = meetCode();
 		const own = await liveMeeting(victim.headers, code);
 		await own.bot.send({ type: "segment", segment: segment({ text: "the victim's words" }) });
@@ -89,9 +87,7 @@ describe("/ws delivery ends when read access ends", () => {
 	async function sharedLiveMeeting() {
 		const owner = await userWithKey();
 		const member = await userWithKey();
-		const workspace = workspaceName();
-		await joinWorkspace(workspace, owner.user.id);
-		await joinWorkspace(workspace, member.user.id);
+		const workspace = await sharedWorkspace(owner.user.id, member.user.id);
 		const code = meetCode();
 		await createPlan(owner.headers, { meeting_url: meetUrl(code), workspace_id: workspace });
 		const memberSocket = await openSocket("/ws", { "X-API-Key": member.key });
