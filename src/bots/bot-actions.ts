@@ -67,14 +67,19 @@ export async function speak(env: Env, caller: { userId: number }, link: BotLinkR
 	} else if (b.audio_url !== undefined) {
 		act = { action: "speak_audio", url: allowedUrl(env, b.audio_url, "audio_url") };
 	} else {
-		if (typeof b.audio_base64 !== "string" || !/^[A-Za-z0-9+/=\s]+$/.test(b.audio_base64)) throw invalid("audio_base64 must be base64");
-		act = { action: "speak_audio", audioBase64: withoutWhitespace(b.audio_base64) };
+		act = { action: "speak_audio", audioBase64: inlineBase64(b.audio_base64, "audio_base64") };
 	}
 	return relayCommand(env, row, act, "Speak command sent");
 }
 
-/** Base64 with line breaks taken out; a copy only when there are any (the audio can be 16 MiB). */
-export const withoutWhitespace = (base64: string): string => (/\s/.test(base64) ? base64.replace(/\s/g, "") : base64);
+/**
+ * Inline media (`audio_base64`, `image_base64`) checked as base64 and with its line breaks taken
+ * out; a copy only when there are any (the body can be 16 MiB).
+ */
+export function inlineBase64(value: unknown, field: string): string {
+	if (typeof value !== "string" || !/^[A-Za-z0-9+/=\s]+$/.test(value)) throw invalid(`${field} must be base64`);
+	return /\s/.test(value) ? value.replace(/\s/g, "") : value;
+}
 
 /** Posts a message in the meeting chat (POST .../chat). */
 export async function sendChat(env: Env, caller: { userId: number }, link: BotLinkRef, b: Record<string, unknown>): Promise<CommandAck> {

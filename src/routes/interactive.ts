@@ -4,12 +4,12 @@ import type { AppEnv } from "../app-env";
 import type { Act } from "../bot-channel/protocol";
 import {
 	allowedUrl,
+	inlineBase64,
 	interactiveMeeting as liveInteractive,
 	readChat,
 	relayCommand,
 	sendChat,
 	speak,
-	withoutWhitespace,
 } from "../bots/bot-actions";
 import type { MeetingRow } from "../db/schema";
 import { ApiError } from "../errors";
@@ -128,8 +128,7 @@ interactiveRoutes.openapi(
 		const row = await interactiveMeeting(c);
 		const b = await body(c);
 		if (typeof b.image_base64 === "string" && b.image_base64) {
-			if (!/^[A-Za-z0-9+/=\s]+$/.test(b.image_base64)) throw invalid("image_base64 must be base64");
-			return relay(c, row, { action: "avatar_set", image_base64: withoutWhitespace(b.image_base64) }, "Avatar set command sent");
+			return relay(c, row, { action: "avatar_set", image_base64: inlineBase64(b.image_base64, "image_base64") }, "Avatar set command sent");
 		}
 		if (b.url === undefined || b.url === null || b.url === "") throw invalid("Either 'url' or 'image_base64' must be provided");
 		return relay(c, row, { action: "avatar_set", url: allowedUrl(c.env, b.url, "url") }, "Avatar set command sent");
