@@ -27,6 +27,7 @@ import {
 	stopBotHost,
 } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
+import type { Meeting } from "../shared/meetings";
 import { apiAt, eventually, nativeId } from "./client";
 
 /** Seconds a claimed bot's channel may stay away before the room names the host lost. */
@@ -43,14 +44,6 @@ interface Host {
 	/** What the host printed: it names each bot it launches with its meeting and attempt. */
 	lines: string[];
 }
-interface Meeting {
-	id: number;
-	status: string;
-	completion_reason: string | null;
-	failure_stage: string | null;
-	data: Record<string, unknown>;
-}
-
 /** One gateway with its own queue and two hosts; `vars` are extra gateway settings. */
 class Fleet {
 	readonly hosts = new Map<string, Host>();

@@ -4,6 +4,9 @@ import type { z } from "zod";
 
 export const ADMIN = { "X-Admin-API-Key": env.ADMIN_API_TOKEN ?? "" };
 
+/** The user's AccountObject (bot slots, webhook outbox). */
+export const accountOf = (userId: number) => env.ACCOUNT.get(env.ACCOUNT.idFromName(String(userId)));
+
 let emailCounter = 0;
 
 /** Calls the Worker the way a client over HTTP would. */

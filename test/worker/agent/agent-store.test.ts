@@ -5,7 +5,8 @@ import { AgentRuntime, HEARTBEAT_TIMER } from "../../../durable-objects/agent-ru
 import { AgentStore } from "../../../durable-objects/agent-store";
 import type { AgentFrame } from "../../../src/agent/frames";
 import type { Env } from "../../../src/env";
-import { agentUser, chat, eventually, script } from "./helpers";
+import { until } from "../../shared/wait";
+import { agentUser, chat, script } from "./helpers";
 import { SseReader } from "./sse";
 
 const freshObject = () => env.AGENT_USER.get(env.AGENT_USER.idFromName(`store-${crypto.randomUUID()}`));
@@ -73,6 +74,7 @@ describe("agent store", () => {
 		expect(await heartbeat()).toBeGreaterThan(Date.now());
 		await reader.until("turn-complete");
 		await reader.cancel();
-		expect(await eventually(heartbeat, (d) => d === null)).toBeNull();
+		await until("the heartbeat cleared after the turn", async () => (await heartbeat()) === null);
+		expect(await heartbeat()).toBeNull();
 	});
 });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { AgentFrame } from "../../../src/agent/frames";
 import { type ModelStepScript, PROVIDER_SECRET_TEXT } from "../../receiver/model-script";
+import { eventually } from "../../shared/wait";
 import { call, json, userWithKey } from "../support";
-import { agentUser, bodyOf, chat, eventually, MODEL_KEY, MODEL_NAME, script, sent } from "./helpers";
+import { agentUser, bodyOf, chat, MODEL_KEY, MODEL_NAME, script, sent } from "./helpers";
 import { readAll, SseReader } from "./sse";
 
 const types = (events: { frame: AgentFrame }[]) => events.map((e) => e.frame.type);
@@ -200,10 +201,10 @@ describe("agent chat: a turn outlives its stream", () => {
 		expect(accepted?.frame).toMatchObject({ type: "turn-accepted", nonce });
 		await reader.cancel();
 
-		const history = await eventually(
-			async () => json<{ turns: { role: string; text: string }[] }>(await call("GET", "/agent/api/sessions/gone/history", { headers })),
-			(h) => h.turns.length === 2,
-		);
+		const history = await eventually("the turn the client left to finish", async () => {
+			const h = await json<{ turns: { role: string; text: string }[] }>(await call("GET", "/agent/api/sessions/gone/history", { headers }));
+			return h.turns.length === 2 ? h : undefined;
+		});
 		expect(history.turns[1]).toMatchObject({ role: "agent", text: "still here after you left", ok: true });
 
 		const retried = await readAll(await chat(headers, { prompt: `disconnect ${marker}`, session: "gone", turn_id: nonce }));

@@ -6,8 +6,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
-import { eventually } from "../meetings/bot-sim";
-import { createPlan, getMeeting, liveMeeting, type Meeting, meetCode, meetUrl, roomOf } from "../meetings/helpers";
+import { type Meeting, meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
+import { createPlan, getMeeting, liveMeeting, meetUrl, roomOf } from "../meetings/helpers";
 import { call, json, sharedWorkspace, userWithKey } from "../support";
 import { copilotOwner, ofType, processCopilot, said, startCopilot, streamEvents } from "./copilot-helpers";
 

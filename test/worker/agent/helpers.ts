@@ -3,6 +3,7 @@ import { expect } from "vitest";
 import type { z } from "zod";
 import { Workload } from "../../../src/routes/agent-schemas";
 import type { ModelStepScript, RecordedModelRequest } from "../../receiver/model-script";
+import { eventually } from "../../shared/wait";
 import { call, expectDocumented, userWithKey } from "../support";
 
 /** The account's own model key: tests prove it reaches the model server and never a client. */
@@ -46,22 +47,10 @@ export function chat(headers: Record<string, string>, body: Record<string, unkno
 	return call("POST", "/agent/api/chat", { headers: { ...headers, ...extra }, json: body });
 }
 
-/** Waits for a condition the Worker reaches on its own (a turn finishing in the background); no timing is asserted. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, tries = 200): Promise<T> {
-	let value = await read();
-	for (let i = 0; i < tries && !done(value); i++) {
-		await new Promise((r) => setTimeout(r, 50));
-		value = await read();
-	}
-	return value;
-}
-
 /** The workload once it has ended (it runs on in the object after the 202). */
 export async function endedWorkload(path: string, headers: Record<string, string>): Promise<z.infer<typeof Workload>> {
-	for (let attempt = 0; attempt < 100; attempt++) {
+	return eventually(`${path} to end`, async () => {
 		const workload = await expectDocumented(Workload, await call("GET", path, { headers }), 200);
-		if (workload.status === "completed" || workload.status === "failed") return workload;
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
-	throw new Error(`${path} did not end`);
+		return workload.status === "completed" || workload.status === "failed" ? workload : undefined;
+	});
 }

@@ -5,7 +5,7 @@ import { TurnFiles } from "../../../src/agent/turn-files";
 import { AGENT_PREFIXES } from "../../../src/gateway/route-scopes";
 import { AgentHealth, AgentModels, EventAccepted, Workload, WorkloadAccepted } from "../../../src/routes/agent-schemas";
 import type { RecordedModelRequest } from "../../receiver/model-script";
-import { meetCode } from "../meetings/helpers";
+import { meetCode } from "../../shared/meetings";
 import { call, expectDocumented, json, userWithKey } from "../support";
 import meetingEvent from "./golden/Event.meeting.json";
 import messageInvocation from "./golden/Invocation.message.json";

@@ -7,9 +7,10 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import { KEY_REVOKED } from "../../../durable-objects/agent-routines";
 import type { AgentUser } from "../../../durable-objects/agent-user";
+import { eventually } from "../../shared/wait";
 import { getMeeting, liveMeeting } from "../meetings/helpers";
 import { ADMIN, call, json } from "../support";
-import { agentUser, bodyOf, eventually, MODEL_NAME, script, sent } from "./helpers";
+import { agentUser, bodyOf, MODEL_NAME, script, sent } from "./helpers";
 
 const agentOf = (userId: number) => env.AGENT_USER.get(env.AGENT_USER.idFromName(String(userId)));
 
@@ -146,13 +147,11 @@ describe("a meeting.completed routine with the user's model", () => {
 		await live.bot.status("completed", { completion_reason: "left_alone" });
 		expect((await getMeeting(headers, live.meeting.id)).status).toBe("completed");
 		// The room tells the agent object, whose alarm runs the routine (due at once).
-		const done = await eventually(
-			async () => {
-				await runDurableObjectAlarm(agentOf(user.id));
-				return (await listed(headers))[0];
-			},
-			(r) => r?.last_run != null,
-		);
+		const done = await eventually("the routine's first run", async () => {
+			await runDurableObjectAlarm(agentOf(user.id));
+			const routine = (await listed(headers))[0];
+			return routine?.last_run != null ? routine : undefined;
+		});
 		expect(done).toMatchObject({ last_error: null, last_workload_id: expect.any(String) });
 		const requests = await sent(marker);
 		expect(requests).toHaveLength(1);

@@ -7,8 +7,10 @@
  * ends, so the stream has to end after `meeting-end` for the final beat to be seen in time.
  */
 import { describe, expect, it } from "vitest";
-import { eventually, SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
-import { type Meeting, meetCode, meetUrl } from "../meetings/helpers";
+import { type Meeting, meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
+import { SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
+import { meetUrl } from "../meetings/helpers";
 import { call, json } from "../support";
 import { copilotOwner, said } from "./copilot-helpers";
 import { script, sent } from "./helpers";

@@ -3,8 +3,10 @@ import { describe, expect, it } from "vitest";
 import { MAX_TRANSCRIPT_CHARS, MAX_TRANSCRIPT_SEGMENTS } from "../../../src/agent/meeting-tools";
 import { runToolCall, type ToolCaller, type ToolOutcome, toolsFor, type WorkloadMode } from "../../../src/agent/tools";
 import type { Scope } from "../../../src/gateway/api-keys";
-import { eventually, spawnRequestFor } from "../meetings/bot-sim";
-import { getMeeting, liveMeeting, type Meeting, meetCode } from "../meetings/helpers";
+import { type Meeting, meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
+import { spawnRequestFor } from "../meetings/bot-sim";
+import { getMeeting, liveMeeting } from "../meetings/helpers";
 import { ADMIN, call, json, userWithKey } from "../support";
 
 const ALL_TOOLS = [

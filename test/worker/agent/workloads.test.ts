@@ -2,8 +2,9 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { WorkloadView } from "../../../durable-objects/agent-workloads";
 import type { Invocation } from "../../../src/agent/envelopes";
+import { eventually } from "../../shared/wait";
 import { userWithKey } from "../support";
-import { agentUser, bodyOf, chat, eventually, script, sent } from "./helpers";
+import { agentUser, bodyOf, chat, script, sent } from "./helpers";
 import { readAll } from "./sse";
 
 const stub = (userId: number) => env.AGENT_USER.get(env.AGENT_USER.idFromName(String(userId)));
@@ -21,10 +22,10 @@ function invocation(userId: number, fields: Partial<Invocation>): Invocation {
 }
 
 async function settled(userId: number, workloadId: string, runs: number): Promise<WorkloadView | null> {
-	return eventually(
-		() => stub(userId).workload(workloadId),
-		(w) => w !== null && w.runs === runs && (w.status === "completed" || w.status === "failed"),
-	);
+	return eventually(`workload ${workloadId} ended after run ${runs}`, async () => {
+		const w = await stub(userId).workload(workloadId);
+		return w !== null && w.runs === runs && (w.status === "completed" || w.status === "failed") ? w : undefined;
+	});
 }
 
 describe("agent workloads", () => {

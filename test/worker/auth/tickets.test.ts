@@ -2,8 +2,10 @@ import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
-import { eventually, openSocket, SocketClient } from "../meetings/bot-sim";
-import { createPlan, meetCode, meetUrl } from "../meetings/helpers";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
+import { openSocket, SocketClient } from "../meetings/bot-sim";
+import { createPlan, meetUrl } from "../meetings/helpers";
 import { ADMIN, call, createUser, json, userWithKey } from "../support";
 
 interface Ticket {

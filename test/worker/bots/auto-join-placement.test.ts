@@ -6,8 +6,10 @@
  * public surface only: a webhook receiver, a /ws subscriber, GET /meetings/{id}.
  */
 import { describe, expect, it } from "vitest";
-import { eventually, openSocket, SimulatedBot, type SocketClient, spawnRequestFor } from "../meetings/bot-sim";
-import { createPlan, fireTimersNow, getMeeting, meetCode, meetUrl } from "../meetings/helpers";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
+import { openSocket, SimulatedBot, type SocketClient, spawnRequestFor } from "../meetings/bot-sim";
+import { createPlan, fireTimersNow, getMeeting, meetUrl } from "../meetings/helpers";
 import { call } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received } from "../webhooks/receiver";

@@ -3,8 +3,9 @@ import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
+import { meetCode } from "../../shared/meetings";
 import { hostCredential, ownMeetingIds, spawnRequestFor, ticketsFor } from "../meetings/bot-sim";
-import { createPlan, getMeeting, meetCode, meetUrl, roomOf } from "../meetings/helpers";
+import { createPlan, getMeeting, meetUrl, roomOf } from "../meetings/helpers";
 import { sineWav } from "../recordings/wav-fixture";
 import { call, json, userWithKey } from "../support";
 

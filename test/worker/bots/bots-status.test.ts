@@ -7,8 +7,10 @@ import { describe, expect, it } from "vitest";
 import { REASON_OUTCOME as PROTOCOL_TABLE } from "../../../src/bot-channel/protocol";
 import { FAILED_BOT_SHOWN_MS, FAILED_BOTS_SHOWN } from "../../../src/bots/bot-control";
 import { REASON_OUTCOME as MACHINE_TABLE } from "../../../src/meetings/status-machine";
-import { eventually, ownMeetingIds, QUEUE_MESSAGES, SimulatedBot, spawnRequestFor, ticketMatch } from "../meetings/bot-sim";
-import { createPlan, getMeeting, meetCode, meetUrl, sendBot } from "../meetings/helpers";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
+import { ownMeetingIds, QUEUE_MESSAGES, SimulatedBot, spawnRequestFor, ticketMatch } from "../meetings/bot-sim";
+import { createPlan, getMeeting, meetUrl, sendBot } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 import { script } from "../webhooks/receiver";
 

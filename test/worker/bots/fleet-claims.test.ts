@@ -13,9 +13,10 @@ import { signChannelToken } from "../../../src/bot-channel/channel-token";
 import type { SpawnTicket } from "../../../src/bot-channel/fleet";
 import { ROOM_CLOSE } from "../../../src/bot-channel/protocol";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
 import {
 	claimAttempt,
-	eventually,
 	hostCredential,
 	openSocket,
 	ownMeetingIds,
@@ -28,7 +29,7 @@ import {
 	unpublishedTicket,
 } from "../meetings/bot-sim";
 import { swapEnv } from "../meetings/broken-env";
-import { createPlan, fireTimersNow, getMeeting, meetCode, meetUrl, roomOf, roomTimers, segment, sendBot } from "../meetings/helpers";
+import { createPlan, fireTimersNow, getMeeting, meetUrl, roomOf, roomTimers, segment, sendBot } from "../meetings/helpers";
 import { ADMIN, call, json, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received, script } from "../webhooks/receiver";

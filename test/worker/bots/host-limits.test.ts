@@ -6,19 +6,13 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AUTOMATIC_LEAVE_MAX_MS } from "../../../src/bot-channel/protocol";
-import { claimAttempt, eventually, openSocket, publishedTicket, spawnRequestFor } from "../meetings/bot-sim";
-import { fireTimersNow, meetCode } from "../meetings/helpers";
+import { type Meeting, meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
+import { claimAttempt, openSocket, publishedTicket, spawnRequestFor } from "../meetings/bot-sim";
+import { fireTimersNow } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received } from "../webhooks/receiver";
-
-interface Meeting {
-	id: number;
-	status: string;
-	completion_reason: string | null;
-	failure_stage: string | null;
-	data: Record<string, unknown>;
-}
 
 const sendBot = (headers: Record<string, string>, body: Record<string, unknown>) => call("POST", "/bots", { headers, json: body });
 

@@ -1,14 +1,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { speechProvider } from "../../../src/bots/speech-provider";
-import { eventually, SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
+import { SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
 import { call, json, userWithKey } from "../support";
 import { received, script, serve } from "../webhooks/receiver";
-
-function meetCode(): string {
-	const l = Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join("");
-	return `${l.slice(0, 3)}-${l.slice(3, 7)}-${l.slice(7)}`;
-}
 
 /** A user with an active bot on a fresh link, played by a simulated bot. */
 async function activeBot(options: Record<string, unknown> = {}) {

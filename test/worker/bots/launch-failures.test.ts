@@ -4,10 +4,9 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createPlan, getMeeting, meetCode, meetUrl, sendBot, unheldRequestedMeeting } from "../meetings/helpers";
-import { call, json, userWithKey } from "../support";
-
-const accountOf = (userId: number) => env.ACCOUNT.get(env.ACCOUNT.idFromName(String(userId)));
+import { meetCode } from "../../shared/meetings";
+import { createPlan, getMeeting, meetUrl, sendBot, unheldRequestedMeeting } from "../meetings/helpers";
+import { accountOf, call, json, userWithKey } from "../support";
 
 const slotsOf = (userId: number) =>
 	runInDurableObject(accountOf(userId), async (_a, state) => (await state.storage.get<Record<string, unknown>>("botSlots")) ?? {});

@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MAX_MEDIA_BODY_BYTES } from "../../../src/app";
-import { eventually, SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
-import { meetCode } from "../meetings/helpers";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
+import { SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
 import { sineWav } from "../recordings/wav-fixture";
 import { call, json, userWithKey } from "../support";
 

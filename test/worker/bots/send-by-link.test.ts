@@ -4,17 +4,9 @@
  * meeting-api derives them; a link that is no meeting link is a 422 naming the field.
  */
 import { describe, expect, it } from "vitest";
+import { type Meeting, meetCode } from "../../shared/meetings";
 import { spawnRequestFor } from "../meetings/bot-sim";
-import { meetCode } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
-
-interface Meeting {
-	id: number;
-	platform: string;
-	native_meeting_id: string;
-	constructed_meeting_url: string;
-	status: string;
-}
 
 interface FieldError {
 	loc: (string | number)[];

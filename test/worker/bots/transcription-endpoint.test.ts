@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { meetCode } from "../../shared/meetings";
 import { spawnRequestFor } from "../meetings/bot-sim";
-import { meetCode } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 
 async function startBot(headers: Record<string, string>) {

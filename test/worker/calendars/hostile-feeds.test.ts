@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MAX_LINK_FIELD_CHARS } from "../../../src/calendars/event-link";
-import { meetCode } from "../meetings/helpers";
+import { type Meeting, meetCode } from "../../shared/meetings";
 import { call, json, userWithKey } from "../support";
 import { watchExpansions } from "./expansions";
 import { calendar, connect, isoOf, newFeed, type Stamp, serveFeed, sync, tick, utcIn, vevent } from "./feeds";
@@ -11,12 +11,6 @@ import { calendar, connect, isoOf, newFeed, type Stamp, serveFeed, sync, tick, u
  * caps, the dense series below take about 20 s of CPU each in workerd (more than this file's
  * test timeout for two), and a sync killed on its way stays first in line for every later tick.
  */
-
-interface Meeting {
-	platform: string;
-	native_meeting_id: string | null;
-	data: { title?: string };
-}
 
 async function meetings(headers: Record<string, string>): Promise<Meeting[]> {
 	return (await json<{ meetings: Meeting[] }>(await call("GET", "/meetings?limit=500", { headers }))).meetings;

@@ -1,22 +1,13 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { meetCode, roomTimers } from "../meetings/helpers";
+import { type Meeting, meetCode } from "../../shared/meetings";
+import { roomTimers } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 import { calendar, connect, day, isoOf, newFeed, renderFixture, serveFeed, sync, tick, utcIn, vevent, zonedToUtc } from "./feeds";
 import googleExport from "./fixtures/google-export.ics?raw";
 import outlookExport from "./fixtures/outlook-export.ics?raw";
 import threeZones from "./fixtures/three-time-zones.ics?raw";
 import weeklySeries from "./fixtures/weekly-series.ics?raw";
-
-interface Meeting {
-	id: number;
-	platform: string;
-	native_meeting_id: string | null;
-	constructed_meeting_url: string | null;
-	status: string;
-	auto_join: boolean;
-	data: Record<string, unknown>;
-}
 
 async function meetings(headers: Record<string, string>): Promise<Meeting[]> {
 	const res = await call("GET", "/meetings?limit=500", { headers });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
-import { eventually, openSocket, type SocketClient } from "../meetings/bot-sim";
-import { createPlan, meetCode, meetUrl } from "../meetings/helpers";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
+import { openSocket, type SocketClient } from "../meetings/bot-sim";
+import { createPlan, meetUrl } from "../meetings/helpers";
 import { call } from "../support";
 import { deliveryRows, userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received } from "../webhooks/receiver";

@@ -1,17 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createPlan, getMeeting, meetCode, roomTimers, sendBot } from "../meetings/helpers";
+import { type Meeting, meetCode } from "../../shared/meetings";
+import { createPlan, getMeeting, roomTimers, sendBot } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 import { calendar, connect, isoOf, newFeed, serveFeed, sync, utcIn, vevent } from "./feeds";
-
-interface Meeting {
-	id: number;
-	status: string;
-	platform: string;
-	native_meeting_id: string | null;
-	auto_join: boolean;
-	data: Record<string, unknown>;
-}
 
 async function meetings(headers: Record<string, string>): Promise<Meeting[]> {
 	return (await json<{ meetings: Meeting[] }>(await call("GET", "/meetings?limit=500", { headers }))).meetings;

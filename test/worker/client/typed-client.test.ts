@@ -19,8 +19,9 @@ import {
 } from "../../../packages/client/src/index";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
-import { eventually } from "../meetings/bot-sim";
-import { liveMeeting, meetCode, segment } from "../meetings/helpers";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
+import { liveMeeting, segment } from "../meetings/helpers";
 import { userWithKey } from "../support";
 
 const clientFor = (apiKey: string) =>

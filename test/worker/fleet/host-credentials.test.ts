@@ -5,8 +5,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../src/sha256";
+import { meetCode } from "../../shared/meetings";
 import { claimAttempt } from "../meetings/bot-sim";
-import { meetCode, sendBot } from "../meetings/helpers";
+import { sendBot } from "../meetings/helpers";
 import { ADMIN, call, json, userWithKey } from "../support";
 
 const mint = (hostId: string, headers: Record<string, string> = ADMIN) =>

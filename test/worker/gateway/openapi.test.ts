@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BotStatusList, MeetingList, MeetingRecord, Transcript } from "../../../src/routes/meeting-schemas";
-import { liveMeeting, meetCode, segment } from "../meetings/helpers";
+import { meetCode } from "../../shared/meetings";
+import { liveMeeting, segment } from "../meetings/helpers";
 import { call, expectDocumented, json, userWithKey } from "../support";
 
 interface SchemaObject {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { type Meeting, meetCode } from "../../shared/meetings";
 import { newFeed } from "../calendars/feeds";
-import { createPlan, getMeeting, type Meeting, meetCode, meetUrl } from "../meetings/helpers";
+import { createPlan, getMeeting, meetUrl } from "../meetings/helpers";
 import { ADMIN, call, json, userWithKey } from "../support";
 
 /**

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { agentUser, eventually, script, sent } from "../agent/helpers";
-import { createPlan, meetCode, meetUrl } from "../meetings/helpers";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
+import { agentUser, script, sent } from "../agent/helpers";
+import { createPlan, meetUrl } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 import { answerOf, bearer, mcpClient } from "./mcp-client";
 
@@ -62,10 +64,10 @@ describe("MCP agent_chat runs one turn of the user's agent", () => {
 		// The turn had started (its id is known) but not ended: what the reply held so far, maybe nothing yet.
 		expect(answer.body).toMatchObject({ finished: false, session: "slow", turn_id: expect.stringMatching(/^turn_/) });
 		expect("Thinking it over: done.".startsWith(answer.body.reply)).toBe(true);
-		const history = await eventually(
-			async () => json<{ turns: { role: string; text: string }[] }>(await call("GET", "/agent/api/sessions/slow/history", { headers })),
-			(h) => h.turns.length === 2,
-		);
+		const history = await eventually("the slow turn's history", async () => {
+			const h = await json<{ turns: { role: string; text: string }[] }>(await call("GET", "/agent/api/sessions/slow/history", { headers }));
+			return h.turns.length === 2 ? h : undefined;
+		});
 		expect(history.turns[1]).toMatchObject({ role: "agent", text: "Thinking it over: done." });
 	});
 

@@ -8,7 +8,7 @@ import { MEETING_TOOLS } from "../../../src/agent/meeting-tools";
 import { VOICES } from "../../../src/bots/speech-provider";
 import { lookupAccess } from "../../../src/gateway/route-scopes";
 import { MCP_TOOLS } from "../../../src/mcp/tools";
-import { eventually } from "../meetings/bot-sim";
+import { eventually } from "../../shared/wait";
 import { mintKey, userWithKey } from "../support";
 import { answerOf, bearer, expectInvalidArguments, initializeRequest, MCP_URL, mcpClient, rpc } from "./mcp-client";
 

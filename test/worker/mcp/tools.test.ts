@@ -1,7 +1,9 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { eventually, spawnRequestFor } from "../meetings/bot-sim";
-import { createPlan, getMeeting, liveMeeting, type Meeting, meetCode, meetUrl, segment, sendBot } from "../meetings/helpers";
+import { type Meeting, meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
+import { spawnRequestFor } from "../meetings/bot-sim";
+import { createPlan, getMeeting, liveMeeting, meetUrl, segment, sendBot } from "../meetings/helpers";
 import { sineWav } from "../recordings/wav-fixture";
 import { call, json, userWithKey } from "../support";
 import { answerOf, bearer, expectInvalidArguments, mcpClient } from "./mcp-client";

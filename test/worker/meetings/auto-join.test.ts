@@ -1,9 +1,11 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import { type Meeting, meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
 import { call, json, userWithKey } from "../support";
-import { eventually, SimulatedBot, spawnRequestFor } from "./bot-sim";
-import { createPlan, getMeeting, liveMeeting, type Meeting, meetCode, meetUrl, roomOf, roomTimers } from "./helpers";
+import { SimulatedBot, spawnRequestFor } from "./bot-sim";
+import { createPlan, getMeeting, liveMeeting, meetUrl, roomOf, roomTimers } from "./helpers";
 
 const MIN = 60_000;
 const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();

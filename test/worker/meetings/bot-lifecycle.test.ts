@@ -1,28 +1,12 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import { type Meeting, meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
 import { call, joinWorkspace, json, userWithKey } from "../support";
 import { script } from "../webhooks/receiver";
-import { eventually, openSocket, ownMeetingIds, QUEUE_MESSAGES, SimulatedBot, spawnRequestFor, ticketMatch, ticketsFor } from "./bot-sim";
-
-interface Meeting {
-	id: number;
-	status: string;
-	completion_reason: string | null;
-	failure_stage: string | null;
-	start_time: string | null;
-	end_time: string | null;
-	data: Record<string, unknown>;
-}
-
-let codeCounter = 0;
-/** A fresh, valid Meet code per test so tests never share a link. */
-function meetCode(): string {
-	codeCounter += 1;
-	const letters = (n: number, seed: number) =>
-		Array.from({ length: n }, (_, i) => String.fromCharCode(97 + ((seed * 7 + i * 3 + Date.now()) % 26))).join("");
-	return `${letters(3, codeCounter)}-${letters(4, codeCounter + 11)}-${letters(3, codeCounter + 23)}`;
-}
+import { openSocket, ownMeetingIds, QUEUE_MESSAGES, SimulatedBot, spawnRequestFor, ticketMatch, ticketsFor } from "./bot-sim";
+import { roomOf } from "./helpers";
 
 async function sendBot(headers: Record<string, string>, body: Record<string, unknown>) {
 	return call("POST", "/bots", { headers, json: body });
@@ -31,8 +15,6 @@ async function sendBot(headers: Record<string, string>, body: Record<string, unk
 async function meeting(headers: Record<string, string>, id: number): Promise<Meeting> {
 	return json<Meeting>(await call("GET", `/meetings/${id}`, { headers }));
 }
-
-const roomOf = (id: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(id)));
 
 /** Moves every room timer to "now" and runs the alarm: the watchdog's time has come. */
 async function fireTimersNow(id: number) {

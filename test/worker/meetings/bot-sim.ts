@@ -4,20 +4,10 @@ import type { RoomState } from "../../../durable-objects/room-core";
 import type { SpawnTicket } from "../../../src/bot-channel/fleet";
 import type { BotToRoom, RoomToBot, SpawnRequest } from "../../../src/bot-channel/protocol";
 import { signSpawnTicket } from "../../../src/bot-channel/spawn-ticket";
+import { eventually } from "../../shared/wait";
 import { ADMIN } from "../support";
 import { received } from "../webhooks/receiver";
 import { roomOf } from "./helpers";
-
-/** Waits until `check` returns a value, polling; fails with `what` after `ms`. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 8000): Promise<T> {
-	const deadline = Date.now() + ms;
-	for (;;) {
-		const value = await check();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 25));
-	}
-}
 
 export const QUEUE_MESSAGES = `${new URL(env.SPAWN_QUEUE_URL ?? "http://unset").pathname}/messages`;
 

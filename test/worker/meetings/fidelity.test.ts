@@ -3,11 +3,13 @@ import { describe, expect, it } from "vitest";
 import { MEETING_ROOM_RPC, MeetingRoom } from "../../../durable-objects/meeting-room";
 import { sanitize } from "../../../src/meetings/failure-detail";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
 import { call, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received, script } from "../webhooks/receiver";
-import { eventually, openSocket, ownMeetingIds, QUEUE_MESSAGES, type SocketClient, spawnRequestFor, ticketMatch } from "./bot-sim";
-import { createPlan, fireTimersNow, getMeeting, liveMeeting, meetCode, meetUrl, roomOf, sendBot } from "./helpers";
+import { openSocket, ownMeetingIds, QUEUE_MESSAGES, type SocketClient, spawnRequestFor, ticketMatch } from "./bot-sim";
+import { createPlan, fireTimersNow, getMeeting, liveMeeting, meetUrl, roomOf, sendBot } from "./helpers";
 
 const envelopesAt = async (path: string) => (await received(path)).map((r) => JSON.parse(r.body) as WebhookEnvelope);
 

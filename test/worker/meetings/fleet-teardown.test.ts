@@ -6,9 +6,11 @@
  * Bot hosts of earlier releases are read in this release's words.
  */
 import { describe, expect, it } from "vitest";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
 import { userWithKey } from "../support";
-import { eventually, SimulatedBot, spawnRequestFor } from "./bot-sim";
-import { fireTimersNow, getMeeting, meetCode, roomTimers, sendBot } from "./helpers";
+import { SimulatedBot, spawnRequestFor } from "./bot-sim";
+import { fireTimersNow, getMeeting, roomTimers, sendBot } from "./helpers";
 
 describe("a bot the fleet takes away", () => {
 	it("fails join_failure with failure_cause bot_host_lost when a claimed bot never connects", async () => {

@@ -1,35 +1,8 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import { type Meeting, meetCode } from "../../shared/meetings";
 import { call, json, sharedWorkspace, userWithKey } from "../support";
 import { SimulatedBot, spawnRequestFor } from "./bot-sim";
-
-/** The meeting record as the tests read it. */
-export interface Meeting {
-	id: number;
-	user_id: number;
-	platform: string;
-	native_meeting_id: string | null;
-	constructed_meeting_url: string | null;
-	status: string;
-	completion_reason: string | null;
-	failure_stage: string | null;
-	start_time: string | null;
-	end_time: string | null;
-	workspace_id: string | null;
-	auto_join: boolean;
-	notes: string | null;
-	recordings: unknown[];
-	data: Record<string, unknown>;
-	created_at: string;
-	updated_at: string;
-}
-
-/** A fresh, random, valid Meet code, so tests never share a link. */
-export function meetCode(): string {
-	const bytes = crypto.getRandomValues(new Uint8Array(10));
-	const letters = Array.from(bytes, (b) => String.fromCharCode(97 + (b % 26))).join("");
-	return `${letters.slice(0, 3)}-${letters.slice(3, 7)}-${letters.slice(7, 10)}`;
-}
 
 export const meetUrl = (code: string) => `https://meet.google.com/${code}`;
 

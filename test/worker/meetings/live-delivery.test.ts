@@ -6,10 +6,12 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
 import { call, json, sharedWorkspace, userWithKey } from "../support";
-import { eventually, openSocket, type SocketClient } from "./bot-sim";
+import { openSocket, type SocketClient } from "./bot-sim";
 import { swapEnv } from "./broken-env";
-import { createPlan, liveMeeting, meetCode, meetUrl, roomOf, segment } from "./helpers";
+import { createPlan, liveMeeting, meetUrl, roomOf, segment } from "./helpers";
 
 const ref = (native_id: string) => ({ platform: "google_meet", native_id });
 

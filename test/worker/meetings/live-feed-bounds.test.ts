@@ -1,9 +1,11 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { LiveFeed } from "../../../durable-objects/live-feed";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
 import { userWithKey } from "../support";
-import { eventually, openSocket, type SocketClient } from "./bot-sim";
-import { liveMeeting, meetCode, segment } from "./helpers";
+import { openSocket, type SocketClient } from "./bot-sim";
+import { liveMeeting, segment } from "./helpers";
 
 const ref = (native_id: string) => ({ platform: "google_meet", native_id });
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -8,10 +8,12 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { FeedSubscriptions, refKey } from "../../../durable-objects/feed-subscriptions";
 import type { LiveFeed } from "../../../durable-objects/live-feed";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
 import { calendar, connect, newFeed, serveFeed, sync, utcIn, vevent } from "../calendars/feeds";
 import { call, sharedWorkspace, userWithKey } from "../support";
-import { eventually, openSocket, SimulatedBot, type SocketClient, spawnRequestFor } from "./bot-sim";
-import { createPlan, liveMeeting, meetCode, meetUrl, segment, sendBot } from "./helpers";
+import { openSocket, SimulatedBot, type SocketClient, spawnRequestFor } from "./bot-sim";
+import { createPlan, liveMeeting, meetUrl, segment, sendBot } from "./helpers";
 
 const ref = (native_id: string) => ({ platform: "google_meet", native_id });
 /** Gives a message that should not arrive time to show up (delivery here takes a few ms). */

@@ -1,14 +1,16 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
 import { call, joinWorkspace, userWithKey } from "../support";
-import { eventually, openSocket, type SocketClient } from "./bot-sim";
+import { openSocket, type SocketClient } from "./bot-sim";
 // Golden frames of /ws (docs/live-feed.md): the frames existing /ws clients parse.
 import missingKeyGolden from "./golden/Error.missing-key.json";
 import unknownActionGolden from "./golden/Error.unknown-action.json";
 import statusGolden from "./golden/MeetingStatus.active.json";
 import subscribedGolden from "./golden/Subscribed.ack.json";
 import bundleGolden from "./golden/Transcript.bundle.json";
-import { createPlan, liveMeeting, meetCode, meetUrl, segment } from "./helpers";
+import { createPlan, liveMeeting, meetUrl, segment } from "./helpers";
 
 const ref = (native_id: string) => ({ platform: "google_meet", native_id });
 const isBundleOf = (id: number, text: string) => (m: Record<string, unknown>) =>

@@ -4,8 +4,9 @@
  * draft's confirmation.
  */
 import { describe, expect, it } from "vitest";
+import { eventually } from "../../shared/wait";
 import { call, json, userWithKey } from "../support";
-import { eventually, openSocket } from "./bot-sim";
+import { openSocket } from "./bot-sim";
 import { liveMeeting, segment } from "./helpers";
 
 interface LiveSegment {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { MeetingStreamBody, StreamAccessEnded } from "../../../durable-objects/room-stream";
+import { type Meeting, meetCode } from "../../shared/meetings";
 import { SseReader } from "../agent/sse";
 import { ADMIN, call, createUser, json, sharedWorkspace } from "../support";
 import { SimulatedBot, spawnRequestFor } from "./bot-sim";
-import { createPlan, type Meeting, meetCode, meetUrl, segment, sendBot } from "./helpers";
+import { createPlan, meetUrl, segment, sendBot } from "./helpers";
 
 type Frame = MeetingStreamBody | StreamAccessEnded | { type: "ping" };
 

@@ -2,20 +2,12 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import type { MeetingStreamBody, StreamTranscript } from "../../../durable-objects/room-stream";
+import { type Meeting, meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
 import { readToTheEnd, SseReader } from "../agent/sse";
 import { call, json, userWithKey } from "../support";
-import { eventually, SimulatedBot } from "./bot-sim";
-import {
-	getMeeting,
-	liveMeeting,
-	type Meeting,
-	meetCode,
-	roomOf,
-	segment,
-	sendBot,
-	unheldRequestedMeeting,
-	workspaceMeeting,
-} from "./helpers";
+import { SimulatedBot } from "./bot-sim";
+import { getMeeting, liveMeeting, roomOf, segment, sendBot, unheldRequestedMeeting, workspaceMeeting } from "./helpers";
 
 type Frame = MeetingStreamBody | { type: "ping" };
 type Event = { id: number; frame: Frame };

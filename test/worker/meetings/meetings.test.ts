@@ -1,7 +1,8 @@
 import { applyD1Migrations, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { type Meeting, meetCode } from "../../shared/meetings";
 import { call, joinWorkspace, json, userWithKey } from "../support";
-import { createPlan, getMeeting, type Meeting, meetCode, meetUrl, sendBot } from "./helpers";
+import { createPlan, getMeeting, meetUrl, sendBot } from "./helpers";
 
 const FUTURE = "2031-05-04T09:30:00.000Z";
 const list = async (headers: Record<string, string>, query = "") => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { type Meeting, meetCode } from "../../shared/meetings";
 import { call, json, userWithKey } from "../support";
-import { createPlan, getMeeting, type Meeting, meetCode, meetUrl } from "./helpers";
+import { createPlan, getMeeting, meetUrl } from "./helpers";
 
 /**
  * `scheduled_at` is "string, ISO 8601" in the spec, and the reference's clients send times

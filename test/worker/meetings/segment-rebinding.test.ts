@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { BotSegment } from "../../../src/bot-channel/protocol";
+import { eventually } from "../../shared/wait";
 import { call, json, userWithKey } from "../support";
-import { eventually, openSocket, type SocketClient } from "./bot-sim";
+import { openSocket, type SocketClient } from "./bot-sim";
 import { liveMeeting } from "./helpers";
 
 const PROVISIONAL = "Unknown speaker";

@@ -1,7 +1,8 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { meetCode } from "../../shared/meetings";
 import { ADMIN, call, json, mintKey, userWithKey } from "../support";
-import { createPlan, getMeeting, liveMeeting, meetCode, meetUrl, segment, workspaceMeeting } from "./helpers";
+import { createPlan, getMeeting, liveMeeting, meetUrl, segment, workspaceMeeting } from "./helpers";
 
 interface Share {
 	share_id: string;

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
 import { verifyWebhook } from "../../../src/webhooks/signature";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
 import { call, json } from "../support";
 import type { DeliveryRowView } from "../webhooks/fixtures";
 import { HOOK_SECRET, userWithWebhook } from "../webhooks/fixtures";
 import { newHook, type ReceivedRequest, received } from "../webhooks/receiver";
-import { eventually, publishedTicket, SimulatedBot, spawnRequestFor } from "./bot-sim";
-import { createPlan, getMeeting, meetCode, meetUrl, segment, sendBot } from "./helpers";
+import { publishedTicket, SimulatedBot, spawnRequestFor } from "./bot-sim";
+import { createPlan, getMeeting, meetUrl, segment, sendBot } from "./helpers";
 
 const ALL_EVENTS = { "meeting.started": true, "meeting.completed": true, "bot.failed": true, "meeting.status_change": true };
 

@@ -1,8 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { type Meeting, meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
 import { ADMIN, call, joinWorkspace, json, sharedWorkspace, userWithKey } from "../support";
-import { eventually, openSocket, type SocketClient } from "./bot-sim";
-import { createPlan, getMeeting, liveMeeting, type Meeting, meetCode, meetUrl, segment } from "./helpers";
+import { openSocket, type SocketClient } from "./bot-sim";
+import { createPlan, getMeeting, liveMeeting, meetUrl, segment } from "./helpers";
 
 const ref = (native_id: string) => ({ platform: "google_meet", native_id });
 const isBundleOf = (id: number, text: string) => (m: Record<string, unknown>) =>

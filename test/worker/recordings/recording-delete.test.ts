@@ -2,7 +2,8 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
-import { meetCode, sendBot } from "../meetings/helpers";
+import { meetCode } from "../../shared/meetings";
+import { sendBot } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 import { sineWav } from "./wav-fixture";
 

@@ -2,8 +2,9 @@ import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloud
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
+import { meetCode } from "../../shared/meetings";
 import { spawnRequestFor } from "../meetings/bot-sim";
-import { createPlan, meetCode, sendBot } from "../meetings/helpers";
+import { createPlan, sendBot } from "../meetings/helpers";
 import { call, json, mintKey, userWithKey } from "../support";
 import { sineWav } from "./wav-fixture";
 

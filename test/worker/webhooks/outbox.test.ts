@@ -3,13 +3,12 @@ import { describe, expect, it } from "vitest";
 import { GIVE_UP_AFTER_MS, type OutboxOptions, retryDelay, WebhookOutbox } from "../../../durable-objects/webhook-outbox";
 import type { AttemptReport, WebhookEvent } from "../../../src/webhooks/deliver";
 import { verifyWebhook } from "../../../src/webhooks/signature";
+import { accountOf } from "../support";
 import { brokenD1, deliveryRows, HOOK_SECRET, userWithWebhook, webhookEvent } from "./fixtures";
 import { newHook, received, script } from "./receiver";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
-
-const accountOf = (userId: number) => env.ACCOUNT.get(env.ACCOUNT.idFromName(String(userId)));
 
 interface OutboxRow {
 	event_id: string;
