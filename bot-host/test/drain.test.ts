@@ -9,19 +9,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/ports.mjs";
+import { until } from "../../test/shared/wait.ts";
 import { type Sandbox, startSandbox } from "../sandbox/server.ts";
 import { type ClaimServer, type CountingQueue, startClaimServer, startCountingQueue } from "./fleet-peers.ts";
 import { scriptMeeting } from "./harness.ts";
 import { FakeRoom, finalStatus, statusesOf } from "./room.ts";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!(await check())) {
-		if (Date.now() > deadline) throw new Error("timed out waiting");
-		await sleep(50);
-	}
-}
 
 describe("a draining bot host process", () => {
 	let sandbox: Sandbox;
@@ -77,7 +69,7 @@ describe("a draining bot host process", () => {
 			const res = await fetch(`http://127.0.0.1:${port}/health`).catch(() => null);
 			return res ? { status: res.status, body: (await res.json()) as { status: string; bots: number } } : null;
 		};
-		await until(async () => (await health())?.status === 200);
+		await until("the host healthy", async () => (await health())?.status === 200, 30_000);
 
 		const world = { sandbox, room };
 		const staying = scriptMeeting(world, "google_meet", { direct_join: true, participants: [{ name: "Ada" }] });
@@ -86,7 +78,7 @@ describe("a draining bot host process", () => {
 			queue.publish(queueId, claims.offer({ ...m.request, attempt: 1 }));
 		}
 		for (const m of [staying, lingering]) await room.until(m.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
-		await until(() => claims.reports.some((r) => r.running === 2));
+		await until("a report of both bots running", () => claims.reports.some((r) => r.running === 2), 30_000);
 		expect(claims.reports.find((r) => r.running === 2)).toMatchObject({
 			host_id: "drain-host",
 			slots: 2,
@@ -96,13 +88,15 @@ describe("a draining bot host process", () => {
 		});
 
 		child.kill("SIGTERM");
-		await until(async () => (await health())?.status === 503);
+		await until("the host draining", async () => (await health())?.status === 503, 30_000);
 		expect((await health())?.body).toEqual({ status: "draining", problems: [], bots: 2, free: 0 });
 		// New work is left for other hosts: no pull while draining.
 		const pulls = queue.pulls(queueId).length;
 		const later = scriptMeeting(world, "zoom", { direct_join: true });
 		queue.publish(queueId, claims.offer({ ...later.request, attempt: 1 }));
-		await sleep(1_500);
+		// Two reports later (one a second) the loop has gone round many times (every 100 ms while full) without a pull.
+		const reportsAtPublish = claims.reports.length;
+		await until("two host reports after the ticket was published", () => claims.reports.length >= reportsAtPublish + 2, 30_000);
 		expect(queue.pulls(queueId).length).toBe(pulls);
 		expect(queue.backlog(queueId)).toBe(1);
 
@@ -113,7 +107,8 @@ describe("a draining bot host process", () => {
 			body: JSON.stringify({ action: "end" }),
 		});
 		expect(await room.until(staying.meetingId, finalStatus)).toMatchObject({ status: "completed", completion_reason: "left_alone" });
-		await sleep(1_000);
+		// The process stays: it reports again, draining, with one bot left.
+		await until("a draining report of one bot", () => claims.reports.some((r) => r.draining && r.running === 1), 30_000);
 		expect(child.exitCode).toBeNull();
 		expect(finalStatus(room.received(lingering.meetingId))).toBeUndefined();
 		expect((await health())?.body).toMatchObject({ status: "draining", bots: 1 });

@@ -8,9 +8,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually, until } from "../../test/shared/wait.ts";
 import type { HostEgress } from "../bot/egress.ts";
 import { type Spawned, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
-import { eventually } from "./providers.ts";
 import { finalStatus, statusesOf } from "./room.ts";
 
 const RED_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="#ff0000"/></svg>';
@@ -48,7 +48,7 @@ describe("bot egress guard (private targets refused)", () => {
 	let internal: Server;
 	let bot: Spawned;
 	const events = (name: string) => world.room.received(bot.meetingId).filter((m) => m.type === "event" && m.name === name);
-	const logged = (text: string) => eventually(() => world.logs.find((line) => line.includes(text)));
+	const logged = (text: string) => eventually(`the log line ${text}`, () => world.logs.find((line) => line.includes(text)));
 	const color = () => world.sandbox.observed(bot.nativeId)?.camera.last_color;
 
 	beforeAll(async () => {
@@ -101,9 +101,9 @@ describe("bot egress guard (private targets refused)", () => {
 	it("fetches an allowed avatar over the address it checked (Chromium could not resolve the name)", async () => {
 		world.room.command(bot.meetingId, { action: "avatar_set", url: `http://assets.test:${assets.port}/red.svg` });
 		await world.room.until(bot.meetingId, () => events("avatar.set").length === 1);
-		await eventually(() => {
+		await until("the red avatar on camera", () => {
 			const c = color();
-			return c && c[0]! > 200 && c[1]! < 60;
+			return c != null && c[0]! > 200 && c[1]! < 60;
 		});
 		expect(assets.paths).toContain("/red.svg");
 	});
@@ -131,8 +131,8 @@ describe("bot egress guard (private targets refused)", () => {
 		await logged("command avatar_set failed: the download of the avatar URL exceeded 1 MB");
 		const before = world.logs.length;
 		world.room.command(bot.meetingId, { action: "screen_show", content_type: "video", url: `http://127.0.0.1:${assets.port}/endless` });
-		await eventually(() =>
-			world.logs.slice(before).find((l) => l === "command screen_show failed: the download of the screen video URL exceeded 1 MB"),
+		await until("the screen video refused at the byte cap", () =>
+			world.logs.slice(before).includes("command screen_show failed: the download of the screen video URL exceeded 1 MB"),
 		);
 		expect(events("screen.sharing_started")).toHaveLength(0);
 	});
@@ -154,16 +154,20 @@ describe("bot egress guard (private targets refused)", () => {
 			</script></body>`;
 		world.room.command(bot.meetingId, { action: "screen_show", content_type: "html", html });
 		await world.room.until(bot.meetingId, () => events("screen.sharing_started").length === 1);
-		await eventually(() => {
+		await until("the blue shared html on camera", () => {
 			const c = color();
-			return c && c[2]! > 180 && c[0]! < 80;
+			return c != null && c[2]! > 180 && c[0]! < 80;
 		});
 		// The allowed image went through the guard: this name only resolves in the host's resolver.
-		await eventually(() => assets.paths.includes("/pixel.svg"));
+		await until("the allowed image fetched", () => assets.paths.includes("/pixel.svg"));
 		await logged(`shared content: blocked http://${secret}: a shared-content request is refused: loopback target 127.0.0.1`);
 		await logged(`shared content: blocked http://internal.test:${internal.port}: a shared-content request resolves to a loopback address`);
-		// Give the page's script, socket and frames time to try.
-		await new Promise((r) => setTimeout(r, 1_500));
+		// A blocked try leaves no trace to wait for: the page runs on for two more camera frames (one a second) to make them.
+		const framesThen = world.sandbox.observed(bot.nativeId)?.camera.frames ?? 0;
+		await until(
+			"two more camera frames of the shared page",
+			() => (world.sandbox.observed(bot.nativeId)?.camera.frames ?? 0) >= framesThen + 2,
+		);
 		expect(internal.connections).toBe(0);
 		world.room.command(bot.meetingId, { action: "screen_stop" });
 		await world.room.until(bot.meetingId, () => events("screen.sharing_stopped").length === 1);
@@ -172,9 +176,9 @@ describe("bot egress guard (private targets refused)", () => {
 	it("shares an allowed URL, and refuses one that redirects into loopback or is on loopback", async () => {
 		world.room.command(bot.meetingId, { action: "screen_show", content_type: "url", url: `http://assets.test:${assets.port}/page` });
 		await world.room.until(bot.meetingId, () => events("screen.sharing_started").length === 2);
-		await eventually(() => {
+		await until("the green shared page on camera", () => {
 			const c = color();
-			return c && c[1]! > 180 && c[0]! < 80 && c[2]! < 80;
+			return c != null && c[1]! > 180 && c[0]! < 80 && c[2]! < 80;
 		});
 		world.room.command(bot.meetingId, { action: "screen_stop" });
 		await world.room.until(bot.meetingId, () => events("screen.sharing_stopped").length === 2);

@@ -36,7 +36,8 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 	res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 }
 
-interface Meeting {
+/** A meeting the claim server was offered, as its room keeps it. */
+interface OfferedMeeting {
 	attempt: number;
 	request: z.input<typeof SpawnRequest>;
 	ticket: SpawnTicket;
@@ -51,6 +52,8 @@ export interface ClaimServer {
 	/** Reports that parsed as HostReport; `rejectedReports` counts bodies that did not. */
 	reports: HostReport[];
 	rejectedReports: number;
+	/** Valid reports answered with `reportStatus` because it was not 2xx. */
+	refusedReports: number;
 	/** A new credential for `hostId` (its earlier one stops working), as POST /admin/bot-hosts mints one. */
 	credentialFor(hostId: string): string;
 	/**
@@ -68,7 +71,7 @@ export interface ClaimServer {
 }
 
 export async function startClaimServer(): Promise<ClaimServer> {
-	const meetings = new Map<number, Meeting>();
+	const meetings = new Map<number, OfferedMeeting>();
 	/** Host id by credential. */
 	const credentials = new Map<string, string>();
 	let failures: { count: number; status: number } = { count: 0, status: 503 };
@@ -76,6 +79,7 @@ export async function startClaimServer(): Promise<ClaimServer> {
 		claims: [],
 		reports: [],
 		rejectedReports: 0,
+		refusedReports: 0,
 		reportStatus: 204,
 	};
 	const hostOf = (req: IncomingMessage) => credentials.get(/^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "");
@@ -92,7 +96,10 @@ export async function startClaimServer(): Promise<ClaimServer> {
 					return send(res, 422, { detail: "invalid host report" });
 				}
 				if (report.data.host_id !== as) return send(res, 403, { detail: `This bot host credential is not ${report.data.host_id}'s` });
-				if (state.reportStatus >= 300) return send(res, state.reportStatus, { detail: "not here" });
+				if (state.reportStatus >= 300) {
+					state.refusedReports += 1;
+					return send(res, state.reportStatus, { detail: "not here" });
+				}
 				state.reports.push(report.data);
 				return void res.writeHead(204).end();
 			}
@@ -175,6 +182,8 @@ export interface CountingQueue {
 	mode: QueueMode;
 	/** How long a pull takes to answer (a slow API), so a host can be stopped with a pull in flight. */
 	pullDelayMs: number;
+	/** How many leases were handed back (retried) on this queue. */
+	retries(queueId: string): number;
 	close(): Promise<void>;
 }
 
@@ -187,6 +196,12 @@ export async function startCountingQueue(token?: string): Promise<CountingQueue>
 		const list = pullsBy.get(queueId) ?? [];
 		list.push(Number(batchSize));
 		pullsBy.set(queueId, list);
+	};
+	const retriesBy = new Map<string, number>();
+	const ack = queues.ack;
+	queues.ack = (queueId, body = {}) => {
+		retriesBy.set(queueId, (retriesBy.get(queueId) ?? 0) + (body.retries?.length ?? 0));
+		return ack(queueId, body);
 	};
 	const pull = queues.pull;
 	queues.pull = (queueId: string, body: { batch_size?: number } = {}) => {
@@ -223,6 +238,7 @@ export async function startCountingQueue(token?: string): Promise<CountingQueue>
 	return Object.assign(state, {
 		url: (queueId: string) => `http://127.0.0.1:${port}/client/v4/accounts/local/queues/${queueId}`,
 		pulls: (queueId: string) => pullsBy.get(queueId) ?? [],
+		retries: (queueId: string) => retriesBy.get(queueId) ?? 0,
 		publish: (queueId: string, ticket: SpawnTicket) => queues.publish(queueId, { body: ticket, content_type: "json" }),
 		backlog: (queueId: string) => queues.backlog(queueId),
 		close: () =>

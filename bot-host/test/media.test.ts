@@ -5,9 +5,10 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually, until } from "../../test/shared/wait.ts";
 import { espeakWav } from "../bot/tts.ts";
 import { CHANNEL_TOKEN, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
-import { describeWav, eventually, type Providers, startProviders } from "./providers.ts";
+import { describeWav, type Providers, startProviders } from "./providers.ts";
 import { finalStatus, segmentsOf, statusesOf } from "./room.ts";
 
 const RED_SVG = Buffer.from(
@@ -36,12 +37,12 @@ describe("bot media in the sandbox", () => {
 		await world.room.until(bot.meetingId, () => events("speak.completed").length === 1);
 		expect(events("speak.started")).toHaveLength(1);
 		expect(events("speak.started")[0]).toMatchObject({ payload: { text: "Hello everyone, I am taking notes today.", provider: "espeak" } });
-		await eventually(() => (seen()?.mic.voiced_windows ?? 0) > 0);
+		await until("voice on the bot's microphone", () => (seen()?.mic.voiced_windows ?? 0) > 0);
 		// The microphone was live only while speaking.
-		await eventually(() => seen()?.attendees[0]?.mic_on === false);
+		await until("the bot's microphone off", () => seen()?.attendees[0]?.mic_on === false);
 		expect(seen()?.attendees[0]?.mic_history).toEqual([false, true, false]);
 		// The meeting recorded real speech from the bot's microphone, and only while it was on.
-		const heard = await eventually(() => {
+		const heard = await eventually("1.5 s of the bot's speech recorded", () => {
 			const wav = describeWav(world.sandbox.micWav(bot.nativeId) ?? Buffer.alloc(44));
 			return wav.seconds > 1.5 ? wav : undefined;
 		});
@@ -55,7 +56,7 @@ describe("bot media in the sandbox", () => {
 		world.room.command(bot.meetingId, { action: "speak_stop" });
 		await world.room.until(bot.meetingId, () => events("speak.interrupted").length === 1);
 		expect(events("speak.completed")).toHaveLength(1);
-		await eventually(() => seen()?.attendees[0]?.mic_on === false);
+		await until("the bot's microphone off", () => seen()?.attendees[0]?.mic_on === false);
 
 		// Audio the gateway synthesized carries its text and provider; the caller's own audio has text null.
 		const audio = (await espeakWav("Short line.")).toString("base64");
@@ -74,7 +75,7 @@ describe("bot media in the sandbox", () => {
 
 		world.room.command(bot.meetingId, { action: "avatar_set", image_base64: RED_SVG });
 		await world.room.until(bot.meetingId, () => events("avatar.set").length === 1);
-		const red = await eventually(() => {
+		const red = await eventually("the red avatar on camera", () => {
 			const c = seen()?.camera.last_color;
 			return c && c[0]! > 200 && c[1]! < 60 && c[2]! < 60 ? c : undefined;
 		});
@@ -90,22 +91,24 @@ describe("bot media in the sandbox", () => {
 		// Camera acts run in order: once this avatar is set, the content above has been loaded.
 		world.room.command(bot.meetingId, { action: "avatar_set", image_base64: RED_SVG });
 		await world.room.until(bot.meetingId, () => events("avatar.set").length === 2);
-		await new Promise((r) => setTimeout(r, 1_500));
+		// Two more camera frames reach the meeting (one a second): had the loaded content gone on camera, they would show it.
+		const framesThen = seen()?.camera.frames ?? 0;
+		await until("two more camera frames", () => (seen()?.camera.frames ?? 0) >= framesThen + 2);
 		expect(events("screen.sharing_started")).toHaveLength(0);
 		const stillRed = seen()?.camera.last_color;
 		expect(stillRed && stillRed[0]! > 200 && stillRed[2]! < 60).toBe(true);
 		world.room.command(bot.meetingId, { action: "screen_start" });
 		await world.room.until(bot.meetingId, () => events("screen.sharing_started").length === 1);
-		await eventually(() => {
+		await until("the blue shared content on camera", () => {
 			const c = seen()?.camera.last_color;
-			return c && c[2]! > 180 && c[0]! < 80;
+			return c != null && c[2]! > 180 && c[0]! < 80;
 		});
 		world.room.command(bot.meetingId, { action: "screen_stop" });
 		await world.room.until(bot.meetingId, () => events("screen.sharing_stopped").length === 1);
 		// Back to the avatar once the shared content is gone.
-		await eventually(() => {
+		await until("the red avatar back on camera", () => {
 			const c = seen()?.camera.last_color;
-			return c && c[0]! > 200 && c[2]! < 60;
+			return c != null && c[0]! > 200 && c[2]! < 60;
 		});
 
 		world.room.command(bot.meetingId, { action: "leave" });

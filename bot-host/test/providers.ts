@@ -127,12 +127,3 @@ function transcription(heard: Omit<HeardAudio, "answer">): Record<string, unknow
 
 /** How OpenAI's verbose_json names the languages the tests use. */
 const WHISPER_NAMES: Record<string, string> = { en: "english", de: "german", fr: "french" };
-
-/** Poll until `check` returns something truthy (the test timeout is the ceiling). */
-export async function eventually<T>(check: () => T | undefined | null | false, intervalMs = 150): Promise<T> {
-	for (;;) {
-		const value = check();
-		if (value) return value;
-		await new Promise((r) => setTimeout(r, intervalMs));
-	}
-}

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { SpawnTicket } from "../../src/bot-channel/fleet.ts";
 import type { SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import { until } from "../../test/shared/wait.ts";
 import { capacityOf } from "../fleet/capacity.ts";
 import { Gateway } from "../fleet/gateway.ts";
 import { PullLoop, type PullLoopSettings, type WorkTaker } from "../fleet/pull-loop.ts";
@@ -20,15 +21,6 @@ import { finalStatus, statusesOf } from "./room.ts";
 
 const QUEUE_TOKEN = "queue-token";
 const FAST: PullLoopSettings = { backoffMinMs: 50, backoffMaxMs: 200, fullPollMs: 50, claimRetryDelayS: 1, visibilityMs: 30_000 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!check()) {
-		if (Date.now() > deadline) throw new Error("timed out waiting");
-		await sleep(25);
-	}
-}
 
 const later = (ms = 600_000) => new Date(Date.now() + ms).toISOString();
 /** A well-formed ticket no room published. */
@@ -48,8 +40,15 @@ function countingHost(slots: number) {
 	const host = {
 		launched,
 		draining: false,
-		capacity: () =>
-			capacityOf({ slots, readers: ROOMY_MACHINE }, { running: launched.length, launching: 0, draining: host.draining, ready: true }),
+		/** How often the loop asked: each ask is one turn of the loop, so a test can see it went round without pulling. */
+		capacityChecks: 0,
+		capacity: () => {
+			host.capacityChecks += 1;
+			return capacityOf(
+				{ slots, readers: ROOMY_MACHINE },
+				{ running: launched.length, launching: 0, draining: host.draining, ready: true },
+			);
+		},
 		launch: (request: SpawnRequest) => void launched.push(request),
 	};
 	return host;
@@ -124,7 +123,7 @@ describe("the pull loop against the queue and the claim route", () => {
 		queue.publish(queueId, overTicket);
 		const host = countingHost(5);
 		startLoop(host, queueId);
-		await until(() => queue.backlog(queueId) === 0);
+		await until("every delivery settled", () => queue.backlog(queueId) === 0);
 		expect(host.launched.map((r) => r.meeting_id)).toEqual([wanted]);
 		expect(claimsFor(wanted).map((c) => [c.status, c.reason])).toEqual([
 			[200, undefined],
@@ -148,7 +147,7 @@ describe("the pull loop against the queue and the claim route", () => {
 		queue.publish(queueId, unpublished(foreign));
 		const host = countingHost(5);
 		const loop = startLoop(host, queueId);
-		await until(() => claimsFor(edited).length >= 1 && claimsFor(foreign).length >= 1);
+		await until("a claim for each ticket", () => claimsFor(edited).length >= 1 && claimsFor(foreign).length >= 1);
 		await loop.stop();
 		expect(host.launched).toEqual([]);
 		expect(claimsFor(edited)[0]?.status).toBe(403);
@@ -166,12 +165,14 @@ describe("the pull loop against the queue and the claim route", () => {
 		queue.publish(queueId, offered(meetingId));
 		const host = countingHost(5);
 		const loop = startLoop(host, queueId, "host-revoked", FAST, revoked);
-		await until(() => logs.some((line) => line.includes(`claim for meeting ${meetingId} attempt 1 got no answer (401`)));
+		await until("the claim refused for the revoked credential", () =>
+			logs.some((line) => line.includes(`claim for meeting ${meetingId} attempt 1 got no answer (401`)),
+		);
 		await loop.stop();
 		expect(host.launched).toEqual([]);
 		const other = countingHost(5);
 		startLoop(other, queueId, "host-b");
-		await until(() => other.launched.length === 1);
+		await until("host-b's bot", () => other.launched.length === 1);
 		expect(claimsFor(meetingId).map((c) => [c.as, c.status])).toEqual([["host-b", 200]]);
 	});
 
@@ -182,12 +183,12 @@ describe("the pull loop against the queue and the claim route", () => {
 		claims.failClaims(1, 503);
 		const host = countingHost(5);
 		startLoop(host, queueId);
-		await until(() => claimsFor(meetingId).length === 1);
-		await sleep(300);
+		await until("the 503 claim's ticket handed back to the queue", () => queue.retries(queueId) === 1);
 		// Handed back, not dropped: still on the queue, no bot yet.
+		expect(claimsFor(meetingId)).toHaveLength(1);
 		expect(queue.backlog(queueId)).toBe(1);
 		expect(host.launched).toEqual([]);
-		await until(() => queue.backlog(queueId) === 0);
+		await until("the ticket taken on its next delivery", () => queue.backlog(queueId) === 0);
 		expect(claimsFor(meetingId).map((c) => c.status)).toEqual([503, 200]);
 		expect(host.launched.map((r) => r.meeting_id)).toEqual([meetingId]);
 	});
@@ -209,14 +210,14 @@ describe("the pull loop against the queue and the claim route", () => {
 		});
 		loops.push(loop);
 		loop.start();
-		await until(() => queue.pulls(queueId).length >= 1);
+		await until("a pull", () => queue.pulls(queueId).length >= 1);
 		await loop.stop();
 		expect(queue.backlog(queueId)).toBe(1);
 		expect(host.launched).toEqual([]);
 		// Another host takes it as soon as it shows again.
 		const other = countingHost(5);
 		startLoop(other, queueId, "host-b");
-		await until(() => other.launched.length === 1);
+		await until("host-b's bot", () => other.launched.length === 1);
 		expect(claimsFor(meetingId).map((c) => [c.claim.host_id, c.status])).toEqual([["host-b", 200]]);
 	});
 
@@ -226,7 +227,7 @@ describe("the pull loop against the queue and the claim route", () => {
 		queue.publish(queueId, offered(meetingId, new Date(Date.now() - 1_000).toISOString()));
 		const host = countingHost(5);
 		startLoop(host, queueId);
-		await until(() => queue.backlog(queueId) === 0);
+		await until("the expired ticket dropped", () => queue.backlog(queueId) === 0);
 		expect(claimsFor(meetingId)).toEqual([]);
 		expect(host.launched).toEqual([]);
 		expect(logs.some((line) => line.includes(`ticket for meeting ${meetingId} attempt 1 expired`))).toBe(true);
@@ -237,7 +238,7 @@ describe("the pull loop against the queue and the claim route", () => {
 		queue.publish(queueId, { meeting_id: "nope" } as unknown as SpawnTicket);
 		const host = countingHost(5);
 		startLoop(host, queueId);
-		await until(() => queue.backlog(queueId) === 0);
+		await until("the message dropped", () => queue.backlog(queueId) === 0);
 		expect(host.launched).toEqual([]);
 		expect(logs).toContain("spawn queue: dropping 1 message(s) that are not spawn tickets");
 	});
@@ -246,12 +247,15 @@ describe("the pull loop against the queue and the claim route", () => {
 		const queueId = `q${++queueSeq}`;
 		const host = countingHost(5);
 		startLoop(host, queueId);
-		await until(() => queue.pulls(queueId).length >= 1);
+		await until("a pull", () => queue.pulls(queueId).length >= 1);
 		host.draining = true;
-		await sleep(300);
+		// Two more turns of the loop: a pull in flight when the drain began has been answered by then.
+		const drainSeenAt = host.capacityChecks + 2;
+		await until("the loop going round while draining", () => host.capacityChecks >= drainSeenAt);
 		const pulled = queue.pulls(queueId).length;
 		queue.publish(queueId, unpublished(++nextMeeting));
-		await sleep(800);
+		const turnsAt = host.capacityChecks + 5;
+		await until("five turns of the loop with a ticket waiting", () => host.capacityChecks >= turnsAt);
 		expect(queue.pulls(queueId).length).toBe(pulled);
 		expect(queue.backlog(queueId)).toBe(1);
 	});
@@ -263,7 +267,7 @@ describe("the pull loop against the queue and the claim route", () => {
 		queue.pullDelayMs = 400;
 		const host = countingHost(5);
 		const loop = startLoop(host, queueId, "host-stopping");
-		await until(() => queue.pulls(queueId).length === 1);
+		await until("the slow pull", () => queue.pulls(queueId).length === 1);
 		// The pull is in flight: its tickets arrive after the host was told to stop.
 		await loop.stop();
 		queue.pullDelayMs = 0;
@@ -273,7 +277,7 @@ describe("the pull loop against the queue and the claim route", () => {
 		// Visible again now, not after the 30 s visibility timeout nor the claim-retry delay.
 		const other = countingHost(5);
 		startLoop(other, queueId, "host-b");
-		await until(() => other.launched.length === 1, 800);
+		await until("host-b's bot, within the claim-retry delay", () => other.launched.length === 1, 800);
 		expect(claimsFor(meetingId).map((c) => [c.claim.host_id, c.status])).toEqual([["host-b", 200]]);
 	});
 
@@ -283,7 +287,8 @@ describe("the pull loop against the queue and the claim route", () => {
 			queue.mode = mode;
 			const host = countingHost(5);
 			startLoop(host, queueId, "host-a", { ...FAST, backoffMinMs: 100, backoffMaxMs: 400 });
-			await sleep(2_000);
+			// The time window is what is under test: how many pulls a backing-off loop makes in two seconds.
+			await new Promise((resolve) => setTimeout(resolve, 2_000));
 			const seen = queue.pulls(queueId).length;
 			// Jittered 100, 200, 400, 400 … ms: about six pulls in two seconds, never a busy loop.
 			expect(seen).toBeGreaterThanOrEqual(2);
@@ -314,12 +319,12 @@ describe("the pull loop against the queue and the claim route", () => {
 		try {
 			claims.reportStatus = 404;
 			reporter.start();
-			await sleep(450);
+			await until("three reports refused with 404", () => claims.refusedReports >= 3);
 			expect(claims.reports).toEqual([]);
 			// One line for the whole run of failures, not one per report.
 			expect(reportLogs).toEqual(["host report not taken: the gateway answered 404; will keep trying"]);
 			claims.reportStatus = 204;
-			await until(() => claims.reports.length >= 2);
+			await until("two reports taken", () => claims.reports.length >= 2);
 			expect(claims.rejectedReports).toBe(0);
 			expect(claims.reports[0]).toEqual({
 				host_id: "host-r",
@@ -362,10 +367,23 @@ describe("the pull loop with real bots", () => {
 		const meetings = Array.from({ length: 5 }, () => scriptMeeting(world, "zoom", { lobby_forever: true }));
 		for (const m of meetings) queue.publish(queueId, claims.offer({ ...m.request, attempt: 1 }));
 		const credential = claims.credentialFor("host-real");
+		// The real host, with the loop's capacity asks counted: each is one turn of the loop.
+		let capacityChecks = 0;
+		const host: WorkTaker = {
+			capacity: () => {
+				capacityChecks += 1;
+				return world.host.capacity();
+			},
+			launch: (request) => world.host.launch(request),
+		};
+		const turns = async (what: string, count: number) => {
+			const at = capacityChecks + count;
+			await until(what, () => capacityChecks >= at);
+		};
 		const loop = new PullLoop({
 			queue: new SpawnQueue({ url: queue.url(queueId), log: () => {} }),
 			gateway: new Gateway({ url: claims.url, credential: () => credential }),
-			host: world.host,
+			host,
 			hostId: "host-real",
 			version: "test-1",
 			log: () => {},
@@ -373,29 +391,29 @@ describe("the pull loop with real bots", () => {
 		});
 		loop.start();
 		try {
-			await until(() => world.host.bots.size === 2, 60_000);
+			await until("two bots running", () => world.host.bots.size === 2, 60_000);
 			const running = [...world.host.bots.keys()];
 			for (const id of running) {
 				const reached = await world.room.until(id, (r) => finalStatus(r) ?? statusesOf(r).find((s) => s.status === "awaiting_admission"));
 				expect(reached, `bot ${id} ended before its lobby: ${JSON.stringify(reached)}`).toMatchObject({ status: "awaiting_admission" });
 			}
-			await sleep(500);
+			await turns("three turns of the loop while full", 3);
 			expect(claims.claims.map((c) => c.status)).toEqual([200, 200]);
 			expect(queue.backlog(queueId)).toBe(3);
 			// Every pull asked for no more than was free then; while full, none at all.
 			expect(queue.pulls(queueId)[0]).toBe(2);
 			expect(queue.pulls(queueId).every((size) => size <= 2)).toBe(true);
 			const pullsWhileFull = queue.pulls(queueId).length;
-			await sleep(500);
+			await turns("five more turns of the loop while full", 5);
 			expect(queue.pulls(queueId).length).toBe(pullsWhileFull);
 
 			const first = world.host.bots.get(running[0] as number);
 			world.room.command(running[0] as number, { action: "leave" });
 			await first?.finished;
-			await until(() => claims.claims.length === 3, 60_000);
+			await until("the third claim, for the freed slot", () => claims.claims.length === 3, 60_000);
 			expect(queue.pulls(queueId).slice(pullsWhileFull)).toEqual([1]);
 			// The lease is acked once the claim is answered and the bot started: a moment after the claim.
-			await until(() => queue.backlog(queueId) === 2);
+			await until("the third ticket acked", () => queue.backlog(queueId) === 2);
 			expect(world.host.bots.size).toBe(2);
 		} finally {
 			await loop.stop();

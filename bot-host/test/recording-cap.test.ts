@@ -7,8 +7,9 @@
  */
 import { statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../../test/shared/wait.ts";
 import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
-import { describeWav, eventually, type Providers, startProviders } from "./providers.ts";
+import { describeWav, type Providers, startProviders } from "./providers.ts";
 import { applied, finalStatus, segmentsOf, statusesOf } from "./room.ts";
 
 /** 16 kHz mono PCM16 is 32,000 bytes a second; a file is that plus its 44-byte header. */
@@ -72,7 +73,7 @@ describe("a bot's recording at its size cap", () => {
 			const size = file ? statSync(file).size : 0;
 			return world.room.received(bot.meetingId).some((m) => m.type === "recording") || size > HOST_CAP - 44;
 		};
-		await eventually(stoppedOrPast);
+		await until("the recording stopped or past the host's cap", stoppedOrPast);
 		expect(applied(world.room.received(bot.meetingId)).find((m) => m.type === "recording")).toMatchObject({
 			reason: "size_limit",
 			bytes: UPLOAD_LIMIT,

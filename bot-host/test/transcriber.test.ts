@@ -5,6 +5,7 @@
 import http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BotSegment } from "../../src/bot-channel/protocol.ts";
+import { until } from "../../test/shared/wait.ts";
 import type { EgressPolicy } from "../bot/egress.ts";
 import { SAMPLE_RATE, Transcriber, transcriptionEgress } from "../bot/transcriber.ts";
 
@@ -95,10 +96,6 @@ function feed(t: Transcriber, pcm: Buffer, fromMs: number): number {
 		t.push(pcm.subarray(i, i + chunk), at);
 	}
 	return at;
-}
-
-async function until(check: () => boolean): Promise<void> {
-	while (!check()) await new Promise((r) => setTimeout(r, 20));
 }
 
 describe("transcriber", () => {
@@ -275,7 +272,7 @@ describe("transcriber", () => {
 		const t = transcriber(endpoint.url, segments, undefined, undefined, () => (shown ? ANN : { speaker: "", source: "none" }));
 		// Two seconds of speech make a draft before the utterance ends.
 		const at = feed(t, burst(2_100, 0), 0);
-		await until(() => segments.length > 0);
+		await until("a segment", () => segments.length > 0);
 		expect(segments[0]).toMatchObject({ segment_id: "t-a1", completed: false, speaker: "Unknown speaker", speaker_source: "none" });
 		shown = true;
 		feed(t, burst(300, 800), at);
