@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { api, eventually, gateway, newAccount } from "./client";
+import { eventually } from "../shared/wait";
+import { api, gateway, newAccount } from "./client";
 import { modelRequests, modelServer, script } from "./model-script";
 import { type Frame, frames } from "./sse";
 

@@ -5,7 +5,8 @@
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { apiAt, botGateway, eventually, newAccount, sandboxScenario } from "./client";
+import { eventually } from "../shared/wait";
+import { apiAt, botGateway, newAccount, sandboxScenario } from "./client";
 
 /** POST /bots with a Host header of the caller's choosing (fetch would not send it). */
 function postBotsWithHost(base: string, host: string, key: string, body: unknown): Promise<{ status: number; body: string }> {

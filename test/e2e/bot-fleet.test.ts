@@ -10,6 +10,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -28,7 +29,8 @@ import {
 } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
 import type { Meeting } from "../shared/meetings";
-import { apiAt, eventually, nativeId } from "./client";
+import { eventually } from "../shared/wait";
+import { apiAt, nativeId } from "./client";
 
 /** Seconds a claimed bot's channel may stay away before the room names the host lost. */
 const GRACE_S = 3;
@@ -176,9 +178,12 @@ class Fleet {
 
 	async close() {
 		await Promise.all([...this.hosts.values()].map((h) => stopBotHost(h.child)));
-		this.gateway?.kill("SIGTERM");
+		const gateway = this.gateway;
+		const gatewayExited = gateway && gateway.exitCode === null ? once(gateway, "exit") : undefined;
+		gateway?.kill("SIGTERM");
 		await this.queue?.queue.close();
-		await new Promise((r) => setTimeout(r, 500));
+		// Its local storage goes once wrangler has let go of it.
+		await gatewayExited;
 		rmSync(this.stateDir, { recursive: true, force: true });
 	}
 }
@@ -278,7 +283,8 @@ describe("two bot hosts on one queue", () => {
 		"drains on SIGTERM: new work goes to the other host, the drained host keeps its bot until the meeting is stopped, then exits",
 		async () => {
 			const f = fleet();
-			const firstCode = await openMeeting(sandbox);
+			// Lines enough to go on talking through the whole case: the drained bot's segments show it is still at work.
+			const firstCode = await openMeeting(sandbox, 60);
 			const first = await f.sendBot(firstCode);
 			await f.status(first, "active", 60_000);
 			const drained = await f.hostOf(first);
@@ -291,8 +297,13 @@ describe("two bot hosts on one queue", () => {
 			const other = await f.hostOf(second);
 			expect(other.id).not.toBe(drained.id);
 
-			// Still in its meeting a while after the drain began, and still running.
-			await new Promise((r) => setTimeout(r, 2000));
+			// Still in its meeting after the drain began, and still running: its bot goes on sending segments.
+			const heard = (await f.segments(firstCode)).filter((s) => s.completed).length;
+			await eventually(
+				"a new segment from the drained host's bot",
+				async () => ((await f.segments(firstCode)).filter((s) => s.completed).length > heard ? true : undefined),
+				60_000,
+			);
 			expect((await f.meeting(first)).status).toBe("active");
 			expect(drained.child.exitCode).toBeNull();
 			expect(await hostMetrics(drained)).toMatchObject({ running: 1, free: 0, draining: true });

@@ -1,6 +1,7 @@
 /** A client of the running gateway, as an outside program would be: HTTP and WebSockets only. */
 import { inject } from "vitest";
 import WebSocket from "ws";
+import { eventually } from "../shared/wait";
 
 export const gateway = () => inject("gatewayUrl");
 export const receiverUrl = () => inject("receiverUrl");
@@ -42,16 +43,6 @@ export async function newAccount(base = gateway(), name?: string) {
 	const user = await apiAt(base, "POST", "/admin/users", { admin: true, json: { email, ...(name && { name }) } });
 	const minted = await apiAt(base, "POST", `/admin/users/${user.body.id}/tokens?scopes=bot,tx`, { admin: true });
 	return { userId: user.body.id as number, key: minted.body.token as string, email };
-}
-
-export async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
-	const deadline = Date.now() + ms;
-	for (;;) {
-		const value = await check();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 50));
-	}
 }
 
 export class Socket {

@@ -4,7 +4,8 @@
  * committed to the owner's workspace when the bot is stopped. Black-box through wrangler dev.
  */
 import { describe, expect, it } from "vitest";
-import { apiAt, botGateway, eventually, nativeId, newAccount, sandboxScenario } from "./client";
+import { eventually } from "../shared/wait";
+import { apiAt, botGateway, nativeId, newAccount, sandboxScenario } from "./client";
 import { modelRequests, modelServer, script } from "./model-script";
 import { collect, type Frame, frames } from "./sse";
 

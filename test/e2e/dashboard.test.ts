@@ -5,6 +5,7 @@
  */
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../shared/wait";
 import {
 	fill,
 	launchBrowser,
@@ -19,7 +20,7 @@ import {
 	visibleText,
 	watchTranscriptLines,
 } from "./browser";
-import { api, apiAt, botGateway, eventually, gateway, nativeId, newAccount, receiverUrl, sandboxObserved, sandboxScenario } from "./client";
+import { api, apiAt, botGateway, gateway, nativeId, newAccount, receiverUrl, sandboxObserved, sandboxScenario } from "./client";
 import { modelServer, script } from "./model-script";
 import { playBot, spawnFor } from "./simulated-bot";
 
@@ -168,7 +169,15 @@ describe("the dashboard with a real bot in a sandbox meeting", () => {
 			if (media.readyState < 1) await new Promise((r) => media.addEventListener("loadedmetadata", r, { once: true }));
 			const duration = media.duration;
 			await media.play();
-			await new Promise((r) => setTimeout(r, 400));
+			// Playing: its position moves on.
+			await new Promise<void>((resolve) => {
+				const moved = () => {
+					if (media.currentTime <= 0) return;
+					media.removeEventListener("timeupdate", moved);
+					resolve();
+				};
+				media.addEventListener("timeupdate", moved);
+			});
 			const playedTo = media.currentTime;
 			const target = duration * 0.6;
 			media.currentTime = target;

@@ -12,9 +12,16 @@ import { startLocalQueue } from "../../scripts/local-queue.mjs";
 
 const TOKEN = "queues-contract-token";
 let queue: Awaited<ReturnType<typeof startLocalQueue>>;
+/** The same stand-in on a clock the tests move on, for delays and visibility timeouts without waiting them out. */
+let timed: Awaited<ReturnType<typeof startLocalQueue>>;
+let skewMs = 0;
+const advanceClock = (ms: number) => {
+	skewMs += ms;
+};
 let counter = 0;
 /** Each test its own queue, as parallel tests keep apart by queue id. */
 const freshQueue = () => queue.url(`contract-${++counter}`);
+const freshTimedQueue = () => timed.url(`contract-${++counter}`);
 
 interface Envelope<T> {
 	success: boolean;
@@ -60,13 +67,14 @@ const pullOne = async (base: string, body: unknown = {}) => {
 	return nth(messages, 0);
 };
 const decodeJson = (body: string) => JSON.parse(Buffer.from(body, "base64").toString("utf8"));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
 	queue = await startLocalQueue({ token: TOKEN });
+	timed = await startLocalQueue({ token: TOKEN, now: () => Date.now() + skewMs });
 });
 afterAll(async () => {
 	await queue?.close();
+	await timed?.close();
 });
 
 describe("the local queue speaks Cloudflare Queues' pull API", () => {
@@ -151,25 +159,27 @@ describe("the local queue speaks Cloudflare Queues' pull API", () => {
 	});
 
 	it("holds a retried message back for its delay_seconds", async () => {
-		const base = freshQueue();
+		const base = freshTimedQueue();
 		await publish(base, { body: { n: 1 } });
 		const first = await pullOne(base);
 		await ack(base, { acks: [], retries: [{ lease_id: first.lease_id, delay_seconds: 1 }] });
 		expect(await pull(base)).toEqual([]);
-		await sleep(1100);
+		advanceClock(900);
+		expect(await pull(base)).toEqual([]);
+		advanceClock(200);
 		const back = await pullOne(base);
 		expect(back.id).toBe(first.id);
 		expect(back.attempts).toBe(2);
 	});
 
 	it("redelivers a message not acked within its visibility timeout, to any consumer, with attempts counted", async () => {
-		const base = freshQueue();
+		const base = freshTimedQueue();
 		await publish(base, { body: { n: 1 } });
 		// The docs' own examples name the field `visibility_timeout` (milliseconds).
 		const first = await pullOne(base, { visibility_timeout: 300 });
 		expect(first.attempts).toBe(1);
 		expect(await pull(base, { visibility_timeout_ms: 300 })).toEqual([]);
-		await sleep(400);
+		advanceClock(400);
 		const second = await pullOne(base, { visibility_timeout_ms: 300 });
 		expect(second.id).toBe(first.id);
 		expect(second.timestamp_ms).toBe(first.timestamp_ms);
@@ -177,7 +187,7 @@ describe("the local queue speaks Cloudflare Queues' pull API", () => {
 		expect(second.lease_id).not.toBe(first.lease_id);
 		// Permissive: the first consumer's late ack still counts, and the message is gone.
 		expect((await ack(base, { acks: [{ lease_id: first.lease_id }] })).json.result.ackCount).toBe(1);
-		await sleep(400);
+		advanceClock(400);
 		expect(await pull(base)).toEqual([]);
 	});
 

@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { meetCode } from "../shared/meetings";
 import { sineWav } from "../worker/recordings/wav-fixture";
 import { api, apiAt, gateway, newAccount } from "./client";
 import { modelRequests, modelServer, script } from "./model-script";
@@ -25,11 +26,6 @@ async function use<T = Record<string, unknown>>(client: Client, name: string, ar
 	const first = result.content[0];
 	if (first?.type !== "text") throw new Error(`${name}: no text in ${JSON.stringify(result)}`);
 	return { isError: result.isError === true, body: JSON.parse(first.text) as T };
-}
-
-function meetCode(): string {
-	const l = Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join("");
-	return `${l.slice(0, 3)}-${l.slice(3, 7)}-${l.slice(7)}`;
 }
 
 const now = () => new Date().toISOString();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../src/webhooks/signature";
-import { api, eventually, newAccount, receivedAt, receiverUrl, Socket, wsUrl } from "./client";
+import { eventually } from "../shared/wait";
+import { api, newAccount, receivedAt, receiverUrl, Socket, wsUrl } from "./client";
 import { playBot, spawnFor } from "./simulated-bot";
 
 describe("end to end through wrangler dev", () => {

@@ -11,7 +11,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/ports.mjs";
-import { eventually, nativeId } from "./client";
+import { eventually } from "../shared/wait";
+import { nativeId } from "./client";
 
 const root = path.resolve(import.meta.dirname, "../..");
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { wavHeader } from "../../bot-host/bot/wav.ts";
-import { apiAt, botGateway, eventually, nativeId, newAccount, Socket, sandboxObserved, sandboxScenario, wsUrl } from "./client";
+import { eventually } from "../shared/wait";
+import { apiAt, botGateway, nativeId, newAccount, Socket, sandboxObserved, sandboxScenario, wsUrl } from "./client";
 
 type Platform = "google_meet" | "zoom" | "teams";
 

@@ -3,6 +3,7 @@
 import { inject } from "vitest";
 import type { SpawnTicket } from "../../src/bot-channel/fleet";
 import type { SpawnRequest } from "../../src/bot-channel/protocol";
+import { eventually } from "../shared/wait";
 import { gateway, receivedAt, Socket } from "./client";
 
 /** Connects to the meeting's channel with the spawn's token; `send` waits for the room's ack. */
@@ -27,16 +28,15 @@ const QUEUE_MESSAGES = "/spawn-queue/client/v4/accounts/e2e/queues/bot-spawns/me
 
 /** The newest ticket published for this meeting's attempt, as the queue got it. */
 async function ticketFor(meetingId: number, attempt: number): Promise<SpawnTicket> {
-	const deadline = Date.now() + 10_000;
-	for (;;) {
-		const tickets = (await receivedAt(QUEUE_MESSAGES))
-			.map((r) => (JSON.parse(r.body) as { body: SpawnTicket }).body)
-			.filter((t) => t.meeting_id === meetingId && t.attempt === attempt);
-		const newest = tickets.at(-1);
-		if (newest) return newest;
-		if (Date.now() > deadline) throw new Error(`no spawn ticket for meeting ${meetingId} attempt ${attempt}`);
-		await new Promise((r) => setTimeout(r, 50));
-	}
+	return eventually(
+		`a spawn ticket for meeting ${meetingId} attempt ${attempt}`,
+		async () =>
+			(await receivedAt(QUEUE_MESSAGES))
+				.map((r) => (JSON.parse(r.body) as { body: SpawnTicket }).body)
+				.filter((t) => t.meeting_id === meetingId && t.attempt === attempt)
+				.at(-1),
+		10_000,
+	);
 }
 
 /**

@@ -15,7 +15,8 @@ import {
 	ValidationError,
 } from "@meetbot/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { eventually, gateway, newAccount } from "./client";
+import { eventually } from "../shared/wait";
+import { gateway, newAccount } from "./client";
 import { playBot as playSimulatedBot, spawnFor } from "./simulated-bot";
 
 /**

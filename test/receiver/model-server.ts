@@ -265,6 +265,7 @@ function openAiError(message: string, type: string, code: string | null) {
 	return { error: { message, type, param: null, code } };
 }
 
+/** A script's `delay_ms`: the provider's pacing is the behaviour the tests drive (a slow model), not a settle. */
 function sleep(ms: number) {
 	return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -22,21 +22,12 @@ import { buildClient } from "../../../scripts/toolchain.mjs";
 import type { SpawnTicket } from "../../../src/bot-channel/fleet.ts";
 import type { SpawnRequest } from "../../../src/bot-channel/protocol.ts";
 import { type ReceivedRequest, startWebhookReceiver } from "../../../test/receiver/webhook-receiver.ts";
+import { eventually, until } from "../../../test/shared/wait.ts";
 
 // Loaded with require: this project resolves imports with the worker conditions, which pick ws's browser stub.
 const WebSocket = createRequire(import.meta.url)("ws") as typeof WebSocketType;
 
 // What it provides is declared in test/provided.d.ts (the workerd side reads it with inject()).
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-	const deadline = Date.now() + ms;
-	for (;;) {
-		const value = await check();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 50));
-	}
-}
 
 async function api<T>(base: string, method: string, pathname: string, headers: Record<string, string>, body?: unknown): Promise<T> {
 	const res = await fetch(`${base}${pathname}`, {
@@ -63,10 +54,10 @@ async function playBot(spawn: SpawnRequest) {
 		seq += 1;
 		const mine = seq;
 		ws.send(JSON.stringify({ ...message, seq: mine }));
-		await until(`ack ${mine}`, async () => (received.some((m) => m.type === "ack" && m.seq === mine) ? true : undefined));
+		await until(`ack ${mine}`, () => received.some((m) => m.type === "ack" && m.seq === mine));
 	};
 	ws.send(JSON.stringify({ type: "hello", last_acked_seq: 0 }));
-	await until("hello ack", async () => (received.some((m) => m.type === "ack") ? true : undefined));
+	await until("hello ack", () => received.some((m) => m.type === "ack"));
 	return { ws, send, received };
 }
 
@@ -122,7 +113,7 @@ export default async function setup(project: TestProject) {
 			const nativeId = `93987${String(Date.now()).slice(-8)}`;
 			const meeting = await api<{ id: number }>(base, "POST", "/bots", auth, { platform: "teams", native_meeting_id: nativeId });
 			// The ticket the room published, as the queue (the receiver) got it: a claim must present it.
-			const ticket = await until("the spawn ticket", async () => {
+			const ticket = await eventually("the spawn ticket", async () => {
 				const { requests } = await api<{ requests: ReceivedRequest[] }>(
 					receiver.url,
 					"GET",
@@ -160,12 +151,12 @@ export default async function setup(project: TestProject) {
 				});
 			}
 			await api(base, "DELETE", `/bots/teams/${nativeId}`, auth);
-			await until("leave command", async () => (bot.received.some((m) => m.type === "command") ? true : undefined));
+			await until("leave command", () => bot.received.some((m) => m.type === "command"));
 			await bot.send({ type: "status", status: "completed", completion_reason: "stopped", timestamp: new Date().toISOString() });
 			bot.ws.close();
 
 			const ofThisMeeting = (r: ReceivedRequest) => r.body.includes(`"native_meeting_id":"${nativeId}"`);
-			const mine = await until("meeting.completed delivery", async () => {
+			const mine = await eventually("meeting.completed delivery", async () => {
 				const { requests } = await api<{ requests: ReceivedRequest[] }>(
 					receiver.url,
 					"GET",
