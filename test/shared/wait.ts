@@ -7,7 +7,7 @@
 const POLL_MS = 25;
 
 /** Long enough for a busy machine; shorter than every tier's test timeout, so a miss fails naming `what`. */
-const DEFAULT_MS = 15_000;
+const DEFAULT_MS = 20_000;
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
