@@ -6,7 +6,7 @@ import { workspaceObject } from "../../../src/objects";
 import { parseFrontmatter } from "../../../src/workspace/okf";
 import { homeWorkspace } from "../../../src/workspace/workspace-names";
 import { meetCode } from "../../shared/meetings";
-import { eventually } from "../../shared/wait";
+import { eventually, until } from "../../shared/wait";
 import { SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
 import { fireTimersNow, getMeeting, liveMeeting, roomOf, roomTimers, sendBot, unheldRequestedMeeting } from "../meetings/helpers";
 import { ADMIN, call, json, userWithKey } from "../support";
@@ -166,7 +166,13 @@ describe("the copilot follows the transcript", () => {
 		expect(await json(off)).toEqual({ processing: false, ...ids });
 		await live.bot.send(said("s-2", "Alice", "during the pause", 2));
 		await live.bot.send(said("s-3", "Bob", "also during it", 3));
-		await new Promise((r) => setTimeout(r, 200));
+		// The copilot has taken in both segments (it counts each before it would note it): none got a note.
+		await until("the copilot to take in the paused segments", async () => {
+			const health = await json<{ ingest: { segments: number } }>(
+				await call("GET", "/agent/api/meeting/relay-health", { headers: owner.headers }),
+			);
+			return health.ingest.segments === 3;
+		});
 		expect(ofType(await streamEvents(live.meeting.id), "note").map((n) => n.note.id)).toEqual(["s-1"]);
 
 		const on = await processCopilot(owner.headers, live.code, true);

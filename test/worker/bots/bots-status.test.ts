@@ -8,7 +8,7 @@ import { REASON_OUTCOME as PROTOCOL_TABLE } from "../../../src/bot-channel/proto
 import { FAILED_BOT_SHOWN_MS, FAILED_BOTS_SHOWN } from "../../../src/bots/bot-control";
 import { REASON_OUTCOME as MACHINE_TABLE } from "../../../src/meetings/status-machine";
 import { meetCode } from "../../shared/meetings";
-import { eventually } from "../../shared/wait";
+import { eventually, until } from "../../shared/wait";
 import { ownMeetingIds, QUEUE_MESSAGES, SimulatedBot, spawnRequestFor, ticketMatch } from "../meetings/bot-sim";
 import { createPlan, getMeeting, meetUrl, sendBot } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
@@ -117,7 +117,7 @@ describe("GET /bots/status after a bot failed", () => {
 		const code = meetCode();
 		const plan = await createPlan(headers, { meeting_url: meetUrl(code) });
 		// The bot claims the plan later: the record's updated_at moves on, its created_at stays.
-		await new Promise((r) => setTimeout(r, 20));
+		await until("the clock past the plan's creation", () => Date.now() > Date.parse(plan.created_at));
 		const sent = await sendBot(headers, code);
 		expect(sent.id).toBe(plan.id);
 		const meeting = await getMeeting(headers, plan.id);

@@ -4,6 +4,7 @@ import { app } from "../../../src/app";
 import type { Env } from "../../../src/env";
 import { ROUTE_ACCESS } from "../../../src/gateway/route-scopes";
 import worker from "../../../src/index";
+import { until } from "../../shared/wait";
 import { ADMIN, call, json, userWithKey } from "../support";
 
 /** Calls the Worker with a modified deployment environment. */
@@ -32,9 +33,9 @@ describe("API key authentication", () => {
 	it("answers 401 once a key has expired", async () => {
 		const { user } = await userWithKey();
 		const minted = await call("POST", `/admin/users/${user.id}/tokens`, { headers: ADMIN, json: { scopes: ["bot"], expires_in: 1 } });
-		const key = (await json<{ token: string }>(minted)).token;
+		const { token: key, expires_at } = await json<{ token: string; expires_at: string }>(minted);
 		expect((await call("GET", "/auth/me", { headers: { "X-API-Key": key } })).status).toBe(200);
-		await new Promise((r) => setTimeout(r, 1100));
+		await until("the key's expiry to pass", () => Date.now() > Date.parse(expires_at));
 		const res = await call("GET", "/auth/me", { headers: { "X-API-Key": key } });
 		expect(res.status).toBe(401);
 		expect(await res.json()).toEqual({ detail: "Invalid API key" });

@@ -4,7 +4,7 @@ import type { RoomState } from "../../../durable-objects/room-core";
 import type { SpawnTicket } from "../../../src/bot-channel/fleet";
 import type { BotToRoom, RoomToBot, SpawnRequest } from "../../../src/bot-channel/protocol";
 import { signSpawnTicket } from "../../../src/bot-channel/spawn-ticket";
-import { eventually } from "../../shared/wait";
+import { eventually, until } from "../../shared/wait";
 import { ADMIN } from "../support";
 import { received } from "../webhooks/receiver";
 import { roomOf } from "./helpers";
@@ -136,6 +136,17 @@ export class SocketClient {
 
 	waitFor<T = Record<string, unknown>>(what: string, match: (m: Record<string, unknown>) => boolean, ms?: number): Promise<T> {
 		return eventually(what, () => this.messages.find(match) as T | undefined, ms);
+	}
+
+	/**
+	 * A /ws ping answered: what the socket's LiveFeed was given before the ping reached it is in
+	 * `messages` now, so a test can assert that something did not arrive without waiting a fixed time.
+	 */
+	async pingPong(): Promise<void> {
+		const pongs = () => this.messages.filter((m) => m.type === "pong").length;
+		const before = pongs();
+		this.send({ action: "ping" });
+		await until("pong", () => pongs() > before);
 	}
 
 	close(): void {

@@ -67,8 +67,12 @@ describe("plan-side steps", () => {
 		expect((await patch({ title: "same status, no step" })).status).toBe(200);
 		expect((await call("DELETE", `/meetings/${plan.id}`, { headers })).status).toBe(204);
 
-		const all = await envelopesWhere(hook.path, "four steps", (list) => stepsOf(list, plan.id).length >= 4);
-		await new Promise((r) => setTimeout(r, 200));
+		// The steps go out in the order they were taken: with the deletion's, the last, in, none before it is still on its way.
+		const all = await envelopesWhere(
+			hook.path,
+			"four steps, the deletion's among them",
+			(list) => stepsOf(list, plan.id).length >= 4 && stepsOf(list, plan.id).some((s) => s?.to === null),
+		);
 		const steps = stepsOf(await envelopesAt(hook.path), plan.id);
 		expect(steps.map((s) => [s?.from, s?.to, s?.transition_source])).toEqual([
 			[null, "scheduled", "user_request"],

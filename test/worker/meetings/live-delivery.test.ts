@@ -151,7 +151,8 @@ describe("live delivery ahead of storage", () => {
 		// A seq past the next one: the bot is told to resend, and nothing of it goes out.
 		bot.channel.send({ type: "segment", segment: segment({ segment_id: "r-gap", text: "too early", start: 5, end: 6 }), seq: 5 });
 		await eventually("the room to close the channel", () => bot.channel.closed);
-		await new Promise((r) => setTimeout(r, 300));
+		// What the room sent the watcher's feed before it closed the channel is ahead of this pong.
+		await watcher.pingPong();
 		expect(confirmedIds(watcher)).toEqual(["r-1", "r-2"]);
 		watcher.close();
 	});

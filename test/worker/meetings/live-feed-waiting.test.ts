@@ -16,8 +16,10 @@ import { openSocket, SimulatedBot, type SocketClient, spawnRequestFor } from "./
 import { createPlan, liveMeeting, meetUrl, segment, sendBot } from "./helpers";
 
 const ref = (native_id: string) => ({ platform: "google_meet", native_id });
-/** Gives a message that should not arrive time to show up (delivery here takes a few ms). */
-const settle = () => new Promise((r) => setTimeout(r, 400));
+/*
+ * A frame that must not arrive is checked after a ping answered on that socket: the bot's messages are
+ * acked once the room has sent them to every watcher's feed, so anything sent would be ahead of the pong.
+ */
 
 async function subscribe(socket: SocketClient, refs: { platform: string; native_id: string }[]) {
 	const before = socket.messages.length;
@@ -99,7 +101,7 @@ describe("/ws subscribe to a link with no meeting yet", () => {
 		const theirs = await liveMeeting(other.headers, code);
 		await theirs.bot.send({ type: "segment", segment: segment({ text: "their private words" }) });
 		await theirs.bot.send({ type: "chat", message: { sender: "Eve", text: "their chat", timestamp: Date.now(), is_from_bot: false } });
-		await settle();
+		await socket.pingPong();
 		expect(framesAbout(socket, theirs.meeting.id)).toEqual([]);
 
 		// Their meeting is on the link now; re-subscribing still waits (the answer does not tell it exists).
@@ -110,7 +112,7 @@ describe("/ws subscribe to a link with no meeting yet", () => {
 		await mine.bot.send({ type: "segment", segment: segment({ text: "my words" }) });
 		await theirs.bot.send({ type: "segment", segment: segment({ segment_id: "s-2", text: "their later words" }) });
 		await socket.waitFor("my bundle", (m) => m.type === "transcript" && JSON.stringify(m.confirmed).includes("my words"));
-		await settle();
+		await socket.pingPong();
 		expect(framesAbout(socket, theirs.meeting.id)).toEqual([]);
 		expect(JSON.stringify(socket.messages)).not.toContain("their");
 		socket.close();
@@ -127,7 +129,7 @@ describe("/ws subscribe to a link with no meeting yet", () => {
 		// A meeting the member may read, made by someone else: the wait does not take it, a new subscribe does.
 		await createPlan(owner.headers, { meeting_url: meetUrl(code), workspace_id: workspace });
 		const live = await liveMeeting(owner.headers, code);
-		await settle();
+		await socket.pingPong();
 		expect(framesAbout(socket, live.meeting.id)).toEqual([]);
 		expect(await subscribe(socket, [ref(code)])).toEqual({ type: "subscribed", meetings: [ref(code)] });
 		await live.bot.send({ type: "segment", segment: segment({ text: "for the team" }) });
@@ -159,7 +161,7 @@ describe("/ws subscribe to a link with no meeting yet", () => {
 		const notWatched = await sendBot(headers, dropped);
 		const watched = await sendBot(headers, kept);
 		await eventually("the kept link's frame", () => (statusesOf(socket, watched.id).includes("requested") ? true : undefined));
-		await settle();
+		await socket.pingPong();
 		expect(framesAbout(socket, notWatched.id)).toEqual([]);
 
 		socket.close();

@@ -22,8 +22,10 @@ async function subscribed(socket: SocketClient, natives: string[]) {
 	return eventually("subscribed ack", () => socket.messages.slice(before).find((m) => m.type === "subscribed"));
 }
 
-/** Gives a message that should not arrive time to show up (delivery here takes a few ms). */
-const settle = () => new Promise((r) => setTimeout(r, 300));
+/*
+ * A message that must not arrive is checked after a ping answered on that socket: the bot's segment
+ * is acked once the room has sent it to every watcher's feed, so anything sent would be ahead of the pong.
+ */
 
 const sortedKeys = (o: object) => Object.keys(o).sort();
 
@@ -139,7 +141,7 @@ describe("/ws subscriptions", () => {
 			waiting: [ref(theirs), ref(nowhere)],
 		});
 		await theirLive.bot.send({ type: "segment", segment: segment({ text: "private" }) });
-		await settle();
+		await socket.pingPong();
 		expect(socket.messages.filter((m) => m.type === "transcript")).toEqual([]);
 		socket.close();
 	});
@@ -162,7 +164,7 @@ describe("/ws subscriptions", () => {
 
 		await live.bot.send({ type: "segment", segment: segment({ text: "for the team" }) });
 		await memberSocket.waitFor("member gets the bundle", isBundleOf(live.meeting.id, "for the team"));
-		await settle();
+		await outsiderSocket.pingPong();
 		expect(outsiderSocket.messages.filter((m) => m.type === "transcript")).toEqual([]);
 		memberSocket.close();
 		outsiderSocket.close();
@@ -197,7 +199,7 @@ describe("/ws subscriptions", () => {
 		});
 		await live.bot.send({ type: "segment", segment: segment({ text: "after unsubscribe" }) });
 		await staying.waitFor("still subscribed", isBundleOf(live.meeting.id, "after unsubscribe"));
-		await settle();
+		await leaving.pingPong();
 		expect(leaving.messages.filter((m) => m.type === "transcript")).toEqual([]);
 		leaving.close();
 		staying.close();
@@ -223,7 +225,7 @@ describe("/ws subscriptions", () => {
 		await memberSocket.waitFor("unsubscribed", (m) => m.type === "unsubscribed");
 		await live.bot.send({ type: "segment", segment: segment({ segment_id: "s-b", text: "after" }) });
 		await ownerSocket.waitFor("owner after", isBundleOf(live.meeting.id, "after"));
-		await settle();
+		await memberSocket.pingPong();
 		expect(memberSocket.messages.filter(isBundleOf(live.meeting.id, "after"))).toEqual([]);
 		ownerSocket.close();
 		memberSocket.close();
@@ -237,7 +239,8 @@ describe("/ws subscriptions", () => {
 		await subscribed(closing, [live.code]);
 		await subscribed(staying, [live.code]);
 		closing.close();
-		await settle();
+		// One feed serves both sockets: it has handled the close sent ahead of this ping.
+		await staying.pingPong();
 		await live.bot.send({ type: "segment", segment: segment({ text: "still here" }) });
 		await staying.waitFor("delivered after a sibling closed", isBundleOf(live.meeting.id, "still here"));
 		staying.close();

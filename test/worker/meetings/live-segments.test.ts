@@ -4,7 +4,7 @@
  * draft's confirmation.
  */
 import { describe, expect, it } from "vitest";
-import { eventually } from "../../shared/wait";
+import { eventually, until } from "../../shared/wait";
 import { call, json, userWithKey } from "../support";
 import { openSocket } from "./bot-sim";
 import { liveMeeting, segment } from "./helpers";
@@ -25,7 +25,8 @@ describe("live segments", () => {
 		const draft = segment({ text: "Hello every", completed: false });
 		await bot.send({ type: "segment", segment: draft });
 		// Apart in time, so a confirmation stamped anew would show.
-		await new Promise((r) => setTimeout(r, 20));
+		const draftAcked = Date.now();
+		await until("the clock past the draft's ack", () => Date.now() > draftAcked);
 		await bot.send({ type: "segment", segment: { ...draft, text: "Hello everyone.", completed: true } });
 		const live = await eventually("the draft and its confirmation", () => {
 			const bundles = socket.messages.filter((m) => m.type === "transcript") as unknown as {

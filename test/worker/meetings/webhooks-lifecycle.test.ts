@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
 import { verifyWebhook } from "../../../src/webhooks/signature";
 import { meetCode } from "../../shared/meetings";
-import { eventually } from "../../shared/wait";
+import { eventually, until } from "../../shared/wait";
 import { call, json } from "../support";
 import type { DeliveryRowView } from "../webhooks/fixtures";
 import { HOOK_SECRET, userWithWebhook } from "../webhooks/fixtures";
@@ -44,8 +44,12 @@ describe("webhooks through a meeting's lifecycle", () => {
 		await bot.status("completed");
 
 		// idle (created), requested, joining, awaiting_admission, active, stopping, completed + started + completed
-		const requests = await deliveriesAt(hook.path, 9);
-		await new Promise((r) => setTimeout(r, 200));
+		// The room hands its events over in step order, each once the one before was attempted: with the last
+		// step's meeting.completed in, no earlier event is still on its way.
+		const requests = await eventually("meeting.completed, the last step's event", async () => {
+			const got = await received(hook.path);
+			return got.length >= 9 && got.some((r) => r.body.includes('"event_type":"meeting.completed"')) ? got : undefined;
+		});
 		const all = await received(hook.path);
 		expect(all).toHaveLength(9);
 		for (const r of all) {
@@ -128,11 +132,11 @@ describe("webhooks through a meeting's lifecycle", () => {
 		await bot.status("completed");
 
 		const [only] = await deliveriesAt(hook.path, 1);
+		// Recorded in step order: once the last step's meeting.completed is, every event before it was attempted.
 		const rows = await eventually("every event recorded", async () => {
 			const r = await deliveryRows(headers);
-			return r.length >= 6 ? r : undefined;
+			return r.length >= 6 && r.some((row) => row.event_type === "meeting.completed" && row.outcome === "delivered") ? r : undefined;
 		});
-		await new Promise((r) => setTimeout(r, 200));
 		expect(await received(hook.path)).toHaveLength(1);
 		expect(JSON.parse(only!.body)).toMatchObject({ event_type: "meeting.completed", data: { meeting: { id: meeting.id } } });
 		expect(await verifyWebhook(HOOK_SECRET, only!.headers, only!.body, { toleranceSeconds: 300 })).toMatchObject({ ok: true });
@@ -156,7 +160,11 @@ describe("webhooks through a meeting's lifecycle", () => {
 		await bot.status("failed", { completion_reason: "awaiting_admission_rejected", reason: "host denied entry" });
 
 		const [failed] = await deliveriesAt(hook.path, 1);
-		await new Promise((r) => setTimeout(r, 200));
+		// Every event of the three steps recorded (the status changes suppressed by the filter): none is still on its way.
+		await until("every event recorded", async () => {
+			const rows = await deliveryRows(headers);
+			return rows.filter((r) => r.event_type === "meeting.status_change").length >= 3 && rows.some((r) => r.event_type === "bot.failed");
+		});
 		expect(await received(hook.path)).toHaveLength(1);
 		expect(await verifyWebhook(HOOK_SECRET, failed!.headers, failed!.body, { toleranceSeconds: 300 })).toMatchObject({ ok: true });
 		const envelope = JSON.parse(failed!.body) as WebhookEnvelope;
