@@ -1,15 +1,15 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
-import type { LiveMeeting } from "../../../durable-objects/room-copilot";
-import type { MeetingStreamBody } from "../../../durable-objects/room-stream";
+import type { LiveMeeting } from "../../../durable-objects/meeting-stream/copilot";
+import type { MeetingStreamBody } from "../../../durable-objects/meeting-stream/log";
 import { workspaceObject } from "../../../src/objects";
 import { homeWorkspace } from "../../../src/workspace/workspace-names";
 import { roomOf, segment } from "../meetings/helpers";
 import { ADMIN, call, createUser, json } from "../support";
 import { MODEL_KEY, MODEL_NAME } from "./helpers";
 
-export type { LiveMeeting as LiveMeetingRecord } from "../../../durable-objects/room-copilot";
+export type { LiveMeeting as LiveMeetingRecord } from "../../../durable-objects/meeting-stream/copilot";
 
 export async function startCopilot(headers: Record<string, string>, code: string, title?: string): Promise<LiveMeeting> {
 	const res = await call("POST", "/agent/api/meeting/start", { headers, json: { native_id: code, platform: "google_meet", title } });

@@ -1,6 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { MeetingStreamBody } from "../../../durable-objects/room-stream";
+import type { MeetingStreamBody } from "../../../durable-objects/meeting-stream/log";
 import { meetingDocumentPath } from "../../../src/agent/copilot-document";
 import { workspaceObject } from "../../../src/objects";
 import { parseFrontmatter } from "../../../src/workspace/okf";

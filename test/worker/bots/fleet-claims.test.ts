@@ -8,7 +8,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
-import type { RoomState } from "../../../durable-objects/room-core";
+import type { RoomState } from "../../../durable-objects/meeting-room/context";
 import { signChannelToken } from "../../../src/bot-channel/channel-token";
 import type { SpawnTicket } from "../../../src/bot-channel/fleet";
 import { ROOM_CLOSE } from "../../../src/bot-channel/protocol";

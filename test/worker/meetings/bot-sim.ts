@@ -1,6 +1,6 @@
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
-import type { RoomState } from "../../../durable-objects/room-core";
+import type { RoomState } from "../../../durable-objects/meeting-room/context";
 import type { SpawnTicket } from "../../../src/bot-channel/fleet";
 import type { BotToRoom, RoomToBot, SpawnRequest } from "../../../src/bot-channel/protocol";
 import { signSpawnTicket } from "../../../src/bot-channel/spawn-ticket";

@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
-import type { MeetingStreamBody, StreamTranscript } from "../../../durable-objects/room-stream";
+import type { MeetingStreamBody, StreamTranscript } from "../../../durable-objects/meeting-stream/log";
 import { readToTheEnd, SseReader } from "../agent/sse";
 import { call, json, userWithKey } from "../support";
 import { eventually, SimulatedBot } from "./bot-sim";

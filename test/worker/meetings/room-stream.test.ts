@@ -8,7 +8,7 @@ import {
 	RoomStream,
 	type StreamTranscript,
 	transcriptLine,
-} from "../../../durable-objects/room-stream";
+} from "../../../durable-objects/meeting-stream/log";
 import { SseReader } from "../agent/sse";
 import { segment } from "./helpers";
 

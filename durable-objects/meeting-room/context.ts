@@ -1,9 +1,9 @@
-import { tellAgentMeetingCompleted } from "../src/agent/meeting-events";
-import { type Act, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
-import type { MeetingRow } from "../src/db/schema";
-import { type Env, intVar } from "../src/env";
-import { type MeetingRef, meetingRefOf, statusStepMessage } from "../src/live/feed-messages";
-import { findOwnedMeeting, nowIso } from "../src/meetings/meeting-store";
+import { tellAgentMeetingCompleted } from "../../src/agent/meeting-events";
+import { type Act, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
+import type { MeetingRow } from "../../src/db/schema";
+import { type Env, intVar } from "../../src/env";
+import { type MeetingRef, meetingRefOf, statusStepMessage } from "../../src/live/feed-messages";
+import { findOwnedMeeting, nowIso } from "../../src/meetings/meeting-store";
 import {
 	type Actor,
 	type CompletionReason,
@@ -13,17 +13,17 @@ import {
 	LIVE_STATUSES,
 	type MeetingState,
 	type MeetingStatus,
-} from "../src/meetings/status-machine";
-import { type Announce, moveMeeting, type StatusStep } from "../src/meetings/status-writes";
-import { accountObject } from "../src/objects";
-import { type WebhookEventType, webhookEventsFor } from "../src/webhooks/envelope";
+} from "../../src/meetings/status-machine";
+import { type Announce, moveMeeting, type StatusStep } from "../../src/meetings/status-writes";
+import { accountObject } from "../../src/objects";
+import { type WebhookEventType, webhookEventsFor } from "../../src/webhooks/envelope";
+import { RoomCopilot } from "../meeting-stream/copilot";
+import { RoomStream } from "../meeting-stream/log";
+import { RoomTimers } from "../room-timers";
+import { SerialQueue } from "../serial-queue";
 import { CommandQueue, type QueueRefusal } from "./command-queue";
-import { RoomCopilot } from "./room-copilot";
-import { RoomFanout } from "./room-fanout";
-import { RoomNotices } from "./room-notices";
-import { RoomStream } from "./room-stream";
-import { RoomTimers } from "./room-timers";
-import { SerialQueue } from "./serial-queue";
+import { RoomFanout } from "./fanout";
+import { RoomWebhookRelay } from "./webhook-relay";
 
 /** What the room keeps about its meeting while it is the authority for it. */
 export interface RoomState {
@@ -78,10 +78,10 @@ export interface TransitionAsk {
  * the MeetingRoom and handed only to its helpers (bot channel, launch, auto-join), so none of it
  * is part of the room's RPC surface and no stub can reach past the serial queue.
  */
-export class RoomCore {
+export class RoomContext {
 	readonly timers: RoomTimers;
 	readonly fanout: RoomFanout;
-	readonly notices: RoomNotices;
+	readonly webhooks: RoomWebhookRelay;
 	/** The meeting's SSE stream (GET /agent/api/meeting/stream): transcript and copilot output in one log. */
 	readonly stream: RoomStream;
 	readonly copilot: RoomCopilot;
@@ -96,7 +96,7 @@ export class RoomCore {
 	) {
 		this.timers = new RoomTimers(ctx.storage);
 		this.fanout = new RoomFanout(ctx.storage, envOf());
-		this.notices = new RoomNotices(ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
+		this.webhooks = new RoomWebhookRelay(ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
 		this.stream = new RoomStream(ctx.storage.sql, intVar(envOf().AGENT_SSE_KEEPALIVE_MS, 15_000));
 		this.copilot = new RoomCopilot(this);
 		this.commands = new CommandQueue(ctx.storage);
@@ -232,7 +232,7 @@ export class RoomCore {
 			// A copilot's final beat goes out before the end: it logs the end itself once that beat has drained.
 			if (!(await this.copilot.meetingEnded(end))) this.stream.end(end);
 		}
-		const entries = { ...(await this.notices.prepare(row, events, step)), ...alsoStore };
+		const entries = { ...(await this.webhooks.prepare(row, events, step)), ...alsoStore };
 		if (Object.keys(entries).length > 0) await this.ctx.storage.put(entries);
 		// A record just made: sockets that subscribed to its link before it existed hear of it, this step first.
 		if (step.from === null && step.to !== null && row.nativeMeetingId) {
@@ -246,9 +246,9 @@ export class RoomCore {
 
 	/** Hands stored webhook events to the outbox after the current work; the `notify` timer retries. */
 	async sendNotices(): Promise<void> {
-		await this.notices.armRetry();
+		await this.webhooks.armRetry();
 		this.ctx.waitUntil(
-			this.serial(() => this.notices.drain()).catch((err: unknown) => {
+			this.serial(() => this.webhooks.drain()).catch((err: unknown) => {
 				console.error("webhook events wait for a retry", err instanceof Error ? err.name : "error");
 			}),
 		);

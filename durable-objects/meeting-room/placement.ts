@@ -1,15 +1,15 @@
-import type { ClaimRefusalReason, ClaimRequest } from "../src/bot-channel/fleet";
-import type { SpawnRequest } from "../src/bot-channel/protocol";
-import { signSpawnTicket } from "../src/bot-channel/spawn-ticket";
-import { botEndpoints } from "../src/bots/bot-endpoints";
-import type { RoomStart } from "../src/bots/launch";
-import { type PublishResult, publishSpawnTicket } from "../src/bots/spawn-queue";
-import { intVar } from "../src/env";
-import { isLive, type MeetingStatus } from "../src/meetings/status-machine";
-import { type Announce, moveMeeting, unannounced } from "../src/meetings/status-writes";
-import { accountObject } from "../src/objects";
-import { webhookEventsFor } from "../src/webhooks/envelope";
-import type { RoomCore, RoomState } from "./room-core";
+import type { ClaimRefusalReason, ClaimRequest } from "../../src/bot-channel/fleet";
+import type { SpawnRequest } from "../../src/bot-channel/protocol";
+import { signSpawnTicket } from "../../src/bot-channel/spawn-ticket";
+import { botEndpoints } from "../../src/bots/bot-endpoints";
+import type { RoomStart } from "../../src/bots/launch";
+import { type PublishResult, publishSpawnTicket } from "../../src/bots/spawn-queue";
+import { intVar } from "../../src/env";
+import { isLive, type MeetingStatus } from "../../src/meetings/status-machine";
+import { type Announce, moveMeeting, unannounced } from "../../src/meetings/status-writes";
+import { accountObject } from "../../src/objects";
+import { webhookEventsFor } from "../../src/webhooks/envelope";
+import type { RoomContext, RoomState } from "./context";
 
 /** Storage key of what the room keeps of its launch, for claims and respawns. */
 export const LAUNCH_KEY = "launch";
@@ -33,7 +33,7 @@ export type PlacementOutcome = "nothing" | "failed" | "handed_back";
  * Every method runs inside the room's serial queue.
  */
 export class RoomPlacement {
-	constructor(private readonly room: RoomCore) {}
+	constructor(private readonly room: RoomContext) {}
 
 	private get placementTimeoutS(): number {
 		return intVar(this.room.env.BOT_PLACEMENT_TIMEOUT_S, 180);

@@ -4,8 +4,8 @@
  * cards and model output, the meeting's end), so one sequence number, the SSE `id:`, is an
  * exact cursor for `Last-Event-ID`, across evictions too.
  */
-import { SSE_HEADERS, sseEvent } from "../src/agent/frames";
-import type { BotSegment } from "../src/bot-channel/protocol";
+import { SSE_HEADERS, sseEvent } from "../../src/agent/frames";
+import type { BotSegment } from "../../src/bot-channel/protocol";
 
 /** A transcript line as the stream carries it: `id` is the segment id (a draft and its confirmation share it). */
 export interface StreamTranscript {

@@ -1,4 +1,4 @@
-import { MAX_QUEUED_COMMAND_BYTES, MAX_QUEUED_COMMANDS, type RoomToBot } from "../src/bot-channel/protocol";
+import { MAX_QUEUED_COMMAND_BYTES, MAX_QUEUED_COMMANDS, type RoomToBot } from "../../src/bot-channel/protocol";
 
 /**
  * The commands a room keeps for its bot while the bot is away, sent in order when it says hello

@@ -1,33 +1,33 @@
 import { DurableObject } from "cloudflare:workers";
-import { BOT_ATTEMPT_HEADER, type ClaimRequest } from "../src/bot-channel/fleet";
-import type { Act } from "../src/bot-channel/protocol";
-import { ROOM_CLOSE } from "../src/bot-channel/protocol";
-import type { RoomStart } from "../src/bots/launch";
-import type { PublishResult } from "../src/bots/spawn-queue";
-import type { MeetingRow } from "../src/db/schema";
-import { type Env, intVar } from "../src/env";
-import { isLive, type MeetingStatus } from "../src/meetings/status-machine";
-import type { StatusStep } from "../src/meetings/status-writes";
-import { liveFeed } from "../src/objects";
-import { webhookEventsFor } from "../src/webhooks/envelope";
+import { BOT_ATTEMPT_HEADER, type ClaimRequest } from "../../src/bot-channel/fleet";
+import type { Act } from "../../src/bot-channel/protocol";
+import { ROOM_CLOSE } from "../../src/bot-channel/protocol";
+import type { RoomStart } from "../../src/bots/launch";
+import type { PublishResult } from "../../src/bots/spawn-queue";
+import type { MeetingRow } from "../../src/db/schema";
+import { type Env, intVar } from "../../src/env";
+import { isLive, type MeetingStatus } from "../../src/meetings/status-machine";
+import type { StatusStep } from "../../src/meetings/status-writes";
+import { liveFeed } from "../../src/objects";
+import { webhookEventsFor } from "../../src/webhooks/envelope";
+import { RoomStreamAccess } from "../meeting-stream/access";
+import type { CopilotIngest, CopilotStart, LiveMeeting, ProcessOutcome } from "../meeting-stream/copilot";
+import type { MeetingEnd, StreamReader } from "../meeting-stream/log";
+import type { TimerName } from "../room-timers";
 import { AutoJoin, type PlanRequest } from "./auto-join";
-import { BotChannelInbox } from "./bot-channel-inbox";
-import type { CopilotIngest, CopilotStart, LiveMeeting, ProcessOutcome } from "./room-copilot";
-import { RoomCore } from "./room-core";
-import { RoomLaunch } from "./room-launch";
-import { type ClaimOutcome, RoomPlacement } from "./room-placement";
-import type { MeetingEnd, StreamReader } from "./room-stream";
-import { RoomStreamAccess } from "./room-stream-access";
-import type { TimerName } from "./room-timers";
+import { RoomContext } from "./context";
+import { BotChannelInbox } from "./inbox";
+import { RoomLaunch } from "./launch";
+import { type ClaimOutcome, RoomPlacement } from "./placement";
 
-export type { RoomState, TransitionAsk } from "./room-core";
+export type { RoomState, TransitionAsk } from "./context";
 
 /** What became of a command for the bot (see `command`). */
 export type CommandOutcome = "relayed" | "no_live_bot" | "queue_full" | "queue_too_large";
 
 /**
  * The RPC surface: what Workers and other objects call on a room's stub. Everything else the
- * room does is inside its RoomCore, which only its own helpers hold, so every move goes through
+ * room does is inside its RoomContext, which only its own helpers hold, so every move goes through
  * the serial queue. (fetch, alarm and the webSocket handlers are the runtime's entry points.)
  */
 export const MEETING_ROOM_RPC = [
@@ -54,7 +54,7 @@ export const MEETING_ROOM_RPC = [
  * timers (auto-join, watchdogs) on its one alarm.
  */
 export class MeetingRoom extends DurableObject<Env> {
-	readonly #room = new RoomCore(this.ctx, () => this.env);
+	readonly #room = new RoomContext(this.ctx, () => this.env);
 	readonly #placement = new RoomPlacement(this.#room);
 	readonly #launch = new RoomLaunch(this.#room, this.#placement);
 	readonly #inbox = new BotChannelInbox(this.#room);
@@ -237,7 +237,7 @@ export class MeetingRoom extends DurableObject<Env> {
 		if (timer === "watchdog") await room.serial(() => this.#placement.hostLost());
 		if (timer === "stop_deadline") await room.move({ to: "completed", actor: "user" });
 		if (timer === "auto_join") await this.#autoJoin.fire();
-		if (timer === "notify") await room.serial(() => room.notices.drain());
+		if (timer === "notify") await room.serial(() => room.webhooks.drain());
 		// Outside the serial queue: the final beat waits on the model, and the meeting is over.
 		if (timer === "copilot_final") await room.copilot.finish();
 	}

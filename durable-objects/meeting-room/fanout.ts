@@ -1,5 +1,5 @@
-import type { Env } from "../src/env";
-import { liveFeed } from "../src/objects";
+import type { Env } from "../../src/env";
+import { liveFeed } from "../../src/objects";
 
 /**
  * Who watches a meeting live: the users whose LiveFeed holds at least one /ws connection
@@ -8,7 +8,7 @@ import { liveFeed } from "../src/objects";
  */
 export class RoomFanout {
 	private users: Set<number> | undefined;
-	private readonly stubs = new Map<number, DurableObjectStub<import("./live-feed").LiveFeed>>();
+	private readonly stubs = new Map<number, DurableObjectStub<import("../live-feed").LiveFeed>>();
 
 	constructor(
 		private readonly storage: DurableObjectStorage,

@@ -6,11 +6,11 @@
  * changes, by the revalidation that drops /ws subscriptions, and as a net once per keepalive
  * period while streams are open (it also catches an expiry, and a change that raced an open).
  */
-import { keysStandingNow } from "../src/agent/caller";
-import type { Env } from "../src/env";
-import { readersAmong } from "../src/meetings/meeting-store";
-import type { RoomCore } from "./room-core";
-import type { StreamReader } from "./room-stream";
+import { keysStandingNow } from "../../src/agent/caller";
+import type { Env } from "../../src/env";
+import { readersAmong } from "../../src/meetings/meeting-store";
+import type { RoomContext } from "../meeting-room/context";
+import type { StreamReader } from "./log";
 
 export const MEETING_UNREADABLE =
 	"You can no longer read this meeting (your membership of its workspace or its binding changed, or it was deleted)";
@@ -23,7 +23,7 @@ export class RoomStreamAccess {
 	#netRunning = false;
 
 	constructor(
-		readonly room: RoomCore,
+		readonly room: RoomContext,
 		readonly netEveryMs: number,
 	) {}
 

@@ -1,9 +1,9 @@
-import type { MeetingRow } from "../src/db/schema";
-import { type StatusStep, stepWebhookEvent } from "../src/meetings/status-writes";
-import type { WebhookEvent } from "../src/webhooks/deliver";
-import type { WebhookEventType } from "../src/webhooks/envelope";
-import type { AccountObject } from "./account";
-import type { RoomTimers } from "./room-timers";
+import type { MeetingRow } from "../../src/db/schema";
+import { type StatusStep, stepWebhookEvent } from "../../src/meetings/status-writes";
+import type { WebhookEvent } from "../../src/webhooks/deliver";
+import type { WebhookEventType } from "../../src/webhooks/envelope";
+import type { AccountObject } from "../account";
+import type { RoomTimers } from "../room-timers";
 
 interface PendingNotice extends WebhookEvent {
 	userId: number;
@@ -21,7 +21,7 @@ const GIVE_UP_AFTER_MS = 24 * 3600_000;
  * the account's outbox has taken it; what the drain right after the step could not hand over,
  * the room's `notify` timer retries. Bodies are built once, so a retry sends the same event.
  */
-export class RoomNotices {
+export class RoomWebhookRelay {
 	private counter = 0;
 
 	constructor(

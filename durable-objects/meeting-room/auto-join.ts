@@ -1,11 +1,11 @@
-import type { Platform } from "../src/bot-channel/protocol";
-import { accountCap, type BotOptions, launchBot, type RoomStart } from "../src/bots/launch";
-import type { PublishResult } from "../src/bots/spawn-queue";
-import { ApiError } from "../src/errors";
-import { isStale, JOIN_LEAD_MS, LATE_LIMIT_MS, mayAutoJoin } from "../src/meetings/auto-join-rule";
-import { findOwnedMeeting } from "../src/meetings/meeting-store";
-import { noteAutoJoinError } from "../src/meetings/status-writes";
-import type { RoomCore } from "./room-core";
+import type { Platform } from "../../src/bot-channel/protocol";
+import { accountCap, type BotOptions, launchBot, type RoomStart } from "../../src/bots/launch";
+import type { PublishResult } from "../../src/bots/spawn-queue";
+import { ApiError } from "../../src/errors";
+import { isStale, JOIN_LEAD_MS, LATE_LIMIT_MS, mayAutoJoin } from "../../src/meetings/auto-join-rule";
+import { findOwnedMeeting } from "../../src/meetings/meeting-store";
+import { noteAutoJoinError } from "../../src/meetings/status-writes";
+import type { RoomContext } from "./context";
 
 const RETRY_BASE_MS = 15_000;
 const RETRY_MAX_MS = 120_000;
@@ -26,7 +26,7 @@ interface StoredPlan extends PlanRequest {
 /** Auto-join of a scheduled meeting, on the room's alarm. */
 export class AutoJoin {
 	constructor(
-		private readonly room: RoomCore,
+		private readonly room: RoomContext,
 		/** The room's launch for a plan (RoomLaunch.startPlanned). */
 		private readonly startPlanned: (start: RoomStart) => Promise<PublishResult>,
 	) {}

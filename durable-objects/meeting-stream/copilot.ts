@@ -1,5 +1,5 @@
-import type { AgentCaller } from "../src/agent/caller";
-import { callerAsKeyStandsNow } from "../src/agent/caller";
+import type { AgentCaller } from "../../src/agent/caller";
+import { callerAsKeyStandsNow } from "../../src/agent/caller";
 import {
 	COPILOT_CONFIG_PATH,
 	type CopilotConfig,
@@ -9,15 +9,15 @@ import {
 	meetingDocumentPath,
 	meetingTitle,
 	type TranscriptLine,
-} from "../src/agent/copilot-document";
-import { type ModelEndpoint, ModelFailure } from "../src/agent/model-client";
-import { resolveAgentModel } from "../src/agent/model-settings";
-import { workspaceObject } from "../src/objects";
-import { commitAuthorOf } from "../src/workspace/author";
-import { homeWorkspace } from "../src/workspace/workspace-names";
-import { runBeat } from "./copilot-beat";
-import type { RoomCore } from "./room-core";
-import type { MeetingEnd, MeetingStreamBody, StreamTranscript } from "./room-stream";
+} from "../../src/agent/copilot-document";
+import { type ModelEndpoint, ModelFailure } from "../../src/agent/model-client";
+import { resolveAgentModel } from "../../src/agent/model-settings";
+import { workspaceObject } from "../../src/objects";
+import { commitAuthorOf } from "../../src/workspace/author";
+import { homeWorkspace } from "../../src/workspace/workspace-names";
+import type { RoomContext } from "../meeting-room/context";
+import { runBeat } from "./beat";
+import type { MeetingEnd, MeetingStreamBody, StreamTranscript } from "./log";
 
 /** The live-meeting record (`meeting_id == session_uid == native_id`, the spec's identity rule). */
 export interface LiveMeeting {
@@ -92,7 +92,7 @@ export class RoomCopilot {
 	#beat: Promise<void> | null = null;
 	#beatAgain = false;
 
-	constructor(readonly room: RoomCore) {}
+	constructor(readonly room: RoomContext) {}
 
 	/** Starts the copilot, or touches it (a new key, title, settings); null, changing nothing, when it is someone else's. */
 	async start(start: CopilotStart): Promise<LiveMeeting | null> {

@@ -1,10 +1,10 @@
-import { type BotSegment, BotToRoom, botEnding, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
-import { chatMessage, interactiveEvent, type LiveSegment, type MeetingRef, transcriptBundle } from "../src/live/feed-messages";
-import { nowIso } from "../src/meetings/meeting-store";
-import { isTerminal } from "../src/meetings/status-machine";
-import { liveSegment, upsertSegment } from "../src/meetings/transcript-store";
-import type { RoomCore, RoomState } from "./room-core";
-import { transcriptLine } from "./room-stream";
+import { type BotSegment, BotToRoom, botEnding, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
+import { chatMessage, interactiveEvent, type LiveSegment, type MeetingRef, transcriptBundle } from "../../src/live/feed-messages";
+import { nowIso } from "../../src/meetings/meeting-store";
+import { isTerminal } from "../../src/meetings/status-machine";
+import { liveSegment, upsertSegment } from "../../src/meetings/transcript-store";
+import { transcriptLine } from "../meeting-stream/log";
+import type { RoomContext, RoomState } from "./context";
 
 type Sequenced = Exclude<BotToRoom, { type: "hello" }>;
 /** Open segments whose first-seen time the room keeps at most. */
@@ -36,7 +36,7 @@ export class BotChannelInbox {
 	 */
 	private delivered: { seq: number; meetingId: number; ref: MeetingRef } | undefined;
 
-	constructor(private readonly room: RoomCore) {}
+	constructor(private readonly room: RoomContext) {}
 
 	/**
 	 * Sends a segment, chat line, participant change or bot event to /ws watchers the moment it
