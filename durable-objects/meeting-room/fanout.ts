@@ -1,5 +1,6 @@
 import type { Env } from "../../src/env";
 import { liveFeed } from "../../src/objects";
+import { ROOM_KEYS } from "./storage";
 
 /**
  * Who watches a meeting live: the users whose LiveFeed holds at least one /ws connection
@@ -16,7 +17,7 @@ export class RoomFanout {
 	) {}
 
 	private async load(): Promise<Set<number>> {
-		this.users ??= new Set((await this.storage.get<number[]>("subscribers")) ?? []);
+		this.users ??= new Set((await this.storage.get<number[]>(ROOM_KEYS.subscribers)) ?? []);
 		return this.users;
 	}
 
@@ -28,13 +29,13 @@ export class RoomFanout {
 		const users = await this.load();
 		if (users.has(userId)) return;
 		users.add(userId);
-		await this.storage.put("subscribers", [...users]);
+		await this.storage.put(ROOM_KEYS.subscribers, [...users]);
 	}
 
 	async remove(userId: number): Promise<void> {
 		const users = await this.load();
 		if (!users.delete(userId)) return;
-		await this.storage.put("subscribers", [...users]);
+		await this.storage.put(ROOM_KEYS.subscribers, [...users]);
 	}
 
 	/**

@@ -10,15 +10,12 @@ import { isLive, type MeetingStatus } from "../../src/meetings/status-machine";
 import type { StatusStep } from "../../src/meetings/status-writes";
 import { liveFeed } from "../../src/objects";
 import { webhookEventsFor } from "../../src/webhooks/envelope";
-import { RoomStreamAccess } from "../meeting-stream/access";
-import type { CopilotIngest, CopilotStart, LiveMeeting, ProcessOutcome } from "../meeting-stream/copilot";
-import type { MeetingEnd, StreamReader } from "../meeting-stream/log";
-import type { TimerName } from "../room-timers";
 import { AutoJoin, type PlanRequest } from "./auto-join";
 import { RoomContext } from "./context";
 import { BotChannelInbox } from "./inbox";
 import { RoomLaunch } from "./launch";
 import { type ClaimOutcome, RoomPlacement } from "./placement";
+import type { RoomTimerName } from "./storage";
 
 export type { RoomState, TransitionAsk } from "./context";
 
@@ -41,24 +38,20 @@ export const MEETING_ROOM_RPC = [
 	"recheckWatchers",
 	"addSubscriber",
 	"removeSubscriber",
-	"meetingStream",
-	"revalidateStreams",
-	"copilotStart",
-	"copilotProcess",
-	"copilotIngest",
 ] as const;
 
 /**
  * One per meeting: the authority for a live meeting. It owns the status machine's moves (each
- * written through to D1 before it is acknowledged), the bot channel, live fan-out, and the
- * timers (auto-join, watchdogs) on its one alarm.
+ * written through to D1 before it is acknowledged), the bot channel, placement and respawn,
+ * auto-join, the webhook relay, live fan-out, and its timers on its one alarm. The meeting's
+ * stream log and live copilot are its MeetingStream's (durable-objects/meeting-stream/), which
+ * the room feeds: each transcript line as it is stored, the meeting's end last.
  */
 export class MeetingRoom extends DurableObject<Env> {
 	readonly #room = new RoomContext(this.ctx, () => this.env);
 	readonly #placement = new RoomPlacement(this.#room);
 	readonly #launch = new RoomLaunch(this.#room, this.#placement);
 	readonly #inbox = new BotChannelInbox(this.#room);
-	readonly #streamAccess = new RoomStreamAccess(this.#room, this.#room.stream.keepaliveMs);
 	readonly #autoJoin = new AutoJoin(this.#room, (start: RoomStart): Promise<PublishResult> => this.#launch.startPlanned(start));
 
 	/** Takes over a meeting that has just become `requested` and puts out its spawn ticket. */
@@ -117,7 +110,7 @@ export class MeetingRoom extends DurableObject<Env> {
 
 	/** The meeting's workspace binding changed: each watcher and stream reader keeps it only if they may still read it. */
 	async recheckWatchers(meetingId: number): Promise<void> {
-		await this.#streamAccess.revalidate(meetingId);
+		await this.#room.stream(meetingId).revalidateReaders(meetingId);
 		for (const userId of await this.#room.fanout.watchers()) await liveFeed(this.env, userId).revalidate([meetingId]);
 	}
 
@@ -127,43 +120,6 @@ export class MeetingRoom extends DurableObject<Env> {
 
 	async removeSubscriber(userId: number): Promise<void> {
 		await this.#room.fanout.remove(userId);
-	}
-
-	/**
-	 * The meeting's SSE stream, from after `lastEventId` (or its recent events), then live, until
-	 * the meeting's end. The Worker checked the reader; it keeps reading while its access lasts.
-	 * `ended`: the record is terminal; a meeting that ended before its room logged an end (or
-	 * without a room) gets its `meeting-end` now, or, when it has a copilot, after the copilot's
-	 * final beat (logged once either way).
-	 */
-	async meetingStream(
-		meetingId: number,
-		reader: StreamReader,
-		lastEventId: number | null,
-		ended: MeetingEnd | null = null,
-	): Promise<Response> {
-		if (ended && !(await this.#room.copilot.meetingEnded(ended))) this.#room.stream.end(ended);
-		return this.#streamAccess.open(meetingId, lastEventId, reader);
-	}
-
-	/** A user's access may have ended (LiveFeed.revalidate): ends their streams that lost it; how many of theirs stay open. */
-	revalidateStreams(meetingId: number, userId: number): Promise<number> {
-		return this.#streamAccess.revalidate(meetingId, userId);
-	}
-
-	/** Starts (or touches) the live copilot of this meeting; null when it is another user's. */
-	copilotStart(start: CopilotStart): Promise<LiveMeeting | null> {
-		return this.#room.serial(() => this.#room.copilot.start(start));
-	}
-
-	/** Processing on (resumes from the cursor) or off (freezes it); null when no copilot was started here. */
-	copilotProcess(on: boolean): Promise<ProcessOutcome | null> {
-		return this.#room.serial(() => this.#room.copilot.process(on));
-	}
-
-	/** How the transcript reaches the copilot, for relay-health. */
-	copilotIngest(): Promise<CopilotIngest> {
-		return this.#room.copilot.ingest();
 	}
 
 	/**
@@ -229,7 +185,7 @@ export class MeetingRoom extends DurableObject<Env> {
 		}
 	}
 
-	async #runTimer(timer: TimerName): Promise<void> {
+	async #runTimer(timer: RoomTimerName): Promise<void> {
 		const room = this.#room;
 		if (timer === "placement" && (await room.serial(() => this.#placement.placementExpired())) === "handed_back") {
 			await this.#autoJoin.placementTimedOut(`No bot host took the meeting within ${intVar(this.env.BOT_PLACEMENT_TIMEOUT_S, 180)} s`);
@@ -238,8 +194,6 @@ export class MeetingRoom extends DurableObject<Env> {
 		if (timer === "stop_deadline") await room.move({ to: "completed", actor: "user" });
 		if (timer === "auto_join") await this.#autoJoin.fire();
 		if (timer === "notify") await room.serial(() => room.webhooks.drain());
-		// Outside the serial queue: the final beat waits on the model, and the meeting is over.
-		if (timer === "copilot_final") await room.copilot.finish();
 	}
 }
 

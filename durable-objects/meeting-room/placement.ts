@@ -10,9 +10,10 @@ import { type Announce, moveMeeting, unannounced } from "../../src/meetings/stat
 import { accountObject } from "../../src/objects";
 import { webhookEventsFor } from "../../src/webhooks/envelope";
 import type { RoomContext, RoomState } from "./context";
+import { ROOM_KEYS } from "./storage";
 
 /** Storage key of what the room keeps of its launch, for claims and respawns. */
-export const LAUNCH_KEY = "launch";
+export const LAUNCH_KEY = ROOM_KEYS.launch;
 
 export interface StoredLaunch {
 	spawn: RoomStart["spawn"];
@@ -182,7 +183,7 @@ export class RoomPlacement {
 		);
 		if (!outcome.ok) return false;
 		await this.room.holdClaim(null);
-		await this.room.storage.delete(["room", LAUNCH_KEY]);
+		await this.room.storage.delete([ROOM_KEYS.state, LAUNCH_KEY]);
 		await this.room.timers.clear("watchdog", "placement");
 		if (state.link) await accountObject(this.room.env, state.userId).releaseBotSlot(state.link);
 		return true;

@@ -4,12 +4,13 @@ import type { WebhookEvent } from "../../src/webhooks/deliver";
 import type { WebhookEventType } from "../../src/webhooks/envelope";
 import type { AccountObject } from "../account";
 import type { RoomTimers } from "../room-timers";
+import { ROOM_KEYS, type RoomTimerName } from "./storage";
 
 interface PendingNotice extends WebhookEvent {
 	userId: number;
 }
 
-const PREFIX = "notice:";
+const PREFIX = ROOM_KEYS.noticePrefix;
 /** How soon the alarm looks again when a drain right after the step did not empty the list. */
 const SAFETY_NET_MS = 5_000;
 /** As the account outbox does: an event nobody could take for a day is given up (and logged). */
@@ -26,7 +27,7 @@ export class RoomWebhookRelay {
 
 	constructor(
 		private readonly storage: DurableObjectStorage,
-		private readonly timers: RoomTimers,
+		private readonly timers: RoomTimers<RoomTimerName>,
 		/** The owner's account object (its outbox takes the events). */
 		private readonly account: (userId: number) => DurableObjectStub<AccountObject>,
 	) {}
