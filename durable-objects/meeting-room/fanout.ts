@@ -64,6 +64,18 @@ export class RoomFanout {
 		}
 	}
 
+	/** A new meeting on the same link: every watcher of `from` follows it to `to`; one whose feed no longer watches is dropped. */
+	async handOver(from: number, to: number): Promise<void> {
+		for (const userId of await this.watchers()) {
+			if (!(await this.stub(userId).follow(from, to))) await this.remove(userId);
+		}
+	}
+
+	/** Each watcher's feed checks again that its user may still read the meeting. */
+	async revalidate(meetingId: number): Promise<void> {
+		for (const userId of await this.watchers()) await this.stub(userId).revalidate([meetingId]);
+	}
+
 	/** Whether publish sends at once (the watchers are in memory). */
 	loaded(): boolean {
 		return this.users !== undefined;

@@ -1,26 +1,23 @@
 import { DurableObject } from "cloudflare:workers";
 import { BOT_ATTEMPT_HEADER, type ClaimRequest } from "../../src/bot-channel/fleet";
 import type { Act } from "../../src/bot-channel/protocol";
-import { ROOM_CLOSE } from "../../src/bot-channel/protocol";
 import type { RoomStart } from "../../src/bots/launch";
 import type { PublishResult } from "../../src/bots/spawn-queue";
 import type { MeetingRow } from "../../src/db/schema";
-import { type Env, intVar } from "../../src/env";
-import { isLive, type MeetingStatus } from "../../src/meetings/status-machine";
+import type { Env } from "../../src/env";
+import type { MeetingStatus } from "../../src/meetings/status-machine";
 import type { StatusStep } from "../../src/meetings/status-writes";
-import { liveFeed } from "../../src/objects";
 import { webhookEventsFor } from "../../src/webhooks/envelope";
+import { RoomAlarm } from "./alarm";
 import { AutoJoin, type PlanRequest } from "./auto-join";
+import { RoomBotChannel } from "./channel";
 import { RoomContext } from "./context";
-import { BotChannelInbox } from "./inbox";
+import { type CommandOutcome, RoomControl } from "./control";
 import { RoomLaunch } from "./launch";
 import { type ClaimOutcome, RoomPlacement } from "./placement";
-import type { RoomTimerName } from "./storage";
 
 export type { RoomState, TransitionAsk } from "./context";
-
-/** What became of a command for the bot (see `command`). */
-export type CommandOutcome = "relayed" | "no_live_bot" | "queue_full" | "queue_too_large";
+export type { CommandOutcome } from "./control";
 
 /**
  * The RPC surface: what Workers and other objects call on a room's stub. Everything else the
@@ -51,8 +48,10 @@ export class MeetingRoom extends DurableObject<Env> {
 	readonly #room = new RoomContext(this.ctx, () => this.env);
 	readonly #placement = new RoomPlacement(this.#room);
 	readonly #launch = new RoomLaunch(this.#room, this.#placement);
-	readonly #inbox = new BotChannelInbox(this.#room);
+	readonly #channel = new RoomBotChannel(this.#room);
+	readonly #control = new RoomControl(this.#room);
 	readonly #autoJoin = new AutoJoin(this.#room, (start: RoomStart): Promise<PublishResult> => this.#launch.startPlanned(start));
+	readonly #alarm = new RoomAlarm(this.#room, this.#placement, this.#autoJoin);
 
 	/** Takes over a meeting that has just become `requested` and puts out its spawn ticket. */
 	start(start: RoomStart): Promise<void> {
@@ -71,26 +70,13 @@ export class MeetingRoom extends DurableObject<Env> {
 	}
 
 	/** A user stop. Always wins: the meeting ends `completed` with `stopped`. */
-	async stop(): Promise<{ status: MeetingStatus } | null> {
-		const room = this.#room;
-		const state = await room.state();
-		if (!state || !isLive(state.machine.status)) return null;
-		if (room.botSockets().length === 0 || state.machine.status === "requested") {
-			await room.move({ to: "completed", actor: "user" });
-		} else {
-			await room.move({ to: "stopping", actor: "user" });
-			await room.sendCommand({ action: "leave" });
-			await room.timers.set("stop_deadline", Date.now() + intVar(this.env.BOT_STOP_GRACE_S, 20) * 1000);
-		}
-		return { status: (await room.state())?.machine.status ?? "completed" };
+	stop(): Promise<{ status: MeetingStatus } | null> {
+		return this.#control.stop();
 	}
 
 	/** Relays a command to the bot, now or when it says hello again. */
-	async command(act: Act): Promise<CommandOutcome> {
-		const state = await this.#room.state();
-		if (!state || !isLive(state.machine.status) || state.machine.status === "stopping") return "no_live_bot";
-		const refusal = await this.#room.sendCommand(act);
-		return refusal === null ? "relayed" : refusal === "too_many" ? "queue_full" : "queue_too_large";
+	command(act: Act): Promise<CommandOutcome> {
+		return this.#control.command(act);
 	}
 
 	/** Plans (or re-plans, or cancels) auto-join for a scheduled meeting. */
@@ -101,99 +87,44 @@ export class MeetingRoom extends DurableObject<Env> {
 	/** A new meeting on the same link: everyone watching this one follows it there. */
 	async handOver(toMeetingId: number): Promise<void> {
 		const fromMeetingId = (await this.#room.state())?.meetingId;
-		if (!fromMeetingId) return;
-		for (const userId of await this.#room.fanout.watchers()) {
-			const feed = liveFeed(this.env, userId);
-			if (!(await feed.follow(fromMeetingId, toMeetingId))) await this.#room.fanout.remove(userId);
-		}
+		if (fromMeetingId) await this.#room.fanout.handOver(fromMeetingId, toMeetingId);
 	}
 
 	/** The meeting's workspace binding changed: each watcher and stream reader keeps it only if they may still read it. */
 	async recheckWatchers(meetingId: number): Promise<void> {
 		await this.#room.stream(meetingId).revalidateReaders(meetingId);
-		for (const userId of await this.#room.fanout.watchers()) await liveFeed(this.env, userId).revalidate([meetingId]);
+		await this.#room.fanout.revalidate(meetingId);
 	}
 
-	async addSubscriber(userId: number): Promise<void> {
-		await this.#room.fanout.add(userId);
+	addSubscriber(userId: number): Promise<void> {
+		return this.#room.fanout.add(userId);
 	}
 
-	async removeSubscriber(userId: number): Promise<void> {
-		await this.#room.fanout.remove(userId);
+	removeSubscriber(userId: number): Promise<void> {
+		return this.#room.fanout.remove(userId);
 	}
 
-	/**
-	 * The bot channel upgrade, already authenticated by the Worker with the meeting's token, whose
-	 * attempt it passes on. A bot of any attempt but the claimed current one gets 409: it leaves
-	 * the call and does not reconnect.
-	 */
+	/** The bot channel upgrade, already authenticated by the Worker with the meeting's token, whose attempt it passes on. */
 	override async fetch(request: Request): Promise<Response> {
 		if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("expected a WebSocket", { status: 426 });
-		const attempt = Number(request.headers.get(BOT_ATTEMPT_HEADER));
-		return this.#room.serial(async () => {
-			const state = await this.#room.state();
-			if (!state || !isLive(state.machine.status)) return new Response("no live meeting", { status: 409 });
-			if (attempt !== state.attempt || !state.claim) return new Response("this bot's attempt was superseded", { status: 409 });
-			for (const old of this.#room.botSockets()) old.close(ROOM_CLOSE.replaced, "replaced by a newer connection");
-			const pair = new WebSocketPair();
-			this.#room.acceptBot(pair[1], attempt);
-			this.#inbox.channelOpened();
-			if (!state.connected) await this.#room.saveState({ ...state, connected: true });
-			await this.#room.timers.clear("watchdog");
-			return new Response(null, { status: 101, webSocket: pair[0] });
-		});
+		return this.#channel.open(Number(request.headers.get(BOT_ATTEMPT_HEADER)));
 	}
 
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
-		if (typeof data !== "string") return;
-		// Live frames go out now; storing and acking wait their turn.
-		const message = this.#inbox.read(data);
-		this.#inbox.deliverAhead(socket, message);
-		await this.#room.serial(() => this.#inbox.receive(socket, data, message));
+		if (typeof data === "string") await this.#channel.message(socket, data);
 	}
 
 	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
 		closeQuietly(socket, code, reason);
-		await this.#botGone(socket);
+		await this.#channel.gone(socket);
 	}
 
 	override async webSocketError(socket: WebSocket): Promise<void> {
-		await this.#botGone(socket);
+		await this.#channel.gone(socket);
 	}
 
-	/** The current bot that dropped its channel gets a grace period to come back before its host counts as lost. */
-	async #botGone(socket: WebSocket): Promise<void> {
-		const others = this.#room.botSockets().filter((s) => s !== socket && s.readyState === WebSocket.OPEN);
-		const state = await this.#room.state();
-		if (others.length > 0 || !state || !isLive(state.machine.status)) return;
-		if (this.#room.attemptOf(socket) !== state.attempt) return;
-		await this.#room.timers.set("watchdog", Date.now() + intVar(this.env.BOT_RECONNECT_GRACE_S, 30) * 1000);
-	}
-
-	/** Runs each due timer's action; a timer goes only once its action succeeded, else it retries. */
-	override async alarm(): Promise<void> {
-		const now = Date.now();
-		const timers = this.#room.timers;
-		for (const [timer, firedFor] of await timers.dueAt(now)) {
-			try {
-				await this.#runTimer(timer);
-				await timers.settle(timer, firedFor);
-			} catch (err) {
-				console.error("timer action failed, retrying", timer, err instanceof Error ? err.name : "error");
-				await timers.retry(timer, now);
-			}
-		}
-	}
-
-	async #runTimer(timer: RoomTimerName): Promise<void> {
-		const room = this.#room;
-		if (timer === "placement" && (await room.serial(() => this.#placement.placementExpired())) === "handed_back") {
-			await this.#autoJoin.placementTimedOut(`No bot host took the meeting within ${intVar(this.env.BOT_PLACEMENT_TIMEOUT_S, 180)} s`);
-		}
-		if (timer === "watchdog") await room.serial(() => this.#placement.hostLost());
-		if (timer === "stop_deadline") await room.move({ to: "completed", actor: "user" });
-		if (timer === "auto_join") await this.#autoJoin.fire();
-		if (timer === "notify") await room.serial(() => room.webhooks.drain());
+	override alarm(): Promise<void> {
+		return this.#alarm.ring();
 	}
 }
 
