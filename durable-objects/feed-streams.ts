@@ -1,13 +1,13 @@
 /**
  * The meetings where one user has meeting streams (SSE) open, kept beside their /ws
  * subscriptions so that the one revalidation (a membership removed, a key revoked) reaches both.
- * The rooms hold the streams; this only says which rooms to ask. The LiveFeed runs both methods
+ * The meetings' MeetingStream objects hold the streams; this only says which to ask. The LiveFeed runs both methods
  * on its serial queue, so an opening never races a revalidation's bookkeeping.
  */
 import type { Env } from "../src/env";
-import { meetingRoom } from "../src/objects";
+import { meetingStream } from "../src/objects";
 
-/** Meetings remembered per user, the newest openings; a stream past them still ends at the rooms' own re-check. */
+/** Meetings remembered per user, the newest openings; a stream past them still ends at its MeetingStream's own re-check. */
 export const MAX_STREAMED_MEETINGS = 100;
 
 const KEY = "streams";
@@ -30,7 +30,7 @@ export class FeedStreams {
 		await this.storage.put(KEY, { userId, meetingIds } satisfies Streamed);
 	}
 
-	/** Asks each room (of the given meetings, or all) to end this user's streams that lost access; forgets rooms left with none. */
+	/** Asks each meeting's stream object (of the given meetings, or all) to end this user's streams that lost access; forgets meetings left with none. */
 	async revalidate(meetingIds?: number[]): Promise<void> {
 		const held = await this.storage.get<Streamed>(KEY);
 		if (!held) return;
@@ -38,9 +38,9 @@ export class FeedStreams {
 		const closed = new Set<number>();
 		for (const meetingId of asked) {
 			try {
-				if ((await meetingRoom(this.env, meetingId).revalidateStreams(meetingId, held.userId)) === 0) closed.add(meetingId);
+				if ((await meetingStream(this.env, meetingId).revalidateReaders(meetingId, held.userId)) === 0) closed.add(meetingId);
 			} catch (err) {
-				// One room out of reach keeps its entry (and its own re-check); the others are still asked.
+				// One stream object out of reach keeps its entry (and its own re-check); the others are still asked.
 				console.error("stream revalidation failed", err instanceof Error ? err.name : "error");
 			}
 		}

@@ -5,21 +5,21 @@
  * failed write never disables a watchdog or an auto-join. Kept in storage, so timers survive
  * eviction and restarts.
  */
-/**
- * `placement`: how long a spawn ticket waits for a host's claim. `watchdog`: after a claim, how
- * long the bot may take to connect, or stay away from its channel. `copilot_final`: the
- * copilot's final beat and meeting document, retried until written.
- */
-export type TimerName = "placement" | "watchdog" | "stop_deadline" | "auto_join" | "notify" | "copilot_final";
+/** Where the timers are kept: one value for all of them, and one retry count per failing timer. */
+export const TIMER_KEYS = {
+	timers: "timers",
+	retries: (name: string) => `timerRetries:${name}`,
+} as const;
 
 const RETRY_BASE_MS = 5_000;
 const RETRY_MAX_MS = 60_000;
 
-export class RoomTimers {
+/** Over the timer names an object keeps (a MeetingRoom's, a MeetingStream's). */
+export class RoomTimers<TimerName extends string> {
 	constructor(private readonly storage: DurableObjectStorage) {}
 
 	private async all(): Promise<Partial<Record<TimerName, number>>> {
-		return (await this.storage.get<Partial<Record<TimerName, number>>>("timers")) ?? {};
+		return (await this.storage.get<Partial<Record<TimerName, number>>>(TIMER_KEYS.timers)) ?? {};
 	}
 
 	async set(name: TimerName, dueMs: number): Promise<void> {
@@ -46,7 +46,7 @@ export class RoomTimers {
 
 	/** A timer's action succeeded: it goes, unless the action set it again (a new due time). */
 	async settle(name: TimerName, firedFor: number): Promise<void> {
-		await this.storage.delete(`timerRetries:${name}`);
+		await this.storage.delete(TIMER_KEYS.retries(name));
 		const timers = await this.all();
 		if (timers[name] !== firedFor) return;
 		delete timers[name];
@@ -55,13 +55,13 @@ export class RoomTimers {
 
 	/** A timer's action failed: it fires again after a backoff that doubles up to a minute. */
 	async retry(name: TimerName, nowMs: number): Promise<void> {
-		const retries = (await this.storage.get<number>(`timerRetries:${name}`)) ?? 0;
-		await this.storage.put(`timerRetries:${name}`, retries + 1);
+		const retries = (await this.storage.get<number>(TIMER_KEYS.retries(name))) ?? 0;
+		await this.storage.put(TIMER_KEYS.retries(name), retries + 1);
 		await this.set(name, nowMs + Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** retries));
 	}
 
 	private async save(timers: Partial<Record<TimerName, number>>): Promise<void> {
-		await this.storage.put("timers", timers);
+		await this.storage.put(TIMER_KEYS.timers, timers);
 		const next = Math.min(...Object.values(timers).filter((t): t is number => typeof t === "number"));
 		// A timer already due (or set in the past) fires as soon as the alarm can run.
 		if (Number.isFinite(next)) await this.storage.setAlarm(Math.max(next, Date.now()));

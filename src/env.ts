@@ -3,6 +3,7 @@ import type { AgentUser } from "../durable-objects/agent-user";
 import type { IpGuard } from "../durable-objects/ip-guard";
 import type { LiveFeed } from "../durable-objects/live-feed";
 import type { MeetingRoom } from "../durable-objects/meeting-room";
+import type { MeetingStream } from "../durable-objects/meeting-stream";
 import type { Workspace } from "../durable-objects/workspace";
 
 /** Bindings and deployment settings. Every string var has an embedded default in wrangler.toml. */
@@ -12,6 +13,7 @@ export interface Env {
 	ACCOUNT: DurableObjectNamespace<AccountObject>;
 	IP_GUARD: DurableObjectNamespace<IpGuard>;
 	MEETING_ROOM: DurableObjectNamespace<MeetingRoom>;
+	MEETING_STREAM: DurableObjectNamespace<MeetingStream>;
 	LIVE_FEED: DurableObjectNamespace<LiveFeed>;
 	AGENT_USER: DurableObjectNamespace<AgentUser>;
 	WORKSPACE: DurableObjectNamespace<Workspace>;

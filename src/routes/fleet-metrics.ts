@@ -53,7 +53,7 @@ export const fleetQueries = {
 	live: `SELECT count(*) AS n FROM meetings WHERE status IN (${WITH_BOT.map(() => "?").join(", ")})`,
 	unclaimed: "SELECT count(*) AS n FROM meetings WHERE status = 'requested'",
 	/**
-	 * A plan's auto-join fires JOIN_LEAD_MS before its start (durable-objects/auto-join.ts) and at
+	 * A plan's auto-join fires JOIN_LEAD_MS before its start (durable-objects/meeting-room/auto-join.ts) and at
 	 * once when that is past, until the plan goes stale LATE_LIMIT_MS after its start; this is
 	 * mayAutoJoin in SQL (the calendar sweep's clause).
 	 */

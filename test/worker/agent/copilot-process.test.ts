@@ -5,9 +5,10 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import type { MeetingStream } from "../../../durable-objects/meeting-stream";
+import { STREAM_KEYS } from "../../../durable-objects/meeting-stream/storage";
 import { eventually } from "../meetings/bot-sim";
-import { createPlan, getMeeting, liveMeeting, type Meeting, meetCode, meetUrl, roomOf } from "../meetings/helpers";
+import { createPlan, getMeeting, liveMeeting, type Meeting, meetCode, meetUrl, streamOf } from "../meetings/helpers";
 import { call, json, sharedWorkspace, userWithKey } from "../support";
 import { copilotOwner, ofType, processCopilot, said, startCopilot, streamEvents } from "./copilot-helpers";
 
@@ -17,8 +18,8 @@ const process = (headers: Record<string, string>, body: Record<string, unknown>,
 	call("POST", path, { headers, json: { platform: "google_meet", ...body } });
 
 const storedCopilot = (meetingId: number) =>
-	runInDurableObject(roomOf(meetingId), (_room: MeetingRoom, state) =>
-		state.storage.get<{ processing: boolean; caller: { userId: number } }>("copilot"),
+	runInDurableObject(streamOf(meetingId), (_stream: MeetingStream, state) =>
+		state.storage.get<{ processing: boolean; caller: { userId: number } }>(STREAM_KEYS.copilot),
 	);
 
 const listed = async (headers: Record<string, string>) =>

@@ -4,7 +4,7 @@
  * for a client that was reading and for one that comes after.
  */
 import { describe, expect, it } from "vitest";
-import type { MeetingStreamBody } from "../../../durable-objects/room-stream";
+import type { MeetingStreamBody } from "../../../durable-objects/meeting-stream/log";
 import { liveMeeting } from "../meetings/helpers";
 import { call } from "../support";
 import { copilotOwner, said, startCopilot } from "./copilot-helpers";

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { MEETING_ROOM_RPC, MeetingRoom } from "../../../durable-objects/meeting-room";
+import { MEETING_STREAM_RPC, MeetingStream } from "../../../durable-objects/meeting-stream";
 import { sanitize } from "../../../src/meetings/failure-detail";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
 import { call, userWithKey } from "../support";
@@ -48,6 +49,24 @@ describe("the MeetingRoom's RPC surface", () => {
 		}
 		expect(await roomOf(meeting.id).command({ action: "chat_send", text: "hi" })).toBe("relayed");
 		expect((await getMeeting(headers, meeting.id)).status).toBe("active");
+	});
+});
+
+describe("the MeetingStream's RPC surface", () => {
+	it("is exactly what the room, the routes and LiveFeeds call, plus its alarm", () => {
+		const names = Object.getOwnPropertyNames(MeetingStream.prototype).filter((n) => n !== "constructor");
+		expect(names.sort()).toEqual([...MEETING_STREAM_RPC, "alarm"].sort());
+	});
+
+	it("keeps the log and the copilot off the prototype, and still serves what the room calls", async () => {
+		for (const inside of ["append", "end", "finish", "start", "process", "ingest", "revalidate", "serial"]) {
+			expect(inside in MeetingStream.prototype, inside).toBe(false);
+		}
+		const stream = env.MEETING_STREAM.get(env.MEETING_STREAM.newUniqueId());
+		const line = { type: "transcript" as const, id: "s-1", speaker: "Alice", text: "hi", t: 1, tsMs: Date.now(), completed: true };
+		expect(await stream.transcriptStored(line)).toBe(1);
+		expect(await stream.transcriptStored({ ...line, id: "s-2" })).toBe(2);
+		expect(await stream.copilotIngest()).toEqual({ segments: 0, last_segment_at: null });
 	});
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { MeetingStreamBody, StreamAccessEnded } from "../../../durable-objects/room-stream";
+import type { MeetingStreamBody, StreamAccessEnded } from "../../../durable-objects/meeting-stream/log";
 import { SseReader } from "../agent/sse";
 import { ADMIN, call, createUser, json, sharedWorkspace } from "../support";
 import { SimulatedBot, spawnRequestFor } from "./bot-sim";

@@ -1,10 +1,10 @@
-import { type BotSegment, BotToRoom, botEnding, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
-import { chatMessage, interactiveEvent, type LiveSegment, type MeetingRef, transcriptBundle } from "../src/live/feed-messages";
-import { nowIso } from "../src/meetings/meeting-store";
-import { isTerminal } from "../src/meetings/status-machine";
-import { liveSegment, upsertSegment } from "../src/meetings/transcript-store";
-import type { RoomCore, RoomState } from "./room-core";
-import { transcriptLine } from "./room-stream";
+import { type BotSegment, BotToRoom, botEnding, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
+import { chatMessage, interactiveEvent, type LiveSegment, type MeetingRef, transcriptBundle } from "../../src/live/feed-messages";
+import { nowIso } from "../../src/meetings/meeting-store";
+import { isTerminal } from "../../src/meetings/status-machine";
+import { liveSegment, upsertSegment } from "../../src/meetings/transcript-store";
+import { transcriptLine } from "../meeting-stream/log";
+import type { RoomContext, RoomState } from "./context";
 
 type Sequenced = Exclude<BotToRoom, { type: "hello" }>;
 /** Open segments whose first-seen time the room keeps at most. */
@@ -36,7 +36,7 @@ export class BotChannelInbox {
 	 */
 	private delivered: { seq: number; meetingId: number; ref: MeetingRef } | undefined;
 
-	constructor(private readonly room: RoomCore) {}
+	constructor(private readonly room: RoomContext) {}
 
 	/**
 	 * Sends a segment, chat line, participant change or bot event to /ws watchers the moment it
@@ -179,17 +179,16 @@ export class BotChannelInbox {
 				});
 				return;
 			case "segment": {
-				// Delivered first (latency), then D1, then the meeting stream's local log; the ack waits for both.
-				// The local log comes last: while a write of the object's own storage is unconfirmed, the
-				// runtime holds back everything the object sends (its output gate), the next message's
-				// delivery too, and D1 is the long wait of the three.
+				// Delivered first (latency), then D1, then the MeetingStream's log; the ack waits for both, so an
+				// acked segment is in the stream (docs/meeting-stream.md#where-it-lives). The log is the
+				// other object's storage: no write of it holds back what this room sends (its output gate).
 				await this.deliverInTurn(state, message);
 				const id = message.segment.segment_id;
 				await upsertSegment(env, state.meetingId, message.segment, this.createdAt(id)).run();
 				// A confirmed segment is done (a late rebinding of it is rare): its time need not be kept.
 				if (message.segment.completed) this.firstSeen.delete(id);
-				const line = transcriptLine(message.segment);
-				this.room.copilot.transcriptLogged(this.room.stream.append(line), line);
+				// The stream object logs the line and hands it to its copilot without waiting for it.
+				await this.room.stream(state.meetingId).transcriptStored(transcriptLine(message.segment));
 				return;
 			}
 			case "chat": {

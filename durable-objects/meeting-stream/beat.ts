@@ -5,11 +5,11 @@
  * and the system prompt says so; a card is only what the tool's schema allows, bounded.
  */
 
-import { oneLine, type TranscriptLine, transcriptText } from "../src/agent/copilot-document";
-import { type ModelEndpoint, streamModelStep, type ToolSpec } from "../src/agent/model-client";
-import type { Env } from "../src/env";
-import { outboundPolicy } from "../src/outbound/url-guard";
-import type { CopilotCard, MeetingStreamBody } from "./room-stream";
+import { oneLine, type TranscriptLine, transcriptText } from "../../src/agent/copilot-document";
+import { type ModelEndpoint, streamModelStep, type ToolSpec } from "../../src/agent/model-client";
+import type { Env } from "../../src/env";
+import { outboundPolicy } from "../../src/outbound/url-guard";
+import type { CopilotCard, MeetingStreamBody } from "./log";
 
 export interface BeatRequest {
 	env: Env;

@@ -1,18 +1,19 @@
-import type { ClaimRefusalReason, ClaimRequest } from "../src/bot-channel/fleet";
-import type { SpawnRequest } from "../src/bot-channel/protocol";
-import { signSpawnTicket } from "../src/bot-channel/spawn-ticket";
-import { botEndpoints } from "../src/bots/bot-endpoints";
-import type { RoomStart } from "../src/bots/launch";
-import { type PublishResult, publishSpawnTicket } from "../src/bots/spawn-queue";
-import { intVar } from "../src/env";
-import { isLive, type MeetingStatus } from "../src/meetings/status-machine";
-import { type Announce, moveMeeting, unannounced } from "../src/meetings/status-writes";
-import { accountObject } from "../src/objects";
-import { webhookEventsFor } from "../src/webhooks/envelope";
-import type { RoomCore, RoomState } from "./room-core";
+import type { ClaimRefusalReason, ClaimRequest } from "../../src/bot-channel/fleet";
+import type { SpawnRequest } from "../../src/bot-channel/protocol";
+import { signSpawnTicket } from "../../src/bot-channel/spawn-ticket";
+import { botEndpoints } from "../../src/bots/bot-endpoints";
+import type { RoomStart } from "../../src/bots/launch";
+import { type PublishResult, publishSpawnTicket } from "../../src/bots/spawn-queue";
+import { intVar } from "../../src/env";
+import { isLive, type MeetingStatus } from "../../src/meetings/status-machine";
+import { type Announce, moveMeeting, unannounced } from "../../src/meetings/status-writes";
+import { accountObject } from "../../src/objects";
+import { webhookEventsFor } from "../../src/webhooks/envelope";
+import type { RoomContext, RoomState } from "./context";
+import { ROOM_KEYS } from "./storage";
 
 /** Storage key of what the room keeps of its launch, for claims and respawns. */
-export const LAUNCH_KEY = "launch";
+export const LAUNCH_KEY = ROOM_KEYS.launch;
 
 export interface StoredLaunch {
 	spawn: RoomStart["spawn"];
@@ -33,7 +34,7 @@ export type PlacementOutcome = "nothing" | "failed" | "handed_back";
  * Every method runs inside the room's serial queue.
  */
 export class RoomPlacement {
-	constructor(private readonly room: RoomCore) {}
+	constructor(private readonly room: RoomContext) {}
 
 	private get placementTimeoutS(): number {
 		return intVar(this.room.env.BOT_PLACEMENT_TIMEOUT_S, 180);
@@ -182,7 +183,7 @@ export class RoomPlacement {
 		);
 		if (!outcome.ok) return false;
 		await this.room.holdClaim(null);
-		await this.room.storage.delete(["room", LAUNCH_KEY]);
+		await this.room.storage.delete([ROOM_KEYS.state, LAUNCH_KEY]);
 		await this.room.timers.clear("watchdog", "placement");
 		if (state.link) await accountObject(this.room.env, state.userId).releaseBotSlot(state.link);
 		return true;

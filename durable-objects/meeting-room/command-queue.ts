@@ -1,4 +1,5 @@
-import { MAX_QUEUED_COMMAND_BYTES, MAX_QUEUED_COMMANDS, type RoomToBot } from "../src/bot-channel/protocol";
+import { MAX_QUEUED_COMMAND_BYTES, MAX_QUEUED_COMMANDS, type RoomToBot } from "../../src/bot-channel/protocol";
+import { ROOM_KEYS } from "./storage";
 
 /**
  * The commands a room keeps for its bot while the bot is away, sent in order when it says hello
@@ -15,10 +16,10 @@ interface QueueState {
 	bytes: number;
 }
 
-const STATE_KEY = "commandQueue";
-const PART_PREFIX = "commandQueue:";
+const STATE_KEY = ROOM_KEYS.commandQueue;
+const PART_PREFIX = ROOM_KEYS.commandParts;
 /** Commands stored by gateways before commands had keys of their own: one value holding them all. */
-const LEGACY_KEY = "queuedCommands";
+const LEGACY_KEY = ROOM_KEYS.queuedCommands;
 /** Characters per stored part: at most 1 MiB even where a string is stored as two bytes a character. */
 const PART_CHARS = 512 * 1024;
 

@@ -1,15 +1,15 @@
-import type { RoomStart } from "../src/bots/launch";
-import type { PublishResult } from "../src/bots/spawn-queue";
-import { initialState } from "../src/meetings/status-machine";
-import type { StatusStep } from "../src/meetings/status-writes";
-import { meetingRoom } from "../src/objects";
-import type { RoomCore, RoomState } from "./room-core";
-import { LAUNCH_KEY, type RoomPlacement, type StoredLaunch } from "./room-placement";
+import type { RoomStart } from "../../src/bots/launch";
+import type { PublishResult } from "../../src/bots/spawn-queue";
+import { initialState } from "../../src/meetings/status-machine";
+import type { StatusStep } from "../../src/meetings/status-writes";
+import { meetingRoom } from "../../src/objects";
+import type { RoomContext, RoomState } from "./context";
+import { LAUNCH_KEY, type RoomPlacement, type StoredLaunch } from "./placement";
 
 /** How the room takes over a meeting that has just become `requested`, and puts out its spawn ticket. */
 export class RoomLaunch {
 	constructor(
-		private readonly room: RoomCore,
+		private readonly room: RoomContext,
 		private readonly placement: RoomPlacement,
 	) {}
 

@@ -1,15 +1,16 @@
-import type { MeetingRow } from "../src/db/schema";
-import { type StatusStep, stepWebhookEvent } from "../src/meetings/status-writes";
-import type { WebhookEvent } from "../src/webhooks/deliver";
-import type { WebhookEventType } from "../src/webhooks/envelope";
-import type { AccountObject } from "./account";
-import type { RoomTimers } from "./room-timers";
+import type { MeetingRow } from "../../src/db/schema";
+import { type StatusStep, stepWebhookEvent } from "../../src/meetings/status-writes";
+import type { WebhookEvent } from "../../src/webhooks/deliver";
+import type { WebhookEventType } from "../../src/webhooks/envelope";
+import type { AccountObject } from "../account";
+import type { RoomTimers } from "../room-timers";
+import { ROOM_KEYS, type RoomTimerName } from "./storage";
 
 interface PendingNotice extends WebhookEvent {
 	userId: number;
 }
 
-const PREFIX = "notice:";
+const PREFIX = ROOM_KEYS.noticePrefix;
 /** How soon the alarm looks again when a drain right after the step did not empty the list. */
 const SAFETY_NET_MS = 5_000;
 /** As the account outbox does: an event nobody could take for a day is given up (and logged). */
@@ -21,12 +22,12 @@ const GIVE_UP_AFTER_MS = 24 * 3600_000;
  * the account's outbox has taken it; what the drain right after the step could not hand over,
  * the room's `notify` timer retries. Bodies are built once, so a retry sends the same event.
  */
-export class RoomNotices {
+export class RoomWebhookRelay {
 	private counter = 0;
 
 	constructor(
 		private readonly storage: DurableObjectStorage,
-		private readonly timers: RoomTimers,
+		private readonly timers: RoomTimers<RoomTimerName>,
 		/** The owner's account object (its outbox takes the events). */
 		private readonly account: (userId: number) => DurableObjectStub<AccountObject>,
 	) {}

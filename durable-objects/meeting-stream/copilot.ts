@@ -1,5 +1,5 @@
-import type { AgentCaller } from "../src/agent/caller";
-import { callerAsKeyStandsNow } from "../src/agent/caller";
+import type { AgentCaller } from "../../src/agent/caller";
+import { callerAsKeyStandsNow } from "../../src/agent/caller";
 import {
 	COPILOT_CONFIG_PATH,
 	type CopilotConfig,
@@ -9,15 +9,16 @@ import {
 	meetingDocumentPath,
 	meetingTitle,
 	type TranscriptLine,
-} from "../src/agent/copilot-document";
-import { type ModelEndpoint, ModelFailure } from "../src/agent/model-client";
-import { resolveAgentModel } from "../src/agent/model-settings";
-import { workspaceObject } from "../src/objects";
-import { commitAuthorOf } from "../src/workspace/author";
-import { homeWorkspace } from "../src/workspace/workspace-names";
-import { runBeat } from "./copilot-beat";
-import type { RoomCore } from "./room-core";
-import type { MeetingEnd, MeetingStreamBody, StreamTranscript } from "./room-stream";
+} from "../../src/agent/copilot-document";
+import { type ModelEndpoint, ModelFailure } from "../../src/agent/model-client";
+import { resolveAgentModel } from "../../src/agent/model-settings";
+import { workspaceObject } from "../../src/objects";
+import { commitAuthorOf } from "../../src/workspace/author";
+import { homeWorkspace } from "../../src/workspace/workspace-names";
+import { runBeat } from "./beat";
+import type { StreamContext } from "./context";
+import type { MeetingEnd, MeetingStreamBody, StreamTranscript } from "./log";
+import { STREAM_KEYS } from "./storage";
 
 /** The live-meeting record (`meeting_id == session_uid == native_id`, the spec's identity rule). */
 export interface LiveMeeting {
@@ -42,7 +43,7 @@ export interface CopilotStart {
 
 export type ProcessOutcome = { processing: true; resumed_from: string } | { processing: false };
 
-/** What the copilot keeps in the room's storage (key `copilot`): how it was started, and how far it got. */
+/** What the copilot keeps (STREAM_KEYS.copilot): how it was started, and how far it got. */
 interface CopilotState extends CopilotStart {
 	/** Whose copilot it is: their model, their workspace; only they restart it. */
 	ownerId: number;
@@ -59,40 +60,43 @@ interface CopilotState extends CopilotStart {
 	/** How the meeting ended: the `meeting-end` this copilot logs after its final beat (and whether it has; absent in older states). */
 	end?: MeetingEnd | null;
 	endLogged?: boolean;
+	/** When the meeting started (the room's record says), the meeting document's date. */
+	startedAt?: string | null;
 	/** The final beat's summary, kept so a retry after a failed commit does not ask the model again. */
 	summary: string | null;
 	finalAttempts: number;
 	documented: boolean;
 }
 
-/** How the transcript reaches the room, whether or not the copilot processes it (relay-health). */
+/** How the transcript reaches the stream, whether or not the copilot processes it (relay-health). */
 export interface CopilotIngest {
 	segments: number;
 	last_segment_at: string | null;
 }
 
-const STATE = "copilot";
-const INGEST = "copilotIngest";
+const STATE = STREAM_KEYS.copilot;
+const INGEST = STREAM_KEYS.copilotIngest;
 const CATCH_UP_PAGE = 200;
 /** After this many failed final beats the document is written with a transcript excerpt. */
 const FINAL_MODEL_ATTEMPTS = 3;
 
 /**
- * The live meeting copilot, inside the meeting's room. While processing is on it follows the
+ * The live meeting copilot, inside the meeting's MeetingStream. While processing is on it follows the
  * transcript from its cursor: a baseline note per segment at once, and a model beat on a new
  * speaker or every few segments producing cards; at the end a final beat and the meeting written
- * and committed to the owner's workspace (a room timer retries until it is).
+ * and committed to the owner's workspace (the stream's `copilot_final` timer retries until it is).
  *
- * Nothing here runs on the bot channel's path: `transcriptLogged` only queues work. Every change
+ * Nothing here runs on the room's path: `transcriptLogged` only queues work, and `meetingEnded`
+ * only records the end and sets the timer. Every change
  * of the copilot's state goes through one chain, so a beat finishing never overwrites a cursor
  * that moved meanwhile; beats run beside the chain, one at a time.
  */
-export class RoomCopilot {
+export class MeetingCopilot {
 	#chain: Promise<unknown> = Promise.resolve();
 	#beat: Promise<void> | null = null;
 	#beatAgain = false;
 
-	constructor(readonly room: RoomCore) {}
+	constructor(readonly stream: StreamContext) {}
 
 	/** Starts the copilot, or touches it (a new key, title, settings); null, changing nothing, when it is someone else's. */
 	async start(start: CopilotStart): Promise<LiveMeeting | null> {
@@ -126,7 +130,7 @@ export class RoomCopilot {
 	}
 
 	async ingest(): Promise<CopilotIngest> {
-		return (await this.room.storage.get<CopilotIngest>(INGEST)) ?? { segments: 0, last_segment_at: null };
+		return (await this.stream.storage.get<CopilotIngest>(INGEST)) ?? { segments: 0, last_segment_at: null };
 	}
 
 	/** A transcript event was logged at `seq`: follow it when processing is on (never blocks the caller). */
@@ -136,7 +140,7 @@ export class RoomCopilot {
 			if (!(await this.#state())) return;
 			if (line.completed) {
 				const ingest = await this.ingest();
-				await this.room.storage.put(INGEST, { segments: ingest.segments + 1, last_segment_at: new Date().toISOString() });
+				await this.stream.storage.put(INGEST, { segments: ingest.segments + 1, last_segment_at: new Date().toISOString() });
 			}
 			await this.#catchUp();
 		});
@@ -147,10 +151,12 @@ export class RoomCopilot {
 	 * the meeting document follow, on a timer that retries. True when this copilot logs the
 	 * stream's `meeting-end` itself, after its final beat; false when the caller logs it now.
 	 */
-	async meetingEnded(end: MeetingEnd): Promise<boolean> {
-		const state = await this.#mutate((old) => (old ? { ...old, ended: true, end: old.end ?? end } : old));
+	async meetingEnded(end: MeetingEnd, startedAt: string | null): Promise<boolean> {
+		const state = await this.#mutate((old) =>
+			old ? { ...old, ended: true, end: old.end ?? end, startedAt: old.startedAt ?? startedAt } : old,
+		);
 		if (!state || state.documented) return false;
-		if (!state.endLogged) await this.room.timers.set("copilot_final", Date.now());
+		if (!state.endLogged) await this.stream.timers.set("copilot_final", Date.now());
 		return !state.endLogged;
 	}
 
@@ -181,7 +187,7 @@ export class RoomCopilot {
 	async #logEnd(): Promise<void> {
 		const state = await this.#state();
 		if (!state?.end || state.endLogged) return;
-		this.room.stream.end(state.end);
+		this.stream.log.end(state.end);
 		await this.#mutate((old) => (old ? { ...old, endLogged: true } : old));
 	}
 
@@ -200,9 +206,9 @@ export class RoomCopilot {
 	}
 
 	async #writeDocument(state: CopilotState, summary: string): Promise<void> {
-		const env = this.room.env;
+		const env = this.stream.env;
 		const author = await commitAuthorOf(env, state.ownerId);
-		const started = (await this.room.state())?.startTime;
+		const started = state.startedAt;
 		const content = meetingDocument({
 			nativeId: state.nativeId,
 			platform: state.platform,
@@ -226,9 +232,9 @@ export class RoomCopilot {
 		if (!state?.processing || state.ended || !state.config.enabled) return;
 		let beatDue = false;
 		for (;;) {
-			const page = this.room.stream.transcriptAfter(state.cursor, CATCH_UP_PAGE);
+			const page = this.stream.log.transcriptAfter(state.cursor, CATCH_UP_PAGE);
 			for (const { seq, event } of page) {
-				this.room.stream.append({
+				this.stream.log.append({
 					type: "note",
 					note: { id: event.id, text: event.text, speaker: event.speaker, t: event.t, pass: 0, frozen: false },
 				});
@@ -239,7 +245,7 @@ export class RoomCopilot {
 			}
 			if (page.length < CATCH_UP_PAGE) break;
 		}
-		await this.room.storage.put(STATE, state);
+		await this.stream.storage.put(STATE, state);
 		if (beatDue) this.#startBeat();
 	}
 
@@ -259,7 +265,7 @@ export class RoomCopilot {
 		})().finally(() => {
 			this.#beat = null;
 		});
-		this.room.waitUntil(this.#beat);
+		this.stream.waitUntil(this.#beat);
 	}
 
 	async #beatOnce(): Promise<void> {
@@ -290,17 +296,17 @@ export class RoomCopilot {
 
 	#beatBase(state: CopilotState, endpoint: ModelEndpoint) {
 		return {
-			env: this.room.env,
+			env: this.stream.env,
 			endpoint,
 			title: meetingTitle(state),
 			cardKinds: state.config.card_kinds,
-			append: (event: MeetingStreamBody) => this.room.stream.append(event),
+			append: (event: MeetingStreamBody) => this.stream.log.append(event),
 		};
 	}
 
 	/** The owner's meeting model, while the owner's key that started the copilot still stands; null: notes only. */
 	async #endpoint(state: CopilotState): Promise<ModelEndpoint | null> {
-		const env = this.room.env;
+		const env = this.stream.env;
 		if (!startedByOwner(state)) return null;
 		if (!(await callerAsKeyStandsNow(env, state.caller))) return null;
 		const model = await resolveAgentModel(env, state.ownerId);
@@ -313,7 +319,7 @@ export class RoomCopilot {
 		const bySegment = new Map<string, TranscriptLine>();
 		let cursor = after;
 		for (;;) {
-			const page = this.room.stream.transcriptAfter(cursor, CATCH_UP_PAGE).filter(({ seq }) => seq <= upTo);
+			const page = this.stream.log.transcriptAfter(cursor, CATCH_UP_PAGE).filter(({ seq }) => seq <= upTo);
 			for (const { event } of page) {
 				bySegment.delete(event.id);
 				if (event.completed) bySegment.set(event.id, { speaker: event.speaker, text: event.text });
@@ -327,7 +333,7 @@ export class RoomCopilot {
 
 	async #readConfig(ownerId: number): Promise<CopilotConfig> {
 		try {
-			const file = await workspaceObject(this.room.env, homeWorkspace(ownerId)).read(COPILOT_CONFIG_PATH);
+			const file = await workspaceObject(this.stream.env, homeWorkspace(ownerId)).read(COPILOT_CONFIG_PATH);
 			return copilotConfigOf(file?.content ?? null);
 		} catch {
 			// No workspace yet (or it cannot be read now): the defaults.
@@ -336,14 +342,14 @@ export class RoomCopilot {
 	}
 
 	#state(): Promise<CopilotState | undefined> {
-		return this.room.storage.get<CopilotState>(STATE);
+		return this.stream.storage.get<CopilotState>(STATE);
 	}
 
 	/** Changes the state on the chain, so no two changes interleave. */
 	#mutate(change: (old: CopilotState | undefined) => CopilotState | undefined): Promise<CopilotState | undefined> {
 		return this.#enqueue(async () => {
 			const next = change(await this.#state());
-			if (next) await this.room.storage.put(STATE, next);
+			if (next) await this.stream.storage.put(STATE, next);
 			return next;
 		});
 	}
@@ -353,7 +359,7 @@ export class RoomCopilot {
 		this.#chain = run.catch((err: unknown) => {
 			console.error("copilot work failed", err instanceof Error ? err.name : "error");
 		});
-		this.room.waitUntil(this.#chain);
+		this.stream.waitUntil(this.#chain);
 		return run;
 	}
 }

@@ -6,31 +6,31 @@
  * changes, by the revalidation that drops /ws subscriptions, and as a net once per keepalive
  * period while streams are open (it also catches an expiry, and a change that raced an open).
  */
-import { keysStandingNow } from "../src/agent/caller";
-import type { Env } from "../src/env";
-import { readersAmong } from "../src/meetings/meeting-store";
-import type { RoomCore } from "./room-core";
-import type { StreamReader } from "./room-stream";
+import { keysStandingNow } from "../../src/agent/caller";
+import type { Env } from "../../src/env";
+import { readersAmong } from "../../src/meetings/meeting-store";
+import type { StreamContext } from "./context";
+import type { StreamReader } from "./log";
 
 export const MEETING_UNREADABLE =
 	"You can no longer read this meeting (your membership of its workspace or its binding changed, or it was deleted)";
 export const KEY_ENDED = "The API key this stream was opened with was revoked or has expired";
 
-export class RoomStreamAccess {
-	/** The meeting the streams are of, learned when one opens (a room of a plan may have no state). */
+export class StreamAccess {
+	/** The meeting the streams are of, learned when one opens. */
 	#meetingId: number | null = null;
 	#net: ReturnType<typeof setInterval> | null = null;
 	#netRunning = false;
 
 	constructor(
-		readonly room: RoomCore,
+		readonly stream: StreamContext,
 		readonly netEveryMs: number,
 	) {}
 
 	/** The stream after `lastEventId` for a reader the Worker has just checked. */
 	open(meetingId: number, lastEventId: number | null, reader: StreamReader): Response {
 		this.#meetingId = meetingId;
-		const response = this.room.stream.open(lastEventId, reader);
+		const response = this.stream.log.open(lastEventId, reader);
 		this.#startNet();
 		return response;
 	}
@@ -41,18 +41,18 @@ export class RoomStreamAccess {
 	 */
 	async revalidate(meetingId: number, userId?: number): Promise<number> {
 		const mine = (who: StreamReader) => userId === undefined || who.userId === userId;
-		const readers = this.room.stream.holders().filter(mine);
+		const readers = this.stream.log.holders().filter(mine);
 		if (readers.length === 0) return 0;
-		const lost = await lostAccess(this.room.env, meetingId, readers);
-		this.room.stream.endFor((who) => lost.get(readerKey(who)) ?? null);
-		return this.room.stream.holders().filter(mine).length;
+		const lost = await lostAccess(this.stream.env, meetingId, readers);
+		this.stream.log.endFor((who) => lost.get(readerKey(who)) ?? null);
+		return this.stream.log.holders().filter(mine).length;
 	}
 
 	#startNet(): void {
 		if (this.#net !== null) return;
 		this.#net = setInterval(() => {
 			const meetingId = this.#meetingId;
-			if (this.room.stream.readers() === 0 || meetingId === null) {
+			if (this.stream.log.readers() === 0 || meetingId === null) {
 				if (this.#net !== null) clearInterval(this.#net);
 				this.#net = null;
 				return;
@@ -64,7 +64,7 @@ export class RoomStreamAccess {
 				.finally(() => {
 					this.#netRunning = false;
 				});
-			this.room.waitUntil(check);
+			this.stream.waitUntil(check);
 		}, this.netEveryMs);
 	}
 }

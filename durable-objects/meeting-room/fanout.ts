@@ -1,5 +1,6 @@
-import type { Env } from "../src/env";
-import { liveFeed } from "../src/objects";
+import type { Env } from "../../src/env";
+import { liveFeed } from "../../src/objects";
+import { ROOM_KEYS } from "./storage";
 
 /**
  * Who watches a meeting live: the users whose LiveFeed holds at least one /ws connection
@@ -8,7 +9,7 @@ import { liveFeed } from "../src/objects";
  */
 export class RoomFanout {
 	private users: Set<number> | undefined;
-	private readonly stubs = new Map<number, DurableObjectStub<import("./live-feed").LiveFeed>>();
+	private readonly stubs = new Map<number, DurableObjectStub<import("../live-feed").LiveFeed>>();
 
 	constructor(
 		private readonly storage: DurableObjectStorage,
@@ -16,7 +17,7 @@ export class RoomFanout {
 	) {}
 
 	private async load(): Promise<Set<number>> {
-		this.users ??= new Set((await this.storage.get<number[]>("subscribers")) ?? []);
+		this.users ??= new Set((await this.storage.get<number[]>(ROOM_KEYS.subscribers)) ?? []);
 		return this.users;
 	}
 
@@ -28,13 +29,13 @@ export class RoomFanout {
 		const users = await this.load();
 		if (users.has(userId)) return;
 		users.add(userId);
-		await this.storage.put("subscribers", [...users]);
+		await this.storage.put(ROOM_KEYS.subscribers, [...users]);
 	}
 
 	async remove(userId: number): Promise<void> {
 		const users = await this.load();
 		if (!users.delete(userId)) return;
-		await this.storage.put("subscribers", [...users]);
+		await this.storage.put(ROOM_KEYS.subscribers, [...users]);
 	}
 
 	/**
@@ -61,6 +62,18 @@ export class RoomFanout {
 			// The meeting stands either way; a socket that missed it can subscribe again.
 			console.warn("waiting /ws subscriptions not told of a new meeting", err instanceof Error ? err.name : "error");
 		}
+	}
+
+	/** A new meeting on the same link: every watcher of `from` follows it to `to`; one whose feed no longer watches is dropped. */
+	async handOver(from: number, to: number): Promise<void> {
+		for (const userId of await this.watchers()) {
+			if (!(await this.stub(userId).follow(from, to))) await this.remove(userId);
+		}
+	}
+
+	/** Each watcher's feed checks again that its user may still read the meeting. */
+	async revalidate(meetingId: number): Promise<void> {
+		for (const userId of await this.watchers()) await this.stub(userId).revalidate([meetingId]);
 	}
 
 	/** Whether publish sends at once (the watchers are in memory). */

@@ -1,11 +1,12 @@
 /**
- * The meeting's SSE stream (docs/meeting-stream.md#events-and-resume). One log in the room's
+ * The meeting's SSE stream (docs/meeting-stream.md#events-and-resume). One log in the MeetingStream's
  * SQLite storage holds every event of every merged source (transcript, the copilot's notes,
  * cards and model output, the meeting's end), so one sequence number, the SSE `id:`, is an
  * exact cursor for `Last-Event-ID`, across evictions too.
  */
-import { SSE_HEADERS, sseEvent } from "../src/agent/frames";
-import type { BotSegment } from "../src/bot-channel/protocol";
+import { SSE_HEADERS, sseEvent } from "../../src/agent/frames";
+import type { BotSegment } from "../../src/bot-channel/protocol";
+import { STREAM_TABLE } from "./storage";
 
 /** A transcript line as the stream carries it: `id` is the segment id (a draft and its confirmation share it). */
 export interface StreamTranscript {
@@ -116,9 +117,9 @@ interface Reader {
 }
 
 /** The newest version of each note, by its id: older versions are superseded for every reader. */
-const NEWEST_NOTES = "SELECT max(seq) FROM stream_events WHERE type = 'note' GROUP BY json_extract(data, '$.note.id')";
+const NEWEST_NOTES = `SELECT max(seq) FROM ${STREAM_TABLE} WHERE type = 'note' GROUP BY json_extract(data, '$.note.id')`;
 
-export class RoomStream {
+export class StreamLog {
 	readonly #readers = new Set<Reader>();
 	#ready = false;
 
@@ -132,12 +133,12 @@ export class RoomStream {
 	append(event: MeetingStreamBody): number {
 		this.#table();
 		if (event.type === "meeting-end") {
-			const ended = this.sql.exec<{ seq: number }>("SELECT seq FROM stream_events WHERE type = 'meeting-end' LIMIT 1").toArray()[0];
+			const ended = this.sql.exec<{ seq: number }>(`SELECT seq FROM ${STREAM_TABLE} WHERE type = 'meeting-end' LIMIT 1`).toArray()[0];
 			if (ended) return ended.seq;
 		}
 		const data = JSON.stringify(event);
 		const { seq } = this.sql
-			.exec<{ seq: number }>("INSERT INTO stream_events (type, data, at) VALUES (?, ?, ?) RETURNING seq", event.type, data, Date.now())
+			.exec<{ seq: number }>(`INSERT INTO ${STREAM_TABLE} (type, data, at) VALUES (?, ?, ?) RETURNING seq`, event.type, data, Date.now())
 			.one();
 		if (seq % PRUNE_EVERY === 0) this.#prune(seq);
 		const bytes = sseEvent(seq, event);
@@ -160,13 +161,13 @@ export class RoomStream {
 	/** Whether the meeting's end is logged. */
 	ended(): boolean {
 		this.#table();
-		return this.sql.exec("SELECT 1 FROM stream_events WHERE type = 'meeting-end' LIMIT 1").toArray().length > 0;
+		return this.sql.exec(`SELECT 1 FROM ${STREAM_TABLE} WHERE type = 'meeting-end' LIMIT 1`).toArray().length > 0;
 	}
 
 	/** The newest seq logged (0 when none). */
 	lastSeq(): number {
 		this.#table();
-		return this.sql.exec<{ seq: number | null }>("SELECT max(seq) AS seq FROM stream_events").one().seq ?? 0;
+		return this.sql.exec<{ seq: number | null }>(`SELECT max(seq) AS seq FROM ${STREAM_TABLE}`).one().seq ?? 0;
 	}
 
 	/** Logged transcript events after `seq`, oldest first (the copilot catches up from its cursor). */
@@ -174,7 +175,7 @@ export class RoomStream {
 		this.#table();
 		return this.sql
 			.exec<{ seq: number; data: string }>(
-				"SELECT seq, data FROM stream_events WHERE type = 'transcript' AND seq > ? ORDER BY seq LIMIT ?",
+				`SELECT seq, data FROM ${STREAM_TABLE} WHERE type = 'transcript' AND seq > ? ORDER BY seq LIMIT ?`,
 				seq,
 				limit,
 			)
@@ -248,17 +249,17 @@ export class RoomStream {
 		const rows =
 			after === null
 				? this.sql.exec<{ seq: number; data: string }>(
-						`SELECT seq, data FROM stream_events WHERE seq > ? OR type = 'meeting-end' OR seq IN (${NEWEST_NOTES}) ORDER BY seq`,
+						`SELECT seq, data FROM ${STREAM_TABLE} WHERE seq > ? OR type = 'meeting-end' OR seq IN (${NEWEST_NOTES}) ORDER BY seq`,
 						this.lastSeq() - RECENT_EVENTS,
 					)
-				: this.sql.exec<{ seq: number; data: string }>("SELECT seq, data FROM stream_events WHERE seq > ? ORDER BY seq", after);
+				: this.sql.exec<{ seq: number; data: string }>(`SELECT seq, data FROM ${STREAM_TABLE} WHERE seq > ? ORDER BY seq`, after);
 		return rows.toArray().map((row) => ({ seq: row.seq, event: JSON.parse(row.data) as MeetingStreamBody }));
 	}
 
 	/** Keeps the newest events, the newest version of each note and the meeting's end: a long meeting cannot grow without bound. */
 	#prune(seq: number): void {
 		this.sql.exec(
-			`DELETE FROM stream_events WHERE seq <= ? AND type <> 'meeting-end' AND NOT (type = 'note' AND seq IN (${NEWEST_NOTES}))`,
+			`DELETE FROM ${STREAM_TABLE} WHERE seq <= ? AND type <> 'meeting-end' AND NOT (type = 'note' AND seq IN (${NEWEST_NOTES}))`,
 			seq - RETAINED_EVENTS,
 		);
 	}
@@ -308,13 +309,13 @@ export class RoomStream {
 
 	#table(): void {
 		if (this.#ready) return;
-		this.sql.exec(`CREATE TABLE IF NOT EXISTS stream_events (
+		this.sql.exec(`CREATE TABLE IF NOT EXISTS ${STREAM_TABLE} (
 			seq INTEGER PRIMARY KEY AUTOINCREMENT,
 			type TEXT NOT NULL,
 			data TEXT NOT NULL,
 			at INTEGER NOT NULL
 		)`);
-		this.sql.exec("CREATE INDEX IF NOT EXISTS stream_events_type ON stream_events (type, seq)");
+		this.sql.exec(`CREATE INDEX IF NOT EXISTS ${STREAM_TABLE}_type ON ${STREAM_TABLE} (type, seq)`);
 		this.#ready = true;
 	}
 }

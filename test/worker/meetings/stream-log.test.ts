@@ -1,14 +1,15 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import type { MeetingStream } from "../../../durable-objects/meeting-stream";
 import {
 	type MeetingStreamBody,
 	RECENT_EVENTS,
 	RETAINED_EVENTS,
-	RoomStream,
+	StreamLog,
 	type StreamTranscript,
 	transcriptLine,
-} from "../../../durable-objects/room-stream";
+} from "../../../durable-objects/meeting-stream/log";
+import { STREAM_TABLE } from "../../../durable-objects/meeting-stream/storage";
 import { SseReader } from "../agent/sse";
 import { segment } from "./helpers";
 
@@ -32,10 +33,10 @@ const note = (id: string, pass: number): MeetingStreamBody => ({
 	note: { id, text: `${id} pass ${pass}`, pass, frozen: false },
 });
 
-/** Runs `work` inside a fresh room's storage: the same SQLite a MeetingRoom's stream lives in. */
-function inFreshRoom<T>(work: (sql: SqlStorage) => Promise<T>): Promise<T> {
-	const room = env.MEETING_ROOM.get(env.MEETING_ROOM.newUniqueId());
-	return runInDurableObject(room, (_room: MeetingRoom, state) => work(state.storage.sql));
+/** Runs `work` inside a fresh MeetingStream's storage: the SQLite its log lives in. */
+function inFreshStream<T>(work: (sql: SqlStorage) => Promise<T>): Promise<T> {
+	const stream = env.MEETING_STREAM.get(env.MEETING_STREAM.newUniqueId());
+	return runInDurableObject(stream, (_stream: MeetingStream, state) => work(state.storage.sql));
 }
 
 /** The next `n` events of a stream, then the stream is cancelled (an unread body breaks the pool: workers-sdk #5629). */
@@ -54,10 +55,10 @@ async function take(response: Response, n: number): Promise<{ id: number; frame:
 	}
 }
 
-describe("the room's stream log", () => {
+describe("the MeetingStream's log", () => {
 	it("numbers events in one sequence across sources, and lists the transcript after a cursor", async () => {
-		await inFreshRoom(async (sql) => {
-			const stream = new RoomStream(sql, 60_000);
+		await inFreshStream(async (sql) => {
+			const stream = new StreamLog(sql, 60_000);
 			expect(stream.lastSeq()).toBe(0);
 			expect(stream.append(line(1))).toBe(1);
 			expect(stream.append(note("s-1", 0))).toBe(2);
@@ -74,8 +75,8 @@ describe("the room's stream log", () => {
 	});
 
 	it("resumes after an id with exactly the later events, then goes live", async () => {
-		await inFreshRoom(async (sql) => {
-			const stream = new RoomStream(sql, 60_000);
+		await inFreshStream(async (sql) => {
+			const stream = new StreamLog(sql, 60_000);
 			for (let n = 1; n <= 5; n++) stream.append(line(n));
 			const response = stream.open(3, READER);
 			expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
@@ -89,11 +90,11 @@ describe("the room's stream log", () => {
 	});
 
 	it("resumes exactly from the same storage after the object is rebuilt (an eviction)", async () => {
-		await inFreshRoom(async (sql) => {
-			const before = new RoomStream(sql, 60_000);
+		await inFreshStream(async (sql) => {
+			const before = new StreamLog(sql, 60_000);
 			for (let n = 1; n <= 4; n++) before.append(line(n));
 			const first = await take(before.open(null, READER), 2);
-			const after = new RoomStream(sql, 60_000);
+			const after = new StreamLog(sql, 60_000);
 			after.append(line(5));
 			const resumed = await take(after.open(first.at(-1)?.id ?? 0, READER), 3);
 			expect(resumed.map((e) => e.id)).toEqual([3, 4, 5]);
@@ -101,8 +102,8 @@ describe("the room's stream log", () => {
 	});
 
 	it("replays the recent events and every note's newest version on a fresh connect", async () => {
-		await inFreshRoom(async (sql) => {
-			const stream = new RoomStream(sql, 60_000);
+		await inFreshStream(async (sql) => {
+			const stream = new StreamLog(sql, 60_000);
 			stream.append(note("s-0", 0));
 			stream.append(note("s-0", 1));
 			stream.append(note("s-x", 0));
@@ -115,8 +116,8 @@ describe("the room's stream log", () => {
 	});
 
 	it("logs a meeting's end once", async () => {
-		await inFreshRoom(async (sql) => {
-			const stream = new RoomStream(sql, 60_000);
+		await inFreshStream(async (sql) => {
+			const stream = new StreamLog(sql, 60_000);
 			stream.append(line(1));
 			const end = stream.append({ type: "meeting-end", status: "completed", completion_reason: "stopped" });
 			expect(stream.append({ type: "meeting-end", status: "completed", completion_reason: "stopped" })).toBe(end);
@@ -125,8 +126,8 @@ describe("the room's stream log", () => {
 	});
 
 	it("closes every open stream after the meeting's end; a stream opened after it replays to the end and closes", async () => {
-		await inFreshRoom(async (sql) => {
-			const stream = new RoomStream(sql, 60_000);
+		await inFreshStream(async (sql) => {
+			const stream = new StreamLog(sql, 60_000);
 			stream.append(line(1));
 			const reader = new SseReader<Frame>(stream.open(null, READER));
 			expect(stream.ended()).toBe(false);
@@ -146,24 +147,24 @@ describe("the room's stream log", () => {
 	});
 
 	it("bounds the log: the newest events, the newest note versions and the end stay", async () => {
-		await inFreshRoom(async (sql) => {
-			const stream = new RoomStream(sql, 60_000);
+		await inFreshStream(async (sql) => {
+			const stream = new StreamLog(sql, 60_000);
 			stream.append(note("s-old", 0));
 			stream.append(note("s-old", 1));
 			const total = RETAINED_EVENTS + 300;
 			for (let n = 1; n <= total; n++) stream.append(line(n));
-			const rows = sql.exec<{ count: number }>("SELECT count(*) AS count FROM stream_events").one().count;
+			const rows = sql.exec<{ count: number }>(`SELECT count(*) AS count FROM ${STREAM_TABLE}`).one().count;
 			expect(rows).toBeLessThanOrEqual(RETAINED_EVENTS + 100 + 1);
 			expect(rows).toBeGreaterThanOrEqual(RETAINED_EVENTS);
-			const notes = sql.exec<{ data: string }>("SELECT data FROM stream_events WHERE type = 'note'").toArray();
+			const notes = sql.exec<{ data: string }>(`SELECT data FROM ${STREAM_TABLE} WHERE type = 'note'`).toArray();
 			expect(notes.map((r) => JSON.parse(r.data))).toEqual([note("s-old", 1)]);
 			expect(stream.transcriptAfter(0, 1)[0]?.seq).toBeGreaterThan(2);
 		});
 	});
 
 	it("pings a quiet stream with the last id it sent, and closes it after the idle limit", async () => {
-		await inFreshRoom(async (sql) => {
-			const stream = new RoomStream(sql, 50, 400);
+		await inFreshStream(async (sql) => {
+			const stream = new StreamLog(sql, 50, 400);
 			stream.append(line(1));
 			stream.append(line(2));
 			const reader = new SseReader<Frame>(stream.open(1, READER));

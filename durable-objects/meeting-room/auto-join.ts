@@ -1,11 +1,12 @@
-import type { Platform } from "../src/bot-channel/protocol";
-import { accountCap, type BotOptions, launchBot, type RoomStart } from "../src/bots/launch";
-import type { PublishResult } from "../src/bots/spawn-queue";
-import { ApiError } from "../src/errors";
-import { isStale, JOIN_LEAD_MS, LATE_LIMIT_MS, mayAutoJoin } from "../src/meetings/auto-join-rule";
-import { findOwnedMeeting } from "../src/meetings/meeting-store";
-import { noteAutoJoinError } from "../src/meetings/status-writes";
-import type { RoomCore } from "./room-core";
+import type { Platform } from "../../src/bot-channel/protocol";
+import { accountCap, type BotOptions, launchBot, type RoomStart } from "../../src/bots/launch";
+import type { PublishResult } from "../../src/bots/spawn-queue";
+import { ApiError } from "../../src/errors";
+import { isStale, JOIN_LEAD_MS, LATE_LIMIT_MS, mayAutoJoin } from "../../src/meetings/auto-join-rule";
+import { findOwnedMeeting } from "../../src/meetings/meeting-store";
+import { noteAutoJoinError } from "../../src/meetings/status-writes";
+import type { RoomContext } from "./context";
+import { ROOM_KEYS } from "./storage";
 
 const RETRY_BASE_MS = 15_000;
 const RETRY_MAX_MS = 120_000;
@@ -26,7 +27,7 @@ interface StoredPlan extends PlanRequest {
 /** Auto-join of a scheduled meeting, on the room's alarm. */
 export class AutoJoin {
 	constructor(
-		private readonly room: RoomCore,
+		private readonly room: RoomContext,
 		/** The room's launch for a plan (RoomLaunch.startPlanned). */
 		private readonly startPlanned: (start: RoomStart) => Promise<PublishResult>,
 	) {}
@@ -34,27 +35,27 @@ export class AutoJoin {
 	async plan(request: PlanRequest): Promise<void> {
 		const start = request.scheduledAt ? Date.parse(request.scheduledAt) : Number.NaN;
 		if (!request.autoJoin || !request.joinable || !Number.isFinite(start)) {
-			await this.room.storage.delete("plan");
+			await this.room.storage.delete(ROOM_KEYS.plan);
 			await this.room.timers.clear("auto_join");
 			return;
 		}
-		await this.room.storage.put("plan", { ...request, attempts: 0 } satisfies StoredPlan);
+		await this.room.storage.put(ROOM_KEYS.plan, { ...request, attempts: 0 } satisfies StoredPlan);
 		await this.room.timers.set("auto_join", Math.max(Date.now(), start - JOIN_LEAD_MS));
 	}
 
 	async fire(): Promise<void> {
-		const plan = await this.room.storage.get<StoredPlan>("plan");
+		const plan = await this.room.storage.get<StoredPlan>(ROOM_KEYS.plan);
 		if (!plan) return;
 		const env = this.room.env;
 		const meeting = await findOwnedMeeting(env, plan.userId, plan.meetingId);
 		if (!meeting || !mayAutoJoin(meeting) || !meeting.nativeMeetingId) {
-			await this.room.storage.delete("plan");
+			await this.room.storage.delete(ROOM_KEYS.plan);
 			return;
 		}
 		const start = Date.parse(meeting.scheduledAt ?? "");
 		if (isStale(meeting.scheduledAt, Date.now())) {
 			await this.recordError(meeting.id, `Skipped: the plan is more than ${LATE_LIMIT_MS / 60_000} minutes past its start`);
-			await this.room.storage.delete("plan");
+			await this.room.storage.delete(ROOM_KEYS.plan);
 			return;
 		}
 		try {
@@ -73,8 +74,8 @@ export class AutoJoin {
 			);
 			if (!spawned.ok) throw new ApiError(502, `Bot could not be started: ${spawned.detail}`);
 			// Kept until a host claims the meeting: a placement timeout hands it back to this plan.
-			await this.room.storage.put("placedPlan", plan);
-			await this.room.storage.delete("plan");
+			await this.room.storage.put(ROOM_KEYS.placedPlan, plan);
+			await this.room.storage.delete(ROOM_KEYS.plan);
 			await env.DB.prepare("UPDATE meetings SET data = json_remove(data, '$.auto_join_error') WHERE id = ?").bind(meeting.id).run();
 		} catch (err) {
 			const detail = err instanceof ApiError && typeof err.detail === "string" ? err.detail : "Bot could not be started";
@@ -88,9 +89,9 @@ export class AutoJoin {
 	 * error is recorded and auto-join tries again (with backoff) while the plan is not too late.
 	 */
 	async placementTimedOut(detail: string): Promise<void> {
-		const plan = await this.room.storage.get<StoredPlan>("placedPlan");
+		const plan = await this.room.storage.get<StoredPlan>(ROOM_KEYS.placedPlan);
 		if (!plan) return;
-		await this.room.storage.delete("placedPlan");
+		await this.room.storage.delete(ROOM_KEYS.placedPlan);
 		await this.recordError(plan.meetingId, detail);
 		await this.retryLater(plan, Date.parse(plan.scheduledAt ?? ""));
 	}
@@ -99,10 +100,10 @@ export class AutoJoin {
 		const attempts = plan.attempts + 1;
 		const retryAt = Date.now() + Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempts - 1));
 		if (retryAt <= start + LATE_LIMIT_MS) {
-			await this.room.storage.put("plan", { ...plan, attempts } satisfies StoredPlan);
+			await this.room.storage.put(ROOM_KEYS.plan, { ...plan, attempts } satisfies StoredPlan);
 			await this.room.timers.set("auto_join", retryAt);
 		} else {
-			await this.room.storage.delete("plan");
+			await this.room.storage.delete(ROOM_KEYS.plan);
 		}
 	}
 

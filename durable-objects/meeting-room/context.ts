@@ -1,9 +1,9 @@
-import { tellAgentMeetingCompleted } from "../src/agent/meeting-events";
-import { type Act, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
-import type { MeetingRow } from "../src/db/schema";
-import { type Env, intVar } from "../src/env";
-import { type MeetingRef, meetingRefOf, statusStepMessage } from "../src/live/feed-messages";
-import { findOwnedMeeting, nowIso } from "../src/meetings/meeting-store";
+import { tellAgentMeetingCompleted } from "../../src/agent/meeting-events";
+import { type Act, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
+import type { MeetingRow } from "../../src/db/schema";
+import type { Env } from "../../src/env";
+import { type MeetingRef, meetingRefOf, statusStepMessage } from "../../src/live/feed-messages";
+import { findOwnedMeeting, nowIso } from "../../src/meetings/meeting-store";
 import {
 	type Actor,
 	type CompletionReason,
@@ -13,17 +13,17 @@ import {
 	LIVE_STATUSES,
 	type MeetingState,
 	type MeetingStatus,
-} from "../src/meetings/status-machine";
-import { type Announce, moveMeeting, type StatusStep } from "../src/meetings/status-writes";
-import { accountObject } from "../src/objects";
-import { type WebhookEventType, webhookEventsFor } from "../src/webhooks/envelope";
+} from "../../src/meetings/status-machine";
+import { type Announce, moveMeeting, type StatusStep } from "../../src/meetings/status-writes";
+import { accountObject, meetingStream } from "../../src/objects";
+import { type WebhookEventType, webhookEventsFor } from "../../src/webhooks/envelope";
+import type { MeetingStream } from "../meeting-stream";
+import { RoomTimers } from "../room-timers";
+import { SerialQueue } from "../serial-queue";
 import { CommandQueue, type QueueRefusal } from "./command-queue";
-import { RoomCopilot } from "./room-copilot";
-import { RoomFanout } from "./room-fanout";
-import { RoomNotices } from "./room-notices";
-import { RoomStream } from "./room-stream";
-import { RoomTimers } from "./room-timers";
-import { SerialQueue } from "./serial-queue";
+import { RoomFanout } from "./fanout";
+import { ROOM_KEYS, type RoomTimerName } from "./storage";
+import { RoomWebhookRelay } from "./webhook-relay";
 
 /** What the room keeps about its meeting while it is the authority for it. */
 export interface RoomState {
@@ -52,10 +52,10 @@ export interface RoomState {
 }
 
 /**
- * Storage key of an auto-join's step to `requested`, held back until a host claims the attempt
+ * An auto-join's step to `requested` is held back until a host claims the attempt
  * (RoomLaunch.startPlanned): a plan no host takes then goes back to `scheduled` unseen.
  */
-const HELD_CLAIM_KEY = "heldClaimStep";
+const HELD_CLAIM_KEY = ROOM_KEYS.heldClaimStep;
 
 export interface BotClaim {
 	host_id: string;
@@ -78,32 +78,37 @@ export interface TransitionAsk {
  * the MeetingRoom and handed only to its helpers (bot channel, launch, auto-join), so none of it
  * is part of the room's RPC surface and no stub can reach past the serial queue.
  */
-export class RoomCore {
-	readonly timers: RoomTimers;
+export class RoomContext {
+	readonly timers: RoomTimers<RoomTimerName>;
 	readonly fanout: RoomFanout;
-	readonly notices: RoomNotices;
-	/** The meeting's SSE stream (GET /agent/api/meeting/stream): transcript and copilot output in one log. */
-	readonly stream: RoomStream;
-	readonly copilot: RoomCopilot;
+	readonly webhooks: RoomWebhookRelay;
 	/** Commands kept for a bot that is away, until it says hello again. */
 	readonly commands: CommandQueue;
 	private readonly queue = new SerialQueue();
+	#stream: { meetingId: number; stub: DurableObjectStub<MeetingStream> } | undefined;
 
 	constructor(
 		private readonly ctx: DurableObjectState,
 		/** Read at each use: the object's `env` is the one binding set (tests swap it for faults). */
 		private readonly envOf: () => Env,
 	) {
-		this.timers = new RoomTimers(ctx.storage);
+		this.timers = new RoomTimers<RoomTimerName>(ctx.storage);
 		this.fanout = new RoomFanout(ctx.storage, envOf());
-		this.notices = new RoomNotices(ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
-		this.stream = new RoomStream(ctx.storage.sql, intVar(envOf().AGENT_SSE_KEEPALIVE_MS, 15_000));
-		this.copilot = new RoomCopilot(this);
+		this.webhooks = new RoomWebhookRelay(ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
 		this.commands = new CommandQueue(ctx.storage);
 	}
 
 	get env(): Env {
 		return this.envOf();
+	}
+
+	/**
+	 * The meeting's MeetingStream (its SSE log and live copilot), one kept stub: the room's calls
+	 * on it (transcript lines, then the end) arrive in the order made.
+	 */
+	stream(meetingId: number): DurableObjectStub<MeetingStream> {
+		if (this.#stream?.meetingId !== meetingId) this.#stream = { meetingId, stub: meetingStream(this.env, meetingId) };
+		return this.#stream.stub;
 	}
 
 	get storage(): DurableObjectStorage {
@@ -142,11 +147,11 @@ export class RoomCore {
 	}
 
 	async state(): Promise<RoomState | undefined> {
-		return this.ctx.storage.get<RoomState>("room");
+		return this.ctx.storage.get<RoomState>(ROOM_KEYS.state);
 	}
 
 	async saveState(state: RoomState): Promise<void> {
-		await this.ctx.storage.put("room", state);
+		await this.ctx.storage.put(ROOM_KEYS.state, state);
 	}
 
 	ref(state: RoomState): MeetingRef {
@@ -182,7 +187,7 @@ export class RoomCore {
 		const announce: Announce = async (row, step, { before, after }) => {
 			const updated: RoomState = { ...state, machine: after, startTime };
 			// The step and its webhook events are stored in one write: neither exists without the other.
-			await this.tell(row, step, webhookEventsFor(before, after.status), { room: updated });
+			await this.tell(row, step, webhookEventsFor(before, after.status), { [ROOM_KEYS.state]: updated });
 			if (isTerminal(after.status)) await this.finish(updated, ask.actor);
 		};
 		const outcome = await moveMeeting(
@@ -226,13 +231,18 @@ export class RoomCore {
 	/** Stores a step's webhook events (with `alsoStore`), tells the watchers, and sends the events on. */
 	async tell(row: MeetingRow, step: StatusStep, events: WebhookEventType[], alsoStore: Record<string, unknown> = {}): Promise<void> {
 		// Every ending passes here, a room's own and one made without it (a stop with no room): the stream
-		// hears of each, and a copilot writes its meeting document for each.
+		// hears of each (after every transcript line, which went in before), and a copilot writes its
+		// meeting document for each. The stream object only records it; its copilot's work is not awaited.
 		if (step.to && isTerminal(step.to) && !(step.from && isTerminal(step.from))) {
 			const end = { status: step.to, completion_reason: row.completionReason ?? null };
-			// A copilot's final beat goes out before the end: it logs the end itself once that beat has drained.
-			if (!(await this.copilot.meetingEnded(end))) this.stream.end(end);
+			try {
+				await this.stream(row.id).meetingEnded(end, row.startTime ?? null);
+			} catch (err) {
+				// The move stands; a reader who opens the stream later gets the end from the record (the route says it ended).
+				console.error("the meeting stream did not take the end", row.id, err instanceof Error ? err.name : "error");
+			}
 		}
-		const entries = { ...(await this.notices.prepare(row, events, step)), ...alsoStore };
+		const entries = { ...(await this.webhooks.prepare(row, events, step)), ...alsoStore };
 		if (Object.keys(entries).length > 0) await this.ctx.storage.put(entries);
 		// A record just made: sockets that subscribed to its link before it existed hear of it, this step first.
 		if (step.from === null && step.to !== null && row.nativeMeetingId) {
@@ -246,9 +256,9 @@ export class RoomCore {
 
 	/** Hands stored webhook events to the outbox after the current work; the `notify` timer retries. */
 	async sendNotices(): Promise<void> {
-		await this.notices.armRetry();
+		await this.webhooks.armRetry();
 		this.ctx.waitUntil(
-			this.serial(() => this.notices.drain()).catch((err: unknown) => {
+			this.serial(() => this.webhooks.drain()).catch((err: unknown) => {
 				console.error("webhook events wait for a retry", err instanceof Error ? err.name : "error");
 			}),
 		);
@@ -270,7 +280,7 @@ export class RoomCore {
 	/** The record moved on without the room: forget it, and close its bot's channel. */
 	private async letGo(state: RoomState): Promise<void> {
 		console.warn("meeting moved on without its room", state.meetingId);
-		await this.ctx.storage.delete("room");
+		await this.ctx.storage.delete(ROOM_KEYS.state);
 		await this.commands.clear();
 		await this.timers.clear("watchdog", "stop_deadline", "placement");
 		for (const socket of this.botSockets()) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
