@@ -2,7 +2,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { expect } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import type { LiveMeeting } from "../../../durable-objects/room-copilot";
-import type { MeetingStreamBody } from "../../../durable-objects/room-stream";
+import type { MeetingStreamBody } from "../../../src/agent/meeting-stream-events";
 import { workspaceObject } from "../../../src/objects";
 import { homeWorkspace } from "../../../src/workspace/workspace-names";
 import { roomOf, segment } from "../meetings/helpers";

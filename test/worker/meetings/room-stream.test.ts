@@ -1,18 +1,10 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
-import {
-	type MeetingStreamBody,
-	RECENT_EVENTS,
-	RETAINED_EVENTS,
-	RoomStream,
-	type StreamTranscript,
-	transcriptLine,
-} from "../../../durable-objects/room-stream";
+import { RECENT_EVENTS, RETAINED_EVENTS, RoomStream, transcriptLine } from "../../../durable-objects/room-stream";
+import type { MeetingStreamEvent as Frame, MeetingStreamBody, StreamTranscript } from "../../../src/agent/meeting-stream-events";
 import { SseReader } from "../agent/sse";
 import { segment } from "./helpers";
-
-type Frame = MeetingStreamBody | { type: "ping" };
 
 const line = (n: number): StreamTranscript => ({
 	type: "transcript",
