@@ -160,6 +160,8 @@ export function createLive(transport: Transport, ticket: () => Promise<{ ticket:
 			try {
 				current = await open();
 			} catch (err) {
+				// Closed while connecting: the caller asked for no more calls.
+				if (closed) return;
 				const refused = err instanceof MeetbotApiError && (err.status === 401 || err.status === 403);
 				const error =
 					err instanceof LiveError ? err : new LiveError(`connecting to /ws failed: ${(err as Error).message}`, undefined, refused);

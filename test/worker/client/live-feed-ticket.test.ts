@@ -95,6 +95,22 @@ describe("createLiveFeed: the live feed on the caller's own tickets", () => {
 		expect(feed.connections).toBe(0);
 	});
 
+	it("calls no handler once closed, even for a ticket call that fails after the close", async () => {
+		let fail: (err: Error) => void = () => undefined;
+		const ticket = () => new Promise<{ ticket: string }>((_, reject) => (fail = reject));
+		const errors: LiveError[] = [];
+		const feed = createLiveFeed({ baseUrl: "https://gateway.test", ticket, webSocket: selfWebSocket([], []), backoffMs: 10 }).subscribe(
+			[{ platform: "google_meet", native_id: meetCode() }],
+			{ onError: (e) => errors.push(e) },
+		);
+		feed.close();
+		fail(new Error("network down"));
+		// The rejection reaches the feed in microtasks, all of them run before the next task.
+		await new Promise((resolve) => setTimeout(resolve, 0));
+		expect(errors).toEqual([]);
+		expect(feed.connections).toBe(0);
+	});
+
 	it("retries a ticket call that fails for another reason", async () => {
 		const { headers } = await userWithKey();
 		let tickets = 0;
