@@ -6,6 +6,13 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { bin, ensureDebianPackages, prepare, root, TEST_PACKAGES } from "./toolchain.mjs";
 
+/** What git sees changed in the checkout (none outside git): the suite must leave the tree as it found it. */
+function treeChanges() {
+	const status = spawnSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: root, encoding: "utf8" });
+	return status.status === 0 ? new Set(status.stdout.split("\n").filter(Boolean)) : new Set();
+}
+const changedBefore = treeChanges();
+
 prepare();
 ensureDebianPackages(TEST_PACKAGES);
 
@@ -51,6 +58,11 @@ if (existsSync(report)) {
 	skipped = r.numPendingTests + r.numTodoTests;
 } else {
 	failed += 1;
+}
+const leftBehind = [...treeChanges()].filter((line) => !changedBefore.has(line));
+if (leftBehind.length) {
+	failed += 1;
+	process.stdout.write(`\nthe run changed the checkout (it must leave the tree clean):\n${leftBehind.join("\n")}\n`);
 }
 if (failedChecks) process.stdout.write(`\n${failedChecks} check(s) failed (typecheck or lint)\n`);
 process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}\n`);

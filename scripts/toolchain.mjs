@@ -18,10 +18,9 @@ export function ensureNodeModules() {
 	const marker = path.join(root, "node_modules", ".package-lock.json");
 	const lock = path.join(root, "package-lock.json");
 	if (existsSync(marker) && existsSync(bin("wrangler")) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
-	// `npm install`, not `npm ci`: the lockfile holds only the platform packages this registry
-	// serves, which npm ci refuses as "missing"; install still follows the lockfile's versions.
+	// `npm ci`: exactly the lockfile, which it never rewrites, so a fresh clone stays clean.
 	log("installing npm packages…");
-	execFileSync("npm", ["install", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
+	execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
 }
 
 /** Re-executes the current script under Node 22 from node_modules when running on an older Node. */

@@ -12,7 +12,7 @@ import {
 	REASON_OUTCOME,
 	STATUS_REASON_MAX,
 } from "../../src/bot-channel/protocol.ts";
-import type { MeetingState } from "../drivers/types.ts";
+import type { PageState } from "../drivers/types.ts";
 
 export type Stage = "joining" | "awaiting_admission" | "active";
 
@@ -49,7 +49,7 @@ export const failedWithout = (reason: string, leave = false): Ending => ({ statu
 export const hostDrained = (reason: string): Ending => ({ status: "failed", failure_cause: "host_drained", reason, leave: true });
 
 /** Null while the screen does not end anything (pre-join, lobby, in call). */
-export function outcomeOf(state: MeetingState, stage: Stage): Ending | null {
+export function outcomeOf(state: PageState, stage: Stage): Ending | null {
 	switch (state) {
 		case "denied":
 			return endingFor("awaiting_admission_rejected", "the host denied the request to join");

@@ -62,7 +62,7 @@ const storedReports = async () =>
 
 let linkCounter = 0;
 
-// Storage is per test file, shared by its tests: each test counts from an empty fleet.
+// Storage is shared by every file a vitest worker runs (isolate: false): each test counts from an empty fleet.
 beforeEach(async () => {
 	await env.DB.batch([env.DB.prepare("DELETE FROM meetings"), env.DB.prepare("DELETE FROM bot_hosts")]);
 });

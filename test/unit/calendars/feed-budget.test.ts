@@ -1,7 +1,7 @@
 import ical, { type CalendarComponent, type VEvent } from "node-ical";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { importFeed } from "../../../src/calendars/ics-import";
-import { watchExpansions } from "./expansions";
+import { watchExpansions } from "../../worker/calendars/expansions";
 
 /**
  * One import's budget (src/calendars/ics-import.ts, series-next.ts): simple rules are asked for

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { FailureStage, MeetingStatus } from "../../../src/meetings/status-machine";
 import { buildEnvelope, type WebhookEnvelope, type WebhookMeeting, webhookEventId, webhookEventsFor } from "../../../src/webhooks/envelope";
 // Golden envelopes (docs/webhooks.md#envelope), the wire shape existing receivers parse.
-import botFailed from "./golden/Envelope.bot-failed.json";
-import meetingCompleted from "./golden/Envelope.meeting-completed.json";
+import botFailed from "../../worker/webhooks/golden/Envelope.bot-failed.json";
+import meetingCompleted from "../../worker/webhooks/golden/Envelope.meeting-completed.json";
 
 const goldens = [botFailed, meetingCompleted] as unknown as WebhookEnvelope[];
 

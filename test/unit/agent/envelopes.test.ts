@@ -8,12 +8,12 @@ import {
 	invocationFromEvent,
 	withCaller,
 } from "../../../src/agent/envelopes";
-import emailEvent from "./golden/Event.email.json";
-import meetingEvent from "./golden/Event.meeting.json";
-import eventInvocation from "./golden/Invocation.event.json";
-import messageInvocation from "./golden/Invocation.message.json";
-import scheduledInvocation from "./golden/Invocation.scheduled.json";
-import transcriptionInvocation from "./golden/Invocation.transcription.json";
+import emailEvent from "../../worker/agent/golden/Event.email.json";
+import meetingEvent from "../../worker/agent/golden/Event.meeting.json";
+import eventInvocation from "../../worker/agent/golden/Invocation.event.json";
+import messageInvocation from "../../worker/agent/golden/Invocation.message.json";
+import scheduledInvocation from "../../worker/agent/golden/Invocation.scheduled.json";
+import transcriptionInvocation from "../../worker/agent/golden/Invocation.transcription.json";
 
 // The goldens are copied unchanged from contracts/unit.v1 and contracts/event.v1.
 const invocations = {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { findMeetingLink, MAX_LINK_FIELD_CHARS, withoutTrailingPunctuation } from "../../../src/calendars/event-link";
 import { importFeed, MAX_FEED_EVENTS, MAX_SERIES_INSTANCES } from "../../../src/calendars/ics-import";
-import { watchExpansions } from "./expansions";
+import { watchExpansions } from "../../worker/calendars/expansions";
 
 const feed = (...events: string[]) => ["BEGIN:VCALENDAR", "VERSION:2.0", ...events, "END:VCALENDAR", ""].join("\r\n");
 const event = (lines: string[]) => ["BEGIN:VEVENT", "DTSTAMP:20300101T000000Z", ...lines, "END:VEVENT"].join("\r\n");
