@@ -4,7 +4,7 @@
 // packages/client/src/schema.ts with openapi-typescript. The worker test
 // test/worker/client/openapi-drift.test.ts fails when either file no longer matches.
 // It also copies the /ws frame types (src/live/frames.ts, which import nothing) to
-// packages/client/src/live-frames.ts, checked by test/worker/client/live-frames-drift.test.ts.
+// packages/client/src/live-frames.ts, checked by test/unit/client/live-frames-drift.test.ts.
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";

@@ -2,7 +2,7 @@
  * The frames of `/ws` (docs/live-feed.md), declared once. The Worker's builders
  * (feed-messages.ts, the live feed object) are typed against these, so a frame that drifts
  * fails to compile; packages/client/src/live-frames.ts is generated from this file
- * (`node scripts/build-client-types.mjs`, checked by test/worker/client/live-frames-drift.test.ts),
+ * (`node scripts/build-client-types.mjs`, checked by test/unit/client/live-frames-drift.test.ts),
  * and the dashboard reads them from the client. So this file imports nothing.
  */
 
