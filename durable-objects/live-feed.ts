@@ -3,6 +3,7 @@ import { z } from "zod";
 import { PLATFORMS } from "../src/bot-channel/protocol";
 import { type Env, intVar } from "../src/env";
 import { refusedSocket } from "../src/live/feed-messages";
+import type { ErrorFrame, LiveFrame, SubscribedFrame, UnsubscribedFrame } from "../src/live/frames";
 import { findMeetingOnLink, findReadableMeeting, readableAmong } from "../src/meetings/meeting-store";
 import type { PlanFrame } from "../src/meetings/status-writes";
 import { meetingRoom } from "../src/objects";
@@ -25,7 +26,7 @@ export const CONTROL_FRAME_BURST = 30;
 /** Open connections one user may hold at once (LIVE_FEED_MAX_SOCKETS); the next is refused until one closes. */
 export const DEFAULT_MAX_SOCKETS_PER_USER = 20;
 
-const tooManySubscriptions = (held: number, adding: number) => ({
+const tooManySubscriptions = (held: number, adding: number): ErrorFrame => ({
 	type: "error",
 	error: "invalid_subscribe_payload",
 	details: [`At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} meetings per connection: this one watches ${held}, the request adds ${adding}`],
@@ -37,14 +38,14 @@ const tooManySockets = (max: number) => ({
 	status: 429,
 	detail: `Too many live connections: at most ${max} per user are open at once; close one first`,
 });
-const tooManyFrames = {
+const tooManyFrames: ErrorFrame = {
 	type: "error",
 	error: "authorization_service_error",
 	status: 429,
 	detail: `Rate limit exceeded: at most ${CONTROL_FRAMES_PER_SECOND} control messages per second`,
 };
 
-function send(socket: WebSocket, message: unknown): void {
+function send(socket: WebSocket, message: LiveFrame): void {
 	try {
 		socket.send(JSON.stringify(message));
 	} catch {
@@ -229,7 +230,7 @@ export class LiveFeed extends DurableObject<Env> {
 	}
 
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
-		const reply = (message: unknown) => send(socket, message);
+		const reply = (message: LiveFrame) => send(socket, message);
 		if (!this.admitFrame(socket)) return reply(tooManyFrames);
 		let parsed: unknown;
 		try {
@@ -257,7 +258,7 @@ export class LiveFeed extends DurableObject<Env> {
 		reply({ type: "error", error: "unknown_action" });
 	}
 
-	private async subscribe(socket: WebSocket, userId: number, requested: MeetingRefIn[]) {
+	private async subscribe(socket: WebSocket, userId: number, requested: MeetingRefIn[]): Promise<SubscribedFrame | ErrorFrame> {
 		await this.subs.ready();
 		const refs = [...new Map(requested.map((r) => [refKey(r), { platform: r.platform, native_id: r.native_id }])).values()];
 		const held = this.subs.of(socket);
@@ -306,7 +307,7 @@ export class LiveFeed extends DurableObject<Env> {
 		return { type: "subscribed", meetings: subscribed, ...(waits.length ? { waiting: waits } : {}), ...(denied.length ? { denied } : {}) };
 	}
 
-	private async unsubscribe(socket: WebSocket, userId: number, refs: MeetingRefIn[]) {
+	private async unsubscribe(socket: WebSocket, userId: number, refs: MeetingRefIn[]): Promise<UnsubscribedFrame> {
 		await this.subs.ready();
 		const leaving = new Set(refs.map(refKey));
 		const removed: string[] = [];

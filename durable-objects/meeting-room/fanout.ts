@@ -1,4 +1,5 @@
 import type { Env } from "../../src/env";
+import type { MeetingFrame } from "../../src/live/frames";
 import { liveFeed } from "../../src/objects";
 import { ROOM_KEYS } from "./storage";
 
@@ -43,7 +44,7 @@ export class RoomFanout {
 	 * the watchers are loaded the calls go out before this returns (calls on one stub arrive in
 	 * the order made), so a caller that does not await still keeps the meeting's frames in order.
 	 */
-	publish(meetingId: number, message: unknown): Promise<void> {
+	publish(meetingId: number, message: MeetingFrame): Promise<void> {
 		if (!this.users) return this.load().then(() => this.publish(meetingId, message));
 		if (this.users.size === 0) return Promise.resolve();
 		const text = JSON.stringify(message);

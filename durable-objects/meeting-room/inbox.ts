@@ -1,5 +1,6 @@
 import { type BotSegment, BotToRoom, botEnding, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
 import { chatMessage, interactiveEvent, type LiveSegment, type MeetingRef, transcriptBundle } from "../../src/live/feed-messages";
+import type { MeetingFrame } from "../../src/live/frames";
 import { nowIso } from "../../src/meetings/meeting-store";
 import { isTerminal } from "../../src/meetings/status-machine";
 import { liveSegment, upsertSegment } from "../../src/meetings/transcript-store";
@@ -64,7 +65,7 @@ export class BotChannelInbox {
 				return Promise.all(this.bundles(ref, message.segment).map((bundle) => fanout.publish(meetingId, bundle)));
 			case "chat": {
 				const m = message.message;
-				const frames: Record<string, unknown>[] = [chatMessage(ref, m)];
+				const frames: MeetingFrame[] = [chatMessage(ref, m)];
 				if (!m.is_from_bot) frames.push(interactiveEvent(ref, "chat.received", { sender: m.sender, text: m.text, timestamp: m.timestamp }));
 				return Promise.all(frames.map((frame) => fanout.publish(meetingId, frame)));
 			}

@@ -5,54 +5,20 @@
  * exact cursor for `Last-Event-ID`, across evictions too.
  */
 import { SSE_HEADERS, sseEvent } from "../../src/agent/frames";
+import type { MeetingEnd, MeetingStreamBody, StreamAccessEnded, StreamPing, StreamTranscript } from "../../src/agent/meeting-stream-events";
 import type { BotSegment } from "../../src/bot-channel/protocol";
 import { STREAM_TABLE } from "./storage";
 
-/** A transcript line as the stream carries it: `id` is the segment id (a draft and its confirmation share it). */
-export interface StreamTranscript {
-	type: "transcript";
-	id: string;
-	speaker: string;
-	text: string;
-	/** Seconds from the meeting's start. */
-	t: number;
-	/** Wall-clock milliseconds of the segment. */
-	tsMs: number;
-	completed: boolean;
-}
-
-/** processed-notes.v1: one note per segment (its id), upserted as the copilot refines it. */
-export interface CopilotNote {
-	id: string;
-	text: string;
-	speaker?: string;
-	chapter?: string;
-	t?: number;
-	/** 0: the baseline note written at once; 1+: rewritten by a beat. */
-	pass: number;
-	frozen: boolean;
-}
-
-export interface CopilotCard {
-	kind: string;
-	title: string;
-	body: string;
-	actionable: boolean;
-}
-
-export type MeetingStreamBody =
-	| StreamTranscript
-	| { type: "note"; note: CopilotNote }
-	| { type: "card"; card: CopilotCard; turn_id: string }
-	| { type: "message-delta"; text: string; turn_id: string }
-	| { type: "tool-call"; tool: string; args: unknown; callId: string; turn_id: string }
-	| ({ type: "meeting-end" } & MeetingEnd);
-
-/** How the meeting ended, as its `meeting-end` event says. */
-export interface MeetingEnd {
-	status: string;
-	completion_reason: string | null;
-}
+// Declared beside the stream's readers (the dashboard, the tests); passed on for the room's other parts.
+export type {
+	CopilotCard,
+	CopilotNote,
+	MeetingEnd,
+	MeetingStreamBody,
+	StreamAccessEnded,
+	StreamPing,
+	StreamTranscript,
+} from "../../src/agent/meeting-stream-events";
 
 /** A segment from the bot as the stream's transcript event. */
 export function transcriptLine(segment: BotSegment): StreamTranscript {
@@ -72,18 +38,6 @@ export function transcriptLine(segment: BotSegment): StreamTranscript {
 export interface LoggedStreamEvent {
 	seq: number;
 	event: MeetingStreamBody;
-}
-
-/** Sent to a quiet stream; never logged. Its `id:` is the last event the reader got, so a resume stays exact. */
-export interface StreamPing {
-	type: "ping";
-}
-
-/** The last event of a stream whose reader lost access; never logged, its `id:` is the last event the reader got. */
-export interface StreamAccessEnded {
-	type: "error";
-	reason: "access_revoked";
-	message: string;
 }
 
 /** Who opened a stream, and with which key: what is checked again when access may have ended. */

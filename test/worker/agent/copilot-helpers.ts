@@ -2,8 +2,8 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { expect } from "vitest";
 import type { MeetingStream } from "../../../durable-objects/meeting-stream";
 import type { LiveMeeting } from "../../../durable-objects/meeting-stream/copilot";
-import type { MeetingStreamBody } from "../../../durable-objects/meeting-stream/log";
 import { STREAM_TABLE } from "../../../durable-objects/meeting-stream/storage";
+import type { MeetingStreamBody } from "../../../src/agent/meeting-stream-events";
 import { workspaceObject } from "../../../src/objects";
 import { homeWorkspace } from "../../../src/workspace/workspace-names";
 import { segment, streamOf } from "../meetings/helpers";

@@ -1,8 +1,8 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { MeetingStreamBody } from "../../../durable-objects/meeting-stream/log";
 import { STREAM_KEYS } from "../../../durable-objects/meeting-stream/storage";
 import { meetingDocumentPath } from "../../../src/agent/copilot-document";
+import type { MeetingStreamBody } from "../../../src/agent/meeting-stream-events";
 import { workspaceObject } from "../../../src/objects";
 import { parseFrontmatter } from "../../../src/workspace/okf";
 import { homeWorkspace } from "../../../src/workspace/workspace-names";

@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { MeetingStreamBody, StreamAccessEnded } from "../../../durable-objects/meeting-stream/log";
+import type { MeetingStreamEvent as Frame } from "../../../src/agent/meeting-stream-events";
 import { SseReader } from "../agent/sse";
 import { ADMIN, call, createUser, json, sharedWorkspace } from "../support";
 import { SimulatedBot, spawnRequestFor } from "./bot-sim";
 import { createPlan, type Meeting, meetCode, meetUrl, segment, sendBot } from "./helpers";
-
-type Frame = MeetingStreamBody | StreamAccessEnded | { type: "ping" };
 
 const UNREADABLE = "You can no longer read this meeting (your membership of its workspace or its binding changed, or it was deleted)";
 const KEY_ENDED = "The API key this stream was opened with was revoked or has expired";

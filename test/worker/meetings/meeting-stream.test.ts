@@ -2,8 +2,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import type { MeetingStream } from "../../../durable-objects/meeting-stream";
-import type { MeetingStreamBody, StreamTranscript } from "../../../durable-objects/meeting-stream/log";
 import { STREAM_TABLE } from "../../../durable-objects/meeting-stream/storage";
+import type { MeetingStreamEvent as Frame, StreamTranscript } from "../../../src/agent/meeting-stream-events";
 import { readToTheEnd, SseReader } from "../agent/sse";
 import { call, json, userWithKey } from "../support";
 import { eventually, SimulatedBot } from "./bot-sim";
@@ -20,7 +20,6 @@ import {
 	workspaceMeeting,
 } from "./helpers";
 
-type Frame = MeetingStreamBody | { type: "ping" };
 type Event = { id: number; frame: Frame };
 
 const streamPath = (query: Record<string, string | number>, prefix = "/agent/api") =>

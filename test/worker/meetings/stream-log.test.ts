@@ -1,19 +1,11 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingStream } from "../../../durable-objects/meeting-stream";
-import {
-	type MeetingStreamBody,
-	RECENT_EVENTS,
-	RETAINED_EVENTS,
-	StreamLog,
-	type StreamTranscript,
-	transcriptLine,
-} from "../../../durable-objects/meeting-stream/log";
+import { RECENT_EVENTS, RETAINED_EVENTS, StreamLog, transcriptLine } from "../../../durable-objects/meeting-stream/log";
 import { STREAM_TABLE } from "../../../durable-objects/meeting-stream/storage";
+import type { MeetingStreamEvent as Frame, MeetingStreamBody, StreamTranscript } from "../../../src/agent/meeting-stream-events";
 import { SseReader } from "../agent/sse";
 import { segment } from "./helpers";
-
-type Frame = MeetingStreamBody | { type: "ping" };
 
 const line = (n: number): StreamTranscript => ({
 	type: "transcript",
