@@ -5,10 +5,12 @@ import { ROOM_CLOSE } from "../src/bot-channel/protocol";
 import type { RoomStart } from "../src/bots/launch";
 import type { PublishResult } from "../src/bots/spawn-queue";
 import type { MeetingRow } from "../src/db/schema";
-import { type Env, intVar } from "../src/env";
+import type { Env } from "../src/env";
+import { errorName } from "../src/error-text";
 import { isLive, type MeetingStatus } from "../src/meetings/status-machine";
 import type { StatusStep } from "../src/meetings/status-writes";
 import { liveFeed } from "../src/objects";
+import { setting } from "../src/settings/deployment-defaults";
 import { webhookEventsFor } from "../src/webhooks/envelope";
 import { AutoJoin, type PlanRequest } from "./auto-join";
 import { BotChannelInbox } from "./bot-channel-inbox";
@@ -87,7 +89,7 @@ export class MeetingRoom extends DurableObject<Env> {
 		} else {
 			await room.move({ to: "stopping", actor: "user" });
 			await room.sendCommand({ action: "leave" });
-			await room.timers.set("stop_deadline", Date.now() + intVar(this.env.BOT_STOP_GRACE_S, 20) * 1000);
+			await room.timers.set("stop_deadline", Date.now() + setting(this.env, "BOT_STOP_GRACE_S") * 1000);
 		}
 		return { status: (await room.state())?.machine.status ?? "completed" };
 	}
@@ -211,7 +213,7 @@ export class MeetingRoom extends DurableObject<Env> {
 		const state = await this.#room.state();
 		if (others.length > 0 || !state || !isLive(state.machine.status)) return;
 		if (this.#room.attemptOf(socket) !== state.attempt) return;
-		await this.#room.timers.set("watchdog", Date.now() + intVar(this.env.BOT_RECONNECT_GRACE_S, 30) * 1000);
+		await this.#room.timers.set("watchdog", Date.now() + setting(this.env, "BOT_RECONNECT_GRACE_S") * 1000);
 	}
 
 	/** Runs each due timer's action; a timer goes only once its action succeeded, else it retries. */
@@ -223,7 +225,7 @@ export class MeetingRoom extends DurableObject<Env> {
 				await this.#runTimer(timer);
 				await timers.settle(timer, firedFor);
 			} catch (err) {
-				console.error("timer action failed, retrying", timer, err instanceof Error ? err.name : "error");
+				console.error("timer action failed, retrying", timer, errorName(err));
 				await timers.retry(timer, now);
 			}
 		}
@@ -232,7 +234,7 @@ export class MeetingRoom extends DurableObject<Env> {
 	async #runTimer(timer: TimerName): Promise<void> {
 		const room = this.#room;
 		if (timer === "placement" && (await room.serial(() => this.#placement.placementExpired())) === "handed_back") {
-			await this.#autoJoin.placementTimedOut(`No bot host took the meeting within ${intVar(this.env.BOT_PLACEMENT_TIMEOUT_S, 180)} s`);
+			await this.#autoJoin.placementTimedOut(`No bot host took the meeting within ${setting(this.env, "BOT_PLACEMENT_TIMEOUT_S")} s`);
 		}
 		if (timer === "watchdog") await room.serial(() => this.#placement.hostLost());
 		if (timer === "stop_deadline") await room.move({ to: "completed", actor: "user" });

@@ -1,7 +1,8 @@
 import { tellAgentMeetingCompleted } from "../src/agent/meeting-events";
 import { type Act, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
 import type { MeetingRow } from "../src/db/schema";
-import { type Env, intVar } from "../src/env";
+import type { Env } from "../src/env";
+import { errorName } from "../src/error-text";
 import { type MeetingRef, meetingRefOf, statusStepMessage } from "../src/live/feed-messages";
 import { findOwnedMeeting, nowIso } from "../src/meetings/meeting-store";
 import {
@@ -16,6 +17,7 @@ import {
 } from "../src/meetings/status-machine";
 import { type Announce, moveMeeting, type StatusStep } from "../src/meetings/status-writes";
 import { accountObject } from "../src/objects";
+import { setting } from "../src/settings/deployment-defaults";
 import { type WebhookEventType, webhookEventsFor } from "../src/webhooks/envelope";
 import { CommandQueue, type QueueRefusal } from "./command-queue";
 import { RoomCopilot } from "./room-copilot";
@@ -97,7 +99,7 @@ export class RoomCore {
 		this.timers = new RoomTimers(ctx.storage);
 		this.fanout = new RoomFanout(ctx.storage, envOf());
 		this.notices = new RoomNotices(ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
-		this.stream = new RoomStream(ctx.storage.sql, intVar(envOf().AGENT_SSE_KEEPALIVE_MS, 15_000));
+		this.stream = new RoomStream(ctx.storage.sql, setting(envOf(), "AGENT_SSE_KEEPALIVE_MS"));
 		this.copilot = new RoomCopilot(this);
 		this.commands = new CommandQueue(ctx.storage);
 	}
@@ -249,7 +251,7 @@ export class RoomCore {
 		await this.notices.armRetry();
 		this.ctx.waitUntil(
 			this.serial(() => this.notices.drain()).catch((err: unknown) => {
-				console.error("webhook events wait for a retry", err instanceof Error ? err.name : "error");
+				console.error("webhook events wait for a retry", errorName(err));
 			}),
 		);
 	}

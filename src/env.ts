@@ -147,3 +147,11 @@ export function boolVar(value: string | undefined, fallback: boolean): boolean {
 	if (value === undefined || value === "") return fallback;
 	return ["1", "true", "yes", "on"].includes(value.toLowerCase());
 }
+
+/**
+ * The gateway address in links shown to the client (raw_url, share links): the configured one,
+ * else the request's origin. Never for anything a bot uses (see bots/bot-endpoints.ts).
+ */
+export function publicBaseUrl(env: Pick<Env, "PUBLIC_BASE_URL">, request: Request): string {
+	return env.PUBLIC_BASE_URL || new URL(request.url).origin;
+}
