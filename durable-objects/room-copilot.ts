@@ -12,6 +12,7 @@ import {
 } from "../src/agent/copilot-document";
 import { type ModelEndpoint, ModelFailure } from "../src/agent/model-client";
 import { resolveAgentModel } from "../src/agent/model-settings";
+import { errorName } from "../src/error-text";
 import { workspaceObject } from "../src/objects";
 import { commitAuthorOf } from "../src/workspace/author";
 import { homeWorkspace } from "../src/workspace/workspace-names";
@@ -253,7 +254,7 @@ export class RoomCopilot {
 			do {
 				this.#beatAgain = false;
 				await this.#beatOnce().catch((err: unknown) => {
-					console.error("copilot beat failed", err instanceof ModelFailure ? err.kind : err instanceof Error ? err.name : "error");
+					console.error("copilot beat failed", err instanceof ModelFailure ? err.kind : errorName(err));
 				});
 			} while (this.#beatAgain);
 		})().finally(() => {
@@ -351,7 +352,7 @@ export class RoomCopilot {
 	#enqueue<T>(work: () => Promise<T>): Promise<T> {
 		const run = this.#chain.then(work);
 		this.#chain = run.catch((err: unknown) => {
-			console.error("copilot work failed", err instanceof Error ? err.name : "error");
+			console.error("copilot work failed", errorName(err));
 		});
 		this.room.waitUntil(this.#chain);
 		return run;
