@@ -5,7 +5,10 @@ import type { LiveFeed } from "../durable-objects/live-feed";
 import type { MeetingRoom } from "../durable-objects/meeting-room";
 import type { Workspace } from "../durable-objects/workspace";
 
-/** Bindings and deployment settings. Every string var has an embedded default in wrangler.toml. */
+/**
+ * Bindings and deployment settings. Non-secret settings have their defaults in one table,
+ * `DEPLOYMENT_DEFAULTS` (settings/deployment-defaults.ts), read through `setting(env, name)`.
+ */
 export interface Env {
 	DB: D1Database;
 	RECORDINGS: R2Bucket;
