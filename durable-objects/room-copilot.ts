@@ -20,7 +20,7 @@ import { runBeat } from "./copilot-beat";
 import type { RoomCore } from "./room-core";
 import type { MeetingEnd, MeetingStreamBody, StreamTranscript } from "./room-stream";
 
-/** The live-meeting record (`meeting_id == session_uid == native_id`, the spec's identity rule). */
+/** The live-meeting record (`meeting_id == session_uid == native_id`, docs/meeting-stream.md#identity-and-access). */
 export interface LiveMeeting {
 	meeting_id: string;
 	session_uid: string;

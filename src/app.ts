@@ -105,7 +105,7 @@ export function buildApp() {
 			title: "Meeting bot gateway (api.v1)",
 			version: API_CONTRACT_VERSION,
 			description:
-				"The public wire contract `api.v1` (sealed equal to its OpenAPI 1.5.0 document), served by a Vexa-compatible " +
+				"The public wire contract `api.v1`, version 1.5.0 (docs/api.md), served by a Vexa-compatible " +
 				"meeting bot API on Cloudflare Workers. Errors are `{detail}`: a string, or a list of field errors for a 422.",
 		},
 	});

@@ -17,7 +17,7 @@ const known = (name: unknown): SpeechProvider | null => {
 };
 
 /**
- * The provider that speaks a text. The spec lets `provider` be any string and the reference's
+ * The provider that speaks a text. `provider` may be any string (docs/api.md#speech-providers), and the reference's
  * clients name providers this deployment does not have (`piper`, `elevenlabs`): those, like no
  * name at all, get the deployment's provider (`DEFAULT_SPEECH_PROVIDER`, else espeak) rather than
  * a refusal. speak.started says which one spoke.

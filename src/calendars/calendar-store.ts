@@ -11,7 +11,7 @@ import { ApiError, notFound } from "../errors";
 import { setting } from "../settings/deployment-defaults";
 import { unseal } from "../settings/secret-box";
 
-/** Enabled connections per account: the spec's "active" ones, which sync (409 for the eleventh). */
+/** Enabled connections per account: the "active" ones of docs/api.md#calendars, which sync (409 for the eleventh). */
 export const MAX_ACTIVE_CONNECTIONS = 10;
 /** Connections per account, disabled ones included, so that disabling keeps the table bounded. */
 export const MAX_CONNECTIONS = 50;

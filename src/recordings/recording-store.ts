@@ -89,7 +89,7 @@ export async function listRecordings(env: Env, owner: { userId: number }, q: Lis
 
 /**
  * Deletes a recording's stored objects, best-effort: DELETE /recordings removes its rows even
- * when the bucket refuses (the spec's "stored media (best-effort)"). All keys in one call; if
+ * when the bucket refuses (docs/api.md#recordings: "its stored media best-effort"). All keys in one call; if
  * that fails, one call per key, so a key the bucket refuses strands only itself. Returns the
  * keys left behind, for the log.
  */

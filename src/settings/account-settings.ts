@@ -92,7 +92,7 @@ export async function webhookView(env: Env, s: SettingsColumns) {
 }
 
 /**
- * The filter as answered: always an object, as the spec types it. A filter never set reads
+ * The filter as answered: always an object, as docs/api.md#account-and-settings types it. A filter never set reads
  * `{}`, which means the same: every event follows its default (only `meeting.completed`).
  */
 export function webhookEventsView(stored: Record<string, boolean> | null): Record<string, boolean> {
