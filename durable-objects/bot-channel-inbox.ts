@@ -1,7 +1,7 @@
 import { type BotSegment, BotToRoom, botEnding, ROOM_CLOSE, type RoomToBot } from "../src/bot-channel/protocol";
 import { errorText } from "../src/error-text";
 import { chatMessage, interactiveEvent, type LiveSegment, type MeetingRef, transcriptBundle } from "../src/live/feed-messages";
-import { nowIso } from "../src/meetings/meeting-store";
+import { noteRecordingStopped } from "../src/meetings/meeting-store";
 import { isTerminal } from "../src/meetings/status-machine";
 import { insertChatMessage, liveSegment, upsertParticipant, upsertSegment } from "../src/meetings/transcript-store";
 import type { RoomCore, RoomState } from "./room-core";
@@ -208,10 +208,7 @@ export class BotChannelInbox {
 				return;
 			case "recording": {
 				// The meeting's record says why its recording is shorter than the meeting.
-				const stopped = { reason: message.reason, at: message.timestamp, bytes: message.bytes };
-				await env.DB.prepare("UPDATE meetings SET data = json_set(data, '$.recording_stopped', json(?)), updated_at = ? WHERE id = ?")
-					.bind(JSON.stringify(stopped), nowIso(), state.meetingId)
-					.run();
+				await noteRecordingStopped(env, state.meetingId, { reason: message.reason, at: message.timestamp, bytes: message.bytes });
 				return;
 			}
 		}

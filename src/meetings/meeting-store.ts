@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, notInArray, type SQL, sql } from "drizzle-orm";
+import type { RecordingStopReason } from "../bot-channel/protocol";
 import { db } from "../db";
 import { readInIdChunks } from "../db/id-chunks";
 import { type MeetingRow, meetings, workspaceMembers } from "../db/schema";
@@ -169,4 +170,15 @@ export async function meetingOwnerAndStatus(env: Env, meetingId: number): Promis
 		.where(eq(meetings.id, meetingId))
 		.get();
 	return row && { userId: row.userId, status: row.status as MeetingStatus };
+}
+
+/** Notes in the record's `data.recording_stopped` why the bot stopped recording early (JSON SQL: one key of `data`). */
+export async function noteRecordingStopped(
+	env: Env,
+	meetingId: number,
+	stopped: { reason: RecordingStopReason; at: string; bytes: number },
+): Promise<void> {
+	await env.DB.prepare("UPDATE meetings SET data = json_set(data, '$.recording_stopped', json(?)), updated_at = ? WHERE id = ?")
+		.bind(JSON.stringify(stopped), nowIso(), meetingId)
+		.run();
 }
