@@ -3,6 +3,7 @@ import type { AgentFrameBody, Finding } from "../src/agent/frames";
 import { clip } from "../src/agent/tool-definition";
 import type { TurnFiles } from "../src/agent/turn-files";
 import type { Env } from "../src/env";
+import { errorName } from "../src/error-text";
 import { workspaceObject } from "../src/objects";
 import { commitAuthorOf } from "../src/workspace/author";
 
@@ -55,7 +56,7 @@ export async function commitTurn(
 		emit({ type: "commit", sha: outcome.sha, ...(findings.length ? { findings } : {}) });
 		return null;
 	} catch (err) {
-		console.error("agent commit failed", err instanceof Error ? err.name : "error");
+		console.error("agent commit failed", errorName(err));
 		return "The turn's file changes could not be committed; try again";
 	}
 }
@@ -65,7 +66,7 @@ async function syncedRoutines(sync: RoutineFileSync, caller: AgentCaller, worksp
 	try {
 		return await sync(caller, workspace);
 	} catch (err) {
-		console.error("routine files sync failed", err instanceof Error ? err.name : "error");
+		console.error("routine files sync failed", errorName(err));
 		return [{ path: "routines/", problem: "the routine files could not be read; they are synced again on the next commit" }];
 	}
 }

@@ -2,6 +2,7 @@ import { nextRunAfter } from "../src/agent/cron";
 import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
 import { type MeetingEvent, meetingEventInvocation, type RoutinePlan, scheduledInvocation } from "../src/agent/routine-invocations";
 import type { RoutineView } from "../src/agent/routine-view";
+import { errorName } from "../src/error-text";
 import { isScope, type Scope } from "../src/gateway/api-keys";
 import { sha256Hex } from "../src/sha256";
 import type { AlarmTimers } from "./agent-alarms";
@@ -338,7 +339,7 @@ export class Routines {
 			}
 			return await this.run(caller, invocation);
 		} catch (err) {
-			console.error("routine run failed", row.id, err instanceof Error ? err.name : "error");
+			console.error("routine run failed", row.id, errorName(err));
 			return { workload_id: "", ok: false, retryable: true, detail: "The run could not complete; it is retried" };
 		}
 	}

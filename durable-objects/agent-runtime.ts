@@ -5,12 +5,14 @@ import type { ModelEndpoint } from "../src/agent/model-client";
 import { resolveAgentModel } from "../src/agent/model-settings";
 import type { WorkloadMode } from "../src/agent/tools";
 import { TurnFiles } from "../src/agent/turn-files";
-import { type Env, intVar } from "../src/env";
+import type { Env } from "../src/env";
+import { errorName } from "../src/error-text";
+import { setting } from "../src/settings/deployment-defaults";
 import { activeWorkspace } from "../src/workspace/attachments";
 import type { AlarmTimers } from "./agent-alarms";
 import { commitTurn, type RoutineFileSync } from "./agent-commits";
 import { AgentStore, type TurnRow } from "./agent-store";
-import { AgentStreams, KEEPALIVE_MS } from "./agent-streams";
+import { AgentStreams } from "./agent-streams";
 import { runToolLoop, type TurnResult } from "./agent-turns";
 import type { AgentCaller, ChatRequest } from "./agent-user";
 import { AgentWorkloads } from "./agent-workloads";
@@ -70,7 +72,7 @@ export class AgentRuntime {
 		private readonly syncRoutineFiles: RoutineFileSync,
 	) {
 		this.store = new AgentStore(storage.sql);
-		this.streams = new AgentStreams(intVar(env.AGENT_SSE_KEEPALIVE_MS, KEEPALIVE_MS));
+		this.streams = new AgentStreams(setting(env, "AGENT_SSE_KEEPALIVE_MS"));
 		this.workloads = new AgentWorkloads(this, this.store, env);
 		this.recoverInterrupted();
 	}
@@ -113,7 +115,7 @@ export class AgentRuntime {
 		// Subscribed before the turn starts, so its first frame already has a listener.
 		const response = this.streams.open([], turnId, { "x-chat-session": session });
 		const turn = current ? this.startAfter(current, turnId, start) : this.startTurn(turnId, start);
-		turn.catch((err) => console.error("agent turn", err instanceof Error ? err.name : "error"));
+		turn.catch((err) => console.error("agent turn", errorName(err)));
 		return response;
 	}
 
@@ -231,7 +233,7 @@ export class AgentRuntime {
 			return result;
 		} catch (err) {
 			// Our own storage failed mid-turn: the turn still ends, so its session is not left busy.
-			console.error("agent turn failed", err instanceof Error ? err.name : "error");
+			console.error("agent turn failed", errorName(err));
 			const detail = "The turn failed on our side; try again";
 			this.store.endTurn(turnId, { reply: "", ok: false, detail, ops: [], messages: null, now: Date.now() });
 			emit({ type: "done", reply: "", sessionId: start.session, ok: false, detail });
@@ -252,7 +254,7 @@ export class AgentRuntime {
 	/** Sets or clears the heartbeat to match whether a turn runs. */
 	private keepAlive(): void {
 		const work = this.running.size > 0 ? this.timers.set(HEARTBEAT_TIMER, Date.now() + HEARTBEAT_MS) : this.timers.clear(HEARTBEAT_TIMER);
-		work.catch((err) => console.error("agent heartbeat", err instanceof Error ? err.name : "error"));
+		work.catch((err) => console.error("agent heartbeat", errorName(err)));
 	}
 
 	/** The heartbeat fired: beat again while a turn runs. */

@@ -1,7 +1,8 @@
 import { type LoggedFrame, SSE_HEADERS, SSE_KEEPALIVE, sseFrame } from "../src/agent/frames";
+import { DEPLOYMENT_DEFAULTS } from "../src/settings/deployment-defaults";
 
-/** A comment every 15 s keeps a quiet stream open through proxies and the edge. */
-export const KEEPALIVE_MS = 15_000;
+/** A comment every 15 s (AGENT_SSE_KEEPALIVE_MS) keeps a quiet stream open through proxies and the edge. */
+export const KEEPALIVE_MS = DEPLOYMENT_DEFAULTS.AGENT_SSE_KEEPALIVE_MS;
 /** A client this many frames behind is not reading: it is dropped rather than buffered without end. */
 const MAX_BACKLOG = 10_000;
 

@@ -1,6 +1,7 @@
 import type { AgentFrameBody } from "../src/agent/frames";
 import { type ChatMessage, type ModelEndpoint, ModelFailure, type ModelFailureKind, streamModelStep } from "../src/agent/model-client";
 import { runToolCall, type ToolCaller, toolsFor } from "../src/agent/tools";
+import { errorName } from "../src/error-text";
 import { outboundPolicy } from "../src/outbound/url-guard";
 import type { TurnOp } from "./agent-store";
 
@@ -126,7 +127,7 @@ export async function runToolLoop(input: TurnInput): Promise<TurnResult> {
 	} catch (err) {
 		if (err instanceof ModelFailure) return end(false, err.detail, err.kind);
 		// Not the provider's words: an unexpected error's text stays in the log, by name only.
-		console.error("agent turn failed", err instanceof Error ? err.name : "error");
+		console.error("agent turn failed", errorName(err));
 		return end(false, "The agent failed unexpectedly; try again", "unavailable");
 	}
 }

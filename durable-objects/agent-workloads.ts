@@ -6,6 +6,7 @@ import { resolveAgentModel } from "../src/agent/model-settings";
 import { AGENT_TOOL_NAMES } from "../src/agent/tools";
 import { unitWorkspaces, workedWorkspace } from "../src/agent/unit-workspaces";
 import type { Env } from "../src/env";
+import { errorName } from "../src/error-text";
 import { workspaceObject } from "../src/objects";
 import { sha256Hex } from "../src/sha256";
 import { normalizePath } from "../src/workspace/paths";
@@ -66,7 +67,7 @@ export class AgentWorkloads {
 
 	async dispatch(caller: AgentCaller, invocation: Invocation): Promise<{ workload_id: string }> {
 		const workloadId = await this.accept(caller, invocation);
-		this.ensureRunning(workloadId).catch((err) => console.error("workload run", err instanceof Error ? err.name : "error"));
+		this.ensureRunning(workloadId).catch((err) => console.error("workload run", errorName(err)));
 		return { workload_id: workloadId };
 	}
 
@@ -131,7 +132,7 @@ export class AgentWorkloads {
 			}
 		} catch (err) {
 			this.loops.delete(workloadId);
-			console.error("workload failed", err instanceof Error ? err.name : "error");
+			console.error("workload failed", errorName(err));
 			const detail = "The workload failed unexpectedly";
 			this.store.endWorkloadRun(workloadId, { ok: false, detail, reply: null }, Date.now());
 			return { workload_id: workloadId, ok: false, detail, retryable: true };

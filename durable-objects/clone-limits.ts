@@ -2,9 +2,10 @@
  * What one clone of an external repository (`swap`) may cost: bytes read from the host, what
  * its pack unpacks to (in all and per object, as the pack declares it before anything is
  * inflated), objects, files checked out, and time. Deployment settings override each default
- * here (docs/workspace.md, Attached repositories and swap).
+ * (src/settings/deployment-defaults.ts; docs/workspace.md, Attached repositories and swap).
  */
-import { type Env, intVar } from "../src/env";
+import type { Env } from "../src/env";
+import { DEPLOYMENT_DEFAULTS, setting } from "../src/settings/deployment-defaults";
 
 export interface CloneLimits {
 	/** Everything read from the remote, all requests together. */
@@ -22,26 +23,26 @@ export interface CloneLimits {
 }
 
 const MB = 1024 * 1024;
+const D = DEPLOYMENT_DEFAULTS;
 
 export const DEFAULT_CLONE_LIMITS: CloneLimits = {
-	maxBytes: 30 * MB,
-	maxUnpackedBytes: 100 * MB,
-	maxFileBytes: 25 * MB,
-	maxObjects: 20_000,
-	maxFiles: 10_000,
-	timeoutMs: 60_000,
+	maxBytes: D.WORKSPACE_CLONE_MAX_DOWNLOAD_BYTES,
+	maxUnpackedBytes: D.WORKSPACE_CLONE_MAX_UNPACKED_BYTES,
+	maxFileBytes: D.WORKSPACE_CLONE_MAX_FILE_BYTES,
+	maxObjects: D.WORKSPACE_CLONE_MAX_OBJECTS,
+	maxFiles: D.WORKSPACE_CLONE_MAX_FILES,
+	timeoutMs: D.WORKSPACE_CLONE_TIMEOUT_S * 1000,
 };
 
 /** The deployment's limits: each setting, else its default. */
 export function cloneLimits(env: Env): CloneLimits {
-	const d = DEFAULT_CLONE_LIMITS;
 	return {
-		maxBytes: intVar(env.WORKSPACE_CLONE_MAX_DOWNLOAD_BYTES, d.maxBytes),
-		maxUnpackedBytes: intVar(env.WORKSPACE_CLONE_MAX_UNPACKED_BYTES, d.maxUnpackedBytes),
-		maxFileBytes: intVar(env.WORKSPACE_CLONE_MAX_FILE_BYTES, d.maxFileBytes),
-		maxObjects: intVar(env.WORKSPACE_CLONE_MAX_OBJECTS, d.maxObjects),
-		maxFiles: intVar(env.WORKSPACE_CLONE_MAX_FILES, d.maxFiles),
-		timeoutMs: intVar(env.WORKSPACE_CLONE_TIMEOUT_S, d.timeoutMs / 1000) * 1000,
+		maxBytes: setting(env, "WORKSPACE_CLONE_MAX_DOWNLOAD_BYTES"),
+		maxUnpackedBytes: setting(env, "WORKSPACE_CLONE_MAX_UNPACKED_BYTES"),
+		maxFileBytes: setting(env, "WORKSPACE_CLONE_MAX_FILE_BYTES"),
+		maxObjects: setting(env, "WORKSPACE_CLONE_MAX_OBJECTS"),
+		maxFiles: setting(env, "WORKSPACE_CLONE_MAX_FILES"),
+		timeoutMs: setting(env, "WORKSPACE_CLONE_TIMEOUT_S") * 1000,
 	};
 }
 

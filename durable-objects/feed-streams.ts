@@ -5,6 +5,7 @@
  * on its serial queue, so an opening never races a revalidation's bookkeeping.
  */
 import type { Env } from "../src/env";
+import { errorName } from "../src/error-text";
 import { meetingStream } from "../src/objects";
 
 /** Meetings remembered per user, the newest openings; a stream past them still ends at its MeetingStream's own re-check. */
@@ -41,7 +42,7 @@ export class FeedStreams {
 				if ((await meetingStream(this.env, meetingId).revalidateReaders(meetingId, held.userId)) === 0) closed.add(meetingId);
 			} catch (err) {
 				// One stream object out of reach keeps its entry (and its own re-check); the others are still asked.
-				console.error("stream revalidation failed", err instanceof Error ? err.name : "error");
+				console.error("stream revalidation failed", errorName(err));
 			}
 		}
 		if (closed.size > 0) await this.storage.put(KEY, { ...held, meetingIds: held.meetingIds.filter((id) => !closed.has(id)) });

@@ -1,12 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import { PLATFORMS } from "../src/bot-channel/protocol";
-import { type Env, intVar } from "../src/env";
+import type { Env } from "../src/env";
 import { refusedSocket } from "../src/live/feed-messages";
 import type { ErrorFrame, LiveFrame, SubscribedFrame, UnsubscribedFrame } from "../src/live/frames";
 import { findMeetingOnLink, findReadableMeeting, readableAmong } from "../src/meetings/meeting-store";
 import type { PlanFrame } from "../src/meetings/status-writes";
 import { meetingRoom } from "../src/objects";
+import { setting } from "../src/settings/deployment-defaults";
 import { FeedStreams } from "./feed-streams";
 import { FeedSubscriptions, type MeetingRefIn, refKey, type SocketTag, tagOf } from "./feed-subscriptions";
 import { closeQuietly } from "./meeting-room";
@@ -24,7 +25,6 @@ export const MAX_SUBSCRIPTIONS_PER_SOCKET = 200;
 export const CONTROL_FRAMES_PER_SECOND = 20;
 export const CONTROL_FRAME_BURST = 30;
 /** Open connections one user may hold at once (LIVE_FEED_MAX_SOCKETS); the next is refused until one closes. */
-export const DEFAULT_MAX_SOCKETS_PER_USER = 20;
 
 const tooManySubscriptions = (held: number, adding: number): ErrorFrame => ({
 	type: "error",
@@ -71,7 +71,7 @@ export class LiveFeed extends DurableObject<Env> {
 		const userId = Number(request.headers.get("x-user-id"));
 		if (!Number.isInteger(userId) || userId <= 0) return new Response("missing identity", { status: 400 });
 		// Counted and accepted with no await between, so two upgrades at once cannot both take the last place.
-		const max = intVar(this.env.LIVE_FEED_MAX_SOCKETS, DEFAULT_MAX_SOCKETS_PER_USER);
+		const max = setting(this.env, "LIVE_FEED_MAX_SOCKETS");
 		const open = this.ctx.getWebSockets().filter((s) => s.readyState === WebSocket.OPEN).length;
 		if (open >= max) return refusedSocket(tooManySockets(max), 1013, "too many connections");
 		const pair = new WebSocketPair();

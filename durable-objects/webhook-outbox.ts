@@ -11,6 +11,7 @@
  */
 import { type Clock, systemClock } from "../src/clock";
 import type { Env } from "../src/env";
+import { errorName } from "../src/error-text";
 import { type AttemptOptions, type AttemptReport, attemptDelivery, type WebhookEvent } from "../src/webhooks/deliver";
 import type { WebhookEventType } from "../src/webhooks/envelope";
 
@@ -179,7 +180,7 @@ export class WebhookOutbox {
 				timeoutMs: this.options.timeoutMs,
 			});
 		} catch (err) {
-			console.warn("webhook attempt threw", row.event_id, err instanceof Error ? err.name : "error");
+			console.warn("webhook attempt threw", row.event_id, errorName(err));
 			report = { outcome: willRetry ? "queued" : "failed", retry: willRetry, status_code: null, target_host: null, recorded: false };
 		} finally {
 			this.inFlight.delete(row.event_id);

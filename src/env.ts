@@ -6,7 +6,10 @@ import type { MeetingRoom } from "../durable-objects/meeting-room";
 import type { MeetingStream } from "../durable-objects/meeting-stream";
 import type { Workspace } from "../durable-objects/workspace";
 
-/** Bindings and deployment settings. Every string var has an embedded default in wrangler.toml. */
+/**
+ * Bindings and deployment settings. Non-secret settings have their defaults in one table,
+ * `DEPLOYMENT_DEFAULTS` (settings/deployment-defaults.ts), read through `setting(env, name)`.
+ */
 export interface Env {
 	DB: D1Database;
 	RECORDINGS: R2Bucket;
@@ -148,4 +151,12 @@ export function numberVar(value: string | undefined, fallback: number): number {
 export function boolVar(value: string | undefined, fallback: boolean): boolean {
 	if (value === undefined || value === "") return fallback;
 	return ["1", "true", "yes", "on"].includes(value.toLowerCase());
+}
+
+/**
+ * The gateway address in links shown to the client (raw_url, share links): the configured one,
+ * else the request's origin. Never for anything a bot uses (see bots/bot-endpoints.ts).
+ */
+export function publicBaseUrl(env: Pick<Env, "PUBLIC_BASE_URL">, request: Request): string {
+	return env.PUBLIC_BASE_URL || new URL(request.url).origin;
 }

@@ -31,7 +31,10 @@ export interface ProbeTable {
 	/** A tile is speaking if it (or something inside it) matches `speaking`. */
 	speakers: { tile: string; speaking: string[]; name: NameSource };
 	participants: { item: string; name: NameSource; self: string[]; visibleOnly: boolean };
-	/** `senderFrom`: where the sender is when not inside the message (a group header). */
+	/**
+	 * `sender.closest`: the element around the message that holds the sender (a group header);
+	 * `inheritSender`: a message without a sender of its own is the previous sender's.
+	 */
 	chat: { message: string; text: string; sender: NameSource & { closest?: string }; inheritSender: boolean };
 }
 

@@ -42,7 +42,7 @@ describe("status timeline", () => {
 		expect(steps[1]?.detail).toContain("join_failure");
 	});
 
-	it("a meeting the fleet ended names the cause beside the spec's reason", () => {
+	it("a meeting the fleet ended names the cause beside the completion reason", () => {
 		const unplaced: Meeting = {
 			...base,
 			status: "failed",

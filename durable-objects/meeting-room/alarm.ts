@@ -1,4 +1,5 @@
-import { intVar } from "../../src/env";
+import { errorName } from "../../src/error-text";
+import { setting } from "../../src/settings/deployment-defaults";
 import type { AutoJoin } from "./auto-join";
 import type { RoomContext } from "./context";
 import type { RoomPlacement } from "./placement";
@@ -21,7 +22,7 @@ export class RoomAlarm {
 				await this.#run(timer);
 				await timers.settle(timer, firedFor);
 			} catch (err) {
-				console.error("timer action failed, retrying", timer, err instanceof Error ? err.name : "error");
+				console.error("timer action failed, retrying", timer, errorName(err));
 				await timers.retry(timer, now);
 			}
 		}
@@ -32,7 +33,7 @@ export class RoomAlarm {
 		switch (timer) {
 			case "placement":
 				if ((await room.serial(() => this.placement.placementExpired())) === "handed_back") {
-					await this.autoJoin.placementTimedOut(`No bot host took the meeting within ${intVar(room.env.BOT_PLACEMENT_TIMEOUT_S, 180)} s`);
+					await this.autoJoin.placementTimedOut(`No bot host took the meeting within ${setting(room.env, "BOT_PLACEMENT_TIMEOUT_S")} s`);
 				}
 				return;
 			case "watchdog":

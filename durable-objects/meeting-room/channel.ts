@@ -1,6 +1,6 @@
 import { ROOM_CLOSE } from "../../src/bot-channel/protocol";
-import { intVar } from "../../src/env";
 import { isLive } from "../../src/meetings/status-machine";
+import { setting } from "../../src/settings/deployment-defaults";
 import type { RoomContext } from "./context";
 import { BotChannelInbox } from "./inbox";
 
@@ -49,6 +49,6 @@ export class RoomBotChannel {
 		const state = await room.state();
 		if (others.length > 0 || !state || !isLive(state.machine.status)) return;
 		if (room.attemptOf(socket) !== state.attempt) return;
-		await room.timers.set("watchdog", Date.now() + intVar(room.env.BOT_RECONNECT_GRACE_S, 30) * 1000);
+		await room.timers.set("watchdog", Date.now() + setting(room.env, "BOT_RECONNECT_GRACE_S") * 1000);
 	}
 }

@@ -2,6 +2,7 @@ import { tellAgentMeetingCompleted } from "../../src/agent/meeting-events";
 import { type Act, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
 import type { MeetingRow } from "../../src/db/schema";
 import type { Env } from "../../src/env";
+import { errorName } from "../../src/error-text";
 import { type MeetingRef, meetingRefOf, statusStepMessage } from "../../src/live/feed-messages";
 import { findOwnedMeeting, nowIso } from "../../src/meetings/meeting-store";
 import {
@@ -239,7 +240,7 @@ export class RoomContext {
 				await this.stream(row.id).meetingEnded(end, row.startTime ?? null);
 			} catch (err) {
 				// The move stands; a reader who opens the stream later gets the end from the record (the route says it ended).
-				console.error("the meeting stream did not take the end", row.id, err instanceof Error ? err.name : "error");
+				console.error("the meeting stream did not take the end", row.id, errorName(err));
 			}
 		}
 		const entries = { ...(await this.webhooks.prepare(row, events, step)), ...alsoStore };
@@ -259,7 +260,7 @@ export class RoomContext {
 		await this.webhooks.armRetry();
 		this.ctx.waitUntil(
 			this.serial(() => this.webhooks.drain()).catch((err: unknown) => {
-				console.error("webhook events wait for a retry", err instanceof Error ? err.name : "error");
+				console.error("webhook events wait for a retry", errorName(err));
 			}),
 		);
 	}

@@ -1,6 +1,6 @@
 import type { Act } from "../../src/bot-channel/protocol";
-import { intVar } from "../../src/env";
 import { isLive, type MeetingStatus } from "../../src/meetings/status-machine";
+import { setting } from "../../src/settings/deployment-defaults";
 import type { RoomContext } from "./context";
 
 /** What became of a command for the bot (see `command`). */
@@ -20,7 +20,7 @@ export class RoomControl {
 		} else {
 			await room.move({ to: "stopping", actor: "user" });
 			await room.sendCommand({ action: "leave" });
-			await room.timers.set("stop_deadline", Date.now() + intVar(room.env.BOT_STOP_GRACE_S, 20) * 1000);
+			await room.timers.set("stop_deadline", Date.now() + setting(room.env, "BOT_STOP_GRACE_S") * 1000);
 		}
 		return { status: (await room.state())?.machine.status ?? "completed" };
 	}

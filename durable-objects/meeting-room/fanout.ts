@@ -1,4 +1,5 @@
 import type { Env } from "../../src/env";
+import { errorName } from "../../src/error-text";
 import type { MeetingFrame } from "../../src/live/frames";
 import { liveFeed } from "../../src/objects";
 import { ROOM_KEYS } from "./storage";
@@ -61,7 +62,7 @@ export class RoomFanout {
 			if (await this.stub(ownerId).claimLink(meetingId, link)) await this.add(ownerId);
 		} catch (err) {
 			// The meeting stands either way; a socket that missed it can subscribe again.
-			console.warn("waiting /ws subscriptions not told of a new meeting", err instanceof Error ? err.name : "error");
+			console.warn("waiting /ws subscriptions not told of a new meeting", errorName(err));
 		}
 	}
 
@@ -87,7 +88,7 @@ export class RoomFanout {
 			const stillSubscribed = await this.stub(userId).deliver(meetingId, text);
 			if (!stillSubscribed) await this.remove(userId);
 		} catch (err) {
-			console.warn("live feed delivery failed", err instanceof Error ? err.name : "error");
+			console.warn("live feed delivery failed", errorName(err));
 		}
 	}
 

@@ -1,9 +1,10 @@
 import { type BotSegment, BotToRoom, botEnding, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
+import { errorText } from "../../src/error-text";
 import { chatMessage, interactiveEvent, type LiveSegment, type MeetingRef, transcriptBundle } from "../../src/live/feed-messages";
 import type { MeetingFrame } from "../../src/live/frames";
-import { nowIso } from "../../src/meetings/meeting-store";
+import { noteRecordingStopped } from "../../src/meetings/meeting-store";
 import { isTerminal } from "../../src/meetings/status-machine";
-import { liveSegment, upsertSegment } from "../../src/meetings/transcript-store";
+import { insertChatMessage, liveSegment, upsertParticipant, upsertSegment } from "../../src/meetings/transcript-store";
 import { transcriptLine } from "../meeting-stream/log";
 import type { RoomContext, RoomState } from "./context";
 
@@ -132,7 +133,7 @@ export class BotChannelInbox {
 				await this.apply(state, message);
 			} catch (err) {
 				// Not durable, so not acknowledged: the bot reconnects and resends from its last ack.
-				console.error("bot message not applied", err instanceof Error ? err.message : "error");
+				console.error("bot message not applied", errorText(err));
 				this.refuse(socket, "could not persist, resend");
 				return;
 			}
@@ -194,25 +195,12 @@ export class BotChannelInbox {
 			}
 			case "chat": {
 				await this.deliverInTurn(state, message);
-				const m = message.message;
-				await env.DB.prepare("INSERT INTO chat_messages (meeting_id, sender, text, timestamp, is_from_bot) VALUES (?, ?, ?, ?, ?)")
-					.bind(state.meetingId, m.sender, m.text, m.timestamp, m.is_from_bot ? 1 : 0)
-					.run();
+				await insertChatMessage(env, state.meetingId, message.message);
 				return;
 			}
 			case "participant": {
 				await this.deliverInTurn(state, message);
-				const p = message.participant;
-				const joined = message.event === "join" ? message.timestamp : null;
-				const left = message.event === "leave" ? message.timestamp : null;
-				await env.DB.prepare(
-					`INSERT INTO meeting_participants (meeting_id, participant_id, name, joined_at, left_at) VALUES (?, ?, ?, ?, ?)
-					ON CONFLICT (meeting_id, participant_id) DO UPDATE SET name = excluded.name,
-						joined_at = coalesce(meeting_participants.joined_at, excluded.joined_at),
-						left_at = CASE WHEN excluded.joined_at IS NOT NULL THEN NULL ELSE excluded.left_at END`,
-				)
-					.bind(state.meetingId, p.id, p.name, joined, left)
-					.run();
+				await upsertParticipant(env, state.meetingId, message);
 				return;
 			}
 			case "event":
@@ -220,10 +208,7 @@ export class BotChannelInbox {
 				return;
 			case "recording": {
 				// The meeting's record says why its recording is shorter than the meeting.
-				const stopped = { reason: message.reason, at: message.timestamp, bytes: message.bytes };
-				await env.DB.prepare("UPDATE meetings SET data = json_set(data, '$.recording_stopped', json(?)), updated_at = ? WHERE id = ?")
-					.bind(JSON.stringify(stopped), nowIso(), state.meetingId)
-					.run();
+				await noteRecordingStopped(env, state.meetingId, { reason: message.reason, at: message.timestamp, bytes: message.bytes });
 				return;
 			}
 		}

@@ -25,8 +25,8 @@ export class RoomLaunch {
 	 * meeting back to its plan (`scheduled`, slot released) instead of failing it, so auto-join can
 	 * set `data.auto_join_error` and retry (docs/status-machine.md#auto-join). The step to
 	 * `requested` is held back until a host claims the attempt (RoomPlacement.claim): a plan that
-	 * gets no bot goes back to `scheduled` without watchers ever seeing it leave, as the spec's
-	 * "concurrency cap reached or spawn fails: unchanged" asks.
+	 * gets no bot goes back to `scheduled` without watchers ever seeing it leave: a plan whose
+	 * spawn fails stays unchanged (docs/api.md#auto-join-placement).
 	 */
 	async startPlanned(start: RoomStart): Promise<PublishResult> {
 		await this.takeOver(start, true);

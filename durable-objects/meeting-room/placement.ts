@@ -4,10 +4,11 @@ import { signSpawnTicket } from "../../src/bot-channel/spawn-ticket";
 import { botEndpoints } from "../../src/bots/bot-endpoints";
 import type { RoomStart } from "../../src/bots/launch";
 import { type PublishResult, publishSpawnTicket } from "../../src/bots/spawn-queue";
-import { intVar } from "../../src/env";
+import { errorName } from "../../src/error-text";
 import { isLive, type MeetingStatus } from "../../src/meetings/status-machine";
 import { type Announce, moveMeeting, unannounced } from "../../src/meetings/status-writes";
 import { accountObject } from "../../src/objects";
+import { setting } from "../../src/settings/deployment-defaults";
 import { webhookEventsFor } from "../../src/webhooks/envelope";
 import type { RoomContext, RoomState } from "./context";
 import { ROOM_KEYS } from "./storage";
@@ -37,7 +38,7 @@ export class RoomPlacement {
 	constructor(private readonly room: RoomContext) {}
 
 	private get placementTimeoutS(): number {
-		return intVar(this.room.env.BOT_PLACEMENT_TIMEOUT_S, 180);
+		return setting(this.room.env, "BOT_PLACEMENT_TIMEOUT_S");
 	}
 
 	deadline(nowMs = Date.now()): number {
@@ -92,10 +93,10 @@ export class RoomPlacement {
 		// An auto-join's step to `requested` goes out now that a bot is on its way. Should telling
 		// fail, the claim stands: the step stays held and goes out before the bot's first report.
 		await this.room.announceHeldClaim(claimed).catch((err: unknown) => {
-			console.error("held claim step not announced yet", state.meetingId, err instanceof Error ? err.name : "error");
+			console.error("held claim step not announced yet", state.meetingId, errorName(err));
 		});
 		// The bot must open its channel within the report timeout, or its host counts as lost.
-		await this.room.timers.set("watchdog", Date.now() + intVar(this.room.env.BOT_REPORT_TIMEOUT_S, 60) * 1000);
+		await this.room.timers.set("watchdog", Date.now() + setting(this.room.env, "BOT_REPORT_TIMEOUT_S") * 1000);
 		this.room.supersede(state.attempt);
 		// The bot transcribes through the Worker, which alone holds the endpoint's token (a launch
 		// stored before the relay holds the endpoint itself there: any value means the same).
@@ -133,10 +134,10 @@ export class RoomPlacement {
 		const state = await this.room.state();
 		if (!state || !isLive(state.machine.status)) return;
 		const why = state.connected
-			? `the bot's channel stayed closed for more than ${intVar(this.room.env.BOT_RECONNECT_GRACE_S, 30)} s`
-			: `the bot did not connect within ${intVar(this.room.env.BOT_REPORT_TIMEOUT_S, 60)} s of its claim`;
+			? `the bot's channel stayed closed for more than ${setting(this.room.env, "BOT_RECONNECT_GRACE_S")} s`
+			: `the bot did not connect within ${setting(this.room.env, "BOT_REPORT_TIMEOUT_S")} s of its claim`;
 		const host = state.claim ? ` (bot host ${state.claim.host_id})` : "";
-		if (state.claim && state.machine.status !== "stopping" && state.respawns < intVar(this.room.env.BOT_MAX_RESPAWNS, 0)) {
+		if (state.claim && state.machine.status !== "stopping" && state.respawns < setting(this.room.env, "BOT_MAX_RESPAWNS")) {
 			const published = await this.respawn(state);
 			if (published.ok) return;
 			await this.lost(`${why}${host}, and no new bot could be asked for: ${published.detail}`);

@@ -30,7 +30,7 @@ export const ROOM_KEYS = {
 } as const;
 
 /**
- * The room's timers, on its one alarm (docs/status-machine.md#timers). `placement`: how long a
+ * The room's timers, on its one alarm (docs/status-machine.md#timers-that-move-a-meeting). `placement`: how long a
  * spawn ticket waits for a host's claim. `watchdog`: after a claim, how long the bot may take to
  * connect, or stay away from its channel. `stop_deadline`: how long a stopping bot has to leave.
  * `auto_join`: when a scheduled meeting's bot is sent. `notify`: the webhook relay's retry.

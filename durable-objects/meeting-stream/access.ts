@@ -8,6 +8,7 @@
  */
 import { keysStandingNow } from "../../src/agent/caller";
 import type { Env } from "../../src/env";
+import { errorName } from "../../src/error-text";
 import { readersAmong } from "../../src/meetings/meeting-store";
 import type { StreamContext } from "./context";
 import type { StreamReader } from "./log";
@@ -60,7 +61,7 @@ export class StreamAccess {
 			if (this.#netRunning) return;
 			this.#netRunning = true;
 			const check = this.revalidate(meetingId)
-				.catch((err: unknown) => console.error("stream access check failed", err instanceof Error ? err.name : "error"))
+				.catch((err: unknown) => console.error("stream access check failed", errorName(err)))
 				.finally(() => {
 					this.#netRunning = false;
 				});

@@ -12,6 +12,7 @@ import {
 } from "../../src/agent/copilot-document";
 import { type ModelEndpoint, ModelFailure } from "../../src/agent/model-client";
 import { resolveAgentModel } from "../../src/agent/model-settings";
+import { errorName } from "../../src/error-text";
 import { workspaceObject } from "../../src/objects";
 import { commitAuthorOf } from "../../src/workspace/author";
 import { homeWorkspace } from "../../src/workspace/workspace-names";
@@ -20,7 +21,7 @@ import type { StreamContext } from "./context";
 import type { MeetingEnd, MeetingStreamBody, StreamTranscript } from "./log";
 import { STREAM_KEYS } from "./storage";
 
-/** The live-meeting record (`meeting_id == session_uid == native_id`, the spec's identity rule). */
+/** The live-meeting record (`meeting_id == session_uid == native_id`, docs/meeting-stream.md#identity-and-access). */
 export interface LiveMeeting {
 	meeting_id: string;
 	session_uid: string;
@@ -259,7 +260,7 @@ export class MeetingCopilot {
 			do {
 				this.#beatAgain = false;
 				await this.#beatOnce().catch((err: unknown) => {
-					console.error("copilot beat failed", err instanceof ModelFailure ? err.kind : err instanceof Error ? err.name : "error");
+					console.error("copilot beat failed", err instanceof ModelFailure ? err.kind : errorName(err));
 				});
 			} while (this.#beatAgain);
 		})().finally(() => {
@@ -357,7 +358,7 @@ export class MeetingCopilot {
 	#enqueue<T>(work: () => Promise<T>): Promise<T> {
 		const run = this.#chain.then(work);
 		this.#chain = run.catch((err: unknown) => {
-			console.error("copilot work failed", err instanceof Error ? err.name : "error");
+			console.error("copilot work failed", errorName(err));
 		});
 		this.stream.waitUntil(this.#chain);
 		return run;

@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
-import { type Env, intVar } from "../../src/env";
+import type { Env } from "../../src/env";
+import { errorName } from "../../src/error-text";
+import { setting } from "../../src/settings/deployment-defaults";
 import { RoomTimers } from "../room-timers";
 import { SerialQueue } from "../serial-queue";
 import { StreamAccess } from "./access";
@@ -99,7 +101,7 @@ export class MeetingStream extends DurableObject<Env> {
 				if (timer === "copilot_final") await this.#copilot.finish();
 				await timers.settle(timer, firedFor);
 			} catch (err) {
-				console.error("timer action failed, retrying", timer, err instanceof Error ? err.name : "error");
+				console.error("timer action failed, retrying", timer, errorName(err));
 				await timers.retry(timer, now);
 			}
 		}
@@ -112,7 +114,7 @@ function contextOf(ctx: DurableObjectState, envOf: () => Env): StreamContext {
 			return envOf();
 		},
 		storage: ctx.storage,
-		log: new StreamLog(ctx.storage.sql, intVar(envOf().AGENT_SSE_KEEPALIVE_MS, 15_000)),
+		log: new StreamLog(ctx.storage.sql, setting(envOf(), "AGENT_SSE_KEEPALIVE_MS")),
 		timers: new RoomTimers<StreamTimerName>(ctx.storage),
 		waitUntil: (work) => ctx.waitUntil(work),
 	};

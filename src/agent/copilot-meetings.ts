@@ -5,11 +5,12 @@
  * lives in the meeting's room.
  */
 import type { Platform } from "../bot-channel/protocol";
+import { isUniqueViolation } from "../db";
 import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, invalidField } from "../errors";
 import { constructMeetingUrl } from "../meetings/meeting-link";
-import { findMeetingOnLink, findOpenMeetingOnLink, findReadableMeeting, isUniqueViolation, nowIso } from "../meetings/meeting-store";
+import { findMeetingOnLink, findOpenMeetingOnLink, findReadableMeeting, nowIso } from "../meetings/meeting-store";
 import { isTerminal, type MeetingStatus } from "../meetings/status-machine";
 import { announceInRoom, createMeeting } from "../meetings/status-writes";
 import { meetingStream } from "../objects";

@@ -1,6 +1,6 @@
 /**
- * The frames of an agent turn as clients read them over Server-Sent Events (docs/agent.md#chat-stream).
- * The spec names `message-delta`, `tool-call`, `tool-result`, `commit`, `rejected`, `done` and
+ * The frames of an agent turn as clients read them over Server-Sent Events (docs/agent.md#chat).
+ * The turn's content is `message-delta`, `tool-call`, `tool-result`, `commit`, `rejected`, `done` and
  * `error`; `turn-accepted` and `turn-complete` frame each turn, as the reference's clients expect.
  * Every frame carries its turn's id; the SSE `id:` of a frame is its sequence number in the
  * user's event log, so `Last-Event-ID` is an exact cursor.

@@ -13,10 +13,10 @@ import { Platform } from "../bot-channel/protocol";
 import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
+import { NativeMeetingId } from "../meetings/meeting-link-params";
 import { isTerminal, type MeetingStatus } from "../meetings/status-machine";
 import { meetingStream } from "../objects";
 import { agentMeetingStreamRoutes } from "./agent-meeting-stream";
-import { NativeMeetingId } from "./meeting-link-params";
 import { ApiErrorBody, jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** The meeting stream and the live copilot (docs/meeting-stream.md). Mounted under each of AGENT_PREFIXES. */

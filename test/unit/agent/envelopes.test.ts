@@ -15,7 +15,8 @@ import messageInvocation from "../../worker/agent/golden/Invocation.message.json
 import scheduledInvocation from "../../worker/agent/golden/Invocation.scheduled.json";
 import transcriptionInvocation from "../../worker/agent/golden/Invocation.transcription.json";
 
-// The goldens are copied unchanged from contracts/unit.v1 and contracts/event.v1.
+// The goldens are unit.v1 and event.v1 examples, kept unchanged; checkInvocation and checkEvent read them through the
+// contract schemas in src/agent/contracts/.
 const invocations = {
 	event: eventInvocation,
 	message: messageInvocation,

@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 import { describe, expect, it } from "vitest";
 import agentDoc from "../../../docs/agent.md?raw";
 import apiDoc from "../../../docs/api.md?raw";
@@ -69,34 +70,34 @@ describe("docs/bot-channel.md", () => {
 	});
 });
 
-describe("links between the documents", () => {
-	const docs: Record<string, string> = {
-		"README.md": indexDoc,
-		"agent.md": agentDoc,
-		"api.md": apiDoc,
-		"bot-channel.md": botChannelDoc,
-		"bot-fleet.md": botFleetDoc,
-		"client.md": clientDoc,
-		"dashboard.md": dashboardDoc,
-		"live-feed.md": liveFeedDoc,
-		"mcp.md": mcpDoc,
-		"meeting-stream.md": meetingStreamDoc,
-		"sandbox.md": sandboxDoc,
-		"status-machine.md": statusDoc,
-		"webhooks.md": webhooksDoc,
-		"workspace.md": workspaceDoc,
-	};
-	/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to hyphens. */
-	const slug = (heading: string) =>
-		heading
-			.trim()
-			.toLowerCase()
-			.replace(/[^\p{L}\p{N}_ -]/gu, "")
-			.replace(/ /g, "-");
-	const anchors = Object.fromEntries(
-		Object.entries(docs).map(([name, text]) => [name, new Set([...text.matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1] ?? "")))]),
-	);
+const docs: Record<string, string> = {
+	"README.md": indexDoc,
+	"agent.md": agentDoc,
+	"api.md": apiDoc,
+	"bot-channel.md": botChannelDoc,
+	"bot-fleet.md": botFleetDoc,
+	"client.md": clientDoc,
+	"dashboard.md": dashboardDoc,
+	"live-feed.md": liveFeedDoc,
+	"mcp.md": mcpDoc,
+	"meeting-stream.md": meetingStreamDoc,
+	"sandbox.md": sandboxDoc,
+	"status-machine.md": statusDoc,
+	"webhooks.md": webhooksDoc,
+	"workspace.md": workspaceDoc,
+};
+/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to hyphens. */
+const slug = (heading: string) =>
+	heading
+		.trim()
+		.toLowerCase()
+		.replace(/[^\p{L}\p{N}_ -]/gu, "")
+		.replace(/ /g, "-");
+const anchors = Object.fromEntries(
+	Object.entries(docs).map(([name, text]) => [name, new Set([...text.matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1] ?? "")))]),
+);
 
+describe("links between the documents", () => {
 	it.each(Object.keys(docs))("%s links only to documents and headings that exist", (name) => {
 		const links = [...(docs[name] ?? "").matchAll(/\]\(([\w.-]+\.md)?(?:#([\w-]+))?\)/g)];
 		expect(links.length).toBeGreaterThan(0);
@@ -105,5 +106,74 @@ describe("links between the documents", () => {
 			expect(Object.keys(docs), `${name}: ${link}`).toContain(target);
 			if (anchor) expect(anchors[target], `${name}: ${link}`).toContain(anchor);
 		}
+	});
+});
+
+describe("links from the code", () => {
+	/** Every file of the repository's own folders, by path (names only: nothing is loaded). */
+	const repoFiles = new Set(
+		Object.keys(
+			import.meta.glob([
+				"../../../{src,durable-objects,bot-host,dashboard,docs,test,scripts,packages,migrations,deploy,examples}/**/*",
+				"../../../*.{md,json,toml,ts}",
+				"!**/node_modules/**",
+				"!**/dist/**",
+			]),
+		).map((key) => key.replace(/^(\.\.\/)+/, "")),
+	);
+	/** Comments and docs in the code's folders, as text. */
+	const sources = import.meta.glob<string>(
+		[
+			"../../../{src,durable-objects,bot-host}/**/*.{ts,tsx,mjs,md}",
+			"../../../dashboard/src/**/*.{ts,tsx}",
+			"!**/node_modules/**",
+			"!**/*.test.ts",
+		],
+		{ query: "?raw", import: "default", eager: true },
+	);
+	const files = Object.entries(sources).map(([key, text]) => ({ path: key.replace(/^(\.\.\/)+/, ""), text }));
+
+	it("reads the code's folders", () => {
+		expect(files.length).toBeGreaterThan(200);
+		expect(repoFiles.has("docs/api.md")).toBe(true);
+		expect(repoFiles.has("src/app.ts")).toBe(true);
+	});
+
+	it("cites only docs/*.md files and headings that exist", () => {
+		const broken = files.flatMap(({ path, text }) =>
+			[...text.matchAll(/\bdocs\/([\w-]+\.md)(?:#([\w-]+))?/g)]
+				.filter(([, doc = "", anchor]) => !(doc in docs) || (anchor !== undefined && !anchors[doc]?.has(anchor)))
+				.map(([link]) => `${path}: ${link}`),
+		);
+		expect(broken).toEqual([]);
+	});
+
+	it("names only repository paths that exist, in backticks or as relative Markdown links", () => {
+		const folders = "src|durable-objects|bot-host|dashboard|docs|test|scripts|packages|migrations|deploy|examples";
+		const backticked = new RegExp(`\`((?:${folders})/[\\w./-]*\\.[a-z]+)\``, "g");
+		const broken = files.flatMap(({ path, text }) => {
+			const named = [...text.matchAll(backticked)].map((m) => m[1] ?? "");
+			const dir = path.split("/").slice(0, -1);
+			// Relative paths: Markdown links in a .md file, and backticked `../…` paths anywhere (a `./…` in a comment is
+			// usually an example of a path, not a reference).
+			const relative = [
+				...(path.endsWith(".md") ? [...text.matchAll(/\]\((\.{1,2}\/[^)#\s]+)/g)] : []),
+				...text.matchAll(/`(\.\.\/[\w./-]*\.[a-z]+)`/g),
+			];
+			const linked = relative.map((m) => {
+				const parts = [...dir];
+				for (const part of (m[1] ?? "").split("/")) {
+					if (part === "..") parts.pop();
+					else if (part !== ".") parts.push(part);
+				}
+				return parts.join("/");
+			});
+			// A path in a folder's own README may start inside that folder (`test/…` in bot-host/README.md).
+			const exists = (target: string) => repoFiles.has(target) || repoFiles.has(`${dir[0]}/${target}`);
+			return [...named.filter((target) => !exists(target)), ...linked.filter((target) => !repoFiles.has(target))].map(
+				(target) => `${path}: ${target}`,
+			);
+		});
+		expect(broken).toEqual([]);
 	});
 });

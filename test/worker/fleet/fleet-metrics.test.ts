@@ -1,9 +1,9 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { FleetMetrics, type HostReport } from "../../../src/bot-channel/fleet";
+import { fleetQueries } from "../../../src/bot-channel/fleet-store";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
-import { fleetQueries } from "../../../src/routes/fleet-metrics";
 import { hostCredential } from "../meetings/bot-sim";
 import { ADMIN, call, createUser, expectDocumented, json } from "../support";
 

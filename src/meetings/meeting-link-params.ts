@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { Platform } from "../bot-channel/protocol";
-import { NATIVE_MEETING_ID_MAX_LENGTH, nativeMeetingIdProblem } from "../meetings/meeting-link";
+import { NATIVE_MEETING_ID_MAX_LENGTH, nativeMeetingIdProblem } from "./meeting-link";
 
 /**
  * A native meeting id as clients send it, in a body or a path: bounded by length and
