@@ -23,7 +23,7 @@ import { RoomFanout } from "./room-fanout";
 import { RoomNotices } from "./room-notices";
 import { RoomStream } from "./room-stream";
 import { RoomTimers } from "./room-timers";
-import { SerialQueue } from "./serial-queue";
+import { SerialQueue } from "./shared/serial-queue";
 
 /** What the room keeps about its meeting while it is the authority for it. */
 export interface RoomState {

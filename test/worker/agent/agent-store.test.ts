@@ -1,8 +1,8 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { AlarmTimers } from "../../../durable-objects/agent-alarms";
-import { AgentRuntime, HEARTBEAT_TIMER } from "../../../durable-objects/agent-runtime";
-import { AgentStore } from "../../../durable-objects/agent-store";
+import { AgentRuntime, HEARTBEAT_TIMER } from "../../../durable-objects/agent-user/runtime";
+import { AgentStore } from "../../../durable-objects/agent-user/store";
+import { AlarmTimers } from "../../../durable-objects/shared/alarm-timers";
 import type { AgentFrame } from "../../../src/agent/frames";
 import type { Env } from "../../../src/env";
 import { agentUser, chat, eventually, script } from "./helpers";

@@ -8,7 +8,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import type { AgentUser } from "../../../durable-objects/agent-user";
-import { RoutineFiles } from "../../../durable-objects/routine-files";
+import { RoutineFiles } from "../../../durable-objects/agent-user/routine-files";
 import type { AgentFrame } from "../../../src/agent/frames";
 import { RoutineList } from "../../../src/routes/agent-routines";
 import { call, expectDocumented, json, sharedWorkspace } from "../support";

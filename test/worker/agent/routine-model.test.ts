@@ -5,8 +5,8 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { KEY_REVOKED } from "../../../durable-objects/agent-routines";
 import type { AgentUser } from "../../../durable-objects/agent-user";
+import { KEY_REVOKED } from "../../../durable-objects/agent-user/routines";
 import { getMeeting, liveMeeting } from "../meetings/helpers";
 import { ADMIN, call, json } from "../support";
 import { agentUser, bodyOf, eventually, MODEL_NAME, script, sent } from "./helpers";

@@ -1,14 +1,14 @@
 /**
- * When routines run (durable-objects/agent-routines.ts): the Routines class on a real AgentUser
+ * When routines run (durable-objects/agent-user/routines.ts): the Routines class on a real AgentUser
  * object's SQLite storage and alarm timers, with a runner that records each invocation and
  * answers the outcome the test scripts (the runtime's own tests cover real runs), and a clock
  * the test moves (no sleeps). The alarm step below is AgentUser.alarm's loop.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { AlarmTimers } from "../../../durable-objects/agent-alarms";
-import { RETRY_BACKOFF_MS, type RoutineAuthority, type RoutineRunner, Routines } from "../../../durable-objects/agent-routines";
 import type { AgentCaller, AgentUser } from "../../../durable-objects/agent-user";
+import { RETRY_BACKOFF_MS, type RoutineAuthority, type RoutineRunner, Routines } from "../../../durable-objects/agent-user/routines";
+import { AlarmTimers } from "../../../durable-objects/shared/alarm-timers";
 import type { Invocation, WorkloadOutcome } from "../../../src/agent/envelopes";
 
 const at = (iso: string) => Date.parse(iso);

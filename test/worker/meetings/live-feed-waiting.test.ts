@@ -6,8 +6,8 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { FeedSubscriptions, refKey } from "../../../durable-objects/feed-subscriptions";
 import type { LiveFeed } from "../../../durable-objects/live-feed";
+import { FeedSubscriptions, refKey } from "../../../durable-objects/live-feed/subscriptions";
 import { calendar, connect, newFeed, serveFeed, sync, utcIn, vevent } from "../calendars/feeds";
 import { call, sharedWorkspace, userWithKey } from "../support";
 import { eventually, openSocket, SimulatedBot, type SocketClient, spawnRequestFor } from "./bot-sim";

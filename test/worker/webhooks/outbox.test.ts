@@ -1,6 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { GIVE_UP_AFTER_MS, type OutboxOptions, retryDelay, WebhookOutbox } from "../../../durable-objects/webhook-outbox";
+import { GIVE_UP_AFTER_MS, type OutboxOptions, retryDelay, WebhookOutbox } from "../../../durable-objects/account/webhook-outbox";
 import type { AttemptReport, WebhookEvent } from "../../../src/webhooks/deliver";
 import { verifyWebhook } from "../../../src/webhooks/signature";
 import { brokenD1, deliveryRows, HOOK_SECRET, userWithWebhook, webhookEvent } from "./fixtures";

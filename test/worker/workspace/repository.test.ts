@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Workspace } from "../../../durable-objects/workspace";
-import type { SqlFs } from "../../../durable-objects/workspace-fs";
+import type { SqlFs } from "../../../durable-objects/workspace/fs";
 import { workspaceObject } from "../../../src/objects";
 
 const author = { name: "Ada Lovelace", email: "ada@example.com" };

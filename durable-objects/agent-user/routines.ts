@@ -1,13 +1,13 @@
-import { nextRunAfter } from "../src/agent/cron";
-import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
-import { type MeetingEvent, meetingEventInvocation, type RoutinePlan, scheduledInvocation } from "../src/agent/routine-invocations";
-import type { RoutineView } from "../src/agent/routine-view";
-import { isScope, type Scope } from "../src/gateway/api-keys";
-import { sha256Hex } from "../src/sha256";
-import type { AlarmTimers } from "./agent-alarms";
-import type { AgentCaller } from "./agent-user";
+import { nextRunAfter } from "../../src/agent/cron";
+import type { Invocation, WorkloadOutcome } from "../../src/agent/envelopes";
+import { type MeetingEvent, meetingEventInvocation, type RoutinePlan, scheduledInvocation } from "../../src/agent/routine-invocations";
+import type { RoutineView } from "../../src/agent/routine-view";
+import { isScope, type Scope } from "../../src/gateway/api-keys";
+import { sha256Hex } from "../../src/sha256";
+import type { AlarmTimers } from "../shared/alarm-timers";
+import { addMissingColumns } from "../shared/sql-schema";
+import type { AgentCaller } from "./index";
 import { confirmationNeeded, contentOf, type Reconcile, type RoutineInput, type RoutineRow, routineView } from "./routine-records";
-import { addMissingColumns } from "./sql-schema";
 
 /**
  * A user's routines (docs/agent.md#routines): saved prompts their agent runs at cron times or
@@ -94,7 +94,7 @@ export class Routines {
 	}
 
 	/**
-	 * A routine as an agent turn's file asks for it (durable-objects/routine-files.ts): content the
+	 * A routine as an agent turn's file asks for it (durable-objects/agent-user/routine-files.ts): content the
 	 * user confirmed before keeps the file's `enabled`; anything new or changed is disabled and
 	 * waits for the user's confirmation, since the turn may have followed someone else's words.
 	 */

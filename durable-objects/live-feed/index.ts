@@ -1,15 +1,15 @@
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
-import { PLATFORMS } from "../src/bot-channel/protocol";
-import { type Env, intVar } from "../src/env";
-import { refusedSocket } from "../src/live/feed-messages";
-import { findMeetingOnLink, findReadableMeeting, readableAmong } from "../src/meetings/meeting-store";
-import type { PlanFrame } from "../src/meetings/status-writes";
-import { meetingRoom } from "../src/objects";
-import { FeedStreams } from "./feed-streams";
-import { FeedSubscriptions, type MeetingRefIn, refKey, type SocketTag, tagOf } from "./feed-subscriptions";
-import { closeQuietly } from "./meeting-room";
-import { SerialQueue } from "./serial-queue";
+import { PLATFORMS } from "../../src/bot-channel/protocol";
+import { type Env, intVar } from "../../src/env";
+import { refusedSocket } from "../../src/live/feed-messages";
+import { findMeetingOnLink, findReadableMeeting, readableAmong } from "../../src/meetings/meeting-store";
+import type { PlanFrame } from "../../src/meetings/status-writes";
+import { meetingRoom } from "../../src/objects";
+import { closeQuietly } from "../meeting-room";
+import { SerialQueue } from "../shared/serial-queue";
+import { FeedStreams } from "./streams";
+import { FeedSubscriptions, type MeetingRefIn, refKey, type SocketTag, tagOf } from "./subscriptions";
 
 /** Client → server control messages of /ws (docs/live-feed.md#client--server). */
 const MeetingRef = z.object({ platform: z.string().min(1).max(40), native_id: z.string().min(1).max(300) });

@@ -1,6 +1,6 @@
-import type { Env } from "../src/env";
-import { parseStoredScopes, type Scope } from "../src/gateway/api-keys";
-import type { Identity } from "../src/gateway/identity";
+import type { Env } from "../../src/env";
+import { parseStoredScopes, type Scope } from "../../src/gateway/api-keys";
+import type { Identity } from "../../src/gateway/identity";
 
 interface Grant {
 	tokenId: number;

@@ -8,7 +8,7 @@
  * object that inflates to more than it declared is refused at once.
  */
 import { Inflate } from "pako";
-import { concatBytes } from "../src/bytes";
+import { concatBytes } from "../../src/bytes";
 import { type CloneLimits, CloneRefusal, formatBytes, formatCount, tooLarge } from "./clone-limits";
 
 /** What a scan has seen so far. */

@@ -1,10 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../src/env";
-import { outboundPolicy } from "../src/outbound/url-guard";
-import { linesContaining } from "../src/workspace/line-search";
-import { validateKg } from "../src/workspace/okf";
-import { normalizePath, writeViolation } from "../src/workspace/paths";
-import { SEED_MESSAGE, seedFiles } from "../src/workspace/seed";
+import type { Env } from "../../src/env";
+import { outboundPolicy } from "../../src/outbound/url-guard";
+import { linesContaining } from "../../src/workspace/line-search";
+import { validateKg } from "../../src/workspace/okf";
+import { normalizePath, writeViolation } from "../../src/workspace/paths";
+import { SEED_MESSAGE, seedFiles } from "../../src/workspace/seed";
 import type {
 	AddUploadsOutcome,
 	CommitAuthor,
@@ -17,13 +17,13 @@ import type {
 	SearchHit,
 	StoredUpload,
 	UploadUsage,
-} from "../src/workspace/workspace-types";
+} from "../../src/workspace/workspace-types";
+import { addMissingColumns } from "../shared/sql-schema";
+import { type CloneOutcome, type CloneSource, cloneRepository } from "./clone";
 import { cloneLimits } from "./clone-limits";
-import { addMissingColumns } from "./sql-schema";
-import { type CloneOutcome, type CloneSource, cloneRepository } from "./workspace-clone";
-import { serveGitExport } from "./workspace-export";
-import { SqlFs } from "./workspace-fs";
-import { type StagedChange, WorkspaceRepo } from "./workspace-git";
+import { serveGitExport } from "./export";
+import { SqlFs } from "./fs";
+import { type StagedChange, WorkspaceRepo } from "./git";
 
 /** Callers' limits held to a sane range: git log depth and search hits are walked in memory. */
 const clampLimit = (limit: number) => Math.max(1, Math.min(Number.isFinite(limit) ? Math.floor(limit) : 50, 500));
@@ -33,7 +33,7 @@ const SEARCH_MAX_BYTES = 1_000_000;
 
 /**
  * One per workspace (named by src/workspace/workspace-names.ts): a real git repository kept in
- * the object's SQLite storage (isomorphic-git over a chunked file system, durable-objects/workspace-fs.ts),
+ * the object's SQLite storage (isomorphic-git over a chunked file system, durable-objects/workspace/fs.ts),
  * plus the uploads it lists from R2. Git's CPU and memory spikes stay here, out of the agent's and the meeting's objects.
  */
 export class Workspace extends DurableObject<Env> {
@@ -183,7 +183,7 @@ export class Workspace extends DurableObject<Env> {
 		}
 	}
 
-	/** Who last wrote each routine file, as recorded by commits (durable-objects/routine-files.ts reads it). */
+	/** Who last wrote each routine file, as recorded by commits (durable-objects/agent-user/routine-files.ts reads it). */
 	async routineAuthors(): Promise<RoutineAuthors> {
 		const rows = this.ctx.storage.sql.exec<{ path: string; user_id: number }>("SELECT path, user_id FROM routine_authors").toArray();
 		return Object.fromEntries(rows.map((row) => [row.path, row.user_id]));
@@ -249,7 +249,7 @@ export class Workspace extends DurableObject<Env> {
 
 	/**
 	 * Replaces this workspace's content with a shallow clone of an external repository
-	 * (durable-objects/workspace-clone.ts): guarded, within the deployment's clone limits, the token only in `onAuth`.
+	 * (durable-objects/workspace/clone.ts): guarded, within the deployment's clone limits, the token only in `onAuth`.
 	 */
 	async cloneFrom(source: CloneSource): Promise<CloneOutcome> {
 		return this.serially(() => {
@@ -264,7 +264,7 @@ export class Workspace extends DurableObject<Env> {
 		});
 	}
 
-	/** git smart HTTP, read-only (`info/refs?service=git-upload-pack`, `git-upload-pack`): durable-objects/workspace-export.ts. */
+	/** git smart HTTP, read-only (`info/refs?service=git-upload-pack`, `git-upload-pack`): durable-objects/workspace/export.ts. */
 	override async fetch(request: Request): Promise<Response> {
 		return serveGitExport(request, { ...this.repo.options, cache: {} });
 	}

@@ -1,6 +1,6 @@
 import git from "isomorphic-git";
-import type { CommitAuthor, CommitInfo } from "../src/workspace/workspace-types";
-import type { SqlFs } from "./workspace-fs";
+import type { CommitAuthor, CommitInfo } from "../../src/workspace/workspace-types";
+import type { SqlFs } from "./fs";
 
 /** The work tree's root in the object's file system; the repository is `/.git` under it. */
 export const WORK_DIR = "/";

@@ -4,8 +4,8 @@
  * The rooms hold the streams; this only says which rooms to ask. The LiveFeed runs both methods
  * on its serial queue, so an opening never races a revalidation's bookkeeping.
  */
-import type { Env } from "../src/env";
-import { meetingRoom } from "../src/objects";
+import type { Env } from "../../src/env";
+import { meetingRoom } from "../../src/objects";
 
 /** Meetings remembered per user, the newest openings; a stream past them still ends at the rooms' own re-check. */
 export const MAX_STREAMED_MEETINGS = 100;

@@ -1,18 +1,18 @@
 import { DurableObject } from "cloudflare:workers";
-import { agentLimits } from "../src/agent/agent-limits";
-import { type AgentCaller, callerAsKeyStandsNow } from "../src/agent/caller";
-import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
-import type { MeetingEvent } from "../src/agent/routine-invocations";
-import type { RoutineView } from "../src/agent/routine-view";
-import type { Env } from "../src/env";
-import { AlarmTimers } from "./agent-alarms";
-import { Routines } from "./agent-routines";
-import { AgentRuntime, HEARTBEAT_TIMER, type HistoryTurn, type SessionItem } from "./agent-runtime";
-import type { WorkloadView } from "./agent-workloads";
+import { agentLimits } from "../../src/agent/agent-limits";
+import { type AgentCaller, callerAsKeyStandsNow } from "../../src/agent/caller";
+import type { Invocation, WorkloadOutcome } from "../../src/agent/envelopes";
+import type { MeetingEvent } from "../../src/agent/routine-invocations";
+import type { RoutineView } from "../../src/agent/routine-view";
+import type { Env } from "../../src/env";
+import { AlarmTimers } from "../shared/alarm-timers";
 import { RoutineFiles } from "./routine-files";
 import type { Reconcile, RoutineInput } from "./routine-records";
+import { Routines } from "./routines";
+import { AgentRuntime, HEARTBEAT_TIMER, type HistoryTurn, type SessionItem } from "./runtime";
+import type { WorkloadView } from "./workloads";
 
-export type { AgentCaller } from "../src/agent/caller";
+export type { AgentCaller } from "../../src/agent/caller";
 
 export interface ChatRequest {
 	prompt: string;
@@ -29,12 +29,12 @@ export interface ChatRequest {
  * One per user (`idFromName(userId)`): the agent control plane of that user. It holds chat
  * sessions, turns, the event log every SSE stream reads, workloads, and routines, and runs the
  * tool loop itself. Its one alarm (AlarmTimers) serves every routine, turn heartbeat and retry.
- * The runtime (agent-runtime.ts) and the routines (agent-routines.ts) do the work.
+ * The runtime (runtime.ts) and the routines (routines.ts) do the work.
  */
 export class AgentUser extends DurableObject<Env> {
 	readonly timers = new AlarmTimers(this.ctx.storage);
 
-	// ── Runtime: chat turns, sessions, workloads (durable-objects/agent-runtime.ts) ──
+	// ── Runtime: chat turns, sessions, workloads (durable-objects/agent-user/runtime.ts) ──
 	private readonly runtime = new AgentRuntime(this.ctx.storage, this.env, this.timers, (caller, workspace) =>
 		this.routineFiles.sync(caller, workspace),
 	);
@@ -80,7 +80,7 @@ export class AgentUser extends DurableObject<Env> {
 		}
 	}
 
-	// --- Routines (durable-objects/agent-routines.ts): saved prompts run on cron times and meeting events. ---
+	// --- Routines (durable-objects/agent-user/routines.ts): saved prompts run on cron times and meeting events. ---
 
 	readonly routines = new Routines(
 		this.ctx.storage,
@@ -91,7 +91,7 @@ export class AgentUser extends DurableObject<Env> {
 
 	private readonly limits = agentLimits(this.env);
 
-	/** Routines kept as `routines/<name>.md` files, synced after a commit touches them (durable-objects/routine-files.ts). */
+	/** Routines kept as `routines/<name>.md` files, synced after a commit touches them (durable-objects/agent-user/routine-files.ts). */
 	private readonly routineFiles = new RoutineFiles(
 		this.ctx.storage,
 		this.env,

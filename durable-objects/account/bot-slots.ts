@@ -1,5 +1,5 @@
-import { readInIdChunks } from "../src/db/id-chunks";
-import type { Env } from "../src/env";
+import { readInIdChunks } from "../../src/db/id-chunks";
+import type { Env } from "../../src/env";
 
 export type SlotClaim = { ok: true } | { ok: false; reason: "already_active" | "cap_reached" | "depleted"; cap: number; held: number };
 

@@ -12,7 +12,7 @@
  * a read must not write, and git clones an empty repository with a warning.
  */
 import git, { type CommitObject, type FsClient, type TagObject } from "isomorphic-git";
-import { concatBytes } from "../src/bytes";
+import { concatBytes } from "../../src/bytes";
 
 /** Where a repository is: what isomorphic-git needs to read it. */
 export interface GitRepository {

@@ -1,7 +1,7 @@
 /**
  * `swap`'s clone of an external repository into a workspace: shallow (one commit of one
  * branch, no tags), every HTTP request through the outbound guard, redirects followed by hand
- * only to addresses the guard also allows, and bounded (durable-objects/clone-limits.ts): bytes
+ * only to addresses the guard also allows, and bounded (durable-objects/workspace/clone-limits.ts): bytes
  * read, the pack checked as it arrives against what it declares (pack-scan.ts) before
  * isomorphic-git keeps or indexes it, and the checkout counted (clone-checkout.ts).
  *
@@ -11,8 +11,8 @@
  * passed on, and the token is redacted from whatever is said in any case.
  */
 import git, { type GitHttpRequest, type GitHttpResponse, type HttpClient } from "isomorphic-git";
-import { concatBytes } from "../src/bytes";
-import { checkOutboundUrl, type OutboundPolicy } from "../src/outbound/url-guard";
+import { concatBytes } from "../../src/bytes";
+import { checkOutboundUrl, type OutboundPolicy } from "../../src/outbound/url-guard";
 import { type CheckoutTarget, checkOutWithin } from "./clone-checkout";
 import { type CloneLimits, CloneRefusal, DEFAULT_CLONE_LIMITS, formatBytes, tooLarge } from "./clone-limits";
 import { type PackTally, UploadPackScan } from "./pack-scan";

@@ -1,4 +1,4 @@
-import { type LoggedFrame, SSE_HEADERS, SSE_KEEPALIVE, sseFrame } from "../src/agent/frames";
+import { type LoggedFrame, SSE_HEADERS, SSE_KEEPALIVE, sseFrame } from "../../src/agent/frames";
 
 /** A comment every 15 s keeps a quiet stream open through proxies and the edge. */
 export const KEEPALIVE_MS = 15_000;

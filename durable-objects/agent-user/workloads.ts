@@ -1,17 +1,17 @@
-import { callerMode } from "../src/agent/caller";
-import { effectiveMode, type Invocation, type WorkloadOutcome } from "../src/agent/envelopes";
-import type { AgentFrame } from "../src/agent/frames";
-import { isRetryable } from "../src/agent/model-client";
-import { resolveAgentModel } from "../src/agent/model-settings";
-import { AGENT_TOOL_NAMES } from "../src/agent/tools";
-import { unitWorkspaces, workedWorkspace } from "../src/agent/unit-workspaces";
-import type { Env } from "../src/env";
-import { workspaceObject } from "../src/objects";
-import { sha256Hex } from "../src/sha256";
-import { normalizePath } from "../src/workspace/paths";
-import type { AgentRuntime } from "./agent-runtime";
-import type { AgentStore, WorkloadRow } from "./agent-store";
-import type { AgentCaller } from "./agent-user";
+import { callerMode } from "../../src/agent/caller";
+import { effectiveMode, type Invocation, type WorkloadOutcome } from "../../src/agent/envelopes";
+import type { AgentFrame } from "../../src/agent/frames";
+import { isRetryable } from "../../src/agent/model-client";
+import { resolveAgentModel } from "../../src/agent/model-settings";
+import { AGENT_TOOL_NAMES } from "../../src/agent/tools";
+import { unitWorkspaces, workedWorkspace } from "../../src/agent/unit-workspaces";
+import type { Env } from "../../src/env";
+import { workspaceObject } from "../../src/objects";
+import { sha256Hex } from "../../src/sha256";
+import { normalizePath } from "../../src/workspace/paths";
+import type { AgentCaller } from "./index";
+import type { AgentRuntime } from "./runtime";
+import type { AgentStore, WorkloadRow } from "./store";
 
 /** How many of a workload's last frames its status shows. */
 const WORKLOAD_EVENTS = 50;

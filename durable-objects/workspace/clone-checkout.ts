@@ -7,7 +7,7 @@
  */
 import git, { type PromiseFsClient } from "isomorphic-git";
 import { type CloneLimits, type CloneRefusal, formatBytes, formatCount, tooLarge } from "./clone-limits";
-import { normalizeFsPath } from "./workspace-fs";
+import { normalizeFsPath } from "./fs";
 
 export interface CheckoutTarget {
 	fs: PromiseFsClient;

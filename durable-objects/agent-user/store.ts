@@ -1,5 +1,5 @@
-import type { AgentFrame, LoggedFrame } from "../src/agent/frames";
-import type { ChatMessage } from "../src/agent/model-client";
+import type { AgentFrame, LoggedFrame } from "../../src/agent/frames";
+import type { ChatMessage } from "../../src/agent/model-client";
 
 /**
  * The SQLite state of one user's agent: chat sessions, turns, the event log every SSE stream

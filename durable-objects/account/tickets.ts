@@ -1,4 +1,4 @@
-import type { TicketGrant } from "../src/gateway/tickets";
+import type { TicketGrant } from "../../src/gateway/tickets";
 
 const PREFIX = "ticket:";
 

@@ -1,10 +1,10 @@
-import type { AgentCaller } from "../src/agent/caller";
-import type { AgentFrameBody, Finding } from "../src/agent/frames";
-import { clip } from "../src/agent/tool-definition";
-import type { TurnFiles } from "../src/agent/turn-files";
-import type { Env } from "../src/env";
-import { workspaceObject } from "../src/objects";
-import { commitAuthorOf } from "../src/workspace/author";
+import type { AgentCaller } from "../../src/agent/caller";
+import type { AgentFrameBody, Finding } from "../../src/agent/frames";
+import { clip } from "../../src/agent/tool-definition";
+import type { TurnFiles } from "../../src/agent/turn-files";
+import type { Env } from "../../src/env";
+import { workspaceObject } from "../../src/objects";
+import { commitAuthorOf } from "../../src/workspace/author";
 
 /** A commit message is the reply's first line, cut to git's customary subject length. */
 const MESSAGE_CHARS = 72;

@@ -1,19 +1,19 @@
-import { callerMode } from "../src/agent/caller";
-import type { Invocation, WorkloadOutcome } from "../src/agent/envelopes";
-import type { AgentFrame, AgentFrameBody, LoggedFrame } from "../src/agent/frames";
-import type { ModelEndpoint } from "../src/agent/model-client";
-import { resolveAgentModel } from "../src/agent/model-settings";
-import type { WorkloadMode } from "../src/agent/tools";
-import { TurnFiles } from "../src/agent/turn-files";
-import { type Env, intVar } from "../src/env";
-import { activeWorkspace } from "../src/workspace/attachments";
-import type { AlarmTimers } from "./agent-alarms";
-import { commitTurn, type RoutineFileSync } from "./agent-commits";
-import { AgentStore, type TurnRow } from "./agent-store";
-import { AgentStreams, KEEPALIVE_MS } from "./agent-streams";
-import { runToolLoop, type TurnResult } from "./agent-turns";
-import type { AgentCaller, ChatRequest } from "./agent-user";
-import { AgentWorkloads } from "./agent-workloads";
+import { callerMode } from "../../src/agent/caller";
+import type { Invocation, WorkloadOutcome } from "../../src/agent/envelopes";
+import type { AgentFrame, AgentFrameBody, LoggedFrame } from "../../src/agent/frames";
+import type { ModelEndpoint } from "../../src/agent/model-client";
+import { resolveAgentModel } from "../../src/agent/model-settings";
+import type { WorkloadMode } from "../../src/agent/tools";
+import { TurnFiles } from "../../src/agent/turn-files";
+import { type Env, intVar } from "../../src/env";
+import { activeWorkspace } from "../../src/workspace/attachments";
+import type { AlarmTimers } from "../shared/alarm-timers";
+import { commitTurn, type RoutineFileSync } from "./commits";
+import type { AgentCaller, ChatRequest } from "./index";
+import { AgentStore, type TurnRow } from "./store";
+import { AgentStreams, KEEPALIVE_MS } from "./streams";
+import { runToolLoop, type TurnResult } from "./turns";
+import { AgentWorkloads } from "./workloads";
 
 /** While any turn runs, this timer fires every 30 s so the object is not evicted mid-turn. */
 export const HEARTBEAT_TIMER = "turn-heartbeat";

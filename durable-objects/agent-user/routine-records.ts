@@ -1,9 +1,9 @@
-import type { RoutineEvent } from "../src/agent/routine-invocations";
-import type { RoutineStatus, RoutineView } from "../src/agent/routine-view";
-import type { AlarmTimers } from "./agent-alarms";
+import type { RoutineEvent } from "../../src/agent/routine-invocations";
+import type { RoutineStatus, RoutineView } from "../../src/agent/routine-view";
+import type { AlarmTimers } from "../shared/alarm-timers";
 
 /**
- * What a routine is (durable-objects/agent-routines.ts runs them): what creates one, its row in
+ * What a routine is (durable-objects/agent-user/routines.ts runs them): what creates one, its row in
  * the user's agent object, its record as the API shows it, and the content a user confirms.
  */
 

@@ -4,7 +4,7 @@
  * inflated), objects, files checked out, and time. Deployment settings override each default
  * here (docs/workspace.md, Attached repositories and swap).
  */
-import { type Env, intVar } from "../src/env";
+import { type Env, intVar } from "../../src/env";
 
 export interface CloneLimits {
 	/** Everything read from the remote, all requests together. */

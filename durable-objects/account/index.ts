@@ -1,13 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../src/env";
-import type { Scope } from "../src/gateway/api-keys";
-import type { Identity } from "../src/gateway/identity";
-import type { Admission } from "../src/gateway/rate-limits";
-import type { TicketGrant } from "../src/gateway/tickets";
-import type { WebhookEvent } from "../src/webhooks/deliver";
-import { AccountKeys, type KeyCheck } from "./account-keys";
-import { AccountTickets } from "./account-tickets";
+import type { Env } from "../../src/env";
+import type { Scope } from "../../src/gateway/api-keys";
+import type { Identity } from "../../src/gateway/identity";
+import type { Admission } from "../../src/gateway/rate-limits";
+import type { TicketGrant } from "../../src/gateway/tickets";
+import type { WebhookEvent } from "../../src/webhooks/deliver";
 import { BotSlots, type SlotClaim } from "./bot-slots";
+import { AccountKeys, type KeyCheck } from "./keys";
+import { AccountTickets } from "./tickets";
 import { type EnqueueReport, WebhookOutbox } from "./webhook-outbox";
 
 export type RequestAdmission =

@@ -9,10 +9,10 @@
  * Retries after 1 min, 5 min, 30 min, 2 h, then every 2 h; none is scheduled later than 24 h
  * after the first attempt, so the attempt that has no successor is the last one (`failed`).
  */
-import { type Clock, systemClock } from "../src/clock";
-import type { Env } from "../src/env";
-import { type AttemptOptions, type AttemptReport, attemptDelivery, type WebhookEvent } from "../src/webhooks/deliver";
-import type { WebhookEventType } from "../src/webhooks/envelope";
+import { type Clock, systemClock } from "../../src/clock";
+import type { Env } from "../../src/env";
+import { type AttemptOptions, type AttemptReport, attemptDelivery, type WebhookEvent } from "../../src/webhooks/deliver";
+import type { WebhookEventType } from "../../src/webhooks/envelope";
 
 export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000] as const;
 export const GIVE_UP_AFTER_MS = 24 * 3_600_000;

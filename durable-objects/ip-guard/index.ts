@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../src/env";
-import type { Admission } from "../src/gateway/rate-limits";
+import type { Env } from "../../src/env";
+import type { Admission } from "../../src/gateway/rate-limits";
 
 /** Refused requests within one window that mark an IP as a repeat offender. */
 export const REFUSALS_BEFORE_BAN = 10;

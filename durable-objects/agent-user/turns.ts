@@ -1,8 +1,8 @@
-import type { AgentFrameBody } from "../src/agent/frames";
-import { type ChatMessage, type ModelEndpoint, ModelFailure, type ModelFailureKind, streamModelStep } from "../src/agent/model-client";
-import { runToolCall, type ToolCaller, toolsFor } from "../src/agent/tools";
-import { outboundPolicy } from "../src/outbound/url-guard";
-import type { TurnOp } from "./agent-store";
+import type { AgentFrameBody } from "../../src/agent/frames";
+import { type ChatMessage, type ModelEndpoint, ModelFailure, type ModelFailureKind, streamModelStep } from "../../src/agent/model-client";
+import { runToolCall, type ToolCaller, toolsFor } from "../../src/agent/tools";
+import { outboundPolicy } from "../../src/outbound/url-guard";
+import type { TurnOp } from "./store";
 
 /** The most model steps (one model call each) a turn takes before it must have answered. */
 export const MAX_STEPS = 8;

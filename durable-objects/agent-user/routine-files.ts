@@ -1,10 +1,10 @@
-import type { AgentCaller } from "../src/agent/caller";
-import { checkRoutineCron } from "../src/agent/cron";
-import type { Finding } from "../src/agent/frames";
-import type { Env } from "../src/env";
-import { workspaceObject } from "../src/objects";
-import { parseFrontmatter } from "../src/workspace/okf";
-import type { Routines } from "./agent-routines";
+import type { AgentCaller } from "../../src/agent/caller";
+import { checkRoutineCron } from "../../src/agent/cron";
+import type { Finding } from "../../src/agent/frames";
+import type { Env } from "../../src/env";
+import { workspaceObject } from "../../src/objects";
+import { parseFrontmatter } from "../../src/workspace/okf";
+import type { Routines } from "./routines";
 
 /** `routines/<name>.md`, directly in the folder; README.md there documents the folder and is no routine. */
 const ROUTINE_FILE = /^routines\/([^/]+)\.md$/;
