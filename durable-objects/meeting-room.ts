@@ -19,6 +19,8 @@ import { type ClaimOutcome, RoomPlacement } from "./room-placement";
 import type { MeetingEnd, StreamReader } from "./room-stream";
 import { RoomStreamAccess } from "./room-stream-access";
 import type { TimerName } from "./room-timers";
+import type { TimerHandlers } from "./shared/alarm-timers";
+import { closeQuietly } from "./shared/sockets";
 
 export type { RoomState, TransitionAsk } from "./room-core";
 
@@ -214,40 +216,21 @@ export class MeetingRoom extends DurableObject<Env> {
 		await this.#room.timers.set("watchdog", Date.now() + intVar(this.env.BOT_RECONNECT_GRACE_S, 30) * 1000);
 	}
 
-	/** Runs each due timer's action; a timer goes only once its action succeeded, else it retries. */
+	/** Runs each due timer's action (shared/alarm-timers.ts: a timer goes once its action succeeded, else it retries). */
 	override async alarm(): Promise<void> {
-		const now = Date.now();
-		const timers = this.#room.timers;
-		for (const [timer, firedFor] of await timers.dueAt(now)) {
-			try {
-				await this.#runTimer(timer);
-				await timers.settle(timer, firedFor);
-			} catch (err) {
-				console.error("timer action failed, retrying", timer, err instanceof Error ? err.name : "error");
-				await timers.retry(timer, now);
-			}
-		}
+		await this.#room.timers.fire(this.#timerActions);
 	}
 
-	async #runTimer(timer: TimerName): Promise<void> {
-		const room = this.#room;
-		if (timer === "placement" && (await room.serial(() => this.#placement.placementExpired())) === "handed_back") {
-			await this.#autoJoin.placementTimedOut(`No bot host took the meeting within ${intVar(this.env.BOT_PLACEMENT_TIMEOUT_S, 180)} s`);
-		}
-		if (timer === "watchdog") await room.serial(() => this.#placement.hostLost());
-		if (timer === "stop_deadline") await room.move({ to: "completed", actor: "user" });
-		if (timer === "auto_join") await this.#autoJoin.fire();
-		if (timer === "notify") await room.serial(() => room.notices.drain());
+	readonly #timerActions: TimerHandlers<TimerName> = {
+		placement: async () => {
+			if ((await this.#room.serial(() => this.#placement.placementExpired())) === "handed_back")
+				await this.#autoJoin.placementTimedOut(`No bot host took the meeting within ${intVar(this.env.BOT_PLACEMENT_TIMEOUT_S, 180)} s`);
+		},
+		watchdog: () => this.#room.serial(() => this.#placement.hostLost()),
+		stop_deadline: () => this.#room.move({ to: "completed", actor: "user" }),
+		auto_join: () => this.#autoJoin.fire(),
+		notify: () => this.#room.serial(() => this.#room.notices.drain()),
 		// Outside the serial queue: the final beat waits on the model, and the meeting is over.
-		if (timer === "copilot_final") await room.copilot.finish();
-	}
-}
-
-/** Completes the close handshake; the socket may already be gone. */
-export function closeQuietly(socket: WebSocket, code: number, reason: string): void {
-	try {
-		socket.close(code === 1005 || code === 1006 ? 1000 : code, reason);
-	} catch {
-		// already closed
-	}
+		copilot_final: () => this.#room.copilot.finish(),
+	};
 }

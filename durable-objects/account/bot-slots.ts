@@ -1,5 +1,6 @@
 import { readInIdChunks } from "../../src/db/id-chunks";
 import type { Env } from "../../src/env";
+import { ACCOUNT_STORAGE } from "./storage";
 
 export type SlotClaim = { ok: true } | { ok: false; reason: "already_active" | "cap_reached" | "depleted"; cap: number; held: number };
 
@@ -26,7 +27,7 @@ export class BotSlots {
 	) {}
 
 	private async held(): Promise<Record<string, Holder>> {
-		return (await this.storage.get<Record<string, Holder>>("botSlots")) ?? {};
+		return (await this.storage.get<Record<string, Holder>>(ACCOUNT_STORAGE.keys.botSlots)) ?? {};
 	}
 
 	async claim(link: string, cap: number): Promise<SlotClaim> {
@@ -37,7 +38,7 @@ export class BotSlots {
 		const held = Object.keys(slots).length;
 		if (held >= cap) return { ok: false, reason: "cap_reached", cap, held };
 		slots[link] = { claimedAt: Date.now() };
-		await this.storage.put("botSlots", slots);
+		await this.storage.put(ACCOUNT_STORAGE.keys.botSlots, slots);
 		return { ok: true };
 	}
 
@@ -46,14 +47,14 @@ export class BotSlots {
 		const slots = await this.held();
 		if (!(link in slots)) return;
 		slots[link] = meetingId;
-		await this.storage.put("botSlots", slots);
+		await this.storage.put(ACCOUNT_STORAGE.keys.botSlots, slots);
 	}
 
 	async release(link: string): Promise<void> {
 		const slots = await this.held();
 		if (!(link in slots)) return;
 		delete slots[link];
-		await this.storage.put("botSlots", slots);
+		await this.storage.put(ACCOUNT_STORAGE.keys.botSlots, slots);
 	}
 
 	async count(): Promise<number> {
@@ -79,6 +80,6 @@ export class BotSlots {
 		});
 		const open = new Set(rows.map((row) => row.id));
 		for (const [link, id] of bound) if (!open.has(id)) delete slots[link];
-		await this.storage.put("botSlots", slots);
+		await this.storage.put(ACCOUNT_STORAGE.keys.botSlots, slots);
 	}
 }

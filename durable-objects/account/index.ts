@@ -5,6 +5,8 @@ import type { Identity } from "../../src/gateway/identity";
 import type { Admission } from "../../src/gateway/rate-limits";
 import type { TicketGrant } from "../../src/gateway/tickets";
 import type { WebhookEvent } from "../../src/webhooks/deliver";
+import { AlarmTimers, sqlTimerStore, type TimerHandlers } from "../shared/alarm-timers";
+import { type TokenBucket, takeToken } from "../shared/token-bucket";
 import { BotSlots, type SlotClaim } from "./bot-slots";
 import { AccountKeys, type KeyCheck } from "./keys";
 import { AccountTickets } from "./tickets";
@@ -16,12 +18,30 @@ export type RequestAdmission =
 	| { outcome: "forbidden" }
 	| { outcome: "limited"; retryAfterSeconds: number };
 
+/** `webhook_outbox`: the outbox's earliest retry, as the outbox keeps it. */
+type AccountTimer = "webhook_outbox";
+
+/** The RPC surface: what Workers and other objects call on an account's stub (alarm is the runtime's). */
+export const ACCOUNT_RPC = [
+	"admitRequest",
+	"issueTicket",
+	"redeemTicket",
+	"revokeTickets",
+	"forgetKeys",
+	"claimBotSlot",
+	"bindBotSlot",
+	"releaseBotSlot",
+	"takeRequestToken",
+	"enqueueWebhook",
+	"takeWebhookEvents",
+] as const;
+
 /**
  * One per user: the coordination points of an account. Calls into a Durable Object run one
  * at a time, so the bucket below is exact however many requests arrive together.
  */
 export class AccountObject extends DurableObject<Env> {
-	private bucket: { tokens: number; refilledAt: number } | undefined;
+	#bucket: TokenBucket | undefined;
 	private readonly slots = new BotSlots(this.ctx.storage, this.env);
 	private readonly keys = new AccountKeys(this.env);
 	private readonly tickets = new AccountTickets(this.ctx.storage);
@@ -31,10 +51,10 @@ export class AccountObject extends DurableObject<Env> {
 	 * account's, does it hold a scope the route accepts, and is there a token in the bucket.
 	 */
 	async admitRequest(userId: number, tokenHash: string, accepted: readonly Scope[], rps: number, burst: number): Promise<RequestAdmission> {
-		return this.admit(await this.keys.check(userId, tokenHash, Date.now()), accepted, rps, burst);
+		return this.#admit(await this.keys.check(userId, tokenHash, Date.now()), accepted, rps, burst);
 	}
 
-	private admit(check: KeyCheck, accepted: readonly Scope[], rps: number, burst: number): RequestAdmission {
+	#admit(check: KeyCheck, accepted: readonly Scope[], rps: number, burst: number): RequestAdmission {
 		if (!check.ok) return { outcome: "invalid" };
 		if (!check.identity.scopes.some((s) => accepted.includes(s))) return { outcome: "forbidden" };
 		if (rps > 0) {
@@ -63,7 +83,7 @@ export class AccountObject extends DurableObject<Env> {
 	): Promise<RequestAdmission> {
 		const grant = await this.tickets.take(ticketHash, Date.now());
 		if (!grant) return { outcome: "invalid" };
-		return this.admit(await this.keys.checkToken(userId, grant.tokenId, Date.now()), accepted, rps, burst);
+		return this.#admit(await this.keys.checkToken(userId, grant.tokenId, Date.now()), accepted, rps, burst);
 	}
 
 	/** Sign-out: every outstanding ticket of the key `tokenId` stops working. */
@@ -75,7 +95,14 @@ export class AccountObject extends DurableObject<Env> {
 	forgetKeys(): void {
 		this.keys.forget();
 	}
-	private readonly outbox = new WebhookOutbox(this.ctx.storage, this.env, { onScheduleChange: () => this.armAlarm() });
+	private readonly outbox: WebhookOutbox = new WebhookOutbox(this.ctx.storage, this.env, {
+		onScheduleChange: (): Promise<void> => this.#timers.arm(),
+	});
+	/** The account's timers on its one alarm (shared/alarm-timers.ts): the outbox's next attempt, so far. */
+	readonly #timers: AlarmTimers<AccountTimer> = new AlarmTimers<AccountTimer>(this.ctx.storage, sqlTimerStore(this.ctx.storage), {
+		derived: { webhook_outbox: () => this.outbox.nextDueAt() },
+	});
+	readonly #timerHandlers: TimerHandlers<AccountTimer> = { webhook_outbox: () => this.outbox.runDue() };
 
 	/** Holds a bot slot for a meeting link against the account's cap (see BotSlots). */
 	claimBotSlot(link: string, cap: number): Promise<SlotClaim> {
@@ -91,20 +118,14 @@ export class AccountObject extends DurableObject<Env> {
 	}
 
 	/**
-	 * Token bucket: `burst` tokens at most, refilled at `rps` per second. Takes `count` tokens,
-	 * all or none (one request that carries several calls, an MCP batch, pays for each).
+	 * The account's request bucket (shared/token-bucket.ts): `burst` tokens at most, refilled at
+	 * `rps` per second. Takes `count` tokens, all or none (one request that carries several calls,
+	 * an MCP batch, pays for each: src/gateway/identity.ts chargeCalls).
 	 */
 	takeRequestToken(rps: number, burst: number, count = 1): Admission {
-		const now = Date.now();
-		const bucket = this.bucket ?? { tokens: burst, refilledAt: now };
-		bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.refilledAt) / 1000) * rps);
-		bucket.refilledAt = now;
-		this.bucket = bucket;
-		if (bucket.tokens >= count) {
-			bucket.tokens -= count;
-			return { allowed: true, retryAfterSeconds: 0 };
-		}
-		return { allowed: false, retryAfterSeconds: (count - bucket.tokens) / rps };
+		const taken = takeToken(this.#bucket, Date.now(), { perSecond: rps, burst }, count);
+		this.#bucket = taken.bucket;
+		return taken.admission;
 	}
 
 	/** Delivers a webhook event now; a retryable failure stays in the outbox for the alarm. */
@@ -118,15 +139,6 @@ export class AccountObject extends DurableObject<Env> {
 	}
 
 	override async alarm(): Promise<void> {
-		await this.outbox.runDue();
-		await this.armAlarm();
-	}
-
-	/** One alarm for every timer of the account: set to the earliest due time (the outbox's, so far). */
-	private async armAlarm(): Promise<void> {
-		const due = [this.outbox.nextDueAt()].filter((t): t is number => t !== null);
-		if (due.length === 0) return this.ctx.storage.deleteAlarm();
-		const at = Math.min(...due);
-		if ((await this.ctx.storage.getAlarm()) !== at) await this.ctx.storage.setAlarm(at);
+		await this.#timers.fire(this.#timerHandlers);
 	}
 }

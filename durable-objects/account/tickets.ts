@@ -1,6 +1,7 @@
 import type { TicketGrant } from "../../src/gateway/tickets";
+import { ACCOUNT_STORAGE } from "./storage";
 
-const PREFIX = "ticket:";
+const PREFIX = ACCOUNT_STORAGE.keys.ticketPrefix;
 
 /**
  * The account's outstanding `/ws` tickets, by hash, in the account object's storage (so they

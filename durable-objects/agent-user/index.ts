@@ -5,11 +5,12 @@ import type { Invocation, WorkloadOutcome } from "../../src/agent/envelopes";
 import type { MeetingEvent } from "../../src/agent/routine-invocations";
 import type { RoutineView } from "../../src/agent/routine-view";
 import type { Env } from "../../src/env";
-import { AlarmTimers } from "../shared/alarm-timers";
+import type { TimerHandlers } from "../shared/alarm-timers";
 import { RoutineFiles } from "./routine-files";
 import type { Reconcile, RoutineInput } from "./routine-records";
 import { Routines } from "./routines";
 import { AgentRuntime, HEARTBEAT_TIMER, type HistoryTurn, type SessionItem } from "./runtime";
+import { type AgentTimer, agentTimers } from "./timers";
 import type { WorkloadView } from "./workloads";
 
 export type { AgentCaller } from "../../src/agent/caller";
@@ -25,107 +26,117 @@ export interface ChatRequest {
 	lastEventId?: number | null;
 }
 
+/** The RPC surface: what Workers call on a user's agent stub (alarm is the runtime's). */
+export const AGENT_USER_RPC = [
+	"chat",
+	"dispatch",
+	"runInvocation",
+	"workload",
+	"sessions",
+	"history",
+	"resetSession",
+	"createRoutine",
+	"listRoutines",
+	"setRoutineEnabled",
+	"deleteRoutine",
+	"meetingEvent",
+] as const;
+
 /**
  * One per user (`idFromName(userId)`): the agent control plane of that user. It holds chat
  * sessions, turns, the event log every SSE stream reads, workloads, and routines, and runs the
- * tool loop itself. Its one alarm (AlarmTimers) serves every routine, turn heartbeat and retry.
+ * tool loop itself. Its one alarm (timers.ts) serves every routine, turn heartbeat and retry.
  * The runtime (runtime.ts) and the routines (routines.ts) do the work.
  */
 export class AgentUser extends DurableObject<Env> {
-	readonly timers = new AlarmTimers(this.ctx.storage);
-
-	// ── Runtime: chat turns, sessions, workloads (durable-objects/agent-user/runtime.ts) ──
-	private readonly runtime = new AgentRuntime(this.ctx.storage, this.env, this.timers, (caller, workspace) =>
-		this.routineFiles.sync(caller, workspace),
+	readonly #timers = agentTimers(this.ctx.storage);
+	readonly #limits = agentLimits(this.env);
+	/** Chat turns, sessions, workloads (runtime.ts). */
+	readonly #runtime = new AgentRuntime(this.ctx.storage, this.env, this.#timers, (caller, workspace) =>
+		this.#routineFiles.sync(caller, workspace),
 	);
+	/** Saved prompts run on cron times and meeting events (routines.ts). */
+	readonly #routines = new Routines(
+		this.ctx.storage,
+		this.#timers,
+		(caller, invocation) => this.runInvocation(caller, invocation),
+		(caller) => callerAsKeyStandsNow(this.env, caller),
+	);
+	/** Routines kept as `routines/<name>.md` files, synced after a commit touches them (routine-files.ts). */
+	readonly #routineFiles = new RoutineFiles(
+		this.ctx.storage,
+		this.env,
+		this.#routines,
+		this.#limits.maxRoutines,
+		this.#limits.cronFloorMinutes,
+	);
+	/** What the one alarm runs for each kind of timer (timers.ts). */
+	readonly #timerHandlers: TimerHandlers<AgentTimer> = {
+		[HEARTBEAT_TIMER]: () => this.#runtime.heartbeat(),
+		...this.#routines.timerHandlers,
+	};
 
 	/** A chat turn as an SSE stream: a new turn, or a reattach (`lastEventId`, a repeated `turnId`). */
 	async chat(caller: AgentCaller, request: ChatRequest): Promise<Response> {
-		return this.runtime.chat(caller, request);
+		return this.#runtime.chat(caller, request);
 	}
 
 	async dispatch(caller: AgentCaller, invocation: Invocation): Promise<{ workload_id: string }> {
-		return this.runtime.dispatch(caller, invocation);
+		return this.#runtime.dispatch(caller, invocation);
 	}
 
 	/** Runs an invocation to its end and says how it ended (routines use it; dispatch does not wait). */
 	async runInvocation(caller: AgentCaller, invocation: Invocation): Promise<WorkloadOutcome> {
-		return this.runtime.runInvocation(caller, invocation);
+		return this.#runtime.runInvocation(caller, invocation);
 	}
 
 	/** A workload's status, inputs' summary, last outcome and last frames; null when unknown. */
 	async workload(workloadId: string): Promise<WorkloadView | null> {
-		return this.runtime.workloads.view(workloadId);
+		return this.#runtime.workloads.view(workloadId);
 	}
 
 	async sessions(): Promise<SessionItem[]> {
-		return this.runtime.sessions();
+		return this.#runtime.sessions();
 	}
 
 	async history(session: string): Promise<HistoryTurn[]> {
-		return this.runtime.history(session);
+		return this.#runtime.history(session);
 	}
 
 	async resetSession(session: string): Promise<void> {
-		this.runtime.resetSession(session);
+		this.#runtime.resetSession(session);
 	}
-	// ── end of runtime ──
-
-	override async alarm(): Promise<void> {
-		const now = Date.now();
-		for (const { name, dueMs } of this.timers.dueAt(now)) {
-			if (name === HEARTBEAT_TIMER) await this.runtime.heartbeat();
-			else if (Routines.owns(name)) await this.routines.onTimer(name, dueMs);
-			await this.timers.settle(name, dueMs);
-		}
-	}
-
-	// --- Routines (durable-objects/agent-user/routines.ts): saved prompts run on cron times and meeting events. ---
-
-	readonly routines = new Routines(
-		this.ctx.storage,
-		this.timers,
-		(caller, invocation) => this.runInvocation(caller, invocation),
-		(caller) => callerAsKeyStandsNow(this.env, caller),
-	);
-
-	private readonly limits = agentLimits(this.env);
-
-	/** Routines kept as `routines/<name>.md` files, synced after a commit touches them (durable-objects/agent-user/routine-files.ts). */
-	private readonly routineFiles = new RoutineFiles(
-		this.ctx.storage,
-		this.env,
-		this.routines,
-		this.limits.maxRoutines,
-		this.limits.cronFloorMinutes,
-	);
 
 	/** A routine the user asked for; `refused` when it would pass their routine quota (nothing is made then). */
 	async createRoutine(
 		caller: AgentCaller,
 		input: RoutineInput,
 	): Promise<{ routine: RoutineView; job_id: string | null; ran_now: boolean } | { refused: string }> {
-		const refused = this.routines.refusal(input.name, this.limits.maxRoutines);
+		const refused = this.#routines.refusal(input.name, this.#limits.maxRoutines);
 		if (refused) return { refused };
-		return this.routines.create(caller, input);
+		return this.#routines.create(caller, input);
 	}
 
-	async listRoutines(_caller: AgentCaller): Promise<RoutineView[]> {
-		return this.routines.list();
+	async listRoutines(): Promise<RoutineView[]> {
+		return this.#routines.list();
 	}
 
 	/** null when the user has no routine of that name. */
 	setRoutineEnabled(caller: AgentCaller, name: string, enabled: boolean): Promise<Reconcile | null> {
-		return this.routines.setEnabled(caller.userId, name, enabled);
+		return this.#routines.setEnabled(caller.userId, name, enabled);
 	}
 
 	/** false when the user has no routine with that id. */
-	deleteRoutine(_caller: AgentCaller, routineId: string): Promise<boolean> {
-		return this.routines.remove(routineId);
+	deleteRoutine(routineId: string): Promise<boolean> {
+		return this.#routines.remove(routineId);
 	}
 
 	/** One of the user's meetings reached an event (`meeting.completed`): their event routines run for it. */
 	meetingEvent(event: MeetingEvent): Promise<{ queued: number }> {
-		return this.routines.meetingEvent(event);
+		return this.#routines.meetingEvent(event);
+	}
+
+	override async alarm(): Promise<void> {
+		await this.#timers.fire(this.#timerHandlers);
 	}
 }

@@ -87,7 +87,7 @@ export class RoutineFiles {
 				.toArray()
 				.map((row) => [row.path, row.routine_id]),
 		);
-		const byName = new Map(this.routines.list().map((r) => [r.name, r.id]));
+		const byName = new Map((await this.routines.list()).map((r) => [r.name, r.id]));
 		const findings: Finding[] = [];
 		const kept = new Set<string>();
 		for (const path of paths) {

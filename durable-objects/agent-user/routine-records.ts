@@ -1,6 +1,5 @@
 import type { RoutineEvent } from "../../src/agent/routine-invocations";
 import type { RoutineStatus, RoutineView } from "../../src/agent/routine-view";
-import type { AlarmTimers } from "../shared/alarm-timers";
 
 /**
  * What a routine is (durable-objects/agent-user/routines.ts runs them): what creates one, its row in
@@ -59,8 +58,8 @@ export const contentOf = (fields: { kind: string; cron: string | null; event: st
 export const confirmationNeeded = (name: string, why: string) =>
 	`${why}; it stays disabled until you confirm it: PATCH /agent/routines/${encodeURIComponent(name)}/enabled {"enabled": true}`;
 
-/** A routine's record as the API shows it; `slot` names its schedule timer on `timers`. */
-export function routineView(slot: string, timers: Pick<AlarmTimers, "due">, row: RoutineRow): RoutineView {
+/** A routine's record as the API shows it; `slot` names its schedule timer, due at `slotDueMs` (undefined: not set). */
+export function routineView(row: RoutineRow, slot: string, slotDueMs: number | undefined): RoutineView {
 	const enabled = row.enabled === 1;
 	const status: RoutineStatus = !enabled
 		? "disabled"
@@ -78,8 +77,8 @@ export function routineView(slot: string, timers: Pick<AlarmTimers, "due">, row:
 		event: row.event,
 		lifecycle: "oneshot",
 		plan_summary: oneLine.length > 80 ? `${oneLine.slice(0, 79)}…` : oneLine,
-		job_id: row.kind === "scheduled" ? slot + row.id : null,
-		next_run: row.kind === "scheduled" && enabled ? iso(timers.due(slot + row.id)) : null,
+		job_id: row.kind === "scheduled" ? slot : null,
+		next_run: row.kind === "scheduled" && enabled ? iso(slotDueMs ?? null) : null,
 		status,
 		enabled,
 		last_run: iso(row.last_run_ms),

@@ -4,10 +4,11 @@ import { type MeetingEvent, meetingEventInvocation, type RoutinePlan, scheduledI
 import type { RoutineView } from "../../src/agent/routine-view";
 import { isScope, type Scope } from "../../src/gateway/api-keys";
 import { sha256Hex } from "../../src/sha256";
-import type { AlarmTimers } from "../shared/alarm-timers";
+import type { TimerHandlers } from "../shared/alarm-timers";
 import { addMissingColumns } from "../shared/sql-schema";
 import type { AgentCaller } from "./index";
 import { confirmationNeeded, contentOf, type Reconcile, type RoutineInput, type RoutineRow, routineView } from "./routine-records";
+import type { AgentTimer, AgentTimers } from "./timers";
 
 /**
  * A user's routines (docs/agent.md#routines): saved prompts their agent runs at cron times or
@@ -29,9 +30,10 @@ export const RETRY_BACKOFF_MS = [30_000, 120_000, 300_000] as const;
 /** Finished event runs are kept this long, so a repeated meeting event does not run a routine again. */
 const EVENT_RUN_MEMORY_MS = 30 * 24 * 3600_000;
 
-const SLOT = "routine:";
-const RETRY = "routine-retry:";
-const EVENT_RUN = "routine-event:";
+/** A routine's timers (agent-user/timers.ts): its next scheduled run, its retry, and each event run. */
+const slotTimer = (id: string) => `routine:${id}` as const;
+const retryTimer = (id: string) => `routine-retry:${id}` as const;
+const eventRunTimer = (runId: string) => `routine-event:${runId}` as const;
 
 interface EventRunRow extends Record<string, SqlStorageValue> {
 	id: string;
@@ -49,7 +51,7 @@ const plan = (row: RoutineRow): RoutinePlan => ({ id: row.id, userId: row.user_i
 export class Routines {
 	constructor(
 		private readonly storage: DurableObjectStorage,
-		private readonly timers: AlarmTimers,
+		private readonly timers: AgentTimers,
 		private readonly run: RoutineRunner,
 		private readonly authority: RoutineAuthority,
 		private readonly now: () => number = Date.now,
@@ -65,10 +67,12 @@ export class Routines {
 			pending INTEGER NOT NULL DEFAULT 1, done INTEGER NOT NULL DEFAULT 0, created_ms INTEGER NOT NULL)`);
 	}
 
-	/** Whether a timer of the object's alarm is a routine's. */
-	static owns(timer: string): boolean {
-		return timer.startsWith(SLOT) || timer.startsWith(RETRY) || timer.startsWith(EVENT_RUN);
-	}
+	/** What the object's alarm runs for each kind of routine timer, at the due time it fires for. */
+	readonly timerHandlers: Pick<TimerHandlers<AgentTimer>, "routine" | "routine-retry" | "routine-event"> = {
+		routine: (timer) => this.runSlot(timer.key, timer.dueMs),
+		"routine-retry": (timer) => this.runRetry(timer.key),
+		"routine-event": (timer) => this.runEvent(timer.key),
+	};
 
 	/**
 	 * Why a routine named `name` cannot be made now (the user has `max` already), or null. Called
@@ -88,8 +92,8 @@ export class Routines {
 	async create(caller: AgentCaller, input: RoutineInput): Promise<{ routine: RoutineView; job_id: string | null; ran_now: boolean }> {
 		const made = await this.upsert(caller, input, null);
 		const ranNow = input.runNow && made.kind === "scheduled" && made.enabled === 1;
-		if (ranNow) await this.timers.set(SLOT + made.id, this.now());
-		const routine = routineView(SLOT, this.timers, this.get(made.id) as RoutineRow);
+		if (ranNow) await this.timers.set(slotTimer(made.id), this.now());
+		const routine = await this.view(this.get(made.id) as RoutineRow);
 		return { routine, job_id: routine.job_id, ran_now: ranNow };
 	}
 
@@ -105,7 +109,7 @@ export class Routines {
 		const why = before ? `An agent turn changed it (${file})` : `An agent turn wrote it (${file})`;
 		const made = await this.upsert(caller, { ...input, runNow: false }, confirmed ? null : confirmationNeeded(input.name, why));
 		if ((made.enabled === 1) !== (confirmed && enabled)) await this.setEnabled(caller.userId, input.name, confirmed && enabled);
-		return routineView(SLOT, this.timers, this.get(made.id) as RoutineRow);
+		return this.view(this.get(made.id) as RoutineRow);
 	}
 
 	/** Writes the routine and sets its schedule; `awaiting` (a reason) keeps it disabled until the user confirms this content. */
@@ -145,19 +149,21 @@ export class Routines {
 				awaiting === null ? 1 : 0,
 				now,
 			);
-		await this.timers.clear(RETRY + id);
+		await this.timers.clear(retryTimer(id));
 		const row = this.get(id) as RoutineRow;
 		// A run asked for now is a timer due now (create sets it): the alarm runs it, the request does not wait.
-		if (kind === "scheduled" && row.enabled === 1) await this.timers.set(SLOT + id, nextRunAfter(row.cron ?? "", now));
-		else await this.timers.clear(SLOT + id);
+		if (kind === "scheduled" && row.enabled === 1) await this.timers.set(slotTimer(id), nextRunAfter(row.cron ?? "", now));
+		else await this.timers.clear(slotTimer(id));
 		return row;
 	}
 
-	list(): RoutineView[] {
-		return this.storage.sql
-			.exec<RoutineRow>("SELECT * FROM routines ORDER BY created_ms, id")
-			.toArray()
-			.map((row) => routineView(SLOT, this.timers, row));
+	async list(): Promise<RoutineView[]> {
+		const rows = this.storage.sql.exec<RoutineRow>("SELECT * FROM routines ORDER BY created_ms, id").toArray();
+		return Promise.all(rows.map((row) => this.view(row)));
+	}
+
+	private async view(row: RoutineRow): Promise<RoutineView> {
+		return routineView(row, slotTimer(row.id), await this.timers.due(slotTimer(row.id)));
 	}
 
 	/**
@@ -185,16 +191,16 @@ export class Routines {
 		const counts: Reconcile = { subject: String(userId), scanned: 0, scheduled: 0, kept: 0, cancelled: 0, skipped: 0 };
 		for (const row of this.storage.sql.exec<RoutineRow>("SELECT * FROM routines").toArray()) {
 			counts.scanned += 1;
-			const armed = this.timers.due(SLOT + row.id) !== null;
+			const armed = (await this.timers.due(slotTimer(row.id))) !== undefined;
 			if (row.kind === "scheduled" && row.enabled === 1) {
 				if (armed) counts.kept += 1;
 				else {
-					await this.timers.set(SLOT + row.id, nextRunAfter(row.cron ?? "", this.now()));
+					await this.timers.set(slotTimer(row.id), nextRunAfter(row.cron ?? "", this.now()));
 					counts.scheduled += 1;
 				}
-			} else if (armed || this.timers.due(RETRY + row.id) !== null) {
-				await this.timers.clear(SLOT + row.id);
-				await this.timers.clear(RETRY + row.id);
+			} else if (armed || (await this.timers.due(retryTimer(row.id))) !== undefined) {
+				await this.timers.clear(slotTimer(row.id));
+				await this.timers.clear(retryTimer(row.id));
 				counts.cancelled += 1;
 			} else counts.skipped += 1;
 		}
@@ -220,7 +226,7 @@ export class Routines {
 			.toArray();
 		this.storage.sql.exec("DELETE FROM routines WHERE id = ?", id);
 		this.storage.sql.exec("DELETE FROM routine_event_runs WHERE routine_id = ?", id);
-		for (const timer of [SLOT + id, RETRY + id, ...pending.map((r) => EVENT_RUN + r.id)]) await this.timers.clear(timer);
+		for (const timer of [slotTimer(id), retryTimer(id), ...pending.map((r) => eventRunTimer(r.id))]) await this.timers.clear(timer);
 		return true;
 	}
 
@@ -247,17 +253,10 @@ export class Routines {
 				)
 				.toArray();
 			if (inserted.length === 0) continue;
-			await this.timers.set(EVENT_RUN + runId, now);
+			await this.timers.set(eventRunTimer(runId), now);
 			queued += 1;
 		}
 		return { queued };
-	}
-
-	/** The alarm's work for one routine timer at the due time it fires for. */
-	async onTimer(timer: string, dueMs: number): Promise<void> {
-		if (timer.startsWith(SLOT)) await this.runSlot(timer.slice(SLOT.length), dueMs);
-		else if (timer.startsWith(RETRY)) await this.runRetry(timer.slice(RETRY.length));
-		else if (timer.startsWith(EVENT_RUN)) await this.runEvent(timer.slice(EVENT_RUN.length));
 	}
 
 	/** A scheduled routine's due time: recorded, the next one set, then run. */
@@ -268,12 +267,12 @@ export class Routines {
 		const next = nextRunAfter(row.cron ?? "", Math.max(this.now(), dueMs));
 		if (row.ran_for_ms !== null && row.ran_for_ms >= dueMs) {
 			// This due time already ran: only the schedule goes on.
-			await this.timers.set(SLOT + id, next);
+			await this.timers.set(slotTimer(id), next);
 			return;
 		}
 		this.storage.sql.exec("UPDATE routines SET ran_for_ms = ?, attempts = 1, retry_due_ms = NULL WHERE id = ?", dueMs, id);
-		await this.timers.clear(RETRY + id);
-		await this.timers.set(SLOT + id, next);
+		await this.timers.clear(retryTimer(id));
+		await this.timers.set(slotTimer(id), next);
 		await this.attemptSlot(row, dueMs, 1);
 	}
 
@@ -297,7 +296,7 @@ export class Routines {
 		if (!retry || wait === undefined) return;
 		const retryAt = this.now() + wait;
 		this.storage.sql.exec("UPDATE routines SET retry_due_ms = ? WHERE id = ?", retryAt, row.id);
-		await this.timers.set(RETRY + row.id, retryAt);
+		await this.timers.set(retryTimer(row.id), retryAt);
 	}
 
 	private async runEvent(runId: string): Promise<void> {
@@ -317,7 +316,7 @@ export class Routines {
 		const wait = RETRY_BACKOFF_MS[attempt - 1];
 		if (!outcome.ok && outcome.retryable && wait !== undefined) {
 			this.storage.sql.exec("UPDATE routine_event_runs SET pending = 1 WHERE id = ?", runId);
-			await this.timers.set(EVENT_RUN + runId, this.now() + wait);
+			await this.timers.set(eventRunTimer(runId), this.now() + wait);
 		} else this.storage.sql.exec("UPDATE routine_event_runs SET done = 1 WHERE id = ?", runId);
 	}
 
@@ -332,8 +331,8 @@ export class Routines {
 			const caller = await this.authority(creator);
 			if (!caller) {
 				this.storage.sql.exec("UPDATE routines SET enabled = 0, retry_due_ms = NULL WHERE id = ?", row.id);
-				await this.timers.clear(SLOT + row.id);
-				await this.timers.clear(RETRY + row.id);
+				await this.timers.clear(slotTimer(row.id));
+				await this.timers.clear(retryTimer(row.id));
 				return { workload_id: "", ok: false, retryable: false, detail: KEY_REVOKED };
 			}
 			return await this.run(caller, invocation);

@@ -7,16 +7,16 @@ import type { WorkloadMode } from "../../src/agent/tools";
 import { TurnFiles } from "../../src/agent/turn-files";
 import { type Env, intVar } from "../../src/env";
 import { activeWorkspace } from "../../src/workspace/attachments";
-import type { AlarmTimers } from "../shared/alarm-timers";
 import { commitTurn, type RoutineFileSync } from "./commits";
 import type { AgentCaller, ChatRequest } from "./index";
 import { AgentStore, type TurnRow } from "./store";
 import { AgentStreams, KEEPALIVE_MS } from "./streams";
+import type { AgentTimers } from "./timers";
 import { runToolLoop, type TurnResult } from "./turns";
 import { AgentWorkloads } from "./workloads";
 
 /** While any turn runs, this timer fires every 30 s so the object is not evicted mid-turn. */
-export const HEARTBEAT_TIMER = "turn-heartbeat";
+export const HEARTBEAT_TIMER = "turn-heartbeat" as const;
 const HEARTBEAT_MS = 30_000;
 
 export interface TurnStart {
@@ -66,12 +66,16 @@ export class AgentRuntime {
 	constructor(
 		storage: DurableObjectStorage,
 		private readonly env: Env,
-		private readonly timers: AlarmTimers,
+		private readonly timers: AgentTimers,
 		private readonly syncRoutineFiles: RoutineFileSync,
 	) {
 		this.store = new AgentStore(storage.sql);
 		this.streams = new AgentStreams(intVar(env.AGENT_SSE_KEEPALIVE_MS, KEEPALIVE_MS));
-		this.workloads = new AgentWorkloads(this, this.store, env);
+		this.workloads = new AgentWorkloads(
+			{ startTurn: (turnId, start) => this.#startTurn(turnId, start), logRefusal: (...refusal) => this.#logRefusal(...refusal) },
+			this.store,
+			env,
+		);
 		this.recoverInterrupted();
 	}
 
@@ -88,7 +92,7 @@ export class AgentRuntime {
 		const raced = request.turnId ? this.store.turnByNonce(session, request.turnId) : null;
 		if (raced) return this.reattachTurn(raced);
 		// Refused before dispatch: `error` and `turn-complete` only, no `turn-accepted` (as the reference refuses).
-		if (!model.ok) return this.refuse(session, null, [{ type: "error", message: model.message }]);
+		if (!model.ok) return this.#refuse(session, null, [{ type: "error", message: model.message }]);
 		const turnId = newTurnId();
 		const start: TurnStart = {
 			caller,
@@ -108,11 +112,11 @@ export class AgentRuntime {
 		// turn waits here for the running one; another while one waits is refused.
 		if (busy && (!current || this.waiting.has(session))) {
 			const message = `Session "${session}" is busy with another turn and one more waiting; wait for them to end, or reattach with Last-Event-ID`;
-			return this.refuse(session, null, [{ type: "error", message }]);
+			return this.#refuse(session, null, [{ type: "error", message }]);
 		}
 		// Subscribed before the turn starts, so its first frame already has a listener.
 		const response = this.streams.open([], turnId, { "x-chat-session": session });
-		const turn = current ? this.startAfter(current, turnId, start) : this.startTurn(turnId, start);
+		const turn = current ? this.startAfter(current, turnId, start) : this.#startTurn(turnId, start);
 		turn.catch((err) => console.error("agent turn", err instanceof Error ? err.name : "error"));
 		return response;
 	}
@@ -130,7 +134,7 @@ export class AgentRuntime {
 			this.emit(turnId, start.session, null, { type: "turn-complete" });
 			return null;
 		}
-		return this.startTurn(turnId, start);
+		return this.#startTurn(turnId, start);
 	}
 
 	/** Everything the session logged after `seq`, then the session's running turn live, if any. */
@@ -148,12 +152,12 @@ export class AgentRuntime {
 	}
 
 	/** A turn refused before dispatch: its frames are logged (a reattach sees them too), then the stream ends. */
-	refuse(session: string, workloadId: string | null, bodies: AgentFrameBody[]): Response {
-		const logged = this.logRefusal(session, workloadId, bodies);
+	#refuse(session: string, workloadId: string | null, bodies: AgentFrameBody[]): Response {
+		const logged = this.#logRefusal(session, workloadId, bodies);
 		return this.streams.open(logged, null, { "x-chat-session": session });
 	}
 
-	logRefusal(session: string, workloadId: string | null, bodies: AgentFrameBody[]): LoggedFrame[] {
+	#logRefusal(session: string, workloadId: string | null, bodies: AgentFrameBody[]): LoggedFrame[] {
 		const turnId = newTurnId();
 		const now = Date.now();
 		return [...bodies, { type: "turn-complete" } as const].map((body) =>
@@ -167,7 +171,7 @@ export class AgentRuntime {
 	 * Starts a turn: its row and `turn-accepted` are written before this returns, the tool loop
 	 * runs on in the object. The promise settles once `turn-complete` is logged.
 	 */
-	startTurn(turnId: string, start: TurnStart): Promise<TurnResult> {
+	#startTurn(turnId: string, start: TurnStart): Promise<TurnResult> {
 		const history = this.store.modelHistory(start.session);
 		this.store.startTurn({
 			turnId,
@@ -252,7 +256,7 @@ export class AgentRuntime {
 	/** Sets or clears the heartbeat to match whether a turn runs. */
 	private keepAlive(): void {
 		const work = this.running.size > 0 ? this.timers.set(HEARTBEAT_TIMER, Date.now() + HEARTBEAT_MS) : this.timers.clear(HEARTBEAT_TIMER);
-		work.catch((err) => console.error("agent heartbeat", err instanceof Error ? err.name : "error"));
+		work.catch((err: unknown) => console.error("agent heartbeat", err instanceof Error ? err.name : "error"));
 	}
 
 	/** The heartbeat fired: beat again while a turn runs. */

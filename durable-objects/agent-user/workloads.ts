@@ -1,6 +1,6 @@
 import { callerMode } from "../../src/agent/caller";
 import { effectiveMode, type Invocation, type WorkloadOutcome } from "../../src/agent/envelopes";
-import type { AgentFrame } from "../../src/agent/frames";
+import type { AgentFrame, AgentFrameBody, LoggedFrame } from "../../src/agent/frames";
 import { isRetryable } from "../../src/agent/model-client";
 import { resolveAgentModel } from "../../src/agent/model-settings";
 import { AGENT_TOOL_NAMES } from "../../src/agent/tools";
@@ -10,8 +10,9 @@ import { workspaceObject } from "../../src/objects";
 import { sha256Hex } from "../../src/sha256";
 import { normalizePath } from "../../src/workspace/paths";
 import type { AgentCaller } from "./index";
-import type { AgentRuntime } from "./runtime";
+import type { TurnStart } from "./runtime";
 import type { AgentStore, WorkloadRow } from "./store";
+import type { TurnResult } from "./turns";
 
 /** How many of a workload's last frames its status shows. */
 const WORKLOAD_EVENTS = 50;
@@ -46,6 +47,12 @@ function focusOf(row: WorkloadRow, invocation: Invocation): string {
 	return parts.join("; ");
 }
 
+/** What a workload needs of the runtime: a turn started for it, or a refusal logged as a turn's frames. */
+export interface WorkloadTurns {
+	startTurn(turnId: string, start: TurnStart): Promise<TurnResult>;
+	logRefusal(session: string, workloadId: string | null, bodies: AgentFrameBody[]): LoggedFrame[];
+}
+
 type Plan = { ok: true; session: string; prompt: string } | { ok: false; detail: string };
 
 /**
@@ -59,7 +66,7 @@ export class AgentWorkloads {
 	private readonly callers = new Map<string, AgentCaller>();
 
 	constructor(
-		private readonly runtime: AgentRuntime,
+		private readonly turns: WorkloadTurns,
 		private readonly store: AgentStore,
 		private readonly env: Env,
 	) {}
@@ -179,11 +186,11 @@ export class AgentWorkloads {
 
 		const model = await resolveAgentModel(this.env, caller.userId);
 		if (!model.ok) {
-			this.runtime.logRefusal(plan.session, workloadId, [{ type: "error", message: model.message }]);
+			this.turns.logRefusal(plan.session, workloadId, [{ type: "error", message: model.message }]);
 			return fail(model.message, false);
 		}
 		if (this.store.runningTurn(plan.session)) return fail(`Session "${plan.session}" is busy with another turn`, true);
-		const result = await this.runtime.startTurn(`turn_${crypto.randomUUID().replaceAll("-", "")}`, {
+		const result = await this.turns.startTurn(`turn_${crypto.randomUUID().replaceAll("-", "")}`, {
 			caller,
 			session: plan.session,
 			prompt: plan.prompt,

@@ -6,8 +6,9 @@ import { refusedSocket } from "../../src/live/feed-messages";
 import { findMeetingOnLink, findReadableMeeting, readableAmong } from "../../src/meetings/meeting-store";
 import type { PlanFrame } from "../../src/meetings/status-writes";
 import { meetingRoom } from "../../src/objects";
-import { closeQuietly } from "../meeting-room";
 import { SerialQueue } from "../shared/serial-queue";
+import { closeQuietly } from "../shared/sockets";
+import { type TokenBucket, takeToken } from "../shared/token-bucket";
 import { FeedStreams } from "./streams";
 import { FeedSubscriptions, type MeetingRefIn, refKey, type SocketTag, tagOf } from "./subscriptions";
 
@@ -52,6 +53,9 @@ function send(socket: WebSocket, message: unknown): void {
 	}
 }
 
+/** The RPC surface: what rooms and Workers call on a user's feed (fetch and the webSocket handlers are the runtime's). */
+export const LIVE_FEED_RPC = ["deliver", "deliverPlanSteps", "follow", "claimLink", "streamOpened", "revalidate"] as const;
+
 /**
  * One per user: that user's /ws connections (hibernatable). A MeetingRoom delivers each live
  * message once per subscribed user; this object sends it to each socket subscribed to it.
@@ -63,7 +67,7 @@ export class LiveFeed extends DurableObject<Env> {
 	/** Where this user has meeting streams (SSE) open: a revalidation reaches them too. */
 	private readonly streams = new FeedStreams(this.ctx.storage, this.env);
 	/** Per-connection token buckets for control frames; a wake-up from hibernation starts full. */
-	private readonly buckets = new WeakMap<WebSocket, { tokens: number; at: number }>();
+	private readonly buckets = new WeakMap<WebSocket, TokenBucket>();
 	private readonly queue = new SerialQueue();
 
 	override async fetch(request: Request): Promise<Response> {
@@ -103,10 +107,10 @@ export class LiveFeed extends DurableObject<Env> {
 	async deliverPlanSteps(frames: PlanFrame[]): Promise<void> {
 		const claimed = await this.queue.run(async () => {
 			const ids: number[] = [];
-			for (const frame of frames) if (frame.link && (await this.bindWaiting(frame.meetingId, frame.link))) ids.push(frame.meetingId);
+			for (const frame of frames) if (frame.link && (await this.#bindWaiting(frame.meetingId, frame.link))) ids.push(frame.meetingId);
 			return ids;
 		});
-		const userId = this.userId();
+		const userId = this.#userId();
 		if (userId) for (const meetingId of claimed) await meetingRoom(this.env, meetingId).addSubscriber(userId);
 		await this.subs.ready();
 		const byLink = frames.some((f) => f.link) ? this.subs.byLink() : new Map<string, Set<WebSocket>>();
@@ -153,11 +157,11 @@ export class LiveFeed extends DurableObject<Env> {
 	 * be one this user may read: a later meeting on the link by anyone else reaches nobody here.
 	 */
 	claimLink(meetingId: number, link: MeetingRefIn): Promise<boolean> {
-		return this.queue.run(() => this.bindWaiting(meetingId, link));
+		return this.queue.run(() => this.#bindWaiting(meetingId, link));
 	}
 
 	/** Inside the queue: moves the sockets waiting on `link` onto the meeting, if the user may read it. */
-	private async bindWaiting(meetingId: number, link: MeetingRefIn): Promise<boolean> {
+	async #bindWaiting(meetingId: number, link: MeetingRefIn): Promise<boolean> {
 		await this.subs.ready();
 		const key = refKey(link);
 		const sockets = this.subs.waitingOn(key);
@@ -173,7 +177,7 @@ export class LiveFeed extends DurableObject<Env> {
 	}
 
 	/** The user whose feed this is, as its sockets say; undefined while none is open. */
-	private userId(): number | undefined {
+	#userId(): number | undefined {
 		return this.ctx
 			.getWebSockets()
 			.map((s) => tagOf(s)?.userId)
@@ -196,7 +200,7 @@ export class LiveFeed extends DurableObject<Env> {
 			await this.streams.revalidate(meetingIds);
 			await this.subs.ready();
 			const ids = (meetingIds?.map(String) ?? this.subs.meetingIds()).filter((id) => this.subs.watching(id).size > 0);
-			const userId = this.userId();
+			const userId = this.#userId();
 			if (ids.length === 0 || !userId) return;
 			const readable = await readableAmong(this.env, userId, ids.map(Number));
 			const revoked = ids.filter((id) => !readable.has(Number(id)));
@@ -217,20 +221,15 @@ export class LiveFeed extends DurableObject<Env> {
 	}
 
 	/** Takes one token from the connection's bucket; false when it is empty. */
-	private admitFrame(socket: WebSocket): boolean {
-		const now = Date.now();
-		const bucket = this.buckets.get(socket) ?? { tokens: CONTROL_FRAME_BURST, at: now };
-		bucket.tokens = Math.min(CONTROL_FRAME_BURST, bucket.tokens + ((now - bucket.at) / 1000) * CONTROL_FRAMES_PER_SECOND);
-		bucket.at = now;
-		const admitted = bucket.tokens >= 1;
-		if (admitted) bucket.tokens -= 1;
-		this.buckets.set(socket, bucket);
-		return admitted;
+	#admitFrame(socket: WebSocket): boolean {
+		const taken = takeToken(this.buckets.get(socket), Date.now(), { perSecond: CONTROL_FRAMES_PER_SECOND, burst: CONTROL_FRAME_BURST });
+		this.buckets.set(socket, taken.bucket);
+		return taken.admission.allowed;
 	}
 
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
 		const reply = (message: unknown) => send(socket, message);
-		if (!this.admitFrame(socket)) return reply(tooManyFrames);
+		if (!this.#admitFrame(socket)) return reply(tooManyFrames);
 		let parsed: unknown;
 		try {
 			parsed = JSON.parse(typeof data === "string" ? data : new TextDecoder().decode(data));
@@ -245,19 +244,19 @@ export class LiveFeed extends DurableObject<Env> {
 			const request = Subscribe.safeParse(parsed);
 			if (!request.success)
 				return reply({ type: "error", error: "invalid_subscribe_payload", details: request.error.issues.map((i) => i.message) });
-			return reply(await this.queue.run(() => this.subscribe(socket, userId, request.data.meetings)));
+			return reply(await this.queue.run(() => this.#subscribe(socket, userId, request.data.meetings)));
 		}
 		if (action === "unsubscribe") {
 			const request = Unsubscribe.safeParse(parsed);
 			if (!request.success)
 				return reply({ type: "error", error: "invalid_unsubscribe_payload", details: request.error.issues.map((i) => i.message) });
-			return reply(await this.queue.run(() => this.unsubscribe(socket, userId, request.data.meetings)));
+			return reply(await this.queue.run(() => this.#unsubscribe(socket, userId, request.data.meetings)));
 		}
 		if (action === "ping") return reply({ type: "pong" });
 		reply({ type: "error", error: "unknown_action" });
 	}
 
-	private async subscribe(socket: WebSocket, userId: number, requested: MeetingRefIn[]) {
+	async #subscribe(socket: WebSocket, userId: number, requested: MeetingRefIn[]) {
 		await this.subs.ready();
 		const refs = [...new Map(requested.map((r) => [refKey(r), { platform: r.platform, native_id: r.native_id }])).values()];
 		const held = this.subs.of(socket);
@@ -302,11 +301,11 @@ export class LiveFeed extends DurableObject<Env> {
 			subscribed.push(ref);
 		}
 		await this.subs.save(socket);
-		await this.dropUnwatched(replaced, userId);
+		await this.#dropUnwatched(replaced, userId);
 		return { type: "subscribed", meetings: subscribed, ...(waits.length ? { waiting: waits } : {}), ...(denied.length ? { denied } : {}) };
 	}
 
-	private async unsubscribe(socket: WebSocket, userId: number, refs: MeetingRefIn[]) {
+	async #unsubscribe(socket: WebSocket, userId: number, refs: MeetingRefIn[]) {
 		await this.subs.ready();
 		const leaving = new Set(refs.map(refKey));
 		const removed: string[] = [];
@@ -317,7 +316,7 @@ export class LiveFeed extends DurableObject<Env> {
 		}
 		for (const key of leaving) this.subs.removeWaiting(socket, key);
 		await this.subs.save(socket);
-		await this.dropUnwatched(removed, userId);
+		await this.#dropUnwatched(removed, userId);
 		return { type: "unsubscribed", meetings: refs };
 	}
 
@@ -327,7 +326,7 @@ export class LiveFeed extends DurableObject<Env> {
 		await this.queue.run(async () => {
 			await this.subs.ready();
 			const watched = await this.subs.forget(socket);
-			if (userId) await this.dropUnwatched(watched, userId);
+			if (userId) await this.#dropUnwatched(watched, userId);
 		});
 	}
 
@@ -336,7 +335,7 @@ export class LiveFeed extends DurableObject<Env> {
 	}
 
 	/** Tells rooms this user no longer watches them, once no other socket of theirs does. */
-	private async dropUnwatched(meetingIds: string[], userId: number): Promise<void> {
+	async #dropUnwatched(meetingIds: string[], userId: number): Promise<void> {
 		for (const meetingId of meetingIds) {
 			if (this.subs.watching(meetingId).size === 0) await meetingRoom(this.env, Number(meetingId)).removeSubscriber(userId);
 		}

@@ -6,11 +6,12 @@
  */
 import type { Env } from "../../src/env";
 import { meetingRoom } from "../../src/objects";
+import { LIVE_FEED_STORAGE } from "./storage";
 
 /** Meetings remembered per user, the newest openings; a stream past them still ends at the rooms' own re-check. */
 export const MAX_STREAMED_MEETINGS = 100;
 
-const KEY = "streams";
+const KEY = LIVE_FEED_STORAGE.keys.streams;
 
 interface Streamed {
 	userId: number;

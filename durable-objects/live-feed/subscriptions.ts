@@ -4,6 +4,7 @@
  * holds only who the socket belongs to and its key. An in-memory index (meeting id → sockets)
  * is rebuilt from storage after hibernation.
  */
+import { LIVE_FEED_STORAGE } from "./storage";
 
 export interface MeetingRefIn {
 	platform: string;
@@ -16,10 +17,10 @@ export interface SocketTag {
 	socketId: string;
 }
 
-const KEY_PREFIX = "subs:";
+const KEY_PREFIX = LIVE_FEED_STORAGE.keys.subscriptionsPrefix;
 const keyOf = (socketId: string) => `${KEY_PREFIX}${socketId}`;
 /** A socket's links that no meeting of the user's was on yet when it subscribed (docs/live-feed.md#client--server). */
-const WAITING_PREFIX = "waiting:";
+const WAITING_PREFIX = LIVE_FEED_STORAGE.keys.waitingPrefix;
 const waitingKeyOf = (socketId: string) => `${WAITING_PREFIX}${socketId}`;
 
 export const refKey = (ref: MeetingRefIn) => `${ref.platform}\u0000${ref.native_id}`;

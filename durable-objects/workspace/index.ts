@@ -18,6 +18,7 @@ import type {
 	StoredUpload,
 	UploadUsage,
 } from "../../src/workspace/workspace-types";
+import { SerialQueue } from "../shared/serial-queue";
 import { addMissingColumns } from "../shared/sql-schema";
 import { type CloneOutcome, type CloneSource, cloneRepository } from "./clone";
 import { cloneLimits } from "./clone-limits";
@@ -31,16 +32,32 @@ const clampLimit = (limit: number) => Math.max(1, Math.min(Number.isFinite(limit
 /** Files larger than this are not scanned by `search` (they are data, not notes). */
 const SEARCH_MAX_BYTES = 1_000_000;
 
+/** The RPC surface: what Workers and the agent's object call on a workspace's stub (fetch is the runtime's git export). */
+export const WORKSPACE_RPC = [
+	"init",
+	"tree",
+	"read",
+	"search",
+	"summary",
+	"commit",
+	"routineAuthors",
+	"uploadUsage",
+	"addUploads",
+	"upload",
+	"removeUpload",
+	"cloneFrom",
+] as const;
+
 /**
  * One per workspace (named by src/workspace/workspace-names.ts): a real git repository kept in
  * the object's SQLite storage (isomorphic-git over a chunked file system, durable-objects/workspace/fs.ts),
  * plus the uploads it lists from R2. Git's CPU and memory spikes stay here, out of the agent's and the meeting's objects.
  */
 export class Workspace extends DurableObject<Env> {
-	protected readonly files: SqlFs;
-	protected readonly repo: WorkspaceRepo;
+	private readonly files: SqlFs;
+	private readonly repo: WorkspaceRepo;
 	/** Writes one at a time: git's index and refs must not interleave across awaits. */
-	private writing: Promise<unknown> = Promise.resolve();
+	private readonly writing = new SerialQueue();
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -53,23 +70,17 @@ export class Workspace extends DurableObject<Env> {
 		ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS routine_authors (path TEXT PRIMARY KEY, user_id INTEGER NOT NULL)");
 	}
 
-	protected serially<T>(work: () => Promise<T>): Promise<T> {
-		const run = this.writing.then(work, work);
-		this.writing = run.catch(() => undefined);
-		return run;
-	}
-
 	/** Seeds the workspace (committed as `seed`, by `author`) unless it already has a commit. */
 	async init(name: string, author: CommitAuthor): Promise<InitOutcome> {
-		return this.serially(async () => {
+		return this.writing.run(async () => {
 			this.ctx.storage.sql.exec("INSERT OR IGNORE INTO workspace_meta (key, value) VALUES ('name', ?)", name);
 			if ((await this.repo.head()) !== null) return { workspace: name, seeded: false, already_initialized: true };
-			await this.seed(author);
+			await this.#seed(author);
 			return { workspace: name, seeded: true, already_initialized: false };
 		});
 	}
 
-	private async seed(author: CommitAuthor): Promise<void> {
+	async #seed(author: CommitAuthor): Promise<void> {
 		await this.repo.commitChanges(seedFiles(), SEED_MESSAGE, author);
 	}
 
@@ -113,11 +124,11 @@ export class Workspace extends DurableObject<Env> {
 			branch: await this.repo.branch(),
 			changes: await this.repo.uncommitted(),
 			commits: history.map(({ email, ...commit }) => ({ ...commit, kind: email.trim().toLowerCase() === viewer ? "you" : "member" })),
-			kg_findings: await this.kgFindings(),
+			kg_findings: await this.#kgFindings(),
 		};
 	}
 
-	private async kgFindings(): Promise<KgFinding[]> {
+	async #kgFindings(): Promise<KgFinding[]> {
 		const files = [];
 		for (const path of this.repo.workTreeFiles().filter((p) => p.startsWith("kg/"))) {
 			files.push({ path, content: (await this.repo.readText(path)) ?? "" });
@@ -145,8 +156,8 @@ export class Workspace extends DurableObject<Env> {
 			staged.push({ path: checked.path, content: change.content });
 		}
 		if (violations.length) return { ok: false, violations };
-		return this.serially(async (): Promise<CommitOutcome> => {
-			if ((await this.repo.head()) === null) await this.seed(request.author);
+		return this.writing.run(async (): Promise<CommitOutcome> => {
+			if ((await this.repo.head()) === null) await this.#seed(request.author);
 			// Checked before anything is applied, so a refused request leaves no half-staged index.
 			const clashes: string[] = [];
 			for (const change of staged) {
@@ -156,19 +167,19 @@ export class Workspace extends DurableObject<Env> {
 			if (clashes.length) return { ok: false, violations: clashes };
 			const message = request.message.trim() || "Update files";
 			const { sha, files } = await this.repo.commitChanges(staged, message, request.author);
-			this.recordRoutineAuthors(staged, files, request.authorId ?? null);
+			this.#recordRoutineAuthors(staged, files, request.authorId ?? null);
 			return {
 				ok: true,
 				sha,
 				files,
-				findings: await this.kgFindings(),
+				findings: await this.#kgFindings(),
 				routinesTouched: files.some((path) => path.startsWith("routines/")),
 			};
 		});
 	}
 
 	/** The last writer of each routine file this commit changed; a removed file, or one written by no user, has none. */
-	private recordRoutineAuthors(staged: StagedChange[], changed: string[], authorId: number | null): void {
+	#recordRoutineAuthors(staged: StagedChange[], changed: string[], authorId: number | null): void {
 		const touched = new Set(changed.filter((path) => path.startsWith("routines/")));
 		for (const change of staged) {
 			if (!touched.has(change.path)) continue;
@@ -191,10 +202,10 @@ export class Workspace extends DurableObject<Env> {
 
 	/** What this workspace's uploads take: the user's upload quota counts it (src/routes/agent-workspace.ts). */
 	async uploadUsage(): Promise<UploadUsage> {
-		return this.usage();
+		return this.#usage();
 	}
 
-	private usage(): UploadUsage {
+	#usage(): UploadUsage {
 		return this.ctx.storage.sql
 			.exec<{ bytes: number; files: number }>("SELECT COALESCE(SUM(size), 0) AS bytes, COUNT(*) AS files FROM workspace_uploads")
 			.one();
@@ -208,7 +219,7 @@ export class Workspace extends DurableObject<Env> {
 	 */
 	async addUploads(uploads: StoredUpload[], allowance: UploadUsage): Promise<AddUploadsOutcome> {
 		const existing = uploads.map((upload) => this.upload(upload.path)).filter((upload) => upload !== null);
-		const used = this.usage();
+		const used = this.#usage();
 		const after = {
 			bytes: used.bytes + uploads.reduce((sum, u) => sum + u.size, 0) - existing.reduce((sum, u) => sum + u.size, 0),
 			files: used.files + new Set(uploads.map((u) => u.path)).size - existing.length,
@@ -252,7 +263,7 @@ export class Workspace extends DurableObject<Env> {
 	 * (durable-objects/workspace/clone.ts): guarded, within the deployment's clone limits, the token only in `onAuth`.
 	 */
 	async cloneFrom(source: CloneSource): Promise<CloneOutcome> {
-		return this.serially(() => {
+		return this.writing.run(() => {
 			// The clone replaces every file; its routine files were written by no user of this service, so they are nobody's routines.
 			this.ctx.storage.sql.exec("DELETE FROM routine_authors");
 			return cloneRepository(

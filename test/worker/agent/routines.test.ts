@@ -5,6 +5,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import type { AgentUser } from "../../../durable-objects/agent-user";
+import { agentTimers } from "../../../durable-objects/agent-user/timers";
 import { RoutineCreated, RoutineDeleted, RoutineEnabled, RoutineList } from "../../../src/routes/agent-routines";
 import { getMeeting, liveMeeting } from "../meetings/helpers";
 import { call, expectDocumented, json, userWithKey } from "../support";
@@ -188,7 +189,9 @@ describe("PATCH /agent/api/routines/{name}/enabled and DELETE /agent/api/routine
 		expect(await json(again)).toEqual({ detail: "Routine not found" });
 		await runDurableObjectAlarm(agentOf(user.id));
 		expect(await routines(headers)).toEqual([]);
-		const timers = await runInDurableObject(agentOf(user.id), (agent: AgentUser) => agent.timers.dueAt(Number.MAX_SAFE_INTEGER));
+		const timers = await runInDurableObject(agentOf(user.id), (_agent: AgentUser, state) =>
+			agentTimers(state.storage).dueAt(Number.MAX_SAFE_INTEGER),
+		);
 		expect(timers).toEqual([]);
 	});
 
