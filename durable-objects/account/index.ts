@@ -45,6 +45,14 @@ export class AccountObject extends DurableObject<Env> {
 	private readonly slots = new BotSlots(this.ctx.storage, this.env);
 	private readonly keys = new AccountKeys(this.env);
 	private readonly tickets = new AccountTickets(this.ctx.storage);
+	private readonly outbox: WebhookOutbox = new WebhookOutbox(this.ctx.storage, this.env, {
+		onScheduleChange: (): Promise<void> => this.#timers.arm(),
+	});
+	/** The account's timers on its one alarm (shared/alarm-timers.ts): the outbox's next attempt, so far. */
+	readonly #timers: AlarmTimers<AccountTimer> = new AlarmTimers<AccountTimer>(this.ctx.storage, sqlTimerStore(this.ctx.storage), {
+		derived: { webhook_outbox: () => this.outbox.nextDueAt() },
+	});
+	readonly #timerHandlers: TimerHandlers<AccountTimer> = { webhook_outbox: () => this.outbox.runDue() };
 
 	/**
 	 * Everything the gateway asks per request, in one call: is the key (still) one of this
@@ -95,14 +103,6 @@ export class AccountObject extends DurableObject<Env> {
 	forgetKeys(): void {
 		this.keys.forget();
 	}
-	private readonly outbox: WebhookOutbox = new WebhookOutbox(this.ctx.storage, this.env, {
-		onScheduleChange: (): Promise<void> => this.#timers.arm(),
-	});
-	/** The account's timers on its one alarm (shared/alarm-timers.ts): the outbox's next attempt, so far. */
-	readonly #timers: AlarmTimers<AccountTimer> = new AlarmTimers<AccountTimer>(this.ctx.storage, sqlTimerStore(this.ctx.storage), {
-		derived: { webhook_outbox: () => this.outbox.nextDueAt() },
-	});
-	readonly #timerHandlers: TimerHandlers<AccountTimer> = { webhook_outbox: () => this.outbox.runDue() };
 
 	/** Holds a bot slot for a meeting link against the account's cap (see BotSlots). */
 	claimBotSlot(link: string, cap: number): Promise<SlotClaim> {
