@@ -1,6 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AgentRuntime, HEARTBEAT_TIMER } from "../../../durable-objects/agent-user/runtime";
+import { AGENT_USER_STORAGE } from "../../../durable-objects/agent-user/storage";
 import { AgentStore } from "../../../durable-objects/agent-user/store";
 import { agentTimers } from "../../../durable-objects/agent-user/timers";
 import type { AgentFrame } from "../../../src/agent/frames";
@@ -67,7 +68,7 @@ describe("agent store", () => {
 		expect(due).toBeGreaterThan(0);
 		// Fired early (the alarm runs now): a running turn sets it again for a later time.
 		await runInDurableObject(stub, (_instance, state) =>
-			state.storage.sql.exec("UPDATE alarm_timers SET due_ms = 0 WHERE name = ?", HEARTBEAT_TIMER),
+			state.storage.sql.exec(`UPDATE ${AGENT_USER_STORAGE.tables.alarmTimers} SET due_ms = 0 WHERE name = ?`, HEARTBEAT_TIMER),
 		);
 		expect(await runDurableObjectAlarm(stub)).toBe(true);
 		expect(await heartbeat()).toBeGreaterThan(Date.now());

@@ -10,6 +10,7 @@ import type { z } from "zod";
 import type { AgentUser } from "../../../durable-objects/agent-user";
 import { RoutineFiles } from "../../../durable-objects/agent-user/routine-files";
 import { Routines } from "../../../durable-objects/agent-user/routines";
+import { AGENT_USER_STORAGE } from "../../../durable-objects/agent-user/storage";
 import { agentTimers } from "../../../durable-objects/agent-user/timers";
 import type { AgentFrame } from "../../../src/agent/frames";
 import { RoutineList } from "../../../src/routes/agent-routines";
@@ -176,7 +177,9 @@ describe("routines an agent turn writes wait for the user's confirmation", () =>
 		]);
 		// As such a routine was stored: enabled, and nothing confirmed or waiting.
 		await runInDurableObject(agentOf(user.id), (_agent, state) => {
-			state.storage.sql.exec("UPDATE routines SET enabled = 1, confirmed = NULL, confirm_reason = NULL WHERE name = 'old'");
+			state.storage.sql.exec(
+				`UPDATE ${AGENT_USER_STORAGE.tables.routines} SET enabled = 1, confirmed = NULL, confirm_reason = NULL WHERE name = 'old'`,
+			);
 		});
 		expect((await routines(headers))[0]).toMatchObject({ enabled: true, needs_confirmation: false });
 		// The object starting again (its routine files come up with it).

@@ -8,6 +8,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentCaller, AgentUser } from "../../../durable-objects/agent-user";
 import { RETRY_BACKOFF_MS, type RoutineAuthority, type RoutineRunner, Routines } from "../../../durable-objects/agent-user/routines";
+import { AGENT_USER_STORAGE } from "../../../durable-objects/agent-user/storage";
 import { type AgentTimers, agentTimers } from "../../../durable-objects/agent-user/timers";
 import type { Invocation, WorkloadOutcome } from "../../../src/agent/envelopes";
 
@@ -58,7 +59,7 @@ function withRoutines(body: (h: Harness) => Promise<void>): Promise<void> {
 			alarm: () => runDueTimers(routines, timers, clock.now),
 			rewind(timer, dueMs) {
 				state.storage.sql.exec(
-					"INSERT INTO alarm_timers (name, due_ms) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET due_ms = excluded.due_ms",
+					`INSERT INTO ${AGENT_USER_STORAGE.tables.alarmTimers} (name, due_ms) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET due_ms = excluded.due_ms`,
 					timer,
 					dueMs,
 				);
@@ -324,7 +325,7 @@ describe("event routines", () => {
 				},
 			]);
 			// Its timer firing again runs nothing more.
-			const [runTimer] = h.storage.sql.exec<{ id: string }>("SELECT id FROM routine_event_runs").toArray();
+			const [runTimer] = h.storage.sql.exec<{ id: string }>(`SELECT id FROM ${AGENT_USER_STORAGE.tables.routineEventRuns}`).toArray();
 			h.rewind(`routine-event:${runTimer?.id}`, h.clock.now);
 			await h.alarm();
 			expect(h.calls).toHaveLength(1);

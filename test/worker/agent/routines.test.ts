@@ -5,6 +5,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import type { AgentUser } from "../../../durable-objects/agent-user";
+import { AGENT_USER_STORAGE } from "../../../durable-objects/agent-user/storage";
 import { agentTimers } from "../../../durable-objects/agent-user/timers";
 import { RoutineCreated, RoutineDeleted, RoutineEnabled, RoutineList } from "../../../src/routes/agent-routines";
 import { getMeeting, liveMeeting } from "../meetings/helpers";
@@ -213,7 +214,7 @@ describe("a routine fired by the agent object's alarm", () => {
 		const agent = agentOf(user.id);
 		const due = Date.now() - 60_000;
 		await runInDurableObject(agent, (_a: AgentUser, state) => {
-			state.storage.sql.exec("UPDATE alarm_timers SET due_ms = ? WHERE name = ?", due, `routine:${routine.id}`);
+			state.storage.sql.exec(`UPDATE ${AGENT_USER_STORAGE.tables.alarmTimers} SET due_ms = ? WHERE name = ?`, due, `routine:${routine.id}`);
 		});
 		await runDurableObjectAlarm(agent);
 		const [fired] = await routines(headers);
@@ -222,7 +223,7 @@ describe("a routine fired by the agent object's alarm", () => {
 		expect(Date.parse(fired?.next_run ?? "")).toBeGreaterThan(Date.now());
 		// The alarm again for the same due time: no second run.
 		await runInDurableObject(agent, (_a: AgentUser, state) => {
-			state.storage.sql.exec("UPDATE alarm_timers SET due_ms = ? WHERE name = ?", due, `routine:${routine.id}`);
+			state.storage.sql.exec(`UPDATE ${AGENT_USER_STORAGE.tables.alarmTimers} SET due_ms = ? WHERE name = ?`, due, `routine:${routine.id}`);
 		});
 		await runDurableObjectAlarm(agent);
 		const [after] = await routines(headers);
@@ -245,7 +246,7 @@ describe("an event routine on meeting.completed", () => {
 		const queued = () =>
 			runInDurableObject(agent, (_a: AgentUser, state) =>
 				state.storage.sql
-					.exec<{ meeting: string }>("SELECT meeting FROM routine_event_runs")
+					.exec<{ meeting: string }>(`SELECT meeting FROM ${AGENT_USER_STORAGE.tables.routineEventRuns}`)
 					.toArray()
 					.map((r) => JSON.parse(r.meeting)),
 			);
