@@ -1,9 +1,8 @@
 import { ALARM_TIMERS_TABLE } from "../shared/alarm-timers";
 
 /**
- * Everything the AccountObject keeps in its storage. Keys are read and written through this
- * map; SQL statements name their tables as written here, and
- * test/worker/durable-objects/storage-maps.test.ts checks the tables against what the object creates.
+ * Everything the AccountObject keeps in its storage. Code and tests name keys and tables through
+ * this map; test/worker/durable-objects/storage-maps.test.ts checks it against what the object keeps.
  */
 export const ACCOUNT_STORAGE = {
 	keys: {

@@ -13,6 +13,9 @@ import { type Clock, systemClock } from "../../src/clock";
 import type { Env } from "../../src/env";
 import { type AttemptOptions, type AttemptReport, attemptDelivery, type WebhookEvent } from "../../src/webhooks/deliver";
 import type { WebhookEventType } from "../../src/webhooks/envelope";
+import { ACCOUNT_STORAGE } from "./storage";
+
+const TABLES = ACCOUNT_STORAGE.tables;
 
 export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000] as const;
 export const GIVE_UP_AFTER_MS = 24 * 3_600_000;
@@ -78,7 +81,7 @@ export class WebhookOutbox {
 		this.sql = storage.sql;
 		this.clock = options.clock ?? systemClock;
 		this.deliver = options.deliver ?? attemptDelivery;
-		this.sql.exec(`CREATE TABLE IF NOT EXISTS webhook_outbox (
+		this.sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLES.webhookOutbox} (
 			event_id TEXT PRIMARY KEY,
 			user_id INTEGER NOT NULL,
 			event_type TEXT NOT NULL,
@@ -88,7 +91,7 @@ export class WebhookOutbox {
 			first_attempt_at INTEGER NOT NULL,
 			next_attempt_at INTEGER NOT NULL
 		)`);
-		this.sql.exec("CREATE INDEX IF NOT EXISTS webhook_outbox_due ON webhook_outbox(next_attempt_at)");
+		this.sql.exec(`CREATE INDEX IF NOT EXISTS webhook_outbox_due ON ${TABLES.webhookOutbox}(next_attempt_at)`);
 	}
 
 	/** Attempts the event at once; a retryable failure leaves it queued for the alarm. */
@@ -123,7 +126,7 @@ export class WebhookOutbox {
 	private store(userId: number, event: WebhookEvent, now: number, due: number): void {
 		this.makeRoom();
 		this.sql.exec(
-			"INSERT INTO webhook_outbox VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
+			`INSERT INTO ${TABLES.webhookOutbox} VALUES (?, ?, ?, ?, ?, 0, ?, ?)`,
 			event.event_id,
 			userId,
 			event.event_type,
@@ -137,7 +140,11 @@ export class WebhookOutbox {
 	/** Attempts the events that are due, oldest due first, up to a run's share (the owner's alarm calls this). */
 	async runDue(): Promise<void> {
 		const due = this.sql
-			.exec<Row>("SELECT * FROM webhook_outbox WHERE next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?", this.now(), ATTEMPTS_PER_RUN)
+			.exec<Row>(
+				`SELECT * FROM ${TABLES.webhookOutbox} WHERE next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
+				this.now(),
+				ATTEMPTS_PER_RUN,
+			)
 			.toArray()
 			.filter((row) => !this.inFlight.has(row.event_id));
 		// A few at a time: a Worker holds at most six connections open at once.
@@ -149,13 +156,13 @@ export class WebhookOutbox {
 
 	/** The earliest time an event is due, in epoch ms; null when the outbox is empty. */
 	nextDueAt(): number | null {
-		const row = this.sql.exec<{ due: number | null }>("SELECT MIN(next_attempt_at) AS due FROM webhook_outbox").one();
+		const row = this.sql.exec<{ due: number | null }>(`SELECT MIN(next_attempt_at) AS due FROM ${TABLES.webhookOutbox}`).one();
 		return row.due ?? null;
 	}
 
 	/** The queued events, oldest first (for inspection and tests). */
 	pending(): QueuedWebhook[] {
-		return this.sql.exec<Row>("SELECT * FROM webhook_outbox ORDER BY first_attempt_at, event_id").toArray().map(toQueued);
+		return this.sql.exec<Row>(`SELECT * FROM ${TABLES.webhookOutbox} ORDER BY first_attempt_at, event_id`).toArray().map(toQueued);
 	}
 
 	private async attemptIfQueued(eventId: string): Promise<void> {
@@ -168,7 +175,7 @@ export class WebhookOutbox {
 		const nextAt = this.now() + retryDelay(attempt);
 		const willRetry = nextAt <= row.first_attempt_at + GIVE_UP_AFTER_MS;
 		// Count the attempt and push its retry time out first, so a crash mid-attempt is retried.
-		this.sql.exec("UPDATE webhook_outbox SET attempts = ?, next_attempt_at = ? WHERE event_id = ?", attempt, nextAt, row.event_id);
+		this.sql.exec(`UPDATE ${TABLES.webhookOutbox} SET attempts = ?, next_attempt_at = ? WHERE event_id = ?`, attempt, nextAt, row.event_id);
 		this.inFlight.add(row.event_id);
 		let report: AttemptReport;
 		try {
@@ -185,23 +192,23 @@ export class WebhookOutbox {
 			this.inFlight.delete(row.event_id);
 		}
 		// Settled, or out of time: either way it leaves the queue.
-		if (!report.retry || !willRetry) this.sql.exec("DELETE FROM webhook_outbox WHERE event_id = ?", row.event_id);
+		if (!report.retry || !willRetry) this.sql.exec(`DELETE FROM ${TABLES.webhookOutbox} WHERE event_id = ?`, row.event_id);
 		return report;
 	}
 
 	private find(eventId: string): Row | undefined {
-		return this.sql.exec<Row>("SELECT * FROM webhook_outbox WHERE event_id = ?", eventId).toArray()[0];
+		return this.sql.exec<Row>(`SELECT * FROM ${TABLES.webhookOutbox} WHERE event_id = ?`, eventId).toArray()[0];
 	}
 
 	/** Drops the oldest events so one more fits. */
 	private makeRoom(): void {
-		const { n } = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_outbox").one();
+		const { n } = this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${TABLES.webhookOutbox}`).one();
 		const capacity = this.options.capacity ?? OUTBOX_CAPACITY;
 		if (n < capacity) return;
 		const excess = n - capacity + 1;
 		console.warn("webhook outbox full, dropping oldest", excess);
 		this.sql.exec(
-			"DELETE FROM webhook_outbox WHERE event_id IN (SELECT event_id FROM webhook_outbox ORDER BY first_attempt_at LIMIT ?)",
+			`DELETE FROM ${TABLES.webhookOutbox} WHERE event_id IN (SELECT event_id FROM ${TABLES.webhookOutbox} ORDER BY first_attempt_at LIMIT ?)`,
 			excess,
 		);
 	}

@@ -5,6 +5,9 @@ import type { Env } from "../../src/env";
 import { workspaceObject } from "../../src/objects";
 import { parseFrontmatter } from "../../src/workspace/okf";
 import type { Routines } from "./routines";
+import { AGENT_USER_STORAGE } from "./storage";
+
+const TABLES = AGENT_USER_STORAGE.tables;
 
 /** `routines/<name>.md`, directly in the folder; README.md there documents the folder and is no routine. */
 const ROUTINE_FILE = /^routines\/([^/]+)\.md$/;
@@ -56,7 +59,7 @@ export class RoutineFiles {
 		/** The fewest minutes between two runs (ROUTINE_MIN_INTERVAL_MINUTES). */
 		private readonly cronFloor: number,
 	) {
-		storage.sql.exec(`CREATE TABLE IF NOT EXISTS routine_files (
+		storage.sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLES.routineFiles} (
 			workspace TEXT NOT NULL, path TEXT NOT NULL, routine_id TEXT NOT NULL, PRIMARY KEY (workspace, path))`);
 		this.holdUnconfirmed();
 	}
@@ -69,7 +72,7 @@ export class RoutineFiles {
 	private holdUnconfirmed(): void {
 		const unconfirmed = this.storage.sql
 			.exec<{ routine_id: string; path: string }>(
-				`SELECT f.routine_id, f.path FROM routine_files f JOIN routines r ON r.id = f.routine_id
+				`SELECT f.routine_id, f.path FROM ${TABLES.routineFiles} f JOIN ${TABLES.routines} r ON r.id = f.routine_id
 				WHERE r.confirmed IS NULL AND r.confirm_reason IS NULL`,
 			)
 			.toArray();
@@ -83,7 +86,7 @@ export class RoutineFiles {
 		const paths = tree.filter((path) => routineFileName(path) !== null);
 		const known = new Map(
 			this.storage.sql
-				.exec<{ path: string; routine_id: string }>("SELECT path, routine_id FROM routine_files WHERE workspace = ?", workspace)
+				.exec<{ path: string; routine_id: string }>(`SELECT path, routine_id FROM ${TABLES.routineFiles} WHERE workspace = ?`, workspace)
 				.toArray()
 				.map((row) => [row.path, row.routine_id]),
 		);
@@ -123,7 +126,7 @@ export class RoutineFiles {
 			);
 			if (made.confirmation_reason) findings.push({ path, problem: made.confirmation_reason });
 			this.storage.sql.exec(
-				"INSERT INTO routine_files (workspace, path, routine_id) VALUES (?, ?, ?) ON CONFLICT (workspace, path) DO UPDATE SET routine_id = excluded.routine_id",
+				`INSERT INTO ${TABLES.routineFiles} (workspace, path, routine_id) VALUES (?, ?, ?) ON CONFLICT (workspace, path) DO UPDATE SET routine_id = excluded.routine_id`,
 				workspace,
 				path,
 				made.id,
@@ -134,7 +137,7 @@ export class RoutineFiles {
 		for (const [path, routineId] of known) {
 			if (kept.has(path)) continue;
 			await this.routines.remove(routineId);
-			this.storage.sql.exec("DELETE FROM routine_files WHERE workspace = ? AND path = ?", workspace, path);
+			this.storage.sql.exec(`DELETE FROM ${TABLES.routineFiles} WHERE workspace = ? AND path = ?`, workspace, path);
 		}
 		return findings;
 	}

@@ -8,7 +8,10 @@ import type { TimerHandlers } from "../shared/alarm-timers";
 import { addMissingColumns } from "../shared/sql-schema";
 import type { AgentCaller } from "./index";
 import { confirmationNeeded, contentOf, type Reconcile, type RoutineInput, type RoutineRow, routineView } from "./routine-records";
+import { AGENT_USER_STORAGE } from "./storage";
 import type { AgentTimer, AgentTimers } from "./timers";
+
+const TABLES = AGENT_USER_STORAGE.tables;
 
 /**
  * A user's routines (docs/agent.md#routines): saved prompts their agent runs at cron times or
@@ -56,13 +59,13 @@ export class Routines {
 		private readonly authority: RoutineAuthority,
 		private readonly now: () => number = Date.now,
 	) {
-		storage.sql.exec(`CREATE TABLE IF NOT EXISTS routines (
+		storage.sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLES.routines} (
 			id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, user_id INTEGER NOT NULL, scopes TEXT NOT NULL, token_id INTEGER NOT NULL,
 			kind TEXT NOT NULL, cron TEXT, event TEXT, prompt TEXT NOT NULL, enabled INTEGER NOT NULL,
 			ran_for_ms INTEGER, attempts INTEGER NOT NULL DEFAULT 0, retry_due_ms INTEGER,
 			last_run_ms INTEGER, last_error TEXT, last_workload_id TEXT, created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL)`);
-		addMissingColumns(storage.sql, "routines", { confirmed: "TEXT", confirm_reason: "TEXT" });
-		storage.sql.exec(`CREATE TABLE IF NOT EXISTS routine_event_runs (
+		addMissingColumns(storage.sql, TABLES.routines, { confirmed: "TEXT", confirm_reason: "TEXT" });
+		storage.sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLES.routineEventRuns} (
 			id TEXT PRIMARY KEY, routine_id TEXT NOT NULL, meeting TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
 			pending INTEGER NOT NULL DEFAULT 1, done INTEGER NOT NULL DEFAULT 0, created_ms INTEGER NOT NULL)`);
 	}
@@ -80,7 +83,7 @@ export class Routines {
 	 */
 	refusal(name: string, max: number): string | null {
 		if (this.byName(name)) return null;
-		const { count } = this.storage.sql.exec<{ count: number }>("SELECT COUNT(*) AS count FROM routines").one();
+		const { count } = this.storage.sql.exec<{ count: number }>(`SELECT COUNT(*) AS count FROM ${TABLES.routines}`).one();
 		if (count < max) return null;
 		return `You have ${count} routines, the most one user may have (${max}); delete one before making another`;
 	}
@@ -134,7 +137,7 @@ export class Routines {
 		];
 		if (existing)
 			this.storage.sql.exec(
-				`UPDATE routines SET user_id = ?, scopes = ?, token_id = ?, kind = ?, cron = ?, event = ?, prompt = ?, updated_ms = ?, confirmed = ?, confirm_reason = ?,
+				`UPDATE ${TABLES.routines} SET user_id = ?, scopes = ?, token_id = ?, kind = ?, cron = ?, event = ?, prompt = ?, updated_ms = ?, confirmed = ?, confirm_reason = ?,
 				enabled = CASE WHEN ? IS NULL THEN enabled ELSE 0 END, attempts = 0, retry_due_ms = NULL WHERE id = ?`,
 				...fields,
 				awaiting,
@@ -142,7 +145,7 @@ export class Routines {
 			);
 		else
 			this.storage.sql.exec(
-				"INSERT INTO routines (user_id, scopes, token_id, kind, cron, event, prompt, updated_ms, confirmed, confirm_reason, id, name, enabled, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+				`INSERT INTO ${TABLES.routines} (user_id, scopes, token_id, kind, cron, event, prompt, updated_ms, confirmed, confirm_reason, id, name, enabled, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				...fields,
 				id,
 				input.name,
@@ -158,7 +161,7 @@ export class Routines {
 	}
 
 	async list(): Promise<RoutineView[]> {
-		const rows = this.storage.sql.exec<RoutineRow>("SELECT * FROM routines ORDER BY created_ms, id").toArray();
+		const rows = this.storage.sql.exec<RoutineRow>(`SELECT * FROM ${TABLES.routines} ORDER BY created_ms, id`).toArray();
 		return Promise.all(rows.map((row) => this.view(row)));
 	}
 
@@ -174,9 +177,9 @@ export class Routines {
 		const row = this.byName(name);
 		if (!row) return null;
 		if (enabled && row.confirm_reason !== null)
-			this.storage.sql.exec("UPDATE routines SET confirmed = ?, confirm_reason = NULL WHERE id = ?", contentOf(row), row.id);
+			this.storage.sql.exec(`UPDATE ${TABLES.routines} SET confirmed = ?, confirm_reason = NULL WHERE id = ?`, contentOf(row), row.id);
 		this.storage.sql.exec(
-			"UPDATE routines SET enabled = ?, attempts = CASE WHEN ? THEN attempts ELSE 0 END, retry_due_ms = CASE WHEN ? THEN retry_due_ms ELSE NULL END, updated_ms = ? WHERE id = ?",
+			`UPDATE ${TABLES.routines} SET enabled = ?, attempts = CASE WHEN ? THEN attempts ELSE 0 END, retry_due_ms = CASE WHEN ? THEN retry_due_ms ELSE NULL END, updated_ms = ? WHERE id = ?`,
 			enabled ? 1 : 0,
 			enabled ? 1 : 0,
 			enabled ? 1 : 0,
@@ -189,7 +192,7 @@ export class Routines {
 	/** Timers follow the table: an enabled scheduled routine has its next run, nothing else has one. */
 	async reconcile(userId: number): Promise<Reconcile> {
 		const counts: Reconcile = { subject: String(userId), scanned: 0, scheduled: 0, kept: 0, cancelled: 0, skipped: 0 };
-		for (const row of this.storage.sql.exec<RoutineRow>("SELECT * FROM routines").toArray()) {
+		for (const row of this.storage.sql.exec<RoutineRow>(`SELECT * FROM ${TABLES.routines}`).toArray()) {
 			counts.scanned += 1;
 			const armed = (await this.timers.due(slotTimer(row.id))) !== undefined;
 			if (row.kind === "scheduled" && row.enabled === 1) {
@@ -212,7 +215,7 @@ export class Routines {
 		const row = this.get(id);
 		if (!row) return;
 		this.storage.sql.exec(
-			"UPDATE routines SET enabled = 0, retry_due_ms = NULL, confirm_reason = ? WHERE id = ?",
+			`UPDATE ${TABLES.routines} SET enabled = 0, retry_due_ms = NULL, confirm_reason = ? WHERE id = ?`,
 			confirmationNeeded(row.name, why),
 			id,
 		);
@@ -222,10 +225,10 @@ export class Routines {
 	async remove(id: string): Promise<boolean> {
 		if (!this.get(id)) return false;
 		const pending = this.storage.sql
-			.exec<{ id: string }>("SELECT id FROM routine_event_runs WHERE routine_id = ? AND done = 0", id)
+			.exec<{ id: string }>(`SELECT id FROM ${TABLES.routineEventRuns} WHERE routine_id = ? AND done = 0`, id)
 			.toArray();
-		this.storage.sql.exec("DELETE FROM routines WHERE id = ?", id);
-		this.storage.sql.exec("DELETE FROM routine_event_runs WHERE routine_id = ?", id);
+		this.storage.sql.exec(`DELETE FROM ${TABLES.routines} WHERE id = ?`, id);
+		this.storage.sql.exec(`DELETE FROM ${TABLES.routineEventRuns} WHERE routine_id = ?`, id);
 		for (const timer of [slotTimer(id), retryTimer(id), ...pending.map((r) => eventRunTimer(r.id))]) await this.timers.clear(timer);
 		return true;
 	}
@@ -236,16 +239,16 @@ export class Routines {
 	 */
 	async meetingEvent(event: MeetingEvent): Promise<{ queued: number }> {
 		const now = this.now();
-		this.storage.sql.exec("DELETE FROM routine_event_runs WHERE done = 1 AND created_ms < ?", now - EVENT_RUN_MEMORY_MS);
+		this.storage.sql.exec(`DELETE FROM ${TABLES.routineEventRuns} WHERE done = 1 AND created_ms < ?`, now - EVENT_RUN_MEMORY_MS);
 		const waiting = this.storage.sql
-			.exec<RoutineRow>("SELECT * FROM routines WHERE kind = 'event' AND enabled = 1 AND event = ?", event.name)
+			.exec<RoutineRow>(`SELECT * FROM ${TABLES.routines} WHERE kind = 'event' AND enabled = 1 AND event = ?`, event.name)
 			.toArray();
 		let queued = 0;
 		for (const routine of waiting) {
 			const runId = `ev_${await sha256Hex(`${routine.id}\n${event.name}\n${event.meeting.meeting_id}`, 6)}`;
 			const inserted = this.storage.sql
 				.exec(
-					"INSERT INTO routine_event_runs (id, routine_id, meeting, created_ms) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id",
+					`INSERT INTO ${TABLES.routineEventRuns} (id, routine_id, meeting, created_ms) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id`,
 					runId,
 					routine.id,
 					JSON.stringify({ name: event.name, meeting: event.meeting }),
@@ -270,7 +273,7 @@ export class Routines {
 			await this.timers.set(slotTimer(id), next);
 			return;
 		}
-		this.storage.sql.exec("UPDATE routines SET ran_for_ms = ?, attempts = 1, retry_due_ms = NULL WHERE id = ?", dueMs, id);
+		this.storage.sql.exec(`UPDATE ${TABLES.routines} SET ran_for_ms = ?, attempts = 1, retry_due_ms = NULL WHERE id = ?`, dueMs, id);
 		await this.timers.clear(retryTimer(id));
 		await this.timers.set(slotTimer(id), next);
 		await this.attemptSlot(row, dueMs, 1);
@@ -281,7 +284,7 @@ export class Routines {
 		const row = this.get(id);
 		if (row?.enabled !== 1 || row.retry_due_ms === null || row.ran_for_ms === null) return;
 		const attempt = row.attempts + 1;
-		this.storage.sql.exec("UPDATE routines SET attempts = ?, retry_due_ms = NULL WHERE id = ?", attempt, id);
+		this.storage.sql.exec(`UPDATE ${TABLES.routines} SET attempts = ?, retry_due_ms = NULL WHERE id = ?`, attempt, id);
 		await this.attemptSlot(row, row.ran_for_ms, attempt);
 	}
 
@@ -295,29 +298,29 @@ export class Routines {
 		const wait = RETRY_BACKOFF_MS[attempt - 1];
 		if (!retry || wait === undefined) return;
 		const retryAt = this.now() + wait;
-		this.storage.sql.exec("UPDATE routines SET retry_due_ms = ? WHERE id = ?", retryAt, row.id);
+		this.storage.sql.exec(`UPDATE ${TABLES.routines} SET retry_due_ms = ? WHERE id = ?`, retryAt, row.id);
 		await this.timers.set(retryTimer(row.id), retryAt);
 	}
 
 	private async runEvent(runId: string): Promise<void> {
-		const run = this.storage.sql.exec<EventRunRow>("SELECT * FROM routine_event_runs WHERE id = ?", runId).toArray()[0];
+		const run = this.storage.sql.exec<EventRunRow>(`SELECT * FROM ${TABLES.routineEventRuns} WHERE id = ?`, runId).toArray()[0];
 		if (run?.pending !== 1 || run.done === 1) return;
 		const routine = this.get(run.routine_id);
 		if (routine?.enabled !== 1) {
-			this.storage.sql.exec("UPDATE routine_event_runs SET done = 1 WHERE id = ?", runId);
+			this.storage.sql.exec(`UPDATE ${TABLES.routineEventRuns} SET done = 1 WHERE id = ?`, runId);
 			return;
 		}
 		const attempt = run.attempts + 1;
-		this.storage.sql.exec("UPDATE routine_event_runs SET attempts = ?, pending = 0 WHERE id = ?", attempt, runId);
+		this.storage.sql.exec(`UPDATE ${TABLES.routineEventRuns} SET attempts = ?, pending = 0 WHERE id = ?`, attempt, runId);
 		const event = JSON.parse(run.meeting) as MeetingEvent;
 		const outcome = await this.runSafely(routine, meetingEventInvocation(plan(routine), event));
 		if (!this.get(routine.id)) return;
 		this.recordOutcome(routine.id, outcome);
 		const wait = RETRY_BACKOFF_MS[attempt - 1];
 		if (!outcome.ok && outcome.retryable && wait !== undefined) {
-			this.storage.sql.exec("UPDATE routine_event_runs SET pending = 1 WHERE id = ?", runId);
+			this.storage.sql.exec(`UPDATE ${TABLES.routineEventRuns} SET pending = 1 WHERE id = ?`, runId);
 			await this.timers.set(eventRunTimer(runId), this.now() + wait);
-		} else this.storage.sql.exec("UPDATE routine_event_runs SET done = 1 WHERE id = ?", runId);
+		} else this.storage.sql.exec(`UPDATE ${TABLES.routineEventRuns} SET done = 1 WHERE id = ?`, runId);
 	}
 
 	/**
@@ -330,7 +333,7 @@ export class Routines {
 		try {
 			const caller = await this.authority(creator);
 			if (!caller) {
-				this.storage.sql.exec("UPDATE routines SET enabled = 0, retry_due_ms = NULL WHERE id = ?", row.id);
+				this.storage.sql.exec(`UPDATE ${TABLES.routines} SET enabled = 0, retry_due_ms = NULL WHERE id = ?`, row.id);
 				await this.timers.clear(slotTimer(row.id));
 				await this.timers.clear(retryTimer(row.id));
 				return { workload_id: "", ok: false, retryable: false, detail: KEY_REVOKED };
@@ -345,7 +348,7 @@ export class Routines {
 	private recordOutcome(id: string, outcome: WorkloadOutcome): void {
 		const error = outcome.ok ? null : (outcome.detail ?? "The run failed");
 		this.storage.sql.exec(
-			"UPDATE routines SET last_run_ms = ?, last_error = ?, last_workload_id = ? WHERE id = ?",
+			`UPDATE ${TABLES.routines} SET last_run_ms = ?, last_error = ?, last_workload_id = ? WHERE id = ?`,
 			this.now(),
 			error,
 			outcome.workload_id || null,
@@ -354,10 +357,10 @@ export class Routines {
 	}
 
 	private get(id: string): RoutineRow | undefined {
-		return this.storage.sql.exec<RoutineRow>("SELECT * FROM routines WHERE id = ?", id).toArray()[0];
+		return this.storage.sql.exec<RoutineRow>(`SELECT * FROM ${TABLES.routines} WHERE id = ?`, id).toArray()[0];
 	}
 
 	private byName(name: string): RoutineRow | undefined {
-		return this.storage.sql.exec<RoutineRow>("SELECT * FROM routines WHERE name = ?", name).toArray()[0];
+		return this.storage.sql.exec<RoutineRow>(`SELECT * FROM ${TABLES.routines} WHERE name = ?`, name).toArray()[0];
 	}
 }

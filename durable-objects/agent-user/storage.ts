@@ -1,9 +1,8 @@
 import { ALARM_TIMERS_TABLE } from "../shared/alarm-timers";
 
 /**
- * Everything a user's AgentUser keeps in its storage: SQL tables only. Statements name their
- * tables as written here, and test/worker/durable-objects/storage-maps.test.ts checks this list
- * against what the object creates.
+ * Everything a user's AgentUser keeps in its storage, SQL tables only. Code and tests name the tables
+ * through this map; test/worker/durable-objects/storage-maps.test.ts checks it against what the object keeps.
  */
 export const AGENT_USER_STORAGE = {
 	keys: {},

@@ -1,5 +1,8 @@
 import type { AgentFrame, LoggedFrame } from "../../src/agent/frames";
 import type { ChatMessage } from "../../src/agent/model-client";
+import { AGENT_USER_STORAGE } from "./storage";
+
+const TABLES = AGENT_USER_STORAGE.tables;
 
 /**
  * The SQLite state of one user's agent: chat sessions, turns, the event log every SSE stream
@@ -62,19 +65,19 @@ export interface TurnOp {
 }
 
 const SCHEMA = [
-	`CREATE TABLE IF NOT EXISTS sessions (name TEXT PRIMARY KEY, title TEXT NOT NULL, created INTEGER NOT NULL, last_active INTEGER NOT NULL)`,
-	`CREATE TABLE IF NOT EXISTS turns (turn_id TEXT PRIMARY KEY, session TEXT NOT NULL, workload_id TEXT, prompt TEXT NOT NULL,
+	`CREATE TABLE IF NOT EXISTS ${TABLES.sessions} (name TEXT PRIMARY KEY, title TEXT NOT NULL, created INTEGER NOT NULL, last_active INTEGER NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS ${TABLES.turns} (turn_id TEXT PRIMARY KEY, session TEXT NOT NULL, workload_id TEXT, prompt TEXT NOT NULL,
 		reply TEXT, ok INTEGER, detail TEXT, status TEXT NOT NULL, started INTEGER NOT NULL, ended INTEGER, nonce TEXT, ops TEXT,
 		messages TEXT)`,
-	"CREATE INDEX IF NOT EXISTS turns_by_session ON turns (session, started)",
-	"CREATE INDEX IF NOT EXISTS turns_by_nonce ON turns (session, nonce)",
+	`CREATE INDEX IF NOT EXISTS turns_by_session ON ${TABLES.turns} (session, started)`,
+	`CREATE INDEX IF NOT EXISTS turns_by_nonce ON ${TABLES.turns} (session, nonce)`,
 	// AUTOINCREMENT: a sequence number is never handed out twice, even after pruning or a reset, so a cursor stays exact.
-	`CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, turn_id TEXT NOT NULL, session TEXT NOT NULL,
+	`CREATE TABLE IF NOT EXISTS ${TABLES.events} (seq INTEGER PRIMARY KEY AUTOINCREMENT, turn_id TEXT NOT NULL, session TEXT NOT NULL,
 		workload_id TEXT, frame TEXT NOT NULL, at INTEGER NOT NULL)`,
-	"CREATE INDEX IF NOT EXISTS events_by_session ON events (session, seq)",
-	"CREATE INDEX IF NOT EXISTS events_by_turn ON events (turn_id, seq)",
-	"CREATE INDEX IF NOT EXISTS events_by_workload ON events (workload_id, seq)",
-	`CREATE TABLE IF NOT EXISTS workloads (workload_id TEXT PRIMARY KEY, trigger TEXT NOT NULL, mode TEXT NOT NULL,
+	`CREATE INDEX IF NOT EXISTS events_by_session ON ${TABLES.events} (session, seq)`,
+	`CREATE INDEX IF NOT EXISTS events_by_turn ON ${TABLES.events} (turn_id, seq)`,
+	`CREATE INDEX IF NOT EXISTS events_by_workload ON ${TABLES.events} (workload_id, seq)`,
+	`CREATE TABLE IF NOT EXISTS ${TABLES.workloads} (workload_id TEXT PRIMARY KEY, trigger TEXT NOT NULL, mode TEXT NOT NULL,
 		launcher TEXT NOT NULL, context TEXT, start TEXT NOT NULL, invocation TEXT NOT NULL, status TEXT NOT NULL,
 		runs INTEGER NOT NULL DEFAULT 0, rerun_pending INTEGER NOT NULL DEFAULT 0, created INTEGER NOT NULL, updated INTEGER NOT NULL,
 		last_ok INTEGER, last_detail TEXT, last_reply TEXT)`,
@@ -92,7 +95,7 @@ export class AgentStore {
 	/** A session comes into being with its first turn, titled by that turn's prompt. */
 	touchSession(name: string, firstPrompt: string, now: number): void {
 		this.sql.exec(
-			`INSERT INTO sessions (name, title, created, last_active) VALUES (?, ?, ?, ?)
+			`INSERT INTO ${TABLES.sessions} (name, title, created, last_active) VALUES (?, ?, ?, ?)
 			 ON CONFLICT (name) DO UPDATE SET last_active = excluded.last_active`,
 			name,
 			titleOf(firstPrompt),
@@ -102,18 +105,21 @@ export class AgentStore {
 	}
 
 	session(name: string): SessionRow | null {
-		return this.sql.exec<SessionRow>("SELECT * FROM sessions WHERE name = ?", name).toArray()[0] ?? null;
+		return this.sql.exec<SessionRow>(`SELECT * FROM ${TABLES.sessions} WHERE name = ?`, name).toArray()[0] ?? null;
 	}
 
 	sessions(): SessionRow[] {
-		return this.sql.exec<SessionRow>("SELECT * FROM sessions ORDER BY last_active DESC, created DESC, name").toArray();
+		return this.sql.exec<SessionRow>(`SELECT * FROM ${TABLES.sessions} ORDER BY last_active DESC, created DESC, name`).toArray();
 	}
 
 	/** Forgets a session: its history and its events. A turn still running keeps its own rows and finishes. */
 	resetSession(name: string): void {
-		this.sql.exec("DELETE FROM events WHERE session = ? AND turn_id NOT IN (SELECT turn_id FROM turns WHERE status = 'running')", name);
-		this.sql.exec("DELETE FROM turns WHERE session = ? AND status = 'done'", name);
-		this.sql.exec("DELETE FROM sessions WHERE name = ?", name);
+		this.sql.exec(
+			`DELETE FROM ${TABLES.events} WHERE session = ? AND turn_id NOT IN (SELECT turn_id FROM ${TABLES.turns} WHERE status = 'running')`,
+			name,
+		);
+		this.sql.exec(`DELETE FROM ${TABLES.turns} WHERE session = ? AND status = 'done'`, name);
+		this.sql.exec(`DELETE FROM ${TABLES.sessions} WHERE name = ?`, name);
 	}
 
 	// Turns
@@ -121,7 +127,7 @@ export class AgentStore {
 	startTurn(turn: { turnId: string; session: string; workloadId: string | null; prompt: string; nonce: string | null; now: number }) {
 		this.touchSession(turn.session, turn.prompt, turn.now);
 		this.sql.exec(
-			"INSERT INTO turns (turn_id, session, workload_id, prompt, status, started, nonce) VALUES (?, ?, ?, ?, 'running', ?, ?)",
+			`INSERT INTO ${TABLES.turns} (turn_id, session, workload_id, prompt, status, started, nonce) VALUES (?, ?, ?, ?, 'running', ?, ?)`,
 			turn.turnId,
 			turn.session,
 			turn.workloadId,
@@ -137,7 +143,7 @@ export class AgentStore {
 		end: { reply: string; ok: boolean; detail: string | null; ops: TurnOp[]; messages: ChatMessage[] | null; now: number },
 	) {
 		this.sql.exec(
-			"UPDATE turns SET status = 'done', reply = ?, ok = ?, detail = ?, ops = ?, messages = ?, ended = ? WHERE turn_id = ?",
+			`UPDATE ${TABLES.turns} SET status = 'done', reply = ?, ok = ?, detail = ?, ops = ?, messages = ?, ended = ? WHERE turn_id = ?`,
 			end.reply,
 			end.ok ? 1 : 0,
 			end.detail,
@@ -147,39 +153,41 @@ export class AgentStore {
 			turnId,
 		);
 		const session = this.turn(turnId)?.session;
-		if (session) this.sql.exec("UPDATE sessions SET last_active = ? WHERE name = ?", end.now, session);
+		if (session) this.sql.exec(`UPDATE ${TABLES.sessions} SET last_active = ? WHERE name = ?`, end.now, session);
 	}
 
 	turn(turnId: string): TurnRow | null {
-		return this.sql.exec<TurnRow>("SELECT * FROM turns WHERE turn_id = ?", turnId).toArray()[0] ?? null;
+		return this.sql.exec<TurnRow>(`SELECT * FROM ${TABLES.turns} WHERE turn_id = ?`, turnId).toArray()[0] ?? null;
 	}
 
 	turnByNonce(session: string, nonce: string): TurnRow | null {
 		return (
 			this.sql
-				.exec<TurnRow>("SELECT * FROM turns WHERE session = ? AND nonce = ? ORDER BY started DESC LIMIT 1", session, nonce)
+				.exec<TurnRow>(`SELECT * FROM ${TABLES.turns} WHERE session = ? AND nonce = ? ORDER BY started DESC LIMIT 1`, session, nonce)
 				.toArray()[0] ?? null
 		);
 	}
 
 	runningTurn(session: string): TurnRow | null {
-		return this.sql.exec<TurnRow>("SELECT * FROM turns WHERE session = ? AND status = 'running' LIMIT 1", session).toArray()[0] ?? null;
+		return (
+			this.sql.exec<TurnRow>(`SELECT * FROM ${TABLES.turns} WHERE session = ? AND status = 'running' LIMIT 1`, session).toArray()[0] ?? null
+		);
 	}
 
 	runningTurns(): TurnRow[] {
-		return this.sql.exec<TurnRow>("SELECT * FROM turns WHERE status = 'running'").toArray();
+		return this.sql.exec<TurnRow>(`SELECT * FROM ${TABLES.turns} WHERE status = 'running'`).toArray();
 	}
 
 	/** A session's turns, oldest first. */
 	turns(session: string): TurnRow[] {
-		return this.sql.exec<TurnRow>("SELECT * FROM turns WHERE session = ? ORDER BY started, rowid", session).toArray();
+		return this.sql.exec<TurnRow>(`SELECT * FROM ${TABLES.turns} WHERE session = ? ORDER BY started, rowid`, session).toArray();
 	}
 
 	/** What the model saw and said in the session's last successful turns, oldest first. */
 	modelHistory(session: string, turns = HISTORY_TURNS): ChatMessage[] {
 		const rows = this.sql
 			.exec<{ messages: string }>(
-				`SELECT messages FROM (SELECT messages, started, rowid FROM turns WHERE session = ? AND status = 'done' AND ok = 1 AND messages IS NOT NULL
+				`SELECT messages FROM (SELECT messages, started, rowid FROM ${TABLES.turns} WHERE session = ? AND status = 'done' AND ok = 1 AND messages IS NOT NULL
 				 ORDER BY started DESC, rowid DESC LIMIT ?) ORDER BY started, rowid`,
 				session,
 				turns,
@@ -194,7 +202,7 @@ export class AgentStore {
 	append(frame: AgentFrame, session: string, workloadId: string | null, now: number): LoggedFrame {
 		const { seq } = this.sql
 			.exec<{ seq: number }>(
-				"INSERT INTO events (turn_id, session, workload_id, frame, at) VALUES (?, ?, ?, ?, ?) RETURNING seq",
+				`INSERT INTO ${TABLES.events} (turn_id, session, workload_id, frame, at) VALUES (?, ?, ?, ?, ?) RETURNING seq`,
 				frame.turn_id,
 				session,
 				workloadId,
@@ -207,27 +215,31 @@ export class AgentStore {
 
 	eventsAfter(session: string, seq: number): LoggedFrame[] {
 		return this.sql
-			.exec<{ seq: number; frame: string }>("SELECT seq, frame FROM events WHERE session = ? AND seq > ? ORDER BY seq", session, seq)
+			.exec<{ seq: number; frame: string }>(
+				`SELECT seq, frame FROM ${TABLES.events} WHERE session = ? AND seq > ? ORDER BY seq`,
+				session,
+				seq,
+			)
 			.toArray()
 			.map((r) => ({ seq: r.seq, frame: parseFrame(r.frame) }));
 	}
 
 	turnEvents(turnId: string): LoggedFrame[] {
 		return this.sql
-			.exec<{ seq: number; frame: string }>("SELECT seq, frame FROM events WHERE turn_id = ? ORDER BY seq", turnId)
+			.exec<{ seq: number; frame: string }>(`SELECT seq, frame FROM ${TABLES.events} WHERE turn_id = ? ORDER BY seq`, turnId)
 			.toArray()
 			.map((r) => ({ seq: r.seq, frame: parseFrame(r.frame) }));
 	}
 
 	/** The session an event belongs to, when it is still kept. */
 	sessionOfEvent(seq: number): string | null {
-		return this.sql.exec<{ session: string }>("SELECT session FROM events WHERE seq = ?", seq).toArray()[0]?.session ?? null;
+		return this.sql.exec<{ session: string }>(`SELECT session FROM ${TABLES.events} WHERE seq = ?`, seq).toArray()[0]?.session ?? null;
 	}
 
 	workloadEvents(workloadId: string, limit: number): LoggedFrame[] {
 		return this.sql
 			.exec<{ seq: number; frame: string }>(
-				"SELECT seq, frame FROM (SELECT seq, frame FROM events WHERE workload_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+				`SELECT seq, frame FROM (SELECT seq, frame FROM ${TABLES.events} WHERE workload_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
 				workloadId,
 				limit,
 			)
@@ -238,8 +250,8 @@ export class AgentStore {
 	/** Keeps the newest `keep` events; a running turn's events stay whatever their age, so its replay is whole. */
 	pruneEvents(keep = EVENT_RETENTION): void {
 		this.sql.exec(
-			`DELETE FROM events WHERE seq <= (SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?)
-			 AND turn_id NOT IN (SELECT turn_id FROM turns WHERE status = 'running')`,
+			`DELETE FROM ${TABLES.events} WHERE seq <= (SELECT seq FROM ${TABLES.events} ORDER BY seq DESC LIMIT 1 OFFSET ?)
+			 AND turn_id NOT IN (SELECT turn_id FROM ${TABLES.turns} WHERE status = 'running')`,
 			keep,
 		);
 	}
@@ -247,7 +259,7 @@ export class AgentStore {
 	// Workloads
 
 	workload(workloadId: string): WorkloadRow | null {
-		return this.sql.exec<WorkloadRow>("SELECT * FROM workloads WHERE workload_id = ?", workloadId).toArray()[0] ?? null;
+		return this.sql.exec<WorkloadRow>(`SELECT * FROM ${TABLES.workloads} WHERE workload_id = ?`, workloadId).toArray()[0] ?? null;
 	}
 
 	/**
@@ -266,12 +278,12 @@ export class AgentStore {
 		now: number;
 	}) {
 		this.sql.exec(
-			`INSERT INTO workloads (workload_id, trigger, mode, launcher, context, start, invocation, status, created, updated)
+			`INSERT INTO ${TABLES.workloads} (workload_id, trigger, mode, launcher, context, start, invocation, status, created, updated)
 			 VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)
 			 ON CONFLICT (workload_id) DO UPDATE SET trigger = excluded.trigger, mode = excluded.mode, launcher = excluded.launcher,
 			   context = excluded.context, start = excluded.start, invocation = excluded.invocation, updated = excluded.updated,
-			   rerun_pending = CASE WHEN workloads.status = 'running' THEN 1 ELSE 0 END,
-			   status = CASE WHEN workloads.status = 'running' THEN 'running' ELSE 'queued' END`,
+			   rerun_pending = CASE WHEN ${TABLES.workloads}.status = 'running' THEN 1 ELSE 0 END,
+			   status = CASE WHEN ${TABLES.workloads}.status = 'running' THEN 'running' ELSE 'queued' END`,
 			w.workloadId,
 			w.trigger,
 			w.mode,
@@ -287,7 +299,7 @@ export class AgentStore {
 	/** A run begins: it takes the inputs stored now, and clears any pending rerun it thereby serves. */
 	beginWorkloadRun(workloadId: string, now: number): WorkloadRow {
 		this.sql.exec(
-			"UPDATE workloads SET status = 'running', runs = runs + 1, rerun_pending = 0, updated = ? WHERE workload_id = ?",
+			`UPDATE ${TABLES.workloads} SET status = 'running', runs = runs + 1, rerun_pending = 0, updated = ? WHERE workload_id = ?`,
 			now,
 			workloadId,
 		);
@@ -300,7 +312,7 @@ export class AgentStore {
 	endWorkloadRun(workloadId: string, outcome: { ok: boolean; detail: string | null; reply: string | null }, now: number): boolean {
 		const rerun = this.workload(workloadId)?.rerun_pending === 1;
 		this.sql.exec(
-			"UPDATE workloads SET status = ?, last_ok = ?, last_detail = ?, last_reply = ?, updated = ? WHERE workload_id = ?",
+			`UPDATE ${TABLES.workloads} SET status = ?, last_ok = ?, last_detail = ?, last_reply = ?, updated = ? WHERE workload_id = ?`,
 			rerun ? "running" : outcome.ok ? "completed" : "failed",
 			outcome.ok ? 1 : 0,
 			outcome.detail,
@@ -314,7 +326,7 @@ export class AgentStore {
 	/** Workloads left running by an object that went away mid-run: they failed. */
 	failInterruptedWorkloads(detail: string, now: number): void {
 		this.sql.exec(
-			"UPDATE workloads SET status = 'failed', rerun_pending = 0, last_ok = 0, last_detail = ?, updated = ? WHERE status = 'running'",
+			`UPDATE ${TABLES.workloads} SET status = 'failed', rerun_pending = 0, last_ok = 0, last_detail = ?, updated = ? WHERE status = 'running'`,
 			detail,
 			now,
 		);

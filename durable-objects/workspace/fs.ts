@@ -1,4 +1,7 @@
 import { Buffer } from "node:buffer";
+import { WORKSPACE_STORAGE } from "./storage";
+
+const TABLES = WORKSPACE_STORAGE.tables;
 
 /**
  * A small POSIX-like file system over a Durable Object's SQLite storage, shaped as the
@@ -88,7 +91,7 @@ export class SqlFs {
 	readonly gitFs: { promises: SqlFs };
 
 	constructor(private readonly sql: SqlStorage) {
-		sql.exec(`CREATE TABLE IF NOT EXISTS fs_entries (
+		sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLES.fsEntries} (
 			id INTEGER PRIMARY KEY AUTOINCREMENT,
 			path TEXT NOT NULL UNIQUE,
 			parent TEXT NOT NULL,
@@ -97,16 +100,18 @@ export class SqlFs {
 			mtime INTEGER NOT NULL,
 			mode INTEGER NOT NULL
 		)`);
-		sql.exec("CREATE INDEX IF NOT EXISTS fs_entries_parent ON fs_entries(parent)");
+		sql.exec(`CREATE INDEX IF NOT EXISTS fs_entries_parent ON ${TABLES.fsEntries}(parent)`);
 		sql.exec(
-			"CREATE TABLE IF NOT EXISTS fs_chunks (path TEXT NOT NULL, idx INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (path, idx))",
+			`CREATE TABLE IF NOT EXISTS ${TABLES.fsChunks} (path TEXT NOT NULL, idx INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (path, idx))`,
 		);
 		this.gitFs = { promises: this };
 	}
 
 	private entry(path: string): EntryRow | null {
 		if (path === "/") return { id: 1, path: "/", kind: "dir", size: 0, mtime: 0, mode: MODE.dir };
-		return this.sql.exec<EntryRow>("SELECT id, path, kind, size, mtime, mode FROM fs_entries WHERE path = ?", path).toArray()[0] ?? null;
+		return (
+			this.sql.exec<EntryRow>(`SELECT id, path, kind, size, mtime, mode FROM ${TABLES.fsEntries} WHERE path = ?`, path).toArray()[0] ?? null
+		);
 	}
 
 	/** The entry at `path`, following nothing; ENOTDIR when an ancestor is a file. */
@@ -128,7 +133,7 @@ export class SqlFs {
 	}
 
 	private readBytes(path: string): Uint8Array {
-		const chunks = this.sql.exec<{ data: ArrayBuffer }>("SELECT data FROM fs_chunks WHERE path = ? ORDER BY idx", path).toArray();
+		const chunks = this.sql.exec<{ data: ArrayBuffer }>(`SELECT data FROM ${TABLES.fsChunks} WHERE path = ? ORDER BY idx`, path).toArray();
 		const total = chunks.reduce((n, c) => n + c.data.byteLength, 0);
 		const out = new Uint8Array(total);
 		let at = 0;
@@ -140,13 +145,13 @@ export class SqlFs {
 	}
 
 	private put(path: string, kind: Kind, bytes: Uint8Array, mode: number): void {
-		this.sql.exec("DELETE FROM fs_chunks WHERE path = ?", path);
+		this.sql.exec(`DELETE FROM ${TABLES.fsChunks} WHERE path = ?`, path);
 		for (let idx = 0, at = 0; at < bytes.byteLength; idx++, at += CHUNK_BYTES) {
 			const piece = bytes.slice(at, at + CHUNK_BYTES);
-			this.sql.exec("INSERT INTO fs_chunks (path, idx, data) VALUES (?, ?, ?)", path, idx, piece.buffer);
+			this.sql.exec(`INSERT INTO ${TABLES.fsChunks} (path, idx, data) VALUES (?, ?, ?)`, path, idx, piece.buffer);
 		}
 		this.sql.exec(
-			`INSERT INTO fs_entries (path, parent, kind, size, mtime, mode) VALUES (?, ?, ?, ?, ?, ?)
+			`INSERT INTO ${TABLES.fsEntries} (path, parent, kind, size, mtime, mode) VALUES (?, ?, ?, ?, ?, ?)
 			 ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, size = excluded.size, mtime = excluded.mtime, mode = excluded.mode`,
 			path,
 			parentOf(path),
@@ -181,8 +186,8 @@ export class SqlFs {
 		const path = normalizeFsPath(rawPath);
 		const found = this.lookup(path);
 		if (found.kind === "dir") throw new FsError("EISDIR", path);
-		this.sql.exec("DELETE FROM fs_chunks WHERE path = ?", path);
-		this.sql.exec("DELETE FROM fs_entries WHERE path = ?", path);
+		this.sql.exec(`DELETE FROM ${TABLES.fsChunks} WHERE path = ?`, path);
+		this.sql.exec(`DELETE FROM ${TABLES.fsEntries} WHERE path = ?`, path);
 	}
 
 	async readdir(rawPath: string): Promise<string[]> {
@@ -191,7 +196,7 @@ export class SqlFs {
 		if (found.kind !== "dir") throw new FsError("ENOTDIR", path);
 		const prefix = path === "/" ? "/" : `${path}/`;
 		return this.sql
-			.exec<{ path: string }>("SELECT path FROM fs_entries WHERE parent = ? ORDER BY path", path)
+			.exec<{ path: string }>(`SELECT path FROM ${TABLES.fsEntries} WHERE parent = ? ORDER BY path`, path)
 			.toArray()
 			.map((row) => row.path.slice(prefix.length));
 	}
@@ -221,9 +226,9 @@ export class SqlFs {
 		const found = this.lookup(path);
 		if (found.kind !== "dir") throw new FsError("ENOTDIR", path);
 		if (path === "/") throw new FsError("EINVAL", path);
-		const child = this.sql.exec("SELECT 1 FROM fs_entries WHERE parent = ? LIMIT 1", path).toArray();
+		const child = this.sql.exec(`SELECT 1 FROM ${TABLES.fsEntries} WHERE parent = ? LIMIT 1`, path).toArray();
 		if (child.length) throw new FsError("ENOTEMPTY", path);
-		this.sql.exec("DELETE FROM fs_entries WHERE path = ?", path);
+		this.sql.exec(`DELETE FROM ${TABLES.fsEntries} WHERE path = ?`, path);
 	}
 
 	async stat(rawPath: string): Promise<EntryStats> {
@@ -253,8 +258,8 @@ export class SqlFs {
 
 	/** Empties the whole file system (work tree and repository), e.g. before a clone replaces it. */
 	clear(): void {
-		this.sql.exec("DELETE FROM fs_chunks");
-		this.sql.exec("DELETE FROM fs_entries");
+		this.sql.exec(`DELETE FROM ${TABLES.fsChunks}`);
+		this.sql.exec(`DELETE FROM ${TABLES.fsEntries}`);
 	}
 
 	/** Every file (not directory) under `dir`, as paths relative to it. */
@@ -263,7 +268,7 @@ export class SqlFs {
 		const prefix = dir === "/" ? "/" : `${dir}/`;
 		return this.sql
 			.exec<{ path: string }>(
-				"SELECT path FROM fs_entries WHERE kind != 'dir' AND substr(path, 1, ?) = ? ORDER BY path",
+				`SELECT path FROM ${TABLES.fsEntries} WHERE kind != 'dir' AND substr(path, 1, ?) = ? ORDER BY path`,
 				prefix.length,
 				prefix,
 			)
@@ -282,8 +287,8 @@ export class SqlFs {
 		const path = normalizeFsPath(rawPath);
 		await this.unlink(path);
 		for (let dir = parentOf(path); dir !== "/"; dir = parentOf(dir)) {
-			if (this.sql.exec("SELECT 1 FROM fs_entries WHERE parent = ? LIMIT 1", dir).toArray().length) break;
-			this.sql.exec("DELETE FROM fs_entries WHERE path = ?", dir);
+			if (this.sql.exec(`SELECT 1 FROM ${TABLES.fsEntries} WHERE parent = ? LIMIT 1`, dir).toArray().length) break;
+			this.sql.exec(`DELETE FROM ${TABLES.fsEntries} WHERE path = ?`, dir);
 		}
 	}
 }

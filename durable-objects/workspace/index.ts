@@ -25,6 +25,9 @@ import { cloneLimits } from "./clone-limits";
 import { serveGitExport } from "./export";
 import { SqlFs } from "./fs";
 import { type StagedChange, WorkspaceRepo } from "./git";
+import { WORKSPACE_STORAGE } from "./storage";
+
+const TABLES = WORKSPACE_STORAGE.tables;
 
 /** Callers' limits held to a sane range: git log depth and search hits are walked in memory. */
 const clampLimit = (limit: number) => Math.max(1, Math.min(Number.isFinite(limit) ? Math.floor(limit) : 50, 500));
@@ -63,17 +66,17 @@ export class Workspace extends DurableObject<Env> {
 		super(ctx, env);
 		this.files = new SqlFs(ctx.storage.sql);
 		this.repo = new WorkspaceRepo(this.files);
-		ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS workspace_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-		ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS workspace_uploads (path TEXT PRIMARY KEY, name TEXT NOT NULL, size INTEGER NOT NULL)");
-		addMissingColumns(ctx.storage.sql, "workspace_uploads", { key: "TEXT", content_type: "TEXT", text: "INTEGER" });
+		ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLES.meta} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+		ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLES.uploads} (path TEXT PRIMARY KEY, name TEXT NOT NULL, size INTEGER NOT NULL)`);
+		addMissingColumns(ctx.storage.sql, TABLES.uploads, { key: "TEXT", content_type: "TEXT", text: "INTEGER" });
 		// Who wrote each routine file: in a shared workspace, a member's file must never become another member's routine.
-		ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS routine_authors (path TEXT PRIMARY KEY, user_id INTEGER NOT NULL)");
+		ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLES.routineAuthors} (path TEXT PRIMARY KEY, user_id INTEGER NOT NULL)`);
 	}
 
 	/** Seeds the workspace (committed as `seed`, by `author`) unless it already has a commit. */
 	async init(name: string, author: CommitAuthor): Promise<InitOutcome> {
 		return this.writing.run(async () => {
-			this.ctx.storage.sql.exec("INSERT OR IGNORE INTO workspace_meta (key, value) VALUES ('name', ?)", name);
+			this.ctx.storage.sql.exec(`INSERT OR IGNORE INTO ${TABLES.meta} (key, value) VALUES ('name', ?)`, name);
 			if ((await this.repo.head()) !== null) return { workspace: name, seeded: false, already_initialized: true };
 			await this.#seed(author);
 			return { workspace: name, seeded: true, already_initialized: false };
@@ -86,7 +89,7 @@ export class Workspace extends DurableObject<Env> {
 
 	/** Every path in the work tree and the uploads; `.git` never, other dot-paths only with `hidden`. */
 	async tree(hidden: boolean): Promise<string[]> {
-		const uploads = this.ctx.storage.sql.exec<{ path: string }>("SELECT path FROM workspace_uploads").toArray();
+		const uploads = this.ctx.storage.sql.exec<{ path: string }>(`SELECT path FROM ${TABLES.uploads}`).toArray();
 		const paths = [...this.repo.workTreeFiles(), ...uploads.map((u) => u.path)];
 		const visible = hidden ? paths : paths.filter((path) => !path.split("/").some((segment) => segment.startsWith(".")));
 		return [...new Set(visible)].sort();
@@ -184,10 +187,10 @@ export class Workspace extends DurableObject<Env> {
 		for (const change of staged) {
 			if (!touched.has(change.path)) continue;
 			if (change.content === null || authorId === null)
-				this.ctx.storage.sql.exec("DELETE FROM routine_authors WHERE path = ?", change.path);
+				this.ctx.storage.sql.exec(`DELETE FROM ${TABLES.routineAuthors} WHERE path = ?`, change.path);
 			else
 				this.ctx.storage.sql.exec(
-					"INSERT INTO routine_authors (path, user_id) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET user_id = excluded.user_id",
+					`INSERT INTO ${TABLES.routineAuthors} (path, user_id) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET user_id = excluded.user_id`,
 					change.path,
 					authorId,
 				);
@@ -196,7 +199,9 @@ export class Workspace extends DurableObject<Env> {
 
 	/** Who last wrote each routine file, as recorded by commits (durable-objects/agent-user/routine-files.ts reads it). */
 	async routineAuthors(): Promise<RoutineAuthors> {
-		const rows = this.ctx.storage.sql.exec<{ path: string; user_id: number }>("SELECT path, user_id FROM routine_authors").toArray();
+		const rows = this.ctx.storage.sql
+			.exec<{ path: string; user_id: number }>(`SELECT path, user_id FROM ${TABLES.routineAuthors}`)
+			.toArray();
 		return Object.fromEntries(rows.map((row) => [row.path, row.user_id]));
 	}
 
@@ -207,7 +212,7 @@ export class Workspace extends DurableObject<Env> {
 
 	#usage(): UploadUsage {
 		return this.ctx.storage.sql
-			.exec<{ bytes: number; files: number }>("SELECT COALESCE(SUM(size), 0) AS bytes, COUNT(*) AS files FROM workspace_uploads")
+			.exec<{ bytes: number; files: number }>(`SELECT COALESCE(SUM(size), 0) AS bytes, COUNT(*) AS files FROM ${TABLES.uploads}`)
 			.one();
 	}
 
@@ -227,7 +232,7 @@ export class Workspace extends DurableObject<Env> {
 		if (after.bytes > allowance.bytes || after.files > allowance.files) return { ok: false, used };
 		for (const upload of uploads) {
 			this.ctx.storage.sql.exec(
-				`INSERT INTO workspace_uploads (path, name, size, key, content_type, text) VALUES (?, ?, ?, ?, ?, ?)
+				`INSERT INTO ${TABLES.uploads} (path, name, size, key, content_type, text) VALUES (?, ?, ?, ?, ?, ?)
 				ON CONFLICT(path) DO UPDATE SET name = excluded.name, size = excluded.size, key = excluded.key, content_type = excluded.content_type, text = excluded.text`,
 				upload.path,
 				upload.name,
@@ -244,7 +249,7 @@ export class Workspace extends DurableObject<Env> {
 	upload(path: string): StoredUpload | null {
 		const row = this.ctx.storage.sql
 			.exec<{ path: string; name: string; size: number; key: string | null; content_type: string | null; text: number | null }>(
-				"SELECT path, name, size, key, content_type, text FROM workspace_uploads WHERE path = ?",
+				`SELECT path, name, size, key, content_type, text FROM ${TABLES.uploads} WHERE path = ?`,
 				path,
 			)
 			.toArray()[0];
@@ -254,7 +259,7 @@ export class Workspace extends DurableObject<Env> {
 	/** Takes an upload off the list; its record (the route then deletes its object), or null when there was none. */
 	async removeUpload(path: string): Promise<StoredUpload | null> {
 		const upload = this.upload(path);
-		if (upload) this.ctx.storage.sql.exec("DELETE FROM workspace_uploads WHERE path = ?", path);
+		if (upload) this.ctx.storage.sql.exec(`DELETE FROM ${TABLES.uploads} WHERE path = ?`, path);
 		return upload;
 	}
 
@@ -265,7 +270,7 @@ export class Workspace extends DurableObject<Env> {
 	async cloneFrom(source: CloneSource): Promise<CloneOutcome> {
 		return this.writing.run(() => {
 			// The clone replaces every file; its routine files were written by no user of this service, so they are nobody's routines.
-			this.ctx.storage.sql.exec("DELETE FROM routine_authors");
+			this.ctx.storage.sql.exec(`DELETE FROM ${TABLES.routineAuthors}`);
 			return cloneRepository(
 				{ ...this.repo.options, cache: {}, empty: () => this.files.clear() },
 				source,

@@ -1,7 +1,6 @@
 /**
- * Everything a Workspace keeps in its storage: SQL tables only. Statements name their tables as
- * written here, and test/worker/durable-objects/storage-maps.test.ts checks this list against
- * what the object creates.
+ * Everything a Workspace keeps in its storage, SQL tables only. Code and tests name the tables
+ * through this map; test/worker/durable-objects/storage-maps.test.ts checks it against what the object keeps.
  */
 export const WORKSPACE_STORAGE = {
 	keys: {},

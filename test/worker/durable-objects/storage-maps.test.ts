@@ -1,7 +1,8 @@
 /**
  * Each Durable Object's storage.ts names everything it keeps. These tests use each object for
  * real and compare what its storage then holds (SQL tables, keys) with its map, so a table or a
- * key added without its entry fails here.
+ * key added without its entry fails here. (The MeetingRoom and MeetingStream maps belong here too,
+ * once those objects have their folders.)
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
