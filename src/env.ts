@@ -93,7 +93,7 @@ export interface Env {
 	/** Open `/ws` connections per user (default 20); the next upgrade is refused in-band until one closes. */
 	LIVE_FEED_MAX_SOCKETS?: string;
 	/**
-	 * What one `swap` clone may cost (defaults in durable-objects/clone-limits.ts): bytes read from
+	 * What one `swap` clone may cost (defaults in durable-objects/workspace/clone-limits.ts): bytes read from
 	 * the host, bytes its objects unpack to (and its checkout takes), one object's unpacked bytes,
 	 * objects in its pack, files and directories checked out, and seconds in all.
 	 */

@@ -1,5 +1,5 @@
-import { errorName } from "../../src/error-text";
 import { setting } from "../../src/settings/deployment-defaults";
+import type { TimerHandlers } from "../shared/alarm-timers";
 import type { AutoJoin } from "./auto-join";
 import type { RoomContext } from "./context";
 import type { RoomPlacement } from "./placement";
@@ -13,38 +13,20 @@ export class RoomAlarm {
 		private readonly autoJoin: AutoJoin,
 	) {}
 
-	/** Runs each due timer's action; a timer goes only once its action succeeded, else it retries. */
-	async ring(): Promise<void> {
-		const now = Date.now();
-		const timers = this.room.timers;
-		for (const [timer, firedFor] of await timers.dueAt(now)) {
-			try {
-				await this.#run(timer);
-				await timers.settle(timer, firedFor);
-			} catch (err) {
-				console.error("timer action failed, retrying", timer, errorName(err));
-				await timers.retry(timer, now);
-			}
-		}
+	/** Runs each due timer's action (shared/alarm-timers.ts: a timer goes once its action succeeded, else it retries). */
+	ring(): Promise<void> {
+		return this.room.timers.fire(this.#actions);
 	}
 
-	async #run(timer: RoomTimerName): Promise<void> {
-		const room = this.room;
-		switch (timer) {
-			case "placement":
-				if ((await room.serial(() => this.placement.placementExpired())) === "handed_back") {
-					await this.autoJoin.placementTimedOut(`No bot host took the meeting within ${setting(room.env, "BOT_PLACEMENT_TIMEOUT_S")} s`);
-				}
-				return;
-			case "watchdog":
-				return room.serial(() => this.placement.hostLost());
-			case "stop_deadline":
-				await room.move({ to: "completed", actor: "user" });
-				return;
-			case "auto_join":
-				return this.autoJoin.fire();
-			case "notify":
-				return room.serial(() => room.webhooks.drain());
-		}
-	}
+	readonly #actions: TimerHandlers<RoomTimerName> = {
+		placement: async () => {
+			if ((await this.room.serial(() => this.placement.placementExpired())) === "handed_back") {
+				await this.autoJoin.placementTimedOut(`No bot host took the meeting within ${setting(this.room.env, "BOT_PLACEMENT_TIMEOUT_S")} s`);
+			}
+		},
+		watchdog: () => this.room.serial(() => this.placement.hostLost()),
+		stop_deadline: () => this.room.move({ to: "completed", actor: "user" }),
+		auto_join: () => this.autoJoin.fire(),
+		notify: () => this.room.serial(() => this.room.webhooks.drain()),
+	};
 }

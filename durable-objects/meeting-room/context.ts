@@ -19,8 +19,8 @@ import { type Announce, moveMeeting, type StatusStep } from "../../src/meetings/
 import { accountObject, meetingStream } from "../../src/objects";
 import { type WebhookEventType, webhookEventsFor } from "../../src/webhooks/envelope";
 import type { MeetingStream } from "../meeting-stream";
-import { RoomTimers } from "../room-timers";
-import { SerialQueue } from "../serial-queue";
+import { type AlarmTimers, kvAlarmTimers } from "../shared/alarm-timers";
+import { SerialQueue } from "../shared/serial-queue";
 import { CommandQueue, type QueueRefusal } from "./command-queue";
 import { RoomFanout } from "./fanout";
 import { ROOM_KEYS, type RoomTimerName } from "./storage";
@@ -80,7 +80,7 @@ export interface TransitionAsk {
  * is part of the room's RPC surface and no stub can reach past the serial queue.
  */
 export class RoomContext {
-	readonly timers: RoomTimers<RoomTimerName>;
+	readonly timers: AlarmTimers<RoomTimerName>;
 	readonly fanout: RoomFanout;
 	readonly webhooks: RoomWebhookRelay;
 	/** Commands kept for a bot that is away, until it says hello again. */
@@ -93,7 +93,7 @@ export class RoomContext {
 		/** Read at each use: the object's `env` is the one binding set (tests swap it for faults). */
 		private readonly envOf: () => Env,
 	) {
-		this.timers = new RoomTimers<RoomTimerName>(ctx.storage);
+		this.timers = kvAlarmTimers<RoomTimerName>(ctx.storage);
 		this.fanout = new RoomFanout(ctx.storage, envOf());
 		this.webhooks = new RoomWebhookRelay(ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
 		this.commands = new CommandQueue(ctx.storage);

@@ -8,6 +8,7 @@ import type { Env } from "../../src/env";
 import type { MeetingStatus } from "../../src/meetings/status-machine";
 import type { StatusStep } from "../../src/meetings/status-writes";
 import { webhookEventsFor } from "../../src/webhooks/envelope";
+import { closeQuietly } from "../shared/sockets";
 import { RoomAlarm } from "./alarm";
 import { AutoJoin, type PlanRequest } from "./auto-join";
 import { RoomBotChannel } from "./channel";
@@ -125,14 +126,5 @@ export class MeetingRoom extends DurableObject<Env> {
 
 	override alarm(): Promise<void> {
 		return this.#alarm.ring();
-	}
-}
-
-/** Completes the close handshake; the socket may already be gone. */
-export function closeQuietly(socket: WebSocket, code: number, reason: string): void {
-	try {
-		socket.close(code === 1005 || code === 1006 ? 1000 : code, reason);
-	} catch {
-		// already closed
 	}
 }

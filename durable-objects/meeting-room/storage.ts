@@ -3,7 +3,7 @@
  * through this map, never by string. (The meeting's stream log and its copilot are kept by the
  * MeetingStream: meeting-stream/storage.ts.)
  */
-import { TIMER_KEYS } from "../room-timers";
+import { KV_TIMER_KEYS } from "../shared/alarm-timers";
 
 export const ROOM_KEYS = {
 	/** The room's state (context.ts RoomState): the meeting, its status, attempt, claim, last applied seq. */
@@ -25,8 +25,8 @@ export const ROOM_KEYS = {
 	/** Webhook events on their way to the owner's outbox, by time (webhook-relay.ts). */
 	noticePrefix: "notice:",
 	/** The room's named timers (RoomTimerName) and their retry counts. */
-	timers: TIMER_KEYS.timers,
-	timerRetries: TIMER_KEYS.retries,
+	timers: KV_TIMER_KEYS.timers,
+	timerRetries: (name: string) => `${KV_TIMER_KEYS.retriesPrefix}${name}`,
 } as const;
 
 /**

@@ -3,7 +3,7 @@ import { type StatusStep, stepWebhookEvent } from "../../src/meetings/status-wri
 import type { WebhookEvent } from "../../src/webhooks/deliver";
 import type { WebhookEventType } from "../../src/webhooks/envelope";
 import type { AccountObject } from "../account";
-import type { RoomTimers } from "../room-timers";
+import type { AlarmTimers } from "../shared/alarm-timers";
 import { ROOM_KEYS, type RoomTimerName } from "./storage";
 
 interface PendingNotice extends WebhookEvent {
@@ -27,7 +27,7 @@ export class RoomWebhookRelay {
 
 	constructor(
 		private readonly storage: DurableObjectStorage,
-		private readonly timers: RoomTimers<RoomTimerName>,
+		private readonly timers: AlarmTimers<RoomTimerName>,
 		/** The owner's account object (its outbox takes the events). */
 		private readonly account: (userId: number) => DurableObjectStub<AccountObject>,
 	) {}

@@ -1,5 +1,5 @@
 import type { Env } from "../../src/env";
-import type { RoomTimers } from "../room-timers";
+import type { AlarmTimers } from "../shared/alarm-timers";
 import type { StreamLog } from "./log";
 import type { StreamTimerName } from "./storage";
 
@@ -13,6 +13,6 @@ export interface StreamContext {
 	readonly storage: DurableObjectStorage;
 	/** The meeting's SSE log: transcript and copilot output in one sequence. */
 	readonly log: StreamLog;
-	readonly timers: RoomTimers<StreamTimerName>;
+	readonly timers: AlarmTimers<StreamTimerName>;
 	waitUntil(work: Promise<unknown>): void;
 }

@@ -1,9 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../src/env";
-import { errorName } from "../../src/error-text";
 import { setting } from "../../src/settings/deployment-defaults";
-import { RoomTimers } from "../room-timers";
-import { SerialQueue } from "../serial-queue";
+import { kvAlarmTimers, type TimerHandlers } from "../shared/alarm-timers";
+import { SerialQueue } from "../shared/serial-queue";
 import { StreamAccess } from "./access";
 import type { StreamContext } from "./context";
 import { type CopilotIngest, type CopilotStart, type LiveMeeting, MeetingCopilot, type ProcessOutcome } from "./copilot";
@@ -91,21 +90,15 @@ export class MeetingStream extends DurableObject<Env> {
 		return this.#copilot.ingest();
 	}
 
-	/** Runs each due timer's action; a timer goes only once its action succeeded, else it retries. */
-	override async alarm(): Promise<void> {
-		const now = Date.now();
-		const timers = this.#context.timers;
-		for (const [timer, firedFor] of await timers.dueAt(now)) {
-			try {
-				// The final beat waits on the model: only this object's alarm waits with it.
-				if (timer === "copilot_final") await this.#copilot.finish();
-				await timers.settle(timer, firedFor);
-			} catch (err) {
-				console.error("timer action failed, retrying", timer, errorName(err));
-				await timers.retry(timer, now);
-			}
-		}
+	/** Runs each due timer's action (shared/alarm-timers.ts: a timer goes once its action succeeded, else it retries). */
+	override alarm(): Promise<void> {
+		return this.#context.timers.fire(this.#timerActions);
 	}
+
+	readonly #timerActions: TimerHandlers<StreamTimerName> = {
+		// The final beat waits on the model: only this object's alarm waits with it.
+		copilot_final: () => this.#copilot.finish(),
+	};
 }
 
 function contextOf(ctx: DurableObjectState, envOf: () => Env): StreamContext {
@@ -115,7 +108,7 @@ function contextOf(ctx: DurableObjectState, envOf: () => Env): StreamContext {
 		},
 		storage: ctx.storage,
 		log: new StreamLog(ctx.storage.sql, setting(envOf(), "AGENT_SSE_KEEPALIVE_MS")),
-		timers: new RoomTimers<StreamTimerName>(ctx.storage),
+		timers: kvAlarmTimers<StreamTimerName>(ctx.storage),
 		waitUntil: (work) => ctx.waitUntil(work),
 	};
 }
