@@ -16,6 +16,7 @@ import { errorName } from "../../src/error-text";
 import { workspaceObject } from "../../src/objects";
 import { commitAuthorOf } from "../../src/workspace/author";
 import { homeWorkspace } from "../../src/workspace/workspace-names";
+import { SerialQueue } from "../shared/serial-queue";
 import { runBeat } from "./beat";
 import type { StreamContext } from "./context";
 import type { MeetingEnd, MeetingStreamBody, StreamTranscript } from "./log";
@@ -93,11 +94,16 @@ const FINAL_MODEL_ATTEMPTS = 3;
  * that moved meanwhile; beats run beside the chain, one at a time.
  */
 export class MeetingCopilot {
-	#chain: Promise<unknown> = Promise.resolve();
 	#beat: Promise<void> | null = null;
 	#beatAgain = false;
+	readonly #chain: SerialQueue;
 
-	constructor(readonly stream: StreamContext) {}
+	constructor(readonly stream: StreamContext) {
+		this.#chain = new SerialQueue({
+			onError: (err) => console.error("copilot work failed", errorName(err)),
+			onQueued: (tail) => stream.waitUntil(tail),
+		});
+	}
 
 	/** Starts the copilot, or touches it (a new key, title, settings); null, changing nothing, when it is someone else's. */
 	async start(start: CopilotStart): Promise<LiveMeeting | null> {
@@ -117,7 +123,7 @@ export class MeetingCopilot {
 			};
 		});
 		if (refused) return null;
-		this.#enqueue(() => this.#catchUp());
+		this.#chain.run(() => this.#catchUp());
 		return liveMeetingOf(state);
 	}
 
@@ -126,7 +132,7 @@ export class MeetingCopilot {
 		const state = await this.#mutate((old) => (old ? { ...old, processing: on } : old));
 		if (!state) return null;
 		if (!on) return { processing: false };
-		this.#enqueue(() => this.#catchUp());
+		this.#chain.run(() => this.#catchUp());
 		return { processing: true, resumed_from: String(state.cursor) };
 	}
 
@@ -136,7 +142,7 @@ export class MeetingCopilot {
 
 	/** A transcript event was logged at `seq`: follow it when processing is on (never blocks the caller). */
 	transcriptLogged(_seq: number, line: StreamTranscript): void {
-		this.#enqueue(async () => {
+		this.#chain.run(async () => {
 			// Most meetings have no copilot: their segments cost one cached read here, no write.
 			if (!(await this.#state())) return;
 			if (line.completed) {
@@ -163,7 +169,7 @@ export class MeetingCopilot {
 
 	/** The `copilot_final` timer: throws while the document could not be written, so the timer retries. */
 	async finish(): Promise<void> {
-		await this.#chain;
+		await this.#chain.idle();
 		await this.#beat;
 		const state = await this.#state();
 		if (!state) return;
@@ -348,20 +354,11 @@ export class MeetingCopilot {
 
 	/** Changes the state on the chain, so no two changes interleave. */
 	#mutate(change: (old: CopilotState | undefined) => CopilotState | undefined): Promise<CopilotState | undefined> {
-		return this.#enqueue(async () => {
+		return this.#chain.run(async () => {
 			const next = change(await this.#state());
 			if (next) await this.stream.storage.put(STATE, next);
 			return next;
 		});
-	}
-
-	#enqueue<T>(work: () => Promise<T>): Promise<T> {
-		const run = this.#chain.then(work);
-		this.#chain = run.catch((err: unknown) => {
-			console.error("copilot work failed", errorName(err));
-		});
-		this.stream.waitUntil(this.#chain);
-		return run;
 	}
 }
 
