@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
@@ -8,6 +9,9 @@ export default defineConfig(async () => {
 	const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
 	return {
 		test: {
+			// Two files at a time even on two cores (vitest's default would be one): much of the suite waits on
+			// real clocks, Chromium and wrangler dev, so a second file fills the idle time.
+			maxWorkers: Math.max(2, availableParallelism() - 1),
 			projects: [
 				{
 					plugins: [
@@ -53,9 +57,22 @@ export default defineConfig(async () => {
 					test: {
 						name: "worker",
 						testTimeout: 30_000,
+						// Files share one workerd per vitest worker instead of starting one each (most of the tier's time
+						// was start-up and transform). They share its D1, R2 and Durable Objects too, so a test reads only
+						// what it made: ids keep counting across files, and nothing asserts on a whole table or bucket.
+						isolate: false,
 						globalSetup: ["./test/receiver/global-setup.ts"],
 						include: ["test/worker/**/*.test.ts", "src/**/*.test.ts", "durable-objects/**/*.test.ts"],
 						setupFiles: ["./test/worker/apply-migrations.ts"],
+					},
+				},
+				{
+					test: {
+						// Pure rules (parsers, the status machine, signatures, the docs' tables) need no workerd: plain Node.
+						name: "unit",
+						environment: "node",
+						include: ["test/unit/**/*.test.ts"],
+						isolate: false,
 					},
 				},
 				{

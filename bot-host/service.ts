@@ -15,6 +15,7 @@ import { type BrowserOptions, browserMissing } from "./bot/browser.ts";
 import { type HostEgress, hostEgressFromEnv } from "./bot/egress.ts";
 import { type Ending, hostDrained, leaving } from "./bot/outcomes.ts";
 import { BotSession } from "./bot/session.ts";
+import { errorText } from "./error-text.ts";
 import { type Capacity, type CapacitySettings, capacityOf } from "./fleet/capacity.ts";
 
 export interface BotHostOptions {
@@ -157,7 +158,7 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 		try {
 			handle(req, res);
 		} catch (err) {
-			log(`bot host request failed: ${err instanceof Error ? err.message : String(err)}`);
+			log(`bot host request failed: ${errorText(err)}`);
 			if (!res.headersSent) refuse(res, 500, "internal error");
 		}
 	});

@@ -1,6 +1,9 @@
 // Builds the dashboard (dashboard/src, Preact) into dashboard/dist, which wrangler serves as
 // the Worker's static assets at `/` (wrangler.toml [assets]). Run by `npm start`, `npm test`
 // and `npm run bench` before anything else, so a fresh clone needs no extra step.
+// `@meetbot/client` resolves to its sources (packages/client/src) through dashboard/tsconfig.json's
+// `paths`, which esbuild follows as tsc does: the dashboard needs no client build first, and only
+// the parts it uses (the live feed, types) end up in the bundle.
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -2,7 +2,6 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./app-env";
-import { intVar } from "./env";
 import { ApiError, mapError } from "./errors";
 import { apiResponseHeaders, gateway } from "./gateway/gateway";
 import { AGENT_PREFIXES, LEGACY_AGENT_PREFIX } from "./gateway/route-scopes";
@@ -31,13 +30,14 @@ import { ApiErrorBody } from "./routes/openapi-app";
 import { recordingUploadRoutes } from "./routes/recording-upload";
 import { recordingRoutes } from "./routes/recordings";
 import { transcriptRoutes } from "./routes/transcripts";
+import { DEPLOYMENT_DEFAULTS, setting } from "./settings/deployment-defaults";
 
 /** The version of `api.v1`, the public wire contract this gateway speaks (docs/api.md). */
 export const API_CONTRACT_VERSION = "1.5.0";
 
 /** The routes that take inline media (`audio_base64`, `image_base64`), and their own body cap (`MAX_MEDIA_BODY_BYTES`). */
 const MEDIA_BODY_ROUTE = /^\/bots\/[^/]+\/[^/]+\/(speak|avatar)$/;
-export const DEFAULT_MAX_MEDIA_BODY_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_MEDIA_BODY_BYTES = DEPLOYMENT_DEFAULTS.MAX_MEDIA_BODY_BYTES;
 
 /** The gateway: one middleware for identity and limits, then one module per section of docs/api.md. */
 export function buildApp() {
@@ -55,7 +55,7 @@ export function buildApp() {
 		// Speech audio and avatar images come inline as base64: a minute of 48 kHz WAV is 7.7 MB of it.
 		const media = MEDIA_BODY_ROUTE.test(c.req.path);
 		return bodyLimit({
-			maxSize: media ? intVar(c.env.MAX_MEDIA_BODY_BYTES, DEFAULT_MAX_MEDIA_BODY_BYTES) : intVar(c.env.MAX_BODY_BYTES, 1_048_576),
+			maxSize: media ? setting(c.env, "MAX_MEDIA_BODY_BYTES") : setting(c.env, "MAX_BODY_BYTES"),
 			onError: () => {
 				throw new ApiError(413, "Request body too large");
 			},
@@ -105,7 +105,7 @@ export function buildApp() {
 			title: "Meeting bot gateway (api.v1)",
 			version: API_CONTRACT_VERSION,
 			description:
-				"The public wire contract `api.v1` (sealed equal to its OpenAPI 1.5.0 document), served by a Vexa-compatible " +
+				"The public wire contract `api.v1`, version 1.5.0 (docs/api.md), served by a Vexa-compatible " +
 				"meeting bot API on Cloudflare Workers. Errors are `{detail}`: a string, or a list of field errors for a 422.",
 		},
 	});

@@ -3,15 +3,20 @@ import type { AgentUser } from "../durable-objects/agent-user";
 import type { IpGuard } from "../durable-objects/ip-guard";
 import type { LiveFeed } from "../durable-objects/live-feed";
 import type { MeetingRoom } from "../durable-objects/meeting-room";
+import type { MeetingStream } from "../durable-objects/meeting-stream";
 import type { Workspace } from "../durable-objects/workspace";
 
-/** Bindings and deployment settings. Every string var has an embedded default in wrangler.toml. */
+/**
+ * Bindings and deployment settings. Non-secret settings have their defaults in one table,
+ * `DEPLOYMENT_DEFAULTS` (settings/deployment-defaults.ts), read through `setting(env, name)`.
+ */
 export interface Env {
 	DB: D1Database;
 	RECORDINGS: R2Bucket;
 	ACCOUNT: DurableObjectNamespace<AccountObject>;
 	IP_GUARD: DurableObjectNamespace<IpGuard>;
 	MEETING_ROOM: DurableObjectNamespace<MeetingRoom>;
+	MEETING_STREAM: DurableObjectNamespace<MeetingStream>;
 	LIVE_FEED: DurableObjectNamespace<LiveFeed>;
 	AGENT_USER: DurableObjectNamespace<AgentUser>;
 	WORKSPACE: DurableObjectNamespace<Workspace>;
@@ -88,7 +93,7 @@ export interface Env {
 	/** Open `/ws` connections per user (default 20); the next upgrade is refused in-band until one closes. */
 	LIVE_FEED_MAX_SOCKETS?: string;
 	/**
-	 * What one `swap` clone may cost (defaults in durable-objects/clone-limits.ts): bytes read from
+	 * What one `swap` clone may cost (defaults in durable-objects/workspace/clone-limits.ts): bytes read from
 	 * the host, bytes its objects unpack to (and its checkout takes), one object's unpacked bytes,
 	 * objects in its pack, files and directories checked out, and seconds in all.
 	 */
@@ -146,4 +151,12 @@ export function numberVar(value: string | undefined, fallback: number): number {
 export function boolVar(value: string | undefined, fallback: boolean): boolean {
 	if (value === undefined || value === "") return fallback;
 	return ["1", "true", "yes", "on"].includes(value.toLowerCase());
+}
+
+/**
+ * The gateway address in links shown to the client (raw_url, share links): the configured one,
+ * else the request's origin. Never for anything a bot uses (see bots/bot-endpoints.ts).
+ */
+export function publicBaseUrl(env: Pick<Env, "PUBLIC_BASE_URL">, request: Request): string {
+	return env.PUBLIC_BASE_URL || new URL(request.url).origin;
 }

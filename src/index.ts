@@ -7,6 +7,7 @@ export { AgentUser } from "../durable-objects/agent-user";
 export { IpGuard } from "../durable-objects/ip-guard";
 export { LiveFeed } from "../durable-objects/live-feed";
 export { MeetingRoom } from "../durable-objects/meeting-room";
+export { MeetingStream } from "../durable-objects/meeting-stream";
 export { Workspace } from "../durable-objects/workspace";
 
 export default {

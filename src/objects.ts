@@ -1,7 +1,9 @@
 import type { Env } from "./env";
 
-/** How each Durable Object is addressed, written once: a meeting's room, a user's account and feed. */
+/** How each Durable Object is addressed, written once: a meeting's room and stream, a user's account and feed. */
 export const meetingRoom = (env: Env, meetingId: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(meetingId)));
+/** A meeting's stream log and live copilot, named by the meeting id as its room is. */
+export const meetingStream = (env: Env, meetingId: number) => env.MEETING_STREAM.get(env.MEETING_STREAM.idFromName(String(meetingId)));
 export const accountObject = (env: Env, userId: number) => env.ACCOUNT.get(env.ACCOUNT.idFromName(String(userId)));
 export const liveFeed = (env: Env, userId: number) => env.LIVE_FEED.get(env.LIVE_FEED.idFromName(String(userId)));
 export const agentUser = (env: Env, userId: number) => env.AGENT_USER.get(env.AGENT_USER.idFromName(String(userId)));

@@ -2,7 +2,7 @@
  * The bot side of the bot channel (src/bot-channel/protocol.ts): one WebSocket to the
  * meeting's room. Every message gets the next seq and stays queued until the room acks it;
  * after a reconnect the bot says hello with the last acked seq and re-sends the rest in order.
- * A room that has ended the meeting (409/410 on the upgrade, or a close with
+ * A room that has ended the meeting (409 on the upgrade, or a close with
  * ROOM_CLOSE.meetingEnded), or has given the meeting to a newer attempt (a close with
  * ROOM_CLOSE.superseded), is not retried: the session is told, and the bot leaves the call.
  */
@@ -97,7 +97,7 @@ export class BotChannel {
 		socket.on("unexpected-response", (_req, res) => {
 			const status = res.statusCode ?? 0;
 			res.resume();
-			if (status === 409 || status === 410) {
+			if (status === 409) {
 				socket.terminate();
 				return this.meetingEnded(`the room has no live meeting (${status})`);
 			}

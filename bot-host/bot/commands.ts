@@ -5,9 +5,9 @@
 import type { Page } from "puppeteer-core";
 import type { Act, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import type { MeetingDriver } from "../drivers/types.ts";
+import { errorText } from "../error-text.ts";
 import type { InCallActions } from "./actions.ts";
 import type { BotChannel } from "./channel.ts";
-import { describe } from "./outcomes.ts";
 import type { Transcriber } from "./transcriber.ts";
 import type { CaptionTracker, ChatTracker } from "./transcript.ts";
 
@@ -37,7 +37,7 @@ export async function runCommands(queue: { id: string; act: Act }[], page: Page,
 		try {
 			await runCommand(act, page, target);
 		} catch (err) {
-			target.log(`command ${act.action} failed: ${describe(err)}`);
+			target.log(`command ${act.action} failed: ${errorText(err)}`);
 		}
 	}
 }
@@ -69,6 +69,6 @@ async function runCommand(act: Act, page: Page, t: CommandTarget): Promise<void>
 				return;
 			}
 			// Speech and screen run alongside the caption reader, not in its way.
-			t.actions?.run(act).catch((err: unknown) => t.log(`command ${act.action} failed: ${describe(err)}`));
+			t.actions?.run(act).catch((err: unknown) => t.log(`command ${act.action} failed: ${errorText(err)}`));
 	}
 }

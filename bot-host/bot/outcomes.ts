@@ -12,7 +12,8 @@ import {
 	REASON_OUTCOME,
 	STATUS_REASON_MAX,
 } from "../../src/bot-channel/protocol.ts";
-import type { MeetingState } from "../drivers/types.ts";
+import type { PageState } from "../drivers/types.ts";
+import { errorText } from "../error-text.ts";
 
 export type Stage = "joining" | "awaiting_admission" | "active";
 
@@ -49,7 +50,7 @@ export const failedWithout = (reason: string, leave = false): Ending => ({ statu
 export const hostDrained = (reason: string): Ending => ({ status: "failed", failure_cause: "host_drained", reason, leave: true });
 
 /** Null while the screen does not end anything (pre-join, lobby, in call). */
-export function outcomeOf(state: MeetingState, stage: Stage): Ending | null {
+export function outcomeOf(state: PageState, stage: Stage): Ending | null {
 	switch (state) {
 		case "denied":
 			return endingFor("awaiting_admission_rejected", "the host denied the request to join");
@@ -91,15 +92,10 @@ export function reportable(reason: string, secrets: readonly (string | null | un
 /** "300 s", "1.5 s": how long a limit was, for a reason. */
 export const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(1))} s`;
 
-/** An error's message, or the thrown value in words. */
-export function describe(err: unknown): string {
-	return err instanceof Error ? err.message : String(err);
-}
-
 /** A failed page load in words: the network error code, or the timeout. */
 export function navigationFailure(err: unknown, timeoutMs: number): string {
 	if (err instanceof TimeoutError) return `no answer within ${seconds(timeoutMs)}`;
-	const message = describe(err);
+	const message = errorText(err);
 	// Puppeteer adds " at <url>"; the code alone says it, and the link may carry a passcode.
 	return /^net::[A-Z_]+/.exec(message)?.[0] ?? message;
 }

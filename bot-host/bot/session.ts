@@ -8,6 +8,7 @@ import type { Page } from "puppeteer-core";
 import type { Act, BotSegment, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import { driverFor } from "../drivers/index.ts";
 import type { MeetingDriver, MeetingSnapshot } from "../drivers/types.ts";
+import { errorText } from "../error-text.ts";
 import { InCallActions } from "./actions.ts";
 import { deliverRecording, MeetingAudio, recordingCap } from "./audio.ts";
 import { type BotBrowser, type BrowserOptions, launchBotBrowser } from "./browser.ts";
@@ -16,7 +17,7 @@ import { runCommands } from "./commands.ts";
 import type { HostEgress } from "./egress.ts";
 import { autoLeave } from "./limits.ts";
 import { openMeetingPage, preparePage } from "./meeting-page.ts";
-import { describe, type Ending, endingFor, failedWithout, leaving, outcomeOf, reportable, type Stage, seconds } from "./outcomes.ts";
+import { type Ending, endingFor, failedWithout, leaving, outcomeOf, reportable, type Stage, seconds } from "./outcomes.ts";
 import { Transcriber, transcriptionEgress } from "./transcriber.ts";
 import { CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts";
 
@@ -122,7 +123,7 @@ export class BotSession {
 	start(): void {
 		this.channel.start();
 		this.run()
-			.catch((err: unknown) => this.log(`bot ${this.request.meeting_id} ended with an error: ${describe(err)}`))
+			.catch((err: unknown) => this.log(`bot ${this.request.meeting_id} ended with an error: ${errorText(err)}`))
 			.finally(() => this.resolveFinished());
 	}
 
@@ -145,7 +146,7 @@ export class BotSession {
 		} catch (err) {
 			// Past admission a breakage is no join failure: the meeting failed with no table reason.
 			if (this.crashed) ending = failedWithout(`browser crashed: ${this.crashed}`);
-			else ending = this.stage === "active" ? failedWithout(describe(err)) : endingFor("join_failure", describe(err));
+			else ending = this.stage === "active" ? failedWithout(errorText(err)) : endingFor("join_failure", errorText(err));
 		}
 		if (ending.leave && this.page && !this.crashed) await this.leaveMeeting(this.page);
 		this.captions?.flush();
@@ -226,7 +227,7 @@ export class BotSession {
 			} catch (err) {
 				// Navigations (Zoom's audio set-up redirects) destroy the context for a moment.
 				if (this.crashed) throw err;
-				if (++failedReads > 60) throw new Error(`the meeting page stopped answering: ${describe(err)}`);
+				if (++failedReads > 60) throw new Error(`the meeting page stopped answering: ${errorText(err)}`);
 				await sleep(pollMs);
 				continue;
 			}
@@ -292,7 +293,7 @@ export class BotSession {
 			}
 			this.log("the page still shows the meeting after leaving");
 		} catch (err) {
-			this.log(`leave failed: ${describe(err)}`);
+			this.log(`leave failed: ${errorText(err)}`);
 		}
 	}
 
@@ -334,7 +335,7 @@ export class BotSession {
 		if (this.audio.transcriber || request.recording_enabled)
 			await page.evaluate(() => window.__bot.startCapture()).catch(because("could not start capturing the meeting audio"));
 		return this.driver.prepareCall(page).catch((err: unknown) => {
-			this.log(`prepare call: ${describe(err)}`);
+			this.log(`prepare call: ${errorText(err)}`);
 			return false;
 		});
 	}
@@ -342,9 +343,9 @@ export class BotSession {
 	/** Last transcription passes, then the recording upload, before the final status. */
 	private async finishAudio(): Promise<void> {
 		const { audio } = this;
-		await audio.transcriber?.flush().catch((err: unknown) => this.log(`transcription flush: ${describe(err)}`));
+		await audio.transcriber?.flush().catch((err: unknown) => this.log(`transcription flush: ${errorText(err)}`));
 		await deliverRecording(audio, this.request.recording_upload_url, this.request.channel.token).catch((err: unknown) =>
-			this.log(`recording upload: ${describe(err)}`),
+			this.log(`recording upload: ${errorText(err)}`),
 		);
 	}
 
@@ -365,7 +366,7 @@ export class BotSession {
 /** Rethrows an error with the step it broke, so the reported reason names it. */
 function because(step: string): (err: unknown) => never {
 	return (err) => {
-		throw new Error(`${step}: ${describe(err)}`);
+		throw new Error(`${step}: ${errorText(err)}`);
 	};
 }
 

@@ -20,6 +20,7 @@
  *   needs it, so no browser-wide switch (--force-webrtc-ip-handling-policy) is used.
  */
 import type { Browser, HTTPRequest, Page } from "puppeteer-core";
+import { errorText } from "../error-text.ts";
 import { admit, EgressRefused, type HostEgress, requestGuarded } from "./egress.ts";
 
 export interface SharedSurface {
@@ -62,7 +63,7 @@ export async function openSurface(
 							body: content.html,
 						})
 					: request.respond({ status: 404, body: "" });
-			answered.catch((err: unknown) => log(`shared content: ${err instanceof Error ? err.message : String(err)}`));
+			answered.catch((err: unknown) => log(`shared content: ${errorText(err)}`));
 		});
 		await page.goto(content.kind === "html" ? HTML_DOCUMENT_URL : content.url, { waitUntil: "load", timeout: 20_000 });
 		return { page, close };
@@ -100,7 +101,7 @@ async function answer(request: HTTPRequest, egress: HostEgress, log: (line: stri
 		headers["content-security-policy"] = [...(own === undefined ? [] : [own].flat()), SURFACE_POLICY].join(", ");
 		await request.respond({ status: res.status, headers, body: res.body });
 	} catch (err) {
-		log(`shared content: blocked ${describeTarget(url)}: ${err instanceof Error ? err.message : String(err)}`);
+		log(`shared content: blocked ${describeTarget(url)}: ${errorText(err)}`);
 		await request.abort(err instanceof EgressRefused ? "blockedbyclient" : "failed");
 	}
 }

@@ -5,10 +5,10 @@
  * in-call controls and stale screens in the DOM.
  */
 import type { ElementHandle, Page } from "puppeteer-core";
-import type { MeetingSnapshot, MeetingState } from "./types.ts";
+import type { MeetingSnapshot, PageState } from "./types.ts";
 
 export interface StateRule {
-	state: MeetingState;
+	state: PageState;
 	/** Visible text anywhere on the page (curly quotes normalised). */
 	texts?: string[];
 	/** Any visible element matching. */
@@ -31,7 +31,10 @@ export interface ProbeTable {
 	/** A tile is speaking if it (or something inside it) matches `speaking`. */
 	speakers: { tile: string; speaking: string[]; name: NameSource };
 	participants: { item: string; name: NameSource; self: string[]; visibleOnly: boolean };
-	/** `senderFrom`: where the sender is when not inside the message (a group header). */
+	/**
+	 * `sender.closest`: the element around the message that holds the sender (a group header);
+	 * `inheritSender`: a message without a sender of its own is the previous sender's.
+	 */
 	chat: { message: string; text: string; sender: NameSource & { closest?: string }; inheritSender: boolean };
 }
 
@@ -55,7 +58,7 @@ function probePage(table: ProbeTable, botName: string): MeetingSnapshot {
 	};
 	// biome-ignore lint/performance/useDomNodeTextContent: innerText leaves out hidden screens, which is the point.
 	const pageText = norm(document.body?.innerText ?? "");
-	let state: MeetingState = "unknown";
+	let state: PageState = "unknown";
 	for (const rule of table.states) {
 		const byText = (rule.texts ?? []).some((t) => pageText.includes(norm(t)));
 		const bySelector = (rule.selectors ?? []).some((s) => [...document.querySelectorAll(s)].some(visible));

@@ -3,10 +3,10 @@ import type { Page } from "puppeteer-core";
 import type { Platform } from "../../src/bot-channel/protocol.ts";
 
 /**
- * What the page shows right now. `removed` before admission is a denial on platforms that
+ * What the meeting page shows right now (the room's status is a different thing: `MeetingStatus`). `removed` before admission is a denial on platforms that
  * show the same screen for both (Zoom); the session decides that from its own history.
  */
-export type MeetingState =
+export type PageState =
 	| "prejoin"
 	| "lobby"
 	| "in_call"
@@ -35,7 +35,7 @@ export interface ChatLine {
 }
 
 export interface MeetingSnapshot {
-	state: MeetingState;
+	state: PageState;
 	captions: CaptionLine[];
 	activeSpeakers: string[];
 	/** Everyone else in the call, without the bot itself. */

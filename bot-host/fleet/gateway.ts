@@ -6,6 +6,7 @@
  */
 import { ClaimRefusalReason, type ClaimRequest, type HostReport } from "../../src/bot-channel/fleet.ts";
 import { SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import { errorText } from "../error-text.ts";
 
 export type ClaimOutcome =
 	/** This host won the attempt: start the bot. */
@@ -43,7 +44,7 @@ export class Gateway {
 			res = await this.post("/internal/bot-hosts/claims", claim);
 		} catch (err) {
 			if (err instanceof NoCredential) return { kind: "unanswered", detail: err.message };
-			return { kind: "unanswered", detail: `the gateway is unreachable: ${err instanceof Error ? err.message : String(err)}` };
+			return { kind: "unanswered", detail: `the gateway is unreachable: ${errorText(err)}` };
 		}
 		const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
 		if (res.status === 200) {

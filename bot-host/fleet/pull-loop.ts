@@ -10,6 +10,7 @@
  * queue or a failing queue API backs off (jittered).
  */
 import type { SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import { errorText } from "../error-text.ts";
 import type { Capacity } from "./capacity.ts";
 import type { Gateway } from "./gateway.ts";
 import { type LeasedTicket, QueueUnavailable, type SpawnQueue } from "./spawn-queue.ts";
@@ -140,7 +141,7 @@ export class PullLoop {
 					this.options.host.launch(outcome.request);
 				} catch (err) {
 					// The room holds the claim; without a bot it names the loss (failure_cause bot_host_lost) after its timeout.
-					this.options.log(`pull loop: could not start the bot for ${label}: ${err instanceof Error ? err.message : String(err)}`);
+					this.options.log(`pull loop: could not start the bot for ${label}: ${errorText(err)}`);
 				}
 			}),
 		);
@@ -150,7 +151,7 @@ export class PullLoop {
 			if (handBack.length > 0) await this.options.queue.retry(handBack, 0);
 		} catch (err) {
 			// Unsettled leases come back after their visibility timeout; a won claim then answers 409.
-			this.options.log(`pull loop: could not settle leases: ${err instanceof Error ? err.message : String(err)}`);
+			this.options.log(`pull loop: could not settle leases: ${errorText(err)}`);
 		}
 	}
 

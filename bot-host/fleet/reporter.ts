@@ -4,6 +4,7 @@
  * run of failures) and otherwise ignored.
  */
 import type { HostReport } from "../../src/bot-channel/fleet.ts";
+import { errorText } from "../error-text.ts";
 import type { Gateway } from "./gateway.ts";
 
 export const DEFAULT_REPORT_S = 15;
@@ -36,7 +37,7 @@ export class Reporter {
 			if (this.failing) this.options.log("host report: the gateway takes reports again");
 			this.failing = false;
 		} catch (err) {
-			if (!this.failing) this.options.log(`host report not taken: ${err instanceof Error ? err.message : String(err)}; will keep trying`);
+			if (!this.failing) this.options.log(`host report not taken: ${errorText(err)}; will keep trying`);
 			this.failing = true;
 		}
 	}

@@ -5,6 +5,7 @@
  * timeout), any host may take it again.
  */
 import { SpawnTicket } from "../../src/bot-channel/fleet.ts";
+import { errorText } from "../error-text.ts";
 
 /** A ticket in hand, with the lease that acks or retries it. */
 export interface LeasedTicket {
@@ -93,7 +94,7 @@ export class SpawnQueue {
 				signal: AbortSignal.timeout(this.options.timeoutMs ?? 15_000),
 			});
 		} catch (err) {
-			throw new QueueUnavailable(`the spawn queue is unreachable: ${err instanceof Error ? err.message : String(err)}`);
+			throw new QueueUnavailable(`the spawn queue is unreachable: ${errorText(err)}`);
 		}
 		const envelope = (await res.json().catch(() => null)) as {
 			success?: boolean;

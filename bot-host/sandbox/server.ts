@@ -9,6 +9,7 @@ import https from "node:https";
 import net from "node:net";
 import path from "node:path";
 import { z } from "zod";
+import { errorText } from "../error-text.ts";
 import { makeSandboxCertificate, sandboxChromiumFlags } from "./cert.ts";
 import { googleMeetPage } from "./pages/google-meet.ts";
 import { teamsPage } from "./pages/teams.ts";
@@ -201,7 +202,7 @@ export async function startSandbox(
 
 	const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
 		handle(req, res).catch((err: unknown) => {
-			if (!res.headersSent) json(res, 500, { error: err instanceof Error ? err.message : String(err) });
+			if (!res.headersSent) json(res, 500, { error: errorText(err) });
 			else res.destroy();
 		});
 	};

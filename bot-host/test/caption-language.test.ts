@@ -1,6 +1,6 @@
 /**
- * Caption segments under auto-detect carry the language their text shows (the spec's segment
- * `language`: "detected or forced for the transcription window"), and null rather than a guess
+ * Caption segments under auto-detect carry the language their text shows (a segment's
+ * `language`, docs/api.md#transcript-segments-from-captions), and null rather than a guess
  * when the text does not say.
  */
 import { describe, expect, it } from "vitest";

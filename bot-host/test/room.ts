@@ -68,6 +68,11 @@ export class FakeRoom {
 		this.refusals.set(meetingId, status);
 	}
 
+	/** Lets this meeting's channel upgrades through again. */
+	allowUpgrades(meetingId: number): void {
+		this.refusals.delete(meetingId);
+	}
+
 	/** Ends the meeting as the real room does when it tears one down: closes the channel with ROOM_CLOSE.meetingEnded. */
 	endMeeting(meetingId: number): void {
 		for (const [socket, id] of this.sockets) if (id === meetingId) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");

@@ -10,7 +10,7 @@ import { CaptionTracker, ChatTracker, ParticipantTracker } from "../bot/transcri
 import { encodeWav, wavDurationMs } from "../bot/wav.ts";
 import { googleMeet } from "../drivers/google-meet.ts";
 import { teams } from "../drivers/teams.ts";
-import type { MeetingState } from "../drivers/types.ts";
+import type { PageState } from "../drivers/types.ts";
 import { zoom } from "../drivers/zoom.ts";
 import { SandboxMeeting, Scenario } from "../sandbox/scenario.ts";
 
@@ -151,7 +151,7 @@ describe("wav and the sandbox clock", () => {
 });
 
 describe("outcomes", () => {
-	const STATES: MeetingState[] = [
+	const STATES: PageState[] = [
 		"prejoin",
 		"lobby",
 		"in_call",

@@ -124,14 +124,3 @@ export async function readEvents(path: string, init: RequestInit, onEvent: (even
 		}
 	}
 }
-
-/** A one-use ticket for `/ws?ticket=` (docs/dashboard.md#signing-in). */
-export async function wsTicket(): Promise<string> {
-	const { ticket } = await request<{ ticket: string; expires_at: string }>("POST", "/auth/ticket");
-	return ticket;
-}
-
-export function wsUrl(ticket: string): string {
-	const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-	return `${scheme}//${location.host}/ws?ticket=${encodeURIComponent(ticket)}`;
-}

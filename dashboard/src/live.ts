@@ -1,7 +1,8 @@
 /**
- * The dashboard's one `/ws` connection (docs/live-feed.md). It connects with a one-use ticket
- * (never the key), keeps the set of meetings the open pages watch, subscribes them again after
- * every reconnect, and reconnects with a fresh ticket and a growing backoff (1 s to 30 s).
+ * The dashboard's one `/ws` connection (docs/live-feed.md), on the typed client's live feed
+ * (`createLiveFeed` of @meetbot/client): it connects with a one-use ticket (never the key),
+ * subscribes the meetings the open pages watch again after every reconnect, and reconnects with
+ * a fresh ticket and a growing backoff (1 s to 30 s).
  *
  * Pages call `watch()` and get every frame about the meetings they named. Frames sent before
  * a subscription takes effect reach nobody, so `watch()` also takes `onReady`: it is called
@@ -9,21 +10,21 @@
  * every reconnect. A page re-reads what it shows there, so nothing falls between its GET and
  * the feed.
  */
+import {
+	createLiveFeed,
+	LiveError,
+	type LiveMeetingLink,
+	type LiveSubscription,
+	type MeetingFrame,
+	type SubscribedFrame,
+} from "@meetbot/client";
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, wsTicket, wsUrl } from "./api";
-import type { FeedMeetingRef } from "./types";
+import { ApiError, request } from "./api";
 
-export interface MeetingRef {
-	platform: string;
-	native_id: string;
-}
+export type MeetingRef = LiveMeetingLink;
 
-/** A server frame; the pages narrow it by `type`. */
-export interface FeedFrame {
-	type: string;
-	meeting?: FeedMeetingRef;
-	[key: string]: unknown;
-}
+/** A frame about a watched meeting; the pages narrow it by `type`. */
+export type FeedFrame = MeetingFrame;
 
 export type FeedState = "connecting" | "live" | "retrying" | "off";
 
@@ -37,18 +38,23 @@ interface Watcher {
 	told: boolean;
 }
 
-const REFS_PER_FRAME = 100;
 const MAX_WATCHED = 200;
 const PING_EVERY_MS = 25_000;
 
 const refKey = (ref: MeetingRef) => `${ref.platform}\n${ref.native_id}`;
 
+/** A one-use ticket (docs/dashboard.md#signing-in); a refused key ends the session's feed, anything else is worth another try. */
+async function ticket(): Promise<{ ticket: string }> {
+	try {
+		return await request<{ ticket: string }>("POST", "/auth/ticket");
+	} catch (err) {
+		if (err instanceof ApiError && (err.status === 401 || err.status === 403)) throw new LiveError(err.detail, undefined, true);
+		throw err;
+	}
+}
+
 class LiveFeed {
-	private socket: WebSocket | null = null;
-	private running = false;
-	private attempt = 0;
-	private retryTimer: ReturnType<typeof setTimeout> | undefined;
-	private pingTimer: ReturnType<typeof setInterval> | undefined;
+	private subscription: LiveSubscription | null = null;
 	/** How many watchers name each ref (subscribed while above 0), and whether the server confirmed it on this connection. */
 	private watched = new Map<string, { ref: MeetingRef; count: number; confirmed: boolean }>();
 	private watchers = new Set<Watcher>();
@@ -56,18 +62,41 @@ class LiveFeed {
 	state: FeedState = "off";
 
 	start() {
-		if (this.running) return;
-		this.running = true;
-		void this.connect();
+		if (this.subscription) return;
+		this.setState("connecting");
+		const feed = createLiveFeed({ baseUrl: location.origin, ticket, backoffMs: 1000, maxBackoffMs: 30_000, pingMs: PING_EVERY_MS });
+		this.subscription = feed.subscribe(
+			[...this.watched.values()].map((e) => e.ref),
+			{
+				onConnect: () => {
+					this.setState("live");
+					// The feed stops resubscribing a meeting whose access was revoked; a page still showing it subscribes it again, as before.
+					const held = new Set(this.subscription?.meetings.map(refKey));
+					const dropped = [...this.watched.values()].filter((e) => !held.has(refKey(e.ref))).map((e) => e.ref);
+					if (dropped.length > 0) this.subscription?.add(dropped);
+				},
+				onSubscribed: (frame) => this.confirm(frame),
+				onFrame: (frame) => {
+					for (const watcher of [...this.watchers]) watcher.onFrame(frame);
+				},
+				onDisconnect: ({ willReconnect }) => {
+					// Frames sent while the socket is down are not replayed: every watcher re-reads once the new one is confirmed.
+					for (const entry of this.watched.values()) entry.confirmed = false;
+					for (const watcher of this.watchers) watcher.told = false;
+					if (willReconnect) this.setState("retrying");
+				},
+				onError: (error) => {
+					if (error.fatal) this.setState("off");
+					else if (this.state !== "live") this.setState("retrying");
+				},
+			},
+		);
 	}
 
 	/** Closes the socket and forgets every subscription (sign out). */
 	stop() {
-		this.running = false;
-		clearTimeout(this.retryTimer);
-		clearInterval(this.pingTimer);
-		this.socket?.close(1000, "signed out");
-		this.socket = null;
+		this.subscription?.close();
+		this.subscription = null;
 		this.watched.clear();
 		this.watchers.clear();
 		this.setState("off");
@@ -92,7 +121,7 @@ class LiveFeed {
 		}
 		const watcher: Watcher = { keys, onFrame, onReady, told: false };
 		this.watchers.add(watcher);
-		this.send("subscribe", added);
+		if (added.length > 0) this.subscription?.add(added);
 		// Already confirmed (another page subscribed first): ready now, after the caller returns.
 		queueMicrotask(() => this.tellReady());
 		return () => {
@@ -106,7 +135,7 @@ class LiveFeed {
 					removed.push(entry.ref);
 				}
 			}
-			this.send("unsubscribe", removed);
+			if (removed.length > 0) this.subscription?.remove(removed);
 		};
 	}
 
@@ -121,13 +150,6 @@ class LiveFeed {
 		for (const listener of this.stateListeners) listener(state);
 	}
 
-	private send(action: "subscribe" | "unsubscribe", refs: MeetingRef[]) {
-		if (refs.length === 0 || this.socket?.readyState !== WebSocket.OPEN) return;
-		for (let i = 0; i < refs.length; i += REFS_PER_FRAME) {
-			this.socket.send(JSON.stringify({ action, meetings: refs.slice(i, i + REFS_PER_FRAME) }));
-		}
-	}
-
 	/** Runs onReady of each watcher whose refs are all confirmed and that was not told yet. */
 	private tellReady() {
 		if (this.state !== "live") return;
@@ -140,70 +162,12 @@ class LiveFeed {
 	}
 
 	/** `subscribed` confirms refs (a link with no meeting yet waits for one); a denied ref will never have one, so there is nothing to wait for either. */
-	private confirm(frame: FeedFrame) {
-		const refs = [
-			...(Array.isArray(frame.meetings) ? frame.meetings : []),
-			...(Array.isArray(frame.denied) ? frame.denied : []),
-		] as MeetingRef[];
-		for (const ref of refs) {
+	private confirm(frame: SubscribedFrame) {
+		for (const ref of [...frame.meetings, ...(frame.denied ?? [])]) {
 			const entry = this.watched.get(refKey(ref));
 			if (entry) entry.confirmed = true;
 		}
 		this.tellReady();
-	}
-
-	private async connect() {
-		this.setState(this.attempt === 0 ? "connecting" : "retrying");
-		let ticket: string;
-		try {
-			ticket = await wsTicket();
-		} catch (err) {
-			// A refused key ends the session's feed; anything else is worth another try.
-			if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return this.setState("off");
-			return this.retry();
-		}
-		if (!this.running) return;
-		const socket = new WebSocket(wsUrl(ticket));
-		this.socket = socket;
-		socket.onopen = () => {
-			this.attempt = 0;
-			this.setState("live");
-			this.send(
-				"subscribe",
-				[...this.watched.values()].map((e) => e.ref),
-			);
-			clearInterval(this.pingTimer);
-			this.pingTimer = setInterval(() => socket.readyState === WebSocket.OPEN && socket.send('{"action":"ping"}'), PING_EVERY_MS);
-		};
-		socket.onmessage = (event) => {
-			let frame: FeedFrame;
-			try {
-				frame = JSON.parse(String(event.data)) as FeedFrame;
-			} catch {
-				return;
-			}
-			if (typeof frame?.type !== "string") return;
-			if (frame.type === "subscribed") this.confirm(frame);
-			for (const watcher of [...this.watchers]) watcher.onFrame(frame);
-		};
-		socket.onclose = () => {
-			if (this.socket !== socket) return;
-			this.socket = null;
-			clearInterval(this.pingTimer);
-			// Frames sent while the socket is down are not replayed: every watcher re-reads once the new one is confirmed.
-			for (const entry of this.watched.values()) entry.confirmed = false;
-			for (const watcher of this.watchers) watcher.told = false;
-			this.retry();
-		};
-	}
-
-	private retry() {
-		if (!this.running) return;
-		this.setState("retrying");
-		const delay = Math.min(30_000, 1000 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5);
-		this.attempt = Math.min(this.attempt + 1, 6);
-		clearTimeout(this.retryTimer);
-		this.retryTimer = setTimeout(() => void this.connect(), delay);
 	}
 }
 

@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { feedRefs, withStatusFrame } from "./meeting-feed";
 import type { Meeting } from "./types";
 
+const at = { user_id: 1, ts: "2026-06-18T10:05:00.000Z" };
+
 const meeting = (id: number, status: string, native: string | null, platform: Meeting["platform"] = "google_meet"): Meeting => ({
 	id,
 	user_id: 1,
@@ -14,9 +16,12 @@ const meeting = (id: number, status: string, native: string | null, platform: Me
 	end_time: null,
 	completion_reason: null,
 	failure_stage: null,
+	session_uid: native,
 	workspace_id: null,
 	auto_join: true,
-	data: null,
+	notes: null,
+	recordings: [],
+	data: {},
 	created_at: "2026-06-18T10:00:00.000Z",
 	updated_at: "2026-06-18T10:00:00.000Z",
 });
@@ -36,6 +41,7 @@ describe("meetings list and /ws status frames", () => {
 			type: "meeting.status",
 			meeting: { id: 1, platform: "google_meet", native_id: "abc-defg-hij" },
 			payload: { status: "completed", data: { completion_reason: "stopped" } },
+			...at,
 		});
 		expect(next?.[0]).toMatchObject({ id: 1, status: "completed", completion_reason: "stopped" });
 		expect(list[0]?.status).toBe("active");
@@ -46,6 +52,7 @@ describe("meetings list and /ws status frames", () => {
 			type: "meeting.status",
 			meeting: { id: 3, platform: "zoom", native_id: "123" },
 			payload: { status: "deleted", data: null },
+			...at,
 		});
 		expect(next?.map((m) => m.id)).toEqual([1, 2]);
 	});
@@ -55,11 +62,19 @@ describe("meetings list and /ws status frames", () => {
 			withStatusFrame(list, {
 				type: "meeting.status",
 				meeting: { id: 9, platform: "zoom", native_id: "9" },
-				payload: { status: "requested" },
+				payload: { status: "requested", data: null },
+				...at,
 			}),
 		).toBeNull();
 		expect(
-			withStatusFrame(list, { type: "transcript", meeting: { id: 1, platform: "google_meet", native_id: "abc-defg-hij" } }),
+			withStatusFrame(list, {
+				type: "transcript",
+				meeting: { id: 1, platform: "google_meet", native_id: "abc-defg-hij" },
+				speaker: "Alice",
+				confirmed: [],
+				pending: [],
+				ts: at.ts,
+			}),
 		).toBeNull();
 	});
 });

@@ -14,16 +14,15 @@ export function feedRefs(meetings: Meeting[]): MeetingRef[] {
 
 /** Applies a `meeting.status` frame to a list: the new status and reason, or the plan removed. */
 export function withStatusFrame(meetings: Meeting[], frame: FeedFrame): Meeting[] | null {
-	if (frame.type !== "meeting.status" || !frame.meeting) return null;
+	if (frame.type !== "meeting.status") return null;
 	const id = frame.meeting.id;
 	const index = meetings.findIndex((m) => m.id === id);
 	if (index < 0) return null;
-	const payload = frame.payload as { status?: string; data?: { completion_reason?: string | null } | null } | undefined;
-	const status = payload?.status;
+	const { status, data } = frame.payload;
 	if (!status) return null;
 	if (status === "deleted") return meetings.filter((m) => m.id !== id);
 	const current = meetings[index] as Meeting;
 	const next = [...meetings];
-	next[index] = { ...current, status, completion_reason: payload?.data?.completion_reason ?? current.completion_reason };
+	next[index] = { ...current, status, completion_reason: data?.completion_reason ?? current.completion_reason };
 	return next;
 }

@@ -15,7 +15,7 @@ describe("meeting words", () => {
 	it("names a meeting by its title, else its link id, else its record id", () => {
 		expect(meetingTitle({ id: 3, native_meeting_id: "abc", data: { title: "Weekly" } })).toBe("Weekly");
 		expect(meetingTitle({ id: 3, native_meeting_id: "abc", data: { title: "  " } })).toBe("abc");
-		expect(meetingTitle({ id: 3, native_meeting_id: null, data: null })).toBe("Meeting 3");
+		expect(meetingTitle({ id: 3, native_meeting_id: null, data: {} })).toBe("Meeting 3");
 	});
 
 	it("keeps the reason code beside its words, and an unknown reason as it came", () => {

@@ -14,8 +14,11 @@ const base: Meeting = {
 	end_time: null,
 	completion_reason: null,
 	failure_stage: null,
+	session_uid: "abc-defg-hij",
 	workspace_id: null,
 	auto_join: true,
+	notes: null,
+	recordings: [],
 	data: {},
 	created_at: "2026-06-18T10:00:00.000Z",
 	updated_at: "2026-06-18T10:00:00.000Z",
@@ -39,7 +42,7 @@ describe("status timeline", () => {
 		expect(steps[1]?.detail).toContain("join_failure");
 	});
 
-	it("a meeting the fleet ended names the cause beside the spec's reason", () => {
+	it("a meeting the fleet ended names the cause beside the completion reason", () => {
 		const unplaced: Meeting = {
 			...base,
 			status: "failed",

@@ -20,6 +20,9 @@ const transcript: Transcript = {
 	status: "completed",
 	start_time: "2026-06-18T10:00:00.000Z",
 	end_time: "2026-06-18T11:02:03.000Z",
+	recordings: [],
+	notes: null,
+	completion_reason: "stopped",
 	segments: [],
 };
 

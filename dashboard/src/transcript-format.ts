@@ -5,7 +5,7 @@
  * Pure (transcript-format.test.ts).
  */
 import { confirmedInOrder, oneLine, speakerOf } from "../../src/meetings/transcript-text";
-import type { Segment, Transcript } from "./types";
+import type { Segment, Transcript, TranscriptHead } from "./types";
 
 // The .txt file is the public share's format, written once for both.
 export { transcriptText } from "../../src/meetings/transcript-text";
@@ -31,7 +31,7 @@ export function transcriptSrt(segments: Segment[]): string {
  * The transcript response with the segments as the page holds them (drafts included, marked
  * `completed: false`), each with both naming sets of its times, as the API gives them.
  */
-export function transcriptJson(transcript: Transcript, segments: Segment[]): string {
+export function transcriptJson(transcript: TranscriptHead, segments: Segment[]): string {
 	const withBothNames = segments.map((s) => ({ ...s, start_time: s.start, end_time: s.end }));
 	return `${JSON.stringify({ ...transcript, segments: withBothNames }, null, 2)}\n`;
 }

@@ -27,7 +27,7 @@ export function follow(res, onEvent) {
 }
 
 /**
- * The meeting stream (GET /agent/api/meeting/stream, served by the meeting's room): a segment
+ * The meeting stream (GET /agent/api/meeting/stream, served by the meeting's MeetingStream): a segment
  * sent on the bot channel → its `transcript` event at an SSE client, through wrangler dev; then
  * a client that drops, misses events and reconnects with `Last-Event-ID` gets every one it
  * missed, once, in order.
@@ -49,9 +49,9 @@ export async function benchMeetingStream({ base, key, recorder, segments = 300, 
 		const id = `live-${i}`;
 		const started = performance.now();
 		const arrived = new Promise((resolve) => waiting.set(id, () => resolve(performance.now())));
-		// The ack waits for D1; the stream gets the segment before that, so arrival is timed on its own.
+		// The ack waits for D1 and the stream's log; the stream's readers get the segment as it is logged, so arrival is timed on its own.
 		const [, at] = await Promise.all([bot.say(id, i), arrived]);
-		// The first segment warms the room's stream; it is not counted.
+		// The first segment warms the meeting's stream object; it is not counted.
 		if (i > 0) latencies.push(at - started);
 	}
 	const resumeFrom = lastId;
@@ -79,7 +79,7 @@ export async function benchMeetingStream({ base, key, recorder, segments = 300, 
 	const inOrder = ids.every((id, i) => id === resumeFrom + 1 + i);
 	const exact = got.length === expected.length && got.every((id, i) => id === expected[i]) && inOrder;
 	latencies.sort((a, b) => a - b);
-	console.log("\n## Meeting stream (GET /agent/api/meeting/stream, the meeting's room, through wrangler dev)");
+	console.log("\n## Meeting stream (GET /agent/api/meeting/stream, the meeting's MeetingStream, through wrangler dev)");
 	console.log(
 		`bot channel segment → transcript event at the SSE client: p50 ${percentile(latencies, 50).toFixed(1)} ms, p95 ${percentile(latencies, 95).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (${latencies.length} segments)`,
 	);

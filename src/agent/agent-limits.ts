@@ -1,4 +1,5 @@
-import { type Env, intVar } from "../env";
+import type { Env } from "../env";
+import { setting } from "../settings/deployment-defaults";
 
 /**
  * What one user may keep in the agent plane, from the deployment's settings (wrangler.toml
@@ -17,9 +18,9 @@ export interface AgentLimits {
 
 export function agentLimits(env: Env): AgentLimits {
 	return {
-		maxRoutines: Math.max(1, intVar(env.MAX_ROUTINES_PER_USER, 50)),
-		cronFloorMinutes: Math.max(1, Math.min(60, intVar(env.ROUTINE_MIN_INTERVAL_MINUTES, 5))),
-		uploadQuotaBytes: Math.max(0, intVar(env.WORKSPACE_UPLOAD_QUOTA_BYTES, 500 * 1024 * 1024)),
-		uploadQuotaFiles: Math.max(0, intVar(env.WORKSPACE_UPLOAD_QUOTA_FILES, 1000)),
+		maxRoutines: Math.max(1, setting(env, "MAX_ROUTINES_PER_USER")),
+		cronFloorMinutes: Math.max(1, Math.min(60, setting(env, "ROUTINE_MIN_INTERVAL_MINUTES"))),
+		uploadQuotaBytes: Math.max(0, setting(env, "WORKSPACE_UPLOAD_QUOTA_BYTES")),
+		uploadQuotaFiles: Math.max(0, setting(env, "WORKSPACE_UPLOAD_QUOTA_FILES")),
 	};
 }

@@ -4,7 +4,7 @@ import { botStatuses, stopBot } from "../bots/bot-control";
 import { accountCap } from "../bots/launch";
 import { SendBotRequest, sendBot } from "../bots/send-bot";
 import { VOICES } from "../bots/speech-provider";
-import { MeetingLinkParams } from "../routes/meeting-link-params";
+import { MeetingLinkParams } from "../meetings/meeting-link-params";
 import { clip, defineTool, newestWithin } from "./tool-definition";
 
 /**

@@ -1,5 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/d1";
+import { db } from "../db";
 import { readInIdChunks } from "../db/id-chunks";
 import { apiTokens } from "../db/schema";
 import type { Env } from "../env";
@@ -27,7 +27,7 @@ export function agentCaller(identity: Identity): AgentCaller {
  * has expired (or belongs to someone else).
  */
 export async function callerAsKeyStandsNow(env: Env, caller: AgentCaller, now = new Date()): Promise<AgentCaller | null> {
-	const key = await drizzle(env.DB)
+	const key = await db(env)
 		.select({ scopes: apiTokens.scopes, expiresAt: apiTokens.expiresAt })
 		.from(apiTokens)
 		.where(and(eq(apiTokens.id, caller.tokenId), eq(apiTokens.userId, caller.userId)))
@@ -40,7 +40,7 @@ export async function callerAsKeyStandsNow(env: Env, caller: AgentCaller, now = 
 export async function keysStandingNow(env: Env, keys: { userId: number; tokenId: number }[], now = new Date()): Promise<Set<number>> {
 	const owners = new Map(keys.map((key) => [key.tokenId, key.userId]));
 	const rows = await readInIdChunks([...owners.keys()], (ids) =>
-		drizzle(env.DB)
+		db(env)
 			.select({ id: apiTokens.id, userId: apiTokens.userId, expiresAt: apiTokens.expiresAt })
 			.from(apiTokens)
 			.where(inArray(apiTokens.id, ids))

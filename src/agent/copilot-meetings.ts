@@ -5,14 +5,15 @@
  * lives in the meeting's room.
  */
 import type { Platform } from "../bot-channel/protocol";
+import { isUniqueViolation } from "../db";
 import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, invalidField } from "../errors";
 import { constructMeetingUrl } from "../meetings/meeting-link";
-import { findMeetingOnLink, findOpenMeetingOnLink, findReadableMeeting, isUniqueViolation, nowIso } from "../meetings/meeting-store";
+import { findMeetingOnLink, findOpenMeetingOnLink, findReadableMeeting, nowIso } from "../meetings/meeting-store";
 import { isTerminal, type MeetingStatus } from "../meetings/status-machine";
 import { announceInRoom, createMeeting } from "../meetings/status-writes";
-import { meetingRoom } from "../objects";
+import { meetingStream } from "../objects";
 import { callerAsKeyStandsNow } from "./caller";
 
 export interface CopilotMeetingRow {
@@ -86,7 +87,7 @@ export async function relayHealth(env: Env, userId: number, now = new Date()): P
 			});
 		}
 		try {
-			const ingest = await meetingRoom(env, copilot.meeting_id).copilotIngest();
+			const ingest = await meetingStream(env, copilot.meeting_id).copilotIngest();
 			segments += ingest.segments;
 			if (ingest.last_segment_at && (!lastSegmentAt || ingest.last_segment_at > lastSegmentAt)) lastSegmentAt = ingest.last_segment_at;
 		} catch {

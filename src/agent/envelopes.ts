@@ -59,7 +59,7 @@ export const workloadIdPrefix = (subject: string): string => `agent-${subject}-`
 
 export const workloadBelongsTo = (workloadId: string, subject: string): boolean => workloadId.startsWith(workloadIdPrefix(subject));
 
-// The contract schemas, copied unchanged from contracts/: the validator reads the envelope's
+// The contract schemas (src/agent/contracts/, kept unchanged): the validator reads the envelope's
 // root from their `$defs`. @cfworker/json-schema interprets schemas without `new Function`,
 // which workerd forbids (ajv compiles with it).
 const validators = {

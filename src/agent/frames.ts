@@ -1,28 +1,53 @@
 /**
- * The frames of an agent turn as clients read them over Server-Sent Events (docs/agent.md#chat-stream).
- * The spec names `message-delta`, `tool-call`, `tool-result`, `commit`, `rejected`, `done` and
+ * The frames of an agent turn as clients read them over Server-Sent Events (docs/agent.md#chat).
+ * The turn's content is `message-delta`, `tool-call`, `tool-result`, `commit`, `rejected`, `done` and
  * `error`; `turn-accepted` and `turn-complete` frame each turn, as the reference's clients expect.
  * Every frame carries its turn's id; the SSE `id:` of a frame is its sequence number in the
  * user's event log, so `Last-Event-ID` is an exact cursor.
  */
-import type { KgFinding } from "../workspace/workspace-types";
+import { z } from "@hono/zod-openapi";
 
-export type AgentFrameBody =
-	| { type: "turn-accepted"; nonce?: string }
-	| { type: "message-delta"; text: string }
-	| { type: "tool-call"; tool: string; args: unknown; callId: string }
-	| { type: "tool-result"; callId: string; ok: boolean; summary: string }
-	/** `findings`: what the commit's checks found (kg/ conformance, routine files), when anything. */
-	| { type: "commit"; sha: string; findings?: Finding[] }
-	| { type: "rejected"; violations: string[] }
-	| { type: "done"; reply: string; sessionId: string; ok: boolean; detail?: string }
-	| { type: "error"; message: string }
-	| { type: "turn-complete" };
+const turn = { turn_id: z.string() };
+const Finding = z.object({ path: z.string(), problem: z.string() });
+
+/**
+ * Every frame of a turn, declared once: the Worker writes them, /openapi.json documents them
+ * (the client's `AgentFrame` is generated from it), and the dashboard reads them with the inferred type.
+ */
+export const AgentFrame = z
+	.discriminatedUnion("type", [
+		z.object({ ...turn, type: z.literal("turn-accepted"), nonce: z.string().optional() }),
+		z.object({ ...turn, type: z.literal("message-delta"), text: z.string() }),
+		z.object({ ...turn, type: z.literal("tool-call"), tool: z.string(), args: z.unknown(), callId: z.string() }),
+		z.object({ ...turn, type: z.literal("tool-result"), callId: z.string(), ok: z.boolean(), summary: z.string() }),
+		z.object({
+			...turn,
+			type: z.literal("commit"),
+			sha: z.string(),
+			findings: z.array(Finding).optional().openapi({
+				description: "What the commit's checks found: kg/ conformance, routine files (not a routine, or waiting for confirmation)",
+			}),
+		}),
+		z.object({ ...turn, type: z.literal("rejected"), violations: z.array(z.string()) }),
+		z.object({
+			...turn,
+			type: z.literal("done"),
+			reply: z.string(),
+			sessionId: z.string(),
+			ok: z.boolean(),
+			detail: z.string().optional(),
+		}),
+		z.object({ ...turn, type: z.literal("error"), message: z.string() }),
+		z.object({ ...turn, type: z.literal("turn-complete") }),
+	])
+	.openapi("AgentFrame");
+export type AgentFrame = z.infer<typeof AgentFrame>;
 
 /** A file a check found wrong: a kg/ concept without `type`, a routine file with a bad cron (same shape as the kg/ validator's). */
-export type Finding = KgFinding;
+export type Finding = z.infer<typeof Finding>;
 
-export type AgentFrame = AgentFrameBody & { turn_id: string };
+/** A frame before its turn's id is stamped on it (each variant keeps its own fields). */
+export type AgentFrameBody = AgentFrame extends infer F ? (F extends AgentFrame ? Omit<F, "turn_id"> : never) : never;
 
 /** A frame as it was logged: its sequence number is its SSE id. */
 export interface LoggedFrame {

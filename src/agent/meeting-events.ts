@@ -1,5 +1,6 @@
 import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
+import { errorName } from "../error-text";
 import { sessionUidOf } from "../meetings/meeting-store";
 import { agentUser } from "../objects";
 
@@ -15,6 +16,6 @@ export async function tellAgentMeetingCompleted(env: Env, row: MeetingRow): Prom
 			meeting: { meeting_id: String(row.id), session_uid: sessionUidOf(row), platform: row.platform },
 		});
 	} catch (err) {
-		console.error("agent not told of a completed meeting", row.id, err instanceof Error ? err.name : "error");
+		console.error("agent not told of a completed meeting", row.id, errorName(err));
 	}
 }

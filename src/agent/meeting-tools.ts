@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { MeetingLinkParams } from "../meetings/meeting-link-params";
 import { ListMeetingsQuery, listMeetings, MeetingIdParam, meetingTranscript, readableMeetingView } from "../meetings/meeting-queries";
 import type { MeetingView } from "../meetings/meeting-store";
-import { MeetingLinkParams } from "../routes/meeting-link-params";
 import { clip, defineTool, newestWithin } from "./tool-definition";
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { z } from "@hono/zod-openapi";
 import type { Env } from "../env";
+import { errorName } from "../error-text";
 import { ApiError, type FieldError } from "../errors";
 import type { Scope } from "../gateway/api-keys";
 import { BOT_TOOLS } from "./bot-tools";
@@ -93,7 +94,7 @@ function agentTool(definition: ToolDefinition<z.ZodType>): AgentTool {
 			} catch (err) {
 				// The same answer the REST route gives; anything else stays on our side.
 				if (err instanceof ApiError) return failure(detailText(err.detail), `${name} failed: ${detailText(err.detail)}`);
-				console.error("agent tool failed", name, err instanceof Error ? err.name : "error");
+				console.error("agent tool failed", name, errorName(err));
 				return failure(`${name} failed on our side; try again later`, `${name} failed`);
 			}
 		},

@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
+import { db } from "../db";
 import { workspaceMembers } from "../db/schema";
 import type { Env } from "../env";
-import { db, isWorkspaceMember } from "../meetings/meeting-store";
+import { isWorkspaceMember } from "../meetings/meeting-store";
 import { activeWorkspace } from "../workspace/attachments";
 import { homeWorkspace, sharedWorkspace } from "../workspace/workspace-names";
 import { effectiveMode, type Invocation } from "./envelopes";

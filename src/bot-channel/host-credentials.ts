@@ -29,3 +29,25 @@ export async function credentialHost(env: Env, authorization: string | undefined
 export function requireSameHost(credentialHostId: string, named: string): void {
 	if (credentialHostId !== named) throw new ApiError(403, `This bot host credential is not ${named}'s`);
 }
+
+/** Stores the hash of a host's new credential; minting again for the same host replaces (rotates) it. */
+export async function storeHostCredential(env: Env, hostId: string, credential: string, createdAt: string): Promise<void> {
+	await env.DB.prepare(
+		`INSERT INTO bot_host_credentials (host_id, credential_hash, created_at) VALUES (?, ?, ?)
+		 ON CONFLICT (host_id) DO UPDATE SET credential_hash = excluded.credential_hash, created_at = excluded.created_at`,
+	)
+		.bind(hostId, await hashApiKey(credential), createdAt)
+		.run();
+}
+
+export async function listHostCredentials(env: Env, limit: number, offset: number): Promise<{ host_id: string; created_at: string }[]> {
+	const { results } = await env.DB.prepare("SELECT host_id, created_at FROM bot_host_credentials ORDER BY host_id LIMIT ? OFFSET ?")
+		.bind(limit, offset)
+		.all<{ host_id: string; created_at: string }>();
+	return results;
+}
+
+/** Deletes the host's credential; false when it had none. */
+export async function revokeHostCredential(env: Env, hostId: string): Promise<boolean> {
+	return (await env.DB.prepare("DELETE FROM bot_host_credentials WHERE host_id = ? RETURNING host_id").bind(hostId).first()) !== null;
+}

@@ -10,7 +10,7 @@
  * never duplicates anything, and a later one waits for the bot to resend what came before it,
  * so nothing is skipped.
  *
- * A room that has ended its meeting refuses the channel upgrade with 409 or 410, or closes
+ * A room that has ended its meeting refuses the channel upgrade with 409, or closes
  * it with `ROOM_CLOSE.meetingEnded`: the bot then leaves the call and does not reconnect.
  */
 import { z } from "zod";
@@ -76,7 +76,7 @@ export type CompletionReason = z.infer<typeof CompletionReason>;
  * What took a bot away when the fleet, not the meeting, ended it (`data.failure_cause`): no
  * host claimed it, its host went away, or its host was shut down. Such an ending is a teardown:
  * its `completion_reason` is the stage's (`join_failure`, `awaiting_admission_timeout`, or none
- * once admitted), as the spec's States table says for a workload torn down.
+ * once admitted), as docs/status-machine.md#when-the-fleet-ends-a-meeting says.
  */
 export const FailureCause = z.enum(["no_bot_capacity", "bot_host_lost", "host_drained"]);
 export type FailureCause = z.infer<typeof FailureCause>;
@@ -116,7 +116,7 @@ export const REASON_OUTCOME = {
 	validation_error: "failed",
 } as const satisfies Record<CompletionReason, "completed" | "failed">;
 
-/** Reasons worth trying again with a new bot (docs/status-machine.md#how-a-meeting-ends), as the spec's States table names them. */
+/** Reasons worth trying again with a new bot (docs/status-machine.md#how-a-meeting-ends). */
 export const RETRYABLE_REASONS: ReadonlySet<CompletionReason> = new Set(["join_failure", "awaiting_admission_timeout"]);
 
 /** How a segment's speaker was decided, so a guess is never presented as fact. */

@@ -1,9 +1,9 @@
 import { asc, eq } from "drizzle-orm";
 import type { Act } from "../bot-channel/protocol";
+import { db } from "../db";
 import { chatMessages, type MeetingRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
-import { db } from "../meetings/meeting-store";
 import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
 import { loadSettings, resolveSettings } from "../settings/account-settings";
 import { type BotLinkRef, liveMeetingOn, relayToBot } from "./bot-control";

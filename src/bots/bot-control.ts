@@ -1,10 +1,11 @@
 import { and, desc, eq, gte, inArray } from "drizzle-orm";
 import { type Act, FailureCause, MAX_QUEUED_COMMAND_BYTES, MAX_QUEUED_COMMANDS } from "../bot-channel/protocol";
+import { db } from "../db";
 import type { MeetingRow } from "../db/schema";
 import { meetings } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
-import { db, findOpenMeetingOnLink } from "../meetings/meeting-store";
+import { findOpenMeetingOnLink } from "../meetings/meeting-store";
 import { isLive, LIVE_STATUSES, type MeetingStatus } from "../meetings/status-machine";
 import { meetingRoom } from "../objects";
 import { endWithoutRoom } from "./end-without-room";

@@ -1,8 +1,9 @@
 import type { AutomaticLeave, Platform, SpawnRequest } from "../bot-channel/protocol";
+import { isUniqueViolation } from "../db";
 import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
-import { findMeetingOnLink, findOpenMeetingOnLink, isUniqueViolation, nowIso } from "../meetings/meeting-store";
+import { findMeetingOnLink, findOpenMeetingOnLink, nowIso } from "../meetings/meeting-store";
 import { initialState, isLive, isPlanned, type MeetingStatus } from "../meetings/status-machine";
 import { type Announce, createMeeting, moveMeeting, removeMeeting, unannounced } from "../meetings/status-writes";
 import { accountObject } from "../objects";

@@ -3,9 +3,9 @@ import { AutomaticLeave, Platform } from "../bot-channel/protocol";
 import type { Env } from "../env";
 import { invalidField } from "../errors";
 import { constructMeetingUrl, parseMeetingLink } from "../meetings/meeting-link";
+import { NativeMeetingId } from "../meetings/meeting-link-params";
 import { meetingView } from "../meetings/meeting-store";
 import { meetingRoom } from "../objects";
-import { NativeMeetingId } from "../routes/meeting-link-params";
 import { launchBot } from "./launch";
 
 export const LANGUAGE = z.string().regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, "an ISO 639 language code such as 'en' or 'pt-BR'");

@@ -6,6 +6,7 @@
  */
 import type { SpawnTicket } from "../bot-channel/fleet";
 import type { Env } from "../env";
+import { errorName } from "../error-text";
 
 const PUBLISH_TIMEOUT_MS = 10_000;
 
@@ -18,7 +19,7 @@ export async function publishSpawnTicket(env: Env, ticket: SpawnTicket): Promise
 			await env.BOT_SPAWNS.send(ticket, { contentType: "json" });
 			return { ok: true };
 		} catch (err) {
-			return { ok: false, detail: `the spawn queue refused the ticket (${err instanceof Error ? err.name : "error"})` };
+			return { ok: false, detail: `the spawn queue refused the ticket (${errorName(err)})` };
 		}
 	}
 	return { ok: false, detail: "no spawn queue is configured (BOT_SPAWNS or SPAWN_QUEUE_URL)" };
@@ -34,7 +35,7 @@ async function publishOverHttp(queueUrl: string, token: string | undefined, tick
 			signal: AbortSignal.timeout(PUBLISH_TIMEOUT_MS),
 		});
 	} catch (err) {
-		return { ok: false, detail: `the spawn queue is unreachable (${err instanceof Error ? err.name : "error"})` };
+		return { ok: false, detail: `the spawn queue is unreachable (${errorName(err)})` };
 	}
 	// The Queues API answers 200 with `success: false` for some refusals: both must hold.
 	const text = await res.text().catch(() => "");

@@ -2,6 +2,7 @@ import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { callProvider } from "../outbound/provider-call";
 import { endpointAllowed, type ResolvedSettings } from "../settings/account-settings";
+import { setting } from "../settings/deployment-defaults";
 
 export const VOICES = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"] as const;
 export type Voice = (typeof VOICES)[number];
@@ -16,13 +17,14 @@ const known = (name: unknown): SpeechProvider | null => {
 };
 
 /**
- * The provider that speaks a text. The spec lets `provider` be any string and the reference's
+ * The provider that speaks a text. `provider` may be any string (docs/api.md#speech-providers), and the reference's
  * clients name providers this deployment does not have (`piper`, `elevenlabs`): those, like no
  * name at all, get the deployment's provider (`DEFAULT_SPEECH_PROVIDER`, else espeak) rather than
  * a refusal. speak.started says which one spoke.
  */
 export function speechProvider(env: Env, requested: unknown): SpeechProvider {
-	return known(requested) ?? known(env.DEFAULT_SPEECH_PROVIDER) ?? "espeak";
+	// A configured name this deployment does not have falls back to espeak, which every bot host has.
+	return known(requested) ?? known(setting(env, "DEFAULT_SPEECH_PROVIDER")) ?? "espeak";
 }
 
 /** Largest audio read from the provider: a 4,096-character text is a few minutes of speech. */
@@ -48,7 +50,7 @@ export async function synthesizeSpeech(env: Env, models: ResolvedSettings["model
 		{
 			method: "POST",
 			headers,
-			body: JSON.stringify({ model: env.TTS_MODEL || "tts-1", input: text, voice, response_format: "wav" }),
+			body: JSON.stringify({ model: setting(env, "TTS_MODEL"), input: text, voice, response_format: "wav" }),
 		},
 		{ what: "The speech provider", answer: "audio", maxBytes: MAX_SPEECH_BYTES, timeoutMs: 30_000 },
 	);

@@ -8,9 +8,10 @@
 
 import { readInIdChunks } from "../db/id-chunks";
 import type { MeetingRow } from "../db/schema";
-import { type Env, intVar } from "../env";
+import type { Env } from "../env";
 import { hasJoinableLink, LATE_LIMIT_MS, mayAutoJoin } from "../meetings/auto-join-rule";
 import { meetingRoom } from "../objects";
+import { setting } from "../settings/deployment-defaults";
 import { meetingsById } from "./calendar-plans";
 
 export interface ArmingContext {
@@ -26,7 +27,7 @@ export interface RemovedPlan {
 const ROOMS_AT_ONCE = 16;
 
 export function armAheadMs(env: Env): number {
-	return Math.max(600, intVar(env.CALENDAR_ARM_AHEAD_S, 86_400)) * 1000;
+	return Math.max(600, setting(env, "CALENDAR_ARM_AHEAD_S")) * 1000;
 }
 
 /**

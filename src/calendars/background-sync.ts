@@ -6,9 +6,10 @@
  * imported plans whose day has come are armed for auto-join (see auto-join-arming.ts).
  */
 import { and, asc, eq, isNotNull, lte } from "drizzle-orm";
+import { db } from "../db";
 import { calendarConnections } from "../db/schema";
-import { boolVar, type Env } from "../env";
-import { db } from "../meetings/meeting-store";
+import type { Env } from "../env";
+import { setting } from "../settings/deployment-defaults";
 import { armDueCalendarPlans } from "./auto-join-arming";
 import { syncConnection, takeSyncLease } from "./sync";
 
@@ -23,7 +24,7 @@ export async function calendarTick(env: Env, now: Date): Promise<{ synced: numbe
 }
 
 export async function syncDueCalendars(env: Env, now: Date): Promise<{ synced: number }> {
-	if (!boolVar(env.CALENDAR_SYNC_ENABLED, true)) return { synced: 0 };
+	if (!setting(env, "CALENDAR_SYNC_ENABLED")) return { synced: 0 };
 	const due = await db(env)
 		.select()
 		.from(calendarConnections)

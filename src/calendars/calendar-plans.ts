@@ -7,11 +7,12 @@
  * meeting at once cannot lose each other's source.
  */
 import { getTableColumns, inArray } from "drizzle-orm";
+import { db } from "../db";
 import { readInIdChunks } from "../db/id-chunks";
 import { type CalendarConnectionRow, type MeetingRow, meetings } from "../db/schema";
 import type { Env } from "../env";
 import type { ParsedMeetingLink } from "../meetings/meeting-link";
-import { db, nowIso } from "../meetings/meeting-store";
+import { nowIso } from "../meetings/meeting-store";
 import { initialState, type MeetingStatus } from "../meetings/status-machine";
 import { announceInRoom, checkCreate, checkRemove, moveMeeting, type PlanStep } from "../meetings/status-writes";
 import { calendarSource } from "./calendar-store";

@@ -4,13 +4,14 @@
  */
 import { and, asc, eq } from "drizzle-orm";
 import { DEFAULT_BOT_NAME } from "../bots/launch";
+import { db } from "../db";
 import { type CalendarConnectionRow, calendarConnections, calendarPreferences } from "../db/schema";
-import { boolVar, type Env, intVar } from "../env";
+import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
-import { db } from "../meetings/meeting-store";
+import { setting } from "../settings/deployment-defaults";
 import { unseal } from "../settings/secret-box";
 
-/** Enabled connections per account: the spec's "active" ones, which sync (409 for the eleventh). */
+/** Enabled connections per account: the "active" ones of docs/api.md#calendars, which sync (409 for the eleventh). */
 export const MAX_ACTIVE_CONNECTIONS = 10;
 /** Connections per account, disabled ones included, so that disabling keeps the table bounded. */
 export const MAX_CONNECTIONS = 50;
@@ -147,7 +148,7 @@ export async function feedAddress(env: Env, row: CalendarConnectionRow): Promise
 }
 
 export function syncIntervalMs(env: Env): number {
-	return Math.max(30, intVar(env.CALENDAR_SYNC_INTERVAL_S, 300)) * 1000;
+	return Math.max(30, setting(env, "CALENDAR_SYNC_INTERVAL_S")) * 1000;
 }
 
 /**
@@ -163,5 +164,5 @@ export function nextSyncAt(env: Env, from: Date, fresh = false): string {
 
 /** Sync is wired unless the deployment says otherwise; unwired sync routes answer 503. */
 export function requireSyncWired(env: Env): void {
-	if (!boolVar(env.CALENDAR_SYNC_ENABLED, true)) throw new ApiError(503, "Calendar sync is not enabled on this deployment");
+	if (!setting(env, "CALENDAR_SYNC_ENABLED")) throw new ApiError(503, "Calendar sync is not enabled on this deployment");
 }

@@ -5,10 +5,10 @@
  * this calendar made goes; live and terminal meetings are not touched.
  */
 import { eq, inArray } from "drizzle-orm";
+import { db } from "../db";
 import { readInIdChunks } from "../db/id-chunks";
 import { type CalendarConnectionRow, calendarEvents } from "../db/schema";
 import type { Env } from "../env";
-import { db } from "../meetings/meeting-store";
 import { announcePlanSteps } from "../meetings/status-writes";
 import { armImportedPlans, type RemovedPlan } from "./auto-join-arming";
 import { deletePlan, meetingsById, type PlanRemoval, refreshSources, removalSteps, runBatched } from "./calendar-plans";

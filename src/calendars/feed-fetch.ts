@@ -6,13 +6,17 @@
 
 import { readCappedBytes } from "../outbound/capped-body";
 import { checkOutboundUrl, type OutboundPolicy } from "../outbound/url-guard";
+import { DEPLOYMENT_DEFAULTS } from "../settings/deployment-defaults";
 
 export interface FeedLimits {
 	maxBytes: number;
 	timeoutMs: number;
 }
 
-export const DEFAULT_FEED_LIMITS: FeedLimits = { maxBytes: 10 * 1024 * 1024, timeoutMs: 20_000 };
+export const DEFAULT_FEED_LIMITS: FeedLimits = {
+	maxBytes: DEPLOYMENT_DEFAULTS.CALENDAR_FEED_MAX_BYTES,
+	timeoutMs: DEPLOYMENT_DEFAULTS.CALENDAR_FEED_TIMEOUT_S * 1000,
+};
 
 export type FeedResult = { ok: true; text: string } | { ok: false; error: string };
 

@@ -7,6 +7,7 @@
  */
 import ical, { type CalendarComponent, type ParameterValue, type VEvent } from "node-ical";
 import type { ParsedMeetingLink } from "../meetings/meeting-link";
+import { DEPLOYMENT_DEFAULTS } from "../settings/deployment-defaults";
 import { findMeetingLink } from "./event-link";
 import { feedParts } from "./ics-blocks";
 import { endOf, InstanceBudget, nextOccurrence, type Occurrence } from "./series-next";
@@ -52,9 +53,9 @@ export interface ImportWindow {
  * parse included (ics-blocks.ts cuts it into short steps). Past single events cost nothing and
  * are not counted.
  */
-export const MAX_FEED_EVENTS = 5000;
-export const MAX_FEED_INSTANCES = 20_000;
-export const MAX_IMPORT_MS = 10_000;
+export const MAX_FEED_EVENTS = DEPLOYMENT_DEFAULTS.CALENDAR_FEED_MAX_EVENTS;
+export const MAX_FEED_INSTANCES = DEPLOYMENT_DEFAULTS.CALENDAR_FEED_MAX_INSTANCES;
+export const MAX_IMPORT_MS = DEPLOYMENT_DEFAULTS.CALENDAR_IMPORT_BUDGET_MS;
 export { MAX_SERIES_INSTANCES, MAX_SERIES_PER_DAY } from "./series-next";
 
 const MAX_TITLE = 500;

@@ -15,12 +15,14 @@
  * - in the feed but not read (the import's instance or time budget ran out first): left as it is.
  */
 import { and, eq, notInArray } from "drizzle-orm";
+import { db, isUniqueViolation } from "../db";
 import { type CalendarConnectionRow, type CalendarEventRow, calendarEvents, type MeetingRow, meetings } from "../db/schema";
-import { type Env, intVar } from "../env";
-import { db, isUniqueViolation } from "../meetings/meeting-store";
+import type { Env } from "../env";
+import { errorText } from "../error-text";
 import { TERMINAL_STATUSES } from "../meetings/status-machine";
 import { announcePlanSteps } from "../meetings/status-writes";
 import { outboundPolicy } from "../outbound/url-guard";
+import { setting } from "../settings/deployment-defaults";
 import { armAheadMs, armImportedPlans, type RemovedPlan } from "./auto-join-arming";
 import {
 	creationSteps,
@@ -39,8 +41,8 @@ import {
 	upsertMapping,
 } from "./calendar-plans";
 import { feedAddress, isoWithOffset, nextSyncAt, type SyncCounts, type SyncStamp, zeroCounts } from "./calendar-store";
-import { DEFAULT_FEED_LIMITS, fetchFeed } from "./feed-fetch";
-import { type ImportedEvent, importFeedInSteps, MAX_FEED_EVENTS, MAX_FEED_INSTANCES, MAX_IMPORT_MS } from "./ics-import";
+import { fetchFeed } from "./feed-fetch";
+import { type ImportedEvent, importFeedInSteps } from "./ics-import";
 
 export interface SyncContext {
 	now: Date;
@@ -57,17 +59,17 @@ export async function syncConnection(env: Env, connection: CalendarConnectionRow
 		const address = await feedAddress(env, connection);
 		const feed = address
 			? await fetchFeed(address, outboundPolicy(env), {
-					maxBytes: intVar(env.CALENDAR_FEED_MAX_BYTES, DEFAULT_FEED_LIMITS.maxBytes),
-					timeoutMs: intVar(env.CALENDAR_FEED_TIMEOUT_S, DEFAULT_FEED_LIMITS.timeoutMs / 1000) * 1000,
+					maxBytes: setting(env, "CALENDAR_FEED_MAX_BYTES"),
+					timeoutMs: setting(env, "CALENDAR_FEED_TIMEOUT_S") * 1000,
 				})
 			: { ok: false as const, error: "No calendar feed address is set" };
 		const imported = feed.ok
 			? await importFeedInSteps(feed.text, {
 					now: ctx.now,
-					horizonMs: intVar(env.CALENDAR_IMPORT_HORIZON_DAYS, 90) * 24 * 3600_000,
-					maxEvents: intVar(env.CALENDAR_FEED_MAX_EVENTS, MAX_FEED_EVENTS),
-					maxInstances: intVar(env.CALENDAR_FEED_MAX_INSTANCES, MAX_FEED_INSTANCES),
-					maxMs: intVar(env.CALENDAR_IMPORT_BUDGET_MS, MAX_IMPORT_MS),
+					horizonMs: setting(env, "CALENDAR_IMPORT_HORIZON_DAYS") * 24 * 3600_000,
+					maxEvents: setting(env, "CALENDAR_FEED_MAX_EVENTS"),
+					maxInstances: setting(env, "CALENDAR_FEED_MAX_INSTANCES"),
+					maxMs: setting(env, "CALENDAR_IMPORT_BUDGET_MS"),
 				})
 			: feed;
 		if (imported.ok) {
@@ -76,7 +78,7 @@ export async function syncConnection(env: Env, connection: CalendarConnectionRow
 		} else error = imported.error;
 	} catch (err) {
 		// Internals stay in the log (without the address); the stamp says only that it failed.
-		console.error("calendar sync failed", connection.id, err instanceof Error ? err.message : "unknown");
+		console.error("calendar sync failed", connection.id, errorText(err));
 		error = "The calendar could not be synced; it will be tried again";
 	}
 	const stamp: SyncStamp = {

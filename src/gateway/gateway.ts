@@ -2,6 +2,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env";
 import { systemClock } from "../clock";
 import { ApiError, notFound } from "../errors";
+import { setting } from "../settings/deployment-defaults";
 import { secretsEqual } from "./api-keys";
 import { authenticate } from "./identity";
 import { enforceIpGuard } from "./rate-limits";
@@ -53,7 +54,7 @@ function bearerKey(path: string, header: string | undefined): string | undefined
  * because a proxy in front overwrites it.
  */
 function clientIp(env: AppEnv["Bindings"], req: Request): string {
-	const header = env.CLIENT_IP_HEADER?.trim() || "cf-connecting-ip";
+	const header = setting(env, "CLIENT_IP_HEADER");
 	return req.headers.get(header)?.trim() || "local";
 }
 

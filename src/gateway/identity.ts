@@ -1,8 +1,9 @@
 import type { RequestAdmission } from "../../durable-objects/account";
 import type { Env } from "../env";
-import { numberVar } from "../env";
+import { errorName } from "../error-text";
 import { ApiError } from "../errors";
 import { accountObject } from "../objects";
+import { setting } from "../settings/deployment-defaults";
 import { hashApiKey, type Scope } from "./api-keys";
 import type { Admission } from "./rate-limits";
 import { hashTicket, ticketOwner } from "./tickets";
@@ -32,7 +33,7 @@ async function ownerOf(env: Env, hash: string): Promise<number | null> {
 	try {
 		userId = await env.DB.prepare("SELECT user_id FROM api_tokens WHERE token_hash = ?").bind(hash).first<number>("user_id");
 	} catch (err) {
-		console.error("identity store unavailable", err instanceof Error ? err.name : "error");
+		console.error("identity store unavailable", errorName(err));
 		throw unavailable();
 	}
 	if (userId === null) return null;
@@ -95,7 +96,7 @@ export async function chargeCalls(env: Env, userId: number, calls: number): Prom
 	if (!admission.allowed) throw rateLimited(admission.retryAfterSeconds);
 }
 
-const bucketOf = (env: Env): [number, number] => [numberVar(env.GATEWAY_RATE_LIMIT_RPS, 20), numberVar(env.GATEWAY_RATE_LIMIT_BURST, 40)];
+const bucketOf = (env: Env): [number, number] => [setting(env, "GATEWAY_RATE_LIMIT_RPS"), setting(env, "GATEWAY_RATE_LIMIT_BURST")];
 
 const rateLimited = (retryAfterSeconds: number) =>
 	new ApiError(429, "Rate limit exceeded", { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
@@ -105,7 +106,7 @@ async function askAccount<T = RequestAdmission>(ask: () => Promise<NoInfer<T>>):
 	try {
 		return await ask();
 	} catch (err) {
-		console.error("account check unavailable", err instanceof Error ? err.name : "error");
+		console.error("account check unavailable", errorName(err));
 		throw unavailable();
 	}
 }

@@ -1,6 +1,6 @@
 import type { Env } from "../env";
-import { boolVar, intVar } from "../env";
 import { ApiError } from "../errors";
+import { setting } from "../settings/deployment-defaults";
 
 export interface Admission {
 	allowed: boolean;
@@ -13,9 +13,9 @@ function tooManyRequests(retryAfterSeconds: number): ApiError {
 
 /** The optional per-IP guard that runs before any key is looked at. */
 export async function enforceIpGuard(env: Env, ip: string): Promise<void> {
-	if (!boolVar(env.GUARD_ENABLED, false)) return;
-	const rpm = intVar(env.GUARD_RATE_LIMIT_RPM, 600);
-	const banSeconds = intVar(env.GUARD_BAN_SECONDS, 600);
+	if (!setting(env, "GUARD_ENABLED")) return;
+	const rpm = setting(env, "GUARD_RATE_LIMIT_RPM");
+	const banSeconds = setting(env, "GUARD_BAN_SECONDS");
 	const admission = await env.IP_GUARD.get(env.IP_GUARD.idFromName(ip)).admit(rpm, banSeconds);
 	if (!admission.allowed) throw tooManyRequests(admission.retryAfterSeconds);
 }

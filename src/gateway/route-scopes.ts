@@ -21,9 +21,10 @@ const ADMIN: Access = { kind: "admin" };
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
- * The agent plane answers on the spec's form `/agent/api/<path>`, on the reference gateway's
- * short form `/agent/<path>`, which its clients call (`POST /agent/chat`), and on the legacy
- * `/api/<path>` alias the spec says still resolves (nothing else of the gateway lives under `/api`).
+ * The agent plane answers on its documented form `/agent/api/<path>` (docs/agent.md), on the
+ * reference gateway's short form `/agent/<path>`, which its clients call (`POST /agent/chat`), and
+ * on the legacy `/api/<path>` alias that still resolves (docs/api.md#the-legacy-api-alias-is-served-not-documented;
+ * nothing else of the gateway lives under `/api`).
  * A `tx` key reads it: chat and invocations are open to it but run read-only
  * (src/agent/caller.ts `callerMode`), and what keeps running or keeps files (routines, uploads,
  * swap, init, the meeting copilot) takes `bot`, as everything that acts does.

@@ -11,8 +11,6 @@ import { base64url, hashApiKey } from "./api-keys";
  */
 const TICKET = /^wst_([1-9][0-9]{0,15})_([A-Za-z0-9_-]{43})$/;
 
-export const DEFAULT_TICKET_TTL_S = 60;
-
 export function mintTicket(userId: number): string {
 	return `wst_${userId}_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
 }

@@ -1,33 +1,29 @@
-/** The server → client messages of `/ws` (docs/live-feed.md#server--client), built in one place. */
+/** The server → client messages of `/ws` (docs/live-feed.md#server--client), built in one place as frames.ts declares them. */
 import type { MeetingRow } from "../db/schema";
 import type { StatusStep } from "../meetings/status-writes";
+import type {
+	ChatMessageFrame,
+	ErrorFrame,
+	InteractiveEventType,
+	InteractiveFields,
+	InteractiveFrame,
+	LiveMeetingRef,
+	LiveSegment,
+	MeetingStatusData,
+	MeetingStatusFrame,
+	TranscriptFrame,
+} from "./frames";
 
-export interface MeetingRef {
-	id: number;
-	platform: string;
-	native_id: string | null;
-}
+/** A meeting as the frames name it (the Worker's name for LiveMeetingRef). */
+export type MeetingRef = LiveMeetingRef;
+export type { LiveSegment };
 
-export interface LiveSegment {
-	segment_id: string;
-	speaker: string;
-	speaker_source: string;
-	text: string;
-	start: number;
-	end: number;
-	start_time: number;
-	end_time: number;
-	language: string | null;
-	completed: boolean;
-	confidence?: number;
-	words?: unknown[];
-	/** When the service first stored the segment: a draft's confirmation keeps the draft's time, as GET /transcripts does. */
-	created_at: string;
-	absolute_start_time?: string;
-	absolute_end_time?: string;
-}
-
-export function meetingStatusMessage(meeting: MeetingRef, userId: number, status: string, data: Record<string, unknown> | null) {
+export function meetingStatusMessage(
+	meeting: MeetingRef,
+	userId: number,
+	status: string,
+	data: MeetingStatusData | null,
+): MeetingStatusFrame {
 	return { type: "meeting.status", meeting, payload: { status, data }, user_id: userId, ts: new Date().toISOString() };
 }
 
@@ -44,12 +40,12 @@ export const meetingRefOf = (row: Pick<MeetingRow, "id" | "platform" | "nativeMe
  * The `meeting.status` frame of one step. `data` says why, when there is something to say: the
  * step's reason and completion reason, a failure's `failure_detail` and fleet `failure_cause`, an auto-join error.
  */
-export function statusStepMessage(row: MeetingRow, step: StatusStep) {
+export function statusStepMessage(row: MeetingRow, step: StatusStep): MeetingStatusFrame {
 	const failed = row.status === "failed";
 	const failure = failed && typeof row.data.failure_detail === "string" ? row.data.failure_detail : null;
 	const cause = failed && typeof row.data.failure_cause === "string" ? row.data.failure_cause : null;
 	const autoJoinError = step.note && typeof row.data.auto_join_error === "string" ? row.data.auto_join_error : null;
-	const data = {
+	const data: MeetingStatusData = {
 		reason: step.reason ?? null,
 		completion_reason: row.completionReason,
 		...(failure ? { failure_detail: failure } : {}),
@@ -61,15 +57,15 @@ export function statusStepMessage(row: MeetingRow, step: StatusStep) {
 }
 
 /** The per-speaker bundle: what was just confirmed, and the speaker's drafts still open. */
-export function transcriptBundle(meeting: MeetingRef, speaker: string, confirmed: LiveSegment[], pending: LiveSegment[]) {
+export function transcriptBundle(meeting: MeetingRef, speaker: string, confirmed: LiveSegment[], pending: LiveSegment[]): TranscriptFrame {
 	return { type: "transcript", meeting, speaker, confirmed, pending, ts: new Date().toISOString() };
 }
 
-export function chatMessage(meeting: MeetingRef, message: { sender: string; text: string; timestamp: number; is_from_bot: boolean }) {
+export function chatMessage(meeting: MeetingRef, message: Omit<ChatMessageFrame, "type" | "meeting">): ChatMessageFrame {
 	return { type: "chat_message", meeting, ...message };
 }
 
-export function interactiveEvent(meeting: MeetingRef, name: string, payload: Record<string, unknown>) {
+export function interactiveEvent(meeting: MeetingRef, name: InteractiveEventType, payload: InteractiveFields): InteractiveFrame {
 	return { type: name, meeting, ...payload, ts: new Date().toISOString() };
 }
 
@@ -77,10 +73,11 @@ export function interactiveEvent(meeting: MeetingRef, name: string, payload: Rec
  * A socket opened only to say why it closes: /ws reports refusals in-band, since a browser
  * cannot read the status of a failed upgrade (docs/live-feed.md#connecting).
  */
-export function refusedSocket(error: Record<string, unknown>, code: number, reason: string): Response {
+export function refusedSocket(error: Omit<ErrorFrame, "type">, code: number, reason: string): Response {
 	const pair = new WebSocketPair();
 	pair[1].accept();
-	pair[1].send(JSON.stringify({ type: "error", ...error }));
+	const frame: ErrorFrame = { type: "error", ...error };
+	pair[1].send(JSON.stringify(frame));
 	pair[1].close(code, reason);
 	return new Response(null, { status: 101, webSocket: pair[0] });
 }

@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { errorName } from "../error-text";
 import { ApiError, type FieldError } from "../errors";
 
 /**
@@ -33,6 +34,6 @@ export function errorResult(err: unknown, tool: string): CallToolResult {
 		return toolError({ status: err.status, detail: err.detail, ...(retryAfter > 0 ? { retry_after_seconds: retryAfter } : {}) });
 	}
 	if (err instanceof ToolFailure) return toolError({ detail: err.detail });
-	console.error("mcp tool failed", tool, err instanceof Error ? err.name : "error");
+	console.error("mcp tool failed", tool, errorName(err));
 	return toolError({ status: 500, detail: "Internal server error" });
 }

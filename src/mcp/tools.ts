@@ -1,14 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import { BOT_TOOLS, MAX_CHAT_MESSAGES } from "../agent/bot-tools";
+import { ChatBody } from "../agent/chat-request";
 import { MAX_LISTED_MEETINGS, MAX_TRANSCRIPT_SEGMENTS, MEETING_TOOLS } from "../agent/meeting-tools";
 import type { ToolDefinition } from "../agent/tool-definition";
 import { VOICES } from "../bots/speech-provider";
+import { MeetingLinkParams } from "../meetings/meeting-link-params";
 import { PlanMeetingRequest, planMeeting } from "../meetings/meeting-plans";
 import { MEETING_STATUSES } from "../meetings/status-machine";
 import { ShareTtl, shareTranscript } from "../meetings/transcript-shares";
 import { ListRecordingsQuery, listRecordings } from "../recordings/recording-store";
-import { ChatBody } from "../routes/agent-chat";
-import { MeetingLinkParams } from "../routes/meeting-link-params";
 import { runAgentTurn } from "./agent-turn";
 import { fromAgentTool, type McpTool, mcpTool } from "./tool-definition";
 import { ToolFailure } from "./tool-results";

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { isUniqueViolation } from "../db";
 import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, conflict, invalidField } from "../errors";
@@ -6,7 +7,7 @@ import { meetingRoom } from "../objects";
 import { hasJoinableLink } from "./auto-join-rule";
 import { parseMeetingLink } from "./meeting-link";
 import { isoTimestamp, utcIso } from "./meeting-queries";
-import { isUniqueViolation, isWorkspaceMember, meetingView, nowIso } from "./meeting-store";
+import { isWorkspaceMember, meetingView, nowIso } from "./meeting-store";
 import { announceInRoom, createMeeting } from "./status-writes";
 
 /** Planning meetings ahead (POST and PATCH /meetings), shared by the REST routes and the MCP tools. */

@@ -1,12 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, desc, eq, gte, inArray, lte, type SQL } from "drizzle-orm";
+import { db } from "../db";
 import { meetings, transcriptSegments } from "../db/schema";
 import type { Env } from "../env";
 import { invalidField, notFound } from "../errors";
 import { recordingsOfMeetings } from "../recordings/recording-store";
-import { db, findMeetingOnLink, findReadableMeeting, meetingView, readableBy } from "./meeting-store";
+import { findMeetingOnLink, findReadableMeeting, meetingView, readableBy } from "./meeting-store";
 import { MEETING_STATUSES } from "./status-machine";
 import { segmentView } from "./transcript-store";
+import type { TranscriptHead } from "./transcript-text";
 
 /** Reading meetings and transcripts, shared by the REST routes and the agent's tools. */
 
@@ -102,6 +104,20 @@ export async function segmentsOf(env: Env, meetingId: number) {
 	return rows.map(segmentView);
 }
 export type SegmentView = Awaited<ReturnType<typeof segmentsOf>>[number];
+
+/** The lines a plain-text transcript starts with: the meeting's link and times. */
+export async function transcriptHeadOf(env: Env, meetingId: number): Promise<TranscriptHead | undefined> {
+	return db(env)
+		.select({
+			platform: meetings.platform,
+			native_meeting_id: meetings.nativeMeetingId,
+			start_time: meetings.startTime,
+			end_time: meetings.endTime,
+		})
+		.from(meetings)
+		.where(eq(meetings.id, meetingId))
+		.get();
+}
 
 /** The transcript of the newest started meeting on a link (GET /transcripts/{platform}/{native_meeting_id}). */
 export async function meetingTranscript(env: Env, reader: Reader, link: { platform: string; native_meeting_id: string }) {

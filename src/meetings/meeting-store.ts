@@ -1,14 +1,13 @@
 import { and, desc, eq, inArray, notInArray, type SQL, sql } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/d1";
+import type { RecordingStopReason } from "../bot-channel/protocol";
+import { db } from "../db";
 import { readInIdChunks } from "../db/id-chunks";
 import { type MeetingRow, meetings, workspaceMembers } from "../db/schema";
 import type { Env } from "../env";
 import type { RecordingView } from "../recordings/recording-store";
-import { PLANNED_STATUSES, TERMINAL_STATUSES } from "./status-machine";
+import { type MeetingStatus, PLANNED_STATUSES, TERMINAL_STATUSES } from "./status-machine";
 
 /** D1 access to meeting records, and the one place a record becomes its API shape. */
-
-export const db = (env: Env) => drizzle(env.DB);
 
 /** Meetings a user may read: their own, and those bound to a workspace they belong to. */
 export function readableBy(userId: number): SQL {
@@ -115,10 +114,6 @@ export async function findOpenMeetingOnLink(env: Env, userId: number, platform: 
 		.get();
 }
 
-export function isUniqueViolation(err: unknown): boolean {
-	return err instanceof Error && /UNIQUE constraint failed/i.test(`${err.message} ${(err.cause as Error | undefined)?.message ?? ""}`);
-}
-
 export const nowIso = () => new Date().toISOString();
 
 /**
@@ -166,3 +161,24 @@ export function meetingView(row: MeetingRow, recordings: RecordingView[] = []) {
 	};
 }
 export type MeetingView = ReturnType<typeof meetingView>;
+
+/** The owner and status of a meeting, for internal bot calls that act for its owner while it is live. */
+export async function meetingOwnerAndStatus(env: Env, meetingId: number): Promise<{ userId: number; status: MeetingStatus } | undefined> {
+	const row = await db(env)
+		.select({ userId: meetings.userId, status: meetings.status })
+		.from(meetings)
+		.where(eq(meetings.id, meetingId))
+		.get();
+	return row && { userId: row.userId, status: row.status as MeetingStatus };
+}
+
+/** Notes in the record's `data.recording_stopped` why the bot stopped recording early (JSON SQL: one key of `data`). */
+export async function noteRecordingStopped(
+	env: Env,
+	meetingId: number,
+	stopped: { reason: RecordingStopReason; at: string; bytes: number },
+): Promise<void> {
+	await env.DB.prepare("UPDATE meetings SET data = json_set(data, '$.recording_stopped', json(?)), updated_at = ? WHERE id = ?")
+		.bind(JSON.stringify(stopped), nowIso(), meetingId)
+		.run();
+}

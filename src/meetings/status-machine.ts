@@ -119,7 +119,7 @@ export function initialState(status: MeetingStatus): MeetingState {
  *   `completed` with `stopped`, whatever the bot reports;
  * - otherwise the reason decides the outcome (REASON_OUTCOME), not the status the bot named;
  * - a teardown (a watchdog's end without a reason, or any end naming a fleet `failure_cause`)
- *   takes its reason from the stage, as the spec's States table says for a workload torn down:
+ *   takes its reason from the stage (docs/status-machine.md#how-a-meeting-ends):
  *   before the lobby `join_failure`, in the lobby `awaiting_admission_timeout`, once admitted
  *   `failed` with no reason;
  * - `failure_stage` is the furthest live stage reached, set only when the outcome is `failed`.

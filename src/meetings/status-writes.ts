@@ -5,15 +5,17 @@
  * handed to an `Announce`, which tells the world (the room's /ws watchers and webhook events).
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
+import { db } from "../db";
 import { type MeetingRow, meetings, workspaceMembers } from "../db/schema";
 import type { Env } from "../env";
+import { errorName } from "../error-text";
 import { statusStepMessage } from "../live/feed-messages";
 import { accountObject, liveFeed, meetingRoom } from "../objects";
 import { loadSettings, resolveSettings } from "../settings/account-settings";
 import type { WebhookEvent } from "../webhooks/deliver";
 import { buildEnvelope, TRANSITION_SOURCE, type WebhookEventType, webhookEventsFor } from "../webhooks/envelope";
 import { failureDetail, sanitize } from "./failure-detail";
-import { db, meetingView, nowIso } from "./meeting-store";
+import { meetingView, nowIso } from "./meeting-store";
 import {
 	type Actor,
 	initialState,
@@ -231,12 +233,12 @@ export async function announcePlanSteps(env: Env, userId: number, steps: PlanSte
 	try {
 		await handOverWebhookEvents(env, userId, steps);
 	} catch (err) {
-		console.error("calendar step webhook events not handed over", userId, err instanceof Error ? err.name : "error");
+		console.error("calendar step webhook events not handed over", userId, errorName(err));
 	}
 	try {
 		await tellFeeds(env, userId, steps);
 	} catch (err) {
-		console.warn("calendar step frames not delivered", userId, err instanceof Error ? err.name : "error");
+		console.warn("calendar step frames not delivered", userId, errorName(err));
 	}
 }
 

@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
+import { db } from "../db";
 import { transcriptShares } from "../db/schema";
-import { type Env, intVar } from "../env";
+import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
+import { setting } from "../settings/deployment-defaults";
 import { startedMeeting } from "./meeting-queries";
-import { db } from "./meeting-store";
 
 /**
  * Time-limited public links to a transcript (POST /transcripts/.../share), shared by the REST
@@ -48,7 +49,7 @@ export async function shareTranscript(
 ) {
 	const row = await startedMeeting(env, sharer, link.platform, link.native_meeting_id);
 	if (row.userId !== sharer.userId) throw new ApiError(403, "Only the meeting's owner can share its transcript");
-	const ttl = ttlSeconds ?? intVar(env.TRANSCRIPT_SHARE_TTL_S, 900);
+	const ttl = ttlSeconds ?? setting(env, "TRANSCRIPT_SHARE_TTL_S");
 	const now = new Date();
 	const id = shareId();
 	const expiresAt = new Date(now.getTime() + ttl * 1000).toISOString();

@@ -1,4 +1,4 @@
-import type { BotSegment } from "../bot-channel/protocol";
+import type { BotSegment, BotToRoom, ChatMessage } from "../bot-channel/protocol";
 import type { SegmentRow } from "../db/schema";
 import type { Env } from "../env";
 import type { LiveSegment } from "../live/feed-messages";
@@ -36,6 +36,30 @@ export function upsertSegment(env: Env, meetingId: number, s: BotSegment, create
 		createdAt,
 		new Date().toISOString(),
 	);
+}
+
+/** Keeps one chat line the bot saw in the meeting. */
+export async function insertChatMessage(env: Env, meetingId: number, m: ChatMessage): Promise<void> {
+	await env.DB.prepare("INSERT INTO chat_messages (meeting_id, sender, text, timestamp, is_from_bot) VALUES (?, ?, ?, ?, ?)")
+		.bind(meetingId, m.sender, m.text, m.timestamp, m.is_from_bot ? 1 : 0)
+		.run();
+}
+
+/**
+ * Notes a participant's join or leave: the first join is kept, a rejoin clears the leave, and
+ * the name follows the latest report.
+ */
+export async function upsertParticipant(env: Env, meetingId: number, message: Extract<BotToRoom, { type: "participant" }>): Promise<void> {
+	const joined = message.event === "join" ? message.timestamp : null;
+	const left = message.event === "leave" ? message.timestamp : null;
+	await env.DB.prepare(
+		`INSERT INTO meeting_participants (meeting_id, participant_id, name, joined_at, left_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (meeting_id, participant_id) DO UPDATE SET name = excluded.name,
+			joined_at = coalesce(meeting_participants.joined_at, excluded.joined_at),
+			left_at = CASE WHEN excluded.joined_at IS NOT NULL THEN NULL ELSE excluded.left_at END`,
+	)
+		.bind(meetingId, message.participant.id, message.participant.name, joined, left)
+		.run();
 }
 
 /** A segment in both naming sets (start/end and start_time/end_time), as clients read it. */

@@ -6,12 +6,11 @@
  */
 
 import type { MediaFileRow } from "../db/schema";
-import { type Env, intVar } from "../env";
+import type { Env } from "../env";
 import { ApiError } from "../errors";
+import { setting } from "../settings/deployment-defaults";
 import { derivedHmacKey } from "../settings/derived-key";
 import { presignUrl } from "./presign";
-
-export const DEFAULT_DOWNLOAD_TTL_S = 900;
 
 const encoder = new TextEncoder();
 function linkKey(secretsKey: string | undefined): Promise<CryptoKey> {
@@ -45,7 +44,7 @@ export function contentTypeOf(format: string): string {
 }
 
 export function downloadTtlSeconds(env: Env): number {
-	return Math.max(1, intVar(env.RECORDING_DOWNLOAD_TTL_S, DEFAULT_DOWNLOAD_TTL_S));
+	return Math.max(1, setting(env, "RECORDING_DOWNLOAD_TTL_S"));
 }
 
 /** Whether downloads are presigned R2 URLs (all four S3 settings present). */

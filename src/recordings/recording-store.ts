@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { and, desc, eq, inArray, type SQL } from "drizzle-orm";
+import { db } from "../db";
 import { readInIdChunks } from "../db/id-chunks";
 import { type MediaFileRow, mediaFiles, type RecordingRow, recordings } from "../db/schema";
 import type { Env } from "../env";
-import { db } from "../meetings/meeting-store";
+import type { UploadTarget } from "./upload-rules";
 
 export function mediaFileView(row: MediaFileRow) {
 	return {
@@ -88,7 +89,7 @@ export async function listRecordings(env: Env, owner: { userId: number }, q: Lis
 
 /**
  * Deletes a recording's stored objects, best-effort: DELETE /recordings removes its rows even
- * when the bucket refuses (the spec's "stored media (best-effort)"). All keys in one call; if
+ * when the bucket refuses (docs/api.md#recordings: "its stored media best-effort"). All keys in one call; if
  * that fails, one call per key, so a key the bucket refuses strands only itself. Returns the
  * keys left behind, for the log.
  */
@@ -109,4 +110,21 @@ export async function deleteStoredMedia(bucket: R2Bucket, keys: string[]): Promi
 		}
 	}
 	return left;
+}
+
+/** What the upload rules need of the meeting a bot uploads for (JSON SQL: one flag inside `bot_options`). */
+export async function uploadTargetOf(env: Env, meetingId: number): Promise<(UploadTarget & { id: number; user_id: number }) | null> {
+	return env.DB.prepare(
+		"SELECT id, user_id, status, end_time, json_extract(bot_options, '$.recording_enabled') AS recording_enabled FROM meetings WHERE id = ?",
+	)
+		.bind(meetingId)
+		.first<UploadTarget & { id: number; user_id: number }>();
+}
+
+/** Deletes a recording's rows, its media files with it, in one batch. */
+export async function deleteRecordingRows(env: Env, recordingId: number): Promise<void> {
+	await env.DB.batch([
+		env.DB.prepare("DELETE FROM media_files WHERE recording_id = ?").bind(recordingId),
+		env.DB.prepare("DELETE FROM recordings WHERE id = ?").bind(recordingId),
+	]);
 }

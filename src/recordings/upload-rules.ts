@@ -1,20 +1,13 @@
-/**
- * What a bot's recording upload (PUT /internal/recordings/:meeting_id) may still do with its
- * channel token. The token names the meeting and the attempt and lives 24 h; these rules bound
- * it to what the bot needs: recording was asked for, the meeting is live or ended only moments
- * ago (a bot uploads after leaving the call, so just after a stop that did not wait for it),
- * and one file per attempt.
- */
-import { RECORDING_MAX_BYTES } from "../bot-channel/protocol";
-import { type Env, intVar } from "../env";
+import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { isLive, isTerminal, type MeetingStatus } from "../meetings/status-machine";
+import { setting } from "../settings/deployment-defaults";
 
 /** The largest upload, WAV header included (MAX_RECORDING_BYTES); the spawn tells the bot, which stops recording before it. */
-export const maxRecordingBytes = (env: Env): number => intVar(env.MAX_RECORDING_BYTES, RECORDING_MAX_BYTES);
+export const maxRecordingBytes = (env: Env): number => setting(env, "MAX_RECORDING_BYTES");
 
 /** How long after its meeting ended a bot may still upload (RECORDING_UPLOAD_GRACE_S). */
-export const uploadGraceS = (env: Env): number => intVar(env.RECORDING_UPLOAD_GRACE_S, 300);
+export const uploadGraceS = (env: Env): number => setting(env, "RECORDING_UPLOAD_GRACE_S");
 
 export interface UploadTarget {
 	status: string;

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/d1";
+import { db } from "../db";
 import { webhookDeliveries } from "../db/schema";
 import { invalidField } from "../errors";
 import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
@@ -259,7 +259,7 @@ accountRoutes.openapi(
 	}),
 	async (c) => {
 		const { limit } = c.req.valid("query");
-		const rows = await drizzle(c.env.DB)
+		const rows = await db(c.env)
 			.select()
 			.from(webhookDeliveries)
 			.where(eq(webhookDeliveries.userId, c.get("identity").userId))

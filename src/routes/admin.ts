@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, desc, eq } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/d1";
 import { isoNow } from "../clock";
+import { db } from "../db";
 import { apiTokens, type UserRow, users, workspaceMembers } from "../db/schema";
-import { type Env, intVar } from "../env";
+import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
 import {
 	hashApiKey,
@@ -16,6 +16,7 @@ import {
 	splitScopes,
 } from "../gateway/api-keys";
 import { accountObject, liveFeed } from "../objects";
+import { setting } from "../settings/deployment-defaults";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** Accounts and keys, behind `X-Admin-API-Key` (checked by the gateway). */
@@ -68,8 +69,8 @@ const toUser = (row: UserRow) => ({
 	created_at: row.createdAt,
 });
 
-async function findUser(db: ReturnType<typeof drizzle>, userId: number): Promise<UserRow> {
-	const row = await db.select().from(users).where(eq(users.id, userId)).get();
+async function findUser(orm: ReturnType<typeof db>, userId: number): Promise<UserRow> {
+	const row = await orm.select().from(users).where(eq(users.id, userId)).get();
 	if (!row) throw notFound("User not found");
 	return row;
 }
@@ -94,16 +95,16 @@ adminRoutes.openapi(
 	}),
 	async (c) => {
 		const body = c.req.valid("json");
-		const db = drizzle(c.env.DB);
+		const orm = db(c.env);
 		const email = body.email.trim().toLowerCase();
-		const existing = await db.select().from(users).where(eq(users.email, email)).get();
+		const existing = await orm.select().from(users).where(eq(users.email, email)).get();
 		if (existing) return c.json(toUser(existing), 200);
-		const inserted = await db
+		const inserted = await orm
 			.insert(users)
 			.values({
 				email,
 				name: body.name ?? null,
-				maxConcurrentBots: body.max_concurrent_bots ?? intVar(c.env.DEFAULT_MAX_CONCURRENT_BOTS, 3),
+				maxConcurrentBots: body.max_concurrent_bots ?? setting(c.env, "DEFAULT_MAX_CONCURRENT_BOTS"),
 				data: {},
 				createdAt: isoNow(c.get("clock")),
 			})
@@ -111,7 +112,7 @@ adminRoutes.openapi(
 			.returning()
 			.get();
 		// A concurrent create for the same email won the race: answer with that user.
-		const user = inserted ?? (await db.select().from(users).where(eq(users.email, email)).get());
+		const user = inserted ?? (await orm.select().from(users).where(eq(users.email, email)).get());
 		if (!user) throw new ApiError(409, "User was created concurrently; retry");
 		return c.json(toUser(user), inserted ? 201 : 200);
 	},
@@ -131,7 +132,7 @@ adminRoutes.openapi(
 	}),
 	async (c) => {
 		const { limit, offset } = c.req.valid("query");
-		const rows = await drizzle(c.env.DB).select().from(users).orderBy(asc(users.id)).limit(limit).offset(offset).all();
+		const rows = await db(c.env).select().from(users).orderBy(asc(users.id)).limit(limit).offset(offset).all();
 		return c.json(rows.map(toUser), 200);
 	},
 );
@@ -145,7 +146,7 @@ adminRoutes.openapi(
 	}),
 	async (c) => {
 		const email = c.req.valid("param").email.trim().toLowerCase();
-		const row = await drizzle(c.env.DB).select().from(users).where(eq(users.email, email)).get();
+		const row = await db(c.env).select().from(users).where(eq(users.email, email)).get();
 		if (!row) throw notFound("User not found");
 		return c.json(toUser(row), 200);
 	},
@@ -158,7 +159,7 @@ adminRoutes.openapi(
 		request: { params: UserIdParam },
 		responses: { 200: jsonResponse(User, "The user") },
 	}),
-	async (c) => c.json(toUser(await findUser(drizzle(c.env.DB), c.req.valid("param").user_id)), 200),
+	async (c) => c.json(toUser(await findUser(db(c.env), c.req.valid("param").user_id)), 200),
 );
 
 adminRoutes.openapi(
@@ -182,9 +183,9 @@ adminRoutes.openapi(
 	}),
 	async (c) => {
 		const body = c.req.valid("json");
-		const db = drizzle(c.env.DB);
-		const user = await findUser(db, c.req.valid("param").user_id);
-		const updated = await db
+		const orm = db(c.env);
+		const user = await findUser(orm, c.req.valid("param").user_id);
+		const updated = await orm
 			.update(users)
 			.set({
 				...(body.max_concurrent_bots !== undefined ? { maxConcurrentBots: body.max_concurrent_bots } : {}),
@@ -228,11 +229,11 @@ adminRoutes.openapi(
 		const invalid = requested.filter((s) => !isScope(s));
 		if (invalid.length > 0 || requested.length === 0) throw new ApiError(422, invalidScopeDetail(invalid.length ? invalid : [""]));
 		const scopes = requested as Scope[];
-		const db = drizzle(c.env.DB);
-		const user = await findUser(db, c.req.valid("param").user_id);
+		const orm = db(c.env);
+		const user = await findUser(orm, c.req.valid("param").user_id);
 		const now = c.get("clock").now();
 		const token = mintApiKey(scopes[0] as Scope);
-		const row = await db
+		const row = await orm
 			.insert(apiTokens)
 			.values({
 				userId: user.id,
@@ -267,9 +268,9 @@ adminRoutes.openapi(
 		responses: { 200: jsonResponse(z.array(TokenMetadata), "Key metadata; never the key") },
 	}),
 	async (c) => {
-		const db = drizzle(c.env.DB);
-		const user = await findUser(db, c.req.valid("param").user_id);
-		const rows = await db.select().from(apiTokens).where(eq(apiTokens.userId, user.id)).orderBy(desc(apiTokens.id)).all();
+		const orm = db(c.env);
+		const user = await findUser(orm, c.req.valid("param").user_id);
+		const rows = await orm.select().from(apiTokens).where(eq(apiTokens.userId, user.id)).orderBy(desc(apiTokens.id)).all();
 		return c.json(rows.map(toTokenMetadata), 200);
 	},
 );
@@ -283,11 +284,7 @@ adminRoutes.openapi(
 	}),
 	async (c) => {
 		const { token_id } = c.req.valid("param");
-		const deleted = await drizzle(c.env.DB)
-			.delete(apiTokens)
-			.where(eq(apiTokens.id, token_id))
-			.returning({ userId: apiTokens.userId })
-			.get();
+		const deleted = await db(c.env).delete(apiTokens).where(eq(apiTokens.id, token_id)).returning({ userId: apiTokens.userId }).get();
 		if (!deleted) throw notFound("Token not found");
 		await forgetKeys(c.env, deleted.userId);
 		// Meeting streams opened with the key end now, not when their reader next reconnects.
@@ -310,9 +307,9 @@ adminRoutes.openapi(
 	}),
 	async (c) => {
 		const { workspace_id, user_id } = c.req.valid("param");
-		const db = drizzle(c.env.DB);
-		const user = await findUser(db, user_id);
-		await db.insert(workspaceMembers).values({ workspaceId: workspace_id, userId: user.id }).onConflictDoNothing();
+		const orm = db(c.env);
+		const user = await findUser(orm, user_id);
+		await orm.insert(workspaceMembers).values({ workspaceId: workspace_id, userId: user.id }).onConflictDoNothing();
 		return c.body(null, 204);
 	},
 );
@@ -326,7 +323,7 @@ adminRoutes.openapi(
 	}),
 	async (c) => {
 		const { workspace_id, user_id } = c.req.valid("param");
-		const deleted = await drizzle(c.env.DB)
+		const deleted = await db(c.env)
 			.delete(workspaceMembers)
 			.where(and(eq(workspaceMembers.workspaceId, workspace_id), eq(workspaceMembers.userId, user_id)))
 			.returning({ userId: workspaceMembers.userId })

@@ -4,13 +4,13 @@ import type { Env } from "../env";
 import { notFound } from "../errors";
 import { findMeetingOnLink, findReadableMeeting, sessionUidOf } from "../meetings/meeting-store";
 import { isTerminal, type MeetingStatus } from "../meetings/status-machine";
-import { liveFeed, meetingRoom } from "../objects";
+import { liveFeed, meetingStream } from "../objects";
 import { lastEventId } from "./last-event-id";
 import { routeModule } from "./openapi-app";
 
 /**
  * GET /agent[/api]/meeting/stream (docs/meeting-stream.md): the meeting's Server-Sent Events,
- * served by its own MeetingRoom and passed through unchanged. Mounted by agent-meeting.ts.
+ * served by its own MeetingStream object and passed through unchanged. Mounted by agent-meeting.ts.
  */
 export const agentMeetingStreamRoutes = routeModule();
 
@@ -73,10 +73,10 @@ agentMeetingStreamRoutes.openapi(
 		const row = await streamedMeeting(c.env, userId, query);
 		const status = row.status as MeetingStatus;
 		const ended = isTerminal(status) ? { status, completion_reason: row.completionReason } : null;
-		const response = await meetingRoom(c.env, row.id).meetingStream(row.id, { userId, tokenId }, cursor, ended);
+		const response = await meetingStream(c.env, row.id).open(row.id, { userId, tokenId }, cursor, ended, row.startTime);
 		// Remembered with the user's /ws subscriptions, so losing access ends the stream as it ends those.
 		await liveFeed(c.env, userId).streamOpened(userId, row.id);
-		// The room's stream goes out as it is: wrapping it would buffer or re-encode it.
+		// The object's stream goes out as it is: wrapping it would buffer or re-encode it.
 		return response as unknown as ReturnType<typeof c.body>;
 	},
 );

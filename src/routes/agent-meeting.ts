@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { ProcessOutcome as CopilotOutcome, LiveMeeting as LiveCopilot } from "../../durable-objects/room-copilot";
+import type { ProcessOutcome as CopilotOutcome, LiveMeeting as LiveCopilot } from "../../durable-objects/meeting-stream/copilot";
 import { type AgentCaller, agentCaller } from "../agent/caller";
 import {
 	COPILOT_OWNER_ONLY,
@@ -13,10 +13,10 @@ import { Platform } from "../bot-channel/protocol";
 import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
+import { NativeMeetingId } from "../meetings/meeting-link-params";
 import { isTerminal, type MeetingStatus } from "../meetings/status-machine";
-import { meetingRoom } from "../objects";
+import { meetingStream } from "../objects";
 import { agentMeetingStreamRoutes } from "./agent-meeting-stream";
-import { NativeMeetingId } from "./meeting-link-params";
 import { ApiErrorBody, jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** The meeting stream and the live copilot (docs/meeting-stream.md). Mounted under each of AGENT_PREFIXES. */
@@ -118,17 +118,17 @@ agentMeetingRoutes.openapi(
 	},
 );
 
-/** Starts (or touches) the caller's copilot in their meeting; 403 when the room keeps it another user's. */
+/** Starts (or touches) the caller's copilot in their meeting; 403 when its MeetingStream keeps it another user's. */
 async function startCopilotIn(env: Env, caller: AgentCaller, meeting: MeetingRow, title: string | null): Promise<LiveCopilot> {
 	const link = { platform: meeting.platform as Platform, nativeId: meeting.nativeMeetingId ?? String(meeting.id) };
-	const live = await meetingRoom(env, meeting.id).copilotStart({
+	const live = await meetingStream(env, meeting.id).copilotStart({
 		caller,
 		meetingId: meeting.id,
 		nativeId: link.nativeId,
 		platform: link.platform,
 		title: title ?? titleOf(meeting.data),
 	});
-	// The room never hands a copilot to a second user (a meeting changes no owner; this is its own guard).
+	// The MeetingStream never hands a copilot to a second user (a meeting changes no owner; this is its own guard).
 	if (!live) throw new ApiError(403, COPILOT_OWNER_ONLY);
 	await rememberCopilot(env, caller.userId, {
 		meeting_id: meeting.id,
@@ -166,12 +166,12 @@ agentMeetingRoutes.openapi(
 		if (!body.on) {
 			// Off with no copilot running is what the caller asked for already.
 			const meeting = named ?? (await ownCopilotMeeting(c.env, caller.userId, link, "any"));
-			if (meeting) await meetingRoom(c.env, meeting.id).copilotProcess(false);
+			if (meeting) await meetingStream(c.env, meeting.id).copilotProcess(false);
 			return answer(meeting, { processing: false });
 		}
 		// Spawn-or-touch, as the reference's process on: the running copilot resumes, else one starts as meeting/start starts it.
 		const meeting = named ?? (await meetingForCopilot(c.env, caller.userId, { ...link, title: null }));
-		const resumed = await meetingRoom(c.env, meeting.id).copilotProcess(true);
+		const resumed = await meetingStream(c.env, meeting.id).copilotProcess(true);
 		if (resumed) return answer(meeting, resumed);
 		if (isTerminal(meeting.status as MeetingStatus))
 			throw new ApiError(409, `Meeting ${meeting.id} has ended: a copilot starts only in a meeting that has not`);

@@ -124,7 +124,7 @@ agentRoutineRoutes.openapi(
 		path: "/routines",
 		responses: { 200: jsonResponse(RoutineList, "The user's routines, oldest first"), ...errors },
 	}),
-	async (c) => c.json({ routines: await stub(c).listRoutines(caller(c)) }, 200),
+	async (c) => c.json({ routines: await stub(c).listRoutines() }, 200),
 );
 
 agentRoutineRoutes.openapi(
@@ -164,7 +164,7 @@ agentRoutineRoutes.openapi(
 	}),
 	async (c) => {
 		const { routine_id } = c.req.valid("param");
-		if (!(await stub(c).deleteRoutine(caller(c), routine_id))) throw notFound("Routine not found");
+		if (!(await stub(c).deleteRoutine(routine_id))) throw notFound("Routine not found");
 		return c.json({ ok: true as const, routine_id }, 200);
 	},
 );

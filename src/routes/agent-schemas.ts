@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import eventSchema from "../agent/contracts/event.schema.json";
 import unitSchema from "../agent/contracts/unit.schema.json";
+import { AgentFrame } from "../agent/frames";
 
 /**
  * The bodies of the agent routes as /openapi.json documents them (docs/agent.md). The request
@@ -36,38 +37,6 @@ export const WorkloadAccepted = z
 	})
 	.openapi("WorkloadAccepted");
 export const EventAccepted = z.object({ workload_id: z.string(), trigger: z.enum(["event", "transcription"]) }).openapi("EventAccepted");
-
-const turn = { turn_id: z.string() };
-export const AgentFrame = z
-	.discriminatedUnion("type", [
-		z.object({ ...turn, type: z.literal("turn-accepted"), nonce: z.string().optional() }),
-		z.object({ ...turn, type: z.literal("message-delta"), text: z.string() }),
-		z.object({ ...turn, type: z.literal("tool-call"), tool: z.string(), args: z.unknown(), callId: z.string() }),
-		z.object({ ...turn, type: z.literal("tool-result"), callId: z.string(), ok: z.boolean(), summary: z.string() }),
-		z.object({
-			...turn,
-			type: z.literal("commit"),
-			sha: z.string(),
-			findings: z
-				.array(z.object({ path: z.string(), problem: z.string() }))
-				.optional()
-				.openapi({
-					description: "What the commit's checks found: kg/ conformance, routine files (not a routine, or waiting for confirmation)",
-				}),
-		}),
-		z.object({ ...turn, type: z.literal("rejected"), violations: z.array(z.string()) }),
-		z.object({
-			...turn,
-			type: z.literal("done"),
-			reply: z.string(),
-			sessionId: z.string(),
-			ok: z.boolean(),
-			detail: z.string().optional(),
-		}),
-		z.object({ ...turn, type: z.literal("error"), message: z.string() }),
-		z.object({ ...turn, type: z.literal("turn-complete") }),
-	])
-	.openapi("AgentFrame");
 
 const MeetingRef = z.object({ meeting_id: z.string(), session_uid: z.string(), platform: z.string().optional() });
 const WorkloadContext = z

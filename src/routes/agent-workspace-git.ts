@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
-import { intVar } from "../env";
 import { ApiError, invalidField } from "../errors";
 import { workspaceObject } from "../objects";
 import { readCappedBytes } from "../outbound/capped-body";
 import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
+import { setting } from "../settings/deployment-defaults";
 import { activate, activeWorkspace, attachmentFor, isAttached, listAttachments } from "../workspace/attachments";
 import { ApiErrorBody, jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
@@ -145,7 +145,7 @@ async function exportRequest(c: Context<AppEnv>, what: "info/refs" | "git-upload
 	const forwarded = new Request(`https://workspace/repo.git/${what}${incoming.search}`, {
 		method: c.req.method,
 		headers: { "content-type": c.req.header("content-type") ?? "application/octet-stream" },
-		body: c.req.method === "POST" ? await requestBody(c.req.raw, intVar(c.env.MAX_BODY_BYTES, 1_048_576)) : undefined,
+		body: c.req.method === "POST" ? await requestBody(c.req.raw, setting(c.env, "MAX_BODY_BYTES")) : undefined,
 	});
 	return workspaceObject(c.env, workspace).fetch(forwarded);
 }

@@ -92,7 +92,7 @@ agentRoutes.openapi(
 	}),
 	async (c) => {
 		const { names } = await resolveAgentModel(c.env, c.get("identity").userId);
-		// Always strings, as the spec and the reference have them: `default` stands for "nothing configured".
+		// Always strings, as docs/agent.md#models and the reference have them: `default` stands for "nothing configured".
 		const named = (name: string | null) => name ?? UNCONFIGURED_MODEL;
 		return c.json(
 			{

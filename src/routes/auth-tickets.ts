@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { intVar } from "../env";
-import { DEFAULT_TICKET_TTL_S, hashTicket, mintTicket } from "../gateway/tickets";
+import { hashTicket, mintTicket } from "../gateway/tickets";
 import { accountObject } from "../objects";
+import { setting } from "../settings/deployment-defaults";
 import { ApiErrorBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** Tickets for `/ws` from a browser (docs/dashboard.md#signing-in): POST and DELETE /auth/ticket. */
@@ -29,7 +29,7 @@ authTicketRoutes.openapi(
 	}),
 	async (c) => {
 		const { userId, tokenId } = c.get("identity");
-		const ttlSeconds = Math.max(1, intVar(c.env.AUTH_TICKET_TTL_S, DEFAULT_TICKET_TTL_S));
+		const ttlSeconds = Math.max(1, setting(c.env, "AUTH_TICKET_TTL_S"));
 		const expiresAt = c.get("clock").now().getTime() + ttlSeconds * 1000;
 		const ticket = mintTicket(userId);
 		await accountObject(c.env, userId).issueTicket(await hashTicket(ticket), { tokenId, expiresAt });

@@ -3,7 +3,8 @@ import type { AppEnv } from "../app-env";
 import { verifyChannelToken } from "../bot-channel/channel-token";
 import { relayTranscription } from "../bots/transcription-relay";
 import { ApiError } from "../errors";
-import { isLive, type MeetingStatus } from "../meetings/status-machine";
+import { meetingOwnerAndStatus } from "../meetings/meeting-store";
+import { isLive } from "../meetings/status-machine";
 import { loadSettings, resolveSettings } from "../settings/account-settings";
 
 /**
@@ -22,13 +23,11 @@ botTranscriptionRoutes.post("/internal/bot-channel/:meeting_id/audio/transcripti
 	}
 	const contentType = c.req.header("content-type") ?? "";
 	if (!/^multipart\/form-data\s*;/i.test(contentType)) throw new ApiError(415, "The body must be multipart/form-data");
-	const meeting = await c.env.DB.prepare("SELECT user_id, status FROM meetings WHERE id = ?")
-		.bind(meetingId)
-		.first<{ user_id: number; status: MeetingStatus }>();
+	const meeting = await meetingOwnerAndStatus(c.env, meetingId);
 	if (!meeting || !isLive(meeting.status)) throw new ApiError(409, "The meeting is not live");
 	let settings: Awaited<ReturnType<typeof resolveSettings>>;
 	try {
-		settings = await resolveSettings(c.env, await loadSettings(c.env, meeting.user_id));
+		settings = await resolveSettings(c.env, await loadSettings(c.env, meeting.userId));
 	} catch {
 		// A stored secret that no longer opens (SECRETS_KEY rotated): nothing the bot can fix.
 		throw new ApiError(503, "The account's transcription settings cannot be read");

@@ -3,16 +3,16 @@ import { eq } from "drizzle-orm";
 import type { Act } from "../bot-channel/protocol";
 import { botStatuses, liveMeetingOn, relayToBot, stopBot } from "../bots/bot-control";
 import { LANGUAGE, PostBotsBody, sendBot, Task } from "../bots/send-bot";
+import { db } from "../db";
 import { meetings } from "../db/schema";
-import { db } from "../meetings/meeting-store";
-import { MeetingLinkParams } from "./meeting-link-params";
+import { MeetingLinkParams } from "../meetings/meeting-link-params";
 import { BotStatusList, MeetingRecord as Meeting } from "./meeting-schemas";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** The bot routes (docs/api.md#bots): send, list, stop, reconfigure. The work is in src/bots. */
 export const botRoutes = routeModule();
 
-export const BotLink = MeetingLinkParams;
+const BotLink = MeetingLinkParams;
 
 botRoutes.openapi(
 	createRoute({

@@ -9,10 +9,11 @@ import {
 	saveLegacyBotName,
 	stampOf,
 } from "../calendars/calendar-store";
+import { createConnection, feedColumns, syncNow, updateConnection } from "../calendars/connections";
 import { disconnectCalendar } from "../calendars/disconnect";
 import type { CalendarConnectionRow } from "../db/schema";
 import { notFound } from "../errors";
-import { calendarText, createConnection, feedColumns, SyncCountsSchema, SyncStampSchema, syncNow, updateConnection } from "./calendars";
+import { calendarText, SyncCountsSchema, SyncStampSchema } from "./calendar-schemas";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /**
@@ -76,16 +77,21 @@ calendarCompatRoutes.openapi(
 			return c.json(await singleView(c, undefined), 200);
 		}
 		// Checked before anything is stored, so a refused address changes nothing.
-		const feed = await feedColumns(c, body.ics_url);
+		const feed = await feedColumns(c.env, body.ics_url);
 		if (body.bot_name) await saveLegacyBotName(c.env, userId, body.bot_name);
 		if (first) {
-			first = await updateConnection(c, first, {
-				...feed,
-				...(body.auto_join !== undefined ? { autoJoin: body.auto_join } : {}),
-				...(body.bot_name ? { botName: body.bot_name } : {}),
-			});
+			first = await updateConnection(
+				c.env,
+				first,
+				{
+					...feed,
+					...(body.auto_join !== undefined ? { autoJoin: body.auto_join } : {}),
+					...(body.bot_name ? { botName: body.bot_name } : {}),
+				},
+				c.get("clock").now(),
+			);
 		} else {
-			first = await createConnection(c, {
+			first = await createConnection(c.env, userId, c.get("clock").now(), {
 				name: "Calendar",
 				icsUrl: body.ics_url,
 				autoJoin: body.auto_join ?? true,
@@ -130,7 +136,7 @@ calendarCompatRoutes.openapi(
 		const active = (await activeConnections(c.env, c.get("identity").userId)).filter((row) => row.icsUrlSealed !== null);
 		if (active.length === 0) throw notFound("No active calendar feed");
 		const calendars = [];
-		for (const row of active) calendars.push(await syncNow(c, row));
+		for (const row of active) calendars.push(await syncNow(c.env, row, c.get("clock").now()));
 		return c.json({ ...aggregateStamp(calendars), calendars }, 200);
 	},
 );

@@ -4,8 +4,8 @@ import { jsonResponse, routeModule } from "./openapi-app";
 export const healthRoutes = routeModule();
 
 /**
- * The release of the reference's 0.12 line whose public interface this gateway follows (the
- * spec's "latest stated release"); clients compare it, not this repository's own version.
+ * The release of the reference's 0.12 line whose public interface this gateway follows
+ * (docs/api.md#route-table, `GET /`); clients compare it, not this repository's own version.
  */
 export const SERVICE_VERSION = "0.12.27";
 

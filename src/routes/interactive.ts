@@ -13,7 +13,7 @@ import {
 } from "../bots/bot-actions";
 import type { MeetingRow } from "../db/schema";
 import { ApiError } from "../errors";
-import { BotLink } from "./bots";
+import { MeetingLinkParams } from "../meetings/meeting-link-params";
 import { jsonResponse, routeModule } from "./openapi-app";
 
 /** The interactive bot actions (docs/api.md#interactive-bot-actions): speak, chat, screen, avatar, relayed to the live bot. */
@@ -26,7 +26,7 @@ const looseBody = { required: false, content: { "application/json": { schema: z.
 
 const invalid = (detail: string) => new ApiError(422, detail);
 
-const linkOf = (c: Context<AppEnv>) => BotLink.parse(c.req.param());
+const linkOf = (c: Context<AppEnv>) => MeetingLinkParams.parse(c.req.param());
 
 /** The live meeting on the link, with interactive actions enabled for its bot. */
 const interactiveMeeting = (c: Context<AppEnv>): Promise<MeetingRow> => liveInteractive(c.env, c.get("identity"), linkOf(c));
@@ -43,7 +43,7 @@ async function body(c: Context<AppEnv>): Promise<Record<string, unknown>> {
 }
 
 const path = (action: string) => `/bots/{platform}/{native_meeting_id}/${action}`;
-const params = { params: BotLink };
+const params = { params: MeetingLinkParams };
 
 interactiveRoutes.openapi(
 	createRoute({ method: "post", path: path("speak"), request: { ...params, body: looseBody }, responses: ack("Speech sent to the bot") }),

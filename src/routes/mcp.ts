@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
+import { publicBaseUrl } from "../env";
 import { errorResponse } from "../errors";
 import { chargeCalls } from "../gateway/identity";
 import { answerMcpRequest } from "../mcp/server";
-import { publicBaseUrl } from "./meetings";
 
 /**
  * The MCP server over streamable HTTP (docs/mcp.md). The gateway has already checked the key
@@ -17,7 +17,7 @@ mcpRoutes.post("/mcp", async (c) => {
 	const body = await jsonBody(c.req.raw);
 	// A JSON-RPC batch runs each of its messages: each pays as a request, before any runs.
 	if (Array.isArray(body)) await chargeCalls(c.env, identity.userId, body.length);
-	return answerMcpRequest(c.req.raw, { env: c.env, identity, baseUrl: publicBaseUrl(c) }, body);
+	return answerMcpRequest(c.req.raw, { env: c.env, identity, baseUrl: publicBaseUrl(c.env, c.req.raw) }, body);
 });
 
 /** The body as JSON, read once; undefined when it is not JSON (the SDK then answers its parse error). */

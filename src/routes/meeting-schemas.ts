@@ -24,6 +24,14 @@ export const MeetingData = z
 		title: z.string().optional(),
 		notes: z.string().optional(),
 		scheduled_at: z.string().optional(),
+		calendar_sources: z
+			.array(z.object({ id: z.string(), name: z.string(), auto_join: z.boolean(), bot_name: z.string() }))
+			.optional()
+			.openapi({ description: "The calendar connections whose events plan this meeting" }),
+		auto_join_error: z
+			.string()
+			.optional()
+			.openapi({ description: "Why auto-join could not start the plan's bot; set while the plan is still scheduled" }),
 	})
 	.catchall(z.unknown())
 	.openapi({ description: "Meeting metadata (title, notes, languages, status reasons, calendar sources); open to other keys" });

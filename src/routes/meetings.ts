@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import type { Context } from "hono";
-import type { AppEnv } from "../app-env";
+import { db, isUniqueViolation } from "../db";
 import { meetingParticipants, meetings } from "../db/schema";
 import { conflict, notFound } from "../errors";
+import { MeetingLinkParams } from "../meetings/meeting-link-params";
 import {
 	linkConflict,
 	linkFields,
@@ -14,19 +14,10 @@ import {
 	requireMembership,
 } from "../meetings/meeting-plans";
 import { ListMeetingsQuery, listMeetings, MeetingIdParam, readableMeetingView, utcIso } from "../meetings/meeting-queries";
-import {
-	db,
-	findMeetingOnLink,
-	findOwnedMeeting,
-	findReadableMeeting,
-	isUniqueViolation,
-	meetingView,
-	nowIso,
-} from "../meetings/meeting-store";
+import { findMeetingOnLink, findOwnedMeeting, findReadableMeeting, meetingView, nowIso } from "../meetings/meeting-store";
 import { initialState, isPlanned, type MeetingStatus } from "../meetings/status-machine";
 import { announceInRoom, moveMeeting, removeMeeting } from "../meetings/status-writes";
 import { meetingRoom } from "../objects";
-import { MeetingLinkParams } from "./meeting-link-params";
 import { MeetingRecord as Meeting, MeetingList } from "./meeting-schemas";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
@@ -34,14 +25,6 @@ import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 export const meetingRoutes = routeModule();
 
 const MeetingId = MeetingIdParam;
-
-/**
- * The gateway address in links shown to the client (raw_url, share links): the configured one,
- * else the request's origin. Never for anything a bot uses (see bots/bot-endpoints.ts).
- */
-export function publicBaseUrl(c: Context<AppEnv>): string {
-	return c.env.PUBLIC_BASE_URL || new URL(c.req.url).origin;
-}
 
 const lifecycleOwns = () => conflict("The bot lifecycle owns this meeting; it can no longer be edited as a plan");
 

@@ -2,10 +2,12 @@ import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { verifyChannelToken } from "../bot-channel/channel-token";
+import { db, isUniqueViolation } from "../db";
 import { mediaFiles, recordings } from "../db/schema";
 import { ApiError, conflict, notFound } from "../errors";
-import { db, isUniqueViolation, nowIso } from "../meetings/meeting-store";
-import { maxRecordingBytes, type UploadTarget, uploadGraceS, uploadRefusal } from "../recordings/upload-rules";
+import { nowIso } from "../meetings/meeting-store";
+import { uploadTargetOf } from "../recordings/recording-store";
+import { maxRecordingBytes, uploadGraceS, uploadRefusal } from "../recordings/upload-rules";
 import { parseWavHeader, wavDurationSeconds } from "../recordings/wav";
 
 /** Where a bot uploads the meeting's mixed audio when it leaves (internal, meeting token). */
@@ -22,11 +24,7 @@ recordingUploadRoutes.put("/internal/recordings/:meeting_id", async (c) => {
 	const length = Number(c.req.header("content-length"));
 	if (!Number.isInteger(length) || length <= 0) throw new ApiError(411, "Content-Length is required");
 	if (length > maxRecordingBytes(c.env)) throw new ApiError(413, "Recording too large");
-	const meeting = await c.env.DB.prepare(
-		"SELECT id, user_id, status, end_time, json_extract(bot_options, '$.recording_enabled') AS recording_enabled FROM meetings WHERE id = ?",
-	)
-		.bind(meetingId)
-		.first<UploadTarget & { id: number; user_id: number }>();
+	const meeting = await uploadTargetOf(c.env, meetingId);
 	if (!meeting || !c.req.raw.body) throw notFound("Meeting not found");
 	const refusal = uploadRefusal(meeting, uploadGraceS(c.env));
 	if (refusal) throw refusal;

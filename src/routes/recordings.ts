@@ -1,13 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, eq } from "drizzle-orm";
+import { db } from "../db";
 import { type MediaFileRow, mediaFiles, type RecordingRow, recordings } from "../db/schema";
-import type { Env } from "../env";
+import { type Env, publicBaseUrl } from "../env";
 import { ApiError, notFound } from "../errors";
-import { db } from "../meetings/meeting-store";
 import { checkDownloadLink, contentTypeOf, downloadTtlSeconds, downloadUrl, mediaFileName } from "../recordings/download-link";
 import { mediaBytes } from "../recordings/media-response";
-import { deleteStoredMedia, ListRecordingsQuery, listRecordings, recordingView } from "../recordings/recording-store";
-import { publicBaseUrl } from "./meetings";
+import { deleteRecordingRows, deleteStoredMedia, ListRecordingsQuery, listRecordings, recordingView } from "../recordings/recording-store";
 import { jsonResponse, routeModule } from "./openapi-app";
 import { Recording } from "./recording-schemas";
 
@@ -88,10 +87,7 @@ recordingRoutes.openapi(
 				JSON.stringify({ recording_id: recording.id, keys: left.map((k) => k.slice(0, 200)) }),
 			);
 		}
-		await c.env.DB.batch([
-			c.env.DB.prepare("DELETE FROM media_files WHERE recording_id = ?").bind(recording.id),
-			c.env.DB.prepare("DELETE FROM recordings WHERE id = ?").bind(recording.id),
-		]);
+		await deleteRecordingRows(c.env, recording.id);
 		return c.json({ status: "deleted" as const, recording_id: recording.id }, 200);
 	},
 );
@@ -143,7 +139,7 @@ recordingRoutes.openapi(
 				duration_seconds: master.durationSeconds,
 				status: recording.status,
 				finalized: recording.status === "completed",
-				raw_url: `${publicBaseUrl(c)}/recordings/${recording.id}/media/${master.id}/raw`,
+				raw_url: `${publicBaseUrl(c.env, c.req.raw)}/recordings/${recording.id}/media/${master.id}/raw`,
 			},
 			200,
 		);
@@ -194,7 +190,7 @@ recordingRoutes.openapi(
 		const file = mediaFileOf(files, media_file_id);
 		return c.json(
 			{
-				download_url: await downloadUrl(c.env, file, publicBaseUrl(c), c.get("clock").now()),
+				download_url: await downloadUrl(c.env, file, publicBaseUrl(c.env, c.req.raw), c.get("clock").now()),
 				filename: mediaFileName(file),
 				content_type: contentTypeOf(file.format),
 				file_size_bytes: file.fileSizeBytes,

@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { publicBaseUrl } from "../env";
 import { notFound } from "../errors";
-import { meetingTranscript, segmentsOf } from "../meetings/meeting-queries";
+import { MeetingLinkParams } from "../meetings/meeting-link-params";
+import { meetingTranscript, segmentsOf, transcriptHeadOf } from "../meetings/meeting-queries";
 import { revokeShare, SHARE_NOT_FOUND, ShareTtl, sharedMeetingId, shareTranscript } from "../meetings/transcript-shares";
-import { type TranscriptHead, transcriptText } from "../meetings/transcript-text";
-import { MeetingLinkParams } from "./meeting-link-params";
+import { transcriptText } from "../meetings/transcript-text";
 import { Transcript } from "./meeting-schemas";
-import { publicBaseUrl } from "./meetings";
 import { jsonResponse, routeModule } from "./openapi-app";
 
 /** Transcripts after (and during) the meeting, and their time-limited public shares. */
@@ -41,7 +41,16 @@ transcriptRoutes.openapi(
 		},
 	}),
 	async (c) =>
-		c.json(await shareTranscript(c.env, c.get("identity"), c.req.valid("param"), c.req.valid("query").ttl_seconds, publicBaseUrl(c)), 200),
+		c.json(
+			await shareTranscript(
+				c.env,
+				c.get("identity"),
+				c.req.valid("param"),
+				c.req.valid("query").ttl_seconds,
+				publicBaseUrl(c.env, c.req.raw),
+			),
+			200,
+		),
 );
 
 transcriptRoutes.openapi(
@@ -73,9 +82,7 @@ transcriptRoutes.openapi(
 		// Checked at every read: revoked, expired, its key gone or the meeting no longer its maker's are all 404.
 		const meetingId = await sharedMeetingId(c.env, id);
 		if (meetingId === null) throw notFound(SHARE_NOT_FOUND);
-		const row = await c.env.DB.prepare("SELECT platform, native_meeting_id, start_time, end_time FROM meetings WHERE id = ?")
-			.bind(meetingId)
-			.first<TranscriptHead>();
+		const row = await transcriptHeadOf(c.env, meetingId);
 		if (!row) throw notFound(SHARE_NOT_FOUND);
 		const text = transcriptText(row, await segmentsOf(c.env, meetingId));
 		return c.text(text, 200, { "content-type": "text/plain; charset=utf-8" });

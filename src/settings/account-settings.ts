@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/d1";
 import type { Clock } from "../clock";
+import { db } from "../db";
 import { type AccountSettingsRow, accountSettings } from "../db/schema";
 import type { Env } from "../env";
 import { checkOutboundUrl, type OutboundRefusal, outboundPolicy } from "../outbound/url-guard";
@@ -30,7 +30,7 @@ const EMPTY: SettingsColumns = {
 };
 
 export async function loadSettings(env: Env, userId: number): Promise<SettingsColumns> {
-	const row = await drizzle(env.DB).select().from(accountSettings).where(eq(accountSettings.userId, userId)).get();
+	const row = await db(env).select().from(accountSettings).where(eq(accountSettings.userId, userId)).get();
 	if (!row) return { ...EMPTY };
 	const { userId: _u, updatedAt: _t, ...columns } = row;
 	return columns;
@@ -38,13 +38,13 @@ export async function loadSettings(env: Env, userId: number): Promise<SettingsCo
 
 /** Writes the merged columns; a row with nothing overridden is removed, not kept empty. */
 export async function saveSettings(env: Env, userId: number, columns: SettingsColumns, clock: Clock): Promise<void> {
-	const db = drizzle(env.DB);
+	const orm = db(env);
 	if (Object.values(columns).every((v) => v === null)) {
-		await db.delete(accountSettings).where(eq(accountSettings.userId, userId));
+		await orm.delete(accountSettings).where(eq(accountSettings.userId, userId));
 		return;
 	}
 	const row = { ...columns, userId, updatedAt: clock.now().toISOString() };
-	await db.insert(accountSettings).values(row).onConflictDoUpdate({ target: accountSettings.userId, set: row });
+	await orm.insert(accountSettings).values(row).onConflictDoUpdate({ target: accountSettings.userId, set: row });
 }
 
 /** Applies one partial update to a plain column. */
@@ -92,7 +92,7 @@ export async function webhookView(env: Env, s: SettingsColumns) {
 }
 
 /**
- * The filter as answered: always an object, as the spec types it. A filter never set reads
+ * The filter as answered: always an object, as docs/api.md#account-and-settings types it. A filter never set reads
  * `{}`, which means the same: every event follows its default (only `meeting.completed`).
  */
 export function webhookEventsView(stored: Record<string, boolean> | null): Record<string, boolean> {

@@ -15,8 +15,8 @@
  * outcome: the outbox in the Account DO is what must survive.
  */
 import { and, desc, eq, notInArray } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/d1";
 import { type Clock, systemClock } from "../clock";
+import { db } from "../db";
 import { webhookDeliveries } from "../db/schema";
 import type { Env } from "../env";
 import { endpointAllowed, loadSettings, type ResolvedSettings, resolveSettings, webhookEventEnabled } from "../settings/account-settings";
@@ -112,8 +112,8 @@ interface RowFields {
 }
 
 /** Writes one history row and prunes the account to its newest rows; false if D1 refused. */
-export async function recordDelivery(db: D1Database, userId: number, event: WebhookEvent, row: RowFields): Promise<boolean> {
-	const orm = drizzle(db);
+export async function recordDelivery(d1: D1Database, userId: number, event: WebhookEvent, row: RowFields): Promise<boolean> {
+	const orm = db({ DB: d1 });
 	const newest = orm
 		.select({ id: webhookDeliveries.id })
 		.from(webhookDeliveries)

@@ -1,5 +1,5 @@
 /**
- * The contract between the Workspace object (durable-objects/workspace.ts) and those who use it:
+ * The contract between the Workspace object (durable-objects/workspace/index.ts) and those who use it:
  * the workspace routes, the agent's file tools, the meeting copilot and the git export.
  * A workspace is a real git repository (isomorphic-git over the object's SQLite storage).
  */
@@ -29,7 +29,7 @@ export interface CommitRequest {
 	by: Writer;
 	/**
 	 * The user whose turn made the commit. Each routine file it writes is recorded as theirs, and
-	 * becomes a routine of that user only (durable-objects/routine-files.ts); a routine file written
+	 * becomes a routine of that user only (durable-objects/agent-user/routine-files.ts); a routine file written
 	 * without one (the platform, a clone) is nobody's routine.
 	 */
 	authorId?: number;

@@ -4,21 +4,11 @@
  * they arrive and renders what comes out, always as text.
  */
 
-export interface Finding {
-	path: string;
-	problem: string;
-}
+import type { AgentFrame, Finding } from "../../../src/agent/frames";
 
-export type ChatFrame =
-	| { type: "turn-accepted"; turn_id: string; nonce?: string }
-	| { type: "message-delta"; turn_id: string; text: string }
-	| { type: "tool-call"; turn_id: string; tool: string; args: unknown; callId: string }
-	| { type: "tool-result"; turn_id: string; callId: string; ok: boolean; summary: string }
-	| { type: "commit"; turn_id: string; sha: string; findings?: Finding[] }
-	| { type: "rejected"; turn_id: string; violations: string[] }
-	| { type: "done"; turn_id: string; reply: string; sessionId: string; ok: boolean; detail?: string }
-	| { type: "error"; turn_id: string; message: string }
-	| { type: "turn-complete"; turn_id: string };
+export type { Finding };
+/** A frame of a turn, as the Worker declares it. */
+export type ChatFrame = AgentFrame;
 
 export type TurnPart =
 	| { kind: "text"; text: string }
@@ -39,17 +29,18 @@ export interface ChatTurn {
 	complete: boolean;
 }
 
-const FRAME_TYPES = new Set([
-	"turn-accepted",
-	"message-delta",
-	"tool-call",
-	"tool-result",
-	"commit",
-	"rejected",
-	"done",
-	"error",
-	"turn-complete",
-]);
+/** Every frame type: a Record, so a type added to the Worker's frames and not here fails to compile. */
+const FRAME_TYPES: Record<ChatFrame["type"], true> = {
+	"turn-accepted": true,
+	"message-delta": true,
+	"tool-call": true,
+	"tool-result": true,
+	commit: true,
+	rejected: true,
+	done: true,
+	error: true,
+	"turn-complete": true,
+};
 
 /** One SSE `data:` payload as a frame; anything else (a ping, a malformed line) is null and ignored. */
 export function parseChatFrame(data: string): ChatFrame | null {
@@ -61,7 +52,7 @@ export function parseChatFrame(data: string): ChatFrame | null {
 	}
 	if (typeof parsed !== "object" || parsed === null) return null;
 	const type = (parsed as { type?: unknown }).type;
-	return typeof type === "string" && FRAME_TYPES.has(type) ? (parsed as ChatFrame) : null;
+	return typeof type === "string" && Object.hasOwn(FRAME_TYPES, type) ? (parsed as ChatFrame) : null;
 }
 
 export function startTurn(prompt: string): ChatTurn {

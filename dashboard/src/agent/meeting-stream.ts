@@ -5,32 +5,20 @@
  * reconnect resumes from.
  */
 
-export interface TranscriptLine {
-	id: string;
-	speaker: string;
-	text: string;
-	/** Seconds from the start of the session. */
-	t: number;
-	completed: boolean;
-}
+import type {
+	CopilotNote,
+	MeetingStreamEvent,
+	CopilotCard as StreamCard,
+	StreamTranscript,
+} from "../../../src/agent/meeting-stream-events";
 
-export interface CopilotNote {
-	id: string;
-	text: string;
-	speaker?: string;
-	chapter?: string;
-	t?: number;
-	pass: number;
-	frozen: boolean;
-}
+export type { CopilotNote };
 
-export interface CopilotCard {
-	kind: string;
-	title: string;
-	body: string;
-	actionable: boolean;
-	turnId: string;
-}
+/** A transcript line as the page keeps it: the stream's, without its wall-clock stamp. */
+export type TranscriptLine = Omit<StreamTranscript, "type" | "tsMs">;
+
+/** A card with the beat that made it. */
+export type CopilotCard = StreamCard & { turnId: string };
 
 /** One model call of the copilot: its streamed text and the tools it called. */
 export interface CopilotBeat {
@@ -97,11 +85,12 @@ function updateBeat(beats: CopilotBeat[], turnId: string, change: (beat: Copilot
 
 export function applyStreamEvent(state: MeetingStreamState, event: { id?: string; data: string }): MeetingStreamState {
 	const base = event.id ? { ...state, lastEventId: event.id } : state;
-	let data: Record<string, unknown>;
+	// Typed as the Worker declares the events, yet each field is still checked: the page shows only what it can read.
+	let data: MeetingStreamEvent;
 	try {
 		const parsed: unknown = JSON.parse(event.data);
 		if (typeof parsed !== "object" || parsed === null) return base;
-		data = parsed as Record<string, unknown>;
+		data = parsed as MeetingStreamEvent;
 	} catch {
 		return base;
 	}
@@ -118,7 +107,7 @@ export function applyStreamEvent(state: MeetingStreamState, event: { id?: string
 				}),
 			};
 		case "note": {
-			const note = data.note as Record<string, unknown> | undefined;
+			const note: Partial<CopilotNote> | undefined = data.note;
 			if (!note || typeof note !== "object") return base;
 			return {
 				...base,
@@ -134,7 +123,7 @@ export function applyStreamEvent(state: MeetingStreamState, event: { id?: string
 			};
 		}
 		case "card": {
-			const card = data.card as Record<string, unknown> | undefined;
+			const card: Partial<StreamCard> | undefined = data.card;
 			if (!card || typeof card !== "object") return base;
 			return {
 				...base,

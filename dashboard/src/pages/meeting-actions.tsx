@@ -152,7 +152,7 @@ function ChatPanel(props: { meeting: Meeting; poll: boolean }) {
 					{
 						sender: String(frame.sender ?? ""),
 						text: String(frame.text ?? ""),
-						timestamp: (frame.timestamp as string | number | null) ?? null,
+						timestamp: frame.timestamp,
 						is_from_bot: frame.is_from_bot === true,
 					},
 				]);

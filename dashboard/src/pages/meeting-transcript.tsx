@@ -3,7 +3,7 @@ import { ApiError, request } from "../api";
 import { liveFeed } from "../live";
 import { transcriptFileName, transcriptJson, transcriptSrt, transcriptText } from "../transcript-format";
 import { applyBundle, fromSegments, orderedLines, type TranscriptBundle, type TranscriptState } from "../transcript-model";
-import type { Meeting, Transcript } from "../types";
+import type { Meeting, Transcript, TranscriptHead } from "../types";
 import { Button, ErrorBanner, TextField, TranscriptView } from "../ui";
 
 /**
@@ -93,7 +93,7 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 	}, [props.poll]);
 
 	const lines = state ? orderedLines(state) : [];
-	const forDownload: Transcript = transcript ?? {
+	const forDownload: TranscriptHead = transcript ?? {
 		id: meeting.id,
 		platform,
 		native_meeting_id: native,
@@ -101,7 +101,6 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 		status: meeting.status,
 		start_time: meeting.start_time,
 		end_time: meeting.end_time,
-		segments: [],
 	};
 
 	return (

@@ -42,13 +42,9 @@ export function MeetingPage(props: { id: string }) {
 					return;
 				}
 				if (frame.type === "meeting.status") {
-					const payload = frame.payload as { status?: string; data?: { reason?: string | null } | null } | undefined;
-					const status = payload?.status;
+					const { status, data } = frame.payload;
 					if (!status) return;
-					setSeen((steps) => [
-						...steps,
-						{ status, ts: typeof frame.ts === "string" ? frame.ts : new Date().toISOString(), reason: payload?.data?.reason ?? null },
-					]);
+					setSeen((steps) => [...steps, { status, ts: frame.ts || new Date().toISOString(), reason: data?.reason ?? null }]);
 					// A terminal step waits for the record, so the ending shows with its reason and stage at once.
 					if (status === "completed" || status === "failed") reloadRecord.current();
 					else {

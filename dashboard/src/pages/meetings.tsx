@@ -62,7 +62,7 @@ export function MeetingsPage(props: { route: Route }) {
 				if (frame.type !== "meeting.status") return;
 				const updated = withStatusFrame(current.current, frame);
 				// A meeting that left the status filter (a live one that ended) goes with a reload.
-				const moved = (frame.payload as { status?: string } | undefined)?.status ?? "";
+				const moved = frame.payload.status;
 				const fits = !statusFilter.current || statusFilter.current.split(",").includes(moved);
 				if (updated && fits) list.set(() => updated);
 				else if (reloadTimer.current === undefined) {

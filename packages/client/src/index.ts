@@ -12,7 +12,16 @@ export {
 } from "./client.js";
 export * from "./errors.js";
 export type { FetchLike } from "./http.js";
-export { LiveError, type LiveHandlers, type LiveOptions, type LiveSocket, type LiveSubscription, type WebSocketFactory } from "./live.js";
+export {
+	createLiveFeed,
+	LiveError,
+	type LiveFeedOptions,
+	type LiveHandlers,
+	type LiveOptions,
+	type LiveSocket,
+	type LiveSubscription,
+	type WebSocketFactory,
+} from "./live.js";
 export type * from "./live-frames.js";
 export type { SseFrame } from "./sse.js";
 export type * from "./types.js";

@@ -35,9 +35,13 @@ export interface LiveOptions {
 	/** First reconnect delay; doubles up to `maxBackoffMs`, with jitter. */
 	backoffMs?: number;
 	maxBackoffMs?: number;
+	/** Sends `{"action":"ping"}` this often while a connection is open (off by default), for networks that drop quiet sockets. */
+	pingMs?: number;
 }
 
 export interface LiveHandlers {
+	/** A connection opened: called before the feed subscribes its meetings on it, once per connection. */
+	onConnect?(info: { connection: number }): void;
 	/** Every frame about a meeting (status, transcript, chat, interactive events). */
 	onFrame?(frame: MeetingFrame): void;
 	/** Each `subscribed` answer: once per connection, after (re)subscribing. */
@@ -120,6 +124,7 @@ export function createLive(transport: Transport, ticket: () => Promise<{ ticket:
 		let connections = 0;
 		let failures = 0;
 		let timer: ReturnType<typeof setTimeout> | undefined;
+		let pinger: ReturnType<typeof setInterval> | undefined;
 		let settleReady: (frame: SubscribedFrame) => void = () => undefined;
 		let failReady: (error: LiveError) => void = () => undefined;
 		const ready = new Promise<SubscribedFrame>((resolve, reject) => {
@@ -155,6 +160,8 @@ export function createLive(transport: Transport, ticket: () => Promise<{ ticket:
 			try {
 				current = await open();
 			} catch (err) {
+				// Closed while connecting: the caller asked for no more calls.
+				if (closed) return;
 				const refused = err instanceof MeetbotApiError && (err.status === 401 || err.status === 403);
 				const error =
 					err instanceof LiveError ? err : new LiveError(`connecting to /ws failed: ${(err as Error).message}`, undefined, refused);
@@ -166,6 +173,9 @@ export function createLive(transport: Transport, ticket: () => Promise<{ ticket:
 			socket = current;
 			connections += 1;
 			const connection = connections;
+			handlers.onConnect?.({ connection });
+			clearInterval(pinger);
+			if (options.pingMs) pinger = setInterval(() => sendAction({ action: "ping" }), options.pingMs);
 			let lastError: Extract<LiveFrame, { type: "error" }> | undefined;
 			current.addEventListener("message", (event) => {
 				let frame: LiveFrame;
@@ -193,7 +203,10 @@ export function createLive(transport: Transport, ticket: () => Promise<{ ticket:
 				}
 			});
 			current.addEventListener("close", (event) => {
-				if (socket === current) socket = undefined;
+				if (socket === current) {
+					socket = undefined;
+					clearInterval(pinger);
+				}
 				// A spent or expired ticket is not fatal: the next attempt takes a fresh one, and a bad key fails there.
 				if (event.code === 4403 || (event.code === 4401 && mode === "header")) {
 					handlers.onDisconnect?.({ code: event.code, reason: event.reason, willReconnect: false });
@@ -226,6 +239,7 @@ export function createLive(transport: Transport, ticket: () => Promise<{ ticket:
 			close() {
 				closed = true;
 				if (timer) clearTimeout(timer);
+				clearInterval(pinger);
 				socket?.close(1000, "closed");
 				socket = undefined;
 			},
@@ -233,6 +247,28 @@ export function createLive(transport: Transport, ticket: () => Promise<{ ticket:
 	}
 
 	return { subscribe };
+}
+
+export interface LiveFeedOptions extends Omit<LiveOptions, "connect"> {
+	/** The gateway's origin, e.g. `https://meetbot.example.com` (a page's own `location.origin`). */
+	baseUrl: string;
+	/** A one-use ticket for each connection (POST /auth/ticket, however the caller reaches it). */
+	ticket: () => Promise<{ ticket: string }>;
+}
+
+/**
+ * The live feed alone, for a caller that gets its tickets its own way (the dashboard, whose key
+ * stays in its own session): `subscribe` as `client.live.subscribe`, always on the ticket path.
+ * A ticket call that throws a fatal LiveError stops the feed; any other failure is retried.
+ */
+export function createLiveFeed(options: LiveFeedOptions) {
+	const { baseUrl, ticket, ...live } = options;
+	const transport: Transport = {
+		baseUrl,
+		auth: {},
+		fetch: () => Promise.reject(new LiveError("the ticket path does not fetch", undefined, true)),
+	};
+	return createLive(transport, ticket, { ...live, connect: "ticket" });
 }
 
 function defaultWebSocket(): WebSocketFactory {

@@ -1,8 +1,9 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { AlarmTimers } from "../../../durable-objects/agent-alarms";
-import { AgentRuntime, HEARTBEAT_TIMER } from "../../../durable-objects/agent-runtime";
-import { AgentStore } from "../../../durable-objects/agent-store";
+import { AgentRuntime, HEARTBEAT_TIMER } from "../../../durable-objects/agent-user/runtime";
+import { AGENT_USER_STORAGE } from "../../../durable-objects/agent-user/storage";
+import { AgentStore } from "../../../durable-objects/agent-user/store";
+import { agentTimers } from "../../../durable-objects/agent-user/timers";
 import type { AgentFrame } from "../../../src/agent/frames";
 import type { Env } from "../../../src/env";
 import { until } from "../../shared/wait";
@@ -44,7 +45,7 @@ describe("agent store", () => {
 			const store = new AgentStore(state.storage.sql);
 			store.startTurn({ turnId: "cut", session: "s", workloadId: null, prompt: "hello", nonce: null, now: Date.now() });
 			// A new runtime on the same storage is what the object builds after an eviction.
-			const runtime = new AgentRuntime(state.storage, env as Env, new AlarmTimers(state.storage), async () => []);
+			const runtime = new AgentRuntime(state.storage, env as Env, agentTimers(state.storage), async () => []);
 			const frames = store.turnEvents("cut").map((e) => e.frame);
 			expect(frames.map((f) => f.type)).toEqual(["done", "turn-complete"]);
 			expect(frames[0]).toMatchObject({ ok: false, sessionId: "s" });
@@ -59,22 +60,22 @@ describe("agent store", () => {
 	it("keeps a heartbeat timer while a turn runs, beats it again when it fires, and clears it after", async () => {
 		const { headers, user } = await agentUser();
 		const stub = env.AGENT_USER.get(env.AGENT_USER.idFromName(String(user.id)));
-		const heartbeat = () => runInDurableObject(stub, (_instance, state) => new AlarmTimers(state.storage).due(HEARTBEAT_TIMER));
+		const heartbeat = () => runInDurableObject(stub, (_instance, state) => agentTimers(state.storage).due(HEARTBEAT_TIMER));
 		const marker = crypto.randomUUID();
 		await script(marker, [{ text: ["slow ", "turn ", "here"], delay_ms: 200 }]);
 		const reader = new SseReader(await chat(headers, { prompt: `heartbeat ${marker}` }));
 		await reader.until("message-delta");
 		const due = await heartbeat();
-		expect(due).not.toBeNull();
+		expect(due).toBeGreaterThan(0);
 		// Fired early (the alarm runs now): a running turn sets it again for a later time.
 		await runInDurableObject(stub, (_instance, state) =>
-			state.storage.sql.exec("UPDATE alarm_timers SET due_ms = 0 WHERE name = ?", HEARTBEAT_TIMER),
+			state.storage.sql.exec(`UPDATE ${AGENT_USER_STORAGE.tables.alarmTimers} SET due_ms = 0 WHERE name = ?`, HEARTBEAT_TIMER),
 		);
 		expect(await runDurableObjectAlarm(stub)).toBe(true);
 		expect(await heartbeat()).toBeGreaterThan(Date.now());
 		await reader.until("turn-complete");
 		await reader.cancel();
-		await until("the heartbeat cleared after the turn", async () => (await heartbeat()) === null);
-		expect(await heartbeat()).toBeNull();
+		await until("the heartbeat cleared after the turn", async () => (await heartbeat()) === undefined);
+		expect(await heartbeat()).toBeUndefined();
 	});
 });

@@ -1,15 +1,17 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
-import type { MeetingRoom } from "../../../durable-objects/meeting-room";
-import type { LiveMeeting } from "../../../durable-objects/room-copilot";
-import type { MeetingStreamBody } from "../../../durable-objects/room-stream";
+import type { MeetingStream } from "../../../durable-objects/meeting-stream";
+import type { LiveMeeting } from "../../../durable-objects/meeting-stream/copilot";
+import { STREAM_TABLE } from "../../../durable-objects/meeting-stream/storage";
+import type { MeetingStreamBody } from "../../../src/agent/meeting-stream-events";
 import { workspaceObject } from "../../../src/objects";
 import { homeWorkspace } from "../../../src/workspace/workspace-names";
-import { roomOf, segment } from "../meetings/helpers";
+import { eventually } from "../../shared/wait";
+import { segment, streamOf } from "../meetings/helpers";
 import { ADMIN, call, createUser, json } from "../support";
 import { MODEL_KEY, MODEL_NAME } from "./helpers";
 
-export type { LiveMeeting as LiveMeetingRecord } from "../../../durable-objects/room-copilot";
+export type { LiveMeeting as LiveMeetingRecord } from "../../../durable-objects/meeting-stream/copilot";
 
 export async function startCopilot(headers: Record<string, string>, code: string, title?: string): Promise<LiveMeeting> {
 	const res = await call("POST", "/agent/api/meeting/start", { headers, json: { native_id: code, platform: "google_meet", title } });
@@ -21,11 +23,11 @@ export function processCopilot(headers: Record<string, string>, code: string, on
 	return call("POST", "/agent/meeting/process", { headers, json: { native_id: code, platform: "google_meet", on } });
 }
 
-/** Every event the meeting's stream logged, oldest first (read from the room's own SQLite log). */
+/** Every event the meeting's stream logged, oldest first (read from its MeetingStream's own SQLite log). */
 export function streamEvents(meetingId: number): Promise<{ seq: number; event: MeetingStreamBody }[]> {
-	return runInDurableObject(roomOf(meetingId), async (_room: MeetingRoom, state) =>
+	return runInDurableObject(streamOf(meetingId), async (_stream: MeetingStream, state) =>
 		state.storage.sql
-			.exec<{ seq: number; data: string }>("SELECT seq, data FROM stream_events ORDER BY seq")
+			.exec<{ seq: number; data: string }>(`SELECT seq, data FROM ${STREAM_TABLE} ORDER BY seq`)
 			.toArray()
 			.map((row) => ({ seq: row.seq, event: JSON.parse(row.data) as MeetingStreamBody })),
 	);
@@ -43,15 +45,14 @@ export function workspaceFile(userId: number, path: string) {
 	return workspaceObject(env, homeWorkspace(userId)).read(path);
 }
 
-/** Polls for the meeting document; runs the room's alarm meanwhile (its `copilot_final` timer writes it). */
-export async function meetingDocument(userId: number, meetingId: number, path: string, tries = 200) {
-	for (let i = 0; i < tries; i++) {
+/** Polls for the meeting document; runs the stream object's alarm meanwhile (its `copilot_final` timer writes it). */
+export function meetingDocument(userId: number, meetingId: number, path: string) {
+	return eventually(`${path} in the workspace of user ${userId}`, async () => {
 		const file = await workspaceFile(userId, path).catch(() => null);
 		if (file) return file;
-		await runDurableObjectAlarm(roomOf(meetingId));
-		await new Promise((r) => setTimeout(r, 50));
-	}
-	throw new Error(`no ${path} in the workspace of user ${userId}`);
+		await runDurableObjectAlarm(streamOf(meetingId));
+		return undefined;
+	});
 }
 
 /** A key minted through the admin API, with its id (to revoke it later). */

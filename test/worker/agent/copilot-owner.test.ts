@@ -1,6 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import type { MeetingStream } from "../../../durable-objects/meeting-stream";
+import { STREAM_KEYS } from "../../../durable-objects/meeting-stream/storage";
 import { meetingDocumentPath } from "../../../src/agent/copilot-document";
 import { workspaceObject } from "../../../src/objects";
 import { parseFrontmatter } from "../../../src/workspace/okf";
@@ -8,7 +9,7 @@ import { homeWorkspace } from "../../../src/workspace/workspace-names";
 import { type Meeting, meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
 import { SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
-import { createPlan, fireTimersNow, getMeeting, meetUrl, roomOf, sendBot } from "../meetings/helpers";
+import { createPlan, fireStreamTimersNow, fireTimersNow, getMeeting, meetUrl, sendBot, streamOf } from "../meetings/helpers";
 import { call, json, sharedWorkspace } from "../support";
 import { copilotOwner, meetingDocument, ofType, processCopilot, said, startCopilot, streamEvents, workspaceFile } from "./copilot-helpers";
 import { MODEL_KEY, script, sent } from "./helpers";
@@ -63,13 +64,14 @@ describe("a meeting's copilot belongs to the meeting's owner", () => {
 		await bot.send(said("s-1", "Alice", `I am Alice from Acme ${m}`));
 		await bot.send(said("s-2", "Bob", `Welcome ${m}`, 2));
 		await eventually("both lines logged", async () => (ofType(await streamEvents(plan.id), "transcript").length >= 2 ? true : undefined));
-		const copilot = await runInDurableObject(roomOf(plan.id), (_room: MeetingRoom, state) => state.storage.get("copilot"));
+		const copilot = await runInDurableObject(streamOf(plan.id), (_stream: MeetingStream, state) => state.storage.get(STREAM_KEYS.copilot));
 		expect(copilot).toBeUndefined();
 		expect(ofType(await streamEvents(plan.id), "note")).toEqual([]);
 		expect(await sent(m)).toEqual([]);
 
 		await bot.status("completed", { completion_reason: "left_alone" });
 		await fireTimersNow(plan.id);
+		await fireStreamTimersNow(plan.id);
 		expect(await workspaceFile(owner.user.id, meetingDocumentPath(code))).toBeNull();
 		expect(await meetingCommits(owner.user.id, owner.user.email, code)).toEqual([]);
 	});
@@ -118,16 +120,16 @@ describe("a meeting's copilot belongs to the meeting's owner", () => {
 	});
 });
 
-describe("the room keeps a copilot its owner's", () => {
-	it("never puts a second user's key on a copilot, whoever asks the room", async () => {
+describe("the MeetingStream keeps a copilot its owner's", () => {
+	it("never puts a second user's key on a copilot, whoever asks the MeetingStream", async () => {
 		const { owner, member, code, plan } = await sharedMeeting();
 		await startCopilot(owner.headers, code);
-		const room = roomOf(plan.id);
+		const stream = streamOf(plan.id);
 		const asMember = { userId: member.user.id, scopes: [], tokenId: member.keyId };
 		const base = { meetingId: plan.id, nativeId: code, platform: "google_meet" };
-		expect(await room.copilotStart({ caller: asMember, ...base, title: INJECTED })).toBeNull();
-		const stored = await runInDurableObject(roomOf(plan.id), (_room: MeetingRoom, state) =>
-			state.storage.get<{ caller: { userId: number; tokenId: number }; title: string }>("copilot"),
+		expect(await stream.copilotStart({ caller: asMember, ...base, title: INJECTED })).toBeNull();
+		const stored = await runInDurableObject(streamOf(plan.id), (_stream: MeetingStream, state) =>
+			state.storage.get<{ caller: { userId: number; tokenId: number }; title: string }>(STREAM_KEYS.copilot),
 		);
 		expect(stored).toMatchObject({ caller: { userId: owner.user.id, tokenId: owner.keyId }, title: "Weekly sync" });
 	});
@@ -138,9 +140,9 @@ describe("the room keeps a copilot its owner's", () => {
 		const bot = await joinedBot(await sendBot(owner.headers, code));
 		await startCopilot(owner.headers, code);
 		// As an older version stored it after the member's start: the owner's copilot on the member's key, their title.
-		await runInDurableObject(roomOf(plan.id), async (_room: MeetingRoom, state) => {
-			const stored = await state.storage.get<Record<string, unknown>>("copilot");
-			await state.storage.put("copilot", {
+		await runInDurableObject(streamOf(plan.id), async (_stream: MeetingStream, state) => {
+			const stored = await state.storage.get<Record<string, unknown>>(STREAM_KEYS.copilot);
+			await state.storage.put(STREAM_KEYS.copilot, {
 				...stored,
 				caller: { userId: member.user.id, scopes: [], tokenId: member.keyId },
 				title: INJECTED,
@@ -152,9 +154,9 @@ describe("the room keeps a copilot its owner's", () => {
 		await bot.status("completed", { completion_reason: "left_alone" });
 		// The final pass runs after every beat: once it is done, so is all the copilot does.
 		await eventually("the copilot's final pass", async () => {
-			await runDurableObjectAlarm(roomOf(plan.id));
-			const stored = await runInDurableObject(roomOf(plan.id), (_room: MeetingRoom, state) =>
-				state.storage.get<{ documented: boolean }>("copilot"),
+			await runDurableObjectAlarm(streamOf(plan.id));
+			const stored = await runInDurableObject(streamOf(plan.id), (_stream: MeetingStream, state) =>
+				state.storage.get<{ documented: boolean }>(STREAM_KEYS.copilot),
 			);
 			return stored?.documented ? true : undefined;
 		});

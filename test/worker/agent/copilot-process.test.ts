@@ -5,10 +5,11 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import type { MeetingStream } from "../../../durable-objects/meeting-stream";
+import { STREAM_KEYS } from "../../../durable-objects/meeting-stream/storage";
 import { type Meeting, meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
-import { createPlan, getMeeting, liveMeeting, meetUrl, roomOf } from "../meetings/helpers";
+import { createPlan, getMeeting, liveMeeting, meetUrl, streamOf } from "../meetings/helpers";
 import { call, json, sharedWorkspace, userWithKey } from "../support";
 import { copilotOwner, ofType, processCopilot, said, startCopilot, streamEvents } from "./copilot-helpers";
 
@@ -18,8 +19,8 @@ const process = (headers: Record<string, string>, body: Record<string, unknown>,
 	call("POST", path, { headers, json: { platform: "google_meet", ...body } });
 
 const storedCopilot = (meetingId: number) =>
-	runInDurableObject(roomOf(meetingId), (_room: MeetingRoom, state) =>
-		state.storage.get<{ processing: boolean; caller: { userId: number } }>("copilot"),
+	runInDurableObject(streamOf(meetingId), (_stream: MeetingStream, state) =>
+		state.storage.get<{ processing: boolean; caller: { userId: number } }>(STREAM_KEYS.copilot),
 	);
 
 const listed = async (headers: Record<string, string>) =>

@@ -4,14 +4,12 @@
  * for a client that was reading and for one that comes after.
  */
 import { describe, expect, it } from "vitest";
-import type { MeetingStreamBody } from "../../../durable-objects/room-stream";
+import type { MeetingStreamEvent as Frame } from "../../../src/agent/meeting-stream-events";
 import { liveMeeting } from "../meetings/helpers";
 import { call } from "../support";
 import { copilotOwner, said, startCopilot } from "./copilot-helpers";
 import { script, sent } from "./helpers";
 import { readToTheEnd, type SseEvent } from "./sse";
-
-type Frame = MeetingStreamBody | { type: "ping" };
 
 const acmeCard = { name: "add_card", arguments: { kind: "company", title: "Acme", body: "Alice works there", actionable: false } };
 

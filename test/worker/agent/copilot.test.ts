@@ -1,14 +1,15 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { MeetingStreamBody } from "../../../durable-objects/room-stream";
+import { STREAM_KEYS } from "../../../durable-objects/meeting-stream/storage";
 import { meetingDocumentPath } from "../../../src/agent/copilot-document";
+import type { MeetingStreamBody } from "../../../src/agent/meeting-stream-events";
 import { workspaceObject } from "../../../src/objects";
 import { parseFrontmatter } from "../../../src/workspace/okf";
 import { homeWorkspace } from "../../../src/workspace/workspace-names";
 import { meetCode } from "../../shared/meetings";
 import { eventually, until } from "../../shared/wait";
 import { SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
-import { fireTimersNow, getMeeting, liveMeeting, roomOf, roomTimers, sendBot, unheldRequestedMeeting } from "../meetings/helpers";
+import { fireStreamTimersNow, getMeeting, liveMeeting, sendBot, streamOf, streamTimers, unheldRequestedMeeting } from "../meetings/helpers";
 import { ADMIN, call, json, userWithKey } from "../support";
 import { copilotOwner, meetingDocument, ofType, processCopilot, said, startCopilot, streamEvents, workspaceFile } from "./copilot-helpers";
 import { bodyOf, MODEL_NAME, script, sent } from "./helpers";
@@ -264,8 +265,8 @@ describe("meeting end", () => {
 		await live.bot.status("completed", { completion_reason: "left_alone" });
 		// The first final beat fails (503): the timer stays, and its retry writes the document.
 		await eventually("the failed final beat", async () => ((await sent(m)).length >= 2 ? true : undefined));
-		await eventually("the retry timer", async () => ((await roomTimers(live.meeting.id)).timers.copilot_final ? true : undefined));
-		await fireTimersNow(live.meeting.id);
+		await eventually("the retry timer", async () => ((await streamTimers(live.meeting.id)).timers.copilot_final ? true : undefined));
+		await fireStreamTimersNow(live.meeting.id);
 
 		const path = meetingDocumentPath(live.code);
 		expect(path).toBe(`kg/entities/meeting/${live.code}.md`);
@@ -288,7 +289,7 @@ describe("meeting end", () => {
 		const commit = summary.commits.find((c) => c.files.includes(path));
 		expect(commit).toMatchObject({ author: owner.user.email, kind: "you" });
 		expect(summary.kg_findings.filter((f) => f.path === path)).toEqual([]);
-		expect((await roomTimers(live.meeting.id)).timers.copilot_final).toBeUndefined();
+		expect((await streamTimers(live.meeting.id)).timers.copilot_final).toBeUndefined();
 	});
 
 	it("without a model, writes a transcript excerpt as the summary", async () => {
@@ -313,9 +314,12 @@ describe("a copilot's meeting that ends", () => {
 		expect((await startCopilot(owner.headers, code)).meeting).toBe(id);
 		expect((await call("DELETE", `/bots/google_meet/${code}`, { headers: owner.headers })).status).toBe(204);
 		const documented = () =>
-			runInDurableObject(roomOf(id), async (_room, state) => (await state.storage.get<{ documented: boolean }>("copilot"))?.documented);
+			runInDurableObject(
+				streamOf(id),
+				async (_stream, state) => (await state.storage.get<{ documented: boolean }>(STREAM_KEYS.copilot))?.documented,
+			);
 		await eventually("the copilot's final pass", async () => {
-			await runDurableObjectAlarm(roomOf(id));
+			await runDurableObjectAlarm(streamOf(id));
 			return (await documented()) ? true : undefined;
 		});
 		expect(await workspaceFile(owner.user.id, meetingDocumentPath(code))).toBeNull();

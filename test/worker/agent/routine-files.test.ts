@@ -8,12 +8,20 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import type { AgentUser } from "../../../durable-objects/agent-user";
-import { RoutineFiles } from "../../../durable-objects/routine-files";
+import { RoutineFiles } from "../../../durable-objects/agent-user/routine-files";
+import { Routines } from "../../../durable-objects/agent-user/routines";
+import { AGENT_USER_STORAGE } from "../../../durable-objects/agent-user/storage";
+import { agentTimers } from "../../../durable-objects/agent-user/timers";
 import type { AgentFrame } from "../../../src/agent/frames";
 import { RoutineList } from "../../../src/routes/agent-routines";
 import { call, expectDocumented, json, sharedWorkspace } from "../support";
 import { agentUser, chat, endedWorkload, script } from "./helpers";
 import { readAll } from "./sse";
+
+/** The object starting again builds its routines; none runs while it does. */
+const notRun = async (): Promise<never> => {
+	throw new Error("no routine runs while the object starts");
+};
 
 type Routine = z.infer<typeof RoutineList>["routines"][number];
 type Commit = Extract<AgentFrame, { type: "commit" }>;
@@ -76,7 +84,9 @@ describe("routine files in a shared workspace", () => {
 		// Nothing of the attacker's runs on the victim's key: no routine to confirm, no timer in their agent.
 		const confirm = await call("PATCH", "/agent/api/routines/exfil/enabled", { headers: victim.headers, json: { enabled: true } });
 		expect(confirm.status).toBe(404);
-		const timers = await runInDurableObject(agentOf(victim.user.id), (agent: AgentUser) => agent.timers.dueAt(Number.MAX_SAFE_INTEGER));
+		const timers = await runInDurableObject(agentOf(victim.user.id), (_agent: AgentUser, state) =>
+			agentTimers(state.storage).dueAt(Number.MAX_SAFE_INTEGER),
+		);
 		expect(timers).toEqual([]);
 		// The attacker's file is the attacker's routine, on the attacker's key, and waits for their confirmation.
 		expect((await routines(attacker.headers)).map((r) => [r.name, r.needs_confirmation])).toEqual([["exfil", true]]);
@@ -167,12 +177,15 @@ describe("routines an agent turn writes wait for the user's confirmation", () =>
 		]);
 		// As such a routine was stored: enabled, and nothing confirmed or waiting.
 		await runInDurableObject(agentOf(user.id), (_agent, state) => {
-			state.storage.sql.exec("UPDATE routines SET enabled = 1, confirmed = NULL, confirm_reason = NULL WHERE name = 'old'");
+			state.storage.sql.exec(
+				`UPDATE ${AGENT_USER_STORAGE.tables.routines} SET enabled = 1, confirmed = NULL, confirm_reason = NULL WHERE name = 'old'`,
+			);
 		});
 		expect((await routines(headers))[0]).toMatchObject({ enabled: true, needs_confirmation: false });
 		// The object starting again (its routine files come up with it).
-		await runInDurableObject(agentOf(user.id), (agent: AgentUser, state) => {
-			new RoutineFiles(state.storage, env, agent.routines, 50, 5);
+		await runInDurableObject(agentOf(user.id), (_agent: AgentUser, state) => {
+			const routines = new Routines(state.storage, agentTimers(state.storage), notRun, async (creator) => creator);
+			new RoutineFiles(state.storage, env, routines, 50, 5);
 		});
 		expect((await routines(headers))[0]).toMatchObject({
 			name: "old",

@@ -5,8 +5,9 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { KEY_REVOKED } from "../../../durable-objects/agent-routines";
 import type { AgentUser } from "../../../durable-objects/agent-user";
+import { KEY_REVOKED } from "../../../durable-objects/agent-user/routines";
+import { AGENT_USER_STORAGE } from "../../../durable-objects/agent-user/storage";
 import { eventually } from "../../shared/wait";
 import { getMeeting, liveMeeting } from "../meetings/helpers";
 import { ADMIN, call, json } from "../support";
@@ -44,7 +45,11 @@ describe("a scheduled routine with the user's model", () => {
 		const due = Date.now() - 1000;
 		const moveBack = () =>
 			runInDurableObject(agent, (_a: AgentUser, state) => {
-				state.storage.sql.exec("UPDATE alarm_timers SET due_ms = ? WHERE name = ?", due, `routine:${routine.id}`);
+				state.storage.sql.exec(
+					`UPDATE ${AGENT_USER_STORAGE.tables.alarmTimers} SET due_ms = ? WHERE name = ?`,
+					due,
+					`routine:${routine.id}`,
+				);
 			});
 		await moveBack();
 		await runDurableObjectAlarm(agent);
@@ -91,7 +96,11 @@ describe("a scheduled routine with the user's model", () => {
 		const agent = agentOf(user.id);
 		await runInDurableObject(agent, (_a: AgentUser, state) => {
 			for (const routine of [fromLeaked, fromKept])
-				state.storage.sql.exec("UPDATE alarm_timers SET due_ms = ? WHERE name = ?", Date.now() - 1000, `routine:${routine.id}`);
+				state.storage.sql.exec(
+					`UPDATE ${AGENT_USER_STORAGE.tables.alarmTimers} SET due_ms = ? WHERE name = ?`,
+					Date.now() - 1000,
+					`routine:${routine.id}`,
+				);
 		});
 		await runDurableObjectAlarm(agent);
 
@@ -119,7 +128,7 @@ describe("a scheduled routine with the user's model", () => {
 		const agent = agentOf(user.id);
 		const moveBack = (timer: string) =>
 			runInDurableObject(agent, (_a: AgentUser, state) => {
-				state.storage.sql.exec("UPDATE alarm_timers SET due_ms = ? WHERE name = ?", Date.now() - 1000, timer);
+				state.storage.sql.exec(`UPDATE ${AGENT_USER_STORAGE.tables.alarmTimers} SET due_ms = ? WHERE name = ?`, Date.now() - 1000, timer);
 			});
 		await moveBack(`routine:${routine.id}`);
 		await runDurableObjectAlarm(agent);

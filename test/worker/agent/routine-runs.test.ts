@@ -1,14 +1,15 @@
 /**
- * When routines run (durable-objects/agent-routines.ts): the Routines class on a real AgentUser
+ * When routines run (durable-objects/agent-user/routines.ts): the Routines class on a real AgentUser
  * object's SQLite storage and alarm timers, with a runner that records each invocation and
  * answers the outcome the test scripts (the runtime's own tests cover real runs), and a clock
  * the test moves (no sleeps). The alarm step below is AgentUser.alarm's loop.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { AlarmTimers } from "../../../durable-objects/agent-alarms";
-import { RETRY_BACKOFF_MS, type RoutineAuthority, type RoutineRunner, Routines } from "../../../durable-objects/agent-routines";
 import type { AgentCaller, AgentUser } from "../../../durable-objects/agent-user";
+import { RETRY_BACKOFF_MS, type RoutineAuthority, type RoutineRunner, Routines } from "../../../durable-objects/agent-user/routines";
+import { AGENT_USER_STORAGE } from "../../../durable-objects/agent-user/storage";
+import { type AgentTimers, agentTimers } from "../../../durable-objects/agent-user/timers";
 import type { Invocation, WorkloadOutcome } from "../../../src/agent/envelopes";
 
 const at = (iso: string) => Date.parse(iso);
@@ -16,7 +17,7 @@ let nextUser = 900_000;
 
 interface Harness {
 	routines: Routines;
-	timers: AlarmTimers;
+	timers: AgentTimers;
 	calls: { caller: AgentCaller; invocation: Invocation }[];
 	/** Outcomes the runner answers in order; a success when none is left. */
 	outcomes: WorkloadOutcome[];
@@ -45,7 +46,7 @@ function withRoutines(body: (h: Harness) => Promise<void>): Promise<void> {
 			calls.push({ caller, invocation });
 			return outcomes.shift() ?? { workload_id: `wl_${calls.length}`, ok: true, retryable: false };
 		};
-		const timers = new AlarmTimers(state.storage);
+		const timers = agentTimers(state.storage);
 		const routines = new Routines(state.storage, timers, run, keyStillValid, () => clock.now);
 		await body({
 			routines,
@@ -55,21 +56,21 @@ function withRoutines(body: (h: Harness) => Promise<void>): Promise<void> {
 			clock,
 			caller: { userId, scopes: ["bot"], tokenId: 1 },
 			storage: state.storage,
-			async alarm() {
-				for (const { name, dueMs } of timers.dueAt(clock.now)) {
-					if (Routines.owns(name)) await routines.onTimer(name, dueMs);
-					await timers.settle(name, dueMs);
-				}
-			},
+			alarm: () => runDueTimers(routines, timers, clock.now),
 			rewind(timer, dueMs) {
 				state.storage.sql.exec(
-					"INSERT INTO alarm_timers (name, due_ms) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET due_ms = excluded.due_ms",
+					`INSERT INTO ${AGENT_USER_STORAGE.tables.alarmTimers} (name, due_ms) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET due_ms = excluded.due_ms`,
 					timer,
 					dueMs,
 				);
 			},
 		});
 	});
+}
+
+/** AgentUser.alarm's step at `nowMs` for routine timers: each due one runs, then goes (settled by the shared timers). */
+function runDueTimers(routines: Routines, timers: AgentTimers, nowMs: number): Promise<void> {
+	return timers.fire({ "turn-heartbeat": async () => undefined, ...routines.timerHandlers }, nowMs);
 }
 
 const failure = (retryable: boolean, detail: string): WorkloadOutcome => ({ workload_id: "wl_failed", ok: false, retryable, detail });
@@ -103,7 +104,7 @@ describe("scheduled routines", () => {
 			h.rewind(`routine:${routine.id}`, at("2030-01-01T08:00:00Z"));
 			await h.alarm();
 			expect(h.calls).toHaveLength(1);
-			const [listed] = h.routines.list();
+			const [listed] = await h.routines.list();
 			expect(listed).toMatchObject({ next_run: "2030-01-02T08:00:00.000Z", last_run: "2030-01-01T08:00:02.000Z", last_error: null });
 			h.clock.now = at("2030-01-02T08:00:00Z");
 			await h.alarm();
@@ -116,7 +117,7 @@ describe("scheduled routines", () => {
 			h.clock.now = at("2030-01-01T11:30:00Z");
 			await h.alarm();
 			expect(h.calls).toHaveLength(1);
-			expect(h.timers.due(`routine:${routine.id}`)).toBe(at("2030-01-01T12:00:00Z"));
+			expect(await h.timers.due(`routine:${routine.id}`)).toBe(at("2030-01-01T12:00:00Z"));
 		}));
 
 	it("do not run before their due time", () =>
@@ -135,7 +136,7 @@ describe("scheduled routines", () => {
 			expect(h.calls).toEqual([]);
 			await h.alarm();
 			expect(h.calls).toHaveLength(1);
-			expect(h.routines.list()[0]?.next_run).toBe("2030-01-01T08:00:00.000Z");
+			expect((await h.routines.list())[0]?.next_run).toBe("2030-01-01T08:00:00.000Z");
 			h.clock.now = at("2030-01-01T08:00:00Z");
 			await h.alarm();
 			expect(h.calls).toHaveLength(2);
@@ -146,7 +147,7 @@ describe("scheduled routines", () => {
 			const first = await h.routines.create(h.caller, { name: "Brief", cron: "0 8 * * *", prompt: "One.", runNow: false });
 			const second = await h.routines.create(h.caller, { name: "Brief", cron: "30 9 * * *", prompt: "Two.", runNow: false });
 			expect(second.routine.id).toBe(first.routine.id);
-			expect(h.routines.list()).toEqual([expect.objectContaining({ cron: "30 9 * * *", next_run: "2030-01-01T09:30:00.000Z" })]);
+			expect(await h.routines.list()).toEqual([expect.objectContaining({ cron: "30 9 * * *", next_run: "2030-01-01T09:30:00.000Z" })]);
 			h.clock.now = at("2030-01-01T08:00:00Z");
 			await h.alarm();
 			expect(h.calls).toEqual([]);
@@ -160,14 +161,14 @@ describe("scheduled routines", () => {
 			const { routine } = await h.routines.create(h.caller, { name: "Brief", cron: "0 8 * * *", prompt: "Go.", runNow: false });
 			const reconcile = await h.routines.setEnabled(h.caller.userId, "Brief", false);
 			expect(reconcile).toEqual({ subject: String(h.caller.userId), scanned: 1, scheduled: 0, kept: 0, cancelled: 1, skipped: 0 });
-			expect(h.timers.due(`routine:${routine.id}`)).toBeNull();
-			expect(h.routines.list()[0]).toMatchObject({ enabled: false, status: "disabled", next_run: null });
+			expect(await h.timers.due(`routine:${routine.id}`)).toBeUndefined();
+			expect((await h.routines.list())[0]).toMatchObject({ enabled: false, status: "disabled", next_run: null });
 			h.rewind(`routine:${routine.id}`, at("2030-01-01T08:00:00Z"));
 			h.clock.now = at("2030-01-01T08:00:00Z");
 			await h.alarm();
 			expect(h.calls).toEqual([]);
 			expect(await h.routines.setEnabled(h.caller.userId, "Brief", true)).toMatchObject({ scanned: 1, scheduled: 1 });
-			expect(h.routines.list()[0]).toMatchObject({ enabled: true, status: "scheduled", next_run: "2030-01-02T08:00:00.000Z" });
+			expect((await h.routines.list())[0]).toMatchObject({ enabled: true, status: "scheduled", next_run: "2030-01-02T08:00:00.000Z" });
 			expect(await h.routines.setEnabled(h.caller.userId, "Unknown", true)).toBeNull();
 		}));
 
@@ -176,12 +177,12 @@ describe("scheduled routines", () => {
 			const { routine } = await h.routines.create(h.caller, { name: "Brief", cron: "0 8 * * *", prompt: "Go.", runNow: false });
 			expect(await h.routines.remove(routine.id)).toBe(true);
 			expect(await h.routines.remove(routine.id)).toBe(false);
-			expect(h.timers.dueAt(Number.MAX_SAFE_INTEGER)).toEqual([]);
+			expect(await h.timers.dueAt(Number.MAX_SAFE_INTEGER)).toEqual([]);
 			h.rewind(`routine:${routine.id}`, at("2030-01-01T08:00:00Z"));
 			h.clock.now = at("2030-01-01T08:00:00Z");
 			await h.alarm();
 			expect(h.calls).toEqual([]);
-			expect(h.routines.list()).toEqual([]);
+			expect(await h.routines.list()).toEqual([]);
 			const again = await h.routines.create(h.caller, { name: "Brief", cron: "0 8 * * *", prompt: "Go.", runNow: false });
 			expect(again.routine.id).not.toBe(routine.id);
 		}));
@@ -200,12 +201,9 @@ describe("scheduled routines", () => {
 				() => h.clock.now,
 			);
 			h.clock.now = at("2030-01-01T08:00:00Z");
-			for (const { name, dueMs } of h.timers.dueAt(h.clock.now)) {
-				await deleting.onTimer(name, dueMs);
-				await h.timers.settle(name, dueMs);
-			}
-			expect(h.timers.dueAt(Number.MAX_SAFE_INTEGER)).toEqual([]);
-			expect(h.routines.list()).toEqual([]);
+			await runDueTimers(deleting, h.timers, h.clock.now);
+			expect(await h.timers.dueAt(Number.MAX_SAFE_INTEGER)).toEqual([]);
+			expect(await h.routines.list()).toEqual([]);
 		}));
 });
 
@@ -216,13 +214,13 @@ describe("failing routines", () => {
 			for (let i = 0; i < 4; i++) h.outcomes.push(failure(true, `The model provider is unavailable (503), try ${i + 1}`));
 			h.clock.now = at("2030-01-01T08:00:00Z");
 			await h.alarm();
-			expect(h.routines.list()[0]).toMatchObject({
+			expect((await h.routines.list())[0]).toMatchObject({
 				status: "retrying",
 				last_error: "The model provider is unavailable (503), try 1",
 				next_run: "2030-01-02T08:00:00.000Z",
 			});
 			for (const [i, wait] of RETRY_BACKOFF_MS.entries()) {
-				expect(h.timers.due(`routine-retry:${routine.id}`)).toBe(h.clock.now + wait);
+				expect(await h.timers.due(`routine-retry:${routine.id}`)).toBe(h.clock.now + wait);
 				// A moment early: the retry waits.
 				h.clock.now += wait - 1;
 				await h.alarm();
@@ -231,8 +229,8 @@ describe("failing routines", () => {
 				await h.alarm();
 				expect(h.calls).toHaveLength(i + 2);
 			}
-			expect(h.timers.due(`routine-retry:${routine.id}`)).toBeNull();
-			expect(h.routines.list()[0]).toMatchObject({
+			expect(await h.timers.due(`routine-retry:${routine.id}`)).toBeUndefined();
+			expect((await h.routines.list())[0]).toMatchObject({
 				status: "scheduled",
 				last_error: "The model provider is unavailable (503), try 4",
 				next_run: "2030-01-02T08:00:00.000Z",
@@ -241,7 +239,7 @@ describe("failing routines", () => {
 			h.clock.now = at("2030-01-02T08:00:00Z");
 			await h.alarm();
 			expect(h.calls).toHaveLength(5);
-			expect(h.routines.list()[0]).toMatchObject({ last_error: null, last_run: "2030-01-02T08:00:00.000Z" });
+			expect((await h.routines.list())[0]).toMatchObject({ last_error: null, last_run: "2030-01-02T08:00:00.000Z" });
 		}));
 
 	it("run a retry once when its timer fires twice for the same due time", () =>
@@ -250,14 +248,14 @@ describe("failing routines", () => {
 			h.outcomes.push(failure(true, "The model provider is unavailable (503)"));
 			h.clock.now = at("2030-01-01T08:00:00Z");
 			await h.alarm();
-			const retryDue = h.timers.due(`routine-retry:${routine.id}`) ?? 0;
+			const retryDue = (await h.timers.due(`routine-retry:${routine.id}`)) ?? 0;
 			h.clock.now = retryDue;
 			await h.alarm();
 			expect(h.calls).toHaveLength(2);
 			h.rewind(`routine-retry:${routine.id}`, retryDue);
 			await h.alarm();
 			expect(h.calls).toHaveLength(2);
-			expect(h.routines.list()[0]).toMatchObject({ status: "scheduled", last_error: null });
+			expect((await h.routines.list())[0]).toMatchObject({ status: "scheduled", last_error: null });
 		}));
 
 	it("record a failure that is not worth retrying and fire again at the next cron time", () =>
@@ -270,8 +268,8 @@ describe("failing routines", () => {
 			for (const day of ["2030-01-01", "2030-01-02"]) {
 				h.clock.now = at(`${day}T08:00:00Z`);
 				await h.alarm();
-				expect(h.timers.due(`routine-retry:${routine.id}`)).toBeNull();
-				expect(h.routines.list()[0]).toMatchObject({ status: "scheduled", last_error: "The model provider refused the key (401)" });
+				expect(await h.timers.due(`routine-retry:${routine.id}`)).toBeUndefined();
+				expect((await h.routines.list())[0]).toMatchObject({ status: "scheduled", last_error: "The model provider refused the key (401)" });
 			}
 			expect(h.calls).toHaveLength(2);
 		}));
@@ -289,13 +287,10 @@ describe("failing routines", () => {
 			);
 			const { routine } = await throwing.create(h.caller, { name: "Brief", cron: "0 8 * * *", prompt: "Go.", runNow: false });
 			h.clock.now = at("2030-01-01T08:00:00Z");
-			for (const { name, dueMs } of h.timers.dueAt(h.clock.now)) {
-				await throwing.onTimer(name, dueMs);
-				await h.timers.settle(name, dueMs);
-			}
-			const [listed] = throwing.list();
+			await runDueTimers(throwing, h.timers, h.clock.now);
+			const [listed] = await throwing.list();
 			expect(listed?.last_error).toBe("The run could not complete; it is retried");
-			expect(h.timers.due(`routine-retry:${routine.id}`)).toBe(h.clock.now + 30_000);
+			expect(await h.timers.due(`routine-retry:${routine.id}`)).toBe(h.clock.now + 30_000);
 		}));
 });
 
@@ -330,7 +325,7 @@ describe("event routines", () => {
 				},
 			]);
 			// Its timer firing again runs nothing more.
-			const [runTimer] = h.storage.sql.exec<{ id: string }>("SELECT id FROM routine_event_runs").toArray();
+			const [runTimer] = h.storage.sql.exec<{ id: string }>(`SELECT id FROM ${AGENT_USER_STORAGE.tables.routineEventRuns}`).toArray();
 			h.rewind(`routine-event:${runTimer?.id}`, h.clock.now);
 			await h.alarm();
 			expect(h.calls).toHaveLength(1);
@@ -341,7 +336,7 @@ describe("event routines", () => {
 			await h.routines.meetingEvent({ name: "meeting.completed", meeting: { ...meeting, meeting_id: "42" } });
 			await h.alarm();
 			expect(h.calls).toHaveLength(2);
-			expect(h.routines.list().find((r) => r.name === "Summary")?.last_run).toBe("2030-01-01T07:00:00.000Z");
+			expect((await h.routines.list()).find((r) => r.name === "Summary")?.last_run).toBe("2030-01-01T07:00:00.000Z");
 		}));
 
 	it("start once when the alarm comes again while the run is under way", () =>
@@ -353,7 +348,9 @@ describe("event routines", () => {
 				async () => {
 					runs += 1;
 					// The same due timers, seen by an alarm arriving mid-run.
-					if (runs === 1) for (const { name, dueMs } of h.timers.dueAt(h.clock.now)) await reentrant.onTimer(name, dueMs);
+					if (runs === 1)
+						for (const timer of await h.timers.dueAt(h.clock.now))
+							if (timer.kind !== "turn-heartbeat") await reentrant.timerHandlers[timer.kind](timer);
 					return { workload_id: "wl_1", ok: true, retryable: false };
 				},
 				keyStillValid,
@@ -362,10 +359,7 @@ describe("event routines", () => {
 			await reentrant.create(h.caller, { name: "Summary", event: "meeting.completed", prompt: "Summarize it.", runNow: false });
 			await reentrant.create(h.caller, { name: "Brief", cron: "0 8 * * *", prompt: "Go.", runNow: true });
 			await reentrant.meetingEvent({ name: "meeting.completed", meeting });
-			for (const { name, dueMs } of h.timers.dueAt(h.clock.now)) {
-				await reentrant.onTimer(name, dueMs);
-				await h.timers.settle(name, dueMs);
-			}
+			await runDueTimers(reentrant, h.timers, h.clock.now);
 			expect(runs).toBe(2);
 		}));
 
@@ -377,14 +371,14 @@ describe("event routines", () => {
 			h.outcomes.push(failure(true, "The model provider is rate limiting (429)"));
 			expect(await h.routines.meetingEvent({ name: "meeting.completed", meeting })).toEqual({ queued: 1 });
 			await h.alarm();
-			expect(h.routines.list().find((r) => r.name === "Summary")?.last_error).toBe("The model provider is rate limiting (429)");
+			expect((await h.routines.list()).find((r) => r.name === "Summary")?.last_error).toBe("The model provider is rate limiting (429)");
 			h.clock.now += 30_000;
 			await h.alarm();
 			expect(h.calls.map((c) => c.invocation.start)).toEqual([
 				{ entrypoint: { inline: "Summarize it." } },
 				{ entrypoint: { inline: "Summarize it." } },
 			]);
-			expect(h.routines.list().find((r) => r.name === "Summary")?.last_error).toBeNull();
-			expect(h.timers.dueAt(Number.MAX_SAFE_INTEGER)).toEqual([]);
+			expect((await h.routines.list()).find((r) => r.name === "Summary")?.last_error).toBeNull();
+			expect(await h.timers.dueAt(Number.MAX_SAFE_INTEGER)).toEqual([]);
 		}));
 });

@@ -5,6 +5,8 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import type { AgentUser } from "../../../durable-objects/agent-user";
+import { AGENT_USER_STORAGE } from "../../../durable-objects/agent-user/storage";
+import { agentTimers } from "../../../durable-objects/agent-user/timers";
 import { RoutineCreated, RoutineDeleted, RoutineEnabled, RoutineList } from "../../../src/routes/agent-routines";
 import { getMeeting, liveMeeting } from "../meetings/helpers";
 import { call, expectDocumented, json, userWithKey } from "../support";
@@ -188,7 +190,9 @@ describe("PATCH /agent/api/routines/{name}/enabled and DELETE /agent/api/routine
 		expect(await json(again)).toEqual({ detail: "Routine not found" });
 		await runDurableObjectAlarm(agentOf(user.id));
 		expect(await routines(headers)).toEqual([]);
-		const timers = await runInDurableObject(agentOf(user.id), (agent: AgentUser) => agent.timers.dueAt(Number.MAX_SAFE_INTEGER));
+		const timers = await runInDurableObject(agentOf(user.id), (_agent: AgentUser, state) =>
+			agentTimers(state.storage).dueAt(Number.MAX_SAFE_INTEGER),
+		);
 		expect(timers).toEqual([]);
 	});
 
@@ -210,7 +214,7 @@ describe("a routine fired by the agent object's alarm", () => {
 		const agent = agentOf(user.id);
 		const due = Date.now() - 60_000;
 		await runInDurableObject(agent, (_a: AgentUser, state) => {
-			state.storage.sql.exec("UPDATE alarm_timers SET due_ms = ? WHERE name = ?", due, `routine:${routine.id}`);
+			state.storage.sql.exec(`UPDATE ${AGENT_USER_STORAGE.tables.alarmTimers} SET due_ms = ? WHERE name = ?`, due, `routine:${routine.id}`);
 		});
 		await runDurableObjectAlarm(agent);
 		const [fired] = await routines(headers);
@@ -219,7 +223,7 @@ describe("a routine fired by the agent object's alarm", () => {
 		expect(Date.parse(fired?.next_run ?? "")).toBeGreaterThan(Date.now());
 		// The alarm again for the same due time: no second run.
 		await runInDurableObject(agent, (_a: AgentUser, state) => {
-			state.storage.sql.exec("UPDATE alarm_timers SET due_ms = ? WHERE name = ?", due, `routine:${routine.id}`);
+			state.storage.sql.exec(`UPDATE ${AGENT_USER_STORAGE.tables.alarmTimers} SET due_ms = ? WHERE name = ?`, due, `routine:${routine.id}`);
 		});
 		await runDurableObjectAlarm(agent);
 		const [after] = await routines(headers);
@@ -242,7 +246,7 @@ describe("an event routine on meeting.completed", () => {
 		const queued = () =>
 			runInDurableObject(agent, (_a: AgentUser, state) =>
 				state.storage.sql
-					.exec<{ meeting: string }>("SELECT meeting FROM routine_event_runs")
+					.exec<{ meeting: string }>(`SELECT meeting FROM ${AGENT_USER_STORAGE.tables.routineEventRuns}`)
 					.toArray()
 					.map((r) => JSON.parse(r.meeting)),
 			);

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { WorkloadView } from "../../../durable-objects/agent-workloads";
+import type { WorkloadView } from "../../../durable-objects/agent-user/workloads";
 import type { Invocation } from "../../../src/agent/envelopes";
 import { eventually } from "../../shared/wait";
 import { userWithKey } from "../support";

@@ -5,6 +5,7 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { AGENT_USER_STORAGE } from "../../../durable-objects/agent-user/storage";
 import type { Invocation } from "../../../src/agent/envelopes";
 import type { AgentFrame } from "../../../src/agent/frames";
 import { workspaceObject } from "../../../src/objects";
@@ -306,7 +307,11 @@ describe("routines as files", () => {
 			.bind(user.id)
 			.first<{ id: number; scopes: string }>();
 		const rows = await runInDurableObject(agentStub(user.id), (_o, state) =>
-			state.storage.sql.exec<{ token_id: number; scopes: string }>("SELECT token_id, scopes FROM routines WHERE name = 'daily'").toArray(),
+			state.storage.sql
+				.exec<{ token_id: number; scopes: string }>(
+					`SELECT token_id, scopes FROM ${AGENT_USER_STORAGE.tables.routines} WHERE name = 'daily'`,
+				)
+				.toArray(),
 		);
 		expect(rows).toEqual([{ token_id: key?.id, scopes: key?.scopes }]);
 

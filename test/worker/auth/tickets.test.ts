@@ -1,5 +1,6 @@
 import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { ACCOUNT_STORAGE } from "../../../durable-objects/account/storage";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
 import { meetCode } from "../../shared/meetings";
@@ -70,7 +71,7 @@ describe("POST /auth/ticket", () => {
 		expect(ttl).toBeLessThanOrEqual(61_000);
 
 		const stored = await runInDurableObject(env.ACCOUNT.get(env.ACCOUNT.idFromName(String(user.id))), (_a, state) =>
-			state.storage.list({ prefix: "ticket:" }),
+			state.storage.list({ prefix: ACCOUNT_STORAGE.keys.ticketPrefix }),
 		);
 		expect(stored.size).toBe(1);
 		expect(JSON.stringify([...stored])).not.toContain(ticket.slice(-43));

@@ -1,6 +1,7 @@
 import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
 import { meetCode } from "../../shared/meetings";
@@ -94,7 +95,7 @@ describe("where a bot reaches the gateway", () => {
 		await runInDurableObject(roomOf(plan.id), async (room: MeetingRoom, state) => {
 			original = (room as unknown as WithEnv).env;
 			(room as unknown as WithEnv).env = { ...original, PUBLIC_BASE_URL: undefined };
-			await state.storage.put("timers", { auto_join: 0 });
+			await state.storage.put(ROOM_KEYS.timers, { auto_join: 0 });
 			await state.storage.setAlarm(Date.now());
 		});
 		try {

@@ -8,7 +8,8 @@
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
-import type { RoomState } from "../../../durable-objects/room-core";
+import type { RoomState } from "../../../durable-objects/meeting-room/context";
+import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
 import { signChannelToken } from "../../../src/bot-channel/channel-token";
 import type { SpawnTicket } from "../../../src/bot-channel/fleet";
 import { ROOM_CLOSE } from "../../../src/bot-channel/protocol";
@@ -63,8 +64,8 @@ function openChannel(meetingId: number, token: string) {
 /** Fires the room's watchdog alone (a host partitioned while its socket still looks open to the room). */
 async function fireWatchdog(id: number) {
 	await runInDurableObject(roomOf(id), async (_room: MeetingRoom, state) => {
-		const timers = (await state.storage.get<Record<string, number>>("timers")) ?? {};
-		await state.storage.put("timers", { ...timers, watchdog: 0 });
+		const timers = (await state.storage.get<Record<string, number>>(ROOM_KEYS.timers)) ?? {};
+		await state.storage.put(ROOM_KEYS.timers, { ...timers, watchdog: 0 });
 		await state.storage.setAlarm(Date.now());
 	});
 	await runDurableObjectAlarm(roomOf(id));
@@ -79,7 +80,7 @@ async function ticketOf(meetingId: number): Promise<SpawnTicket> {
 
 /** The room's claim of its current attempt: null while unclaimed (nothing a refused claim did took it). */
 const claimOf = (meetingId: number) =>
-	runInDurableObject(roomOf(meetingId), async (_room: MeetingRoom, state) => (await state.storage.get<RoomState>("room"))?.claim);
+	runInDurableObject(roomOf(meetingId), async (_room: MeetingRoom, state) => (await state.storage.get<RoomState>(ROOM_KEYS.state))?.claim);
 
 describe("POST /internal/bot-hosts/claims", () => {
 	it("gives the current attempt to the first claimer only; a second claim is taken, another attempt stale", async () => {

@@ -4,15 +4,19 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { ACCOUNT_STORAGE } from "../../../durable-objects/account/storage";
 import { meetCode } from "../../shared/meetings";
 import { createPlan, getMeeting, meetUrl, sendBot, unheldRequestedMeeting } from "../meetings/helpers";
 import { accountOf, call, json, userWithKey } from "../support";
 
 const slotsOf = (userId: number) =>
-	runInDurableObject(accountOf(userId), async (_a, state) => (await state.storage.get<Record<string, unknown>>("botSlots")) ?? {});
+	runInDurableObject(
+		accountOf(userId),
+		async (_a, state) => (await state.storage.get<Record<string, unknown>>(ACCOUNT_STORAGE.keys.botSlots)) ?? {},
+	);
 
 const setSlots = (userId: number, slots: Record<string, unknown>) =>
-	runInDurableObject(accountOf(userId), (_a, state) => state.storage.put("botSlots", slots));
+	runInDurableObject(accountOf(userId), (_a, state) => state.storage.put(ACCOUNT_STORAGE.keys.botSlots, slots));
 
 /** The account's next slot binding fails, as a failed call to the account object would. */
 const failNextSlotBinding = (userId: number) =>

@@ -3,3 +3,9 @@ declare module "*.md?raw" {
 	const text: string;
 	export default text;
 }
+
+/** wrangler.toml as text, for the settings drift test. */
+declare module "*.toml?raw" {
+	const text: string;
+	export default text;
+}

@@ -1,9 +1,9 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { FleetMetrics, type HostReport } from "../../../src/bot-channel/fleet";
+import { fleetQueries } from "../../../src/bot-channel/fleet-store";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
-import { fleetQueries } from "../../../src/routes/fleet-metrics";
 import { hostCredential } from "../meetings/bot-sim";
 import { ADMIN, call, createUser, expectDocumented, json } from "../support";
 
@@ -62,7 +62,7 @@ const storedReports = async () =>
 
 let linkCounter = 0;
 
-// Storage is per test file, shared by its tests: each test counts from an empty fleet.
+// Storage is shared by every file a vitest worker runs (isolate: false): each test counts from an empty fleet.
 beforeEach(async () => {
 	await env.DB.batch([env.DB.prepare("DELETE FROM meetings"), env.DB.prepare("DELETE FROM bot_hosts")]);
 });

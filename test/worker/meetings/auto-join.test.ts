@@ -1,6 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
 import { type Meeting, meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
 import { call, json, userWithKey } from "../support";
@@ -12,7 +13,10 @@ const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
 
 /** Whether the meeting's room ever took over a launch (and so put out a spawn ticket). */
 async function spawnedFor(meetingId: number): Promise<boolean> {
-	return runInDurableObject(roomOf(meetingId), async (_room: MeetingRoom, state) => (await state.storage.get("launch")) !== undefined);
+	return runInDurableObject(
+		roomOf(meetingId),
+		async (_room: MeetingRoom, state) => (await state.storage.get(ROOM_KEYS.launch)) !== undefined,
+	);
 }
 
 /** Waits for the plan's first auto-join attempt to have run (the alarm fires by itself when due). */
@@ -37,9 +41,9 @@ function quietRoom(id: number) {
 /** Brings the room's auto-join timer to now and runs the alarm. */
 async function fireAutoJoinNow(id: number) {
 	await runInDurableObject(roomOf(id), async (_room: MeetingRoom, state) => {
-		const timers = (await state.storage.get<Record<string, number>>("timers")) ?? {};
+		const timers = (await state.storage.get<Record<string, number>>(ROOM_KEYS.timers)) ?? {};
 		if (timers.auto_join !== undefined) timers.auto_join = 0;
-		await state.storage.put("timers", timers);
+		await state.storage.put(ROOM_KEYS.timers, timers);
 		await state.storage.setAlarm(Date.now());
 	});
 	await runDurableObjectAlarm(roomOf(id));
@@ -202,8 +206,13 @@ describe("auto-join of a scheduled meeting", () => {
 		}
 		// Even a timer that fires for it does nothing.
 		await runInDurableObject(roomOf(bare.id), async (_room: MeetingRoom, state) => {
-			await state.storage.put("plan", { meetingId: bare.id, userId: bare.user_id, scheduledAt: bare.data.scheduled_at, attempts: 0 });
-			await state.storage.put("timers", { auto_join: 0 });
+			await state.storage.put(ROOM_KEYS.plan, {
+				meetingId: bare.id,
+				userId: bare.user_id,
+				scheduledAt: bare.data.scheduled_at,
+				attempts: 0,
+			});
+			await state.storage.put(ROOM_KEYS.timers, { auto_join: 0 });
 			await state.storage.setAlarm(Date.now());
 		});
 		await runDurableObjectAlarm(roomOf(bare.id));

@@ -1,6 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
 import { type Meeting, meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
 import { call, joinWorkspace, json, userWithKey } from "../support";
@@ -20,9 +21,9 @@ async function meeting(headers: Record<string, string>, id: number): Promise<Mee
 async function fireTimersNow(id: number) {
 	const stub = roomOf(id);
 	await runInDurableObject(stub, async (_room: MeetingRoom, state) => {
-		const timers = (await state.storage.get<Record<string, number>>("timers")) ?? {};
+		const timers = (await state.storage.get<Record<string, number>>(ROOM_KEYS.timers)) ?? {};
 		for (const name of Object.keys(timers)) timers[name] = 0;
-		await state.storage.put("timers", timers);
+		await state.storage.put(ROOM_KEYS.timers, timers);
 	});
 	await runDurableObjectAlarm(stub);
 }
@@ -188,7 +189,7 @@ describe("the bot channel", () => {
 		bot.channel.close();
 		await eventually("the room to see the bot gone", async () =>
 			runInDurableObject(roomOf(m.id), async (_r: MeetingRoom, s) =>
-				(await s.storage.get<Record<string, number>>("timers"))?.watchdog ? true : undefined,
+				(await s.storage.get<Record<string, number>>(ROOM_KEYS.timers))?.watchdog ? true : undefined,
 			),
 		);
 		const res = await call("PUT", `/bots/google_meet/${code}/config`, { headers, json: { language: "de", task: "translate" } });
@@ -343,8 +344,8 @@ describe("auto-join when the spawn queue refuses the ticket", () => {
 		expect(refused.data.auto_join_error).toMatch(/spawn queue answered 500/);
 		expect(refused.completion_reason).toBeNull();
 		const room = await runInDurableObject(roomOf(plan.id), async (_r: MeetingRoom, s) => ({
-			timers: (await s.storage.get<Record<string, number>>("timers")) ?? {},
-			state: await s.storage.get("room"),
+			timers: (await s.storage.get<Record<string, number>>(ROOM_KEYS.timers)) ?? {},
+			state: await s.storage.get(ROOM_KEYS.state),
 		}));
 		expect(Object.keys(room.timers)).toEqual(["auto_join"]);
 		expect(room.timers.auto_join).toBeGreaterThan(Date.now());

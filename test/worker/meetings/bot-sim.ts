@@ -1,6 +1,7 @@
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
-import type { RoomState } from "../../../durable-objects/room-core";
+import type { RoomState } from "../../../durable-objects/meeting-room/context";
+import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
 import type { SpawnTicket } from "../../../src/bot-channel/fleet";
 import type { BotToRoom, RoomToBot, SpawnRequest } from "../../../src/bot-channel/protocol";
 import { signSpawnTicket } from "../../../src/bot-channel/spawn-ticket";
@@ -55,7 +56,7 @@ export async function hostCredential(hostId = "test-host"): Promise<string> {
  * whose id the room keeps. Undefined when the room waits on no ticket for that attempt.
  */
 export async function publishedTicket(meetingId: number, attempt = 1): Promise<SpawnTicket | undefined> {
-	const room = () => runInDurableObject(roomOf(meetingId), (_room: MeetingRoom, state) => state.storage.get<RoomState>("room"));
+	const room = () => runInDurableObject(roomOf(meetingId), (_room: MeetingRoom, state) => state.storage.get<RoomState>(ROOM_KEYS.state));
 	const first = await room();
 	if (!first || first.attempt !== attempt) return undefined;
 	// POST /bots answers before the room has published: wait for the ticket that is on its way.

@@ -1,5 +1,8 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
+import type { MeetingStream } from "../../../durable-objects/meeting-stream";
+import { STREAM_KEYS } from "../../../durable-objects/meeting-stream/storage";
 import { type Meeting, meetCode } from "../../shared/meetings";
 import { call, json, sharedWorkspace, userWithKey } from "../support";
 import { SimulatedBot, spawnRequestFor } from "./bot-sim";
@@ -33,23 +36,42 @@ export async function liveMeeting(headers: Record<string, string>, code = meetCo
 }
 
 export const roomOf = (id: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(id)));
+/** The meeting's MeetingStream: its SSE log and live copilot. */
+export const streamOf = (id: number) => env.MEETING_STREAM.get(env.MEETING_STREAM.idFromName(String(id)));
 
 /** Moves every room timer to "now" and runs the alarm. */
 export async function fireTimersNow(id: number) {
 	await runInDurableObject(roomOf(id), async (_room: MeetingRoom, state) => {
-		const timers = (await state.storage.get<Record<string, number>>("timers")) ?? {};
+		const timers = (await state.storage.get<Record<string, number>>(ROOM_KEYS.timers)) ?? {};
 		for (const name of Object.keys(timers)) timers[name] = 0;
-		await state.storage.put("timers", timers);
+		await state.storage.put(ROOM_KEYS.timers, timers);
 	});
 	await runDurableObjectAlarm(roomOf(id));
 }
 
-/** The room's named timers (see durable-objects/room-timers.ts) and its alarm. */
+/** The room's named timers (see durable-objects/meeting-room/storage.ts) and its alarm. */
 export function roomTimers(id: number) {
 	return runInDurableObject(roomOf(id), async (_room: MeetingRoom, state) => ({
-		timers: (await state.storage.get<Record<string, number>>("timers")) ?? {},
+		timers: (await state.storage.get<Record<string, number>>(ROOM_KEYS.timers)) ?? {},
 		alarm: await state.storage.getAlarm(),
-		plan: await state.storage.get<Record<string, unknown>>("plan"),
+		plan: await state.storage.get<Record<string, unknown>>(ROOM_KEYS.plan),
+	}));
+}
+
+/** Moves every timer of the meeting's stream object (its copilot's `copilot_final`) to "now" and runs its alarm. */
+export async function fireStreamTimersNow(id: number) {
+	await runInDurableObject(streamOf(id), async (_stream: MeetingStream, state) => {
+		const timers = (await state.storage.get<Record<string, number>>(STREAM_KEYS.timers)) ?? {};
+		for (const name of Object.keys(timers)) timers[name] = 0;
+		await state.storage.put(STREAM_KEYS.timers, timers);
+	});
+	await runDurableObjectAlarm(streamOf(id));
+}
+
+/** The named timers of the meeting's stream object (see durable-objects/meeting-stream/storage.ts). */
+export function streamTimers(id: number) {
+	return runInDurableObject(streamOf(id), async (_stream: MeetingStream, state) => ({
+		timers: (await state.storage.get<Record<string, number>>(STREAM_KEYS.timers)) ?? {},
 	}));
 }
 

@@ -1,6 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { LiveFeed } from "../../../durable-objects/live-feed";
+import { LIVE_FEED_STORAGE } from "../../../durable-objects/live-feed/storage";
 import { meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
 import { userWithKey } from "../support";
@@ -52,7 +53,9 @@ describe("/ws subscriptions per connection", () => {
 		// Subscriptions live in storage, not in the hibernation attachment (which workerd caps).
 		const feed = env.LIVE_FEED.get(env.LIVE_FEED.idFromName(String(user.id)));
 		const stored = await runInDurableObject(feed, async (_feed: LiveFeed, state) => {
-			const entries = [...(await state.storage.list<Record<string, unknown>>({ prefix: "subs:" })).values()];
+			const entries = [
+				...(await state.storage.list<Record<string, unknown>>({ prefix: LIVE_FEED_STORAGE.keys.subscriptionsPrefix })).values(),
+			];
 			return entries.map((e) => Object.keys(e).length);
 		});
 		expect(stored).toEqual([200]);
@@ -134,7 +137,7 @@ describe("/ws re-subscribing a link", () => {
 		});
 		const feed = env.LIVE_FEED.get(env.LIVE_FEED.idFromName(String(user.id)));
 		const stored = await runInDurableObject(feed, async (_feed: LiveFeed, state) => [
-			...(await state.storage.list<Record<string, unknown>>({ prefix: "subs:" })).values(),
+			...(await state.storage.list<Record<string, unknown>>({ prefix: LIVE_FEED_STORAGE.keys.subscriptionsPrefix })).values(),
 		]);
 		expect(stored.map((subs) => Object.keys(subs))).toEqual([[String(live.meeting.id)]]);
 		await live.bot.send({ type: "segment", segment: segment({ text: "on the new meeting" }) });

@@ -6,8 +6,9 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { FeedSubscriptions, refKey } from "../../../durable-objects/feed-subscriptions";
 import type { LiveFeed } from "../../../durable-objects/live-feed";
+import { LIVE_FEED_STORAGE } from "../../../durable-objects/live-feed/storage";
+import { FeedSubscriptions, refKey } from "../../../durable-objects/live-feed/subscriptions";
 import { meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
 import { calendar, connect, newFeed, serveFeed, sync, utcIn, vevent } from "../calendars/feeds";
@@ -167,7 +168,7 @@ describe("/ws subscribe to a link with no meeting yet", () => {
 		socket.close();
 		await eventually("the closed socket's keys gone", async () => {
 			const left = await runInDurableObject(feedOf(user.id), async (_feed: LiveFeed, state) => [
-				...(await state.storage.list({ prefix: "waiting:" })).keys(),
+				...(await state.storage.list({ prefix: LIVE_FEED_STORAGE.keys.waitingPrefix })).keys(),
 			]);
 			return left.length === 0 ? true : undefined;
 		});

@@ -1,12 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { MeetingStreamBody, StreamAccessEnded } from "../../../durable-objects/room-stream";
+import type { MeetingStreamEvent as Frame } from "../../../src/agent/meeting-stream-events";
 import { type Meeting, meetCode } from "../../shared/meetings";
 import { SseReader } from "../agent/sse";
 import { ADMIN, call, createUser, json, sharedWorkspace } from "../support";
 import { SimulatedBot, spawnRequestFor } from "./bot-sim";
 import { createPlan, meetUrl, segment, sendBot } from "./helpers";
-
-type Frame = MeetingStreamBody | StreamAccessEnded | { type: "ping" };
 
 const UNREADABLE = "You can no longer read this meeting (your membership of its workspace or its binding changed, or it was deleted)";
 const KEY_ENDED = "The API key this stream was opened with was revoked or has expired";

@@ -1,15 +1,16 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
-import type { MeetingStreamBody, StreamTranscript } from "../../../durable-objects/room-stream";
+import type { MeetingStream } from "../../../durable-objects/meeting-stream";
+import { STREAM_TABLE } from "../../../durable-objects/meeting-stream/storage";
+import type { MeetingStreamEvent as Frame, StreamTranscript } from "../../../src/agent/meeting-stream-events";
 import { type Meeting, meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
 import { readToTheEnd, SseReader } from "../agent/sse";
 import { call, json, userWithKey } from "../support";
 import { SimulatedBot } from "./bot-sim";
-import { getMeeting, liveMeeting, roomOf, segment, sendBot, unheldRequestedMeeting, workspaceMeeting } from "./helpers";
+import { getMeeting, liveMeeting, roomOf, segment, sendBot, streamOf, unheldRequestedMeeting, workspaceMeeting } from "./helpers";
 
-type Frame = MeetingStreamBody | { type: "ping" };
 type Event = { id: number; frame: Frame };
 
 const streamPath = (query: Record<string, string | number>, prefix = "/agent/api") =>
@@ -38,11 +39,11 @@ async function readUntil(response: Response, done: (events: Event[]) => boolean,
 	}
 }
 
-/** The meeting-end events in a room's log, read from its storage (not through the route, which may add one itself). */
+/** The meeting-end events in a meeting's log, read from its MeetingStream's storage (not through the route, which may add one itself). */
 const loggedEnds = (meetingId: number) =>
-	runInDurableObject(roomOf(meetingId), (_room: MeetingRoom, state) =>
+	runInDurableObject(streamOf(meetingId), (_stream: MeetingStream, state) =>
 		state.storage.sql
-			.exec<{ data: string }>("SELECT data FROM stream_events WHERE type = 'meeting-end'")
+			.exec<{ data: string }>(`SELECT data FROM ${STREAM_TABLE} WHERE type = 'meeting-end'`)
 			.toArray()
 			.map((row) => JSON.parse(row.data) as unknown),
 	);
@@ -87,13 +88,16 @@ describe("GET /agent/api/meeting/stream", () => {
 		expect(texts(byQuery)).toEqual(["line 6"]);
 	});
 
-	it("resumes exactly across the room being evicted", async () => {
+	it("resumes exactly across the room and the stream object being evicted", async () => {
 		const { headers } = await userWithKey();
 		const { meeting, bot, code } = await liveMeeting(headers);
 		await sayLines(bot, 1, 2);
 		const seen = await readUntil(await openStream(headers, { meeting_id: meeting.id, session_uid: code }), (e) => e.length >= 2);
-		// The object goes away with everything in its memory (open streams, the bot's socket); only its storage stays.
+		// Both objects go away with everything in their memory (the bot's socket, open streams); only their storage stays.
 		await runInDurableObject(roomOf(meeting.id), (_room: MeetingRoom, state) => state.abort("evicted by the test")).catch(() => undefined);
+		await runInDurableObject(streamOf(meeting.id), (_stream: MeetingStream, state) => state.abort("evicted by the test")).catch(
+			() => undefined,
+		);
 		// The bot reconnects and resends from its last ack (status active, two segments), as it does after any drop.
 		await eventually("the old bot socket closed by the eviction", () => bot.channel.closed);
 		const back = await SimulatedBot.connect(bot.spawn, 3);
@@ -237,9 +241,9 @@ describe("the stream of a meeting that has ended", () => {
 		const { headers } = await userWithKey();
 		const { meeting, bot, code } = await liveMeeting(headers);
 		await bot.status("completed", { completion_reason: "left_alone", reason: "the host ended the meeting" });
-		// As a meeting that ended before the stream existed: nothing of it is in its room's log.
-		await runInDurableObject(roomOf(meeting.id), (_room: MeetingRoom, state) => {
-			state.storage.sql.exec("DELETE FROM stream_events");
+		// As a meeting that ended before the stream existed: nothing of it is in its log.
+		await runInDurableObject(streamOf(meeting.id), (_stream: MeetingStream, state) => {
+			state.storage.sql.exec(`DELETE FROM ${STREAM_TABLE}`);
 		});
 		const open = () => openStream(headers, { meeting_id: meeting.id, session_uid: code });
 		const events = await readUntil(await open(), (e) => e.length >= 1);

@@ -6,6 +6,7 @@
 import { runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
 import { meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
@@ -155,7 +156,7 @@ describe("webhook events when the account object cannot take them", () => {
 		await eventually("a failed hand-over", () => (faults.count > 0 ? true : undefined));
 		const pending = await runInDurableObject(
 			roomOf(m.id),
-			async (_r: MeetingRoom, s) => (await s.storage.list({ prefix: "notice:" })).size,
+			async (_r: MeetingRoom, s) => (await s.storage.list({ prefix: ROOM_KEYS.noticePrefix })).size,
 		);
 		expect(pending).toBe(2);
 		expect((await roomTimers(m.id)).timers.notify).toBeGreaterThan(0);
@@ -227,7 +228,7 @@ describe("commands for a bot that is away", () => {
 		expect(intact).toEqual(Array(3).fill(true));
 		expect(acts[3]).toEqual({ action: "chat_send", text: "still room" });
 		const left = await runInDurableObject(roomOf(meeting.id), async (_room: MeetingRoom, state) => [
-			...(await state.storage.list({ prefix: "commandQueue" })).keys(),
+			...(await state.storage.list({ prefix: ROOM_KEYS.commandQueue })).keys(),
 		]);
 		expect(left).toEqual([]);
 	});

@@ -1,6 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { GIVE_UP_AFTER_MS, type OutboxOptions, retryDelay, WebhookOutbox } from "../../../durable-objects/webhook-outbox";
+import { ACCOUNT_STORAGE } from "../../../durable-objects/account/storage";
+import { GIVE_UP_AFTER_MS, type OutboxOptions, retryDelay, WebhookOutbox } from "../../../durable-objects/account/webhook-outbox";
 import type { AttemptReport, WebhookEvent } from "../../../src/webhooks/deliver";
 import { verifyWebhook } from "../../../src/webhooks/signature";
 import { accountOf } from "../support";
@@ -21,7 +22,7 @@ interface OutboxRow {
 function inspect(userId: number) {
 	return runInDurableObject(accountOf(userId), async (_instance, state) => ({
 		rows: state.storage.sql
-			.exec<Record<string, number | string> & OutboxRow>("SELECT * FROM webhook_outbox ORDER BY first_attempt_at")
+			.exec<Record<string, number | string> & OutboxRow>(`SELECT * FROM ${ACCOUNT_STORAGE.tables.webhookOutbox} ORDER BY first_attempt_at`)
 			.toArray(),
 		alarm: await state.storage.getAlarm(),
 	}));
@@ -30,7 +31,7 @@ function inspect(userId: number) {
 /** Moves every queued event's retry time into the past, as if its backoff had elapsed. */
 function elapseBackoff(userId: number) {
 	return runInDurableObject(accountOf(userId), (_instance, state) => {
-		state.storage.sql.exec("UPDATE webhook_outbox SET next_attempt_at = 0");
+		state.storage.sql.exec(`UPDATE ${ACCOUNT_STORAGE.tables.webhookOutbox} SET next_attempt_at = 0`);
 	});
 }
 
@@ -228,7 +229,7 @@ describe("durability of the queue itself", () => {
 			let seen: unknown[] = [];
 			const outbox = new WebhookOutbox(state.storage, env, {
 				deliver: async () => {
-					seen = state.storage.sql.exec("SELECT event_id, attempts FROM webhook_outbox").toArray();
+					seen = state.storage.sql.exec(`SELECT event_id, attempts FROM ${ACCOUNT_STORAGE.tables.webhookOutbox}`).toArray();
 					return settled;
 				},
 			});

@@ -1,7 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Workspace } from "../../../durable-objects/workspace";
-import type { SqlFs } from "../../../durable-objects/workspace-fs";
+import type { SqlFs } from "../../../durable-objects/workspace/fs";
+import { WORKSPACE_STORAGE } from "../../../durable-objects/workspace/storage";
 import { workspaceObject } from "../../../src/objects";
 
 const author = { name: "Ada Lovelace", email: "ada@example.com" };
@@ -77,7 +78,9 @@ describe("a workspace is a git repository in its object's storage", () => {
 		expect(back?.content.length).toBe(big.length);
 		expect(back?.content === big).toBe(true);
 		const chunks = await runInDurableObject(ws, (_instance, state) =>
-			state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM fs_chunks WHERE path = '/data/big.txt'").one(),
+			state.storage.sql
+				.exec<{ n: number }>(`SELECT count(*) AS n FROM ${WORKSPACE_STORAGE.tables.fsChunks} WHERE path = '/data/big.txt'`)
+				.one(),
 		);
 		expect(chunks.n).toBeGreaterThan(2);
 		// Seeded first, because the workspace was empty.

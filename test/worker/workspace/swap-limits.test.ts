@@ -6,12 +6,12 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import git, { type PromiseFsClient } from "isomorphic-git";
 import { describe, expect, it } from "vitest";
-import { checkOutWithin } from "../../../durable-objects/clone-checkout";
-import { type CloneLimits, type CloneRefusal, cloneLimits } from "../../../durable-objects/clone-limits";
-import { UploadPackScan } from "../../../durable-objects/pack-scan";
 import type { Workspace } from "../../../durable-objects/workspace";
-import { type CloneOutcome, cloneRepository, guardedHttp } from "../../../durable-objects/workspace-clone";
-import type { SqlFs } from "../../../durable-objects/workspace-fs";
+import { type CloneOutcome, cloneRepository, guardedHttp } from "../../../durable-objects/workspace/clone";
+import { checkOutWithin } from "../../../durable-objects/workspace/clone-checkout";
+import { type CloneLimits, type CloneRefusal, cloneLimits } from "../../../durable-objects/workspace/clone-limits";
+import type { SqlFs } from "../../../durable-objects/workspace/fs";
+import { UploadPackScan } from "../../../durable-objects/workspace/pack-scan";
 import { workspaceObject } from "../../../src/objects";
 import { call, json, userWithKey } from "../support";
 

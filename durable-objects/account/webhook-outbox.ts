@@ -1,0 +1,238 @@
+/**
+ * The durable webhook outbox of one account, composed into the AccountObject. Events live in
+ * the DO's own SQLite, not in D1, so the queue survives a D1 outage.
+ *
+ * At-least-once: an event is written to the outbox (with its first retry time, and the alarm
+ * armed) BEFORE the first attempt, and removed only once an attempt settles it. A crash in the
+ * middle of an attempt therefore leads to a retry, never to a lost event.
+ *
+ * Retries after 1 min, 5 min, 30 min, 2 h, then every 2 h; none is scheduled later than 24 h
+ * after the first attempt, so the attempt that has no successor is the last one (`failed`).
+ */
+import { type Clock, systemClock } from "../../src/clock";
+import type { Env } from "../../src/env";
+import { type AttemptOptions, type AttemptReport, attemptDelivery, type WebhookEvent } from "../../src/webhooks/deliver";
+import type { WebhookEventType } from "../../src/webhooks/envelope";
+import { ACCOUNT_STORAGE } from "./storage";
+
+const TABLES = ACCOUNT_STORAGE.tables;
+
+import { errorName } from "../../src/error-text";
+
+export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000] as const;
+export const GIVE_UP_AFTER_MS = 24 * 3_600_000;
+/**
+ * A receiver down for a day must not grow the queue without bound; but the events of one
+ * calendar sync (a plan per feed event, at most MAX_FEED_EVENTS) must fit whole.
+ */
+export const OUTBOX_CAPACITY = 5000;
+const PARALLEL_ATTEMPTS = 5;
+/** Attempts per alarm run: each is a subrequest, and an invocation may make only so many; the alarm comes back for the rest. */
+const ATTEMPTS_PER_RUN = 200;
+
+export type Deliver = (env: Env, userId: number, event: WebhookEvent, options: AttemptOptions) => Promise<AttemptReport>;
+
+export interface OutboxOptions {
+	clock?: Clock;
+	/** Called whenever the earliest due time may have changed: the owner re-arms its alarm. */
+	onScheduleChange?: () => Promise<void>;
+	deliver?: Deliver;
+	timeoutMs?: number;
+	/** Most events kept; the oldest are dropped to make room. Defaults to OUTBOX_CAPACITY. */
+	capacity?: number;
+}
+
+export interface QueuedWebhook extends WebhookEvent {
+	user_id: number;
+	attempts: number;
+	first_attempt_at: number;
+	next_attempt_at: number;
+}
+
+/** What enqueue reports: the first attempt's report, or that the event was already queued. */
+export type EnqueueReport = AttemptReport | { outcome: "duplicate"; retry: true };
+
+type Row = Record<string, SqlStorageValue> & {
+	event_id: string;
+	user_id: number;
+	event_type: string;
+	meeting_id: number | null;
+	body: string;
+	attempts: number;
+	first_attempt_at: number;
+	next_attempt_at: number;
+};
+
+/** Delay before retry number `attempt` (1 = after the first failed attempt). */
+export function retryDelay(attempt: number): number {
+	return RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1] ?? RETRY_DELAYS_MS[0];
+}
+
+export class WebhookOutbox {
+	private readonly sql: SqlStorage;
+	private readonly clock: Clock;
+	private readonly deliver: Deliver;
+	/** Events with an attempt under way in this instance; the alarm leaves them alone. */
+	private readonly inFlight = new Set<string>();
+
+	constructor(
+		storage: DurableObjectStorage,
+		private readonly env: Env,
+		private readonly options: OutboxOptions = {},
+	) {
+		this.sql = storage.sql;
+		this.clock = options.clock ?? systemClock;
+		this.deliver = options.deliver ?? attemptDelivery;
+		this.sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLES.webhookOutbox} (
+			event_id TEXT PRIMARY KEY,
+			user_id INTEGER NOT NULL,
+			event_type TEXT NOT NULL,
+			meeting_id INTEGER,
+			body TEXT NOT NULL,
+			attempts INTEGER NOT NULL,
+			first_attempt_at INTEGER NOT NULL,
+			next_attempt_at INTEGER NOT NULL
+		)`);
+		this.sql.exec(`CREATE INDEX IF NOT EXISTS webhook_outbox_due ON ${TABLES.webhookOutbox}(next_attempt_at)`);
+	}
+
+	/** Attempts the event at once; a retryable failure leaves it queued for the alarm. */
+	async enqueue(userId: number, event: WebhookEvent): Promise<EnqueueReport> {
+		if (this.find(event.event_id)) return { outcome: "duplicate", retry: true };
+		const now = this.now();
+		this.store(userId, event, now, now + retryDelay(1));
+		await this.scheduleChanged();
+		const report = await this.attempt(this.find(event.event_id)!);
+		await this.scheduleChanged();
+		return report;
+	}
+
+	/**
+	 * Stores many events for the alarm to attempt at once (a calendar sync's steps): attempting
+	 * each within the caller's call would hold it for as long as the receiver takes. Returns how
+	 * many were new.
+	 */
+	async enqueueAll(userId: number, events: WebhookEvent[]): Promise<number> {
+		const now = this.now();
+		let taken = 0;
+		for (const event of events) {
+			if (this.find(event.event_id)) continue;
+			this.store(userId, event, now, now);
+			taken++;
+		}
+		if (taken > 0) await this.scheduleChanged();
+		return taken;
+	}
+
+	/** Queues one event (making room first), its first attempt due at `due`. */
+	private store(userId: number, event: WebhookEvent, now: number, due: number): void {
+		this.makeRoom();
+		this.sql.exec(
+			`INSERT INTO ${TABLES.webhookOutbox} VALUES (?, ?, ?, ?, ?, 0, ?, ?)`,
+			event.event_id,
+			userId,
+			event.event_type,
+			event.meeting_id,
+			event.body,
+			now,
+			due,
+		);
+	}
+
+	/** Attempts the events that are due, oldest due first, up to a run's share (the owner's alarm calls this). */
+	async runDue(): Promise<void> {
+		const due = this.sql
+			.exec<Row>(
+				`SELECT * FROM ${TABLES.webhookOutbox} WHERE next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
+				this.now(),
+				ATTEMPTS_PER_RUN,
+			)
+			.toArray()
+			.filter((row) => !this.inFlight.has(row.event_id));
+		// A few at a time: a Worker holds at most six connections open at once.
+		for (let i = 0; i < due.length; i += PARALLEL_ATTEMPTS) {
+			await Promise.all(due.slice(i, i + PARALLEL_ATTEMPTS).map((row) => this.attemptIfQueued(row.event_id)));
+		}
+		if (due.length > 0) await this.scheduleChanged();
+	}
+
+	/** The earliest time an event is due, in epoch ms; null when the outbox is empty. */
+	nextDueAt(): number | null {
+		const row = this.sql.exec<{ due: number | null }>(`SELECT MIN(next_attempt_at) AS due FROM ${TABLES.webhookOutbox}`).one();
+		return row.due ?? null;
+	}
+
+	/** The queued events, oldest first (for inspection and tests). */
+	pending(): QueuedWebhook[] {
+		return this.sql.exec<Row>(`SELECT * FROM ${TABLES.webhookOutbox} ORDER BY first_attempt_at, event_id`).toArray().map(toQueued);
+	}
+
+	private async attemptIfQueued(eventId: string): Promise<void> {
+		const row = this.find(eventId); // it may have been dropped since the alarm looked
+		if (row) await this.attempt(row);
+	}
+
+	private async attempt(row: Row): Promise<EnqueueReport> {
+		const attempt = row.attempts + 1;
+		const nextAt = this.now() + retryDelay(attempt);
+		const willRetry = nextAt <= row.first_attempt_at + GIVE_UP_AFTER_MS;
+		// Count the attempt and push its retry time out first, so a crash mid-attempt is retried.
+		this.sql.exec(`UPDATE ${TABLES.webhookOutbox} SET attempts = ?, next_attempt_at = ? WHERE event_id = ?`, attempt, nextAt, row.event_id);
+		this.inFlight.add(row.event_id);
+		let report: AttemptReport;
+		try {
+			report = await this.deliver(this.env, row.user_id, toQueued(row), {
+				attempt,
+				willRetry,
+				clock: this.clock,
+				timeoutMs: this.options.timeoutMs,
+			});
+		} catch (err) {
+			console.warn("webhook attempt threw", row.event_id, errorName(err));
+			report = { outcome: willRetry ? "queued" : "failed", retry: willRetry, status_code: null, target_host: null, recorded: false };
+		} finally {
+			this.inFlight.delete(row.event_id);
+		}
+		// Settled, or out of time: either way it leaves the queue.
+		if (!report.retry || !willRetry) this.sql.exec(`DELETE FROM ${TABLES.webhookOutbox} WHERE event_id = ?`, row.event_id);
+		return report;
+	}
+
+	private find(eventId: string): Row | undefined {
+		return this.sql.exec<Row>(`SELECT * FROM ${TABLES.webhookOutbox} WHERE event_id = ?`, eventId).toArray()[0];
+	}
+
+	/** Drops the oldest events so one more fits. */
+	private makeRoom(): void {
+		const { n } = this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${TABLES.webhookOutbox}`).one();
+		const capacity = this.options.capacity ?? OUTBOX_CAPACITY;
+		if (n < capacity) return;
+		const excess = n - capacity + 1;
+		console.warn("webhook outbox full, dropping oldest", excess);
+		this.sql.exec(
+			`DELETE FROM ${TABLES.webhookOutbox} WHERE event_id IN (SELECT event_id FROM ${TABLES.webhookOutbox} ORDER BY first_attempt_at LIMIT ?)`,
+			excess,
+		);
+	}
+
+	private now(): number {
+		return this.clock.now().getTime();
+	}
+
+	private async scheduleChanged(): Promise<void> {
+		await this.options.onScheduleChange?.();
+	}
+}
+
+function toQueued(row: Row): QueuedWebhook {
+	return {
+		event_id: row.event_id,
+		event_type: row.event_type as WebhookEventType,
+		meeting_id: row.meeting_id,
+		body: row.body,
+		user_id: row.user_id,
+		attempts: row.attempts,
+		first_attempt_at: row.first_attempt_at,
+		next_attempt_at: row.next_attempt_at,
+	};
+}

@@ -1,0 +1,32 @@
+import { setting } from "../../src/settings/deployment-defaults";
+import type { TimerHandlers } from "../shared/alarm-timers";
+import type { AutoJoin } from "./auto-join";
+import type { RoomContext } from "./context";
+import type { RoomPlacement } from "./placement";
+import type { RoomTimerName } from "./storage";
+
+/** The room's one alarm: each due timer's action (docs/status-machine.md#timers-that-move-a-meeting). */
+export class RoomAlarm {
+	constructor(
+		private readonly room: RoomContext,
+		private readonly placement: RoomPlacement,
+		private readonly autoJoin: AutoJoin,
+	) {}
+
+	/** Runs each due timer's action (shared/alarm-timers.ts: a timer goes once its action succeeded, else it retries). */
+	ring(): Promise<void> {
+		return this.room.timers.fire(this.#actions);
+	}
+
+	readonly #actions: TimerHandlers<RoomTimerName> = {
+		placement: async () => {
+			if ((await this.room.serial(() => this.placement.placementExpired())) === "handed_back") {
+				await this.autoJoin.placementTimedOut(`No bot host took the meeting within ${setting(this.room.env, "BOT_PLACEMENT_TIMEOUT_S")} s`);
+			}
+		},
+		watchdog: () => this.room.serial(() => this.placement.hostLost()),
+		stop_deadline: () => this.room.move({ to: "completed", actor: "user" }),
+		auto_join: () => this.autoJoin.fire(),
+		notify: () => this.room.serial(() => this.room.webhooks.drain()),
+	};
+}

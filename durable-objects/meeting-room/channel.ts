@@ -1,0 +1,54 @@
+import { ROOM_CLOSE } from "../../src/bot-channel/protocol";
+import { isLive } from "../../src/meetings/status-machine";
+import { setting } from "../../src/settings/deployment-defaults";
+import type { RoomContext } from "./context";
+import { BotChannelInbox } from "./inbox";
+
+/**
+ * The bot channel's socket, from its upgrade to its close (docs/bot-channel.md): who may open
+ * it, what happens to each message (the inbox), and the grace a dropped bot gets to come back.
+ */
+export class RoomBotChannel {
+	readonly #inbox: BotChannelInbox;
+
+	constructor(private readonly room: RoomContext) {
+		this.#inbox = new BotChannelInbox(room);
+	}
+
+	/**
+	 * The upgrade of the claimed current attempt's bot; any other gets 409: it leaves the call
+	 * and does not reconnect.
+	 */
+	open(attempt: number): Promise<Response> {
+		const room = this.room;
+		return room.serial(async () => {
+			const state = await room.state();
+			if (!state || !isLive(state.machine.status)) return new Response("no live meeting", { status: 409 });
+			if (attempt !== state.attempt || !state.claim) return new Response("this bot's attempt was superseded", { status: 409 });
+			for (const old of room.botSockets()) old.close(ROOM_CLOSE.replaced, "replaced by a newer connection");
+			const pair = new WebSocketPair();
+			room.acceptBot(pair[1], attempt);
+			this.#inbox.channelOpened();
+			if (!state.connected) await room.saveState({ ...state, connected: true });
+			await room.timers.clear("watchdog");
+			return new Response(null, { status: 101, webSocket: pair[0] });
+		});
+	}
+
+	/** A message from the bot: its live frames go out now; storing and acking wait their turn. */
+	async message(socket: WebSocket, data: string): Promise<void> {
+		const message = this.#inbox.read(data);
+		this.#inbox.deliverAhead(socket, message);
+		await this.room.serial(() => this.#inbox.receive(socket, data, message));
+	}
+
+	/** The current bot that dropped its channel gets a grace period to come back before its host counts as lost. */
+	async gone(socket: WebSocket): Promise<void> {
+		const room = this.room;
+		const others = room.botSockets().filter((s) => s !== socket && s.readyState === WebSocket.OPEN);
+		const state = await room.state();
+		if (others.length > 0 || !state || !isLive(state.machine.status)) return;
+		if (room.attemptOf(socket) !== state.attempt) return;
+		await room.timers.set("watchdog", Date.now() + setting(room.env, "BOT_RECONNECT_GRACE_S") * 1000);
+	}
+}

@@ -1,0 +1,130 @@
+import { DurableObject } from "cloudflare:workers";
+import { BOT_ATTEMPT_HEADER, type ClaimRequest } from "../../src/bot-channel/fleet";
+import type { Act } from "../../src/bot-channel/protocol";
+import type { RoomStart } from "../../src/bots/launch";
+import type { PublishResult } from "../../src/bots/spawn-queue";
+import type { MeetingRow } from "../../src/db/schema";
+import type { Env } from "../../src/env";
+import type { MeetingStatus } from "../../src/meetings/status-machine";
+import type { StatusStep } from "../../src/meetings/status-writes";
+import { webhookEventsFor } from "../../src/webhooks/envelope";
+import { closeQuietly } from "../shared/sockets";
+import { RoomAlarm } from "./alarm";
+import { AutoJoin, type PlanRequest } from "./auto-join";
+import { RoomBotChannel } from "./channel";
+import { RoomContext } from "./context";
+import { type CommandOutcome, RoomControl } from "./control";
+import { RoomLaunch } from "./launch";
+import { type ClaimOutcome, RoomPlacement } from "./placement";
+
+export type { RoomState, TransitionAsk } from "./context";
+export type { CommandOutcome } from "./control";
+
+/**
+ * The RPC surface: what Workers and other objects call on a room's stub. Everything else the
+ * room does is inside its RoomContext, which only its own helpers hold, so every move goes through
+ * the serial queue. (fetch, alarm and the webSocket handlers are the runtime's entry points.)
+ */
+export const MEETING_ROOM_RPC = [
+	"start",
+	"claim",
+	"stop",
+	"command",
+	"plan",
+	"announce",
+	"handOver",
+	"recheckWatchers",
+	"addSubscriber",
+	"removeSubscriber",
+] as const;
+
+/**
+ * One per meeting: the authority for a live meeting. It owns the status machine's moves (each
+ * written through to D1 before it is acknowledged), the bot channel, placement and respawn,
+ * auto-join, the webhook relay, live fan-out, and its timers on its one alarm. The meeting's
+ * stream log and live copilot are its MeetingStream's (durable-objects/meeting-stream/), which
+ * the room feeds: each transcript line as it is stored, the meeting's end last.
+ */
+export class MeetingRoom extends DurableObject<Env> {
+	readonly #room = new RoomContext(this.ctx, () => this.env);
+	readonly #placement = new RoomPlacement(this.#room);
+	readonly #launch = new RoomLaunch(this.#room, this.#placement);
+	readonly #channel = new RoomBotChannel(this.#room);
+	readonly #control = new RoomControl(this.#room);
+	readonly #autoJoin = new AutoJoin(this.#room, (start: RoomStart): Promise<PublishResult> => this.#launch.startPlanned(start));
+	readonly #alarm = new RoomAlarm(this.#room, this.#placement, this.#autoJoin);
+
+	/** Takes over a meeting that has just become `requested` and puts out its spawn ticket. */
+	start(start: RoomStart): Promise<void> {
+		return this.#launch.start(start);
+	}
+
+	/** A bot host claims an attempt (POST /internal/bot-hosts/claims): only the first claimer of the current one gets it. */
+	claim(request: ClaimRequest): Promise<ClaimOutcome> {
+		return this.#room.serial(() => this.#placement.claim(request));
+	}
+
+	/** A plan-side step (written by the Worker): its watchers hear of it, and its webhook events go out. */
+	announce(row: MeetingRow, step: StatusStep): Promise<void> {
+		const events = webhookEventsFor({ status: step.from, reached_stage: null }, step.to, step.note);
+		return this.#room.serial(() => this.#room.tell(row, step, events));
+	}
+
+	/** A user stop. Always wins: the meeting ends `completed` with `stopped`. */
+	stop(): Promise<{ status: MeetingStatus } | null> {
+		return this.#control.stop();
+	}
+
+	/** Relays a command to the bot, now or when it says hello again. */
+	command(act: Act): Promise<CommandOutcome> {
+		return this.#control.command(act);
+	}
+
+	/** Plans (or re-plans, or cancels) auto-join for a scheduled meeting. */
+	plan(request: PlanRequest): Promise<void> {
+		return this.#autoJoin.plan(request);
+	}
+
+	/** A new meeting on the same link: everyone watching this one follows it there. */
+	async handOver(toMeetingId: number): Promise<void> {
+		const fromMeetingId = (await this.#room.state())?.meetingId;
+		if (fromMeetingId) await this.#room.fanout.handOver(fromMeetingId, toMeetingId);
+	}
+
+	/** The meeting's workspace binding changed: each watcher and stream reader keeps it only if they may still read it. */
+	async recheckWatchers(meetingId: number): Promise<void> {
+		await this.#room.stream(meetingId).revalidateReaders(meetingId);
+		await this.#room.fanout.revalidate(meetingId);
+	}
+
+	addSubscriber(userId: number): Promise<void> {
+		return this.#room.fanout.add(userId);
+	}
+
+	removeSubscriber(userId: number): Promise<void> {
+		return this.#room.fanout.remove(userId);
+	}
+
+	/** The bot channel upgrade, already authenticated by the Worker with the meeting's token, whose attempt it passes on. */
+	override async fetch(request: Request): Promise<Response> {
+		if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("expected a WebSocket", { status: 426 });
+		return this.#channel.open(Number(request.headers.get(BOT_ATTEMPT_HEADER)));
+	}
+
+	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
+		if (typeof data === "string") await this.#channel.message(socket, data);
+	}
+
+	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
+		closeQuietly(socket, code, reason);
+		await this.#channel.gone(socket);
+	}
+
+	override async webSocketError(socket: WebSocket): Promise<void> {
+		await this.#channel.gone(socket);
+	}
+
+	override alarm(): Promise<void> {
+		return this.#alarm.ring();
+	}
+}

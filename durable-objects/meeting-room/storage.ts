@@ -1,0 +1,39 @@
+/**
+ * Everything a MeetingRoom keeps in its storage, in one place. Code and tests name the keys
+ * through this map, never by string. (The meeting's stream log and its copilot are kept by the
+ * MeetingStream: meeting-stream/storage.ts.)
+ */
+import { KV_TIMER_KEYS } from "../shared/alarm-timers";
+
+export const ROOM_KEYS = {
+	/** The room's state (context.ts RoomState): the meeting, its status, attempt, claim, last applied seq. */
+	state: "room",
+	/** The spawn ticket put out for the current attempt (placement.ts StoredLaunch). */
+	launch: "launch",
+	/** An auto-join's step to `requested`, held back until a host claims the attempt (context.ts holdClaim). */
+	heldClaimStep: "heldClaimStep",
+	/** A scheduled meeting's auto-join plan (auto-join.ts StoredPlan), and the plan whose bot was put out. */
+	plan: "plan",
+	placedPlan: "placedPlan",
+	/** Commands kept for a bot that is away (command-queue.ts): the queue's counters, then each command's parts. */
+	commandQueue: "commandQueue",
+	commandParts: "commandQueue:",
+	/** Commands stored by gateways before commands had keys of their own: one value holding them all. */
+	queuedCommands: "queuedCommands",
+	/** The users whose LiveFeed watches the meeting (fanout.ts). */
+	subscribers: "subscribers",
+	/** Webhook events on their way to the owner's outbox, by time (webhook-relay.ts). */
+	noticePrefix: "notice:",
+	/** The room's named timers (RoomTimerName) and their retry counts. */
+	timers: KV_TIMER_KEYS.timers,
+	timerRetries: (name: string) => `${KV_TIMER_KEYS.retriesPrefix}${name}`,
+} as const;
+
+/**
+ * The room's timers, on its one alarm (docs/status-machine.md#timers-that-move-a-meeting). `placement`: how long a
+ * spawn ticket waits for a host's claim. `watchdog`: after a claim, how long the bot may take to
+ * connect, or stay away from its channel. `stop_deadline`: how long a stopping bot has to leave.
+ * `auto_join`: when a scheduled meeting's bot is sent. `notify`: the webhook relay's retry.
+ */
+export const ROOM_TIMERS = ["placement", "watchdog", "stop_deadline", "auto_join", "notify"] as const;
+export type RoomTimerName = (typeof ROOM_TIMERS)[number];

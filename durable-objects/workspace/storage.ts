@@ -1,0 +1,19 @@
+/**
+ * Everything a Workspace keeps in its storage, SQL tables only. Code and tests name the tables
+ * through this map; test/worker/durable-objects/storage-maps.test.ts checks it against what the object keeps.
+ */
+export const WORKSPACE_STORAGE = {
+	keys: {},
+	tables: {
+		/** index.ts: the workspace's name, set once by `init`. */
+		meta: "workspace_meta",
+		/** index.ts: uploads listed in the tree, their bytes in R2. */
+		uploads: "workspace_uploads",
+		/** index.ts: who last wrote each routine file (agent-user/routine-files.ts reads it). */
+		routineAuthors: "routine_authors",
+		/** fs.ts: the git repository's files and directories. */
+		fsEntries: "fs_entries",
+		/** fs.ts: file contents, in chunks under the row limit. */
+		fsChunks: "fs_chunks",
+	},
+} as const;

@@ -1,0 +1,148 @@
+/**
+ * The frames of `/ws` (docs/live-feed.md), declared once. The Worker's builders
+ * (feed-messages.ts, the live feed object) are typed against these, so a frame that drifts
+ * fails to compile; packages/client/src/live-frames.ts is generated from this file
+ * (`node scripts/build-client-types.mjs`, checked by test/unit/client/live-frames-drift.test.ts),
+ * and the dashboard reads them from the client. So this file imports nothing.
+ */
+
+/** A meeting as subscribe names it: its link. */
+export interface LiveMeetingLink {
+	platform: string;
+	native_id: string;
+}
+
+/** A meeting as the server's messages name it. */
+export interface LiveMeetingRef {
+	id: number;
+	platform: string;
+	native_id: string | null;
+}
+
+export interface SubscribedFrame {
+	type: "subscribed";
+	/** Every link accepted, those in `waiting` included. */
+	meetings: LiveMeetingLink[];
+	/** Accepted links with no meeting of the user's yet: the first one made there is watched. */
+	waiting?: LiveMeetingLink[];
+	/** Links whose platform is not one of the service's. */
+	denied?: LiveMeetingLink[];
+}
+
+export interface UnsubscribedFrame {
+	type: "unsubscribed";
+	meetings: LiveMeetingLink[];
+	/** `access_revoked` when the server ended the subscription. */
+	reason?: string;
+}
+
+export interface PongFrame {
+	type: "pong";
+}
+
+export interface ErrorFrame {
+	type: "error";
+	error: string;
+	status?: number;
+	detail?: string;
+	details?: unknown;
+}
+
+/** Why a meeting is where it is, when there is something to say. */
+export interface MeetingStatusData {
+	reason?: string | null;
+	completion_reason?: string | null;
+	failure_detail?: string;
+	/** A failed meeting the bot fleet ended: `no_bot_capacity`, `bot_host_lost` or `host_drained`. */
+	failure_cause?: string;
+	auto_join_error?: string;
+}
+
+export interface MeetingStatusFrame {
+	type: "meeting.status";
+	meeting: LiveMeetingRef;
+	payload: { status: string; data: MeetingStatusData | null };
+	user_id: number;
+	ts: string;
+}
+
+/** A segment as the live feed carries it. */
+export interface LiveSegment {
+	segment_id: string;
+	speaker: string;
+	speaker_source: string;
+	text: string;
+	start: number;
+	end: number;
+	start_time: number;
+	end_time: number;
+	language: string | null;
+	completed: boolean;
+	confidence?: number;
+	words?: unknown[];
+	/** When the service first stored the segment: a draft's confirmation keeps the draft's time, as GET /transcripts does. */
+	created_at: string;
+	absolute_start_time?: string;
+	absolute_end_time?: string;
+}
+
+export interface TranscriptFrame {
+	type: "transcript";
+	meeting: LiveMeetingRef;
+	speaker: string;
+	/** The segment just confirmed (empty for a draft). */
+	confirmed: LiveSegment[];
+	/** All of the speaker's open drafts: replaces the previous `pending` of this speaker. */
+	pending: LiveSegment[];
+	ts: string;
+}
+
+export interface ChatMessageFrame {
+	type: "chat_message";
+	meeting: LiveMeetingRef;
+	sender: string;
+	text: string;
+	timestamp: number;
+	is_from_bot: boolean;
+}
+
+export type InteractiveEventType =
+	| "speak.started"
+	| "speak.completed"
+	| "speak.interrupted"
+	| "chat.received"
+	| "chat.sent"
+	| "screen.sharing_started"
+	| "screen.sharing_stopped"
+	| "avatar.set"
+	| "avatar.reset"
+	| "participant.joined"
+	| "participant.left";
+
+/** What the bot said about an interactive event; these fields sit beside `type` and `meeting`. */
+export interface InteractiveFields {
+	text?: string;
+	source?: string;
+	sender?: string;
+	timestamp?: number;
+	content_type?: string;
+	participant?: { id: string; name: string };
+}
+
+/** The bot's interactive events. */
+export interface InteractiveFrame extends InteractiveFields {
+	type: InteractiveEventType;
+	meeting: LiveMeetingRef;
+	ts: string;
+}
+
+/** Frames about a meeting. */
+export type MeetingFrame = MeetingStatusFrame | TranscriptFrame | ChatMessageFrame | InteractiveFrame;
+/** Every frame the server sends. */
+export type LiveFrame = SubscribedFrame | UnsubscribedFrame | PongFrame | ErrorFrame | MeetingFrame;
+
+/** What the client sends. */
+export type LiveAction =
+	| { action: "subscribe"; meetings: LiveMeetingLink[] }
+	| { action: "unsubscribe"; meetings: LiveMeetingLink[] }
+	| { action: "ping" };
