@@ -3,8 +3,8 @@
  * to happen, not for a fixed time. Plain TypeScript with no runtime-specific API, so each tier imports it.
  */
 
-/** How often the shared waits look again. */
-const POLL_MS = 25;
+/** How often the shared waits look again: a wait that polls an API route stays under the gateway's 20 requests a second. */
+const POLL_MS = 50;
 
 /** Long enough for a busy machine; shorter than every tier's test timeout, so a miss fails naming `what`. */
 const DEFAULT_MS = 20_000;
