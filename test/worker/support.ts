@@ -6,6 +6,8 @@ export const ADMIN = { "X-Admin-API-Key": env.ADMIN_API_TOKEN ?? "" };
 
 /** The user's AccountObject (bot slots, webhook outbox). */
 export const accountOf = (userId: number) => env.ACCOUNT.get(env.ACCOUNT.idFromName(String(userId)));
+export const roomOf = (id: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(id)));
+export const streamOf = (id: number) => env.MEETING_STREAM.get(env.MEETING_STREAM.idFromName(String(id)));
 
 let emailCounter = 0;
 

@@ -7,8 +7,8 @@ import type { MeetingStreamBody } from "../../../src/agent/meeting-stream-events
 import { workspaceObject } from "../../../src/objects";
 import { homeWorkspace } from "../../../src/workspace/workspace-names";
 import { eventually } from "../../shared/wait";
-import { segment, streamOf } from "../meetings/helpers";
-import { ADMIN, call, createUser, json } from "../support";
+import { segment } from "../meetings/helpers";
+import { ADMIN, call, createUser, json, streamOf } from "../support";
 import { MODEL_KEY, MODEL_NAME } from "./helpers";
 
 export type { LiveMeeting as LiveMeetingRecord } from "../../../durable-objects/meeting-stream/copilot";

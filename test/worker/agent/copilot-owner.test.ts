@@ -9,8 +9,8 @@ import { homeWorkspace } from "../../../src/workspace/workspace-names";
 import { type Meeting, meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
 import { SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
-import { createPlan, fireStreamTimersNow, fireTimersNow, getMeeting, meetUrl, sendBot, streamOf } from "../meetings/helpers";
-import { call, json, sharedWorkspace } from "../support";
+import { createPlan, fireStreamTimersNow, fireTimersNow, getMeeting, meetUrl, sendBot } from "../meetings/helpers";
+import { call, json, sharedWorkspace, streamOf } from "../support";
 import { copilotOwner, meetingDocument, ofType, processCopilot, said, startCopilot, streamEvents, workspaceFile } from "./copilot-helpers";
 import { MODEL_KEY, script, sent } from "./helpers";
 

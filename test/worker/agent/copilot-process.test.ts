@@ -9,8 +9,8 @@ import type { MeetingStream } from "../../../durable-objects/meeting-stream";
 import { STREAM_KEYS } from "../../../durable-objects/meeting-stream/storage";
 import { type Meeting, meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
-import { createPlan, getMeeting, liveMeeting, meetUrl, streamOf } from "../meetings/helpers";
-import { call, json, sharedWorkspace, userWithKey } from "../support";
+import { createPlan, getMeeting, liveMeeting, meetUrl } from "../meetings/helpers";
+import { call, json, sharedWorkspace, streamOf, userWithKey } from "../support";
 import { copilotOwner, ofType, processCopilot, said, startCopilot, streamEvents } from "./copilot-helpers";
 
 const OWNER_ONLY = { detail: "Only the meeting's owner can start, pause or resume its copilot" };

@@ -6,9 +6,9 @@ import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
 import { meetCode } from "../../shared/meetings";
 import { hostCredential, ownMeetingIds, spawnRequestFor, ticketsFor } from "../meetings/bot-sim";
-import { createPlan, getMeeting, meetUrl, roomOf } from "../meetings/helpers";
+import { createPlan, getMeeting, meetUrl } from "../meetings/helpers";
 import { sineWav } from "../recordings/wav-fixture";
-import { call, json, userWithKey } from "../support";
+import { call, json, roomOf, userWithKey } from "../support";
 
 const MISSING = "PUBLIC_BASE_URL is not configured: bots cannot be launched";
 const configured = new URL(env.PUBLIC_BASE_URL ?? "");

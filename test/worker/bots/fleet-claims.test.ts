@@ -30,8 +30,8 @@ import {
 	unpublishedTicket,
 } from "../meetings/bot-sim";
 import { swapEnv } from "../meetings/broken-env";
-import { createPlan, fireTimersNow, getMeeting, meetUrl, roomOf, roomTimers, segment, sendBot } from "../meetings/helpers";
-import { ADMIN, call, json, userWithKey } from "../support";
+import { createPlan, fireTimersNow, getMeeting, meetUrl, roomTimers, segment, sendBot } from "../meetings/helpers";
+import { ADMIN, call, json, roomOf, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received, script } from "../webhooks/receiver";
 

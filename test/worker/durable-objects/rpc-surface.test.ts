@@ -12,8 +12,8 @@ import { LIVE_FEED_RPC, LiveFeed } from "../../../durable-objects/live-feed";
 import { MEETING_ROOM_RPC, MeetingRoom } from "../../../durable-objects/meeting-room";
 import { MEETING_STREAM_RPC, MeetingStream } from "../../../durable-objects/meeting-stream";
 import { WORKSPACE_RPC, Workspace } from "../../../durable-objects/workspace";
-import { getMeeting, liveMeeting, roomOf } from "../meetings/helpers";
-import { userWithKey } from "../support";
+import { getMeeting, liveMeeting } from "../meetings/helpers";
+import { roomOf, userWithKey } from "../support";
 
 /** Called by the runtime, not by stubs. */
 const ENTRY_POINTS = new Set(["fetch", "alarm", "webSocketMessage", "webSocketClose", "webSocketError"]);

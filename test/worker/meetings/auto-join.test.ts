@@ -4,9 +4,9 @@ import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
 import { type Meeting, meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
-import { call, json, userWithKey } from "../support";
+import { call, json, roomOf, userWithKey } from "../support";
 import { SimulatedBot, spawnRequestFor } from "./bot-sim";
-import { createPlan, getMeeting, liveMeeting, meetUrl, roomOf, roomTimers } from "./helpers";
+import { createPlan, getMeeting, liveMeeting, meetUrl, roomTimers } from "./helpers";
 
 const MIN = 60_000;
 const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();

@@ -4,10 +4,9 @@ import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
 import { type Meeting, meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
-import { call, joinWorkspace, json, userWithKey } from "../support";
+import { call, joinWorkspace, json, roomOf, userWithKey } from "../support";
 import { script } from "../webhooks/receiver";
 import { openSocket, ownMeetingIds, QUEUE_MESSAGES, SimulatedBot, spawnRequestFor, ticketMatch, ticketsFor } from "./bot-sim";
-import { roomOf } from "./helpers";
 
 async function sendBot(headers: Record<string, string>, body: Record<string, unknown>) {
 	return call("POST", "/bots", { headers, json: body });

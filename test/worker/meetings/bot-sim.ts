@@ -6,9 +6,8 @@ import type { SpawnTicket } from "../../../src/bot-channel/fleet";
 import type { BotToRoom, RoomToBot, SpawnRequest } from "../../../src/bot-channel/protocol";
 import { signSpawnTicket } from "../../../src/bot-channel/spawn-ticket";
 import { eventually, until } from "../../shared/wait";
-import { ADMIN } from "../support";
+import { ADMIN, roomOf } from "../support";
 import { received } from "../webhooks/receiver";
-import { roomOf } from "./helpers";
 
 export const QUEUE_MESSAGES = `${new URL(env.SPAWN_QUEUE_URL ?? "http://unset").pathname}/messages`;
 

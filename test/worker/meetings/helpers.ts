@@ -4,7 +4,7 @@ import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
 import type { MeetingStream } from "../../../durable-objects/meeting-stream";
 import { STREAM_KEYS } from "../../../durable-objects/meeting-stream/storage";
 import { type Meeting, meetCode } from "../../shared/meetings";
-import { call, json, sharedWorkspace, userWithKey } from "../support";
+import { call, json, roomOf, sharedWorkspace, streamOf, userWithKey } from "../support";
 import { SimulatedBot, spawnRequestFor } from "./bot-sim";
 
 export const meetUrl = (code: string) => `https://meet.google.com/${code}`;
@@ -35,9 +35,7 @@ export async function liveMeeting(headers: Record<string, string>, code = meetCo
 	return { meeting, bot, code };
 }
 
-export const roomOf = (id: number) => env.MEETING_ROOM.get(env.MEETING_ROOM.idFromName(String(id)));
 /** The meeting's MeetingStream: its SSE log and live copilot. */
-export const streamOf = (id: number) => env.MEETING_STREAM.get(env.MEETING_STREAM.idFromName(String(id)));
 
 /** Moves every room timer to "now" and runs the alarm. */
 export async function fireTimersNow(id: number) {

@@ -8,10 +8,10 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
 import { meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
-import { call, json, sharedWorkspace, userWithKey } from "../support";
+import { call, json, roomOf, sharedWorkspace, userWithKey } from "../support";
 import { openSocket, type SocketClient } from "./bot-sim";
 import { swapEnv } from "./broken-env";
-import { createPlan, liveMeeting, meetUrl, roomOf, segment } from "./helpers";
+import { createPlan, liveMeeting, meetUrl, segment } from "./helpers";
 
 const ref = (native_id: string) => ({ platform: "google_meet", native_id });
 

@@ -7,9 +7,9 @@ import type { MeetingStreamEvent as Frame, StreamTranscript } from "../../../src
 import { type Meeting, meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
 import { readToTheEnd, SseReader } from "../agent/sse";
-import { call, json, userWithKey } from "../support";
+import { call, json, roomOf, streamOf, userWithKey } from "../support";
 import { SimulatedBot } from "./bot-sim";
-import { getMeeting, liveMeeting, roomOf, segment, sendBot, streamOf, unheldRequestedMeeting, workspaceMeeting } from "./helpers";
+import { getMeeting, liveMeeting, segment, sendBot, unheldRequestedMeeting, workspaceMeeting } from "./helpers";
 
 type Event = { id: number; frame: Frame };
 

@@ -10,12 +10,12 @@ import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
 import { meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
-import { call, json, userWithKey } from "../support";
+import { call, json, roomOf, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received } from "../webhooks/receiver";
 import { SimulatedBot, spawnRequestFor } from "./bot-sim";
 import { Faults, failingAccounts, failingD1, swapEnv } from "./broken-env";
-import { createPlan, fireTimersNow, getMeeting, liveMeeting, meetUrl, roomOf, roomTimers, segment, sendBot } from "./helpers";
+import { createPlan, fireTimersNow, getMeeting, liveMeeting, meetUrl, roomTimers, segment, sendBot } from "./helpers";
 
 const line = (n: number) => segment({ segment_id: `s-${n}`, text: `line ${n}`, start: n, end: n + 0.5 });
 
