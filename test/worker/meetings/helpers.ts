@@ -35,17 +35,18 @@ export async function liveMeeting(headers: Record<string, string>, code = meetCo
 	return { meeting, bot, code };
 }
 
-/** The meeting's MeetingStream: its SSE log and live copilot. */
+/** Moves every timer an object keeps under its storage map's `timers` key to "now", and runs its alarm. */
+async function fireAllTimers(stub: DurableObjectStub<MeetingRoom> | DurableObjectStub<MeetingStream>, timersKey: string) {
+	await runInDurableObject(stub, async (_object: MeetingRoom | MeetingStream, state) => {
+		const timers = (await state.storage.get<Record<string, number>>(timersKey)) ?? {};
+		for (const name of Object.keys(timers)) timers[name] = 0;
+		await state.storage.put(timersKey, timers);
+	});
+	await runDurableObjectAlarm(stub);
+}
 
 /** Moves every room timer to "now" and runs the alarm. */
-export async function fireTimersNow(id: number) {
-	await runInDurableObject(roomOf(id), async (_room: MeetingRoom, state) => {
-		const timers = (await state.storage.get<Record<string, number>>(ROOM_KEYS.timers)) ?? {};
-		for (const name of Object.keys(timers)) timers[name] = 0;
-		await state.storage.put(ROOM_KEYS.timers, timers);
-	});
-	await runDurableObjectAlarm(roomOf(id));
-}
+export const fireTimersNow = (id: number) => fireAllTimers(roomOf(id), ROOM_KEYS.timers);
 
 /** The room's named timers (see durable-objects/meeting-room/storage.ts) and its alarm. */
 export function roomTimers(id: number) {
@@ -57,14 +58,7 @@ export function roomTimers(id: number) {
 }
 
 /** Moves every timer of the meeting's stream object (its copilot's `copilot_final`) to "now" and runs its alarm. */
-export async function fireStreamTimersNow(id: number) {
-	await runInDurableObject(streamOf(id), async (_stream: MeetingStream, state) => {
-		const timers = (await state.storage.get<Record<string, number>>(STREAM_KEYS.timers)) ?? {};
-		for (const name of Object.keys(timers)) timers[name] = 0;
-		await state.storage.put(STREAM_KEYS.timers, timers);
-	});
-	await runDurableObjectAlarm(streamOf(id));
-}
+export const fireStreamTimersNow = (id: number) => fireAllTimers(streamOf(id), STREAM_KEYS.timers);
 
 /** The named timers of the meeting's stream object (see durable-objects/meeting-stream/storage.ts). */
 export function streamTimers(id: number) {
