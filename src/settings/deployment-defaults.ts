@@ -6,7 +6,7 @@ const MiB = 1024 * 1024;
 /**
  * Every non-secret deployment setting and its default: the one place a default is written.
  * wrangler.toml [vars] and the README's settings table must say the same
- * (test/worker/docs/settings-drift.test.ts); code reads a setting only through `setting`.
+ * (test/unit/docs/settings-drift.test.ts); code reads a setting only through `setting`.
  */
 export const DEPLOYMENT_DEFAULTS = {
 	GATEWAY_RATE_LIMIT_RPS: 20,
