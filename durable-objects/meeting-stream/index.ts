@@ -5,7 +5,8 @@ import { kvAlarmTimers, type TimerHandlers } from "../shared/alarm-timers";
 import { SerialQueue } from "../shared/serial-queue";
 import { StreamAccess } from "./access";
 import type { StreamContext } from "./context";
-import { type CopilotIngest, type CopilotStart, type LiveMeeting, MeetingCopilot, type ProcessOutcome } from "./copilot";
+import { MeetingCopilot } from "./copilot";
+import type { CopilotIngest, CopilotStart, LiveMeeting, ProcessOutcome } from "./copilot-state";
 import { type MeetingEnd, StreamLog, type StreamReader, type StreamTranscript } from "./log";
 import type { StreamTimerName } from "./storage";
 

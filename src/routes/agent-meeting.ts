@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { ProcessOutcome as CopilotOutcome, LiveMeeting as LiveCopilot } from "../../durable-objects/meeting-stream/copilot";
+import type { ProcessOutcome as CopilotOutcome, LiveMeeting as LiveCopilot } from "../../durable-objects/meeting-stream/copilot-state";
 import { type AgentCaller, agentCaller } from "../agent/caller";
 import {
 	COPILOT_OWNER_ONLY,

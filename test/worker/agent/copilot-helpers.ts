@@ -1,7 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import type { MeetingStream } from "../../../durable-objects/meeting-stream";
-import type { LiveMeeting } from "../../../durable-objects/meeting-stream/copilot";
+import type { LiveMeeting } from "../../../durable-objects/meeting-stream/copilot-state";
 import { STREAM_TABLE } from "../../../durable-objects/meeting-stream/storage";
 import type { MeetingStreamBody } from "../../../src/agent/meeting-stream-events";
 import { workspaceObject } from "../../../src/objects";
@@ -11,7 +11,7 @@ import { segment } from "../meetings/helpers";
 import { ADMIN, call, createUser, json, streamOf } from "../support";
 import { MODEL_KEY, MODEL_NAME } from "./helpers";
 
-export type { LiveMeeting as LiveMeetingRecord } from "../../../durable-objects/meeting-stream/copilot";
+export type { LiveMeeting as LiveMeetingRecord } from "../../../durable-objects/meeting-stream/copilot-state";
 
 export async function startCopilot(headers: Record<string, string>, code: string, title?: string): Promise<LiveMeeting> {
 	const res = await call("POST", "/agent/api/meeting/start", { headers, json: { native_id: code, platform: "google_meet", title } });
