@@ -58,6 +58,15 @@ export const ClaimRefusalReason = z.enum(["taken", "stale", "ended"]);
 export type ClaimRefusalReason = z.infer<typeof ClaimRefusalReason>;
 
 /**
+ * What keeps a host from taking work: draining; not ready (no credential, no Chromium…); CPU
+ * (pressure, or the bots' measured CPU filling the cores); memory pressure; the load average
+ * (where the kernel has no PSI); all slots taken; too little memory or disk for one more bot.
+ */
+export const HOST_LIMITS = ["draining", "not_ready", "cpu", "memory_pressure", "load", "slots", "memory", "disk"] as const;
+export const HostLimit = z.enum(HOST_LIMITS);
+export type HostLimit = z.infer<typeof HostLimit>;
+
+/**
  * Body of `POST /internal/bot-hosts/reports` (Bearer: the host's own credential, which names
  * `host_id`), sent every few seconds. For dashboards and autoscaling only: nothing's
  * correctness depends on a report arriving. It names no meetings: the room records which host
@@ -76,6 +85,13 @@ export const HostReport = z.object({
 	draining: z.boolean(),
 	mem_available_mb: z.number().nonnegative(),
 	load1: z.number().nonnegative(),
+	/** Every limit keeping `free` at 0 now (empty while it takes work); absent from older hosts. */
+	limited_by: z.array(HostLimit).max(HOST_LIMITS.length).optional(),
+	/** Why it takes no work, in words, e.g. "CPU pressure 91% (limit 80%)"; null while it takes work. */
+	refusing: z.string().max(500).nullable().optional(),
+	/** Linux PSI `some avg10` of CPU and memory, in percent; absent where the kernel has none. */
+	cpu_pressure: z.number().min(0).max(100).optional(),
+	mem_pressure: z.number().min(0).max(100).optional(),
 });
 export type HostReport = z.infer<typeof HostReport>;
 

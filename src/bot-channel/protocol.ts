@@ -74,11 +74,12 @@ export type CompletionReason = z.infer<typeof CompletionReason>;
 
 /**
  * What took a bot away when the fleet, not the meeting, ended it (`data.failure_cause`): no
- * host claimed it, its host went away, or its host was shut down. Such an ending is a teardown:
+ * host claimed it, its host went away, its host was shut down, or it sat in `needs_help` past
+ * the help timeout with nobody getting it past the screen it was stuck on. Such an ending is a teardown:
  * its `completion_reason` is the stage's (`join_failure`, `awaiting_admission_timeout`, or none
  * once admitted), as docs/status-machine.md#when-the-fleet-ends-a-meeting says.
  */
-export const FailureCause = z.enum(["no_bot_capacity", "bot_host_lost", "host_drained"]);
+export const FailureCause = z.enum(["no_bot_capacity", "bot_host_lost", "host_drained", "help_timeout"]);
 export type FailureCause = z.infer<typeof FailureCause>;
 
 /**
@@ -188,6 +189,48 @@ export function linksWithoutSecrets(text: string): string {
 	});
 }
 
+/**
+ * Why a bot asks for help (`needs_help`): a screen its driver does not recognise, a join
+ * screen whose controls are not where the driver looks (the platform changed its layout), a
+ * captcha or bot wall, or a sign-in wall it cannot pass.
+ */
+export const HelpKind = z.enum(["unknown_screen", "layout_changed", "captcha", "sign_in_required"]);
+export type HelpKind = z.infer<typeof HelpKind>;
+
+/** Longest page text a bot sends with a help request or a failure: what the page visibly says. */
+export const PAGE_TEXT_MAX = 2000;
+/** Largest screenshot a bot uploads (JPEG or PNG). */
+export const SCREENSHOT_MAX_BYTES = 1_048_576;
+/** A screenshot's name, as the bot uploads it to `<screenshot_upload_url>/<name>` and cites it. */
+export const ScreenshotName = z.string().regex(/^[a-z0-9_-]{1,64}\.(jpg|png)$/, "1-64 of a-z 0-9 _ - then .jpg or .png");
+/** How many of the driver's last steps a failure carries (the newest). */
+export const DIAGNOSTIC_STEPS_MAX = 30;
+export const DIAGNOSTIC_STEP_MAX = 300;
+
+/** What the bot sees while it asks for help; sent with `status: "needs_help"`. */
+export const HelpReport = z.object({
+	kind: HelpKind,
+	/** The page's visible text, bounded; links without their secrets (linksWithoutSecrets). */
+	page_text: z.string().max(PAGE_TEXT_MAX),
+	/** A screenshot the bot uploaded first; null when it could not take or upload one. */
+	screenshot: ScreenshotName.nullable(),
+});
+export type HelpReport = z.infer<typeof HelpReport>;
+
+/** One thing the driver did or saw, e.g. "opened the join page", "typed the bot's name". */
+export const DriverStep = z.object({ at: z.iso.datetime({ offset: true }), step: z.string().max(DIAGNOSTIC_STEP_MAX) });
+export type DriverStep = z.infer<typeof DriverStep>;
+
+/** What a bot saw last before it failed; sent with `status: "failed"`, so a failure is never a dead end. */
+export const FailureDiagnostics = z.object({
+	steps: z.array(DriverStep).max(DIAGNOSTIC_STEPS_MAX),
+	/** What the page showed (`PageState` of the driver), e.g. "unknown", "prejoin". */
+	page_state: z.string().max(40).nullable(),
+	page_text: z.string().max(PAGE_TEXT_MAX),
+	screenshot: ScreenshotName.nullable(),
+});
+export type FailureDiagnostics = z.infer<typeof FailureDiagnostics>;
+
 const sequenced = { seq: z.number().int().positive() };
 
 export const BotToRoom = z.discriminatedUnion("type", [
@@ -202,6 +245,10 @@ export const BotToRoom = z.discriminatedUnion("type", [
 		failure_cause: FailureCause.optional(),
 		failure_stage: FailureStage.optional(),
 		reason: z.string().max(STATUS_REASON_MAX).optional(),
+		/** With `needs_help`: what the bot is stuck on. */
+		help: HelpReport.optional(),
+		/** With `failed`: the last screenshot and the driver's last steps. */
+		diagnostics: FailureDiagnostics.optional(),
 		timestamp: z.string(),
 	}),
 	z.object({ ...sequenced, type: z.literal("segment"), segment: BotSegment }),
@@ -344,6 +391,11 @@ export const SpawnRequest = z.object({
 	recording_upload_url: z.string().optional(),
 	/** The largest file that upload takes (`MAX_RECORDING_BYTES`): the bot stops recording before it. */
 	recording_max_bytes: z.number().int().positive().optional(),
+	/**
+	 * Where screenshots go (help requests, failures): PUT `<url>/<ScreenshotName>`, an
+	 * `image/jpeg` or `image/png` body of at most SCREENSHOT_MAX_BYTES, same token; 201 on success.
+	 */
+	screenshot_upload_url: z.string().optional(),
 });
 export type SpawnRequest = z.infer<typeof SpawnRequest>;
 

@@ -18,6 +18,7 @@ const BY_CAUSE: Record<FailureCause, string> = {
 	no_bot_capacity: "no bot host took the meeting in time",
 	bot_host_lost: "the bot's host went away",
 	host_drained: "the bot's host was shut down before the meeting ended",
+	help_timeout: "the bot asked for help and nobody got it past the screen it was stuck on in time",
 };
 
 /**
