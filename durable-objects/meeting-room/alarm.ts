@@ -2,6 +2,7 @@ import { setting } from "../../src/settings/deployment-defaults";
 import type { TimerHandlers } from "../shared/alarm-timers";
 import type { AutoJoin } from "./auto-join";
 import type { RoomContext } from "./context";
+import { helpTimedOut } from "./help";
 import type { RoomPlacement } from "./placement";
 import type { RoomTimerName } from "./storage";
 
@@ -28,5 +29,6 @@ export class RoomAlarm {
 		stop_deadline: () => this.room.move({ to: "completed", actor: "user" }),
 		auto_join: () => this.autoJoin.fire(),
 		notify: () => this.room.serial(() => this.room.webhooks.drain()),
+		help: () => this.room.serial(() => helpTimedOut(this.room)),
 	};
 }

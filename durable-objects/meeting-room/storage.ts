@@ -34,6 +34,7 @@ export const ROOM_KEYS = {
  * spawn ticket waits for a host's claim. `watchdog`: after a claim, how long the bot may take to
  * connect, or stay away from its channel. `stop_deadline`: how long a stopping bot has to leave.
  * `auto_join`: when a scheduled meeting's bot is sent. `notify`: the webhook relay's retry.
+ * `help`: how long a bot may sit in `needs_help` (help.ts).
  */
-export const ROOM_TIMERS = ["placement", "watchdog", "stop_deadline", "auto_join", "notify"] as const;
+export const ROOM_TIMERS = ["placement", "watchdog", "stop_deadline", "auto_join", "notify", "help"] as const;
 export type RoomTimerName = (typeof ROOM_TIMERS)[number];

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { FailureCause, FailureStage } from "../bot-channel/protocol";
 import { MEETING_STATUSES } from "../meetings/status-machine";
+import { HelpEpisode, MeetingDiagnostics, MeetingHelp } from "./help-schemas";
 import { Recording } from "./recording-schemas";
 
 /**
@@ -32,6 +33,9 @@ export const MeetingData = z
 			.string()
 			.optional()
 			.openapi({ description: "Why auto-join could not start the plan's bot; set while the plan is still scheduled" }),
+		help: MeetingHelp.optional(),
+		help_history: z.array(HelpEpisode).optional().openapi({ description: "The meeting's last finished help requests, oldest first" }),
+		diagnostics: MeetingDiagnostics.optional(),
 	})
 	.catchall(z.unknown())
 	.openapi({ description: "Meeting metadata (title, notes, languages, status reasons, calendar sources); open to other keys" });
@@ -88,9 +92,11 @@ export const RunningBot = z
 				failure_stage: z.string().nullable(),
 				failure_detail: z.string().optional(),
 				failure_cause: FailureCause.optional(),
+				diagnostics: MeetingDiagnostics.optional(),
+				help: MeetingHelp.optional(),
 			})
 			.optional()
-			.openapi({ description: "Only on a failed bot: why it failed" }),
+			.openapi({ description: "On a failed bot: why it failed (and what it saw last); on a bot that needs help: what it is stuck on" }),
 	})
 	.openapi("BotStatus");
 

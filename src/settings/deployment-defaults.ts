@@ -26,6 +26,8 @@ export const DEPLOYMENT_DEFAULTS = {
 	BOT_REPORT_TIMEOUT_S: 60,
 	BOT_RECONNECT_GRACE_S: 30,
 	BOT_STOP_GRACE_S: 20,
+	BOT_HELP_TIMEOUT_S: 300,
+	SCREENSHOT_LINK_TTL_S: 300,
 	FLEET_DUE_WINDOW_S: 600,
 	TRANSCRIPT_SHARE_TTL_S: 900,
 	/** The upload limit the bots are told; the protocol holds it because the bot host defaults its cap to it. */
