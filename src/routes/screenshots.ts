@@ -8,6 +8,7 @@ import {
 	attemptPrefix,
 	checkScreenshotLink,
 	imageTypeOf,
+	meetingOwnerOf,
 	SCREENSHOTS_PER_ATTEMPT,
 	type ScreenshotRef,
 	screenshotKey,
@@ -20,14 +21,6 @@ import {
  * link the gateway signed (docs/api.md#help-and-diagnostics). Neither route is ever public.
  */
 export const screenshotRoutes = new Hono<AppEnv>();
-
-interface Owner {
-	user_id: number;
-	status: string;
-}
-
-const ownerOf = (c: { env: AppEnv["Bindings"] }, meetingId: number) =>
-	c.env.DB.prepare("SELECT user_id, status FROM meetings WHERE id = ?").bind(meetingId).first<Owner>();
 
 screenshotRoutes.put("/internal/screenshots/:meeting_id/:name", async (c) => {
 	const meetingId = Number(c.req.param("meeting_id"));
@@ -44,7 +37,7 @@ screenshotRoutes.put("/internal/screenshots/:meeting_id/:name", async (c) => {
 	const length = Number(c.req.header("content-length"));
 	if (!Number.isInteger(length) || length <= 0) throw new ApiError(411, "Content-Length is required");
 	if (length > SCREENSHOT_MAX_BYTES) throw new ApiError(413, `Screenshot too large: at most ${SCREENSHOT_MAX_BYTES} bytes`);
-	const meeting = await ownerOf(c, meetingId);
+	const meeting = await meetingOwnerOf(c.env, meetingId);
 	if (!meeting) throw notFound("Meeting not found");
 	if (!isLive(meeting.status as MeetingStatus)) throw new ApiError(409, "The meeting is not live: it takes no screenshots");
 
@@ -76,7 +69,7 @@ screenshotRoutes.get("/public/screenshots/:meeting_id/:attempt/:name", async (c)
 	if (check === "expired") throw new ApiError(403, "Screenshot link expired");
 	if (check === "invalid") throw new ApiError(403, "Invalid screenshot link");
 	// The owner is read now: a deleted meeting's link leads nowhere, whatever its signature.
-	const meeting = await ownerOf(c, meetingId);
+	const meeting = await meetingOwnerOf(c.env, meetingId);
 	const object = meeting ? await c.env.RECORDINGS.get(screenshotKey(meeting.user_id, meetingId, ref)) : null;
 	if (!object) throw notFound("Screenshot not found");
 	return new Response(object.body, {

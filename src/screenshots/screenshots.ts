@@ -47,6 +47,15 @@ export function screenshotRefOf(value: unknown): ScreenshotRef | null {
 	return ScreenshotName.safeParse(name).success ? { attempt, name: name as string } : null;
 }
 
+/** A meeting's owner and status, as the upload and the link read them; undefined when it is gone. */
+export async function meetingOwnerOf(env: Env, meetingId: number): Promise<{ user_id: number; status: string } | undefined> {
+	return (
+		(await env.DB.prepare("SELECT user_id, status FROM meetings WHERE id = ?")
+			.bind(meetingId)
+			.first<{ user_id: number; status: string }>()) ?? undefined
+	);
+}
+
 /** How long a link works (SCREENSHOT_LINK_TTL_S). */
 export const linkTtlSeconds = (env: Env): number => Math.max(1, setting(env, "SCREENSHOT_LINK_TTL_S"));
 

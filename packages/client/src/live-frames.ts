@@ -57,6 +57,33 @@ export interface MeetingStatusData {
 	/** A failed meeting the bot fleet ended: `no_bot_capacity`, `bot_host_lost` or `host_drained`. */
 	failure_cause?: string;
 	auto_join_error?: string;
+	/** While `needs_help`: what the bot is stuck on (docs/api.md#help-and-diagnostics). */
+	help?: MeetingHelp;
+	/** On a failed meeting: what its bot saw last. */
+	diagnostics?: MeetingDiagnostics;
+}
+
+/** A screenshot the owner may open: a short-lived signed link of the gateway, or null when there is none. */
+export interface ScreenshotLink {
+	/** Which attempt's bot took it, and its name: what the meeting keeps. */
+	screenshot: { attempt: number; name: string } | null;
+	screenshot_url: string | null;
+}
+
+/** `data.help`. Its page text is the meeting page's: attacker-controlled, escape it where shown. */
+export interface MeetingHelp extends ScreenshotLink {
+	kind: "unknown_screen" | "layout_changed" | "captcha" | "sign_in_required";
+	reason: string;
+	since: string;
+	page_text: string;
+}
+
+/** `data.diagnostics`: the driver's last steps, the page it was on, its text and a screenshot. */
+export interface MeetingDiagnostics extends ScreenshotLink {
+	steps: { at: string; step: string }[];
+	page_state: string | null;
+	page_text: string;
+	at: string;
 }
 
 export interface MeetingStatusFrame {
