@@ -7,6 +7,7 @@ import { buildTimeline, endingWords, type SeenStatus } from "../timeline";
 import type { Meeting, Participant } from "../types";
 import { Button, ErrorBanner, StatusBadge, useResource, when } from "../ui";
 import { InteractivePanel } from "./meeting-actions";
+import { HelpPanel } from "./meeting-help";
 import { RecordingPanel } from "./meeting-recording";
 import { TranscriptPanel } from "./meeting-transcript";
 
@@ -49,7 +50,8 @@ export function MeetingPage(props: { id: string }) {
 					if (status === "completed" || status === "failed") reloadRecord.current();
 					else {
 						record.set((current) => (current ? { ...current, status } : current));
-						if (status === "active") reloadRecord.current();
+						// The record carries what a stuck bot sees (data.help), with a fresh screenshot link.
+						if (status === "active" || status === "needs_help") reloadRecord.current();
 					}
 				} else if (frame.type === "participant.joined" || frame.type === "participant.left") setParticipantsRound((n) => n + 1);
 			},
@@ -91,6 +93,7 @@ export function MeetingPage(props: { id: string }) {
 							A newer meeting started on this link. <a href={`#/meetings/${newer}`}>Open meeting {newer}</a>
 						</p>
 					) : null}
+					<HelpPanel meeting={meeting} onLinkExpired={record.reload} />
 					<div class="grid-2">
 						<div>
 							{planned ? (
