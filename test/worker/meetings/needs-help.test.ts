@@ -7,11 +7,12 @@
  */
 import { describe, expect, it } from "vitest";
 import type { MeetingStatusFrame } from "../../../src/live/frames";
+import { BotStatusList, MeetingRecord } from "../../../src/routes/meeting-schemas";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
 import { type Meeting, meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
 import { bytesOf, jpegBytes, openLink, pngBytes, uploadScreenshot } from "../screenshots/fixtures";
-import { call, json, userWithKey } from "../support";
+import { call, expectDocumented, json, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received } from "../webhooks/receiver";
 import { openSocket, SimulatedBot, spawnRequestFor } from "./bot-sim";
@@ -59,6 +60,9 @@ describe("a bot that asks for help", () => {
 		expect(image.status).toBe(200);
 		expect(image.headers.get("content-type")).toBe("image/jpeg");
 		expect(await bytesOf(image)).toEqual(jpegBytes());
+		// Every field is as /openapi.json documents it.
+		await expectDocumented(MeetingRecord, await call("GET", `/meetings/${meeting.id}`, { headers }));
+		await expectDocumented(BotStatusList, await call("GET", "/bots/status", { headers }));
 		// Stored as a reference; each answer mints its own link.
 		const list = await json<{ meetings: Meeting[] }>(await call("GET", "/meetings", { headers }));
 		expect(list.meetings.find((m) => m.id === meeting.id)?.data.help).toMatchObject({
@@ -152,8 +156,9 @@ describe("a failed bot's diagnostics", () => {
 			reason: "the join button never appeared",
 			diagnostics: { steps, page_state: "<b>prejoin</b>", page_text: "Ask to join\nPresent", screenshot: "failure.png" },
 		});
-		const ended = await getMeeting(headers, meeting.id);
+		const ended = await expectDocumented(MeetingRecord, await call("GET", `/meetings/${meeting.id}`, { headers }));
 		expect(ended).toMatchObject({ status: "failed", completion_reason: "join_failure" });
+		await expectDocumented(BotStatusList, await call("GET", "/bots/status", { headers }));
 		const diagnostics = ended.data.diagnostics;
 		expect(diagnostics).toMatchObject({
 			page_state: null,

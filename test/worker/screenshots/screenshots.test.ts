@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { SCREENSHOT_MAX_BYTES } from "../../../src/bot-channel/protocol";
 import { SCREENSHOTS_PER_ATTEMPT, screenshotKey, screenshotUrl } from "../../../src/screenshots/screenshots";
 import { meetCode } from "../../shared/meetings";
-import { SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
+import { spawnRequestFor } from "../meetings/bot-sim";
 import { getMeeting, sendBot } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 import { bytesOf, jpegBytes, openLink, pngBytes, uploadScreenshot } from "./fixtures";
