@@ -37,6 +37,7 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import { ClaimRequest } from "../src/bot-channel/fleet.ts";
 import { RECORDING_MAX_BYTES } from "../src/bot-channel/protocol.ts";
+import { parentDeathMissing } from "./bot/browser-owner.ts";
 import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
 import { hostEgressFromEnv } from "./bot/egress.ts";
 import { WAV_HEADER_BYTES } from "./bot/wav.ts";
@@ -123,7 +124,9 @@ const blockers = () => [
 	...[noCredential()].filter((problem) => problem !== null),
 	...(sandbox.problem?.fatal ? [sandbox.problem.detail] : []),
 ];
-const warnings = sandbox.problem && !sandbox.problem.fatal ? [sandbox.problem.detail] : [];
+const orphanable = parentDeathMissing();
+if (orphanable) console.error(`WARNING: ${orphanable}`);
+const warnings = [...(sandbox.problem && !sandbox.problem.fatal ? [sandbox.problem.detail] : []), ...(orphanable ? [orphanable] : [])];
 const host = await startBotHost({
 	port: Number(env.BOT_HOST_PORT ?? 8790),
 	bind,
