@@ -9,15 +9,16 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/ports.mjs";
 import { eventually, until } from "../../test/shared/wait.ts";
 import { launchBotBrowser } from "../bot/browser.ts";
-import { type BrowserOwner, ownerDirName, processStarted } from "../bot/browser-owner.ts";
+import { type BrowserOwner, ownerDirName } from "../bot/browser-owner.ts";
 import { type Sandbox, startSandbox } from "../sandbox/server.ts";
+import { alive, browsersIn, deadProcess, hostDir, killAll, sessionOf } from "./browsers.ts";
 import { type ClaimServer, type CountingQueue, startClaimServer, startCountingQueue } from "./fleet-peers.ts";
 import { scriptMeeting } from "./harness.ts";
 import { FakeRoom, finalStatus, statusesOf } from "./room.ts";
@@ -34,47 +35,9 @@ interface Host {
 	dir: string;
 }
 
-/** Every live process whose command line names a profile under `dir` (Chromium passes it to all its helpers). */
-function browsersIn(dir: string): number[] {
-	const marker = `--user-data-dir=${dir}${path.sep}`;
-	return readdirSync("/proc")
-		.filter((entry) => /^\d+$/.test(entry))
-		.filter((entry) => {
-			try {
-				return readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ").includes(marker);
-			} catch {
-				return false;
-			}
-		})
-		.map(Number);
-}
-
-/** Live processes in the session `sid` leads: puppeteer starts Chromium in a session of its own, and its helpers stay in it. */
-function sessionOf(sid: number): number[] {
-	return readdirSync("/proc")
-		.filter((entry) => /^\d+$/.test(entry))
-		.filter((entry) => {
-			try {
-				const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-				const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-				return fields[0] !== "Z" && Number(fields[3]) === sid;
-			} catch {
-				return false;
-			}
-		})
-		.map(Number);
-}
-
-const alive = (pid: number) => processStarted(pid) !== null;
-
 /** A host instance that is gone: a process that ran and ended, so its pid and start time name nothing live. */
 async function deadInstance(hostId: string): Promise<BrowserOwner> {
-	const child = spawn("sleep", ["60"], { stdio: "ignore" });
-	const pid = child.pid ?? 0;
-	const started = processStarted(pid) ?? 0;
-	const exited = once(child, "exit");
-	child.kill("SIGKILL");
-	await exited;
+	const { pid, started } = await deadProcess();
 	return { hostId, pid, started, dir: path.join(tmpdir(), ownerDirName({ hostId, pid, started })) };
 }
 
@@ -101,13 +64,7 @@ describe("bot host browsers and the host's death", () => {
 		}
 		// Should a test fail half-way, no browser of it outlives it either.
 		for (const dir of [...leftovers, ...hosts.map((h) => h.dir)]) {
-			for (const pid of browsersIn(dir)) {
-				try {
-					process.kill(pid, "SIGKILL");
-				} catch {
-					// ended while we looked
-				}
-			}
+			killAll(browsersIn(dir));
 			rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 		}
 		await claims.close();
@@ -159,7 +116,7 @@ describe("bot host browsers and the host's death", () => {
 			id,
 			port,
 			output,
-			dir: path.join(tmpdir(), ownerDirName({ hostId: id, pid, started: processStarted(pid) ?? 0 })),
+			dir: hostDir(id, pid),
 		};
 		hosts.push(host);
 		await eventually(
