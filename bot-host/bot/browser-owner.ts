@@ -5,6 +5,9 @@
  * So each browser starts through `setpriv --pdeathsig SIGKILL` (util-linux): the kernel kills it
  * the moment its parent, the host process, is gone, and its zygote, renderers and utility
  * processes end with it (they exit when the browser's IPC closes; bot-host/test/orphans.test.ts).
+ * (`pipe: true` ends it too, checked unsandboxed: Chromium quits when its DevTools pipe closes, but
+ * only once its main thread gets to it; the signal waits for nothing.) The signal follows the thread
+ * that spawned the browser: the host's main thread, which lives as long as the process.
  * Its profile lives in a directory naming the host id and the host process (pid and start time,
  * so a reused pid is not taken for it): a host that starts finds what a dead instance of itself
  * left behind (../stray-browsers.ts).
