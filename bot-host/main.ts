@@ -28,6 +28,10 @@
  * sandbox): `not_found` (default) or `open`. OUTBOUND_ALLOW_PRIVATE (default false),
  * BOT_DOWNLOAD_MAX_BYTES, BOT_VIDEO_MAX_BYTES: what bots may fetch for users (bot/egress.ts).
  *
+ * Each bot's Chromium dies with this process however it ends (setpriv --pdeathsig from util-linux;
+ * without it /health says `degraded`), and at start the host reaps what a dead instance of its id
+ * left (bot/browser-owner.ts, stray-browsers.ts).
+ *
  * SIGTERM drains: no more pulls, /health 503 `draining`, bots stay until their meetings end or
  * BOT_HOST_DRAIN_S passes, then leave with `failure_cause: host_drained`; a second SIGTERM makes them leave
  * at once. The process exits when no bot is left.

@@ -11,6 +11,15 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { type BrowserOwner, ownerAlive, parseOwnerDir } from "./bot/browser-owner.ts";
 
+/** A directory's entries; none where it cannot be read (no /proc: not Linux). */
+function listing(dir: string): string[] {
+	try {
+		return readdirSync(dir);
+	} catch {
+		return [];
+	}
+}
+
 export interface Reaped {
 	/** Processes killed: browsers and their helpers (zygote, renderers, utility), each carrying the profile flag. */
 	processes: number;
@@ -22,7 +31,7 @@ export interface Reaped {
 function strayProcesses(hostId: string, tmp: string, dead: (owner: BrowserOwner) => boolean): Map<number, string> {
 	const marker = `--user-data-dir=${tmp}${path.sep}`;
 	const found = new Map<number, string>();
-	for (const entry of readdirSync("/proc")) {
+	for (const entry of listing("/proc")) {
 		if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
 		let cmdline: string;
 		try {
@@ -66,7 +75,7 @@ export async function reapStrayBrowsers(self: BrowserOwner, log: (line: string) 
 		}
 	}
 	const dirs = new Set<string>();
-	for (const name of readdirSync(tmp)) {
+	for (const name of listing(tmp)) {
 		const owner = parseOwnerDir(name, tmp);
 		if (owner && owner.hostId === hostId && dead(owner)) dirs.add(owner.dir);
 	}

@@ -15,7 +15,7 @@
 import { accessSync, constants, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import puppeteer from "puppeteer-core";
+import puppeteer, { type LaunchOptions } from "puppeteer-core";
 
 /** Named in a host's profile directory when the host has no id (tests, the bench). */
 export const UNNAMED_HOST = "unnamed";
@@ -98,17 +98,19 @@ export function parentDeathMissing(): string | null {
 }
 
 /**
- * Puppeteer's launch options that start Chromium with `args` as a child that dies with this
- * process. setpriv takes options before the program and puppeteer puts its own flags first, so
- * the command is built whole: setpriv's options, Chromium, then puppeteer's defaults with `args`.
- * Without setpriv Chromium starts as before (the host says so at start; the next start reaps).
+ * Puppeteer's launch options rewritten so Chromium starts as a child that dies with this process.
+ * setpriv takes its options before the program and puppeteer puts its own flags first, so the
+ * command is built whole: setpriv's options, Chromium, then the flags puppeteer would have given
+ * it for these options (its defaults, then `args`). Without setpriv the options stay as they are
+ * (the host says so at start; its next start reaps what it leaves).
  */
-export function parentDeathLaunch(
-	executablePath: string,
-	args: string[],
-): { executablePath: string; args: string[]; ignoreDefaultArgs: boolean } {
+export function withParentDeath(options: LaunchOptions): LaunchOptions {
 	const setpriv = parentDeathHelper();
-	if (!setpriv) return { executablePath, args, ignoreDefaultArgs: false };
-	const chromium = puppeteer.defaultArgs({ headless: true, args });
-	return { executablePath: setpriv, args: ["--pdeathsig", "SIGKILL", "--", executablePath, ...chromium], ignoreDefaultArgs: true };
+	if (!setpriv || !options.executablePath || options.ignoreDefaultArgs) return options;
+	return {
+		...options,
+		executablePath: setpriv,
+		args: ["--pdeathsig", "SIGKILL", "--", options.executablePath, ...puppeteer.defaultArgs(options)],
+		ignoreDefaultArgs: true,
+	};
 }

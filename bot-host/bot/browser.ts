@@ -2,8 +2,8 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import puppeteer, { type Browser } from "puppeteer-core";
-import { type BrowserOwner, browserOwner, parentDeathLaunch } from "./browser-owner.ts";
+import puppeteer, { type Browser, type LaunchOptions } from "puppeteer-core";
+import { type BrowserOwner, browserOwner, withParentDeath } from "./browser-owner.ts";
 import { sandboxFlags } from "./chromium-sandbox.ts";
 
 export interface BrowserOptions {
@@ -99,16 +99,18 @@ export async function launchBotBrowser(label: string, options: BrowserOptions): 
 		...extraFlags,
 	];
 	try {
-		const browser = await puppeteer.launch({
-			// A child that the kernel kills with the host, however the host ends.
-			...parentDeathLaunch(options.executablePath, args),
+		const launch: LaunchOptions = {
+			executablePath: options.executablePath,
 			headless: true,
+			args,
 			defaultViewport: { width: 1280, height: 800 },
 			// We handle signals ourselves so a shutdown can leave meetings first.
 			handleSIGINT: false,
 			handleSIGTERM: false,
 			handleSIGHUP: false,
-		});
+		};
+		// A child that the kernel kills with the host, however the host ends.
+		const browser = await puppeteer.launch(withParentDeath(launch));
 		return {
 			browser,
 			profileDir,
