@@ -23,7 +23,7 @@ import {
 	spawnRequestFor,
 } from "../meetings/bot-sim";
 import { swapEnv } from "../meetings/broken-env";
-import { fireTimersNow, roomTimers, sendBot } from "../meetings/helpers";
+import { createPlan, fireTimersNow, meetUrl, roomTimers, sendBot } from "../meetings/helpers";
 import { call, expectDocumented, roomOf, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received } from "../webhooks/receiver";
@@ -259,6 +259,35 @@ describe("the refresh and its note", () => {
 		expect(Object.keys((await roomTimers(m.id)).timers)).toEqual(["watchdog"]);
 		const status = await expectDocumented(BotStatusList, await call("GET", "/bots/status", { headers }));
 		expect(status.running_bots.find((b) => b.meeting_id === m.id)?.data).toBeUndefined();
+	});
+});
+
+describe("an auto-join waiting for a host", () => {
+	it("shows data.placement but announces no note before its step to requested is, and is handed back without it", async () => {
+		const hook = newHook();
+		const { headers, key } = await userWithWebhook(hook.url, { events: { "meeting.status_change": true } });
+		const code = meetCode();
+		// Hours ahead, so auto-join waits for the test to fire it.
+		const plan = await createPlan(headers, { meeting_url: meetUrl(code), scheduled_at: new Date(Date.now() + 2 * 3600_000).toISOString() });
+		const watcher = await watch(key, code);
+		try {
+			await fireTimersNow(plan.id);
+			const placement = await placementOf(headers, plan.id);
+			expect(placement.reason).toBe("no_host_reported");
+			await fireRefresh(plan.id);
+			await watcher.pingPong();
+			expect((watcher.messages as StatusFrame[]).filter((m) => m.type === "meeting.status")).toEqual([]);
+			// The deadline hands the plan back: scheduled again, nothing of the wait left.
+			await fireTimersNow(plan.id);
+			const back = await eventually("the plan handed back", async () => {
+				const now = await getMeeting(headers, plan.id);
+				return now.status === "scheduled" ? now : undefined;
+			});
+			expect(back.data.placement).toBeUndefined();
+			expect(await webhookNotes(hook.path)).toEqual([]);
+		} finally {
+			watcher.close();
+		}
 	});
 });
 
