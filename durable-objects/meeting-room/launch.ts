@@ -35,7 +35,7 @@ export class RoomLaunch {
 			return state ? this.placement.publishTicket(state) : { ok: false as const, detail: "the meeting moved on" };
 		});
 		if (!result.ok && (await this.room.serial(() => this.placement.giveBack()))) return result;
-		if (result.ok) await this.room.serial(() => this.placement.watch.refresh(false));
+		if (result.ok) await this.room.serial(() => this.placement.watch.look());
 		return { ok: true };
 	}
 
@@ -78,7 +78,7 @@ export class RoomLaunch {
 			if (state?.machine.status !== "requested" || state.claim) return { ok: true as const };
 			const published = await this.placement.publishTicket(state);
 			// What it waits on, as soon as the ticket is out (the refresh timer's note comes only if it still waits).
-			if (published.ok) await this.placement.watch.refresh(false);
+			if (published.ok) await this.placement.watch.look();
 			return published;
 		});
 		if (!result.ok) {

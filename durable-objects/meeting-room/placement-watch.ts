@@ -1,4 +1,5 @@
 import { freshHostReports, HOST_REPORT_FRESH_MS } from "../../src/bot-channel/fleet-store";
+import { errorName } from "../../src/error-text";
 import type { MeetingPlacement, PlacementReason } from "../../src/live/frames";
 import { findOwnedMeeting, nowIso } from "../../src/meetings/meeting-store";
 import { clearPlacement, writePlacement } from "../../src/meetings/placement-record";
@@ -44,6 +45,16 @@ export class PlacementWatch {
 	}
 
 	/**
+	 * The first look, as the ticket goes out: what it shows is never worth failing a launch, a
+	 * respawn or a claim for, so a failed read or write is logged and the timer looks again.
+	 */
+	async look(): Promise<void> {
+		await this.refresh(false).catch((err: unknown) => {
+			console.error("data.placement not written yet", errorName(err));
+		});
+	}
+
+	/**
 	 * Reads the reports again and writes `data.placement` when it changed. `announce`: a reason
 	 * not yet announced goes out as a note (the refresh timer's; the first look, as the ticket goes
 	 * out, only writes, so a meeting placed at once says nothing more than `requested`).
@@ -79,19 +90,28 @@ export class PlacementWatch {
 		await this.room.timers.set("placement_refresh", now + this.refreshMs);
 	}
 
-	/** What the attempt waits on now, in words: a `no_bot_capacity` failure says it. */
+	/** What the attempt waits on now, in words, for a `no_bot_capacity` failure; null when the reports cannot be read (it fails all the same). */
 	async detailNow(state: RoomState): Promise<string | null> {
-		const wait = await this.room.storage.get<StoredWait>(ROOM_KEYS.placementWait);
-		const deadline = await this.room.timers.due("placement");
-		if (!wait || !waiting(state, wait)) return null;
-		return (await this.describe(state, wait, deadline ?? Date.now(), Date.now())).detail;
+		try {
+			const wait = await this.room.storage.get<StoredWait>(ROOM_KEYS.placementWait);
+			const deadline = await this.room.timers.due("placement");
+			if (!wait || !waiting(state, wait)) return null;
+			return (await this.describe(state, wait, deadline ?? Date.now(), Date.now())).detail;
+		} catch (err) {
+			console.error("what the meeting waited on is unknown", state.meetingId, errorName(err));
+			return null;
+		}
 	}
 
 	/** A host claimed the attempt: `data.placement` goes (a status move out of `requested` removes it itself). */
 	async claimed(state: RoomState): Promise<void> {
 		const wait = await this.room.storage.get<StoredWait>(ROOM_KEYS.placementWait);
 		await this.stop();
-		if (wait?.shown) await clearPlacement(this.room.env, state.meetingId);
+		// The claim stands whatever happens here: the bot's first status move removes it anyway.
+		if (wait?.shown)
+			await clearPlacement(this.room.env, state.meetingId).catch((err: unknown) => {
+				console.error("data.placement left until the next move", state.meetingId, errorName(err));
+			});
 	}
 
 	/** The wait is over (claimed, ended, handed back): no more refreshes. */

@@ -174,7 +174,7 @@ export class RoomPlacement {
 			.run();
 		console.warn("bot host lost, asking for another bot", state.meetingId, next.attempt);
 		const published = await this.publishTicket(next);
-		if (published.ok) await this.watch.refresh(false);
+		if (published.ok) await this.watch.look();
 		return published;
 	}
 

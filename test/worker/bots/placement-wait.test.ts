@@ -22,7 +22,7 @@ import {
 	type SocketClient,
 	spawnRequestFor,
 } from "../meetings/bot-sim";
-import { swapEnv } from "../meetings/broken-env";
+import { Faults, failingD1, swapEnv } from "../meetings/broken-env";
 import { createPlan, fireTimersNow, meetUrl, roomTimers, sendBot } from "../meetings/helpers";
 import { call, expectDocumented, roomOf, userWithKey } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
@@ -259,6 +259,36 @@ describe("the refresh and its note", () => {
 		expect(Object.keys((await roomTimers(m.id)).timers)).toEqual(["watchdog"]);
 		const status = await expectDocumented(BotStatusList, await call("GET", "/bots/status", { headers }));
 		expect(status.running_bots.find((b) => b.meeting_id === m.id)?.data).toBeUndefined();
+	});
+});
+
+describe("when the reports cannot be read or the record written", () => {
+	it("still claims, and still fails no_bot_capacity on time: what a meeting shows never holds up placement", async () => {
+		const { headers } = await userWithKey();
+		const claimed = await sendBot(headers, meetCode());
+		await placementOf(headers, claimed.id);
+		const claimRestore = await swapEnv(roomOf(claimed.id), (real) => ({ DB: failingD1(real.DB, /json_remove/, new Faults(10)) }));
+		try {
+			expect((await claimAttempt(claimed.id)).status).toBe(200);
+		} finally {
+			await claimRestore();
+		}
+
+		const unplaced = await sendBot(headers, meetCode());
+		await placementOf(headers, unplaced.id);
+		const faults = new Faults(10);
+		const restore = await swapEnv(roomOf(unplaced.id), (real) => ({ DB: failingD1(real.DB, /FROM bot_hosts/, faults) }));
+		try {
+			await fireTimersNow(unplaced.id);
+			const failed = await eventually("failed", async () => {
+				const now = await getMeeting(headers, unplaced.id);
+				return now.status === "failed" ? now : undefined;
+			});
+			expect(faults.count).toBeGreaterThan(0);
+			expect(failed.data).toMatchObject({ failure_cause: "no_bot_capacity", failure_detail: "no bot host took the meeting within 180 s" });
+		} finally {
+			await restore();
+		}
 	});
 });
 
