@@ -37,6 +37,7 @@ export interface Env {
 	SPAWN_QUEUE_TOKEN?: string;
 	/** How long a spawn ticket waits for a host's claim before the meeting fails (`data.failure_cause: no_bot_capacity`, default 180). */
 	BOT_PLACEMENT_TIMEOUT_S?: string;
+	BOT_PLACEMENT_REFRESH_S?: string;
 	/** Respawns on another host after a host is lost mid-meeting (default 0: the meeting fails, `data.failure_cause: bot_host_lost`). */
 	BOT_MAX_RESPAWNS?: string;
 	/** Bearer token an autoscaler presents at GET /internal/fleet/metrics. */

@@ -6,6 +6,7 @@ import { meetings } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
 import { findOpenMeetingOnLink } from "../meetings/meeting-store";
+import { placementOf } from "../meetings/placement-record";
 import { isLive, LIVE_STATUSES, type MeetingStatus } from "../meetings/status-machine";
 import { meetingRoom } from "../objects";
 import { endWithoutRoom } from "./end-without-room";
@@ -85,6 +86,7 @@ export async function botStatuses(env: Env, caller: { userId: number }) {
 
 function botStatus(r: MeetingRow) {
 	const failed = r.status === "failed";
+	const placement = failed ? null : placementOf(r.data);
 	const cause = FailureCause.safeParse(r.data.failure_cause);
 	const detail = {
 		...(typeof r.data.failure_detail === "string" ? { failure_detail: r.data.failure_detail } : {}),
@@ -106,5 +108,6 @@ function botStatus(r: MeetingRow) {
 		failure_stage: r.failureStage,
 		labels: {},
 		...(failed ? { data: { completion_reason: r.completionReason, failure_stage: r.failureStage, ...detail } } : {}),
+		...(placement ? { data: { completion_reason: null, failure_stage: null, placement } } : {}),
 	};
 }

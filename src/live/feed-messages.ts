@@ -1,5 +1,6 @@
 /** The server → client messages of `/ws` (docs/live-feed.md#server--client), built in one place as frames.ts declares them. */
 import type { MeetingRow } from "../db/schema";
+import { placementOf } from "../meetings/placement-record";
 import type { StatusStep } from "../meetings/status-writes";
 import type {
 	ChatMessageFrame,
@@ -45,14 +46,16 @@ export function statusStepMessage(row: MeetingRow, step: StatusStep): MeetingSta
 	const failure = failed && typeof row.data.failure_detail === "string" ? row.data.failure_detail : null;
 	const cause = failed && typeof row.data.failure_cause === "string" ? row.data.failure_cause : null;
 	const autoJoinError = step.note && typeof row.data.auto_join_error === "string" ? row.data.auto_join_error : null;
+	const placement = step.note ? placementOf(row.data) : null;
 	const data: MeetingStatusData = {
 		reason: step.reason ?? null,
 		completion_reason: row.completionReason,
 		...(failure ? { failure_detail: failure } : {}),
 		...(cause ? { failure_cause: cause } : {}),
 		...(autoJoinError ? { auto_join_error: autoJoinError } : {}),
+		...(placement ? { placement } : {}),
 	};
-	const said = data.reason || data.completion_reason || failure || autoJoinError;
+	const said = data.reason || data.completion_reason || failure || autoJoinError || placement;
 	return meetingStatusMessage(meetingRefOf(row), row.userId, step.to ?? REMOVED_STATUS, said ? data : null);
 }
 

@@ -117,12 +117,17 @@ export async function moveMeeting(env: Env, request: MoveRequest, announce: Anno
 	const detail = failed ? failureDetail(ask.reason, next.completion_reason, ask.failure_cause) : null;
 	// The fleet's cause sits beside the sentence.
 	const cause = failed ? ask.failure_cause : undefined;
+	// A meeting that moves on from waiting for a host no longer says what it waits on (placement-record.ts).
+	const unplaced = result.changed && next.status !== "requested" ? sql`json_remove(${meetings.data}, '$.placement')` : null;
+	const base = unplaced ?? sql`${meetings.data}`;
 	const data = cause
-		? sql`json_set(${meetings.data}, '$.failure_detail', ${detail}, '$.failure_cause', ${cause})`
-		: sql`json_set(${meetings.data}, '$.failure_detail', ${detail})`;
+		? sql`json_set(${base}, '$.failure_detail', ${detail}, '$.failure_cause', ${cause})`
+		: detail
+			? sql`json_set(${base}, '$.failure_detail', ${detail})`
+			: unplaced;
 	const row = await db(env)
 		.update(meetings)
-		.set({ ...columns, ...(detail ? { data } : {}), updatedAt: now })
+		.set({ ...columns, ...(data ? { data } : {}), updatedAt: now })
 		.where(and(eq(meetings.id, request.meetingId), inArray(meetings.status, [...(request.guard ?? [current.status])])))
 		.returning()
 		.get();
