@@ -25,6 +25,7 @@ export class RoomAlarm {
 				await this.autoJoin.placementTimedOut(`No bot host took the meeting within ${setting(this.room.env, "BOT_PLACEMENT_TIMEOUT_S")} s`);
 			}
 		},
+		placement_refresh: () => this.room.serial(() => this.placement.watch.refresh(true)),
 		watchdog: () => this.room.serial(() => this.placement.hostLost()),
 		stop_deadline: () => this.room.move({ to: "completed", actor: "user" }),
 		auto_join: () => this.autoJoin.fire(),

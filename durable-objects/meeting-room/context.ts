@@ -277,7 +277,7 @@ export class RoomContext {
 	}
 
 	private async finish(state: RoomState, actor: Actor): Promise<void> {
-		await this.timers.clear("watchdog", "stop_deadline", "placement", "help");
+		await this.timers.clear("watchdog", "stop_deadline", "placement", "placement_refresh", "help");
 		await this.commands.clear();
 		if (state.link) {
 			await accountObject(this.env, state.userId).releaseBotSlot(state.link);
@@ -294,7 +294,7 @@ export class RoomContext {
 		console.warn("meeting moved on without its room", state.meetingId);
 		await this.ctx.storage.delete(ROOM_KEYS.state);
 		await this.commands.clear();
-		await this.timers.clear("watchdog", "stop_deadline", "placement", "help");
+		await this.timers.clear("watchdog", "stop_deadline", "placement", "placement_refresh", "help");
 		for (const socket of this.botSockets()) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
 	}
 }

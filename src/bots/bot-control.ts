@@ -7,6 +7,7 @@ import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
 import type { MeetingDiagnostics, MeetingHelp } from "../live/frames";
 import { findOpenMeetingOnLink } from "../meetings/meeting-store";
+import { placementOf } from "../meetings/placement-record";
 import { isLive, LIVE_STATUSES, type MeetingStatus } from "../meetings/status-machine";
 import { meetingRoom } from "../objects";
 import { withLinkedData } from "../screenshots/screenshots";
@@ -88,6 +89,7 @@ export async function botStatuses(env: Env, caller: { userId: number }) {
 function botStatus(r: MeetingRow) {
 	const failed = r.status === "failed";
 	const stuck = r.status === "needs_help" && isObject(r.data.help);
+	const placement = failed ? null : placementOf(r.data);
 	const cause = FailureCause.safeParse(r.data.failure_cause);
 	const detail = {
 		...(typeof r.data.failure_detail === "string" ? { failure_detail: r.data.failure_detail } : {}),
@@ -112,6 +114,7 @@ function botStatus(r: MeetingRow) {
 		...(failed ? { data: { completion_reason: r.completionReason, failure_stage: r.failureStage, ...detail } } : {}),
 		// A stuck bot says what it is stuck on (docs/api.md#help-and-diagnostics).
 		...(stuck ? { data: { completion_reason: null, failure_stage: null, help: r.data.help as MeetingHelp } } : {}),
+		...(placement ? { data: { completion_reason: null, failure_stage: null, placement } } : {}),
 	};
 }
 

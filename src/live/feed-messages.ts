@@ -1,5 +1,6 @@
 /** The server → client messages of `/ws` (docs/live-feed.md#server--client), built in one place as frames.ts declares them. */
 import type { MeetingRow } from "../db/schema";
+import { placementOf } from "../meetings/placement-record";
 import type { StatusStep } from "../meetings/status-writes";
 import type {
 	ChatMessageFrame,
@@ -50,6 +51,7 @@ export function statusStepMessage(row: MeetingRow, step: StatusStep): MeetingSta
 	// As stored, with the screenshot link the room minted for this step (src/screenshots/screenshots.ts).
 	const help = row.status === "needs_help" ? objectIn(row.data, "help") : null;
 	const diagnostics = failed ? objectIn(row.data, "diagnostics") : null;
+	const placement = step.note ? placementOf(row.data) : null;
 	const data: MeetingStatusData = {
 		reason: step.reason ?? null,
 		completion_reason: row.completionReason,
@@ -58,8 +60,9 @@ export function statusStepMessage(row: MeetingRow, step: StatusStep): MeetingSta
 		...(autoJoinError ? { auto_join_error: autoJoinError } : {}),
 		...(help ? { help: help as unknown as MeetingHelp } : {}),
 		...(diagnostics ? { diagnostics: diagnostics as unknown as MeetingDiagnostics } : {}),
+		...(placement ? { placement } : {}),
 	};
-	const said = data.reason || data.completion_reason || failure || autoJoinError || help || diagnostics;
+	const said = data.reason || data.completion_reason || failure || autoJoinError || placement || help || diagnostics;
 	return meetingStatusMessage(meetingRefOf(row), row.userId, step.to ?? REMOVED_STATUS, said ? data : null);
 }
 

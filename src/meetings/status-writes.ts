@@ -122,10 +122,16 @@ export async function moveMeeting(env: Env, request: MoveRequest, announce: Anno
 	const detail = failed ? failureDetail(ask.reason, next.completion_reason, ask.failure_cause) : null;
 	// The fleet's cause sits beside the sentence.
 	const cause = failed ? ask.failure_cause : undefined;
+	// A meeting that moves on from waiting for a host no longer says what it waits on (placement-record.ts).
+	const unplaced = result.changed && next.status !== "requested" ? sql`json_remove(${meetings.data}, '$.placement')` : null;
+	const base = unplaced ?? sql`${meetings.data}`;
 	const failure = cause
-		? sql`json_set(${meetings.data}, '$.failure_detail', ${detail}, '$.failure_cause', ${cause})`
-		: sql`json_set(${meetings.data}, '$.failure_detail', ${detail})`;
-	const data = withDataFields(detail ? failure : undefined, request.data);
+		? sql`json_set(${base}, '$.failure_detail', ${detail}, '$.failure_cause', ${cause})`
+		: detail
+			? sql`json_set(${base}, '$.failure_detail', ${detail})`
+			: unplaced;
+	// A bot's help request and diagnostics (meeting-room/help.ts) go in the same statement.
+	const data = withDataFields(failure ?? undefined, request.data);
 	const row = await db(env)
 		.update(meetings)
 		.set({ ...columns, ...(data ? { data } : {}), updatedAt: now })

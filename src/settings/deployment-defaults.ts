@@ -22,6 +22,7 @@ export const DEPLOYMENT_DEFAULTS = {
 	/** Read by src/outbound/url-guard.ts itself: the bot host shares that module, not this table. */
 	OUTBOUND_ALLOW_PRIVATE: false,
 	BOT_PLACEMENT_TIMEOUT_S: 180,
+	BOT_PLACEMENT_REFRESH_S: 10,
 	BOT_MAX_RESPAWNS: 0,
 	BOT_REPORT_TIMEOUT_S: 60,
 	BOT_RECONNECT_GRACE_S: 30,
