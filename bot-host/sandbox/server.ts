@@ -129,6 +129,7 @@ export async function startSandbox(
 					"POST /__sandbox/settings": "{unconfigured_meetings: not_found|open}",
 					"POST /__sandbox/meetings/<id>/actions": "{action: admit|deny|remove|end|clear_interstitial|restore_layout}",
 					"GET /__sandbox/meetings/<id>/observed": "what the meeting saw of the bot",
+					"GET /__sandbox/meetings/<id>/screen": "{interstitial, layout_changed}: whether those screens show now",
 					"GET /__sandbox/meetings/<id>/observed/mic.wav": "the bot's microphone",
 					"DELETE /__sandbox/meetings/<id>": "forget the meeting",
 				},
