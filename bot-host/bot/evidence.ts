@@ -13,6 +13,7 @@ import {
 	SCREENSHOT_MAX_BYTES,
 	type SpawnRequest,
 } from "../../src/bot-channel/protocol.ts";
+import type { PageState } from "../drivers/types.ts";
 import { errorText } from "../error-text.ts";
 import { reportablePageText, type Secrets, StepLog } from "./step-log.ts";
 
@@ -30,6 +31,8 @@ export class Evidence {
 	private readonly secrets: Secrets;
 	private readonly warn: (line: string) => void;
 	private shots = 0;
+	/** The driver's last reading of the page. */
+	private lastState: PageState | null = null;
 
 	constructor(options: { request: SpawnRequest; now: () => number; log: (line: string) => void }) {
 		const { request } = options;
@@ -43,6 +46,13 @@ export class Evidence {
 		this.log.add(words);
 	}
 
+	/** A step for every change of screen, so the log reads as the bot's way through the pages. */
+	notePage(state: PageState): void {
+		if (state === this.lastState) return;
+		this.lastState = state;
+		this.step(`page now shows: ${state}`);
+	}
+
 	/** What the bot sees while it asks for help; the screenshot is uploaded first. */
 	async help(page: Page, kind: HelpKind): Promise<HelpReport> {
 		const [page_text, screenshot] = await Promise.all([this.pageText(page), this.screenshot(page, "help")]);
@@ -50,9 +60,9 @@ export class Evidence {
 	}
 
 	/** What the bot saw last before it failed; without a page (Chromium gone) only the steps. */
-	async diagnostics(page: Page | null, pageState: string | null): Promise<FailureDiagnostics> {
+	async diagnostics(page: Page | null): Promise<FailureDiagnostics> {
 		const [page_text, screenshot] = page ? await Promise.all([this.pageText(page), this.screenshot(page, "failure")]) : ["", null];
-		return { steps: this.log.steps, page_state: pageState, page_text, screenshot };
+		return { steps: this.log.steps, page_state: this.lastState, page_text, screenshot };
 	}
 
 	async pageText(page: Page): Promise<string> {

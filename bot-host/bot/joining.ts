@@ -35,7 +35,11 @@ export class JoinAttempts {
 		if (this.asked || now() - this.lastTry < JOIN_RETRY_MS) return;
 		this.lastTry = now();
 		const { driver, request, evidence } = this.options;
-		const step = (words: string) => evidence.step(words);
+		// A try again after a missing join button tells its steps only if it gets through, so a long
+		// wait for help does not push everything before it out of the bounded step log.
+		const retrying = this.buttonMissing;
+		const held: string[] = [];
+		const step = (words: string) => (retrying ? held.push(words) : evidence.step(words));
 		try {
 			await driver.join(page, { botName: request.bot_name, passcode: request.passcode ?? null, step });
 		} catch (err) {
@@ -44,6 +48,8 @@ export class JoinAttempts {
 			this.buttonMissing = true;
 			return;
 		}
+		if (retrying) evidence.step("tried to join again, and the join button was there");
+		for (const words of held) evidence.step(words);
 		this.asked = true;
 		this.buttonMissing = false;
 		this.deadline = now() + this.options.timeoutMs;

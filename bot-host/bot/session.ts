@@ -66,7 +66,6 @@ export class BotSession {
 	/** The bot's last steps, page text and screenshots, for help requests and failures. */
 	private readonly evidence: Evidence;
 	private readonly help: HelpWatch;
-	private lastState: PageState | null = null;
 	private resolveFinished: () => void = () => {};
 
 	constructor(options: SessionOptions) {
@@ -166,7 +165,7 @@ export class BotSession {
 		if (ending.status === "failed") {
 			this.evidence.step(`failed: ${ending.reason}`);
 			// Taken before leaving, which changes the page: what the bot saw when it failed.
-			diagnostics = await this.evidence.diagnostics(this.crashed ? null : this.page, this.lastState);
+			diagnostics = await this.evidence.diagnostics(this.crashed ? null : this.page);
 		}
 		if (ending.leave && this.page && !this.crashed) await leaveMeeting(this.page, this.driver, this.request.bot_name, this.log);
 		this.captions?.flush();
@@ -256,7 +255,7 @@ export class BotSession {
 			// Pop-ups (notices, permission prompts) can come at any time and block clicks.
 			if (tick % 5 === 0 && ["prejoin", "unknown", "lobby", "in_call"].includes(snap.state))
 				await this.driver.dismissInterruptions(page).catch(() => false);
-			this.notePage(snap.state);
+			this.evidence.notePage(snap.state);
 			const outcome = outcomeOf(snap.state, this.stage);
 			if (outcome) return outcome;
 			if (snap.state === "prejoin") await joining.onPrejoin(page, this.now);
@@ -393,13 +392,6 @@ export class BotSession {
 		} else if (!(state === "lobby" && this.stage === "joining") && !(state === "in_call" && this.stage !== "active")) {
 			this.status(this.stage);
 		}
-	}
-
-	/** A step for every change of screen, so the log reads as the bot's way through the pages. */
-	private notePage(state: PageState): void {
-		if (state === this.lastState) return;
-		this.lastState = state;
-		this.evidence.step(`page now shows: ${state}`);
 	}
 }
 
