@@ -123,3 +123,31 @@ describe("a bot that asks for help", () => {
 		}
 	});
 });
+
+describe("a bot waiting for help past its join timeout", () => {
+	let world: World;
+	beforeAll(async () => {
+		world = await startWorld({ helpGraceMs: 1_000, joinTimeoutMs: 8_000 });
+	});
+	afterAll(async () => {
+		await stopWorld(world);
+	});
+
+	it("does not time itself out of needs_help, and joins when the interstitial goes away by itself", async () => {
+		const bot = await spawnBot(world, "teams", { interstitial: true, interstitial_ms: 14_000, participants: [{ name: "Xia" }] });
+		const asked = await world.room.until(bot.meetingId, (received) => statusesOf(received).find((s) => s.status === "needs_help"));
+		expect(asked.help).toMatchObject({ kind: "unknown_screen" });
+		// Teams' own launcher is not there either: the interstitial is all the page shows.
+		expect(asked.help?.page_text).not.toContain("Continue on this browser");
+		await world.room.until(bot.meetingId, (received) => statusesOf(received).find((s) => s.status === "active"));
+		expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual([
+			"joining",
+			"needs_help",
+			"joining",
+			"awaiting_admission",
+			"active",
+		]);
+		world.room.command(bot.meetingId, { action: "leave" });
+		expect(await world.room.until(bot.meetingId, finalStatus)).toMatchObject({ status: "completed", completion_reason: "stopped" });
+	});
+});
