@@ -60,8 +60,10 @@ export class Evidence {
 	}
 
 	/** What the bot saw last before it failed; without a page (Chromium gone) only the steps. */
-	async diagnostics(page: Page | null): Promise<FailureDiagnostics> {
-		const [page_text, screenshot] = page ? await Promise.all([this.pageText(page), this.screenshot(page, "failure")]) : ["", null];
+	async diagnostics(page: Page | null, withScreenshot = true): Promise<FailureDiagnostics> {
+		const [page_text, screenshot] = page
+			? await Promise.all([this.pageText(page), withScreenshot ? this.screenshot(page, "failure") : null])
+			: ["", null];
 		return { steps: this.log.steps, page_state: this.lastState, page_text, screenshot };
 	}
 

@@ -164,8 +164,9 @@ export class BotSession {
 		let diagnostics: FailureDiagnostics | undefined;
 		if (ending.status === "failed") {
 			this.evidence.step(`failed: ${ending.reason}`);
-			// Taken before leaving, which changes the page: what the bot saw when it failed.
-			diagnostics = await this.evidence.diagnostics(this.crashed ? null : this.page);
+			// Taken before leaving, which changes the page: what the bot saw when it failed. A host shutting
+			// down (a teardown, not the meeting's failure) does not wait for a screenshot.
+			diagnostics = await this.evidence.diagnostics(this.crashed ? null : this.page, !ending.failure_cause);
 		}
 		if (ending.leave && this.page && !this.crashed) await leaveMeeting(this.page, this.driver, this.request.bot_name, this.log);
 		this.captions?.flush();
