@@ -35,6 +35,8 @@ export const Scenario = z.object({
 	 */
 	interstitial: z.boolean().default(false),
 	interstitial_ms: z.number().int().positive().nullable().default(null),
+	/** `policy`: a screen no driver knows; `bot_check`: the platform's own bot check (a captcha), which drivers name. */
+	interstitial_kind: z.enum(["policy", "bot_check"]).default("policy"),
 	/** The join button is renamed (the platform changed its layout) until the control API's `restore_layout`. */
 	layout_changed: z.boolean().default(false),
 	/** Pop-ups the bot must dismiss: Meet's recording notice, Zoom's permission prompt (twice), Teams' audio/video prompt. */

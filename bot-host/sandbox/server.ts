@@ -282,7 +282,12 @@ function platformPage(
 	const needsSignIn = (id: string) => scenarioOf(id).sign_in_required;
 	const state = (id: string): MeetingPageState => {
 		const screen = screenOf(id);
-		return { notFound: scenarioOf(id).not_found, interstitial: screen.interstitial, layoutChanged: screen.layout_changed };
+		const scenario = scenarioOf(id);
+		return {
+			notFound: scenario.not_found,
+			interstitial: screen.interstitial ? scenario.interstitial_kind : null,
+			layoutChanged: screen.layout_changed,
+		};
 	};
 	const host = url.hostname;
 	const segments = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);

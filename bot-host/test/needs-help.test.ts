@@ -78,6 +78,18 @@ describe("a bot that asks for help", () => {
 		await world.room.until(bot.meetingId, finalStatus);
 	});
 
+	it("asks for help on the platform's bot check (a captcha), and joins once it is passed", async () => {
+		const bot = await spawnBot(world, "google_meet", { interstitial: true, interstitial_kind: "bot_check", direct_join: true });
+		const asked = await reported(bot.meetingId, "needs_help");
+		expect(asked).toMatchObject({ reason: "the platform asks for a captcha or a bot check", help: { kind: "captcha" } });
+		expect(asked.help?.page_text).toContain("You can't join this meeting");
+		expect((await sandboxAction(bot.nativeId, "clear_interstitial")).status).toBe(200);
+		await reported(bot.meetingId, "active");
+		expect(statusesIn(bot.meetingId)).toEqual(["joining", "needs_help", "joining", "active"]);
+		world.room.command(bot.meetingId, { action: "leave" });
+		await world.room.until(bot.meetingId, finalStatus);
+	});
+
 	it("fails a denied join with its last steps, the page's text and a screenshot, and no secret", async () => {
 		const passcode = "s3cretpass";
 		// The link carries the passcode (?pwd=): neither it nor the query may reach a step.

@@ -7,16 +7,31 @@ export function escapeHtml(text: string): string {
 export interface MeetingPageState {
 	/** The platform's not-found screen instead of the pre-join one ("Check your meeting code", Zoom 3,001). */
 	notFound?: boolean;
-	/** A screen no driver knows, in place of the whole page until the sandbox says it is gone (scenario `interstitial`). */
-	interstitial?: boolean;
+	/**
+	 * A screen in place of the whole page until the sandbox says it is gone (scenario `interstitial`):
+	 * one no driver knows (`policy`), or the platform's bot check (`bot_check`).
+	 */
+	interstitial?: "policy" | "bot_check" | null;
 	/** The join button renamed until the sandbox says the layout is restored (scenario `layout_changed`); the skin's `applyLayout` draws it. */
 	layoutChanged?: boolean;
 }
 
+/** Each platform's bot check, in its own words (the drivers' `bot_wall` texts). */
+const BOT_CHECK: Record<string, string> = {
+	google_meet: "You can't join this meeting",
+	zoom: "We detected you may be a bot",
+	teams: "Verify you're a real person",
+};
+
 /** Served in place of the page, so the pre-join is not visible at all (not merely covered) while it shows. */
-const INTERSTITIAL = `<div id="sandbox-interstitial" role="dialog" aria-label="Before you join">
-<h1>Before you join</h1><p>This organisation asks every guest to review its meeting policy first.</p>
-<button id="sandbox-interstitial-review">Review the policy</button></div>`;
+function interstitial(kind: "policy" | "bot_check", platform: string): string {
+	const [title, text, button] =
+		kind === "bot_check"
+			? [BOT_CHECK[platform] ?? "", "Complete the check to continue.", "Start the check"]
+			: ["Before you join", "This organisation asks every guest to review its meeting policy first.", "Review the policy"];
+	return `<div id="sandbox-interstitial" role="dialog" aria-label="${title}">
+<h1>${title}</h1><p>${text}</p><button id="sandbox-interstitial-review">${button}</button></div>`;
+}
 const INTERSTITIAL_CSS = "html[data-interstitial] body>:not(#sandbox-interstitial){display:none!important}";
 
 export function pageShell(
@@ -28,7 +43,7 @@ export function pageShell(
 <style>body{font-family:sans-serif;margin:0}[hidden]{display:none!important}video{width:160px;height:90px;background:#222}button,[role=button],[role=switch],[role=menuitem]{display:inline-block;min-width:28px;min-height:24px;border:1px solid #888;cursor:pointer}${INTERSTITIAL_CSS}${p.css}</style>
 </head>
 <body>
-${p.interstitial ? INTERSTITIAL : ""}
+${p.interstitial ? interstitial(p.interstitial, p.platform) : ""}
 ${p.body}
 <script src="/__sandbox/runtime.js"></script>
 <script>
