@@ -41,7 +41,7 @@ export class JoinAttempts {
 		const held: string[] = [];
 		const step = (words: string) => (retrying ? held.push(words) : evidence.step(words));
 		try {
-			await driver.join(page, { botName: request.bot_name, passcode: request.passcode ?? null, step });
+			await driver.join(page, { botName: request.bot_name, passcode: request.passcode ?? null, step, again: retrying });
 		} catch (err) {
 			if (!(err instanceof LayoutChanged)) throw new Error(`could not join: ${errorText(err)}`);
 			step(`no join button found: ${err.message}`);

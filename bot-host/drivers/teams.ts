@@ -72,7 +72,7 @@ export const teams: MeetingDriver = {
 		return url.toString();
 	},
 
-	async join(page: Page, { botName, passcode, step = () => {} }: JoinOptions) {
+	async join(page: Page, { botName, passcode, step = () => {}, again = false }: JoinOptions) {
 		const deadline = Date.now() + 20_000;
 		let name = await findVisible(page, TEAMS.nameInput);
 		while (!name && Date.now() < deadline) {
@@ -95,7 +95,7 @@ export const teams: MeetingDriver = {
 		if (await clickIfVisible(page, TEAMS.micOn)) step("turned the microphone off");
 		if (await clickIfVisible(page, TEAMS.cameraOn)) step("turned the camera off");
 		await dismissAny(page, TEAMS.popups);
-		const join = await waitVisible(page, TEAMS.joinButton, 5_000);
+		const join = await waitVisible(page, TEAMS.joinButton, again ? 500 : 5_000);
 		if (!join) throw new LayoutChanged("Teams join button not found (prejoin-join-button)");
 		await join.click();
 		step("clicked Join now");

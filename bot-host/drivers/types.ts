@@ -48,6 +48,8 @@ export interface JoinOptions {
 	passcode: string | null;
 	/** What the driver just did or saw, in words (the bot's step log; no secrets, no passcode). */
 	step?: (words: string) => void;
+	/** A try again on a screen that has been there a while: controls are not waited for long. */
+	again?: boolean;
 }
 
 /**

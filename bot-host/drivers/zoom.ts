@@ -86,7 +86,7 @@ export const zoom: MeetingDriver = {
 		return target.toString();
 	},
 
-	async join(page: Page, { botName, passcode, step = () => {} }: JoinOptions) {
+	async join(page: Page, { botName, passcode, step = () => {}, again = false }: JoinOptions) {
 		const name = await waitVisible(page, ZOOM.nameInput, 20_000);
 		if (!name) throw new LayoutChanged("Zoom pre-join screen did not show a name field");
 		if (await clickIfVisible(page, ZOOM.cookieAccept)) step("accepted the cookie banner");
@@ -101,7 +101,7 @@ export const zoom: MeetingDriver = {
 		}
 		if (await clickIfVisible(page, ZOOM.audioMute)) step("turned the microphone off");
 		if (await clickIfVisible(page, ZOOM.videoStop)) step("turned the camera off");
-		const join = await waitVisible(page, ZOOM.joinButton, 5_000);
+		const join = await waitVisible(page, ZOOM.joinButton, again ? 500 : 5_000);
 		if (!join) throw new LayoutChanged("Zoom join button not found (preview-join-button)");
 		if (await join.evaluate((b) => b.classList.contains("disabled"))) throw new Error("Zoom join button stayed disabled");
 		await join.click();
