@@ -121,6 +121,10 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 			});
 			// It leaves the lobby itself rather than just closing the browser.
 			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["lobby", "left"]);
+			// What it saw when it gave up, taken before it left: the lobby, and a screenshot the room holds.
+			expect(last.diagnostics).toMatchObject({ page_state: "lobby", screenshot: expect.stringMatching(/^a1-failure-\d+\.jpg$/) });
+			expect(world.room.screenshots(bot.meetingId).has(last.diagnostics?.screenshot ?? "")).toBe(true);
+			expect(last.diagnostics?.steps.at(-1)?.step).toMatch(/^failed: lobby wait exceeded/);
 		});
 
 		it("reports a removal from the call as failed / evicted", async () => {
