@@ -7,6 +7,7 @@
 // and captions lost (lines the meeting showed whole that had not reached /ws 30 s later).
 import WebSocket from "ws";
 import { groupPssMb, groupSize, startCpuWindow } from "../../bot-host/bench-density.ts";
+import { processTree } from "../../bot-host/process-tree.ts";
 import { meetCode, sleep, until } from "./bots.mjs";
 
 /** The host's last log lines, shown when a step goes wrong. */
@@ -207,9 +208,21 @@ async function densityStep(ctx, n) {
 		for (const stop of stops) if (stop.status === "rejected") console.log(`  stopping a bot: ${stop.reason}`);
 		for (const f of feeds) f.ws.close();
 		// The next step starts on a host without a Chromium.
-		const deadline = Date.now() + 90_000;
+		const deadline = Date.now() + 60_000;
 		while (groupSize({ root: hostPid, descendantsOnly: true }) > 0 && Date.now() < deadline) await sleep(500);
-		if (Date.now() >= deadline) console.log("  (some Chromiums were still running 90 s after their bots were stopped)");
+		// A starved gateway may never pass the stops on: the bench ends its own Chromiums itself
+		// rather than leave them running into the next step or past the bench.
+		const left = processTree(hostPid).slice(1);
+		if (left.length > 0) {
+			console.log(`  (${left.length} Chromium processes still running 60 s after their bots were stopped: killed)`);
+			for (const pid of left) {
+				try {
+					process.kill(pid, "SIGKILL");
+				} catch {
+					// Already gone.
+				}
+			}
+		}
 	}
 }
 
