@@ -18,7 +18,8 @@
  * nothing is pulled while the temporary directory lacks room for one more bot (fleet/capacity.ts).
  * Timing: BOT_HOST_DRAIN_S (15000: how long bots may stay after SIGTERM), BOT_HOST_REPORT_S (15),
  * BOT_HOST_VISIBILITY_MS (60000), BOT_HOST_BACKOFF_MIN_MS (250), BOT_HOST_BACKOFF_MAX_MS (1000),
- * BOT_HOST_FULL_POLL_MS (1000), BOT_HOST_CLAIM_RETRY_S (2).
+ * BOT_HOST_FULL_POLL_MS (1000), BOT_HOST_CLAIM_RETRY_S (2), BOT_HELP_GRACE_S (12: how long a bot may sit on a
+ * screen it does not recognise before it asks for help, bot/help.ts).
  * Browser and sandbox: BOT_HOST_PORT (default 8790), BOT_HOST_BIND (default 127.0.0.1),
  * CHROMIUM_PATH (default /usr/bin/chromium; without it /health answers 503 naming it),
  * BOT_CHROMIUM_SANDBOX (on: the sandbox or NOT READY; auto, the default: falls back to none,
@@ -27,6 +28,10 @@
  * `<port>:<spki hash>` for a sandbox started apart. SANDBOX_UNCONFIGURED_MEETINGS (embedded
  * sandbox): `not_found` (default) or `open`. OUTBOUND_ALLOW_PRIVATE (default false),
  * BOT_DOWNLOAD_MAX_BYTES, BOT_VIDEO_MAX_BYTES: what bots may fetch for users (bot/egress.ts).
+ *
+ * Each bot's Chromium dies with this process however it ends (setpriv --pdeathsig from util-linux;
+ * without it /health says `degraded`), and at start the host reaps what a dead instance of its id
+ * left (bot/browser-owner.ts, stray-browsers.ts).
  *
  * SIGTERM drains: no more pulls, /health 503 `draining`, bots stay until their meetings end or
  * BOT_HOST_DRAIN_S passes, then leave with `failure_cause: host_drained`; a second SIGTERM makes them leave
@@ -37,8 +42,10 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import { ClaimRequest } from "../src/bot-channel/fleet.ts";
 import { RECORDING_MAX_BYTES } from "../src/bot-channel/protocol.ts";
+import { parentDeathMissing } from "./bot/browser-owner.ts";
 import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
 import { hostEgressFromEnv } from "./bot/egress.ts";
+import { DEFAULT_HELP_GRACE_MS } from "./bot/help.ts";
 import { WAV_HEADER_BYTES } from "./bot/wav.ts";
 import { DEFAULT_BOT_MEM_BUDGET_MB, DEFAULT_MEM_RESERVE_MB, DEFAULT_PROFILE_DISK_MB } from "./fleet/capacity.ts";
 import { Gateway } from "./fleet/gateway.ts";
@@ -123,7 +130,9 @@ const blockers = () => [
 	...[noCredential()].filter((problem) => problem !== null),
 	...(sandbox.problem?.fatal ? [sandbox.problem.detail] : []),
 ];
-const warnings = sandbox.problem && !sandbox.problem.fatal ? [sandbox.problem.detail] : [];
+const orphanable = parentDeathMissing();
+if (orphanable) console.error(`WARNING: ${orphanable}`);
+const warnings = [...(sandbox.problem && !sandbox.problem.fatal ? [sandbox.problem.detail] : []), ...(orphanable ? [orphanable] : [])];
 const host = await startBotHost({
 	port: Number(env.BOT_HOST_PORT ?? 8790),
 	bind,
@@ -142,6 +151,7 @@ const host = await startBotHost({
 		profileDiskMb: whole("BOT_PROFILE_DISK_MB", DEFAULT_PROFILE_DISK_MB),
 	},
 	recordingMaxBytes: whole("BOT_RECORDING_MAX_BYTES", RECORDING_MAX_BYTES, WAV_HEADER_BYTES + 2),
+	session: { helpGraceMs: whole("BOT_HELP_GRACE_S", DEFAULT_HELP_GRACE_MS / 1000, 1) * 1000 },
 	hostId,
 	version,
 	blockers,

@@ -6,17 +6,20 @@
  * it never takes the host down. Draining (SIGTERM) stops new work and lets bots finish.
  */
 import { accessSync, constants } from "node:fs";
+import { rmdir } from "node:fs/promises";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { HostReport } from "../src/bot-channel/fleet.ts";
 import type { SpawnRequest } from "../src/bot-channel/protocol.ts";
 import { type BrowserOptions, browserMissing } from "./bot/browser.ts";
+import { browserOwner } from "./bot/browser-owner.ts";
 import { type HostEgress, hostEgressFromEnv } from "./bot/egress.ts";
 import { type Ending, hostDrained, leaving } from "./bot/outcomes.ts";
 import { BotSession } from "./bot/session.ts";
 import { errorText } from "./error-text.ts";
 import { type Capacity, type CapacitySettings, capacityOf } from "./fleet/capacity.ts";
+import { reapStrayBrowsers } from "./stray-browsers.ts";
 
 export interface BotHostOptions {
 	port: number;
@@ -43,7 +46,7 @@ export interface BotHostOptions {
 	/** What the host runs without, named on /health as `degraded` (Chromium without its sandbox). */
 	warnings?: string[];
 	/** Passed to each session (tests shorten the caption settle time). */
-	session?: { pollMs?: number; captionSettleMs?: number; joinTimeoutMs?: number };
+	session?: { pollMs?: number; captionSettleMs?: number; joinTimeoutMs?: number; helpGraceMs?: number };
 	log?: (line: string) => void;
 }
 
@@ -124,6 +127,10 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 	let draining = false;
 	let drainTimer: NodeJS.Timeout | null = null;
 	let drained: Promise<void> | null = null;
+	// Every browser is marked as this host's, and what a dead instance of it left goes first.
+	const owner = options.browser.owner ?? browserOwner(options.hostId);
+	const browser: BrowserOptions = { ...options.browser, owner };
+	await reapStrayBrowsers(owner, log);
 
 	const readiness = () => hostReadiness(options.browser.executablePath, undefined, options.blockers?.() ?? [], options.warnings);
 	const capacity = (): Capacity => {
@@ -178,7 +185,7 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 				throw new Error(`a bot is already running for meeting ${request.meeting_id} (attempt ${current.request.attempt})`);
 			const session = new BotSession({
 				request,
-				browser: options.browser,
+				browser,
 				egress,
 				log,
 				recordingMaxBytes: options.recordingMaxBytes,
@@ -236,6 +243,8 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 			if (drainTimer) clearTimeout(drainTimer);
 			await leaveAll(ending);
 			await closeServer();
+			// Emptied by the bots' ends; another host of this process may still be using it.
+			await rmdir(owner.dir).catch(() => {});
 		},
 	};
 }

@@ -1,11 +1,13 @@
 /**
  * The bot's page before the platform's join screen: the scripts every document gets, and
- * opening the meeting link, where a page that does not load ends the stay with what went wrong.
+ * opening the meeting link, where a page that does not load ends the stay with what went wrong,
+ * and leaving it.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { HTTPResponse, Page } from "puppeteer-core";
 import type { MeetingDriver } from "../drivers/types.ts";
+import { errorText } from "../error-text.ts";
 import { type Ending, endingFor, navigationFailure, outcomeOf } from "./outcomes.ts";
 
 /** Virtual mic/camera and meeting-audio capture, injected before the platform's scripts. */
@@ -32,5 +34,23 @@ export async function openMeetingPage(page: Page, driver: MeetingDriver, url: st
 	if (status < 400) return null;
 	// The platform's own error screen (not found, bot check) says more than its status code.
 	const snap = await driver.snapshot(page, botName).catch(() => null);
+	// A bot wall or sign-in wall served as an error is a screen a person can get the bot past: the bot asks for help.
+	if (snap?.state === "bot_wall" || snap?.state === "sign_in_required") return null;
 	return (snap && outcomeOf(snap.state, "joining")) ?? endingFor("join_failure", `the meeting page answered ${status}`);
+}
+
+/** Click leave, then give the platform a moment to take the bot out before Chromium closes. */
+export async function leaveMeeting(page: Page, driver: MeetingDriver, botName: string, log: (line: string) => void): Promise<void> {
+	try {
+		await driver.leave(page);
+		const deadline = Date.now() + 5_000;
+		while (Date.now() < deadline) {
+			const { state } = await driver.snapshot(page, botName);
+			if (state !== "in_call" && state !== "lobby") return;
+			await new Promise((resolve) => setTimeout(resolve, 100));
+		}
+		log("the page still shows the meeting after leaving");
+	} catch (err) {
+		log(`leave failed: ${errorText(err)}`);
+	}
 }

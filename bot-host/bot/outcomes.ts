@@ -49,7 +49,11 @@ export const failedWithout = (reason: string, leave = false): Ending => ({ statu
  */
 export const hostDrained = (reason: string): Ending => ({ status: "failed", failure_cause: "host_drained", reason, leave: true });
 
-/** Null while the screen does not end anything (pre-join, lobby, in call). */
+/**
+ * Null while the screen does not end anything (pre-join, lobby, in call), and for the screens a
+ * person can get the bot past (a sign-in wall, a bot wall, one it does not know): those are
+ * help requests (help.ts), not endings.
+ */
 export function outcomeOf(state: PageState, stage: Stage): Ending | null {
 	switch (state) {
 		case "denied":
@@ -68,11 +72,6 @@ export function outcomeOf(state: PageState, stage: Stage): Ending | null {
 			return endingFor("stopped", "the page shows the bot left the meeting");
 		case "not_found":
 			return endingFor("join_failure", "meeting not found (invalid link, code or passcode)");
-		// Named failures, not join_failure: a person has to act (sign in, change a setting).
-		case "sign_in_required":
-			return failedWithout("sign_in_required: the platform asks the bot to sign in");
-		case "bot_wall":
-			return failedWithout("bot_wall: the platform refused an automated guest (captcha or bot check)");
 		default:
 			return null;
 	}

@@ -5,9 +5,9 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Page } from "puppeteer-core";
-import type { Act, BotSegment, SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import type { Act, BotSegment, FailureDiagnostics, HelpKind, HelpReport, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import { driverFor } from "../drivers/index.ts";
-import type { MeetingDriver, MeetingSnapshot } from "../drivers/types.ts";
+import type { MeetingDriver, MeetingSnapshot, PageState } from "../drivers/types.ts";
 import { errorText } from "../error-text.ts";
 import { InCallActions } from "./actions.ts";
 import { deliverRecording, MeetingAudio, recordingCap } from "./audio.ts";
@@ -15,9 +15,12 @@ import { type BotBrowser, type BrowserOptions, launchBotBrowser } from "./browse
 import { BotChannel } from "./channel.ts";
 import { runCommands } from "./commands.ts";
 import type { HostEgress } from "./egress.ts";
+import { Evidence } from "./evidence.ts";
+import { DEFAULT_HELP_GRACE_MS, HELP_REASONS, HelpWatch, helpKindOf } from "./help.ts";
+import { JoinAttempts } from "./joining.ts";
 import { autoLeave } from "./limits.ts";
-import { openMeetingPage, preparePage } from "./meeting-page.ts";
-import { type Ending, endingFor, failedWithout, leaving, outcomeOf, reportable, type Stage, seconds } from "./outcomes.ts";
+import { leaveMeeting, openMeetingPage, preparePage } from "./meeting-page.ts";
+import { type Ending, endingFor, failedWithout, leaving, outcomeOf, reportable, type Stage } from "./outcomes.ts";
 import { Transcriber, transcriptionEgress } from "./transcriber.ts";
 import { CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts";
 
@@ -31,8 +34,10 @@ export interface SessionOptions {
 	now?: () => number;
 	pollMs?: number;
 	captionSettleMs?: number;
-	/** How long the pre-join and join may take before it is a join failure. */
+	/** How long the pre-join and join may take before it is a join failure (not counted while the bot asks for help). */
 	joinTimeoutMs?: number;
+	/** How long an unrecognised screen may last before the bot asks for help (BOT_HELP_GRACE_S). */
+	helpGraceMs?: number;
 	/** The host's cap on a recording file (BOT_RECORDING_MAX_BYTES); the spawn's `recording_max_bytes` may lower it. */
 	recordingMaxBytes?: number;
 	log?: (line: string) => void;
@@ -58,6 +63,9 @@ export class BotSession {
 	private captions: CaptionTracker | null = null;
 	private chat: ChatTracker | null = null;
 	private callStartedAt: number | null = null;
+	/** The bot's last steps, page text and screenshots, for help requests and failures. */
+	private readonly evidence: Evidence;
+	private readonly help: HelpWatch;
 	private resolveFinished: () => void = () => {};
 
 	constructor(options: SessionOptions) {
@@ -66,6 +74,8 @@ export class BotSession {
 		this.driver = driverFor(options.request.platform);
 		this.now = options.now ?? Date.now;
 		this.log = options.log ?? (() => {});
+		this.evidence = new Evidence({ request: options.request, now: this.now, log: this.log });
+		this.help = new HelpWatch(options.helpGraceMs ?? DEFAULT_HELP_GRACE_MS);
 		this.channel = new BotChannel({
 			url: options.request.channel.url,
 			token: options.request.channel.token,
@@ -133,7 +143,10 @@ export class BotSession {
 		return this.finished;
 	}
 
-	private status(status: Stage | "completed" | "failed", extra: Partial<Omit<Ending, "leave">> & { failure_stage?: Stage } = {}) {
+	private status(
+		status: Stage | "needs_help" | "completed" | "failed",
+		extra: Partial<Omit<Ending, "leave">> & { failure_stage?: Stage; help?: HelpReport; diagnostics?: FailureDiagnostics } = {},
+	) {
 		this.channel.send({ type: "status", status, ...extra, timestamp: new Date(this.now()).toISOString() });
 	}
 
@@ -148,7 +161,14 @@ export class BotSession {
 			if (this.crashed) ending = failedWithout(`browser crashed: ${this.crashed}`);
 			else ending = this.stage === "active" ? failedWithout(errorText(err)) : endingFor("join_failure", errorText(err));
 		}
-		if (ending.leave && this.page && !this.crashed) await this.leaveMeeting(this.page);
+		let diagnostics: FailureDiagnostics | undefined;
+		if (ending.status === "failed") {
+			this.evidence.step(`failed: ${ending.reason}`);
+			// Taken before leaving, which changes the page: what the bot saw when it failed. A host shutting
+			// down (a teardown, not the meeting's failure) does not wait for a screenshot.
+			diagnostics = await this.evidence.diagnostics(this.crashed ? null : this.page, !ending.failure_cause);
+		}
+		if (ending.leave && this.page && !this.crashed) await leaveMeeting(this.page, this.driver, this.request.bot_name, this.log);
 		this.captions?.flush();
 		await this.finishAudio();
 		this.status(ending.status, {
@@ -156,6 +176,7 @@ export class BotSession {
 			...(ending.failure_cause ? { failure_cause: ending.failure_cause } : {}),
 			reason: reportable(ending.reason, [this.request.passcode, this.request.channel.token, this.request.transcription?.token]),
 			...(ending.status === "failed" ? { failure_stage: this.stage } : {}),
+			...(diagnostics ? { diagnostics } : {}),
 		});
 		await this.bot?.close().catch(() => {});
 		await this.channel.drain(5_000);
@@ -166,6 +187,7 @@ export class BotSession {
 	private async attend(startedAt: number): Promise<Ending> {
 		const { request } = this;
 		this.bot = await launchBotBrowser(String(request.meeting_id), this.options.browser).catch(because("could not start Chromium"));
+		this.evidence.step("started Chromium");
 		this.bot.browser.on("disconnected", () => {
 			this.crashed ??= this.requestedEnding ? null : "Chromium disconnected";
 		});
@@ -177,13 +199,13 @@ export class BotSession {
 		const { audio } = this;
 		await preparePage(page, (base64) => audio.push(Buffer.from(base64, "base64"))).catch(because("could not prepare the browser page"));
 		const url = this.driver.joinUrl(request.meeting_url, request.passcode ?? null);
+		this.evidence.step(`opening the meeting page ${url}`);
 		const unopened = await openMeetingPage(page, this.driver, url, request.bot_name);
 		// A load that failed because Chromium went away is reported as the crash.
 		if (this.crashed) throw new Error(this.crashed);
-		const early = unopened ?? this.requestedEnding ?? (await this.untilPrejoin(page));
-		if (early) return early;
-		await this.driver.join(page, { botName: request.bot_name, passcode: request.passcode ?? null }).catch(because("could not join"));
-		return this.watch(page, startedAt);
+		if (unopened) return unopened;
+		this.evidence.step("opened the meeting page");
+		return this.requestedEnding ?? this.watch(page, startedAt);
 	}
 
 	private async watch(page: Page, startedAt: number): Promise<Ending> {
@@ -191,8 +213,8 @@ export class BotSession {
 		// protocol: 250 ms keeps a caption's first read well inside the 500 ms budget while costing
 		// each bot less than 150 ms did (docs/bot-fleet.md#density).
 		const pollMs = this.options.pollMs ?? 250;
-		const joinTimeoutMs = this.options.joinTimeoutMs ?? 60_000;
-		const joinDeadline = this.now() + joinTimeoutMs;
+		const { driver, request, evidence } = this;
+		const joining = new JoinAttempts({ driver, request, evidence, timeoutMs: this.options.joinTimeoutMs ?? 60_000, now: this.now() });
 		const prefix = `${this.request.meeting_id}-${randomBytes(3).toString("hex")}`;
 		const participants = new ParticipantTracker();
 		const chat = new ChatTracker(this.request.bot_name);
@@ -237,8 +259,23 @@ export class BotSession {
 			// Pop-ups (notices, permission prompts) can come at any time and block clicks.
 			if (tick % 5 === 0 && ["prejoin", "unknown", "lobby", "in_call"].includes(snap.state))
 				await this.driver.dismissInterruptions(page).catch(() => false);
+			this.evidence.notePage(snap.state);
 			const outcome = outcomeOf(snap.state, this.stage);
 			if (outcome) return outcome;
+			if (snap.state === "prejoin") await joining.onPrejoin(page, this.now);
+			const kind = helpKindOf(snap.state, joining.joinButtonMissing);
+			const wasStuckOn = this.help.asking;
+			const move = this.help.observe(kind, now);
+			if (move === "ask" && kind) await this.askForHelp(page, kind);
+			if (move === "recovered") {
+				// The limits that stood still while the bot asked for help count again from now.
+				joining.resume(now, snap.state, wasStuckOn);
+				if (lobbySince !== null) lobbySince = now;
+				if (aloneSince !== null) aloneSince = now;
+				lastSpeechAt = now;
+				this.resumeAfterHelp(snap.state);
+			}
+			const helping = this.help.asking !== null;
 			switch (snap.state) {
 				case "lobby":
 					if (this.stage === "joining") {
@@ -271,32 +308,21 @@ export class BotSession {
 					break;
 				}
 				default:
-					if (this.stage === "joining" && now >= joinDeadline)
-						return endingFor("join_failure", `no lobby or call within ${seconds(joinTimeoutMs)} of asking to join (page: ${snap.state})`);
+					// The bot does not time itself out of needs_help: the room's help timeout does.
+					if (!helping && this.stage === "joining") {
+						const timedOut = joining.timedOut(now, snap.state);
+						if (timedOut) return timedOut;
+					}
 			}
-			const inLobbyMs = this.stage === "awaiting_admission" && lobbySince !== null ? now - lobbySince : null;
+			// While it asks for help the bot is neither waiting in the lobby nor in the call: only max_bot_time counts.
+			const inLobbyMs = !helping && this.stage === "awaiting_admission" && lobbySince !== null ? now - lobbySince : null;
 			const aloneMs = aloneSince === null ? null : now - aloneSince;
 			const { everJoined } = participants;
-			const call = admittedAt === null ? null : { sinceAdmittedMs: now - admittedAt, everJoined, aloneMs, silentMs: now - lastSpeechAt };
+			const call =
+				helping || admittedAt === null ? null : { sinceAdmittedMs: now - admittedAt, everJoined, aloneMs, silentMs: now - lastSpeechAt };
 			const rule = autoLeave({ sinceStartMs: now - startedAt, inLobbyMs, call }, this.request.automatic_leave);
 			if (rule) return rule;
 			await sleep(pollMs);
-		}
-	}
-
-	/** Click leave, then give the platform a moment to take us out before Chromium closes. */
-	private async leaveMeeting(page: Page): Promise<void> {
-		try {
-			await this.driver.leave(page);
-			const deadline = Date.now() + 5_000;
-			while (Date.now() < deadline) {
-				const { state } = await this.driver.snapshot(page, this.request.bot_name);
-				if (state !== "in_call" && state !== "lobby") return;
-				await sleep(100);
-			}
-			this.log("the page still shows the meeting after leaving");
-		} catch (err) {
-			this.log(`leave failed: ${errorText(err)}`);
 		}
 	}
 
@@ -352,17 +378,24 @@ export class BotSession {
 		);
 	}
 
-	/** Before touching the pre-join form: a sign-in wall or a dead link ends things right away. */
-	private async untilPrejoin(page: Page): Promise<Ending | null> {
-		const deadline = Date.now() + 20_000;
-		while (Date.now() < deadline) {
-			const snap = await this.driver.snapshot(page, this.request.bot_name).catch(() => null);
-			if (snap?.state === "prejoin") return null;
-			const outcome = snap ? outcomeOf(snap.state, this.stage) : null;
-			if (outcome) return outcome;
-			await sleep(150);
+	/** Once per episode: what the bot is stuck on, with the page's text and a screenshot uploaded first. */
+	private async askForHelp(page: Page, kind: HelpKind): Promise<void> {
+		const reason = HELP_REASONS[kind];
+		this.evidence.step(`asked for help: ${reason}`);
+		this.log(`bot ${this.request.meeting_id}: needs help (${kind})`);
+		const help = await this.evidence.help(page, kind);
+		this.status("needs_help", { help, reason });
+	}
+
+	/** Out of needs_help: the room hears the live status the page shows (the watch loop reports a new stage itself). */
+	private resumeAfterHelp(state: PageState): void {
+		this.evidence.step(`recognised the page again (${state})`);
+		if (state === "prejoin") {
+			this.stage = "joining";
+			this.status("joining");
+		} else if (!(state === "lobby" && this.stage === "joining") && !(state === "in_call" && this.stage !== "active")) {
+			this.status(this.stage);
 		}
-		return null;
 	}
 }
 

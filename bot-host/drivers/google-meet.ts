@@ -1,7 +1,7 @@
 /** Google Meet driver. Selectors and texts as Meet shows them (docs/sandbox.md#how-each-platform-is-imitated). */
 import type { Page } from "puppeteer-core";
-import { clickIfVisible, dismissAny, findByText, findVisible, type ProbeTable, readSnapshot, waitVisible } from "./probe.ts";
-import type { JoinOptions, MeetingDriver } from "./types.ts";
+import { clickIfVisible, dismissAny, findByText, findVisible, type ProbeTable, readSnapshot, typeInto, waitVisible } from "./probe.ts";
+import { type JoinOptions, LayoutChanged, type MeetingDriver } from "./types.ts";
 
 const MEET = {
 	nameInput: ['input[jsname][type="text"][aria-label="Your name"]', 'input[type="text"][aria-label="Your name"]'],
@@ -68,16 +68,18 @@ export const googleMeet: MeetingDriver = {
 		return `https://meet.google.com/${code}?hl=en`;
 	},
 
-	async join(page: Page, { botName }: JoinOptions) {
+	async join(page: Page, { botName, step = () => {} }: JoinOptions) {
 		const name = await waitVisible(page, MEET.nameInput, 20_000);
-		if (!name) throw new Error("Google Meet pre-join screen did not show a name field");
-		await name.click();
-		await name.type(botName);
-		await clickIfVisible(page, MEET.micOn);
-		await clickIfVisible(page, MEET.cameraOn);
+		if (!name) throw new LayoutChanged("Google Meet pre-join screen did not show a name field");
+		await typeInto(name, botName);
+		step("typed the bot's name");
+		if (await clickIfVisible(page, MEET.micOn)) step("turned the microphone off");
+		if (await clickIfVisible(page, MEET.cameraOn)) step("turned the camera off");
 		const join = await findByText(page, MEET.joinButtons, MEET.joinTexts);
-		if (!join) throw new Error("Google Meet join button not found");
+		if (!join) throw new LayoutChanged(`Google Meet join button not found (looked for ${MEET.joinTexts.join(", ")})`);
+		const label = await join.evaluate((e) => e.textContent?.trim() ?? "");
 		await join.click();
+		step(`clicked ${label}`);
 	},
 
 	snapshot: (page, botName) => readSnapshot(page, MEET.probe, botName),

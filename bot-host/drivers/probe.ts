@@ -166,6 +166,18 @@ export async function dismissAny(page: Page, popups: { selectors: string[]; text
 	return true;
 }
 
+/**
+ * Types into a field with real key presses (some platforms ignore a value set by script),
+ * replacing what a previous attempt left there.
+ */
+export async function typeInto(field: ElementHandle<Element>, text: string): Promise<void> {
+	await field.click();
+	await field.evaluate((e) => {
+		if (e instanceof HTMLInputElement && e.value !== "") e.select();
+	});
+	await field.type(text);
+}
+
 export async function clickIfVisible(page: Page, selectors: string[]): Promise<boolean> {
 	const handle = await findVisible(page, selectors);
 	if (!handle) return false;

@@ -1,7 +1,7 @@
 /** Microsoft Teams web driver. Selectors and texts as Teams shows them (docs/sandbox.md#how-each-platform-is-imitated). */
 import type { Page } from "puppeteer-core";
-import { clickIfVisible, dismissAny, findByText, findVisible, type ProbeTable, readSnapshot, waitVisible } from "./probe.ts";
-import type { JoinOptions, MeetingDriver } from "./types.ts";
+import { clickIfVisible, dismissAny, findByText, findVisible, type ProbeTable, readSnapshot, typeInto, waitVisible } from "./probe.ts";
+import { type JoinOptions, LayoutChanged, type MeetingDriver } from "./types.ts";
 
 const TEAMS = {
 	continueInBrowser: ["Continue on this browser"],
@@ -72,29 +72,34 @@ export const teams: MeetingDriver = {
 		return url.toString();
 	},
 
-	async join(page: Page, { botName, passcode }: JoinOptions) {
+	async join(page: Page, { botName, passcode, step = () => {}, again = false }: JoinOptions) {
 		const deadline = Date.now() + 20_000;
 		let name = await findVisible(page, TEAMS.nameInput);
 		while (!name && Date.now() < deadline) {
-			await (await findByText(page, "button", TEAMS.continueInBrowser))?.click();
+			const launcher = await findByText(page, "button", TEAMS.continueInBrowser);
+			if (launcher) {
+				await launcher.click();
+				step("clicked Continue on this browser");
+			}
 			name = await waitVisible(page, TEAMS.nameInput, 500);
 		}
-		if (!name) throw new Error("Teams pre-join screen did not show a name field");
-		await name.click();
-		await name.type(botName);
+		if (!name) throw new LayoutChanged("Teams pre-join screen did not show a name field");
+		await typeInto(name, botName);
+		step("typed the bot's name");
 		const pass = await findVisible(page, TEAMS.passcodeInput);
 		if (pass) {
 			if (!passcode) throw new Error("Teams asks for a passcode and none was given");
-			await pass.click();
-			await pass.type(passcode);
+			await typeInto(pass, passcode);
+			step("typed the passcode");
 		}
-		await clickIfVisible(page, TEAMS.micOn);
-		await clickIfVisible(page, TEAMS.cameraOn);
+		if (await clickIfVisible(page, TEAMS.micOn)) step("turned the microphone off");
+		if (await clickIfVisible(page, TEAMS.cameraOn)) step("turned the camera off");
 		await dismissAny(page, TEAMS.popups);
-		const join = await waitVisible(page, TEAMS.joinButton, 5_000);
-		if (!join) throw new Error("Teams join button not found");
+		const join = await waitVisible(page, TEAMS.joinButton, again ? 500 : 5_000);
+		if (!join) throw new LayoutChanged("Teams join button not found (prejoin-join-button)");
 		await join.click();
-		await dismissAny(page, TEAMS.popups);
+		step("clicked Join now");
+		if (await dismissAny(page, TEAMS.popups)) step("dismissed a pop-up");
 	},
 
 	dismissInterruptions: (page) => dismissAny(page, TEAMS.popups),

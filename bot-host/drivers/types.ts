@@ -46,13 +46,28 @@ export interface MeetingSnapshot {
 export interface JoinOptions {
 	botName: string;
 	passcode: string | null;
+	/** What the driver just did or saw, in words (the bot's step log; no secrets, no passcode). */
+	step?: (words: string) => void;
+	/** A try again on a screen that has been there a while: controls are not waited for long. */
+	again?: boolean;
+}
+
+/**
+ * The join screen is there but a control the driver needs is not where it looks (the platform
+ * changed its layout): the bot asks for help (`layout_changed`) and tries again, rather than fail.
+ */
+export class LayoutChanged extends Error {
+	override readonly name = "LayoutChanged";
 }
 
 export interface MeetingDriver {
 	readonly platform: Platform;
 	/** The URL the bot opens: e.g. Zoom links rewritten to the web client with the passcode. */
 	joinUrl(meetingUrl: string, passcode: string | null): string;
-	/** Open the link, fill the pre-join screen (name, mic and camera off) and ask to join. */
+	/**
+	 * Fill the pre-join screen (name, mic and camera off) and ask to join. Throws LayoutChanged when
+	 * the name field or the join button cannot be found; may be called again on the same screen.
+	 */
 	join(page: Page, options: JoinOptions): Promise<void>;
 	snapshot(page: Page, botName: string): Promise<MeetingSnapshot>;
 	/**

@@ -1,7 +1,7 @@
 /** Zoom web client driver. Selectors and texts as the Zoom web client shows them (docs/sandbox.md#how-each-platform-is-imitated). */
 import type { Page } from "puppeteer-core";
-import { clickIfVisible, dismissAny, findByText, findVisible, type ProbeTable, readSnapshot, waitVisible } from "./probe.ts";
-import type { JoinOptions, MeetingDriver } from "./types.ts";
+import { clickIfVisible, dismissAny, findByText, findVisible, type ProbeTable, readSnapshot, typeInto, waitVisible } from "./probe.ts";
+import { type JoinOptions, LayoutChanged, type MeetingDriver } from "./types.ts";
 
 const ZOOM = {
 	cookieAccept: ["#onetrust-accept-btn-handler"],
@@ -86,25 +86,26 @@ export const zoom: MeetingDriver = {
 		return target.toString();
 	},
 
-	async join(page: Page, { botName, passcode }: JoinOptions) {
+	async join(page: Page, { botName, passcode, step = () => {}, again = false }: JoinOptions) {
 		const name = await waitVisible(page, ZOOM.nameInput, 20_000);
-		if (!name) throw new Error("Zoom pre-join screen did not show a name field");
-		await clickIfVisible(page, ZOOM.cookieAccept);
+		if (!name) throw new LayoutChanged("Zoom pre-join screen did not show a name field");
+		if (await clickIfVisible(page, ZOOM.cookieAccept)) step("accepted the cookie banner");
 		// Real key presses: a value set by script leaves Join disabled.
-		await name.click();
-		await name.type(botName);
+		await typeInto(name, botName);
+		step("typed the bot's name");
 		const pass = await findVisible(page, ZOOM.passcodeInput);
 		if (pass) {
 			if (!passcode) throw new Error("Zoom asks for a passcode and none was given");
-			await pass.click();
-			await pass.type(passcode);
+			await typeInto(pass, passcode);
+			step("typed the passcode");
 		}
-		await clickIfVisible(page, ZOOM.audioMute);
-		await clickIfVisible(page, ZOOM.videoStop);
-		const join = await waitVisible(page, ZOOM.joinButton, 5_000);
-		if (!join) throw new Error("Zoom join button not found");
+		if (await clickIfVisible(page, ZOOM.audioMute)) step("turned the microphone off");
+		if (await clickIfVisible(page, ZOOM.videoStop)) step("turned the camera off");
+		const join = await waitVisible(page, ZOOM.joinButton, again ? 500 : 5_000);
+		if (!join) throw new LayoutChanged("Zoom join button not found (preview-join-button)");
 		if (await join.evaluate((b) => b.classList.contains("disabled"))) throw new Error("Zoom join button stayed disabled");
 		await join.click();
+		step("clicked Join");
 	},
 
 	snapshot: (page, botName) => readSnapshot(page, ZOOM.probe, botName),

@@ -28,6 +28,17 @@ export const Scenario = z.object({
 	sign_in_required: z.boolean().default(false),
 	/** The link points at no meeting ("Check your meeting code", Zoom 3,001). */
 	not_found: z.boolean().default(false),
+	/**
+	 * A screen no driver knows ("Before you join", a policy to review) in place of the pre-join, until
+	 * `interstitial_ms` after the meeting page first opened, or (null) until the control API's
+	 * `clear_interstitial`: the bot asks for help, then joins once it is gone.
+	 */
+	interstitial: z.boolean().default(false),
+	interstitial_ms: z.number().int().positive().nullable().default(null),
+	/** `policy`: a screen no driver knows; `bot_check`: the platform's own bot check (a captcha), which drivers name. */
+	interstitial_kind: z.enum(["policy", "bot_check"]).default("policy"),
+	/** The join button is renamed (the platform changed its layout) until the control API's `restore_layout`. */
+	layout_changed: z.boolean().default(false),
 	/** Pop-ups the bot must dismiss: Meet's recording notice, Zoom's permission prompt (twice), Teams' audio/video prompt. */
 	interruptions: z.boolean().default(false),
 	/** Zoom/Teams passcode the join must carry. */
@@ -51,6 +62,12 @@ export type AttendeePhase = "prejoin" | "lobby" | "in_call" | "denied" | "remove
 
 /** A forced outcome from the control API, applied on the attendee's next poll. */
 export type ControlAction = "admit" | "deny" | "remove" | "end";
+
+/** What the meeting page shows before anyone asks to join, beside the pre-join form itself. */
+export interface PrejoinScreen {
+	interstitial: boolean;
+	layout_changed: boolean;
+}
 
 export interface Attendee {
 	id: string;
@@ -105,6 +122,10 @@ export class SandboxMeeting {
 	readonly mic = { windows: 0, voiced_windows: 0, peak_rms: 0 };
 	readonly camera = { frames: 0, last_frame: null as string | null, last_color: null as number[] | null };
 	private forcedForAll: { action: ControlAction; at: number } | null = null;
+	/** When a meeting page was first served: `interstitial_ms` counts from there. */
+	private pageOpenedAt: number | null = null;
+	private interstitialCleared = false;
+	private layoutRestored = false;
 	readonly id: string;
 	private readonly now: () => number;
 
@@ -139,6 +160,27 @@ export class SandboxMeeting {
 	/** Force an outcome now, for every attendee (the control API's `actions`). */
 	force(action: ControlAction): void {
 		this.forcedForAll = { action, at: this.now() };
+	}
+
+	/** The pre-join screen now; `opening`: a meeting page is being served (starts the interstitial's clock). */
+	prejoinScreen(opening = false): PrejoinScreen {
+		const s = this.scenario;
+		if (opening) this.pageOpenedAt ??= this.now();
+		const shownFor = this.pageOpenedAt === null ? 0 : this.now() - this.pageOpenedAt;
+		const expired = s.interstitial_ms !== null && shownFor >= s.interstitial_ms;
+		return {
+			interstitial: s.interstitial && !this.interstitialCleared && !expired,
+			layout_changed: s.layout_changed && !this.layoutRestored,
+		};
+	}
+
+	/** The control API's `clear_interstitial` and `restore_layout`: what a person fixing things would do. */
+	clearInterstitial(): void {
+		this.interstitialCleared = true;
+	}
+
+	restoreLayout(): void {
+		this.layoutRestored = true;
 	}
 
 	leave(attendee: Attendee): void {

@@ -12,9 +12,10 @@ import { z } from "zod";
 import { errorText } from "../error-text.ts";
 import { makeSandboxCertificate, sandboxChromiumFlags } from "./cert.ts";
 import { googleMeetPage } from "./pages/google-meet.ts";
+import type { MeetingPageState } from "./pages/shell.ts";
 import { teamsPage } from "./pages/teams.ts";
 import { zoomPage } from "./pages/zoom.ts";
-import { DEFAULT_SCENARIO, NOT_FOUND_SCENARIO, type Observed, SandboxMeeting, Scenario } from "./scenario.ts";
+import { DEFAULT_SCENARIO, NOT_FOUND_SCENARIO, type Observed, type PrejoinScreen, SandboxMeeting, Scenario } from "./scenario.ts";
 import { speak } from "./speech.ts";
 
 const RUNTIME_JS = readFileSync(path.join(import.meta.dirname, "pages", "runtime.js"), "utf8");
@@ -64,7 +65,7 @@ const MediaBody = z.object({
 });
 const DevicesBody = z.object({ mic_on: z.boolean(), camera_on: z.boolean() });
 const ChatBody = z.object({ sender: z.string(), text: z.string().max(10_000) });
-const ActionBody = z.object({ action: z.enum(["admit", "deny", "remove", "end"]) });
+const ActionBody = z.object({ action: z.enum(["admit", "deny", "remove", "end", "clear_interstitial", "restore_layout"]) });
 const SettingsBody = z.object({ unconfigured_meetings: UnconfiguredMeetings });
 
 export async function startSandbox(
@@ -89,7 +90,11 @@ export async function startSandbox(
 	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
 		const url = new URL(req.url ?? "/", `https://${req.headers.host ?? "localhost"}`);
 		if (url.pathname.startsWith("/__sandbox/")) return control(req, res, url);
-		const page = platformPage(url, (code) => peek(code).scenario);
+		const page = platformPage(
+			url,
+			(code) => peek(code).scenario,
+			(code) => peek(code).prejoinScreen(true),
+		);
 		if (!page) return send(res, 404, "text/plain", "not a sandbox meeting link");
 		if (page.redirect) {
 			res.writeHead(302, { location: page.redirect }).end();
@@ -122,8 +127,9 @@ export async function startSandbox(
 				control: {
 					"POST /__sandbox/meetings/<id>": "set the scenario (an id without one is no meeting, unless settings say open)",
 					"POST /__sandbox/settings": "{unconfigured_meetings: not_found|open}",
-					"POST /__sandbox/meetings/<id>/actions": "{action: admit|deny|remove|end}",
+					"POST /__sandbox/meetings/<id>/actions": "{action: admit|deny|remove|end|clear_interstitial|restore_layout}",
 					"GET /__sandbox/meetings/<id>/observed": "what the meeting saw of the bot",
+					"GET /__sandbox/meetings/<id>/screen": "{interstitial, layout_changed}: whether those screens show now",
 					"GET /__sandbox/meetings/<id>/observed/mic.wav": "the bot's microphone",
 					"DELETE /__sandbox/meetings/<id>": "forget the meeting",
 				},
@@ -152,12 +158,17 @@ export async function startSandbox(
 		if (rest === "" && method === "GET")
 			return json(res, 200, { meeting_id: id, configured: meetings.has(id), scenario: peek(id).scenario });
 		if (rest === "observed" && method === "GET") return json(res, 200, peek(id).observed());
+		// The meeting page polls this while it shows an interstitial or a changed layout.
+		if (rest === "screen" && method === "GET") return json(res, 200, peek(id).prejoinScreen());
 		if (rest === "observed/mic.wav" && method === "GET") return send(res, 200, "audio/wav", peek(id).micWav());
 		const meeting = meetingFor(id);
 		if (rest === "actions" && method === "POST") {
 			const body = ActionBody.safeParse(await readJson(req));
-			if (!body.success) return json(res, 422, { error: "action must be admit, deny, remove or end" });
-			meeting.force(body.data.action);
+			if (!body.success) return json(res, 422, { error: "action must be admit, deny, remove, end, clear_interstitial or restore_layout" });
+			const { action } = body.data;
+			if (action === "clear_interstitial") meeting.clearInterstitial();
+			else if (action === "restore_layout") meeting.restoreLayout();
+			else meeting.force(action);
 			return json(res, 200, { meeting_id: id, action: body.data.action });
 		}
 		if (rest === "ask" && method === "POST") {
@@ -263,9 +274,21 @@ const SIGN_IN_PAGE = `<!doctype html><html lang="en"><head><title>Sign in</title
 <input type="email" placeholder="Email or phone"><button>Next</button></body></html>`;
 
 /** Route a real platform URL (as the bot opens it) to the sandbox page for that platform. */
-function platformPage(url: URL, scenarioOf: (meetingId: string) => Scenario): PlatformPage | null {
+function platformPage(
+	url: URL,
+	scenarioOf: (meetingId: string) => Scenario,
+	screenOf: (meetingId: string) => PrejoinScreen,
+): PlatformPage | null {
 	const needsSignIn = (id: string) => scenarioOf(id).sign_in_required;
-	const state = (id: string) => ({ notFound: scenarioOf(id).not_found });
+	const state = (id: string): MeetingPageState => {
+		const screen = screenOf(id);
+		const scenario = scenarioOf(id);
+		return {
+			notFound: scenario.not_found,
+			interstitial: screen.interstitial ? scenario.interstitial_kind : null,
+			layoutChanged: screen.layout_changed,
+		};
+	};
 	const host = url.hostname;
 	const segments = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
 	if (host === "login.microsoftonline.com" || host === "accounts.google.com") return { html: SIGN_IN_PAGE };

@@ -33,7 +33,7 @@ const LOCAL_EGRESS: HostEgress = { policy: { allowPrivate: true }, maxBytes: 8 *
 export const ROOMY_MACHINE = { memAvailableMb: () => 16_000, load1: () => 0, cores: () => 2, diskFreeMb: () => 64_000 };
 
 export async function startWorld(
-	options: { egress?: HostEgress; slots?: number; joinTimeoutMs?: number; recordingMaxBytes?: number } = {},
+	options: { egress?: HostEgress; slots?: number; joinTimeoutMs?: number; recordingMaxBytes?: number; helpGraceMs?: number } = {},
 ): Promise<World> {
 	const sandbox = await startSandbox();
 	const room = await FakeRoom.start(CHANNEL_TOKEN);
@@ -48,7 +48,13 @@ export async function startWorld(
 	const host = await startBotHost({
 		port: 0,
 		browser,
-		session: { pollMs: 100, captionSettleMs: 900, joinTimeoutMs: options.joinTimeoutMs ?? 30_000 },
+		// A grace well above a busy machine's page loads, so only a real unknown screen asks for help.
+		session: {
+			pollMs: 100,
+			captionSettleMs: 900,
+			joinTimeoutMs: options.joinTimeoutMs ?? 30_000,
+			helpGraceMs: options.helpGraceMs ?? 5_000,
+		},
 		egress: options.egress ?? LOCAL_EGRESS,
 		...(options.slots ? { slots: options.slots } : {}),
 		...(options.recordingMaxBytes ? { recordingMaxBytes: options.recordingMaxBytes } : {}),
@@ -117,6 +123,7 @@ export function scriptMeeting(
 		bot_name: botName,
 		transcription: null,
 		channel: { url: world.room.url(meetingId), token: channelToken ?? CHANNEL_TOKEN },
+		screenshot_upload_url: world.room.screenshotUrl(meetingId),
 		...spawnOverrides,
 	};
 	return { meetingId, nativeId, botName, request };

@@ -92,13 +92,16 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["lobby", "denied"]);
 		});
 
-		it("names a sign-in wall as its own failure, not a join failure", async () => {
+		it("asks for help on a sign-in wall, and leaves when the room gives up on it", async () => {
 			const bot = await spawnBot(world, platform, { sign_in_required: true, passcode: options.passcode ?? null });
+			const asked = await world.room.until(bot.meetingId, (received) => statusesOf(received).find((s) => s.status === "needs_help"));
+			expect(asked).toMatchObject({ reason: "the platform asks the bot to sign in", help: { kind: "sign_in_required" } });
+			expect(asked.help?.page_text).toContain("Sign in");
+			// The room's help timeout ends it with `leave`; the bot obeys while stuck.
+			world.room.command(bot.meetingId, { action: "leave" });
 			const last = await finished(bot.meetingId);
-			expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "failed"]);
-			expect(last).toMatchObject({ failure_stage: "joining" });
-			expect(last.completion_reason).toBeUndefined();
-			expect(last.reason).toMatch(/^sign_in_required/);
+			expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "needs_help", "completed"]);
+			expect(last).toMatchObject({ completion_reason: "stopped" });
 			expect(world.sandbox.observed(bot.nativeId)?.attendees).toEqual([]);
 		});
 
@@ -118,6 +121,10 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 			});
 			// It leaves the lobby itself rather than just closing the browser.
 			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["lobby", "left"]);
+			// What it saw when it gave up, taken before it left: the lobby, and a screenshot the room holds.
+			expect(last.diagnostics).toMatchObject({ page_state: "lobby", screenshot: expect.stringMatching(/^a1-failure-\d+\.jpg$/) });
+			expect(world.room.screenshots(bot.meetingId).has(last.diagnostics?.screenshot ?? "")).toBe(true);
+			expect(last.diagnostics?.steps.at(-1)?.step).toMatch(/^failed: lobby wait exceeded/);
 		});
 
 		it("reports a removal from the call as failed / evicted", async () => {

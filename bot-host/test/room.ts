@@ -1,10 +1,17 @@
 /**
  * A stand-in for the meeting's room on the bot channel: a real `ws` server that checks the
- * token, records every message the bot sends, acks it, and can send commands.
+ * token, records every message the bot sends, acks it, and can send commands. Its HTTP side
+ * takes screenshots as the real room does (PUT <screenshotUrl>/<name>, Bearer channel token,
+ * image/jpeg or image/png up to SCREENSHOT_MAX_BYTES, 201).
  */
-import type { IncomingMessage } from "node:http";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { type WebSocket, WebSocketServer } from "ws";
-import { type Act, BotToRoom, ROOM_CLOSE } from "../../src/bot-channel/protocol.ts";
+import { type Act, BotToRoom, ROOM_CLOSE, SCREENSHOT_MAX_BYTES, ScreenshotName } from "../../src/bot-channel/protocol.ts";
+
+export interface StoredScreenshot {
+	contentType: string;
+	bytes: Buffer;
+}
 
 export interface RoomConnection {
 	meetingId: number;
@@ -24,10 +31,18 @@ export class FakeRoom {
 	private commandSeq = 0;
 
 	private readonly refusals: Map<number, number>;
+	private readonly http: http.Server;
+	private readonly shots = new Map<number, Map<string, StoredScreenshot>>();
+	/** Answer screenshot uploads with this status instead of storing them (a room that cannot take them). */
+	screenshotRefusal: number | null = null;
 
-	private constructor(server: WebSocketServer, refusals: Map<number, number>) {
+	private constructor(server: WebSocketServer, httpServer: http.Server, refusals: Map<number, number>) {
 		this.server = server;
+		this.http = httpServer;
 		this.refusals = refusals;
+		httpServer.on("request", (req: IncomingMessage, res: ServerResponse) => {
+			this.takeScreenshot(req, res).catch(() => res.writeHead(500).end());
+		});
 		server.on("connection", (socket: WebSocket, req: IncomingMessage) => {
 			const url = new URL(req.url ?? "/", "ws://room");
 			const meetingId = Number(url.pathname.split("/")[2]);
@@ -47,9 +62,9 @@ export class FakeRoom {
 	/** `token`: the only channel token accepted (header or query), as the real room checks it. */
 	static async start(token?: string): Promise<FakeRoom> {
 		const refusals = new Map<number, number>();
+		const httpServer = http.createServer();
 		const server = new WebSocketServer({
-			port: 0,
-			host: "127.0.0.1",
+			server: httpServer,
 			verifyClient: (info: { req: IncomingMessage }, answer: (ok: boolean, status?: number) => void) => {
 				const url = new URL(info.req.url ?? "/", "ws://room");
 				const query = url.searchParams.get("token");
@@ -59,8 +74,55 @@ export class FakeRoom {
 				answer(true);
 			},
 		});
-		await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-		return new FakeRoom(server, refusals);
+		await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", () => resolve()));
+		const room = new FakeRoom(server, httpServer, refusals);
+		room.token = token ?? null;
+		return room;
+	}
+
+	private token: string | null = null;
+
+	/** Where this meeting's bot uploads screenshots (`SpawnRequest.screenshot_upload_url`). */
+	screenshotUrl(meetingId: number): string {
+		return `http://127.0.0.1:${this.port}/meetings/${meetingId}/screenshots`;
+	}
+
+	/** The screenshots this meeting's bot uploaded, by name. */
+	screenshots(meetingId: number): Map<string, StoredScreenshot> {
+		let stored = this.shots.get(meetingId);
+		if (!stored) {
+			stored = new Map();
+			this.shots.set(meetingId, stored);
+		}
+		return stored;
+	}
+
+	/** PUT /meetings/<id>/screenshots/<name>, checked as the real room checks it. */
+	private async takeScreenshot(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const parts = new URL(req.url ?? "/", "http://room").pathname.split("/").filter(Boolean);
+		const meetingId = Number(parts[1]);
+		const name = parts[3] ?? "";
+		if (req.method !== "PUT" || parts[0] !== "meetings" || parts[2] !== "screenshots" || parts.length !== 4)
+			return void res.writeHead(404).end();
+		if (this.token && req.headers.authorization !== `Bearer ${this.token}`) return void res.writeHead(401).end();
+		if (!ScreenshotName.safeParse(name).success) return void res.writeHead(422).end();
+		const contentType = req.headers["content-type"] ?? "";
+		if (contentType !== "image/jpeg" && contentType !== "image/png") return void res.writeHead(415).end();
+		const chunks: Buffer[] = [];
+		let size = 0;
+		for await (const chunk of req) {
+			size += (chunk as Buffer).length;
+			if (size > SCREENSHOT_MAX_BYTES) return void res.writeHead(413).end();
+			chunks.push(chunk as Buffer);
+		}
+		if (this.screenshotRefusal !== null) return void res.writeHead(this.screenshotRefusal).end();
+		this.screenshots(meetingId).set(name, { contentType, bytes: Buffer.concat(chunks) });
+		res.writeHead(201).end();
+	}
+
+	private get port(): number {
+		const address = this.http.address();
+		return typeof address === "object" && address ? address.port : 0;
 	}
 
 	/** From now on the room answers this meeting's channel upgrades with `status` (the real room: 409, no live meeting). */
@@ -84,9 +146,7 @@ export class FakeRoom {
 	}
 
 	url(meetingId: number): string {
-		const address = this.server.address();
-		const port = typeof address === "object" && address ? address.port : 0;
-		return `ws://127.0.0.1:${port}/meetings/${meetingId}/bot`;
+		return `ws://127.0.0.1:${this.port}/meetings/${meetingId}/bot`;
 	}
 
 	/** Everything the bot of this meeting sent, in order (hellos and re-sends included). */
@@ -135,7 +195,8 @@ export class FakeRoom {
 
 	close(): Promise<void> {
 		for (const socket of this.sockets.keys()) socket.terminate();
-		return new Promise((resolve) => this.server.close(() => resolve()));
+		this.http.closeAllConnections();
+		return new Promise((resolve) => this.server.close(() => this.http.close(() => resolve())));
 	}
 }
 

@@ -50,9 +50,12 @@ const toggle = (button, what, on) => {
 	button.setAttribute("aria-label", (on ? "Turn off " : "Turn on ") + what);
 	button.dataset.isMuted = String(!on);
 };
-scenarioReady.then((scenario) => {
-	joinButton.firstElementChild.textContent = scenario.direct_join ? "Join now" : "Ask to join";
-});
+// A changed layout: the join button says something no driver looks for.
+function applyLayout(changed) {
+	scenarioReady.then((scenario) => {
+		joinButton.firstElementChild.textContent = changed ? "Request entry" : scenario.direct_join ? "Join now" : "Ask to join";
+	});
+}
 nameInput.addEventListener("input", () => { joinButton.disabled = nameInput.value.trim() === ""; });
 $("#mic").addEventListener("click", (e) => { const on = e.currentTarget.dataset.isMuted === "true"; toggle(e.currentTarget, "microphone", on); Sandbox.setMic(on); });
 $("#cam").addEventListener("click", (e) => { const on = e.currentTarget.dataset.isMuted === "true"; toggle(e.currentTarget, "camera", on); Sandbox.setCamera(on); });

@@ -7,17 +7,43 @@ export function escapeHtml(text: string): string {
 export interface MeetingPageState {
 	/** The platform's not-found screen instead of the pre-join one ("Check your meeting code", Zoom 3,001). */
 	notFound?: boolean;
+	/**
+	 * A screen in place of the whole page until the sandbox says it is gone (scenario `interstitial`):
+	 * one no driver knows (`policy`), or the platform's bot check (`bot_check`).
+	 */
+	interstitial?: "policy" | "bot_check" | null;
+	/** The join button renamed until the sandbox says the layout is restored (scenario `layout_changed`); the skin's `applyLayout` draws it. */
+	layoutChanged?: boolean;
 }
+
+/** Each platform's bot check, in its own words (the drivers' `bot_wall` texts). */
+const BOT_CHECK: Record<string, string> = {
+	google_meet: "You can't join this meeting",
+	zoom: "We detected you may be a bot",
+	teams: "Verify you're a real person",
+};
+
+/** Served in place of the page, so the pre-join is not visible at all (not merely covered) while it shows. */
+function interstitial(kind: "policy" | "bot_check", platform: string): string {
+	const [title, text, button] =
+		kind === "bot_check"
+			? [BOT_CHECK[platform] ?? "", "Complete the check to continue.", "Start the check"]
+			: ["Before you join", "This organisation asks every guest to review its meeting policy first.", "Review the policy"];
+	return `<div id="sandbox-interstitial" role="dialog" aria-label="${title}">
+<h1>${title}</h1><p>${text}</p><button id="sandbox-interstitial-review">${button}</button></div>`;
+}
+const INTERSTITIAL_CSS = "html[data-interstitial] body>:not(#sandbox-interstitial){display:none!important}";
 
 export function pageShell(
 	p: { platform: string; meetingId: string; title: string; css: string; body: string; skin: string } & MeetingPageState,
 ): string {
 	return `<!doctype html>
-<html lang="en" data-platform="${p.platform}" data-meeting-id="${escapeHtml(p.meetingId)}"${p.notFound ? ' data-meeting-state="not_found"' : ""}>
+<html lang="en" data-platform="${p.platform}" data-meeting-id="${escapeHtml(p.meetingId)}"${p.notFound ? ' data-meeting-state="not_found"' : ""}${p.interstitial ? " data-interstitial" : ""}${p.layoutChanged ? " data-layout-changed" : ""}>
 <head><meta charset="utf-8"><title>${escapeHtml(p.title)}</title>
-<style>body{font-family:sans-serif;margin:0}[hidden]{display:none!important}video{width:160px;height:90px;background:#222}button,[role=button],[role=switch],[role=menuitem]{display:inline-block;min-width:28px;min-height:24px;border:1px solid #888;cursor:pointer}${p.css}</style>
+<style>body{font-family:sans-serif;margin:0}[hidden]{display:none!important}video{width:160px;height:90px;background:#222}button,[role=button],[role=switch],[role=menuitem]{display:inline-block;min-width:28px;min-height:24px;border:1px solid #888;cursor:pointer}${INTERSTITIAL_CSS}${p.css}</style>
 </head>
 <body>
+${p.interstitial ? interstitial(p.interstitial, p.platform) : ""}
 ${p.body}
 <script src="/__sandbox/runtime.js"></script>
 <script>
@@ -43,6 +69,34 @@ const popup = ({ text, button, buttonAttrs = {}, onClose }) => {
 	document.body.append(overlay);
 };
 ${p.skin}
+// The interstitial and the changed layout last until the sandbox says they are gone (a timer, a control call).
+(() => {
+	const root = document.documentElement;
+	if (typeof applyLayout === "function") applyLayout(root.hasAttribute("data-layout-changed"));
+	if (!root.hasAttribute("data-interstitial") && !root.hasAttribute("data-layout-changed")) return;
+	const screenUrl = "/__sandbox/meetings/" + encodeURIComponent(root.dataset.meetingId) + "/screen";
+	const poll = setInterval(async () => {
+		const screen = await fetch(screenUrl).then((r) => r.json()).catch(() => null);
+		if (!screen) return;
+		if (!screen.interstitial && root.hasAttribute("data-interstitial")) {
+			root.removeAttribute("data-interstitial");
+			$("#sandbox-interstitial")?.remove();
+		}
+		if (!screen.layout_changed && root.hasAttribute("data-layout-changed")) {
+			root.removeAttribute("data-layout-changed");
+			if (typeof applyLayout === "function") applyLayout(false);
+		}
+		if (!root.hasAttribute("data-interstitial") && !root.hasAttribute("data-layout-changed")) clearInterval(poll);
+	}, 250);
+	// A person in front of the page can review the policy: the sandbox hears it as a clear.
+	$("#sandbox-interstitial-review")?.addEventListener("click", () =>
+		fetch("/__sandbox/meetings/" + encodeURIComponent(root.dataset.meetingId) + "/actions", {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify({ action: "clear_interstitial" }),
+		}),
+	);
+})();
 </script>
 </body></html>`;
 }

@@ -52,6 +52,10 @@ scenarioReady.then((scenario) => {
 	if (scenario.passcode !== null && params.get("p") !== scenario.passcode) passInput.hidden = false;
 });
 $("#continue-browser").addEventListener("click", () => { $("#launcher").hidden = true; $("#prejoin").hidden = false; });
+// A changed layout: the join button carries a data-tid the driver does not know.
+function applyLayout(changed) {
+	joinButton.setAttribute("data-tid", changed ? "prejoin-join-btn-v2" : "prejoin-join-button");
+}
 nameInput.addEventListener("input", () => { joinButton.disabled = nameInput.value.trim() === ""; });
 for (const [tid, set] of [["toggle-mute", (on) => Sandbox.setMic(on)], ["toggle-video", (on) => Sandbox.setCamera(on)]]) {
 	$('[data-tid="' + tid + '"]').addEventListener("click", (e) => {

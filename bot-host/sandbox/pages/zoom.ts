@@ -22,7 +22,7 @@ export function zoomPage(meetingId: string, state: MeetingPageState = {}): strin
 	<input id="input-for-pwd" type="password" placeholder="Meeting Passcode" hidden>
 	<button id="preview-audio-control-button" aria-label="Mute">Mute</button>
 	<button id="preview-video-control-button" aria-label="Stop Video">Stop Video</button>
-	<button class="preview-join-button disabled">Join</button>
+	<button class="preview-join-button disabled" id="preview-join">Join</button>
 </div>
 <div class="meeting-app" id="meeting-app" hidden>
 	<div id="waiting-room" hidden><div class="wr-content"><span class="wr-tile-title">Please wait, the meeting host will let you in soon.</span></div><button class="wr-leave-btn" aria-label="Leave">Leave</button></div>
@@ -52,12 +52,17 @@ export function zoomPage(meetingId: string, state: MeetingPageState = {}): strin
 		skin: `
 const name = $("#input-for-name");
 const pwd = $("#input-for-pwd");
-const join = $(".preview-join-button");
+const join = $("#preview-join");
 let micOn = true, videoOn = true;
 const params = new URLSearchParams(location.search);
 scenarioReady.then((scenario) => {
 	if (scenario.passcode !== null && params.get("pwd") !== scenario.passcode) pwd.hidden = false;
 });
+// A changed layout: the join button loses the class the driver finds it by.
+function applyLayout(changed) {
+	join.classList.toggle("preview-join-button", !changed);
+	join.classList.toggle("preview-join-btn-v2", changed);
+}
 const refreshJoin = () => join.classList.toggle("disabled", name.value.trim() === "" || (!pwd.hidden && pwd.value === ""));
 name.addEventListener("input", refreshJoin);
 pwd.addEventListener("input", refreshJoin);

@@ -1,0 +1,78 @@
+/**
+ * The way into the meeting: asking to join from the pre-join screen, again after a join button
+ * that was not where the driver looks (every JOIN_RETRY_MS), and the join deadline, which
+ * stands still while the bot asks for help and starts again when it is back.
+ */
+import type { Page } from "puppeteer-core";
+import type { HelpKind, SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import { LayoutChanged, type MeetingDriver, type PageState } from "../drivers/types.ts";
+import { errorText } from "../error-text.ts";
+import type { Evidence } from "./evidence.ts";
+import { type Ending, endingFor, seconds } from "./outcomes.ts";
+
+/** How often a join screen whose join button was not found is tried again. */
+const JOIN_RETRY_MS = 3_000;
+
+export class JoinAttempts {
+	private asked = false;
+	private buttonMissing = false;
+	private lastTry = Number.NEGATIVE_INFINITY;
+	private deadline: number;
+	private readonly options: { driver: MeetingDriver; request: SpawnRequest; evidence: Evidence; timeoutMs: number };
+
+	constructor(options: JoinAttempts["options"] & { now: number }) {
+		this.options = options;
+		this.deadline = options.now + options.timeoutMs;
+	}
+
+	/** The last try found the join screen but not its join button (a `layout_changed` help request). */
+	get joinButtonMissing(): boolean {
+		return this.buttonMissing;
+	}
+
+	/** On the pre-join screen: ask to join, unless it has asked already or tried a moment ago. */
+	async onPrejoin(page: Page, now: () => number): Promise<void> {
+		if (this.asked || now() - this.lastTry < JOIN_RETRY_MS) return;
+		this.lastTry = now();
+		const { driver, request, evidence } = this.options;
+		// A try again after a missing join button tells its steps only if it gets through, so a long
+		// wait for help does not push everything before it out of the bounded step log.
+		const retrying = this.buttonMissing;
+		const held: string[] = [];
+		const step = (words: string) => (retrying ? held.push(words) : evidence.step(words));
+		try {
+			await driver.join(page, { botName: request.bot_name, passcode: request.passcode ?? null, step, again: retrying });
+		} catch (err) {
+			if (!(err instanceof LayoutChanged)) throw new Error(`could not join: ${errorText(err)}`);
+			step(`no join button found: ${err.message}`);
+			this.buttonMissing = true;
+			return;
+		}
+		if (retrying) evidence.step("tried to join again, and the join button was there");
+		for (const words of held) evidence.step(words);
+		this.asked = true;
+		this.buttonMissing = false;
+		this.deadline = now() + this.options.timeoutMs;
+	}
+
+	/**
+	 * Back from a help request: the deadline counts from now, and a pre-join screen the bot is
+	 * back on is asked from again (unless the help was about its join button, which it just clicked).
+	 */
+	resume(now: number, state: PageState, stuckOn: HelpKind | null): void {
+		this.deadline = now + this.options.timeoutMs;
+		if (state === "prejoin" && stuckOn !== "layout_changed") this.asked = false;
+	}
+
+	/** The join failure once the deadline has passed without a lobby or a call. */
+	timedOut(now: number, state: PageState): Ending | null {
+		if (now < this.deadline) return null;
+		const limit = seconds(this.options.timeoutMs);
+		return endingFor(
+			"join_failure",
+			this.asked
+				? `no lobby or call within ${limit} of asking to join (page: ${state})`
+				: `no join screen within ${limit} (page: ${state})`,
+		);
+	}
+}
