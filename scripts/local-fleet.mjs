@@ -71,7 +71,7 @@ export async function startSandbox({ port = 0, quiet = false, env = {} } = {}) {
  * (startSandbox); false sends bots to the real platforms (Chromium reaches the sandbox through
  * --host-resolver-rules). With `queueUrl` and `gatewayUrl` it pulls spawn tickets from that
  * queue and claims them at that gateway as `id`, with `credential` (minted for `id`, e.g. by
- * mintHostCredential). Resolves with the child and its health: a host without a browser still
+ * mintHostCredential). `entry`: another host script (the density bench's). Resolves with the child and its health: a host without a browser still
  * runs, and `health.detail` names what is missing.
  */
 export async function launchBotHost({
@@ -87,6 +87,7 @@ export async function launchBotHost({
 	queueToken,
 	label,
 	onLine,
+	entry = "bot-host/main.ts",
 }) {
 	const sandboxEnv =
 		typeof sandbox === "string"
@@ -100,7 +101,7 @@ export async function launchBotHost({
 		...(queueUrl ? { SPAWN_QUEUE_URL: queueUrl } : {}),
 		...(queueToken ? { SPAWN_QUEUE_TOKEN: queueToken } : {}),
 	};
-	const child = run(bin("node"), ["bot-host/main.ts"], {
+	const child = run(bin("node"), [entry], {
 		stdio: ["ignore", onLine || label ? "pipe" : quiet ? "ignore" : "inherit", label ? "pipe" : "inherit"],
 		env: {
 			...process.env,

@@ -209,7 +209,10 @@ export class BotSession {
 	}
 
 	private async watch(page: Page, startedAt: number): Promise<Ending> {
-		const pollMs = this.options.pollMs ?? 150;
+		// Each tick reads the whole page (its visible text, captions, tiles) through the DevTools
+		// protocol: 250 ms keeps a caption's first read well inside the 500 ms budget while costing
+		// each bot less than 150 ms did (docs/bot-fleet.md#density).
+		const pollMs = this.options.pollMs ?? 250;
 		const { driver, request, evidence } = this;
 		const joining = new JoinAttempts({ driver, request, evidence, timeoutMs: this.options.joinTimeoutMs ?? 60_000, now: this.now() });
 		const prefix = `${this.request.meeting_id}-${randomBytes(3).toString("hex")}`;

@@ -8,6 +8,7 @@ import { benchAgentChat } from "./agent-chat.mjs";
 import { benchBots } from "./bots.mjs";
 import { benchCalendarSync } from "./calendar-sync.mjs";
 import { benchDashboard } from "./dashboard.mjs";
+import { benchDensity, DENSITY_HOST, densityCounts } from "./density.mjs";
 import { benchFleetPlacement } from "./fleet.mjs";
 import { benchGateway } from "./gateway.mjs";
 import { benchHostileInputs } from "./hostile-inputs.mjs";
@@ -48,11 +49,13 @@ export async function runBenchmarks(only) {
 		["dashboard", benchDashboard],
 		["bots", (ctx) => withRealBots(ctx, secrets, benchBots)],
 		["fleet", (ctx) => benchFleet(ctx, secrets)],
+		// Minutes of up to 20 Chromiums at once: only when named (`npm run bench -- density`).
+		["density", (ctx) => withRealBots(ctx, secrets, benchDensity, { host: DENSITY_HOST(Math.max(...densityCounts())) }), { named: true }],
 	];
 	try {
 		const key = await benchKey(base, secrets.ADMIN_API_TOKEN);
-		for (const [name, bench] of sections) {
-			if (only.length && !only.includes(name)) continue;
+		for (const [name, bench, { named = false } = {}] of sections) {
+			if (only.length ? !only.includes(name) : named) continue;
 			await bench({ base, key, recorder, adminToken: secrets.ADMIN_API_TOKEN, gatewayPid: gateway.pid });
 		}
 	} finally {
@@ -82,8 +85,9 @@ async function benchKey(base, adminToken) {
  * A second gateway for the real bots: it publishes spawn tickets to its own local queue, and
  * `hostCount` bot hosts (one shared sandbox) pull and claim them. `launches` maps each meeting
  * id to when a host's log said it launched that bot, i.e. won the claim, and which host.
+ * `host`: how to start each host (another entry script, more env) instead of bot-host/main.ts.
  */
-async function withRealBots(ctx, secrets, bench, { hostCount = 1 } = {}) {
+async function withRealBots(ctx, secrets, bench, { hostCount = 1, host = {} } = {}) {
 	const port = await freePort();
 	const botBase = `http://127.0.0.1:${port}`;
 	const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-bench-bots-"));
@@ -97,6 +101,8 @@ async function withRealBots(ctx, secrets, bench, { hostCount = 1 } = {}) {
 			stateDir,
 			quiet: true,
 			vars: {
+				// Many /ws subscribers and bots of one user at once (the density section).
+				LIVE_FEED_MAX_SOCKETS: "1000",
 				GATEWAY_RATE_LIMIT_RPS: "1000",
 				GATEWAY_RATE_LIMIT_BURST: "1000",
 				...spawnQueue.gatewayVars,
@@ -117,18 +123,21 @@ async function withRealBots(ctx, secrets, bench, { hostCount = 1 } = {}) {
 						queueUrl: spawnQueue.url,
 						queueToken: spawnQueue.token,
 						onLine: (line) => {
+							host.onLine?.(line);
 							const launched = /bot for meeting (\d+) attempt \d+\b.*launched/.exec(line);
 							if (launched && !launches.has(Number(launched[1]))) launches.set(Number(launched[1]), { at: performance.now(), host: id });
 						},
 						// The bench decides how many Chromiums run; the machine's load average must not refuse them.
-						env: { BOT_HOST_MAX_LOAD: "1000" },
+						env: { BOT_HOST_MAX_LOAD: "1000", ...host.env },
+						...(host.entry ? { entry: host.entry } : {}),
 					});
 					hosts.push(child);
 					if (!health.ready) throw new Error(`bot host ${id} is not ready: ${health.detail}`);
 				}),
 			);
 			const key = await benchKey(botBase, secrets.ADMIN_API_TOKEN);
-			await bench({ ...ctx, botBase, key, sandboxUrl: sandbox.controlUrl, launches, hostCount });
+			const pids = { hosts: hosts.map((child) => child.pid), sandbox: sandbox.child.pid, gateway: gateway.pid };
+			await bench({ ...ctx, botBase, key, sandboxUrl: sandbox.controlUrl, launches, hostCount, pids });
 		} finally {
 			gateway.kill("SIGTERM");
 		}

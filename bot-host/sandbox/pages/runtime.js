@@ -131,13 +131,22 @@
 				if (p.lines[i]) queue.push({ participant: { id: `p${index + 1}`, name: p.name, spec: p }, text: p.lines[i] });
 			});
 		}
-		const buffers = await Promise.all(queue.map((u) => loadLine(u.text)));
+		// Each line's audio is fetched while the one before it plays: decoded ahead all at once, a
+		// long scenario would hold minutes of audio in the page, which no real meeting page does.
+		const load = (i) => {
+			const loading = i < queue.length ? loadLine(queue[i].text) : null;
+			loading?.catch(() => {});
+			return loading;
+		};
+		let next = load(0);
 		await sleep(scenario.speech_start_ms);
 		for (let i = 0; i < queue.length; i++) {
+			const buffer = await next;
+			next = load(i + 1);
 			if (state.phase !== "in_call") return;
 			const u = queue[i];
 			if (!state.present.has(u.participant.id)) continue;
-			await speakLine(u.participant, u.text, buffers[i]);
+			await speakLine(u.participant, u.text, buffer);
 			await sleep(scenario.speech_gap_ms);
 		}
 	};
