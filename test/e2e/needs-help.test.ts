@@ -27,7 +27,8 @@ interface MeetingRecord {
 	data: { help?: Help; help_history?: Help[]; diagnostics?: Diagnostics; failure_detail?: string };
 }
 
-const meetingOf = async (key: string, id: number) => (await apiAt(botGateway(), "GET", `/meetings/${id}`, { key })).body as unknown as MeetingRecord;
+const meetingOf = async (key: string, id: number) =>
+	(await apiAt(botGateway(), "GET", `/meetings/${id}`, { key })).body as unknown as MeetingRecord;
 
 async function sandboxAction(meetingId: string, action: string): Promise<void> {
 	const base = inject("sandboxUrl");
