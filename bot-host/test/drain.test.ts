@@ -55,8 +55,10 @@ describe("a draining bot host process", () => {
 				BOT_HOST_GATEWAY_URL: claims.url,
 				BOT_HOST_SANDBOX: `${sandbox.port}:${sandbox.spkiHash}`,
 				OUTBOUND_ALLOW_PRIVATE: "true",
-				// Other tests share this machine's two cores.
+				// Other tests share this machine's two cores (a pressure limit of 100% is never exceeded).
 				BOT_HOST_MAX_LOAD: "1000",
+				BOT_HOST_MAX_CPU_PRESSURE: "100",
+				BOT_HOST_MAX_MEM_PRESSURE: "100",
 				BOT_HOST_BACKOFF_MIN_MS: "100",
 				BOT_HOST_BACKOFF_MAX_MS: "300",
 				BOT_HOST_FULL_POLL_MS: "100",
