@@ -40,8 +40,8 @@ export class BotCpuMeter {
 	/** The bots' CPU now, given their browsers' pids; reads /proc again when the last reading is `sampleMs` old. */
 	measure(browserPids: number[]): BotsCpu {
 		const now = this.options.now();
-		const known = browserPids.every((pid) => this.readings.has(pid));
-		if (now - this.sampledAt >= this.options.sampleMs || !known) this.sample(browserPids, now);
+		// A new bot waits for the next reading: capacity is asked every poll, and /proc is not read that often.
+		if (now - this.sampledAt >= this.options.sampleMs) this.sample(browserPids, now);
 		let used = 0;
 		let measured = 0;
 		for (const pid of browserPids) {

@@ -87,11 +87,23 @@ describe("a draining bot host process", () => {
 			launching: 0,
 			free: 0,
 			draining: false,
+			limited_by: ["slots"],
+			refusing: "2 of 2 slots taken",
 		});
+		expect(output.join("")).toContain("bot host: taking no work: 2 of 2 slots taken\n");
 
 		child.kill("SIGTERM");
 		await until("the host draining", async () => (await health())?.status === 503, 30_000);
-		expect((await health())?.body).toEqual({ status: "draining", problems: [], bots: 2, free: 0 });
+		expect((await health())?.body).toEqual({
+			status: "draining",
+			problems: [],
+			bots: 2,
+			free: 0,
+			limited_by: ["draining", "slots"],
+			refusing: "draining: the host is stopping; 2 of 2 slots taken",
+			// Refusing since the slots filled: draining joined a refusal already under way.
+			refusing_since: expect.any(String),
+		});
 		// New work is left for other hosts: no pull while draining.
 		const pulls = queue.pulls(queueId).length;
 		const later = scriptMeeting(world, "zoom", { direct_join: true });
