@@ -32,6 +32,9 @@ export default defineConfig(async () => {
 									SPAWN_QUEUE_URL: `${inject<string>("webhookReceiverUrl")}/spawn-queue/client/v4/accounts/test/queues/bot-spawns`,
 									SPAWN_QUEUE_TOKEN: "test-spawn-queue-token",
 									BOT_REPORT_TIMEOUT_S: "5",
+									// A waiting meeting's refresh (and its note on /ws and webhooks) only when a test fires it: the
+									// fleet's reports are shared by every file, so a timed refresh would put notes into others' feeds.
+									BOT_PLACEMENT_REFRESH_S: "3600",
 									// Agent chat streams get a keepalive this often, so a test sees one without a long pause.
 									AGENT_SSE_KEEPALIVE_MS: "500",
 									// The local OpenAI-compatible model server (test/receiver/model-server.ts).

@@ -33,6 +33,10 @@
  * sandbox): `not_found` (default) or `open`. OUTBOUND_ALLOW_PRIVATE (default false),
  * BOT_DOWNLOAD_MAX_BYTES, BOT_VIDEO_MAX_BYTES: what bots may fetch for users (bot/egress.ts).
  *
+ * Each bot's Chromium dies with this process however it ends (setpriv --pdeathsig from util-linux;
+ * without it /health says `degraded`), and at start the host reaps what a dead instance of its id
+ * left (bot/browser-owner.ts, stray-browsers.ts).
+ *
  * SIGTERM drains: no more pulls, /health 503 `draining`, bots stay until their meetings end or
  * BOT_HOST_DRAIN_S passes, then leave with `failure_cause: host_drained`; a second SIGTERM makes them leave
  * at once. The process exits when no bot is left.
@@ -42,6 +46,7 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import { ClaimRequest } from "../src/bot-channel/fleet.ts";
 import { RECORDING_MAX_BYTES } from "../src/bot-channel/protocol.ts";
+import { parentDeathMissing } from "./bot/browser-owner.ts";
 import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
 import { hostEgressFromEnv } from "./bot/egress.ts";
 import { WAV_HEADER_BYTES } from "./bot/wav.ts";
@@ -145,7 +150,9 @@ const blockers = () => [
 	...[noCredential()].filter((problem) => problem !== null),
 	...(sandbox.problem?.fatal ? [sandbox.problem.detail] : []),
 ];
-const warnings = sandbox.problem && !sandbox.problem.fatal ? [sandbox.problem.detail] : [];
+const orphanable = parentDeathMissing();
+if (orphanable) console.error(`WARNING: ${orphanable}`);
+const warnings = [...(sandbox.problem && !sandbox.problem.fatal ? [sandbox.problem.detail] : []), ...(orphanable ? [orphanable] : [])];
 const host = await startBotHost({
 	port: Number(env.BOT_HOST_PORT ?? 8790),
 	bind,

@@ -6,12 +6,14 @@
  * it never takes the host down. Draining (SIGTERM) stops new work and lets bots finish.
  */
 import { accessSync, constants } from "node:fs";
+import { rmdir } from "node:fs/promises";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { HostReport } from "../src/bot-channel/fleet.ts";
 import type { SpawnRequest } from "../src/bot-channel/protocol.ts";
 import { type BrowserOptions, browserMissing } from "./bot/browser.ts";
+import { browserOwner } from "./bot/browser-owner.ts";
 import { type HostEgress, hostEgressFromEnv } from "./bot/egress.ts";
 import { type Ending, hostDrained, leaving } from "./bot/outcomes.ts";
 import { BotSession } from "./bot/session.ts";
@@ -19,6 +21,7 @@ import { errorText } from "./error-text.ts";
 import { BotCpuMeter } from "./fleet/bot-cpu.ts";
 import { type Capacity, type CapacitySettings, capacityOf } from "./fleet/capacity.ts";
 import { RefusalWatch } from "./fleet/refusal.ts";
+import { reapStrayBrowsers } from "./stray-browsers.ts";
 
 export interface BotHostOptions {
 	port: number;
@@ -132,6 +135,10 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 	let draining = false;
 	let drainTimer: NodeJS.Timeout | null = null;
 	let drained: Promise<void> | null = null;
+	// Every browser is marked as this host's, and what a dead instance of it left goes first.
+	const owner = options.browser.owner ?? browserOwner(options.hostId);
+	const browser: BrowserOptions = { ...options.browser, owner };
+	await reapStrayBrowsers(owner, log);
 
 	const readiness = () => hostReadiness(options.browser.executablePath, undefined, options.blockers?.() ?? [], options.warnings);
 	const { cpuSampleMs, ...capacitySettings } = options.capacity ?? {};
@@ -201,7 +208,7 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 				throw new Error(`a bot is already running for meeting ${request.meeting_id} (attempt ${current.request.attempt})`);
 			const session = new BotSession({
 				request,
-				browser: options.browser,
+				browser,
 				egress,
 				log,
 				recordingMaxBytes: options.recordingMaxBytes,
@@ -271,6 +278,8 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 			if (drainTimer) clearTimeout(drainTimer);
 			await leaveAll(ending);
 			await closeServer();
+			// Emptied by the bots' ends; another host of this process may still be using it.
+			await rmdir(owner.dir).catch(() => {});
 		},
 	};
 }

@@ -36,10 +36,14 @@ export function ensureNode22() {
 	process.exit(result.status ?? 1);
 }
 
-/** Debian packages the bot host needs: Chromium (one per bot; without it no bot starts) and espeak-ng (speech). */
+/**
+ * Debian packages the bot host needs: Chromium (one per bot; without it no bot starts), espeak-ng
+ * (speech) and util-linux's setpriv (each bot's Chromium dies with its host; bot-host/bot/browser-owner.ts).
+ */
 export const BOT_HOST_PACKAGES = [
 	["chromium", "/usr/bin/chromium"],
 	["espeak-ng", "/usr/bin/espeak-ng"],
+	["util-linux", "/usr/bin/setpriv"],
 ];
 /** The tests also check audio with sox. */
 export const TEST_PACKAGES = [...BOT_HOST_PACKAGES, ["sox", "/usr/bin/sox"]];

@@ -29,6 +29,7 @@ import { meetingRoutes } from "./routes/meetings";
 import { ApiErrorBody } from "./routes/openapi-app";
 import { recordingUploadRoutes } from "./routes/recording-upload";
 import { recordingRoutes } from "./routes/recordings";
+import { screenshotRoutes } from "./routes/screenshots";
 import { transcriptRoutes } from "./routes/transcripts";
 import { DEPLOYMENT_DEFAULTS, setting } from "./settings/deployment-defaults";
 
@@ -50,6 +51,8 @@ export function buildApp() {
 	app.use((c, next) => {
 		// Recordings stream straight to R2 with their own limit (MAX_RECORDING_BYTES).
 		if (c.req.path.startsWith("/internal/recordings/")) return next();
+		// Screenshots have their own cap (SCREENSHOT_MAX_BYTES), whatever MAX_BODY_BYTES is.
+		if (c.req.path.startsWith("/internal/screenshots/")) return next();
 		// Workspace uploads (25 MiB a file) have their own cap on the route (src/routes/agent-workspace.ts).
 		if (AGENT_PREFIXES.some((prefix) => c.req.path === `${prefix}/workspace/upload`)) return next();
 		// Speech audio and avatar images come inline as base64: a minute of 48 kHz WAV is 7.7 MB of it.
@@ -73,6 +76,7 @@ export function buildApp() {
 	app.route("/", transcriptRoutes);
 	app.route("/", liveRoutes);
 	app.route("/", recordingUploadRoutes);
+	app.route("/", screenshotRoutes);
 	app.route("/", botTranscriptionRoutes);
 	app.route("/", botFleetRoutes);
 	app.route("/", fleetMetricsRoutes);

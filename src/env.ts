@@ -37,6 +37,11 @@ export interface Env {
 	SPAWN_QUEUE_TOKEN?: string;
 	/** How long a spawn ticket waits for a host's claim before the meeting fails (`data.failure_cause: no_bot_capacity`, default 180). */
 	BOT_PLACEMENT_TIMEOUT_S?: string;
+	/** How long a bot may sit in `needs_help` before the meeting fails `help_timeout`. */
+	BOT_HELP_TIMEOUT_S?: string;
+	/** Lifetime of a screenshot link (data.help / data.diagnostics `screenshot_url`). */
+	SCREENSHOT_LINK_TTL_S?: string;
+	BOT_PLACEMENT_REFRESH_S?: string;
 	/** Respawns on another host after a host is lost mid-meeting (default 0: the meeting fails, `data.failure_cause: bot_host_lost`). */
 	BOT_MAX_RESPAWNS?: string;
 	/** Bearer token an autoscaler presents at GET /internal/fleet/metrics. */

@@ -1,9 +1,9 @@
 /** One Chromium per bot: flags for headless meeting audio, and a profile removed afterwards. */
 import { accessSync, constants, statSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import puppeteer, { type Browser } from "puppeteer-core";
+import puppeteer, { type Browser, type LaunchOptions } from "puppeteer-core";
+import { type BrowserOwner, browserOwner, withParentDeath } from "./browser-owner.ts";
 import { sandboxFlags } from "./chromium-sandbox.ts";
 
 export interface BrowserOptions {
@@ -14,6 +14,8 @@ export interface BrowserOptions {
 	fakeDevices: boolean;
 	/** Chromium's own sandbox, decided once per host (chromium-sandbox.ts). */
 	sandbox: boolean;
+	/** The host the browser belongs to and dies with (browser-owner.ts); the bot host sets it, others get an unnamed one. */
+	owner?: BrowserOwner;
 }
 
 /**
@@ -57,7 +59,10 @@ export async function launchBotBrowser(label: string, options: BrowserOptions): 
 		disabledFeatures.push(...flag.slice("--disable-features=".length).split(",").filter(Boolean));
 		return false;
 	});
-	const profileDir = await mkdtemp(path.join(tmpdir(), `bot-profile-${label.replace(/[^\w-]/g, "_")}-`));
+	// Under the host's own directory, so a later start of the host knows it for its own (stray-browsers.ts).
+	const owner = options.owner ?? browserOwner();
+	await mkdir(owner.dir, { recursive: true });
+	const profileDir = await mkdtemp(path.join(owner.dir, `bot-profile-${label.replace(/[^\w-]/g, "_")}-`));
 	// No speculative connections: preconnects are not seen by request interception, so shared
 	// content could otherwise open TCP connections to addresses the egress guard refuses.
 	await mkdir(path.join(profileDir, "Default"));
@@ -94,7 +99,7 @@ export async function launchBotBrowser(label: string, options: BrowserOptions): 
 		...extraFlags,
 	];
 	try {
-		const browser = await puppeteer.launch({
+		const launch: LaunchOptions = {
 			executablePath: options.executablePath,
 			headless: true,
 			args,
@@ -103,7 +108,9 @@ export async function launchBotBrowser(label: string, options: BrowserOptions): 
 			handleSIGINT: false,
 			handleSIGTERM: false,
 			handleSIGHUP: false,
-		});
+		};
+		// A child that the kernel kills with the host, however the host ends.
+		const browser = await puppeteer.launch(withParentDeath(launch));
 		return {
 			browser,
 			profileDir,

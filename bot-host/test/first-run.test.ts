@@ -262,13 +262,13 @@ describe("the Debian package step shared by npm start and npm test", () => {
 	it("installs as root what the bot host lacks, and tells anyone else the exact command", () => {
 		expect(debianPackagePlan(BOT_HOST_PACKAGES, { exists: none, root: true, env: {} })).toEqual({
 			action: "install",
-			missing: ["chromium", "espeak-ng"],
-			command: "apt-get install -y chromium espeak-ng",
+			missing: ["chromium", "espeak-ng", "util-linux"],
+			command: "apt-get install -y chromium espeak-ng util-linux",
 		});
 		expect(debianPackagePlan(TEST_PACKAGES, { exists: (file) => file === "/usr/bin/espeak-ng", root: false, env: {} })).toEqual({
 			action: "advise",
-			missing: ["chromium", "sox"],
-			command: "sudo apt-get install -y chromium sox",
+			missing: ["chromium", "util-linux", "sox"],
+			command: "sudo apt-get install -y chromium util-linux sox",
 		});
 	});
 

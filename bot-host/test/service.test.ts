@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../../test/shared/wait.ts";
+import { browserOwner } from "../bot/browser-owner.ts";
 import { startBotHost } from "../service.ts";
 import { FakeProc } from "./fake-proc.ts";
 import { CHANNEL_TOKEN, ROOMY_MACHINE, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
@@ -202,8 +203,9 @@ describe("bot host service", () => {
 		expect(world.sandbox.observed(bot.nativeId)?.attendees[0]).toMatchObject({ left: true });
 		await bot.session.finished;
 		await new Promise((resolve) => setImmediate(resolve));
-		// Its Chromium profile is gone with it.
-		expect(readdirSync(tmpdir()).filter((name) => name.startsWith(`bot-profile-${bot.meetingId}-`))).toEqual([]);
+		// Its Chromium profile, made in the host's own directory, is gone with it.
+		const profiles = browserOwner().dir;
+		expect(readdirSync(profiles).filter((name) => name.startsWith(`bot-profile-${bot.meetingId}-`))).toEqual([]);
 		expect(world.host.bots.has(bot.meetingId)).toBe(false);
 	});
 

@@ -47,6 +47,35 @@ describe("meetings list and /ws status frames", () => {
 		expect(list[0]?.status).toBe("active");
 	});
 
+	it("a waiting meeting's note brings what it waits on, and its next status step ends it", () => {
+		const placement = {
+			since: "2026-06-18T10:00:00.000Z",
+			deadline: "2026-06-18T10:03:00.000Z",
+			attempt: 1,
+			reason: "no_host_reported" as const,
+			detail: "no bot host has reported in the last 60 s",
+			hosts: [],
+			hosts_reporting: 0,
+		};
+		const waiting = [meeting(4, "requested", "kkk-llll-mmm")];
+		const ref = { id: 4, platform: "google_meet", native_id: "kkk-llll-mmm" };
+		const noted = withStatusFrame(waiting, {
+			type: "meeting.status",
+			meeting: ref,
+			payload: { status: "requested", data: { reason: placement.detail, placement } },
+			...at,
+		});
+		expect(noted?.[0]?.data.placement).toEqual(placement);
+		const joining = withStatusFrame(noted ?? [], {
+			type: "meeting.status",
+			meeting: ref,
+			payload: { status: "joining", data: null },
+			...at,
+		});
+		expect(joining?.[0]).toMatchObject({ status: "joining", data: {} });
+		expect(joining?.[0]?.data.placement).toBeUndefined();
+	});
+
 	it("a deleted plan leaves the list", () => {
 		const next = withStatusFrame(list, {
 			type: "meeting.status",

@@ -3,6 +3,7 @@
  * (meeting-feed.test.ts).
  */
 import type { FeedFrame, MeetingRef } from "./live";
+import { withPlacementFrame } from "./placement-words";
 import type { Meeting } from "./types";
 
 /** The refs `/ws` can watch: meetings with a link. */
@@ -12,7 +13,7 @@ export function feedRefs(meetings: Meeting[]): MeetingRef[] {
 		.map((m) => ({ platform: m.platform, native_id: m.native_meeting_id as string }));
 }
 
-/** Applies a `meeting.status` frame to a list: the new status and reason, or the plan removed. */
+/** Applies a `meeting.status` frame to a list: the new status and reason (and what a waiting meeting waits on), or the plan removed. */
 export function withStatusFrame(meetings: Meeting[], frame: FeedFrame): Meeting[] | null {
 	if (frame.type !== "meeting.status") return null;
 	const id = frame.meeting.id;
@@ -21,7 +22,7 @@ export function withStatusFrame(meetings: Meeting[], frame: FeedFrame): Meeting[
 	const { status, data } = frame.payload;
 	if (!status) return null;
 	if (status === "deleted") return meetings.filter((m) => m.id !== id);
-	const current = meetings[index] as Meeting;
+	const current = withPlacementFrame(meetings[index] as Meeting, frame);
 	const next = [...meetings];
 	next[index] = { ...current, status, completion_reason: data?.completion_reason ?? current.completion_reason };
 	return next;

@@ -40,6 +40,7 @@ const CAUSE_WORDS: Record<string, string> = {
 	no_bot_capacity: "no bot host had room for it",
 	bot_host_lost: "its bot host went away",
 	host_drained: "its bot host was shut down",
+	help_timeout: "it asked for help and nobody got it past the screen in time",
 };
 
 /** `data.failure_cause` (the fleet, not the meeting, ended it) as words beside its code, or null. */

@@ -2,6 +2,7 @@ import { setting } from "../../src/settings/deployment-defaults";
 import type { TimerHandlers } from "../shared/alarm-timers";
 import type { AutoJoin } from "./auto-join";
 import type { RoomContext } from "./context";
+import { helpTimedOut } from "./help";
 import type { RoomPlacement } from "./placement";
 import type { RoomTimerName } from "./storage";
 
@@ -24,9 +25,11 @@ export class RoomAlarm {
 				await this.autoJoin.placementTimedOut(`No bot host took the meeting within ${setting(this.room.env, "BOT_PLACEMENT_TIMEOUT_S")} s`);
 			}
 		},
+		placement_refresh: () => this.room.serial(() => this.placement.watch.refresh(true)),
 		watchdog: () => this.room.serial(() => this.placement.hostLost()),
 		stop_deadline: () => this.room.move({ to: "completed", actor: "user" }),
 		auto_join: () => this.autoJoin.fire(),
 		notify: () => this.room.serial(() => this.room.webhooks.drain()),
+		help: () => this.room.serial(() => helpTimedOut(this.room)),
 	};
 }

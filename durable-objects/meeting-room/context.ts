@@ -1,5 +1,5 @@
 import { tellAgentMeetingCompleted } from "../../src/agent/meeting-events";
-import { type Act, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
+import { type Act, type FailureDiagnostics, type HelpReport, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
 import type { MeetingRow } from "../../src/db/schema";
 import type { Env } from "../../src/env";
 import { errorName } from "../../src/error-text";
@@ -17,12 +17,14 @@ import {
 } from "../../src/meetings/status-machine";
 import { type Announce, moveMeeting, type StatusStep } from "../../src/meetings/status-writes";
 import { accountObject, meetingStream } from "../../src/objects";
+import { withScreenshotLinks } from "../../src/screenshots/screenshots";
 import { type WebhookEventType, webhookEventsFor } from "../../src/webhooks/envelope";
 import type { MeetingStream } from "../meeting-stream";
 import { type AlarmTimers, kvAlarmTimers } from "../shared/alarm-timers";
 import { SerialQueue } from "../shared/serial-queue";
 import { CommandQueue, type QueueRefusal } from "./command-queue";
 import { RoomFanout } from "./fanout";
+import { helpFields, helpTimerAfter } from "./help";
 import { ROOM_KEYS, type RoomTimerName } from "./storage";
 import { RoomWebhookRelay } from "./webhook-relay";
 
@@ -72,6 +74,10 @@ export interface TransitionAsk {
 	/** The fleet took the bot away: the stage decides the reason (status-machine.ts), this goes in `data.failure_cause`. */
 	failure_cause?: FailureCause;
 	reason?: string;
+	/** With `needs_help`: what the bot is stuck on (help.ts keeps it in `data.help`). */
+	help?: HelpReport;
+	/** With an ending: what the bot saw last (`data.diagnostics`). */
+	diagnostics?: FailureDiagnostics;
 }
 
 /**
@@ -189,17 +195,20 @@ export class RoomContext {
 			const updated: RoomState = { ...state, machine: after, startTime };
 			// The step and its webhook events are stored in one write: neither exists without the other.
 			await this.tell(row, step, webhookEventsFor(before, after.status), { [ROOM_KEYS.state]: updated });
+			await helpTimerAfter(this, before, after);
 			if (isTerminal(after.status)) await this.finish(updated, ask.actor);
 		};
+		const { help: _help, diagnostics: _diagnostics, ...request } = ask;
 		const outcome = await moveMeeting(
 			this.env,
 			{
 				meetingId: state.meetingId,
 				current: state.machine,
-				ask,
+				ask: request,
 				// Only while the record is live: one whose launch was undone, or that was ended without a room, is not the room's.
 				guard: LIVE_STATUSES,
 				values: startTime !== state.startTime ? { startTime } : undefined,
+				data: await helpFields(this, state, ask),
 			},
 			announce,
 		);
@@ -243,13 +252,15 @@ export class RoomContext {
 				console.error("the meeting stream did not take the end", row.id, errorName(err));
 			}
 		}
-		const entries = { ...(await this.webhooks.prepare(row, events, step)), ...alsoStore };
+		// What the owner is shown carries screenshot links minted now; the record keeps only references.
+		const shown: MeetingRow = { ...row, data: await withScreenshotLinks(this.env, row.id, row.data) };
+		const entries = { ...(await this.webhooks.prepare(shown, events, step)), ...alsoStore };
 		if (Object.keys(entries).length > 0) await this.ctx.storage.put(entries);
 		// A record just made: sockets that subscribed to its link before it existed hear of it, this step first.
 		if (step.from === null && step.to !== null && row.nativeMeetingId) {
 			await this.fanout.adoptWaiting(row.id, row.userId, { platform: row.platform, native_id: row.nativeMeetingId });
 		}
-		await this.fanout.publish(row.id, statusStepMessage(row, step));
+		await this.fanout.publish(row.id, statusStepMessage(shown, step));
 		if (events.length > 0) await this.sendNotices();
 		// Every completion passes here (room moves and plan-side steps alike): the user's event routines run for it.
 		if (step.to === "completed" && step.from !== "completed") this.ctx.waitUntil(tellAgentMeetingCompleted(this.env, row));
@@ -266,7 +277,7 @@ export class RoomContext {
 	}
 
 	private async finish(state: RoomState, actor: Actor): Promise<void> {
-		await this.timers.clear("watchdog", "stop_deadline", "placement");
+		await this.timers.clear("watchdog", "stop_deadline", "placement", "placement_refresh", "help");
 		await this.commands.clear();
 		if (state.link) {
 			await accountObject(this.env, state.userId).releaseBotSlot(state.link);
@@ -283,7 +294,7 @@ export class RoomContext {
 		console.warn("meeting moved on without its room", state.meetingId);
 		await this.ctx.storage.delete(ROOM_KEYS.state);
 		await this.commands.clear();
-		await this.timers.clear("watchdog", "stop_deadline", "placement");
+		await this.timers.clear("watchdog", "stop_deadline", "placement", "placement_refresh", "help");
 		for (const socket of this.botSockets()) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
 	}
 }

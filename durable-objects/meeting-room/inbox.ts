@@ -178,6 +178,8 @@ export class BotChannelInbox {
 					...botEnding(message),
 					failure_stage: message.failure_stage,
 					reason: message.reason,
+					help: message.help,
+					diagnostics: message.diagnostics,
 				});
 				return;
 			case "segment": {

@@ -35,6 +35,7 @@ export class RoomLaunch {
 			return state ? this.placement.publishTicket(state) : { ok: false as const, detail: "the meeting moved on" };
 		});
 		if (!result.ok && (await this.room.serial(() => this.placement.giveBack()))) return result;
+		if (result.ok) await this.room.serial(() => this.placement.watch.look());
 		return { ok: true };
 	}
 
@@ -65,6 +66,7 @@ export class RoomLaunch {
 			await this.room.timers.clear("auto_join", "stop_deadline", "watchdog");
 			// Before a claim only the placement deadline applies: no bot exists yet to report.
 			await this.room.timers.set("placement", this.placement.deadline());
+			await this.placement.watch.begin(state.attempt);
 			if (start.previousMeetingId) await meetingRoom(this.room.env, start.previousMeetingId).handOver(m.id);
 		});
 	}
@@ -74,7 +76,10 @@ export class RoomLaunch {
 			const state = await this.room.state();
 			// A stop before the ticket went out, or a host that claimed already: nothing to place.
 			if (state?.machine.status !== "requested" || state.claim) return { ok: true as const };
-			return this.placement.publishTicket(state);
+			const published = await this.placement.publishTicket(state);
+			// What it waits on, as soon as the ticket is out (the refresh timer's note comes only if it still waits).
+			if (published.ok) await this.placement.watch.look();
+			return published;
 		});
 		if (!result.ok) {
 			await this.room.move({ to: "failed", actor: "system", completion_reason: "join_failure", reason: result.detail });

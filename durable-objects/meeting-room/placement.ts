@@ -11,6 +11,7 @@ import { accountObject } from "../../src/objects";
 import { setting } from "../../src/settings/deployment-defaults";
 import { webhookEventsFor } from "../../src/webhooks/envelope";
 import type { RoomContext, RoomState } from "./context";
+import { PlacementWatch } from "./placement-watch";
 import { ROOM_KEYS } from "./storage";
 
 /** Storage key of what the room keeps of its launch, for claims and respawns. */
@@ -35,7 +36,12 @@ export type PlacementOutcome = "nothing" | "failed" | "handed_back";
  * Every method runs inside the room's serial queue.
  */
 export class RoomPlacement {
-	constructor(private readonly room: RoomContext) {}
+	/** What the waiting attempt shows (`data.placement`). */
+	readonly watch: PlacementWatch;
+
+	constructor(private readonly room: RoomContext) {
+		this.watch = new PlacementWatch(room);
+	}
 
 	private get placementTimeoutS(): number {
 		return setting(this.room.env, "BOT_PLACEMENT_TIMEOUT_S");
@@ -90,6 +96,7 @@ export class RoomPlacement {
 		};
 		await this.room.saveState(claimed);
 		await this.room.timers.clear("placement");
+		await this.watch.claimed(claimed);
 		// An auto-join's step to `requested` goes out now that a bot is on its way. Should telling
 		// fail, the claim stands: the step stays held and goes out before the bot's first report.
 		await this.room.announceHeldClaim(claimed).catch((err: unknown) => {
@@ -116,11 +123,14 @@ export class RoomPlacement {
 		const launch = await this.room.storage.get<StoredLaunch>(LAUNCH_KEY);
 		const planned = launch?.actor === "scheduler" && state.attempt === 1 && state.machine.status === "requested";
 		if (planned && (await this.giveBack())) return "handed_back";
+		// What it waited on at the end, from the reports as they are now.
+		const waitedOn = await this.watch.detailNow(state);
+		await this.watch.stop();
 		await this.room.applyMove({
 			to: "failed",
 			actor: "system",
 			failure_cause: "no_bot_capacity",
-			reason: `no bot host took the meeting within ${this.placementTimeoutS} s`,
+			reason: `no bot host took the meeting within ${this.placementTimeoutS} s${waitedOn ? `; at the end: ${waitedOn}` : ""}`,
 		});
 		return "failed";
 	}
@@ -156,13 +166,16 @@ export class RoomPlacement {
 		await this.room.saveState(next);
 		await this.room.timers.clear("watchdog");
 		await this.room.timers.set("placement", this.deadline());
+		await this.watch.begin(next.attempt);
 		this.room.supersede(next.attempt);
 		// What the user sees: the record notes how many bots the meeting took (docs/bot-fleet.md).
 		await this.room.env.DB.prepare("UPDATE meetings SET data = json_set(data, '$.bot_respawns', ?) WHERE id = ?")
 			.bind(next.respawns, state.meetingId)
 			.run();
 		console.warn("bot host lost, asking for another bot", state.meetingId, next.attempt);
-		return this.publishTicket(next);
+		const published = await this.publishTicket(next);
+		if (published.ok) await this.watch.look();
+		return published;
 	}
 
 	/**
@@ -186,6 +199,7 @@ export class RoomPlacement {
 		await this.room.holdClaim(null);
 		await this.room.storage.delete([ROOM_KEYS.state, LAUNCH_KEY]);
 		await this.room.timers.clear("watchdog", "placement");
+		await this.watch.stop();
 		if (state.link) await accountObject(this.room.env, state.userId).releaseBotSlot(state.link);
 		return true;
 	}

@@ -10,6 +10,8 @@ export const ROOM_KEYS = {
 	state: "room",
 	/** The spawn ticket put out for the current attempt (placement.ts StoredLaunch). */
 	launch: "launch",
+	/** What the current attempt shows while it waits for a host, and the last reason announced (placement-watch.ts). */
+	placementWait: "placementWait",
 	/** An auto-join's step to `requested`, held back until a host claims the attempt (context.ts holdClaim). */
 	heldClaimStep: "heldClaimStep",
 	/** A scheduled meeting's auto-join plan (auto-join.ts StoredPlan), and the plan whose bot was put out. */
@@ -34,6 +36,8 @@ export const ROOM_KEYS = {
  * spawn ticket waits for a host's claim. `watchdog`: after a claim, how long the bot may take to
  * connect, or stay away from its channel. `stop_deadline`: how long a stopping bot has to leave.
  * `auto_join`: when a scheduled meeting's bot is sent. `notify`: the webhook relay's retry.
+ * `placement_refresh`: while the attempt waits, when `data.placement` is read again from the hosts' reports.
+ * `help`: how long a bot may sit in `needs_help` (help.ts).
  */
-export const ROOM_TIMERS = ["placement", "watchdog", "stop_deadline", "auto_join", "notify"] as const;
+export const ROOM_TIMERS = ["placement", "placement_refresh", "watchdog", "stop_deadline", "auto_join", "notify", "help"] as const;
 export type RoomTimerName = (typeof ROOM_TIMERS)[number];

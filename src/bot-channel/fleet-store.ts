@@ -45,6 +45,26 @@ export const fleetQueries = {
 	hosts: "SELECT report, reported_at FROM bot_hosts WHERE reported_at >= ? ORDER BY reported_at DESC LIMIT 1000",
 };
 
+/** Each report as the schema reads it (a report stored before it lost `meeting_ids` shows none); unreadable ones are left out. */
+function parsedReports(rows: { report: string; reported_at: string }[]): (HostReport & { reported_at: string })[] {
+	return rows.flatMap((row) => {
+		const report = HostReport.safeParse(JSON.parse(row.report));
+		return report.success ? [{ ...report.data, reported_at: row.reported_at }] : [];
+	});
+}
+
+/**
+ * The latest report of every host that reported within HOST_REPORT_FRESH_MS: what a waiting
+ * meeting says it waits on (durable-objects/meeting-room/placement-watch.ts). Text to show,
+ * never a decision: a host takes work by pulling tickets, whatever it last reported.
+ */
+export async function freshHostReports(env: Env, now: number): Promise<HostReport[]> {
+	const rows = await env.DB.prepare(fleetQueries.hosts)
+		.bind(new Date(now - HOST_REPORT_FRESH_MS).toISOString())
+		.all<{ report: string; reported_at: string }>();
+	return parsedReports(rows.results).map(({ reported_at: _, ...report }) => report);
+}
+
 export async function fleetMetrics(env: Env, now: number): Promise<FleetMetrics> {
 	const dueWindowS = Math.max(1, setting(env, "FLEET_DUE_WINDOW_S"));
 	const [live, unclaimed, dueSoon, hosts] = await env.DB.batch<{ n: number } | { report: string; reported_at: string }>([
@@ -62,10 +82,6 @@ export async function fleetMetrics(env: Env, now: number): Promise<FleetMetrics>
 		bots_needed: counts.live + counts.unclaimed + counts.due_soon,
 		...counts,
 		due_window_s: dueWindowS,
-		// Read through the schema: a report stored before it lost `meeting_ids` shows none.
-		hosts: ((hosts?.results ?? []) as { report: string; reported_at: string }[]).flatMap((row) => {
-			const report = HostReport.safeParse(JSON.parse(row.report));
-			return report.success ? [{ ...report.data, reported_at: row.reported_at }] : [];
-		}),
+		hosts: parsedReports((hosts?.results ?? []) as { report: string; reported_at: string }[]),
 	};
 }

@@ -5,9 +5,12 @@ import type { MeetingRow } from "../db/schema";
 import { meetings } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
+import type { MeetingDiagnostics, MeetingHelp } from "../live/frames";
 import { findOpenMeetingOnLink } from "../meetings/meeting-store";
+import { placementOf } from "../meetings/placement-record";
 import { isLive, LIVE_STATUSES, type MeetingStatus } from "../meetings/status-machine";
 import { meetingRoom } from "../objects";
+import { withLinkedData } from "../screenshots/screenshots";
 import { endWithoutRoom } from "./end-without-room";
 
 /** A meeting as the bot routes name it: `{platform}/{native_meeting_id}`. */
@@ -80,15 +83,18 @@ export async function botStatuses(env: Env, caller: { userId: number }) {
 			.limit(FAILED_BOTS_SHOWN)
 			.all(),
 	]);
-	return [...live, ...failed].map(botStatus);
+	return Promise.all([...live, ...failed].map(async (r) => botStatus(await withLinkedData(env, r))));
 }
 
 function botStatus(r: MeetingRow) {
 	const failed = r.status === "failed";
+	const stuck = r.status === "needs_help" && isObject(r.data.help);
+	const placement = failed ? null : placementOf(r.data);
 	const cause = FailureCause.safeParse(r.data.failure_cause);
 	const detail = {
 		...(typeof r.data.failure_detail === "string" ? { failure_detail: r.data.failure_detail } : {}),
 		...(cause.success ? { failure_cause: cause.data } : {}),
+		...(isObject(r.data.diagnostics) ? { diagnostics: r.data.diagnostics as MeetingDiagnostics } : {}),
 	};
 	return {
 		meeting_id: r.id,
@@ -106,5 +112,10 @@ function botStatus(r: MeetingRow) {
 		failure_stage: r.failureStage,
 		labels: {},
 		...(failed ? { data: { completion_reason: r.completionReason, failure_stage: r.failureStage, ...detail } } : {}),
+		// A stuck bot says what it is stuck on (docs/api.md#help-and-diagnostics).
+		...(stuck ? { data: { completion_reason: null, failure_stage: null, help: r.data.help as MeetingHelp } } : {}),
+		...(placement ? { data: { completion_reason: null, failure_stage: null, placement } } : {}),
 	};
 }
+
+const isObject = (value: unknown): boolean => Boolean(value) && typeof value === "object" && !Array.isArray(value);

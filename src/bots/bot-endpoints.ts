@@ -37,7 +37,7 @@ export function botLaunchConfig(env: Env): { origin: URL; secretsKey: string } {
 }
 
 /**
- * The channel, upload and transcription addresses of one attempt's bot, with its freshly signed
+ * The channel, uploads (recording, screenshots) and transcription addresses of one attempt's bot, with its freshly signed
  * token and the upload's size limit. The transcription address is the Worker's relay
  * (src/routes/bot-transcription.ts), an OpenAI-compatible endpoint the bot calls with the same
  * token: the token of the account's endpoint never reaches the bot host.
@@ -47,7 +47,7 @@ export async function botEndpoints(
 	meetingId: number,
 	attempt: number,
 ): Promise<
-	Pick<SpawnRequest, "channel" | "recording_upload_url" | "recording_max_bytes"> & {
+	Pick<SpawnRequest, "channel" | "recording_upload_url" | "recording_max_bytes" | "screenshot_upload_url"> & {
 		transcription: NonNullable<SpawnRequest["transcription"]>;
 	}
 > {
@@ -58,6 +58,7 @@ export async function botEndpoints(
 		channel: { url: `${wsBase}/internal/bot-channel/${meetingId}`, token },
 		recording_upload_url: `${origin.origin}/internal/recordings/${meetingId}`,
 		recording_max_bytes: maxRecordingBytes(env),
+		screenshot_upload_url: `${origin.origin}/internal/screenshots/${meetingId}`,
 		transcription: { url: `${origin.origin}${transcriptionRelayPath(meetingId)}`, token },
 	};
 }

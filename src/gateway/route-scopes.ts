@@ -130,6 +130,8 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["GET", "/recordings/:recording_id/media/:media_file_id/download", READ],
 	/** A download link signed by the gateway: its signature and expiry are the credential. */
 	["GET", "/public/recordings/:media_file_id/:file_name", PUBLIC],
+	/** A bot's screenshot, through a short-lived link the gateway signed for the meeting's owner. */
+	["GET", "/public/screenshots/:meeting_id/:attempt/:name", PUBLIC],
 
 	["GET", "/user/calendars", SETTINGS],
 	["POST", "/user/calendars", SETTINGS],
@@ -154,6 +156,7 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["GET", "/ws", SELF_AUTHENTICATED],
 	["GET", "/internal/bot-channel/:meeting_id", SELF_AUTHENTICATED],
 	["PUT", "/internal/recordings/:meeting_id", SELF_AUTHENTICATED],
+	["PUT", "/internal/screenshots/:meeting_id/:name", SELF_AUTHENTICATED],
 	// A bot's transcription requests, relayed to the account's endpoint with its token (docs/bot-channel.md).
 	["POST", "/internal/bot-channel/:meeting_id/audio/transcriptions", SELF_AUTHENTICATED],
 	// The bot fleet (docs/bot-fleet.md): each host holds its own credential, an autoscaler FLEET_METRICS_TOKEN.

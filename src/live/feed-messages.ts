@@ -1,5 +1,6 @@
 /** The server → client messages of `/ws` (docs/live-feed.md#server--client), built in one place as frames.ts declares them. */
 import type { MeetingRow } from "../db/schema";
+import { placementOf } from "../meetings/placement-record";
 import type { StatusStep } from "../meetings/status-writes";
 import type {
 	ChatMessageFrame,
@@ -9,6 +10,8 @@ import type {
 	InteractiveFrame,
 	LiveMeetingRef,
 	LiveSegment,
+	MeetingDiagnostics,
+	MeetingHelp,
 	MeetingStatusData,
 	MeetingStatusFrame,
 	TranscriptFrame,
@@ -45,15 +48,27 @@ export function statusStepMessage(row: MeetingRow, step: StatusStep): MeetingSta
 	const failure = failed && typeof row.data.failure_detail === "string" ? row.data.failure_detail : null;
 	const cause = failed && typeof row.data.failure_cause === "string" ? row.data.failure_cause : null;
 	const autoJoinError = step.note && typeof row.data.auto_join_error === "string" ? row.data.auto_join_error : null;
+	// As stored, with the screenshot link the room minted for this step (src/screenshots/screenshots.ts).
+	const help = row.status === "needs_help" ? objectIn(row.data, "help") : null;
+	const diagnostics = failed ? objectIn(row.data, "diagnostics") : null;
+	const placement = step.note ? placementOf(row.data) : null;
 	const data: MeetingStatusData = {
 		reason: step.reason ?? null,
 		completion_reason: row.completionReason,
 		...(failure ? { failure_detail: failure } : {}),
 		...(cause ? { failure_cause: cause } : {}),
 		...(autoJoinError ? { auto_join_error: autoJoinError } : {}),
+		...(help ? { help: help as unknown as MeetingHelp } : {}),
+		...(diagnostics ? { diagnostics: diagnostics as unknown as MeetingDiagnostics } : {}),
+		...(placement ? { placement } : {}),
 	};
-	const said = data.reason || data.completion_reason || failure || autoJoinError;
+	const said = data.reason || data.completion_reason || failure || autoJoinError || placement || help || diagnostics;
 	return meetingStatusMessage(meetingRefOf(row), row.userId, step.to ?? REMOVED_STATUS, said ? data : null);
+}
+
+function objectIn(data: Record<string, unknown>, key: string): Record<string, unknown> | null {
+	const value = data[key];
+	return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
 /** The per-speaker bundle: what was just confirmed, and the speaker's drafts still open. */

@@ -56,6 +56,62 @@ export interface MeetingStatusData {
 	/** A failed meeting the bot fleet ended: `no_bot_capacity`, `bot_host_lost` or `host_drained`. */
 	failure_cause?: string;
 	auto_join_error?: string;
+	/** While `needs_help`: what the bot is stuck on (docs/api.md#help-and-diagnostics). */
+	help?: MeetingHelp;
+	/** On a failed meeting: what its bot saw last. */
+	diagnostics?: MeetingDiagnostics;
+	/** While the meeting waits for a bot host (docs/api.md#waiting-for-a-bot-host): on the note that says what it waits on. */
+	placement?: MeetingPlacement;
+}
+
+/** A screenshot the owner may open: a short-lived signed link of the gateway, or null when there is none. */
+export interface ScreenshotLink {
+	/** Which attempt's bot took it, and its name: what the meeting keeps. */
+	screenshot: { attempt: number; name: string } | null;
+	screenshot_url: string | null;
+}
+
+/** `data.help`. Its page text is the meeting page's: attacker-controlled, escape it where shown. */
+export interface MeetingHelp extends ScreenshotLink {
+	kind: "unknown_screen" | "layout_changed" | "captcha" | "sign_in_required";
+	reason: string;
+	since: string;
+	page_text: string;
+}
+
+/** `data.diagnostics`: the driver's last steps, the page it was on, its text and a screenshot. */
+export interface MeetingDiagnostics extends ScreenshotLink {
+	steps: { at: string; step: string }[];
+	page_state: string | null;
+	page_text: string;
+	at: string;
+}
+
+/** Why a meeting still has no bot: no host reports, every host refuses work, or a host has room but has not pulled the ticket. */
+export type PlacementReason = "no_host_reported" | "all_hosts_busy" | "not_yet_pulled";
+
+/** One bot host as a waiting meeting sees it, from its latest report. */
+export interface PlacementHost {
+	host_id: string;
+	free: number;
+	slots: number;
+	/** Why it takes no work, in words (the host's own, or made from its counts); null while it has room. */
+	refusing: string | null;
+}
+
+/** `data.placement`: a meeting waiting for a bot host says since when, until when, and why. */
+export interface MeetingPlacement {
+	/** When the current attempt began waiting (POST /bots, auto-join, or a respawn). */
+	since: string;
+	/** When the meeting fails `no_bot_capacity` (or an auto-join goes back to its plan) unless a host claims it. */
+	deadline: string;
+	attempt: number;
+	reason: PlacementReason;
+	/** The reason in words, e.g. "all 2 hosts busy: CPU pressure 91% on local-1, 20 of 20 slots on local-2". */
+	detail: string;
+	/** Hosts that reported recently: those with room first, at most 10. */
+	hosts: PlacementHost[];
+	hosts_reporting: number;
 }
 
 export interface MeetingStatusFrame {

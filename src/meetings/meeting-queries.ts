@@ -5,6 +5,7 @@ import { meetings, transcriptSegments } from "../db/schema";
 import type { Env } from "../env";
 import { invalidField, notFound } from "../errors";
 import { recordingsOfMeetings } from "../recordings/recording-store";
+import { withLinkedData } from "../screenshots/screenshots";
 import { findMeetingOnLink, findReadableMeeting, meetingView, readableBy } from "./meeting-store";
 import { MEETING_STATUSES } from "./status-machine";
 import { segmentView } from "./transcript-store";
@@ -72,7 +73,7 @@ export async function listMeetings(env: Env, reader: Reader, q: ListMeetingsQuer
 		env,
 		rows.map((r) => r.id),
 	);
-	return rows.map((r) => meetingView(r, recorded.get(r.id)));
+	return Promise.all(rows.map((r) => withLinkedData(env, meetingView(r, recorded.get(r.id)))));
 }
 
 /** A meeting by its id, as GET /meetings/{meeting_id} names it. */
@@ -83,7 +84,7 @@ export async function readableMeetingView(env: Env, reader: Reader, meetingId: n
 	const row = await findReadableMeeting(env, reader.userId, meetingId);
 	if (!row) throw notFound("Meeting not found");
 	const recorded = await recordingsOfMeetings(env, [row.id]);
-	return meetingView(row, recorded.get(row.id));
+	return withLinkedData(env, meetingView(row, recorded.get(row.id)));
 }
 
 /** The newest started meeting on a link the reader may read; 404 "Meeting not found" otherwise. */

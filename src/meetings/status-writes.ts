@@ -4,7 +4,7 @@
  * the move table first, made only while the record is still where the writer saw it, and then
  * handed to an `Announce`, which tells the world (the room's /ws watchers and webhook events).
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { db } from "../db";
 import { type MeetingRow, meetings, workspaceMembers } from "../db/schema";
 import type { Env } from "../env";
@@ -81,7 +81,12 @@ export interface MoveRequest {
 	guard?: readonly MeetingStatus[];
 	/** Other columns written in the same statement (a plan's edit, a claim's bot fields). */
 	values?: MeetingColumns;
+	/** Keys of `data` set in the same statement (a bot's help request, its diagnostics); null removes the key. */
+	data?: DataFields;
 }
+
+/** Top-level keys of a meeting's `data`, as the code names them (never from input), and their JSON values. */
+export type DataFields = Record<string, unknown>;
 
 export type MoveOutcome =
 	| { ok: false; why: "refused"; detail: string }
@@ -101,7 +106,7 @@ export async function moveMeeting(env: Env, request: MoveRequest, announce: Anno
 	const result = transition(current, ask);
 	if (!result.ok) return { ok: false, why: "refused", detail: result.detail };
 	const next = result.state;
-	if (!result.changed && !request.values) return { ok: true, row: null, state: next, step: null };
+	if (!result.changed && !request.values && !request.data) return { ok: true, row: null, state: next, step: null };
 	const now = nowIso();
 	const reason = ask.reason ? sanitize(ask.reason) : undefined;
 	const columns: MeetingColumns = result.changed
@@ -117,12 +122,19 @@ export async function moveMeeting(env: Env, request: MoveRequest, announce: Anno
 	const detail = failed ? failureDetail(ask.reason, next.completion_reason, ask.failure_cause) : null;
 	// The fleet's cause sits beside the sentence.
 	const cause = failed ? ask.failure_cause : undefined;
-	const data = cause
-		? sql`json_set(${meetings.data}, '$.failure_detail', ${detail}, '$.failure_cause', ${cause})`
-		: sql`json_set(${meetings.data}, '$.failure_detail', ${detail})`;
+	// A meeting that moves on from waiting for a host no longer says what it waits on (placement-record.ts).
+	const unplaced = result.changed && next.status !== "requested" ? sql`json_remove(${meetings.data}, '$.placement')` : null;
+	const base = unplaced ?? sql`${meetings.data}`;
+	const failure = cause
+		? sql`json_set(${base}, '$.failure_detail', ${detail}, '$.failure_cause', ${cause})`
+		: detail
+			? sql`json_set(${base}, '$.failure_detail', ${detail})`
+			: unplaced;
+	// A bot's help request and diagnostics (meeting-room/help.ts) go in the same statement.
+	const data = withDataFields(failure ?? undefined, request.data);
 	const row = await db(env)
 		.update(meetings)
-		.set({ ...columns, ...(detail ? { data } : {}), updatedAt: now })
+		.set({ ...columns, ...(data ? { data } : {}), updatedAt: now })
 		.where(and(eq(meetings.id, request.meetingId), inArray(meetings.status, [...(request.guard ?? [current.status])])))
 		.returning()
 		.get();
@@ -131,6 +143,18 @@ export async function moveMeeting(env: Env, request: MoveRequest, announce: Anno
 	const step: StatusStep = { from: result.from, to: next.status, reason, actor: ask.actor, at: now };
 	await announce(row, step, { before: current, after: next });
 	return { ok: true, row, state: next, step };
+}
+
+/** `data` (or `base`, an expression of it) with `fields` set or removed; undefined when nothing changes it. */
+function withDataFields(base: SQL | undefined, fields: DataFields | undefined): SQL | undefined {
+	let data = base;
+	for (const [key, value] of Object.entries(fields ?? {})) {
+		if (!/^[a-z_]+$/.test(key)) throw new Error(`not a data key: ${key}`);
+		const path = `$.${key}`;
+		const current = data ?? sql`${meetings.data}`;
+		data = value === null ? sql`json_remove(${current}, ${path})` : sql`json_set(${current}, ${path}, json(${JSON.stringify(value)}))`;
+	}
+	return data;
 }
 
 /** Creates a record in its first status (the table says who may) and announces it, `from: null`. */

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { FailureCause, FailureStage } from "../bot-channel/protocol";
 import { MEETING_STATUSES } from "../meetings/status-machine";
+import { HelpEpisode, MeetingDiagnostics, MeetingHelp } from "./help-schemas";
 import { Recording } from "./recording-schemas";
 
 /**
@@ -10,6 +11,27 @@ import { Recording } from "./recording-schemas";
  */
 
 const statusDoc = { description: `One of ${MEETING_STATUSES.map((s) => `\`${s}\``).join(", ")}` };
+
+/** `data.placement` (src/live/frames.ts MeetingPlacement): what a meeting waiting for a bot host waits on. */
+export const MeetingPlacement = z
+	.object({
+		since: z.string().openapi({ description: "When the current attempt began waiting (POST /bots, auto-join, or a respawn)" }),
+		deadline: z
+			.string()
+			.openapi({ description: "When the meeting fails `no_bot_capacity` (an auto-join goes back to its plan) unless a host claims it" }),
+		attempt: z.number().int(),
+		reason: z.enum(["no_host_reported", "all_hosts_busy", "not_yet_pulled"]),
+		detail: z
+			.string()
+			.openapi({ description: 'The reason in words, e.g. "all 2 hosts busy: CPU pressure 91% on local-1, 20 of 20 slots on local-2"' }),
+		hosts: z
+			.array(z.object({ host_id: z.string(), free: z.number().int(), slots: z.number().int(), refusing: z.string().nullable() }))
+			.openapi({ description: "Hosts that reported in the last 60 s, those with room first, at most 10" }),
+		hosts_reporting: z.number().int(),
+	})
+	.openapi("MeetingPlacement", {
+		description: "While the meeting waits for a bot host: since when, until when, and why (docs/api.md#waiting-for-a-bot-host)",
+	});
 
 /** `data`: free metadata, plus the status keys the lifecycle writes. */
 export const MeetingData = z
@@ -32,6 +54,10 @@ export const MeetingData = z
 			.string()
 			.optional()
 			.openapi({ description: "Why auto-join could not start the plan's bot; set while the plan is still scheduled" }),
+		help: MeetingHelp.optional(),
+		help_history: z.array(HelpEpisode).optional().openapi({ description: "The meeting's last finished help requests, oldest first" }),
+		diagnostics: MeetingDiagnostics.optional(),
+		placement: MeetingPlacement.optional(),
 	})
 	.catchall(z.unknown())
 	.openapi({ description: "Meeting metadata (title, notes, languages, status reasons, calendar sources); open to other keys" });
@@ -88,9 +114,15 @@ export const RunningBot = z
 				failure_stage: z.string().nullable(),
 				failure_detail: z.string().optional(),
 				failure_cause: FailureCause.optional(),
+				diagnostics: MeetingDiagnostics.optional(),
+				help: MeetingHelp.optional(),
+				placement: MeetingPlacement.optional(),
 			})
 			.optional()
-			.openapi({ description: "Only on a failed bot: why it failed" }),
+			.openapi({
+				description:
+					"On a failed bot: why it failed (and what it saw last); on a bot waiting for a host: what it waits on (`placement`); on a bot that needs help: what it is stuck on",
+			}),
 	})
 	.openapi("BotStatus");
 

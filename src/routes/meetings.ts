@@ -18,6 +18,7 @@ import { findMeetingOnLink, findOwnedMeeting, findReadableMeeting, meetingView, 
 import { initialState, isPlanned, type MeetingStatus } from "../meetings/status-machine";
 import { announceInRoom, moveMeeting, removeMeeting } from "../meetings/status-writes";
 import { meetingRoom } from "../objects";
+import { withLinkedData } from "../screenshots/screenshots";
 import { MeetingRecord as Meeting, MeetingList } from "./meeting-schemas";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
@@ -158,6 +159,9 @@ meetingRoutes.openapi(
 			scheduled_at: _t,
 			failure_detail: _f,
 			failure_cause: _fc,
+			help: _h,
+			help_history: _hh,
+			diagnostics: _d,
 			completion_reason: _c,
 			failure_stage: _g,
 			...free
@@ -169,7 +173,7 @@ meetingRoutes.openapi(
 			else if (value !== undefined) data[key] = value;
 		}
 		const updated = await db(c.env).update(meetings).set({ data, updatedAt: nowIso() }).where(eq(meetings.id, row.id)).returning().get();
-		return c.json(meetingView(updated ?? row), 200);
+		return c.json(await withLinkedData(c.env, meetingView(updated ?? row)), 200);
 	},
 );
 

@@ -22,10 +22,13 @@ export const DEPLOYMENT_DEFAULTS = {
 	/** Read by src/outbound/url-guard.ts itself: the bot host shares that module, not this table. */
 	OUTBOUND_ALLOW_PRIVATE: false,
 	BOT_PLACEMENT_TIMEOUT_S: 180,
+	BOT_PLACEMENT_REFRESH_S: 10,
 	BOT_MAX_RESPAWNS: 0,
 	BOT_REPORT_TIMEOUT_S: 60,
 	BOT_RECONNECT_GRACE_S: 30,
 	BOT_STOP_GRACE_S: 20,
+	BOT_HELP_TIMEOUT_S: 300,
+	SCREENSHOT_LINK_TTL_S: 300,
 	FLEET_DUE_WINDOW_S: 600,
 	TRANSCRIPT_SHARE_TTL_S: 900,
 	/** The upload limit the bots are told; the protocol holds it because the bot host defaults its cap to it. */

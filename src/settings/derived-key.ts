@@ -6,7 +6,7 @@
 const encoder = new TextEncoder();
 const cache = new Map<string, Promise<CryptoKey>>();
 
-export type KeyPurpose = "recording-download-link/v1" | "bot-channel-token/v1" | "spawn-ticket/v1";
+export type KeyPurpose = "recording-download-link/v1" | "bot-channel-token/v1" | "spawn-ticket/v1" | "screenshot-link/v1";
 
 export function derivedHmacKey(secretsKey: string, purpose: KeyPurpose): Promise<CryptoKey> {
 	const cacheKey = `${purpose}\n${secretsKey}`;

@@ -336,6 +336,72 @@ async function tabTo(page: Page, name: string) {
 	throw new Error(`Tab never reached "${name}"`);
 }
 
+describe("a meeting waiting for a bot host", () => {
+	it("says so, with the reason, each busy host's words as text and the time waited ticking, until a host claims it", async () => {
+		const xss = "<img src=z onerror=alert(4)>";
+		// A host whose own words are hostile reports first: the room reads the reports when it puts the ticket out.
+		const hostId = `e2e-busy-${Date.now()}`;
+		const minted = await api("POST", "/admin/bot-hosts", { admin: true, json: { host_id: hostId } });
+		expect(minted.status).toBe(201);
+		const report = {
+			host_id: hostId,
+			version: "e2e",
+			slots: 1,
+			running: 1,
+			launching: 0,
+			free: 0,
+			draining: false,
+			mem_available_mb: 8000,
+			load1: 0.2,
+			limited_by: ["cpu"],
+			refusing: `CPU pressure 91% ${xss}`,
+		};
+		const sent = await fetch(`${gateway()}/internal/bot-hosts/reports`, {
+			method: "POST",
+			headers: { authorization: `Bearer ${minted.body.credential}`, "content-type": "application/json" },
+			body: JSON.stringify(report),
+		});
+		expect(sent.status).toBe(204);
+		const { key } = await newAccount(gateway());
+		const created = await api("POST", "/bots", { key, json: { platform: "google_meet", native_meeting_id: nativeId("google_meet") } });
+		expect(created.status).toBe(201);
+		const meetingId = created.body.id as number;
+		await eventually(
+			"data.placement",
+			async () => (await api<{ data: { placement?: unknown } }>("GET", `/meetings/${meetingId}`, { key })).body.data.placement,
+		);
+
+		const { page, log } = await openPage(browser, `${gateway()}/`);
+		await signIn(page, key);
+		await page.goto(`${gateway()}/#/meetings/${meetingId}`);
+		await seeText(page, "Waiting for a bot host…");
+		await seeText(page, `${hostId}: CPU pressure 91% ${xss}`);
+		const waited = () => page.$eval('[data-testid="placement-waited"]', (e) => e.textContent ?? "");
+		const first = await waited();
+		expect(first).toMatch(/^\d+ s$|^\d+ min \d\d s$/);
+		// It ticks in the page, from `since`, with no request for it.
+		await page.waitForFunction(
+			(text: string) => document.querySelector('[data-testid="placement-waited"]')?.textContent !== text,
+			{},
+			first,
+		);
+		await screenshot(page, "waiting-for-a-bot-host");
+		const dom = await page.evaluate(() => ({
+			images: document.querySelectorAll("img").length,
+			handlers: Array.from(document.querySelectorAll("*")).filter((e) => Array.from(e.attributes).some((a) => a.name.startsWith("on")))
+				.length,
+		}));
+		expect(dom).toEqual({ images: 0, handlers: 0 });
+		expect(log.dialogs).toEqual([]);
+
+		// A host claims it and its bot reports in: the wait is over.
+		const bot = await playBot(await spawnFor(meetingId));
+		await bot.send({ type: "status", status: "joining", timestamp: new Date().toISOString() });
+		await page.waitForFunction(() => !document.querySelector('[data-testid="placement"]'), { timeout: 15_000 });
+		await page.close();
+	});
+});
+
 describe("by keyboard, at a phone's width", () => {
 	it("signs in with keys alone, and every page names its controls and fits a 390 px screen", async () => {
 		const { key } = await newAccount(gateway());

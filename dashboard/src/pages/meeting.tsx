@@ -3,10 +3,12 @@ import { request } from "../api";
 import { type FeedFrame, liveFeed, useFeedState } from "../live";
 import { useCanAct } from "../me";
 import { httpUrl, isLive, meetingTitle, platformWords, statusHint } from "../meeting-words";
+import { type Placement, placementOf, waitedWords, withPlacementFrame } from "../placement-words";
 import { buildTimeline, endingWords, type SeenStatus } from "../timeline";
 import type { Meeting, Participant } from "../types";
 import { Button, ErrorBanner, StatusBadge, useResource, when } from "../ui";
 import { InteractivePanel } from "./meeting-actions";
+import { HelpPanel } from "./meeting-help";
 import { RecordingPanel } from "./meeting-recording";
 import { TranscriptPanel } from "./meeting-transcript";
 
@@ -44,12 +46,16 @@ export function MeetingPage(props: { id: string }) {
 				if (frame.type === "meeting.status") {
 					const { status, data } = frame.payload;
 					if (!status) return;
+					record.set((current) => (current ? withPlacementFrame(current, frame) : current));
+					// What a waiting meeting waits on is shown beside its status, not as another step.
+					if (data?.placement) return;
 					setSeen((steps) => [...steps, { status, ts: frame.ts || new Date().toISOString(), reason: data?.reason ?? null }]);
 					// A terminal step waits for the record, so the ending shows with its reason and stage at once.
 					if (status === "completed" || status === "failed") reloadRecord.current();
 					else {
 						record.set((current) => (current ? { ...current, status } : current));
-						if (status === "active") reloadRecord.current();
+						// The record carries what a stuck bot sees (data.help), with a fresh screenshot link.
+						if (status === "active" || status === "needs_help") reloadRecord.current();
 					}
 				} else if (frame.type === "participant.joined" || frame.type === "participant.left") setParticipantsRound((n) => n + 1);
 			},
@@ -91,6 +97,7 @@ export function MeetingPage(props: { id: string }) {
 							A newer meeting started on this link. <a href={`#/meetings/${newer}`}>Open meeting {newer}</a>
 						</p>
 					) : null}
+					<HelpPanel meeting={meeting} onLinkExpired={record.reload} />
 					<div class="grid-2">
 						<div>
 							{planned ? (
@@ -133,6 +140,7 @@ function MeetingHeader(props: { meeting: Meeting; onStopped: () => void; canAct:
 	}
 
 	const ending = endingWords(meeting);
+	const placement = isLive(meeting.status) ? placementOf(meeting) : null;
 	return (
 		<div class="meeting-header">
 			<dl class="facts">
@@ -175,7 +183,11 @@ function MeetingHeader(props: { meeting: Meeting; onStopped: () => void; canAct:
 					<dd>{when(meeting.end_time)}</dd>
 				</div>
 			</dl>
-			{statusHint(meeting.status) ? <p class="notice-box">{statusHint(meeting.status)}</p> : null}
+			{placement ? (
+				<PlacementNotice placement={placement} />
+			) : statusHint(meeting.status) ? (
+				<p class="notice-box">{statusHint(meeting.status)}</p>
+			) : null}
 			{ending ? (
 				<p class={meeting.status === "failed" ? "error-banner" : "notice-box"} data-testid="ending">
 					{ending}
@@ -189,6 +201,35 @@ function MeetingHeader(props: { meeting: Meeting; onStopped: () => void; canAct:
 				</div>
 			) : null}
 			<ErrorBanner error={error} />
+		</div>
+	);
+}
+
+/** A meeting waiting for a bot host: why, and for how long (ticking here from `since`). Host words are text only. */
+function PlacementNotice(props: { placement: Placement }) {
+	const { placement } = props;
+	const [now, setNow] = useState(Date.now());
+	useEffect(() => {
+		const timer = setInterval(() => setNow(Date.now()), 1000);
+		return () => clearInterval(timer);
+	}, []);
+	const busy = placement.hosts.filter((h) => h.refusing);
+	return (
+		<div class="notice-box placement" role="status" data-testid="placement">
+			<p>
+				<strong>Waiting for a bot host…</strong> <span data-testid="placement-waited">{waitedWords(placement.since, now)}</span>
+				<span class="muted"> (gives up {when(placement.deadline)})</span>
+			</p>
+			<p data-testid="placement-detail">{placement.detail}</p>
+			{busy.length > 0 ? (
+				<ul class="placement-hosts">
+					{busy.map((h) => (
+						<li key={h.host_id}>
+							<span class="placement-host">{h.host_id}</span>: {h.refusing}
+						</li>
+					))}
+				</ul>
+			) : null}
 		</div>
 	);
 }

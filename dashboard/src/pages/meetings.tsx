@@ -3,7 +3,8 @@ import { request } from "../api";
 import { liveFeed } from "../live";
 import { useCanAct } from "../me";
 import { feedRefs, withStatusFrame } from "../meeting-feed";
-import { LIVE_STATUSES, meetingTitle, platformWords, reasonWords } from "../meeting-words";
+import { isLive, LIVE_STATUSES, meetingTitle, platformWords, reasonWords } from "../meeting-words";
+import { placementOf } from "../placement-words";
 import { navigate, type Route } from "../route";
 import type { Meeting } from "../types";
 import { Button, ErrorBanner, SelectField, StatusBadge, useResource, when } from "../ui";
@@ -172,7 +173,11 @@ function MeetingTable(props: { meetings: Meeting[] }) {
 							<StatusBadge status={m.status} />
 						</td>
 						<td data-label="When">{when(m.start_time ?? m.created_at)}</td>
-						<td data-label="Outcome">{reasonWords(m.completion_reason ?? m.data?.completion_reason) ?? ""}</td>
+						<td data-label="Outcome">
+							{isLive(m.status) && placementOf(m)
+								? `Waiting for a bot host: ${placementOf(m)?.detail}`
+								: (reasonWords(m.completion_reason ?? m.data?.completion_reason) ?? "")}
+						</td>
 					</tr>
 				))}
 			</tbody>
