@@ -236,7 +236,8 @@ export function capacityOf(settings: CapacitySettings, state: HostLoad): Capacit
 		[
 			"memory",
 			byMemory <= 0,
-			`too little memory: ${Math.max(0, memAvailable ?? 0)} MB available, ${reserve + budget * (state.launching + 1)} MB needed (${reserve} MB reserve and ${budget} MB per bot, launching ones included)`,
+			// Needed: the reserve, and the budget of each bot still launching and of one more.
+			`too little memory: ${Math.max(0, memAvailable ?? 0)} MB available, ${reserve + budget * (state.launching + 1)} MB needed`,
 		],
 		["disk", byDisk <= 0, `too little disk: ${Math.max(0, diskFree ?? 0)} MB free, ${Math.ceil(promisedMb + perBotMb)} MB needed`],
 	];

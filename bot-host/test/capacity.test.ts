@@ -28,11 +28,16 @@ describe("a host's free slots", () => {
 		const capacity = capacityOf({ slots: 20, readers: machine(4_512) }, { ...idle, running: 5, launching: 2 });
 		expect(capacity).toMatchObject({ free: 8, mem_available_mb: 4_512 });
 		expect(capacityOf({ slots: 20, botMemBudgetMb: 1_000, memReserveMb: 0, readers: machine(4_512) }, idle).free).toBe(4);
+		// Launching bots' budgets count in what is needed: 512 + 3 × 400.
+		expect(capacityOf({ slots: 20, readers: machine(1_700) }, { ...idle, launching: 2 }).refusing).toBe(
+			"too little memory: 1700 MB available, 1712 MB needed",
+		);
 		// Short of memory is no free slot, never a negative one, and says how short.
 		expect(capacityOf({ slots: 20, readers: machine(300) }, idle)).toMatchObject({
 			free: 0,
 			limited_by: ["memory"],
-			refusing: "too little memory: 300 MB available, 912 MB needed (512 MB reserve and 400 MB per bot, launching ones included)",
+			// 512 MB reserve and 400 MB for one bot.
+			refusing: "too little memory: 300 MB available, 912 MB needed",
 		});
 	});
 
