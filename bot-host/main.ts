@@ -11,8 +11,13 @@
  * Without the queue, the gateway URL or a credential the host runs NOT READY (/health 503
  * naming what is missing).
  * Capacity: BOT_HOST_SLOTS (default 20; BOT_HOST_MAX_BOTS is its old name), BOT_MEM_BUDGET_MB
- * (400 per bot), BOT_MEM_RESERVE_MB (512 kept for the rest of the machine), BOT_HOST_MAX_LOAD
- * (default the core count: above this 1-minute load average nothing is pulled).
+ * (400 per bot), BOT_MEM_RESERVE_MB (512 kept for the rest of the machine). CPU: BOT_HOST_CPU_TARGET
+ * (85: percent of all cores the bots may use together), BOT_CPU_BUDGET_PCT (15: percent of a core
+ * a bot counts until one is measured), BOT_HOST_MAX_CPU_PRESSURE (50), BOT_HOST_MAX_MEM_PRESSURE
+ * (20), BOT_HOST_IDLE_MAX_PRESSURE (90: the limit while no bot runs), PSI some avg10 in percent;
+ * BOT_HOST_PROC_DIR (/proc: where PSI, meminfo and the bots' CPU are read); BOT_HOST_MAX_LOAD
+ * (default the core count: where the kernel has no PSI, above this 1-minute load average nothing
+ * is pulled).
  * Disk: BOT_RECORDING_MAX_BYTES (default 1 GiB, the Worker's upload limit: a bot's recording
  * stops there, named on its channel), BOT_PROFILE_DISK_MB (256 per bot's Chromium profile);
  * nothing is pulled while the temporary directory lacks room for one more bot (fleet/capacity.ts).
@@ -47,7 +52,16 @@ import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
 import { hostEgressFromEnv } from "./bot/egress.ts";
 import { DEFAULT_HELP_GRACE_MS } from "./bot/help.ts";
 import { WAV_HEADER_BYTES } from "./bot/wav.ts";
-import { DEFAULT_BOT_MEM_BUDGET_MB, DEFAULT_MEM_RESERVE_MB, DEFAULT_PROFILE_DISK_MB } from "./fleet/capacity.ts";
+import {
+	DEFAULT_BOT_CPU_BUDGET_PCT,
+	DEFAULT_BOT_MEM_BUDGET_MB,
+	DEFAULT_CPU_TARGET_PCT,
+	DEFAULT_IDLE_MAX_PRESSURE,
+	DEFAULT_MAX_CPU_PRESSURE,
+	DEFAULT_MAX_MEM_PRESSURE,
+	DEFAULT_MEM_RESERVE_MB,
+	DEFAULT_PROFILE_DISK_MB,
+} from "./fleet/capacity.ts";
 import { Gateway } from "./fleet/gateway.ts";
 import { PULL_DEFAULTS, PullLoop } from "./fleet/pull-loop.ts";
 import { DEFAULT_REPORT_S, Reporter } from "./fleet/reporter.ts";
@@ -67,6 +81,14 @@ const whole = (name: string, fallback: number, min = 0): number => {
 	if (raw === undefined || raw === "") return fallback;
 	const value = Number(raw);
 	if (!Number.isSafeInteger(value) || value < min) fail(`${name} must be a whole number of at least ${min}`);
+	return value;
+};
+/** A percentage setting: its default when unset, an exit naming it when it is not in (min, 100]. */
+const percent = (name: string, fallback: number, min = 0): number => {
+	const raw = env[name];
+	if (raw === undefined || raw === "") return fallback;
+	const value = Number(raw);
+	if (!Number.isFinite(value) || value <= min || value > 100) fail(`${name} must be a number above ${min} and at most 100 (percent)`);
 	return value;
 };
 const positiveNumber = (name: string): number => {
@@ -148,6 +170,12 @@ const host = await startBotHost({
 		botMemBudgetMb: whole("BOT_MEM_BUDGET_MB", DEFAULT_BOT_MEM_BUDGET_MB, 1),
 		memReserveMb: whole("BOT_MEM_RESERVE_MB", DEFAULT_MEM_RESERVE_MB),
 		...(env.BOT_HOST_MAX_LOAD ? { maxLoad: positiveNumber("BOT_HOST_MAX_LOAD") } : {}),
+		procDir: env.BOT_HOST_PROC_DIR || "/proc",
+		cpuTargetPct: percent("BOT_HOST_CPU_TARGET", DEFAULT_CPU_TARGET_PCT),
+		botCpuBudgetPct: percent("BOT_CPU_BUDGET_PCT", DEFAULT_BOT_CPU_BUDGET_PCT),
+		maxCpuPressure: percent("BOT_HOST_MAX_CPU_PRESSURE", DEFAULT_MAX_CPU_PRESSURE),
+		maxMemPressure: percent("BOT_HOST_MAX_MEM_PRESSURE", DEFAULT_MAX_MEM_PRESSURE),
+		idleMaxPressure: percent("BOT_HOST_IDLE_MAX_PRESSURE", DEFAULT_IDLE_MAX_PRESSURE),
 		profileDiskMb: whole("BOT_PROFILE_DISK_MB", DEFAULT_PROFILE_DISK_MB),
 	},
 	recordingMaxBytes: whole("BOT_RECORDING_MAX_BYTES", RECORDING_MAX_BYTES, WAV_HEADER_BYTES + 2),

@@ -18,7 +18,9 @@ import { type HostEgress, hostEgressFromEnv } from "./bot/egress.ts";
 import { type Ending, hostDrained, leaving } from "./bot/outcomes.ts";
 import { BotSession } from "./bot/session.ts";
 import { errorText } from "./error-text.ts";
+import { BotCpuMeter } from "./fleet/bot-cpu.ts";
 import { type Capacity, type CapacitySettings, capacityOf } from "./fleet/capacity.ts";
+import { RefusalWatch } from "./fleet/refusal.ts";
 import { reapStrayBrowsers } from "./stray-browsers.ts";
 
 export interface BotHostOptions {
@@ -30,8 +32,11 @@ export interface BotHostOptions {
 	egress?: HostEgress;
 	/** Bots at once at most (BOT_HOST_SLOTS). */
 	slots?: number;
-	/** Per-bot memory budget, reserve, profile disk and machine readers (fleet/capacity.ts). */
-	capacity?: Omit<CapacitySettings, "slots" | "recordingMaxBytes">;
+	/**
+	 * Per-bot memory and CPU budgets, reserve, profile disk, pressure limits, the proc root and
+	 * machine readers (fleet/capacity.ts); how often the bots' CPU is read (fleet/bot-cpu.ts).
+	 */
+	capacity?: Omit<CapacitySettings, "slots" | "recordingMaxBytes"> & { cpuSampleMs?: number };
 	/** The largest recording file of one bot (BOT_RECORDING_MAX_BYTES; default the Worker's RECORDING_MAX_BYTES). */
 	recordingMaxBytes?: number;
 	/** Named in reports. */
@@ -51,6 +56,9 @@ export interface BotHostOptions {
 }
 
 export const DEFAULT_SLOTS = 20;
+
+/** Capacity as the host tells it: with since when it refuses work (ISO; null while it takes work). */
+export type HostCapacity = Capacity & { refusing_since: string | null };
 
 /**
  * What the host can do now. Without a browser (or a queue, a credential, a required sandbox) no
@@ -102,7 +110,7 @@ export interface BotHost {
 	bots: Map<number, BotSession>;
 	/** Starts a bot for a claimed attempt; it counts as launching until it is in the meeting's lobby or call. */
 	launch(request: SpawnRequest): BotSession;
-	capacity(): Capacity;
+	capacity(): HostCapacity;
 	readonly draining: boolean;
 	/** What the host reports to the gateway (fleet/reporter.ts). */
 	report(): HostReport;
@@ -133,13 +141,26 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 	await reapStrayBrowsers(owner, log);
 
 	const readiness = () => hostReadiness(options.browser.executablePath, undefined, options.blockers?.() ?? [], options.warnings);
-	const capacity = (): Capacity => {
-		const launching = [...sessions].filter((s) => s.currentStage === "joining").length;
+	const { cpuSampleMs, ...capacitySettings } = options.capacity ?? {};
+	const cpuMeter = new BotCpuMeter({ procDir: capacitySettings.procDir, sampleMs: cpuSampleMs });
+	const refusal = new RefusalWatch(log);
+	const capacity = (): HostCapacity => {
+		const launching = [...sessions].filter((s) => s.currentStage === "joining");
+		const running = [...sessions].filter((s) => s.currentStage !== "joining");
 		const recordingBytesLeft = [...sessions].reduce((sum, s) => sum + s.recordingRoomLeft, 0);
-		return capacityOf(
-			{ slots, ...options.capacity, recordingMaxBytes: options.recordingMaxBytes },
-			{ running: sessions.size - launching, launching, draining, ready: readiness().status !== "unavailable", recordingBytesLeft },
+		const browserPids = running.flatMap((s) => (s.browserPid === undefined ? [] : [s.browserPid]));
+		const now = capacityOf(
+			{ slots, ...capacitySettings, recordingMaxBytes: options.recordingMaxBytes },
+			{
+				running: running.length,
+				launching: launching.length,
+				draining,
+				ready: readiness().status !== "unavailable",
+				recordingBytesLeft,
+				botsCpu: cpuMeter.measure(browserPids),
+			},
 		);
+		return { ...now, refusing_since: refusal.observe(now) };
 	};
 	const leaveAll = (ending: Ending) => Promise.allSettled([...sessions].map((session) => session.stop(ending)));
 
@@ -147,12 +168,14 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 		const url = new URL(req.url ?? "/", "http://bot-host");
 		if (req.method !== "GET" && req.method !== "HEAD") refuse(res, 405, "method not allowed");
 		else if (url.pathname === "/health") {
-			// 503 while draining, so a readiness probe takes the host out of rotation.
-			if (draining) json(res, 503, { status: "draining", problems: [], bots: sessions.size, free: 0 });
+			// 503 while draining, so a readiness probe takes the host out of rotation. A host that is
+			// only busy (full, under pressure) is still ready: 200, and the body says it takes no work and why.
+			const now = capacity();
+			const refusal = { limited_by: now.limited_by, refusing: now.refusing, refusing_since: now.refusing_since };
+			if (draining) json(res, 503, { status: "draining", problems: [], bots: sessions.size, free: 0, ...refusal });
 			else {
-				const now = capacity();
 				const ready = withDiskShortage(readiness(), now);
-				json(res, ready.status === "unavailable" ? 503 : 200, { ...ready, bots: sessions.size, free: now.free });
+				json(res, ready.status === "unavailable" ? 503 : 200, { ...ready, bots: sessions.size, free: now.free, ...refusal });
 			}
 		}
 		// Host-local figures only: meeting ids stay out of an unauthenticated answer.
@@ -207,10 +230,22 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 			return draining;
 		},
 		report() {
+			const now = capacity();
 			return {
 				host_id: options.hostId ?? "unnamed",
 				version: options.version ?? "unknown",
-				...capacity(),
+				slots: now.slots,
+				running: now.running,
+				launching: now.launching,
+				free: now.free,
+				draining: now.draining,
+				mem_available_mb: now.mem_available_mb,
+				load1: now.load1,
+				limited_by: now.limited_by,
+				refusing: now.refusing,
+				// Absent, not null, where the kernel has no PSI.
+				...(now.cpu_pressure === null ? {} : { cpu_pressure: now.cpu_pressure }),
+				...(now.mem_pressure === null ? {} : { mem_pressure: now.mem_pressure }),
 			};
 		},
 		drain(graceMs) {

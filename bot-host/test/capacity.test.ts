@@ -1,14 +1,20 @@
-/** How many bots a host takes: slots, memory (MemAvailable from /proc/meminfo) and load. */
+/**
+ * How many bots a host takes: slots, memory (MemAvailable from /proc/meminfo), disk, and, where
+ * the kernel has no PSI, load. Pressure and the bots' own CPU: capacity-cpu.test.ts.
+ */
 
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { capacityOf, diskFreeMbOf, memAvailableFrom } from "../fleet/capacity.ts";
 
+/** A machine without PSI (an older kernel, macOS): the load average stands in for pressure. */
 const machine = (memAvailableMb: number | null, load1 = 0, cores = 4, diskFreeMb: number | null = 64_000) => ({
 	memAvailableMb: () => memAvailableMb,
 	load1: () => load1,
 	cores: () => cores,
 	diskFreeMb: () => diskFreeMb,
+	cpuPressure: () => null,
+	memPressure: () => null,
 });
 const idle = { running: 0, launching: 0, draining: false, ready: true };
 
@@ -22,14 +28,38 @@ describe("a host's free slots", () => {
 		const capacity = capacityOf({ slots: 20, readers: machine(4_512) }, { ...idle, running: 5, launching: 2 });
 		expect(capacity).toMatchObject({ free: 8, mem_available_mb: 4_512 });
 		expect(capacityOf({ slots: 20, botMemBudgetMb: 1_000, memReserveMb: 0, readers: machine(4_512) }, idle).free).toBe(4);
-		// Short of memory is no free slot, never a negative one.
-		expect(capacityOf({ slots: 20, readers: machine(300) }, idle).free).toBe(0);
+		// Launching bots' budgets count in what is needed: 512 + 3 × 400.
+		expect(capacityOf({ slots: 20, readers: machine(1_700) }, { ...idle, launching: 2 }).refusing).toBe(
+			"too little memory: 1700 MB available, 1712 MB needed",
+		);
+		// Short of memory is no free slot, never a negative one, and says how short.
+		expect(capacityOf({ slots: 20, readers: machine(300) }, idle)).toMatchObject({
+			free: 0,
+			limited_by: ["memory"],
+			// 512 MB reserve and 400 MB for one bot.
+			refusing: "too little memory: 300 MB available, 912 MB needed",
+		});
 	});
 
-	it("are none while draining, not ready, or loaded past the core count (or BOT_HOST_MAX_LOAD)", () => {
-		expect(capacityOf({ slots: 5, readers: machine(64_000) }, { ...idle, draining: true })).toMatchObject({ free: 0, draining: true });
-		expect(capacityOf({ slots: 5, readers: machine(64_000) }, { ...idle, ready: false }).free).toBe(0);
-		expect(capacityOf({ slots: 5, readers: machine(64_000, 4.5, 4) }, idle)).toMatchObject({ free: 0, load1: 4.5 });
+	it("are none while draining, not ready, or (without PSI) loaded past the core count (or BOT_HOST_MAX_LOAD)", () => {
+		expect(capacityOf({ slots: 5, readers: machine(64_000) }, { ...idle, draining: true })).toMatchObject({
+			free: 0,
+			draining: true,
+			limited_by: ["draining"],
+			refusing: "draining: the host is stopping",
+		});
+		expect(capacityOf({ slots: 5, readers: machine(64_000) }, { ...idle, ready: false })).toMatchObject({
+			free: 0,
+			limited_by: ["not_ready"],
+			refusing: "not ready (the host's /health says why)",
+		});
+		expect(capacityOf({ slots: 5, readers: machine(64_000, 4.5, 4) }, idle)).toMatchObject({
+			free: 0,
+			load1: 4.5,
+			limited_by: ["load"],
+			refusing: "load average 4.5 (limit 4; no PSI on this kernel)",
+			cpu_pressure: null,
+		});
 		expect(capacityOf({ slots: 5, readers: machine(64_000, 4, 4) }, idle).free).toBe(5);
 		expect(capacityOf({ slots: 5, maxLoad: 8, readers: machine(64_000, 4.5, 4) }, idle).free).toBe(5);
 	});
@@ -56,11 +86,20 @@ describe("a host's free slots", () => {
 		const busy = { ...idle, running: 2, launching: 1, recordingBytesLeft: 200 * MB };
 		expect(capacityOf(disk(1_000), busy)).toMatchObject({ free: 5, disk_needed_mb: 400 });
 		// Short of room for one more whole recording is no free slot, named as the reason.
-		expect(capacityOf(disk(399), busy)).toMatchObject({ free: 0, disk_free_mb: 399, disk_needed_mb: 400, limited_by: ["disk"] });
+		expect(capacityOf(disk(399), busy)).toMatchObject({
+			free: 0,
+			disk_free_mb: 399,
+			disk_needed_mb: 400,
+			limited_by: ["disk"],
+			refusing: "too little disk: 399 MB free, 400 MB needed",
+		});
 		expect(capacityOf(disk(149), idle)).toMatchObject({ free: 0, limited_by: ["disk"] });
 		expect(capacityOf(disk(150), idle).free).toBe(1);
 		// Every limit that applies is named; an unknown free space leaves the others to decide.
-		expect(capacityOf({ ...disk(10), slots: 1 }, { ...idle, running: 1 }).limited_by).toEqual(["slots", "disk"]);
+		expect(capacityOf({ ...disk(10), slots: 1 }, { ...idle, running: 1 })).toMatchObject({
+			limited_by: ["slots", "disk"],
+			refusing: "1 of 1 slots taken; too little disk: 10 MB free, 150 MB needed",
+		});
 		expect(capacityOf(disk(null), idle)).toMatchObject({ free: 20, disk_free_mb: 0, limited_by: [] });
 		// By default a recording is capped at the Worker's 1 GiB upload limit, and a profile counts 256 MB.
 		expect(capacityOf({ slots: 20, readers: machine(64_000, 0, 4, 2_559) }, idle)).toMatchObject({ free: 1, disk_needed_mb: 1_280 });

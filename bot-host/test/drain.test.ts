@@ -55,8 +55,10 @@ describe("a draining bot host process", () => {
 				BOT_HOST_GATEWAY_URL: claims.url,
 				BOT_HOST_SANDBOX: `${sandbox.port}:${sandbox.spkiHash}`,
 				OUTBOUND_ALLOW_PRIVATE: "true",
-				// Other tests share this machine's two cores.
+				// Other tests share this machine's two cores (a pressure limit of 100% is never exceeded).
 				BOT_HOST_MAX_LOAD: "1000",
+				BOT_HOST_MAX_CPU_PRESSURE: "100",
+				BOT_HOST_MAX_MEM_PRESSURE: "100",
 				BOT_HOST_BACKOFF_MIN_MS: "100",
 				BOT_HOST_BACKOFF_MAX_MS: "300",
 				BOT_HOST_FULL_POLL_MS: "100",
@@ -85,11 +87,23 @@ describe("a draining bot host process", () => {
 			launching: 0,
 			free: 0,
 			draining: false,
+			limited_by: ["slots"],
+			refusing: "2 of 2 slots taken",
 		});
+		expect(output.join("")).toContain("bot host: taking no work: 2 of 2 slots taken\n");
 
 		child.kill("SIGTERM");
 		await until("the host draining", async () => (await health())?.status === 503, 30_000);
-		expect((await health())?.body).toEqual({ status: "draining", problems: [], bots: 2, free: 0 });
+		expect((await health())?.body).toEqual({
+			status: "draining",
+			problems: [],
+			bots: 2,
+			free: 0,
+			limited_by: ["draining", "slots"],
+			refusing: "draining: the host is stopping; 2 of 2 slots taken",
+			// Refusing since the slots filled: draining joined a refusal already under way.
+			refusing_since: expect.any(String),
+		});
 		// New work is left for other hosts: no pull while draining.
 		const pulls = queue.pulls(queueId).length;
 		const later = scriptMeeting(world, "zoom", { direct_join: true });

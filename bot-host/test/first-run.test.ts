@@ -3,7 +3,7 @@
  * launches it (scripts/local-stack.mjs → bot-host/main.ts, a real process) says what is missing
  * instead of hanging or pretending to be ready, and the package step says what it will do.
  */
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +13,7 @@ import { launchBotHost, startBotHost } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
 import { BOT_HOST_PACKAGES, debianPackagePlan, TEST_PACKAGES } from "../../scripts/toolchain.mjs";
 import { decideSandbox, probeSandboxHost } from "../bot/chromium-sandbox.ts";
+import { FakeProc } from "./fake-proc.ts";
 
 const CREDENTIAL = "bhc_first-run-credential";
 const MISSING_CHROMIUM = path.join(tmpdir(), "no-chromium-here", "chromium");
@@ -78,6 +79,10 @@ describe("the bot host on a first run", () => {
 				problems: [NO_BROWSER, NO_SPEECH],
 				bots: 0,
 				free: 0,
+				// Not ready first; the machine it runs on may add its own pressure or load.
+				limited_by: expect.arrayContaining(["not_ready"]),
+				refusing: expect.stringMatching(/^not ready \(the host's \/health says why\)/),
+				refusing_since: expect.any(String),
 			});
 		} finally {
 			await stop(child);
@@ -193,6 +198,45 @@ describe("the bot host on a first run", () => {
 				env: { CHROMIUM_PATH: MISSING_CHROMIUM, ...WORK },
 			}),
 		).rejects.toThrow(`the bot host is not ready: ${NO_BROWSER}`);
+	});
+
+	it("reads pressure where BOT_HOST_PROC_DIR points, with the limits its settings give: ready, but refusing and saying why", async () => {
+		const proc = new FakeProc().pressure("cpu", 70).pressure("memory", 0).meminfo(16_000);
+		const port = await freePort();
+		const { child, health } = await launchBotHost({
+			port,
+			credential: CREDENTIAL,
+			sandboxPort: await freePort(),
+			quiet: true,
+			env: { ...WORK, BOT_HOST_PROC_DIR: proc.dir, BOT_HOST_IDLE_MAX_PRESSURE: "60" },
+		});
+		try {
+			expect(health).toMatchObject({
+				ready: true,
+				free: 0,
+				limited_by: ["cpu"],
+				refusing: "CPU pressure 70% (limit 60% while this host runs no bot)",
+			});
+			proc.pressure("cpu", 40);
+			const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).json();
+			expect(metrics).toMatchObject({ cpu_pressure: 40, mem_available_mb: 16_000, limited_by: [], refusing: null });
+			expect(metrics.free).toBeGreaterThan(0);
+		} finally {
+			await stop(child);
+			proc.remove();
+		}
+	});
+
+	it("exits naming a pressure limit that is no percentage", async () => {
+		const child = spawn(process.execPath, ["bot-host/main.ts"], {
+			env: { ...process.env, ...WORK, BOT_HOST_PORT: String(await freePort()), BOT_HOST_MAX_CPU_PRESSURE: "150" },
+			stdio: ["ignore", "ignore", "pipe"],
+		});
+		const stderr: string[] = [];
+		child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
+		const [code] = await once(child, "exit");
+		expect(code).toBe(1);
+		expect(stderr.join("")).toContain("BOT_HOST_MAX_CPU_PRESSURE must be a number above 0 and at most 100 (percent)");
 	});
 
 	it("is ready but degraded without espeak-ng, and says so", async () => {

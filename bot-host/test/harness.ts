@@ -29,8 +29,19 @@ export interface World {
 /** Local providers live on loopback, so the default world allows private targets. */
 const LOCAL_EGRESS: HostEgress = { policy: { allowPrivate: true }, maxBytes: 8 * 1024 * 1024, maxVideoBytes: 50 * 1024 * 1024 };
 
-/** A machine with room for the world's bots, so capacity is the slots' alone (tests share a busy machine). */
-export const ROOMY_MACHINE = { memAvailableMb: () => 16_000, load1: () => 0, cores: () => 2, diskFreeMb: () => 64_000 };
+/**
+ * A machine with room for the world's bots, so capacity is the slots' alone (tests share a busy
+ * machine, whose real pressure would decide otherwise). The bots' CPU is still measured in the
+ * real /proc; 16 cores leave it room for every slot.
+ */
+export const ROOMY_MACHINE = {
+	memAvailableMb: () => 16_000,
+	load1: () => 0,
+	cores: () => 16,
+	diskFreeMb: () => 64_000,
+	cpuPressure: () => 0,
+	memPressure: () => 0,
+};
 
 export async function startWorld(
 	options: { egress?: HostEgress; slots?: number; joinTimeoutMs?: number; recordingMaxBytes?: number; helpGraceMs?: number } = {},

@@ -99,8 +99,10 @@ describe("bot host browsers and the host's death", () => {
 							BOT_HOST_CREDENTIAL: claims.credentialFor(id),
 							SPAWN_QUEUE_URL: queue.url(queueId),
 							BOT_HOST_GATEWAY_URL: claims.url,
-							// Other tests share this machine's two cores.
+							// Other tests share this machine's two cores (a pressure limit of 100% is never exceeded).
 							BOT_HOST_MAX_LOAD: "1000",
+							BOT_HOST_MAX_CPU_PRESSURE: "100",
+							BOT_HOST_MAX_MEM_PRESSURE: "100",
 							BOT_HOST_BACKOFF_MIN_MS: "100",
 							BOT_HOST_BACKOFF_MAX_MS: "300",
 						}

@@ -15,6 +15,7 @@ import { PullLoop, type PullLoopSettings, type WorkTaker } from "../fleet/pull-l
 import { Reporter } from "../fleet/reporter.ts";
 import { SpawnQueue } from "../fleet/spawn-queue.ts";
 import { startBotHost } from "../service.ts";
+import { FakeProc } from "./fake-proc.ts";
 import { type ClaimServer, type CountingQueue, startClaimServer, startCountingQueue } from "./fleet-peers.ts";
 import { ROOMY_MACHINE, scriptMeeting, startWorld, stopWorld, type World } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
@@ -336,11 +337,113 @@ describe("the pull loop against the queue and the claim route", () => {
 				draining: false,
 				mem_available_mb: 16_000,
 				load1: 0,
+				limited_by: [],
+				refusing: null,
+				cpu_pressure: 0,
+				mem_pressure: 0,
 			});
 			expect(reportLogs.at(-1)).toBe("host report: the gateway takes reports again");
 		} finally {
 			reporter.stop();
 			await host.shutdown();
+		}
+	});
+
+	it("reports at once when what keeps the host from taking work changes, with why and the pressures, not at the next interval", async () => {
+		const proc = new FakeProc().pressure("cpu", 12).pressure("memory", 0).meminfo(16_000);
+		const host = await startBotHost({
+			port: 0,
+			browser: { executablePath: "/usr/bin/chromium", extraFlags: [], fakeDevices: true, sandbox: false },
+			slots: 3,
+			capacity: { procDir: proc.dir, readers: { load1: () => 0, cores: () => 2, diskFreeMb: () => 64_000 } },
+			hostId: "host-p",
+			version: "test-1",
+			log: () => {},
+		});
+		const credential = claims.credentialFor("host-p");
+		// Counted: each check for a change makes a report, so a test can see checks went by without a send.
+		let made = 0;
+		const reporter = new Reporter({
+			gateway: new Gateway({ url: claims.url, credential: () => credential }),
+			report: () => {
+				made += 1;
+				return host.report();
+			},
+			// An interval no test waits out: every report after the first is one a change sent.
+			intervalMs: 600_000,
+			limitsCheckMs: 50,
+			log: () => {},
+		});
+		const mine = () => claims.reports.filter((r) => r.host_id === "host-p");
+		const checks = async (count: number) => {
+			const at = made + count;
+			await until(`${count} checks for a change`, () => made >= at);
+		};
+		try {
+			reporter.start();
+			await until("the first report", () => mine().length === 1);
+			expect(mine()[0]).toMatchObject({ free: 3, limited_by: [], refusing: null, cpu_pressure: 12, mem_pressure: 0 });
+			await checks(5);
+			expect(mine()).toHaveLength(1);
+
+			proc.pressure("cpu", 97.5);
+			await until("a report of the refusal", () => mine().length === 2);
+			expect(mine()[1]).toMatchObject({
+				free: 0,
+				limited_by: ["cpu"],
+				refusing: "CPU pressure 97.5% (limit 90% while this host runs no bot)",
+				cpu_pressure: 97.5,
+			});
+			// The figure moves but the limits do not: nothing more is sent before the interval.
+			proc.pressure("cpu", 96);
+			await checks(5);
+			expect(mine()).toHaveLength(2);
+
+			proc.pressure("memory", 95);
+			await until("a report naming both", () => mine().length === 3);
+			expect(mine()[2]).toMatchObject({ limited_by: ["cpu", "memory_pressure"], mem_pressure: 95 });
+
+			proc.pressure("cpu", 5).pressure("memory", 1);
+			await until("a report that it takes work again", () => mine().length === 4);
+			expect(mine()[3]).toMatchObject({ free: 3, limited_by: [], refusing: null, cpu_pressure: 5, mem_pressure: 1 });
+		} finally {
+			reporter.stop();
+			await host.shutdown();
+			proc.remove();
+		}
+	});
+
+	it("reports no pressure where the kernel has none: the fields are absent, and the load average decides", async () => {
+		const proc = new FakeProc().pressure("cpu", null).pressure("memory", null).meminfo(16_000);
+		const host = await startBotHost({
+			port: 0,
+			browser: { executablePath: "/usr/bin/chromium", extraFlags: [], fakeDevices: true, sandbox: false },
+			slots: 3,
+			capacity: { procDir: proc.dir, readers: { load1: () => 2.5, cores: () => 2, diskFreeMb: () => 64_000 } },
+			hostId: "host-q",
+			version: "test-1",
+			log: () => {},
+		});
+		const credential = claims.credentialFor("host-q");
+		const reporter = new Reporter({
+			gateway: new Gateway({ url: claims.url, credential: () => credential }),
+			report: () => host.report(),
+			intervalMs: 600_000,
+			log: () => {},
+		});
+		try {
+			await reporter.send();
+			const sent = claims.reports.find((r) => r.host_id === "host-q");
+			expect(sent).toMatchObject({
+				free: 0,
+				load1: 2.5,
+				limited_by: ["load"],
+				refusing: "load average 2.5 (limit 2; no PSI on this kernel)",
+			});
+			expect(sent && ("cpu_pressure" in sent || "mem_pressure" in sent)).toBe(false);
+		} finally {
+			await host.shutdown();
+			proc.remove();
 		}
 	});
 });

@@ -7,8 +7,10 @@ import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../../test/shared/wait.ts";
 import { browserOwner } from "../bot/browser-owner.ts";
 import { startBotHost } from "../service.ts";
+import { FakeProc } from "./fake-proc.ts";
 import { CHANNEL_TOKEN, ROOMY_MACHINE, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
 
@@ -24,7 +26,15 @@ describe("bot host service", () => {
 	it("answers /health and /metrics without a secret, and has no spawn or stop route any more", async () => {
 		const health = await fetch(`${world.hostUrl}/health`);
 		expect(health.status).toBe(200);
-		expect(await health.json()).toEqual({ status: "ok", problems: [], bots: 0, free: 20 });
+		expect(await health.json()).toEqual({
+			status: "ok",
+			problems: [],
+			bots: 0,
+			free: 20,
+			limited_by: [],
+			refusing: null,
+			refusing_since: null,
+		});
 		const metrics = await fetch(`${world.hostUrl}/metrics`);
 		expect(metrics.status).toBe(200);
 		expect(await metrics.json()).toEqual({
@@ -40,7 +50,17 @@ describe("bot host service", () => {
 			disk_free_mb: 64_000,
 			// One more bot: its recording at the 1 GiB cap and a 256 MB profile.
 			disk_needed_mb: 1_280,
+			cpu_pressure: 0,
+			mem_pressure: 0,
+			cores: 16,
+			bots_cpu_pct: 0,
+			// No bot measured yet: the budget.
+			cpu_per_bot_pct: 15,
+			cpu_per_bot_measured: false,
+			cpu_for_bots_pct: 1_360,
 			limited_by: [],
+			refusing: null,
+			refusing_since: null,
 		});
 		// Work arrives by pulling: nothing can be pushed to a host.
 		const spawn = await fetch(`${world.hostUrl}/bots`, { method: "POST", body: "{}" });
@@ -82,11 +102,82 @@ describe("bot host service", () => {
 			const detail = `not enough free disk for another bot: 14 MB free in ${tmpdir()}, 15 MB needed (what running bots may still record, plus one more recording at its cap and a browser profile); no work is taken until there is`;
 			const health = await fetch(`http://127.0.0.1:${short.port}/health`);
 			expect(health.status).toBe(200);
-			expect(await health.json()).toEqual({ status: "degraded", detail, problems: [detail], bots: 0, free: 0 });
+			expect(await health.json()).toEqual({
+				status: "degraded",
+				detail,
+				problems: [detail],
+				bots: 0,
+				free: 0,
+				limited_by: ["disk"],
+				refusing: "too little disk: 14 MB free, 15 MB needed",
+				refusing_since: expect.any(String),
+			});
 			const metrics = await fetch(`http://127.0.0.1:${short.port}/metrics`);
 			expect(await metrics.json()).toMatchObject({ free: 0, disk_free_mb: 14, disk_needed_mb: 15, limited_by: ["disk"] });
 		} finally {
 			await short.shutdown();
+		}
+	});
+
+	it("under pressure stays ready (200), but says on /health and /metrics that it takes no work and why, logging it once", async () => {
+		// Another tenant presses the machine's CPU to 95%: extreme, so even this host's first bot waits.
+		const proc = new FakeProc().pressure("cpu", 95).pressure("memory", 0).meminfo(16_000);
+		const logs: string[] = [];
+		const pressed = await startBotHost({
+			port: 0,
+			browser: world.browser,
+			capacity: { procDir: proc.dir, readers: { load1: () => 0, cores: () => 2, diskFreeMb: () => 64_000 } },
+			log: (line) => logs.push(line),
+		});
+		const url = `http://127.0.0.1:${pressed.port}`;
+		const health = async () => {
+			const res = await fetch(`${url}/health`);
+			return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+		};
+		const why = "CPU pressure 95% (limit 90% while this host runs no bot)";
+		try {
+			const refusing = await health();
+			expect(refusing).toEqual({
+				status: 200,
+				body: { status: "ok", problems: [], bots: 0, free: 0, limited_by: ["cpu"], refusing: why, refusing_since: expect.any(String) },
+			});
+			const since = refusing.body.refusing_since as string;
+			expect(Date.parse(since)).toBeLessThanOrEqual(Date.now());
+			const metrics = await (await fetch(`${url}/metrics`)).json();
+			expect(metrics).toMatchObject({
+				free: 0,
+				cpu_pressure: 95,
+				mem_pressure: 0,
+				mem_available_mb: 16_000,
+				bots_cpu_pct: 0,
+				cpu_per_bot_pct: 15,
+				limited_by: ["cpu"],
+				refusing: why,
+				refusing_since: since,
+			});
+			// Memory pressure joins in: still refusing since the same moment, both named, and no new log line.
+			proc.pressure("memory", 92.5);
+			expect((await health()).body).toMatchObject({
+				free: 0,
+				limited_by: ["cpu", "memory_pressure"],
+				refusing: `${why}; memory pressure 92.5% (limit 90% while this host runs no bot)`,
+				refusing_since: since,
+			});
+			for (let i = 0; i < 3; i++) await health();
+			expect(logs).toEqual([`bot host: taking no work: ${why}`]);
+
+			// The other tenant calms to 60%: below the lone-bot limit, so the first bot is taken at once.
+			proc.pressure("cpu", 60).pressure("memory", 0);
+			expect(await health()).toEqual({
+				status: 200,
+				body: { status: "ok", problems: [], bots: 0, free: 11, limited_by: [], refusing: null, refusing_since: null },
+			});
+			await health();
+			expect(logs).toHaveLength(2);
+			expect(logs[1]).toMatch(/^bot host: taking work again \(11 free\) after refusing for \d+ s$/);
+		} finally {
+			await pressed.shutdown();
+			proc.remove();
 		}
 	});
 
@@ -281,11 +372,27 @@ describe("bot host at capacity and draining", () => {
 		expect(world.host.capacity()).toMatchObject({ running: 0, launching: 1, free: 0 });
 		await world.room.until(first.meetingId, (r) => statusesOf(r).some((s) => s.status === "awaiting_admission"));
 		expect(world.host.capacity()).toMatchObject({ running: 1, launching: 0, free: 0 });
-		expect(await (await fetch(`${world.hostUrl}/health`)).json()).toMatchObject({ status: "ok", bots: 1, free: 0 });
+		// Full is busy, not unhealthy: 200, saying why no work is taken.
+		const health = await fetch(`${world.hostUrl}/health`);
+		expect(health.status).toBe(200);
+		expect(await health.json()).toMatchObject({ status: "ok", bots: 1, free: 0, limited_by: ["slots"], refusing: "1 of 1 slots taken" });
+		// The bot's own CPU, measured in the real /proc: its Chromium tree over two readings 2 s apart.
+		const metrics = await eventually("the bot's CPU measured", async () => {
+			const figures = (await (await fetch(`${world.hostUrl}/metrics`)).json()) as Record<string, number | boolean>;
+			return figures.cpu_per_bot_measured ? figures : undefined;
+		});
+		expect(metrics.bots_cpu_pct).toBeGreaterThan(0);
+		// One bot: it costs what it uses (at least the 2% floor).
+		expect(metrics.cpu_per_bot_pct).toBe(Math.max(2, metrics.bots_cpu_pct as number));
 		world.room.command(first.meetingId, { action: "leave" });
 		await first.session.finished;
 		await new Promise((resolve) => setImmediate(resolve));
-		expect(world.host.capacity()).toMatchObject({ running: 0, launching: 0, free: 1 });
+		expect(world.host.capacity()).toMatchObject({ running: 0, launching: 0, free: 1, refusing: null, refusing_since: null });
+		// One line when the slot was taken, one when it was free again; none for the polls between.
+		const refusals = world.logs.filter((line) => line.startsWith("bot host: taking"));
+		expect(refusals).toHaveLength(2);
+		expect(refusals[0]).toBe("bot host: taking no work: 1 of 1 slots taken");
+		expect(refusals[1]).toMatch(/^bot host: taking work again \(1 free\) after refusing for \d+ s$/);
 	});
 
 	it("drains: /health answers 503 draining, and a bot still in its meeting when the grace runs out leaves naming host_drained", async () => {
@@ -294,7 +401,15 @@ describe("bot host at capacity and draining", () => {
 		const drained = world.host.drain(2_000);
 		const health = await fetch(`${world.hostUrl}/health`);
 		expect(health.status).toBe(503);
-		expect(await health.json()).toEqual({ status: "draining", problems: [], bots: 1, free: 0 });
+		expect(await health.json()).toEqual({
+			status: "draining",
+			problems: [],
+			bots: 1,
+			free: 0,
+			limited_by: ["draining", "slots"],
+			refusing: "draining: the host is stopping; 1 of 1 slots taken",
+			refusing_since: expect.any(String),
+		});
 		expect(world.host.capacity()).toMatchObject({ draining: true, free: 0 });
 		await drained;
 		const last = finalStatus(world.room.received(bot.meetingId));

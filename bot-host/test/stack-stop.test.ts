@@ -57,7 +57,10 @@ describe("stopping the local stack", () => {
 			queueUrl: queue.url(queueId),
 			env: {
 				BOT_CHROMIUM_SANDBOX: "off",
+				// Other tests share this machine's two cores (a pressure limit of 100% is never exceeded).
 				BOT_HOST_MAX_LOAD: "1000",
+				BOT_HOST_MAX_CPU_PRESSURE: "100",
+				BOT_HOST_MAX_MEM_PRESSURE: "100",
 				BOT_HOST_BACKOFF_MIN_MS: "100",
 				BOT_HOST_BACKOFF_MAX_MS: "300",
 				...env,

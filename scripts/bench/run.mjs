@@ -127,8 +127,8 @@ async function withRealBots(ctx, secrets, bench, { hostCount = 1, host = {} } = 
 							const launched = /bot for meeting (\d+) attempt \d+\b.*launched/.exec(line);
 							if (launched && !launches.has(Number(launched[1]))) launches.set(Number(launched[1]), { at: performance.now(), host: id });
 						},
-						// The bench decides how many Chromiums run; the machine's load average must not refuse them.
-						env: { BOT_HOST_MAX_LOAD: "1000", ...host.env },
+						// The bench decides how many Chromiums run; the machine's load and pressure must not refuse them.
+						env: { BOT_HOST_MAX_LOAD: "1000", BOT_HOST_MAX_CPU_PRESSURE: "100", BOT_HOST_MAX_MEM_PRESSURE: "100", ...host.env },
 						...(host.entry ? { entry: host.entry } : {}),
 					});
 					hosts.push(child);

@@ -105,11 +105,19 @@ class Fleet {
 			queueUrl: this.queue.url,
 			queueToken: this.queue.token,
 			onLine: (line) => lines.push(line),
-			// Reports every second, so the fleet's figures follow each case; the load guard off,
-			// since CI's shared cores run far above their count and the slots keep Chromiums to two.
+			// Reports every second, so the fleet's figures follow each case; the load and pressure
+			// guards off (a pressure limit of 100% is never exceeded), since CI's shared cores run far
+			// above their count, pressed past 90% by other work, and the slots keep Chromiums to two.
 			// As in production, the hosts' own egress refuses private addresses: the local
 			// transcription provider is out of their reach, and only the Worker can call it.
-			env: { BOT_HOST_SLOTS: "1", BOT_HOST_REPORT_S: "1", BOT_HOST_MAX_LOAD: "1000", OUTBOUND_ALLOW_PRIVATE: "false" },
+			env: {
+				BOT_HOST_SLOTS: "1",
+				BOT_HOST_REPORT_S: "1",
+				BOT_HOST_MAX_LOAD: "1000",
+				BOT_HOST_MAX_CPU_PRESSURE: "100",
+				BOT_HOST_MAX_MEM_PRESSURE: "100",
+				OUTBOUND_ALLOW_PRIVATE: "false",
+			},
 		});
 		if (!health.ready) throw new Error(`bot host ${id} is not ready: ${health.detail}`);
 		const host = { id, port, child, lines };

@@ -88,8 +88,9 @@ export default async function setup(project: TestProject) {
 		gatewayUrl: realUrl,
 		queueUrl: spawnQueue.url,
 		queueToken: spawnQueue.token,
-		// CI's shared cores run a load far above their count; the tests keep their Chromiums few themselves.
-		env: { BOT_HOST_MAX_LOAD: "1000" },
+		// CI's shared cores run a load far above their count, and other work presses them; the tests keep
+		// their Chromiums few themselves. (A limit of 100% is never exceeded.)
+		env: { BOT_HOST_MAX_LOAD: "1000", BOT_HOST_MAX_CPU_PRESSURE: "100", BOT_HOST_MAX_MEM_PRESSURE: "100" },
 	});
 	project.provide("gatewayUrl", simulated.url);
 	project.provide("botGatewayUrl", real.url);
