@@ -1,9 +1,9 @@
 /**
- * Reads a response body up to a byte limit, as a stream, so a server cannot make the Worker
- * hold more than the limit in memory. Null when the body is (or says it is) larger; the rest
- * is then cancelled, not read.
+ * Reads a body (a response's, or an upload's) up to a byte limit, as a stream, so a sender
+ * cannot make the Worker hold more than the limit in memory. Null when the body is (or says it
+ * is) larger; the rest is then cancelled, not read.
  */
-export async function readCappedBytes(res: Response, maxBytes: number): Promise<Uint8Array | null> {
+export async function readCappedBytes(res: Request | Response, maxBytes: number): Promise<Uint8Array | null> {
 	const declared = Number(res.headers.get("content-length"));
 	if (Number.isFinite(declared) && declared > maxBytes) {
 		await res.body?.cancel();

@@ -8,28 +8,14 @@
 import type { MediaFileRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
+import { checkLink, type LinkCheck, signLink } from "../gateway/link-signature";
 import { setting } from "../settings/deployment-defaults";
 import { derivedHmacKey } from "../settings/derived-key";
 import { presignUrl } from "./presign";
 
-const encoder = new TextEncoder();
 function linkKey(secretsKey: string | undefined): Promise<CryptoKey> {
 	if (!secretsKey) throw new ApiError(503, "Download links are not configured on this deployment");
 	return derivedHmacKey(secretsKey, "recording-download-link/v1");
-}
-
-const toBase64Url = (buffer: ArrayBuffer) =>
-	btoa(String.fromCharCode(...new Uint8Array(buffer)))
-		.replace(/\+/g, "-")
-		.replace(/\//g, "_")
-		.replace(/=+$/, "");
-
-function fromBase64Url(text: string): Uint8Array | null {
-	try {
-		return Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (ch) => ch.charCodeAt(0));
-	} catch {
-		return null;
-	}
 }
 
 const signedText = (mediaFileId: number, expires: number) => `media:${mediaFileId}:${expires}`;
@@ -67,13 +53,9 @@ export async function downloadUrl(env: Env, file: MediaFileRow, gatewayBase: str
 		});
 	}
 	const expires = Math.floor(now.getTime() / 1000) + ttl;
-	const signature = toBase64Url(
-		await crypto.subtle.sign("HMAC", await linkKey(env.SECRETS_KEY), encoder.encode(signedText(file.id, expires))),
-	);
+	const signature = await signLink(await linkKey(env.SECRETS_KEY), signedText(file.id, expires));
 	return `${gatewayBase}/public/recordings/${file.id}/${mediaFileName(file)}?expires=${expires}&signature=${signature}`;
 }
-
-export type LinkCheck = "valid" | "expired" | "invalid";
 
 /** Checks a gateway-signed link: the signature first (constant time), then the expiry. */
 export async function checkDownloadLink(
@@ -83,10 +65,5 @@ export async function checkDownloadLink(
 	signature: string | undefined,
 	now: Date,
 ): Promise<LinkCheck> {
-	const at = Number(expires);
-	const given = signature ? fromBase64Url(signature) : null;
-	if (!Number.isInteger(at) || !given) return "invalid";
-	const ok = await crypto.subtle.verify("HMAC", await linkKey(env.SECRETS_KEY), given, encoder.encode(signedText(mediaFileId, at)));
-	if (!ok) return "invalid";
-	return now.getTime() / 1000 > at ? "expired" : "valid";
+	return checkLink(await linkKey(env.SECRETS_KEY), (at) => signedText(mediaFileId, at), expires, signature, now);
 }

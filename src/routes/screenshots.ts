@@ -4,6 +4,7 @@ import { verifyChannelToken } from "../bot-channel/channel-token";
 import { SCREENSHOT_MAX_BYTES, ScreenshotName } from "../bot-channel/protocol";
 import { ApiError, notFound } from "../errors";
 import { isLive, type MeetingStatus } from "../meetings/status-machine";
+import { readCappedBytes } from "../outbound/capped-body";
 import {
 	attemptPrefix,
 	checkScreenshotLink,
@@ -88,24 +89,7 @@ screenshotRoutes.get("/public/screenshots/:meeting_id/:attempt/:name", async (c)
 /** The request body, refused with 413 past `max` bytes whatever its Content-Length said. */
 async function boundedBody(request: Request, max: number): Promise<Uint8Array> {
 	if (!request.body) throw new ApiError(411, "Content-Length is required");
-	const chunks: Uint8Array[] = [];
-	let total = 0;
-	const reader = request.body.getReader();
-	for (;;) {
-		const { done, value } = await reader.read();
-		if (done) break;
-		total += value.byteLength;
-		if (total > max) {
-			await reader.cancel().catch(() => {});
-			throw new ApiError(413, `Screenshot too large: at most ${max} bytes`);
-		}
-		chunks.push(value);
-	}
-	const bytes = new Uint8Array(total);
-	let at = 0;
-	for (const chunk of chunks) {
-		bytes.set(chunk, at);
-		at += chunk.byteLength;
-	}
+	const bytes = await readCappedBytes(request, max);
+	if (!bytes) throw new ApiError(413, `Screenshot too large: at most ${max} bytes`);
 	return bytes;
 }

@@ -7,6 +7,7 @@
  */
 import { ScreenshotName } from "../bot-channel/protocol";
 import type { Env } from "../env";
+import { checkLink, type LinkCheck, signLink } from "../gateway/link-signature";
 import { setting } from "../settings/deployment-defaults";
 import { derivedHmacKey } from "../settings/derived-key";
 
@@ -59,23 +60,8 @@ export async function meetingOwnerOf(env: Env, meetingId: number): Promise<{ use
 /** How long a link works (SCREENSHOT_LINK_TTL_S). */
 export const linkTtlSeconds = (env: Env): number => Math.max(1, setting(env, "SCREENSHOT_LINK_TTL_S"));
 
-const encoder = new TextEncoder();
 const signedText = (meetingId: number, ref: ScreenshotRef, expires: number) =>
 	`screenshot:${meetingId}:${ref.attempt}:${ref.name}:${expires}`;
-
-const toBase64Url = (buffer: ArrayBuffer) =>
-	btoa(String.fromCharCode(...new Uint8Array(buffer)))
-		.replace(/\+/g, "-")
-		.replace(/\//g, "_")
-		.replace(/=+$/, "");
-
-function fromBase64Url(text: string): Uint8Array | null {
-	try {
-		return Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (ch) => ch.charCodeAt(0));
-	} catch {
-		return null;
-	}
-}
 
 /** The origin links are made for: only PUBLIC_BASE_URL, never a request's Host (which a caller chooses). */
 function linkOrigin(env: Env): string | null {
@@ -93,11 +79,9 @@ export async function screenshotUrl(env: Env, meetingId: number, ref: Screenshot
 	if (!origin || !env.SECRETS_KEY) return null;
 	const expires = Math.floor(now.getTime() / 1000) + linkTtlSeconds(env);
 	const key = await derivedHmacKey(env.SECRETS_KEY, "screenshot-link/v1");
-	const signature = toBase64Url(await crypto.subtle.sign("HMAC", key, encoder.encode(signedText(meetingId, ref, expires))));
+	const signature = await signLink(key, signedText(meetingId, ref, expires));
 	return `${origin}/public/screenshots/${meetingId}/${ref.attempt}/${ref.name}?expires=${expires}&signature=${signature}`;
 }
-
-export type LinkCheck = "valid" | "expired" | "invalid";
 
 /** Checks a link: the signature first (constant time), then the expiry. */
 export async function checkScreenshotLink(
@@ -108,12 +92,9 @@ export async function checkScreenshotLink(
 	signature: string | undefined,
 	now: Date,
 ): Promise<LinkCheck> {
-	const at = Number(expires);
-	const given = signature ? fromBase64Url(signature) : null;
-	if (!env.SECRETS_KEY || !Number.isSafeInteger(at) || !given) return "invalid";
+	if (!env.SECRETS_KEY) return "invalid";
 	const key = await derivedHmacKey(env.SECRETS_KEY, "screenshot-link/v1");
-	if (!(await crypto.subtle.verify("HMAC", key, given, encoder.encode(signedText(meetingId, ref, at))))) return "invalid";
-	return now.getTime() / 1000 > at ? "expired" : "valid";
+	return checkLink(key, (at) => signedText(meetingId, ref, at), expires, signature, now);
 }
 
 /** The keys of a meeting's data that cite a screenshot, each shown with a fresh link. */
