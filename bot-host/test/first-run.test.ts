@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -13,6 +13,7 @@ import { launchBotHost, startBotHost } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
 import { BOT_HOST_PACKAGES, debianPackagePlan, TEST_PACKAGES } from "../../scripts/toolchain.mjs";
 import { decideSandbox, probeSandboxHost } from "../bot/chromium-sandbox.ts";
+import { pathWithout } from "./browsers.ts";
 import { FakeProc } from "./fake-proc.ts";
 
 const CREDENTIAL = "bhc_first-run-credential";
@@ -33,23 +34,6 @@ const WORK = {
 	BOT_CHROMIUM_SANDBOX: "off",
 };
 
-/** This machine's PATH as one directory of links, without espeak-ng: a machine that never installed it. */
-function pathWithout(command: string): string {
-	const dir = mkdtempSync(path.join(tmpdir(), `path-without-${command}-`));
-	for (const from of (process.env.PATH ?? "").split(path.delimiter).filter(Boolean)) {
-		let names: string[];
-		try {
-			names = readdirSync(from);
-		} catch {
-			continue;
-		}
-		for (const name of names) {
-			if (name === command || existsSync(path.join(dir, name))) continue;
-			symlinkSync(path.join(from, name), path.join(dir, name));
-		}
-	}
-	return dir;
-}
 const noSpeechPath = pathWithout("espeak-ng");
 
 async function stop(child: ChildProcess): Promise<void> {
