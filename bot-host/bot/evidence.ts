@@ -6,13 +6,8 @@
  * upload a screenshot still reports, with `screenshot: null`.
  */
 import type { Page } from "puppeteer-core";
-import {
-	type FailureDiagnostics,
-	type HelpKind,
-	type HelpReport,
-	SCREENSHOT_MAX_BYTES,
-	type SpawnRequest,
-} from "../../src/bot-channel/protocol.ts";
+import { type FailureDiagnostics, type HelpKind, type HelpReport, SCREENSHOT_MAX_BYTES } from "../../src/bot-channel/help-report.ts";
+import type { SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import type { PageState } from "../drivers/types.ts";
 import { errorText } from "../error-text.ts";
 import { reportablePageText, type Secrets, StepLog } from "./step-log.ts";

@@ -5,7 +5,7 @@
  * reports its live status again as soon as the page is recognised. It does not time itself out
  * of `needs_help`: the room does (its help timeout), by sending `leave`.
  */
-import type { HelpKind } from "../../src/bot-channel/protocol.ts";
+import type { HelpKind } from "../../src/bot-channel/help-report.ts";
 import type { PageState } from "../drivers/types.ts";
 
 export const DEFAULT_HELP_GRACE_MS = 12_000;

@@ -4,7 +4,8 @@
  * stands still while the bot asks for help and starts again when it is back.
  */
 import type { Page } from "puppeteer-core";
-import type { HelpKind, SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import type { HelpKind } from "../../src/bot-channel/help-report.ts";
+import type { SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import { LayoutChanged, type MeetingDriver, type PageState } from "../drivers/types.ts";
 import { errorText } from "../error-text.ts";
 import type { Evidence } from "./evidence.ts";

@@ -5,7 +5,8 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Page } from "puppeteer-core";
-import type { Act, BotSegment, FailureDiagnostics, HelpKind, HelpReport, SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import type { FailureDiagnostics, HelpKind, HelpReport } from "../../src/bot-channel/help-report.ts";
+import type { Act, BotSegment, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import { driverFor } from "../drivers/index.ts";
 import type { MeetingDriver, MeetingSnapshot, PageState } from "../drivers/types.ts";
 import { errorText } from "../error-text.ts";

@@ -3,13 +3,9 @@
  * shows: lobby"), kept for a failure's diagnostics: the newest DIAGNOSTIC_STEPS_MAX, each at most
  * DIAGNOSTIC_STEP_MAX characters, links without their secrets and the passcode and tokens masked.
  */
-import {
-	DIAGNOSTIC_STEP_MAX,
-	DIAGNOSTIC_STEPS_MAX,
-	type DriverStep,
-	linksWithoutSecrets,
-	PAGE_TEXT_MAX,
-} from "../../src/bot-channel/protocol.ts";
+
+import { DIAGNOSTIC_STEP_MAX, DIAGNOSTIC_STEPS_MAX, type DriverStep, PAGE_TEXT_MAX } from "../../src/bot-channel/help-report.ts";
+import { linksWithoutSecrets } from "../../src/bot-channel/protocol.ts";
 import { reportable } from "./outcomes.ts";
 import { shorten } from "./text-bounds.ts";
 

@@ -1,6 +1,6 @@
 /** The parts of asking for help and of failure diagnostics that need no browser: the step log, the page text, the grace, the sandbox's screen clock. */
 import { describe, expect, it } from "vitest";
-import { DIAGNOSTIC_STEP_MAX, DIAGNOSTIC_STEPS_MAX, DriverStep, PAGE_TEXT_MAX } from "../../src/bot-channel/protocol.ts";
+import { DIAGNOSTIC_STEP_MAX, DIAGNOSTIC_STEPS_MAX, DriverStep, PAGE_TEXT_MAX } from "../../src/bot-channel/help-report.ts";
 import { HelpWatch, helpKindOf } from "../bot/help.ts";
 import { reportablePageText, StepLog } from "../bot/step-log.ts";
 import { SandboxMeeting, Scenario } from "../sandbox/scenario.ts";

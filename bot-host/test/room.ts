@@ -6,7 +6,8 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { type WebSocket, WebSocketServer } from "ws";
-import { type Act, BotToRoom, ROOM_CLOSE, SCREENSHOT_MAX_BYTES, ScreenshotName } from "../../src/bot-channel/protocol.ts";
+import { SCREENSHOT_MAX_BYTES, ScreenshotName } from "../../src/bot-channel/help-report.ts";
+import { type Act, BotToRoom, ROOM_CLOSE } from "../../src/bot-channel/protocol.ts";
 
 export interface StoredScreenshot {
 	contentType: string;

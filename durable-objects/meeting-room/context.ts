@@ -1,5 +1,6 @@
 import { tellAgentMeetingCompleted } from "../../src/agent/meeting-events";
-import { type Act, type FailureDiagnostics, type HelpReport, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
+import type { FailureDiagnostics, HelpReport } from "../../src/bot-channel/help-report";
+import { type Act, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
 import type { MeetingRow } from "../../src/db/schema";
 import type { Env } from "../../src/env";
 import { errorName } from "../../src/error-text";

@@ -5,7 +5,7 @@
  * BOT_HELP_TIMEOUT_S (`failure_cause: help_timeout`) and tells its bot to leave. A failure's
  * diagnostics go into `data.diagnostics` with its move.
  */
-import type { HelpReport } from "../../src/bot-channel/protocol";
+import type { HelpReport } from "../../src/bot-channel/help-report";
 import {
 	diagnosticsFromHelp,
 	type HelpEpisode,

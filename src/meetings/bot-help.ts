@@ -4,6 +4,7 @@
  * (`data.diagnostics`). Everything here comes from a meeting page, which anyone in the meeting
  * can write: it is bounded and cleaned once, here, before it is stored.
  */
+
 import {
 	DIAGNOSTIC_STEP_MAX,
 	DIAGNOSTIC_STEPS_MAX,
@@ -11,9 +12,9 @@ import {
 	type FailureDiagnostics,
 	type HelpKind,
 	type HelpReport,
-	linksWithoutSecrets,
 	PAGE_TEXT_MAX,
-} from "../bot-channel/protocol";
+} from "../bot-channel/help-report";
+import { linksWithoutSecrets } from "../bot-channel/protocol";
 import type { ScreenshotRef } from "../screenshots/screenshots";
 import { sanitize } from "./failure-detail";
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { HelpKind } from "../bot-channel/protocol";
+import { HelpKind } from "../bot-channel/help-report";
 
 /**
  * `data.help` and `data.diagnostics` as the owner sees them (docs/api.md#help-and-diagnostics):

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { verifyChannelToken } from "../bot-channel/channel-token";
-import { SCREENSHOT_MAX_BYTES, ScreenshotName } from "../bot-channel/protocol";
+import { SCREENSHOT_MAX_BYTES, ScreenshotName } from "../bot-channel/help-report";
 import { ApiError, notFound } from "../errors";
 import { isLive, type MeetingStatus } from "../meetings/status-machine";
 import { readCappedBytes } from "../outbound/capped-body";

@@ -5,7 +5,7 @@
  * HMAC-SHA256 over (meeting, attempt, name, expiry) under a key derived from SECRETS_KEY, so
  * only the Worker can make one, and one meeting's link can never name another's object.
  */
-import { ScreenshotName } from "../bot-channel/protocol";
+import { ScreenshotName } from "../bot-channel/help-report";
 import type { Env } from "../env";
 import { checkLink, type LinkCheck, signLink } from "../gateway/link-signature";
 import { setting } from "../settings/deployment-defaults";

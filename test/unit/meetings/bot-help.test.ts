@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DIAGNOSTIC_STEP_MAX, PAGE_TEXT_MAX } from "../../../src/bot-channel/protocol";
+import { DIAGNOSTIC_STEP_MAX, PAGE_TEXT_MAX } from "../../../src/bot-channel/help-report";
 import {
 	diagnosticsFromHelp,
 	HELP_HISTORY_MAX,

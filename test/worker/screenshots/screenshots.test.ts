@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { SCREENSHOT_MAX_BYTES } from "../../../src/bot-channel/protocol";
+import { SCREENSHOT_MAX_BYTES } from "../../../src/bot-channel/help-report";
 import { SCREENSHOTS_PER_ATTEMPT, screenshotKey, screenshotUrl } from "../../../src/screenshots/screenshots";
 import { meetCode } from "../../shared/meetings";
 import { spawnRequestFor } from "../meetings/bot-sim";
