@@ -4,9 +4,10 @@
  * (joining → awaiting_admission → active → completed/failed) and the transcript.
  */
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Page } from "puppeteer-core";
 import type { FailureDiagnostics, HelpKind, HelpReport } from "../../src/bot-channel/help-report.ts";
-import type { Act, BotSegment, SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import type { Act, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import { driverFor } from "../drivers/index.ts";
 import type { MeetingDriver, MeetingSnapshot, PageState } from "../drivers/types.ts";
 import { errorText } from "../error-text.ts";
@@ -22,8 +23,8 @@ import { JoinAttempts } from "./joining.ts";
 import { autoLeave } from "./limits.ts";
 import { leaveMeeting, openMeetingPage, preparePage } from "./meeting-page.ts";
 import { type Ending, endingFor, failedWithout, leaving, outcomeOf, reportable, type Stage } from "./outcomes.ts";
-import { Transcriber, transcriptionEgress } from "./transcriber.ts";
-import { CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts";
+import { type CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts";
+import { transcriptSource } from "./transcript-source.ts";
 
 const LEAVE_COMMAND = "asked to leave (leave command)";
 
@@ -339,29 +340,18 @@ export class BotSession {
 			egress: this.options.egress,
 			log: this.log,
 		});
-		const emit = (segment: BotSegment) => this.channel.send({ type: "segment", segment });
-		if (request.transcribe_enabled && request.transcription) {
-			this.audio.transcriber = new Transcriber({
-				url: request.transcription.url,
-				token: request.transcription.token,
-				egress: transcriptionEgress(request, this.options.egress.policy),
-				language: request.language ?? null,
-				task: request.task,
-				prefix,
-				callOffsetMs: () => this.now() - now,
-				speakerBetween: (from, to) => this.audio.speakerBetween(from, to),
-				emit,
-				log: this.log,
-			});
-		} else if (request.transcribe_enabled) {
-			this.captions = new CaptionTracker({
-				prefix,
-				callStartedAt: now,
-				settleMs: this.options.captionSettleMs ?? 1_200,
-				language: request.language ?? null,
-				emit,
-			});
-		}
+		const source = transcriptSource(request, {
+			policy: this.options.egress.policy,
+			prefix,
+			callStartedAt: now,
+			now: this.now,
+			captionSettleMs: this.options.captionSettleMs ?? 1_200,
+			audio: this.audio,
+			emit: (segment) => this.channel.send({ type: "segment", segment }),
+			log: this.log,
+		});
+		this.audio.transcriber = source.transcriber;
+		this.captions = source.captions;
 		if (this.audio.transcriber || request.recording_enabled)
 			await page.evaluate(() => window.__bot.startCapture()).catch(because("could not start capturing the meeting audio"));
 		return this.driver.prepareCall(page).catch((err: unknown) => {
@@ -405,8 +395,4 @@ function because(step: string): (err: unknown) => never {
 	return (err) => {
 		throw new Error(`${step}: ${errorText(err)}`);
 	};
-}
-
-function sleep(ms: number): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,0 +1,55 @@
+/**
+ * Where a bot's transcript comes from once it is in the call: the meeting audio, through the
+ * transcription endpoint the spawn names, or else the platform's own captions; neither when
+ * transcription is off.
+ */
+import type { BotSegment, SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import type { MeetingAudio } from "./audio.ts";
+import type { EgressPolicy } from "./egress.ts";
+import { Transcriber, transcriptionEgress } from "./transcriber.ts";
+import { CaptionTracker } from "./transcript.ts";
+
+export interface TranscriptSource {
+	transcriber: Transcriber | null;
+	captions: CaptionTracker | null;
+}
+
+export interface SourceOptions {
+	/** The host's egress policy; the Worker's own transcription relay is let through it. */
+	policy: EgressPolicy;
+	/** Segment ids start with it: one per bot in the meeting. */
+	prefix: string;
+	callStartedAt: number;
+	now: () => number;
+	captionSettleMs: number;
+	audio: MeetingAudio;
+	emit: (segment: BotSegment) => void;
+	log: (line: string) => void;
+}
+
+export function transcriptSource(request: SpawnRequest, o: SourceOptions): TranscriptSource {
+	if (!request.transcribe_enabled) return { transcriber: null, captions: null };
+	if (request.transcription) {
+		const transcriber = new Transcriber({
+			url: request.transcription.url,
+			token: request.transcription.token,
+			egress: transcriptionEgress(request, o.policy),
+			language: request.language ?? null,
+			task: request.task,
+			prefix: o.prefix,
+			callOffsetMs: () => o.now() - o.callStartedAt,
+			speakerBetween: (from, to) => o.audio.speakerBetween(from, to),
+			emit: o.emit,
+			log: o.log,
+		});
+		return { transcriber, captions: null };
+	}
+	const captions = new CaptionTracker({
+		prefix: o.prefix,
+		callStartedAt: o.callStartedAt,
+		settleMs: o.captionSettleMs,
+		language: request.language ?? null,
+		emit: o.emit,
+	});
+	return { transcriber: null, captions };
+}
