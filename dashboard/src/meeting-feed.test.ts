@@ -1,30 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { feedRefs, withStatusFrame } from "./meeting-feed";
+import { testMeeting } from "./test-meeting";
 import type { Meeting } from "./types";
 
 const at = { user_id: 1, ts: "2026-06-18T10:05:00.000Z" };
 
-const meeting = (id: number, status: string, native: string | null, platform: Meeting["platform"] = "google_meet"): Meeting => ({
-	id,
-	user_id: 1,
-	platform,
-	native_meeting_id: native,
-	constructed_meeting_url: null,
-	status,
-	bot_container_id: null,
-	start_time: null,
-	end_time: null,
-	completion_reason: null,
-	failure_stage: null,
-	session_uid: native,
-	workspace_id: null,
-	auto_join: true,
-	notes: null,
-	recordings: [],
-	data: {},
-	created_at: "2026-06-18T10:00:00.000Z",
-	updated_at: "2026-06-18T10:00:00.000Z",
-});
+const meeting = (id: number, status: string, native: string | null, platform: Meeting["platform"] = "google_meet"): Meeting =>
+	testMeeting({ id, status, platform, native_meeting_id: native, session_uid: native, auto_join: true });
 
 const list = [meeting(1, "active", "abc-defg-hij"), meeting(2, "idle", null, "unknown"), meeting(3, "scheduled", "123", "zoom")];
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { FeedFrame } from "./live";
 import { placementOf, waitedWords, withPlacementFrame } from "./placement-words";
+import { testMeeting } from "./test-meeting";
 import type { Meeting } from "./types";
 
 const placement = {
@@ -16,27 +17,7 @@ const placement = {
 	hosts_reporting: 2,
 };
 
-const meeting = (status: string, data: Meeting["data"] = {}): Meeting => ({
-	id: 7,
-	user_id: 1,
-	platform: "google_meet",
-	native_meeting_id: "abc-defg-hij",
-	constructed_meeting_url: null,
-	status,
-	bot_container_id: null,
-	start_time: null,
-	end_time: null,
-	completion_reason: null,
-	failure_stage: null,
-	session_uid: "abc-defg-hij",
-	workspace_id: null,
-	auto_join: false,
-	notes: null,
-	recordings: [],
-	data,
-	created_at: "2026-06-18T10:00:00.000Z",
-	updated_at: "2026-06-18T10:00:00.000Z",
-});
+const meeting = (status: string, data: Meeting["data"] = {}): Meeting => testMeeting({ status, data });
 
 const frame = (status: string, data: Record<string, unknown> | null, id = 7): FeedFrame =>
 	({

@@ -1,28 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { testMeeting } from "./test-meeting";
 import { buildTimeline, endingWords } from "./timeline";
 import type { Meeting } from "./types";
 
-const base: Meeting = {
+const base: Meeting = testMeeting({
 	id: 5,
-	user_id: 1,
-	platform: "google_meet",
-	native_meeting_id: "abc-defg-hij",
 	constructed_meeting_url: "https://meet.google.com/abc-defg-hij",
-	status: "requested",
 	bot_container_id: "bot-5",
-	start_time: null,
-	end_time: null,
-	completion_reason: null,
-	failure_stage: null,
-	session_uid: "abc-defg-hij",
-	workspace_id: null,
 	auto_join: true,
-	notes: null,
-	recordings: [],
-	data: {},
-	created_at: "2026-06-18T10:00:00.000Z",
-	updated_at: "2026-06-18T10:00:00.000Z",
-};
+});
 
 describe("status timeline", () => {
 	it("a failed meeting names its stage, reason and the bot's sentence", () => {
