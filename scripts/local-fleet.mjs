@@ -7,6 +7,13 @@ import { run } from "./processes.mjs";
 import { bin } from "./toolchain.mjs";
 
 /**
+ * A bot host's capacity gate turned off: the load average and both pressure limits can never be
+ * exceeded (a pressure of 100% is the most there is). For hosts whose Chromiums a test or a bench
+ * counts itself, on machines whose other work would otherwise keep the gate shut.
+ */
+export const CAPACITY_GATE_OFF = { BOT_HOST_MAX_LOAD: "1000", BOT_HOST_MAX_CPU_PRESSURE: "100", BOT_HOST_MAX_MEM_PRESSURE: "100" };
+
+/**
  * Waits for the bot host's first answer on /health: ready (200) or not ready (503 naming what is
  * missing). Rejects at once when the process exits first, rather than waiting out the timeout.
  */

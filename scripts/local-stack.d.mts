@@ -2,6 +2,8 @@ import type { ChildProcess, SpawnOptions } from "node:child_process";
 import type { LocalQueue } from "./local-queue.mjs";
 
 export function run(command: string, args: string[], options?: SpawnOptions): ChildProcess;
+/** The capacity gate's limits set so they never shut it (tests and benches that count Chromiums themselves). */
+export const CAPACITY_GATE_OFF: Record<string, string>;
 export function waitForHealth(url: string, timeoutMs?: number): Promise<void>;
 export function startGateway(options: {
 	port: number;

@@ -9,6 +9,7 @@ import { bin, root } from "./toolchain.mjs";
 export {
 	botHostCount,
 	botHostPorts,
+	CAPACITY_GATE_OFF,
 	launchBotHost,
 	mintHostCredential,
 	SPAWN_QUEUE_ID,

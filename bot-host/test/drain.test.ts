@@ -8,6 +8,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CAPACITY_GATE_OFF } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
 import { until } from "../../test/shared/wait.ts";
 import { type Sandbox, startSandbox } from "../sandbox/server.ts";
@@ -55,10 +56,8 @@ describe("a draining bot host process", () => {
 				BOT_HOST_GATEWAY_URL: claims.url,
 				BOT_HOST_SANDBOX: `${sandbox.port}:${sandbox.spkiHash}`,
 				OUTBOUND_ALLOW_PRIVATE: "true",
-				// Other tests share this machine's two cores (a pressure limit of 100% is never exceeded).
-				BOT_HOST_MAX_LOAD: "1000",
-				BOT_HOST_MAX_CPU_PRESSURE: "100",
-				BOT_HOST_MAX_MEM_PRESSURE: "100",
+				// Other work shares this machine's cores: the bots this test starts are its own count.
+				...CAPACITY_GATE_OFF,
 				BOT_HOST_BACKOFF_MIN_MS: "100",
 				BOT_HOST_BACKOFF_MAX_MS: "300",
 				BOT_HOST_FULL_POLL_MS: "100",

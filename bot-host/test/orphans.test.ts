@@ -13,6 +13,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CAPACITY_GATE_OFF } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
 import { eventually, until } from "../../test/shared/wait.ts";
 import { launchBotBrowser } from "../bot/browser.ts";
@@ -99,10 +100,8 @@ describe("bot host browsers and the host's death", () => {
 							BOT_HOST_CREDENTIAL: claims.credentialFor(id),
 							SPAWN_QUEUE_URL: queue.url(queueId),
 							BOT_HOST_GATEWAY_URL: claims.url,
-							// Other tests share this machine's two cores (a pressure limit of 100% is never exceeded).
-							BOT_HOST_MAX_LOAD: "1000",
-							BOT_HOST_MAX_CPU_PRESSURE: "100",
-							BOT_HOST_MAX_MEM_PRESSURE: "100",
+							// Other work shares this machine's cores: the bots this test starts are its own count.
+							...CAPACITY_GATE_OFF,
 							BOT_HOST_BACKOFF_MIN_MS: "100",
 							BOT_HOST_BACKOFF_MAX_MS: "300",
 						}

@@ -2,7 +2,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { localSecrets } from "../local-secrets.mjs";
-import { launchBotHost, mintHostCredential, startGateway, startSandbox, startSpawnQueue, stopBotHost } from "../local-stack.mjs";
+import {
+	CAPACITY_GATE_OFF,
+	launchBotHost,
+	mintHostCredential,
+	startGateway,
+	startSandbox,
+	startSpawnQueue,
+	stopBotHost,
+} from "../local-stack.mjs";
 import { freePort } from "../ports.mjs";
 import { benchAgentChat } from "./agent-chat.mjs";
 import { benchBots } from "./bots.mjs";
@@ -128,7 +136,7 @@ async function withRealBots(ctx, secrets, bench, { hostCount = 1, host = {} } = 
 							if (launched && !launches.has(Number(launched[1]))) launches.set(Number(launched[1]), { at: performance.now(), host: id });
 						},
 						// The bench decides how many Chromiums run; the machine's load and pressure must not refuse them.
-						env: { BOT_HOST_MAX_LOAD: "1000", BOT_HOST_MAX_CPU_PRESSURE: "100", BOT_HOST_MAX_MEM_PRESSURE: "100", ...host.env },
+						env: { ...CAPACITY_GATE_OFF, ...host.env },
 						...(host.entry ? { entry: host.entry } : {}),
 					});
 					hosts.push(child);

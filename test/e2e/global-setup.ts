@@ -9,7 +9,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { mintHostCredential, startBotHost, startGateway, startSpawnQueue, stopBotHost } from "../../scripts/local-stack.mjs";
+import {
+	CAPACITY_GATE_OFF,
+	mintHostCredential,
+	startBotHost,
+	startGateway,
+	startSpawnQueue,
+	stopBotHost,
+} from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
 import { startGitServer } from "../receiver/git-server.ts";
 import { startModelServer } from "../receiver/model-server.ts";
@@ -90,7 +97,7 @@ export default async function setup(project: TestProject) {
 		queueToken: spawnQueue.token,
 		// CI's shared cores run a load far above their count, and other work presses them; the tests keep
 		// their Chromiums few themselves. (A limit of 100% is never exceeded.)
-		env: { BOT_HOST_MAX_LOAD: "1000", BOT_HOST_MAX_CPU_PRESSURE: "100", BOT_HOST_MAX_MEM_PRESSURE: "100" },
+		env: { ...CAPACITY_GATE_OFF },
 	});
 	project.provide("gatewayUrl", simulated.url);
 	project.provide("botGatewayUrl", real.url);
