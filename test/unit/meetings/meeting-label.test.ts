@@ -5,7 +5,9 @@ const THREAD = "19:meeting_NjA4ZTk3YzctZGM0Ni00YzA4LWI2YzgtNzAzZGVmZTc4OTRk@thre
 
 describe("meetingLabel", () => {
 	it("is the title where there is one, folded to one line", () => {
-		expect(meetingLabel({ platform: "google_meet", native_meeting_id: "abc-defg-hij", data: { title: "Weekly sync" } })).toBe("Weekly sync");
+		expect(meetingLabel({ platform: "google_meet", native_meeting_id: "abc-defg-hij", data: { title: "Weekly sync" } })).toBe(
+			"Weekly sync",
+		);
 		expect(meetingLabel({ platform: "zoom", native_meeting_id: "1", data: { title: "  Board\r\n\u2028review\t " } })).toBe("Board review");
 	});
 
@@ -20,7 +22,9 @@ describe("meetingLabel", () => {
 		expect(meetingLabel({ platform: "google_meet", native_meeting_id: "abc-defg-hij", data: { title: "  " } })).toBe(
 			"Google Meet abc-defg-hij",
 		);
-		expect(meetingLabel({ platform: "google_meet", native_meeting_id: "abc-defg-hij", data: { title: 7 } })).toBe("Google Meet abc-defg-hij");
+		expect(meetingLabel({ platform: "google_meet", native_meeting_id: "abc-defg-hij", data: { title: 7 } })).toBe(
+			"Google Meet abc-defg-hij",
+		);
 		expect(meetingLabel({ platform: "zoom", native_meeting_id: "12345678901" })).toBe("Zoom 123 4567 8901");
 		expect(meetingLabel({ platform: "zoom", native_meeting_id: "1234567890" })).toBe("Zoom 123 456 7890");
 		expect(meetingLabel({ platform: "zoom", native_meeting_id: "123456789" })).toBe("Zoom 123 456 789");

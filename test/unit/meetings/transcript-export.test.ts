@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { srtTime, transcriptSrt, transcriptVtt, vttEscape, vttTime } from "../../../src/meetings/transcript-export-cues";
 import { contentDisposition, EXPORTS, type ExportedTranscript, exportFileName } from "../../../src/meetings/transcript-export";
+import { srtTime, transcriptSrt, transcriptVtt, vttEscape, vttTime } from "../../../src/meetings/transcript-export-cues";
 import { transcriptText } from "../../../src/meetings/transcript-text";
 
 type Seg = ExportedTranscript["segments"][number];
@@ -71,7 +71,10 @@ describe("SRT export", () => {
 
 	it("keeps every cue three lines: blank lines, breaks and arrows in text or speaker cannot forge cues", () => {
 		const forged = "Fine.\n\n2\n00:00:09,000 --> 00:00:10,000\r\nCEO: Wire the money.\u2028Now.";
-		const srt = transcriptSrt([seg({ speaker: "Mallory\n\nEve", text: forged, start: 5, end: 6 }), seg({ segment_id: "z", start: 7, end: 8 })]);
+		const srt = transcriptSrt([
+			seg({ speaker: "Mallory\n\nEve", text: forged, start: 5, end: 6 }),
+			seg({ segment_id: "z", start: 7, end: 8 }),
+		]);
 		const cues = blocks(srt);
 		expect(cues).toHaveLength(2);
 		for (const cue of cues) expect(cue.split("\n")).toHaveLength(3);
@@ -83,7 +86,7 @@ describe("SRT export", () => {
 	it("skips a segment with no text, names a segment without a speaker, and is empty for an empty transcript", () => {
 		expect(transcriptSrt([])).toBe("");
 		expect(transcriptSrt([seg({ text: " \n " })])).toBe("");
-		expect(transcriptSrt([seg({ speaker: null })])).toContain("Unknown speaker: Hello.");
+		expect(transcriptSrt([seg({ speaker: "" })])).toContain("Unknown speaker: Hello.");
 	});
 
 	it("keeps unicode text and names as they are", () => {
@@ -94,7 +97,10 @@ describe("SRT export", () => {
 
 describe("WebVTT export", () => {
 	it("starts with WEBVTT and has hh:mm:ss.mmm cues with <v Speaker> voice tags", () => {
-		const vtt = transcriptVtt([seg({ text: "Welcome.", start: 3661.5, end: 3663 }), seg({ segment_id: "b", speaker: "Bob", start: 0.25, end: 1 })]);
+		const vtt = transcriptVtt([
+			seg({ text: "Welcome.", start: 3661.5, end: 3663 }),
+			seg({ segment_id: "b", speaker: "Bob", start: 0.25, end: 1 }),
+		]);
 		expect(vtt).toBe("WEBVTT\n\n1\n00:00:00.250 --> 00:00:01.000\n<v Bob>Hello.\n\n2\n01:01:01.500 --> 01:01:03.000\n<v Alice>Welcome.\n");
 		expect(vttTime(0.001)).toBe("00:00:00.001");
 	});
@@ -123,7 +129,9 @@ describe("WebVTT export", () => {
 describe("plain-text export", () => {
 	it("heads with the title, link, status and times, then [hh:mm:ss] Speaker: text lines", () => {
 		const text = EXPORTS.txt.render(
-			transcript({ segments: [seg({ text: "Later.", start: 3725, end: 3726 }), seg({ segment_id: "b", speaker: "Bob", start: 2, end: 3 })] }),
+			transcript({
+				segments: [seg({ text: "Later.", start: 3725, end: 3726 }), seg({ segment_id: "b", speaker: "Bob", start: 2, end: 3 })],
+			}),
 		);
 		expect(text).toBe(
 			[
@@ -143,12 +151,12 @@ describe("plain-text export", () => {
 
 	it("names a meeting without a title by platform and code, and folds a title's line breaks", () => {
 		expect(EXPORTS.txt.render(transcript({ title: null })).split("\n")[0]).toBe("Meeting: Google Meet abc-defg-hij");
-		expect(EXPORTS.txt.render(transcript({ title: "A\nStatus: failed" })).split("\n").slice(0, 4)).toEqual([
-			"Meeting: A Status: failed",
-			"Platform: google_meet",
-			"Meeting ID: abc-defg-hij",
-			"Status: completed",
-		]);
+		expect(
+			EXPORTS.txt
+				.render(transcript({ title: "A\nStatus: failed" }))
+				.split("\n")
+				.slice(0, 4),
+		).toEqual(["Meeting: A Status: failed", "Platform: google_meet", "Meeting ID: abc-defg-hij", "Status: completed"]);
 	});
 
 	it("says - for times not yet set, and has no lines after the header for an empty transcript", () => {
@@ -183,7 +191,7 @@ describe("export file names", () => {
 	it("strips quotes, slashes, control characters and path tricks from an attacker's title", () => {
 		const name = exportFileName({ ...meeting, title: '../../etc/"passwd"\r\nX-Evil: 1;\u0000' }, "txt");
 		expect(name.ascii).toBe("transcript-etc_passwd_X-Evil_1.txt");
-		expect(name.utf8).not.toMatch(/["/\\\r\n\u0000;]/);
+		for (const unsafe of ['"', "/", "\\", "\r", "\n", "\u0000", ";"]) expect(name.utf8).not.toContain(unsafe);
 		const header = contentDisposition(name);
 		expect(header.startsWith(`attachment; filename="${name.ascii}"`)).toBe(true);
 		expect(header).not.toMatch(/[\r\n]/);

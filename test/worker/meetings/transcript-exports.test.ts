@@ -11,8 +11,14 @@ const read = (headers: Record<string, string>, code: string, query = "") => call
 /** A live meeting with two confirmed segments (sent out of order, one past an hour) and a draft. */
 async function spokenMeeting(headers: Record<string, string>, code = meetCode()) {
 	const live = await liveMeeting(headers, code);
-	await live.bot.send({ type: "segment", segment: segment({ segment_id: "b", speaker: "Bob", text: "Then we ship.", start: 3725.5, end: 3727 }) });
-	await live.bot.send({ type: "segment", segment: segment({ segment_id: "a", speaker: "Alice", text: "Welcome, all.", start: 2, end: 4.25 }) });
+	await live.bot.send({
+		type: "segment",
+		segment: segment({ segment_id: "b", speaker: "Bob", text: "Then we ship.", start: 3725.5, end: 3727 }),
+	});
+	await live.bot.send({
+		type: "segment",
+		segment: segment({ segment_id: "a", speaker: "Alice", text: "Welcome, all.", start: 2, end: 4.25 }),
+	});
 	await live.bot.send({
 		type: "segment",
 		segment: segment({ segment_id: "c", speaker: "Carol", text: "still talking", start: 3, end: 5, completed: false }),
@@ -29,7 +35,9 @@ describe("GET /transcripts/{platform}/{native_meeting_id} without format", () =>
 		expect(res.headers.get("content-type")).toBe("application/json");
 		expect(res.headers.get("content-disposition")).toBeNull();
 		const body = await res.text();
-		expect(body).toBe(JSON.stringify(await meetingTranscript(env, { userId: user.id }, { platform: "google_meet", native_meeting_id: code })));
+		expect(body).toBe(
+			JSON.stringify(await meetingTranscript(env, { userId: user.id }, { platform: "google_meet", native_meeting_id: code })),
+		);
 		expect(Object.keys(JSON.parse(body))).toEqual([
 			"id",
 			"platform",
