@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { httpUrl, isLive, meetingTitle, reasonWords } from "./meeting-words";
+import { httpUrl, isLive, meetingTitle, platformWords, reasonWords } from "./meeting-words";
 import { testMeeting } from "./test-meeting";
 
 describe("meeting words", () => {
@@ -26,6 +26,16 @@ describe("meeting words", () => {
 			"Meeting without a link, planned for 2026-07-01 15:00 UTC",
 		);
 		expect(meetingTitle(plan)).not.toContain("3");
+	});
+
+	it("names platforms in words, a plan's unknown one as no link", () => {
+		expect(["google_meet", "zoom", "teams", "unknown", "webex"].map(platformWords)).toEqual([
+			"Google Meet",
+			"Zoom",
+			"Microsoft Teams",
+			"no link",
+			"webex",
+		]);
 	});
 
 	it("keeps the reason code beside its words, and an unknown reason as it came", () => {

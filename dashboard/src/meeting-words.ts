@@ -2,12 +2,11 @@
  * How the pages name a meeting and its end, in words (docs/status-machine.md#how-a-meeting-ends).
  * Pure; every value it returns is rendered as text.
  */
-import { type LabelledMeeting, meetingLabel } from "../../src/meetings/meeting-label";
+import { type LabelledMeeting, meetingLabel, platformName } from "../../src/meetings/meeting-label";
 
-const PLATFORM_WORDS: Record<string, string> = { google_meet: "Google Meet", zoom: "Zoom", teams: "Microsoft Teams", unknown: "no link" };
-
+/** The platform's product name; a plan's `unknown` platform is "no link". */
 export function platformWords(platform: string): string {
-	return PLATFORM_WORDS[platform] ?? platform;
+	return platform === "unknown" ? "no link" : platformName(platform);
 }
 
 /**

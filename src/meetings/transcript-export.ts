@@ -92,6 +92,11 @@ export async function transcriptExport(
 	const spec = EXPORTS[format];
 	return {
 		body: spec.render(exported),
-		headers: { "content-type": spec.contentType, "content-disposition": contentDisposition(exportFileName(exported, format)) },
+		headers: {
+			"content-type": spec.contentType,
+			"content-disposition": contentDisposition(exportFileName(exported, format)),
+			// A private transcript, made for this request: no cache along the way keeps a copy.
+			"cache-control": "private, no-store",
+		},
 	};
 }

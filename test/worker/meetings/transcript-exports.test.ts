@@ -63,6 +63,7 @@ describe("GET /transcripts/{platform}/{native_meeting_id}?format=", () => {
 		expect(res.headers.get("content-type")).toBe("application/x-subrip; charset=utf-8");
 		expect(res.headers.get("content-disposition")).toBe(`attachment; filename="transcript-Google_Meet_${code}.srt"`);
 		expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+		expect(res.headers.get("cache-control")).toBe("private, no-store");
 		expect(await res.text()).toBe(
 			"1\n00:00:02,000 --> 00:00:04,250\nAlice: Welcome, all.\n\n2\n01:02:05,500 --> 01:02:07,000\nBob: Then we ship.\n",
 		);
