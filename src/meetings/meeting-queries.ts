@@ -106,18 +106,23 @@ export async function segmentsOf(env: Env, meetingId: number) {
 }
 export type SegmentView = Awaited<ReturnType<typeof segmentsOf>>[number];
 
-/** The lines a plain-text transcript starts with: the meeting's link and times. */
+/** The lines a plain-text transcript starts with: the meeting's name, link, status and times, as they are now. */
 export async function transcriptHeadOf(env: Env, meetingId: number): Promise<TranscriptHead | undefined> {
-	return db(env)
+	const row = await db(env)
 		.select({
 			platform: meetings.platform,
 			native_meeting_id: meetings.nativeMeetingId,
+			status: meetings.status,
 			start_time: meetings.startTime,
 			end_time: meetings.endTime,
+			data: meetings.data,
 		})
 		.from(meetings)
 		.where(eq(meetings.id, meetingId))
 		.get();
+	if (!row) return undefined;
+	const { data, ...head } = row;
+	return { ...head, title: typeof data.title === "string" ? data.title : null };
 }
 
 /** The transcript of the newest started meeting on a link (GET /transcripts/{platform}/{native_meeting_id}). */

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { request } from "../api";
+import { meetingTitle } from "../meeting-words";
 import { navigate } from "../route";
 import { ActionStatus, useAction } from "../settings/status";
 import type { Segment } from "../types";
@@ -19,8 +20,7 @@ interface MeetingRecord {
 const LIVE_STATUSES = "requested,joining,awaiting_admission,needs_help,active,stopping";
 
 function titleOf(meeting: MeetingRecord): string {
-	const title = meeting.data?.title;
-	return typeof title === "string" && title ? title : `${meeting.platform} ${meeting.native_meeting_id ?? `#${meeting.id}`}`;
+	return meetingTitle(meeting);
 }
 
 /** `#/agent/copilot`: the live meetings to follow, or any meeting by its id. */
