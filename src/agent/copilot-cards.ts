@@ -27,17 +27,12 @@ export function cardKey(title: string): string {
 }
 
 /**
- * A repeat folded into the card it repeats: the newest title and body say it best (an empty body
- * keeps the old one), the first kind stays (one card does not change what it is about), and a
- * card once actionable stays so. `changed`: whether anything shown differs.
+ * A repeat folded into the card it repeats: the card keeps its first title and kind (the same
+ * thing, written another way, is no news, and one card does not change what it is about), the
+ * newest body says it best (an empty one keeps the old), and a card once actionable stays so.
+ * `changed`: whether anything shown differs.
  */
 export function mergeCard<T extends CardFields>(existing: T, repeat: CardFields): { card: T; changed: boolean } {
-	const card: T = {
-		...existing,
-		title: repeat.title || existing.title,
-		body: repeat.body || existing.body,
-		actionable: existing.actionable || repeat.actionable,
-	};
-	const changed = card.title !== existing.title || card.body !== existing.body || card.actionable !== existing.actionable;
-	return { card, changed };
+	const card: T = { ...existing, body: repeat.body || existing.body, actionable: existing.actionable || repeat.actionable };
+	return { card, changed: card.body !== existing.body || card.actionable !== existing.actionable };
 }
