@@ -8,7 +8,15 @@ import { sha256Hex } from "../../src/sha256";
 import type { TimerHandlers } from "../shared/alarm-timers";
 import { addMissingColumns } from "../shared/sql-schema";
 import type { AgentCaller } from "./index";
-import { confirmationNeeded, contentOf, lastReplyOf, type Reconcile, type RoutineInput, type RoutineRow, routineView } from "./routine-records";
+import {
+	confirmationNeeded,
+	contentOf,
+	lastReplyOf,
+	type Reconcile,
+	type RoutineInput,
+	type RoutineRow,
+	routineView,
+} from "./routine-records";
 import { AGENT_USER_STORAGE } from "./storage";
 import type { AgentTimer, AgentTimers } from "./timers";
 

@@ -18,7 +18,10 @@ export interface CardFields {
  * count. A title of punctuation only keeps its own characters, so it still has a key.
  */
 export function cardKey(title: string): string {
-	const plain = title.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase();
+	const plain = title
+		.normalize("NFKD")
+		.replace(/\p{M}+/gu, "")
+		.toLowerCase();
 	const words = plain
 		.replace(/[\p{P}\p{S}]+/gu, " ")
 		.replace(/\s+/g, " ")

@@ -41,7 +41,10 @@ export async function meetingOfRef(env: Env, userId: number, ref: string): Promi
 		throw notOnRecord(`that link (${link.platform} ${link.native_meeting_id})`);
 	}
 	if (LINK_LIKE.test(text))
-		throw invalidField(LOC, "That is not a Google Meet, Zoom or Teams meeting link: paste the meeting's whole link, its code or its number");
+		throw invalidField(
+			LOC,
+			"That is not a Google Meet, Zoom or Teams meeting link: paste the meeting's whole link, its code or its number",
+		);
 	const problem = nativeMeetingIdProblem(text);
 	if (problem !== null)
 		throw invalidField(LOC, "Type a meeting's number, its link (Google Meet, Zoom or Teams) or its code, such as abc-defg-hij");

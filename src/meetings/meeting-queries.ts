@@ -82,10 +82,7 @@ const MEETING_ID_WORDS =
 
 /** A meeting by its id, as GET /meetings/{meeting_id} names it. */
 export const MeetingIdParam = z.object({
-	meeting_id: z.coerce
-		.number({ error: MEETING_ID_WORDS })
-		.int({ error: MEETING_ID_WORDS })
-		.positive({ error: MEETING_ID_WORDS }),
+	meeting_id: z.coerce.number({ error: MEETING_ID_WORDS }).int({ error: MEETING_ID_WORDS }).positive({ error: MEETING_ID_WORDS }),
 });
 
 /** One readable meeting with its recordings (GET /meetings/{id}); 404 "Meeting not found" otherwise. */
