@@ -22,8 +22,10 @@ export interface BeatRequest {
 	cardKinds: string[];
 	/** The meeting's cards so far: a card the model names again updates its own. */
 	board: CardBoard;
-	/** The meeting's end: the reply is the meeting's summary, and no cards are asked for. */
+	/** The meeting's end: the reply is the meeting's summary. */
 	final: boolean;
+	/** Whether add_card is offered (false: the summary alone is asked for). */
+	cards: boolean;
 	append: (event: MeetingStreamBody) => number;
 }
 
@@ -67,8 +69,8 @@ const SYSTEM_PROMPT = [
 	"Call add_card for each person, company, product or action item worth remembering that appears in the new lines (only the kinds the tool allows).",
 	"Cards already shown are listed: do not add them again; call add_card with the same title only when something new was said about one.",
 ].join(" ");
-// The final beat writes the summary only: a model offered tools may answer with tool calls and no text at all.
-const FINAL_SYSTEM_PROMPT = [...DATA_RULE, "Write the meeting's summary from it."].join(" ");
+// The summary alone, offered no tool: asked when a final beat offered add_card got tool calls and no text.
+const SUMMARY_SYSTEM_PROMPT = [...DATA_RULE, "Write the meeting's summary from it; reply with text only."].join(" ");
 
 const BEAT_ASK = "Reply with one or two sentences on what just happened in the meeting.";
 const FINAL_ASK = "The meeting has ended. Reply with a concise summary of the whole meeting in Markdown: topics, decisions, action items.";
@@ -95,7 +97,7 @@ function parseArgs(text: string): unknown {
 export async function runBeat(request: BeatRequest): Promise<BeatOutcome> {
 	const turnId = crypto.randomUUID();
 	const transcript = transcriptText(request.lines, request.final ? FINAL_TRANSCRIPT_BUDGET : TRANSCRIPT_BUDGET);
-	const shown = request.final ? [] : request.board.titles();
+	const shown = request.cards ? request.board.titles() : [];
 	const user = [
 		`Meeting title (data): ${JSON.stringify(oneLine(request.title))}`,
 		// Titles came from the transcript through the model: data as well, one JSON string each.
@@ -109,18 +111,18 @@ export async function runBeat(request: BeatRequest): Promise<BeatOutcome> {
 	const step = await streamModelStep({
 		endpoint: request.endpoint,
 		messages: [
-			{ role: "system", content: request.final ? FINAL_SYSTEM_PROMPT : SYSTEM_PROMPT },
+			{ role: "system", content: request.cards ? SYSTEM_PROMPT : SUMMARY_SYSTEM_PROMPT },
 			{ role: "user", content: user },
 		],
-		tools: request.final ? [] : [addCardTool(request.cardKinds)],
+		tools: request.cards ? [addCardTool(request.cardKinds)] : [],
 		policy: outboundPolicy(request.env),
 		onText: (text) => {
 			if (text) request.append({ type: "message-delta", text, turn_id: turnId });
 		},
 	});
 	let cards = 0;
-	// The final beat offered no tool: a call it makes anyway is not one it was given.
-	for (const call of request.final ? [] : step.toolCalls) {
+	// Offered no tool, a call the model makes anyway is not one it was given.
+	for (const call of request.cards ? step.toolCalls : []) {
 		const args = parseArgs(call.function.arguments);
 		request.append({ type: "tool-call", tool: call.function.name, args, callId: call.id, turn_id: turnId });
 		const fields = call.function.name === "add_card" ? cardOf(args, request.cardKinds) : null;

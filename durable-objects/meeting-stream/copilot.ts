@@ -166,9 +166,14 @@ export class MeetingCopilot {
 		if (lines.length === 0) return "";
 		const model = await this.#model(state);
 		if (!model.ok) return excerptSummary(lines, model.why);
+		const base = { ...this.#beatBase(state, model.endpoint), lines, final: true };
 		try {
-			const outcome = await runBeat({ ...this.#beatBase(state, model.endpoint), board: new CardBoard(state.cards), lines, final: true });
-			return outcome.text.trim() || excerptSummary(lines, "the model answered with no text");
+			const board = new CardBoard(state.cards);
+			const outcome = await runBeat({ ...base, board, cards: true });
+			await this.#mutate((old) => (old ? { ...old, cards: board.stored() } : old));
+			// A model offered add_card may answer with tool calls alone: the summary is then asked for on its own.
+			const text = outcome.text.trim() || (await runBeat({ ...base, board, cards: false })).text.trim();
+			return text || excerptSummary(lines, "the model answered with no text");
 		} catch (err) {
 			const attempts = state.finalAttempts + 1;
 			await this.#mutate((old) => (old ? { ...old, finalAttempts: attempts } : old));
@@ -268,7 +273,7 @@ export class MeetingCopilot {
 		const board = new CardBoard(state.cards);
 		let processed = false;
 		try {
-			await runBeat({ ...this.#beatBase(state, model.endpoint), board, lines, final: false });
+			await runBeat({ ...this.#beatBase(state, model.endpoint), board, lines, final: false, cards: true });
 			processed = true;
 		} finally {
 			// A failed beat keeps its lines for the next one: the cursor moves only past what was processed.

@@ -1,7 +1,8 @@
 /**
  * The copilot's final beat and the summary in the meeting document: the model's summary whenever
- * a model is configured (a meeting model alone is enough), asked without tools; otherwise a
- * transcript excerpt headed by the real reason, never "no model" when there is one.
+ * a model is configured (a meeting model alone is enough; a model that answers with tool calls
+ * alone is asked for the summary on its own); otherwise a transcript excerpt headed by the real
+ * reason, never "no model" when there is one.
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -30,7 +31,7 @@ async function meetingThatEnds(headers: Record<string, string>, m: string) {
 const summaryOf = (content: string) => parseFrontmatter(content)?.body.split("## Summary\n")[1]?.trim() ?? "";
 
 describe("the final beat with a model configured", () => {
-	it("writes the model's summary when only a meeting model is set, asking for the summary without tools", async () => {
+	it("writes the model's summary when only a meeting model is set", async () => {
 		const m = marker("meeting-model");
 		await script(m, [{ text: ["Shipping ", "on Monday."] }]);
 		const owner = await copilotOwner(false);
@@ -46,16 +47,33 @@ describe("the final beat with a model configured", () => {
 		const final = bodyOf((await sent(m)).at(-1));
 		expect(final.model).toBe("meeting-only-model");
 		expect(final.messages.at(-1)?.content).toContain("The meeting has ended");
-		expect(final.tools).toBeUndefined();
+		expect(await sent(m)).toHaveLength(1);
 		// The summary streamed as the final beat's text.
 		const deltas = ofType(await streamEvents(live.meeting.id), "message-delta").map((d) => d.text);
 		expect(deltas.join("")).toContain("Shipping on Monday.");
 	});
 
-	it("says the model answered with no text when it did (tool calls only), and shows no card of it", async () => {
+	it("asks a model that answered with tool calls alone for the summary on its own, offered no tool", async () => {
+		const m = marker("tools-then-text");
+		const acme = { name: "add_card", arguments: { kind: "company", title: "Acme", body: "Ships Monday", actionable: false } };
+		await script(m, [{ tool_calls: [acme] }, { text: ["Acme ships on Monday."] }]);
+		const owner = await copilotOwner();
+		const live = await meetingThatEnds(owner.headers, m);
+		const file = await meetingDocument(owner.user.id, live.meeting.id, meetingDocumentPath(live.code));
+		expect(summaryOf(file.content)).toBe("Acme ships on Monday.");
+		const [first, second] = (await sent(m)).map(bodyOf);
+		expect(first?.tools?.map((t) => t.function.name)).toEqual(["add_card"]);
+		expect(second?.tools).toBeUndefined();
+		expect(second?.messages[0]?.content).toContain("reply with text only");
+		expect(second?.messages.at(-1)?.content).toContain("The meeting has ended");
+		// The final beat's card is shown, once.
+		expect(ofType(await streamEvents(live.meeting.id), "card").map((e) => e.card.title)).toEqual(["Acme"]);
+	});
+
+	it("says the model answered with no text when it gave none, asked twice, and shows only the card it was offered", async () => {
 		const m = marker("silent-final");
 		const acme = { name: "add_card", arguments: { kind: "company", title: "Acme", body: "x", actionable: false } };
-		await script(m, [{ tool_calls: [acme] }]);
+		await script(m, [{ tool_calls: [acme] }, { tool_calls: [acme] }]);
 		const owner = await copilotOwner();
 		const live = await meetingThatEnds(owner.headers, m);
 		const file = await meetingDocument(owner.user.id, live.meeting.id, meetingDocumentPath(live.code));
@@ -63,14 +81,17 @@ describe("the final beat with a model configured", () => {
 		expect(summary).toMatch(/^No model summary: the model answered with no text\.\n/);
 		expect(summary).toContain("> Alice: We ship on Monday");
 		expect(summary).not.toMatch(NO_MODEL);
+		expect(await sent(m)).toHaveLength(2);
+		// A tool call the second ask was not offered is not taken: one call, one card.
 		const events = await streamEvents(live.meeting.id);
-		expect(ofType(events, "card")).toEqual([]);
-		expect(ofType(events, "tool-call")).toEqual([]);
+		expect(ofType(events, "tool-call")).toHaveLength(1);
+		expect(ofType(events, "card")).toHaveLength(1);
 	});
 
 	it("says the model call failed, and how, after three failed final beats", async () => {
 		const m = marker("failing-final");
-		await script(m, [{ status: 503 }, { status: 503 }, { status: 503 }]);
+		// The third attempt's first call answers; its follow-up for the summary fails: the attempts count whole final beats.
+		await script(m, [{ status: 503 }, { status: 503 }, { tool_calls: [] }, { status: 503 }]);
 		const owner = await copilotOwner();
 		const live = await meetingThatEnds(owner.headers, m);
 		const path = meetingDocumentPath(live.code);
@@ -80,7 +101,7 @@ describe("the final beat with a model configured", () => {
 			await fireStreamTimersNow(live.meeting.id);
 			return undefined;
 		});
-		expect(await sent(m)).toHaveLength(3);
+		expect(await sent(m)).toHaveLength(4);
 		const summary = summaryOf(file.content);
 		expect(summary).toMatch(/^No model summary: the model call failed 3 times \(The model provider is unavailable \(HTTP 503\)/);
 		expect(summary).not.toMatch(NO_MODEL);
