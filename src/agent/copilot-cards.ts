@@ -15,10 +15,12 @@ export interface CardFields {
 
 /**
  * What makes two titles the same card: case, accents, punctuation, symbols and spacing do not
- * count. A title of punctuation only keeps its own characters, so it still has a key.
+ * count. A title of punctuation or symbols only keeps its own characters, so it still has a key.
  */
 export function cardKey(title: string): string {
+	// Symbols go before the compatibility split, which would spell some out ("™" as "TM").
 	const plain = title
+		.replace(/\p{S}+/gu, " ")
 		.normalize("NFKD")
 		.replace(/\p{M}+/gu, "")
 		.toLowerCase();
@@ -26,7 +28,7 @@ export function cardKey(title: string): string {
 		.replace(/[\p{P}\p{S}]+/gu, " ")
 		.replace(/\s+/g, " ")
 		.trim();
-	return words || plain.replace(/\s+/g, " ").trim();
+	return words || title.toLowerCase().replace(/\s+/g, " ").trim();
 }
 
 /**
