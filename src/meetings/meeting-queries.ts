@@ -76,8 +76,14 @@ export async function listMeetings(env: Env, reader: Reader, q: ListMeetingsQuer
 	return Promise.all(rows.map((r) => withLinkedData(env, meetingView(r, recorded.get(r.id)))));
 }
 
+/** What a meeting id that is not one is told (never zod's "expected number, received NaN"). */
+const MEETING_ID_WORDS =
+	"meeting_id must be a meeting's number (the id GET /meetings lists), such as 42; a meeting link or code is not one";
+
 /** A meeting by its id, as GET /meetings/{meeting_id} names it. */
-export const MeetingIdParam = z.object({ meeting_id: z.coerce.number().int().positive() });
+export const MeetingIdParam = z.object({
+	meeting_id: z.coerce.number({ error: MEETING_ID_WORDS }).int({ error: MEETING_ID_WORDS }).positive({ error: MEETING_ID_WORDS }),
+});
 
 /** One readable meeting with its recordings (GET /meetings/{id}); 404 "Meeting not found" otherwise. */
 export async function readableMeetingView(env: Env, reader: Reader, meetingId: number) {
