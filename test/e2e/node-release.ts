@@ -44,7 +44,12 @@ export function nodeBinary(major: number): string {
 	rmSync(staging, { recursive: true, force: true });
 	mkdirSync(staging, { recursive: true });
 	try {
-		execFileSync("npm", ["pack", `${name}@${major}`, "--pack-destination", staging, "--silent"], { stdio: ["ignore", "ignore", "pipe"] });
+		// Without the npm_* settings of a parent `npm test`: this fetch has nothing to do with the checkout.
+		const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith("npm_")));
+		execFileSync("npm", ["pack", `${name}@${major}`, "--pack-destination", staging, "--silent"], {
+			env,
+			stdio: ["ignore", "ignore", "pipe"],
+		});
 		const tarball = readdirSync(staging).find((f) => f.endsWith(".tgz"));
 		if (!tarball) throw new Error(`npm pack ${name}@${major} produced no tarball`);
 		execFileSync("tar", ["-xzf", path.join(staging, tarball), "-C", staging, "package/bin/node"]);

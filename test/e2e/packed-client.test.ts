@@ -18,7 +18,12 @@ import { playBot, spawnFor } from "./simulated-bot";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
 const EXAMPLE = path.join(REPO, "examples", "live-transcript", "live-transcript.mjs");
-const toolsOnPath = { ...process.env, PATH: `${path.join(REPO, "node_modules", ".bin")}${path.delimiter}${process.env.PATH}` };
+/**
+ * The environment for npm in the empty projects: none of the npm_* settings a parent `npm test`
+ * passes down (its local prefix is this checkout), so each install stays in its own project.
+ */
+const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith("npm_")));
+const toolsOnPath = { ...npmEnv, PATH: `${path.join(REPO, "node_modules", ".bin")}${path.delimiter}${process.env.PATH}` };
 
 let work: string;
 let tarball: string;
@@ -32,7 +37,11 @@ function project(name: string, packages: string[]): string {
 	const dir = path.join(work, name);
 	mkdirSync(dir);
 	writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name, private: true, version: "0.0.0" }));
-	execFileSync("npm", ["install", ...packages, "--no-audit", "--no-fund", "--prefer-offline", "--silent"], { cwd: dir, stdio: "pipe" });
+	execFileSync("npm", ["install", ...packages, "--no-audit", "--no-fund", "--prefer-offline", "--silent"], {
+		cwd: dir,
+		env: npmEnv,
+		stdio: "pipe",
+	});
 	copyFileSync(EXAMPLE, path.join(dir, "live-transcript.mjs"));
 	return dir;
 }
