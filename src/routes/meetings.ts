@@ -14,8 +14,8 @@ import {
 	requireMembership,
 } from "../meetings/meeting-plans";
 import { ListMeetingsQuery, listMeetings, MeetingIdParam, readableMeetingView, utcIso } from "../meetings/meeting-queries";
-import { dataKeepingSummary } from "../meetings/meeting-summary-store";
 import { findMeetingOnLink, findOwnedMeeting, findReadableMeeting, meetingView, nowIso } from "../meetings/meeting-store";
+import { dataKeepingSummary } from "../meetings/meeting-summary-store";
 import { initialState, isPlanned, type MeetingStatus } from "../meetings/status-machine";
 import { announceInRoom, moveMeeting, removeMeeting } from "../meetings/status-writes";
 import { meetingRoom } from "../objects";

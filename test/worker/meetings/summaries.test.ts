@@ -217,7 +217,11 @@ describe("meeting summaries", () => {
 			json: { title: "Renamed", data: { summary: forged, topic: "kept" } },
 		});
 		expect(patched.status).toBe(200);
-		expect((await json<{ data: Record<string, unknown> }>(patched)).data).toMatchObject({ title: "Renamed", topic: "kept", summary: expected });
+		expect((await json<{ data: Record<string, unknown> }>(patched)).data).toMatchObject({
+			title: "Renamed",
+			topic: "kept",
+			summary: expected,
+		});
 		expect((await getMeeting(u.headers, meeting.id)).data.summary).toEqual(expected);
 	});
 
