@@ -4,8 +4,10 @@
  * `data.summary`, carried by the `meeting.completed` webhook, readable over REST and MCP; never
  * made up without a model or from a reply that is not one.
  */
-import { env, runDurableObjectAlarm } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { MeetingRoom } from "../../../durable-objects/meeting-room";
+import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
 import { findOwnedMeeting } from "../../../src/meetings/meeting-store";
 import type { MeetingSummary } from "../../../src/meetings/meeting-summary";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
@@ -294,6 +296,36 @@ describe("meeting summaries", () => {
 		expect(fenced).not.toContain("Line 20");
 		expect(fenced).toMatch(/\[… \d+ lines of the meeting's middle left out …\]/);
 		expect(data).toMatch(/\d+ lines from its middle were left out for length/);
+	});
+
+	it("meeting.completed waits no longer than summary_release: it goes with the summary pending, which lands later", async () => {
+		const u = await owner(true);
+		const code = meetCode();
+		const answer = reply({ summary: "Slow but sure.", decisions: [], action_items: [] });
+		await script(code, [{ text: [answer.slice(0, 20), answer.slice(20, 40), answer.slice(40)], delay_ms: 1000 }]);
+		const { meeting, bot } = await meetingSaying(u.headers, [["Alice", "Hello."]], code);
+		await bot.status("completed", { completion_reason: "left_alone" });
+
+		// The summary timer's alarm is in the model call...
+		const calling = runDurableObjectAlarm(roomOf(meeting.id));
+		await eventually("the model call", async () => ((await sent(code)).length > 0 ? true : undefined));
+		expect(await received(u.hook.path)).toHaveLength(0);
+		// ...when the wait for it runs out.
+		await runInDurableObject(roomOf(meeting.id), async (_room: MeetingRoom, state) => {
+			const timers = (await state.storage.get<Record<string, number>>(ROOM_KEYS.timers)) ?? {};
+			expect(timers.summary_release).toBeGreaterThan(Date.now());
+			await state.storage.put(ROOM_KEYS.timers, { ...timers, summary_release: 0 });
+			await state.storage.setAlarm(Date.now());
+		});
+		await runDurableObjectAlarm(roomOf(meeting.id));
+		const event = await completedEvent(u.hook.path);
+		expect(event.data.meeting.data.summary).toMatchObject({ status: "pending", summary: null, model: MODEL_NAME });
+
+		await calling;
+		expect((await settledSummary(u.headers, meeting.id)).summary).toBe("Slow but sure.");
+		// The event went once: the summary's end sends no second one.
+		expect(await received(u.hook.path)).toHaveLength(1);
+		expect(await sent(code)).toHaveLength(1);
 	});
 
 	it("GET /meetings/{id}/summary is 404 while a meeting has none, and for a meeting the caller may not read", async () => {
