@@ -5,11 +5,12 @@
  * made up without a model or from a reply that is not one.
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { type OutputUnit, type Schema, Validator } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
 import { findOwnedMeeting } from "../../../src/meetings/meeting-store";
-import type { MeetingSummary } from "../../../src/meetings/meeting-summary";
+import { MeetingSummary } from "../../../src/meetings/meeting-summary";
 import type { WebhookEnvelope } from "../../../src/webhooks/envelope";
 import { PROVIDER_SECRET_TEXT } from "../../receiver/model-script";
 import { meetCode } from "../../shared/meetings";
@@ -18,6 +19,8 @@ import { bodyOf, MODEL_KEY, MODEL_NAME, type SentBody, script, sent } from "../a
 import { answerOf, bearer, mcpClient } from "../mcp/mcp-client";
 import { call, json, roomOf } from "../support";
 import { userWithWebhook } from "../webhooks/fixtures";
+// A copy of the webhook.v1 contract (shared/contracts/webhook.v1/webhook.schema.json): deliveries are checked against it.
+import webhookContract from "../webhooks/golden/webhook.v1.schema.json";
 import { newHook, received } from "../webhooks/receiver";
 import { SimulatedBot, spawnRequestFor } from "./bot-sim";
 import { getMeeting, segment, sendBot } from "./helpers";
@@ -67,14 +70,19 @@ function settledSummary(headers: Record<string, string>, id: number): Promise<Su
 	});
 }
 
-/** The hook's one `meeting.completed` delivery. */
+const envelopeContract = new Validator({ $ref: "#/$defs/Envelope", $defs: webhookContract.$defs } as unknown as Schema, "2020-12");
+
+/** The hook's one `meeting.completed` delivery: valid webhook.v1, its summary in the stored shape. */
 async function completedEvent(path: string): Promise<WebhookEnvelope> {
 	const [request] = await eventually("meeting.completed delivered", async () => {
 		const got = await received(path);
 		return got.length > 0 ? got : undefined;
 	});
 	const envelope = JSON.parse(request?.body ?? "{}") as WebhookEnvelope;
+	const check = envelopeContract.validate(envelope);
+	expect(check.errors.map((e: OutputUnit) => `${e.instanceLocation}: ${e.error}`)).toEqual([]);
 	expect(envelope.event_type).toBe("meeting.completed");
+	expect(MeetingSummary.safeParse(envelope.data.meeting.data.summary).success).toBe(true);
 	return envelope;
 }
 
