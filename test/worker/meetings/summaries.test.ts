@@ -346,5 +346,23 @@ describe("meeting summaries", () => {
 		const theirs = await summaryRoute(stranger.headers, meeting.id);
 		expect(theirs.status).toBe(404);
 		expect(await json(theirs)).toEqual({ detail: "Meeting not found" });
+		const { client } = await mcpClient(bearer(u.key));
+		const tool = answerOf(await client.callTool({ name: "get_meeting_summary", arguments: { meeting_id: meeting.id } }));
+		expect(tool).toEqual({
+			isError: true,
+			body: { status: 404, detail: "This meeting has no summary yet: one is made when it completes (it is requested)" },
+		});
+		await client.close();
+	});
+
+	it("a meeting where nobody said anything is ready with no summary, and the model is not asked", async () => {
+		const u = await owner(true);
+		const code = meetCode();
+		const { meeting, bot } = await meetingSaying(u.headers, [], code);
+		await bot.status("completed", { completion_reason: "left_alone" });
+		const summary = await settledSummary(u.headers, meeting.id);
+		expect(summary).toMatchObject({ status: "ready", summary: null, decisions: [], action_items: [], model: null, error: null });
+		expect((await completedEvent(u.hook.path)).data.meeting.data.summary).toMatchObject({ status: "ready", summary: null });
+		expect(await sent(code)).toHaveLength(0);
 	});
 });
