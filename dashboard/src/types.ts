@@ -16,8 +16,6 @@ export type Segment = Pick<
 	"segment_id" | "speaker" | "text" | "start" | "end" | "language" | "completed"
 > &
 	Partial<Pick<Schemas["TranscriptionSegment"], "speaker_source" | "created_at" | "absolute_start_time" | "absolute_end_time">>;
-/** What a download says about its transcript: the meeting's link and times, before any segment is read. */
-export type TranscriptHead = Omit<Transcript, "segments" | "recordings" | "notes" | "completion_reason">;
 export type Recording = Schemas["Recording"];
 export type MediaFile = Schemas["MediaFile"];
 export type Calendar = Schemas["CalendarConnection"];

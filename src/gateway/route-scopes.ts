@@ -62,6 +62,7 @@ const AGENT_ROUTES: ReadonlyArray<readonly [Method, string, Access?]> = [
 	["POST", "/meeting/process", BOT],
 	["GET", "/meeting/relay-health"],
 	["GET", "/meeting/stream"],
+	["GET", "/meeting/resolve"],
 ];
 
 export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [

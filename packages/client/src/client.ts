@@ -28,6 +28,7 @@ export interface StreamOptions {
 }
 
 type MeetingRef = { platform: Platform; native_meeting_id: string };
+type TranscriptFormat = NonNullable<QueryOf<"/transcripts/{platform}/{native_meeting_id}", "get">["format"]>;
 
 export function createClient(options: ClientOptions) {
 	const transport: Transport = {
@@ -96,6 +97,14 @@ export function createClient(options: ClientOptions) {
 	const transcripts = {
 		get: (platform: Platform, nativeMeetingId: string) =>
 			call(transport, "get", "/transcripts/{platform}/{native_meeting_id}", link(platform, nativeMeetingId)),
+		/** The transcript as a file's text: `srt`, `vtt`, `txt` or `json` (docs/api.md#exports). */
+		export: async (platform: Platform, nativeMeetingId: string, format: TranscriptFormat): Promise<string> =>
+			(
+				await send(transport, "get", "/transcripts/{platform}/{native_meeting_id}", {
+					...link(platform, nativeMeetingId),
+					query: { format },
+				})
+			).text(),
 		share: (
 			platform: Platform,
 			nativeMeetingId: string,

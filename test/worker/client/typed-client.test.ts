@@ -72,6 +72,17 @@ describe("createClient against the Worker", () => {
 });
 
 describe("typed errors for a conflict and a full bucket", () => {
+	it("reads a transcript export as text", async () => {
+		const { headers, key } = await userWithKey();
+		const { bot, code } = await liveMeeting(headers);
+		await bot.send({ type: "segment", segment: segment({ speaker: "Ann", text: "Hi & bye.", start: 1, end: 2 }) });
+		const client = clientFor(key);
+		expect(await client.transcripts.export("google_meet", code, "vtt")).toBe(
+			"WEBVTT\n\n1\n00:00:01.000 --> 00:00:02.000\n<v Ann>Hi &amp; bye.\n",
+		);
+		expect((await client.transcripts.export("google_meet", code, "txt")).split("\n")[0]).toBe(`Meeting: Google Meet ${code}`);
+	});
+
 	it("throws ConflictError for a second bot on a link that has one", async () => {
 		const { key } = await userWithKey();
 		const client = clientFor(key);
