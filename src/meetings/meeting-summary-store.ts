@@ -6,7 +6,7 @@
  */
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { ModelEndpoint } from "../agent/model-client";
-import { resolveAgentModel } from "../agent/model-settings";
+import { resolveMeetingModel } from "../agent/model-settings";
 import { db } from "../db";
 import { type MeetingRow, meetings } from "../db/schema";
 import type { Env } from "../env";
@@ -16,11 +16,13 @@ import { type MeetingSummary, type SummaryLine, summaryOf } from "./meeting-summ
 /** Confirmed segments read for one summary at most (a day of talk); the character budget cuts further. */
 const MAX_SEGMENTS = 20_000;
 
-/** The meeting model of the meeting's owner (their /user/models over the deployment's), or null when none is configured. */
+/**
+ * The meeting model of the meeting's owner, as the copilot resolves it (their /user/models over
+ * the deployment's: `meeting_model`, else `model`), or null when none is configured.
+ */
 export async function summaryModel(env: Env, userId: number): Promise<ModelEndpoint | null> {
-	const resolved = await resolveAgentModel(env, userId);
-	if (!resolved.ok) return null;
-	return { ...resolved.endpoint, model: resolved.names.meeting_model ?? resolved.endpoint.model };
+	const resolved = await resolveMeetingModel(env, userId, null);
+	return resolved.ok ? resolved.endpoint : null;
 }
 
 /** Sets `data.summary` on a completed meeting that has none yet: the record as written, or null when it already had one. */
