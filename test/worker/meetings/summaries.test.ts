@@ -27,14 +27,20 @@ import { getMeeting, segment, sendBot } from "./helpers";
 
 type SummaryAnswer = MeetingSummary & { meeting_id: number };
 
-/** A user whose `meeting.completed` goes to a fresh hook; with `model`, /user/models points at the model server. */
-async function owner(model: boolean) {
+const MEETING_MODEL = "summary-meeting-model";
+
+/**
+ * A user whose `meeting.completed` goes to a fresh hook; with `model`, /user/models points at the
+ * model server (`meeting`: with a meeting model alone).
+ */
+async function owner(model: boolean | "meeting") {
 	const hook = newHook();
 	const u = await userWithWebhook(hook.url, { events: { "meeting.completed": true } });
 	if (model) {
+		const name = model === "meeting" ? { meeting_model: MEETING_MODEL } : { model: MODEL_NAME };
 		const res = await call("PUT", "/user/models", {
 			headers: u.headers,
-			json: { base_url: `${env.MODEL_SERVER_URL}/v1`, api_key: MODEL_KEY, model: MODEL_NAME },
+			json: { base_url: `${env.MODEL_SERVER_URL}/v1`, api_key: MODEL_KEY, ...name },
 		});
 		expect(res.status).toBe(200);
 		await res.body?.cancel();
@@ -233,6 +239,20 @@ describe("meeting summaries", () => {
 			summary: expected,
 		});
 		expect((await getMeeting(u.headers, meeting.id)).data.summary).toEqual(expected);
+	});
+
+	it("uses the meeting model, which alone is enough, as the copilot does", async () => {
+		const u = await owner("meeting");
+		const code = meetCode();
+		await script(code, [{ text: [reply({ summary: "By the meeting model.", decisions: [], action_items: [] })] }]);
+		const { meeting, bot } = await meetingSaying(u.headers, [["Alice", "Hello."]], code);
+		await bot.status("completed", { completion_reason: "left_alone" });
+		expect(await settledSummary(u.headers, meeting.id)).toMatchObject({
+			status: "ready",
+			summary: "By the meeting model.",
+			model: MEETING_MODEL,
+		});
+		expect(bodyOf((await sent(code))[0]).model).toBe(MEETING_MODEL);
 	});
 
 	it("a reply that is not the JSON asked for is failed with a short error, never a summary made from it", async () => {
