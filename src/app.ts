@@ -25,6 +25,7 @@ import { healthRoutes } from "./routes/health";
 import { interactiveRoutes } from "./routes/interactive";
 import { liveRoutes } from "./routes/live";
 import { mcpRoutes } from "./routes/mcp";
+import { meetingSummaryRoutes } from "./routes/meeting-summary";
 import { meetingRoutes } from "./routes/meetings";
 import { ApiErrorBody } from "./routes/openapi-app";
 import { recordingUploadRoutes } from "./routes/recording-upload";
@@ -71,6 +72,7 @@ export function buildApp() {
 	app.route("/", accountRoutes);
 	app.route("/", authTicketRoutes);
 	app.route("/", meetingRoutes);
+	app.route("/", meetingSummaryRoutes);
 	app.route("/", botRoutes);
 	app.route("/", interactiveRoutes);
 	app.route("/", transcriptRoutes);

@@ -110,6 +110,12 @@ export interface Env {
 	WORKSPACE_CLONE_TIMEOUT_S?: string;
 	/** How often a quiet agent chat stream gets a keepalive comment, in milliseconds (default 15000). */
 	AGENT_SSE_KEEPALIVE_MS?: string;
+	/**
+	 * A completed meeting's summary (docs/api.md#summaries): the model call's time limit in seconds
+	 * (default 60; `meeting.completed` waits for it), and the transcript characters sent (default 60000).
+	 */
+	SUMMARY_TIMEOUT_S?: string;
+	SUMMARY_MAX_TRANSCRIPT_CHARS?: string;
 	/** Routines one user may have (default 50), and the fewest minutes between two runs of one (default 5, at most 60). */
 	MAX_ROUTINES_PER_USER?: string;
 	ROUTINE_MIN_INTERVAL_MINUTES?: string;

@@ -8,6 +8,7 @@ import type { Platform, ResponseOf, Schemas } from "@meetbot/client";
 
 export type { Platform };
 export type Meeting = Schemas["Meeting"];
+export type MeetingSummary = Schemas["MeetingSummary"];
 export type Transcript = Schemas["TranscriptionResponse"];
 /** A transcript line as the pages hold it, from GET /transcripts or the live feed: the fields they show. */
 export type Segment = Pick<

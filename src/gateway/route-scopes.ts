@@ -102,6 +102,7 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["PATCH", "/meetings/:meeting_id", BOT],
 	["DELETE", "/meetings/:meeting_id", BOT],
 	["GET", "/meetings/:meeting_id/participants", READ],
+	["GET", "/meetings/:meeting_id/summary", READ],
 	["PATCH", "/meetings/:platform/:native_meeting_id", BOT],
 
 	["POST", "/bots", BOT],

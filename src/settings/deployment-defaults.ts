@@ -58,6 +58,8 @@ export const DEPLOYMENT_DEFAULTS = {
 	DEFAULT_SPEECH_PROVIDER: "espeak",
 	TTS_MODEL: "tts-1",
 	AGENT_SSE_KEEPALIVE_MS: 15_000,
+	SUMMARY_TIMEOUT_S: 60,
+	SUMMARY_MAX_TRANSCRIPT_CHARS: 60_000,
 } satisfies { [N in keyof Env]?: number | boolean | string };
 
 export type SettingName = keyof typeof DEPLOYMENT_DEFAULTS;

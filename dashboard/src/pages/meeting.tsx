@@ -10,6 +10,7 @@ import { Button, ErrorBanner, StatusBadge, useResource, when } from "../ui";
 import { InteractivePanel } from "./meeting-actions";
 import { HelpPanel } from "./meeting-help";
 import { RecordingPanel } from "./meeting-recording";
+import { MeetingSummaryPanel } from "./meeting-summary";
 import { TranscriptPanel } from "./meeting-transcript";
 
 /**
@@ -92,6 +93,7 @@ export function MeetingPage(props: { id: string }) {
 			{meeting ? (
 				<>
 					<MeetingHeader meeting={meeting} onStopped={record.reload} canAct={canAct} />
+					<MeetingSummaryPanel meeting={meeting} />
 					{newer ? (
 						<p class="notice-box" role="status">
 							A newer meeting started on this link. <a href={`#/meetings/${newer}`}>Open the newer meeting</a>

@@ -90,6 +90,8 @@ export function createClient(options: ClientOptions) {
 			call(transport, "patch", "/meetings/{platform}/{native_meeting_id}", { ...link(platform, nativeMeetingId), body }),
 		delete: (meetingId: number) => call(transport, "delete", "/meetings/{meeting_id}", { path: { meeting_id: meetingId } }),
 		participants: (meetingId: number) => call(transport, "get", "/meetings/{meeting_id}/participants", { path: { meeting_id: meetingId } }),
+		/** A completed meeting's summary, decisions and action items (404 while it has none). */
+		summary: (meetingId: number) => call(transport, "get", "/meetings/{meeting_id}/summary", { path: { meeting_id: meetingId } }),
 	};
 
 	const transcripts = {
