@@ -196,7 +196,8 @@ export function createClient(options: ClientOptions) {
 		chat: (body: BodyOf<"/agent/chat", "post">, init: StreamOptions = {}): AsyncGenerator<SseFrame<AgentFrame>> =>
 			stream<AgentFrame>("post", "/agent/chat", { body, ...init }),
 		resetChat: (body: BodyOf<"/agent/chat/reset", "post">) => call(transport, "post", "/agent/chat/reset", { body }),
-		sessions: () => call(transport, "get", "/agent/sessions"),
+		/** The chat sessions; `{include: "workloads"}` adds the sessions of the agent's own workloads (`wl-…`). */
+		sessions: (query: QueryOf<"/agent/sessions", "get"> = {}) => call(transport, "get", "/agent/sessions", { query }),
 		history: (session: string) => call(transport, "get", "/agent/sessions/{session}/history", { path: { session } }),
 		invoke: (body: BodyOf<"/agent/invocations", "post">) => call(transport, "post", "/agent/invocations", { body }),
 		sendEvent: (body: BodyOf<"/agent/events", "post">) => call(transport, "post", "/agent/events", { body }),
@@ -225,6 +226,8 @@ export function createClient(options: ClientOptions) {
 			start: (body: BodyOf<"/agent/meeting/start", "post">) => call(transport, "post", "/agent/meeting/start", { body }),
 			process: (body: BodyOf<"/agent/meeting/process", "post">) => call(transport, "post", "/agent/meeting/process", { body }),
 			relayHealth: () => call(transport, "get", "/agent/meeting/relay-health"),
+			/** The caller's meeting named by its number, its link or its own code. */
+			resolve: (meeting: string) => call(transport, "get", "/agent/meeting/resolve", { query: { meeting } }),
 			/** The meeting's stream (transcript and copilot events) from `lastEventId`, as it is logged. */
 			stream: (query: QueryOf<"/agent/meeting/stream", "get">, init: StreamOptions = {}) =>
 				stream<MeetingStreamEvent>("get", "/agent/meeting/stream", { query, ...init }),
