@@ -1,8 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
+import { keysStandingNow } from "../../src/agent/caller";
 import { PLATFORMS } from "../../src/bot-channel/protocol";
 import type { Env } from "../../src/env";
-import { refusedSocket } from "../../src/live/feed-messages";
+import { KEY_ENDED_FRAME, KEY_ID_HEADER, refusedSocket } from "../../src/live/feed-messages";
 import type { ErrorFrame, LiveFrame, SubscribedFrame, UnsubscribedFrame } from "../../src/live/frames";
 import { findMeetingOnLink, findReadableMeeting, readableAmong } from "../../src/meetings/meeting-store";
 import type { PlanFrame } from "../../src/meetings/status-writes";
@@ -80,7 +81,12 @@ export class LiveFeed extends DurableObject<Env> {
 		if (open >= max) return refusedSocket(tooManySockets(max), 1013, "too many connections");
 		const pair = new WebSocketPair();
 		this.ctx.acceptWebSocket(pair[1]);
-		pair[1].serializeAttachment({ userId, socketId: crypto.randomUUID() } satisfies SocketTag);
+		const tokenId = Number(request.headers.get(KEY_ID_HEADER.toLowerCase()));
+		pair[1].serializeAttachment({
+			userId,
+			socketId: crypto.randomUUID(),
+			...(Number.isInteger(tokenId) && tokenId > 0 ? { tokenId } : {}),
+		} satisfies SocketTag);
 		return new Response(null, { status: 101, webSocket: pair[0] });
 	}
 
@@ -194,11 +200,13 @@ export class LiveFeed extends DurableObject<Env> {
 	 * Drops subscriptions the user may no longer read (a membership removed, a meeting unbound
 	 * or rebound, a key revoked), telling each affected socket with an `unsubscribed` frame, and
 	 * has the rooms end their meeting streams that lost access. Checks the given meetings, or
-	 * every subscribed and streamed one.
+	 * every subscribed and streamed one; checking all of them, it also closes the sockets whose
+	 * key no longer stands.
 	 */
 	revalidate(meetingIds?: number[]): Promise<void> {
 		return this.queue.run(async () => {
 			await this.streams.revalidate(meetingIds);
+			if (!meetingIds) await this.#closeEndedKeys();
 			await this.subs.ready();
 			const ids = (meetingIds?.map(String) ?? this.subs.meetingIds()).filter((id) => this.subs.watching(id).size > 0);
 			const userId = this.#userId();
@@ -219,6 +227,27 @@ export class LiveFeed extends DurableObject<Env> {
 			}
 			for (const id of revoked) await meetingRoom(this.env, Number(id)).removeSubscriber(userId);
 		});
+	}
+
+	/** Inside the queue: ends the open sockets whose key was revoked or has expired, with a last error frame. */
+	async #closeEndedKeys(): Promise<void> {
+		const keyed = this.ctx
+			.getWebSockets()
+			.filter((s) => s.readyState === WebSocket.OPEN)
+			.flatMap((socket) => {
+				const tag = tagOf(socket);
+				return tag?.tokenId ? [{ socket, userId: tag.userId, tokenId: tag.tokenId }] : [];
+			});
+		if (keyed.length === 0) return;
+		const standing = await keysStandingNow(this.env, keyed);
+		await this.subs.ready();
+		for (const { socket, userId, tokenId } of keyed) {
+			if (standing.has(tokenId)) continue;
+			send(socket, KEY_ENDED_FRAME);
+			closeQuietly(socket, 4401, "api key revoked");
+			// A close from this side brings no webSocketClose: the socket's subscriptions go now.
+			await this.#dropUnwatched(await this.subs.forget(socket), userId);
+		}
 	}
 
 	/** Takes one token from the connection's bucket; false when it is empty. */

@@ -15,6 +15,8 @@ export interface MeetingRefIn {
 export interface SocketTag {
 	userId: number;
 	socketId: string;
+	/** The key the socket was opened with; absent on sockets opened before keys were recorded. */
+	tokenId?: number;
 }
 
 const KEY_PREFIX = LIVE_FEED_STORAGE.keys.subscriptionsPrefix;
