@@ -90,6 +90,8 @@ export function interactiveEvent(meeting: MeetingRef, name: InteractiveEventType
  */
 /** From the /ws route to the user's LiveFeed: the id of the key a socket was opened with. */
 export const KEY_ID_HEADER = "X-Key-Id";
+/** And when that key expires (ms since the epoch), absent for a key that never does: the socket ends then. */
+export const KEY_EXPIRES_HEADER = "X-Key-Expires-At";
 
 /** The last frame of a socket whose key was revoked or expired while it was open (close code 4401). */
 export const KEY_ENDED_FRAME: ErrorFrame = {

@@ -291,4 +291,20 @@ describe("revoking a key closes the live feed sockets opened with it", () => {
 		expect(kept.messages).not.toContainEqual(KEY_ENDED);
 		kept.close();
 	});
+
+	it("ends a /ws socket when its key expires, and leaves a socket of a key without expiry open", async () => {
+		const { key } = await userWithKey();
+		const shortLived = await mint(key, { expires_at: new Date(Date.now() + 1500).toISOString() });
+		const expiring = await openSocket("/ws", as(shortLived.token));
+		const kept = await openSocket("/ws", as(key));
+		await expiring.pingPong();
+		expect(expiring.closed).toBeUndefined();
+		await eventually("the expired key's socket to close", () => expiring.closed, 10_000);
+		expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(shortLived.expires_at ?? ""));
+		expect(expiring.closed?.code).toBe(4401);
+		expect(expiring.messages.at(-1)).toEqual(KEY_ENDED);
+		await kept.pingPong();
+		expect(kept.closed).toBeUndefined();
+		kept.close();
+	});
 });
