@@ -118,6 +118,8 @@ export interface Env {
 	SUMMARY_MAX_TRANSCRIPT_CHARS?: string;
 	/** Routines one user may have (default 50), and the fewest minutes between two runs of one (default 5, at most 60). */
 	MAX_ROUTINES_PER_USER?: string;
+	/** Unexpired API keys one user may hold; self-service minting past it gets 409 (default 50). */
+	MAX_API_KEYS_PER_USER?: string;
 	ROUTINE_MIN_INTERVAL_MINUTES?: string;
 	/** Workspace uploads one user may keep: bytes (default 500 MiB) and files (default 1000). */
 	WORKSPACE_UPLOAD_QUOTA_BYTES?: string;

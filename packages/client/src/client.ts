@@ -52,6 +52,12 @@ export function createClient(options: ClientOptions) {
 		ticket: (): Promise<WsTicket> => call(transport, "post", "/auth/ticket"),
 		/** Revokes this key's open tickets. */
 		revokeTickets: () => call(transport, "delete", "/auth/ticket"),
+		/** The caller's own keys (docs/api.md#your-own-api-keys): listed masked, minted within this key's scopes, revoked. */
+		keys: {
+			list: () => call(transport, "get", "/auth/keys"),
+			mint: (body: BodyOf<"/auth/keys", "post"> = {}) => call(transport, "post", "/auth/keys", { body }),
+			revoke: (keyId: number) => call(transport, "delete", "/auth/keys/{key_id}", { path: { key_id: keyId } }),
+		},
 	};
 
 	const bots = {

@@ -44,6 +44,23 @@ describe("createClient against the Worker", () => {
 		expect(await client.meetings.delete(planned.id)).toBeUndefined();
 	});
 
+	it("lists, mints and revokes the caller's own keys", async () => {
+		const { key } = await userWithKey("bot,tx");
+		const client = clientFor(key);
+		const minted = await client.auth.keys.mint({ scopes: ["tx"], name: "typed", expires_in_days: 7 });
+		expect(minted).toMatchObject({ scopes: ["tx"], name: "typed", current: false });
+		expect((await client.auth.keys.list()).keys.map((k) => [k.id, k.current])).toEqual([
+			[minted.id, false],
+			[expect.any(Number), true],
+		]);
+		expect(await client.auth.keys.revoke(minted.id)).toBeUndefined();
+		const refused = await clientFor(minted.token)
+			.auth.me()
+			.catch((e: unknown) => e);
+		expect(refused).toBeInstanceOf(UnauthorizedError);
+		expect(await client.auth.keys.mint({ scopes: ["browser"] }).catch((e: unknown) => e)).toBeInstanceOf(ForbiddenError);
+	});
+
 	it("throws typed errors carrying status and detail, never the key", async () => {
 		const { key } = await userWithKey();
 		const client = clientFor(key);
