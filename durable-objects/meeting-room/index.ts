@@ -16,6 +16,7 @@ import { RoomContext } from "./context";
 import { type CommandOutcome, RoomControl } from "./control";
 import { RoomLaunch } from "./launch";
 import { type ClaimOutcome, RoomPlacement } from "./placement";
+import type { SummaryRetry } from "./summary";
 
 export type { RoomState, TransitionAsk } from "./context";
 export type { CommandOutcome } from "./control";
@@ -79,6 +80,11 @@ export class MeetingRoom extends DurableObject<Env> {
 	/** Relays a command to the bot, now or when it says hello again. */
 	command(act: Act): Promise<CommandOutcome> {
 		return this.#control.command(act);
+	}
+
+	/** The owner asks again for a completed meeting's summary that could not be made (docs/api.md#summaries). */
+	summarize(meetingId: number, userId: number): Promise<SummaryRetry> {
+		return this.#room.serial(() => this.#room.summaries.retry(meetingId, userId));
 	}
 
 	/** Plans (or re-plans, or cancels) auto-join for a scheduled meeting. */

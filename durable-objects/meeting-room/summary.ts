@@ -11,7 +11,7 @@ import {
 	summaryMessages,
 	summaryOf,
 } from "../../src/meetings/meeting-summary";
-import { claimSummary, finishSummary, summaryLines, summaryModel } from "../../src/meetings/meeting-summary-store";
+import { claimSummary, finishSummary, reopenSummary, summaryLines, summaryModel } from "../../src/meetings/meeting-summary-store";
 import type { StatusStep } from "../../src/meetings/status-writes";
 import { outboundPolicy } from "../../src/outbound/url-guard";
 import { withScreenshotLinks } from "../../src/screenshots/screenshots";
@@ -35,6 +35,13 @@ export interface HeldCompletion {
 	step: StatusStep;
 	/** The record at the step, for a meeting deleted before the event goes. */
 	row: MeetingRow;
+}
+
+/** What asking again for a meeting's summary came to (MeetingRoom.summarize). */
+export interface SummaryRetry {
+	/** Why nothing was begun, or null when the summary is now pending. */
+	refused: "no_model" | "taken" | null;
+	summary: MeetingSummary | null;
 }
 
 /** After the model call's own timeout, how much longer `meeting.completed` waits for a summary whose storing keeps failing. */
@@ -71,6 +78,23 @@ export class RoomSummary {
 		await this.room.timers.set("summary", now);
 		await this.room.timers.set("summary_release", now + (setting(this.room.env, "SUMMARY_TIMEOUT_S") + RELEASE_GRACE_S) * 1000);
 		return { row: claimed, hold: true };
+	}
+
+	/**
+	 * The owner asked again for a summary that could not be made (or was never begun): it is made
+	 * as at completion, with nothing held (its `meeting.completed` went long ago). `no_model` when
+	 * there is still no model, `taken` when the summary is pending or ready (or the meeting is not
+	 * completed), else the summary, pending.
+	 */
+	async retry(meetingId: number, userId: number): Promise<SummaryRetry> {
+		const endpoint = await summaryModel(this.room.env, userId);
+		if (!endpoint) return { refused: "no_model", summary: null };
+		const pending = emptySummary("pending", endpoint.model);
+		if (!(await reopenSummary(this.room.env, meetingId, pending))) return { refused: "taken", summary: null };
+		const job: SummaryJob = { meetingId, userId, model: endpoint.model, calledAt: null, outcome: null };
+		await this.room.storage.put(ROOM_KEYS.summaryJob, job);
+		await this.room.timers.set("summary", Date.now());
+		return { refused: null, summary: pending };
 	}
 
 	/** The `summary` timer: the model's outcome (made once, kept in the job), stored, then the held event goes. */

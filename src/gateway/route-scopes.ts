@@ -107,6 +107,7 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["DELETE", "/meetings/:meeting_id", BOT],
 	["GET", "/meetings/:meeting_id/participants", READ],
 	["GET", "/meetings/:meeting_id/summary", READ],
+	["POST", "/meetings/:meeting_id/summary", READ],
 	["PATCH", "/meetings/:platform/:native_meeting_id", BOT],
 
 	["POST", "/bots", BOT],

@@ -36,6 +36,28 @@ export async function claimSummary(env: Env, meetingId: number, summary: Meeting
 	return row ?? null;
 }
 
+/**
+ * Sets `data.summary` back to `pending` on a completed meeting whose summary could not be made
+ * (`failed`, `no_model`) or that completed before summaries were made: the owner asked again
+ * (POST /meetings/{id}/summary). A `pending` or `ready` summary is never replaced, so a summary
+ * is still made once. The record as written, or null when it was not in such a state.
+ */
+export async function reopenSummary(env: Env, meetingId: number, summary: MeetingSummary): Promise<MeetingRow | null> {
+	const row = await db(env)
+		.update(meetings)
+		.set({ data: sql`json_set(${meetings.data}, '$.summary', json(${JSON.stringify(summary)}))`, updatedAt: nowIso() })
+		.where(
+			and(
+				eq(meetings.id, meetingId),
+				eq(meetings.status, "completed"),
+				sql`(json_type(${meetings.data}, '$.summary') IS NULL OR json_extract(${meetings.data}, '$.summary.status') IN ('failed', 'no_model'))`,
+			),
+		)
+		.returning()
+		.get();
+	return row ?? null;
+}
+
 /** Replaces a `pending` summary with its outcome; false when it was not pending (already finished, or the meeting is gone). */
 export async function finishSummary(env: Env, meetingId: number, summary: MeetingSummary): Promise<boolean> {
 	const result = await env.DB.prepare(

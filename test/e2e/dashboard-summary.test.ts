@@ -133,7 +133,7 @@ describe("a meeting's summary in the dashboard", () => {
 		await page.close();
 	});
 
-	it("without a model, says there is no summary and links to Settings → Model", async () => {
+	it("without a model, says there is no summary, refuses to summarize until a model is set, then summarizes when asked", async () => {
 		const { key } = await newAccount(gateway());
 		const code = nativeId("google_meet");
 		const { meetingId, bot } = await liveMeetingSaying(key, code, [["Alice", "A meeting nobody summarizes."]]);
@@ -147,6 +147,22 @@ describe("a meeting's summary in the dashboard", () => {
 			timeout: 15_000,
 		});
 		expect(await modelRequests(code)).toHaveLength(0);
+
+		// Asked with no model: the API's refusal is shown, and nothing is called.
+		await page.goto(`${gateway()}/#/meetings/${meetingId}`);
+		await press(page, "Summarize now");
+		await seeText(page, "No model is configured: set one under Settings → Model");
+		expect(await modelRequests(code)).toHaveLength(0);
+
+		const models = await api("PUT", "/user/models", {
+			key,
+			json: { base_url: `${modelServer()}/v1`, model: "e2e-summary-model", api_key: "e2e-model-key-0123" },
+		});
+		expect(models.status).toBe(200);
+		await script(code, [{ text: [JSON.stringify({ summary: "Summarized on request.", decisions: [], action_items: [] })] }]);
+		await press(page, "Summarize now");
+		await seeText(page, "Summarized on request.");
+		expect(await modelRequests(code)).toHaveLength(1);
 		await page.close();
 	});
 });

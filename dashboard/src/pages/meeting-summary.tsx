@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { request } from "../api";
+import { ApiError, request } from "../api";
 import type { Meeting, MeetingSummary } from "../types";
 import { when } from "../ui";
 
@@ -38,12 +38,53 @@ export function MeetingSummaryPanel(props: { meeting: Meeting }) {
 		};
 	}, [pending, meeting.id]);
 
-	if (meeting.status !== "completed" || !summary) return null;
+	if (meeting.status !== "completed") return null;
 	return (
-		<section aria-labelledby="summary-heading" class="panel summary-panel" data-testid="meeting-summary" data-status={summary.status}>
+		<section
+			aria-labelledby="summary-heading"
+			class="panel summary-panel"
+			data-testid="meeting-summary"
+			data-status={summary?.status ?? "none"}
+		>
 			<h2 id="summary-heading">Summary</h2>
-			<SummaryBody summary={summary} />
+			{summary ? <SummaryBody summary={summary} /> : <p>No summary was made for this meeting: it ended before summaries were made.</p>}
+			{!summary || summary.status === "failed" || summary.status === "no_model" ? (
+				<AskAgain meetingId={meeting.id} onPending={setSummary} />
+			) : null}
 		</section>
+	);
+}
+
+/** Asks for the summary again (POST /meetings/{id}/summary); the API's refusal (e.g. still no model) is shown in its words. */
+function AskAgain(props: { meetingId: number; onPending: (summary: MeetingSummary) => void }) {
+	const [busy, setBusy] = useState(false);
+	const [refusal, setRefusal] = useState<string | null>(null);
+	const ask = () => {
+		setBusy(true);
+		setRefusal(null);
+		request<MeetingSummary>("POST", `/meetings/${props.meetingId}/summary`).then(
+			(pending) => {
+				setBusy(false);
+				props.onPending(pending);
+			},
+			(err: unknown) => {
+				setBusy(false);
+				setRefusal(err instanceof ApiError ? err.detail : "The summary could not be asked for");
+			},
+		);
+	};
+	return (
+		<p>
+			<button type="button" onClick={ask} disabled={busy} data-testid="summary-ask">
+				Summarize now
+			</button>
+			{refusal ? (
+				<span class="error-banner" role="alert" data-testid="summary-refusal">
+					{" "}
+					{refusal}
+				</span>
+			) : null}
+		</p>
 	);
 }
 

@@ -98,6 +98,8 @@ export function createClient(options: ClientOptions) {
 		participants: (meetingId: number) => call(transport, "get", "/meetings/{meeting_id}/participants", { path: { meeting_id: meetingId } }),
 		/** A completed meeting's summary, decisions and action items (404 while it has none). */
 		summary: (meetingId: number) => call(transport, "get", "/meetings/{meeting_id}/summary", { path: { meeting_id: meetingId } }),
+		/** Asks again for a summary that failed, had no model, or was never made (409 once it is pending or ready). */
+		summarize: (meetingId: number) => call(transport, "post", "/meetings/{meeting_id}/summary", { path: { meeting_id: meetingId } }),
 	};
 
 	const transcripts = {

@@ -18,63 +18,11 @@ import { eventually } from "../../shared/wait";
 import { bodyOf, MODEL_KEY, MODEL_NAME, type SentBody, script, sent } from "../agent/helpers";
 import { answerOf, bearer, mcpClient } from "../mcp/mcp-client";
 import { call, json, roomOf } from "../support";
-import { userWithWebhook } from "../webhooks/fixtures";
 // A copy of the webhook.v1 contract (shared/contracts/webhook.v1/webhook.schema.json): deliveries are checked against it.
 import webhookContract from "../webhooks/golden/webhook.v1.schema.json";
-import { newHook, received } from "../webhooks/receiver";
-import { SimulatedBot, spawnRequestFor } from "./bot-sim";
-import { getMeeting, segment, sendBot } from "./helpers";
-
-type SummaryAnswer = MeetingSummary & { meeting_id: number };
-
-const MEETING_MODEL = "summary-meeting-model";
-
-/**
- * A user whose `meeting.completed` goes to a fresh hook; with `model`, /user/models points at the
- * model server (`meeting`: with a meeting model alone).
- */
-async function owner(model: boolean | "meeting") {
-	const hook = newHook();
-	const u = await userWithWebhook(hook.url, { events: { "meeting.completed": true } });
-	if (model) {
-		const name = model === "meeting" ? { meeting_model: MEETING_MODEL } : { model: MODEL_NAME };
-		const res = await call("PUT", "/user/models", {
-			headers: u.headers,
-			json: { base_url: `${env.MODEL_SERVER_URL}/v1`, api_key: MODEL_KEY, ...name },
-		});
-		expect(res.status).toBe(200);
-		await res.body?.cancel();
-	}
-	return { ...u, hook };
-}
-
-/** A live meeting whose bot says each line (speaker, text) in order. */
-async function meetingSaying(headers: Record<string, string>, lines: [string, string][], code = meetCode()) {
-	const meeting = await sendBot(headers, code);
-	const bot = await SimulatedBot.connect(await spawnRequestFor(meeting.id));
-	await bot.status("active");
-	for (const [i, [speaker, text]] of lines.entries()) {
-		await bot.send({ type: "segment", segment: segment({ segment_id: `s-${i}`, speaker, text, start: i * 5, end: i * 5 + 4 }) });
-	}
-	return { meeting, bot, code };
-}
-
-function summaryRoute(headers: Record<string, string>, id: number) {
-	return call("GET", `/meetings/${id}/summary`, { headers });
-}
-
-/** Polls the summary route until its status is no longer `pending`; runs the room's alarm meanwhile (its `summary` timer). */
-function settledSummary(headers: Record<string, string>, id: number): Promise<SummaryAnswer> {
-	return eventually(`meeting ${id}'s summary`, async () => {
-		const res = await summaryRoute(headers, id);
-		if (res.status === 200) {
-			const summary = await json<SummaryAnswer>(res);
-			if (summary.status !== "pending") return summary;
-		} else await res.body?.cancel();
-		await runDurableObjectAlarm(roomOf(id));
-		return undefined;
-	});
-}
+import { received } from "../webhooks/receiver";
+import { getMeeting, sendBot } from "./helpers";
+import { MEETING_MODEL, meetingSaying, owner, reply, type SummaryAnswer, settledSummary, summaryRoute } from "./summary-fixtures";
 
 const envelopeContract = new Validator({ $ref: "#/$defs/Envelope", $defs: webhookContract.$defs } as unknown as Schema, "2020-12");
 
@@ -91,8 +39,6 @@ async function completedEvent(path: string): Promise<WebhookEnvelope> {
 	expect(MeetingSummary.safeParse(envelope.data.meeting.data.summary).success).toBe(true);
 	return envelope;
 }
-
-const reply = (value: unknown) => JSON.stringify(value);
 
 /** A `completed` record with one transcript line, written as the lifecycle leaves one, that no room has told of yet. */
 async function completedRecord(userId: number, code: string, speaker: string, text: string) {
