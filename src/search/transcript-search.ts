@@ -59,13 +59,9 @@ const SNIPPET_TOKENS = 24;
 /** The speaker column counts for less than what was said: a name in a query is mostly a filter. */
 const RANK = sql`bm25(transcript_search, 1.0, 0.5)`;
 
-interface RankedRow {
-	id: number;
-	total: number;
-}
-
 interface HitRow {
 	id: number;
+	total: number;
 	marked: string;
 	meeting_id: number;
 	platform: string;
@@ -96,40 +92,33 @@ const FROM_INDEX = sql`FROM transcript_search
 	JOIN transcript_segments ON transcript_segments.id = transcript_search.rowid
 	JOIN meetings ON meetings.id = transcript_segments.meeting_id`;
 
-/** One page of hits, best first, with the total over all pages. 422 for a query with nothing to search for. */
+/**
+ * One page of hits, best first, with the total over all pages, in one statement: every match is
+ * ranked (ids and scores only), and the snippet and the record are read for the page alone.
+ * 422 for a query with nothing to search for.
+ */
 export async function searchTranscripts(env: Env, reader: Reader, q: SearchQuery): Promise<SearchResults> {
 	if (q.from && q.to && Date.parse(utcIso(q.from)) > Date.parse(utcIso(q.to))) throw invalidField(["query", "from"], "from is after to");
 	const match = matchExpression(q.q);
 	const where = searchConditions(reader, q, match);
-	// Ranks every match but reads only ids: snippets are built for the page alone.
-	const ranked = await db(env).all<RankedRow>(
-		sql`WITH matches AS MATERIALIZED (SELECT transcript_search.rowid AS id, ${RANK} AS score ${FROM_INDEX} WHERE ${where})
-			SELECT id, (SELECT count(*) FROM matches) AS total FROM matches ORDER BY score, id LIMIT ${q.limit} OFFSET ${q.offset}`,
-	);
-	const total = ranked[0]?.total ?? (q.offset > 0 ? await countMatches(env, where) : 0);
-	if (ranked.length === 0) return { q: q.q, total, limit: q.limit, offset: q.offset, hits: [] };
-	const ids = ranked.map((row) => row.id);
 	const rows = await db(env).all<HitRow>(
-		sql`SELECT transcript_search.rowid AS id,
-			snippet(transcript_search, 0, ${MATCH_OPEN}, ${MATCH_CLOSE}, '…', ${SNIPPET_TOKENS}) AS marked,
-			meetings.id AS meeting_id, meetings.platform, meetings.native_meeting_id,
-			CASE WHEN json_type(meetings.data, '$.title') = 'text' AND trim(json_extract(meetings.data, '$.title')) <> ''
-				THEN json_extract(meetings.data, '$.title') END AS title,
-			meetings.start_time AS meeting_start_time, transcript_segments.segment_id, transcript_segments.speaker,
-			transcript_segments.start, transcript_segments.end, transcript_segments.absolute_start_time
-			${FROM_INDEX}
-			WHERE transcript_search MATCH ${match} AND transcript_search.rowid IN (${sql.join(
-				ids.map((id) => sql`${id}`),
-				sql`, `,
-			)})`,
+		sql`WITH matches AS MATERIALIZED (SELECT transcript_search.rowid AS id, ${RANK} AS score ${FROM_INDEX} WHERE ${where}),
+			page AS MATERIALIZED (SELECT id, score FROM matches ORDER BY score, id LIMIT ${q.limit} OFFSET ${q.offset})
+			SELECT page.id, (SELECT count(*) FROM matches) AS total,
+				snippet(transcript_search, 0, ${MATCH_OPEN}, ${MATCH_CLOSE}, '…', ${SNIPPET_TOKENS}) AS marked,
+				meetings.id AS meeting_id, meetings.platform, meetings.native_meeting_id,
+				CASE WHEN json_type(meetings.data, '$.title') = 'text' AND trim(json_extract(meetings.data, '$.title')) <> ''
+					THEN json_extract(meetings.data, '$.title') END AS title,
+				meetings.start_time AS meeting_start_time, transcript_segments.segment_id, transcript_segments.speaker,
+				transcript_segments.start, transcript_segments.end, transcript_segments.absolute_start_time
+			FROM page JOIN transcript_search ON transcript_search.rowid = page.id
+				JOIN transcript_segments ON transcript_segments.id = page.id
+				JOIN meetings ON meetings.id = transcript_segments.meeting_id
+			WHERE transcript_search MATCH ${match}
+			ORDER BY page.score, page.id`,
 	);
-	const byId = new Map(rows.map((row) => [row.id, row]));
-	const hits = ids.flatMap((id) => {
-		const row = byId.get(id);
-		if (!row) return [];
-		const { id: _, marked, ...hit } = row;
-		return [{ ...hit, ...parseMarkedSnippet(marked) }];
-	});
+	const total = rows[0]?.total ?? (q.offset > 0 ? await countMatches(env, where) : 0);
+	const hits = rows.map(({ id: _, total: __, marked, ...hit }) => ({ ...hit, ...parseMarkedSnippet(marked) }));
 	return { q: q.q, total, limit: q.limit, offset: q.offset, hits };
 }
 
