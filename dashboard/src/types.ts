@@ -18,6 +18,8 @@ export type Segment = Pick<
 /** What a download says about its transcript: the meeting's link and times, before any segment is read. */
 export type TranscriptHead = Omit<Transcript, "segments" | "recordings" | "notes" | "completion_reason">;
 export type Recording = Schemas["Recording"];
+export type SearchResults = Schemas["SearchResults"];
+export type SearchHit = Schemas["SearchHit"];
 export type MediaFile = Schemas["MediaFile"];
 export type Calendar = Schemas["CalendarConnection"];
 /** A calendar's last sync; `{}` before the first one. */
