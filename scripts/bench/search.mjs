@@ -215,13 +215,18 @@ async function benchUserKey(base, adminToken) {
 
 async function measure(base, key, list) {
 	for (const { params } of list.slice(0, 30)) await timed(base, key, params);
-	// The same gateway's floor under the same load: an unauthenticated GET /health.
-	const floor = [];
-	for (let i = 0; i < 100; i++) {
-		const started = performance.now();
-		await (await fetch(`${base}/health`)).text();
-		floor.push({ ms: performance.now() - started });
-	}
+	// The same gateway's floors under the same load: no key (GET /health), and a key checked (GET /auth/me).
+	const floor = async (path, headers = {}) => {
+		const samples = [];
+		for (let i = 0; i < 100; i++) {
+			const started = performance.now();
+			await (await fetch(`${base}${path}`, { headers })).text();
+			samples.push({ ms: performance.now() - started });
+		}
+		return samples;
+	};
+	const health = await floor("/health");
+	const me = await floor("/auth/me", { "X-API-Key": key });
 
 	const sequential = [];
 	for (let i = 0; i < SEQUENTIAL; i++) {
@@ -229,7 +234,8 @@ async function measure(base, key, list) {
 		sequential.push({ kind, ...(await timed(base, key, params)) });
 	}
 	console.log(`machine load average (1 min) ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores`);
-	console.log(summary("GET /health", floor));
+	console.log(summary("GET /health", health));
+	console.log(summary("GET /auth/me", me));
 	console.log(`one at a time (${SEQUENTIAL} requests, ${list.length} different queries):`);
 	console.log(summary("all searches", sequential));
 	for (const kind of [...new Set(sequential.map((s) => s.kind))]) {

@@ -13,7 +13,12 @@ import { MATCH_CLOSE, MATCH_OPEN, parseMarkedSnippet } from "./snippet";
 export const SearchQuery = z.object({
 	q: z.string().min(1).max(200).openapi({ description: 'Words to find (all of them); "a phrase" in quotes; `word*` for a prefix' }),
 	platform: z.enum(["google_meet", "zoom", "teams", "unknown"]).optional(),
-	speaker: z.string().min(1).max(200).optional().openapi({ description: "Only this speaker's segments (the name as shown, any case)" }),
+	speaker: z
+		.string()
+		.min(1)
+		.max(200)
+		.optional()
+		.openapi({ description: "Only this speaker's segments (the whole name as shown, ASCII letters in any case)" }),
 	from: isoTimestamp
 		.optional()
 		.openapi({ description: "Only segments said at or after this time (the segment's own time, else its meeting's start)" }),
