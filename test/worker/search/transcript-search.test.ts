@@ -99,6 +99,22 @@ describe("GET /transcripts/search", () => {
 		await env.DB.prepare("INSERT INTO transcript_search (transcript_search, rank) VALUES ('integrity-check', 1)").run();
 	});
 
+	it("indexes segments stored before the index existed when it is rebuilt (migration 0013's backfill)", async () => {
+		const { headers } = await userWithKey();
+		const { bot } = await liveMeeting(headers);
+		await bot.send({ type: "segment", segment: segment({ text: "an older gazebo" }) });
+		await searchUntil(headers, { q: "gazebo" }, 1);
+		const command = (name: string) => env.DB.prepare(`INSERT INTO transcript_search (transcript_search) VALUES ('${name}')`).run();
+		try {
+			await command("delete-all");
+			expect((await search(headers, { q: "gazebo" })).total).toBe(0);
+		} finally {
+			await command("rebuild");
+		}
+		const found = await search(headers, { q: "gazebo" });
+		expect(found.hits[0]).toMatchObject({ snippet: "an older gazebo", highlights: [[9, 15]] });
+	});
+
 	it("never shows another user's meetings, even for the same words", async () => {
 		const mine = await userWithKey();
 		const theirs = await userWithKey();
