@@ -37,6 +37,9 @@ export default defineConfig(async () => {
 									BOT_PLACEMENT_REFRESH_S: "3600",
 									// Agent chat streams get a keepalive this often, so a test sees one without a long pause.
 									AGENT_SSE_KEEPALIVE_MS: "500",
+									// A meeting summary's model call and transcript, small enough that a test passes each bound quickly.
+									SUMMARY_TIMEOUT_S: "5",
+									SUMMARY_MAX_TRANSCRIPT_CHARS: "2000",
 									// The local OpenAI-compatible model server (test/receiver/model-server.ts).
 									MODEL_SERVER_URL: inject<string>("modelServerUrl"),
 									// The local git server (test/receiver/git-server.ts) and the token of its private repositories.

@@ -5,6 +5,7 @@
 // `paths`, which esbuild follows as tsc does: the dashboard needs no client build first, and only
 // the parts it uses (the live feed, types) end up in the bundle.
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -12,6 +13,22 @@ import { build } from "esbuild";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const source = path.join(root, "dashboard");
 const out = path.join(source, "dist");
+
+/**
+ * `/docs`: Swagger UI (swagger-ui-dist, Apache-2.0) rendering the gateway's /openapi.json. Only
+ * the files the page loads are copied, with the licence; the page and its start-up script are
+ * ours (dashboard/docs), since the package's own index.html starts it with an inline script.
+ */
+const SWAGGER_UI_FILES = ["swagger-ui-bundle.js", "swagger-ui.css", "LICENSE", "NOTICE"];
+const DOCS_PAGE_FILES = ["index.html", "docs.js", "docs.css"];
+
+function copyApiReference() {
+	const swaggerUi = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+	const docs = path.join(out, "docs");
+	mkdirSync(docs, { recursive: true });
+	for (const file of SWAGGER_UI_FILES) copyFileSync(path.join(swaggerUi, file), path.join(docs, file));
+	for (const file of DOCS_PAGE_FILES) copyFileSync(path.join(source, "docs", file), path.join(docs, file));
+}
 
 export async function buildDashboard({ minify = true } = {}) {
 	rmSync(out, { recursive: true, force: true });
@@ -32,6 +49,7 @@ export async function buildDashboard({ minify = true } = {}) {
 	});
 	copyFileSync(path.join(source, "index.html"), path.join(out, "index.html"));
 	copyFileSync(path.join(source, "_headers"), path.join(out, "_headers"));
+	copyApiReference();
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await buildDashboard();

@@ -4,6 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./app-env";
 import { ApiError, mapError } from "./errors";
 import { apiResponseHeaders, gateway } from "./gateway/gateway";
+import { declareSecurity, SECURITY_SCHEMES } from "./gateway/openapi-security";
 import { AGENT_PREFIXES, LEGACY_AGENT_PREFIX } from "./gateway/route-scopes";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
@@ -13,6 +14,7 @@ import { agentMeetingRoutes } from "./routes/agent-meeting";
 import { agentRoutineRoutes } from "./routes/agent-routines";
 import { agentWorkspaceRoutes } from "./routes/agent-workspace";
 import { agentWorkspaceGitRoutes } from "./routes/agent-workspace-git";
+import { apiKeyRoutes } from "./routes/api-keys";
 import { authTicketRoutes } from "./routes/auth-tickets";
 import { botFleetRoutes } from "./routes/bot-fleet";
 import { botHostAdminRoutes } from "./routes/bot-host-admin";
@@ -25,6 +27,7 @@ import { healthRoutes } from "./routes/health";
 import { interactiveRoutes } from "./routes/interactive";
 import { liveRoutes } from "./routes/live";
 import { mcpRoutes } from "./routes/mcp";
+import { meetingSummaryRoutes } from "./routes/meeting-summary";
 import { meetingRoutes } from "./routes/meetings";
 import { ApiErrorBody } from "./routes/openapi-app";
 import { recordingUploadRoutes } from "./routes/recording-upload";
@@ -71,7 +74,9 @@ export function buildApp() {
 	app.route("/", botHostAdminRoutes);
 	app.route("/", accountRoutes);
 	app.route("/", authTicketRoutes);
+	app.route("/", apiKeyRoutes);
 	app.route("/", meetingRoutes);
+	app.route("/", meetingSummaryRoutes);
 	app.route("/", botRoutes);
 	app.route("/", interactiveRoutes);
 	// Before the transcript routes: `/transcripts/search` is not a platform and a meeting id.
@@ -103,9 +108,9 @@ export function buildApp() {
 		else for (const module of agentModules) app.route(prefix, module);
 	}
 
-	app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", { type: "apiKey", in: "header", name: "X-API-Key" });
+	for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);
 	app.openAPIRegistry.register("Error", ApiErrorBody);
-	app.doc31("/openapi.json", {
+	const documentInfo = {
 		openapi: "3.1.0",
 		// The version is the wire contract's, not this service's: clients pin the contract.
 		info: {
@@ -115,7 +120,8 @@ export function buildApp() {
 				"The public wire contract `api.v1`, version 1.5.0 (docs/api.md), served by a Vexa-compatible " +
 				"meeting bot API on Cloudflare Workers. Errors are `{detail}`: a string, or a list of field errors for a 422.",
 		},
-	});
+	};
+	app.get("/openapi.json", (c) => c.json(declareSecurity(app.getOpenAPI31Document(documentInfo))));
 	return app;
 }
 

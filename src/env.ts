@@ -110,8 +110,16 @@ export interface Env {
 	WORKSPACE_CLONE_TIMEOUT_S?: string;
 	/** How often a quiet agent chat stream gets a keepalive comment, in milliseconds (default 15000). */
 	AGENT_SSE_KEEPALIVE_MS?: string;
+	/**
+	 * A completed meeting's summary (docs/api.md#summaries): the model call's time limit in seconds
+	 * (default 60; `meeting.completed` waits for it), and the transcript characters sent (default 60000).
+	 */
+	SUMMARY_TIMEOUT_S?: string;
+	SUMMARY_MAX_TRANSCRIPT_CHARS?: string;
 	/** Routines one user may have (default 50), and the fewest minutes between two runs of one (default 5, at most 60). */
 	MAX_ROUTINES_PER_USER?: string;
+	/** Unexpired API keys one user may hold; self-service minting past it gets 409 (default 50). */
+	MAX_API_KEYS_PER_USER?: string;
 	ROUTINE_MIN_INTERVAL_MINUTES?: string;
 	/** Workspace uploads one user may keep: bytes (default 500 MiB) and files (default 1000). */
 	WORKSPACE_UPLOAD_QUOTA_BYTES?: string;

@@ -1,8 +1,11 @@
 /**
- * The dashboard's only way to the API (same origin). The key lives in this tab's
- * sessionStorage and travels only in the `X-API-Key` header: never in a URL (so never in a
- * log line) and never in localStorage. `/ws` takes a short-lived ticket instead (POST /auth/ticket).
+ * The dashboard's only way to the API (same origin), on the typed client's transport
+ * (`send` of @meetbot/client). The key lives in this tab's sessionStorage and travels only in
+ * the `X-API-Key` header: never in a URL (so never in a log line) and never in localStorage.
+ * `/ws` takes a short-lived ticket instead (POST /auth/ticket).
  */
+import { buildUrl, type FieldError, type HttpMethod, MeetbotApiError, send, type Transport } from "@meetbot/client";
+
 const KEY_SLOT = "meetbot.key";
 
 export class ApiError extends Error {
@@ -20,14 +23,21 @@ export const session = {
 	signOut: () => sessionStorage.removeItem(KEY_SLOT),
 };
 
-/** `{detail}` as a line of text: a string, or the first field error of a 422. */
+/** `{detail}` as a line of text: the sentence, or the first field error of a 422. */
+function detailLine(detail: string | FieldError[], status: number): string {
+	if (typeof detail === "string") return detail;
+	const first = detail[0];
+	if (!first) return `HTTP ${status}`;
+	return `${first.loc.length > 0 ? `${first.loc.join(".")}: ` : ""}${first.msg || "invalid"}`;
+}
+
+/** The first field error's line from a body read here (the SSE paths, which read the answer themselves). */
 function detailOf(body: unknown, status: number): string {
 	const detail = (body as { detail?: unknown } | null)?.detail;
 	if (typeof detail === "string") return detail;
 	if (Array.isArray(detail) && detail[0] && typeof detail[0] === "object") {
 		const first = detail[0] as { msg?: unknown; loc?: unknown };
-		const where = Array.isArray(first.loc) ? `${first.loc.join(".")}: ` : "";
-		return `${where}${String(first.msg ?? "invalid")}`;
+		return detailLine([{ loc: Array.isArray(first.loc) ? first.loc : [], msg: String(first.msg ?? "invalid"), type: "" }], status);
 	}
 	return `HTTP ${status}`;
 }
@@ -47,33 +57,47 @@ function refused(status: number, detail: string): ApiError {
 	return new ApiError(status, detail);
 }
 
-function headers(extra?: HeadersInit): Headers {
-	const h = new Headers(extra);
+/** This tab's transport: the page's own origin, and the key (when signed in) as the header. */
+function transport(): Transport {
 	const key = session.key();
-	if (key) h.set("X-API-Key", key);
-	return h;
+	return { baseUrl: location.origin, auth: key ? { "X-API-Key": key } : {}, fetch: (input, init) => fetch(input, init) };
 }
+
+/**
+ * A path as the pages write it, query included. The client reads `{name}` as a path parameter;
+ * a page's path has none, so braces are sent percent-encoded, as fetch would send them anyway.
+ */
+const literal = (path: string) => path.replace(/[{}]/g, encodeURIComponent);
 
 /** A JSON call; non-2xx becomes an ApiError carrying the API's `detail`. 204 resolves to undefined. */
 export async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-	const init: RequestInit = { method, headers: headers(body === undefined ? undefined : { "Content-Type": "application/json" }), signal };
-	if (body !== undefined) init.body = JSON.stringify(body);
-	const res = await fetch(path, init);
+	let res: Response;
+	try {
+		res = await send(transport(), method.toLowerCase() as HttpMethod, literal(path), {
+			// Serialised here: the client sends a string body as it is, and a page's string is JSON too.
+			body: body === undefined ? undefined : JSON.stringify(body),
+			headers: body === undefined ? undefined : { "Content-Type": "application/json" },
+			signal,
+		});
+	} catch (err) {
+		if (err instanceof MeetbotApiError) throw refused(err.status, detailLine(err.detail, err.status));
+		throw err;
+	}
 	if (res.status === 204) return undefined as T;
 	const text = await res.text();
-	let parsed: unknown = null;
 	try {
-		parsed = text ? JSON.parse(text) : null;
+		return (text ? JSON.parse(text) : null) as T;
 	} catch {
-		parsed = null;
+		return null as T;
 	}
-	if (!res.ok) throw refused(res.status, detailOf(parsed, res.status));
-	return parsed as T;
 }
 
 /** A raw response with the key attached (downloads, uploads); the caller checks `ok`. */
 export function fetchWithKey(path: string, init: RequestInit = {}): Promise<Response> {
-	return fetch(path, { ...init, headers: headers(init.headers) });
+	const { baseUrl, auth, fetch: fetchOf } = transport();
+	const headers = new Headers(init.headers);
+	for (const [name, value] of Object.entries(auth)) headers.set(name, value);
+	return fetchOf(buildUrl(baseUrl, literal(path)), { ...init, headers });
 }
 
 export interface ServerSentEvent {

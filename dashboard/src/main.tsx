@@ -136,6 +136,10 @@ function SignedIn(props: { me: Me; onSignOut: () => void }) {
 								</a>
 							</li>
 						))}
+						<li>
+							{/* The interactive API reference: static pages beside the dashboard, outside its hash routes. */}
+							<a href="/docs/">API reference</a>
+						</li>
 					</ul>
 				</nav>
 				<SearchBox route={route} />

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { httpUrl, isLive, meetingTitle, reasonWords } from "./meeting-words";
+import { httpUrl, isLive, meetingTitle, platformWords, reasonWords } from "./meeting-words";
+import { testMeeting } from "./test-meeting";
 
 describe("meeting words", () => {
 	it("a meeting's link becomes an href only when it is http(s)", () => {
@@ -12,10 +13,29 @@ describe("meeting words", () => {
 		expect(httpUrl(null)).toBeNull();
 	});
 
-	it("names a meeting by its title, else its link id, else its record id", () => {
-		expect(meetingTitle({ id: 3, native_meeting_id: "abc", data: { title: "Weekly" } })).toBe("Weekly");
-		expect(meetingTitle({ id: 3, native_meeting_id: "abc", data: { title: "  " } })).toBe("abc");
-		expect(meetingTitle({ id: 3, native_meeting_id: null, data: {} })).toBe("Meeting 3");
+	it("names a meeting by its title, else its platform and code, else as a meeting without a link and its date", () => {
+		expect(meetingTitle(testMeeting({ data: { title: "Weekly" } }))).toBe("Weekly");
+		expect(meetingTitle(testMeeting({ data: { title: "  " } }))).toBe("Google Meet abc-defg-hij");
+		expect(meetingTitle(testMeeting({ platform: "zoom", native_meeting_id: "12345678901" }))).toBe("Zoom 123 4567 8901");
+		expect(meetingTitle(testMeeting({ platform: "teams", native_meeting_id: "19:meeting_NjA4ZTk3YzctZGM0Ni00YzA4@thread.v2" }))).toBe(
+			"Microsoft Teams meeting 19:meeting_NjA4Z…ead.v2",
+		);
+		const plan = testMeeting({ id: 3, platform: "unknown", native_meeting_id: null, status: "scheduled" });
+		expect(meetingTitle(plan)).toBe("Meeting without a link, created 2026-06-18 10:00 UTC");
+		expect(meetingTitle({ ...plan, data: { scheduled_at: "2026-07-01T15:00:00.000Z" } })).toBe(
+			"Meeting without a link, planned for 2026-07-01 15:00 UTC",
+		);
+		expect(meetingTitle(plan)).not.toContain("3");
+	});
+
+	it("names platforms in words, a plan's unknown one as no link", () => {
+		expect(["google_meet", "zoom", "teams", "unknown", "webex"].map(platformWords)).toEqual([
+			"Google Meet",
+			"Zoom",
+			"Microsoft Teams",
+			"no link",
+			"webex",
+		]);
 	});
 
 	it("keeps the reason code beside its words, and an unknown reason as it came", () => {

@@ -2,19 +2,20 @@
  * How the pages name a meeting and its end, in words (docs/status-machine.md#how-a-meeting-ends).
  * Pure; every value it returns is rendered as text.
  */
-import type { Meeting } from "./types";
+import { type LabelledMeeting, meetingLabel, platformName } from "../../src/meetings/meeting-label";
 
-const PLATFORM_WORDS: Record<string, string> = { google_meet: "Google Meet", zoom: "Zoom", teams: "Microsoft Teams", unknown: "no link" };
-
+/** The platform's product name; a plan's `unknown` platform is "no link". */
 export function platformWords(platform: string): string {
-	return PLATFORM_WORDS[platform] ?? platform;
+	return platform === "unknown" ? "no link" : platformName(platform);
 }
 
-/** The meeting's title, else its link id, else its record id. */
-export function meetingTitle(meeting: Pick<Meeting, "id" | "native_meeting_id" | "data">): string {
-	const title = meeting.data?.title;
-	if (typeof title === "string" && title.trim()) return title;
-	return meeting.native_meeting_id ?? `Meeting ${meeting.id}`;
+/**
+ * What every page calls a meeting: its title, else its platform and code ("Google Meet
+ * abc-defg-hij"), else "Meeting without a link" and its date; never its record id. The same rule
+ * names the meeting in the plain-text transcript (src/meetings/meeting-label.ts).
+ */
+export function meetingTitle(meeting: LabelledMeeting): string {
+	return meetingLabel(meeting);
 }
 
 const REASON_WORDS: Record<string, string> = {

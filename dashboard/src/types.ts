@@ -8,6 +8,7 @@ import type { Platform, ResponseOf, Schemas } from "@meetbot/client";
 
 export type { Platform };
 export type Meeting = Schemas["Meeting"];
+export type MeetingSummary = Schemas["MeetingSummary"];
 export type Transcript = Schemas["TranscriptionResponse"];
 /** A transcript line as the pages hold it, from GET /transcripts or the live feed: the fields they show. */
 export type Segment = Pick<
@@ -15,8 +16,6 @@ export type Segment = Pick<
 	"segment_id" | "speaker" | "text" | "start" | "end" | "language" | "completed"
 > &
 	Partial<Pick<Schemas["TranscriptionSegment"], "speaker_source" | "created_at" | "absolute_start_time" | "absolute_end_time">>;
-/** What a download says about its transcript: the meeting's link and times, before any segment is read. */
-export type TranscriptHead = Omit<Transcript, "segments" | "recordings" | "notes" | "completion_reason">;
 export type Recording = Schemas["Recording"];
 export type SearchResults = Schemas["SearchResults"];
 export type SearchHit = Schemas["SearchHit"];

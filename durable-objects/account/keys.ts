@@ -56,6 +56,7 @@ export class AccountKeys {
 				scopes: grant.scopes,
 				maxConcurrent: this.profile.maxConcurrent,
 				tokenId: grant.tokenId,
+				keyExpiresAt: grant.expiresAt,
 			},
 		};
 	}

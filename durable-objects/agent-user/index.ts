@@ -95,8 +95,9 @@ export class AgentUser extends DurableObject<Env> {
 		return this.#runtime.workloads.view(workloadId);
 	}
 
-	async sessions(): Promise<SessionItem[]> {
-		return this.#runtime.sessions();
+	/** The chat sessions; with `withWorkloads`, the `wl-…` sessions of workload runs too. */
+	async sessions(withWorkloads = false): Promise<SessionItem[]> {
+		return this.#runtime.sessions(withWorkloads);
 	}
 
 	async history(session: string): Promise<HistoryTurn[]> {

@@ -43,10 +43,22 @@ export interface RoutineRow extends Record<string, SqlStorageValue> {
 	last_run_ms: number | null;
 	last_error: string | null;
 	last_workload_id: string | null;
+	/** What the agent replied in the latest run, cut to LAST_REPLY_MAX characters; null when no turn ran. */
+	last_reply: string | null;
 	/** The content (kind, cron, event, prompt) the user last approved: through the API, or by enabling it. */
 	confirmed: string | null;
 	/** Set while a turn's version waits for the user's confirmation. */
 	confirm_reason: string | null;
+}
+
+/** The most of a run's reply a routine's record keeps: the whole reply is the workload's session history. */
+export const LAST_REPLY_MAX = 4000;
+
+/** A run's reply as the routine keeps it: bounded, null when there was none. */
+export function lastReplyOf(reply: string | null | undefined): string | null {
+	const text = reply?.trim();
+	if (!text) return null;
+	return text.length > LAST_REPLY_MAX ? `${text.slice(0, LAST_REPLY_MAX - 1)}…` : text;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -82,7 +94,10 @@ export function routineView(row: RoutineRow, slot: string, slotDueMs: number | u
 		status,
 		enabled,
 		last_run: iso(row.last_run_ms),
+		// A run that failed records its error, one that succeeded clears it (routines.ts recordOutcome).
+		last_ok: row.last_run_ms === null ? null : row.last_error === null,
 		last_error: row.last_error,
+		last_reply: row.last_reply ?? null,
 		last_workload_id: row.last_workload_id,
 		needs_confirmation: row.confirm_reason !== null,
 		confirmation_reason: row.confirm_reason,

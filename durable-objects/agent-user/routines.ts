@@ -8,7 +8,15 @@ import { sha256Hex } from "../../src/sha256";
 import type { TimerHandlers } from "../shared/alarm-timers";
 import { addMissingColumns } from "../shared/sql-schema";
 import type { AgentCaller } from "./index";
-import { confirmationNeeded, contentOf, type Reconcile, type RoutineInput, type RoutineRow, routineView } from "./routine-records";
+import {
+	confirmationNeeded,
+	contentOf,
+	lastReplyOf,
+	type Reconcile,
+	type RoutineInput,
+	type RoutineRow,
+	routineView,
+} from "./routine-records";
 import { AGENT_USER_STORAGE } from "./storage";
 import type { AgentTimer, AgentTimers } from "./timers";
 
@@ -65,7 +73,7 @@ export class Routines {
 			kind TEXT NOT NULL, cron TEXT, event TEXT, prompt TEXT NOT NULL, enabled INTEGER NOT NULL,
 			ran_for_ms INTEGER, attempts INTEGER NOT NULL DEFAULT 0, retry_due_ms INTEGER,
 			last_run_ms INTEGER, last_error TEXT, last_workload_id TEXT, created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL)`);
-		addMissingColumns(storage.sql, TABLES.routines, { confirmed: "TEXT", confirm_reason: "TEXT" });
+		addMissingColumns(storage.sql, TABLES.routines, { confirmed: "TEXT", confirm_reason: "TEXT", last_reply: "TEXT" });
 		storage.sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLES.routineEventRuns} (
 			id TEXT PRIMARY KEY, routine_id TEXT NOT NULL, meeting TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
 			pending INTEGER NOT NULL DEFAULT 1, done INTEGER NOT NULL DEFAULT 0, created_ms INTEGER NOT NULL)`);
@@ -349,10 +357,11 @@ export class Routines {
 	private recordOutcome(id: string, outcome: WorkloadOutcome): void {
 		const error = outcome.ok ? null : (outcome.detail ?? "The run failed");
 		this.storage.sql.exec(
-			`UPDATE ${TABLES.routines} SET last_run_ms = ?, last_error = ?, last_workload_id = ? WHERE id = ?`,
+			`UPDATE ${TABLES.routines} SET last_run_ms = ?, last_error = ?, last_workload_id = ?, last_reply = ? WHERE id = ?`,
 			this.now(),
 			error,
 			outcome.workload_id || null,
+			lastReplyOf(outcome.reply),
 			id,
 		);
 	}

@@ -42,6 +42,8 @@ export interface SessionItem {
 	/** Seconds since the epoch, as the reference's session list has them. */
 	created: number;
 	last_active: number;
+	/** The workload whose run this session is (`wl-<workload id>`); null for a chat. */
+	workload_id: string | null;
 }
 
 export type HistoryTurn =
@@ -283,10 +285,15 @@ export class AgentRuntime {
 
 	// Sessions
 
-	sessions(): SessionItem[] {
-		return this.store
-			.sessions()
-			.map((s) => ({ session: s.name, title: s.title, created: epochSeconds(s.created), last_active: epochSeconds(s.last_active) }));
+	/** The chat sessions; with `withWorkloads`, the sessions of workload runs (routines, invocations) too. */
+	sessions(withWorkloads = false): SessionItem[] {
+		return this.store.sessions(withWorkloads).map((s) => ({
+			session: s.name,
+			title: s.title,
+			created: epochSeconds(s.created),
+			last_active: epochSeconds(s.last_active),
+			workload_id: s.workload_id,
+		}));
 	}
 
 	history(session: string): HistoryTurn[] {

@@ -23,6 +23,9 @@ export type SessionRow = {
 	last_active: number;
 };
 
+/** The session a workload's turns run in (durable-objects/agent-user/workloads.ts): `wl-<workload id>`. */
+export const workloadSession = (workloadId: string) => `wl-${workloadId}`;
+
 export type TurnRow = {
 	turn_id: string;
 	session: string;
@@ -108,8 +111,20 @@ export class AgentStore {
 		return this.sql.exec<SessionRow>(`SELECT * FROM ${TABLES.sessions} WHERE name = ?`, name).toArray()[0] ?? null;
 	}
 
-	sessions(): SessionRow[] {
-		return this.sql.exec<SessionRow>(`SELECT * FROM ${TABLES.sessions} ORDER BY last_active DESC, created DESC, name`).toArray();
+	/**
+	 * The sessions, newest first, each with the workload it is the session of (null: a chat). A
+	 * workload's session is named after a workload this object ran, so a chat a user named `wl-…`
+	 * stays a chat. Without `withWorkloads`, only chats.
+	 */
+	sessions(withWorkloads: boolean): (SessionRow & { workload_id: string | null })[] {
+		return this.sql
+			.exec<SessionRow & { workload_id: string | null }>(
+				`SELECT s.name, s.title, s.created, s.last_active, w.workload_id FROM ${TABLES.sessions} s
+				 LEFT JOIN ${TABLES.workloads} w ON s.name = 'wl-' || w.workload_id
+				 ${withWorkloads ? "" : "WHERE w.workload_id IS NULL"}
+				 ORDER BY s.last_active DESC, s.created DESC, s.name`,
+			)
+			.toArray();
 	}
 
 	/** Forgets a session: its history and its events. A turn still running keeps its own rows and finishes. */

@@ -12,7 +12,7 @@ import { sha256Hex } from "../../src/sha256";
 import { normalizePath } from "../../src/workspace/paths";
 import type { AgentCaller } from "./index";
 import type { TurnStart } from "./runtime";
-import type { AgentStore, WorkloadRow } from "./store";
+import { type AgentStore, type WorkloadRow, workloadSession } from "./store";
 import type { TurnResult } from "./turns";
 
 /** How many of a workload's last frames its status shows. */
@@ -134,7 +134,7 @@ export class AgentWorkloads {
 				// Leaves the map in the same step that saw no rerun pending, so a start right after begins a new loop.
 				if (!again) {
 					this.loops.delete(workloadId);
-					return outcome;
+					return { ...outcome, reply };
 				}
 			}
 		} catch (err) {
@@ -153,7 +153,7 @@ export class AgentWorkloads {
 			return { ok: true, session, prompt: "Continue this session where it left off." };
 		}
 		const { inline, path } = invocation.start.entrypoint;
-		if (inline) return { ok: true, session: `wl-${row.workload_id}`, prompt: inline };
+		if (inline) return { ok: true, session: workloadSession(row.workload_id), prompt: inline };
 		if (path) return this.planFile(row, path, workspace);
 		return { ok: false, detail: "The invocation has nothing to run: no inline prompt and no plan file" };
 	}
@@ -166,7 +166,7 @@ export class AgentWorkloads {
 		const file = await workspaceObject(this.env, workspace).read(checked.path);
 		if (!file) return { ok: false, detail: `Plan file "${path.slice(0, 200)}" not found in the workspace` };
 		if (!file.content.trim()) return { ok: false, detail: `Plan file "${path.slice(0, 200)}" is empty` };
-		return { ok: true, session: `wl-${row.workload_id}`, prompt: file.content };
+		return { ok: true, session: workloadSession(row.workload_id), prompt: file.content };
 	}
 
 	private async runOnce(row: WorkloadRow): Promise<{ outcome: WorkloadOutcome; reply: string | null }> {

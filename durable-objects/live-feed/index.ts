@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import { PLATFORMS } from "../../src/bot-channel/protocol";
 import type { Env } from "../../src/env";
-import { refusedSocket } from "../../src/live/feed-messages";
+import { KEY_ENDED_FRAME, KEY_EXPIRES_HEADER, KEY_ID_HEADER, refusedSocket } from "../../src/live/feed-messages";
 import type { ErrorFrame, LiveFrame, SubscribedFrame, UnsubscribedFrame } from "../../src/live/frames";
 import { findMeetingOnLink, findReadableMeeting, readableAmong } from "../../src/meetings/meeting-store";
 import type { PlanFrame } from "../../src/meetings/status-writes";
@@ -11,6 +11,7 @@ import { setting } from "../../src/settings/deployment-defaults";
 import { SerialQueue } from "../shared/serial-queue";
 import { closeQuietly } from "../shared/sockets";
 import { type TokenBucket, takeToken } from "../shared/token-bucket";
+import { SocketKeys } from "./socket-keys";
 import { FeedStreams } from "./streams";
 import { FeedSubscriptions, type MeetingRefIn, refKey, type SocketTag, tagOf } from "./subscriptions";
 
@@ -67,6 +68,8 @@ export class LiveFeed extends DurableObject<Env> {
 	private readonly subs = new FeedSubscriptions(this.ctx.storage, () => this.ctx.getWebSockets());
 	/** Where this user has meeting streams (SSE) open: a revalidation reaches them too. */
 	private readonly streams = new FeedStreams(this.ctx.storage, this.env);
+	/** The keys the sockets stand on: a revoked or expired key ends its sockets. */
+	private readonly keys = new SocketKeys(this.ctx, this.env);
 	/** Per-connection token buckets for control frames; a wake-up from hibernation starts full. */
 	private readonly buckets = new WeakMap<WebSocket, TokenBucket>();
 	private readonly queue = new SerialQueue();
@@ -80,7 +83,15 @@ export class LiveFeed extends DurableObject<Env> {
 		if (open >= max) return refusedSocket(tooManySockets(max), 1013, "too many connections");
 		const pair = new WebSocketPair();
 		this.ctx.acceptWebSocket(pair[1]);
-		pair[1].serializeAttachment({ userId, socketId: crypto.randomUUID() } satisfies SocketTag);
+		const tokenId = Number(request.headers.get(KEY_ID_HEADER));
+		const keyExpiresAt = Number(request.headers.get(KEY_EXPIRES_HEADER));
+		pair[1].serializeAttachment({
+			userId,
+			socketId: crypto.randomUUID(),
+			...(Number.isInteger(tokenId) && tokenId > 0 ? { tokenId } : {}),
+			...(Number.isInteger(keyExpiresAt) && keyExpiresAt > 0 ? { keyExpiresAt } : {}),
+		} satisfies SocketTag);
+		if (keyExpiresAt > 0) await this.keys.arm();
 		return new Response(null, { status: 101, webSocket: pair[0] });
 	}
 
@@ -194,11 +205,13 @@ export class LiveFeed extends DurableObject<Env> {
 	 * Drops subscriptions the user may no longer read (a membership removed, a meeting unbound
 	 * or rebound, a key revoked), telling each affected socket with an `unsubscribed` frame, and
 	 * has the rooms end their meeting streams that lost access. Checks the given meetings, or
-	 * every subscribed and streamed one.
+	 * every subscribed and streamed one; checking all of them, it also closes the sockets whose
+	 * key no longer stands.
 	 */
 	revalidate(meetingIds?: number[]): Promise<void> {
 		return this.queue.run(async () => {
 			await this.streams.revalidate(meetingIds);
+			if (!meetingIds) await this.#closeEndedKeys();
 			await this.subs.ready();
 			const ids = (meetingIds?.map(String) ?? this.subs.meetingIds()).filter((id) => this.subs.watching(id).size > 0);
 			const userId = this.#userId();
@@ -219,6 +232,24 @@ export class LiveFeed extends DurableObject<Env> {
 			}
 			for (const id of revoked) await meetingRoom(this.env, Number(id)).removeSubscriber(userId);
 		});
+	}
+
+	/** Inside the queue: ends the open sockets whose key was revoked or has expired, with a last error frame. */
+	async #closeEndedKeys(): Promise<void> {
+		const ended = await this.keys.ended();
+		if (ended.length > 0) await this.subs.ready();
+		for (const { socket, userId } of ended) {
+			send(socket, KEY_ENDED_FRAME);
+			closeQuietly(socket, 4401, "api key ended");
+			// A close from this side brings no webSocketClose: the socket's subscriptions go now.
+			await this.#dropUnwatched(await this.subs.forget(socket), userId);
+		}
+	}
+
+	/** A socket's key reached its expiry (SocketKeys.arm): its sockets end, and the next expiry is armed. */
+	override async alarm(): Promise<void> {
+		await this.queue.run(() => this.#closeEndedKeys());
+		await this.keys.arm();
 	}
 
 	/** Takes one token from the connection's bucket; false when it is empty. */

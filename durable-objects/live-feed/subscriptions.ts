@@ -15,6 +15,10 @@ export interface MeetingRefIn {
 export interface SocketTag {
 	userId: number;
 	socketId: string;
+	/** The key the socket was opened with; absent on sockets opened before keys were recorded. */
+	tokenId?: number;
+	/** When that key expires (ms since the epoch); absent for a key that never does. */
+	keyExpiresAt?: number;
 }
 
 const KEY_PREFIX = LIVE_FEED_STORAGE.keys.subscriptionsPrefix;

@@ -31,5 +31,8 @@ export class RoomAlarm {
 		auto_join: () => this.autoJoin.fire(),
 		notify: () => this.room.serial(() => this.room.webhooks.drain()),
 		help: () => this.room.serial(() => helpTimedOut(this.room)),
+		// Not in the serial queue: the model call may be slow, and no move waits for it.
+		summary: () => this.room.summaries.run(),
+		summary_release: () => this.room.serial(() => this.room.summaries.release()),
 	};
 }

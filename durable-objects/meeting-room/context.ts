@@ -27,6 +27,7 @@ import { CommandQueue, type QueueRefusal } from "./command-queue";
 import { RoomFanout } from "./fanout";
 import { helpFields, helpTimerAfter } from "./help";
 import { ROOM_KEYS, type RoomTimerName } from "./storage";
+import { type HeldCompletion, RoomSummary } from "./summary";
 import { RoomWebhookRelay } from "./webhook-relay";
 
 /** What the room keeps about its meeting while it is the authority for it. */
@@ -92,6 +93,8 @@ export class RoomContext {
 	readonly webhooks: RoomWebhookRelay;
 	/** Commands kept for a bot that is away, until it says hello again. */
 	readonly commands: CommandQueue;
+	/** A completed meeting's summary, and its `meeting.completed` held for it. */
+	readonly summaries: RoomSummary;
 	private readonly queue = new SerialQueue();
 	#stream: { meetingId: number; stub: DurableObjectStub<MeetingStream> } | undefined;
 
@@ -104,6 +107,7 @@ export class RoomContext {
 		this.fanout = new RoomFanout(ctx.storage, envOf());
 		this.webhooks = new RoomWebhookRelay(ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
 		this.commands = new CommandQueue(ctx.storage);
+		this.summaries = new RoomSummary(this);
 	}
 
 	get env(): Env {
@@ -239,7 +243,10 @@ export class RoomContext {
 		await this.ctx.storage.delete(HELD_CLAIM_KEY);
 	}
 
-	/** Stores a step's webhook events (with `alsoStore`), tells the watchers, and sends the events on. */
+	/**
+	 * Stores a step's webhook events (with `alsoStore`), tells the watchers, and sends the events on.
+	 * A completion's `meeting.completed` is stored held, and goes once the meeting's summary is made.
+	 */
 	async tell(row: MeetingRow, step: StatusStep, events: WebhookEventType[], alsoStore: Record<string, unknown> = {}): Promise<void> {
 		// Every ending passes here, a room's own and one made without it (a stop with no room): the stream
 		// hears of each (after every transcript line, which went in before), and a copilot writes its
@@ -253,18 +260,36 @@ export class RoomContext {
 				console.error("the meeting stream did not take the end", row.id, errorName(err));
 			}
 		}
+		const completion = step.to === "completed" && step.from !== "completed";
+		// A completion claims the meeting's summary; its meeting.completed waits for it (summary.ts).
+		const { row: record, hold } = completion ? await this.#beginSummary(row) : { row, hold: false };
 		// What the owner is shown carries screenshot links minted now; the record keeps only references.
-		const shown: MeetingRow = { ...row, data: await withScreenshotLinks(this.env, row.id, row.data) };
-		const entries = { ...(await this.webhooks.prepare(shown, events, step)), ...alsoStore };
+		const shown: MeetingRow = { ...record, data: await withScreenshotLinks(this.env, record.id, record.data) };
+		const sent = hold ? events.filter((event) => event !== "meeting.completed") : events;
+		const held: Record<string, HeldCompletion> =
+			hold && sent.length < events.length
+				? { [ROOM_KEYS.heldCompletion]: { userId: record.userId, meetingId: record.id, step, row: shown } }
+				: {};
+		const entries = { ...(await this.webhooks.prepare(shown, sent, step)), ...held, ...alsoStore };
 		if (Object.keys(entries).length > 0) await this.ctx.storage.put(entries);
 		// A record just made: sockets that subscribed to its link before it existed hear of it, this step first.
 		if (step.from === null && step.to !== null && row.nativeMeetingId) {
 			await this.fanout.adoptWaiting(row.id, row.userId, { platform: row.platform, native_id: row.nativeMeetingId });
 		}
 		await this.fanout.publish(row.id, statusStepMessage(shown, step));
-		if (events.length > 0) await this.sendNotices();
+		if (sent.length > 0) await this.sendNotices();
 		// Every completion passes here (room moves and plan-side steps alike): the user's event routines run for it.
-		if (step.to === "completed" && step.from !== "completed") this.ctx.waitUntil(tellAgentMeetingCompleted(this.env, row));
+		if (completion) this.ctx.waitUntil(tellAgentMeetingCompleted(this.env, record));
+	}
+
+	/** The completion's summary claimed; a failure to claim it leaves the completion as it was (logged), never stops it. */
+	async #beginSummary(row: MeetingRow): Promise<{ row: MeetingRow; hold: boolean }> {
+		try {
+			return await this.summaries.begin(row);
+		} catch (err) {
+			console.error("the meeting summary was not begun", row.id, errorName(err));
+			return { row, hold: false };
+		}
 	}
 
 	/** Hands stored webhook events to the outbox after the current work; the `notify` timer retries. */

@@ -41,9 +41,10 @@ export const MEETING_ROOM_RPC = [
 /**
  * One per meeting: the authority for a live meeting. It owns the status machine's moves (each
  * written through to D1 before it is acknowledged), the bot channel, placement and respawn,
- * auto-join, the webhook relay, live fan-out, and its timers on its one alarm. The meeting's
- * stream log and live copilot are its MeetingStream's (durable-objects/meeting-stream/), which
- * the room feeds: each transcript line as it is stored, the meeting's end last.
+ * auto-join, the webhook relay, live fan-out, a completed meeting's summary (summary.ts), and
+ * its timers on its one alarm. The meeting's stream log and live copilot are its MeetingStream's
+ * (durable-objects/meeting-stream/), which the room feeds: each transcript line as it is stored,
+ * the meeting's end last.
  */
 export class MeetingRoom extends DurableObject<Env> {
 	readonly #room = new RoomContext(this.ctx, () => this.env);

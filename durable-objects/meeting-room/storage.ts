@@ -26,6 +26,9 @@ export const ROOM_KEYS = {
 	subscribers: "subscribers",
 	/** Webhook events on their way to the owner's outbox, by time (webhook-relay.ts). */
 	noticePrefix: "notice:",
+	/** The completed meeting's summary while it is made, and its `meeting.completed` event held for it (summary.ts). */
+	summaryJob: "summaryJob",
+	heldCompletion: "heldCompletion",
 	/** The room's named timers (RoomTimerName) and their retry counts. */
 	timers: KV_TIMER_KEYS.timers,
 	timerRetries: (name: string) => `${KV_TIMER_KEYS.retriesPrefix}${name}`,
@@ -37,7 +40,18 @@ export const ROOM_KEYS = {
  * connect, or stay away from its channel. `stop_deadline`: how long a stopping bot has to leave.
  * `auto_join`: when a scheduled meeting's bot is sent. `notify`: the webhook relay's retry.
  * `placement_refresh`: while the attempt waits, when `data.placement` is read again from the hosts' reports.
- * `help`: how long a bot may sit in `needs_help` (help.ts).
+ * `help`: how long a bot may sit in `needs_help` (help.ts). `summary`: a completed meeting's summary is made
+ * (summary.ts); `summary_release`: the latest its held `meeting.completed` waits for it.
  */
-export const ROOM_TIMERS = ["placement", "placement_refresh", "watchdog", "stop_deadline", "auto_join", "notify", "help"] as const;
+export const ROOM_TIMERS = [
+	"placement",
+	"placement_refresh",
+	"watchdog",
+	"stop_deadline",
+	"auto_join",
+	"notify",
+	"help",
+	"summary",
+	"summary_release",
+] as const;
 export type RoomTimerName = (typeof ROOM_TIMERS)[number];

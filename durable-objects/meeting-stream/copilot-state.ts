@@ -4,6 +4,7 @@
  */
 import type { AgentCaller } from "../../src/agent/caller";
 import { type CopilotConfig, copilotConfigOf } from "../../src/agent/copilot-document";
+import type { StoredCard } from "./cards";
 import type { MeetingEnd } from "./log";
 
 /** The live-meeting record (`meeting_id == session_uid == native_id`, docs/meeting-stream.md#identity-and-access). */
@@ -41,6 +42,8 @@ export interface CopilotState extends CopilotStart {
 	beatCursor: number;
 	/** Completed segments since the last beat. */
 	pending: number;
+	/** The cards shown so far, one per thing remembered (absent in older states: none). */
+	cards?: StoredCard[];
 	lastSpeaker: string | null;
 	ended: boolean;
 	/** How the meeting ended: the `meeting-end` this copilot logs after its final beat (and whether it has; absent in older states). */

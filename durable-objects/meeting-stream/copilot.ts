@@ -10,13 +10,14 @@ import {
 	type TranscriptLine,
 } from "../../src/agent/copilot-document";
 import { type ModelEndpoint, ModelFailure } from "../../src/agent/model-client";
-import { resolveAgentModel } from "../../src/agent/model-settings";
+import { resolveMeetingModel } from "../../src/agent/model-settings";
 import { errorName } from "../../src/error-text";
 import { workspaceObject } from "../../src/objects";
 import { commitAuthorOf } from "../../src/workspace/author";
 import { homeWorkspace } from "../../src/workspace/workspace-names";
 import { SerialQueue } from "../shared/serial-queue";
 import { runBeat } from "./beat";
+import { CardBoard } from "./cards";
 import type { StreamContext } from "./context";
 import {
 	type CopilotIngest,
@@ -36,6 +37,9 @@ const INGEST = STREAM_KEYS.copilotIngest;
 const CATCH_UP_PAGE = 200;
 /** After this many failed final beats the document is written with a transcript excerpt. */
 const FINAL_MODEL_ATTEMPTS = 3;
+
+/** The model a beat calls, or why none is called (words for the meeting document). */
+type BeatModel = { ok: true; endpoint: ModelEndpoint } | { ok: false; why: string };
 
 /**
  * The live meeting copilot, inside the meeting's MeetingStream. While processing is on it follows the
@@ -135,7 +139,7 @@ export class MeetingCopilot {
 		const lines = await this.#linesAfter(0, Number.MAX_SAFE_INTEGER);
 		let summary = state.summary;
 		if (summary === null) {
-			summary = (await this.#finalBeat(state, lines)) ?? excerptSummary(lines);
+			summary = await this.#finalSummary(state, lines);
 			await this.#mutate((old) => (old ? { ...old, summary } : old));
 		}
 		// The final beat has drained: the end goes out after it, whatever becomes of the document.
@@ -153,17 +157,29 @@ export class MeetingCopilot {
 		await this.#mutate((old) => (old ? { ...old, endLogged: true } : old));
 	}
 
-	async #finalBeat(state: CopilotState, lines: TranscriptLine[]): Promise<string | null> {
-		const endpoint = await this.#endpoint(state);
-		if (!endpoint || lines.length === 0) return null;
+	/**
+	 * The meeting's summary: the final beat's reply, or a transcript excerpt headed by why there is
+	 * no model summary (no model configured, the starting key gone, the model failing or silent),
+	 * never a reason that is not the real one. Throws a failed model call until the last attempt.
+	 */
+	async #finalSummary(state: CopilotState, lines: TranscriptLine[]): Promise<string> {
+		if (lines.length === 0) return "";
+		const model = await this.#model(state);
+		if (!model.ok) return excerptSummary(lines, model.why);
+		const base = { ...this.#beatBase(state, model.endpoint), lines, final: true };
 		try {
-			const outcome = await runBeat({ ...this.#beatBase(state, endpoint), lines, final: true });
-			return outcome.text.trim() || null;
+			const board = new CardBoard(state.cards);
+			const outcome = await runBeat({ ...base, board, cards: true });
+			await this.#mutate((old) => (old ? { ...old, cards: board.stored() } : old));
+			// A model offered add_card may answer with tool calls alone: the summary is then asked for on its own.
+			const text = outcome.text.trim() || (await runBeat({ ...base, board, cards: false })).text.trim();
+			return text || excerptSummary(lines, "the model answered with no text");
 		} catch (err) {
 			const attempts = state.finalAttempts + 1;
 			await this.#mutate((old) => (old ? { ...old, finalAttempts: attempts } : old));
-			if (attempts >= FINAL_MODEL_ATTEMPTS) return null;
-			throw err;
+			if (attempts < FINAL_MODEL_ATTEMPTS) throw err;
+			const failure = err instanceof ModelFailure ? err.detail : "the call did not complete";
+			return excerptSummary(lines, `the model call failed ${attempts} times (${failure})`);
 		}
 	}
 
@@ -236,23 +252,32 @@ export class MeetingCopilot {
 		const upTo = state.cursor;
 		const taken = state.pending;
 		// Whatever happens below, the cadence counts again from here.
-		const settle = (beatCursor: number) =>
+		const settle = (beatCursor: number, board?: CardBoard) =>
 			this.#mutate((old) =>
-				old ? { ...old, beatCursor: Math.max(old.beatCursor, beatCursor), pending: Math.max(0, old.pending - taken) } : old,
+				old
+					? {
+							...old,
+							beatCursor: Math.max(old.beatCursor, beatCursor),
+							pending: Math.max(0, old.pending - taken),
+							...(board && { cards: board.stored() }),
+						}
+					: old,
 			);
-		const endpoint = await this.#endpoint(state);
-		if (!endpoint) {
+		const model = await this.#model(state);
+		if (!model.ok) {
 			await settle(state.beatCursor);
 			return;
 		}
 		const lines = await this.#linesAfter(state.beatCursor, upTo);
+		// Beats run one at a time and only they place cards: the board read here is the newest.
+		const board = new CardBoard(state.cards);
 		let processed = false;
 		try {
-			await runBeat({ ...this.#beatBase(state, endpoint), lines, final: false });
+			await runBeat({ ...this.#beatBase(state, model.endpoint), board, lines, final: false, cards: true });
 			processed = true;
 		} finally {
 			// A failed beat keeps its lines for the next one: the cursor moves only past what was processed.
-			await settle(processed ? upTo : state.beatCursor);
+			await settle(processed ? upTo : state.beatCursor, processed ? board : undefined);
 		}
 	}
 
@@ -266,14 +291,14 @@ export class MeetingCopilot {
 		};
 	}
 
-	/** The owner's meeting model, while the owner's key that started the copilot still stands; null: notes only. */
-	async #endpoint(state: CopilotState): Promise<ModelEndpoint | null> {
+	/** The owner's meeting model, while the owner's key that started the copilot still stands; else why not (notes only). */
+	async #model(state: CopilotState): Promise<BeatModel> {
 		const env = this.stream.env;
-		if (!startedByOwner(state)) return null;
-		if (!(await callerAsKeyStandsNow(env, state.caller))) return null;
-		const model = await resolveAgentModel(env, state.ownerId);
-		if (!model.ok) return null;
-		return { ...model.endpoint, model: state.config.model ?? model.names.meeting_model ?? model.endpoint.model };
+		if (!startedByOwner(state)) return { ok: false, why: "the copilot was not started by the meeting's owner, whose model it would use" };
+		if (!(await callerAsKeyStandsNow(env, state.caller)))
+			return { ok: false, why: "the API key that started the copilot was revoked or has expired" };
+		const model = await resolveMeetingModel(env, state.ownerId, state.config.model);
+		return model.ok ? model : { ok: false, why: model.message };
 	}
 
 	/** Completed transcript lines in (after, upTo], each segment once (its last version). */

@@ -129,13 +129,16 @@ export function transcriptText(lines: TranscriptLine[], maxChars: number): strin
 	return out.join("\n");
 }
 
-/** Without a model, the summary is an excerpt of what was said. */
-export function excerptSummary(lines: TranscriptLine[]): string {
+/**
+ * Without a model summary, the summary is an excerpt of what was said, headed by `why` there is
+ * none (our own words, e.g. "no model is configured: …" or "the model call failed …").
+ */
+export function excerptSummary(lines: TranscriptLine[], why: string): string {
 	const text = transcriptText(lines, 4000);
-	return text
-		? `Transcript excerpt (no model configured for a summary):\n\n${text
-				.split("\n")
-				.map((l) => `> ${l}`)
-				.join("\n")}`
-		: "";
+	if (!text) return "";
+	const quoted = text
+		.split("\n")
+		.map((l) => `> ${l}`)
+		.join("\n");
+	return `No model summary: ${why}.\n\nTranscript excerpt:\n\n${quoted}`;
 }

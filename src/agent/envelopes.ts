@@ -49,6 +49,8 @@ export interface WorkloadOutcome {
 	detail?: string;
 	/** A provider error worth retrying later (429, 5xx, a cut stream, a timeout). */
 	retryable: boolean;
+	/** The agent's reply in the last run (what it said, whether or not the run succeeded); absent when no turn ran. */
+	reply?: string | null;
 }
 
 /** The subject an agent acts for: the key's user (workload ids, workspaces and identities name it). */

@@ -29,7 +29,13 @@ export interface CopilotNote {
 	frozen: boolean;
 }
 
+/**
+ * A card of the copilot. One thing remembered is one card: a later beat that names it again sends
+ * the card again under the same `id`, updated, and a reader replaces the card it has.
+ */
 export interface CopilotCard {
+	/** `card-<n>`, the card's place on the meeting's board (absent in events logged before cards had ids). */
+	id: string;
 	kind: string;
 	title: string;
 	body: string;

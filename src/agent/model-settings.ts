@@ -45,3 +45,26 @@ export function agentModelOf(models: ResolvedSettings["models"]): AgentModel {
 		names,
 	};
 }
+
+export type MeetingModel = { ok: true; endpoint: ModelEndpoint } | { ok: false; message: string };
+
+/** The copilot's model for a user: `override` (agents/meeting.md) over their meeting model over their model. */
+export async function resolveMeetingModel(env: Env, userId: number, override: string | null): Promise<MeetingModel> {
+	return meetingModelOf((await resolveSettings(env, await loadSettings(env, userId))).models, override);
+}
+
+/**
+ * The meeting model from model settings already resolved. A meeting model needs no agent model
+ * beside it: an account (or deployment) that names only `meeting_model` has a copilot model.
+ */
+export function meetingModelOf(models: ResolvedSettings["models"], override: string | null): MeetingModel {
+	const model = override ?? models.meeting_model ?? models.model;
+	if (!models.base_url || !model) {
+		const missing = [!models.base_url && "base_url", !model && "model (or meeting_model)"].filter(Boolean).join(" and ");
+		return { ok: false, message: `no model is configured: set ${missing} with PUT /user/models` };
+	}
+	return {
+		ok: true,
+		endpoint: { baseUrl: models.base_url, apiKey: models.api_key, model, guarded: models.base_url_owner === "account" },
+	};
+}

@@ -18,7 +18,11 @@ export interface RoutineView {
 	status: RoutineStatus;
 	enabled: boolean;
 	last_run: string | null;
+	/** How the latest run ended: true succeeded, false failed (see last_error); null before the first run. */
+	last_ok: boolean | null;
 	last_error: string | null;
+	/** What the agent replied in the latest run (plain text, cut to 4000 characters); null when no turn ran. */
+	last_reply: string | null;
 	/** The workload of the latest run, readable at GET /agent/api/workloads/{id}. */
 	last_workload_id: string | null;
 	/** Made or changed by an agent turn (a routine file) and not yet confirmed by the user: it stays disabled until then. */

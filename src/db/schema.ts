@@ -24,6 +24,8 @@ export const apiTokens = sqliteTable(
 		name: text("name"),
 		createdAt: text("created_at").notNull(),
 		expiresAt: text("expires_at"),
+		/** The key's last 4 characters, for telling keys apart (migration 0014); null for older keys. */
+		keyHint: text("key_hint"),
 	},
 	(t) => [index("api_tokens_user").on(t.userId)],
 );

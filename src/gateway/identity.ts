@@ -15,6 +15,8 @@ export interface Identity {
 	scopes: Scope[];
 	maxConcurrent: number;
 	tokenId: number;
+	/** When the calling key expires (ms since the epoch); null for a key that never does. */
+	keyExpiresAt: number | null;
 }
 
 /**

@@ -62,6 +62,7 @@ const AGENT_ROUTES: ReadonlyArray<readonly [Method, string, Access?]> = [
 	["POST", "/meeting/process", BOT],
 	["GET", "/meeting/relay-health"],
 	["GET", "/meeting/stream"],
+	["GET", "/meeting/resolve"],
 ];
 
 export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
@@ -87,6 +88,10 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	// The dashboard trades its key for a one-use, short-lived ticket that `/ws?ticket=` accepts (docs/dashboard.md).
 	["POST", "/auth/ticket", READ],
 	["DELETE", "/auth/ticket", READ],
+	// A user's own keys (docs/api.md#your-own-api-keys): like settings, never for a browser-only key.
+	["GET", "/auth/keys", SETTINGS],
+	["POST", "/auth/keys", SETTINGS],
+	["DELETE", "/auth/keys/:key_id", SETTINGS],
 	["GET", "/user/models", SETTINGS],
 	["PUT", "/user/models", SETTINGS],
 	["GET", "/user/transcription", SETTINGS],
@@ -101,6 +106,7 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["PATCH", "/meetings/:meeting_id", BOT],
 	["DELETE", "/meetings/:meeting_id", BOT],
 	["GET", "/meetings/:meeting_id/participants", READ],
+	["GET", "/meetings/:meeting_id/summary", READ],
 	["PATCH", "/meetings/:platform/:native_meeting_id", BOT],
 
 	["POST", "/bots", BOT],

@@ -88,6 +88,19 @@ export function interactiveEvent(meeting: MeetingRef, name: InteractiveEventType
  * A socket opened only to say why it closes: /ws reports refusals in-band, since a browser
  * cannot read the status of a failed upgrade (docs/live-feed.md#connecting).
  */
+/** From the /ws route to the user's LiveFeed: the id of the key a socket was opened with. */
+export const KEY_ID_HEADER = "X-Key-Id";
+/** And when that key expires (ms since the epoch), absent for a key that never does: the socket ends then. */
+export const KEY_EXPIRES_HEADER = "X-Key-Expires-At";
+
+/** The last frame of a socket whose key was revoked or expired while it was open (close code 4401). */
+export const KEY_ENDED_FRAME: ErrorFrame = {
+	type: "error",
+	error: "authorization_service_error",
+	status: 401,
+	detail: "The API key this connection was opened with was revoked or has expired",
+};
+
 export function refusedSocket(error: Omit<ErrorFrame, "type">, code: number, reason: string): Response {
 	const pair = new WebSocketPair();
 	pair[1].accept();

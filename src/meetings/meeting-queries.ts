@@ -76,8 +76,14 @@ export async function listMeetings(env: Env, reader: Reader, q: ListMeetingsQuer
 	return Promise.all(rows.map((r) => withLinkedData(env, meetingView(r, recorded.get(r.id)))));
 }
 
+/** What a meeting id that is not one is told (never zod's "expected number, received NaN"). */
+const MEETING_ID_WORDS =
+	"meeting_id must be a meeting's number (the id GET /meetings lists), such as 42; a meeting link or code is not one";
+
 /** A meeting by its id, as GET /meetings/{meeting_id} names it. */
-export const MeetingIdParam = z.object({ meeting_id: z.coerce.number().int().positive() });
+export const MeetingIdParam = z.object({
+	meeting_id: z.coerce.number({ error: MEETING_ID_WORDS }).int({ error: MEETING_ID_WORDS }).positive({ error: MEETING_ID_WORDS }),
+});
 
 /** One readable meeting with its recordings (GET /meetings/{id}); 404 "Meeting not found" otherwise. */
 export async function readableMeetingView(env: Env, reader: Reader, meetingId: number) {
@@ -106,18 +112,23 @@ export async function segmentsOf(env: Env, meetingId: number) {
 }
 export type SegmentView = Awaited<ReturnType<typeof segmentsOf>>[number];
 
-/** The lines a plain-text transcript starts with: the meeting's link and times. */
+/** The lines a plain-text transcript starts with: the meeting's name, link, status and times, as they are now. */
 export async function transcriptHeadOf(env: Env, meetingId: number): Promise<TranscriptHead | undefined> {
-	return db(env)
+	const row = await db(env)
 		.select({
 			platform: meetings.platform,
 			native_meeting_id: meetings.nativeMeetingId,
+			status: meetings.status,
 			start_time: meetings.startTime,
 			end_time: meetings.endTime,
+			data: meetings.data,
 		})
 		.from(meetings)
 		.where(eq(meetings.id, meetingId))
 		.get();
+	if (!row) return undefined;
+	const { data, ...head } = row;
+	return { ...head, title: typeof data.title === "string" ? data.title : null };
 }
 
 /** The transcript of the newest started meeting on a link (GET /transcripts/{platform}/{native_meeting_id}). */

@@ -1,13 +1,18 @@
 /**
- * The plain-text transcript: a header, then one `[hh:mm:ss] Speaker: text` line per confirmed
- * segment, in time order. The public share (`GET /public/transcripts/{id}.txt`) serves it and
- * the dashboard downloads it. Line breaks inside a speaker's name or text are folded, so what a
- * meeting shows cannot forge lines of its own. Pure: no Worker or browser API.
+ * The plain-text transcript: a header (the meeting's name, link, status and times as they are
+ * when the text is made), then one `[hh:mm:ss] Speaker: text` line per confirmed segment, in
+ * time order. The public share (`GET /public/transcripts/{id}.txt`) and the `format=txt` export
+ * serve it. Line breaks inside a title, speaker's name or text are folded, so what a meeting
+ * shows cannot forge lines of its own. Pure: no Worker or browser API.
  */
+import { meetingLabel } from "./meeting-label";
 
 export interface TranscriptHead {
-	platform: string | null;
+	platform: string;
 	native_meeting_id: string | null;
+	/** The meeting's `data.title`, if any. */
+	title: string | null;
+	status: string;
 	start_time: string | null;
 	end_time: string | null;
 }
@@ -17,12 +22,21 @@ export interface TextSegment {
 	speaker: string | null;
 	text: string;
 	start: number;
+	end: number;
 	completed: boolean | null;
 }
 
+// The other control characters, which no transcript needs (tab and the line breaks are folded below).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is dropped
+const CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u0084\u0086-\u009f]/g;
+// Every character a reader may take for a line break: vertical tab, form feed, NEL, the Unicode
+// line and paragraph separators too.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: line breaks are exactly what is folded
+const BREAKS = /\s*[\r\n\u000b\u000c\u0085\u2028\u2029]+\s*/g;
+
 /** One line of text: line breaks in a segment would break the line-per-segment formats. */
 export function oneLine(text: string): string {
-	return text.replace(/\s*[\r\n]+\s*/g, " ").trim();
+	return text.replace(CONTROL, "").replace(BREAKS, " ").replace(/\t/g, " ").trim();
 }
 
 export function speakerOf(segment: Pick<TextSegment, "speaker">): string {
@@ -30,21 +44,23 @@ export function speakerOf(segment: Pick<TextSegment, "speaker">): string {
 }
 
 /** Confirmed segments only (a draft is a guess the bot may still replace), by start time. */
-export function confirmedInOrder<S extends TextSegment>(segments: S[]): S[] {
+export function confirmedInOrder<S extends Pick<TextSegment, "segment_id" | "start" | "completed">>(segments: S[]): S[] {
 	return segments.filter((s) => s.completed).sort((a, b) => a.start - b.start || ((a.segment_id ?? "") < (b.segment_id ?? "") ? -1 : 1));
 }
 
 /** `hh:mm:ss` from seconds. */
 export function clock(seconds: number): string {
-	const total = Math.max(0, Math.floor(seconds));
+	const total = Math.max(0, Math.floor(Number.isFinite(seconds) ? seconds : 0));
 	const pad = (n: number) => String(n).padStart(2, "0");
 	return `${pad(Math.floor(total / 3600))}:${pad(Math.floor((total % 3600) / 60))}:${pad(total % 60)}`;
 }
 
 export function transcriptText(head: TranscriptHead, segments: TextSegment[]): string {
 	const lines = [
+		`Meeting: ${meetingLabel({ platform: head.platform, native_meeting_id: head.native_meeting_id, data: { title: head.title } })}`,
 		`Platform: ${head.platform}`,
-		`Meeting ID: ${head.native_meeting_id}`,
+		`Meeting ID: ${oneLine(head.native_meeting_id ?? "") || "-"}`,
+		`Status: ${head.status}`,
 		`Started: ${head.start_time ?? "-"}`,
 		`Ended: ${head.end_time ?? "-"}`,
 		"",

@@ -3,19 +3,10 @@ import { and, asc, desc, eq } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { db } from "../db";
 import { apiTokens, type UserRow, users, workspaceMembers } from "../db/schema";
-import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
-import {
-	hashApiKey,
-	invalidScopeDetail,
-	isScope,
-	mintApiKey,
-	parseStoredScopes,
-	type Scope,
-	serializeScopes,
-	splitScopes,
-} from "../gateway/api-keys";
-import { accountObject, liveFeed } from "../objects";
+import { invalidScopeDetail, isScope, parseStoredScopes, type Scope, splitScopes } from "../gateway/api-keys";
+import { forgetKeys, revokeKey, storeNewKey } from "../gateway/key-store";
+import { liveFeed } from "../objects";
 import { setting } from "../settings/deployment-defaults";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
@@ -47,18 +38,6 @@ const TokenMetadata = z
 const MintedToken = TokenMetadata.extend({ token: z.string() }).openapi("MintedToken");
 
 const UserIdParam = z.object({ user_id: z.coerce.number().int().positive() });
-
-/**
- * The account object answers key checks from what it loaded; after any change to an account
- * or its keys it must read D1 again, so a revoked key stops working at once.
- */
-async function forgetKeys(env: Env, userId: number): Promise<void> {
-	try {
-		await accountObject(env, userId).forgetKeys();
-	} catch {
-		throw new ApiError(503, "The change is stored but could not reach the account yet; repeat the request", { "Retry-After": "5" });
-	}
-}
 
 const toUser = (row: UserRow) => ({
 	id: row.id,
@@ -232,21 +211,15 @@ adminRoutes.openapi(
 		const orm = db(c.env);
 		const user = await findUser(orm, c.req.valid("param").user_id);
 		const now = c.get("clock").now();
-		const token = mintApiKey(scopes[0] as Scope);
-		const row = await orm
-			.insert(apiTokens)
-			.values({
-				userId: user.id,
-				tokenHash: await hashApiKey(token),
-				scopes: serializeScopes(scopes),
-				name: body.name ?? null,
-				createdAt: now.toISOString(),
-				expiresAt: body.expires_in ? new Date(now.getTime() + body.expires_in * 1000).toISOString() : null,
-			})
-			.returning()
-			.get();
-		if (!row) throw new ApiError(500, "Token was not stored");
-		await forgetKeys(c.env, user.id);
+		const minted = await storeNewKey(c.env, {
+			userId: user.id,
+			scopes: scopes as [Scope, ...Scope[]],
+			name: body.name ?? null,
+			createdAt: now,
+			expiresAt: body.expires_in ? new Date(now.getTime() + body.expires_in * 1000).toISOString() : null,
+		});
+		if (!minted) throw new ApiError(500, "Token was not stored");
+		const { row, token } = minted;
 		return c.json({ ...toTokenMetadata(row), token }, 201);
 	},
 );
@@ -284,11 +257,8 @@ adminRoutes.openapi(
 	}),
 	async (c) => {
 		const { token_id } = c.req.valid("param");
-		const deleted = await db(c.env).delete(apiTokens).where(eq(apiTokens.id, token_id)).returning({ userId: apiTokens.userId }).get();
-		if (!deleted) throw notFound("Token not found");
-		await forgetKeys(c.env, deleted.userId);
-		// Meeting streams opened with the key end now, not when their reader next reconnects.
-		await liveFeed(c.env, deleted.userId).revalidate();
+		// Meeting streams and /ws sockets opened with the key end now, not when their reader next reconnects.
+		if (!(await revokeKey(c.env, token_id))) throw notFound("Token not found");
 		return c.body(null, 204);
 	},
 );

@@ -25,6 +25,10 @@ const SessionList = z
 					title: z.string(),
 					created: z.number().openapi({ description: "Seconds since the epoch (the reference's unit)" }),
 					last_active: z.number().openapi({ description: "Seconds since the epoch" }),
+					workload_id: z
+						.string()
+						.nullable()
+						.openapi({ description: "The workload whose run this session is (`wl-<workload id>`); null for a chat" }),
 				})
 				.openapi("AgentSession"),
 		),
@@ -100,11 +104,19 @@ agentChatRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/sessions",
+		request: {
+			query: z.object({
+				include: z.enum(["workloads"]).optional().openapi({
+					description: "`workloads`: list the `wl-<workload id>` sessions of routine and invocation runs too (left out by default)",
+				}),
+			}),
+		},
 		responses: { 200: jsonResponse(SessionList, "The caller's chat sessions, most recently active first") },
 	}),
 	async (c) => {
 		const identity = caller(c);
-		return c.json({ sessions: await agentUser(c.env, identity.userId).sessions() }, 200);
+		const withWorkloads = c.req.valid("query").include === "workloads";
+		return c.json({ sessions: await agentUser(c.env, identity.userId).sessions(withWorkloads) }, 200);
 	},
 );
 

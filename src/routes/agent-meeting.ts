@@ -9,14 +9,17 @@ import {
 	relayHealth,
 	rememberCopilot,
 } from "../agent/copilot-meetings";
+import { MEETING_REF_MAX, meetingOfRef } from "../agent/meeting-ref";
 import { Platform } from "../bot-channel/protocol";
 import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { NativeMeetingId } from "../meetings/meeting-link-params";
+import { readableMeetingView } from "../meetings/meeting-queries";
 import { isTerminal, type MeetingStatus } from "../meetings/status-machine";
 import { meetingStream } from "../objects";
 import { agentMeetingStreamRoutes } from "./agent-meeting-stream";
+import { MeetingRecord } from "./meeting-schemas";
 import { ApiErrorBody, jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** The meeting stream and the live copilot (docs/meeting-stream.md). Mounted under each of AGENT_PREFIXES. */
@@ -187,4 +190,33 @@ agentMeetingRoutes.openapi(
 		responses: { 200: jsonResponse(RelayHealth, "Typed health of the transcript relay to the caller's live copilots") },
 	}),
 	async (c) => c.json(await relayHealth(c.env, c.get("identity").userId), 200),
+);
+
+agentMeetingRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/meeting/resolve",
+		request: {
+			query: z.object({
+				meeting: z
+					.string()
+					.trim()
+					.min(1, "Type a meeting's number, its link (Google Meet, Zoom or Teams) or its code, such as abc-defg-hij")
+					.max(MEETING_REF_MAX)
+					.openapi({
+						description:
+							"A meeting as a person names it: its number (`id`), its Google Meet, Zoom or Teams link, or its own code (`abc-defg-hij`, a Zoom or Teams number)",
+					}),
+			}),
+		},
+		responses: {
+			200: jsonResponse(MeetingRecord, "The caller's meeting it names (their own first, the newest), as GET /meetings/{meeting_id}"),
+			...errors({ 404: "No meeting the caller may read matches it", 422: "Not a meeting number, link or code" }),
+		},
+	}),
+	async (c) => {
+		const identity = c.get("identity");
+		const row = await meetingOfRef(c.env, identity.userId, c.req.valid("query").meeting);
+		return c.json(await readableMeetingView(c.env, identity, row.id), 200);
+	},
 );

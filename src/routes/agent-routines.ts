@@ -32,7 +32,15 @@ export const Routine = z
 		status: z.enum(["scheduled", "retrying", "listening", "disabled"]),
 		enabled: z.boolean(),
 		last_run: z.string().nullable(),
+		last_ok: z
+			.boolean()
+			.nullable()
+			.openapi({ description: "How the latest run ended: true succeeded, false failed (last_error says why); null before the first run" }),
 		last_error: z.string().nullable().openapi({ description: "Why the latest run failed; null after a run that succeeded" }),
+		last_reply: z.string().nullable().openapi({
+			description:
+				"What the agent replied in the latest run, plain text cut to 4000 characters (the whole run is the workload's session history); null when no turn ran",
+		}),
 		last_workload_id: z.string().nullable().openapi({ description: "The latest run's workload (GET /agent/api/workloads/{workload_id})" }),
 		needs_confirmation: z.boolean().openapi({
 			description:

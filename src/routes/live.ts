@@ -4,7 +4,7 @@ import { verifyChannelToken } from "../bot-channel/channel-token";
 import { BOT_ATTEMPT_HEADER } from "../bot-channel/fleet";
 import { ApiError } from "../errors";
 import { authenticate, authenticateTicket, type Identity, INVALID_TICKET } from "../gateway/identity";
-import { refusedSocket } from "../live/feed-messages";
+import { KEY_EXPIRES_HEADER, KEY_ID_HEADER, refusedSocket } from "../live/feed-messages";
 import { liveFeed, meetingRoom } from "../objects";
 
 /** WebSocket entry points: the public live feed `/ws` and the bots' channel. */
@@ -42,6 +42,10 @@ liveRoutes.get("/ws", async (c) => {
 	}
 	const headers = new Headers(c.req.raw.headers);
 	headers.set("X-User-Id", String(identity.userId));
+	// The key the socket stands on (a ticket's key): revoking it closes the socket (LiveFeed.revalidate).
+	headers.set(KEY_ID_HEADER, String(identity.tokenId));
+	if (identity.keyExpiresAt === null) headers.delete(KEY_EXPIRES_HEADER);
+	else headers.set(KEY_EXPIRES_HEADER, String(identity.keyExpiresAt));
 	const feed = liveFeed(c.env, identity.userId);
 	return feed.fetch(new Request(c.req.raw, { headers }));
 });

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { FailureCause, FailureStage } from "../bot-channel/protocol";
+import { MeetingSummary } from "../meetings/meeting-summary";
 import { MEETING_STATUSES } from "../meetings/status-machine";
 import { HelpEpisode, MeetingDiagnostics, MeetingHelp } from "./help-schemas";
 import { Recording } from "./recording-schemas";
@@ -58,6 +59,9 @@ export const MeetingData = z
 		help_history: z.array(HelpEpisode).optional().openapi({ description: "The meeting's last finished help requests, oldest first" }),
 		diagnostics: MeetingDiagnostics.optional(),
 		placement: MeetingPlacement.optional(),
+		summary: MeetingSummary.optional().openapi({
+			description: "A completed meeting's summary, decisions and action items (docs/api.md#summaries)",
+		}),
 	})
 	.catchall(z.unknown())
 	.openapi({ description: "Meeting metadata (title, notes, languages, status reasons, calendar sources); open to other keys" });

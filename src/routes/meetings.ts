@@ -15,6 +15,7 @@ import {
 } from "../meetings/meeting-plans";
 import { ListMeetingsQuery, listMeetings, MeetingIdParam, readableMeetingView, utcIso } from "../meetings/meeting-queries";
 import { findMeetingOnLink, findOwnedMeeting, findReadableMeeting, meetingView, nowIso } from "../meetings/meeting-store";
+import { dataKeepingSummary } from "../meetings/meeting-summary-store";
 import { initialState, isPlanned, type MeetingStatus } from "../meetings/status-machine";
 import { announceInRoom, moveMeeting, removeMeeting } from "../meetings/status-writes";
 import { meetingRoom } from "../objects";
@@ -164,6 +165,7 @@ meetingRoutes.openapi(
 			diagnostics: _d,
 			completion_reason: _c,
 			failure_stage: _g,
+			summary: _sm,
 			...free
 		} = body.data ?? {};
 		const data: Record<string, unknown> = { ...row.data, ...free };
@@ -172,7 +174,12 @@ meetingRoutes.openapi(
 			if (value === null) delete data[key];
 			else if (value !== undefined) data[key] = value;
 		}
-		const updated = await db(c.env).update(meetings).set({ data, updatedAt: nowIso() }).where(eq(meetings.id, row.id)).returning().get();
+		const updated = await db(c.env)
+			.update(meetings)
+			.set({ data: dataKeepingSummary(data), updatedAt: nowIso() })
+			.where(eq(meetings.id, row.id))
+			.returning()
+			.get();
 		return c.json(await withLinkedData(c.env, meetingView(updated ?? row)), 200);
 	},
 );

@@ -3,6 +3,7 @@ import { publicBaseUrl } from "../env";
 import { notFound } from "../errors";
 import { MeetingLinkParams } from "../meetings/meeting-link-params";
 import { meetingTranscript, segmentsOf, transcriptHeadOf } from "../meetings/meeting-queries";
+import { ExportFormatParam, transcriptExport } from "../meetings/transcript-export";
 import { revokeShare, SHARE_NOT_FOUND, ShareTtl, sharedMeetingId, shareTranscript } from "../meetings/transcript-shares";
 import { transcriptText } from "../meetings/transcript-text";
 import { Transcript } from "./meeting-schemas";
@@ -13,16 +14,42 @@ export const transcriptRoutes = routeModule();
 
 const Link = MeetingLinkParams;
 
+const exportFile = (type: string, what: string) => ({ [type]: { schema: z.string().openapi({ description: what }) } });
+
 transcriptRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/transcripts/{platform}/{native_meeting_id}",
-		request: { params: Link },
+		request: {
+			params: Link,
+			query: z.object({
+				format: ExportFormatParam.optional().openapi({
+					description:
+						"Download the transcript as a file (docs/api.md#exports): `srt`, `vtt` or `txt` (confirmed segments only), or `json` " +
+						"(this answer plus `title` and `exported_at`), with `Content-Disposition: attachment`. Without it, the JSON below.",
+				}),
+			}),
+		},
 		responses: {
-			200: jsonResponse(Transcript, "The transcript, ordered by start"),
+			200: {
+				description: "The transcript, ordered by start; with `format`, the export file",
+				content: {
+					"application/json": { schema: Transcript },
+					...exportFile("application/x-subrip", "SubRip cues (`format=srt`)"),
+					...exportFile("text/vtt", "WebVTT cues with `<v Speaker>` voice tags (`format=vtt`)"),
+					...exportFile("text/plain", "A header, then `[hh:mm:ss] Speaker: text` lines (`format=txt`)"),
+				},
+			},
 		},
 	}),
-	async (c) => c.json(await meetingTranscript(c.env, c.get("identity"), c.req.valid("param")), 200),
+	async (c) => {
+		const link = c.req.valid("param");
+		const { format } = c.req.valid("query");
+		if (!format) return c.json(await meetingTranscript(c.env, c.get("identity"), link), 200);
+		const file = await transcriptExport(c.env, c.get("identity"), link, format);
+		// The typed context answers only the JSON shape; an export is a file in its own content type, hence the cast.
+		return new Response(file.body, { status: 200, headers: file.headers }) as never;
+	},
 );
 
 transcriptRoutes.openapi(

@@ -85,7 +85,10 @@ describe("the live meeting copilot with a real bot in a sandbox meeting", () => 
 			},
 			90_000,
 		);
-		expect(cards.map((c) => c.card)).toEqual([companyCard, actionCard]);
+		expect(cards.map((c) => c.card)).toEqual([
+			{ id: "card-1", ...companyCard },
+			{ id: "card-2", ...actionCard },
+		]);
 		expect(new Set(cards.map((c) => c.turn_id)).size).toBe(1);
 
 		const transcript = ofType(live.events, "transcript");

@@ -125,7 +125,7 @@ describe("the dashboard with a real bot in a sandbox meeting", () => {
 		await fill(page, "Bot name", "Dashboard Notetaker");
 		await tick(page, "Record the meeting audio");
 		await press(page, "Send bot");
-		await seeText(page, `Bot sent to ${code}`);
+		await seeText(page, `Bot sent to Google Meet ${code}`);
 		await page.locator('::-p-aria([name="Open the meeting"][role="link"])').click();
 		await watchTranscriptLines(page);
 		await seeText(page, code);

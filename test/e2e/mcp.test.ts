@@ -45,6 +45,7 @@ describe("the MCP server through wrangler dev, with the official MCP client", ()
 			[
 				"agent_chat",
 				"get_meeting",
+				"get_meeting_summary",
 				"get_transcript",
 				"list_meetings",
 				"list_recordings",

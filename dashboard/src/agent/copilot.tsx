@@ -1,9 +1,10 @@
 import { useState } from "preact/hooks";
 import { request } from "../api";
+import { meetingTitle } from "../meeting-words";
 import { navigate } from "../route";
 import { ActionStatus, useAction } from "../settings/status";
 import type { Segment } from "../types";
-import { ErrorBanner, StatusBadge, TranscriptView, useResource } from "../ui";
+import { ErrorBanner, errorText, StatusBadge, TranscriptView, useResource } from "../ui";
 import type { CopilotCard, MeetingStreamState, TranscriptLine } from "./meeting-stream";
 import { useMeetingStream } from "./use-meeting-stream";
 
@@ -19,21 +20,43 @@ interface MeetingRecord {
 const LIVE_STATUSES = "requested,joining,awaiting_admission,needs_help,active,stopping";
 
 function titleOf(meeting: MeetingRecord): string {
-	const title = meeting.data?.title;
-	return typeof title === "string" && title ? title : `${meeting.platform} ${meeting.native_meeting_id ?? `#${meeting.id}`}`;
+	return meetingTitle(meeting);
 }
 
-/** `#/agent/copilot`: the live meetings to follow, or any meeting by its id. */
+/** The caller's meeting a person's words name: its number, its link or its own code (GET /agent/meeting/resolve). */
+const resolveMeeting = (ref: string, signal?: AbortSignal) =>
+	request<MeetingRecord>("GET", `/agent/meeting/resolve?meeting=${encodeURIComponent(ref)}`, undefined, signal);
+
+/** The API's words for a reference it cannot use, without the field's name in front. */
+const refProblem = (err: unknown) => errorText(err).replace(/^query\.meeting: /, "");
+
+/** `#/agent/copilot`: the live meetings to follow, or any of the user's meetings by its number, link or code. */
 function MeetingPicker() {
 	const live = useResource(
 		(signal) => request<{ meetings: MeetingRecord[] }>("GET", `/meetings?status=${LIVE_STATUSES}&limit=50`, undefined, signal),
 		"live",
 	);
 	const meetings = live.data?.meetings ?? null;
-	const [id, setId] = useState("");
-	const open = (e: Event) => {
+	const [ref, setRef] = useState("");
+	const [problem, setProblem] = useState("");
+	const [busy, setBusy] = useState(false);
+	const open = async (e: Event) => {
 		e.preventDefault();
-		if (id.trim()) navigate(`/agent/copilot/${encodeURIComponent(id.trim())}`);
+		const text = ref.trim();
+		if (!text) {
+			setProblem("Type a meeting's number, its link (Google Meet, Zoom or Teams) or its code, such as abc-defg-hij.");
+			return;
+		}
+		setBusy(true);
+		setProblem("");
+		try {
+			const meeting = await resolveMeeting(text);
+			navigate(`/agent/copilot/${meeting.id}`);
+		} catch (err) {
+			setProblem(refProblem(err));
+		} finally {
+			setBusy(false);
+		}
 	};
 	return (
 		<section aria-labelledby="live-heading">
@@ -44,7 +67,9 @@ function MeetingPicker() {
 				</button>
 			</div>
 			<ErrorBanner error={live.error} />
-			{meetings && meetings.length === 0 && <p>No live meetings. Send a bot to a meeting first, or open one by its id.</p>}
+			{meetings && meetings.length === 0 && (
+				<p>No live meetings. Send a bot to a meeting first, or open one by its number, link or code.</p>
+			)}
 			<ul class="live-meetings">
 				{(meetings ?? []).map((m) => (
 					<li key={m.id}>
@@ -55,13 +80,24 @@ function MeetingPicker() {
 					</li>
 				))}
 			</ul>
-			<form onSubmit={open} class="inline-form" noValidate>
-				<label for="copilot-meeting-id">Meeting id</label>
-				<input id="copilot-meeting-id" value={id} onInput={(e) => setId(e.currentTarget.value)} />
-				<button class="btn btn-primary" type="submit">
+			<form onSubmit={(e) => void open(e)} class="inline-form" noValidate>
+				<label for="copilot-meeting-ref">Meeting number, link or code</label>
+				<input
+					id="copilot-meeting-ref"
+					value={ref}
+					maxLength={2000}
+					placeholder="https://meet.google.com/abc-defg-hij"
+					aria-invalid={problem ? true : undefined}
+					aria-describedby="copilot-meeting-ref-problem"
+					onInput={(e) => setRef(e.currentTarget.value)}
+				/>
+				<button class="btn btn-primary" type="submit" disabled={busy}>
 					Open meeting
 				</button>
 			</form>
+			<p id="copilot-meeting-ref-problem" class={problem ? "error-banner" : "visually-hidden"} role={problem ? "alert" : undefined}>
+				{problem}
+			</p>
 		</section>
 	);
 }
@@ -101,7 +137,7 @@ function CopilotColumn({ stream }: { stream: MeetingStreamState }) {
 				<ul class="cards" aria-label="Cards">
 					{/* Newest first: the copilot adds cards as the meeting goes on. */}
 					{[...stream.cards].reverse().map((card, i) => (
-						<Card key={`${stream.cards.length - i}`} card={card} />
+						<Card key={card.id || `${stream.cards.length - i}`} card={card} />
 					))}
 				</ul>
 			)}
@@ -134,22 +170,41 @@ const CONNECTION_TEXT = {
 	ended: "Meeting ended",
 };
 
-/** `#/agent/copilot/<meeting id>`: start the copilot, its cards beside the live transcript. */
-function CopilotMeeting({ meetingId }: { meetingId: string }) {
-	const record = useResource(
-		(signal) => request<MeetingRecord>("GET", `/meetings/${encodeURIComponent(meetingId)}`, undefined, signal),
-		meetingId,
+/**
+ * `#/agent/copilot/<meeting>`: the meeting its number, link or code names (an address typed or
+ * kept from before is resolved as the form resolves it), then its copilot.
+ */
+function CopilotMeeting({ meetingRef }: { meetingRef: string }) {
+	const record = useResource((signal) => resolveMeeting(meetingRef, signal), meetingRef);
+	if (record.data) return <CopilotLive meeting={record.data} />;
+	return (
+		<div>
+			<p>
+				<a href="#/agent/copilot">All live meetings</a>
+			</p>
+			{record.error ? (
+				<p role="alert" class="error-banner">
+					{refProblem(record.error)}
+				</p>
+			) : (
+				<p role="status">Finding the meeting…</p>
+			)}
+		</div>
 	);
-	const meeting = record.data;
+}
+
+/** One meeting's copilot: start it, its cards beside the live transcript. */
+function CopilotLive({ meeting }: { meeting: MeetingRecord }) {
+	const meetingId = String(meeting.id);
 	const [processing, setProcessing] = useState<boolean | null>(null);
 	const [state, act] = useAction();
 	const { stream, connection, error } = useMeetingStream(meetingId);
 
-	const link = meeting?.native_meeting_id ? { native_id: meeting.native_meeting_id, platform: meeting.platform } : null;
+	const link = meeting.native_meeting_id ? { native_id: meeting.native_meeting_id, platform: meeting.platform } : null;
 	const start = () =>
 		act(async () => {
 			if (!link) throw new Error("This meeting has no link: the copilot follows a meeting by its link.");
-			const title = meeting ? meeting.data?.title : undefined;
+			const title = meeting.data?.title;
 			await request("POST", "/agent/meeting/start", { ...link, ...(typeof title === "string" && title ? { title } : {}) });
 			setProcessing(true);
 			return "Copilot started.";
@@ -168,12 +223,11 @@ function CopilotMeeting({ meetingId }: { meetingId: string }) {
 				<a href="#/agent/copilot">All live meetings</a> · <a href={`#/meetings/${encodeURIComponent(meetingId)}`}>Meeting page</a>
 			</p>
 			<div class="settings-row">
-				<h2>{meeting ? titleOf(meeting) : `Meeting ${meetingId}`}</h2>
+				<h2>{titleOf(meeting)}</h2>
 				<span class="notice" role="status">
 					Stream: {CONNECTION_TEXT[connection]}
 				</span>
 			</div>
-			<ErrorBanner error={record.error} />
 			{error && (
 				<p role="alert" class="error-banner">
 					{error}
@@ -207,6 +261,6 @@ function CopilotMeeting({ meetingId }: { meetingId: string }) {
 	);
 }
 
-export function CopilotPanel({ meetingId }: { meetingId: string | undefined }) {
-	return meetingId ? <CopilotMeeting meetingId={meetingId} /> : <MeetingPicker />;
+export function CopilotPanel({ meetingRef }: { meetingRef: string | undefined }) {
+	return meetingRef ? <CopilotMeeting key={meetingRef} meetingRef={meetingRef} /> : <MeetingPicker />;
 }

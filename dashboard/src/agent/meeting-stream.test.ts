@@ -46,7 +46,48 @@ describe("meeting stream into the copilot page", () => {
 		]);
 		expect(state.notes).toEqual([{ id: "s1", text: "Hello there.", speaker: "Alice", chapter: undefined, t: 0, pass: 1, frozen: true }]);
 		expect(state.beats).toEqual([{ turnId: "b1", text: "Alice introduces herself.", tools: ["add_card"] }]);
-		expect(state.cards).toEqual([{ kind: "person", title: "<img src=x onerror=alert(1)>", body: "Lead", actionable: false, turnId: "b1" }]);
+		expect(state.cards).toEqual([
+			{ id: "", kind: "person", title: "<img src=x onerror=alert(1)>", body: "Lead", actionable: false, turnId: "b1" },
+		]);
+	});
+
+	it("keeps one card per thing: a card sent again under its id is updated in place, and a replay adds nothing", () => {
+		const acme = (body: string, turn: string) => ({
+			type: "card",
+			card: { id: "card-1", kind: "company", title: "Acme Corp", body, actionable: false },
+			turn_id: turn,
+		});
+		const bob = { type: "card", card: { id: "card-2", kind: "person", title: "Bob", body: "Runs it", actionable: false }, turn_id: "b2" };
+		const events: [string, unknown][] = [
+			["1", acme("Alice works there", "b1")],
+			["2", bob],
+			["3", acme("Signed the pilot", "b2")],
+		];
+		const state = feed(events);
+		expect(state.cards).toEqual([
+			{ id: "card-1", kind: "company", title: "Acme Corp", body: "Signed the pilot", actionable: false, turnId: "b2" },
+			{ id: "card-2", kind: "person", title: "Bob", body: "Runs it", actionable: false, turnId: "b2" },
+		]);
+		// A reconnect that replays what the page has (a fresh connect replays recent events) changes nothing.
+		expect(feed(events, state).cards).toEqual(state.cards);
+	});
+
+	it("folds cards without ids (logged before cards had them) by their title, case, spacing and punctuation aside", () => {
+		const card = (title: string, body: string, actionable = false) => ({
+			type: "card",
+			card: { kind: "company", title, body, actionable },
+			turn_id: "t",
+		});
+		const state = feed([
+			["1", card("Acme Corp", "First")],
+			["2", card("ACME  corp.", "Second")],
+			["3", card("acme corp", "", true)],
+			["4", card("Zorvantix", "Other")],
+		]);
+		expect(state.cards.map((c) => [c.title, c.body, c.actionable])).toEqual([
+			["Acme Corp", "Second", true],
+			["Zorvantix", "Other", false],
+		]);
 	});
 
 	it("records the meeting's end, and keeps cards that follow it", () => {

@@ -5,6 +5,7 @@
  * reconnect resumes from.
  */
 
+import { cardKey, mergeCard } from "../../../src/agent/copilot-cards";
 import type {
 	CopilotNote,
 	MeetingStreamEvent,
@@ -17,7 +18,7 @@ export type { CopilotNote };
 /** A transcript line as the page keeps it: the stream's, without its wall-clock stamp. */
 export type TranscriptLine = Omit<StreamTranscript, "type" | "tsMs">;
 
-/** A card with the beat that made it. */
+/** A card with the beat that last changed it; `id` is "" for a card logged before cards had ids. */
 export type CopilotCard = StreamCard & { turnId: string };
 
 /** One model call of the copilot: its streamed text and the tools it called. */
@@ -70,6 +71,22 @@ function upsertNote(notes: CopilotNote[], note: CopilotNote): CopilotNote[] {
 	if (at < 0) return [...notes, note];
 	const next = [...notes];
 	next[at] = note;
+	return next;
+}
+
+/**
+ * One card per thing, as the copilot keeps them: a card the page has (by its id, or by its title
+ * for a card logged before cards had ids) is updated in place, so a stream that replays cards
+ * the page already shows adds none.
+ */
+function upsertCard(cards: CopilotCard[], card: CopilotCard): CopilotCard[] {
+	const key = cardKey(card.title);
+	const at = cards.findIndex((c) => (card.id ? c.id === card.id : cardKey(c.title) === key));
+	const existing = cards[at];
+	if (!existing) return [...cards, card];
+	const next = [...cards];
+	// A card with an id is the copilot's merge already; one without is merged here by the same rule.
+	next[at] = card.id ? card : mergeCard(existing, card).card;
 	return next;
 }
 
@@ -127,16 +144,14 @@ export function applyStreamEvent(state: MeetingStreamState, event: { id?: string
 			if (!card || typeof card !== "object") return base;
 			return {
 				...base,
-				cards: [
-					...base.cards,
-					{
-						kind: str(card.kind),
-						title: str(card.title),
-						body: str(card.body),
-						actionable: card.actionable === true,
-						turnId: str(data.turn_id),
-					},
-				],
+				cards: upsertCard(base.cards, {
+					id: str(card.id),
+					kind: str(card.kind),
+					title: str(card.title),
+					body: str(card.body),
+					actionable: card.actionable === true,
+					turnId: str(data.turn_id),
+				}),
 			};
 		}
 		case "message-delta":

@@ -162,11 +162,25 @@ function RoutineItem({ routine, onChanged, canAct }: { routine: Routine; onChang
 					</>
 				)}
 				<dt>Last run</dt>
-				<dd>{whenOrNever(routine.last_run)}</dd>
+				<dd>
+					{whenOrNever(routine.last_run)}
+					{routine.last_ok !== null && (
+						<span class={routine.last_ok ? "routine-outcome run-ok" : "routine-outcome run-failed"}>
+							{routine.last_ok ? " · succeeded" : " · failed"}
+						</span>
+					)}
+				</dd>
 				{routine.last_error && (
 					<>
 						<dt>Last error</dt>
 						<dd class="tool-failed">{routine.last_error}</dd>
+					</>
+				)}
+				{routine.last_reply !== null && (
+					<>
+						<dt>Last reply</dt>
+						{/* The agent's words, as text: never Markdown or HTML rendered. */}
+						<dd class="reply-text routine-reply">{routine.last_reply}</dd>
 					</>
 				)}
 				{routine.needs_confirmation && (

@@ -45,7 +45,7 @@ function AgentSection({ tab, rest, query }: { tab: string; rest: string[]; query
 		case "workspace":
 			return <WorkspacePanel file={query.get("file")} />;
 		case "copilot":
-			return <CopilotPanel meetingId={rest[0]} />;
+			return <CopilotPanel meetingRef={rest[0]} />;
 		default:
 			return <p>Unknown agent section.</p>;
 	}

@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, request } from "../api";
+import { ApiError, fetchWithKey, request } from "../api";
 import { liveFeed } from "../live";
-import { transcriptFileName, transcriptJson, transcriptSrt, transcriptText } from "../transcript-format";
+import { attachmentName, exportPath, TRANSCRIPT_DOWNLOADS, type TranscriptFormat } from "../transcript-format";
 import { applyBundle, fromSegments, orderedLines, type TranscriptBundle, type TranscriptState } from "../transcript-model";
-import type { Meeting, Transcript, TranscriptHead } from "../types";
+import type { Meeting, Transcript } from "../types";
 import { Button, ErrorBanner, TextField, TranscriptView } from "../ui";
 
 /**
@@ -11,14 +11,13 @@ import { Button, ErrorBanner, TextField, TranscriptView } from "../ui";
  * bundles of this meeting applied on top (transcript-model.ts). Frames that arrive before the
  * GET answers wait for it, and the transcript is read again once the feed has confirmed the
  * subscription and after each reconnect (frames sent meanwhile are not replayed). Also the
- * downloads and the share link.
+ * downloads (the API's exports, fetched at the click) and the share link.
  */
 export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 	const { meeting } = props;
 	const platform = meeting.platform;
 	const native = meeting.native_meeting_id as string;
 	const path = `/transcripts/${encodeURIComponent(platform)}/${encodeURIComponent(native)}`;
-	const [transcript, setTranscript] = useState<Transcript | null>(null);
 	const [state, setState] = useState<TranscriptState | null>(null);
 	const [error, setError] = useState<unknown>(null);
 	const [otherMeeting, setOtherMeeting] = useState<number | null>(null);
@@ -40,7 +39,6 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 					setOtherMeeting(found.id);
 					setState(fromSegments([]));
 				} else {
-					setTranscript(found);
 					setError(null);
 					setState(early.current.reduce(applyBundle, fromSegments(found.segments)));
 				}
@@ -93,15 +91,20 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 	}, [props.poll]);
 
 	const lines = state ? orderedLines(state) : [];
-	const forDownload: TranscriptHead = transcript ?? {
-		id: meeting.id,
-		platform,
-		native_meeting_id: native,
-		constructed_meeting_url: meeting.constructed_meeting_url,
-		status: meeting.status,
-		start_time: meeting.start_time,
-		end_time: meeting.end_time,
-	};
+	const [saving, setSaving] = useState<TranscriptFormat | null>(null);
+	const [downloadError, setDownloadError] = useState<unknown>(null);
+
+	async function save(format: TranscriptFormat) {
+		setSaving(format);
+		setDownloadError(null);
+		try {
+			await downloadExport(path, format);
+		} catch (err) {
+			setDownloadError(err);
+		} finally {
+			setSaving(null);
+		}
+	}
 
 	return (
 		<section aria-labelledby="transcript-heading" class="panel">
@@ -109,7 +112,7 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 			<ErrorBanner error={error} />
 			{otherMeeting ? (
 				<p>
-					The transcript of this link belongs to another meeting. <a href={`#/meetings/${otherMeeting}`}>Open meeting {otherMeeting}</a>
+					The transcript of this link belongs to another meeting. <a href={`#/meetings/${otherMeeting}`}>Open that meeting</a>
 				</p>
 			) : (
 				<>
@@ -120,25 +123,13 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 					)}
 					<fieldset class="actions downloads">
 						<legend>Download the transcript</legend>
-						<Button
-							onClick={() => download(transcriptFileName(forDownload, "txt"), "text/plain", transcriptText(forDownload, lines))}
-							disabled={!state}
-						>
-							Download .txt
-						</Button>
-						<Button
-							onClick={() => download(transcriptFileName(forDownload, "srt"), "application/x-subrip", transcriptSrt(lines))}
-							disabled={!state}
-						>
-							Download .srt
-						</Button>
-						<Button
-							onClick={() => download(transcriptFileName(forDownload, "json"), "application/json", transcriptJson(forDownload, lines))}
-							disabled={!state}
-						>
-							Download .json
-						</Button>
+						{TRANSCRIPT_DOWNLOADS.map((d) => (
+							<Button key={d.format} onClick={() => void save(d.format)} busy={saving === d.format} disabled={!state || saving !== null}>
+								{d.label}
+							</Button>
+						))}
 					</fieldset>
+					<ErrorBanner error={downloadError} />
 					<SharePanel path={path} />
 				</>
 			)}
@@ -146,9 +137,18 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 	);
 }
 
-/** Saves text as a file through a temporary object URL (nothing leaves the browser). */
-function download(name: string, type: string, text: string) {
-	const url = URL.createObjectURL(new Blob([text], { type: `${type};charset=utf-8` }));
+/**
+ * Fetches the export now (the key in the header, as every call) and saves it under the name
+ * the API gave, through a temporary object URL.
+ */
+async function downloadExport(path: string, format: TranscriptFormat) {
+	const res = await fetchWithKey(exportPath(path, format));
+	if (!res.ok) {
+		const body = (await res.json().catch(() => null)) as { detail?: unknown } | null;
+		throw new ApiError(res.status, typeof body?.detail === "string" ? body.detail : `HTTP ${res.status}`);
+	}
+	const name = attachmentName(res.headers.get("content-disposition"), `transcript.${format}`);
+	const url = URL.createObjectURL(await res.blob());
 	const a = document.createElement("a");
 	a.href = url;
 	a.download = name;

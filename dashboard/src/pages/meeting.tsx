@@ -10,6 +10,7 @@ import { Button, ErrorBanner, StatusBadge, useResource, when } from "../ui";
 import { InteractivePanel } from "./meeting-actions";
 import { HelpPanel } from "./meeting-help";
 import { RecordingPanel } from "./meeting-recording";
+import { MeetingSummaryPanel } from "./meeting-summary";
 import { TranscriptPanel } from "./meeting-transcript";
 
 /**
@@ -86,15 +87,16 @@ export function MeetingPage(props: { id: string }) {
 			<p>
 				<a href="#/meetings">← Meetings</a>
 			</p>
-			<h1>{meeting ? meetingTitle(meeting) : `Meeting ${props.id}`}</h1>
+			<h1>{meeting ? meetingTitle(meeting) : "Meeting"}</h1>
 			{record.error ? <ErrorBanner error={record.error} /> : null}
 			{!meeting && !record.error ? <p class="muted">Loading the meeting…</p> : null}
 			{meeting ? (
 				<>
 					<MeetingHeader meeting={meeting} onStopped={record.reload} canAct={canAct} />
+					<MeetingSummaryPanel meeting={meeting} />
 					{newer ? (
 						<p class="notice-box" role="status">
-							A newer meeting started on this link. <a href={`#/meetings/${newer}`}>Open meeting {newer}</a>
+							A newer meeting started on this link. <a href={`#/meetings/${newer}`}>Open the newer meeting</a>
 						</p>
 					) : null}
 					<HelpPanel meeting={meeting} onLinkExpired={record.reload} />

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { request } from "../api";
+import { meetingTitle } from "../meeting-words";
 import { sendBotBody } from "../send-bot-request";
 import type { Meeting, Platform } from "../types";
 import { Button, CheckboxField, ErrorBanner, SelectField, TextField } from "../ui";
@@ -82,7 +83,7 @@ export function SendBotForm(props: { onSent: (meeting: Meeting) => void }) {
 					<p role="status" class="notice">
 						{sent ? (
 							<>
-								Bot sent to {sent.native_meeting_id ?? "the meeting"}. <a href={`#/meetings/${sent.id}`}>Open the meeting</a>
+								Bot sent to {meetingTitle(sent)}. <a href={`#/meetings/${sent.id}`}>Open the meeting</a>
 							</>
 						) : null}
 					</p>

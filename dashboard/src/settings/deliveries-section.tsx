@@ -49,7 +49,7 @@ export function DeliveriesSection({ reload }: { reload: number }) {
 									<td data-label="Response code">{row.status_code ?? "no answer"}</td>
 									<td data-label="Host">{row.target_host}</td>
 									<td data-label="Meeting">
-										{row.meeting_id === null ? "" : <a href={`#/meetings/${row.meeting_id}`}>{row.meeting_id}</a>}
+										{row.meeting_id === null ? "" : <a href={`#/meetings/${row.meeting_id}`}>Open the meeting</a>}
 									</td>
 								</tr>
 							))}

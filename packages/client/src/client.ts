@@ -28,6 +28,7 @@ export interface StreamOptions {
 }
 
 type MeetingRef = { platform: Platform; native_meeting_id: string };
+type TranscriptFormat = NonNullable<QueryOf<"/transcripts/{platform}/{native_meeting_id}", "get">["format"]>;
 
 export function createClient(options: ClientOptions) {
 	const transport: Transport = {
@@ -51,6 +52,12 @@ export function createClient(options: ClientOptions) {
 		ticket: (): Promise<WsTicket> => call(transport, "post", "/auth/ticket"),
 		/** Revokes this key's open tickets. */
 		revokeTickets: () => call(transport, "delete", "/auth/ticket"),
+		/** The caller's own keys (docs/api.md#your-own-api-keys): listed masked, minted within this key's scopes, revoked. */
+		keys: {
+			list: () => call(transport, "get", "/auth/keys"),
+			mint: (body: BodyOf<"/auth/keys", "post"> = {}) => call(transport, "post", "/auth/keys", { body }),
+			revoke: (keyId: number) => call(transport, "delete", "/auth/keys/{key_id}", { path: { key_id: keyId } }),
+		},
 	};
 
 	const bots = {
@@ -89,6 +96,8 @@ export function createClient(options: ClientOptions) {
 			call(transport, "patch", "/meetings/{platform}/{native_meeting_id}", { ...link(platform, nativeMeetingId), body }),
 		delete: (meetingId: number) => call(transport, "delete", "/meetings/{meeting_id}", { path: { meeting_id: meetingId } }),
 		participants: (meetingId: number) => call(transport, "get", "/meetings/{meeting_id}/participants", { path: { meeting_id: meetingId } }),
+		/** A completed meeting's summary, decisions and action items (404 while it has none). */
+		summary: (meetingId: number) => call(transport, "get", "/meetings/{meeting_id}/summary", { path: { meeting_id: meetingId } }),
 	};
 
 	const transcripts = {
@@ -96,6 +105,14 @@ export function createClient(options: ClientOptions) {
 		search: (query: QueryOf<"/transcripts/search", "get">) => call(transport, "get", "/transcripts/search", { query }),
 		get: (platform: Platform, nativeMeetingId: string) =>
 			call(transport, "get", "/transcripts/{platform}/{native_meeting_id}", link(platform, nativeMeetingId)),
+		/** The transcript as a file's text: `srt`, `vtt`, `txt` or `json` (docs/api.md#exports). */
+		export: async (platform: Platform, nativeMeetingId: string, format: TranscriptFormat): Promise<string> =>
+			(
+				await send(transport, "get", "/transcripts/{platform}/{native_meeting_id}", {
+					...link(platform, nativeMeetingId),
+					query: { format },
+				})
+			).text(),
 		share: (
 			platform: Platform,
 			nativeMeetingId: string,
@@ -187,7 +204,8 @@ export function createClient(options: ClientOptions) {
 		chat: (body: BodyOf<"/agent/chat", "post">, init: StreamOptions = {}): AsyncGenerator<SseFrame<AgentFrame>> =>
 			stream<AgentFrame>("post", "/agent/chat", { body, ...init }),
 		resetChat: (body: BodyOf<"/agent/chat/reset", "post">) => call(transport, "post", "/agent/chat/reset", { body }),
-		sessions: () => call(transport, "get", "/agent/sessions"),
+		/** The chat sessions; `{include: "workloads"}` adds the sessions of the agent's own workloads (`wl-…`). */
+		sessions: (query: QueryOf<"/agent/sessions", "get"> = {}) => call(transport, "get", "/agent/sessions", { query }),
 		history: (session: string) => call(transport, "get", "/agent/sessions/{session}/history", { path: { session } }),
 		invoke: (body: BodyOf<"/agent/invocations", "post">) => call(transport, "post", "/agent/invocations", { body }),
 		sendEvent: (body: BodyOf<"/agent/events", "post">) => call(transport, "post", "/agent/events", { body }),
@@ -216,6 +234,8 @@ export function createClient(options: ClientOptions) {
 			start: (body: BodyOf<"/agent/meeting/start", "post">) => call(transport, "post", "/agent/meeting/start", { body }),
 			process: (body: BodyOf<"/agent/meeting/process", "post">) => call(transport, "post", "/agent/meeting/process", { body }),
 			relayHealth: () => call(transport, "get", "/agent/meeting/relay-health"),
+			/** The caller's meeting named by its number, its link or its own code. */
+			resolve: (meeting: string) => call(transport, "get", "/agent/meeting/resolve", { query: { meeting } }),
 			/** The meeting's stream (transcript and copilot events) from `lastEventId`, as it is logged. */
 			stream: (query: QueryOf<"/agent/meeting/stream", "get">, init: StreamOptions = {}) =>
 				stream<MeetingStreamEvent>("get", "/agent/meeting/stream", { query, ...init }),

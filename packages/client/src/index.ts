@@ -11,7 +11,8 @@ export {
 	type WsTicket,
 } from "./client.js";
 export * from "./errors.js";
-export type { FetchLike } from "./http.js";
+// The transport under every method, for a caller that keeps its key its own way (the dashboard).
+export { buildUrl, type CallOptions, type FetchLike, type QueryValue, send, type Transport } from "./http.js";
 export {
 	createLiveFeed,
 	LiveError,

@@ -7,8 +7,9 @@
  * Two ways in, chosen by the runtime (docs/client.md#the-live-feed):
  * - `header`: a fetch with `Upgrade: websocket` and `X-API-Key`, answered with
  *   `response.webSocket` (Workers; the key stays in a header).
- * - `ticket`: `POST /auth/ticket` for a one-use ticket, then the global `WebSocket` on
- *   `/ws?ticket=` (browsers, Node 22, which cannot set headers on a WebSocket). The key is
+ * - `ticket`: `POST /auth/ticket` for a one-use ticket, then a WebSocket on `/ws?ticket=`
+ *   (browsers and Node, which cannot set headers on a WebSocket): the global one where the
+ *   runtime has it (browsers, Node 22), else the optional `ws` package (Node 20). The key is
  *   never put in the URL.
  */
 import { MeetbotApiError } from "./errors.js";
@@ -30,7 +31,7 @@ export type WebSocketFactory = (url: string) => LiveSocket;
 export interface LiveOptions {
 	/** `auto` (default): `header` where the runtime has `WebSocketPair` (Workers), else `ticket`. */
 	connect?: "auto" | "header" | "ticket";
-	/** The WebSocket to use for `ticket` (defaults to the global one). */
+	/** The WebSocket to use for `ticket` (defaults to the global one, else the `ws` package). */
 	webSocket?: WebSocketFactory;
 	/** First reconnect delay; doubles up to `maxBackoffMs`, with jitter. */
 	backoffMs?: number;
@@ -96,6 +97,9 @@ export function createLive(transport: Transport, ticket: () => Promise<{ ticket:
 		return url;
 	};
 
+	// Looked up once, on the first ticket connection: a runtime without a WebSocket never gains one.
+	let webSocket: Promise<WebSocketFactory> | undefined;
+
 	async function open(): Promise<LiveSocket> {
 		if (mode === "header") {
 			const response = await transport.fetch(wsUrl("/ws").toString(), { headers: { ...transport.auth, Upgrade: "websocket" } });
@@ -104,11 +108,13 @@ export function createLive(transport: Transport, ticket: () => Promise<{ ticket:
 			socket.accept();
 			return socket;
 		}
+		// Before the ticket: a runtime that cannot open the socket must not spend one.
+		webSocket ??= options.webSocket ? Promise.resolve(options.webSocket) : defaultWebSocket();
+		const make = await webSocket;
 		const { ticket: value } = await ticket();
 		const url = wsUrl("/ws");
 		url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
 		url.searchParams.set("ticket", value);
-		const make = options.webSocket ?? defaultWebSocket();
 		const socket = make(url.toString());
 		await new Promise<void>((resolve, reject) => {
 			socket.addEventListener("open", () => resolve());
@@ -271,8 +277,41 @@ export function createLiveFeed(options: LiveFeedOptions) {
 	return createLive(transport, ticket, { ...live, connect: "ticket" });
 }
 
-function defaultWebSocket(): WebSocketFactory {
-	const Constructor = (globalThis as { WebSocket?: new (url: string) => LiveSocket }).WebSocket;
-	if (!Constructor) throw new LiveError("this runtime has no global WebSocket: pass live.webSocket", undefined, true);
-	return (url) => new Constructor(url);
+type LiveSocketConstructor = new (url: string) => LiveSocket;
+
+/**
+ * The package name in a variable, so that bundlers leave the import alone: a browser or Workers
+ * bundle never contains `ws`, and Node resolves it at run time from the caller's node_modules.
+ */
+const WS_PACKAGE: string = "ws";
+
+/**
+ * The runtime's global WebSocket (browsers, Workers, Node 22), else the `ws` package, an optional
+ * peer dependency loaded only here (Node 20 has no global WebSocket). Neither: a fatal LiveError,
+ * which reaches `onError` and `ready` like any other refusal, never an uncaught throw.
+ */
+async function defaultWebSocket(): Promise<WebSocketFactory> {
+	const Global = (globalThis as { WebSocket?: LiveSocketConstructor }).WebSocket;
+	if (Global) return (url) => new Global(url);
+	let Constructor: LiveSocketConstructor | undefined;
+	let problem = "is not installed";
+	try {
+		const module = (await import(/* webpackIgnore: true */ /* @vite-ignore */ WS_PACKAGE)) as {
+			WebSocket?: LiveSocketConstructor;
+			default?: LiveSocketConstructor;
+		};
+		Constructor = module.WebSocket ?? module.default;
+		if (typeof Constructor !== "function") problem = "exports no WebSocket";
+	} catch (err) {
+		const code = (err as { code?: unknown }).code;
+		if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") problem = `could not be loaded (${(err as Error).message})`;
+	}
+	if (typeof Constructor !== "function")
+		throw new LiveError(
+			`this runtime has no global WebSocket (Node 20 has none) and the optional \`ws\` package ${problem}: run \`npm install ws\`, or pass live.webSocket`,
+			undefined,
+			true,
+		);
+	const WebSocketOfWs = Constructor;
+	return (url) => new WebSocketOfWs(url);
 }

@@ -40,6 +40,7 @@ export type PathParamsOf<P extends ApiPath, M extends HttpMethod> =
 // Domain names for the records callers handle most.
 export type Meeting = Schemas["Meeting"];
 export type MeetingList = Schemas["MeetingList"];
+export type MeetingSummary = Schemas["MeetingSummary"];
 export type Transcript = Schemas["TranscriptionResponse"];
 export type TranscriptSegment = Schemas["TranscriptionSegment"];
 export type BotStatus = Schemas["BotStatus"];

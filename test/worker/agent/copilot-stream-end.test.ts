@@ -44,7 +44,7 @@ describe("the end of a copilot's meeting on its stream", () => {
 		// The final beat (one turn: its text, its tool call, its card) is all before the end.
 		const final = events.filter((e) => e.frame.type === "card");
 		expect(final.map((e) => e.frame)).toEqual([
-			expect.objectContaining({ card: { kind: "company", title: "Acme", body: "Alice works there", actionable: false } }),
+			expect.objectContaining({ card: { id: "card-1", kind: "company", title: "Acme", body: "Alice works there", actionable: false } }),
 		]);
 		const card = final[0]?.frame;
 		const turn = card?.type === "card" ? card.turn_id : undefined;

@@ -96,7 +96,7 @@ describe("the copilot follows the transcript", () => {
 
 		await live.bot.send(said("s-2", "Bob", "Hi Alice", 3));
 		const card = await eventually("a card", async () => ofType(await streamEvents(live.meeting.id), "card")[0]);
-		expect(card.card).toEqual({ kind: "company", title: "Acme", body: "Alice works there", actionable: false });
+		expect(card.card).toEqual({ id: "card-1", kind: "company", title: "Acme", body: "Alice works there", actionable: false });
 		const events = await streamEvents(live.meeting.id);
 		const deltas = ofType(events, "message-delta");
 		expect(deltas.map((d) => d.text).join("")).toBe("Alice introduced Acme.");

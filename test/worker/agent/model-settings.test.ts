@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { streamModelStep } from "../../../src/agent/model-client";
-import { type AgentModel, resolveAgentModel } from "../../../src/agent/model-settings";
+import { type AgentModel, resolveAgentModel, resolveMeetingModel } from "../../../src/agent/model-settings";
 import type { Env } from "../../../src/env";
 import { outboundPolicy } from "../../../src/outbound/url-guard";
 import type { RecordedModelRequest } from "../../receiver/model-script";
@@ -125,5 +125,44 @@ describe("resolveAgentModel", () => {
 			guarded: false,
 		});
 		expect((await callModel(resolved)).headers.authorization).toBe(`Bearer ${ACCOUNT_KEY}`);
+	});
+});
+
+describe("resolveMeetingModel (the copilot's model)", () => {
+	it("takes agents/meeting.md's model over the meeting model over the model, and needs no agent model beside a meeting model", async () => {
+		const { user, headers } = await userWithKey();
+		await putModels(headers, { base_url: `${env.MODEL_SERVER_URL}/v1`, api_key: ACCOUNT_KEY, meeting_model: "meeting-only" });
+		// The agent has no model, yet the copilot does.
+		expect((await resolveAgentModel(env, user.id)).ok).toBe(false);
+		const resolved = await resolveMeetingModel(env, user.id, null);
+		if (!resolved.ok) throw new Error(resolved.message);
+		expect(resolved.endpoint).toEqual({ baseUrl: `${env.MODEL_SERVER_URL}/v1`, apiKey: ACCOUNT_KEY, model: "meeting-only", guarded: true });
+		const override = await resolveMeetingModel(env, user.id, "from-meeting-md");
+		expect(override.ok && override.endpoint.model).toBe("from-meeting-md");
+		await putModels(headers, { model: "agent-model", meeting_model: "" });
+		const fallback = await resolveMeetingModel(env, user.id, null);
+		expect(fallback.ok && fallback.endpoint.model).toBe("agent-model");
+	});
+
+	it("uses the deployment's meeting model when the deployment names only that", async () => {
+		const { user } = await userWithKey();
+		const deployment = {
+			...env,
+			DEFAULT_MODEL_BASE_URL: `${env.MODEL_SERVER_URL}/deployment/v1`,
+			DEFAULT_MEETING_MODEL: "deployment-meetings",
+		};
+		delete (deployment as { DEFAULT_MODEL?: string }).DEFAULT_MODEL;
+		const resolved = await resolveMeetingModel(deployment, user.id, null);
+		if (!resolved.ok) throw new Error(resolved.message);
+		expect(resolved.endpoint).toMatchObject({ model: "deployment-meetings", apiKey: DEPLOYMENT_KEY, guarded: false });
+	});
+
+	it("says what is missing when nothing names a model or an address", async () => {
+		const { user } = await userWithKey();
+		const resolved = await resolveMeetingModel(env, user.id, null);
+		expect(resolved).toEqual({
+			ok: false,
+			message: "no model is configured: set base_url and model (or meeting_model) with PUT /user/models",
+		});
 	});
 });

@@ -21,7 +21,9 @@ interface Listed {
 	enabled: boolean;
 	status: string;
 	last_run: string | null;
+	last_ok: boolean | null;
 	last_error: string | null;
+	last_reply: string | null;
 	last_workload_id: string | null;
 	next_run: string | null;
 }
@@ -41,6 +43,8 @@ describe("a scheduled routine with the user's model", () => {
 		});
 		expect(res.status).toBe(201);
 		const { routine } = await json<{ routine: Listed }>(res);
+		// Before its first run a routine has no outcome and no reply.
+		expect(routine).toMatchObject({ last_run: null, last_ok: null, last_reply: null });
 		const agent = agentOf(user.id);
 		const due = Date.now() - 1000;
 		const moveBack = () =>
@@ -60,7 +64,9 @@ describe("a scheduled routine with the user's model", () => {
 		expect(body.model).toBe(MODEL_NAME);
 		expect(body.messages.at(-1)).toMatchObject({ role: "user", content: expect.stringContaining(`Brief me. ${marker}`) });
 		const [after] = await listed(headers);
-		expect(after).toMatchObject({ last_error: null, last_workload_id: expect.any(String) });
+		// The run's time, its outcome and what the agent replied: what the dashboard shows of it.
+		expect(after).toMatchObject({ last_ok: true, last_error: null, last_reply: "Your brief.", last_workload_id: expect.any(String) });
+		expect(Date.parse(after?.last_run ?? "")).toBeGreaterThan(due);
 		expect(Date.parse(after?.next_run ?? "")).toBeGreaterThan(Date.now());
 		const workload = await agent.workload(after?.last_workload_id ?? "");
 		expect(workload).toMatchObject({
@@ -111,7 +117,9 @@ describe("a scheduled routine with the user's model", () => {
 			enabled: false,
 			status: "disabled",
 			next_run: null,
+			last_ok: false,
 			last_error: KEY_REVOKED,
+			last_reply: null,
 		});
 		expect(after.find((r) => r.id === fromKept.id)).toMatchObject({ enabled: true, last_error: null });
 	});
@@ -133,12 +141,12 @@ describe("a scheduled routine with the user's model", () => {
 		await moveBack(`routine:${routine.id}`);
 		await runDurableObjectAlarm(agent);
 		const [failed] = await listed(headers);
-		expect(failed).toMatchObject({ status: "retrying", last_error: expect.stringMatching(/\S/) });
+		expect(failed).toMatchObject({ status: "retrying", last_ok: false, last_error: expect.stringMatching(/\S/), last_reply: null });
 		expect(failed?.last_error).not.toContain("sk-live-provider-secret");
 		await moveBack(`routine-retry:${routine.id}`);
 		await runDurableObjectAlarm(agent);
 		expect(await sent(marker)).toHaveLength(2);
-		expect((await listed(headers))[0]).toMatchObject({ status: "scheduled", last_error: null });
+		expect((await listed(headers))[0]).toMatchObject({ status: "scheduled", last_ok: true, last_error: null, last_reply: "Recovered." });
 	});
 });
 

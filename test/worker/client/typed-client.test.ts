@@ -44,6 +44,23 @@ describe("createClient against the Worker", () => {
 		expect(await client.meetings.delete(planned.id)).toBeUndefined();
 	});
 
+	it("lists, mints and revokes the caller's own keys", async () => {
+		const { key } = await userWithKey("bot,tx");
+		const client = clientFor(key);
+		const minted = await client.auth.keys.mint({ scopes: ["tx"], name: "typed", expires_in_days: 7 });
+		expect(minted).toMatchObject({ scopes: ["tx"], name: "typed", current: false });
+		expect((await client.auth.keys.list()).keys.map((k) => [k.id, k.current])).toEqual([
+			[minted.id, false],
+			[expect.any(Number), true],
+		]);
+		expect(await client.auth.keys.revoke(minted.id)).toBeUndefined();
+		const refused = await clientFor(minted.token)
+			.auth.me()
+			.catch((e: unknown) => e);
+		expect(refused).toBeInstanceOf(UnauthorizedError);
+		expect(await client.auth.keys.mint({ scopes: ["browser"] }).catch((e: unknown) => e)).toBeInstanceOf(ForbiddenError);
+	});
+
 	it("throws typed errors carrying status and detail, never the key", async () => {
 		const { key } = await userWithKey();
 		const client = clientFor(key);
@@ -72,6 +89,17 @@ describe("createClient against the Worker", () => {
 });
 
 describe("typed errors for a conflict and a full bucket", () => {
+	it("reads a transcript export as text", async () => {
+		const { headers, key } = await userWithKey();
+		const { bot, code } = await liveMeeting(headers);
+		await bot.send({ type: "segment", segment: segment({ speaker: "Ann", text: "Hi & bye.", start: 1, end: 2 }) });
+		const client = clientFor(key);
+		expect(await client.transcripts.export("google_meet", code, "vtt")).toBe(
+			"WEBVTT\n\n1\n00:00:01.000 --> 00:00:02.000\n<v Ann>Hi &amp; bye.\n",
+		);
+		expect((await client.transcripts.export("google_meet", code, "txt")).split("\n")[0]).toBe(`Meeting: Google Meet ${code}`);
+	});
+
 	it("throws ConflictError for a second bot on a link that has one", async () => {
 		const { key } = await userWithKey();
 		const client = clientFor(key);

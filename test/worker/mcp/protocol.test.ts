@@ -24,6 +24,7 @@ const TOOL_NAMES = [
 	"read_chat",
 	"list_recordings",
 	"share_transcript",
+	"get_meeting_summary",
 	"agent_chat",
 ];
 

@@ -86,7 +86,15 @@ describe("GET /public/transcripts/{share_id}.txt", () => {
 		expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
 		const text = await res.text();
 		const lines = text.split("\n");
-		expect(lines.slice(0, 4)).toEqual(["Platform: google_meet", `Meeting ID: ${code}`, `Started: ${started.start_time}`, "Ended: -"]);
+		expect(lines.slice(0, 7)).toEqual([
+			`Meeting: Google Meet ${code}`,
+			"Platform: google_meet",
+			`Meeting ID: ${code}`,
+			"Status: active",
+			`Started: ${started.start_time}`,
+			"Ended: -",
+			"",
+		]);
 		expect(text).toContain("[00:00:02] Alice: Welcome, all.");
 		expect(text).toContain("[00:01:05] Bob: Then we ship.");
 		expect(text.indexOf("Alice: Welcome")).toBeLessThan(text.indexOf("Bob: Then"));
@@ -116,7 +124,7 @@ describe("GET /public/transcripts/{share_id}.txt", () => {
 		const ended = await getMeeting(headers, meeting.id);
 		expect(ended.end_time).not.toBeNull();
 		const text = await (await readPublic(url)).text();
-		expect(text).toContain(`Ended: ${ended.end_time}`);
+		expect(text).toContain(`Status: completed\nStarted: ${ended.start_time}\nEnded: ${ended.end_time}\n`);
 		expect(text).toContain("Alice: Said after sharing.");
 	});
 

@@ -55,7 +55,9 @@ describe("the MeetingStream's log", () => {
 			expect(stream.append(line(1))).toBe(1);
 			expect(stream.append(note("s-1", 0))).toBe(2);
 			expect(stream.append(line(2))).toBe(3);
-			expect(stream.append({ type: "card", card: { kind: "person", title: "Alice", body: "", actionable: false }, turn_id: "t1" })).toBe(4);
+			expect(
+				stream.append({ type: "card", card: { id: "card-1", kind: "person", title: "Alice", body: "", actionable: false }, turn_id: "t1" }),
+			).toBe(4);
 			expect(stream.append(line(3))).toBe(5);
 			expect(stream.lastSeq()).toBe(5);
 			expect(stream.transcriptAfter(1, 10)).toEqual([

@@ -1,0 +1,111 @@
+import { useEffect, useState } from "preact/hooks";
+import { request } from "../api";
+import type { Meeting, MeetingSummary } from "../types";
+import { when } from "../ui";
+
+/** How often a summary still being made is read again. */
+const PENDING_POLL_MS = 3000;
+
+/**
+ * The top of a completed meeting's page: its summary, decisions and action items
+ * (docs/api.md#summaries), "Summarizing…" while the model works (read again until it is done),
+ * and, without a model, how to turn summaries on. What the model wrote comes from what people
+ * said: it is rendered as JSX text only.
+ */
+export function MeetingSummaryPanel(props: { meeting: Meeting }) {
+	const { meeting } = props;
+	const fromRecord = meeting.data?.summary ?? null;
+	const [summary, setSummary] = useState<MeetingSummary | null>(fromRecord);
+	// A record read again (the meeting just completed) brings its summary.
+	useEffect(() => setSummary(fromRecord), [meeting.id, fromRecord?.status, fromRecord?.generated_at]);
+
+	const pending = summary?.status === "pending";
+	useEffect(() => {
+		if (!pending) return;
+		let stopped = false;
+		const timer = setInterval(() => {
+			request<MeetingSummary>("GET", `/meetings/${meeting.id}/summary`).then(
+				(fresh) => {
+					if (!stopped && fresh.status !== "pending") setSummary(fresh);
+				},
+				// A failed read waits for the next round.
+				() => undefined,
+			);
+		}, PENDING_POLL_MS);
+		return () => {
+			stopped = true;
+			clearInterval(timer);
+		};
+	}, [pending, meeting.id]);
+
+	if (meeting.status !== "completed" || !summary) return null;
+	return (
+		<section aria-labelledby="summary-heading" class="panel summary-panel" data-testid="meeting-summary" data-status={summary.status}>
+			<h2 id="summary-heading">Summary</h2>
+			<SummaryBody summary={summary} />
+		</section>
+	);
+}
+
+function SummaryBody(props: { summary: MeetingSummary }) {
+	const { summary } = props;
+	if (summary.status === "pending") {
+		return (
+			<p class="muted" role="status">
+				Summarizing…
+			</p>
+		);
+	}
+	if (summary.status === "no_model") {
+		return (
+			<p>
+				No summary: no model was configured when this meeting ended. To have meetings summarized, set a model under{" "}
+				<a href="#/settings">Settings → Model</a>.
+			</p>
+		);
+	}
+	if (summary.status === "failed") {
+		return (
+			<p class="error-banner" data-testid="summary-error">
+				The summary could not be made: {summary.error ?? "no reason given"}
+			</p>
+		);
+	}
+	return (
+		<>
+			{summary.summary ? (
+				<p class="summary-text" data-testid="summary-text">
+					{summary.summary}
+				</p>
+			) : (
+				<p class="muted">Nothing was said in this meeting, so there is nothing to summarize.</p>
+			)}
+			{summary.decisions.length > 0 ? (
+				<>
+					<h3>Decisions</h3>
+					<ul data-testid="summary-decisions">
+						{summary.decisions.map((decision, i) => (
+							<li key={`${i}:${decision}`}>{decision}</li>
+						))}
+					</ul>
+				</>
+			) : null}
+			{summary.action_items.length > 0 ? (
+				<>
+					<h3>Action items</h3>
+					<ul data-testid="summary-actions">
+						{summary.action_items.map((item, i) => (
+							<li key={`${i}:${item.text}`}>
+								{item.text}
+								{item.owner ? <span class="summary-owner"> ({item.owner})</span> : null}
+							</li>
+						))}
+					</ul>
+				</>
+			) : null}
+			<p class="muted">
+				Made by {summary.model ?? "the model"} {when(summary.generated_at)}
+			</p>
+		</>
+	);
+}

@@ -1,0 +1,115 @@
+/**
+ * Stored API keys: minting one into D1, and revoking one. The admin routes and a user's own
+ * key routes (src/routes/api-keys.ts) both go through here, so a key looks the same however
+ * it was made and stops working the same way.
+ */
+import { and, desc, eq } from "drizzle-orm";
+import { db } from "../db";
+import { type ApiTokenRow, apiTokens } from "../db/schema";
+import type { Env } from "../env";
+import { ApiError } from "../errors";
+import { accountObject, liveFeed } from "../objects";
+import { hashApiKey, mintApiKey, type Scope, serializeScopes } from "./api-keys";
+
+export interface NewKey {
+	userId: number;
+	/** In the order asked for: the first names the key's prefix (`vxa_<scope>_…`). */
+	scopes: readonly [Scope, ...Scope[]];
+	name: string | null;
+	createdAt: Date;
+	expiresAt: string | null;
+	/** At most this many unexpired keys for the user, this one included; none when absent (the admin). */
+	liveCap?: number;
+}
+
+/** The characters of a key shown in lists (`****abcd`): few enough to say nothing of the rest. */
+export const KEY_HINT_LENGTH = 4;
+
+const HINT_MASK = "****";
+export const maskedHint = (hint: string | null): string | null => (hint ? `${HINT_MASK}${hint}` : null);
+
+interface StoredRow {
+	id: number;
+	user_id: number;
+	token_hash: string;
+	scopes: string;
+	name: string | null;
+	created_at: string;
+	expires_at: string | null;
+	key_hint: string | null;
+}
+
+const toRow = (r: StoredRow): ApiTokenRow => ({
+	id: r.id,
+	userId: r.user_id,
+	tokenHash: r.token_hash,
+	scopes: r.scopes,
+	name: r.name,
+	createdAt: r.created_at,
+	expiresAt: r.expires_at,
+	keyHint: r.key_hint,
+});
+
+/**
+ * Mints a key and stores its hash and hint; the clear key is in the answer only. With
+ * `liveCap`, the count and the insert are one statement, so two mints at once cannot both
+ * take the last place: null then, and nothing is stored.
+ */
+export async function storeNewKey(env: Env, key: NewKey): Promise<{ row: ApiTokenRow; token: string } | null> {
+	const token = mintApiKey(key.scopes[0]);
+	const now = key.createdAt.toISOString();
+	const values = [
+		key.userId,
+		await hashApiKey(token),
+		serializeScopes(key.scopes),
+		key.name,
+		now,
+		key.expiresAt,
+		token.slice(-KEY_HINT_LENGTH),
+	];
+	const columns = "user_id, token_hash, scopes, name, created_at, expires_at, key_hint";
+	const statement =
+		key.liveCap === undefined
+			? env.DB.prepare(`INSERT INTO api_tokens (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`).bind(...values)
+			: env.DB.prepare(
+					`INSERT INTO api_tokens (${columns}) SELECT ?, ?, ?, ?, ?, ?, ?
+					 WHERE (SELECT count(*) FROM api_tokens WHERE user_id = ? AND (expires_at IS NULL OR expires_at > ?)) < ?
+					 RETURNING *`,
+				).bind(...values, key.userId, now, key.liveCap);
+	const stored = await statement.first<StoredRow>();
+	if (!stored) return null;
+	await forgetKeys(env, key.userId);
+	return { row: toRow(stored), token };
+}
+
+/**
+ * The account object answers key checks from what it loaded; after any change to an account
+ * or its keys it must read D1 again, so a revoked key stops working at once.
+ */
+export async function forgetKeys(env: Env, userId: number): Promise<void> {
+	try {
+		await accountObject(env, userId).forgetKeys();
+	} catch {
+		throw new ApiError(503, "The change is stored but could not reach the account yet; repeat the request", { "Retry-After": "5" });
+	}
+}
+
+/** A user's keys, newest first: at most `limit` (expired keys stay listed until revoked). */
+export function listKeys(env: Env, userId: number, limit: number): Promise<ApiTokenRow[]> {
+	return db(env).select().from(apiTokens).where(eq(apiTokens.userId, userId)).orderBy(desc(apiTokens.id)).limit(limit).all();
+}
+
+/**
+ * Deletes the key `tokenId` (only if it is `ownerId`'s, when given); false when there is no
+ * such key. It stops working at once: the account reloads its keys, and the user's live
+ * connections opened with it end (meeting streams, /ws sockets). Transcript shares made with
+ * it go with it (migration 0011).
+ */
+export async function revokeKey(env: Env, tokenId: number, ownerId?: number): Promise<boolean> {
+	const which = ownerId === undefined ? eq(apiTokens.id, tokenId) : and(eq(apiTokens.id, tokenId), eq(apiTokens.userId, ownerId));
+	const deleted = await db(env).delete(apiTokens).where(which).returning({ userId: apiTokens.userId }).get();
+	if (!deleted) return false;
+	await forgetKeys(env, deleted.userId);
+	await liveFeed(env, deleted.userId).revalidate();
+	return true;
+}

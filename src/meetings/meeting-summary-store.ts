@@ -1,0 +1,88 @@
+/**
+ * `data.summary` in D1, and what a summary is made from. D1 is the lock that makes a summary
+ * once: the first writer claims an empty slot (`claimSummary`), and only a `pending` summary is
+ * ever finished (`finishSummary`), so a second completion, a retry or a redelivery finds the slot
+ * taken and never calls the model again.
+ */
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import type { ModelEndpoint } from "../agent/model-client";
+import { resolveMeetingModel } from "../agent/model-settings";
+import { db } from "../db";
+import { type MeetingRow, meetings } from "../db/schema";
+import type { Env } from "../env";
+import { findReadableMeeting, nowIso } from "./meeting-store";
+import { type MeetingSummary, type SummaryLine, summaryOf } from "./meeting-summary";
+
+/** Confirmed segments read for one summary at most (a day of talk); the character budget cuts further. */
+const MAX_SEGMENTS = 20_000;
+
+/**
+ * The meeting model of the meeting's owner, as the copilot resolves it (their /user/models over
+ * the deployment's: `meeting_model`, else `model`), or null when none is configured.
+ */
+export async function summaryModel(env: Env, userId: number): Promise<ModelEndpoint | null> {
+	const resolved = await resolveMeetingModel(env, userId, null);
+	return resolved.ok ? resolved.endpoint : null;
+}
+
+/** Sets `data.summary` on a completed meeting that has none yet: the record as written, or null when it already had one. */
+export async function claimSummary(env: Env, meetingId: number, summary: MeetingSummary): Promise<MeetingRow | null> {
+	const row = await db(env)
+		.update(meetings)
+		.set({ data: sql`json_set(${meetings.data}, '$.summary', json(${JSON.stringify(summary)}))`, updatedAt: nowIso() })
+		.where(and(eq(meetings.id, meetingId), eq(meetings.status, "completed"), isNull(sql`json_type(${meetings.data}, '$.summary')`)))
+		.returning()
+		.get();
+	return row ?? null;
+}
+
+/** Replaces a `pending` summary with its outcome; false when it was not pending (already finished, or the meeting is gone). */
+export async function finishSummary(env: Env, meetingId: number, summary: MeetingSummary): Promise<boolean> {
+	const result = await env.DB.prepare(
+		`UPDATE meetings SET data = json_set(data, '$.summary', json(?)), updated_at = ?
+		 WHERE id = ? AND json_extract(data, '$.summary.status') = 'pending'`,
+	)
+		.bind(JSON.stringify(summary), nowIso(), meetingId)
+		.run();
+	return (result.meta.changes ?? 0) > 0;
+}
+
+/** The meeting's confirmed transcript lines in time order, each segment once. */
+export async function summaryLines(env: Env, meetingId: number): Promise<SummaryLine[]> {
+	const { results } = await env.DB.prepare(
+		`SELECT speaker, text FROM transcript_segments WHERE meeting_id = ? AND completed = 1 AND text != ''
+		 ORDER BY start, segment_id LIMIT ?`,
+	)
+		.bind(meetingId, MAX_SEGMENTS)
+		.all<SummaryLine>();
+	return results;
+}
+
+/** `GET /meetings/{id}/summary` and the MCP tool: the summary of a meeting the reader may read. */
+export type SummaryLookup = { ok: true; summary: MeetingSummary } | { ok: false; detail: string };
+
+export async function readableSummary(env: Env, userId: number, meetingId: number): Promise<SummaryLookup> {
+	const row = await findReadableMeeting(env, userId, meetingId);
+	if (!row) return { ok: false, detail: "Meeting not found" };
+	const summary = summaryOf(row.data);
+	if (summary) return { ok: true, summary };
+	return {
+		ok: false,
+		detail:
+			row.status === "completed"
+				? "This meeting has no summary: it completed before summaries were made"
+				: `This meeting has no summary yet: one is made when it completes (it is ${row.status})`,
+	};
+}
+
+/**
+ * `data` to write in place of a record's whole `data` (PATCH /meetings' metadata), keeping the
+ * summary D1 has now: a summary finished while the caller's copy was read is never undone, and
+ * the caller cannot write one.
+ */
+export function dataKeepingSummary(data: Record<string, unknown>): SQL {
+	const { summary: _ignored, ...rest } = data;
+	const json = JSON.stringify(rest);
+	return sql`CASE WHEN json_type(${meetings.data}, '$.summary') IS NULL THEN json(${json})
+		ELSE json_set(json(${json}), '$.summary', json(json_extract(${meetings.data}, '$.summary'))) END`;
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { call, json } from "../support";
+
+/** /openapi.json says which credential each operation takes, so a renderer (/docs) sends the key only where asked. */
+
+type Operation = { security?: Record<string, string[]>[] };
+interface Doc {
+	paths: Record<string, Record<string, Operation>>;
+	components: { securitySchemes: Record<string, { type: string; in: string; name: string }> };
+}
+
+describe("/openapi.json security", () => {
+	it("declares the key and admin header schemes", async () => {
+		const doc = await json<Doc>(await call("GET", "/openapi.json"));
+		expect(doc.components.securitySchemes).toEqual({
+			ApiKeyAuth: { type: "apiKey", in: "header", name: "X-API-Key" },
+			AdminApiKeyAuth: { type: "apiKey", in: "header", name: "X-Admin-API-Key" },
+		});
+	});
+
+	it.each([
+		["get", "/auth/me", [{ ApiKeyAuth: [] }]],
+		["post", "/auth/keys", [{ ApiKeyAuth: [] }]],
+		["delete", "/auth/keys/{key_id}", [{ ApiKeyAuth: [] }]],
+		["get", "/transcripts/{platform}/{native_meeting_id}", [{ ApiKeyAuth: [] }]],
+		["post", "/admin/users/{user_id}/tokens", [{ AdminApiKeyAuth: [] }]],
+		["get", "/health", []],
+		["get", "/public/transcripts/{share_file}", []],
+	])("gives %s %s the security %j", async (method, path, security) => {
+		const doc = await json<Doc>(await call("GET", "/openapi.json"));
+		expect(doc.paths[path]?.[method]?.security).toEqual(security);
+	});
+
+	it("declares security on every operation", async () => {
+		const doc = await json<Doc>(await call("GET", "/openapi.json"));
+		const undeclared = Object.entries(doc.paths).flatMap(([path, ops]) =>
+			Object.entries(ops)
+				.filter(([, op]) => op && typeof op === "object" && "responses" in op && !Array.isArray(op.security))
+				.map(([method]) => `${method} ${path}`),
+		);
+		expect(undeclared).toEqual([]);
+	});
+});
