@@ -41,7 +41,7 @@ export const EXIT_DUPLICATE_MEETINGS = 3;
  * Applies D1 migrations to the local state. Data that breaks the uniqueness rule cannot be
  * migrated: the migration names the duplicates, and the process refuses to start with code 3.
  */
-function applyMigrations(stateDir, quiet) {
+export function applyMigrations(stateDir, quiet) {
 	const result = spawnSync(bin("wrangler"), ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
 		cwd: root,
 		encoding: "utf8",

@@ -33,6 +33,7 @@ import { ApiErrorBody } from "./routes/openapi-app";
 import { recordingUploadRoutes } from "./routes/recording-upload";
 import { recordingRoutes } from "./routes/recordings";
 import { screenshotRoutes } from "./routes/screenshots";
+import { searchRoutes } from "./routes/search";
 import { transcriptRoutes } from "./routes/transcripts";
 import { DEPLOYMENT_DEFAULTS, setting } from "./settings/deployment-defaults";
 
@@ -78,6 +79,8 @@ export function buildApp() {
 	app.route("/", meetingSummaryRoutes);
 	app.route("/", botRoutes);
 	app.route("/", interactiveRoutes);
+	// Before the transcript routes: `/transcripts/search` is not a platform and a meeting id.
+	app.route("/", searchRoutes);
 	app.route("/", transcriptRoutes);
 	app.route("/", liveRoutes);
 	app.route("/", recordingUploadRoutes);

@@ -7,6 +7,7 @@ import { MeContext } from "./me";
 import { AgentPage } from "./pages/agent";
 import { MeetingPage } from "./pages/meeting";
 import { MeetingsPage } from "./pages/meetings";
+import { SearchBox, SearchPage } from "./pages/search";
 import { SettingsPage } from "./pages/settings";
 import { SignInPage } from "./pages/sign-in";
 import { type Route, useRoute } from "./route";
@@ -86,6 +87,7 @@ function App() {
 
 const NAV: [string, string][] = [
 	["meetings", "Meetings"],
+	["search", "Search"],
 	["settings", "Settings"],
 	["agent", "Agent"],
 ];
@@ -140,6 +142,7 @@ function SignedIn(props: { me: Me; onSignOut: () => void }) {
 						</li>
 					</ul>
 				</nav>
+				<SearchBox route={route} />
 				<div class="account">
 					<FeedIndicator />
 					<span class="account-email">{props.me.email}</span>
@@ -170,6 +173,8 @@ function Page(props: { route: Route }) {
 		case undefined:
 		case "meetings":
 			return route.parts[1] ? <MeetingPage key={route.parts[1]} id={route.parts[1]} /> : <MeetingsPage route={route} />;
+		case "search":
+			return <SearchPage route={route} />;
 		case "settings":
 			return <SettingsPage route={route} />;
 		case "agent":

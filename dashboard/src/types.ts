@@ -17,6 +17,8 @@ export type Segment = Pick<
 > &
 	Partial<Pick<Schemas["TranscriptionSegment"], "speaker_source" | "created_at" | "absolute_start_time" | "absolute_end_time">>;
 export type Recording = Schemas["Recording"];
+export type SearchResults = Schemas["SearchResults"];
+export type SearchHit = Schemas["SearchHit"];
 export type MediaFile = Schemas["MediaFile"];
 export type Calendar = Schemas["CalendarConnection"];
 /** A calendar's last sync; `{}` before the first one. */

@@ -22,6 +22,7 @@ import { benchGateway } from "./gateway.mjs";
 import { benchHostileInputs } from "./hostile-inputs.mjs";
 import { benchLiveFeed } from "./live-feed.mjs";
 import { benchMeetingStream } from "./meeting-stream.mjs";
+import { benchSearch } from "./search.mjs";
 import { startSpawnRecorder } from "./simulated-bot.mjs";
 
 const BENCH_PORT = Number(process.env.BENCH_PORT || 18156);
@@ -55,6 +56,8 @@ export async function runBenchmarks(only) {
 		["agent", benchAgentChat],
 		["meeting-stream", benchMeetingStream],
 		["dashboard", benchDashboard],
+		// On a gateway of its own, its D1 seeded before it starts.
+		["search", benchSearch],
 		["bots", (ctx) => withRealBots(ctx, secrets, benchBots)],
 		["fleet", (ctx) => benchFleet(ctx, secrets)],
 		// Minutes of up to 20 Chromiums at once: only when named (`npm run bench -- density`).

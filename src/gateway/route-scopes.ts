@@ -123,6 +123,7 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["PUT", "/bots/:platform/:native_meeting_id/avatar", BOT],
 	["DELETE", "/bots/:platform/:native_meeting_id/avatar", BOT],
 
+	["GET", "/transcripts/search", READ],
 	["GET", "/transcripts/:platform/:native_meeting_id", READ],
 	["POST", "/transcripts/:platform/:native_meeting_id/share", READ],
 	["DELETE", "/transcripts/:platform/:native_meeting_id/share/:share_id", READ],

@@ -103,6 +103,8 @@ export function createClient(options: ClientOptions) {
 	};
 
 	const transcripts = {
+		/** Segments of every readable meeting matching `q`, best first (docs/api.md#search). */
+		search: (query: QueryOf<"/transcripts/search", "get">) => call(transport, "get", "/transcripts/search", { query }),
 		get: (platform: Platform, nativeMeetingId: string) =>
 			call(transport, "get", "/transcripts/{platform}/{native_meeting_id}", link(platform, nativeMeetingId)),
 		/** The transcript as a file's text: `srt`, `vtt`, `txt` or `json` (docs/api.md#exports). */

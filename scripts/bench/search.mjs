@@ -1,0 +1,266 @@
+// `npm run bench -- search`: GET /transcripts/search over 1,000 meetings of 200 segments each,
+// through the gateway under `wrangler dev`. Goal: p95 under 50 ms.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { applyMigrations, startGateway } from "../local-stack.mjs";
+import { freePort } from "../ports.mjs";
+import { bin, root } from "../toolchain.mjs";
+
+const MEETINGS = 1_000;
+const SEGMENTS = 200;
+const VOCABULARY = 6_000;
+/** Requests one after another (latency), then at once over CONNECTIONS (throughput). */
+const SEQUENTIAL = 400;
+const CONNECTIONS = 8;
+const CONCURRENT = 800;
+
+/** A small deterministic generator, so every run seeds the same corpus. */
+export function random(seed) {
+	let state = seed >>> 0;
+	return () => {
+		state = (state + 0x6d2b79f5) >>> 0;
+		let t = state;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+const SYLLABLES = "ka lo mi ne ru sa ti vo pe da fi gu ho ja ze bo ly wi xe qu".split(" ");
+
+/** Pronounceable made-up words: word 0 is the most common, as in speech (Zipf's law). */
+export function vocabulary(next) {
+	const words = new Set();
+	while (words.size < VOCABULARY) {
+		const length = 2 + Math.floor(next() * 3);
+		words.add(Array.from({ length }, () => SYLLABLES[Math.floor(next() * SYLLABLES.length)]).join(""));
+	}
+	return [...words];
+}
+
+/** Zipf sampling by inverting the cumulative weights of 1/rank. */
+function zipf(next, n) {
+	const cumulative = [];
+	let sum = 0;
+	for (let rank = 1; rank <= n; rank++) {
+		sum += 1 / rank;
+		cumulative.push(sum);
+	}
+	return () => {
+		const target = next() * sum;
+		let lo = 0;
+		let hi = n - 1;
+		while (lo < hi) {
+			const mid = (lo + hi) >> 1;
+			if (cumulative[mid] < target) lo = mid + 1;
+			else hi = mid;
+		}
+		return lo;
+	};
+}
+
+const sqlText = (value) => (value === null ? "NULL" : `'${String(value).replaceAll("'", "''")}'`);
+const PLATFORMS = ["google_meet", "teams", "zoom"];
+const SPEAKERS = ["Alice Moreau", "Bob Lindqvist", "Chiara Rossi", "Dev Patel", "Emeka Obi", "Fatima Zahra", "Grace Ho", "Hiro Tanaka"];
+
+const BENCH_EMAIL = "search-bench@example.com";
+
+/** The seed as SQL: one user, their meetings, then each meeting's segments in one statement. */
+export function seedSql(words, next) {
+	const pick = zipf(next, words.length);
+	const userId = `(SELECT id FROM users WHERE email = '${BENCH_EMAIL}')`;
+	const lines = [`INSERT INTO users (email, max_concurrent_bots, created_at) VALUES ('${BENCH_EMAIL}', 1, '2026-01-01T00:00:00.000Z');`];
+	const yearStart = Date.parse("2026-01-01T00:00:00Z");
+	for (let m = 0; m < MEETINGS; m++) {
+		const platform = PLATFORMS[m % PLATFORMS.length];
+		const nativeId =
+			platform === "zoom"
+				? String(80_000_000_000 + m)
+				: platform === "teams"
+					? String(9_000_000_000_000 + m)
+					: `ben-${String(m).padStart(4, "0")}-chx`;
+		const start = new Date(yearStart + m * 8 * 3600_000);
+		const end = new Date(start.getTime() + SEGMENTS * 6_000);
+		const data = m % 2 === 0 ? JSON.stringify({ title: `Bench meeting ${m}` }) : "{}";
+		lines.push(
+			`INSERT INTO meetings (user_id, platform, native_meeting_id, status, start_time, end_time, data, created_at, updated_at) VALUES (${userId}, ${sqlText(platform)}, ${sqlText(nativeId)}, 'completed', ${sqlText(start.toISOString())}, ${sqlText(end.toISOString())}, ${sqlText(data)}, ${sqlText(start.toISOString())}, ${sqlText(end.toISOString())});`,
+		);
+		const rows = [];
+		for (let s = 0; s < SEGMENTS; s++) {
+			const length = 8 + Math.floor(next() * 22);
+			const text = Array.from({ length }, () => words[pick()]).join(" ");
+			const at = new Date(start.getTime() + s * 6_000).toISOString();
+			const speaker = SPEAKERS[((m + Math.floor(s / 3)) % 4) + (m % 5)];
+			rows.push(
+				`((SELECT max(id) FROM meetings), 's-${s}', ${sqlText(speaker)}, 'caption', ${sqlText(text)}, ${s * 6}, ${s * 6 + 5.5}, 'en', 1, ${sqlText(at)}, ${sqlText(at)}, ${sqlText(at)})`,
+			);
+		}
+		lines.push(
+			`INSERT INTO transcript_segments (meeting_id, segment_id, speaker, speaker_source, text, start, end, language, completed, absolute_start_time, created_at, updated_at) VALUES ${rows.join(",\n")};`,
+		);
+	}
+	return lines.join("\n");
+}
+
+/**
+ * Writes straight into a local D1 (wrangler's --persist-to state) before the gateway opens it,
+ * the FTS5 triggers indexing each row as it lands: a second process writing under a running
+ * `wrangler dev` broke its connection.
+ */
+function seed(stateDir, sql) {
+	const dir = mkdtempSync(path.join(os.tmpdir(), "meetbot-search-seed-"));
+	const file = path.join(dir, "seed.sql");
+	writeFileSync(file, sql);
+	try {
+		const result = spawnSync(bin("wrangler"), ["d1", "execute", "DB", "--local", "--persist-to", stateDir, "--file", file, "--yes"], {
+			cwd: root,
+			encoding: "utf8",
+			env: { ...process.env, CI: "true", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+			maxBuffer: 64 * 1024 * 1024,
+		});
+		if (result.status !== 0) throw new Error(`seeding failed:\n${result.stdout}${result.stderr}`);
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+/** Varied searches: words from rare to common, two words, a phrase, a prefix, filters, a later page. */
+function queries(words, next) {
+	const word = (lo, hi) => words[lo + Math.floor(next() * (hi - lo))];
+	const kinds = {
+		"rare word": () => ({ q: word(2000, VOCABULARY) }),
+		"mid word": () => ({ q: word(200, 2000) }),
+		// Ranks 20 to 200 are speech's function words ("we", "when", "said"): thousands of matches each.
+		"frequent word": () => ({ q: word(20, 200) }),
+		"two words": () => ({ q: `${word(50, 1000)} ${word(50, 1000)}` }),
+		phrase: () => ({ q: `"${word(100, 1000)} ${word(0, 50)}"` }),
+		// A word less its last letter, as a person types "budge*" for budget, budgets, budgeted.
+		prefix: () => ({ q: `${word(100, 1000).slice(0, -1)}*` }),
+		"speaker filter": () => ({ q: word(100, 1000), speaker: SPEAKERS[Math.floor(next() * SPEAKERS.length)] }),
+		"platform + dates": () => ({
+			q: word(100, 1000),
+			platform: PLATFORMS[Math.floor(next() * 3)],
+			from: "2026-03-01T00:00:00Z",
+			to: "2026-06-30T00:00:00Z",
+		}),
+		"page 3": () => ({ q: word(100, 1000), limit: 20, offset: 40 }),
+	};
+	const list = [];
+	for (let i = 0; i < 400; i++) {
+		const names = Object.keys(kinds);
+		const kind = names[i % names.length];
+		list.push({ kind, params: kinds[kind]() });
+	}
+	return list;
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function timed(base, key, params) {
+	const url = `${base}/transcripts/search?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`;
+	const started = performance.now();
+	const res = await fetch(url, { headers: { "X-API-Key": key } });
+	const body = await res.json();
+	const ms = performance.now() - started;
+	if (res.status !== 200) throw new Error(`search ${url}: ${res.status} ${JSON.stringify(body)}`);
+	return { ms, total: body.total };
+}
+
+function summary(label, samples) {
+	const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
+	const fmt = (v) => v.toFixed(1).padStart(6);
+	return `${label.padEnd(18)} n=${String(sorted.length).padStart(4)}   p50 ${fmt(percentile(sorted, 50))} ms   p95 ${fmt(percentile(sorted, 95))} ms   p99 ${fmt(percentile(sorted, 99))} ms`;
+}
+
+export async function benchSearch({ adminToken }) {
+	console.log(`\n## Search: ${MEETINGS} meetings × ${SEGMENTS} segments, GET /transcripts/search through wrangler dev`);
+	const next = random(25);
+	const words = vocabulary(next);
+	const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-bench-search-"));
+	let gateway;
+	try {
+		applyMigrations(stateDir, true);
+		const seedStarted = performance.now();
+		seed(stateDir, seedSql(words, next));
+		console.log(
+			`seeded ${MEETINGS * SEGMENTS} segments in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s: generated SQL through \`wrangler d1 execute --local --file\` into the gateway's local D1 before it starts, the index's triggers running per row`,
+		);
+		const port = await freePort();
+		const base = `http://127.0.0.1:${port}`;
+		gateway = await startGateway({
+			port,
+			stateDir,
+			quiet: true,
+			vars: { GATEWAY_RATE_LIMIT_RPS: "1000000", GATEWAY_RATE_LIMIT_BURST: "1000000" },
+		});
+		const key = await benchUserKey(base, adminToken);
+		await measure(base, key, queries(words, next));
+	} finally {
+		gateway?.kill("SIGTERM");
+		await new Promise((r) => setTimeout(r, 500));
+		rmSync(stateDir, { recursive: true, force: true });
+	}
+}
+
+/** A key of the seeded user, from the admin API. */
+async function benchUserKey(base, adminToken) {
+	const admin = { "X-Admin-API-Key": adminToken };
+	const user = await (await fetch(`${base}/admin/users/email/${encodeURIComponent(BENCH_EMAIL)}`, { headers: admin })).json();
+	const minted = await fetch(`${base}/admin/users/${user.id}/tokens?scopes=tx`, { method: "POST", headers: admin });
+	if (minted.status !== 201) throw new Error(`minting the bench key: ${minted.status} ${await minted.text()}`);
+	return (await minted.json()).token;
+}
+
+async function measure(base, key, list) {
+	for (const { params } of list.slice(0, 30)) await timed(base, key, params);
+	// The same gateway's floors under the same load: no key (GET /health), and a key checked (GET /auth/me).
+	const floor = async (path, headers = {}) => {
+		const samples = [];
+		for (let i = 0; i < 100; i++) {
+			const started = performance.now();
+			await (await fetch(`${base}${path}`, { headers })).text();
+			samples.push({ ms: performance.now() - started });
+		}
+		return samples;
+	};
+	const health = await floor("/health");
+	const me = await floor("/auth/me", { "X-API-Key": key });
+
+	const sequential = [];
+	for (let i = 0; i < SEQUENTIAL; i++) {
+		const { kind, params } = list[i % list.length];
+		sequential.push({ kind, ...(await timed(base, key, params)) });
+	}
+	console.log(`machine load average (1 min) ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores`);
+	console.log(summary("GET /health", health));
+	console.log(summary("GET /auth/me", me));
+	console.log(`one at a time (${SEQUENTIAL} requests, ${list.length} different queries):`);
+	console.log(summary("all searches", sequential));
+	for (const kind of [...new Set(sequential.map((s) => s.kind))]) {
+		const of = sequential.filter((s) => s.kind === kind);
+		const hits = of.map((s) => s.total).sort((a, b) => a - b);
+		console.log(`${summary(kind, of)}   matches: median ${percentile(hits, 50)}, max ${hits[hits.length - 1]}`);
+	}
+
+	const concurrent = [];
+	let cursor = 0;
+	const started = performance.now();
+	await Promise.all(
+		Array.from({ length: CONNECTIONS }, async () => {
+			while (cursor < CONCURRENT) {
+				const { kind, params } = list[cursor++ % list.length];
+				concurrent.push({ kind, ...(await timed(base, key, params)) });
+			}
+		}),
+	);
+	const seconds = (performance.now() - started) / 1000;
+	console.log(`${CONNECTIONS} at once (${CONCURRENT} requests): ${(concurrent.length / seconds).toFixed(0)} searches/s`);
+	console.log(summary("all searches", concurrent));
+	const p95 = percentile(
+		sequential.map((s) => s.ms).sort((a, b) => a - b),
+		95,
+	);
+	console.log(`goal: p95 under 50 ms one at a time: ${p95 < 50 ? "met" : "NOT met"} (${p95.toFixed(1)} ms)`);
+}
