@@ -35,6 +35,7 @@ export const MEETING_ROOM_RPC = [
 	"announce",
 	"handOver",
 	"recheckWatchers",
+	"summarize",
 	"addSubscriber",
 	"removeSubscriber",
 ] as const;
