@@ -107,6 +107,13 @@ export async function press(page: Page, name: string, timeout = 15_000): Promise
 		.click();
 }
 
+/** Signs the dashboard in with `key` on its sign-in page and waits for the shell (its Sign out). */
+export async function signIn(page: Page, key: string): Promise<void> {
+	await fill(page, "API key", key);
+	await press(page, "Sign in");
+	await seeText(page, "Sign out");
+}
+
 /** Waits until the page's visible text contains `text` (or matches it). */
 export async function seeText(page: Page, text: string | RegExp, timeout = 15_000): Promise<void> {
 	const source = typeof text === "string" ? { s: text } : { r: text.source, f: text.flags };

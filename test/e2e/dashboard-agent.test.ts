@@ -8,7 +8,7 @@
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../shared/wait";
-import { fill, launchBrowser, openPage, press, screenshot, seeText, visibleText } from "./browser";
+import { fill, launchBrowser, openPage, press, screenshot, seeText, signIn, visibleText } from "./browser";
 import { api, gateway, nativeId, newAccount } from "./client";
 import { modelRequests, modelServer, script } from "./model-script";
 import { playBot, spawnFor } from "./simulated-bot";
@@ -26,9 +26,7 @@ beforeAll(async () => {
 	});
 	expect(models.status).toBe(200);
 	({ page } = await openPage(browser, `${gateway()}/`));
-	await fill(page, "API key", account.key);
-	await press(page, "Sign in");
-	await seeText(page, "Sign out");
+	await signIn(page, account.key);
 });
 
 afterAll(async () => {

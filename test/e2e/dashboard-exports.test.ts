@@ -8,10 +8,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Browser, Page } from "puppeteer-core";
+import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../shared/wait";
-import { fill, launchBrowser, openPage, press, screenshot, seeText } from "./browser";
+import { launchBrowser, openPage, press, screenshot, seeText, signIn } from "./browser";
 import { api, gateway, nativeId, newAccount } from "./client";
 import { playBot, spawnFor } from "./simulated-bot";
 
@@ -29,12 +29,6 @@ afterAll(async () => {
 	await browser?.close();
 	rmSync(downloads, { recursive: true, force: true });
 });
-
-async function signIn(page: Page, key: string) {
-	await fill(page, "API key", key);
-	await press(page, "Sign in");
-	await seeText(page, "Sign out");
-}
 
 /** The text of a file Chromium finished saving under `name`. */
 function downloaded(name: string): Promise<string> {

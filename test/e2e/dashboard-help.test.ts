@@ -8,7 +8,7 @@ import { deflateSync } from "node:zlib";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SpawnRequest } from "../../src/bot-channel/protocol";
-import { fill, launchBrowser, openPage, press, screenshot, seeText } from "./browser";
+import { launchBrowser, openPage, screenshot, seeText, signIn } from "./browser";
 import { api, gateway, nativeId, newAccount } from "./client";
 import { playBot, spawnFor } from "./simulated-bot";
 
@@ -111,9 +111,7 @@ describe("a bot that needs help, in the dashboard", () => {
 		});
 
 		const { page, log } = await openPage(browser, `${gateway()}/`);
-		await fill(page, "API key", key);
-		await press(page, "Sign in");
-		await seeText(page, "Sign out");
+		await signIn(page, key);
 		await page.goto(`${gateway()}/#/meetings/${meetingId}`);
 		await seeText(page, "The bot needs help");
 		await seeText(page, "captcha: a captcha or bot check");

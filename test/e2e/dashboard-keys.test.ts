@@ -5,7 +5,7 @@
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../shared/wait";
-import { fill, launchBrowser, openPage, type PageLog, press, screenshot, seeText, storage, tick, visibleText } from "./browser";
+import { fill, launchBrowser, openPage, type PageLog, press, screenshot, seeText, signIn, storage, tick, visibleText } from "./browser";
 import { api, gateway, newAccount } from "./client";
 
 let browser: Browser;
@@ -18,12 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
 	await browser?.close();
 });
-
-async function signIn(page: Page, key: string) {
-	await fill(page, "API key", key);
-	await press(page, "Sign in");
-	await seeText(page, "Sign out");
-}
 
 interface ListedKey {
 	id: number;

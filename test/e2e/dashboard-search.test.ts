@@ -8,7 +8,7 @@
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../shared/wait";
-import { fill, launchBrowser, openPage, press, screenshot, seeText } from "./browser";
+import { fill, launchBrowser, openPage, press, screenshot, seeText, signIn } from "./browser";
 import { api, gateway, nativeId, newAccount } from "./client";
 import { playBot, spawnFor } from "./simulated-bot";
 
@@ -75,9 +75,7 @@ describe("searching transcripts in the dashboard", () => {
 		});
 
 		const { page, log } = await openPage(browser, `${gateway()}/`);
-		await fill(page, "API key", key);
-		await press(page, "Sign in");
-		await seeText(page, "Sign out");
+		await signIn(page, key);
 		await fill(page, "Search transcripts", "KESTREL");
 		await page.keyboard.press("Enter");
 		await seeText(page, "2 matches");
@@ -129,9 +127,7 @@ describe("searching transcripts in the dashboard", () => {
 	it("says what to fix when a query has nothing to search for, and when nothing matches", async () => {
 		const { key } = await newAccount(gateway());
 		const { page } = await openPage(browser, `${gateway()}/`);
-		await fill(page, "API key", key);
-		await press(page, "Sign in");
-		await seeText(page, "Sign out");
+		await signIn(page, key);
 		await page.goto(`${gateway()}/#/search?q=${encodeURIComponent('"*"')}`);
 		await seeText(page, "nothing to search for");
 		await page.goto(`${gateway()}/#/search?q=nowhere`);

@@ -7,7 +7,7 @@
  */
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fill, launchBrowser, openPage, press, screenshot, seeText } from "./browser";
+import { launchBrowser, openPage, press, screenshot, seeText, signIn } from "./browser";
 import { api, gateway, nativeId, newAccount } from "./client";
 import { modelRequests, modelServer, script } from "./model-script";
 import { playBot, spawnFor } from "./simulated-bot";
@@ -52,9 +52,7 @@ async function liveMeetingSaying(key: string, code: string, lines: [string, stri
 
 async function signedIn(key: string, meetingId: number) {
 	const opened = await openPage(browser, `${gateway()}/`);
-	await fill(opened.page, "API key", key);
-	await press(opened.page, "Sign in");
-	await seeText(opened.page, "Sign out");
+	await signIn(opened.page, key);
 	await opened.page.goto(`${gateway()}/#/meetings/${meetingId}`);
 	return opened;
 }

@@ -14,6 +14,7 @@ import {
 	press,
 	screenshot,
 	seeText,
+	signIn,
 	storage,
 	tick,
 	transcriptLinesSeen,
@@ -33,12 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
 	await browser?.close();
 });
-
-async function signIn(page: Page, key: string) {
-	await fill(page, "API key", key);
-	await press(page, "Sign in");
-	await seeText(page, "Sign out");
-}
 
 /** Where in what the page asked for a secret turns up: URLs of requests and sockets, and localStorage. */
 async function leaksOf(page: Page, log: PageLog, secret: string) {
