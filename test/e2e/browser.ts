@@ -54,8 +54,24 @@ export async function openPage(browser: Browser, url: string): Promise<{ page: P
 	return { page, log };
 }
 
-/** Saves `<name>.png` under ARTIFACTS: the whole page, or with `fullPage: false` what a laptop screen shows. */
-export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<string> {
+/**
+ * Saves `<name>.png` under ARTIFACTS: the whole page, or with `fullPage: false` what a laptop
+ * screen shows. Each secret in `hiding` (a key the page shows its user) is first cut to its
+ * first 8 characters in the page's text and inputs, so no artifact holds one.
+ */
+export async function screenshot(page: Page, name: string, { fullPage = true, hiding = [] as string[] } = {}): Promise<string> {
+	if (hiding.length > 0) {
+		const shown = await page.evaluate((secrets: string[]) => {
+			const cut = (text: string) => secrets.reduce((t, secret) => t.replaceAll(secret, `${secret.slice(0, 8)}…`), text);
+			const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+			for (let node = walker.nextNode(); node; node = walker.nextNode()) node.textContent = cut(node.textContent ?? "");
+			const boxes = Array.from(document.querySelectorAll("input, textarea")) as HTMLInputElement[];
+			for (const box of boxes) box.value = cut(box.value);
+			const left = [document.body.textContent ?? "", ...boxes.map((box) => box.value)];
+			return secrets.some((secret) => left.some((text) => text.includes(secret)));
+		}, hiding);
+		if (shown) throw new Error(`screenshot ${name}: a secret is still on the page`);
+	}
 	mkdirSync(ARTIFACTS, { recursive: true });
 	const file = path.join(ARTIFACTS, `${name}.png`);
 	await page.screenshot({ path: file, fullPage });

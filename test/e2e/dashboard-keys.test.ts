@@ -67,7 +67,7 @@ describe("API keys in the settings page", () => {
 		await press(page, "Copy key");
 		await seeText(page, "Copied to the clipboard.");
 		expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
-		await screenshot(page, "settings-keys-minted");
+		await screenshot(page, "settings-keys-minted", { hiding: [token] });
 
 		const me = await api<{ scopes: string[]; user_id: number }>("GET", "/auth/me", { key: token });
 		expect(me.status).toBe(200);
