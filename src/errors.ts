@@ -30,11 +30,21 @@ export function invalidField(loc: (string | number)[], msg: string, type = "valu
 }
 
 export function zodFieldErrors(error: ZodError, target: string): FieldError[] {
-	return error.issues.map((issue) => ({
-		loc: [target, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))],
-		msg: issue.message,
-		type: issue.code,
-	}));
+	return error.issues.map((issue) => {
+		const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
+		return { loc: [target, ...path], msg: notANumber(issue, path) ?? issue.message, type: issue.code };
+	});
+}
+
+/**
+ * Words for a number field given something else (`/recordings/abc`, `?limit=ten`): zod's own
+ * are "expected number, received NaN", which tells a caller nothing they typed.
+ */
+function notANumber(issue: ZodError["issues"][number], path: (string | number)[]): string | null {
+	// A route's own words for the field (e.g. a meeting id's) stay.
+	if (issue.code !== "invalid_type" || issue.expected !== "number" || !issue.message.endsWith("expected number, received NaN")) return null;
+	const field = path.at(-1) ?? "value";
+	return `${field} must be a number`;
 }
 
 export function errorResponse(
