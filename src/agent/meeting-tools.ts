@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { MeetingLinkParams } from "../meetings/meeting-link-params";
 import { ListMeetingsQuery, listMeetings, MeetingIdParam, meetingTranscript, readableMeetingView } from "../meetings/meeting-queries";
 import type { MeetingView } from "../meetings/meeting-store";
+import { SearchQuery, searchTranscripts } from "../search/transcript-search";
 import { clip, defineTool, newestWithin } from "./tool-definition";
 
 /**
@@ -106,4 +107,25 @@ const getTranscriptTool = defineTool({
 	},
 });
 
-export const MEETING_TOOLS = [listMeetingsTool, getMeetingTool, getTranscriptTool];
+/** Hits a search gives the model at most: enough to pick meetings, small enough to leave room to read them. */
+export const MAX_SEARCH_HITS = 20;
+
+const searchTranscriptsTool = defineTool({
+	name: "search_transcripts",
+	description:
+		"Find words across every transcript the user may read, best matches first. q: the words (all must appear; " +
+		'"a phrase" in quotes; word* for a prefix). Optional: platform, speaker (the whole name), from and to (ISO 8601), ' +
+		`limit (1 to ${MAX_SEARCH_HITS}), offset. Each hit: meeting_id, title, platform, native_meeting_id, speaker, start ` +
+		"(seconds into the meeting) and a snippet of what was said; get_transcript reads the whole meeting.",
+	args: SearchQuery.extend({ limit: z.coerce.number().int().min(1).max(MAX_SEARCH_HITS).default(10) }),
+	writes: false,
+	scopes: READ_SCOPES,
+	async run(env, user, args) {
+		const found = await searchTranscripts(env, user, args);
+		// Highlight offsets are for pages that draw marks; the model reads the snippet.
+		const hits = found.hits.map(({ highlights: _, ...hit }) => hit);
+		return { result: { total: found.total, offset: found.offset, hits }, summary: clip(`search: ${found.total} matches for ${args.q}`) };
+	},
+});
+
+export const MEETING_TOOLS = [listMeetingsTool, getMeetingTool, getTranscriptTool, searchTranscriptsTool];

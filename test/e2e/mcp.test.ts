@@ -51,6 +51,7 @@ describe("the MCP server through wrangler dev, with the official MCP client", ()
 				"list_recordings",
 				"plan_meeting",
 				"read_chat",
+				"search_transcripts",
 				"send_bot",
 				"send_chat",
 				"share_transcript",

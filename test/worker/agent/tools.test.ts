@@ -13,6 +13,7 @@ const ALL_TOOLS = [
 	"list_meetings",
 	"get_meeting",
 	"get_transcript",
+	"search_transcripts",
 	"list_bots",
 	"send_bot",
 	"stop_bot",
@@ -20,7 +21,7 @@ const ALL_TOOLS = [
 	"send_chat",
 	"read_chat",
 ];
-const READING_TOOLS = ["list_meetings", "get_meeting", "get_transcript", "list_bots", "read_chat"];
+const READING_TOOLS = ["list_meetings", "get_meeting", "get_transcript", "search_transcripts", "list_bots", "read_chat"];
 
 const callerOf = (userId: number, scopes: Scope[] = ["bot", "tx"], mode: WorkloadMode = "rw"): ToolCaller => ({
 	env,
@@ -70,7 +71,7 @@ describe("which tools a caller gets", () => {
 	it("offers every tool to a bot key, only the reading ones to a tx key, and no writing tool to a read-only workload", async () => {
 		const names = (scopes: Scope[], mode: WorkloadMode) => toolsFor(callerOf(1, scopes, mode)).map((t) => t.spec.function.name);
 		expect(names(["bot"], "rw").sort()).toEqual([...ALL_TOOLS].sort());
-		expect(names(["tx"], "rw").sort()).toEqual(["get_meeting", "get_transcript", "list_meetings"]);
+		expect(names(["tx"], "rw").sort()).toEqual(["get_meeting", "get_transcript", "list_meetings", "search_transcripts"]);
 		expect(names(["bot", "tx"], "ro").sort()).toEqual([...READING_TOOLS].sort());
 		expect(names(["browser"], "rw")).toEqual([]);
 		for (const tool of toolsFor(callerOf(1, ["bot"], "ro"))) expect(tool.writes).toBe(false);

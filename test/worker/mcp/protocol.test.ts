@@ -18,6 +18,7 @@ const TOOL_NAMES = [
 	"list_meetings",
 	"get_meeting",
 	"get_transcript",
+	"search_transcripts",
 	"plan_meeting",
 	"speak",
 	"send_chat",

@@ -103,6 +103,39 @@ describe("MCP tools act through the REST routes' services", () => {
 		expect(await use("get_transcript", link(meetCode()))).toEqual({ isError: true, body: { status: 404, detail: "Meeting not found" } });
 	});
 
+	it("search_transcripts finds what GET /transcripts/search finds, in the caller's meetings only; nothing searchable is the REST 422", async () => {
+		const { headers, use } = await connected();
+		const word = `osprey${Date.now().toString(36)}`;
+		const { meeting, bot } = await liveMeeting(headers);
+		await bot.send({
+			type: "segment",
+			segment: segment({ segment_id: "s-1", speaker: "Alice", text: `The ${word} budget is approved.`, start: 3 }),
+		});
+		const rest = await eventually("the segment indexed", async () => {
+			const found = await json<{ total: number; hits: Record<string, unknown>[] }>(
+				await call("GET", `/transcripts/search?q=${word}`, { headers }),
+			);
+			return found.total > 0 ? found : undefined;
+		});
+		const found = await use<{ total: number; hits: Record<string, unknown>[] }>("search_transcripts", { q: word });
+		expect(found.isError).toBe(false);
+		expect(found.body.total).toBe(1);
+		expect(found.body.hits).toEqual(rest.hits.map(({ highlights: _, ...hit }) => hit));
+		expect(found.body.hits[0]).toMatchObject({
+			meeting_id: meeting.id,
+			speaker: "Alice",
+			start: 3,
+			snippet: `The ${word} budget is approved.`,
+		});
+
+		const stranger = await connected();
+		expect((await stranger.use<{ total: number }>("search_transcripts", { q: word })).body.total).toBe(0);
+		expect(await use("search_transcripts", { q: '"*"' })).toMatchObject({
+			isError: true,
+			body: { status: 422, detail: [{ loc: ["query", "q"] }] },
+		});
+	});
+
 	it("plan_meeting plans as POST /meetings does; a bad link is the REST 422 and an unknown field a tool error", async () => {
 		const { headers, use, client } = await connected();
 		const code = meetCode();
