@@ -48,6 +48,7 @@ function shownHits(page: Page) {
 			return {
 				meeting: link?.textContent ?? "",
 				href: link?.getAttribute("href") ?? "",
+				about: hit.querySelector(".search-hit-meeting .muted")?.textContent ?? "",
 				line: hit.querySelector(".search-hit-line")?.textContent ?? "",
 				marks: Array.from(hit.querySelectorAll("mark")).map((mark) => mark.textContent),
 			};
@@ -90,7 +91,10 @@ describe("searching transcripts in the dashboard", () => {
 			marks: ["kestrel"],
 		});
 		const attacked = byMeeting.get(`#/meetings/${untitled.id}`);
-		expect(attacked?.meeting).toContain(untitled.code);
+		expect(attacked?.meeting).toBe(`Google Meet ${untitled.code}`);
+		// A titled hit says its platform beside the title; an untitled one's name already says it.
+		expect(byMeeting.get(`#/meetings/${titled.id}`)?.about).toMatch(/^Google Meet · /);
+		expect(attacked?.about).not.toContain("Google Meet");
 		expect(attacked?.line).toBe(`Mallory ${xss}: ${xss} kestrel <script>alert(2)</script> nest`);
 		expect(attacked?.marks).toEqual(["kestrel"]);
 		await seeText(page, xss);

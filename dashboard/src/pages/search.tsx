@@ -159,7 +159,9 @@ function SearchHitItem(props: { hit: SearchHit }) {
 			<p class="search-hit-meeting">
 				<a href={`#/meetings/${hit.meeting_id}`}>{meetingTitle(meeting)}</a>{" "}
 				<span class="muted">
-					{platformWords(hit.platform)} · {when(hit.absolute_start_time ?? hit.meeting_start_time)} · at {clock(hit.start)}
+					{/* An untitled meeting's name already says its platform. */}
+					{hit.title ? `${platformWords(hit.platform)} · ` : ""}
+					{when(hit.absolute_start_time ?? hit.meeting_start_time)} · at {clock(hit.start)}
 				</span>
 			</p>
 			<p class="search-hit-line">
