@@ -102,17 +102,33 @@ function requestedScopes(asked: string | string[] | undefined, held: readonly Sc
 	return names as [Scope, ...Scope[]];
 }
 
-/** When the new key expires: null for never; a 422 on the field for a past or too distant time. */
-function expiryOf(body: z.infer<typeof MintRequest>, now: Date): string | null {
+/**
+ * When the new key expires: null for never; a 422 on the field for a past or too distant time.
+ * A key never outlives the key that mints it (`callerExpiresAt`): asked for no expiry, it gets
+ * the caller's; asked for a later one, it is refused, so a short-lived key cannot make itself a
+ * lasting one.
+ */
+function expiryOf(body: z.infer<typeof MintRequest>, now: Date, callerExpiresAt: number | null): string | null {
 	const latest = now.getTime() + MAX_KEY_LIFETIME_DAYS * DAY_MS;
 	if (body.expires_at != null && body.expires_in_days != null) {
 		throw invalidField(["body", "expires_in_days"], "Give expires_at or expires_in_days, not both");
 	}
-	if (body.expires_in_days != null) return new Date(now.getTime() + body.expires_in_days * DAY_MS).toISOString();
-	if (body.expires_at == null) return null;
-	const at = Date.parse(body.expires_at);
-	if (at <= now.getTime()) throw invalidField(["body", "expires_at"], "must be in the future");
-	if (at > latest) throw invalidField(["body", "expires_at"], `must be at most ${MAX_KEY_LIFETIME_DAYS} days ahead`);
+	const field = body.expires_in_days != null ? "expires_in_days" : "expires_at";
+	let at: number | null = null;
+	if (body.expires_in_days != null) at = now.getTime() + body.expires_in_days * DAY_MS;
+	else if (body.expires_at != null) {
+		at = Date.parse(body.expires_at);
+		if (at <= now.getTime()) throw invalidField(["body", "expires_at"], "must be in the future");
+		if (at > latest) throw invalidField(["body", "expires_at"], `must be at most ${MAX_KEY_LIFETIME_DAYS} days ahead`);
+	}
+	if (callerExpiresAt === null) return at === null ? null : new Date(at).toISOString();
+	if (at === null) return new Date(callerExpiresAt).toISOString();
+	if (at > callerExpiresAt) {
+		throw invalidField(
+			["body", field],
+			`must not be after the calling key's own expiry (${new Date(callerExpiresAt).toISOString()}): a key never outlives the key that mints it`,
+		);
+	}
 	return new Date(at).toISOString();
 }
 
@@ -122,6 +138,7 @@ apiKeyRoutes.openapi(
 		path: "/auth/keys",
 		description:
 			"Mints a key for the caller with a subset of the calling key's scopes (default: the same), an optional name and expiry. " +
+			"It never outlives the calling key: without an expiry it gets the caller's, and a later one is a 422. " +
 			"The key is in the answer this once.",
 		request: { body: { required: false, content: { "application/json": { schema: MintRequest } } } },
 		responses: {
@@ -136,7 +153,7 @@ apiKeyRoutes.openapi(
 		const me = c.get("identity");
 		const scopes = requestedScopes(body.scopes, me.scopes);
 		const now = c.get("clock").now();
-		const expiresAt = expiryOf(body, now);
+		const expiresAt = expiryOf(body, now, me.keyExpiresAt);
 		const cap = setting(c.env, "MAX_API_KEYS_PER_USER");
 		const minted = await storeNewKey(c.env, {
 			userId: me.userId,

@@ -170,6 +170,26 @@ describe("minting your own key", () => {
 		expect(await meStatus(atTime.token)).toBe(200);
 	});
 
+	it("never mints a key that outlives the key minting it: no expiry asked gets the caller's, a later one is a 422", async () => {
+		const { key, user } = await userWithKey();
+		const shortLived = await mint(key, { expires_in_days: 7 });
+		const child = await mint(shortLived.token, {});
+		expect(child.expires_at).toBe(shortLived.expires_at);
+		const sooner = await mint(shortLived.token, { expires_in_days: 2 });
+		expect(Date.parse(sooner.expires_at ?? "")).toBeLessThan(Date.parse(shortLived.expires_at ?? ""));
+		const before = await storedKeys(user.id);
+		for (const body of [{ expires_in_days: 30 }, { expires_at: new Date(Date.now() + 8 * 86_400_000).toISOString() }]) {
+			const res = await call("POST", "/auth/keys", { headers: as(shortLived.token), json: body });
+			expect(res.status).toBe(422);
+			const [error] = (await json<{ detail: { loc: string[]; msg: string }[] }>(res)).detail;
+			expect(error?.loc).toEqual(["body", Object.keys(body)[0]]);
+			expect(error?.msg).toBe(
+				`must not be after the calling key's own expiry (${shortLived.expires_at}): a key never outlives the key that mints it`,
+			);
+		}
+		expect(await storedKeys(user.id)).toBe(before);
+	});
+
 	it("stops a key at its expiry: 401 once the time has passed", async () => {
 		const { key } = await userWithKey();
 		const minted = await mint(key, { expires_at: new Date(Date.now() + 1500).toISOString() });
