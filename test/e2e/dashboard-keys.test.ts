@@ -131,3 +131,21 @@ describe("API keys in the settings page", () => {
 		await page.close();
 	});
 });
+
+describe("a key minted from an expiring key", () => {
+	it("is offered, and gets, the signed-in key's own expiry rather than none", async () => {
+		const { key } = await newAccount();
+		const expiring = await api<{ token: string; expires_at: string }>("POST", "/auth/keys", { key, json: { expires_in_days: 30 } });
+		expect(expiring.status).toBe(201);
+		const { page } = await openPage(browser, `${gateway()}/`);
+		await signIn(page, expiring.body.token);
+		await page.goto(`${gateway()}/#/settings`);
+		await seeText(page, "When this key expires");
+		await press(page, "Create key");
+		await seeText(page, "Your new key");
+		const minted = await page.$eval(".minted-key input", (input) => (input as HTMLInputElement).value);
+		const listed = await keysOf(expiring.body.token);
+		expect(listed.find((k) => k.key_hint === `****${minted.slice(-4)}`)?.expires_at).toBe(expiring.body.expires_at);
+		await page.close();
+	});
+});

@@ -24,6 +24,13 @@ const EXPIRIES: [string, string][] = [
 	["365", "In a year"],
 ];
 
+/** The choices, where "no expiry" says what it gives: a key never outlives the signed-in key that mints it. */
+function expiryChoices(keys: ApiKey[] | null): [string, string][] {
+	const until = keys?.find((key) => key.current)?.expires_at;
+	if (!until) return EXPIRIES;
+	return [["", `When this key expires (${when(until)})`], ...EXPIRIES.slice(1)];
+}
+
 const expired = (key: ApiKey) => key.expires_at !== null && Date.parse(key.expires_at) <= Date.now();
 
 /**
@@ -173,7 +180,7 @@ export function KeysSection() {
 						/>
 					))}
 				</FieldGroup>
-				<SelectField label="Expires" value={expiry} options={EXPIRIES} onValue={setExpiry} />
+				<SelectField label="Expires" value={expiry} options={expiryChoices(keys)} onValue={setExpiry} />
 				<Button type="submit" variant="primary" busy={mintState.kind === "busy"} disabled={scopes.length === 0}>
 					Create key
 				</Button>
