@@ -9,8 +9,8 @@ import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../shared/wait";
 import { fill, launchBrowser, openPage, press, screenshot, seeText, signIn } from "./browser";
-import { api, gateway, nativeId, newAccount } from "./client";
-import { playBot, spawnFor } from "./simulated-bot";
+import { api, gateway, newAccount } from "./client";
+import { meetingSaying } from "./simulated-bot";
 
 let browser: Browser;
 
@@ -21,24 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
 	await browser?.close();
 });
-
-/** A started Google Meet meeting whose bot says `lines`, each `[speaker, text]`; its id and code. */
-async function meetingSaying(key: string, lines: [string, string][]) {
-	const code = nativeId("google_meet");
-	const created = await api("POST", "/bots", { key, json: { platform: "google_meet", native_meeting_id: code } });
-	expect(created.status).toBe(201);
-	const id = created.body.id as number;
-	const bot = await playBot(await spawnFor(id));
-	const now = new Date().toISOString();
-	await bot.send({ type: "status", status: "active", timestamp: now });
-	for (const [i, [speaker, text]] of lines.entries()) {
-		await bot.send({
-			type: "segment",
-			segment: { segment_id: `s-${i}`, speaker, speaker_source: "caption", text, start: 10 * i + 5, end: 10 * i + 9, completed: true },
-		});
-	}
-	return { id, code };
-}
 
 /** What each listed hit shows: its meeting link's text and target, and its marked words. */
 function shownHits(page: Page) {
@@ -85,15 +67,15 @@ describe("searching transcripts in the dashboard", () => {
 		const hits = await shownHits(page);
 		expect(hits).toHaveLength(2);
 		const byMeeting = new Map(hits.map((hit) => [hit.href, hit]));
-		expect(byMeeting.get(`#/meetings/${titled.id}`)).toMatchObject({
+		expect(byMeeting.get(`#/meetings/${titled.meetingId}`)).toMatchObject({
 			meeting: "Quarterly <b>planning</b>",
 			line: "Alice: The kestrel budget is approved",
 			marks: ["kestrel"],
 		});
-		const attacked = byMeeting.get(`#/meetings/${untitled.id}`);
+		const attacked = byMeeting.get(`#/meetings/${untitled.meetingId}`);
 		expect(attacked?.meeting).toBe(`Google Meet ${untitled.code}`);
 		// A titled hit says its platform beside the title; an untitled one's name already says it.
-		expect(byMeeting.get(`#/meetings/${titled.id}`)?.about).toMatch(/^Google Meet · /);
+		expect(byMeeting.get(`#/meetings/${titled.meetingId}`)?.about).toMatch(/^Google Meet · /);
 		expect(attacked?.about).not.toContain("Google Meet");
 		expect(attacked?.line).toBe(`Mallory ${xss}: ${xss} kestrel <script>alert(2)</script> nest`);
 		expect(attacked?.marks).toEqual(["kestrel"]);
@@ -117,14 +99,14 @@ describe("searching transcripts in the dashboard", () => {
 		await press(page, "Search");
 		await seeText(page, "1 match");
 		expect(new URL(page.url()).hash).toContain("speaker=alice");
-		await page.click(`.search-hit a[href="#/meetings/${titled.id}"]`);
+		await page.click(`.search-hit a[href="#/meetings/${titled.meetingId}"]`);
 		// The meeting's own page, with its transcript: no hit list left.
 		await page.waitForFunction(
 			// biome-ignore lint/performance/useDomNodeTextContent: what the user sees is the point
 			() => !document.querySelector(".search-hit") && document.body.innerText.includes("Unrelated words"),
 			{ timeout: 15_000 },
 		);
-		expect(new URL(page.url()).hash).toBe(`#/meetings/${titled.id}`);
+		expect(new URL(page.url()).hash).toBe(`#/meetings/${titled.meetingId}`);
 		await page.close();
 	});
 

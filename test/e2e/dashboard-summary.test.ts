@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openPage, press, screenshot, seeText, signIn } from "./browser";
 import { api, gateway, nativeId, newAccount } from "./client";
 import { modelRequests, modelServer, script } from "./model-script";
-import { playBot, spawnFor } from "./simulated-bot";
+import { meetingSaying } from "./simulated-bot";
 
 let browser: Browser;
 
@@ -24,31 +24,6 @@ afterAll(async () => {
 
 const XSS = "<img src=x onerror=alert(1)>";
 const now = () => new Date().toISOString();
-
-/** A live meeting whose bot says each line; the bot, to end it with. */
-async function liveMeetingSaying(key: string, code: string, lines: [string, string][]) {
-	const created = await api("POST", "/bots", { key, json: { platform: "google_meet", native_meeting_id: code } });
-	expect(created.status).toBe(201);
-	const meetingId = created.body.id as number;
-	const bot = await playBot(await spawnFor(meetingId));
-	await bot.send({ type: "status", status: "active", timestamp: now() });
-	for (const [i, [speaker, text]] of lines.entries()) {
-		await bot.send({
-			type: "segment",
-			segment: {
-				segment_id: `s-${i}`,
-				speaker,
-				speaker_source: "caption",
-				text,
-				start: i * 5,
-				end: i * 5 + 4,
-				language: "en",
-				completed: true,
-			},
-		});
-	}
-	return { meetingId, bot };
-}
 
 async function signedIn(key: string, meetingId: number) {
 	const opened = await openPage(browser, `${gateway()}/`);
@@ -87,10 +62,14 @@ describe("a meeting's summary in the dashboard", () => {
 		});
 		// A slow model: the page shows the wait before the summary.
 		await script(code, [{ text: [reply.slice(0, 40), reply.slice(40, 120), reply.slice(120)], delay_ms: 1500 }]);
-		const { meetingId, bot } = await liveMeetingSaying(key, code, [
-			["Alice", "We ship on Friday."],
-			[owner, "I will write the notes."],
-		]);
+		const { meetingId, bot } = await meetingSaying(
+			key,
+			[
+				["Alice", "We ship on Friday."],
+				[owner, "I will write the notes."],
+			],
+			code,
+		);
 
 		const { page, log } = await signedIn(key, meetingId);
 		await seeText(page, "Stop the bot");
@@ -134,7 +113,7 @@ describe("a meeting's summary in the dashboard", () => {
 	it("without a model, says there is no summary, refuses to summarize until a model is set, then summarizes when asked", async () => {
 		const { key } = await newAccount(gateway());
 		const code = nativeId("google_meet");
-		const { meetingId, bot } = await liveMeetingSaying(key, code, [["Alice", "A meeting nobody summarizes."]]);
+		const { meetingId, bot } = await meetingSaying(key, [["Alice", "A meeting nobody summarizes."]], code);
 		await bot.send({ type: "status", status: "completed", completion_reason: "left_alone", timestamp: now() });
 
 		const { page } = await signedIn(key, meetingId);

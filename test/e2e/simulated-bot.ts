@@ -4,7 +4,7 @@ import { inject } from "vitest";
 import type { SpawnTicket } from "../../src/bot-channel/fleet";
 import type { SpawnRequest } from "../../src/bot-channel/protocol";
 import { eventually } from "../shared/wait";
-import { gateway, receivedAt, Socket } from "./client";
+import { api, gateway, nativeId, receivedAt, Socket } from "./client";
 
 /** Connects to the meeting's channel with the spawn's token; `send` waits for the room's ack. */
 export async function playBot(spawn: SpawnRequest) {
@@ -54,4 +54,32 @@ export async function spawnFor(meetingId: number, attempt = 1): Promise<SpawnReq
 	});
 	if (res.status !== 200) throw new Error(`claim of meeting ${meetingId} answered ${res.status}: ${await res.text()}`);
 	return (await res.json()) as SpawnRequest;
+}
+
+/**
+ * A Google Meet meeting sent a bot by `key`'s user, its bot played and `active`, having said
+ * each of `lines` (`[speaker, text]`, confirmed, 10 s apart); the meeting's id, code and bot.
+ */
+export async function meetingSaying(key: string, lines: [string, string][], code = nativeId("google_meet")) {
+	const created = await api("POST", "/bots", { key, json: { platform: "google_meet", native_meeting_id: code } });
+	if (created.status !== 201) throw new Error(`POST /bots answered ${created.status}`);
+	const meetingId = created.body.id as number;
+	const bot = await playBot(await spawnFor(meetingId));
+	await bot.send({ type: "status", status: "active", timestamp: new Date().toISOString() });
+	for (const [i, [speaker, text]] of lines.entries()) {
+		await bot.send({
+			type: "segment",
+			segment: {
+				segment_id: `s-${i}`,
+				speaker,
+				speaker_source: "caption",
+				text,
+				start: 10 * i + 5,
+				end: 10 * i + 9,
+				language: "en",
+				completed: true,
+			},
+		});
+	}
+	return { meetingId, code, bot };
 }
