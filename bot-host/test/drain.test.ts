@@ -11,23 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CAPACITY_GATE_OFF } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
 import { until } from "../../test/shared/wait.ts";
-import { type Sandbox, startSandbox } from "../sandbox/server.ts";
-import { type ClaimServer, type CountingQueue, startClaimServer, startCountingQueue } from "./fleet-peers.ts";
 import { scriptMeeting } from "./harness.ts";
-import { FakeRoom, finalStatus, statusesOf } from "./room.ts";
+import { type HostPeers, startHostPeers } from "./host-peers.ts";
+import { finalStatus, statusesOf } from "./room.ts";
 
 describe("a draining bot host process", () => {
-	let sandbox: Sandbox;
-	let room: FakeRoom;
-	let queue: CountingQueue;
-	let claims: ClaimServer;
+	let peers: HostPeers;
 	let child: ChildProcess | null = null;
 	const output: string[] = [];
 	beforeAll(async () => {
-		sandbox = await startSandbox();
-		room = await FakeRoom.start();
-		queue = await startCountingQueue();
-		claims = await startClaimServer();
+		peers = await startHostPeers();
 	});
 	afterAll(async () => {
 		if (child && child.exitCode === null) {
@@ -35,10 +28,7 @@ describe("a draining bot host process", () => {
 			child.kill("SIGKILL");
 			await exited;
 		}
-		await claims.close();
-		await queue.close();
-		await room.close();
-		await sandbox.close();
+		await peers.close();
 	});
 
 	it("keeps its bots through SIGTERM until their meetings end, makes the rest leave naming host_drained on a second, then exits", async () => {
@@ -49,12 +39,12 @@ describe("a draining bot host process", () => {
 			env: {
 				...process.env,
 				BOT_HOST_PORT: String(port),
-				BOT_HOST_CREDENTIAL: claims.credentialFor("drain-host"),
+				BOT_HOST_CREDENTIAL: peers.claims.credentialFor("drain-host"),
 				BOT_HOST_ID: "drain-host",
 				BOT_HOST_SLOTS: "2",
-				SPAWN_QUEUE_URL: queue.url(queueId),
-				BOT_HOST_GATEWAY_URL: claims.url,
-				BOT_HOST_SANDBOX: `${sandbox.port}:${sandbox.spkiHash}`,
+				SPAWN_QUEUE_URL: peers.queue.url(queueId),
+				BOT_HOST_GATEWAY_URL: peers.claims.url,
+				BOT_HOST_SANDBOX: `${peers.sandbox.port}:${peers.sandbox.spkiHash}`,
 				OUTBOUND_ALLOW_PRIVATE: "true",
 				// Other work shares this machine's cores: the bots this test starts are its own count.
 				...CAPACITY_GATE_OFF,
@@ -72,15 +62,14 @@ describe("a draining bot host process", () => {
 		};
 		await until("the host healthy", async () => (await health())?.status === 200, 30_000);
 
-		const world = { sandbox, room };
-		const staying = scriptMeeting(world, "google_meet", { direct_join: true, participants: [{ name: "Ada" }] });
-		const lingering = scriptMeeting(world, "teams", { direct_join: true, participants: [{ name: "Bea" }] });
+		const staying = scriptMeeting(peers, "google_meet", { direct_join: true, participants: [{ name: "Ada" }] });
+		const lingering = scriptMeeting(peers, "teams", { direct_join: true, participants: [{ name: "Bea" }] });
 		for (const m of [staying, lingering]) {
-			queue.publish(queueId, claims.offer({ ...m.request, attempt: 1 }));
+			peers.queue.publish(queueId, peers.claims.offer({ ...m.request, attempt: 1 }));
 		}
-		for (const m of [staying, lingering]) await room.until(m.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
-		await until("a report of both bots running", () => claims.reports.some((r) => r.running === 2), 30_000);
-		expect(claims.reports.find((r) => r.running === 2)).toMatchObject({
+		for (const m of [staying, lingering]) await peers.room.until(m.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		await until("a report of both bots running", () => peers.claims.reports.some((r) => r.running === 2), 30_000);
+		expect(peers.claims.reports.find((r) => r.running === 2)).toMatchObject({
 			host_id: "drain-host",
 			slots: 2,
 			launching: 0,
@@ -104,30 +93,30 @@ describe("a draining bot host process", () => {
 			refusing_since: expect.any(String),
 		});
 		// New work is left for other hosts: no pull while draining.
-		const pulls = queue.pulls(queueId).length;
-		const later = scriptMeeting(world, "zoom", { direct_join: true });
-		queue.publish(queueId, claims.offer({ ...later.request, attempt: 1 }));
+		const pulls = peers.queue.pulls(queueId).length;
+		const later = scriptMeeting(peers, "zoom", { direct_join: true });
+		peers.queue.publish(queueId, peers.claims.offer({ ...later.request, attempt: 1 }));
 		// Two reports later (one a second) the loop has gone round many times (every 100 ms while full) without a pull.
-		const reportsAtPublish = claims.reports.length;
-		await until("two host reports after the ticket was published", () => claims.reports.length >= reportsAtPublish + 2, 30_000);
-		expect(queue.pulls(queueId).length).toBe(pulls);
-		expect(queue.backlog(queueId)).toBe(1);
+		const reportsAtPublish = peers.claims.reports.length;
+		await until("two host reports after the ticket was published", () => peers.claims.reports.length >= reportsAtPublish + 2, 30_000);
+		expect(peers.queue.pulls(queueId).length).toBe(pulls);
+		expect(peers.queue.backlog(queueId)).toBe(1);
 
 		// One meeting ends on its own: its bot leaves as usual; the other stays, and so does the process.
-		await fetch(`${sandbox.controlUrl}/meetings/${staying.nativeId}/actions`, {
+		await fetch(`${peers.sandbox.controlUrl}/meetings/${staying.nativeId}/actions`, {
 			method: "POST",
 			headers: { "content-type": "application/json" },
 			body: JSON.stringify({ action: "end" }),
 		});
-		expect(await room.until(staying.meetingId, finalStatus)).toMatchObject({ status: "completed", completion_reason: "left_alone" });
+		expect(await peers.room.until(staying.meetingId, finalStatus)).toMatchObject({ status: "completed", completion_reason: "left_alone" });
 		// The process stays: it reports again, draining, with one bot left.
-		await until("a draining report of one bot", () => claims.reports.some((r) => r.draining && r.running === 1), 30_000);
+		await until("a draining report of one bot", () => peers.claims.reports.some((r) => r.draining && r.running === 1), 30_000);
 		expect(child.exitCode).toBeNull();
-		expect(finalStatus(room.received(lingering.meetingId))).toBeUndefined();
+		expect(finalStatus(peers.room.received(lingering.meetingId))).toBeUndefined();
 		expect((await health())?.body).toMatchObject({ status: "draining", bots: 1 });
 
 		child.kill("SIGTERM");
-		const drained = await room.until(lingering.meetingId, finalStatus);
+		const drained = await peers.room.until(lingering.meetingId, finalStatus);
 		// The fleet's cause and no reason: the room gives the stage's teardown reason (none once admitted).
 		expect(drained).toMatchObject({
 			status: "failed",
@@ -137,9 +126,9 @@ describe("a draining bot host process", () => {
 		expect(drained?.completion_reason).toBeUndefined();
 		const [code] = await exited;
 		expect(code).toBe(0);
-		expect(sandbox.observed(lingering.nativeId)?.attendees[0]).toMatchObject({ left: true });
+		expect(peers.sandbox.observed(lingering.nativeId)?.attendees[0]).toMatchObject({ left: true });
 		// Its last report said it was draining.
-		expect(claims.reports.at(-1)).toMatchObject({ host_id: "drain-host", draining: true, free: 0 });
+		expect(peers.claims.reports.at(-1)).toMatchObject({ host_id: "drain-host", draining: true, free: 0 });
 		expect(output.join("")).toContain("bot host: no bot left; exiting");
 	});
 });

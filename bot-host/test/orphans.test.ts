@@ -18,11 +18,10 @@ import { freePort } from "../../scripts/ports.mjs";
 import { eventually, until } from "../../test/shared/wait.ts";
 import { launchBotBrowser } from "../bot/browser.ts";
 import { type BrowserOwner, ownerDirName } from "../bot/browser-owner.ts";
-import { type Sandbox, startSandbox } from "../sandbox/server.ts";
 import { alive, browsersIn, deadProcess, hostDir, killAll, sessionOf } from "./browsers.ts";
-import { type ClaimServer, type CountingQueue, startClaimServer, startCountingQueue } from "./fleet-peers.ts";
 import { scriptMeeting } from "./harness.ts";
-import { FakeRoom, finalStatus, statusesOf } from "./room.ts";
+import { type HostPeers, startHostPeers } from "./host-peers.ts";
+import { finalStatus, statusesOf } from "./room.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const asRoot = process.getuid?.() === 0;
@@ -43,18 +42,12 @@ async function deadInstance(hostId: string): Promise<BrowserOwner> {
 }
 
 describe("bot host browsers and the host's death", () => {
-	let sandbox: Sandbox;
-	let room: FakeRoom;
-	let queue: CountingQueue;
-	let claims: ClaimServer;
+	let peers: HostPeers;
 	const hosts: Host[] = [];
 	const leftovers: string[] = [];
 
 	beforeAll(async () => {
-		sandbox = await startSandbox();
-		room = await FakeRoom.start();
-		queue = await startCountingQueue();
-		claims = await startClaimServer();
+		peers = await startHostPeers();
 	});
 	afterAll(async () => {
 		for (const host of hosts) {
@@ -68,10 +61,7 @@ describe("bot host browsers and the host's death", () => {
 			killAll(browsersIn(dir));
 			rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 		}
-		await claims.close();
-		await queue.close();
-		await room.close();
-		await sandbox.close();
+		await peers.close();
 	});
 
 	/**
@@ -92,14 +82,14 @@ describe("bot host browsers and the host's death", () => {
 				...process.env,
 				BOT_HOST_PORT: String(port),
 				BOT_HOST_ID: id,
-				BOT_HOST_SANDBOX: `${sandbox.port}:${sandbox.spkiHash}`,
+				BOT_HOST_SANDBOX: `${peers.sandbox.port}:${peers.sandbox.spkiHash}`,
 				OUTBOUND_ALLOW_PRIVATE: "true",
 				BOT_CHROMIUM_SANDBOX: "off",
 				...(options.work
 					? {
-							BOT_HOST_CREDENTIAL: claims.credentialFor(id),
-							SPAWN_QUEUE_URL: queue.url(queueId),
-							BOT_HOST_GATEWAY_URL: claims.url,
+							BOT_HOST_CREDENTIAL: peers.claims.credentialFor(id),
+							SPAWN_QUEUE_URL: peers.queue.url(queueId),
+							BOT_HOST_GATEWAY_URL: peers.claims.url,
 							// Other work shares this machine's cores: the bots this test starts are its own count.
 							...CAPACITY_GATE_OFF,
 							BOT_HOST_BACKOFF_MIN_MS: "100",
@@ -134,9 +124,9 @@ describe("bot host browsers and the host's death", () => {
 
 	/** Sends a bot into a sandbox meeting through a host's queue and waits for it in the call. */
 	async function botIn(queueId: string) {
-		const meeting = scriptMeeting({ sandbox, room }, "google_meet", { direct_join: true, participants: [{ name: "Orla" }] });
-		queue.publish(queueId, claims.offer({ ...meeting.request, attempt: 1 }));
-		await room.until(meeting.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		const meeting = scriptMeeting(peers, "google_meet", { direct_join: true, participants: [{ name: "Orla" }] });
+		peers.queue.publish(queueId, peers.claims.offer({ ...meeting.request, attempt: 1 }));
+		await peers.room.until(meeting.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
 		return meeting;
 	}
 
@@ -177,8 +167,8 @@ describe("bot host browsers and the host's death", () => {
 			// The live instance's browser and bot are untouched, and so is another host's directory.
 			expect(liveBrowsers.filter(alive)).toEqual(liveBrowsers);
 			expect(existsSync(live.dir)).toBe(true);
-			expect(finalStatus(room.received(meeting.meetingId))).toBeUndefined();
-			expect(sandbox.observed(meeting.nativeId)?.attendees[0]).toMatchObject({ left: false });
+			expect(finalStatus(peers.room.received(meeting.meetingId))).toBeUndefined();
+			expect(peers.sandbox.observed(meeting.nativeId)?.attendees[0]).toMatchObject({ left: false });
 			expect(existsSync(otherHost.dir)).toBe(true);
 
 			// The live one dies unannounced: its browser goes with it, leaving only its profile directory.

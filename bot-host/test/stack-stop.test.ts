@@ -13,25 +13,18 @@ import { CAPACITY_GATE_OFF } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
 import { BOT_HOST_STOP_MS } from "../../scripts/processes.mjs";
 import { eventually, until } from "../../test/shared/wait.ts";
-import { type Sandbox, startSandbox } from "../sandbox/server.ts";
 import { alive, browsersIn, hostDir, killAll, pathWithout } from "./browsers.ts";
-import { type ClaimServer, type CountingQueue, startClaimServer, startCountingQueue } from "./fleet-peers.ts";
 import { scriptMeeting } from "./harness.ts";
-import { FakeRoom, finalStatus, statusesOf } from "./room.ts";
+import { type HostPeers, startHostPeers } from "./host-peers.ts";
+import { finalStatus, statusesOf } from "./room.ts";
 
 describe("stopping the local stack", () => {
-	let sandbox: Sandbox;
-	let room: FakeRoom;
-	let queue: CountingQueue;
-	let claims: ClaimServer;
+	let peers: HostPeers;
 	const noSetpriv = pathWithout("setpriv");
 	const started: { stack: ChildProcess; host: number; dir: string }[] = [];
 
 	beforeAll(async () => {
-		sandbox = await startSandbox();
-		room = await FakeRoom.start();
-		queue = await startCountingQueue();
-		claims = await startClaimServer();
+		peers = await startHostPeers();
 	});
 	afterAll(async () => {
 		// Should a test fail half-way, nothing it started outlives it.
@@ -40,10 +33,7 @@ describe("stopping the local stack", () => {
 			rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 		}
 		rmSync(noSetpriv, { recursive: true, force: true });
-		await claims.close();
-		await queue.close();
-		await room.close();
-		await sandbox.close();
+		await peers.close();
 	});
 
 	/** The stack with one bot host as `id` and a bot of it active in a sandbox meeting. */
@@ -51,11 +41,11 @@ describe("stopping the local stack", () => {
 		const queueId = `stack-${id}`;
 		const options = {
 			port: await freePort(),
-			credential: claims.credentialFor(id),
-			sandbox: `${sandbox.port}:${sandbox.spkiHash}`,
+			credential: peers.claims.credentialFor(id),
+			sandbox: `${peers.sandbox.port}:${peers.sandbox.spkiHash}`,
 			id,
-			gatewayUrl: claims.url,
-			queueUrl: queue.url(queueId),
+			gatewayUrl: peers.claims.url,
+			queueUrl: peers.queue.url(queueId),
 			env: {
 				BOT_CHROMIUM_SANDBOX: "off",
 				// Other work shares this machine's cores: the bots this test starts are its own count.
@@ -83,9 +73,9 @@ describe("stopping the local stack", () => {
 		);
 		const dir = hostDir(id, host);
 		started.push({ stack, host, dir });
-		const meeting = scriptMeeting({ sandbox, room }, "google_meet", { direct_join: true, participants: [{ name: "Stan" }] });
-		queue.publish(queueId, claims.offer({ ...meeting.request, attempt: 1 }));
-		await room.until(meeting.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		const meeting = scriptMeeting(peers, "google_meet", { direct_join: true, participants: [{ name: "Stan" }] });
+		peers.queue.publish(queueId, peers.claims.offer({ ...meeting.request, attempt: 1 }));
+		await peers.room.until(meeting.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
 		const browsers = browsersIn(dir);
 		expect(browsers.length).toBeGreaterThan(0);
 		return { stack, host, port: options.port, dir, meeting, browsers };
@@ -100,8 +90,8 @@ describe("stopping the local stack", () => {
 		expect(alive(host)).toBe(false);
 		expect(browsers.filter(alive)).toEqual([]);
 		expect(browsersIn(dir)).toEqual([]);
-		expect(finalStatus(room.received(meeting.meetingId))).toMatchObject({ status: "failed", failure_cause: "host_drained" });
-		expect(sandbox.observed(meeting.nativeId)?.attendees[0]).toMatchObject({ left: true });
+		expect(finalStatus(peers.room.received(meeting.meetingId))).toMatchObject({ status: "failed", failure_cause: "host_drained" });
+		expect(peers.sandbox.observed(meeting.nativeId)?.attendees[0]).toMatchObject({ left: true });
 	});
 
 	it(`kills a host still running after ${BOT_HOST_STOP_MS} ms together with its browser, even where setpriv is missing`, {
