@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../shared/wait";
 import { launchBrowser, openPage, press, screenshot, seeText, signIn } from "./browser";
 import { api, gateway, nativeId, newAccount } from "./client";
-import { playBot, spawnFor } from "./simulated-bot";
+import { playedMeeting } from "./simulated-bot";
 
 let browser: Browser;
 let downloads: string;
@@ -44,12 +44,7 @@ const now = () => new Date().toISOString();
 describe("transcript downloads", () => {
 	it("carry the meeting's status and times at the click, not as they were when the page opened", async () => {
 		const { key } = await newAccount(gateway());
-		const code = nativeId("google_meet");
-		const created = await api("POST", "/bots", { key, json: { platform: "google_meet", native_meeting_id: code } });
-		expect(created.status).toBe(201);
-		const meetingId = created.body.id as number;
-		const bot = await playBot(await spawnFor(meetingId));
-		await bot.send({ type: "status", status: "joining", timestamp: now() });
+		const { meetingId, code, bot } = await playedMeeting(key, { statuses: ["joining"] });
 
 		// The page opens while the bot is still joining: no start time yet.
 		const { page, log } = await openPage(browser, `${gateway()}/`);

@@ -9,8 +9,8 @@ import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SpawnRequest } from "../../src/bot-channel/protocol";
 import { launchBrowser, openPage, screenshot, seeText, signIn } from "./browser";
-import { api, gateway, nativeId, newAccount } from "./client";
-import { playBot, spawnFor } from "./simulated-bot";
+import { gateway, newAccount } from "./client";
+import { playedMeeting } from "./simulated-bot";
 
 let browser: Browser;
 
@@ -93,14 +93,8 @@ describe("a bot that needs help, in the dashboard", () => {
 	it("shows the stuck bot's reason, page text and screenshot, then the failed bot's steps and screenshot, all page text as text", async () => {
 		const xss = "<img src=x onerror=alert(1)>";
 		const { key } = await newAccount(gateway());
-		const code = nativeId("google_meet");
-		const created = await api("POST", "/bots", { key, json: { platform: "google_meet", native_meeting_id: code } });
-		expect(created.status).toBe(201);
-		const meetingId = created.body.id as number;
-		const spawn = await spawnFor(meetingId);
-		const bot = await playBot(spawn);
+		const { meetingId, spawn, bot } = await playedMeeting(key, { statuses: ["joining"] });
 		const now = () => new Date().toISOString();
-		await bot.send({ type: "status", status: "joining", timestamp: now() });
 		await upload(spawn, "help-1.png", solidPng(64, 40, [200, 30, 30]));
 		await bot.send({
 			type: "status",

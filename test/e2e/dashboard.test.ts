@@ -23,7 +23,7 @@ import {
 } from "./browser";
 import { api, apiAt, botGateway, gateway, nativeId, newAccount, receiverUrl, sandboxObserved, sandboxScenario } from "./client";
 import { modelServer, script } from "./model-script";
-import { playBot, spawnFor } from "./simulated-bot";
+import { playBot, playedMeeting, spawnFor } from "./simulated-bot";
 
 let browser: Browser;
 
@@ -224,13 +224,8 @@ describe("attacker-controlled names and text", () => {
 	it("renders a participant, speaker and chat author named <img src=x onerror=alert(1)> as text", async () => {
 		const xss = "<img src=x onerror=alert(1)>";
 		const { key } = await newAccount(gateway());
-		const code = nativeId("google_meet");
-		const created = await api("POST", "/bots", { key, json: { platform: "google_meet", native_meeting_id: code } });
-		expect(created.status).toBe(201);
-		const meetingId = created.body.id as number;
-		const bot = await playBot(await spawnFor(meetingId));
+		const { meetingId, bot } = await playedMeeting(key, { statuses: ["joining", "active"] });
 		const now = () => new Date().toISOString();
-		for (const status of ["joining", "active"]) await bot.send({ type: "status", status, timestamp: now() });
 		await bot.send({ type: "participant", event: "join", participant: { id: "p-1", name: xss }, timestamp: now() });
 		await bot.send({
 			type: "segment",

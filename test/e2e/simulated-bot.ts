@@ -57,17 +57,24 @@ export async function spawnFor(meetingId: number, attempt = 1): Promise<SpawnReq
 }
 
 /**
- * A Google Meet meeting sent a bot by `key`'s user, its bot played and `active`, having said
- * each of `lines` (`[speaker, text]`, confirmed, 10 s apart); the meeting's id, code and bot.
+ * A Google Meet meeting sent a bot by `key`'s user, its attempt claimed and the bot played,
+ * having reported each of `statuses` in order; the meeting's id, code, spawn request and bot.
  */
-export async function meetingSaying(key: string, lines: [string, string][], code = nativeId("google_meet")) {
+export async function playedMeeting(key: string, { code = nativeId("google_meet"), statuses = ["active"] } = {}) {
 	const created = await api("POST", "/bots", { key, json: { platform: "google_meet", native_meeting_id: code } });
 	if (created.status !== 201) throw new Error(`POST /bots answered ${created.status}`);
 	const meetingId = created.body.id as number;
-	const bot = await playBot(await spawnFor(meetingId));
-	await bot.send({ type: "status", status: "active", timestamp: new Date().toISOString() });
+	const spawn = await spawnFor(meetingId);
+	const bot = await playBot(spawn);
+	for (const status of statuses) await bot.send({ type: "status", status, timestamp: new Date().toISOString() });
+	return { meetingId, code, spawn, bot };
+}
+
+/** A played meeting (above), `active`, whose bot has said each of `lines` (`[speaker, text]`, confirmed, 10 s apart). */
+export async function meetingSaying(key: string, lines: [string, string][], code = nativeId("google_meet")) {
+	const meeting = await playedMeeting(key, { code });
 	for (const [i, [speaker, text]] of lines.entries()) {
-		await bot.send({
+		await meeting.bot.send({
 			type: "segment",
 			segment: {
 				segment_id: `s-${i}`,
@@ -81,5 +88,5 @@ export async function meetingSaying(key: string, lines: [string, string][], code
 			},
 		});
 	}
-	return { meetingId, code, bot };
+	return meeting;
 }
