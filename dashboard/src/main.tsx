@@ -44,6 +44,8 @@ function App() {
 		liveFeed.start();
 		// A key revoked or expired while signed in ends the session with the API's reason.
 		onUnauthorized((detail) => {
+			// The first refusal's reason stands; calls that end as the pages unmount say nothing more.
+			onUnauthorized(() => undefined);
 			liveFeed.stop();
 			session.signOut();
 			setSignedOutReason(`Signed out: ${detail}`);

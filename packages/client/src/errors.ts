@@ -72,7 +72,13 @@ function isFieldList(value: unknown): value is FieldError[] {
 
 /** Reads a failed answer's `{detail}`; a body that is not the API's error shape keeps its status text. */
 export async function errorFromResponse(response: Response, route: string): Promise<MeetbotApiError> {
-	const text = await response.text().catch(() => "");
+	let text = "";
+	try {
+		text = await response.text();
+	} catch (err) {
+		// A call aborted while its answer was being read was not refused: the abort is what happened.
+		if (err instanceof Error && err.name === "AbortError") throw err;
+	}
 	let detail: string | FieldError[] = response.statusText || `HTTP ${response.status}`;
 	try {
 		const body = JSON.parse(text) as { detail?: unknown };
