@@ -4,7 +4,7 @@
  * the `X-API-Key` header: never in a URL (so never in a log line) and never in localStorage.
  * `/ws` takes a short-lived ticket instead (POST /auth/ticket).
  */
-import { buildUrl, type FieldError, type HttpMethod, MeetbotApiError, send, type Transport } from "@meetbot/client";
+import { type FieldError, type HttpMethod, MeetbotApiError, send, type Transport } from "@meetbot/client";
 
 const KEY_SLOT = "meetbot.key";
 
@@ -29,17 +29,6 @@ function detailLine(detail: string | FieldError[], status: number): string {
 	const first = detail[0];
 	if (!first) return `HTTP ${status}`;
 	return `${first.loc.length > 0 ? `${first.loc.join(".")}: ` : ""}${first.msg || "invalid"}`;
-}
-
-/** The first field error's line from a body read here (the SSE paths, which read the answer themselves). */
-function detailOf(body: unknown, status: number): string {
-	const detail = (body as { detail?: unknown } | null)?.detail;
-	if (typeof detail === "string") return detail;
-	if (Array.isArray(detail) && detail[0] && typeof detail[0] === "object") {
-		const first = detail[0] as { msg?: unknown; loc?: unknown };
-		return detailLine([{ loc: Array.isArray(first.loc) ? first.loc : [], msg: String(first.msg ?? "invalid"), type: "" }], status);
-	}
-	return `HTTP ${status}`;
 }
 
 let unauthorized: (detail: string) => void = () => undefined;
@@ -69,20 +58,33 @@ function transport(): Transport {
  */
 const literal = (path: string) => path.replace(/[{}]/g, encodeURIComponent);
 
-/** A JSON call; non-2xx becomes an ApiError carrying the API's `detail`. 204 resolves to undefined. */
-export async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-	let res: Response;
+/** What a call may carry: a JSON body is serialised by the caller, so every body here is a string. */
+export interface CallInit {
+	headers?: Record<string, string>;
+	body?: string;
+	signal?: AbortSignal;
+}
+
+/**
+ * Sends one call with the key in its header. A non-2xx answer throws an ApiError with the
+ * API's `detail` (read by the client, as every caller of the API reads it); a 401 signs out.
+ */
+export async function sendWithKey(method: string, path: string, init: CallInit = {}): Promise<Response> {
 	try {
-		res = await send(transport(), method.toLowerCase() as HttpMethod, literal(path), {
-			// Serialised here: the client sends a string body as it is, and a page's string is JSON too.
-			body: body === undefined ? undefined : JSON.stringify(body),
-			headers: body === undefined ? undefined : { "Content-Type": "application/json" },
-			signal,
-		});
+		return await send(transport(), method.toLowerCase() as HttpMethod, literal(path), init);
 	} catch (err) {
 		if (err instanceof MeetbotApiError) throw refused(err.status, detailLine(err.detail, err.status));
 		throw err;
 	}
+}
+
+/** A JSON call; non-2xx becomes an ApiError carrying the API's `detail`. 204 resolves to undefined. */
+export async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+	const res = await sendWithKey(method, path, {
+		body: body === undefined ? undefined : JSON.stringify(body),
+		headers: body === undefined ? undefined : { "Content-Type": "application/json" },
+		signal,
+	});
 	if (res.status === 204) return undefined as T;
 	const text = await res.text();
 	try {
@@ -90,14 +92,6 @@ export async function request<T>(method: string, path: string, body?: unknown, s
 	} catch {
 		return null as T;
 	}
-}
-
-/** A raw response with the key attached (downloads, uploads); the caller checks `ok`. */
-export function fetchWithKey(path: string, init: RequestInit = {}): Promise<Response> {
-	const { baseUrl, auth, fetch: fetchOf } = transport();
-	const headers = new Headers(init.headers);
-	for (const [name, value] of Object.entries(auth)) headers.set(name, value);
-	return fetchOf(buildUrl(baseUrl, literal(path)), { ...init, headers });
 }
 
 export interface ServerSentEvent {
@@ -110,17 +104,14 @@ export interface ServerSentEvent {
  * Reads a Server-Sent Events response (agent chat, the meeting stream) through fetch, so the
  * key stays in a header: EventSource cannot send one. Resolves when the stream ends.
  */
-export async function readEvents(path: string, init: RequestInit, onEvent: (event: ServerSentEvent) => void): Promise<void> {
-	const res = await fetchWithKey(path, { ...init, headers: { Accept: "text/event-stream", ...(init.headers as Record<string, string>) } });
-	if (!res.ok || !res.body) {
-		let parsed: unknown = null;
-		try {
-			parsed = await res.json();
-		} catch {
-			parsed = null;
-		}
-		throw refused(res.status, detailOf(parsed, res.status));
-	}
+export async function readEvents(
+	path: string,
+	init: CallInit & { method?: string },
+	onEvent: (event: ServerSentEvent) => void,
+): Promise<void> {
+	const { method = "GET", ...call } = init;
+	const res = await sendWithKey(method, path, { ...call, headers: { Accept: "text/event-stream", ...call.headers } });
+	if (!res.body) return;
 	const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
 	let buffer = "";
 	for (;;) {

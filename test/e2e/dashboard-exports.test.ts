@@ -109,6 +109,39 @@ describe("transcript downloads", () => {
 	});
 });
 
+describe("a refused download", () => {
+	it("says the API's reason on the page, saves nothing and keeps the tab signed in", async () => {
+		const owner = await newAccount(gateway());
+		const member = await newAccount(gateway());
+		const code = nativeId("google_meet");
+		const workspace = `exports-${code}`;
+		for (const who of [owner, member]) {
+			expect((await api("PUT", `/admin/workspaces/${workspace}/members/${who.userId}`, { admin: true })).status).toBe(204);
+		}
+		const plan = await api("POST", "/meetings", {
+			key: owner.key,
+			json: { meeting_url: `https://meet.google.com/${code}`, workspace_id: workspace },
+		});
+		expect(plan.status).toBe(201);
+		const { meetingId } = await playedMeeting(owner.key, { code });
+
+		// The member opens the shared meeting, then leaves the workspace before downloading.
+		const { page } = await openPage(browser, `${gateway()}/`);
+		await signIn(page, member.key);
+		await page.goto(`${gateway()}/#/meetings/${meetingId}`);
+		await page.waitForSelector(".downloads button:not([disabled])");
+		expect((await api("DELETE", `/admin/workspaces/${workspace}/members/${member.userId}`, { admin: true })).status).toBe(204);
+		const refused = await api<{ detail: string }>("GET", `/transcripts/google_meet/${code}?format=txt`, { key: member.key });
+		expect(refused.status).toBe(404);
+
+		await press(page, "Download .txt");
+		await seeText(page, refused.body.detail);
+		expect(readdirSync(downloads).filter((name) => name.includes(code))).toEqual([]);
+		expect(await page.evaluate(() => sessionStorage.getItem("meetbot.key"))).toBe(member.key);
+		await page.close();
+	});
+});
+
 describe("meeting names", () => {
 	it("the meetings list and a meeting's heading name meetings by title or platform and code, never a record id", async () => {
 		const { key } = await newAccount(gateway());

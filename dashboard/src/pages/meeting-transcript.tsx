@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, fetchWithKey, request } from "../api";
+import { ApiError, request, sendWithKey } from "../api";
 import { liveFeed } from "../live";
 import { attachmentName, exportPath, TRANSCRIPT_DOWNLOADS, type TranscriptFormat } from "../transcript-format";
 import { applyBundle, fromSegments, orderedLines, type TranscriptBundle, type TranscriptState } from "../transcript-model";
@@ -142,11 +142,7 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
  * the API gave, through a temporary object URL.
  */
 async function downloadExport(path: string, format: TranscriptFormat) {
-	const res = await fetchWithKey(exportPath(path, format));
-	if (!res.ok) {
-		const body = (await res.json().catch(() => null)) as { detail?: unknown } | null;
-		throw new ApiError(res.status, typeof body?.detail === "string" ? body.detail : `HTTP ${res.status}`);
-	}
+	const res = await sendWithKey("GET", exportPath(path, format));
 	const name = attachmentName(res.headers.get("content-disposition"), `transcript.${format}`);
 	const url = URL.createObjectURL(await res.blob());
 	const a = document.createElement("a");
