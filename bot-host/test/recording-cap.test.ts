@@ -69,8 +69,9 @@ describe("a bot's recording at its size cap", () => {
 			{ recording_enabled: true, recording_max_bytes: UPLOAD_LIMIT, recording_upload_url: `${providers.url}/recordings/limited.wav` },
 		);
 		const stoppedOrPast = () => {
+			// The path is named before the first write creates the file: no file yet is nothing written.
 			const file = bot.session.recordingPath;
-			const size = file ? statSync(file).size : 0;
+			const size = file ? (statSync(file, { throwIfNoEntry: false })?.size ?? 0) : 0;
 			return world.room.received(bot.meetingId).some((m) => m.type === "recording") || size > HOST_CAP - 44;
 		};
 		await until("the recording stopped or past the host's cap", stoppedOrPast);
