@@ -6,7 +6,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { HTTPResponse, Page } from "puppeteer-core";
-import type { MeetingDriver } from "../drivers/types.ts";
+import { captionFeed } from "../drivers/probe.ts";
+import type { CaptionLine, MeetingDriver } from "../drivers/types.ts";
 import { errorText } from "../error-text.ts";
 import { type Ending, endingFor, navigationFailure, outcomeOf } from "./outcomes.ts";
 
@@ -14,11 +15,15 @@ import { type Ending, endingFor, navigationFailure, outcomeOf } from "./outcomes
 const PAGE_MEDIA_SCRIPT = readFileSync(path.join(import.meta.dirname, "page-media.js"), "utf8");
 const NAVIGATION_TIMEOUT_MS = 30_000;
 
-/** Scripts every document of the page runs first, and the hook meeting audio arrives through. */
-export async function preparePage(page: Page, onAudioChunk: (base64: string) => void): Promise<void> {
+/** Scripts every document of the page runs first, and the hooks meeting audio and caption changes arrive through. */
+export async function preparePage(
+	page: Page,
+	hooks: { onAudioChunk: (base64: string) => void; onCaptions: (lines: CaptionLine[]) => void },
+): Promise<void> {
 	// esbuild-style name helpers may appear in functions serialised into the page.
 	await page.evaluateOnNewDocument("globalThis.__name = globalThis.__name || ((f) => f);");
-	await page.exposeFunction("__botAudioChunk", onAudioChunk);
+	await page.exposeFunction("__botAudioChunk", hooks.onAudioChunk);
+	await captionFeed(page, hooks.onCaptions);
 	await page.evaluateOnNewDocument(PAGE_MEDIA_SCRIPT);
 }
 
@@ -33,7 +38,7 @@ export async function openMeetingPage(page: Page, driver: MeetingDriver, url: st
 	const status = response?.status() ?? 0;
 	if (status < 400) return null;
 	// The platform's own error screen (not found, bot check) says more than its status code.
-	const snap = await driver.snapshot(page, botName).catch(() => null);
+	const snap = await driver.snapshot(page, { botName, admittedForMs: null }).catch(() => null);
 	// A bot wall or sign-in wall served as an error is a screen a person can get the bot past: the bot asks for help.
 	if (snap?.state === "bot_wall" || snap?.state === "sign_in_required") return null;
 	return (snap && outcomeOf(snap.state, "joining")) ?? endingFor("join_failure", `the meeting page answered ${status}`);
@@ -45,7 +50,7 @@ export async function leaveMeeting(page: Page, driver: MeetingDriver, botName: s
 		await driver.leave(page);
 		const deadline = Date.now() + 5_000;
 		while (Date.now() < deadline) {
-			const { state } = await driver.snapshot(page, botName);
+			const { state } = await driver.snapshot(page, { botName, admittedForMs: null });
 			if (state !== "in_call" && state !== "lobby") return;
 			await new Promise((resolve) => setTimeout(resolve, 100));
 		}

@@ -65,6 +65,8 @@ export class BotSession {
 	private captions: CaptionTracker | null = null;
 	private chat: ChatTracker | null = null;
 	private callStartedAt: number | null = null;
+	/** Who the last reading showed speaking: the speaker of a caption line the platform shows without a name. */
+	private activeSpeakers: string[] = [];
 	/** The bot's last steps, page text and screenshots, for help requests and failures. */
 	private readonly evidence: Evidence;
 	private readonly help: HelpWatch;
@@ -199,7 +201,13 @@ export class BotSession {
 			this.crashed ??= `page crashed: ${err.message}`;
 		});
 		const { audio } = this;
-		await preparePage(page, (base64) => audio.push(Buffer.from(base64, "base64"))).catch(because("could not prepare the browser page"));
+		await preparePage(page, {
+			onAudioChunk: (base64) => audio.push(Buffer.from(base64, "base64")),
+			// Caption changes as the page makes them, between readings (the next reading confirms what settled).
+			onCaptions: (lines) => {
+				if (this.stage === "active") this.captions?.update(lines, this.activeSpeakers, this.now());
+			},
+		}).catch(because("could not prepare the browser page"));
 		const url = this.driver.joinUrl(request.meeting_url, request.passcode ?? null);
 		this.evidence.step(`opening the meeting page ${url}`);
 		const unopened = await openMeetingPage(page, this.driver, url, request.bot_name);
@@ -249,7 +257,11 @@ export class BotSession {
 			const now = this.now();
 			let snap: MeetingSnapshot;
 			try {
-				snap = await this.driver.snapshot(page, this.request.bot_name);
+				snap = await this.driver.snapshot(page, {
+					botName: this.request.bot_name,
+					admittedForMs: admittedAt === null ? null : now - admittedAt,
+					watchCaptions: this.stage === "active" && this.captions !== null,
+				});
 				failedReads = 0;
 			} catch (err) {
 				// Navigations (Zoom's audio set-up redirects) destroy the context for a moment.
@@ -298,6 +310,7 @@ export class BotSession {
 					} else if (!callReady && tick % 2 === 0 && prepareAttempts++ < 20) {
 						callReady = await this.driver.prepareCall(page).catch(() => false);
 					}
+					this.activeSpeakers = snap.activeSpeakers;
 					this.audio.noteSpeakers(snap.activeSpeakers);
 					this.captions?.update(snap.captions, snap.activeSpeakers, now);
 					if (snap.captions.length > 0 || snap.activeSpeakers.length > 0) lastSpeechAt = now;

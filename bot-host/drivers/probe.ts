@@ -1,118 +1,229 @@
 /**
- * The in-page reader shared by all drivers: each platform describes its DOM in one table
- * (selectors and texts) and this reads a full snapshot in a single evaluate per tick.
- * Only visible elements and visible text count, because every platform keeps hidden
- * in-call controls and stale screens in the DOM.
+ * The in-page reader shared by all drivers: each platform describes its page in one table
+ * (src/platforms/<platform>/page.ts) and this reads a full snapshot in a single evaluate per
+ * tick. Only visible elements and visible text count, because every platform keeps hidden
+ * in-call controls and stale screens in the DOM; and text that participants write (captions,
+ * chat, names) never decides what screen the bot is on.
+ *
+ * Captions are also watched as the page changes them: once the bot is in the call, a
+ * MutationObserver on the caption regions hands every change to the bot host at once through
+ * the `__botCaptionsChanged` binding, instead of waiting for the next tick.
  */
 import type { ElementHandle, Page } from "puppeteer-core";
-import type { MeetingSnapshot, PageState } from "./types.ts";
+import { allTexts, type NameSource, type ProbeTable, type UiTexts } from "../../src/platforms/page-facts.ts";
+import type { CaptionLine, MeetingSnapshot, PageState } from "./types.ts";
 
-export interface StateRule {
-	state: PageState;
-	/** Visible text anywhere on the page (curly quotes normalised). */
-	texts?: string[];
-	/** Any visible element matching. */
-	selectors?: string[];
-	/** The page's address contains one of these (a redirect to a sign-in host). */
-	urls?: string[];
+/** What the reader needs to know beside the table. */
+export interface ProbeContext {
+	botName: string;
+	/** How long the bot has been in the call; null before admission. */
+	admittedForMs: number | null;
+	/** Push caption changes through `__botCaptionsChanged` from now on (in the call, with captions read). */
+	watchCaptions?: boolean;
 }
 
-export interface NameSource {
-	/** Selector inside the element; absent means the element itself. */
-	selector?: string;
-	/** Read this attribute instead of the text. */
-	attribute?: string;
-}
-
-export interface ProbeTable {
-	/** First rule that matches wins: put outcomes first, then the lobby, then in-call evidence. */
-	states: StateRule[];
-	captions: { entry: string; speaker: NameSource | null; text: string };
-	/** A tile is speaking if it (or something inside it) matches `speaking`. */
-	speakers: { tile: string; speaking: string[]; name: NameSource };
-	participants: { item: string; name: NameSource; self: string[]; visibleOnly: boolean };
-	/**
-	 * `sender.closest`: the element around the message that holds the sender (a group header);
-	 * `inheritSender`: a message without a sender of its own is the previous sender's.
-	 */
-	chat: { message: string; text: string; sender: NameSource & { closest?: string }; inheritSender: boolean };
-}
+/** The page binding caption changes arrive through (registered by `captionFeed`). */
+export const CAPTIONS_BINDING = "__botCaptionsChanged";
 
 interface ProbeWindow {
-	__botCaptionKeys?: WeakMap<Element, string>;
-	__botCaptionSeq?: number;
+	__botProbeState?: {
+		keys: WeakMap<Element, string>;
+		seq: number;
+		observer: MutationObserver | null;
+		pushed: string;
+	};
+	__botCaptionsChanged?: (json: string) => void;
 }
 
-/** Runs in the page. Self-contained: no closures over module scope. */
-function probePage(table: ProbeTable, botName: string): MeetingSnapshot {
-	const norm = (s: string) =>
+/**
+ * Runs in the page. Self-contained (no closures over module scope); the caption observer it
+ * installs calls back into the reader through the closure of its first call.
+ */
+function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
+	const clean = (s: string) =>
 		s
-			.replace(/[\u2018\u2019]/g, "'")
-			.replace(/\s+/g, " ")
+			.replace(/[\u2018\u2019\u02bc]/g, "'")
+			.replace(/[\s\u00a0]+/g, " ")
 			.trim();
+	const fold = (s: string) => clean(s).toLowerCase();
 	const visible = (e: Element) => (e as HTMLElement).getClientRects().length > 0;
-	const readName = (e: Element, source: NameSource) => {
-		const target = source.selector ? e.querySelector(source.selector) : e;
-		if (!target) return "";
-		return norm(source.attribute ? (target.getAttribute(source.attribute) ?? "") : (target.textContent ?? ""));
+	const all = (selectors: readonly string[], root: ParentNode = document) =>
+		selectors.length === 0 ? [] : [...root.querySelectorAll(selectors.join(","))];
+	const readName = (e: Element, sources: readonly NameSource[]) => {
+		for (const source of sources) {
+			const target = source.selector ? e.querySelector(source.selector) : e;
+			if (!target) continue;
+			const name = clean(source.attribute ? (target.getAttribute(source.attribute) ?? "") : (target.textContent ?? ""));
+			if (name) return name;
+		}
+		return "";
 	};
-	// biome-ignore lint/performance/useDomNodeTextContent: innerText leaves out hidden screens, which is the point.
-	const pageText = norm(document.body?.innerText ?? "");
+	const w = window as unknown as ProbeWindow;
+	w.__botProbeState ??= { keys: new WeakMap(), seq: 0, observer: null, pushed: "" };
+	const memory = w.__botProbeState;
+
+	// Visible text with what participants wrote cut out (each such region's own text replaced by a
+	// separator), so an outcome sentence said in a caption or typed in chat matches no rule.
+	const participantRegions = all(table.participantText).filter(visible);
+	const textOf = (e: Element) => {
+		// biome-ignore lint/performance/useDomNodeTextContent: innerText leaves out hidden screens, which is the point.
+		let text = fold((e as HTMLElement).innerText ?? "");
+		for (const region of participantRegions) {
+			if (region !== e && !e.contains(region)) continue;
+			// biome-ignore lint/performance/useDomNodeTextContent: the same text innerText put in, to take it out.
+			const own = fold((region as HTMLElement).innerText ?? "");
+			if (own) text = text.split(own).join(" \u241e ");
+			if (region === e) return "";
+		}
+		return text;
+	};
+	let pageText: string | null = null;
+	const wholePage = () => {
+		pageText ??= document.body ? textOf(document.body) : "";
+		return pageText;
+	};
+	const where = fold(location.host + location.pathname);
 	let state: PageState = "unknown";
 	for (const rule of table.states) {
-		const byText = (rule.texts ?? []).some((t) => pageText.includes(norm(t)));
-		const bySelector = (rule.selectors ?? []).some((s) => [...document.querySelectorAll(s)].some(visible));
-		const byUrl = (rule.urls ?? []).some((u) => location.href.includes(u));
+		if (rule.admittedForMs !== undefined && (ctx.admittedForMs === null || ctx.admittedForMs < rule.admittedForMs)) continue;
+		const wanted = Object.values(rule.texts ?? {})
+			.flat()
+			.map(fold);
+		let byText = false;
+		if (wanted.length > 0) {
+			const texts = rule.within ? all(rule.within).filter(visible).map(textOf) : [wholePage()];
+			byText = texts.some((text) => wanted.some((t) => text.includes(t)));
+		}
+		const bySelector = !byText && all(rule.selectors ?? []).some(visible);
+		const byUrl = (rule.urls ?? []).some((u) => where.includes(u.toLowerCase()));
 		if (byText || bySelector || byUrl) {
 			state = rule.state;
 			break;
 		}
 	}
-	const w = window as unknown as ProbeWindow;
-	w.__botCaptionKeys ??= new WeakMap();
-	const keys = w.__botCaptionKeys;
-	const captions = [...document.querySelectorAll(table.captions.entry)].map((entry) => {
-		let key = keys.get(entry);
+
+	const captionKey = (e: Element) => {
+		let key = memory.keys.get(e);
 		if (!key) {
-			w.__botCaptionSeq = (w.__botCaptionSeq ?? 0) + 1;
-			key = `c${w.__botCaptionSeq}`;
-			keys.set(entry, key);
+			memory.seq += 1;
+			key = `c${memory.seq}`;
+			memory.keys.set(e, key);
 		}
-		const textEl = entry.querySelector(table.captions.text) ?? (entry.matches(table.captions.text) ? entry : null);
-		return {
-			key,
-			speaker: table.captions.speaker ? readName(entry, table.captions.speaker) || null : null,
-			text: norm(textEl?.textContent ?? ""),
-		};
-	});
-	const activeSpeakers = [...document.querySelectorAll(table.speakers.tile)]
-		.filter((tile) => table.speakers.speaking.some((s) => tile.matches(s) || tile.querySelector(s) !== null))
-		.map((tile) => readName(tile, table.speakers.name))
+		return key;
+	};
+	const readCaptions = (): CaptionLine[] => {
+		const regions = all(table.captions.regions);
+		for (const layout of table.captions.layouts) {
+			const lines: CaptionLine[] = [];
+			for (const region of regions) {
+				if (layout.kind === "entries") {
+					for (const entry of region.querySelectorAll(layout.entry)) {
+						const textEl = layout.text.map((s) => (entry.matches(s) ? entry : entry.querySelector(s))).find((e) => e) ?? null;
+						lines.push({
+							key: captionKey(entry),
+							speaker: layout.speaker ? readName(entry, layout.speaker) || null : null,
+							text: clean(textEl?.textContent ?? ""),
+						});
+					}
+				} else {
+					let speaker: string | null = null;
+					for (const atom of region.querySelectorAll(`${layout.speaker.selector}, ${layout.text}`)) {
+						if (atom.matches(layout.speaker.selector)) {
+							speaker = readName(atom, [{ ...(layout.speaker.attribute ? { attribute: layout.speaker.attribute } : {}) }]) || null;
+						} else {
+							lines.push({ key: captionKey(atom), speaker, text: clean(atom.textContent ?? "") });
+						}
+					}
+				}
+			}
+			if (lines.length > 0) return lines;
+		}
+		return [];
+	};
+	const captions = readCaptions();
+
+	if (ctx.watchCaptions && !memory.observer && typeof w.__botCaptionsChanged === "function") {
+		const push = w.__botCaptionsChanged;
+		memory.pushed = JSON.stringify(captions);
+		const regionSelector = table.captions.regions.join(",");
+		const inRegion = (node: Node) => (node instanceof Element ? node : node.parentElement)?.closest(regionSelector) != null;
+		// A region mounted or unmounted whole (Teams mounts its captions only once someone speaks).
+		const holdsRegion = (node: Node) =>
+			node instanceof Element && (node.matches(regionSelector) || node.querySelector(regionSelector) !== null);
+		memory.observer = new MutationObserver((records) => {
+			const touched = records.some(
+				(r) => inRegion(r.target) || [...r.addedNodes].some(holdsRegion) || [...r.removedNodes].some(holdsRegion),
+			);
+			if (!touched) return;
+			const json = JSON.stringify(readCaptions());
+			if (json === memory.pushed) return;
+			memory.pushed = json;
+			push(json);
+		});
+		memory.observer.observe(document, { subtree: true, childList: true, characterData: true });
+	}
+
+	const speakers = table.speakers;
+	const activeSpeakers = all(speakers.tiles)
+		.filter((tile) => speakers.speaking.some((s) => tile.matches(s) || tile.querySelector(s) !== null))
+		.map((tile) => readName(tile, speakers.name))
 		.filter((name) => name !== "");
-	const participants = [...document.querySelectorAll(table.participants.item)]
-		.filter((item) => !table.participants.visibleOnly || visible(item))
-		.filter((item) => !table.participants.self.some((s) => item.matches(s) || item.querySelector(s) !== null))
-		.map((item) => readName(item, table.participants.name))
-		.filter((name) => name !== "" && name !== norm(botName));
+	const people = table.participants;
+	const notPeople = (people.notPeople ?? []).map(fold);
+	const participants = all(people.items)
+		.filter((item) => !people.visibleOnly || visible(item))
+		.filter((item) => !people.self.some((s) => item.matches(s) || item.querySelector(s) !== null))
+		.map((item) => readName(item, people.name))
+		.filter((name) => name !== "" && name !== clean(ctx.botName) && !notPeople.some((junk) => fold(name).includes(junk)));
 	let lastSender = "";
-	const chat = [...document.querySelectorAll(table.chat.message)].map((message) => {
-		const source = table.chat.sender;
-		const holder = source.closest ? message.closest(source.closest) : message;
-		let sender = holder ? readName(holder, source) : "";
+	const chat = all(table.chat.messages).flatMap((message) => {
+		const textEl = table.chat.text.map((s) => message.querySelector(s)).find((e) => e) ?? null;
+		const text = clean(textEl?.textContent ?? "");
+		// An element with a message id but no text (a pin button) is not a message.
+		if (!text) return [];
+		let sender = "";
+		for (const source of table.chat.sender) {
+			const holder = source.closest ? message.closest(source.closest) : message;
+			sender = holder ? readName(holder, [source]) : "";
+			if (sender) break;
+		}
 		if (!sender && table.chat.inheritSender) sender = lastSender;
 		lastSender = sender;
-		const textEl = message.querySelector(table.chat.text);
-		return { sender, text: norm(textEl?.textContent ?? "") };
+		return [{ sender, text }];
 	});
 	return { state, captions, activeSpeakers: [...new Set(activeSpeakers)], participants: [...new Set(participants)], chat };
 }
 
-export function readSnapshot(page: Page, table: ProbeTable, botName: string): Promise<MeetingSnapshot> {
-	return page.evaluate(probePage, table, botName);
+/** One reading of the page with its platform's table. */
+export function readSnapshot(page: Page, table: ProbeTable, ctx: ProbeContext): Promise<MeetingSnapshot> {
+	return page.evaluate(probePage, table, ctx);
+}
+
+/**
+ * Caption changes from the page as they happen: `onLines` gets every caption line on screen
+ * each time one changes (the reader's own keys, as in a snapshot). Registered before the meeting
+ * page opens; the reader starts watching once a snapshot asks it to (`watchCaptions`).
+ */
+export async function captionFeed(page: Page, onLines: (lines: CaptionLine[]) => void): Promise<void> {
+	await page.exposeFunction(CAPTIONS_BINDING, (json: string) => {
+		let lines: unknown;
+		try {
+			lines = JSON.parse(json);
+		} catch {
+			return;
+		}
+		if (Array.isArray(lines)) onLines(lines.filter(isCaptionLine));
+	});
+}
+
+function isCaptionLine(value: unknown): value is CaptionLine {
+	if (typeof value !== "object" || value === null) return false;
+	const line = value as Record<string, unknown>;
+	return typeof line.key === "string" && typeof line.text === "string" && (line.speaker === null || typeof line.speaker === "string");
 }
 
 /** First visible element matching any selector, or null. */
-export async function findVisible(page: Page, selectors: string[]): Promise<ElementHandle<Element> | null> {
+export async function findVisible(page: Page, selectors: readonly string[]): Promise<ElementHandle<Element> | null> {
 	for (const selector of selectors) {
 		for (const handle of await page.$$(selector)) {
 			if (await handle.isVisible()) return handle;
@@ -122,19 +233,23 @@ export async function findVisible(page: Page, selectors: string[]): Promise<Elem
 	return null;
 }
 
-/** First visible element among `candidates` whose own text is exactly one of `texts`. */
-export async function findByText(page: Page, candidates: string, texts: string[]): Promise<ElementHandle<Element> | null> {
+/**
+ * First visible element among `candidates` whose whole text is one of `texts` (case-insensitive,
+ * curly apostrophes read as straight ones): a button's own label, never a container that holds it.
+ */
+export async function findByText(page: Page, candidates: string, texts: readonly string[]): Promise<ElementHandle<Element> | null> {
 	const handle = await page.evaluateHandle(
-		(selector: string, wanted: string[]) => {
-			const norm = (s: string) =>
+		(selector: string, wanted: readonly string[]) => {
+			const fold = (s: string) =>
 				s
-					.replace(/[\u2018\u2019]/g, "'")
-					.replace(/\s+/g, " ")
-					.trim();
-			const want = wanted.map(norm);
+					.replace(/[\u2018\u2019\u02bc]/g, "'")
+					.replace(/[\s\u00a0]+/g, " ")
+					.trim()
+					.toLowerCase();
+			const want = new Set(wanted.map(fold));
 			return (
 				[...document.querySelectorAll(selector)].find(
-					(e) => (e as HTMLElement).getClientRects().length > 0 && want.includes(norm(e.textContent ?? "")),
+					(e) => (e as HTMLElement).getClientRects().length > 0 && want.has(fold(e.textContent ?? "")),
 				) ?? null
 			);
 		},
@@ -147,7 +262,7 @@ export async function findByText(page: Page, candidates: string, texts: string[]
 }
 
 /** Wait for the first of several selectors to be visible; null when the time is up. */
-export async function waitVisible(page: Page, selectors: string[], timeoutMs: number): Promise<ElementHandle<Element> | null> {
+export async function waitVisible(page: Page, selectors: readonly string[], timeoutMs: number): Promise<ElementHandle<Element> | null> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const found = await findVisible(page, selectors);
@@ -157,9 +272,9 @@ export async function waitVisible(page: Page, selectors: string[], timeoutMs: nu
 }
 
 /** Dismiss the first visible pop-up found, by selector or by its button's text. */
-export async function dismissAny(page: Page, popups: { selectors: string[]; texts: string[] }): Promise<boolean> {
+export async function dismissAny(page: Page, popups: { selectors: readonly string[]; texts: UiTexts }): Promise<boolean> {
 	if (await clickIfVisible(page, popups.selectors)) return true;
-	const button = await findByText(page, "button, [role=button]", popups.texts);
+	const button = await findByText(page, "button, [role=button]", allTexts(popups.texts));
 	if (!button) return false;
 	await button.click();
 	await button.dispose();
@@ -178,7 +293,7 @@ export async function typeInto(field: ElementHandle<Element>, text: string): Pro
 	await field.type(text);
 }
 
-export async function clickIfVisible(page: Page, selectors: string[]): Promise<boolean> {
+export async function clickIfVisible(page: Page, selectors: readonly string[]): Promise<boolean> {
 	const handle = await findVisible(page, selectors);
 	if (!handle) return false;
 	await handle.click();

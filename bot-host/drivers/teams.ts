@@ -1,67 +1,11 @@
 /** Microsoft Teams web driver. Selectors and texts as Teams shows them (docs/sandbox.md#how-each-platform-is-imitated). */
 import type { Page } from "puppeteer-core";
-import { clickIfVisible, dismissAny, findByText, findVisible, type ProbeTable, readSnapshot, typeInto, waitVisible } from "./probe.ts";
+import { allTexts } from "../../src/platforms/page-facts.ts";
+import { TEAMS_PAGE } from "../../src/platforms/teams/page.ts";
+import { clickIfVisible, dismissAny, findByText, findVisible, readSnapshot, typeInto, waitVisible } from "./probe.ts";
 import { type JoinOptions, LayoutChanged, type MeetingDriver } from "./types.ts";
 
-const TEAMS = {
-	continueInBrowser: ["Continue on this browser"],
-	nameInput: ['[data-tid="prejoin-display-name-input"]'],
-	passcodeInput: ['[data-tid="prejoin-passcode-input"]', 'input[placeholder*="passcode" i]'],
-	micOn: ['[data-tid="toggle-mute"][aria-checked="true"]'],
-	cameraOn: ['[data-tid="toggle-video"][aria-checked="true"]'],
-	joinButton: ['[data-tid="prejoin-join-button"]'],
-	// Disabled while the lobby request stands; enabled again means the lobby connection dropped.
-	joinButtonEnabled: ['[data-tid="prejoin-join-button"]:not([disabled])'],
-	// The audio/video prompt can show before or after the Join click.
-	popups: { selectors: [], texts: ["Continue without audio or video"] },
-	moreButton: ["#callingButtons-showMoreBtn"],
-	captionsItem: ['[role="menuitem"][aria-label="Captions"]', '[role="menuitem"]'],
-	chatButton: ["button#chat-button"],
-	chatInput: ['[placeholder="Type a message"]'],
-	micMuted: ['#microphone-button[data-state="mic-off"]'],
-	micLive: ['#microphone-button[data-state="mic"]'],
-	cameraOff: ['#video-button[data-state="call-video-off"]'],
-	cameraLive: ['#video-button[data-state="call-video"]'],
-	leave: ["#hangup-button", 'button[data-tid="hangup-main-btn"]', '[data-inp="hangup-button"]', 'button[aria-label="Leave"]'],
-	lobbyCancel: ['[data-tid="prejoin-cancel-button"]'],
-	probe: {
-		states: [
-			{ state: "removed", texts: ["You've been removed from this meeting"] },
-			{ state: "denied", texts: ["Sorry, but you were denied", "Your request to join was declined"] },
-			{ state: "ended", texts: ["The meeting has ended", "This meeting has ended"], selectors: ['[data-tid="calling-e2ee-end-screen"]'] },
-			{ state: "not_found", texts: ["This meeting link is invalid"] },
-			{ state: "bot_wall", texts: ["Verify you're a real person"] },
-			{ state: "sign_in_required", urls: ["login.microsoftonline.com/"] },
-			{ state: "left", texts: ["You left the meeting"] },
-			{
-				state: "lobby",
-				texts: ["Someone will let you in soon", "Someone will let you in shortly", "You're in the lobby", "Waiting to be admitted"],
-			},
-			{
-				state: "in_call",
-				selectors: ["#hangup-button", 'button[data-tid="hangup-main-btn"]', "#callingButtons-showMoreBtn"],
-			},
-			{ state: "prejoin", selectors: ['[data-tid="prejoin-display-name-input"]'], texts: ["Continue on this browser"] },
-		],
-		captions: {
-			entry: '[data-tid="closed-caption-renderer-wrapper"] .ui-chat__item',
-			speaker: { selector: '[data-tid="author"]' },
-			text: '[data-tid="closed-caption-text"]',
-		},
-		speakers: {
-			tile: "[data-stream-type][data-tid]",
-			speaking: ['[data-tid="voice-level-stream-outline"]'],
-			name: { attribute: "data-tid" },
-		},
-		participants: { item: "[data-stream-type][data-tid]", name: { attribute: "data-tid" }, self: [], visibleOnly: false },
-		chat: {
-			message: '[data-tid="chat-pane-message"]',
-			text: '[data-tid="messageBodyContent"]',
-			sender: { selector: '[data-tid="message-author-name"]' },
-			inheritSender: true,
-		},
-	} satisfies ProbeTable,
-};
+const TEAMS = TEAMS_PAGE;
 
 export const teams: MeetingDriver = {
 	platform: "teams",
@@ -76,7 +20,7 @@ export const teams: MeetingDriver = {
 		const deadline = Date.now() + 20_000;
 		let name = await findVisible(page, TEAMS.nameInput);
 		while (!name && Date.now() < deadline) {
-			const launcher = await findByText(page, "button", TEAMS.continueInBrowser);
+			const launcher = await findByText(page, "button", allTexts(TEAMS.continueInBrowser));
 			if (launcher) {
 				await launcher.click();
 				step("clicked Continue on this browser");
@@ -108,14 +52,14 @@ export const teams: MeetingDriver = {
 		return clickIfVisible(page, TEAMS.joinButtonEnabled);
 	},
 
-	snapshot: (page, botName) => readSnapshot(page, TEAMS.probe, botName),
+	snapshot: (page, context) => readSnapshot(page, TEAMS.probe, context),
 
 	async prepareCall(page) {
 		await dismissAny(page, TEAMS.popups);
 		// The caption list mounts only after someone speaks, so the menu click is all we can check.
 		let captions = false;
 		if (await clickIfVisible(page, TEAMS.moreButton)) {
-			const item = await findByText(page, '[role="menuitem"]', ["Captions", "Turn on live captions"]);
+			const item = await findByText(page, '[role="menuitem"]', allTexts(TEAMS.captionsItems));
 			captions = item !== null;
 			await item?.click();
 		}

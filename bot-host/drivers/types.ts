@@ -1,25 +1,10 @@
 /** One interface for every platform driver; the bot session only speaks this. */
 import type { Page } from "puppeteer-core";
 import type { Platform } from "../../src/bot-channel/protocol.ts";
+import type { PageState } from "../../src/platforms/page-facts.ts";
+import type { ProbeContext } from "./probe.ts";
 
-/**
- * What the meeting page shows right now (the room's status is a different thing: `MeetingStatus`). `removed` before admission is a denial on platforms that
- * show the same screen for both (Zoom); the session decides that from its own history.
- */
-export type PageState =
-	| "prejoin"
-	| "lobby"
-	| "in_call"
-	| "denied"
-	/** The platform gave up on the lobby request itself (no one answered it). */
-	| "unanswered"
-	| "removed"
-	| "ended"
-	| "not_found"
-	| "sign_in_required"
-	| "bot_wall"
-	| "left"
-	| "unknown";
+export type { PageState } from "../../src/platforms/page-facts.ts";
 
 export interface CaptionLine {
 	/** Stable for as long as the caption entry stays in the DOM. */
@@ -69,7 +54,8 @@ export interface MeetingDriver {
 	 * the name field or the join button cannot be found; may be called again on the same screen.
 	 */
 	join(page: Page, options: JoinOptions): Promise<void>;
-	snapshot(page: Page, botName: string): Promise<MeetingSnapshot>;
+	/** One reading of the page: its state, captions, speakers, participants and chat. */
+	snapshot(page: Page, context: ProbeContext): Promise<MeetingSnapshot>;
 	/**
 	 * Once admitted: captions on, and the panels the snapshot reads opened. False when it could
 	 * not confirm that (a pop-up in the way); the session tries again.

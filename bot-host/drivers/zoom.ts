@@ -1,73 +1,11 @@
 /** Zoom web client driver. Selectors and texts as the Zoom web client shows them (docs/sandbox.md#how-each-platform-is-imitated). */
 import type { Page } from "puppeteer-core";
-import { clickIfVisible, dismissAny, findByText, findVisible, type ProbeTable, readSnapshot, typeInto, waitVisible } from "./probe.ts";
+import { allTexts } from "../../src/platforms/page-facts.ts";
+import { ZOOM_PAGE } from "../../src/platforms/zoom/page.ts";
+import { clickIfVisible, dismissAny, findByText, findVisible, readSnapshot, typeInto, waitVisible } from "./probe.ts";
 import { type JoinOptions, LayoutChanged, type MeetingDriver } from "./types.ts";
 
-const ZOOM = {
-	cookieAccept: ["#onetrust-accept-btn-handler"],
-	nameInput: ["#input-for-name", "#inputname"],
-	passcodeInput: ['input[placeholder*="passcode" i]', "#input-for-pwd"],
-	audioMute: ['#preview-audio-control-button[aria-label="Mute"]'],
-	videoStop: ['#preview-video-control-button[aria-label="Stop Video"]'],
-	joinButton: ["button.preview-join-button", "#joinBtn"],
-	// The permission explainer (can come twice) and "Got it" tooltips; never a bare "OK", which ends screens use.
-	popups: { selectors: [], texts: ["Allow", "Got it"] },
-	subtitles: ["#live-transcription-subtitle", ".live-transcription-subtitle__box"],
-	moreControls: ["div[aria-label='More meeting control ']", "button[aria-label='More meeting control ']"],
-	captionsMenu: ["a[aria-label='Captions']"],
-	showCaptions: ["Show Captions"],
-	participantsButton: ['button[aria-label*="participants list"]'],
-	participantsPane: [".participants-ul"],
-	chatButton: ['button[aria-label*="chat panel"]'],
-	chatInput: ['.chat-rtf-box__editor-outer [contenteditable="true"]'],
-	chatSend: ['button[aria-label="send"]'],
-	footerMute: ['button.join-audio-container__btn[aria-label="mute my microphone"]'],
-	footerUnmute: ['button.join-audio-container__btn[aria-label="unmute my microphone"]'],
-	footerStopVideo: ['button.send-video-container__btn[aria-label="stop my video"]'],
-	footerStartVideo: ['button.send-video-container__btn[aria-label="start my video"]'],
-	leave: ['button[aria-label="Leave"]'],
-	// Empty aria-label; pressing Enter on it cancels, so it must be clicked.
-	leaveConfirm: ["button.leave-meeting-options__btn--danger"],
-	probe: {
-		states: [
-			// Shown both for a removal and for a denial from the waiting room; the session tells them apart.
-			{ state: "removed", texts: ["You have been removed"] },
-			{ state: "ended", texts: ["This meeting has been ended by host"] },
-			{ state: "not_found", texts: ["This meeting link is invalid (3,001)"] },
-			{ state: "bot_wall", texts: ["We detected you may be a bot"] },
-			{ state: "sign_in_required", urls: ["zoom.us/signin"], texts: ["Only authenticated users can join"] },
-			{ state: "left", texts: ["You have left the meeting"] },
-			{
-				state: "lobby",
-				texts: [
-					"Please wait, the meeting host will let you in soon.",
-					"Waiting for the host to start this meeting",
-					"Host has joined. We've let them know you're here",
-				],
-			},
-			{ state: "in_call", selectors: ['.footer button[aria-label="Leave"]', "button.join-audio-container__btn"] },
-			{ state: "prejoin", selectors: ["#input-for-name", "#inputname"] },
-		],
-		captions: { entry: ".live-transcription-subtitle__item", speaker: null, text: ".live-transcription-subtitle__item" },
-		speakers: {
-			tile: ".speaker-active-container__video-frame, .speaker-bar-container__video-frame",
-			speaking: [".speaker-active-container__video-frame", ".speaker-bar-container__video-frame--active"],
-			name: { selector: ".video-avatar__avatar-footer > span" },
-		},
-		participants: {
-			item: ".participants-ul > li",
-			name: { selector: ".participants-item__display-name" },
-			self: [".participants-item__name-label"],
-			visibleOnly: false,
-		},
-		chat: {
-			message: ".new-chat-message__container",
-			text: ".new-chat-message__text-box",
-			sender: { selector: ".chat-item__sender" },
-			inheritSender: true,
-		},
-	} satisfies ProbeTable,
-};
+const ZOOM = ZOOM_PAGE;
 
 export const zoom: MeetingDriver = {
 	platform: "zoom",
@@ -108,14 +46,15 @@ export const zoom: MeetingDriver = {
 		step("clicked Join");
 	},
 
-	snapshot: (page, botName) => readSnapshot(page, ZOOM.probe, botName),
+	snapshot: (page, context) => readSnapshot(page, ZOOM.probe, context),
 
 	dismissInterruptions: (page) => dismissAny(page, ZOOM.popups),
 
 	async prepareCall(page) {
 		while (await dismissAny(page, ZOOM.popups)) await new Promise((r) => setTimeout(r, 400));
 		if (!(await findVisible(page, ZOOM.subtitles)) && (await clickIfVisible(page, ZOOM.moreControls))) {
-			if (await clickIfVisible(page, ZOOM.captionsMenu)) await (await findByText(page, "a, [role=menuitem]", ZOOM.showCaptions))?.click();
+			if (await clickIfVisible(page, ZOOM.captionsMenu))
+				await (await findByText(page, "a, [role=menuitem]", allTexts(ZOOM.showCaptions)))?.click();
 		}
 		if (!(await findVisible(page, ZOOM.participantsPane))) await clickIfVisible(page, ZOOM.participantsButton);
 		if (!(await findVisible(page, ZOOM.chatInput))) await clickIfVisible(page, ZOOM.chatButton);
