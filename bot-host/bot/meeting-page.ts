@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { HTTPResponse, Page } from "puppeteer-core";
-import { captionFeed } from "../drivers/probe.ts";
-import type { CaptionLine, MeetingDriver } from "../drivers/types.ts";
+import { type CaptionChange, captionFeed } from "../drivers/probe.ts";
+import type { MeetingDriver } from "../drivers/types.ts";
 import { errorText } from "../error-text.ts";
 import { type Ending, endingFor, navigationFailure, outcomeOf } from "./outcomes.ts";
 
@@ -18,7 +18,7 @@ const NAVIGATION_TIMEOUT_MS = 30_000;
 /** Scripts every document of the page runs first, and the hooks meeting audio and caption changes arrive through. */
 export async function preparePage(
 	page: Page,
-	hooks: { onAudioChunk: (base64: string) => void; onCaptions: (lines: CaptionLine[]) => void },
+	hooks: { onAudioChunk: (base64: string) => void; onCaptions: (change: CaptionChange) => void },
 ): Promise<void> {
 	// esbuild-style name helpers may appear in functions serialised into the page.
 	await page.evaluateOnNewDocument("globalThis.__name = globalThis.__name || ((f) => f);");

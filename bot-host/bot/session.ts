@@ -65,8 +65,6 @@ export class BotSession {
 	private captions: CaptionTracker | null = null;
 	private chat: ChatTracker | null = null;
 	private callStartedAt: number | null = null;
-	/** Who the last reading showed speaking: the speaker of a caption line the platform shows without a name. */
-	private activeSpeakers: string[] = [];
 	/** The bot's last steps, page text and screenshots, for help requests and failures. */
 	private readonly evidence: Evidence;
 	private readonly help: HelpWatch;
@@ -204,8 +202,8 @@ export class BotSession {
 		await preparePage(page, {
 			onAudioChunk: (base64) => audio.push(Buffer.from(base64, "base64")),
 			// Caption changes as the page makes them, between readings (the next reading confirms what settled).
-			onCaptions: (lines) => {
-				if (this.stage === "active") this.captions?.update(lines, this.activeSpeakers, this.now());
+			onCaptions: ({ captions, activeSpeakers }) => {
+				if (this.stage === "active") this.captions?.update(captions, activeSpeakers, this.now());
 			},
 		}).catch(because("could not prepare the browser page"));
 		const url = this.driver.joinUrl(request.meeting_url, request.passcode ?? null);
@@ -310,7 +308,6 @@ export class BotSession {
 					} else if (!callReady && tick % 2 === 0 && prepareAttempts++ < 20) {
 						callReady = await this.driver.prepareCall(page).catch(() => false);
 					}
-					this.activeSpeakers = snap.activeSpeakers;
 					this.audio.noteSpeakers(snap.activeSpeakers);
 					this.captions?.update(snap.captions, snap.activeSpeakers, now);
 					if (snap.captions.length > 0 || snap.activeSpeakers.length > 0) lastSpeechAt = now;

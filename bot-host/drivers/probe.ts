@@ -140,11 +140,21 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 		}
 		return [];
 	};
+	const speakers = table.speakers;
+	const readSpeakers = () => [
+		...new Set(
+			all(speakers.tiles)
+				.filter((tile) => speakers.speaking.some((s) => tile.matches(s) || tile.querySelector(s) !== null))
+				.map((tile) => readName(tile, speakers.name))
+				.filter((name) => name !== ""),
+		),
+	];
 	const captions = readCaptions();
 
 	if (ctx.watchCaptions && !memory.observer && typeof w.__botCaptionsChanged === "function") {
 		const push = w.__botCaptionsChanged;
 		memory.pushed = JSON.stringify(captions);
+		// Who speaks as the line shows: the speaker of a line the platform shows without a name (Zoom).
 		const regionSelector = table.captions.regions.join(",");
 		const inRegion = (node: Node) => (node instanceof Element ? node : node.parentElement)?.closest(regionSelector) != null;
 		// A region mounted or unmounted whole (Teams mounts its captions only once someone speaks).
@@ -155,19 +165,15 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 				(r) => inRegion(r.target) || [...r.addedNodes].some(holdsRegion) || [...r.removedNodes].some(holdsRegion),
 			);
 			if (!touched) return;
-			const json = JSON.stringify(readCaptions());
-			if (json === memory.pushed) return;
-			memory.pushed = json;
-			push(json);
+			const lines = JSON.stringify(readCaptions());
+			if (lines === memory.pushed) return;
+			memory.pushed = lines;
+			push(JSON.stringify({ captions: JSON.parse(lines), activeSpeakers: readSpeakers() }));
 		});
 		memory.observer.observe(document, { subtree: true, childList: true, characterData: true });
 	}
 
-	const speakers = table.speakers;
-	const activeSpeakers = all(speakers.tiles)
-		.filter((tile) => speakers.speaking.some((s) => tile.matches(s) || tile.querySelector(s) !== null))
-		.map((tile) => readName(tile, speakers.name))
-		.filter((name) => name !== "");
+	const activeSpeakers = readSpeakers();
 	const people = table.participants;
 	const notPeople = (people.notPeople ?? []).map(fold);
 	const participants = all(people.items)
@@ -191,7 +197,7 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 		lastSender = sender;
 		return [{ sender, text }];
 	});
-	return { state, captions, activeSpeakers: [...new Set(activeSpeakers)], participants: [...new Set(participants)], chat };
+	return { state, captions, activeSpeakers, participants: [...new Set(participants)], chat };
 }
 
 /** One reading of the page with its platform's table. */
@@ -199,20 +205,30 @@ export function readSnapshot(page: Page, table: ProbeTable, ctx: ProbeContext): 
 	return page.evaluate(probePage, table, ctx);
 }
 
+/** The caption lines on screen when one changed, and who the tiles showed speaking at that moment. */
+export interface CaptionChange {
+	captions: CaptionLine[];
+	activeSpeakers: string[];
+}
+
 /**
- * Caption changes from the page as they happen: `onLines` gets every caption line on screen
+ * Caption changes from the page as they happen: `onChange` gets every caption line on screen
  * each time one changes (the reader's own keys, as in a snapshot). Registered before the meeting
  * page opens; the reader starts watching once a snapshot asks it to (`watchCaptions`).
  */
-export async function captionFeed(page: Page, onLines: (lines: CaptionLine[]) => void): Promise<void> {
+export async function captionFeed(page: Page, onChange: (change: CaptionChange) => void): Promise<void> {
 	await page.exposeFunction(CAPTIONS_BINDING, (json: string) => {
-		let lines: unknown;
+		let change: { captions?: unknown; activeSpeakers?: unknown };
 		try {
-			lines = JSON.parse(json);
+			change = JSON.parse(json);
 		} catch {
 			return;
 		}
-		if (Array.isArray(lines)) onLines(lines.filter(isCaptionLine));
+		if (!Array.isArray(change.captions) || !Array.isArray(change.activeSpeakers)) return;
+		onChange({
+			captions: change.captions.filter(isCaptionLine),
+			activeSpeakers: change.activeSpeakers.filter((name): name is string => typeof name === "string"),
+		});
 	});
 }
 

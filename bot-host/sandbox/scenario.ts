@@ -4,7 +4,9 @@
  * bot asked to join, in-call timings from its admission.
  */
 import { z } from "zod";
+import { UI_LANGUAGES } from "../../src/platforms/page-facts.ts";
 import { encodeWav } from "../bot/wav.ts";
+import { SANDBOX_TRAPS } from "./pages/traps.ts";
 
 export const ScenarioParticipant = z.object({
 	name: z.string().min(1).max(100),
@@ -39,6 +41,15 @@ export const Scenario = z.object({
 	interstitial_kind: z.enum(["policy", "bot_check"]).default("policy"),
 	/** The join button is renamed (the platform changed its layout) until the control API's `restore_layout`. */
 	layout_changed: z.boolean().default(false),
+	/** The language the platform's page is shown in (its texts and labels), whatever the bot asks for. */
+	ui_language: z.enum(UI_LANGUAGES).default("en"),
+	/** Which generation of the platform's page: the one the peers know today, or the one before it. */
+	dom_version: z.enum(["newer", "older"]).default("newer"),
+	/** Traps the page sets for the bot, by name (each platform page lists its own: pages/traps.ts). */
+	traps: z
+		.array(z.string().refine((trap) => SANDBOX_TRAPS.includes(trap), { message: `a trap is one of: ${SANDBOX_TRAPS.join(", ")}` }))
+		.max(20)
+		.default([]),
 	/** Pop-ups the bot must dismiss: Meet's recording notice, Zoom's permission prompt (twice), Teams' audio/video prompt. */
 	interruptions: z.boolean().default(false),
 	/** Zoom/Teams passcode the join must carry. */

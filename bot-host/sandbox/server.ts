@@ -287,6 +287,9 @@ function platformPage(
 			notFound: scenario.not_found,
 			interstitial: screen.interstitial ? scenario.interstitial_kind : null,
 			layoutChanged: screen.layout_changed,
+			language: scenario.ui_language,
+			dom: scenario.dom_version,
+			traps: scenario.traps,
 		};
 	};
 	const host = url.hostname;

@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProbeTable } from "../../src/platforms/page-facts.ts";
 import { type BotBrowser, launchBotBrowser } from "../bot/browser.ts";
 import { chromiumSandbox } from "../bot/chromium-sandbox.ts";
-import { captionFeed, readSnapshot } from "../drivers/probe.ts";
-import type { CaptionLine } from "../drivers/types.ts";
+import { type CaptionChange, captionFeed, readSnapshot } from "../drivers/probe.ts";
 
 const TABLE: ProbeTable = {
 	states: [
@@ -43,7 +42,7 @@ const context = { botName: "Notetaker", admittedForMs: null };
 describe("the in-page reader", () => {
 	let bot: BotBrowser;
 	let page: Page;
-	const pushed: CaptionLine[][] = [];
+	const pushed: CaptionChange[] = [];
 
 	beforeAll(async () => {
 		bot = await launchBotBrowser("probe-test", {
@@ -53,7 +52,7 @@ describe("the in-page reader", () => {
 			sandbox: chromiumSandbox("/usr/bin/chromium", process.env.BOT_CHROMIUM_SANDBOX, () => {}).sandbox,
 		});
 		page = await bot.browser.newPage();
-		await captionFeed(page, (lines) => pushed.push(lines));
+		await captionFeed(page, (change) => pushed.push(change));
 	});
 	afterAll(async () => {
 		await bot?.close();
@@ -127,8 +126,8 @@ describe("the in-page reader", () => {
 		expect(snap.activeSpeakers).toEqual(["Bob"]);
 	});
 
-	it("pushes every caption change as the page makes it, once asked to watch, with the keys a reading gives", async () => {
-		await show(`<div id="host"></div>`);
+	it("pushes every caption change as the page makes it, once asked to watch, with the keys a reading gives and who was speaking", async () => {
+		await show(`<div id="host"></div><div class="tile speaking" data-name="Alice"></div>`);
 		await readSnapshot(page, TABLE, { ...context, watchCaptions: true });
 		pushed.length = 0;
 		await page.evaluate(() => {
@@ -137,14 +136,16 @@ describe("the in-page reader", () => {
 			region.innerHTML = '<div class="entry"><span class="who">Alice</span><span class="said">Good</span></div>';
 			document.getElementById("host")?.append(region);
 		});
-		await expect.poll(() => pushed.at(-1)?.[0]?.text).toBe("Good");
+		await expect.poll(() => pushed.at(-1)?.captions[0]?.text).toBe("Good");
+		// Who the tiles showed speaking as the line appeared: a nameless line's speaker (Zoom).
+		expect(pushed.at(-1)?.activeSpeakers).toEqual(["Alice"]);
 		await page.evaluate(() => {
 			const said = document.querySelector(".said");
 			if (said?.firstChild) (said.firstChild as Text).data = "Good morning";
 		});
-		await expect.poll(() => pushed.at(-1)?.[0]?.text).toBe("Good morning");
+		await expect.poll(() => pushed.at(-1)?.captions[0]?.text).toBe("Good morning");
 		const read = await readSnapshot(page, TABLE, context);
-		expect(pushed.at(-1)?.[0]?.key).toBe(read.captions[0]?.key);
+		expect(pushed.at(-1)?.captions[0]?.key).toBe(read.captions[0]?.key);
 		// A change elsewhere on the page pushes nothing.
 		const before = pushed.length;
 		await page.evaluate(() => document.body.append("unrelated"));

@@ -1,4 +1,6 @@
 /** The HTML frame shared by the sandbox platform pages: meeting id, runtime, skin script. */
+import type { UiLanguage } from "../../../src/platforms/page-facts.ts";
+
 export function escapeHtml(text: string): string {
 	return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
@@ -14,6 +16,10 @@ export interface MeetingPageState {
 	interstitial?: "policy" | "bot_check" | null;
 	/** The join button renamed until the sandbox says the layout is restored (scenario `layout_changed`); the skin's `applyLayout` draws it. */
 	layoutChanged?: boolean;
+	/** The page's UI language, its generation and the traps it sets (scenario `ui_language`, `dom_version`, `traps`). */
+	language?: UiLanguage;
+	dom?: "newer" | "older";
+	traps?: readonly string[];
 }
 
 /** Each platform's bot check, in its own words (the drivers' `bot_wall` texts). */
@@ -38,7 +44,7 @@ export function pageShell(
 	p: { platform: string; meetingId: string; title: string; css: string; body: string; skin: string } & MeetingPageState,
 ): string {
 	return `<!doctype html>
-<html lang="en" data-platform="${p.platform}" data-meeting-id="${escapeHtml(p.meetingId)}"${p.notFound ? ' data-meeting-state="not_found"' : ""}${p.interstitial ? " data-interstitial" : ""}${p.layoutChanged ? " data-layout-changed" : ""}>
+<html lang="${p.language ?? "en"}" data-dom="${p.dom ?? "newer"}" data-traps="${escapeHtml((p.traps ?? []).join(" "))}" data-platform="${p.platform}" data-meeting-id="${escapeHtml(p.meetingId)}"${p.notFound ? ' data-meeting-state="not_found"' : ""}${p.interstitial ? " data-interstitial" : ""}${p.layoutChanged ? " data-layout-changed" : ""}>
 <head><meta charset="utf-8"><title>${escapeHtml(p.title)}</title>
 <style>body{font-family:sans-serif;margin:0}[hidden]{display:none!important}video{width:160px;height:90px;background:#222}button,[role=button],[role=switch],[role=menuitem]{display:inline-block;min-width:28px;min-height:24px;border:1px solid #888;cursor:pointer}${INTERSTITIAL_CSS}${p.css}</style>
 </head>
