@@ -8,16 +8,10 @@ import { createHash, createPublicKey } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { BROWSER_HOSTS } from "../../src/platforms/index.ts";
 
-export const SANDBOX_HOSTS = [
-	"meet.google.com",
-	"zoom.us",
-	"*.zoom.us",
-	"teams.microsoft.com",
-	"teams.live.com",
-	"login.microsoftonline.com",
-	"accounts.google.com",
-] as const;
+/** Every host a bot's browser opens for a platform (the registry's): the sandbox answers for all of them. */
+export const SANDBOX_HOSTS = BROWSER_HOSTS;
 
 export interface SandboxCertificate {
 	key: string;

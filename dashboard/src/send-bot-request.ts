@@ -4,6 +4,7 @@
  * the pasted link's host (the API parses the link itself and answers 422 for a bad one), or
  * taken from the form when the user pasted a bare meeting id. Pure (send-bot-request.test.ts).
  */
+import { platformOfHost } from "../../src/platforms/index.ts";
 import type { Platform } from "./types";
 
 export interface SendBotForm {
@@ -35,11 +36,7 @@ export function platformOfLink(link: string): Platform | null {
 	} catch {
 		return null;
 	}
-	if (host === "meet.google.com") return "google_meet";
-	if (["zoom.us", "zoomgov.com"].some((home) => host === home || host.endsWith(`.${home}`))) return "zoom";
-	if (["teams.live.com", "teams.microsoft.com", "teams.cloud.microsoft"].includes(host) || host.endsWith(".teams.microsoft.us"))
-		return "teams";
-	return null;
+	return platformOfHost(host);
 }
 
 /** The body to send, or a sentence saying what the form still needs. */

@@ -14,6 +14,7 @@
  * it with `ROOM_CLOSE.meetingEnded`: the bot then leaves the call and does not reconnect.
  */
 import { z } from "zod";
+import { PLATFORMS } from "../platforms/ids.ts";
 import { FailureDiagnostics, HelpReport } from "./help-report.ts";
 
 /** WebSocket close codes the room sends on the bot channel. */
@@ -48,7 +49,7 @@ export const MAX_QUEUED_COMMANDS = 50;
  */
 export const MAX_QUEUED_COMMAND_BYTES = 24 * 1024 * 1024;
 
-export const PLATFORMS = ["google_meet", "zoom", "teams"] as const;
+export { PLATFORMS } from "../platforms/ids.ts";
 export const Platform = z.enum(PLATFORMS);
 export type Platform = z.infer<typeof Platform>;
 

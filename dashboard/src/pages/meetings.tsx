@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { PLATFORM_CHOICES } from "../../../src/platforms/index.ts";
 import { request } from "../api";
 import { liveFeed } from "../live";
 import { useCanAct } from "../me";
@@ -23,9 +24,7 @@ const STATUS_FILTERS: [string, string][] = [
 
 const PLATFORM_FILTERS: [string, string][] = [
 	["", "Any platform"],
-	["google_meet", "Google Meet"],
-	["zoom", "Zoom"],
-	["teams", "Microsoft Teams"],
+	...PLATFORM_CHOICES.map(([code, name]): [string, string] => [code, name]),
 ];
 
 /** `#/meetings`: send a bot, the meetings with live status, plans, calendars. */

@@ -1,4 +1,5 @@
 import { useEffect, useId, useState } from "preact/hooks";
+import { PLATFORM_CHOICES } from "../../../src/platforms/index.ts";
 import { request } from "../api";
 import { meetingTitle, platformWords } from "../meeting-words";
 import { navigate, type Route } from "../route";
@@ -11,12 +12,7 @@ const PAGE_SIZE = 20;
 /** The API's own bound on `q`. */
 const QUERY_MAX = 200;
 
-const PLATFORMS: [string, string][] = [
-	["", "Any platform"],
-	["google_meet", "Google Meet"],
-	["zoom", "Zoom"],
-	["teams", "Microsoft Teams"],
-];
+const PLATFORMS: [string, string][] = [["", "Any platform"], ...PLATFORM_CHOICES.map(([code, name]): [string, string] => [code, name])];
 
 /** The route for a search: `#/search?q=…` and its filters, empty ones left out. */
 function searchPath(params: Record<string, string>): string {

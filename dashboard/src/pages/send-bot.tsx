@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { PLATFORM_CHOICES } from "../../../src/platforms/index.ts";
 import { request } from "../api";
 import { meetingTitle } from "../meeting-words";
 import { sendBotBody } from "../send-bot-request";
@@ -7,9 +8,7 @@ import { Button, CheckboxField, ErrorBanner, SelectField, TextField } from "../u
 
 const PLATFORMS: [string, string][] = [
 	["", "Read it from the link"],
-	["google_meet", "Google Meet"],
-	["zoom", "Zoom"],
-	["teams", "Microsoft Teams"],
+	...PLATFORM_CHOICES.map(([code, name]): [string, string] => [code, name]),
 ];
 
 /** "Send a bot" from a pasted meeting link: POST /bots with name, language and recording. */
