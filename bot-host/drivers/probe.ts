@@ -86,6 +86,7 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 	let state: PageState = "unknown";
 	for (const rule of table.states) {
 		if (rule.admittedForMs !== undefined && (ctx.admittedForMs === null || ctx.admittedForMs < rule.admittedForMs)) continue;
+		if (rule.beforeAdmission && ctx.admittedForMs !== null) continue;
 		const wanted = Object.values(rule.texts ?? {})
 			.flat()
 			.map(fold);
@@ -112,7 +113,10 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 		return key;
 	};
 	const readCaptions = (): CaptionLine[] => {
-		const regions = all(table.captions.regions);
+		// A hook and its wrapper can both match (Meet's captions region inside its jsname wrapper):
+		// the innermost is the region, so no line is read twice and structural layouts start there.
+		const matched = all(table.captions.regions);
+		const regions = matched.filter((region) => !matched.some((other) => other !== region && region.contains(other)));
 		for (const layout of table.captions.layouts) {
 			const lines: CaptionLine[] = [];
 			for (const region of regions) {
@@ -176,9 +180,17 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 	const activeSpeakers = readSpeakers();
 	const people = table.participants;
 	const notPeople = (people.notPeople ?? []).map(fold);
+	const isSelf = (item: Element) => people.self.some((s) => item.matches(s) || item.querySelector(s) !== null);
+	const selfIds = new Set<string>();
+	if (people.selfId) {
+		for (const marker of all(people.self)) {
+			const id = marker.closest(people.items.join(","))?.getAttribute(people.selfId);
+			if (id) selfIds.add(id);
+		}
+	}
 	const participants = all(people.items)
 		.filter((item) => !people.visibleOnly || visible(item))
-		.filter((item) => !people.self.some((s) => item.matches(s) || item.querySelector(s) !== null))
+		.filter((item) => !isSelf(item) && !(people.selfId && selfIds.has(item.getAttribute(people.selfId) ?? "")))
 		.map((item) => readName(item, people.name))
 		.filter((name) => name !== "" && name !== clean(ctx.botName) && !notPeople.some((junk) => fold(name).includes(junk)));
 	let lastSender = "";
@@ -315,4 +327,48 @@ export async function clickIfVisible(page: Page, selectors: readonly string[]): 
 	await handle.click();
 	await handle.dispose();
 	return true;
+}
+
+/** Wait for a control whose whole label is one of `texts` (as `findByText`); null when the time is up. */
+export async function waitForText(
+	page: Page,
+	candidates: string,
+	texts: readonly string[],
+	timeoutMs: number,
+): Promise<ElementHandle<Element> | null> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const found = await findByText(page, candidates, texts);
+		if (found || Date.now() >= deadline) return found;
+		await new Promise((r) => setTimeout(r, 100));
+	}
+}
+
+/**
+ * Presses a button where a person would click it; when something lies over it (an overlay, a
+ * pop-up) `clearWay` gets a chance to remove it, and if it is still covered the button is
+ * focused and pressed with Enter, a real key press that reaches it through whatever is on top.
+ */
+export async function pressUncovered(
+	page: Page,
+	button: ElementHandle<Element>,
+	clearWay: () => Promise<unknown> = async () => {},
+): Promise<"clicked" | "pressed"> {
+	const covered = () =>
+		button.evaluate((e) => {
+			e.scrollIntoView({ block: "center", inline: "center" });
+			const box = e.getBoundingClientRect();
+			const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+			return !(top && (top === e || e.contains(top)));
+		});
+	if (await covered()) {
+		await clearWay();
+		if (await covered()) {
+			await button.focus();
+			await page.keyboard.press("Enter");
+			return "pressed";
+		}
+	}
+	await button.click();
+	return "clicked";
 }
