@@ -63,19 +63,27 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 	const memory = w.__botProbeState;
 
 	// Visible text with what participants wrote cut out (each such region's own text replaced by a
-	// separator), so an outcome sentence said in a caption or typed in chat matches no rule.
-	const participantRegions = all(table.participantText).filter(visible);
+	// separator), so an outcome sentence said in a caption or typed in chat matches no rule. Only the
+	// outermost regions are cut, each where it stands (they follow in document order, as their text
+	// does): a name cut everywhere would also cut it out of a chat line and leave the rest of the line.
+	const visibleRegions = all(table.participantText).filter(visible);
+	const participantRegions = visibleRegions.filter((region) => !visibleRegions.some((other) => other !== region && other.contains(region)));
 	const textOf = (e: Element) => {
+		if (participantRegions.some((region) => region === e || region.contains(e))) return "";
 		// biome-ignore lint/performance/useDomNodeTextContent: innerText leaves out hidden screens, which is the point.
-		let text = fold((e as HTMLElement).innerText ?? "");
+		const text = fold((e as HTMLElement).innerText ?? "");
+		let kept = "";
+		let from = 0;
 		for (const region of participantRegions) {
-			if (region !== e && !e.contains(region)) continue;
+			if (!e.contains(region)) continue;
 			// biome-ignore lint/performance/useDomNodeTextContent: the same text innerText put in, to take it out.
 			const own = fold((region as HTMLElement).innerText ?? "");
-			if (own) text = text.split(own).join(" \u241e ");
-			if (region === e) return "";
+			const at = own ? text.indexOf(own, from) : -1;
+			if (at < 0) continue;
+			kept += `${text.slice(from, at)} \u241e `;
+			from = at + own.length;
 		}
-		return text;
+		return kept + text.slice(from);
 	};
 	let pageText: string | null = null;
 	const wholePage = () => {
