@@ -42,7 +42,8 @@ export const MEET_PAGE = {
 	micIsOff: labelled("", T.micIsOff),
 	cameraIsOn: labelled("", T.cameraIsOn),
 	cameraIsOff: labelled("", T.cameraIsOff),
-	joinButtons: "button, [role=button], span",
+	// A: a button, or the span inside one, whose text is the label (never a span outside any button).
+	joinButtons: "button, [role=button], button span, [role=button] span",
 	joinTexts: T.join,
 	/** A's notices: accepted only inside a modal dialog that says one of them, never one that asks for consent. */
 	notices: { dialogs: ['div[aria-modal="true"][role="dialog"]'], texts: T.notices, ok: ['button[data-mdc-dialog-action="ok"]'] },
