@@ -66,8 +66,10 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 	// separator), so an outcome sentence said in a caption or typed in chat matches no rule. Only the
 	// outermost regions are cut, each where it stands (they follow in document order, as their text
 	// does): a name cut everywhere would also cut it out of a chat line and leave the rest of the line.
-	const visibleRegions = all(table.participantText).filter(visible);
-	const participantRegions = visibleRegions.filter((region) => !visibleRegions.some((other) => other !== region && other.contains(region)));
+	const participantSelector = table.participantText.join(",");
+	const participantRegions = all(table.participantText).filter(
+		(region) => visible(region) && !region.parentElement?.closest(participantSelector),
+	);
 	const textOf = (e: Element) => {
 		if (participantRegions.some((region) => region === e || region.contains(e))) return "";
 		// biome-ignore lint/performance/useDomNodeTextContent: innerText leaves out hidden screens, which is the point.
