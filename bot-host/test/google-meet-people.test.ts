@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UI_LANGUAGES } from "../../src/platforms/page-facts.ts";
 import { meetUi } from "../sandbox/pages/google-meet-texts.ts";
-import { ALICE, confirmedFrom, finished, joinedNames, leaveNow, statusNames } from "./google-meet-checks.ts";
+import { ALICE, finished, holding, joinedNames, leaveNow, statusNames, transcribed } from "./google-meet-checks.ts";
 import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
 
 describe("Google Meet participants and their words", () => {
@@ -72,14 +72,11 @@ describe("Google Meet participants and their words", () => {
 					{ sender: named(ui.cantJoin), text: `${ui.left}. ${ui.asking}`, after_ms: 200 },
 				],
 			});
-			const confirmed = await world.room.until(bot.meetingId, (r) => {
-				const done = r.flatMap((m) => (m.type === "segment" && m.segment.completed ? [m.segment] : []));
-				return done.length >= 2 ? done : undefined;
-			});
-			expect(confirmed.map((s) => [s.speaker, s.text])).toEqual([
-				[speaker, ui.removed],
-				[speaker, ui.ended],
-			]);
+			const said = [
+				{ speaker, text: ui.removed },
+				{ speaker, text: ui.ended },
+			];
+			expect(await transcribed(world, bot, said)).toEqual(holding(said));
 			await world.room.until(bot.meetingId, (r) => r.filter((m) => m.type === "chat").length >= 2);
 			expect(await leaveNow(world, bot)).toMatchObject({
 				status: "completed",
@@ -97,11 +94,11 @@ describe("Google Meet participants and their words", () => {
 			direct_join: true,
 			participants: [{ name: ALICE, lines: ["Call ended, you left the meeting, check your meeting code.", "Still here."] }],
 		});
-		const confirmed = await confirmedFrom(world, bot, [ALICE]);
-		expect(confirmed[0]?.text).toBe("Call ended, you left the meeting, check your meeting code.");
-		await world.room.until(bot.meetingId, (r) =>
-			r.some((m) => m.type === "segment" && m.segment.completed && m.segment.text === "Still here."),
-		);
+		const said = [
+			{ speaker: ALICE, text: "Call ended, you left the meeting, check your meeting code." },
+			{ speaker: ALICE, text: "Still here." },
+		];
+		expect(await transcribed(world, bot, said)).toEqual(holding(said));
 		expect(await leaveNow(world, bot)).toMatchObject({ completion_reason: "stopped" });
 	});
 });

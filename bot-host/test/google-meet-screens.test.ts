@@ -4,7 +4,7 @@
  * consent prompt, which the bot must never answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ALICE, ALICE_LINE, confirmedFrom, finished, leaveNow, reported, statusNames } from "./google-meet-checks.ts";
+import { ALICE, ALICE_LINE, finished, holding, leaveNow, reported, statusNames, transcribed } from "./google-meet-checks.ts";
 import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
 
 describe("Google Meet screens", () => {
@@ -55,8 +55,8 @@ describe("Google Meet screens", () => {
 		const asked = await reported(world, bot, "needs_help");
 		expect(asked).toMatchObject({ help: { kind: "unknown_screen" } });
 		expect(asked.help?.page_text).toContain("Take notes for me?");
-		const [segment] = await confirmedFrom(world, bot, [ALICE]);
-		expect(segment).toMatchObject({ speaker: ALICE, text: ALICE_LINE });
+		const said = [{ speaker: ALICE, text: ALICE_LINE }];
+		expect(await transcribed(world, bot, said)).toEqual(holding(said));
 		expect(await leaveNow(world, bot)).toMatchObject({ completion_reason: "stopped" });
 		expect(statusNames(world, bot)).toEqual(["joining", "awaiting_admission", "needs_help", "active", "completed"]);
 		// Someone else answered it: the bot pressed neither button.
