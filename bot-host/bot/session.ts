@@ -9,7 +9,7 @@ import type { Page } from "puppeteer-core";
 import type { FailureDiagnostics, HelpKind, HelpReport } from "../../src/bot-channel/help-report.ts";
 import type { Act, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import { driverFor } from "../drivers/index.ts";
-import type { MeetingDriver, MeetingSnapshot, PageState } from "../drivers/types.ts";
+import type { CallOptions, MeetingDriver, MeetingSnapshot, PageState } from "../drivers/types.ts";
 import { errorText } from "../error-text.ts";
 import { InCallActions } from "./actions.ts";
 import { deliverRecording, MeetingAudio, recordingCap } from "./audio.ts";
@@ -306,7 +306,7 @@ export class BotSession {
 						this.status("active");
 						callReady = await this.startCall(page, prefix, now);
 					} else if (!callReady && tick % 2 === 0 && prepareAttempts++ < 20) {
-						callReady = await this.driver.prepareCall(page).catch(() => false);
+						callReady = await this.driver.prepareCall(page, this.callOptions).catch(() => false);
 					}
 					this.audio.noteSpeakers(snap.activeSpeakers);
 					this.captions?.update(snap.captions, snap.activeSpeakers, now);
@@ -367,10 +367,15 @@ export class BotSession {
 		// Caption changes are watched from now, not from the next reading: the call's first line would wait a tick.
 		if (this.captions)
 			await this.driver.snapshot(page, { botName: request.bot_name, admittedForMs: 0, watchCaptions: true }).catch(() => null);
-		return this.driver.prepareCall(page).catch((err: unknown) => {
+		return this.driver.prepareCall(page, this.callOptions).catch((err: unknown) => {
 			this.log(`prepare call: ${errorText(err)}`);
 			return false;
 		});
+	}
+
+	/** What the driver needs from the request to get the call ready (the caption language). */
+	private get callOptions(): CallOptions {
+		return { language: this.request.language ?? null };
 	}
 
 	/** Last transcription passes, then the recording upload, before the final status. */

@@ -63,19 +63,29 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 	const memory = w.__botProbeState;
 
 	// Visible text with what participants wrote cut out (each such region's own text replaced by a
-	// separator), so an outcome sentence said in a caption or typed in chat matches no rule.
-	const participantRegions = all(table.participantText).filter(visible);
+	// separator), so an outcome sentence said in a caption or typed in chat matches no rule. Only the
+	// outermost regions are cut, each where it stands (they follow in document order, as their text
+	// does): a name cut everywhere would also cut it out of a chat line and leave the rest of the line.
+	const participantSelector = table.participantText.join(",");
+	const participantRegions = all(table.participantText).filter(
+		(region) => visible(region) && !region.parentElement?.closest(participantSelector),
+	);
 	const textOf = (e: Element) => {
+		if (participantRegions.some((region) => region === e || region.contains(e))) return "";
 		// biome-ignore lint/performance/useDomNodeTextContent: innerText leaves out hidden screens, which is the point.
-		let text = fold((e as HTMLElement).innerText ?? "");
+		const text = fold((e as HTMLElement).innerText ?? "");
+		let kept = "";
+		let from = 0;
 		for (const region of participantRegions) {
-			if (region !== e && !e.contains(region)) continue;
+			if (!e.contains(region)) continue;
 			// biome-ignore lint/performance/useDomNodeTextContent: the same text innerText put in, to take it out.
 			const own = fold((region as HTMLElement).innerText ?? "");
-			if (own) text = text.split(own).join(" \u241e ");
-			if (region === e) return "";
+			const at = own ? text.indexOf(own, from) : -1;
+			if (at < 0) continue;
+			kept += `${text.slice(from, at)} \u241e `;
+			from = at + own.length;
 		}
-		return text;
+		return kept + text.slice(from);
 	};
 	let pageText: string | null = null;
 	const wholePage = () => {
@@ -86,6 +96,7 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 	let state: PageState = "unknown";
 	for (const rule of table.states) {
 		if (rule.admittedForMs !== undefined && (ctx.admittedForMs === null || ctx.admittedForMs < rule.admittedForMs)) continue;
+		if (rule.beforeAdmission && ctx.admittedForMs !== null) continue;
 		const wanted = Object.values(rule.texts ?? {})
 			.flat()
 			.map(fold);
@@ -112,7 +123,10 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 		return key;
 	};
 	const readCaptions = (): CaptionLine[] => {
-		const regions = all(table.captions.regions);
+		// A hook and its wrapper can both match (Meet's captions region inside its jsname wrapper):
+		// the innermost is the region, so no line is read twice and structural layouts start there.
+		const matched = all(table.captions.regions);
+		const regions = matched.filter((region) => !matched.some((other) => other !== region && region.contains(other)));
 		for (const layout of table.captions.layouts) {
 			const lines: CaptionLine[] = [];
 			for (const region of regions) {
@@ -176,9 +190,17 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 	const activeSpeakers = readSpeakers();
 	const people = table.participants;
 	const notPeople = (people.notPeople ?? []).map(fold);
+	const isSelf = (item: Element) => people.self.some((s) => item.matches(s) || item.querySelector(s) !== null);
+	const selfIds = new Set<string>();
+	if (people.selfId) {
+		for (const marker of all(people.self)) {
+			const id = marker.closest(people.items.join(","))?.getAttribute(people.selfId);
+			if (id) selfIds.add(id);
+		}
+	}
 	const participants = all(people.items)
 		.filter((item) => !people.visibleOnly || visible(item))
-		.filter((item) => !people.self.some((s) => item.matches(s) || item.querySelector(s) !== null))
+		.filter((item) => !isSelf(item) && !(people.selfId && selfIds.has(item.getAttribute(people.selfId) ?? "")))
 		.map((item) => readName(item, people.name))
 		.filter((name) => name !== "" && name !== clean(ctx.botName) && !notPeople.some((junk) => fold(name).includes(junk)));
 	let lastSender = "";
@@ -315,4 +337,48 @@ export async function clickIfVisible(page: Page, selectors: readonly string[]): 
 	await handle.click();
 	await handle.dispose();
 	return true;
+}
+
+/** Wait for a control whose whole label is one of `texts` (as `findByText`); null when the time is up. */
+export async function waitForText(
+	page: Page,
+	candidates: string,
+	texts: readonly string[],
+	timeoutMs: number,
+): Promise<ElementHandle<Element> | null> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const found = await findByText(page, candidates, texts);
+		if (found || Date.now() >= deadline) return found;
+		await new Promise((r) => setTimeout(r, 100));
+	}
+}
+
+/**
+ * Presses a button where a person would click it; when something lies over it (an overlay, a
+ * pop-up) `clearWay` gets a chance to remove it, and if it is still covered the button is
+ * focused and pressed with Enter, a real key press that reaches it through whatever is on top.
+ */
+export async function pressUncovered(
+	page: Page,
+	button: ElementHandle<Element>,
+	clearWay: () => Promise<unknown> = async () => {},
+): Promise<"clicked" | "pressed"> {
+	const covered = () =>
+		button.evaluate((e) => {
+			e.scrollIntoView({ block: "center", inline: "center" });
+			const box = e.getBoundingClientRect();
+			const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+			return !(top && (top === e || e.contains(top)));
+		});
+	if (await covered()) {
+		await clearWay();
+		if (await covered()) {
+			await button.focus();
+			await page.keyboard.press("Enter");
+			return "pressed";
+		}
+	}
+	await button.click();
+	return "clicked";
 }

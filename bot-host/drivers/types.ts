@@ -37,6 +37,12 @@ export interface JoinOptions {
 	again?: boolean;
 }
 
+/** What the bot knows about the call when it gets it ready (the spawn request's choices). */
+export interface CallOptions {
+	/** The meeting's spoken language (ISO code, "de") when the request forces one; captions are set to it where the platform lets a guest. */
+	language?: string | null;
+}
+
 /**
  * The join screen is there but a control the driver needs is not where it looks (the platform
  * changed its layout): the bot asks for help (`layout_changed`) and tries again, rather than fail.
@@ -60,7 +66,7 @@ export interface MeetingDriver {
 	 * Once admitted: captions on, and the panels the snapshot reads opened. False when it could
 	 * not confirm that (a pop-up in the way); the session tries again.
 	 */
-	prepareCall(page: Page): Promise<boolean>;
+	prepareCall(page: Page, options?: CallOptions): Promise<boolean>;
 	/** While in the lobby: notice a dropped lobby connection and ask to join again (true if it did). */
 	recoverLobby?(page: Page): Promise<boolean>;
 	/** Click away the platform's pop-ups (notices, permission prompts); true if one was dismissed. */

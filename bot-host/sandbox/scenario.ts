@@ -45,6 +45,11 @@ export const Scenario = z.object({
 	ui_language: z.enum(UI_LANGUAGES).default("en"),
 	/** Which generation of the platform's page: the one the peers know today, or the one before it. */
 	dom_version: z.enum(["newer", "older"]).default("newer"),
+	/**
+	 * The language participants speak (ISO code): the page's captions come out right only once the
+	 * meeting's caption language is set to it (Meet: Settings, Captions). Null: whatever is set.
+	 */
+	spoken_language: z.string().min(2).max(16).nullable().default(null),
 	/** Traps the page sets for the bot, by name (each platform page lists its own: pages/traps.ts). */
 	traps: z
 		.array(z.string().refine((trap) => SANDBOX_TRAPS.includes(trap), { message: `a trap is one of: ${SANDBOX_TRAPS.join(", ")}` }))
@@ -121,6 +126,13 @@ export interface Observed {
 	camera: { frames: number; last_frame: string | null; last_color: number[] | null };
 	/** Every caption text the meeting showed, with when it first appeared (epoch ms). */
 	captions_shown: { speaker: string; text: string; at: number }[];
+	/** What the bot chose on the page: the caption language it set, and its answer to a consent prompt (null: none). */
+	choices: PageChoices;
+}
+
+export interface PageChoices {
+	caption_language: string | null;
+	notes_consent: "accepted" | "declined" | null;
 }
 
 export class SandboxMeeting {
@@ -128,6 +140,7 @@ export class SandboxMeeting {
 	readonly attendees = new Map<string, Attendee>();
 	readonly chatSent: Observed["chat_sent"] = [];
 	readonly captionsShown: Observed["captions_shown"] = [];
+	readonly choices: PageChoices = { caption_language: null, notes_consent: null };
 	/** The bot's microphone while it was on in the call, 16 kHz mono PCM16 chunks. */
 	readonly micAudio: Buffer[] = [];
 	readonly mic = { windows: 0, voiced_windows: 0, peak_rms: 0 };
@@ -257,6 +270,7 @@ export class SandboxMeeting {
 			mic: { ...this.mic, seconds: this.micAudio.reduce((n, b) => n + b.length, 0) / 2 / 16_000 },
 			camera: { ...this.camera },
 			captions_shown: [...this.captionsShown],
+			choices: { ...this.choices },
 		};
 	}
 }

@@ -65,6 +65,10 @@ const MediaBody = z.object({
 });
 const DevicesBody = z.object({ mic_on: z.boolean(), camera_on: z.boolean() });
 const ChatBody = z.object({ sender: z.string(), text: z.string().max(10_000) });
+const ChoicesBody = z.object({
+	caption_language: z.string().max(32).optional(),
+	notes_consent: z.enum(["accepted", "declined"]).optional(),
+});
 const ActionBody = z.object({ action: z.enum(["admit", "deny", "remove", "end", "clear_interstitial", "restore_layout"]) });
 const SettingsBody = z.object({ unconfigured_meetings: UnconfiguredMeetings });
 
@@ -129,6 +133,7 @@ export async function startSandbox(
 					"POST /__sandbox/settings": "{unconfigured_meetings: not_found|open}",
 					"POST /__sandbox/meetings/<id>/actions": "{action: admit|deny|remove|end|clear_interstitial|restore_layout}",
 					"GET /__sandbox/meetings/<id>/observed": "what the meeting saw of the bot",
+					"POST /__sandbox/meetings/<id>/choices": "{caption_language?, notes_consent?}: the page reports what the bot chose on it",
 					"GET /__sandbox/meetings/<id>/screen": "{interstitial, layout_changed}: whether those screens show now",
 					"GET /__sandbox/meetings/<id>/observed/mic.wav": "the bot's microphone",
 					"DELETE /__sandbox/meetings/<id>": "forget the meeting",
@@ -175,6 +180,13 @@ export async function startSandbox(
 			const body = AskBody.parse(await readJson(req));
 			const attendee = meeting.ask(body.name, body.platform, body.mic_on, body.camera_on, body.passcode);
 			return json(res, 200, { attendee_id: attendee.id, phase: meeting.phaseOf(attendee), scenario: meeting.scenario });
+		}
+		// The page reports what the bot chose on it (a caption language, an answer to a prompt).
+		if (rest === "choices" && method === "POST") {
+			const body = ChoicesBody.safeParse(await readJson(req));
+			if (!body.success) return json(res, 422, { error: "invalid choices" });
+			Object.assign(meeting.choices, body.data);
+			return json(res, 200, meeting.choices);
 		}
 		if (rest === "chat" && method === "POST") {
 			const body = ChatBody.parse(await readJson(req));

@@ -82,7 +82,7 @@ describe("a bot that asks for help", () => {
 		const bot = await spawnBot(world, "google_meet", { interstitial: true, interstitial_kind: "bot_check", direct_join: true });
 		const asked = await reported(bot.meetingId, "needs_help");
 		expect(asked).toMatchObject({ reason: "the platform asks for a captcha or a bot check", help: { kind: "captcha" } });
-		expect(asked.help?.page_text).toContain("You can't join this meeting");
+		expect(asked.help?.page_text).toContain("You can't join this video call");
 		expect((await sandboxAction(bot.nativeId, "clear_interstitial")).status).toBe(200);
 		await reported(bot.meetingId, "active");
 		expect(statusesIn(bot.meetingId)).toEqual(["joining", "needs_help", "joining", "active"]);

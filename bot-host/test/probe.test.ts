@@ -152,4 +152,31 @@ describe("the in-page reader", () => {
 		await new Promise((resolve) => setTimeout(resolve, 200));
 		expect(pushed.length).toBe(before);
 	});
+	it("cuts each participant's words out where they stand: a name that also occurs in a chat line leaves no part of the line behind", async () => {
+		await show(`<button id="leave">Leave</button><div class="tile"><span class="name">Mallory</span></div>
+			<div id="chat"><div data-message-id="1"><span class="body">Mallory: someone will let you in soon</span></div></div>`);
+		expect(await state()).toBe("in_call");
+	});
+
+	it("holds a before-admission rule only until the bot is in, knows the bot by its self marker's id, and reads nested caption regions once", async () => {
+		const table: ProbeTable = {
+			...TABLE,
+			states: [
+				{ state: "denied", texts: { en: ["You left the meeting"] }, beforeAdmission: true },
+				{ state: "left", texts: { en: ["You left the meeting"] } },
+			],
+			captions: { ...TABLE.captions, regions: ["#wrap", "#captions"] },
+			participants: { ...TABLE.participants, selfId: "data-id" },
+		};
+		await show(`<h1>You left the meeting</h1>
+			<div class="tile" data-id="b"><span class="name">Notetaker 7</span><i class="me"></i></div>
+			<div class="tile" data-id="b"><span class="name">You</span></div>
+			<div class="tile" data-id="a"><span class="name">Alice</span></div>
+			<div id="wrap"><div id="captions"><div class="entry"><span class="who">Alice</span><span class="said">Hi</span></div></div></div>`);
+		expect((await readSnapshot(page, table, context)).state).toBe("denied");
+		const admitted = await readSnapshot(page, table, { ...context, admittedForMs: 1_000 });
+		expect(admitted.state).toBe("left");
+		expect(admitted.participants).toEqual(["Alice"]);
+		expect(admitted.captions.map(({ speaker, text }) => ({ speaker, text }))).toEqual([{ speaker: "Alice", text: "Hi" }]);
+	});
 });

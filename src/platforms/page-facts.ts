@@ -64,6 +64,11 @@ export interface StateRule {
 	 * platform's audio set-up right after admission are not an ending.
 	 */
 	admittedForMs?: number;
+	/**
+	 * The rule holds only before the bot was admitted: the same screen means something else once it
+	 * was in the call (Meet's "You left the meeting" is a denial while the bot waits in the lobby).
+	 */
+	beforeAdmission?: boolean;
 }
 
 export interface NameSource {
@@ -102,6 +107,12 @@ export interface ParticipantFacts {
 	name: readonly NameSource[];
 	/** The bot's own entry: it matches, or holds something that matches, one of these. */
 	self: readonly string[];
+	/**
+	 * The attribute that names a participant across the page (Meet's `data-participant-id`): every
+	 * entry with the same value as the bot's own (the entry around a `self` marker) is the bot too,
+	 * whatever name it shows (a second self view labelled "You").
+	 */
+	selfId?: string;
 	visibleOnly: boolean;
 	/** Entries whose name contains one of these (case-insensitive) are not people (screen-share tiles, device ids). */
 	notPeople?: readonly string[];

@@ -22,9 +22,10 @@ export interface MeetingPageState {
 	traps?: readonly string[];
 }
 
-/** Each platform's bot check, in its own words (the drivers' `bot_wall` texts). */
+/** Each platform's bot check, in its own words. */
 const BOT_CHECK: Record<string, string> = {
-	google_meet: "You can't join this meeting",
+	// Attendee `look_for_blocked_element` (Google blocking the browser).
+	google_meet: "You can't join this video call",
 	zoom: "We detected you may be a bot",
 	teams: "Verify you're a real person",
 };

@@ -3,7 +3,26 @@
  * something a real page does that has broken bots (/work/shared/reviews/platform-fidelity.md §5).
  * Each platform's page reads its own from `document.documentElement.dataset.traps`.
  */
-export const MEET_TRAPS = [] as const;
+/** Google Meet (pages/google-meet.ts; docs/sandbox.md#google-meet says what each does and whose notes it follows). */
+export const MEET_TRAPS = [
+	"rotated_caption_classes",
+	"effects_phantom_span",
+	"lobby_host_brings_you_in",
+	"lobby_waiting_room",
+	"lobby_waiting_for_host",
+	"join_enabled_late",
+	"overlay_over_join",
+	"slow_device_toggles",
+	"auto_hiding_toolbar",
+	"gemini_consent",
+	"chat_pin_button",
+	"junk_tiles",
+	"self_view_named_you",
+	"denied_as_left",
+	"not_found_expired",
+	"not_found_code_doesnt_work",
+	"problem_connecting",
+] as const;
 export const ZOOM_TRAPS = [] as const;
 export const TEAMS_TRAPS = [] as const;
 
