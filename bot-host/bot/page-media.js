@@ -172,10 +172,11 @@
 	let levels = null;
 	const startLevels = () => {
 		if (levels) return;
-		const ctx = new AudioContext({ sampleRate: 16000 });
+		// 8 kHz holds the energy of speech, with half the audio thread's wake-ups of 16 kHz.
+		const ctx = new AudioContext({ sampleRate: 8000 });
 		const analyser = ctx.createAnalyser();
-		// 4096 samples at 16 kHz: each reading covers the 256 ms since the one before.
-		analyser.fftSize = 4096;
+		// 2048 samples at 8 kHz: each reading covers the 256 ms since the one before.
+		analyser.fftSize = 2048;
 		const samples = new Float32Array(analyser.fftSize);
 		const heard = new Set();
 		let voicedMs = 0;
