@@ -213,8 +213,8 @@ export class BotSession {
 			// Caption changes as the page makes them, between readings (the next reading confirms what settled).
 			onCaptions: ({ captions, activeSpeakers }) => {
 				if (this.stage !== "active") return;
-				this.captions?.update(captions, activeSpeakers, this.now());
-				this.captionWatch?.saw(captions, this.now());
+				const now = this.now();
+				if (this.captions?.update(captions, activeSpeakers, now)) this.captionWatch?.saw(captions, now);
 			},
 		}).catch(because("could not prepare the browser page"));
 		const url = this.driver.joinUrl(request.meeting_url, request.passcode ?? null);
@@ -322,8 +322,7 @@ export class BotSession {
 						callReady = await this.driver.prepareCall(page).catch(() => false);
 					}
 					this.audio.noteSpeakers(snap.activeSpeakers);
-					this.captions?.update(snap.captions, snap.activeSpeakers, now);
-					this.captionWatch?.saw(snap.captions, now);
+					if (this.captions?.update(snap.captions, snap.activeSpeakers, now)) this.captionWatch?.saw(snap.captions, now);
 					if (snap.captions.length > 0 || snap.activeSpeakers.length > 0) lastSpeechAt = now;
 					participants.update(snap.participants, (event, name) =>
 						this.channel.send({ type: "participant", event, participant: { id: name, name }, timestamp: new Date(now).toISOString() }),
