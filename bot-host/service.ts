@@ -16,7 +16,7 @@ import { type BrowserOptions, browserMissing } from "./bot/browser.ts";
 import { browserOwner } from "./bot/browser-owner.ts";
 import { type HostEgress, hostEgressFromEnv } from "./bot/egress.ts";
 import { type Ending, hostDrained, leaving } from "./bot/outcomes.ts";
-import { BotSession } from "./bot/session.ts";
+import { BotSession, type SessionOptions } from "./bot/session.ts";
 import { errorText } from "./error-text.ts";
 import { BotCpuMeter } from "./fleet/bot-cpu.ts";
 import { type Capacity, type CapacitySettings, capacityOf } from "./fleet/capacity.ts";
@@ -51,7 +51,7 @@ export interface BotHostOptions {
 	/** What the host runs without, named on /health as `degraded` (Chromium without its sandbox). */
 	warnings?: string[];
 	/** Passed to each session (tests shorten the caption settle time). */
-	session?: { pollMs?: number; captionSettleMs?: number; joinTimeoutMs?: number; helpGraceMs?: number };
+	session?: Pick<SessionOptions, "pollMs" | "captionSettleMs" | "joinTimeoutMs" | "helpGraceMs" | "captionWatch">;
 	log?: (line: string) => void;
 }
 

@@ -15,6 +15,8 @@ type EventName = Extract<Outgoing, { type: "event" }>["name"];
 
 interface BotPageApi {
 	startCapture(): void;
+	/** Measure the meeting's audio level, reported through `__botHeard` (meeting-page.ts). */
+	startLevels(): void;
 	speak(base64: string): Promise<"completed" | "interrupted">;
 	stopSpeaking(): boolean;
 	show(kind: "image" | "video", url: string | null, fit?: "cover" | "contain"): Promise<boolean>;

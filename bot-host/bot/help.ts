@@ -1,6 +1,7 @@
 /**
  * When a bot asks for help. A screen the driver does not recognise, a captcha or bot wall, a
- * sign-in wall, or a join screen whose join button cannot be found is not a failure at once:
+ * sign-in wall, or a join screen whose join button cannot be found is not a failure at once
+ * (captions that cannot be read in the call have their own rule: caption-watch.ts):
  * after a short grace (BOT_HELP_GRACE_S) the bot reports `needs_help` once, keeps watching, and
  * reports its live status again as soon as the page is recognised. It does not time itself out
  * of `needs_help`: the room does (its help timeout), by sending `leave`.
@@ -32,6 +33,8 @@ export const HELP_REASONS: Record<HelpKind, string> = {
 	layout_changed: "the join screen is there but the bot cannot find its join button (the platform may have changed its layout)",
 	captcha: "the platform asks for a captcha or a bot check",
 	sign_in_required: "the platform asks the bot to sign in",
+	captions_unreadable:
+		"people are heard in the meeting but the bot can read no captions (the page may have changed, or captions are off or not available); it stays in the call",
 };
 
 export type HelpMove = "ask" | "recovered" | null;

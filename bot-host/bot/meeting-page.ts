@@ -15,14 +15,23 @@ import { type Ending, endingFor, navigationFailure, outcomeOf } from "./outcomes
 const PAGE_MEDIA_SCRIPT = readFileSync(path.join(import.meta.dirname, "page-media.js"), "utf8");
 const NAVIGATION_TIMEOUT_MS = 30_000;
 
-/** Scripts every document of the page runs first, and the hooks meeting audio and caption changes arrive through. */
+/** Scripts every document of the page runs first, and the hooks meeting audio, its level and caption changes arrive through. */
 export async function preparePage(
 	page: Page,
-	hooks: { onAudioChunk: (base64: string) => void; onCaptions: (change: CaptionChange) => void },
+	hooks: {
+		onAudioChunk: (base64: string) => void;
+		/** Milliseconds of the last second or so in which people were heard (page-media.js's level meter). */
+		onHeard: (voicedMs: number) => void;
+		onCaptions: (change: CaptionChange) => void;
+	},
 ): Promise<void> {
 	// esbuild-style name helpers may appear in functions serialised into the page.
 	await page.evaluateOnNewDocument("globalThis.__name = globalThis.__name || ((f) => f);");
 	await page.exposeFunction("__botAudioChunk", hooks.onAudioChunk);
+	// Whatever the page sends, only a bounded number is taken.
+	await page.exposeFunction("__botHeard", (ms: unknown) => {
+		if (typeof ms === "number" && Number.isFinite(ms)) hooks.onHeard(Math.min(Math.max(ms, 0), 5_000));
+	});
 	await captionFeed(page, hooks.onCaptions);
 	await page.evaluateOnNewDocument(PAGE_MEDIA_SCRIPT);
 }

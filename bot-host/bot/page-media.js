@@ -3,6 +3,8 @@
 //    played into it) and a canvas stream (avatar or shared content), never a real device.
 // 2. Meeting audio capture: every media element playing a remote stream is mixed at 16 kHz
 //    mono and handed to the bot host in chunks through the exposed __botAudioChunk binding.
+// 3. Meeting audio level: once in the call, whether or not the audio is captured, how long
+//    people were heard, sent about once a second through the __botHeard binding.
 (() => {
 	if (window.__bot) return;
 	const virtualTracks = new WeakSet();
@@ -150,8 +152,59 @@
 		scan();
 	};
 
+	// The level of the meeting's remote audio, four readings a second, so the host knows people
+	// are talking even when it neither records nor transcribes by audio (bot/caption-watch.ts).
+	// Its own small graph: an analyser needs no destination, and nothing is copied out but a number.
+	const LEVEL_READ_MS = 250;
+	// About -40 dBFS: speech through a platform's noise suppression is well above it, its silence well below.
+	const VOICED_RMS = 0.01;
+	const remoteAudioTracks = () => {
+		const tracks = [...peerTracks];
+		for (const el of document.querySelectorAll("audio, video")) {
+			const stream = el.srcObject;
+			if (!(stream instanceof MediaStream)) continue;
+			const audio = stream.getAudioTracks();
+			// The self preview carries our own microphone, which is not the meeting.
+			if (!audio.some((t) => virtualTracks.has(t))) tracks.push(...audio);
+		}
+		return tracks.filter((t) => t.readyState !== "ended");
+	};
+	let levels = null;
+	const startLevels = () => {
+		if (levels) return;
+		// 8 kHz holds the energy of speech, with half the audio thread's wake-ups of 16 kHz.
+		const ctx = new AudioContext({ sampleRate: 8000 });
+		const analyser = ctx.createAnalyser();
+		// 2048 samples at 8 kHz: each reading covers the 256 ms since the one before.
+		analyser.fftSize = 2048;
+		const samples = new Float32Array(analyser.fftSize);
+		const heard = new Set();
+		let voicedMs = 0;
+		let readings = 0;
+		const read = () => {
+			if (ctx.state !== "running") ctx.resume().catch(() => {});
+			// New remote tracks are looked for once a second: they come and go with participants.
+			if (readings++ % 4 === 0)
+				for (const track of remoteAudioTracks()) {
+					if (heard.has(track.id)) continue;
+					heard.add(track.id);
+					ctx.createMediaStreamSource(new MediaStream([track])).connect(analyser);
+				}
+			analyser.getFloatTimeDomainData(samples);
+			let sum = 0;
+			for (const v of samples) sum += v * v;
+			if (Math.sqrt(sum / samples.length) >= VOICED_RMS) voicedMs += LEVEL_READ_MS;
+			if (readings % 4 === 0 && voicedMs > 0 && window.__botHeard) {
+				window.__botHeard(voicedMs);
+				voicedMs = 0;
+			}
+		};
+		levels = { ctx, timer: setInterval(read, LEVEL_READ_MS) };
+	};
+
 	window.__bot = {
 		startCapture,
+		startLevels,
 		/** Play audio (any format the browser decodes) into the virtual mic; resolves when done or stopped. */
 		async speak(base64) {
 			const m = micGraph();

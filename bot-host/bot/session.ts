@@ -14,6 +14,7 @@ import { errorText } from "../error-text.ts";
 import { InCallActions } from "./actions.ts";
 import { deliverRecording, MeetingAudio, recordingCap } from "./audio.ts";
 import { type BotBrowser, type BrowserOptions, launchBotBrowser } from "./browser.ts";
+import { CAPTION_WATCH_DEFAULTS, CaptionWatch, type CaptionWatchLimits, HeardSpeech } from "./caption-watch.ts";
 import { BotChannel } from "./channel.ts";
 import { runCommands } from "./commands.ts";
 import type { HostEgress } from "./egress.ts";
@@ -42,6 +43,8 @@ export interface SessionOptions {
 	helpGraceMs?: number;
 	/** The host's cap on a recording file (BOT_RECORDING_MAX_BYTES); the spawn's `recording_max_bytes` may lower it. */
 	recordingMaxBytes?: number;
+	/** When people heard without captions read is a help request (caption-watch.ts; CAPTION_WATCH_DEFAULTS). */
+	captionWatch?: Partial<CaptionWatchLimits>;
 	log?: (line: string) => void;
 }
 
@@ -68,6 +71,10 @@ export class BotSession {
 	/** The bot's last steps, page text and screenshots, for help requests and failures. */
 	private readonly evidence: Evidence;
 	private readonly help: HelpWatch;
+	/** How long the page heard people talk (its level meter), whatever the transcript comes from. */
+	private readonly heard: HeardSpeech;
+	/** While the transcript comes from captions: whether people talk with no caption read. */
+	private captionWatch: CaptionWatch | null = null;
 	private resolveFinished: () => void = () => {};
 
 	constructor(options: SessionOptions) {
@@ -78,6 +85,7 @@ export class BotSession {
 		this.log = options.log ?? (() => {});
 		this.evidence = new Evidence({ request: options.request, now: this.now, log: this.log });
 		this.help = new HelpWatch(options.helpGraceMs ?? DEFAULT_HELP_GRACE_MS);
+		this.heard = new HeardSpeech(options.captionWatch?.windowMs ?? CAPTION_WATCH_DEFAULTS.windowMs);
 		this.channel = new BotChannel({
 			url: options.request.channel.url,
 			token: options.request.channel.token,
@@ -201,9 +209,12 @@ export class BotSession {
 		const { audio } = this;
 		await preparePage(page, {
 			onAudioChunk: (base64) => audio.push(Buffer.from(base64, "base64")),
+			onHeard: (voicedMs) => this.heard.add(voicedMs, this.now()),
 			// Caption changes as the page makes them, between readings (the next reading confirms what settled).
 			onCaptions: ({ captions, activeSpeakers }) => {
-				if (this.stage === "active") this.captions?.update(captions, activeSpeakers, this.now());
+				if (this.stage !== "active") return;
+				const now = this.now();
+				if (this.captions?.update(captions, activeSpeakers, now)) this.captionWatch?.saw(captions, now);
 			},
 		}).catch(because("could not prepare the browser page"));
 		const url = this.driver.joinUrl(request.meeting_url, request.passcode ?? null);
@@ -286,6 +297,8 @@ export class BotSession {
 				if (aloneSince !== null) aloneSince = now;
 				lastSpeechAt = now;
 				this.resumeAfterHelp(snap.state);
+				// Back to its live status: captions that still cannot be read are asked about afresh.
+				this.captionWatch?.restart(now);
 			}
 			const helping = this.help.asking !== null;
 			switch (snap.state) {
@@ -309,7 +322,7 @@ export class BotSession {
 						callReady = await this.driver.prepareCall(page, this.callOptions).catch(() => false);
 					}
 					this.audio.noteSpeakers(snap.activeSpeakers);
-					this.captions?.update(snap.captions, snap.activeSpeakers, now);
+					if (this.captions?.update(snap.captions, snap.activeSpeakers, now)) this.captionWatch?.saw(snap.captions, now);
 					if (snap.captions.length > 0 || snap.activeSpeakers.length > 0) lastSpeechAt = now;
 					participants.update(snap.participants, (event, name) =>
 						this.channel.send({ type: "participant", event, participant: { id: name, name }, timestamp: new Date(now).toISOString() }),
@@ -317,6 +330,7 @@ export class BotSession {
 					for (const message of chat.update(snap.chat, now)) this.channel.send({ type: "chat", message });
 					if (participants.count > 0) aloneSince = null;
 					else if (participants.everJoined) aloneSince ??= now;
+					if (!helping) await this.watchCaptions(page, now);
 					break;
 				}
 				default:
@@ -362,11 +376,14 @@ export class BotSession {
 		});
 		this.audio.transcriber = source.transcriber;
 		this.captions = source.captions;
+		if (source.captions) this.captionWatch = new CaptionWatch(this.heard, now, this.options.captionWatch);
 		if (this.audio.transcriber || request.recording_enabled)
 			await page.evaluate(() => window.__bot.startCapture()).catch(because("could not start capturing the meeting audio"));
 		// Caption changes are watched from now, not from the next reading: the call's first line would wait a tick.
 		if (this.captions)
 			await this.driver.snapshot(page, { botName: request.bot_name, admittedForMs: 0, watchCaptions: true }).catch(() => null);
+		// The level is measured whatever the transcript comes from; without it the bot only loses the caption rule.
+		await page.evaluate(() => window.__bot.startLevels()).catch((err: unknown) => this.log(`audio level: ${errorText(err)}`));
 		return this.driver.prepareCall(page, this.callOptions).catch((err: unknown) => {
 			this.log(`prepare call: ${errorText(err)}`);
 			return false;
@@ -387,9 +404,22 @@ export class BotSession {
 		);
 	}
 
+	/**
+	 * People talk and no caption is read: the bot asks for help once (it stays in the call, its
+	 * status `needs_help`), and reports `active` again at the first caption it reads.
+	 */
+	private async watchCaptions(page: Page, now: number): Promise<void> {
+		const watch = this.captionWatch;
+		const move = watch?.observe(now);
+		if (move === "ask") await this.askForHelp(page, "captions_unreadable", watch?.reason(now, this.request.recording_enabled));
+		if (move === "recovered") {
+			this.evidence.step("read a caption again");
+			this.status("active", { reason: "a caption was read again: the transcript goes on" });
+		}
+	}
+
 	/** Once per episode: what the bot is stuck on, with the page's text and a screenshot uploaded first. */
-	private async askForHelp(page: Page, kind: HelpKind): Promise<void> {
-		const reason = HELP_REASONS[kind];
+	private async askForHelp(page: Page, kind: HelpKind, reason = HELP_REASONS[kind]): Promise<void> {
 		this.evidence.step(`asked for help: ${reason}`);
 		this.log(`bot ${this.request.meeting_id}: needs help (${kind})`);
 		const help = await this.evidence.help(page, kind);

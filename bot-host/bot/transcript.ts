@@ -36,6 +36,12 @@ export class CaptionTracker {
 	language: string | null;
 	/** The language last read from the captions: the window's language for lines too short to tell. */
 	private heard: string | null = null;
+	/**
+	 * When the reading last applied was taken. A tick's reading is taken at the tick's start and may be
+	 * applied after a change the page pushed meanwhile: it is older news, and would take a new line
+	 * for one that left the screen (and confirm it after its first words).
+	 */
+	private readAt = Number.NEGATIVE_INFINITY;
 
 	constructor(o: {
 		prefix: string;
@@ -53,7 +59,10 @@ export class CaptionTracker {
 		this.maxText = o.maxText ?? SEGMENT_TEXT_MAX;
 	}
 
-	update(lines: CaptionLine[], activeSpeakers: string[], now: number): void {
+	/** One reading of the captions on screen, taken at `now`; false (nothing done) when it is older than the last one. */
+	update(lines: CaptionLine[], activeSpeakers: string[], now: number): boolean {
+		if (now < this.readAt) return false;
+		this.readAt = now;
 		const onScreen = new Set<string>();
 		for (const line of lines) {
 			onScreen.add(line.key);
@@ -85,6 +94,7 @@ export class CaptionTracker {
 			if (entry.confirmed) continue;
 			if (!onScreen.has(key) || now - entry.lastChangeAt >= this.settleMs) this.confirm(entry);
 		}
+		return true;
 	}
 
 	/** Confirm everything still open (leaving the call). */

@@ -41,6 +41,12 @@ export const Scenario = z.object({
 	interstitial_kind: z.enum(["policy", "bot_check"]).default("policy"),
 	/** The join button is renamed (the platform changed its layout) until the control API's `restore_layout`. */
 	layout_changed: z.boolean().default(false),
+	/**
+	 * Captions are shown where no driver looks (a caption layout the drivers do not know) while the
+	 * participants still speak, until the control API's `restore_captions`: the bot hears people but
+	 * reads no caption.
+	 */
+	captions_unreadable: z.boolean().default(false),
 	/** The language the platform's page is shown in (its texts and labels), whatever the bot asks for. */
 	ui_language: z.enum(UI_LANGUAGES).default("en"),
 	/** Which generation of the platform's page: the one the peers know today, or the one before it. */
@@ -78,6 +84,12 @@ export type AttendeePhase = "prejoin" | "lobby" | "in_call" | "denied" | "remove
 
 /** A forced outcome from the control API, applied on the attendee's next poll. */
 export type ControlAction = "admit" | "deny" | "remove" | "end";
+
+/** What an attendee's page polls: its phase, and how the platform shows captions now. */
+export interface AttendeeView {
+	phase: AttendeePhase;
+	captions_unreadable: boolean;
+}
 
 /** What the meeting page shows before anyone asks to join, beside the pre-join form itself. */
 export interface PrejoinScreen {
@@ -150,6 +162,7 @@ export class SandboxMeeting {
 	private pageOpenedAt: number | null = null;
 	private interstitialCleared = false;
 	private layoutRestored = false;
+	private captionsRestored = false;
 	readonly id: string;
 	private readonly now: () => number;
 
@@ -205,6 +218,16 @@ export class SandboxMeeting {
 
 	restoreLayout(): void {
 		this.layoutRestored = true;
+	}
+
+	/** The control API's `restore_captions`: captions are shown where the platform always shows them. */
+	restoreCaptions(): void {
+		this.captionsRestored = true;
+	}
+
+	/** The attendee's phase now, and whether captions are shown where no driver looks. */
+	viewOf(a: Attendee): AttendeeView {
+		return { phase: this.phaseOf(a), captions_unreadable: this.scenario.captions_unreadable && !this.captionsRestored };
 	}
 
 	leave(attendee: Attendee): void {

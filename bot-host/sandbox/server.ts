@@ -69,7 +69,9 @@ const ChoicesBody = z.object({
 	caption_language: z.string().max(32).optional(),
 	notes_consent: z.enum(["accepted", "declined"]).optional(),
 });
-const ActionBody = z.object({ action: z.enum(["admit", "deny", "remove", "end", "clear_interstitial", "restore_layout"]) });
+const ActionBody = z.object({
+	action: z.enum(["admit", "deny", "remove", "end", "clear_interstitial", "restore_layout", "restore_captions"]),
+});
 const SettingsBody = z.object({ unconfigured_meetings: UnconfiguredMeetings });
 
 export async function startSandbox(
@@ -131,7 +133,7 @@ export async function startSandbox(
 				control: {
 					"POST /__sandbox/meetings/<id>": "set the scenario (an id without one is no meeting, unless settings say open)",
 					"POST /__sandbox/settings": "{unconfigured_meetings: not_found|open}",
-					"POST /__sandbox/meetings/<id>/actions": "{action: admit|deny|remove|end|clear_interstitial|restore_layout}",
+					"POST /__sandbox/meetings/<id>/actions": "{action: admit|deny|remove|end|clear_interstitial|restore_layout|restore_captions}",
 					"GET /__sandbox/meetings/<id>/observed": "what the meeting saw of the bot",
 					"POST /__sandbox/meetings/<id>/choices": "{caption_language?, notes_consent?}: the page reports what the bot chose on it",
 					"GET /__sandbox/meetings/<id>/screen": "{interstitial, layout_changed}: whether those screens show now",
@@ -169,10 +171,12 @@ export async function startSandbox(
 		const meeting = meetingFor(id);
 		if (rest === "actions" && method === "POST") {
 			const body = ActionBody.safeParse(await readJson(req));
-			if (!body.success) return json(res, 422, { error: "action must be admit, deny, remove, end, clear_interstitial or restore_layout" });
+			if (!body.success)
+				return json(res, 422, { error: "action must be admit, deny, remove, end, clear_interstitial, restore_layout or restore_captions" });
 			const { action } = body.data;
 			if (action === "clear_interstitial") meeting.clearInterstitial();
 			else if (action === "restore_layout") meeting.restoreLayout();
+			else if (action === "restore_captions") meeting.restoreCaptions();
 			else meeting.force(action);
 			return json(res, 200, { meeting_id: id, action: body.data.action });
 		}
@@ -195,7 +199,7 @@ export async function startSandbox(
 		}
 		const attendee = parts[2] === "attendees" && parts[3] ? meeting.attendees.get(parts[3]) : undefined;
 		if (!attendee) return json(res, 404, { error: "unknown attendee" });
-		if (parts[4] === "phase" && method === "GET") return json(res, 200, { phase: meeting.phaseOf(attendee) });
+		if (parts[4] === "phase" && method === "GET") return json(res, 200, meeting.viewOf(attendee));
 		if (parts[4] === "leave" && method === "POST") {
 			meeting.leave(attendee);
 			return json(res, 200, { phase: meeting.phaseOf(attendee) });

@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import { type Platform, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import type { BrowserOptions } from "../bot/browser.ts";
+import type { CaptionWatchLimits } from "../bot/caption-watch.ts";
 import { chromiumSandbox } from "../bot/chromium-sandbox.ts";
 import type { HostEgress } from "../bot/egress.ts";
 import type { BotSession } from "../bot/session.ts";
@@ -44,7 +45,14 @@ export const ROOMY_MACHINE = {
 };
 
 export async function startWorld(
-	options: { egress?: HostEgress; slots?: number; joinTimeoutMs?: number; recordingMaxBytes?: number; helpGraceMs?: number } = {},
+	options: {
+		egress?: HostEgress;
+		slots?: number;
+		joinTimeoutMs?: number;
+		recordingMaxBytes?: number;
+		helpGraceMs?: number;
+		captionWatch?: Partial<CaptionWatchLimits>;
+	} = {},
 ): Promise<World> {
 	const sandbox = await startSandbox();
 	const room = await FakeRoom.start(CHANNEL_TOKEN);
@@ -65,6 +73,7 @@ export async function startWorld(
 			captionSettleMs: 900,
 			joinTimeoutMs: options.joinTimeoutMs ?? 30_000,
 			helpGraceMs: options.helpGraceMs ?? 5_000,
+			...(options.captionWatch ? { captionWatch: options.captionWatch } : {}),
 		},
 		egress: options.egress ?? LOCAL_EGRESS,
 		...(options.slots ? { slots: options.slots } : {}),

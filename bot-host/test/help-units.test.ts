@@ -97,3 +97,15 @@ describe("the sandbox's interstitial and changed layout", () => {
 		});
 	});
 });
+
+describe("the sandbox's captions no driver can read", () => {
+	it("tell each attendee's page until restore_captions, and never unless the scenario asks", () => {
+		const meeting = new SandboxMeeting("m4", Scenario.parse({ captions_unreadable: true, direct_join: true }), () => 0);
+		const bot = meeting.ask("Bot", "zoom", false, false, null);
+		expect(meeting.viewOf(bot)).toEqual({ phase: "in_call", captions_unreadable: true });
+		meeting.restoreCaptions();
+		expect(meeting.viewOf(bot)).toEqual({ phase: "in_call", captions_unreadable: false });
+		const plain = new SandboxMeeting("m5", Scenario.parse({}), () => 0);
+		expect(plain.viewOf(plain.ask("Bot", "teams", false, false, null))).toEqual({ phase: "lobby", captions_unreadable: false });
+	});
+});

@@ -47,6 +47,20 @@ describe("caption tracker", () => {
 		expect(sent.at(-1)).toMatchObject({ segment_id: "m1-z2", completed: true });
 	});
 
+	it("drops a reading taken before the last one applied: a tick's reading overtaken by a pushed change", () => {
+		const { sent, tracker } = track();
+		// The tick read the screen at 1,000 (nothing yet); the page pushed the new line at 1,100 and 1,200.
+		expect(tracker.update([{ key: "z1", speaker: null, text: "The" }], [], 1_100)).toBe(true);
+		expect(tracker.update([{ key: "z1", speaker: null, text: "The team" }], [], 1_200)).toBe(true);
+		expect(tracker.update([], [], 1_000)).toBe(false);
+		expect(sent.map((s) => [s.text, s.completed])).toEqual([
+			["The", false],
+			["The team", false],
+		]);
+		expect(tracker.update([{ key: "z1", speaker: null, text: "The team closed" }], [], 1_300)).toBe(true);
+		expect(sent.at(-1)).toMatchObject({ text: "The team closed", completed: false });
+	});
+
 	it("rebinds a nameless caption's draft as soon as the active speaker shows, under the same segment_id", () => {
 		const { sent, tracker } = track();
 		tracker.update([{ key: "z1", speaker: null, text: "Budget is" }], [], 100);

@@ -77,7 +77,12 @@ const STATUS_HINTS: Record<string, string> = {
 	stopping: "The bot was asked to leave and is confirming.",
 };
 
-/** What a live status asks of the user, or null. */
-export function statusHint(status: string): string | null {
+/** A bot that cannot read captions is not stuck: it is in the call, and what it asks of the user differs. */
+const CAPTIONS_UNREADABLE_HINT =
+	"The bot is in the call and still records, but it can read no captions while people talk: check that captions are on in the meeting.";
+
+/** What a live status asks of the user, or null; a bot asking for help says what about (`data.help.kind`). */
+export function statusHint(status: string, helpKind?: string): string | null {
+	if (status === "needs_help" && helpKind === "captions_unreadable") return CAPTIONS_UNREADABLE_HINT;
 	return STATUS_HINTS[status] ?? null;
 }

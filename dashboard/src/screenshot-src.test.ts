@@ -32,6 +32,7 @@ describe("a screenshot's img src", () => {
 
 	it("names a help request's kind in words beside its code, and an unknown kind as itself", () => {
 		expect(helpKindWords("captcha")).toBe("captcha: a captcha or bot check");
+		expect(helpKindWords("captions_unreadable")).toBe("captions_unreadable: people talk but the bot can read no captions");
 		expect(helpKindWords("something_new")).toBe("something_new");
 	});
 });

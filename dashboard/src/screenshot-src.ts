@@ -27,6 +27,7 @@ const KIND_WORDS: Record<string, string> = {
 	layout_changed: "a page whose layout changed: its controls are not where the bot looks",
 	captcha: "a captcha or bot check",
 	sign_in_required: "a sign-in wall",
+	captions_unreadable: "people talk but the bot can read no captions",
 };
 
 /** A help request's kind in words, beside its code. */

@@ -200,7 +200,7 @@ export class RoomContext {
 			const updated: RoomState = { ...state, machine: after, startTime };
 			// The step and its webhook events are stored in one write: neither exists without the other.
 			await this.tell(row, step, webhookEventsFor(before, after.status), { [ROOM_KEYS.state]: updated });
-			await helpTimerAfter(this, before, after);
+			await helpTimerAfter(this, before, after, ask.help);
 			if (isTerminal(after.status)) await this.finish(updated, ask.actor);
 		};
 		const { help: _help, diagnostics: _diagnostics, ...request } = ask;
@@ -217,7 +217,11 @@ export class RoomContext {
 			},
 			announce,
 		);
-		if (outcome.ok) return true;
+		if (outcome.ok) {
+			// Asking again while stuck is no step, but it may be about something else, which decides the timer.
+			if (!outcome.step && ask.to === "needs_help") await helpTimerAfter(this, outcome.state, outcome.state, ask.help);
+			return true;
+		}
 		if (outcome.why === "refused") console.warn("refused move", state.meetingId, outcome.detail);
 		else await this.letGo(state);
 		return false;

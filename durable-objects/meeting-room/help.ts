@@ -1,14 +1,16 @@
 /**
  * A bot that asks for help (docs/status-machine.md#needs-help): its request goes into the
- * meeting's `data.help` in the same write as the move to `needs_help`; any move out of it
- * files the request in `data.help_history`; the `help` timer fails a meeting still stuck after
- * BOT_HELP_TIMEOUT_S (`failure_cause: help_timeout`) and tells its bot to leave. A failure's
- * diagnostics go into `data.diagnostics` with its move.
+ * meeting's `data.help` in the same write as the move to `needs_help`; any move out of it, or a
+ * request of another kind, files the request in `data.help_history`; the `help` timer fails a
+ * meeting still stuck after BOT_HELP_TIMEOUT_S (`failure_cause: help_timeout`) and tells its bot
+ * to leave, except for a kind that does not time out (`captions_unreadable`: the bot is in the
+ * call and records). A failure's diagnostics go into `data.diagnostics` with its move.
  */
 import type { HelpReport } from "../../src/bot-channel/help-report";
 import {
 	diagnosticsFromHelp,
 	type HelpEpisode,
+	helpTimesOut,
 	type StoredHelp,
 	storedDiagnostics,
 	storedHelp,
@@ -33,7 +35,10 @@ export async function helpFields(room: RoomContext, state: RoomState, ask: Trans
 	if (ask.to === "needs_help") {
 		const report = ask.help ?? UNDESCRIBED;
 		const screenshot = await uploaded(room, state, report.screenshot);
-		return { help: storedHelp(report, ask.reason, kept.help?.since ?? now, screenshot) };
+		// Asking again about the same thing keeps its `since`; something else is a new request, the last one filed.
+		const same = kept.help?.kind === report.kind ? kept.help : null;
+		const help = storedHelp(report, ask.reason, same?.since ?? now, screenshot);
+		return kept.help && !same ? { help, help_history: withEpisode(kept.history, kept.help, now) } : { help };
 	}
 	const fields: DataFields = {};
 	if (kept.help) {
@@ -48,11 +53,17 @@ export async function helpFields(room: RoomContext, state: RoomState, ask: Trans
 	return fields;
 }
 
-/** Arms the help timer on the way into `needs_help`, and clears it on the way out. */
-export async function helpTimerAfter(room: RoomContext, before: MeetingState, after: MeetingState): Promise<void> {
-	if (after.status === "needs_help" && before.status !== "needs_help") {
-		await room.timers.set("help", Date.now() + setting(room.env, "BOT_HELP_TIMEOUT_S") * 1000);
-	} else if (before.status === "needs_help" && after.status !== "needs_help") {
+/**
+ * Arms the help timer when the bot asks for help of a kind that times out (not again while it is
+ * set: asking again while stuck does not re-arm it), and clears it on the way out of
+ * `needs_help` or when the request is of a kind that does not time out. Also called when the bot
+ * asks again while in `needs_help` (`before` is then `needs_help` too), since its kind may change.
+ */
+export async function helpTimerAfter(room: RoomContext, before: MeetingState, after: MeetingState, help?: HelpReport): Promise<void> {
+	if (after.status === "needs_help" && helpTimesOut((help ?? UNDESCRIBED).kind)) {
+		if ((await room.timers.due("help")) === undefined)
+			await room.timers.set("help", Date.now() + setting(room.env, "BOT_HELP_TIMEOUT_S") * 1000);
+	} else if (before.status === "needs_help" || after.status === "needs_help") {
 		await room.timers.clear("help");
 	}
 }
@@ -61,6 +72,8 @@ export async function helpTimerAfter(room: RoomContext, before: MeetingState, af
 export async function helpTimedOut(room: RoomContext): Promise<void> {
 	const state = await room.state();
 	if (state?.machine.status !== "needs_help") return;
+	const { help } = await keptHelp(room, state.meetingId);
+	if (help && !helpTimesOut(help.kind)) return;
 	await room.sendCommand({ action: "leave" });
 	await room.applyMove({
 		to: "failed",

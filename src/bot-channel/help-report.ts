@@ -8,9 +8,10 @@ import { z } from "zod";
 /**
  * Why a bot asks for help (`needs_help`): a screen its driver does not recognise, a join
  * screen whose controls are not where the driver looks (the platform changed its layout), a
- * captcha or bot wall, or a sign-in wall it cannot pass.
+ * captcha or bot wall, a sign-in wall it cannot pass, or, in the call, people heard talking
+ * while no caption can be read (`captions_unreadable`: the bot stays in the call).
  */
-export const HelpKind = z.enum(["unknown_screen", "layout_changed", "captcha", "sign_in_required"]);
+export const HelpKind = z.enum(["unknown_screen", "layout_changed", "captcha", "sign_in_required", "captions_unreadable"]);
 export type HelpKind = z.infer<typeof HelpKind>;
 
 /** Longest page text a bot sends with a help request or a failure: what the page visibly says. */

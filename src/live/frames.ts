@@ -73,7 +73,7 @@ export interface ScreenshotLink {
 
 /** `data.help`. Its page text is the meeting page's: attacker-controlled, escape it where shown. */
 export interface MeetingHelp extends ScreenshotLink {
-	kind: "unknown_screen" | "layout_changed" | "captcha" | "sign_in_required";
+	kind: "unknown_screen" | "layout_changed" | "captcha" | "sign_in_required" | "captions_unreadable";
 	reason: string;
 	since: string;
 	page_text: string;

@@ -54,7 +54,17 @@ const BY_KIND: Record<HelpKind, string> = {
 	layout_changed: "the bot cannot find the controls it needs: the page's layout changed",
 	captcha: "the bot is stopped by a captcha",
 	sign_in_required: "the meeting asks the bot to sign in",
+	captions_unreadable: "people are heard in the meeting but the bot can read no captions",
 };
+
+/**
+ * Whether a help request ends the meeting when nobody answers it (the room's `help` timer). Not a
+ * bot that cannot read captions: it is in the call and still records, hears the chat and follows
+ * who is there, so ending it would lose all that; its own automatic_leave limits still bound its stay.
+ */
+export function helpTimesOut(kind: HelpKind): boolean {
+	return kind !== "captions_unreadable";
+}
 
 /** Bidirectional-text controls: they make shown text read other than it is. */
 const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069\u200e\u200f]/g;

@@ -8,7 +8,7 @@ import { deflateSync } from "node:zlib";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SpawnRequest } from "../../src/bot-channel/protocol";
-import { launchBrowser, openPage, screenshot, seeText, signIn } from "./browser";
+import { launchBrowser, openPage, screenshot, seeText, signIn, visibleText } from "./browser";
 import { gateway, newAccount } from "./client";
 import { playedMeeting } from "./simulated-bot";
 
@@ -146,6 +146,37 @@ describe("a bot that needs help, in the dashboard", () => {
 		expect(await injected(page)).toEqual({ images: [], handlers: 0, bold: 0 });
 		expect(log.dialogs).toEqual([]);
 		expect(log.requests.filter((r) => new URL(r.url).pathname === "/x")).toEqual([]);
+		await page.close();
+	});
+
+	it("shows a bot that cannot read captions as in the call and recording, with what it sees, until it reads one again", async () => {
+		const { key } = await newAccount(gateway());
+		const { meetingId, spawn, bot } = await playedMeeting(key, { statuses: ["joining", "active"] });
+		await upload(spawn, "help-1.png", solidPng(80, 50, [30, 160, 60]));
+		await bot.send({
+			type: "status",
+			status: "needs_help",
+			reason: "people have been heard talking for 12 s, but the bot has read no caption for 30 s",
+			help: { kind: "captions_unreadable", page_text: "Ana: good morning everyone", screenshot: "help-1.png" },
+			timestamp: new Date().toISOString(),
+		});
+
+		const { page } = await openPage(browser, `${gateway()}/`);
+		await signIn(page, key);
+		await page.goto(`${gateway()}/#/meetings/${meetingId}`);
+		await seeText(page, "The bot needs help");
+		await seeText(page, "captions_unreadable: people talk but the bot can read no captions");
+		await seeText(page, "The bot stays in the call and keeps recording");
+		await seeText(page, "The bot is in the call and still records, but it can read no captions while people talk");
+		await seeText(page, "people have been heard talking for 12 s, but the bot has read no caption for 30 s");
+		await seeText(page, "Ana: good morning everyone");
+		expect((await shownScreenshot(page, '[data-testid="help"]')).width).toBe(80);
+		expect(await visibleText(page)).not.toContain("Stuck on");
+		await screenshot(page, "captions-unreadable");
+
+		await bot.send({ type: "status", status: "active", reason: "a caption was read again", timestamp: new Date().toISOString() });
+		await page.waitForFunction(() => !document.querySelector('[data-testid="help"]'), { timeout: 15_000 });
+		expect(await visibleText(page)).not.toContain("can read no captions");
 		await page.close();
 	});
 });

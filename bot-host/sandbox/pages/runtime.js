@@ -13,6 +13,8 @@
 		micOn: true,
 		cameraOn: true,
 		captionsOn: false,
+		// Scenario `captions_unreadable`, until the control API's `restore_captions`.
+		captionsUnreadable: false,
 		scenario: null,
 		localStream: null,
 		audio: null,
@@ -87,13 +89,39 @@
 		return audioGraph().ctx.decodeAudioData(bytes);
 	};
 
+	// Captions the platform shows where no driver looks (scenario `captions_unreadable`), for every
+	// platform alike: the skin draws nothing, the runtime draws the line in a box of its own whose
+	// classes are new on every page, so no hook can match it while the screen still shows it.
+	const unreadableText = new WeakMap();
+	let unreadableBox = null;
+	const unreadableCaption = (name) => {
+		const fresh = () => `c${Math.random().toString(36).slice(2, 10)}`;
+		if (!unreadableBox) {
+			unreadableBox = document.createElement("div");
+			unreadableBox.className = fresh();
+			unreadableBox.style.cssText = "position:fixed;left:0;right:0;bottom:48px;text-align:center;background:#000a;color:#fff";
+			document.body.append(unreadableBox);
+		}
+		const line = document.createElement("div");
+		const text = document.createElement("span");
+		line.append(`${name}: `, text);
+		unreadableBox.append(line);
+		while (unreadableBox.children.length > 3) unreadableBox.firstElementChild.remove();
+		unreadableText.set(line, text);
+		return line;
+	};
+	const startCaption = (participant) =>
+		state.captionsUnreadable ? unreadableCaption(participant.name) : state.skin.captionStart(participant.id, participant.name);
+
 	// When each caption text was first on screen, for latency measurements.
 	const captionLog = [];
 	const lastShown = new WeakMap();
 	const showCaption = (caption, speaker, text) => {
 		if (lastShown.get(caption) === text) return;
 		lastShown.set(caption, text);
-		state.skin.captionUpdate(caption, text);
+		const own = unreadableText.get(caption);
+		if (own) own.textContent = text;
+		else state.skin.captionUpdate(caption, text);
 		captionLog.push({ speaker, text, at: Date.now() });
 	};
 
@@ -105,7 +133,7 @@
 		source.connect(destinationFor(participant.id));
 		const words = text.split(/\s+/);
 		const durationMs = buffer.duration * 1000;
-		let caption = state.captionsOn ? state.skin.captionStart(participant.id, participant.name) : null;
+		let caption = state.captionsOn ? startCaption(participant) : null;
 		state.skin.setSpeaking(participant.id, participant.name, true);
 		source.start();
 		// Captions grow word by word in place while the line is heard, like the live ones;
@@ -113,14 +141,14 @@
 		const started = performance.now();
 		while (performance.now() - started < durationMs) {
 			const shown = Math.max(1, Math.ceil((words.length * (performance.now() - started)) / durationMs));
-			if (!caption && state.captionsOn) caption = state.skin.captionStart(participant.id, participant.name);
+			if (!caption && state.captionsOn) caption = startCaption(participant);
 			if (caption) showCaption(caption, participant.name, words.slice(0, shown).join(" "));
 			await sleep(150);
 		}
-		if (!caption && state.captionsOn) caption = state.skin.captionStart(participant.id, participant.name);
+		if (!caption && state.captionsOn) caption = startCaption(participant);
 		if (caption) showCaption(caption, participant.name, text);
 		state.skin.setSpeaking(participant.id, participant.name, false);
-		if (caption) state.skin.captionEnd?.(caption);
+		if (caption && !unreadableText.has(caption)) state.skin.captionEnd?.(caption);
 	};
 
 	const runSpeech = async (scenario) => {
@@ -265,9 +293,12 @@
 		while ((state.phase === "lobby" || state.phase === "in_call") && state.attendeeId === attendee) {
 			try {
 				const res = await fetch(`${base}/attendees/${attendee}/phase`);
-				const { phase } = await res.json();
+				const view = await res.json();
 				// A reply about an attendee the page has dropped since means nothing now.
-				if (state.attendeeId === attendee) enterPhase(phase);
+				if (state.attendeeId === attendee) {
+					state.captionsUnreadable = view.captions_unreadable === true;
+					enterPhase(view.phase);
+				}
 			} catch {
 				// The sandbox restarting is not a meeting outcome; keep polling.
 			}
@@ -316,6 +347,7 @@
 			const body = await res.json();
 			state.attendeeId = body.attendee_id;
 			state.scenario = body.scenario;
+			state.captionsUnreadable = body.scenario.captions_unreadable === true;
 			state.phase = "asking";
 			enterPhase(body.phase);
 			pollPhase();

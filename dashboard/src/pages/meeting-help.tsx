@@ -25,10 +25,17 @@ function StuckBot(props: { help: Help; onLinkExpired: () => void }) {
 	return (
 		<section aria-labelledby="help-heading" class="panel help-panel" data-testid="help">
 			<h2 id="help-heading">The bot needs help</h2>
-			<p class="notice-box" role="status">
-				Stuck on {helpKindWords(help.kind)} since {when(help.since)}. Open the meeting and get the bot past this screen; it carries on by
-				itself once it recognises the page again.
-			</p>
+			{help.kind === "captions_unreadable" ? (
+				<p class="notice-box" role="status">
+					Since {when(help.since)}: {helpKindWords(help.kind)}. The bot stays in the call and keeps recording. Open the meeting and check
+					that captions are on and shown; it carries on by itself once it reads a caption.
+				</p>
+			) : (
+				<p class="notice-box" role="status">
+					Stuck on {helpKindWords(help.kind)} since {when(help.since)}. Open the meeting and get the bot past this screen; it carries on by
+					itself once it recognises the page again.
+				</p>
+			)}
 			<p data-testid="help-reason">{help.reason}</p>
 			<Screenshot url={help.screenshot_url} alt="What the bot sees" onLinkExpired={props.onLinkExpired} />
 			<PageText text={help.page_text} />

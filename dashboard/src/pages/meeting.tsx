@@ -187,8 +187,8 @@ function MeetingHeader(props: { meeting: Meeting; onStopped: () => void; canAct:
 			</dl>
 			{placement ? (
 				<PlacementNotice placement={placement} />
-			) : statusHint(meeting.status) ? (
-				<p class="notice-box">{statusHint(meeting.status)}</p>
+			) : statusHint(meeting.status, meeting.data.help?.kind) ? (
+				<p class="notice-box">{statusHint(meeting.status, meeting.data.help?.kind)}</p>
 			) : null}
 			{ending ? (
 				<p class={meeting.status === "failed" ? "error-banner" : "notice-box"} data-testid="ending">

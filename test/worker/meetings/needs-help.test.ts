@@ -140,6 +140,82 @@ describe("a bot that asks for help", () => {
 	});
 });
 
+describe("a bot in the call that cannot read captions", () => {
+	const CAPTIONS_REASON =
+		"people have been heard talking for 12 s, but the bot has read no caption for 30 s: the platform's captions cannot be read";
+
+	async function deafBot(headers: Record<string, string>, reason?: string) {
+		const meeting = await sendBot(headers, meetCode());
+		const spawn = await spawnRequestFor(meeting.id);
+		const bot = await SimulatedBot.connect(spawn);
+		await bot.status("joining");
+		await bot.status("active");
+		expect((await uploadScreenshot(spawn, "help-1.jpg", jpegBytes())).status).toBe(201);
+		await bot.status("needs_help", {
+			...(reason ? { reason } : {}),
+			help: { kind: "captions_unreadable", page_text: "Ana: good morning everyone", screenshot: "help-1.jpg" },
+		});
+		return { meeting, bot };
+	}
+
+	it("is needs_help with its kind and no help timer: the help timer never ends the meeting, and active files the request", async () => {
+		const { headers } = await userWithKey();
+		const { meeting, bot } = await deafBot(headers, CAPTIONS_REASON);
+		const shown = await expectDocumented(MeetingRecord, await call("GET", `/meetings/${meeting.id}`, { headers }));
+		expect(shown.status).toBe("needs_help");
+		expect(shown.data.help).toMatchObject({
+			kind: "captions_unreadable",
+			reason: CAPTIONS_REASON,
+			page_text: "Ana: good morning everyone",
+			screenshot: { attempt: 1, name: "help-1.jpg" },
+		});
+		await expectDocumented(BotStatusList, await call("GET", "/bots/status", { headers }));
+		expect((await roomTimers(meeting.id)).timers.help).toBeUndefined();
+		// The bot is in the call and recording: nothing the room times ends it.
+		await fireTimersNow(meeting.id);
+		expect(await getMeeting(headers, meeting.id)).toMatchObject({ status: "needs_help" });
+		expect(bot.commands()).toEqual([]);
+
+		await bot.status("active", { reason: "a caption was read again: the transcript goes on" });
+		const back = await getMeeting(headers, meeting.id);
+		expect(back.status).toBe("active");
+		expect(back.data.help).toBeUndefined();
+		expect(back.data.help_history).toEqual([
+			expect.objectContaining({ kind: "captions_unreadable", reason: CAPTIONS_REASON, screenshot: { attempt: 1, name: "help-1.jpg" } }),
+		]);
+	});
+
+	it("says why by kind without the bot's words, and times out once the bot is stuck on a screen of another kind", async () => {
+		const { headers } = await userWithKey();
+		const { meeting, bot } = await deafBot(headers);
+		const deaf = (await getMeeting(headers, meeting.id)).data.help as Help;
+		expect(deaf.reason).toBe("people are heard in the meeting but the bot can read no captions");
+		// A new request while it still asks: the first is filed, the new one has its own since, and it times out.
+		await bot.status("needs_help", { help: { kind: "unknown_screen", page_text: "Something new", screenshot: null } });
+		const stuck = await getMeeting(headers, meeting.id);
+		expect(stuck.data.help).toMatchObject({ kind: "unknown_screen" });
+		expect(Date.parse((stuck.data.help as Help).since)).toBeGreaterThanOrEqual(Date.parse(deaf.since));
+		expect(stuck.data.help_history).toEqual([expect.objectContaining({ kind: "captions_unreadable", since: deaf.since })]);
+		expect((await roomTimers(meeting.id)).timers.help).toBeGreaterThan(Date.now());
+		await fireTimersNow(meeting.id);
+		const ended = await eventually("the meeting to fail", async () => {
+			const m = await getMeeting(headers, meeting.id);
+			return m.status === "failed" ? m : undefined;
+		});
+		expect(ended.data).toMatchObject({ failure_cause: "help_timeout" });
+		expect(bot.commands()).toContainEqual(expect.objectContaining({ type: "command", act: { action: "leave" } }));
+	});
+
+	it("keeps the help timer of a request that times out when the bot asks again about the same thing", async () => {
+		const { headers } = await userWithKey();
+		const { meeting, bot } = await stuckBot(headers);
+		const armed = (await roomTimers(meeting.id)).timers.help;
+		await bot.status("needs_help", { help: { kind: "captcha", page_text: "Still a captcha", screenshot: null } });
+		expect((await roomTimers(meeting.id)).timers.help).toBe(armed);
+		expect((await getMeeting(headers, meeting.id)).data.help_history).toBeUndefined();
+	});
+});
+
 describe("a failed bot's diagnostics", () => {
 	it("are kept on the ended meeting with a working screenshot link, bounded and cleaned", async () => {
 		const { headers } = await userWithKey();
