@@ -3,6 +3,7 @@
  * (../../../docs/sandbox.md#how-each-platform-is-imitated, /work/shared/platforms.md §1).
  */
 import type { ProbeTable, UiTexts } from "../page-facts.ts";
+import type { ShareFacts } from "../share-facts.ts";
 
 export const MEET_PAGE = {
 	nameInput: ['input[jsname][type="text"][aria-label="Your name"]', 'input[type="text"][aria-label="Your name"]'],
@@ -78,4 +79,24 @@ export const MEET_PAGE = {
 			inheritSender: false,
 		},
 	} satisfies ProbeTable,
+	/**
+	 * Presenting (share-facts.ts). Attendee (google_meet_chromedriver_payload.js) presses
+	 * "Share screen" and stops through the "Stop presenting" button, found by its span's jsname
+	 * V67aGc; Vexa (googlemeet/selectors.ts) also knows the older "Present now", whose menu
+	 * offers "Your entire screen" or "A tab".
+	 */
+	share: {
+		start: [
+			'button[aria-label="Share screen"]',
+			'div[aria-label="Share screen"]',
+			'button[aria-label*="Share screen"]',
+			'button[aria-label="Present now"]',
+			'button[aria-label*="Present now"]',
+		],
+		choices: { en: ["Your entire screen", "A tab"] },
+		stop: ['button:has(span[jsname="V67aGc"])'],
+		stopTexts: { en: ["Stop presenting"] },
+		refusal: {},
+		refusalWithin: [],
+	} satisfies ShareFacts,
 };
