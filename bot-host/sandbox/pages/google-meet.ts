@@ -79,6 +79,29 @@ $("#chat-panel textarea").addEventListener("keydown", (e) => {
 	e.currentTarget.value = "";
 	if (text) Sandbox.sendChat(text);
 });
+// Presenting (Attendee google_meet_chromedriver_payload.js): "Share screen" asks the browser for
+// the screen at once; the older page's "Present now" first offers what to present (Vexa
+// googlemeet/selectors.ts); "Stop presenting" (its span's jsname V67aGc) ends it. A host who
+// turned presenting off leaves the control disabled.
+const presentButton = $('#in-call-controls [aria-label="Present now"]');
+const olderMeet = document.documentElement.dataset.dom === "older";
+if (!olderMeet) presentButton.setAttribute("aria-label", "Share screen");
+const presentMenu = el("div", { role: "menu", hidden: "" });
+for (const item of ["Your entire screen", "A window", "A tab"]) presentMenu.append(el("div", { role: "menuitem" }, item));
+const stopPresenting = el("button", { hidden: "" });
+stopPresenting.append(el("span", { class: "UywwFc-vQzf8d", jsname: "V67aGc" }, "Stop presenting"));
+$("#in-call-controls").append(presentMenu, stopPresenting);
+scenarioReady.then((s) => { presentButton.disabled = s.host_disabled_screen_share; });
+const presentScreen = async () => {
+	presentMenu.hidden = true;
+	const stream = await navigator.mediaDevices.getDisplayMedia({ video: true, audio: true }).catch(() => null);
+	if (!stream) return;
+	stopPresenting.hidden = false;
+	Sandbox.present(stream, () => { stopPresenting.hidden = true; });
+};
+presentButton.addEventListener("click", () => { if (olderMeet) presentMenu.hidden = false; else presentScreen(); });
+presentMenu.addEventListener("click", (e) => { if (e.target.getAttribute("role") === "menuitem") presentScreen(); });
+stopPresenting.addEventListener("click", () => Sandbox.stopPresenting());
 const OUTCOMES = {
 	denied: ["You can't join this video call", "Someone in the call denied your request to join"],
 	removed: ["", "You've been removed from the meeting"],
