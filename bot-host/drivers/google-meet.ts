@@ -2,6 +2,7 @@
 import type { Page } from "puppeteer-core";
 import { MEET_PAGE } from "../../src/platforms/google-meet/page.ts";
 import { allTexts } from "../../src/platforms/page-facts.ts";
+import { startPresenting, stopPresenting } from "./presenting.ts";
 import { clickIfVisible, dismissAny, findByText, findVisible, readSnapshot, typeInto, waitVisible } from "./probe.ts";
 import { type JoinOptions, LayoutChanged, type MeetingDriver } from "./types.ts";
 
@@ -66,4 +67,7 @@ export const googleMeet: MeetingDriver = {
 		const confirm = await findByText(page, "button, span", allTexts(MEET.leaveConfirm));
 		await confirm?.click();
 	},
+
+	startPresenting: (page, log) => startPresenting(page, MEET.share, log),
+	stopPresenting: (page) => stopPresenting(page, MEET.share),
 };
