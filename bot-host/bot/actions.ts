@@ -183,7 +183,12 @@ export class InCallActions {
 
 	private async startScreen(ready: ReadyScreen): Promise<void> {
 		await this.stopScreen(false);
-		const screen = { kind: ready.kind, ...(await this.present(ready)) };
+		// Content that could be presented neither way frees its rendering page.
+		const presented = await this.present(ready).catch(async (err: unknown) => {
+			await ready.discard();
+			throw err;
+		});
+		const screen = { kind: ready.kind, ...presented };
 		this.screen = screen;
 		this.emit("screen.sharing_started", { content_type: ready.kind, presented_as: screen.presentedAs } satisfies ScreenEventPayload);
 	}
