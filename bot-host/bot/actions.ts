@@ -1,17 +1,24 @@
 /**
  * Interactive acts in the call: speech through the virtual microphone (unmuted only while
- * speaking), and screen content or an avatar on the virtual camera (a canvas stream).
- * Each act reports its events on the channel; none of them blocks the caption reader.
+ * speaking), an avatar on the virtual camera (a canvas stream), and screen content presented
+ * as the platform's own screen share from the virtual screen (a second canvas), or on the
+ * camera where the platform does not let the bot share. Each act reports its events on the
+ * channel; none of them blocks the caption reader.
  */
 import type { Browser, Page } from "puppeteer-core";
-import type { Act } from "../../src/bot-channel/protocol.ts";
+import type { Act, ScreenEventPayload } from "../../src/bot-channel/protocol.ts";
+import type { PresentedAs } from "../../src/platforms/share-facts.ts";
 import type { MeetingDriver } from "../drivers/types.ts";
+import { errorText } from "../error-text.ts";
 import type { Outgoing } from "./channel.ts";
 import { fetchGuarded, type HostEgress } from "./egress.ts";
 import { openSurface } from "./surface.ts";
 import { espeakVoice, espeakWav } from "./tts.ts";
 
 type EventName = Extract<Outgoing, { type: "event" }>["name"];
+/** The page's two video canvases: the camera (avatar, or content where sharing is not possible) and the screen. */
+type Feed = "camera" | "screen";
+type Fit = "cover" | "contain";
 
 interface BotPageApi {
 	startCapture(): void;
@@ -19,7 +26,7 @@ interface BotPageApi {
 	startLevels(): void;
 	speak(base64: string): Promise<"completed" | "interrupted">;
 	stopSpeaking(): boolean;
-	show(kind: "image" | "video", url: string | null, fit?: "cover" | "contain"): Promise<boolean>;
+	show(kind: "image" | "video", url: string | null, fit?: Fit, feed?: Feed): Promise<boolean>;
 }
 
 declare global {
@@ -39,8 +46,8 @@ export class InCallActions {
 	/** The last speech a stop was asked for, so a stop before playback starts still counts. */
 	private stoppedSpeech = 0;
 	private avatar: string | null = null;
-	private screen: { kind: string; stop: () => Promise<void> } | null = null;
-	/** Content loaded with `start: false`: ready to go on camera at the next `screen_start`. */
+	private screen: { kind: ScreenEventPayload["content_type"]; presentedAs: PresentedAs; stop: () => Promise<void> } | null = null;
+	/** Content loaded with `start: false`: ready to be presented at the next `screen_start`. */
 	private loaded: ReadyScreen | null = null;
 	/** The camera act running now; the next one starts after it. */
 	private cameraTurn: Promise<void> = Promise.resolve();
@@ -121,13 +128,14 @@ export class InCallActions {
 						: null;
 				if (!image) throw new Error("avatar_set needs url or image_base64");
 				this.avatar = image;
-				if (!this.screen) await this.showOnCamera("image", image, "cover");
+				// The camera is the avatar's unless it shows the content (no screen share).
+				if (this.screen?.presentedAs !== "camera") await this.draw("camera", "image", image, "cover");
 				this.emit("avatar.set", {});
 				return;
 			}
 			case "avatar_reset":
 				this.avatar = null;
-				if (!this.screen) await this.showOnCamera("image", null);
+				if (this.screen?.presentedAs !== "camera") await this.draw("camera", "image", null);
 				this.emit("avatar.reset", {});
 				return;
 			default:
@@ -149,19 +157,21 @@ export class InCallActions {
 		}
 	}
 
-	private async showOnCamera(kind: "image" | "video", url: string | null, fit: "cover" | "contain" = "contain"): Promise<void> {
+	/** Draws on the virtual camera (switched on with something to show, off without) or the virtual screen. */
+	private async draw(feed: Feed, kind: "image" | "video", url: string | null, fit: Fit = "contain"): Promise<void> {
 		await this.page.evaluate(
-			(k: "image" | "video", u: string | null, f: "cover" | "contain") => window.__bot.show(k, u, f),
+			(k: "image" | "video", u: string | null, f: Fit, d: Feed) => window.__bot.show(k, u, f, d),
 			kind,
 			url,
 			fit,
+			feed,
 		);
-		await this.driver.setCamera(this.page, url !== null);
+		if (feed === "camera") await this.driver.setCamera(this.page, url !== null);
 	}
 
 	/**
-	 * Loads the content (downloaded, or rendered on its page) and puts it on camera, or, with
-	 * `start: false`, keeps it ready for the next `screen_start` while the camera stays as it is.
+	 * Loads the content (downloaded, or rendered on its page) and presents it, or, with
+	 * `start: false`, keeps it ready for the next `screen_start` while nothing changes in the call.
 	 */
 	private async showScreen(act: Extract<Act, { action: "screen_show" }>): Promise<void> {
 		const ready = await this.prepareScreen(act);
@@ -175,8 +185,43 @@ export class InCallActions {
 
 	private async startScreen(ready: ReadyScreen): Promise<void> {
 		await this.stopScreen(false);
-		this.screen = { kind: ready.kind, stop: await ready.start() };
-		this.emit("screen.sharing_started", { content_type: ready.kind });
+		// Content that could be presented neither way frees its rendering page.
+		const presented = await this.present(ready).catch(async (err: unknown) => {
+			await ready.discard();
+			throw err;
+		});
+		const screen = { kind: ready.kind, ...presented };
+		this.screen = screen;
+		this.emit("screen.sharing_started", { content_type: ready.kind, presented_as: screen.presentedAs } satisfies ScreenEventPayload);
+	}
+
+	/**
+	 * Presents the content as the platform's screen share, the camera keeping the avatar; where
+	 * the platform does not let the bot share (no share control, disabled by the host, refused),
+	 * on the camera instead.
+	 */
+	private async present(ready: ReadyScreen): Promise<{ presentedAs: PresentedAs; stop: () => Promise<void> }> {
+		const offScreen = await ready.show("screen");
+		const shared = await this.driver.startPresenting(this.page, this.log).catch(async (err: unknown) => {
+			this.log(`presenting failed: ${errorText(err)}`);
+			await this.driver.stopPresenting(this.page).catch(() => {});
+			return null;
+		});
+		if (shared === "screen_share") {
+			const stop = async () => {
+				await this.driver.stopPresenting(this.page).catch((err: unknown) => this.log(`stopping the screen share: ${errorText(err)}`));
+				await offScreen();
+				await ready.discard();
+			};
+			return { presentedAs: "screen_share", stop };
+		}
+		await offScreen();
+		const offCamera = await ready.show("camera");
+		const stop = async () => {
+			await offCamera();
+			await ready.discard();
+		};
+		return { presentedAs: "camera", stop };
 	}
 
 	private async discardLoaded(): Promise<void> {
@@ -192,9 +237,12 @@ export class InCallActions {
 			const media = dataUrl(await this.download(act.url, `the screen ${kind} URL`, kind === "video"));
 			return {
 				kind,
-				start: async () => {
-					await this.showOnCamera(kind, media);
-					return async () => {};
+				show: async (feed) => {
+					await this.draw(feed, kind, media);
+					// The camera is given back to the avatar by the caller; the screen is cleared.
+					return async () => {
+						if (feed === "screen") await this.draw("screen", kind, null);
+					};
 				},
 				discard: async () => {},
 			};
@@ -208,7 +256,7 @@ export class InCallActions {
 		return fetchGuarded(url, { what, policy, maxBytes: video ? maxVideoBytes : maxBytes });
 	}
 
-	/** url and html content: rendered on a 1920x1080 page whose frames feed the camera canvas once started. */
+	/** url and html content: rendered on a 1920x1080 page whose frames feed the screen (or camera) canvas once shown. */
 	private async renderSurface(act: Extract<Act, { action: "screen_show" }>): Promise<ReadyScreen> {
 		const content =
 			act.content_type === "html" ? { kind: "html" as const, html: act.html ?? "" } : { kind: "url" as const, url: act.url ?? "" };
@@ -224,24 +272,29 @@ export class InCallActions {
 			await close();
 			throw new Error("the shared content did not render");
 		}
-		const start = async () => {
+		const show = async (feed: Feed) => {
 			let running = true;
 			const pump = async () => {
 				while (running) {
 					const frame = await grab();
-					if (frame && running) await this.page.evaluate((u: string) => window.__bot.show("image", u), `data:image/jpeg;base64,${frame}`);
+					if (frame && running)
+						await this.page.evaluate(
+							(u: string, d: Feed) => window.__bot.show("image", u, "contain", d),
+							`data:image/jpeg;base64,${frame}`,
+							feed,
+						);
 					await new Promise((r) => setTimeout(r, 700));
 				}
 			};
-			await this.showOnCamera("image", `data:image/jpeg;base64,${first}`);
+			await this.draw(feed, "image", `data:image/jpeg;base64,${first}`);
 			const pumping = pump().catch(() => {});
 			return async () => {
 				running = false;
 				await pumping;
-				await close();
+				if (feed === "screen") await this.draw("screen", "image", null);
 			};
 		};
-		return { kind: act.content_type, start, discard: close };
+		return { kind: act.content_type, show, discard: close };
 	}
 
 	private async stopScreen(report = true): Promise<void> {
@@ -249,17 +302,18 @@ export class InCallActions {
 		if (!screen) return;
 		this.screen = null;
 		await screen.stop();
-		await this.showOnCamera("image", this.avatar, "cover");
-		if (report) this.emit("screen.sharing_stopped", { content_type: screen.kind });
+		if (screen.presentedAs === "camera") await this.draw("camera", "image", this.avatar, "cover");
+		if (report)
+			this.emit("screen.sharing_stopped", { content_type: screen.kind, presented_as: screen.presentedAs } satisfies ScreenEventPayload);
 	}
 }
 
 const CAMERA_ACTS: ReadonlySet<Act["action"]> = new Set(["screen_show", "screen_start", "screen_stop", "avatar_set", "avatar_reset"]);
 
-/** Screen content loaded and checked: `start` puts it on camera and gives its stop; `discard` drops it unshown. */
+/** Screen content loaded and checked: `show` draws it on a feed and gives what takes it off; `discard` frees it. */
 interface ReadyScreen {
-	kind: string;
-	start: () => Promise<() => Promise<void>>;
+	kind: ScreenEventPayload["content_type"];
+	show: (feed: Feed) => Promise<() => Promise<void>>;
 	discard: () => Promise<void>;
 }
 

@@ -5,6 +5,9 @@
 //    mono and handed to the bot host in chunks through the exposed __botAudioChunk binding.
 // 3. Meeting audio level: once in the call, whether or not the audio is captured, how long
 //    people were heard, sent about once a second through the __botHeard binding.
+// 4. A virtual screen: getDisplayMedia returns a canvas stream of its own (shared content), so
+//    the platform's share control presents it with no browser picker while the camera keeps
+//    the avatar.
 (() => {
 	if (window.__bot) return;
 	const virtualTracks = new WeakSet();
@@ -18,6 +21,15 @@
 		for (const t of destination.stream.getAudioTracks()) virtualTracks.add(t);
 		mic = { ctx, destination, playing: null };
 		return mic;
+	};
+
+	/** An image or video frame centred on the canvas: filling it (`cover`) or whole (`contain`). */
+	const drawFitted = (g, canvas, source, fit) => {
+		const w = source.videoWidth || source.naturalWidth || source.width;
+		const h = source.videoHeight || source.naturalHeight || source.height;
+		if (!w || !h) return;
+		const scale = (fit === "cover" ? Math.max : Math.min)(canvas.width / w, canvas.height / h);
+		g.drawImage(source, (canvas.width - w * scale) / 2, (canvas.height - h * scale) / 2, w * scale, h * scale);
 	};
 
 	const cameraGraph = () => {
@@ -38,13 +50,8 @@
 			g.fillStyle = "#1f2430";
 			g.fillRect(0, 0, canvas.width, canvas.height);
 			if (source) {
-				const w = source.videoWidth || source.naturalWidth || source.width;
-				const h = source.videoHeight || source.naturalHeight || source.height;
-				if (w && h) {
-					// An avatar fills the frame; shared content is shown whole.
-					const scale = (camera.fit === "cover" ? Math.max : Math.min)(canvas.width / w, canvas.height / h);
-					g.drawImage(source, (canvas.width - w * scale) / 2, (canvas.height - h * scale) / 2, w * scale, h * scale);
-				}
+				// An avatar fills the frame; shared content is shown whole.
+				drawFitted(g, canvas, source, camera.fit);
 			} else if (camera.label) {
 				g.fillStyle = "#e8eaed";
 				g.font = "bold 120px sans-serif";
@@ -76,6 +83,66 @@
 			return new MediaStream(tracks);
 		};
 	}
+
+	// The screen has a canvas of its own, painted only while it has something to present.
+	let screen = null;
+	const screenGraph = () => {
+		if (screen) return screen;
+		const canvas = document.createElement("canvas");
+		canvas.width = 1920;
+		canvas.height = 1080;
+		const g = canvas.getContext("2d");
+		const stream = canvas.captureStream(5);
+		screen = { canvas, stream, source: null, fit: "contain", requests: 0, shared: new Set() };
+		setInterval(() => {
+			if (!screen.source) return;
+			g.fillStyle = "#000000";
+			g.fillRect(0, 0, canvas.width, canvas.height);
+			drawFitted(g, canvas, screen.source, screen.fit);
+		}, 200);
+		return screen;
+	};
+
+	/** A track of the virtual screen dressed as a real capture of a whole monitor; its clones too. */
+	const displayTrack = (track) => {
+		virtualTracks.add(track);
+		screen.shared.add(track);
+		const settings = track.getSettings.bind(track);
+		const clone = track.clone.bind(track);
+		track.contentHint = "detail";
+		Object.defineProperty(track, "label", { value: "screen:0:0", configurable: true });
+		track.getSettings = () => ({ ...settings(), displaySurface: "monitor", logicalSurface: true, cursor: "never" });
+		track.clone = () => displayTrack(clone());
+		return track;
+	};
+
+	if (navigator.mediaDevices) {
+		navigator.mediaDevices.getDisplayMedia = async () => {
+			const s = screenGraph();
+			s.requests++;
+			// Nothing to present: the answer a person closing the browser's picker gets.
+			if (!s.source) throw new DOMException("Permission denied by user", "NotAllowedError");
+			return new MediaStream([displayTrack(s.stream.getVideoTracks()[0].clone())]);
+		};
+	}
+
+	/** An image or a looping muted video, loaded and ready to draw. */
+	const loadSource = async (kind, url) => {
+		if (kind === "video") {
+			const video = document.createElement("video");
+			video.muted = true;
+			video.loop = true;
+			video.crossOrigin = "anonymous";
+			video.src = url;
+			await video.play();
+			return video;
+		}
+		const image = new Image();
+		image.crossOrigin = "anonymous";
+		image.src = url;
+		await image.decode();
+		return image;
+	};
 
 	const toBase64 = (bytes) => {
 		let binary = "";
@@ -237,30 +304,32 @@
 			mic.playing.stop();
 			return true;
 		},
-		/** Show an image, a video or a rendered frame (data or http URL) on the virtual camera. */
-		async show(kind, url, fit = "contain") {
-			const cam = cameraGraph();
-			cam.fit = fit;
-			if (!url) {
-				cam.source = null;
-				return true;
-			}
-			if (kind === "video") {
-				const video = document.createElement("video");
-				video.muted = true;
-				video.loop = true;
-				video.crossOrigin = "anonymous";
-				video.src = url;
-				await video.play();
-				cam.source = video;
-				return true;
-			}
-			const image = new Image();
-			image.crossOrigin = "anonymous";
-			image.src = url;
-			await image.decode();
-			cam.source = image;
+		/** Show an image, a video or a rendered frame (data or http URL) on the virtual camera or screen; null clears it. */
+		async show(kind, url, fit = "contain", feed = "camera") {
+			const target = feed === "screen" ? screenGraph() : cameraGraph();
+			target.fit = fit;
+			target.source = url ? await loadSource(kind, url) : null;
 			return true;
+		},
+		/** The virtual screen as the platform took it: how often it was asked for, and how many of its tracks are live. */
+		screenShare() {
+			const live = screen ? [...screen.shared].filter((t) => t.readyState === "live").length : 0;
+			return { requests: screen?.requests ?? 0, live };
+		},
+		/**
+		 * Ends every shared track as the browser's own "Stop sharing" would: `ended` fires on each,
+		 * so the platform stops presenting by itself. Returns how many were live.
+		 */
+		endScreenShare() {
+			let ended = 0;
+			for (const track of screen?.shared ?? []) {
+				if (track.readyState !== "live") continue;
+				track.stop();
+				track.dispatchEvent(new Event("ended"));
+				ended++;
+			}
+			screen?.shared.clear();
+			return ended;
 		},
 		setLabel(label) {
 			cameraGraph().label = label;

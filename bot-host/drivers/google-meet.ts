@@ -3,6 +3,7 @@ import type { Page } from "puppeteer-core";
 import { MEET_PAGE as MEET } from "../../src/platforms/google-meet/page.ts";
 import { allTexts } from "../../src/platforms/page-facts.ts";
 import { dismissNotices, joinButton, setCaptionLanguage, turnOff, wake } from "./google-meet-steps.ts";
+import { startPresenting, stopPresenting } from "./presenting.ts";
 import { clickIfVisible, findVisible, pressUncovered, readSnapshot, typeInto, waitForText, waitVisible } from "./probe.ts";
 import { type JoinOptions, LayoutChanged, type MeetingDriver } from "./types.ts";
 
@@ -96,4 +97,7 @@ export const googleMeet: MeetingDriver = {
 			}
 		}
 	},
+
+	startPresenting: (page, log) => startPresenting(page, MEET.share, log),
+	stopPresenting: (page) => stopPresenting(page, MEET.share),
 };

@@ -2,6 +2,7 @@
 import type { Page } from "puppeteer-core";
 import { allTexts } from "../../src/platforms/page-facts.ts";
 import { TEAMS_PAGE } from "../../src/platforms/teams/page.ts";
+import { startPresenting, stopPresenting } from "./presenting.ts";
 import { clickIfVisible, dismissAny, findByText, findVisible, readSnapshot, typeInto, waitVisible } from "./probe.ts";
 import { type JoinOptions, LayoutChanged, type MeetingDriver } from "./types.ts";
 
@@ -91,4 +92,7 @@ export const teams: MeetingDriver = {
 		if (await clickIfVisible(page, TEAMS.leave)) return;
 		await clickIfVisible(page, TEAMS.lobbyCancel);
 	},
+
+	startPresenting: (page, log) => startPresenting(page, TEAMS.share, log),
+	stopPresenting: (page) => stopPresenting(page, TEAMS.share),
 };

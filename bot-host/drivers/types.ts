@@ -76,4 +76,12 @@ export interface MeetingDriver {
 	setMicrophone(page: Page, on: boolean): Promise<void>;
 	setCamera(page: Page, on: boolean): Promise<void>;
 	leave(page: Page): Promise<void>;
+	/**
+	 * Presents the page's virtual screen (the shared content, already drawn on it) with the
+	 * platform's own share control: `screen_share` once the platform took it, null when it cannot
+	 * (no share control for a guest, a disabled one, the host's refusal); the caller then uses the camera.
+	 */
+	startPresenting(page: Page, log?: (line: string) => void): Promise<"screen_share" | null>;
+	/** Ends the screen share started by startPresenting. */
+	stopPresenting(page: Page): Promise<void>;
 }

@@ -2,6 +2,7 @@
 import type { Page } from "puppeteer-core";
 import { allTexts } from "../../src/platforms/page-facts.ts";
 import { ZOOM_PAGE } from "../../src/platforms/zoom/page.ts";
+import { startPresenting, stopPresenting } from "./presenting.ts";
 import { clickIfVisible, dismissAny, findByText, findVisible, readSnapshot, typeInto, waitVisible } from "./probe.ts";
 import { type JoinOptions, LayoutChanged, type MeetingDriver } from "./types.ts";
 
@@ -88,4 +89,7 @@ export const zoom: MeetingDriver = {
 		const confirm = await waitVisible(page, ZOOM.leaveConfirm, 1_000);
 		await confirm?.click();
 	},
+
+	startPresenting: (page, log) => startPresenting(page, ZOOM.share, log),
+	stopPresenting: (page) => stopPresenting(page, ZOOM.share),
 };

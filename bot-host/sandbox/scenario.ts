@@ -70,6 +70,12 @@ export const Scenario = z.object({
 	speech_start_ms: z.number().int().nonnegative().default(500),
 	speech_gap_ms: z.number().int().nonnegative().default(500),
 	chat: z.array(z.object({ sender: z.string(), text: z.string(), after_ms: z.number().int().nonnegative().default(0) })).default([]),
+	/**
+	 * The host lets no participant share their screen (Meet's host controls, Zoom's "Who can
+	 * share", a Teams attendee role): the page's share control is disabled, answers with the
+	 * host's notice, or is not there.
+	 */
+	host_disabled_screen_share: z.boolean().default(false),
 });
 export type Scenario = z.infer<typeof Scenario>;
 
@@ -138,6 +144,11 @@ export interface Observed {
 	camera: { frames: number; last_frame: string | null; last_color: number[] | null };
 	/** Every caption text the meeting showed, with when it first appeared (epoch ms). */
 	captions_shown: { speaker: string; text: string; at: number }[];
+	/**
+	 * The bot's screen share as the meeting saw it: frames like the camera's, whether it is
+	 * presenting now, and how many presentations it started.
+	 */
+	screen: ScreenSeen;
 	/** What the bot chose on the page: the caption language it set, and its answer to a consent prompt (null: none). */
 	choices: PageChoices;
 }
@@ -145,6 +156,14 @@ export interface Observed {
 export interface PageChoices {
 	caption_language: string | null;
 	notes_consent: "accepted" | "declined" | null;
+}
+
+export interface ScreenSeen {
+	frames: number;
+	last_frame: string | null;
+	last_color: number[] | null;
+	presenting: boolean;
+	shares: number;
 }
 
 export class SandboxMeeting {
@@ -157,6 +176,7 @@ export class SandboxMeeting {
 	readonly micAudio: Buffer[] = [];
 	readonly mic = { windows: 0, voiced_windows: 0, peak_rms: 0 };
 	readonly camera = { frames: 0, last_frame: null as string | null, last_color: null as number[] | null };
+	readonly screen: ScreenSeen = { frames: 0, last_frame: null, last_color: null, presenting: false, shares: 0 };
 	private forcedForAll: { action: ControlAction; at: number } | null = null;
 	/** When a meeting page was first served: `interstitial_ms` counts from there. */
 	private pageOpenedAt: number | null = null;
@@ -267,6 +287,17 @@ export class SandboxMeeting {
 		return "in_call";
 	}
 
+	/** A report from the page's presentation of the bot's screen share: started, a frame, or ended. */
+	screenReport(presenting: boolean, frame: string | null, color: number[] | null): void {
+		if (presenting && !this.screen.presenting) this.screen.shares++;
+		this.screen.presenting = presenting;
+		if (frame) {
+			this.screen.frames++;
+			this.screen.last_frame = frame;
+			this.screen.last_color = color;
+		}
+	}
+
 	micWav(): Buffer {
 		return encodeWav(Buffer.concat(this.micAudio), 16_000);
 	}
@@ -294,6 +325,7 @@ export class SandboxMeeting {
 			camera: { ...this.camera },
 			captions_shown: [...this.captionsShown],
 			choices: { ...this.choices },
+			screen: { ...this.screen },
 		};
 	}
 }

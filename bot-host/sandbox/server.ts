@@ -64,6 +64,7 @@ const MediaBody = z.object({
 	mic_pcm: z.string().nullable().default(null),
 });
 const DevicesBody = z.object({ mic_on: z.boolean(), camera_on: z.boolean() });
+const ScreenBody = z.object({ presenting: z.boolean(), frame: z.string().nullable(), color: z.array(z.number()).length(3).nullable() });
 const ChatBody = z.object({ sender: z.string(), text: z.string().max(10_000) });
 const ChoicesBody = z.object({
 	caption_language: z.string().max(32).optional(),
@@ -222,6 +223,11 @@ export async function startSandbox(
 				meeting.camera.last_frame = body.camera_frame;
 				meeting.camera.last_color = body.camera_color;
 			}
+			return json(res, 200, { ok: true });
+		}
+		if (parts[4] === "screen" && method === "POST") {
+			const body = ScreenBody.parse(await readJson(req));
+			meeting.screenReport(body.presenting, body.frame, body.color);
 			return json(res, 200, { ok: true });
 		}
 		json(res, 404, { error: "unknown sandbox route" });

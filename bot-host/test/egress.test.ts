@@ -50,6 +50,8 @@ describe("bot egress guard (private targets refused)", () => {
 	const events = (name: string) => world.room.received(bot.meetingId).filter((m) => m.type === "event" && m.name === name);
 	const logged = (text: string) => eventually(`the log line ${text}`, () => world.logs.find((line) => line.includes(text)));
 	const color = () => world.sandbox.observed(bot.nativeId)?.camera.last_color;
+	/** Shared content reaches the meeting as a screen share. */
+	const shared = () => world.sandbox.observed(bot.nativeId)?.screen.last_color;
 
 	beforeAll(async () => {
 		internal = await serve((_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end("internal secret"));
@@ -154,20 +156,17 @@ describe("bot egress guard (private targets refused)", () => {
 			</script></body>`;
 		world.room.command(bot.meetingId, { action: "screen_show", content_type: "html", html });
 		await world.room.until(bot.meetingId, () => events("screen.sharing_started").length === 1);
-		await until("the blue shared html on camera", () => {
-			const c = color();
+		await until("the blue shared html in the screen share", () => {
+			const c = shared();
 			return c != null && c[2]! > 180 && c[0]! < 80;
 		});
 		// The allowed image went through the guard: this name only resolves in the host's resolver.
 		await until("the allowed image fetched", () => assets.paths.includes("/pixel.svg"));
 		await logged(`shared content: blocked http://${secret}: a shared-content request is refused: loopback target 127.0.0.1`);
 		await logged(`shared content: blocked http://internal.test:${internal.port}: a shared-content request resolves to a loopback address`);
-		// A blocked try leaves no trace to wait for: the page runs on for two more camera frames (one a second) to make them.
-		const framesThen = world.sandbox.observed(bot.nativeId)?.camera.frames ?? 0;
-		await until(
-			"two more camera frames of the shared page",
-			() => (world.sandbox.observed(bot.nativeId)?.camera.frames ?? 0) >= framesThen + 2,
-		);
+		// A blocked try leaves no trace to wait for: the page runs on for two more shared frames (one a second) to make them.
+		const framesThen = world.sandbox.observed(bot.nativeId)?.screen.frames ?? 0;
+		await until("two more shared frames of the page", () => (world.sandbox.observed(bot.nativeId)?.screen.frames ?? 0) >= framesThen + 2);
 		expect(internal.connections).toBe(0);
 		world.room.command(bot.meetingId, { action: "screen_stop" });
 		await world.room.until(bot.meetingId, () => events("screen.sharing_stopped").length === 1);
@@ -176,8 +175,8 @@ describe("bot egress guard (private targets refused)", () => {
 	it("shares an allowed URL, and refuses one that redirects into loopback or is on loopback", async () => {
 		world.room.command(bot.meetingId, { action: "screen_show", content_type: "url", url: `http://assets.test:${assets.port}/page` });
 		await world.room.until(bot.meetingId, () => events("screen.sharing_started").length === 2);
-		await until("the green shared page on camera", () => {
-			const c = color();
+		await until("the green shared page in the screen share", () => {
+			const c = shared();
 			return c != null && c[1]! > 180 && c[0]! < 80 && c[2]! < 80;
 		});
 		world.room.command(bot.meetingId, { action: "screen_stop" });

@@ -1,6 +1,6 @@
 /**
- * What the meeting hears and sees from the bot (speech through the virtual microphone,
- * avatar and shared content on the virtual camera), and the audio path: meeting audio
+ * What the meeting hears and sees from the bot (speech through the virtual microphone, the
+ * avatar on the virtual camera, shared content as a screen share), and the audio path: meeting audio
  * captured in the page, transcribed by an OpenAI-compatible endpoint, recorded as WAV.
  */
 import { existsSync, statSync } from "node:fs";
@@ -81,7 +81,7 @@ describe("bot media in the sandbox", () => {
 		});
 		expect(red[0]).toBeGreaterThan(200);
 
-		// start_share false: the content is loaded but the camera keeps the avatar until the start.
+		// start_share false: the content is loaded but nothing is presented until the start.
 		world.room.command(bot.meetingId, {
 			action: "screen_show",
 			content_type: "html",
@@ -95,21 +95,22 @@ describe("bot media in the sandbox", () => {
 		const framesThen = seen()?.camera.frames ?? 0;
 		await until("two more camera frames", () => (seen()?.camera.frames ?? 0) >= framesThen + 2);
 		expect(events("screen.sharing_started")).toHaveLength(0);
+		expect(seen()?.screen.shares).toBe(0);
 		const stillRed = seen()?.camera.last_color;
 		expect(stillRed && stillRed[0]! > 200 && stillRed[2]! < 60).toBe(true);
 		world.room.command(bot.meetingId, { action: "screen_start" });
 		await world.room.until(bot.meetingId, () => events("screen.sharing_started").length === 1);
-		await until("the blue shared content on camera", () => {
-			const c = seen()?.camera.last_color;
+		expect(events("screen.sharing_started")[0]).toMatchObject({ payload: { content_type: "html", presented_as: "screen_share" } });
+		await until("the blue shared content in the meeting's screen share", () => {
+			const c = seen()?.screen.last_color;
 			return c != null && c[2]! > 180 && c[0]! < 80;
 		});
 		world.room.command(bot.meetingId, { action: "screen_stop" });
 		await world.room.until(bot.meetingId, () => events("screen.sharing_stopped").length === 1);
-		// Back to the avatar once the shared content is gone.
-		await until("the red avatar back on camera", () => {
-			const c = seen()?.camera.last_color;
-			return c != null && c[0]! > 200 && c[2]! < 60;
-		});
+		await until("the meeting sees the share end", () => seen()?.screen.presenting === false);
+		// The camera kept the avatar while the content was shared.
+		const camera = seen()?.camera.last_color;
+		expect(camera && camera[0]! > 200 && camera[2]! < 60).toBe(true);
 
 		world.room.command(bot.meetingId, { action: "leave" });
 		expect(await world.room.until(bot.meetingId, finalStatus)).toMatchObject({ completion_reason: "stopped" });

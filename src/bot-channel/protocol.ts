@@ -15,6 +15,7 @@
  */
 import { z } from "zod";
 import { PLATFORMS } from "../platforms/ids.ts";
+import { PRESENTATIONS } from "../platforms/share-facts.ts";
 import { FailureDiagnostics, HelpReport } from "./help-report.ts";
 
 /** WebSocket close codes the room sends on the bot channel. */
@@ -250,6 +251,8 @@ export function botEnding(message: Extract<BotToRoom, { type: "status" }>): {
 }
 
 /** Commands the room relays to the bot (docs/bot-channel.md#commands). */
+export const ScreenContentType = z.enum(["image", "url", "video", "html"]);
+
 export const Act = z.discriminatedUnion("action", [
 	z.object({ action: z.literal("leave") }),
 	z.object({
@@ -271,7 +274,7 @@ export const Act = z.discriminatedUnion("action", [
 	/** `start: false` (start_share false): load the content and keep it off camera until `screen_start`. */
 	z.object({
 		action: z.literal("screen_show"),
-		content_type: z.enum(["image", "url", "video", "html"]),
+		content_type: ScreenContentType,
 		url: z.string().optional(),
 		html: z.string().optional(),
 		start: z.boolean().optional(),
@@ -366,3 +369,11 @@ export function transcriptionEndpoint(url: string): string {
 	if (trimmed.endsWith("/v1")) return `${trimmed}/audio/transcriptions`;
 	return `${trimmed}/v1/audio/transcriptions`;
 }
+
+/**
+ * The payload of `screen.sharing_started` and `screen.sharing_stopped`: what was shown, and how
+ * the meeting got it, as the platform's own screen share or on the bot's camera (the fallback
+ * where the platform does not let the bot share). The room relays it to /ws as it is.
+ */
+export const ScreenEventPayload = z.object({ content_type: ScreenContentType, presented_as: z.enum(PRESENTATIONS) });
+export type ScreenEventPayload = z.infer<typeof ScreenEventPayload>;

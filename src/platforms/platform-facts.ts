@@ -5,6 +5,7 @@
  * sandbox all import it.
  */
 import type { Platform } from "./ids.ts";
+import type { GuestScreenShare } from "./share-facts.ts";
 
 export interface ParsedMeetingLink {
 	platform: Platform;
@@ -27,4 +28,6 @@ export interface PlatformFacts {
 	linkLabel(nativeId: string): string;
 	/** Hosts the bot's browser opens for the platform (meetings, sign-in): what the sandbox stands in for. */
 	browserHosts: readonly string[];
+	/** What a guest bot may do with the platform's screen share (share-facts.ts): plans the answer of POST .../screen. */
+	screenShare: GuestScreenShare;
 }

@@ -14,6 +14,8 @@ import {
 import type { MeetingRow } from "../db/schema";
 import { ApiError } from "../errors";
 import { MeetingLinkParams } from "../meetings/meeting-link-params";
+import { PLATFORM_FACTS } from "../platforms";
+import { PRESENTATIONS, plannedPresentation } from "../platforms/share-facts";
 import { jsonResponse, routeModule } from "./openapi-app";
 
 /** The interactive bot actions (docs/api.md#interactive-bot-actions): speak, chat, screen, avatar, relayed to the live bot. */
@@ -85,12 +87,28 @@ interactiveRoutes.openapi(
 
 const SCREEN_TYPES = ["image", "video", "url", "html"] as const;
 
+/** The screen answer: the ack, plus how the content is planned to reach the meeting (docs/api.md#interactive-bot-actions). */
+const ScreenAck = Ack.extend({
+	presented_as: z.enum(PRESENTATIONS).openapi({
+		description:
+			"The plan, from what the platform lets a guest bot do: `screen_share` (the platform's own screen share, the camera " +
+			"keeping the avatar) or `camera`. The bot falls back to the camera when the platform refuses the share; " +
+			"`screen.sharing_started` on /ws says which was used.",
+	}),
+});
+
+/** Relays a screen command and answers with its plan. */
+async function relayScreen(c: Context<AppEnv>, row: MeetingRow, act: Act) {
+	const ack = await relayCommand(c.env, row, act, "Screen content command sent");
+	return c.json({ ...ack, presented_as: plannedPresentation(PLATFORM_FACTS[linkOf(c).platform].screenShare) }, 202);
+}
+
 interactiveRoutes.openapi(
 	createRoute({
 		method: "post",
 		path: path("screen"),
 		request: { ...params, body: looseBody },
-		responses: ack("Content sent to the bot's screen"),
+		responses: { 202: jsonResponse(ScreenAck, "Content sent to the bot's screen") },
 	}),
 	async (c) => {
 		const row = await interactiveMeeting(c);
@@ -99,21 +117,16 @@ interactiveRoutes.openapi(
 			throw invalid("start_share must be a boolean");
 		// `{start_share: true}` alone starts what an earlier `start_share: false` loaded.
 		if (b.start_share === true && [b.type, b.url, b.html].every((v) => v === undefined || v === null))
-			return relay(c, row, { action: "screen_start" }, "Screen content command sent");
+			return relayScreen(c, row, { action: "screen_start" });
 		const type = b.type as (typeof SCREEN_TYPES)[number];
 		if (!SCREEN_TYPES.includes(type)) throw invalid("type must be one of: image, video, url, html");
 		// start_share false: the bot loads the content now and shows it at the next start.
 		const start = b.start_share === false ? { start: false } : {};
 		if (type === "html") {
 			if (typeof b.html !== "string" || !b.html) throw invalid("html is required for type html");
-			return relay(c, row, { action: "screen_show", content_type: "html", html: b.html, ...start }, "Screen content command sent");
+			return relayScreen(c, row, { action: "screen_show", content_type: "html", html: b.html, ...start });
 		}
-		return relay(
-			c,
-			row,
-			{ action: "screen_show", content_type: type, url: allowedUrl(c.env, b.url, "url"), ...start },
-			"Screen content command sent",
-		);
+		return relayScreen(c, row, { action: "screen_show", content_type: type, url: allowedUrl(c.env, b.url, "url"), ...start });
 	},
 );
 

@@ -59,7 +59,7 @@ export function googleMeetPage(code: string, state: MeetingPageState = {}): stri
 	<div role="button" id="cam" aria-label="${h(ui.turnOffCam)}" data-is-muted="false"></div>
 	<span id="in-call-controls" hidden>
 		<button id="cc" aria-label="${h(ui.turnOnCaptions)}"></button>
-		<button aria-label="${h(older ? ui.presentNow : ui.shareScreen)}"></button>
+		<button id="present" aria-label="${h(older ? ui.presentNow : ui.shareScreen)}"></button>
 		<button id="people-button" aria-label="${h(ui.people)}"></button>
 		<button id="chat-button" aria-label="${h(ui.chatWithEveryone)}"></button>
 		<button id="more" jsname="NakZHc" aria-label="${h(ui.moreOptions)}"></button>
@@ -190,6 +190,28 @@ const captionText = (text) => {
 	if (!spoken || captionLanguage.toLowerCase().split("-")[0] === spoken.toLowerCase()) return text;
 	return text.split(/\\s+/).map(() => "…").join(" ");
 };
+// Presenting (Attendee google_meet_chromedriver_payload.js): "Share screen" asks the browser for
+// the screen at once; the older page's "Present now" first offers what to present (Vexa
+// googlemeet/selectors.ts); "Stop presenting" (its span's jsname V67aGc) ends it. A host who
+// turned presenting off leaves the control disabled.
+const presentButton = $("#present");
+const olderMeet = document.documentElement.dataset.dom === "older";
+const presentMenu = el("div", { role: "menu", hidden: "" });
+for (const item of ["Your entire screen", "A window", "A tab"]) presentMenu.append(el("div", { role: "menuitem" }, item));
+const stopPresenting = el("button", { hidden: "" });
+stopPresenting.append(el("span", { class: "UywwFc-vQzf8d", jsname: "V67aGc" }, "Stop presenting"));
+$("#in-call-controls").append(presentMenu, stopPresenting);
+scenarioReady.then((s) => { presentButton.disabled = s.host_disabled_screen_share; });
+const presentScreen = async () => {
+	presentMenu.hidden = true;
+	const stream = await navigator.mediaDevices.getDisplayMedia({ video: true, audio: true }).catch(() => null);
+	if (!stream) return;
+	stopPresenting.hidden = false;
+	Sandbox.present(stream, () => { stopPresenting.hidden = true; });
+};
+presentButton.addEventListener("click", () => { if (olderMeet) presentMenu.hidden = false; else presentScreen(); });
+presentMenu.addEventListener("click", (e) => { if (e.target.getAttribute("role") === "menuitem") presentScreen(); });
+stopPresenting.addEventListener("click", () => Sandbox.stopPresenting());
 // auto_hiding_toolbar: in the call the toolbar hides until the pointer moves (V moves the mouse before reading it).
 document.addEventListener("mousemove", () => {
 	lastPointerMove = Date.now();

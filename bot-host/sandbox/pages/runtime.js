@@ -199,6 +199,20 @@
 		watchMedia();
 	};
 
+	/**
+	 * A 64x36 PNG of the video's current frame and its average colour, which lets a test check
+	 * what the bot showed without decoding images.
+	 */
+	const sampleFrame = (video, canvas) => {
+		const g = canvas.getContext("2d");
+		g.drawImage(video, 0, 0, canvas.width, canvas.height);
+		const px = g.getImageData(0, 0, canvas.width, canvas.height).data;
+		const sum = [0, 0, 0];
+		for (let i = 0; i < px.length; i += 4) for (let c = 0; c < 3; c++) sum[c] += px[i + c];
+		return { frame: canvas.toDataURL("image/png"), color: sum.map((v) => Math.round(v / (px.length / 4))) };
+	};
+	const thumbnail = () => Object.assign(document.createElement("canvas"), { width: 64, height: 36 });
+
 	// What the meeting "hears and sees" from the bot: mic level windows and camera frames.
 	const watchMedia = () => {
 		const stream = state.localStream;
@@ -254,21 +268,14 @@
 		video.muted = true;
 		video.srcObject = new MediaStream(stream.getVideoTracks());
 		video.play().catch(() => {});
-		const canvas = document.createElement("canvas");
-		canvas.width = 64;
-		canvas.height = 36;
+		const canvas = thumbnail();
 		const flush = setInterval(() => {
 			const body = { mic: pending, mic_pcm: takeMicPcm(), camera_frame: null, camera_color: null, captions: captionLog.splice(0) };
 			pending = { windows: 0, voiced: 0, peak: 0 };
 			if (state.phase === "in_call" && state.cameraOn && stream.getVideoTracks().length && video.readyState >= 2) {
-				const g = canvas.getContext("2d");
-				g.drawImage(video, 0, 0, canvas.width, canvas.height);
-				body.camera_frame = canvas.toDataURL("image/png");
-				// The average colour lets a test check what the bot showed without decoding images.
-				const px = g.getImageData(0, 0, canvas.width, canvas.height).data;
-				const sum = [0, 0, 0];
-				for (let i = 0; i < px.length; i += 4) for (let c = 0; c < 3; c++) sum[c] += px[i + c];
-				body.camera_color = sum.map((v) => Math.round(v / (px.length / 4)));
+				const sample = sampleFrame(video, canvas);
+				body.camera_frame = sample.frame;
+				body.camera_color = sample.color;
 			}
 			if (body.mic.windows || body.mic_pcm || body.camera_frame || body.captions.length)
 				post(`/attendees/${state.attendeeId}/media`, body).catch(() => {});
@@ -284,6 +291,7 @@
 		state.phase = phase;
 		if (phase !== "in_call") for (const t of state.timers.splice(0)) clearTimeout(t);
 		if (phase !== "lobby" && phase !== "in_call") state.audio?.ctx.close().catch(() => {});
+		if (phase !== "in_call") endPresentation();
 		state.skin.renderPhase(phase);
 		if (phase === "in_call") runCall(state.scenario);
 	};
@@ -310,6 +318,42 @@
 	const reportDevices = () => {
 		if (!state.attendeeId || (state.phase !== "in_call" && state.phase !== "lobby")) return;
 		post(`/attendees/${state.attendeeId}/devices`, { mic_on: state.micOn, camera_on: state.cameraOn }).catch(() => {});
+	};
+
+	/**
+	 * The bot's screen share as the meeting sees it: one presentation at a time, its frames
+	 * sampled once a second like the camera's, until its track ends (the browser's own "Stop
+	 * sharing") or the page's stop control stops it.
+	 */
+	let presentation = null;
+	const endPresentation = () => {
+		const p = presentation;
+		if (!p) return;
+		presentation = null;
+		clearInterval(p.timer);
+		p.video.srcObject = null;
+		if (state.attendeeId) post(`/attendees/${state.attendeeId}/screen`, { presenting: false, frame: null, color: null }).catch(() => {});
+		p.onEnded?.();
+	};
+	const present = (stream, onEnded) => {
+		endPresentation();
+		const track = stream.getVideoTracks()[0];
+		if (!track || !state.attendeeId) return;
+		const video = Object.assign(document.createElement("video"), { muted: true, srcObject: stream });
+		video.play().catch(() => {});
+		const canvas = thumbnail();
+		const attendee = state.attendeeId;
+		const report = (body) => post(`/attendees/${attendee}/screen`, body).catch(() => {});
+		report({ presenting: true, frame: null, color: null });
+		const timer = setInterval(() => {
+			if (track.readyState !== "live" || video.readyState < 2) return;
+			const sample = sampleFrame(video, canvas);
+			report({ presenting: true, frame: sample.frame, color: sample.color });
+		}, 1000);
+		presentation = { stream, video, timer, onEnded };
+		track.addEventListener("ended", () => {
+			if (presentation?.stream === stream) endPresentation();
+		});
 	};
 
 	window.Sandbox = {
@@ -368,6 +412,13 @@
 		async leave() {
 			if (state.attendeeId) await post(`/attendees/${state.attendeeId}/leave`);
 			enterPhase("left");
+		},
+		/** The page's share control got a stream from getDisplayMedia: present it; `onEnded` when it stops. */
+		present,
+		/** The page's own stop control: a track the page stops fires no `ended`, so the presentation ends here. */
+		stopPresenting() {
+			for (const t of presentation?.stream.getTracks() ?? []) t.stop();
+			endPresentation();
 		},
 		async sendChat(text) {
 			state.skin.chatMessage({ sender: state.botName, text, self: true });

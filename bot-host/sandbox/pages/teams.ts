@@ -110,6 +110,22 @@ $('#chat-panel [contenteditable]').addEventListener("keydown", (e) => {
 	e.currentTarget.textContent = "";
 	if (text) Sandbox.sendChat(text);
 });
+// Presenting, as Attendee (teams_chromedriver_payload.js) presses it: #share-button ("Share content";
+// #screenshare-button on the older page) asks the browser for the screen and "Stop sharing" ends
+// it. An anonymous guest the meeting does not let present has no share button.
+const olderTeams = document.documentElement.dataset.dom === "older";
+const shareButton = el("button", { id: olderTeams ? "screenshare-button" : "share-button", "aria-label": olderTeams ? "Share" : "Share content" }, "Share");
+const stopSharing = el("button", { "aria-label": "Stop sharing", hidden: "" }, "Stop sharing");
+$("#calling-controls").insertBefore(shareButton, $("#hangup-button"));
+$("#calling-controls").append(stopSharing);
+scenarioReady.then((s) => { if (s.host_disabled_screen_share) shareButton.remove(); });
+shareButton.addEventListener("click", async () => {
+	const stream = await navigator.mediaDevices.getDisplayMedia({ video: true }).catch(() => null);
+	if (!stream) return;
+	stopSharing.hidden = false;
+	Sandbox.present(stream, () => { stopSharing.hidden = true; });
+});
+stopSharing.addEventListener("click", () => Sandbox.stopPresenting());
 const RETRY = {
 	denied: "Sorry, but you were denied access to the meeting.",
 	removed: "You've been removed from this meeting",

@@ -104,6 +104,28 @@ const syncFooter = () => {
 };
 $("#footer-audio").addEventListener("click", () => { micOn = !micOn; Sandbox.setMic(micOn); syncFooter(); });
 $("#footer-video").addEventListener("click", () => { videoOn = !videoOn; Sandbox.setCamera(videoOn); syncFooter(); });
+// Presenting: the footer's share button (sharing-entry-button-container, "Share"; "Share Screen" on
+// the older client) asks the browser for the screen, or, where the host lets only the host share,
+// shows "Host disabled participant screen sharing."; "Stop Share" ends it. No maintained peer
+// shares on the web client: these are the client's own (share-facts.ts).
+const shareButton = el("button", { class: "footer-button-base__button sharing-entry-button-container sharing-entry-button-container--green", "aria-label": "Share" }, "Share");
+if (document.documentElement.dataset.dom === "older") { shareButton.setAttribute("aria-label", "Share Screen"); shareButton.textContent = "Share Screen"; }
+const stopShare = el("button", { "aria-label": "Stop Share", hidden: "" }, "Stop Share");
+const shareNotice = el("div", { role: "alert", class: "sharing-disabled-tip", hidden: "" }, "Host disabled participant screen sharing.");
+$("#footer").insertBefore(shareButton, $("#leave-button"));
+$("#in-meeting").append(stopShare, shareNotice);
+shareButton.addEventListener("click", async () => {
+	if ((await scenarioReady).host_disabled_screen_share) {
+		shareNotice.hidden = false;
+		setTimeout(() => { shareNotice.hidden = true; }, 5000);
+		return;
+	}
+	const stream = await navigator.mediaDevices.getDisplayMedia({ video: true }).catch(() => null);
+	if (!stream) return;
+	stopShare.hidden = false;
+	Sandbox.present(stream, () => { stopShare.hidden = true; });
+});
+stopShare.addEventListener("click", () => Sandbox.stopPresenting());
 const roster = new Map();
 const refreshRoster = () => { $("#participants-button").setAttribute("aria-label", "open the participants list pane,[" + roster.size + "] particpants"); };
 let subtitleSeq = 0;

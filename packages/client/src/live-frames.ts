@@ -183,6 +183,8 @@ export interface InteractiveFields {
 	sender?: string;
 	timestamp?: number;
 	content_type?: string;
+	/** `screen.sharing_*`: whether the content went out as the platform's screen share or on the bot's camera. */
+	presented_as?: "screen_share" | "camera";
 	participant?: { id: string; name: string };
 }
 

@@ -5,6 +5,7 @@
  * (../../../docs/sandbox.md#google-meet, /work/shared/platforms.md §1).
  */
 import { allTexts, type ProbeTable, type UiTexts } from "../page-facts.ts";
+import type { ShareFacts } from "../share-facts.ts";
 import { MEET_TEXTS as T } from "./texts.ts";
 
 /** Elements whose aria-label starts with one of the texts, in any case (Meet may add a shortcut hint after the label). */
@@ -159,4 +160,24 @@ export const MEET_PAGE = {
 			inheritSender: false,
 		},
 	} satisfies ProbeTable,
+	/**
+	 * Presenting (share-facts.ts). Attendee (google_meet_chromedriver_payload.js) presses
+	 * "Share screen" and stops through the "Stop presenting" button, found by its span's jsname
+	 * V67aGc; Vexa (googlemeet/selectors.ts) also knows the older "Present now", whose menu
+	 * offers "Your entire screen" or "A tab".
+	 */
+	share: {
+		start: [
+			'button[aria-label="Share screen"]',
+			'div[aria-label="Share screen"]',
+			'button[aria-label*="Share screen"]',
+			'button[aria-label="Present now"]',
+			'button[aria-label*="Present now"]',
+		],
+		choices: { en: ["Your entire screen", "A tab"] },
+		stop: ['button:has(span[jsname="V67aGc"])'],
+		stopTexts: { en: ["Stop presenting"] },
+		refusal: {},
+		refusalWithin: [],
+	} satisfies ShareFacts,
 };

@@ -19,4 +19,6 @@ export const googleMeet: PlatformFacts = {
 	meetingUrl: (nativeId) => `https://${MEET_HOST}/${encodeURIComponent(nativeId)}`,
 	linkLabel: (nativeId) => `Google Meet ${bounded(nativeId, 40)}`,
 	browserHosts: [MEET_HOST, "accounts.google.com"],
+	// Meet's host controls let everyone share their screen unless the host turns it off.
+	screenShare: "guest_can_share",
 };

@@ -3,6 +3,7 @@
  * shows them (../../../docs/sandbox.md#how-each-platform-is-imitated, /work/shared/platforms.md §2).
  */
 import type { ProbeTable, UiTexts } from "../page-facts.ts";
+import type { ShareFacts } from "../share-facts.ts";
 
 export const TEAMS_PAGE = {
 	continueInBrowser: { en: ["Continue on this browser"] } satisfies UiTexts,
@@ -78,4 +79,17 @@ export const TEAMS_PAGE = {
 			inheritSender: true,
 		},
 	} satisfies ProbeTable,
+	/**
+	 * Presenting (share-facts.ts), as Attendee (teams_chromedriver_payload.js) does it: the share
+	 * button is `#screenshare-button`, or `#share-button` ("Share content") in the newer page, and
+	 * "Stop sharing" ends it. An anonymous guest who may not present has no share button.
+	 */
+	share: {
+		start: ["button#screenshare-button", "button#share-button"],
+		choices: {},
+		stop: ['button[aria-label="Stop sharing"]'],
+		stopTexts: { en: ["Stop sharing"] },
+		refusal: {},
+		refusalWithin: [],
+	} satisfies ShareFacts,
 };

@@ -113,4 +113,6 @@ export const teams: PlatformFacts = {
 		DIGITS.test(nativeId) ? teamsMeetUrl(TEAMS_PERSONAL, nativeId, passcode) : teamsMeetupUrl(TEAMS_WORK, nativeId, "0", null),
 	linkLabel: (nativeId) => `Microsoft Teams meeting ${shortened(nativeId)}`,
 	browserHosts: [TEAMS_WORK, TEAMS_PERSONAL, "login.microsoftonline.com"],
+	// An anonymous guest presents only when the meeting's "Who can present?" includes it.
+	screenShare: "host_permits",
 };

@@ -3,6 +3,7 @@
  * them (../../../docs/sandbox.md#how-each-platform-is-imitated, /work/shared/platforms.md §3).
  */
 import type { ProbeTable, UiTexts } from "../page-facts.ts";
+import type { ShareFacts } from "../share-facts.ts";
 
 export const ZOOM_PAGE = {
 	cookieAccept: ["#onetrust-accept-btn-handler"],
@@ -82,4 +83,18 @@ export const ZOOM_PAGE = {
 			inheritSender: true,
 		},
 	} satisfies ProbeTable,
+	/**
+	 * Presenting (share-facts.ts). No maintained peer shares on the Zoom web client (Attendee
+	 * uses the Meeting SDK's own API): the footer's share button, `sharing-entry-button-container`
+	 * labelled "Share" (older "Share Screen"), and the notice a guest gets when the host allows
+	 * only the host to share are the web client's own.
+	 */
+	share: {
+		start: ["button.sharing-entry-button-container", 'button[aria-label="Share"]', 'button[aria-label="Share Screen"]'],
+		choices: {},
+		stop: ['button[aria-label="Stop Share"]', 'button[aria-label="Stop sharing"]'],
+		stopTexts: { en: ["Stop Share"] },
+		refusal: { en: ["Host disabled participant screen sharing"] },
+		refusalWithin: ['[role="alert"]', '[role="tooltip"]', ".zm-modal", '[role="dialog"]'],
+	} satisfies ShareFacts,
 };

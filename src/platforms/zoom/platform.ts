@@ -63,4 +63,6 @@ export const zoom: PlatformFacts = {
 	meetingUrl: (nativeId, passcode) => zoomUrl(ZOOM_HOME, nativeId, passcode),
 	linkLabel: (nativeId) => `Zoom ${bounded(zoomGroups(nativeId), 40)}`,
 	browserHosts: [ZOOM_HOME, `*.${ZOOM_HOME}`],
+	// Zoom's "Who can share?" setting decides; many accounts leave it to the host only.
+	screenShare: "host_permits",
 };

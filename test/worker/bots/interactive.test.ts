@@ -69,7 +69,9 @@ describe("interactive actions relay to the live bot", () => {
 		for (const [method, action, body, message, act] of cases) {
 			const res = await call(method, `${base}/${action}`, { headers, json: body });
 			expect(res.status, `${method} ${action}`).toBe(202);
-			expect(await res.json()).toEqual({ message, meeting_id: meeting.id });
+			// Content for the screen also says how it is planned to reach the meeting (screen-share.test.ts).
+			const plan = method === "POST" && action === "screen" ? { presented_as: "screen_share" } : {};
+			expect(await res.json()).toEqual({ message, meeting_id: meeting.id, ...plan });
 			n += 1;
 			expect(await lastAct(bot, n)).toMatchObject({ type: "command", act });
 		}
@@ -119,7 +121,7 @@ describe("interactive actions relay to the live bot", () => {
 		const later = { type: "url", url: "https://slides.example.com/deck", start_share: false };
 		const res = await call("POST", `${base}/screen`, { headers, json: later });
 		expect(res.status).toBe(202);
-		expect(await res.json()).toEqual({ message: "Screen content command sent", meeting_id: meeting.id });
+		expect(await res.json()).toEqual({ message: "Screen content command sent", meeting_id: meeting.id, presented_as: "screen_share" });
 		expect(await lastAct(bot, 1)).toMatchObject({
 			act: { action: "screen_show", content_type: "url", url: "https://slides.example.com/deck", start: false },
 		});
