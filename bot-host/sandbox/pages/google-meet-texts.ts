@@ -3,8 +3,8 @@
  * in the code index, never from our driver. A = attendee-labs/attendee
  * `bots/google_meet_bot_adapter/google_meet_ui_methods.py` and `google_meet_chromedriver_payload.js`;
  * V = Vexa-ai/vexa `core/meetings/modules/join/src/googlemeet/selectors.ts`, `admission.ts`;
- * S = screenappai/meeting-bot `src/bots/GoogleMeetBot.ts`, `src/constants/index.ts`;
- * B = Meeting-BaaS/meet-teams-bot `src/meeting/meet.ts`. "third-party": a bot or extension acting on
+ * S = screenappai/meeting-bot `meeting-bot/src/bots/GoogleMeetBot.ts`, `meeting-bot/src/constants/index.ts`;
+ * B = Meeting-BaaS/meet-teams-bot `meet-teams-bot/src/meeting/meet.ts`. "third-party": a bot or extension acting on
  * live Meet pages (a German and a Spanish Playwright bot, a French Electron bot, a Portuguese
  * extension, a localized transcript extension, sanand0/tools gmeetcaptions). A string found
  * nowhere is marked (uncorroborated); the driver marks it the same way.

@@ -3,7 +3,7 @@
  * A = attendee-labs/attendee `bots/google_meet_bot_adapter/google_meet_ui_methods.py` and
  * `google_meet_chromedriver_payload.js`; V = Vexa-ai/vexa `core/meetings/modules/join/src/googlemeet/`
  * (`selectors.ts`, `admission.ts`) and `gmeet-capture/src/gmeet-speakers.ts`; S = screenappai/meeting-bot
- * `src/bots/GoogleMeetBot.ts` and `src/constants/index.ts`; B = Meeting-BaaS/meet-teams-bot `src/meeting/meet.ts`.
+ * `meeting-bot/src/bots/GoogleMeetBot.ts` and `meeting-bot/src/constants/index.ts`; B = Meeting-BaaS/meet-teams-bot `meet-teams-bot/src/meeting/meet.ts`.
  * "third-party" names a scraper or extension found in the code index that acts on live Meet pages.
  * A text marked (uncorroborated) was found nowhere: it is the platform's likely wording, kept so the
  * language is covered, and the sandbox marks the same string the same way.
