@@ -25,6 +25,7 @@ import { calendarRoutes } from "./routes/calendars";
 import { fleetMetricsRoutes } from "./routes/fleet-metrics";
 import { healthRoutes } from "./routes/health";
 import { interactiveRoutes } from "./routes/interactive";
+import { joinHealthRoutes } from "./routes/join-health";
 import { liveRoutes } from "./routes/live";
 import { mcpRoutes } from "./routes/mcp";
 import { meetingSummaryRoutes } from "./routes/meeting-summary";
@@ -88,6 +89,7 @@ export function buildApp() {
 	app.route("/", botTranscriptionRoutes);
 	app.route("/", botFleetRoutes);
 	app.route("/", fleetMetricsRoutes);
+	app.route("/", joinHealthRoutes);
 	app.route("/", recordingRoutes);
 	app.route("/", calendarRoutes);
 	app.route("/", calendarCompatRoutes);

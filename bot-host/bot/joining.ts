@@ -26,6 +26,11 @@ export class JoinAttempts {
 		this.deadline = options.now + options.timeoutMs;
 	}
 
+	/** The bot has asked to join (its name typed, Join clicked) and waits for the answer. */
+	get askedToJoin(): boolean {
+		return this.asked;
+	}
+
 	/** The last try found the join screen but not its join button (a `layout_changed` help request). */
 	get joinButtonMissing(): boolean {
 		return this.buttonMissing;

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Page } from "puppeteer-core";
 import type { FailureDiagnostics, HelpKind, HelpReport } from "../../src/bot-channel/help-report.ts";
-import type { Act, SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import type { Act, JoinStep, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import { driverFor } from "../drivers/index.ts";
 import type { CallOptions, MeetingDriver, MeetingSnapshot, PageState } from "../drivers/types.ts";
 import { errorText } from "../error-text.ts";
@@ -57,6 +57,8 @@ export class BotSession {
 	private readonly now: () => number;
 	private readonly log: (line: string) => void;
 	private stage: Stage = "joining";
+	/** The step of the join the bot is on, sent with a help request and a failure (docs/bot-fleet.md#join-health). */
+	private joinStep: JoinStep = "start_browser";
 	private requestedEnding: Ending | null = null;
 	private crashed: string | null = null;
 	private bot: BotBrowser | null = null;
@@ -155,7 +157,12 @@ export class BotSession {
 
 	private status(
 		status: Stage | "needs_help" | "completed" | "failed",
-		extra: Partial<Omit<Ending, "leave">> & { failure_stage?: Stage; help?: HelpReport; diagnostics?: FailureDiagnostics } = {},
+		extra: Partial<Omit<Ending, "leave">> & {
+			failure_stage?: Stage;
+			join_step?: JoinStep;
+			help?: HelpReport;
+			diagnostics?: FailureDiagnostics;
+		} = {},
 	) {
 		this.channel.send({ type: "status", status, ...extra, timestamp: new Date(this.now()).toISOString() });
 	}
@@ -185,7 +192,7 @@ export class BotSession {
 			...(ending.completion_reason ? { completion_reason: ending.completion_reason } : {}),
 			...(ending.failure_cause ? { failure_cause: ending.failure_cause } : {}),
 			reason: reportable(ending.reason, [this.request.passcode, this.request.channel.token, this.request.transcription?.token]),
-			...(ending.status === "failed" ? { failure_stage: this.stage } : {}),
+			...(ending.status === "failed" ? { failure_stage: this.stage, join_step: this.joinStep } : {}),
 			...(diagnostics ? { diagnostics } : {}),
 		});
 		await this.bot?.close().catch(() => {});
@@ -219,11 +226,13 @@ export class BotSession {
 		}).catch(because("could not prepare the browser page"));
 		const url = this.driver.joinUrl(request.meeting_url, request.passcode ?? null);
 		this.evidence.step(`opening the meeting page ${url}`);
+		this.joinStep = "open_page";
 		const unopened = await openMeetingPage(page, this.driver, url, request.bot_name);
 		// A load that failed because Chromium went away is reported as the crash.
 		if (this.crashed) throw new Error(this.crashed);
 		if (unopened) return unopened;
 		this.evidence.step("opened the meeting page");
+		this.joinStep = "prejoin";
 		return this.requestedEnding ?? this.watch(page, startedAt);
 	}
 
@@ -286,6 +295,7 @@ export class BotSession {
 			const outcome = outcomeOf(snap.state, this.stage);
 			if (outcome) return outcome;
 			if (snap.state === "prejoin") await joining.onPrejoin(page, this.now);
+			if (joining.askedToJoin && this.joinStep === "prejoin") this.joinStep = "ask_to_join";
 			const kind = helpKindOf(snap.state, joining.joinButtonMissing);
 			const wasStuckOn = this.help.asking;
 			const move = this.help.observe(kind, now);
@@ -305,6 +315,7 @@ export class BotSession {
 				case "lobby":
 					if (this.stage === "joining") {
 						this.stage = "awaiting_admission";
+						this.joinStep = "lobby";
 						lobbySince = now;
 						this.status("awaiting_admission");
 					}
@@ -314,6 +325,7 @@ export class BotSession {
 				case "in_call": {
 					if (this.stage !== "active") {
 						this.stage = "active";
+						this.joinStep = "in_call";
 						admittedAt = now;
 						lastSpeechAt = now;
 						this.status("active");
@@ -423,7 +435,7 @@ export class BotSession {
 		this.evidence.step(`asked for help: ${reason}`);
 		this.log(`bot ${this.request.meeting_id}: needs help (${kind})`);
 		const help = await this.evidence.help(page, kind);
-		this.status("needs_help", { help, reason });
+		this.status("needs_help", { help, reason, join_step: this.joinStep });
 	}
 
 	/** Out of needs_help: the room hears the live status the page shows (the watch loop reports a new stage itself). */

@@ -37,7 +37,12 @@ describe("a bot that asks for help", () => {
 	it("asks for help on an unknown screen, with its text and a JPEG, and joins once it is cleared", async () => {
 		const bot = await spawnBot(world, "google_meet", { interstitial: true, participants: [{ name: "Uma" }] });
 		const asked = await reported(bot.meetingId, "needs_help");
-		expect(asked).toMatchObject({ reason: "the page shows a screen the bot does not recognise", help: { kind: "unknown_screen" } });
+		// On the meeting page, before asking to join.
+		expect(asked).toMatchObject({
+			reason: "the page shows a screen the bot does not recognise",
+			help: { kind: "unknown_screen" },
+			join_step: "prejoin",
+		});
 		expect(asked.help?.page_text).toContain("Before you join");
 		expect(asked.help?.page_text).toContain("review its meeting policy");
 		const name = asked.help?.screenshot ?? "";
@@ -58,7 +63,7 @@ describe("a bot that asks for help", () => {
 	it("asks for help when the join button has moved (layout_changed), and joins once the layout is back", async () => {
 		const bot = await spawnBot(world, "zoom", { layout_changed: true, passcode: "s3cretpass", participants: [{ name: "Vic" }] });
 		const asked = await reported(bot.meetingId, "needs_help");
-		expect(asked.help).toMatchObject({ kind: "layout_changed" });
+		expect(asked).toMatchObject({ help: { kind: "layout_changed" }, join_step: "prejoin" });
 		expect(asked.reason).toMatch(/cannot find its join button/);
 		expect(asked.help?.page_text).toContain("Join");
 		expect(
@@ -95,7 +100,7 @@ describe("a bot that asks for help", () => {
 		// The link carries the passcode (?pwd=): neither it nor the query may reach a step.
 		const bot = await spawnBot(world, "zoom", { deny: true, deny_after_ms: 500, passcode, participants: [{ name: "Wes" }] });
 		const last = await world.room.until(bot.meetingId, finalStatus);
-		expect(last).toMatchObject({ status: "failed", completion_reason: "awaiting_admission_rejected" });
+		expect(last).toMatchObject({ status: "failed", completion_reason: "awaiting_admission_rejected", join_step: "lobby" });
 		const diagnostics = last.diagnostics;
 		expect(diagnostics).toMatchObject({ page_state: "removed" });
 		expect(diagnostics?.page_text).toContain("You have been removed");
@@ -126,6 +131,8 @@ describe("a bot that asks for help", () => {
 				status: "failed",
 				completion_reason: "join_failure",
 				reason: expect.stringContaining("meeting not found"),
+				// The page opened and said so before the bot could ask to join.
+				join_step: "prejoin",
 			});
 			expect(last.diagnostics).toMatchObject({ page_state: "not_found", screenshot: null });
 			expect(last.diagnostics?.page_text).toContain("This meeting link is invalid");

@@ -31,6 +31,7 @@ describe("a meeting page that does not open", () => {
 			status: "failed",
 			completion_reason: "join_failure",
 			failure_stage: "joining",
+			join_step: "open_page",
 			reason: "the meeting page answered 404",
 		});
 		expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "failed"]);
@@ -49,6 +50,7 @@ describe("a meeting page that does not open", () => {
 			status: "failed",
 			completion_reason: "join_failure",
 			failure_stage: "joining",
+			join_step: "open_page",
 			reason: "could not load the meeting page: net::ERR_NAME_NOT_RESOLVED",
 		});
 		expect(JSON.stringify(world.room.received(bot.meetingId))).not.toContain(PASSCODE);

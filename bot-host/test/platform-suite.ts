@@ -87,7 +87,11 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 			const bot = await spawnBot(world, platform, { deny: true, deny_after_ms: 600, passcode: options.passcode ?? null });
 			const last = await finished(bot.meetingId);
 			expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "awaiting_admission", "failed"]);
-			expect(last).toMatchObject({ completion_reason: "awaiting_admission_rejected", failure_stage: "awaiting_admission" });
+			expect(last).toMatchObject({
+				completion_reason: "awaiting_admission_rejected",
+				failure_stage: "awaiting_admission",
+				join_step: "lobby",
+			});
 			expect(last.reason).toMatch(/^the host denied the request to join/);
 			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["lobby", "denied"]);
 		});
@@ -117,6 +121,7 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 			expect(last).toMatchObject({
 				completion_reason: "awaiting_admission_timeout",
 				failure_stage: "awaiting_admission",
+				join_step: "lobby",
 				reason: "lobby wait exceeded 1.5 s: nobody admitted the bot (max_wait_for_admission)",
 			});
 			// It leaves the lobby itself rather than just closing the browser.
@@ -136,7 +141,12 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 			});
 			const last = await finished(bot.meetingId);
 			expect(statusesOf(world.room.received(bot.meetingId)).map((s) => s.status)).toEqual(["joining", "active", "failed"]);
-			expect(last).toMatchObject({ completion_reason: "evicted", failure_stage: "active", reason: "removed from the meeting" });
+			expect(last).toMatchObject({
+				completion_reason: "evicted",
+				failure_stage: "active",
+				join_step: "in_call",
+				reason: "removed from the meeting",
+			});
 			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["in_call", "removed"]);
 		});
 

@@ -7,6 +7,7 @@
 import { type FieldError, type HttpMethod, MeetbotApiError, send, type Transport } from "@meetbot/client";
 
 const KEY_SLOT = "meetbot.key";
+const METRICS_TOKEN_SLOT = "meetbot.metrics-token";
 
 export class ApiError extends Error {
 	constructor(
@@ -20,7 +21,22 @@ export class ApiError extends Error {
 export const session = {
 	key: (): string | null => sessionStorage.getItem(KEY_SLOT),
 	signIn: (key: string) => sessionStorage.setItem(KEY_SLOT, key),
-	signOut: () => sessionStorage.removeItem(KEY_SLOT),
+	// The operator's metrics token (below) leaves with the key.
+	signOut: () => {
+		sessionStorage.removeItem(KEY_SLOT);
+		sessionStorage.removeItem(METRICS_TOKEN_SLOT);
+	},
+};
+
+/**
+ * The operator's FLEET_METRICS_TOKEN, for the Join health page (docs/dashboard.md#join-health):
+ * kept apart from the key in this tab's sessionStorage, and sent only as the Bearer of the
+ * operator's routes, never in a URL and never to a user's route.
+ */
+export const metricsToken = {
+	get: (): string | null => sessionStorage.getItem(METRICS_TOKEN_SLOT),
+	set: (token: string) => sessionStorage.setItem(METRICS_TOKEN_SLOT, token),
+	forget: () => sessionStorage.removeItem(METRICS_TOKEN_SLOT),
 };
 
 /** `{detail}` as a line of text: the sentence, or the first field error of a 422. */
@@ -74,6 +90,26 @@ export async function sendWithKey(method: string, path: string, init: CallInit =
 		return await send(transport(), method.toLowerCase() as HttpMethod, literal(path), init);
 	} catch (err) {
 		if (err instanceof MeetbotApiError) throw refused(err.status, detailLine(err.detail, err.status));
+		throw err;
+	}
+}
+
+/**
+ * A GET of an operator's route with the metrics token as its only credential: the key is not
+ * sent, and a refusal is the token's, so it never signs the tab out.
+ */
+export async function requestAsOperator<T>(path: string, signal?: AbortSignal): Promise<T> {
+	const token = metricsToken.get();
+	if (!token) throw new ApiError(401, "Enter the metrics token");
+	const operator: Transport = {
+		baseUrl: location.origin,
+		auth: { Authorization: `Bearer ${token}` },
+		fetch: (input, init) => fetch(input, init),
+	};
+	try {
+		return (await (await send(operator, "get", literal(path), { signal })).json()) as T;
+	} catch (err) {
+		if (err instanceof MeetbotApiError) throw new ApiError(err.status, detailLine(err.detail, err.status));
 		throw err;
 	}
 }

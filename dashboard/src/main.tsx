@@ -5,6 +5,7 @@ import { ApiError, onUnauthorized, request, session } from "./api";
 import { type FeedState, liveFeed, useFeedState } from "./live";
 import { MeContext } from "./me";
 import { AgentPage } from "./pages/agent";
+import { JoinHealthPage } from "./pages/join-health";
 import { MeetingPage } from "./pages/meeting";
 import { MeetingsPage } from "./pages/meetings";
 import { SearchBox, SearchPage } from "./pages/search";
@@ -92,6 +93,7 @@ const NAV: [string, string][] = [
 	["search", "Search"],
 	["settings", "Settings"],
 	["agent", "Agent"],
+	["join-health", "Join health"],
 ];
 
 function SignedIn(props: { me: Me; onSignOut: () => void }) {
@@ -181,6 +183,8 @@ function Page(props: { route: Route }) {
 			return <SettingsPage route={route} />;
 		case "agent":
 			return <AgentPage route={route} />;
+		case "join-health":
+			return <JoinHealthPage />;
 		default:
 			return (
 				<>

@@ -26,3 +26,6 @@ export type SyncStamp = ResponseOf<"/user/calendars/{calendar_id}/sync", "get">;
 export type Me = ResponseOf<"/auth/me", "get">;
 export type Participant = ResponseOf<"/meetings/{meeting_id}/participants", "get">["participants"][number];
 export type ChatLine = ResponseOf<"/bots/{platform}/{native_meeting_id}/chat", "get">["messages"][number];
+/** Join health, the operator's figures (GET /internal/fleet/join-health, docs/bot-fleet.md#join-health). */
+export type JoinHealth = Schemas["JoinHealth"];
+export type PlatformJoinHealth = Schemas["PlatformJoinHealth"];

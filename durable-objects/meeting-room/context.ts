@@ -1,6 +1,6 @@
 import { tellAgentMeetingCompleted } from "../../src/agent/meeting-events";
 import type { FailureDiagnostics, HelpReport } from "../../src/bot-channel/help-report";
-import { type Act, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
+import { type Act, type JoinStep, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
 import type { MeetingRow } from "../../src/db/schema";
 import type { Env } from "../../src/env";
 import { errorName } from "../../src/error-text";
@@ -80,6 +80,8 @@ export interface TransitionAsk {
 	help?: HelpReport;
 	/** With an ending: what the bot saw last (`data.diagnostics`). */
 	diagnostics?: FailureDiagnostics;
+	/** The step of its join the bot reported (`data.join_step`, docs/bot-fleet.md#join-health). */
+	join_step?: JoinStep;
 }
 
 /**
@@ -203,7 +205,8 @@ export class RoomContext {
 			await helpTimerAfter(this, before, after, ask.help);
 			if (isTerminal(after.status)) await this.finish(updated, ask.actor);
 		};
-		const { help: _help, diagnostics: _diagnostics, ...request } = ask;
+		const { help: _help, diagnostics: _diagnostics, join_step, ...request } = ask;
+		const help = await helpFields(this, state, ask);
 		const outcome = await moveMeeting(
 			this.env,
 			{
@@ -213,7 +216,7 @@ export class RoomContext {
 				// Only while the record is live: one whose launch was undone, or that was ended without a room, is not the room's.
 				guard: LIVE_STATUSES,
 				values: startTime !== state.startTime ? { startTime } : undefined,
-				data: await helpFields(this, state, ask),
+				data: join_step ? { ...help, join_step } : help,
 			},
 			announce,
 		);

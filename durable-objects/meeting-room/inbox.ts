@@ -177,6 +177,7 @@ export class BotChannelInbox {
 					actor: "bot",
 					...botEnding(message),
 					failure_stage: message.failure_stage,
+					join_step: message.join_step,
 					reason: message.reason,
 					help: message.help,
 					diagnostics: message.diagnostics,

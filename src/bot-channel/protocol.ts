@@ -99,6 +99,17 @@ const LegacyBotReason = z.enum(Object.keys(LEGACY_BOT_REASONS) as [keyof typeof 
 export const FailureStage = z.enum(["requested", "joining", "awaiting_admission", "active"]);
 
 /**
+ * A bot's way into a meeting, step by step and in order, finer than the stages: starting its
+ * browser, opening the meeting link, the pre-join screen, asking to join (name typed, Join
+ * clicked, waiting for the answer), the lobby, the call. A bot sends the step it is on with a
+ * help request and with a failure, so a failed join says where it stopped (`data.join_step`,
+ * docs/bot-fleet.md#join-health). Bots of earlier releases send none.
+ */
+export const JOIN_STEPS = ["start_browser", "open_page", "prejoin", "ask_to_join", "lobby", "in_call"] as const;
+export const JoinStep = z.enum(JOIN_STEPS);
+export type JoinStep = z.infer<typeof JoinStep>;
+
+/**
  * The ending table: how each reason ends a meeting. The bot reports by it and the room records
  * by it, so both sides of the channel agree. `completed`: the bot did what it was sent for and
  * the meeting (or the user) ended it. `failed`: the bot never got in or could not stay in.
@@ -205,6 +216,8 @@ export const BotToRoom = z.discriminatedUnion("type", [
 		/** Set by a bot whose host shut it down (`host_drained`): the room ends it as a teardown. */
 		failure_cause: FailureCause.optional(),
 		failure_stage: FailureStage.optional(),
+		/** With `needs_help` and `failed`: the step of the join the bot is on (kept in `data.join_step`). */
+		join_step: JoinStep.optional(),
 		reason: z.string().max(STATUS_REASON_MAX).optional(),
 		/** With `needs_help`: what the bot is stuck on. */
 		help: HelpReport.optional(),

@@ -140,6 +140,7 @@ async function claimOrCreateMeeting(
 		botOptions: { ...(existing?.botOptions ?? {}), ...stripNulls(options) },
 		passcode: options.passcode ?? existing?.passcode ?? null,
 		startTime: null,
+		joiningAt: null,
 		endTime: null,
 		completionReason: null,
 		failureStage: null,

@@ -82,6 +82,8 @@ export const meetings = sqliteTable("meetings", {
 	autoJoin: integer("auto_join", { mode: "boolean" }).notNull().default(true),
 	scheduledAt: text("scheduled_at"),
 	startTime: text("start_time"),
+	/** When the bot began its join (its first `joining`, migration 0015): the start of its time to admission. */
+	joiningAt: text("joining_at"),
 	endTime: text("end_time"),
 	completionReason: text("completion_reason"),
 	failureStage: text("failure_stage"),

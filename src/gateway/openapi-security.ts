@@ -1,9 +1,10 @@
 import { lookupAccess } from "./route-scopes";
 
-/** The document's security schemes: the user's key, and the operator's admin token. */
+/** The document's security schemes: the user's key, the operator's admin token, and the operator's metrics token. */
 export const SECURITY_SCHEMES = {
 	ApiKeyAuth: { type: "apiKey", in: "header", name: "X-API-Key" },
 	AdminApiKeyAuth: { type: "apiKey", in: "header", name: "X-Admin-API-Key" },
+	FleetMetricsAuth: { type: "http", scheme: "bearer", description: "FLEET_METRICS_TOKEN (docs/bot-fleet.md#join-health)" },
 } as const;
 
 type Operation = { security?: Record<string, string[]>[] };
@@ -15,7 +16,8 @@ const METHODS = new Set(["get", "put", "post", "delete", "patch", "head"]);
  * Says on each operation of the OpenAPI document which credential it takes, read from the one
  * route table (route-scopes.ts), so a renderer (`/docs`) sends the visitor's key exactly where
  * the gateway asks for it: `X-API-Key` on key routes, the admin header on admin routes, nothing
- * on public ones.
+ * on public ones. A route that authenticates itself keeps the scheme it declares (the metrics
+ * token's routes), else it has none.
  */
 export function declareSecurity<D extends Document>(document: D): D {
 	for (const [path, operations] of Object.entries(document.paths ?? {})) {
@@ -26,7 +28,7 @@ export function declareSecurity<D extends Document>(document: D): D {
 			const op = operation as Operation;
 			if (access?.kind === "key") op.security = [{ ApiKeyAuth: [] }];
 			else if (access?.kind === "admin") op.security = [{ AdminApiKeyAuth: [] }];
-			else op.security = [];
+			else op.security ??= [];
 		}
 	}
 	return document;

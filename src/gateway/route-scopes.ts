@@ -171,6 +171,9 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["POST", "/internal/bot-hosts/claims", SELF_AUTHENTICATED],
 	["POST", "/internal/bot-hosts/reports", SELF_AUTHENTICATED],
 	["GET", "/internal/fleet/metrics", SELF_AUTHENTICATED],
+	// Join health for the operator (docs/bot-fleet.md#join-health), with the same FLEET_METRICS_TOKEN.
+	["GET", "/internal/fleet/join-health", SELF_AUTHENTICATED],
+	["GET", "/metrics", SELF_AUTHENTICATED],
 ];
 
 const router = new TrieRouter<Access>();

@@ -118,6 +118,8 @@ export async function moveMeeting(env: Env, request: MoveRequest, announce: Anno
 				...request.values,
 			}
 		: { ...request.values };
+	// When the bot began its join, the start of its time to admission (join-health.ts); a later `joining` keeps the first.
+	const joining = result.changed && next.status === "joining" ? { joiningAt: sql`coalesce(${meetings.joiningAt}, ${now})` } : {};
 	const failed = next.status === "failed" && result.changed;
 	const detail = failed ? failureDetail(ask.reason, next.completion_reason, ask.failure_cause) : null;
 	// The fleet's cause sits beside the sentence.
@@ -134,7 +136,7 @@ export async function moveMeeting(env: Env, request: MoveRequest, announce: Anno
 	const data = withDataFields(failure ?? undefined, request.data);
 	const row = await db(env)
 		.update(meetings)
-		.set({ ...columns, ...(data ? { data } : {}), updatedAt: now })
+		.set({ ...columns, ...joining, ...(data ? { data } : {}), updatedAt: now })
 		.where(and(eq(meetings.id, request.meetingId), inArray(meetings.status, [...(request.guard ?? [current.status])])))
 		.returning()
 		.get();

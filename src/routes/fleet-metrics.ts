@@ -3,8 +3,7 @@ import type { AppEnv } from "../app-env";
 import { HostReport } from "../bot-channel/fleet";
 import { fleetMetrics, storeHostReport } from "../bot-channel/fleet-store";
 import { credentialHost, requireSameHost } from "../bot-channel/host-credentials";
-import { ApiError } from "../errors";
-import { secretsEqual } from "../gateway/api-keys";
+import { requireFleetMetricsToken } from "../gateway/operator-token";
 import { fleetBody } from "./bot-fleet";
 
 /**
@@ -12,13 +11,6 @@ import { fleetBody } from "./bot-fleet";
  * feed dashboards and the autoscaler only; nothing's correctness depends on one arriving.
  */
 export const fleetMetricsRoutes = new Hono<AppEnv>();
-
-/** 503 naming the setting when it is unset, 401 unless the Bearer matches it (in equal time). */
-async function requireBearer(header: string | undefined, secret: string | undefined, setting: string) {
-	if (!secret) throw new ApiError(503, `${setting} is not configured`);
-	const presented = header?.match(/^Bearer\s+(.+)$/i)?.[1] ?? "";
-	if (!(await secretsEqual(presented, secret))) throw new ApiError(401, `Invalid or missing ${setting}`);
-}
 
 /** A host reports as itself only (its credential names it), so no host can overwrite another's report. */
 fleetMetricsRoutes.post("/internal/bot-hosts/reports", async (c) => {
@@ -30,6 +22,6 @@ fleetMetricsRoutes.post("/internal/bot-hosts/reports", async (c) => {
 });
 
 fleetMetricsRoutes.get("/internal/fleet/metrics", async (c) => {
-	await requireBearer(c.req.header("authorization"), c.env.FLEET_METRICS_TOKEN, "FLEET_METRICS_TOKEN");
+	await requireFleetMetricsToken(c.env, c.req.header("authorization"));
 	return c.json(await fleetMetrics(c.env, Date.now()));
 });

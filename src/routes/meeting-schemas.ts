@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { FailureCause, FailureStage } from "../bot-channel/protocol";
+import { FailureCause, FailureStage, JoinStep } from "../bot-channel/protocol";
 import { MeetingSummary } from "../meetings/meeting-summary";
 import { MEETING_STATUSES } from "../meetings/status-machine";
 import { HelpEpisode, MeetingDiagnostics, MeetingHelp } from "./help-schemas";
@@ -43,6 +43,10 @@ export const MeetingData = z
 		failure_cause: FailureCause.optional().openapi({
 			description:
 				"When the bot fleet, not the meeting, ended a failed meeting: no host claimed it, its host was lost, or its host shut down",
+		}),
+		join_step: JoinStep.optional().openapi({
+			description:
+				"The step of its join the bot last reported, with a help request or a failure: where a failed join stopped (docs/bot-fleet.md#join-health)",
 		}),
 		title: z.string().optional(),
 		notes: z.string().optional(),

@@ -160,6 +160,7 @@ meetingRoutes.openapi(
 			scheduled_at: _t,
 			failure_detail: _f,
 			failure_cause: _fc,
+			join_step: _js,
 			help: _h,
 			help_history: _hh,
 			diagnostics: _d,

@@ -32,6 +32,8 @@ declare module "vitest" {
 		modelServerUrl: string;
 		gitServerUrl: string;
 		gitServerToken: string;
+		/** The operator's FLEET_METRICS_TOKEN at the simulated gateway (join health, fleet metrics). */
+		fleetMetricsToken: string;
 		/** The bot host the tests play at the simulated gateway (simulated-bot.ts), and its credential. */
 		simulatedHost: { id: string; credential: string };
 	}
@@ -49,6 +51,7 @@ export default async function setup(project: TestProject) {
 	// An external git host (`git http-backend`) for swap.
 	const gitServer = await startGitServer();
 	const adminToken = `adm_${randomBytes(18).toString("base64url")}`;
+	const fleetMetricsToken = randomBytes(18).toString("base64url");
 	const stateDirs: string[] = [];
 	const gatewayWith = async (port: number, bots: Record<string, string>) => {
 		const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-e2e-"));
@@ -59,6 +62,7 @@ export default async function setup(project: TestProject) {
 			quiet: true,
 			vars: {
 				ADMIN_API_TOKEN: adminToken,
+				FLEET_METRICS_TOKEN: fleetMetricsToken,
 				SECRETS_KEY: randomBytes(32).toString("base64"),
 				...bots,
 				OUTBOUND_ALLOW_PRIVATE: "true",
@@ -103,6 +107,7 @@ export default async function setup(project: TestProject) {
 	project.provide("botGatewayUrl", real.url);
 	project.provide("sandboxUrl", `http://127.0.0.1:${sandboxPort}/__sandbox`);
 	project.provide("adminToken", adminToken);
+	project.provide("fleetMetricsToken", fleetMetricsToken);
 	project.provide("receiverUrl", receiver.url);
 	project.provide("modelServerUrl", model.url);
 	project.provide("gitServerUrl", gitServer.url);

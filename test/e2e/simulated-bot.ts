@@ -57,11 +57,12 @@ export async function spawnFor(meetingId: number, attempt = 1): Promise<SpawnReq
 }
 
 /**
- * A Google Meet meeting sent a bot by `key`'s user, its attempt claimed and the bot played,
- * having reported each of `statuses` in order; the meeting's id, code, spawn request and bot.
+ * A meeting (Google Meet unless `platform` says) sent a bot by `key`'s user, its attempt claimed
+ * and the bot played, having reported each of `statuses` in order; the meeting's id, code, spawn
+ * request and bot.
  */
-export async function playedMeeting(key: string, { code = nativeId("google_meet"), statuses = ["active"] } = {}) {
-	const created = await api("POST", "/bots", { key, json: { platform: "google_meet", native_meeting_id: code } });
+export async function playedMeeting(key: string, { platform = "google_meet", code = nativeId(platform), statuses = ["active"] } = {}) {
+	const created = await api("POST", "/bots", { key, json: { platform, native_meeting_id: code } });
 	if (created.status !== 201) throw new Error(`POST /bots answered ${created.status}`);
 	const meetingId = created.body.id as number;
 	const spawn = await spawnFor(meetingId);

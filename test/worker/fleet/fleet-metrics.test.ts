@@ -1,37 +1,14 @@
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { FleetMetrics, type HostReport } from "../../../src/bot-channel/fleet";
 import { fleetQueries } from "../../../src/bot-channel/fleet-store";
 import type { Env } from "../../../src/env";
-import worker from "../../../src/index";
 import { hostCredential } from "../meetings/bot-sim";
+import { expectIndexedReads } from "../query-plan";
 import { ADMIN, call, createUser, expectDocumented, json } from "../support";
+import { callWith, METRICS_TOKEN, operatorGet } from "./operator";
 
-const METRICS_TOKEN = "fleet-metrics-token-0123456789";
-
-/** Calls the Worker with a modified deployment environment (the metrics token is not in the test config). */
-async function callWith(
-	overrides: Partial<Env>,
-	method: string,
-	path: string,
-	init: { headers?: Record<string, string>; json?: unknown } = {},
-) {
-	const headers = new Headers(init.headers);
-	if (init.json !== undefined) headers.set("content-type", "application/json");
-	const ctx = createExecutionContext();
-	const res = await worker.fetch(
-		new Request(`https://gateway.test${path}`, { method, headers, body: init.json === undefined ? undefined : JSON.stringify(init.json) }),
-		{ ...env, ...overrides } as Env,
-		ctx,
-	);
-	await waitOnExecutionContext(ctx);
-	return res;
-}
-
-const readMetrics = (overrides: Partial<Env> = {}) =>
-	callWith({ FLEET_METRICS_TOKEN: METRICS_TOKEN, ...overrides }, "GET", "/internal/fleet/metrics", {
-		headers: { Authorization: `Bearer ${METRICS_TOKEN}` },
-	});
+const readMetrics = (overrides: Partial<Env> = {}) => operatorGet("/internal/fleet/metrics", overrides);
 
 async function metrics(overrides: Partial<Env> = {}): Promise<FleetMetrics> {
 	return expectDocumented(FleetMetrics, await readMetrics(overrides));
@@ -247,17 +224,6 @@ describe("GET /internal/fleet/metrics", () => {
 	});
 
 	it("reads each count through an index, never scanning the meetings or hosts table", async () => {
-		for (const [name, sql] of Object.entries(fleetQueries)) {
-			const params = (sql.match(/\?/g) ?? []).map(() => "x");
-			const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
-				.bind(...params)
-				.all<{ detail: string }>();
-			const details = plan.results.map((r) => r.detail);
-			expect(details.join("\n"), name).toMatch(/USING (COVERING )?INDEX/);
-			expect(
-				details.filter((d) => /^SCAN (meetings|bot_hosts)\b/.test(d) && !/USING/.test(d)),
-				name,
-			).toEqual([]);
-		}
+		await expectIndexedReads(fleetQueries, ["meetings", "bot_hosts"]);
 	});
 });

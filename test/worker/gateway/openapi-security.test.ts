@@ -6,15 +6,16 @@ import { call, json } from "../support";
 type Operation = { security?: Record<string, string[]>[] };
 interface Doc {
 	paths: Record<string, Record<string, Operation>>;
-	components: { securitySchemes: Record<string, { type: string; in: string; name: string }> };
+	components: { securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string }> };
 }
 
 describe("/openapi.json security", () => {
-	it("declares the key and admin header schemes", async () => {
+	it("declares the key and admin header schemes, and the operator's metrics token as a Bearer", async () => {
 		const doc = await json<Doc>(await call("GET", "/openapi.json"));
 		expect(doc.components.securitySchemes).toEqual({
 			ApiKeyAuth: { type: "apiKey", in: "header", name: "X-API-Key" },
 			AdminApiKeyAuth: { type: "apiKey", in: "header", name: "X-Admin-API-Key" },
+			FleetMetricsAuth: { type: "http", scheme: "bearer", description: "FLEET_METRICS_TOKEN (docs/bot-fleet.md#join-health)" },
 		});
 	});
 
@@ -26,6 +27,8 @@ describe("/openapi.json security", () => {
 		["post", "/admin/users/{user_id}/tokens", [{ AdminApiKeyAuth: [] }]],
 		["get", "/health", []],
 		["get", "/public/transcripts/{share_file}", []],
+		["get", "/internal/fleet/join-health", [{ FleetMetricsAuth: [] }]],
+		["get", "/metrics", [{ FleetMetricsAuth: [] }]],
 	])("gives %s %s the security %j", async (method, path, security) => {
 		const doc = await json<Doc>(await call("GET", "/openapi.json"));
 		expect(doc.paths[path]?.[method]?.security).toEqual(security);
