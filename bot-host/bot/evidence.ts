@@ -25,20 +25,23 @@ export class Evidence {
 	private readonly request: SpawnRequest;
 	private readonly secrets: Secrets;
 	private readonly warn: (line: string) => void;
+	private readonly onStep: (words: string) => void;
 	private shots = 0;
 	/** The driver's last reading of the page. */
 	private lastState: PageState | null = null;
 
-	constructor(options: { request: SpawnRequest; now: () => number; log: (line: string) => void }) {
+	constructor(options: { request: SpawnRequest; now: () => number; log: (line: string) => void; onStep?: (words: string) => void }) {
 		const { request } = options;
 		this.request = request;
 		this.secrets = [request.passcode, request.channel.token, request.transcription?.token];
 		this.log = new StepLog({ now: options.now, secrets: this.secrets });
 		this.warn = options.log;
+		this.onStep = options.onStep ?? (() => {});
 	}
 
 	step(words: string): void {
-		this.log.add(words);
+		const kept = this.log.add(words);
+		if (kept) this.onStep(kept);
 	}
 
 	/** A step for every change of screen, so the log reads as the bot's way through the pages. */
@@ -94,7 +97,8 @@ export class Evidence {
 		return null;
 	}
 
-	private async capture(page: Page): Promise<Uint8Array | null> {
+	/** A JPEG of the page now, bounded in time and size; null when none could be taken. */
+	async capture(page: Page): Promise<Uint8Array | null> {
 		for (const quality of JPEG_QUALITIES) {
 			const image = await within(page.screenshot({ type: "jpeg", quality, optimizeForSpeed: true }), SCREENSHOT_TIMEOUT_MS);
 			if (image.byteLength <= SCREENSHOT_MAX_BYTES) return image;

@@ -46,6 +46,8 @@ export interface SessionOptions {
 	/** When people heard without captions read is a help request (caption-watch.ts; CAPTION_WATCH_DEFAULTS). */
 	captionWatch?: Partial<CaptionWatchLimits>;
 	log?: (line: string) => void;
+	/** Each step of the bot's way in, as its step log keeps it (the canary prints them). */
+	onStep?: (words: string) => void;
 }
 
 export class BotSession {
@@ -85,7 +87,7 @@ export class BotSession {
 		this.driver = driverFor(options.request.platform);
 		this.now = options.now ?? Date.now;
 		this.log = options.log ?? (() => {});
-		this.evidence = new Evidence({ request: options.request, now: this.now, log: this.log });
+		this.evidence = new Evidence({ request: options.request, now: this.now, log: this.log, onStep: options.onStep });
 		this.help = new HelpWatch(options.helpGraceMs ?? DEFAULT_HELP_GRACE_MS);
 		this.heard = new HeardSpeech(options.captionWatch?.windowMs ?? CAPTION_WATCH_DEFAULTS.windowMs);
 		this.channel = new BotChannel({
@@ -136,6 +138,13 @@ export class BotSession {
 	/** Disk the recording may still take (the host counts it before taking more work). */
 	get recordingRoomLeft(): number {
 		return this.audio.recordingRoomLeft;
+	}
+
+	/** A JPEG of the meeting page now (the canary's record of each step); null without a page. */
+	async screenshot(): Promise<Uint8Array | null> {
+		const page = this.page;
+		if (!page || page.isClosed() || this.crashed) return null;
+		return this.evidence.capture(page).catch(() => null);
 	}
 
 	get currentStage(): Stage {

@@ -21,11 +21,13 @@ export class StepLog {
 		this.secrets = options.secrets;
 	}
 
-	add(words: string): void {
+	/** Keeps a step, as it may be reported (secrets masked, bounded); the words kept, or null for none. */
+	add(words: string): string | null {
 		const step = shorten(reportable(words.replace(/\p{Cc}+/gu, " ").trim(), this.secrets), DIAGNOSTIC_STEP_MAX);
-		if (step === "") return;
+		if (step === "") return null;
 		this.entries.push({ at: new Date(this.now()).toISOString(), step });
 		if (this.entries.length > DIAGNOSTIC_STEPS_MAX) this.entries.splice(0, this.entries.length - DIAGNOSTIC_STEPS_MAX);
+		return step;
 	}
 
 	/** The kept steps, oldest first. */
