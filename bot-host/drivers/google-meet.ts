@@ -68,17 +68,18 @@ export const googleMeet: MeetingDriver = {
 		return `https://meet.google.com/${code}?hl=en`;
 	},
 
-	async join(page: Page, { botName, step = () => {} }: JoinOptions) {
+	async join(page: Page, { botName, step = () => {}, input }: JoinOptions) {
+		// Meet refuses a join whose clicks and typing look scripted: all of it goes through `input` (the display's own).
 		const name = await waitVisible(page, MEET.nameInput, 20_000);
 		if (!name) throw new LayoutChanged("Google Meet pre-join screen did not show a name field");
-		await typeInto(name, botName);
+		await typeInto(name, botName, input);
 		step("typed the bot's name");
-		if (await clickIfVisible(page, MEET.micOn)) step("turned the microphone off");
-		if (await clickIfVisible(page, MEET.cameraOn)) step("turned the camera off");
+		if (await clickIfVisible(page, MEET.micOn, input)) step("turned the microphone off");
+		if (await clickIfVisible(page, MEET.cameraOn, input)) step("turned the camera off");
 		const join = await findByText(page, MEET.joinButtons, MEET.joinTexts);
 		if (!join) throw new LayoutChanged(`Google Meet join button not found (looked for ${MEET.joinTexts.join(", ")})`);
 		const label = await join.evaluate((e) => e.textContent?.trim() ?? "");
-		await join.click();
+		await input.click(join);
 		step(`clicked ${label}`);
 	},
 

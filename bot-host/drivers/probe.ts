@@ -5,7 +5,7 @@
  * in-call controls and stale screens in the DOM.
  */
 import type { ElementHandle, Page } from "puppeteer-core";
-import type { MeetingSnapshot, PageState } from "./types.ts";
+import type { MeetingSnapshot, PageInput, PageState } from "./types.ts";
 
 export interface StateRule {
 	state: PageState;
@@ -168,9 +168,15 @@ export async function dismissAny(page: Page, popups: { selectors: string[]; text
 
 /**
  * Types into a field with real key presses (some platforms ignore a value set by script),
- * replacing what a previous attempt left there.
+ * replacing what a previous attempt left there; through `input` where the platform watches how.
  */
-export async function typeInto(field: ElementHandle<Element>, text: string): Promise<void> {
+export async function typeInto(field: ElementHandle<Element>, text: string, input?: PageInput): Promise<void> {
+	const filled = () => field.evaluate((e) => e instanceof HTMLInputElement && e.value !== "");
+	if (input) {
+		await input.click(field);
+		if (await filled()) await input.press("SelectAll");
+		return input.type(text);
+	}
 	await field.click();
 	await field.evaluate((e) => {
 		if (e instanceof HTMLInputElement && e.value !== "") e.select();
@@ -178,10 +184,11 @@ export async function typeInto(field: ElementHandle<Element>, text: string): Pro
 	await field.type(text);
 }
 
-export async function clickIfVisible(page: Page, selectors: string[]): Promise<boolean> {
+/** Clicks the first visible match, through `input` where the platform watches how (else a DevTools click). */
+export async function clickIfVisible(page: Page, selectors: string[], input?: PageInput): Promise<boolean> {
 	const handle = await findVisible(page, selectors);
 	if (!handle) return false;
-	await handle.click();
+	await (input ? input.click(handle) : handle.click());
 	await handle.dispose();
 	return true;
 }
