@@ -59,9 +59,9 @@ function applyLayout(changed) {
 nameInput.addEventListener("input", () => { joinButton.disabled = nameInput.value.trim() === ""; });
 $("#mic").addEventListener("click", (e) => { const on = e.currentTarget.dataset.isMuted === "true"; toggle(e.currentTarget, "microphone", on); Sandbox.setMic(on); });
 $("#cam").addEventListener("click", (e) => { const on = e.currentTarget.dataset.isMuted === "true"; toggle(e.currentTarget, "camera", on); Sandbox.setCamera(on); });
-joinButton.addEventListener("click", () => {
+joinButton.addEventListener("click", (e) => {
 	joinButton.hidden = true;
-	Sandbox.ask({ name: nameInput.value.trim() });
+	Sandbox.ask({ name: nameInput.value.trim(), trigger: e });
 });
 $("#leave").addEventListener("click", () => Sandbox.leave());
 $("#cc").addEventListener("click", (e) => {
