@@ -66,7 +66,20 @@ export async function startVirtualDisplay(options: { dir: string; width: number;
 	const cookie = randomBytes(16);
 	const authority = path.join(options.dir, "Xauthority");
 	await writeFile(authority, authorityEntry(cookie), { mode: 0o600 });
-	const args = ["-displayfd", "3", "-nolisten", "tcp", "-auth", authority, "-screen", "0", `${options.width}x${options.height}x24`];
+	// No GLX: Chromium renders without a GPU (--disable-gpu), and Mesa's software GL (LLVM) would cost each display ~30 MB.
+	const args = [
+		"-displayfd",
+		"3",
+		"-nolisten",
+		"tcp",
+		"-auth",
+		authority,
+		"-screen",
+		"0",
+		`${options.width}x${options.height}x24`,
+		"-extension",
+		"GLX",
+	];
 	const setpriv = parentDeathHelper();
 	const child = spawn(setpriv ?? xvfb, setpriv ? ["--pdeathsig", "SIGKILL", "--", xvfb, ...args] : args, {
 		stdio: ["ignore", "ignore", "pipe", "pipe"],
