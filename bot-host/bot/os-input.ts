@@ -122,6 +122,8 @@ class OsInput implements PageInput {
 			box = await boxOf(element);
 		}
 		if (box.width <= 0 || box.height <= 0) throw new Error("the element to click has no size on the page");
+		// A frame's own viewport is not the window's: its elements would be missed, so none is clicked from here.
+		if (!box.inMainFrame) throw new Error("the display's pointer clicks only elements of the page itself, not of its frames");
 		// Somewhere inside, never the exact centre a script would pick.
 		const target = {
 			x: box.left + box.width * (0.3 + this.random() * 0.4),
@@ -200,18 +202,33 @@ class OsInput implements PageInput {
 		}, POINTER_SEEN);
 	}
 
-	/** Where the page last saw the pointer, once it has seen it near `target` or stopped seeing it move; null when never. */
+	/**
+	 * Where the page saw the pointer arrive, or null when it saw no move at all. Read after the
+	 * page's next two animation frames (a page gets its mouse moves at the start of a frame), until
+	 * it is at `target` or has shown the same other place three reads running: a busy machine may
+	 * hold the moves back a while, which is no miss.
+	 */
 	private async pointerSeen(target: Point): Promise<Point | null> {
-		const deadline = Date.now() + 600;
+		const deadline = Date.now() + 3_000;
 		let last: Point | null = null;
+		let unchanged = 0;
 		for (;;) {
-			const seen = await this.page.evaluate(
-				(key: string) => (window as unknown as Record<string, { x: number | null; y: number | null }>)[key] ?? null,
+			const at = await this.page.evaluate(
+				(key: string) =>
+					new Promise<Point | null>((resolve) => {
+						const read = () => {
+							const seen = (window as unknown as Record<string, { x: number | null; y: number | null } | undefined>)[key];
+							resolve(seen && seen.x !== null && seen.y !== null ? { x: seen.x, y: seen.y } : null);
+						};
+						requestAnimationFrame(() => requestAnimationFrame(read));
+						// A page that paints no frame now is still answered.
+						setTimeout(read, 500);
+					}),
 				POINTER_SEEN,
 			);
-			const at = seen && seen.x !== null && seen.y !== null ? { x: seen.x, y: seen.y } : null;
-			const near = at && Math.abs(at.x - target.x) <= LANDING_SLACK && Math.abs(at.y - target.y) <= LANDING_SLACK;
-			if (near || Date.now() >= deadline || (at && last && at.x === last.x && at.y === last.y)) return at;
+			if (at && Math.abs(at.x - target.x) <= LANDING_SLACK && Math.abs(at.y - target.y) <= LANDING_SLACK) return at;
+			unchanged = at && last && at.x === last.x && at.y === last.y ? unchanged + 1 : 0;
+			if (unchanged >= 2 || Date.now() >= deadline) return at;
 			last = at;
 			await sleep(50);
 		}
@@ -254,7 +271,7 @@ class DevToolsInput implements PageInput {
 
 async function boxOf(
 	element: ElementHandle<Element>,
-): Promise<{ left: number; top: number; width: number; height: number; window: WindowGeometry }> {
+): Promise<{ left: number; top: number; width: number; height: number; inMainFrame: boolean; window: WindowGeometry }> {
 	return element.evaluate((e) => {
 		const r = e.getBoundingClientRect();
 		const { screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight, devicePixelRatio } = window;
@@ -263,6 +280,7 @@ async function boxOf(
 			top: r.top,
 			width: r.width,
 			height: r.height,
+			inMainFrame: window === window.top,
 			window: { screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight, devicePixelRatio },
 		};
 	});

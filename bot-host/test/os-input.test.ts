@@ -88,6 +88,19 @@ describe("input from the bot's display", () => {
 		for (const click of clicks) expect(click.positions).toBeGreaterThanOrEqual(5);
 	});
 
+	it("corrects its aim from where the page saw the pointer land when the window's geometry misleads it", async () => {
+		await fresh();
+		// As if an info bar 40 px high had come above the page after the window was measured.
+		await page.evaluate(() => {
+			const real = outerHeight;
+			Object.defineProperty(window, "outerHeight", { get: () => real - 40, configurable: true });
+		});
+		const button = await page.$("#middle");
+		if (!button) throw new Error("no #middle");
+		await input.click(button);
+		expect((await seen(page)).clicks.map((c) => [c.id, c.inside])).toEqual([["middle", true]]);
+	});
+
 	it("types a name with accents, capitals beyond ASCII, emoji and CJK exactly, one real key per character", async () => {
 		await fresh();
 		const field = await page.$("#name");
@@ -123,6 +136,16 @@ describe("input from the bot's display", () => {
 		expect(devtools).toMatchObject({ id: "middle", trusted: true });
 		expect(devtools?.positions).toBeLessThanOrEqual(1);
 		expect(os?.positions).toBeGreaterThanOrEqual(5);
+	});
+
+	it("refuses to aim at an element inside a frame, whose viewport is not the window's", async () => {
+		await page.setContent(
+			`<iframe srcdoc="<button id=inner style='margin:200px'>x</button>" style="position:absolute;left:300px;top:100px;width:600px;height:500px"></iframe>`,
+		);
+		const frame = await (await page.$("iframe"))?.contentFrame();
+		const inner = await frame?.waitForSelector("#inner");
+		if (!inner) throw new Error("no button in the frame");
+		await expect(input.click(inner)).rejects.toThrow("the display's pointer clicks only elements of the page itself, not of its frames");
 	});
 
 	it("falls back to DevTools events without a display: clicks, types and selects all", async () => {
