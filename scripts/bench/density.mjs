@@ -69,9 +69,12 @@ async function subscribe(botBase, key, code) {
 	const ws = new WebSocket(`${botBase.replace(/^http/, "ws")}/ws`, { headers: { "X-API-Key": key } });
 	const statuses = new Set();
 	const segments = [];
+	const feed = { ws, statuses, segments, ended: null };
 	ws.on("message", (data) => {
 		const m = JSON.parse(String(data));
 		if (m.type === "meeting.status") statuses.add(m.payload.status);
+		// Why a bot ended, to say so when it ends before the window.
+		if (m.type === "meeting.status" && ENDED.includes(m.payload.status)) feed.ended = { status: m.payload.status, ...m.payload.data };
 		if (m.type === "transcript")
 			for (const s of [...m.confirmed, ...m.pending])
 				segments.push({ id: s.segment_id, speaker: s.speaker, text: s.text.trim(), at: Date.now() });
@@ -81,7 +84,7 @@ async function subscribe(botBase, key, code) {
 		ws.once("error", reject);
 	});
 	ws.send(JSON.stringify({ action: "subscribe", meetings: [{ platform: "google_meet", native_id: code }] }));
-	return { ws, statuses, segments };
+	return feed;
 }
 
 async function call(base, key, method, path, body) {
@@ -173,6 +176,11 @@ async function densityStep(ctx, n, mode) {
 			console.log(`  not every bot reached active:\n    ${waiting.join("\n    ")}\n  host log:\n    ${hostLog.slice(-40).join("\n    ")}`);
 		});
 		const allActiveS = (performance.now() - startedAt) / 1000;
+		for (const [i, f] of feeds.entries())
+			if (f.ended)
+				console.log(
+					`  ${codes[i]} ended before the window: ${f.ended.status} (${f.ended.completion_reason ?? "-"}): ${f.ended.reason ?? ""}`,
+				);
 		await sleep(SETTLE_MS);
 		const groups = [
 			{ name: "bots", root: hostPid, descendantsOnly: true },
