@@ -7,7 +7,9 @@
  *
  * Env: BOT_HOST_PORT, BOT_HOST_SLOTS, BOT_HOST_ID, BOT_HOST_CREDENTIAL, BOT_HOST_GATEWAY_URL,
  * SPAWN_QUEUE_URL, SPAWN_QUEUE_TOKEN, BOT_HOST_SANDBOX (`<port>:<spki hash>` of a sandbox
- * started apart), CHROMIUM_PATH, BOT_CHROMIUM_SANDBOX, OUTBOUND_ALLOW_PRIVATE, as main.ts reads them.
+ * started apart), CHROMIUM_PATH, BOT_CHROMIUM_SANDBOX, OUTBOUND_ALLOW_PRIVATE, as main.ts reads them;
+ * and BENCH_BROWSER: `headed` (the bots' launch) or `headless`, the launch bots had before issue 31
+ * (bot/browser.ts `formerHeadless`), to print its cost beside today's. No host setting offers it.
  */
 import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
 import { hostEgressFromEnv } from "./bot/egress.ts";
@@ -34,10 +36,17 @@ const [sandboxPort, spki] = need("BOT_HOST_SANDBOX").split(":");
 const executablePath = env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const log = (line: string) => console.log(line);
 const sandboxed = chromiumSandbox(executablePath, env.BOT_CHROMIUM_SANDBOX, (line) => console.error(line)).sandbox;
+const formerHeadless = env.BENCH_BROWSER === "headless";
 
 const host = await startBotHost({
 	port: Number(env.BOT_HOST_PORT ?? 0),
-	browser: { executablePath, extraFlags: sandboxChromiumFlags(Number(sandboxPort), spki ?? ""), fakeDevices: true, sandbox: sandboxed },
+	browser: {
+		executablePath,
+		extraFlags: sandboxChromiumFlags(Number(sandboxPort), spki ?? ""),
+		fakeDevices: true,
+		sandbox: sandboxed,
+		...(formerHeadless ? { formerHeadless } : {}),
+	},
 	egress: hostEgressFromEnv(env),
 	slots,
 	hostId,
@@ -57,7 +66,9 @@ const pullLoop = new PullLoop({
 	log,
 });
 pullLoop.start();
-console.log(`bench density host ${hostId} listening on 127.0.0.1:${host.port}, ${slots} slot(s)`);
+console.log(
+	`bench density host ${hostId} listening on 127.0.0.1:${host.port}, ${slots} slot(s), ${formerHeadless ? "headless (former)" : "headed"} bots`,
+);
 
 const stop = async () => {
 	await pullLoop.stop();

@@ -40,12 +40,23 @@ export interface Measured {
 	descendantsOnly?: boolean;
 	/** Count the root only (the host process without its Chromiums). */
 	rootOnly?: boolean;
+	/** Count only processes of this command name (/proc/<pid>/comm): the bots' displays, `Xvfb`. */
+	command?: string;
+}
+
+function commandOf(pid: number): string {
+	try {
+		return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+	} catch {
+		return "";
+	}
 }
 
 function pidsOf(m: Measured): number[] {
 	if (m.rootOnly) return [m.root];
 	const tree = processTree(m.root);
-	return m.descendantsOnly ? tree.slice(1) : tree;
+	const members = m.descendantsOnly ? tree.slice(1) : tree;
+	return m.command ? members.filter((pid) => commandOf(pid) === m.command) : members;
 }
 
 /** Busy and total jiffies of all cores together, from /proc/stat. */
@@ -94,13 +105,18 @@ export function startCpuWindow(groups: Measured[]): { end(): CpuWindow } {
 		end() {
 			const seconds = (performance.now() - startedAt) / 1000;
 			const percent: Record<string, number> = {};
-			let ours = 0;
+			// Groups may overlap (the displays are among the bots): each process counts once for the machine.
+			const counted = new Map<number, number>();
 			for (const g of groups) {
 				let ticks = 0;
-				for (const pid of pidsOf(g)) ticks += Math.max(0, cpuTicks(pid) - (atStart.get(pid) ?? 0));
-				ours += ticks;
+				for (const pid of pidsOf(g)) {
+					const used = Math.max(0, cpuTicks(pid) - (atStart.get(pid) ?? 0));
+					counted.set(pid, used);
+					ticks += used;
+				}
 				percent[g.name] = round((ticks / TICKS_PER_S / seconds) * 100);
 			}
+			const ours = [...counted.values()].reduce((a, b) => a + b, 0);
 			const machineAtEnd = machineJiffies();
 			const busy = machineAtEnd.busy - machineAtStart.busy;
 			const total = machineAtEnd.total - machineAtStart.total;

@@ -201,4 +201,3 @@ export class LocalRoom {
 		return new Promise((resolve) => this.server.close(() => this.http.close(() => resolve())));
 	}
 }
-

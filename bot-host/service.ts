@@ -5,17 +5,18 @@
  * (host-local figures, no meeting ids). A bot that fails or crashes reports on its own channel;
  * it never takes the host down. Draining (SIGTERM) stops new work and lets bots finish.
  */
-import { accessSync, constants } from "node:fs";
 import { rmdir } from "node:fs/promises";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
-import path from "node:path";
 import type { HostReport } from "../src/bot-channel/fleet.ts";
 import type { SpawnRequest } from "../src/bot-channel/protocol.ts";
 import { type BrowserOptions, browserMissing } from "./bot/browser.ts";
 import { browserOwner } from "./bot/browser-owner.ts";
+import { displayMissing } from "./bot/display.ts";
 import { type HostEgress, hostEgressFromEnv } from "./bot/egress.ts";
+import { osInputMissing } from "./bot/os-input.ts";
 import { type Ending, hostDrained, leaving } from "./bot/outcomes.ts";
+import { findOnPath } from "./bot/search-path.ts";
 import { BotSession, type SessionOptions } from "./bot/session.ts";
 import { errorText } from "./error-text.ts";
 import { BotCpuMeter } from "./fleet/bot-cpu.ts";
@@ -61,9 +62,10 @@ export const DEFAULT_SLOTS = 20;
 export type HostCapacity = Capacity & { refusing_since: string | null };
 
 /**
- * What the host can do now. Without a browser (or a queue, a credential, a required sandbox) no
- * bot can start, so the host is unavailable (/health 503). Degraded: bots run, but without
- * something they should have: Chromium's sandbox (`warnings`), or espeak-ng (bots cannot speak
+ * What the host can do now. Without a browser or Xvfb to show it on (or a queue, a credential, a
+ * required sandbox) no bot can start, so the host is unavailable (/health 503). Degraded: bots
+ * run, but without something they should have: Chromium's sandbox (`warnings`), xdotool (clicks
+ * and typing come from DevTools, which Google Meet may refuse), or espeak-ng (bots cannot speak
  * text, and sandbox participants stay silent).
  */
 export interface HostReadiness {
@@ -80,28 +82,16 @@ export function hostReadiness(
 	warnings: string[] = [],
 ): HostReadiness {
 	const browser = browserMissing(browserPath);
-	const speech = onSearchPath("espeak-ng", searchPath)
+	const display = displayMissing(searchPath);
+	const input = osInputMissing(searchPath);
+	const speech = findOnPath("espeak-ng", searchPath)
 		? null
 		: "espeak-ng not found on PATH (install the Debian package espeak-ng): bots cannot speak text and sandbox participants are silent";
-	const fatal = [...(browser ? [browser] : []), ...blockers];
-	const lacking = [...warnings, ...(speech ? [speech] : [])];
+	const fatal = [...(browser ? [browser] : []), ...(display ? [display] : []), ...blockers];
+	const lacking = [...warnings, ...(input ? [input] : []), ...(speech ? [speech] : [])];
 	const problems = [...fatal, ...lacking];
 	const status = fatal.length > 0 ? "unavailable" : lacking.length > 0 ? "degraded" : "ok";
 	return { status, ...(problems[0] ? { detail: problems[0] } : {}), problems };
-}
-
-function onSearchPath(command: string, searchPath: string): boolean {
-	return searchPath
-		.split(path.delimiter)
-		.filter(Boolean)
-		.some((dir) => {
-			try {
-				accessSync(path.join(dir, command), constants.X_OK);
-				return true;
-			} catch {
-				return false;
-			}
-		});
 }
 
 export interface BotHost {

@@ -1,10 +1,11 @@
 /**
- * At start, a bot host reaps what a dead instance of itself left: Chromium processes and profile
- * directories under a `meetbot-host-<its id>-<pid>-<start time>` directory whose process is gone
- * (or is another process now: the start time differs). A browser launched through setpriv dies
- * with its host (bot/browser-owner.ts); this catches the rest: a host without setpriv, a host
- * killed between spawning Chromium and setpriv arming the signal, a profile nobody removed.
- * Another host's browsers, and a live instance's of the same id, are never touched.
+ * At start, a bot host reaps what a dead instance of itself left: Chromium processes, the Xvfb
+ * displays they ran on, and profile directories under a `meetbot-host-<its id>-<pid>-<start time>`
+ * directory whose process is gone (or is another process now: the start time differs). A browser
+ * and its display launched through setpriv die with their host (bot/browser-owner.ts,
+ * bot/display.ts); this catches the rest: a host without setpriv, a host killed between spawning
+ * one and setpriv arming the signal, a profile nobody removed. Another host's browsers, and a live
+ * instance's of the same id, are never touched.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -21,7 +22,10 @@ function listing(dir: string): string[] {
 }
 
 export interface Reaped {
-	/** Processes killed: browsers and their helpers (zygote, renderers, utility), each carrying the profile flag. */
+	/**
+	 * Processes killed: browsers and their helpers (zygote, renderers, utility), each carrying the
+	 * profile flag, and displays (Xvfb), each naming its authority file in the profile.
+	 */
 	processes: number;
 	/** Profile directories removed, one per dead host instance. */
 	profiles: number;
@@ -29,7 +33,8 @@ export interface Reaped {
 
 /** The process ids whose command line names a profile under a dead instance of `hostId`, with that instance's directory. */
 function strayProcesses(hostId: string, tmp: string, dead: (owner: BrowserOwner) => boolean): Map<number, string> {
-	const marker = `--user-data-dir=${tmp}${path.sep}`;
+	// Chromium's profile flag, and Xvfb's authority file inside that profile (bot/display.ts).
+	const markers = [`--user-data-dir=${tmp}${path.sep}`, ` -auth ${tmp}${path.sep}`];
 	const found = new Map<number, string>();
 	for (const entry of listing("/proc")) {
 		if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
@@ -40,9 +45,9 @@ function strayProcesses(hostId: string, tmp: string, dead: (owner: BrowserOwner)
 		} catch {
 			continue;
 		}
-		const at = cmdline.indexOf(marker);
-		if (at < 0) continue;
-		const name = cmdline.slice(at + marker.length).split(/[/ ]/)[0] ?? "";
+		const marker = markers.find((m) => cmdline.includes(m));
+		if (!marker) continue;
+		const name = cmdline.slice(cmdline.indexOf(marker) + marker.length).split(/[/ ]/)[0] ?? "";
 		const owner = parseOwnerDir(name, tmp);
 		if (owner && owner.hostId === hostId && dead(owner)) found.set(Number(entry), owner.dir);
 	}
@@ -83,7 +88,7 @@ export async function reapStrayBrowsers(self: BrowserOwner, log: (line: string) 
 	await Promise.all([...dirs].map((dir) => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })));
 	if (processes > 0 || dirs.size > 0)
 		log(
-			`bot host: reaped ${processes} stray Chromium process(es) and ${dirs.size} profile director${dirs.size === 1 ? "y" : "ies"} left by a dead instance of ${hostId}`,
+			`bot host: reaped ${processes} stray Chromium and Xvfb process(es) and ${dirs.size} profile director${dirs.size === 1 ? "y" : "ies"} left by a dead instance of ${hostId}`,
 		);
 	return { processes, profiles: dirs.size };
 }

@@ -37,11 +37,15 @@ export function ensureNode22() {
 }
 
 /**
- * Debian packages the bot host needs: Chromium (one per bot; without it no bot starts), espeak-ng
- * (speech) and util-linux's setpriv (each bot's Chromium dies with its host; bot-host/bot/browser-owner.ts).
+ * Debian packages the bot host needs: Chromium (one per bot; without it no bot starts), Xvfb (each
+ * bot's Chromium runs headed on a display of its own; without it no bot starts either), xdotool
+ * (clicks and typing from that display, bot-host/bot/os-input.ts), espeak-ng (speech) and
+ * util-linux's setpriv (each bot's Chromium and display die with its host; bot-host/bot/browser-owner.ts).
  */
 export const BOT_HOST_PACKAGES = [
 	["chromium", "/usr/bin/chromium"],
+	["xvfb", "/usr/bin/Xvfb"],
+	["xdotool", "/usr/bin/xdotool"],
 	["espeak-ng", "/usr/bin/espeak-ng"],
 	["util-linux", "/usr/bin/setpriv"],
 ];

@@ -12,10 +12,11 @@
  * so a reused pid is not taken for it): a host that starts finds what a dead instance of itself
  * left behind (../stray-browsers.ts).
  */
-import { accessSync, constants, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer, { type LaunchOptions } from "puppeteer-core";
+import { findOnPath } from "./search-path.ts";
 
 /** Named in a host's profile directory when the host has no id (tests, the bench). */
 export const UNNAMED_HOST = "unnamed";
@@ -76,17 +77,7 @@ let setprivPath: string | null | undefined;
 
 /** `setpriv` on PATH, or null (found once: a host does not gain util-linux while it runs). */
 export function parentDeathHelper(searchPath = process.env.PATH ?? ""): string | null {
-	if (setprivPath !== undefined) return setprivPath;
-	setprivPath = null;
-	for (const dir of searchPath.split(path.delimiter).filter(Boolean)) {
-		try {
-			accessSync(path.join(dir, "setpriv"), constants.X_OK);
-			setprivPath = path.join(dir, "setpriv");
-			break;
-		} catch {
-			// not here
-		}
-	}
+	if (setprivPath === undefined) setprivPath = findOnPath("setpriv", searchPath);
 	return setprivPath;
 }
 
@@ -97,20 +88,26 @@ export function parentDeathMissing(): string | null {
 		: "setpriv not found on PATH (install the Debian package util-linux): a killed bot host leaves its browsers running until it starts again";
 }
 
+/** Puppeteer's default switch that sets navigator.webdriver and the "controlled by automated software" bar. */
+export const AUTOMATION_SWITCH = "--enable-automation";
+
 /**
  * Puppeteer's launch options rewritten so Chromium starts as a child that dies with this process.
  * setpriv takes its options before the program and puppeteer puts its own flags first, so the
  * command is built whole: setpriv's options, Chromium, then the flags puppeteer would have given
  * it for these options (its defaults, then `args`). Without setpriv the options stay as they are
- * (the host says so at start; its next start reaps what it leaves).
+ * (the host says so at start; its next start reaps what it leaves). Either way puppeteer's
+ * `--enable-automation` is left out, unless `automation` asks for the former launch (browser.ts).
  */
-export function withParentDeath(options: LaunchOptions): LaunchOptions {
+export function withParentDeath(options: LaunchOptions, { automation = false } = {}): LaunchOptions {
 	const setpriv = parentDeathHelper();
-	if (!setpriv || !options.executablePath || options.ignoreDefaultArgs) return options;
+	if (!options.executablePath || options.ignoreDefaultArgs) return options;
+	if (!setpriv) return automation ? options : { ...options, ignoreDefaultArgs: [AUTOMATION_SWITCH] };
+	const defaults = puppeteer.defaultArgs(options).filter((flag) => automation || flag !== AUTOMATION_SWITCH);
 	return {
 		...options,
 		executablePath: setpriv,
-		args: ["--pdeathsig", "SIGKILL", "--", options.executablePath, ...puppeteer.defaultArgs(options)],
+		args: ["--pdeathsig", "SIGKILL", "--", options.executablePath, ...defaults],
 		ignoreDefaultArgs: true,
 	};
 }

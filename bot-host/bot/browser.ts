@@ -1,10 +1,16 @@
-/** One Chromium per bot: flags for headless meeting audio, and a profile removed afterwards. */
+/**
+ * One Chromium per bot, headed on a virtual display of its own (display.ts), with the switches
+ * that tell a page it is automated removed, as every maintained peer runs it; flags for meeting
+ * audio with nobody at the machine; a profile removed afterwards.
+ */
 import { accessSync, constants, statSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import puppeteer, { type Browser, type LaunchOptions } from "puppeteer-core";
 import { type BrowserOwner, browserOwner, withParentDeath } from "./browser-owner.ts";
 import { sandboxFlags } from "./chromium-sandbox.ts";
+import { startVirtualDisplay, type VirtualDisplay } from "./display.ts";
+import { bindCharacters } from "./x11-keymap.ts";
 
 export interface BrowserOptions {
 	executablePath: string;
@@ -16,7 +22,21 @@ export interface BrowserOptions {
 	sandbox: boolean;
 	/** The host the browser belongs to and dies with (browser-owner.ts); the bot host sets it, others get an unnamed one. */
 	owner?: BrowserOwner;
+	/**
+	 * The launch bots had before issue 31: headless, with puppeteer's `--enable-automation`, and
+	 * DevTools input. Only for comparing against: the density bench's old figure (BENCH_BROWSER=headless)
+	 * and the test that shows the sandbox's Meet refusing it. Nothing an operator sets reads it.
+	 */
+	formerHeadless?: boolean;
 }
+
+/**
+ * The bot's screen, and its window filling it at 0,0: the page gets the 1280-pixel width it had
+ * headless, below Chromium's tab strip and toolbar.
+ */
+export const BOT_SCREEN = { width: 1280, height: 900 };
+/** The language the platforms' pages are read in (drivers match English texts): the UI, navigator.languages and Accept-Language. */
+const LANGUAGES = ["en-US", "en"];
 
 /**
  * Why no bot can start with this Chromium, in words an operator can act on, or null when the
@@ -39,10 +59,16 @@ export function browserMissing(executablePath: string): string | null {
 export interface BotBrowser {
 	browser: Browser;
 	profileDir: string;
+	/** The bot's screen; null only for `formerHeadless`. */
+	display: VirtualDisplay | null;
 	close(): Promise<void>;
 }
 
-export async function launchBotBrowser(label: string, options: BrowserOptions): Promise<BotBrowser> {
+/**
+ * Starts the bot's screen, then its Chromium on it. `typing`: what the bot will type (its name),
+ * whose characters get keys of their own before Chromium reads the keyboard (x11-keymap.ts).
+ */
+export async function launchBotBrowser(label: string, options: BrowserOptions, typing = ""): Promise<BotBrowser> {
 	// Chromium keeps only one --disable-features switch, so the extra ones are merged into ours.
 	const disabledFeatures = [
 		"AudioServiceOutOfProcess",
@@ -66,7 +92,13 @@ export async function launchBotBrowser(label: string, options: BrowserOptions): 
 	// No speculative connections: preconnects are not seen by request interception, so shared
 	// content could otherwise open TCP connections to addresses the egress guard refuses.
 	await mkdir(path.join(profileDir, "Default"));
-	await writeFile(path.join(profileDir, "Default", "Preferences"), JSON.stringify({ net: { network_prediction_options: 2 } }));
+	// The Accept-Language a person's browser set to English sends (Chromium reads it from the profile).
+	await writeFile(
+		path.join(profileDir, "Default", "Preferences"),
+		JSON.stringify({ net: { network_prediction_options: 2 }, intl: { accept_languages: LANGUAGES.join(",") } }),
+	);
+	const headed = !options.formerHeadless;
+	let display: VirtualDisplay | null = null;
 	const args = [
 		...sandboxFlags(options.sandbox),
 		"--disable-gpu",
@@ -92,34 +124,53 @@ export async function launchBotBrowser(label: string, options: BrowserOptions): 
 		"--disable-site-isolation-trials",
 		// A meeting page needs little heap; V8's default lets it grow to gigabytes before collecting.
 		"--js-flags=--max-old-space-size=192",
-		"--lang=en-US",
-		"--window-size=1280,800",
+		`--lang=${LANGUAGES[0]}`,
 		`--user-data-dir=${profileDir}`,
 		...(options.fakeDevices ? ["--use-fake-device-for-media-stream"] : []),
+		...(headed
+			? [
+					// navigator.webdriver stays false (puppeteer's --enable-automation is left out: browser-owner.ts).
+					"--disable-blink-features=AutomationControlled",
+					"--window-position=0,0",
+					`--window-size=${BOT_SCREEN.width},${BOT_SCREEN.height}`,
+					// A server has no speakers: the meeting's audio is taken from its streams (page-media.js), never played out.
+					"--mute-audio",
+				]
+			: ["--window-size=1280,800"]),
 		...extraFlags,
 	];
 	try {
+		if (headed) {
+			display = await startVirtualDisplay({ dir: profileDir, ...BOT_SCREEN });
+			if (typing) await bindCharacters(display, typing);
+		}
 		const launch: LaunchOptions = {
 			executablePath: options.executablePath,
-			headless: true,
+			headless: !headed,
 			args,
-			defaultViewport: { width: 1280, height: 800 },
+			// Headed, the page is as large as the window leaves it: no emulated size a page could tell from the window's.
+			defaultViewport: headed ? null : { width: 1280, height: 800 },
+			...(display ? { env: { ...process.env, ...display.env } } : {}),
 			// We handle signals ourselves so a shutdown can leave meetings first.
 			handleSIGINT: false,
 			handleSIGTERM: false,
 			handleSIGHUP: false,
 		};
 		// A child that the kernel kills with the host, however the host ends.
-		const browser = await puppeteer.launch(withParentDeath(launch));
+		const browser = await puppeteer.launch(withParentDeath(launch, { automation: !headed }));
+		const shown = display;
 		return {
 			browser,
 			profileDir,
+			display,
 			async close() {
 				await browser.close().catch(() => browser.process()?.kill("SIGKILL"));
+				await shown?.close();
 				await rm(profileDir, { recursive: true, force: true });
 			},
 		};
 	} catch (err) {
+		await display?.close();
 		await rm(profileDir, { recursive: true, force: true });
 		throw err;
 	}

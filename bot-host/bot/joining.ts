@@ -6,7 +6,7 @@
 import type { Page } from "puppeteer-core";
 import type { HelpKind } from "../../src/bot-channel/help-report.ts";
 import type { SpawnRequest } from "../../src/bot-channel/protocol.ts";
-import { LayoutChanged, type MeetingDriver, type PageState } from "../drivers/types.ts";
+import { LayoutChanged, type MeetingDriver, type PageInput, type PageState } from "../drivers/types.ts";
 import { errorText } from "../error-text.ts";
 import type { Evidence } from "./evidence.ts";
 import { type Ending, endingFor, seconds } from "./outcomes.ts";
@@ -19,7 +19,7 @@ export class JoinAttempts {
 	private buttonMissing = false;
 	private lastTry = Number.NEGATIVE_INFINITY;
 	private deadline: number;
-	private readonly options: { driver: MeetingDriver; request: SpawnRequest; evidence: Evidence; timeoutMs: number };
+	private readonly options: { driver: MeetingDriver; request: SpawnRequest; evidence: Evidence; input: PageInput; timeoutMs: number };
 
 	constructor(options: JoinAttempts["options"] & { now: number }) {
 		this.options = options;
@@ -40,14 +40,14 @@ export class JoinAttempts {
 	async onPrejoin(page: Page, now: () => number): Promise<void> {
 		if (this.asked || now() - this.lastTry < JOIN_RETRY_MS) return;
 		this.lastTry = now();
-		const { driver, request, evidence } = this.options;
+		const { driver, request, evidence, input } = this.options;
 		// A try again after a missing join button tells its steps only if it gets through, so a long
 		// wait for help does not push everything before it out of the bounded step log.
 		const retrying = this.buttonMissing;
 		const held: string[] = [];
 		const step = (words: string) => (retrying ? held.push(words) : evidence.step(words));
 		try {
-			await driver.join(page, { botName: request.bot_name, passcode: request.passcode ?? null, step, again: retrying });
+			await driver.join(page, { botName: request.bot_name, passcode: request.passcode ?? null, step, again: retrying, input });
 		} catch (err) {
 			if (!(err instanceof LayoutChanged)) throw new Error(`could not join: ${errorText(err)}`);
 			step(`no join button found: ${err.message}`);

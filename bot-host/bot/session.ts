@@ -9,7 +9,7 @@ import type { Page } from "puppeteer-core";
 import type { FailureDiagnostics, HelpKind, HelpReport } from "../../src/bot-channel/help-report.ts";
 import type { Act, JoinStep, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import { driverFor } from "../drivers/index.ts";
-import type { CallOptions, MeetingDriver, MeetingSnapshot, PageState } from "../drivers/types.ts";
+import type { CallOptions, MeetingDriver, MeetingSnapshot, PageInput, PageState } from "../drivers/types.ts";
 import { errorText } from "../error-text.ts";
 import { InCallActions } from "./actions.ts";
 import { deliverRecording, MeetingAudio, recordingCap } from "./audio.ts";
@@ -23,6 +23,7 @@ import { DEFAULT_HELP_GRACE_MS, HELP_REASONS, HelpWatch, helpKindOf } from "./he
 import { JoinAttempts } from "./joining.ts";
 import { autoLeave } from "./limits.ts";
 import { leaveMeeting, openMeetingPage, preparePage } from "./meeting-page.ts";
+import { pageInput } from "./os-input.ts";
 import { type Ending, endingFor, failedWithout, leaving, outcomeOf, reportable, type Stage } from "./outcomes.ts";
 import { type CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts";
 import { transcriptSource } from "./transcript-source.ts";
@@ -212,7 +213,10 @@ export class BotSession {
 	/** Join and stay until something ends the bot's time in the meeting. */
 	private async attend(startedAt: number): Promise<Ending> {
 		const { request } = this;
-		this.bot = await launchBotBrowser(String(request.meeting_id), this.options.browser).catch(because("could not start Chromium"));
+		// The bot's name is what it types: its characters get keys before Chromium starts.
+		this.bot = await launchBotBrowser(String(request.meeting_id), this.options.browser, request.bot_name).catch(
+			because("could not start Chromium"),
+		);
 		this.evidence.step("started Chromium");
 		this.bot.browser.on("disconnected", () => {
 			this.crashed ??= this.requestedEnding ? null : "Chromium disconnected";
@@ -242,16 +246,25 @@ export class BotSession {
 		if (unopened) return unopened;
 		this.evidence.step("opened the meeting page");
 		this.joinStep = "prejoin";
-		return this.requestedEnding ?? this.watch(page, startedAt);
+		const input = pageInput(page, this.bot.display);
+		if (input.kind === "devtools") this.evidence.step("clicks and types with DevTools events (no xdotool on the bot's display)");
+		return this.requestedEnding ?? this.watch(page, input, startedAt);
 	}
 
-	private async watch(page: Page, startedAt: number): Promise<Ending> {
+	private async watch(page: Page, input: PageInput, startedAt: number): Promise<Ending> {
 		// Each tick reads the whole page (its visible text, captions, tiles) through the DevTools
 		// protocol: 250 ms keeps a caption's first read well inside the 500 ms budget while costing
 		// each bot less than 150 ms did (docs/bot-fleet.md#density).
 		const pollMs = this.options.pollMs ?? 250;
 		const { driver, request, evidence } = this;
-		const joining = new JoinAttempts({ driver, request, evidence, timeoutMs: this.options.joinTimeoutMs ?? 60_000, now: this.now() });
+		const joining = new JoinAttempts({
+			driver,
+			request,
+			evidence,
+			input,
+			timeoutMs: this.options.joinTimeoutMs ?? 60_000,
+			now: this.now(),
+		});
 		const prefix = `${this.request.meeting_id}-${randomBytes(3).toString("hex")}`;
 		const participants = new ParticipantTracker();
 		const chat = new ChatTracker(this.request.bot_name);

@@ -7,7 +7,7 @@ import type { ElementHandle, Page } from "puppeteer-core";
 import { MEET_PAGE as MEET } from "../../src/platforms/google-meet/page.ts";
 import { allTexts } from "../../src/platforms/page-facts.ts";
 import { clickIfVisible, findVisible, pressUncovered, waitForText, waitVisible } from "./probe.ts";
-import { LayoutChanged } from "./types.ts";
+import { LayoutChanged, type PageInput } from "./types.ts";
 
 /**
  * Meet hides its in-call toolbar until the pointer moves (V `admission.ts`): move it before
@@ -28,11 +28,12 @@ export async function turnOff(
 	on: readonly string[],
 	off: readonly string[],
 	again: boolean,
+	input?: PageInput,
 ): Promise<"off" | "absent" | "stuck"> {
 	for (let attempt = 0; attempt < 5; attempt++) {
 		const toggle = await waitVisible(page, on, attempt === 0 && !again ? 3_000 : 300);
 		if (!toggle) return (await findVisible(page, off)) ? "off" : "absent";
-		await toggle.click();
+		await (input ? input.click(toggle) : toggle.click());
 		await toggle.dispose();
 		if (await waitVisible(page, off, 2_000)) return "off";
 	}

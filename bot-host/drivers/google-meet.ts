@@ -22,19 +22,20 @@ export const googleMeet: MeetingDriver = {
 		return `https://meet.google.com/${code}?hl=en`;
 	},
 
-	async join(page: Page, { botName, step = () => {}, again = false }: JoinOptions) {
+	async join(page: Page, { botName, step = () => {}, again = false, input }: JoinOptions) {
+		// Meet refuses a join whose clicks and typing look scripted: all of it goes through `input` (the display's own).
 		const name = await waitVisible(page, MEET.nameInput, again ? 2_000 : 20_000);
 		if (!name) throw new LayoutChanged("Google Meet pre-join screen did not show a name field");
-		await typeInto(name, botName);
+		await typeInto(name, botName, input);
 		step("typed the bot's name");
 		for (const device of DEVICES) {
-			const result = await turnOff(page, device.on, device.off, again);
+			const result = await turnOff(page, device.on, device.off, again, input);
 			if (result === "off") step(`the ${device.name} is off`);
 			else if (result === "stuck") step(`the ${device.name} did not turn off after five tries`);
 		}
 		const { button, label } = await joinButton(page, again);
 		// Something over the button (an overlay, a notice) is cleared or pressed through with the keyboard.
-		const how = await pressUncovered(page, button, () => dismissNotices(page));
+		const how = await pressUncovered(page, button, () => dismissNotices(page), input);
 		await button.dispose();
 		step(how === "clicked" ? `clicked ${label}` : `pressed ${label} with Enter (something covered it)`);
 	},

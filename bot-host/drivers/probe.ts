@@ -11,7 +11,7 @@
  */
 import type { ElementHandle, Page } from "puppeteer-core";
 import { allTexts, type NameSource, type ProbeTable, type UiTexts } from "../../src/platforms/page-facts.ts";
-import type { CaptionLine, MeetingSnapshot, PageState } from "./types.ts";
+import type { CaptionLine, MeetingSnapshot, PageInput, PageState } from "./types.ts";
 
 /** What the reader needs to know beside the table. */
 export interface ProbeContext {
@@ -321,9 +321,15 @@ export async function dismissAny(page: Page, popups: { selectors: readonly strin
 
 /**
  * Types into a field with real key presses (some platforms ignore a value set by script),
- * replacing what a previous attempt left there.
+ * replacing what a previous attempt left there; through `input` where the platform watches how.
  */
-export async function typeInto(field: ElementHandle<Element>, text: string): Promise<void> {
+export async function typeInto(field: ElementHandle<Element>, text: string, input?: PageInput): Promise<void> {
+	const filled = () => field.evaluate((e) => e instanceof HTMLInputElement && e.value !== "");
+	if (input) {
+		await input.click(field);
+		if (await filled()) await input.press("SelectAll");
+		return input.type(text);
+	}
 	await field.click();
 	await field.evaluate((e) => {
 		if (e instanceof HTMLInputElement && e.value !== "") e.select();
@@ -331,10 +337,11 @@ export async function typeInto(field: ElementHandle<Element>, text: string): Pro
 	await field.type(text);
 }
 
-export async function clickIfVisible(page: Page, selectors: readonly string[]): Promise<boolean> {
+/** Clicks the first visible match, through `input` where the platform watches how (else a DevTools click). */
+export async function clickIfVisible(page: Page, selectors: readonly string[], input?: PageInput): Promise<boolean> {
 	const handle = await findVisible(page, selectors);
 	if (!handle) return false;
-	await handle.click();
+	await (input ? input.click(handle) : handle.click());
 	await handle.dispose();
 	return true;
 }
@@ -363,6 +370,7 @@ export async function pressUncovered(
 	page: Page,
 	button: ElementHandle<Element>,
 	clearWay: () => Promise<unknown> = async () => {},
+	input?: PageInput,
 ): Promise<"clicked" | "pressed"> {
 	const covered = () =>
 		button.evaluate((e) => {
@@ -375,10 +383,10 @@ export async function pressUncovered(
 		await clearWay();
 		if (await covered()) {
 			await button.focus();
-			await page.keyboard.press("Enter");
+			await (input ? input.press("Enter") : page.keyboard.press("Enter"));
 			return "pressed";
 		}
 	}
-	await button.click();
+	await (input ? input.click(button) : button.click());
 	return "clicked";
 }

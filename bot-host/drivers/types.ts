@@ -1,5 +1,5 @@
 /** One interface for every platform driver; the bot session only speaks this. */
-import type { Page } from "puppeteer-core";
+import type { ElementHandle, Page } from "puppeteer-core";
 import type { Platform } from "../../src/bot-channel/protocol.ts";
 import type { PageState } from "../../src/platforms/page-facts.ts";
 import type { ProbeContext } from "./probe.ts";
@@ -28,6 +28,25 @@ export interface MeetingSnapshot {
 	chat: ChatLine[];
 }
 
+/** Keys a driver presses by name: `SelectAll` is the platform's select-all chord (Ctrl+A). */
+export type InputKey = "Enter" | "Tab" | "Escape" | "Backspace" | "SelectAll";
+
+/**
+ * How a driver clicks and types like a person. The bot host gives it the operating system's input
+ * (the X server of the bot's own display: a real pointer moved along a path, real key presses;
+ * bot/os-input.ts) where it can, else DevTools events, which put the pointer on an element
+ * without moving it there and which a platform can tell from a person's (Google Meet refuses such
+ * bots). `kind` says which.
+ */
+export interface PageInput {
+	readonly kind: "os" | "devtools";
+	/** Moves the pointer onto the element (scrolled into view first if need be) and clicks it. */
+	click(element: ElementHandle<Element>): Promise<void>;
+	/** Types into whatever has the focus, key by key, at a person's pace. */
+	type(text: string): Promise<void>;
+	press(key: InputKey): Promise<void>;
+}
+
 export interface JoinOptions {
 	botName: string;
 	passcode: string | null;
@@ -35,6 +54,8 @@ export interface JoinOptions {
 	step?: (words: string) => void;
 	/** A try again on a screen that has been there a while: controls are not waited for long. */
 	again?: boolean;
+	/** Clicks and typing where a platform watches how they are made (Meet's join screen). */
+	input: PageInput;
 }
 
 /** What the bot knows about the call when it gets it ready (the spawn request's choices). */

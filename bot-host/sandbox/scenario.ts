@@ -61,6 +61,14 @@ export const Scenario = z.object({
 		.array(z.string().refine((trap) => SANDBOX_TRAPS.includes(trap), { message: `a trap is one of: ${SANDBOX_TRAPS.join(", ")}` }))
 		.max(20)
 		.default([]),
+	/**
+	 * Meet refuses a join whose browser looks automated (navigator.webdriver, a HeadlessChrome user
+	 * agent, a click whose pointer came without a path: runtime.js) with "You can't join this video
+	 * call" instead of the lobby. On by default, as on meet.google.com: every bot's launch passes it
+	 * (bot/browser.ts, bot/os-input.ts), and the suite's Meet meetings prove so. Off only to measure
+	 * the former headless launch (the density bench's comparison).
+	 */
+	bot_detection: z.boolean().default(true),
 	/** Pop-ups the bot must dismiss: Meet's recording notice, Zoom's permission prompt (twice), Teams' audio/video prompt. */
 	interruptions: z.boolean().default(false),
 	/** Zoom/Teams passcode the join must carry. */
@@ -86,7 +94,7 @@ export const DEFAULT_SCENARIO: Scenario = Scenario.parse({
 /** A meeting id nobody configured: the platform's "check your meeting code" page. */
 export const NOT_FOUND_SCENARIO: Scenario = Scenario.parse({ not_found: true, participants: [] });
 
-export type AttendeePhase = "prejoin" | "lobby" | "in_call" | "denied" | "removed" | "ended" | "left" | "not_found";
+export type AttendeePhase = "prejoin" | "lobby" | "in_call" | "denied" | "removed" | "ended" | "left" | "not_found" | "blocked";
 
 /** A forced outcome from the control API, applied on the attendee's next poll. */
 export type ControlAction = "admit" | "deny" | "remove" | "end";
@@ -113,6 +121,8 @@ export interface Attendee {
 	micOnAtJoin: boolean;
 	cameraOnAtJoin: boolean;
 	passcodeOk: boolean;
+	/** What the page saw of automation when it asked to join (runtime.js); pages that do not check send none. */
+	automation: string[];
 	/** Microphone and camera state after each switch in the meeting, first entry at join. */
 	devices: { mic_on: boolean; camera_on: boolean }[];
 	forced: { action: ControlAction; at: number } | null;
@@ -129,6 +139,8 @@ export interface Observed {
 		mic_on_at_join: boolean;
 		camera_on_at_join: boolean;
 		passcode_ok: boolean;
+		/** Automation the page saw when the attendee asked to join. */
+		automation_signals: string[];
 		left: boolean;
 		mic_on: boolean;
 		camera_on: boolean;
@@ -192,7 +204,7 @@ export class SandboxMeeting {
 		this.now = now;
 	}
 
-	ask(name: string, platform: string, micOn: boolean, cameraOn: boolean, passcode: string | null): Attendee {
+	ask(name: string, platform: string, micOn: boolean, cameraOn: boolean, passcode: string | null, automation: string[] = []): Attendee {
 		const id = `a${this.attendees.size + 1}`;
 		const at = this.now();
 		const attendee: Attendee = {
@@ -205,6 +217,7 @@ export class SandboxMeeting {
 			micOnAtJoin: micOn,
 			cameraOnAtJoin: cameraOn,
 			passcodeOk: this.scenario.passcode === null || passcode === this.scenario.passcode,
+			automation,
 			devices: [{ mic_on: micOn, camera_on: cameraOn }],
 			forced: null,
 			phaseLog: [],
@@ -267,9 +280,10 @@ export class SandboxMeeting {
 		const s = this.scenario;
 		const t = this.now();
 		const last = a.phaseLog.at(-1)?.phase;
-		if (last && ["denied", "removed", "ended", "left", "not_found"].includes(last)) return last;
+		if (last && ["denied", "removed", "ended", "left", "not_found", "blocked"].includes(last)) return last;
 		if (a.leftAt !== null) return "left";
 		if (s.not_found || !a.passcodeOk) return "not_found";
+		if (s.bot_detection && a.automation.length > 0) return "blocked";
 		const forced = a.forced ?? (this.forcedForAll && this.forcedForAll.at >= a.askedAt ? this.forcedForAll : null);
 		const admitted = a.admittedAt !== null;
 		if (forced?.action === "end") return "ended";
@@ -314,6 +328,7 @@ export class SandboxMeeting {
 				mic_on_at_join: a.micOnAtJoin,
 				camera_on_at_join: a.cameraOnAtJoin,
 				passcode_ok: a.passcodeOk,
+				automation_signals: [...a.automation],
 				left: a.leftAt !== null,
 				mic_on: a.devices.at(-1)?.mic_on ?? false,
 				camera_on: a.devices.at(-1)?.camera_on ?? false,

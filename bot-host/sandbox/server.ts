@@ -54,6 +54,7 @@ const AskBody = z.object({
 	mic_on: z.boolean(),
 	camera_on: z.boolean(),
 	passcode: z.string().nullable(),
+	automation: z.array(z.string().max(300)).max(10).default([]),
 });
 const MediaBody = z.object({
 	mic: z.object({ windows: z.number(), voiced: z.number(), peak: z.number() }),
@@ -183,7 +184,7 @@ export async function startSandbox(
 		}
 		if (rest === "ask" && method === "POST") {
 			const body = AskBody.parse(await readJson(req));
-			const attendee = meeting.ask(body.name, body.platform, body.mic_on, body.camera_on, body.passcode);
+			const attendee = meeting.ask(body.name, body.platform, body.mic_on, body.camera_on, body.passcode, body.automation);
 			return json(res, 200, { attendee_id: attendee.id, phase: meeting.phaseOf(attendee), scenario: meeting.scenario });
 		}
 		// The page reports what the bot chose on it (a caption language, an answer to a prompt).

@@ -1,6 +1,7 @@
 /**
  * What /proc says about a bot host's browsers, for the tests that kill or stop hosts: the
- * processes whose profile lies under a host's directory (bot/browser-owner.ts), and a session's
+ * processes whose profile lies under a host's directory (bot/browser-owner.ts), the displays they
+ * run on, and a session's
  * members (puppeteer starts each Chromium in a session of its own, and its helpers stay in it).
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -14,7 +15,15 @@ const pids = () => readdirSync("/proc").filter((entry) => /^\d+$/.test(entry));
 
 /** Every live process whose command line names a profile under `dir` (Chromium passes it to all its helpers). */
 export function browsersIn(dir: string): number[] {
-	const marker = `--user-data-dir=${dir}${path.sep}`;
+	return processesNaming(`--user-data-dir=${dir}${path.sep}`);
+}
+
+/** Every live Xvfb whose authority file lies in a profile under `dir` (bot/display.ts): the bots' displays. */
+export function displaysIn(dir: string): number[] {
+	return processesNaming(` -auth ${dir}${path.sep}`);
+}
+
+function processesNaming(marker: string): number[] {
 	return pids()
 		.filter((entry) => {
 			try {

@@ -22,6 +22,11 @@ const NO_BROWSER = `Chromium not found at ${MISSING_CHROMIUM} (install the Debia
 const NO_SPEECH =
 	"espeak-ng not found on PATH (install the Debian package espeak-ng): bots cannot speak text and sandbox participants are silent";
 
+const NO_DISPLAY =
+	"Xvfb not found on PATH (install the Debian package xvfb): each bot's Chromium runs headed on a virtual display of its own, so no bot can start";
+const NO_INPUT =
+	"xdotool not found on PATH (install the Debian package xdotool): bots click and type with DevTools events, which Google Meet tells from a person's and may refuse";
+
 const NO_QUEUE = "SPAWN_QUEUE_URL is not set: this host has no queue to take work from";
 const NO_GATEWAY = "BOT_HOST_GATEWAY_URL is not set: this host cannot claim meetings";
 /**
@@ -35,6 +40,8 @@ const WORK = {
 };
 
 const noSpeechPath = pathWithout("espeak-ng");
+const noDisplayPath = pathWithout("Xvfb");
+const noInputPath = pathWithout("xdotool");
 
 async function stop(child: ChildProcess): Promise<void> {
 	if (child.exitCode !== null) return;
@@ -44,7 +51,9 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 describe("the bot host on a first run", () => {
-	afterAll(() => rmSync(noSpeechPath, { recursive: true, force: true }));
+	afterAll(() => {
+		for (const dir of [noSpeechPath, noDisplayPath, noInputPath]) rmSync(dir, { recursive: true, force: true });
+	});
 
 	it("keeps listening without Chromium, but answers 503 naming it and everything else it lacks", async () => {
 		const port = await freePort();
@@ -223,6 +232,36 @@ describe("the bot host on a first run", () => {
 		expect(stderr.join("")).toContain("BOT_HOST_MAX_CPU_PRESSURE must be a number above 0 and at most 100 (percent)");
 	});
 
+	it("without Xvfb is not ready, naming the package: bots run headed on a display of their own or not at all", async () => {
+		const { child, health } = await launchBotHost({
+			port: await freePort(),
+			credential: CREDENTIAL,
+			sandboxPort: await freePort(),
+			quiet: true,
+			env: { PATH: noDisplayPath, ...WORK },
+		});
+		try {
+			expect(health).toMatchObject({ ready: false, status: "unavailable", detail: NO_DISPLAY, problems: [NO_DISPLAY], free: 0 });
+		} finally {
+			await stop(child);
+		}
+	});
+
+	it("is ready but degraded without xdotool, and says what its bots lose", async () => {
+		const { child, health } = await launchBotHost({
+			port: await freePort(),
+			credential: CREDENTIAL,
+			sandboxPort: await freePort(),
+			quiet: true,
+			env: { PATH: noInputPath, ...WORK },
+		});
+		try {
+			expect(health).toMatchObject({ ready: true, status: "degraded", detail: NO_INPUT, problems: [NO_INPUT], bots: 0 });
+		} finally {
+			await stop(child);
+		}
+	});
+
 	it("is ready but degraded without espeak-ng, and says so", async () => {
 		const port = await freePort();
 		const { child, health } = await launchBotHost({
@@ -246,13 +285,17 @@ describe("the Debian package step shared by npm start and npm test", () => {
 	it("installs as root what the bot host lacks, and tells anyone else the exact command", () => {
 		expect(debianPackagePlan(BOT_HOST_PACKAGES, { exists: none, root: true, env: {} })).toEqual({
 			action: "install",
-			missing: ["chromium", "espeak-ng", "util-linux"],
-			command: "apt-get install -y chromium espeak-ng util-linux",
+			missing: ["chromium", "xvfb", "xdotool", "espeak-ng", "util-linux"],
+			command: "apt-get install -y chromium xvfb xdotool espeak-ng util-linux",
 		});
 		expect(debianPackagePlan(TEST_PACKAGES, { exists: (file) => file === "/usr/bin/espeak-ng", root: false, env: {} })).toEqual({
 			action: "advise",
-			missing: ["chromium", "util-linux", "sox"],
-			command: "sudo apt-get install -y chromium util-linux sox",
+			missing: ["chromium", "xvfb", "xdotool", "util-linux", "sox"],
+			command: "sudo apt-get install -y chromium xvfb xdotool util-linux sox",
+		});
+		// Xvfb and xdotool are looked for where Debian's packages put them.
+		expect(debianPackagePlan(BOT_HOST_PACKAGES, { exists: (file) => file !== "/usr/bin/Xvfb", root: true, env: {} })).toMatchObject({
+			missing: ["xvfb"],
 		});
 	});
 

@@ -1,6 +1,6 @@
 /**
  * Shared set-up for the bot-host tests: one sandbox, one fake room and one bot host per
- * test file, real headless Chromium, and helpers to launch a bot into a sandbox meeting
+ * test file, real headed Chromium (each bot on a display of its own), and helpers to launch a bot into a sandbox meeting
  * through the host's in-process launch (what the pull loop calls after a won claim).
  */
 import type { z } from "zod";
@@ -52,6 +52,8 @@ export async function startWorld(
 		recordingMaxBytes?: number;
 		helpGraceMs?: number;
 		captionWatch?: Partial<CaptionWatchLimits>;
+		/** Bots launched the way they were before issue 31 (bot/browser.ts `formerHeadless`), to show what that meets. */
+		formerHeadless?: boolean;
 	} = {},
 ): Promise<World> {
 	const sandbox = await startSandbox();
@@ -63,6 +65,7 @@ export async function startWorld(
 		extraFlags: sandbox.chromiumFlags,
 		fakeDevices: true,
 		sandbox: chromiumSandbox("/usr/bin/chromium", process.env.BOT_CHROMIUM_SANDBOX, (line) => logs.push(line)).sandbox,
+		...(options.formerHeadless ? { formerHeadless: true } : {}),
 	};
 	const host = await startBotHost({
 		port: 0,

@@ -2,10 +2,11 @@
  * No browser outlives its bot host. Real bot host processes (`node bot-host/main.ts`) take a bot
  * into a sandbox meeting through the queue stand-in and the claim server, as in production; the
  * host is then killed with SIGKILL, as the OOM killer or a lost machine would, and /proc must
- * show none of its Chromium processes left: unsandboxed (one process per bot, as root here) and
- * sandboxed (browser, zygotes, renderers and utility processes, run as an unprivileged user).
- * A host that starts reaps the browsers and profile directories a dead instance of itself left,
- * and leaves a live instance's browser (same id, another process) alone.
+ * show none of its Chromium processes and none of their displays (Xvfb) left: unsandboxed (one
+ * process per bot, as root here) and sandboxed (browser, zygotes, renderers and utility
+ * processes, run as an unprivileged user). A host that starts reaps the browsers, displays and
+ * profile directories a dead instance of itself left, and leaves a live instance's (same id,
+ * another process) alone.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -18,7 +19,7 @@ import { freePort } from "../../scripts/ports.mjs";
 import { eventually, until } from "../../test/shared/wait.ts";
 import { launchBotBrowser } from "../bot/browser.ts";
 import { type BrowserOwner, ownerDirName } from "../bot/browser-owner.ts";
-import { alive, browsersIn, deadProcess, hostDir, killAll, sessionOf } from "./browsers.ts";
+import { alive, browsersIn, deadProcess, displaysIn, hostDir, killAll, sessionOf } from "./browsers.ts";
 import { scriptMeeting } from "./harness.ts";
 import { type HostPeers, startHostPeers } from "./host-peers.ts";
 import { finalStatus, statusesOf } from "./room.ts";
@@ -58,7 +59,7 @@ describe("bot host browsers and the host's death", () => {
 		}
 		// Should a test fail half-way, no browser of it outlives it either.
 		for (const dir of [...leftovers, ...hosts.map((h) => h.dir)]) {
-			killAll(browsersIn(dir));
+			killAll([...browsersIn(dir), ...displaysIn(dir)]);
 			rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 		}
 		await peers.close();
@@ -130,7 +131,7 @@ describe("bot host browsers and the host's death", () => {
 		return meeting;
 	}
 
-	it("SIGKILL takes an unsandboxed host's Chromium with it; a new host reaps a dead instance's strays but not a live one's browser", {
+	it("SIGKILL takes an unsandboxed host's Chromium and display with it; a new host reaps a dead instance's strays but not a live one's", {
 		timeout: 180_000,
 	}, async () => {
 		const id = "orphans-host";
@@ -138,6 +139,8 @@ describe("bot host browsers and the host's death", () => {
 		const meeting = await botIn(queueId);
 		const liveBrowsers = browsersIn(live.dir);
 		expect(liveBrowsers.length).toBeGreaterThan(0);
+		const liveDisplays = displaysIn(live.dir);
+		expect(liveDisplays).toHaveLength(1);
 
 		// A stray of a dead instance of the same id: a Chromium launched the production way under that
 		// instance's directory (as one whose host died before setpriv armed the signal), and one of another host.
@@ -153,19 +156,23 @@ describe("bot host browsers and the host's death", () => {
 			owner: dead,
 		});
 		try {
-			const strays = browsersIn(dead.dir);
-			expect(strays.length).toBeGreaterThan(0);
+			const strays = [...browsersIn(dead.dir), ...displaysIn(dead.dir)];
+			expect(browsersIn(dead.dir).length).toBeGreaterThan(0);
+			expect(displaysIn(dead.dir)).toHaveLength(1);
 
 			// A second instance of the same host id starts while the first still runs.
 			const { host: sibling } = await startHost(id);
-			await until("the stray Chromium gone", () => browsersIn(dead.dir).length === 0);
+			await until("the stray Chromium and its display gone", () => browsersIn(dead.dir).length + displaysIn(dead.dir).length === 0);
 			expect(strays.filter(alive)).toEqual([]);
 			expect(existsSync(dead.dir)).toBe(false);
 			expect(sibling.output.join("")).toMatch(
-				new RegExp(`bot host: reaped [1-9]\\d* stray Chromium process\\(es\\) and 1 profile directory left by a dead instance of ${id}\\n`),
+				new RegExp(
+					`bot host: reaped (?:[2-9]|[1-9]\\d+) stray Chromium and Xvfb process\\(es\\) and 1 profile directory left by a dead instance of ${id}\\n`,
+				),
 			);
-			// The live instance's browser and bot are untouched, and so is another host's directory.
+			// The live instance's browser, display and bot are untouched, and so is another host's directory.
 			expect(liveBrowsers.filter(alive)).toEqual(liveBrowsers);
+			expect(liveDisplays.filter(alive)).toEqual(liveDisplays);
 			expect(existsSync(live.dir)).toBe(true);
 			expect(finalStatus(peers.room.received(meeting.meetingId))).toBeUndefined();
 			expect(peers.sandbox.observed(meeting.nativeId)?.attendees[0]).toMatchObject({ left: false });
@@ -176,8 +183,9 @@ describe("bot host browsers and the host's death", () => {
 			live.child.kill("SIGKILL");
 			await exited;
 			await until(
-				"no Chromium of the killed host left",
-				() => browsersIn(live.dir).length === 0 && liveBrowsers.every((pid) => !alive(pid)),
+				"no Chromium or display of the killed host left",
+				() =>
+					browsersIn(live.dir).length + displaysIn(live.dir).length === 0 && [...liveBrowsers, ...liveDisplays].every((pid) => !alive(pid)),
 			);
 			expect(existsSync(live.dir)).toBe(true);
 
@@ -188,7 +196,7 @@ describe("bot host browsers and the host's death", () => {
 			const { host: restarted } = await startHost(id);
 			expect(existsSync(live.dir)).toBe(false);
 			expect(restarted.output.join("")).toContain(
-				`bot host: reaped 0 stray Chromium process(es) and 1 profile directory left by a dead instance of ${id}`,
+				`bot host: reaped 0 stray Chromium and Xvfb process(es) and 1 profile directory left by a dead instance of ${id}`,
 			);
 			expect(existsSync(otherHost.dir)).toBe(true);
 		} finally {
@@ -196,7 +204,9 @@ describe("bot host browsers and the host's death", () => {
 		}
 	});
 
-	it("SIGKILL takes a sandboxed host's Chromium with it: zygotes, renderers and utility processes too", { timeout: 180_000 }, async () => {
+	it("SIGKILL takes a sandboxed host's Chromium with it: zygotes, renderers, utility processes and its display too", {
+		timeout: 180_000,
+	}, async () => {
 		// Where the test runs as root the host runs as nobody, with a home of its own for Chromium's crash database.
 		const home = mkdtempSync(path.join(tmpdir(), "orphans-home-"));
 		leftovers.push(home);
@@ -213,13 +223,15 @@ describe("bot host browsers and the host's death", () => {
 		const tree = sessionOf(browser ?? 0);
 		const kinds = tree.map((pid) => /--type=(\w+)/.exec(readFileSync(`/proc/${pid}/cmdline`, "utf8"))?.[1] ?? "browser");
 		expect(new Set(kinds)).toEqual(new Set(["browser", "zygote", "renderer", "utility"]));
+		const displays = displaysIn(host.dir);
+		expect(displays).toHaveLength(1);
 
 		const exited = once(host.child, "exit");
 		host.child.kill("SIGKILL");
 		await exited;
 		await until(
 			"no process of the killed host's Chromium left",
-			() => tree.every((pid) => !alive(pid)) && browsersIn(host.dir).length === 0,
+			() => [...tree, ...displays].every((pid) => !alive(pid)) && browsersIn(host.dir).length + displaysIn(host.dir).length === 0,
 		);
 		expect(sessionOf(browser ?? 0)).toEqual([]);
 	});

@@ -13,7 +13,7 @@ import { CAPACITY_GATE_OFF } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
 import { BOT_HOST_STOP_MS } from "../../scripts/processes.mjs";
 import { eventually, until } from "../../test/shared/wait.ts";
-import { alive, browsersIn, hostDir, killAll, pathWithout } from "./browsers.ts";
+import { alive, browsersIn, displaysIn, hostDir, killAll, pathWithout } from "./browsers.ts";
 import { scriptMeeting } from "./harness.ts";
 import { type HostPeers, startHostPeers } from "./host-peers.ts";
 import { finalStatus, statusesOf } from "./room.ts";
@@ -29,7 +29,7 @@ describe("stopping the local stack", () => {
 	afterAll(async () => {
 		// Should a test fail half-way, nothing it started outlives it.
 		for (const { stack, host, dir } of started) {
-			killAll([stack.pid ?? 0, host, ...browsersIn(dir)].filter((pid) => pid > 0 && alive(pid)));
+			killAll([stack.pid ?? 0, host, ...browsersIn(dir), ...displaysIn(dir)].filter((pid) => pid > 0 && alive(pid)));
 			rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 		}
 		rmSync(noSetpriv, { recursive: true, force: true });
@@ -76,8 +76,10 @@ describe("stopping the local stack", () => {
 		const meeting = scriptMeeting(peers, "google_meet", { direct_join: true, participants: [{ name: "Stan" }] });
 		peers.queue.publish(queueId, peers.claims.offer({ ...meeting.request, attempt: 1 }));
 		await peers.room.until(meeting.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
-		const browsers = browsersIn(dir);
-		expect(browsers.length).toBeGreaterThan(0);
+		// The browser and the display it runs on: both must go with the host.
+		const browsers = [...browsersIn(dir), ...displaysIn(dir)];
+		expect(displaysIn(dir)).toHaveLength(1);
+		expect(browsersIn(dir).length).toBeGreaterThan(0);
 		return { stack, host, port: options.port, dir, meeting, browsers };
 	}
 
@@ -89,7 +91,7 @@ describe("stopping the local stack", () => {
 		// By the time the stack is gone, so are its host and the host's browser: nothing is left to wait for.
 		expect(alive(host)).toBe(false);
 		expect(browsers.filter(alive)).toEqual([]);
-		expect(browsersIn(dir)).toEqual([]);
+		expect([...browsersIn(dir), ...displaysIn(dir)]).toEqual([]);
 		expect(finalStatus(peers.room.received(meeting.meetingId))).toMatchObject({ status: "failed", failure_cause: "host_drained" });
 		expect(peers.sandbox.observed(meeting.nativeId)?.attendees[0]).toMatchObject({ left: true });
 	});
@@ -111,7 +113,7 @@ describe("stopping the local stack", () => {
 		expect(code).toBe(0);
 		await until(
 			"the hung host and its browser gone",
-			() => !alive(host) && browsers.every((pid) => !alive(pid)) && browsersIn(dir).length === 0,
+			() => !alive(host) && browsers.every((pid) => !alive(pid)) && browsersIn(dir).length + displaysIn(dir).length === 0,
 		);
 	});
 });

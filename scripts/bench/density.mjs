@@ -5,6 +5,8 @@
 // (DENSITY_WINDOW_S, default 60) measures: CPU of the bots' Chromium trees and of the host
 // process (% of one core), PSS per bot, caption shown → segment at a /ws subscriber (p50, p95),
 // and captions lost (lines the meeting showed whole that had not reached /ws 30 s later).
+// DENSITY_BROWSER: `headed` (default, the bots' launch), `headless` (the launch bots had before
+// issue 31, for its figures only) or `both` (headless first, then headed, and the two side by side).
 import WebSocket from "ws";
 import { groupPssMb, groupSize, startCpuWindow } from "../../bot-host/bench-density.ts";
 import { processTree } from "../../bot-host/process-tree.ts";
@@ -13,10 +15,10 @@ import { meetCode, sleep, until } from "./bots.mjs";
 /** The host's last log lines, shown when a step goes wrong. */
 const hostLog = [];
 
-/** How the density host is started: its own entry, every ticket up to the most bots at once. */
-export const DENSITY_HOST = (slots) => ({
+/** How the density host is started: its own entry, every ticket up to the most bots at once, bots launched as `mode` says. */
+export const DENSITY_HOST = (slots, mode = "headed") => ({
 	entry: "bot-host/bench-density-host.ts",
-	env: { BOT_HOST_SLOTS: String(slots) },
+	env: { BOT_HOST_SLOTS: String(slots), BENCH_BROWSER: mode },
 	onLine: (line) => {
 		hostLog.push(line);
 		if (hostLog.length > 200) hostLog.shift();
@@ -29,6 +31,14 @@ export function densityCounts() {
 	if (counts.some((n) => !Number.isSafeInteger(n) || n < 1 || n > 50))
 		throw new Error(`DENSITY_BOTS must list bot counts from 1 to 50, not ${raw}`);
 	return counts;
+}
+
+/** The launches to measure, in order: `headed`, `headless` or both. */
+export function densityModes() {
+	const raw = process.env.DENSITY_BROWSER || "headed";
+	if (raw === "both") return ["headless", "headed"];
+	if (raw === "headed" || raw === "headless") return [raw];
+	throw new Error(`DENSITY_BROWSER must be headed, headless or both, not ${raw}`);
 }
 
 const windowSeconds = () => Number(process.env.DENSITY_WINDOW_S || 60);
@@ -59,9 +69,12 @@ async function subscribe(botBase, key, code) {
 	const ws = new WebSocket(`${botBase.replace(/^http/, "ws")}/ws`, { headers: { "X-API-Key": key } });
 	const statuses = new Set();
 	const segments = [];
+	const feed = { ws, statuses, segments, ended: null };
 	ws.on("message", (data) => {
 		const m = JSON.parse(String(data));
 		if (m.type === "meeting.status") statuses.add(m.payload.status);
+		// Why a bot ended, to say so when it ends before the window.
+		if (m.type === "meeting.status" && ENDED.includes(m.payload.status)) feed.ended = { status: m.payload.status, ...m.payload.data };
 		if (m.type === "transcript")
 			for (const s of [...m.confirmed, ...m.pending])
 				segments.push({ id: s.segment_id, speaker: s.speaker, text: s.text.trim(), at: Date.now() });
@@ -71,7 +84,7 @@ async function subscribe(botBase, key, code) {
 		ws.once("error", reject);
 	});
 	ws.send(JSON.stringify({ action: "subscribe", meetings: [{ platform: "google_meet", native_id: code }] }));
-	return { ws, statuses, segments };
+	return feed;
 }
 
 async function call(base, key, method, path, body) {
@@ -133,7 +146,7 @@ function captionFigures(observed, feed, from, to) {
 	return { latencies, lines };
 }
 
-async function densityStep(ctx, n) {
+async function densityStep(ctx, n, mode) {
 	const { botBase, key, sandboxUrl, pids } = ctx;
 	const hostPid = pids.hosts[0];
 	const codes = Array.from({ length: n }, meetCode);
@@ -141,7 +154,14 @@ async function densityStep(ctx, n) {
 		const res = await fetch(`${sandboxUrl}/meetings/${code}`, {
 			method: "POST",
 			headers: { "content-type": "application/json" },
-			body: JSON.stringify({ direct_join: true, participants: speakers(), speech_start_ms: 1000, speech_gap_ms: 700 }),
+			// The former launch is measured for what it costs: Meet's automation check would refuse it.
+			body: JSON.stringify({
+				direct_join: true,
+				participants: speakers(),
+				speech_start_ms: 1000,
+				speech_gap_ms: 700,
+				bot_detection: mode === "headed",
+			}),
 		});
 		if (!res.ok) throw new Error(`sandbox scenario ${code}: ${res.status}`);
 	}
@@ -156,9 +176,16 @@ async function densityStep(ctx, n) {
 			console.log(`  not every bot reached active:\n    ${waiting.join("\n    ")}\n  host log:\n    ${hostLog.slice(-40).join("\n    ")}`);
 		});
 		const allActiveS = (performance.now() - startedAt) / 1000;
+		for (const [i, f] of feeds.entries())
+			if (f.ended)
+				console.log(
+					`  ${codes[i]} ended before the window: ${f.ended.status} (${f.ended.completion_reason ?? "-"}): ${f.ended.reason ?? ""}`,
+				);
 		await sleep(SETTLE_MS);
 		const groups = [
 			{ name: "bots", root: hostPid, descendantsOnly: true },
+			// Their displays, counted in `bots` too: what headed costs beyond the browser.
+			{ name: "displays", root: hostPid, descendantsOnly: true, command: "Xvfb" },
 			{ name: "host", root: hostPid, rootOnly: true },
 			{ name: "sandbox", root: pids.sandbox },
 			{ name: "gateway", root: pids.gateway },
@@ -171,7 +198,8 @@ async function densityStep(ctx, n) {
 		const window = cpu.end();
 		const to = Date.now();
 		const botsPss = groupPssMb(groups[0]);
-		const hostPss = groupPssMb(groups[1]);
+		const displaysPss = groupPssMb(groups[1]);
+		const hostPss = groupPssMb(groups[2]);
 		const chromiums = groupSize(groups[0]);
 		await sleep(GRACE_MS);
 		const latencies = [];
@@ -183,19 +211,23 @@ async function densityStep(ctx, n) {
 			lines.shown += figures.lines.shown;
 			lines.delivered += figures.lines.delivered;
 		}
+		const perBot = (value) => Math.round((value / Math.max(1, running)) * 10) / 10;
 		return {
+			browser: mode,
 			bots: n,
 			/** Bots in their call when the window opened (the per-bot figures divide by this) and after it. */
 			bots_in_call: running,
 			bots_in_call_at_end: inCall(),
 			all_active_s: Math.round(allActiveS * 10) / 10,
 			window_s: window.seconds,
-			cpu_per_bot_pct: Math.round((window.percent.bots / Math.max(1, running)) * 10) / 10,
+			cpu_per_bot_pct: perBot(window.percent.bots),
 			cpu_bots_pct: window.percent.bots,
+			cpu_display_per_bot_pct: perBot(window.percent.displays),
 			cpu_host_pct: window.percent.host,
 			cpu_sandbox_pct: window.percent.sandbox,
 			cpu_gateway_pct: window.percent.gateway,
-			pss_per_bot_mb: Math.round((botsPss / Math.max(1, running)) * 10) / 10,
+			pss_per_bot_mb: perBot(botsPss),
+			pss_display_per_bot_mb: perBot(displaysPss),
 			pss_host_mb: hostPss,
 			chromium_processes_per_bot: Math.round((chromiums / Math.max(1, running)) * 10) / 10,
 			caption_to_ws_ms: { samples: latencies.length, p50: percentile(latencies, 50), p95: percentile(latencies, 95) },
@@ -226,22 +258,39 @@ async function densityStep(ctx, n) {
 	}
 }
 
-export async function benchDensity(ctx) {
+export async function benchDensity(ctx, mode = "headed") {
 	const counts = densityCounts();
-	console.log(`\n## Density: N real bots on one host at once (sandbox meetings, ${windowSeconds()} s window per N)`);
+	console.log(`\n## Density: N real ${mode} bots on one host at once (sandbox meetings, ${windowSeconds()} s window per N)`);
 	const steps = [];
 	for (const n of counts) {
-		const step = await densityStep(ctx, n);
+		const step = await densityStep(ctx, n, mode);
 		steps.push(step);
 		// Each step's figures as soon as it ends: a later step that saturates the machine may never finish.
 		if (counts.length > 1) console.log(JSON.stringify(step));
 		const { caption_to_ws_ms: lag, caption_lines: lines, machine } = step;
 		console.log(
-			`${String(n).padStart(3)} bots${step.bots_in_call < n ? ` (${step.bots_in_call} in call)` : ""}: CPU ${step.cpu_per_bot_pct.toFixed(1)}% of a core per bot (host process ${step.cpu_host_pct}%)   ` +
-				`PSS ${step.pss_per_bot_mb.toFixed(0)} MB per bot   caption → /ws p50 ${lag.p50 ?? "-"} ms p95 ${lag.p95 ?? "-"} ms (${lag.samples})   ` +
+			`${String(n).padStart(3)} ${mode} bots${step.bots_in_call < n ? ` (${step.bots_in_call} in call)` : ""}: CPU ${step.cpu_per_bot_pct.toFixed(1)}% of a core per bot (Xvfb ${step.cpu_display_per_bot_pct}%, host process ${step.cpu_host_pct}%)   ` +
+				`PSS ${step.pss_per_bot_mb.toFixed(0)} MB per bot (Xvfb ${step.pss_display_per_bot_mb} MB)   caption → /ws p50 ${lag.p50 ?? "-"} ms p95 ${lag.p95 ?? "-"} ms (${lag.samples})   ` +
 				`lines lost ${lines.lost} of ${lines.shown}   [machine ${machine.busy_pct}% busy of ${machine.cores} cores, others ${machine.others_core_pct}% of a core, CPU PSI ${machine.cpu_pressure_avg60}%]`,
 		);
 	}
 	console.log(JSON.stringify({ density: steps }, null, 2));
 	return steps;
+}
+
+/** Headed beside the former headless launch, per N: what a visible browser costs each bot. */
+export function printDensityComparison(byMode) {
+	const { headless = [], headed = [] } = byMode;
+	if (headless.length === 0 || headed.length === 0) return;
+	console.log("\n## Density: headed bots against the former headless launch (per bot)");
+	for (const now of headed) {
+		const before = headless.find((s) => s.bots === now.bots);
+		if (!before) continue;
+		const change = (a, b) => `${b >= a ? "+" : ""}${Math.round(((b - a) / Math.max(a, 0.1)) * 100)}%`;
+		console.log(
+			`${String(now.bots).padStart(3)} bots: CPU ${before.cpu_per_bot_pct}% → ${now.cpu_per_bot_pct}% of a core (${change(before.cpu_per_bot_pct, now.cpu_per_bot_pct)}; Xvfb ${now.cpu_display_per_bot_pct}%)   ` +
+				`PSS ${before.pss_per_bot_mb} → ${now.pss_per_bot_mb} MB (${change(before.pss_per_bot_mb, now.pss_per_bot_mb)}; Xvfb ${now.pss_display_per_bot_mb} MB)   ` +
+				`caption → /ws p95 ${before.caption_to_ws_ms.p95 ?? "-"} → ${now.caption_to_ws_ms.p95 ?? "-"} ms   lines lost ${before.caption_lines.lost} → ${now.caption_lines.lost}`,
+		);
+	}
 }

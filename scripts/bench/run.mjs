@@ -16,7 +16,7 @@ import { benchAgentChat } from "./agent-chat.mjs";
 import { benchBots } from "./bots.mjs";
 import { benchCalendarSync } from "./calendar-sync.mjs";
 import { benchDashboard } from "./dashboard.mjs";
-import { benchDensity, DENSITY_HOST, densityCounts } from "./density.mjs";
+import { benchDensity, DENSITY_HOST, densityCounts, densityModes, printDensityComparison } from "./density.mjs";
 import { benchFleetPlacement } from "./fleet.mjs";
 import { benchGateway } from "./gateway.mjs";
 import { benchHostileInputs } from "./hostile-inputs.mjs";
@@ -61,7 +61,18 @@ export async function runBenchmarks(only) {
 		["bots", (ctx) => withRealBots(ctx, secrets, benchBots)],
 		["fleet", (ctx) => benchFleet(ctx, secrets)],
 		// Minutes of up to 20 Chromiums at once: only when named (`npm run bench -- density`).
-		["density", (ctx) => withRealBots(ctx, secrets, benchDensity, { host: DENSITY_HOST(Math.max(...densityCounts())) }), { named: true }],
+		[
+			"density",
+			async (ctx) => {
+				const byMode = {};
+				for (const mode of densityModes()) {
+					const host = DENSITY_HOST(Math.max(...densityCounts()), mode);
+					await withRealBots(ctx, secrets, async (c) => (byMode[mode] = await benchDensity(c, mode)), { host });
+				}
+				printDensityComparison(byMode);
+			},
+			{ named: true },
+		],
 	];
 	try {
 		const key = await benchKey(base, secrets.ADMIN_API_TOKEN);

@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { BOT_HOST_PACKAGES } from "../../scripts/toolchain.mjs";
 import { REPO, reachableFrom } from "./deploy/source-files.ts";
 
 interface Instruction {
@@ -104,6 +105,16 @@ describe("the bot host image", () => {
 		expect(steps.some((s) => s.op === "RUN" && /apt-get install[^&]*\btini\b/.test(s.args))).toBe(true);
 		expect(JSON.parse(last("CMD") ?? "[]")).toEqual(["node", "bot-host/main.ts"]);
 		expect(last("HEALTHCHECK")).toMatch(/CMD/);
+	});
+
+	it("installs every Debian package the bot host needs, the ones npm start installs (Xvfb and xdotool for headed bots among them)", () => {
+		const installs = steps.filter((s) => s.op === "RUN" && /apt-get install/.test(s.args)).map((s) => s.args);
+		for (const [pkg] of BOT_HOST_PACKAGES)
+			expect(
+				installs.some((args) => new RegExp(`\\b${pkg}\\b`).test(args)),
+				pkg,
+			).toBe(true);
+		expect(BOT_HOST_PACKAGES.map(([pkg]) => pkg)).toEqual(expect.arrayContaining(["xvfb", "xdotool"]));
 	});
 
 	it("bakes in no secret, host id or slot count", () => {

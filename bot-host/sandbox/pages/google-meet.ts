@@ -147,13 +147,13 @@ function applyLayout(changed) {
 	});
 }
 // The one place a request to join leaves the page: checks on the browser that asks belong here.
-function askToJoin() {
+function askToJoin(trigger) {
 	if (TRAPS.has("problem_connecting")) return showScreen(TRAP.problemConnecting);
-	Sandbox.ask({ name: nameInput.value.trim() });
+	Sandbox.ask({ name: nameInput.value.trim(), trigger });
 }
-joinButton.addEventListener("click", () => {
+joinButton.addEventListener("click", (e) => {
 	joinButton.hidden = true;
-	askToJoin();
+	askToJoin(e);
 });
 $("#leave").addEventListener("click", () => Sandbox.leave());
 $("#cc").addEventListener("click", (e) => {

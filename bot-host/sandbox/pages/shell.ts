@@ -30,6 +30,16 @@ const BOT_CHECK: Record<string, string> = {
 	teams: "Verify you're a real person",
 };
 
+/**
+ * The screen a platform shows instead of its lobby when the browser that asked to join looks
+ * automated (runtime.js `automationSignals`, scenario `bot_detection`). Only Meet's pages check:
+ * "You can't join this video call" is Attendee's text for it
+ * (bots/google_meet_bot_adapter/google_meet_ui_methods.py, look_for_blocked_element).
+ */
+const AUTOMATION_BLOCK: Record<string, string> = {
+	google_meet: "You can't join this video call",
+};
+
 /** Served in place of the page, so the pre-join is not visible at all (not merely covered) while it shows. */
 function interstitial(kind: "policy" | "bot_check", platform: string): string {
 	const [title, text, button] =
@@ -39,13 +49,14 @@ function interstitial(kind: "policy" | "bot_check", platform: string): string {
 	return `<div id="sandbox-interstitial" role="dialog" aria-label="${title}">
 <h1>${title}</h1><p>${text}</p><button id="sandbox-interstitial-review">${button}</button></div>`;
 }
-const INTERSTITIAL_CSS = "html[data-interstitial] body>:not(#sandbox-interstitial){display:none!important}";
+const INTERSTITIAL_CSS =
+	"html[data-interstitial] body>:not(#sandbox-interstitial){display:none!important}html[data-blocked] body>:not(#sandbox-blocked){display:none!important}";
 
 export function pageShell(
 	p: { platform: string; meetingId: string; title: string; css: string; body: string; skin: string } & MeetingPageState,
 ): string {
 	return `<!doctype html>
-<html lang="${p.language ?? "en"}" data-dom="${p.dom ?? "newer"}" data-traps="${escapeHtml((p.traps ?? []).join(" "))}" data-platform="${p.platform}" data-meeting-id="${escapeHtml(p.meetingId)}"${p.notFound ? ' data-meeting-state="not_found"' : ""}${p.interstitial ? " data-interstitial" : ""}${p.layoutChanged ? " data-layout-changed" : ""}>
+<html lang="${p.language ?? "en"}" data-dom="${p.dom ?? "newer"}" data-traps="${escapeHtml((p.traps ?? []).join(" "))}" data-platform="${p.platform}" data-meeting-id="${escapeHtml(p.meetingId)}"${AUTOMATION_BLOCK[p.platform] ? ` data-automation-block="${escapeHtml(AUTOMATION_BLOCK[p.platform] ?? "")}"` : ""}${p.notFound ? ' data-meeting-state="not_found"' : ""}${p.interstitial ? " data-interstitial" : ""}${p.layoutChanged ? " data-layout-changed" : ""}>
 <head><meta charset="utf-8"><title>${escapeHtml(p.title)}</title>
 <style>body{font-family:sans-serif;margin:0}[hidden]{display:none!important}video{width:160px;height:90px;background:#222}button,[role=button],[role=switch],[role=menuitem]{display:inline-block;min-width:28px;min-height:24px;border:1px solid #888;cursor:pointer}${INTERSTITIAL_CSS}${p.css}</style>
 </head>
