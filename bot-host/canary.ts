@@ -68,11 +68,11 @@ export async function runCanary(argv: string[], out: (line: string) => void = (l
 	const room = await LocalRoom.start(CHANNEL_TOKEN);
 	const steps: CanaryStep[] = [];
 	let shots = 0;
-	const record = (ok: boolean | null, step: string, screenshot?: Uint8Array | null) => {
+	const record = (ok: boolean | null, step: string, screenshot?: { name: string; image: Uint8Array | null | undefined }) => {
 		const entry: CanaryStep = { at_s: Number(((Date.now() - startedAt) / 1000).toFixed(1)), ok, step };
-		if (screenshot) {
-			entry.screenshot = `${String(++shots).padStart(2, "0")}-${step.split(/[^a-z]+/i)[0]?.toLowerCase() || "step"}.jpg`;
-			writeFileSync(path.join(dir, entry.screenshot), screenshot);
+		if (screenshot?.image) {
+			entry.screenshot = `${String(++shots).padStart(2, "0")}-${screenshot.name}.jpg`;
+			writeFileSync(path.join(dir, entry.screenshot), screenshot.image);
 		}
 		steps.push(entry);
 		const mark = ok === null ? "·" : ok ? "✓" : "✗";
@@ -104,7 +104,10 @@ export async function runCanary(argv: string[], out: (line: string) => void = (l
 			sandbox: chromiumSandbox(executablePath, process.env.BOT_CHROMIUM_SANDBOX, () => {}).sandbox,
 		},
 		egress: hostEgressFromEnv(process.env),
-		onStep: (words) => record(true, words),
+		// A failure and a help request are printed from the status that reports them, with their screenshot.
+		onStep: (words) => {
+			if (!/^(failed|asked for help): /.test(words)) record(true, words);
+		},
 	});
 
 	let admitted = false;
@@ -120,22 +123,27 @@ export async function runCanary(argv: string[], out: (line: string) => void = (l
 				if (message.type === "status") {
 					const reason = message.reason ? `: ${message.reason}` : "";
 					if (message.status === "awaiting_admission")
-						void shot(session).then((s) => record(true, "in the lobby, waiting to be admitted", s));
+						void session.screenshot().then((image) => record(true, "in the lobby, waiting to be admitted", { name: "lobby", image }));
 					if (message.status === "active") {
 						admitted = true;
 						leaveAt = Date.now() + options.stayS * 1000;
-						void shot(session).then((s) => record(true, `admitted: in the call; staying ${options.stayS} s`, s));
+						void session
+							.screenshot()
+							.then((image) => record(true, `admitted: in the call; staying ${options.stayS} s`, { name: "admitted", image }));
 					}
 					if (message.status === "needs_help") {
 						const help = message.help?.screenshot ? room.screenshots(MEETING_ID).get(message.help.screenshot) : undefined;
-						record(false, `needs help (${message.help?.kind ?? "unknown"})${reason}`, help?.bytes);
+						record(false, `needs help (${message.help?.kind ?? "unknown"})${reason}`, { name: "needs-help", image: help?.bytes });
 						room.command(MEETING_ID, { action: "leave" });
 					}
 					if (message.status === "completed" || message.status === "failed") {
 						const failure = message.diagnostics?.screenshot ? room.screenshots(MEETING_ID).get(message.diagnostics.screenshot) : undefined;
 						const page = message.diagnostics?.page_state ? ` (page: ${message.diagnostics.page_state})` : "";
 						outcome = `${message.status}, ${message.completion_reason ?? message.failure_cause ?? "no reason code"}${reason}`;
-						record(message.status === "completed", `${message.status === "completed" ? "left" : "failed"}${reason}${page}`, failure?.bytes);
+						record(message.status === "completed", `${message.status === "completed" ? "left" : "failed"}${reason}${page}`, {
+							name: message.status,
+							image: failure?.bytes,
+						});
 						resolve();
 						return true;
 					}
@@ -185,9 +193,4 @@ export async function runCanary(argv: string[], out: (line: string) => void = (l
 	);
 	out(`report: ${path.join(dir, "report.json")}`);
 	return exitCode;
-}
-
-/** A screenshot of the bot's page now, or null. */
-function shot(session: BotSession): Promise<Uint8Array | null> {
-	return session.screenshot();
 }
