@@ -5,7 +5,7 @@
  */
 import type { Browser, Page } from "puppeteer-core";
 import type { Act } from "../../src/bot-channel/protocol.ts";
-import type { MeetingDriver } from "../drivers/types.ts";
+import type { AudioCapture, MeetingDriver } from "../drivers/types.ts";
 import type { Outgoing } from "./channel.ts";
 import { fetchGuarded, type HostEgress } from "./egress.ts";
 import { openSurface } from "./surface.ts";
@@ -14,7 +14,7 @@ import { espeakVoice, espeakWav } from "./tts.ts";
 type EventName = Extract<Outgoing, { type: "event" }>["name"];
 
 interface BotPageApi {
-	startCapture(): void;
+	startCapture(options?: AudioCapture | null): void;
 	speak(base64: string): Promise<"completed" | "interrupted">;
 	stopSpeaking(): boolean;
 	show(kind: "image" | "video", url: string | null, fit?: "cover" | "contain"): Promise<boolean>;

@@ -363,7 +363,9 @@ export class BotSession {
 		this.audio.transcriber = source.transcriber;
 		this.captions = source.captions;
 		if (this.audio.transcriber || request.recording_enabled)
-			await page.evaluate(() => window.__bot.startCapture()).catch(because("could not start capturing the meeting audio"));
+			await page
+				.evaluate((capture) => window.__bot.startCapture(capture), this.driver.audioCapture ?? null)
+				.catch(because("could not start capturing the meeting audio"));
 		return this.driver.prepareCall(page).catch((err: unknown) => {
 			this.log(`prepare call: ${errorText(err)}`);
 			return false;
