@@ -16,6 +16,7 @@ export const SANDBOX_HOSTS = [
 	"teams.microsoft.com",
 	"teams.live.com",
 	"login.microsoftonline.com",
+	"login.live.com",
 	"accounts.google.com",
 ] as const;
 
