@@ -68,15 +68,17 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 	// separator), so an outcome sentence said in a caption or typed in chat matches no rule.
 	const participantRegions = all(table.participantText).filter(visible);
 	const textOf = (e: Element) => {
+		if (participantRegions.includes(e)) return "";
 		// biome-ignore lint/performance/useDomNodeTextContent: innerText leaves out hidden screens, which is the point.
 		let text = fold((e as HTMLElement).innerText ?? "");
-		for (const region of participantRegions) {
-			if (region !== e && !e.contains(region)) continue;
+		// Longest first: a name cut out of the page first would also be cut out of the caption that
+		// quotes it, and that caption's text would then no longer be found to be cut out.
+		const owns = participantRegions
+			.filter((region) => e.contains(region))
 			// biome-ignore lint/performance/useDomNodeTextContent: the same text innerText put in, to take it out.
-			const own = fold((region as HTMLElement).innerText ?? "");
-			if (own) text = text.split(own).join(" \u241e ");
-			if (region === e) return "";
-		}
+			.map((region) => fold((region as HTMLElement).innerText ?? ""))
+			.sort((a, b) => b.length - a.length);
+		for (const own of owns) if (own) text = text.split(own).join(" \u241e ");
 		return text;
 	};
 	let pageText: string | null = null;
