@@ -59,13 +59,20 @@ async function enabledJoin(page: Page, waitMs: number): Promise<ElementHandle<El
 	}
 }
 
-/** The pre-join screen offers Join now, enabled: the request was not sent (or was dropped). */
+/**
+ * The pre-join form is offered again: Join now enabled (the request was not sent, or was dropped),
+ * or a fresh form with the name field empty (back from "we couldn't connect you").
+ */
 async function joinOffered(page: Page): Promise<boolean> {
 	const join = await joinButton(page);
 	if (!join) return false;
 	const enabled = await isEnabled(join);
 	await join.dispose();
-	return enabled;
+	if (enabled) return true;
+	const name = await findVisible(page, TEAMS.nameInput);
+	const fresh = name !== null && (await name.evaluate((e) => (e as HTMLInputElement).value.trim() === ""));
+	await name?.dispose();
+	return fresh;
 }
 
 /** A switch is on when `aria-checked` or `checked` says so (A; S's switches are native inputs). Verified, up to 3 clicks. */
