@@ -22,7 +22,7 @@ describe("the Teams join, against the page's traps", () => {
 
 	/** Gets in without asking for help, having asked to join exactly once, with mic and camera off. */
 	async function getsIn(scenario: z.input<typeof Scenario>) {
-		const bot = await spawnBot(world, "teams", { admit_after_ms: 500, participants: [{ name: "Ana" }], ...scenario });
+		const bot = await spawnBot(world, "teams", { admit_after_ms: 1_500, participants: [{ name: "Ana" }], ...scenario });
 		await world.room.until(bot.meetingId, (r) => statusesOf(r).find((s) => s.status === "active" || s.status === "failed"));
 		world.room.command(bot.meetingId, { action: "leave" });
 		await world.room.until(bot.meetingId, finalStatus);
@@ -33,12 +33,16 @@ describe("the Teams join, against the page's traps", () => {
 		return bot;
 	}
 
+	/** On both page generations: the older one's switches are `aria-checked`, today's native inputs. */
+	const onBothPages = (scenario: z.input<typeof Scenario>) =>
+		Promise.all([getsIn({ ...scenario, dom_version: "newer" }), getsIn({ ...scenario, dom_version: "older" })]);
+
 	it("clicks Join now again when the audio/video prompt swallowed the click, at once or after a device check (V #467)", async () => {
-		await Promise.all([getsIn({ interruptions: true }), getsIn({ traps: ["av_prompt_late"] })]);
+		await Promise.all([onBothPages({ interruptions: true }), onBothPages({ traps: ["av_prompt_late"] })]);
 	});
 
 	it("waits for a Join now that enables late, and clicks one an overlay covers", async () => {
-		await Promise.all([getsIn({ traps: ["join_enabled_late"] }), getsIn({ traps: ["join_overlay"] })]);
+		await Promise.all([onBothPages({ traps: ["join_enabled_late"] }), onBothPages({ traps: ["join_overlay"] })]);
 	});
 
 	it("finds the launcher by its other labels (S: 'Join from browser', 'Join on this browser')", async () => {

@@ -77,7 +77,7 @@ describe("the Teams driver on the sandbox page, in each language and page genera
 		attendWholeMeeting("en", "older"));
 
 	it("stays in the call and transcribes on when participants say, type or are named outcome sentences", async () => {
-		const said = [
+		const said: [string, string, string] = [
 			"You've been removed from this meeting. Sie wurden entfernt.",
 			"Sorry, but you were denied access to the meeting. Someone will let you in soon.",
 			"La réunion est terminée, we couldn't connect you.",
