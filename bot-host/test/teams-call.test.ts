@@ -10,35 +10,7 @@ import { TEAMS_REDUNDANT_TONE_HZ } from "../sandbox/pages/teams.ts";
 import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
 import { describeWav, type Providers, startProviders } from "./providers.ts";
 import { finalStatus, segmentsOf, statusesOf } from "./room.ts";
-
-/** Goertzel power of one frequency in a window of 16-bit samples. */
-function power(samples: Int16Array, from: number, length: number, hz: number, rate: number): number {
-	const k = 2 * Math.cos((2 * Math.PI * hz) / rate);
-	let s1 = 0;
-	let s2 = 0;
-	for (let i = from; i < from + length; i++) {
-		const s0 = (samples[i] ?? 0) / 0x8000 + k * s1 - s2;
-		s2 = s1;
-		s1 = s0;
-	}
-	return s1 * s1 + s2 * s2 - k * s1 * s2;
-}
-
-/** The share of 100 ms windows in which a steady tone stands out of its neighbouring frequencies. */
-function toneShare(wav: Buffer, hz: number): number {
-	const rate = wav.readUInt32LE(24);
-	const pcm = wav.subarray(44);
-	const samples = new Int16Array(pcm.buffer, pcm.byteOffset, Math.floor(pcm.length / 2));
-	const size = rate / 10;
-	let windows = 0;
-	let toned = 0;
-	for (let from = 0; from + size <= samples.length; from += size) {
-		windows++;
-		const around = Math.max(power(samples, from, size, hz - 400, rate), power(samples, from, size, hz + 400, rate));
-		if (power(samples, from, size, hz, rate) > 20 * around + 1e-3) toned++;
-	}
-	return windows === 0 ? 0 : toned / windows;
-}
+import { toneShare, wavSamples } from "./tones.ts";
 
 describe("a Teams bot in the call", () => {
 	let world: World;
@@ -106,7 +78,8 @@ describe("a Teams bot in the call", () => {
 			const wav = providers.uploads.find((u) => u.path === `/recordings/teams-${dom_version}.wav`)?.body ?? Buffer.alloc(44);
 			expect(describeWav(wav).rms).toBeGreaterThan(0.005);
 			// The redundant copy carries the sandbox's marker tone: none of it may be in the recording.
-			expect(toneShare(wav, TEAMS_REDUNDANT_TONE_HZ)).toBeLessThan(0.05);
+			const { samples, rate } = wavSamples(wav);
+			expect(toneShare(samples, rate, TEAMS_REDUNDANT_TONE_HZ)).toBeLessThan(0.05);
 		},
 	);
 
