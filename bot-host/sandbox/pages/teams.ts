@@ -121,11 +121,14 @@ for (const [key, set] of [["mic", (on) => Sandbox.setMic(on)], ["camera", (on) =
 	if (OLDER) e.addEventListener("click", () => { setSwitch(e, !switchOn(e)); set(switchOn(e)); });
 	else e.addEventListener("change", () => set(switchOn(e)));
 }
-// join_enabled_late: Join now enables a while after the name is typed (devices still starting).
+// join_enabled_late: Join now enables 3 s after the name is first typed (devices still starting).
+let enabling = null;
 nameInput.addEventListener("input", () => {
 	const named = () => nameInput.value.trim() !== "";
-	if (!named() || !TRAPS.has("join_enabled_late")) joinButton.disabled = !named();
-	else setTimeout(() => { joinButton.disabled = !named(); }, 3000);
+	if (!named() || !TRAPS.has("join_enabled_late")) return void (joinButton.disabled = !named());
+	enabling ??= setTimeout(() => {
+		if (Sandbox.phase === "prejoin") joinButton.disabled = !named();
+	}, 3000);
 });
 // The light flow's prompt once Join now is clicked with camera and mic off (V #467, msteams/modals.ts):
 // answering it sends nothing, Join now stays, and the next click joins. av_prompt_late: it comes only
@@ -160,6 +163,7 @@ $('[data-tid="calling-retry-rejoinbutton"]').addEventListener("click", () => {
 	$("#retry").hidden = true;
 	$("#prejoin").hidden = false;
 	nameInput.value = "";
+	enabling = null;
 	joinButton.disabled = true;
 	for (const e of Object.values(switches)) setSwitch(e, true);
 	Sandbox.setMic(true);
