@@ -8,7 +8,7 @@
 import type { Browser, Page } from "puppeteer-core";
 import type { Act, ScreenEventPayload } from "../../src/bot-channel/protocol.ts";
 import type { PresentedAs } from "../../src/platforms/share-facts.ts";
-import type { MeetingDriver } from "../drivers/types.ts";
+import type { AudioCapture, MeetingDriver } from "../drivers/types.ts";
 import { errorText } from "../error-text.ts";
 import type { Outgoing } from "./channel.ts";
 import { fetchGuarded, type HostEgress } from "./egress.ts";
@@ -21,7 +21,7 @@ type Feed = "camera" | "screen";
 type Fit = "cover" | "contain";
 
 interface BotPageApi {
-	startCapture(): void;
+	startCapture(options?: AudioCapture | null): void;
 	/** Measure the meeting's audio level, reported through `__botHeard` (meeting-page.ts). */
 	startLevels(): void;
 	speak(base64: string): Promise<"completed" | "interrupted">;

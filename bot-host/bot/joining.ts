@@ -16,6 +16,7 @@ const JOIN_RETRY_MS = 3_000;
 
 export class JoinAttempts {
 	private asked = false;
+	private askedAgain = false;
 	private buttonMissing = false;
 	private lastTry = Number.NEGATIVE_INFINITY;
 	private deadline: number;
@@ -36,11 +37,22 @@ export class JoinAttempts {
 		return this.buttonMissing;
 	}
 
-	/** On the pre-join screen: ask to join, unless it has asked already or tried a moment ago. */
+	/**
+	 * On the pre-join screen: ask to join, unless it tried a moment ago, or has asked already and
+	 * the page does not offer Join again (a dialog that swallowed the click, Teams' "continue
+	 * without audio or video"). The lobby's own dropped-connection recovery is `recoverLobby`: a
+	 * page still in the lobby is never asked from here.
+	 */
 	async onPrejoin(page: Page, now: () => number): Promise<void> {
-		if (this.asked || now() - this.lastTry < JOIN_RETRY_MS) return;
-		this.lastTry = now();
+		if (now() - this.lastTry < JOIN_RETRY_MS) return;
 		const { driver, request, evidence, input } = this.options;
+		if (this.asked) {
+			if (!(await driver.joinOffered?.(page).catch(() => false))) return;
+			evidence.step("the join screen offers Join again: asking again");
+			this.asked = false;
+			this.askedAgain = true;
+		}
+		this.lastTry = now();
 		// A try again after a missing join button tells its steps only if it gets through, so a long
 		// wait for help does not push everything before it out of the bounded step log.
 		const retrying = this.buttonMissing;
@@ -58,7 +70,8 @@ export class JoinAttempts {
 		for (const words of held) evidence.step(words);
 		this.asked = true;
 		this.buttonMissing = false;
-		this.deadline = now() + this.options.timeoutMs;
+		// Asking again does not buy more time: a page that keeps offering Join still times out.
+		if (!this.askedAgain) this.deadline = now() + this.options.timeoutMs;
 	}
 
 	/**

@@ -72,6 +72,10 @@ export function outcomeOf(state: PageState, stage: Stage): Ending | null {
 			return endingFor("stopped", "the page shows the bot left the meeting");
 		case "not_found":
 			return endingFor("join_failure", "meeting not found (invalid link, code or passcode)");
+		case "encryption_error":
+			// Not the host ending it: the platform's end-to-end encryption failed the call.
+			if (stage !== "active") return endingFor("join_failure", "the platform could not set up the call: an encryption error");
+			return failedWithout("the call ended with an encryption error on the platform (not ended by the host)");
 		default:
 			return null;
 	}

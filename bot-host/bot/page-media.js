@@ -2,7 +2,8 @@
 // 1. A virtual microphone and camera: getUserMedia returns a WebAudio destination (speech is
 //    played into it) and a canvas stream (avatar or shared content), never a real device.
 // 2. Meeting audio capture: every media element playing a remote stream is mixed at 16 kHz
-//    mono and handed to the bot host in chunks through the exposed __botAudioChunk binding.
+//    mono and handed to the bot host in chunks through the exposed __botAudioChunk binding
+//    (only the platform's own mix where it sends one beside redundant tracks: Teams).
 // 3. Meeting audio level: once in the call, whether or not the audio is captured, how long
 //    people were heard, sent about once a second through the __botHeard binding.
 // 4. A virtual screen: getDisplayMedia returns a canvas stream of its own (shared content), so
@@ -152,7 +153,7 @@
 	const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 
 	// Remote audio that never reaches a media element (Teams' mainAudio, a Meet variant) comes
-	// in through RTCPeerConnection "track" events.
+	// in through RTCPeerConnection "track" events, with the ids of the streams it arrived in.
 	const peerTracks = [];
 	const NativePeerConnection = window.RTCPeerConnection;
 	if (NativePeerConnection) {
@@ -161,22 +162,36 @@
 			constructor(...args) {
 				super(...args);
 				this.addEventListener("track", (event) => {
-					if (event.track.kind === "audio") peerTracks.push(event.track);
+					if (event.track.kind === "audio") peerTracks.push({ track: event.track, streams: event.streams.map((s) => s.id) });
 				});
 			}
 		}
 		window.RTCPeerConnection = Wrapped;
 	}
 
+	// `mainTrack`: the platform sends its own mix of the meeting (a track id starting with it, or a
+	// stream id holding it) beside redundant tracks already in that mix, so only the mix is the
+	// meeting; with none after `fallbackAfterMs`, every track is (doubled audio beats silence).
+	const meetingTracks = (found, options, waitedMs) => {
+		if (!options?.mainTrack) return found;
+		const prefix = options.mainTrack.toLowerCase();
+		const main = found.filter(
+			({ track, streams }) => track.id.toLowerCase().startsWith(prefix) || streams.some((id) => id.toLowerCase().includes(prefix)),
+		);
+		if (main.length > 0) return main;
+		return waitedMs < options.fallbackAfterMs ? [] : found;
+	};
+
 	let capture = null;
-	const startCapture = () => {
+	const startCapture = (options = null) => {
 		if (capture) return;
 		const ctx = new AudioContext({ sampleRate: 16000 });
 		const mixer = ctx.createGain();
 		const processor = ctx.createScriptProcessor(4096, 1, 1);
 		mixer.connect(processor);
 		processor.connect(ctx.destination);
-		const connected = new Set();
+		const connected = new Map();
+		const startedAt = performance.now();
 		let pending = [];
 		let pendingLength = 0;
 		processor.onaudioprocess = (event) => {
@@ -200,19 +215,28 @@
 		// Each remote track once, whether it is found on an element, a peer connection or both.
 		const scan = () => {
 			if (ctx.state !== "running") ctx.resume().catch(() => {});
-			const tracks = [...peerTracks];
+			const found = [...peerTracks];
 			for (const el of document.querySelectorAll("audio, video")) {
 				const stream = el.srcObject;
 				if (!(stream instanceof MediaStream)) continue;
 				const audio = stream.getAudioTracks();
 				// A stream carrying our own microphone is the self preview, not the meeting.
 				if (audio.some((t) => virtualTracks.has(t))) continue;
-				tracks.push(...audio);
+				found.push(...audio.map((track) => ({ track, streams: [stream.id] })));
 			}
-			for (const track of tracks) {
+			const chosen = meetingTracks(found, options, performance.now() - startedAt);
+			const wanted = new Set(chosen.map(({ track }) => track.id));
+			// A mix that came after the fallback: the other tracks leave the capture again.
+			for (const [id, source] of connected) {
+				if (!options?.mainTrack || wanted.has(id)) continue;
+				source.disconnect();
+				connected.delete(id);
+			}
+			for (const { track } of chosen) {
 				if (connected.has(track.id) || track.readyState === "ended") continue;
-				connected.add(track.id);
-				ctx.createMediaStreamSource(new MediaStream([track])).connect(mixer);
+				const source = ctx.createMediaStreamSource(new MediaStream([track]));
+				source.connect(mixer);
+				connected.set(track.id, source);
 			}
 		};
 		capture = { ctx, timer: setInterval(scan, 300) };

@@ -412,7 +412,9 @@ export class BotSession {
 		this.captions = source.captions;
 		if (source.captions) this.captionWatch = new CaptionWatch(this.heard, now, this.options.captionWatch);
 		if (this.audio.transcriber || request.recording_enabled)
-			await page.evaluate(() => window.__bot.startCapture()).catch(because("could not start capturing the meeting audio"));
+			await page
+				.evaluate((capture) => window.__bot.startCapture(capture), this.driver.audioCapture ?? null)
+				.catch(because("could not start capturing the meeting audio"));
 		// Caption changes are watched from now, not from the next reading: the call's first line would wait a tick.
 		if (this.captions)
 			await this.driver.snapshot(page, { botName: request.bot_name, admittedForMs: 0, watchCaptions: true }).catch(() => null);

@@ -49,12 +49,14 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 	const visible = (e: Element) => (e as HTMLElement).getClientRects().length > 0;
 	const all = (selectors: readonly string[], root: ParentNode = document) =>
 		selectors.length === 0 ? [] : [...root.querySelectorAll(selectors.join(","))];
-	const readName = (e: Element, sources: readonly NameSource[]) => {
+	// A machine id where a person's name should be (Teams' `video-stream-2`) is no name: the next source is read.
+	const machine = table.participants.machineName ? new RegExp(`^(?:${table.participants.machineName})$`) : null;
+	const readName = (e: Element, sources: readonly NameSource[], person = false) => {
 		for (const source of sources) {
 			const target = source.selector ? e.querySelector(source.selector) : e;
 			if (!target) continue;
 			const name = clean(source.attribute ? (target.getAttribute(source.attribute) ?? "") : (target.textContent ?? ""));
-			if (name) return name;
+			if (name && !(person && machine?.test(name))) return name;
 		}
 		return "";
 	};
@@ -155,11 +157,22 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 		return [];
 	};
 	const speakers = table.speakers;
+	// Teams' voice-level outline is in every tile; only the speaker's is lit: opaque, with a blue border.
+	const lit = (e: Element, pseudo: string | undefined) => {
+		const style = getComputedStyle(e, pseudo ?? null);
+		const rgb = (style.borderTopColor.match(/\d+(\.\d+)?/g) ?? []).map(Number);
+		const [r = 0, g = 0, b = 0] = rgb;
+		return style.opacity === "1" && b > 180 && b > r + 40 && b > g + 40 && r < 150 && g < 150;
+	};
+	const highlighted = (tile: Element) =>
+		(speakers.highlighted ?? []).some(({ selector, pseudo }) =>
+			[...(tile.matches(selector) ? [tile] : []), ...tile.querySelectorAll(selector)].some((e) => lit(e, pseudo)),
+		);
 	const readSpeakers = () => [
 		...new Set(
 			all(speakers.tiles)
-				.filter((tile) => speakers.speaking.some((s) => tile.matches(s) || tile.querySelector(s) !== null))
-				.map((tile) => readName(tile, speakers.name))
+				.filter((tile) => speakers.speaking.some((s) => tile.matches(s) || tile.querySelector(s) !== null) || highlighted(tile))
+				.map((tile) => readName(tile, speakers.name, true))
 				.filter((name) => name !== ""),
 		),
 	];
@@ -201,7 +214,7 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 	const participants = all(people.items)
 		.filter((item) => !people.visibleOnly || visible(item))
 		.filter((item) => !isSelf(item) && !(people.selfId && selfIds.has(item.getAttribute(people.selfId) ?? "")))
-		.map((item) => readName(item, people.name))
+		.map((item) => readName(item, people.name, true))
 		.filter((name) => name !== "" && name !== clean(ctx.botName) && !notPeople.some((junk) => fold(name).includes(junk)));
 	let lastSender = "";
 	const chat = all(table.chat.messages).flatMap((message) => {

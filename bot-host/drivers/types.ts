@@ -65,6 +65,17 @@ export interface CallOptions {
 }
 
 /**
+ * Which remote audio is the meeting (page-media.js `startCapture`): the platform's own server mix,
+ * a track (or stream) whose id starts with `mainTrack`, when it sends a redundant copy beside it
+ * (Teams); every track after `fallbackAfterMs` without one, so a renamed mix costs doubled audio,
+ * never silence.
+ */
+export interface AudioCapture {
+	mainTrack: string;
+	fallbackAfterMs: number;
+}
+
+/**
  * The join screen is there but a control the driver needs is not where it looks (the platform
  * changed its layout): the bot asks for help (`layout_changed`) and tries again, rather than fail.
  */
@@ -74,6 +85,8 @@ export class LayoutChanged extends Error {
 
 export interface MeetingDriver {
 	readonly platform: Platform;
+	/** Only the platform's mix of the meeting audio; absent: every remote track is the meeting. */
+	readonly audioCapture?: AudioCapture;
 	/** The URL the bot opens: e.g. Zoom links rewritten to the web client with the passcode. */
 	joinUrl(meetingUrl: string, passcode: string | null): string;
 	/**
@@ -88,6 +101,11 @@ export interface MeetingDriver {
 	 * not confirm that (a pop-up in the way); the session tries again.
 	 */
 	prepareCall(page: Page, options?: CallOptions): Promise<boolean>;
+	/**
+	 * On the pre-join screen after the bot asked to join: the page offers Join again (enabled, no
+	 * lobby), so the request was never sent (a dialog swallowed it) or was dropped; the bot asks again.
+	 */
+	joinOffered?(page: Page): Promise<boolean>;
 	/** While in the lobby: notice a dropped lobby connection and ask to join again (true if it did). */
 	recoverLobby?(page: Page): Promise<boolean>;
 	/** Click away the platform's pop-ups (notices, permission prompts); true if one was dismissed. */

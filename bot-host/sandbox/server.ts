@@ -291,10 +291,16 @@ const SIGN_IN = {
 	google_meet: "https://accounts.google.com/v3/signin/identifier?continue=meet",
 	zoom: "https://app.zoom.us/signin",
 	teams: "https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=teams",
+	// Consumer Teams (teams.live.com) signs in with a Microsoft account (V auth-redirect.ts's hosts).
+	teams_live: "https://login.live.com/oauth20_authorize.srf?client_id=teams",
 };
 
 const SIGN_IN_PAGE = `<!doctype html><html lang="en"><head><title>Sign in</title></head><body><h1>Sign in</h1>
 <input type="email" placeholder="Email or phone"><button>Next</button></body></html>`;
+
+/** Microsoft's sign-in form (A: `input[name="loginfmt"]`). */
+const MICROSOFT_SIGN_IN_PAGE = `<!doctype html><html lang="en"><head><title>Sign in to your account</title></head><body><h1>Sign in</h1>
+<input type="email" name="loginfmt" placeholder="Email, phone, or Skype"><input type="submit" value="Next"></body></html>`;
 
 /** Route a real platform URL (as the bot opens it) to the sandbox page for that platform. */
 function platformPage(
@@ -317,7 +323,8 @@ function platformPage(
 	};
 	const host = url.hostname;
 	const segments = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
-	if (host === "login.microsoftonline.com" || host === "accounts.google.com") return { html: SIGN_IN_PAGE };
+	if (host === "login.microsoftonline.com" || host === "login.live.com") return { html: MICROSOFT_SIGN_IN_PAGE };
+	if (host === "accounts.google.com") return { html: SIGN_IN_PAGE };
 	if (host === "meet.google.com" && segments.length === 1 && segments[0])
 		return needsSignIn(segments[0]) ? { redirect: SIGN_IN.google_meet } : { html: googleMeetPage(segments[0], state(segments[0])) };
 	if (host === "zoom.us" || host.endsWith(".zoom.us")) {
@@ -336,7 +343,11 @@ function platformPage(
 	if (host === "teams.microsoft.com" || host === "teams.live.com") {
 		const id = segments[0] === "meet" ? segments[1] : segments[0] === "l" && segments[1] === "meetup-join" ? segments[2] : undefined;
 		if (!id) return null;
-		return needsSignIn(id) ? { redirect: SIGN_IN.teams } : { html: teamsPage(id, state(id)) };
+		// org_sign_in: the Teams page itself asks guests to sign in (A's texts) instead of redirecting.
+		if (needsSignIn(id) && scenarioOf(id).traps.includes("org_sign_in"))
+			return { html: teamsPage(id, { ...state(id), signInRequired: true }) };
+		if (needsSignIn(id)) return { redirect: host === "teams.live.com" ? SIGN_IN.teams_live : SIGN_IN.teams };
+		return { html: teamsPage(id, state(id)) };
 	}
 	return null;
 }

@@ -135,7 +135,7 @@ describe("a bot that asks for help", () => {
 				join_step: "prejoin",
 			});
 			expect(last.diagnostics).toMatchObject({ page_state: "not_found", screenshot: null });
-			expect(last.diagnostics?.page_text).toContain("This meeting link is invalid");
+			expect(last.diagnostics?.page_text).toContain("Looks like the meeting URL is incorrect");
 			expect(world.room.screenshots(bot.meetingId).size).toBe(0);
 		} finally {
 			world.room.screenshotRefusal = null;

@@ -69,6 +69,12 @@ describe("the in-page reader", () => {
 		expect(await state()).toBe("in_call");
 	});
 
+	it("cuts a caption out whole when it names someone whose tile was cut out too", async () => {
+		await show(`<button id="leave">Leave</button><div class="tile"><span class="name">Mallory</span></div>
+			<div id="captions"><div class="entry"><span class="who">Mallory</span><span class="said">Someone will let you in soon</span></div></div>`);
+		expect(await state()).toBe("in_call");
+	});
+
 	it("reads an outcome screen's text in any case, with curly apostrophes, in the languages it knows", async () => {
 		await show(`<button id="leave">Leave</button><h1>YOU\u2019VE BEEN REMOVED FROM THE MEETING</h1>`);
 		expect(await state()).toBe("removed");

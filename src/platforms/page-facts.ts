@@ -38,6 +38,8 @@ export type PageState =
 	| "removed"
 	| "ended"
 	| "not_found"
+	/** The platform ended the call with an encryption error of its own (Teams' end-to-end encryption screen). */
+	| "encryption_error"
 	| "sign_in_required"
 	| "bot_wall"
 	| "left"
@@ -98,6 +100,12 @@ export interface SpeakerFacts {
 	tiles: readonly string[];
 	/** A tile is speaking if it (or something inside it) matches one of these. */
 	speaking: readonly string[];
+	/**
+	 * Or if one of these elements inside it is drawn as a highlight: fully opaque with a blue
+	 * border (on the element or its pseudo-element), where the platform keeps the outline in every
+	 * tile and only lights it up for the speaker (Teams' voice-level outline).
+	 */
+	highlighted?: readonly { selector: string; pseudo?: "::before" | "::after" }[];
 	/** Where the name is, tried in order. */
 	name: readonly NameSource[];
 }
@@ -116,6 +124,12 @@ export interface ParticipantFacts {
 	visibleOnly: boolean;
 	/** Entries whose name contains one of these (case-insensitive) are not people (screen-share tiles, device ids). */
 	notPeople?: readonly string[];
+	/**
+	 * A regular expression (source) a whole name matches when it is a machine id, not a person's
+	 * name (Teams' `video-stream-2`): such a name source is skipped for the next one, for
+	 * participants and speakers alike.
+	 */
+	machineName?: string;
 }
 
 export interface ChatFacts {

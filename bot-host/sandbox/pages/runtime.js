@@ -101,43 +101,61 @@
 		const ctx = new AudioContext();
 		const streams = new Map();
 		// Meet: one media element per remote stream; Zoom and Teams: one server mix.
+		const play = (stream, key, { muted = false, ids = null } = {}) => {
+			const el = document.createElement("audio");
+			el.autoplay = true;
+			el.muted = muted;
+			el.dataset.sandboxStream = key;
+			document.body.appendChild(el);
+			const attach = (remote) => {
+				el.srcObject = remote;
+				el.play().catch(() => {});
+			};
+			// Through a real WebRTC loopback, so the page sees a remote track as on Teams.
+			if (state.skin.peerAudio) loopback(stream, attach, ids);
+			else attach(stream);
+		};
 		const destinationFor = (participantId) => {
 			const key = state.skin.mixedAudio ? "mix" : participantId;
-			let dest = streams.get(key);
-			if (!dest) {
-				dest = ctx.createMediaStreamDestination();
-				streams.set(key, dest);
-				const el = document.createElement("audio");
-				el.autoplay = true;
-				el.dataset.sandboxStream = key;
-				if (state.skin.mixedAudio) el.id = "mainAudio";
-				document.body.appendChild(el);
-				if (state.skin.peerAudio) {
-					// Through a real WebRTC loopback, so the page sees a remote track as on Teams.
-					loopback(dest.stream, (remote) => {
-						el.srcObject = remote;
-						el.play().catch(() => {});
-					});
-				} else {
-					el.srcObject = dest.stream;
-					el.play().catch(() => {});
+			let bus = streams.get(key);
+			if (!bus) {
+				bus = ctx.createGain();
+				streams.set(key, bus);
+				const dest = ctx.createMediaStreamDestination();
+				bus.connect(dest);
+				play(dest.stream, key, { ids: state.skin.mainAudio ?? null });
+				// A redundant track carrying the mix again (Teams), marked by a quiet tone; received, not played.
+				const redundant = state.skin.redundantAudio;
+				if (redundant) {
+					const copy = ctx.createMediaStreamDestination();
+					bus.connect(copy);
+					const tone = ctx.createOscillator();
+					const level = ctx.createGain();
+					tone.frequency.value = redundant.toneHz;
+					level.gain.value = 0.05;
+					tone.connect(level).connect(copy);
+					tone.start();
+					play(copy.stream, `${key}-redundant`, { muted: true });
 				}
 			}
-			return dest;
+			return bus;
 		};
 		state.audio = { ctx, destinationFor };
 		return state.audio;
 	};
 
-	const loopback = async (stream, onRemote) => {
+	// `ids`: the stream and track ids the receiving side sees (the platform's own names, Teams' `mainAudio`).
+	const loopback = async (stream, onRemote, ids = null) => {
 		const sender = new RTCPeerConnection();
 		const receiver = new RTCPeerConnection();
 		sender.onicecandidate = (e) => e.candidate && receiver.addIceCandidate(e.candidate).catch(() => {});
 		receiver.onicecandidate = (e) => e.candidate && sender.addIceCandidate(e.candidate).catch(() => {});
-		receiver.ontrack = (e) => onRemote(new MediaStream([e.track]));
+		receiver.ontrack = (e) => onRemote(e.streams[0] ?? new MediaStream([e.track]));
 		for (const track of stream.getAudioTracks()) sender.addTrack(track, stream);
 		await sender.setLocalDescription(await sender.createOffer());
-		await receiver.setRemoteDescription(sender.localDescription);
+		const offer = sender.localDescription;
+		const sdp = ids ? offer.sdp.replace(/msid:\S+ \S+/g, `msid:${ids.stream} ${ids.track}`) : offer.sdp;
+		await receiver.setRemoteDescription({ type: "offer", sdp });
 		await receiver.setLocalDescription(await receiver.createAnswer());
 		await sender.setRemoteDescription(receiver.localDescription);
 	};

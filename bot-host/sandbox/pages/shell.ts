@@ -16,6 +16,8 @@ export interface MeetingPageState {
 	interstitial?: "policy" | "bot_check" | null;
 	/** The join button renamed until the sandbox says the layout is restored (scenario `layout_changed`); the skin's `applyLayout` draws it. */
 	layoutChanged?: boolean;
+	/** Guests must sign in (scenario `sign_in_required`) and the page says so itself rather than redirecting (Teams' org policy). */
+	signInRequired?: boolean;
 	/** The page's UI language, its generation and the traps it sets (scenario `ui_language`, `dom_version`, `traps`). */
 	language?: UiLanguage;
 	dom?: "newer" | "older";

@@ -24,6 +24,18 @@ export const MEET_TRAPS = [
 	"problem_connecting",
 ] as const;
 export const ZOOM_TRAPS = [] as const;
-export const TEAMS_TRAPS = [] as const;
+/** Teams (pages/teams.ts; docs/sandbox.md#teams-web says what each does and whose note it follows). */
+export const TEAMS_TRAPS = [
+	"launcher_variant",
+	"join_overlay",
+	"join_enabled_late",
+	"av_prompt_late",
+	"couldnt_connect",
+	"org_sign_in",
+	"organizer_view",
+	"unnamed_stream",
+	"idle_chat",
+	"encryption_error",
+] as const;
 
 export const SANDBOX_TRAPS: readonly string[] = [...MEET_TRAPS, ...ZOOM_TRAPS, ...TEAMS_TRAPS];

@@ -112,7 +112,8 @@ export const teams: PlatformFacts = {
 	meetingUrl: (nativeId, passcode) =>
 		DIGITS.test(nativeId) ? teamsMeetUrl(TEAMS_PERSONAL, nativeId, passcode) : teamsMeetupUrl(TEAMS_WORK, nativeId, "0", null),
 	linkLabel: (nativeId) => `Microsoft Teams meeting ${shortened(nativeId)}`,
-	browserHosts: [TEAMS_WORK, TEAMS_PERSONAL, "login.microsoftonline.com"],
+	// Sign-in: work accounts on login.microsoftonline.com, personal (teams.live.com) ones on login.live.com.
+	browserHosts: [TEAMS_WORK, TEAMS_PERSONAL, "login.microsoftonline.com", "login.live.com"],
 	// An anonymous guest presents only when the meeting's "Who can present?" includes it.
 	screenShare: "host_permits",
 };
