@@ -59,6 +59,8 @@ export interface StateRule {
 	selectors?: readonly string[];
 	/** The page's address (host and path) contains one of these: a redirect to a sign-in or post-meeting page. */
 	urls?: readonly string[];
+	/** The document's title contains one of these (an error page known by its title: Zoom's "Error - Zoom"). */
+	titles?: UiTexts;
 	/**
 	 * The rule holds only once the bot has been in the call this long (ms): redirects during a
 	 * platform's audio set-up right after admission are not an ending.
@@ -79,7 +81,17 @@ export interface NameSource {
  * no element around each line (Teams' guest view), paired one speaker to the text that follows.
  */
 export type CaptionLayout =
-	| { kind: "entries"; entry: string; speaker: readonly NameSource[] | null; text: readonly string[] }
+	| {
+			kind: "entries";
+			entry: string;
+			speaker: readonly NameSource[] | null;
+			text: readonly string[];
+			/**
+			 * The platform may reuse one element for the next line (Zoom's subtitle span): a text that
+			 * no longer extends the element's previous one is a new line, not an edit of the old one.
+			 */
+			reusedEntry?: boolean;
+	  }
 	| { kind: "paired"; speaker: NameSource & { selector: string }; text: string };
 
 export interface CaptionFacts {
