@@ -45,6 +45,21 @@ export class LayoutChanged extends Error {
 	override readonly name = "LayoutChanged";
 }
 
+/**
+ * The join screen and its controls are there, but the platform is not ready to take the join
+ * yet (Zoom's Join still disabled a while after the name was typed): the bot tries again a
+ * moment later, within the join deadline, rather than fail.
+ */
+export class JoinNotReady extends Error {
+	override readonly name = "JoinNotReady";
+}
+
+/** What a driver may tell while it sets up the call. */
+export interface PrepareOptions {
+	/** What the driver just did or found, in words (the bot's step log): e.g. captions the host turned off. */
+	step?: (words: string) => void;
+}
+
 export interface MeetingDriver {
 	readonly platform: Platform;
 	/** The URL the bot opens: e.g. Zoom links rewritten to the web client with the passcode. */
@@ -60,7 +75,12 @@ export interface MeetingDriver {
 	 * Once admitted: captions on, and the panels the snapshot reads opened. False when it could
 	 * not confirm that (a pop-up in the way); the session tries again.
 	 */
-	prepareCall(page: Page): Promise<boolean>;
+	prepareCall(page: Page, options?: PrepareOptions): Promise<boolean>;
+	/**
+	 * While the page says the host has not started the meeting, re-open the join link this often
+	 * (Zoom's "(3,001)" page never changes by itself); absent: the page updates itself.
+	 */
+	readonly hostRecheckMs?: number;
 	/** While in the lobby: notice a dropped lobby connection and ask to join again (true if it did). */
 	recoverLobby?(page: Page): Promise<boolean>;
 	/** Click away the platform's pop-ups (notices, permission prompts); true if one was dismissed. */
