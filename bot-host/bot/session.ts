@@ -19,8 +19,8 @@ import { runCommands } from "./commands.ts";
 import type { HostEgress } from "./egress.ts";
 import { Evidence } from "./evidence.ts";
 import { DEFAULT_HELP_GRACE_MS, HELP_REASONS, HelpWatch, helpKindOf } from "./help.ts";
-import { JoinAttempts } from "./joining.ts";
-import { autoLeave } from "./limits.ts";
+import { HostWait, JoinAttempts } from "./joining.ts";
+import { autoLeave, leaveLimits } from "./limits.ts";
 import { leaveMeeting, openMeetingPage, preparePage } from "./meeting-page.ts";
 import { type Ending, endingFor, failedWithout, leaving, outcomeOf, reportable, type Stage } from "./outcomes.ts";
 import { type CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts";
@@ -40,6 +40,8 @@ export interface SessionOptions {
 	joinTimeoutMs?: number;
 	/** How long an unrecognised screen may last before the bot asks for help (BOT_HELP_GRACE_S). */
 	helpGraceMs?: number;
+	/** How often a page that says the host has not started is re-opened; default the driver's (Zoom: 15 s). */
+	hostRecheckMs?: number;
 	/** The host's cap on a recording file (BOT_RECORDING_MAX_BYTES); the spawn's `recording_max_bytes` may lower it. */
 	recordingMaxBytes?: number;
 	log?: (line: string) => void;
@@ -213,16 +215,20 @@ export class BotSession {
 		if (this.crashed) throw new Error(this.crashed);
 		if (unopened) return unopened;
 		this.evidence.step("opened the meeting page");
-		return this.requestedEnding ?? this.watch(page, startedAt);
+		return this.requestedEnding ?? this.watch(page, startedAt, url);
 	}
 
-	private async watch(page: Page, startedAt: number): Promise<Ending> {
+	private async watch(page: Page, startedAt: number, url: string): Promise<Ending> {
 		// Each tick reads the whole page (its visible text, captions, tiles) through the DevTools
 		// protocol: 250 ms keeps a caption's first read well inside the 500 ms budget while costing
 		// each bot less than 150 ms did (docs/bot-fleet.md#density).
 		const pollMs = this.options.pollMs ?? 250;
 		const { driver, request, evidence } = this;
 		const joining = new JoinAttempts({ driver, request, evidence, timeoutMs: this.options.joinTimeoutMs ?? 60_000, now: this.now() });
+		const hostWait = new HostWait({
+			recheckMs: this.options.hostRecheckMs ?? driver.hostRecheckMs ?? null,
+			limitMs: leaveLimits(request.automatic_leave).max_wait_for_host,
+		});
 		const prefix = `${this.request.meeting_id}-${randomBytes(3).toString("hex")}`;
 		const participants = new ParticipantTracker();
 		const chat = new ChatTracker(this.request.bot_name);
@@ -274,6 +280,7 @@ export class BotSession {
 			this.evidence.notePage(snap.state);
 			const outcome = outcomeOf(snap.state, this.stage);
 			if (outcome) return outcome;
+			if (this.stage !== "active") await this.awaitHost(page, url, snap.state, hostWait, joining, now);
 			if (snap.state === "prejoin") await joining.onPrejoin(page, this.now);
 			const kind = helpKindOf(snap.state, joining.joinButtonMissing);
 			const wasStuckOn = this.help.asking;
@@ -306,7 +313,7 @@ export class BotSession {
 						this.status("active");
 						callReady = await this.startCall(page, prefix, now);
 					} else if (!callReady && tick % 2 === 0 && prepareAttempts++ < 20) {
-						callReady = await this.driver.prepareCall(page).catch(() => false);
+						callReady = await this.driver.prepareCall(page, { step: (words) => this.evidence.step(words) }).catch(() => false);
 					}
 					this.audio.noteSpeakers(snap.activeSpeakers);
 					this.captions?.update(snap.captions, snap.activeSpeakers, now);
@@ -328,14 +335,36 @@ export class BotSession {
 			}
 			// While it asks for help the bot is neither waiting in the lobby nor in the call: only max_bot_time counts.
 			const inLobbyMs = !helping && this.stage === "awaiting_admission" && lobbySince !== null ? now - lobbySince : null;
+			const waitingForHostMs = helping ? null : hostWait.waitedMs(now);
 			const aloneMs = aloneSince === null ? null : now - aloneSince;
 			const { everJoined } = participants;
 			const call =
 				helping || admittedAt === null ? null : { sinceAdmittedMs: now - admittedAt, everJoined, aloneMs, silentMs: now - lastSpeechAt };
-			const rule = autoLeave({ sinceStartMs: now - startedAt, inLobbyMs, call }, this.request.automatic_leave);
+			const rule = autoLeave({ sinceStartMs: now - startedAt, inLobbyMs, waitingForHostMs, call }, this.request.automatic_leave);
 			if (rule) return rule;
 			await sleep(pollMs);
 		}
+	}
+
+	/**
+	 * The page says the host has not started the meeting: the bot stays where it is (`joining`),
+	 * says so in its status, re-opens a page that does not update itself, and never asks for help.
+	 */
+	private async awaitHost(page: Page, url: string, state: PageState, wait: HostWait, joining: JoinAttempts, now: number): Promise<void> {
+		const move = wait.observe(state, now);
+		if (move === "started") {
+			this.evidence.step(`the page says the host has not started the meeting: ${wait.reason}`);
+			this.status(this.stage, { reason: wait.reason });
+		} else if (move === "over") {
+			this.evidence.step("the host started the meeting");
+			if (state === "prejoin") this.status(this.stage, { reason: "the host started the meeting; joining" });
+		}
+		if (state !== "waiting_for_host") return;
+		joining.waitForHost(now);
+		if (this.stage !== "joining" || !wait.reopenDue(now)) return;
+		await page.goto(url, { waitUntil: "domcontentloaded", timeout: 30_000 }).catch((err: unknown) => {
+			this.log(`re-opening the meeting page: ${errorText(err)}`);
+		});
 	}
 
 	/** Admitted: pick the transcript source, start audio capture, open the panels. */
@@ -364,7 +393,7 @@ export class BotSession {
 		this.captions = source.captions;
 		if (this.audio.transcriber || request.recording_enabled)
 			await page.evaluate(() => window.__bot.startCapture()).catch(because("could not start capturing the meeting audio"));
-		return this.driver.prepareCall(page).catch((err: unknown) => {
+		return this.driver.prepareCall(page, { step: (words) => this.evidence.step(words) }).catch((err: unknown) => {
 			this.log(`prepare call: ${errorText(err)}`);
 			return false;
 		});
