@@ -51,7 +51,7 @@ export interface BotHostOptions {
 	/** What the host runs without, named on /health as `degraded` (Chromium without its sandbox). */
 	warnings?: string[];
 	/** Passed to each session (tests shorten the caption settle time). */
-	session?: { pollMs?: number; captionSettleMs?: number; joinTimeoutMs?: number; helpGraceMs?: number };
+	session?: { pollMs?: number; captionSettleMs?: number; joinTimeoutMs?: number; helpGraceMs?: number; hostRecheckMs?: number };
 	log?: (line: string) => void;
 }
 

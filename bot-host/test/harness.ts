@@ -44,7 +44,15 @@ export const ROOMY_MACHINE = {
 };
 
 export async function startWorld(
-	options: { egress?: HostEgress; slots?: number; joinTimeoutMs?: number; recordingMaxBytes?: number; helpGraceMs?: number } = {},
+	options: {
+		egress?: HostEgress;
+		slots?: number;
+		joinTimeoutMs?: number;
+		recordingMaxBytes?: number;
+		helpGraceMs?: number;
+		/** How often a page that says the host has not started is re-opened (the driver's own by default: Zoom 15 s). */
+		hostRecheckMs?: number;
+	} = {},
 ): Promise<World> {
 	const sandbox = await startSandbox();
 	const room = await FakeRoom.start(CHANNEL_TOKEN);
@@ -65,6 +73,7 @@ export async function startWorld(
 			captionSettleMs: 900,
 			joinTimeoutMs: options.joinTimeoutMs ?? 30_000,
 			helpGraceMs: options.helpGraceMs ?? 5_000,
+			...(options.hostRecheckMs ? { hostRecheckMs: options.hostRecheckMs } : {}),
 		},
 		egress: options.egress ?? LOCAL_EGRESS,
 		...(options.slots ? { slots: options.slots } : {}),
