@@ -111,6 +111,52 @@ describe("the in-page reader", () => {
 		]);
 	});
 
+	it("knows an error page by its title, whatever its text", async () => {
+		const table: ProbeTable = { ...TABLE, states: [{ state: "waiting_for_host", titles: { en: ["Error - Zoom"] } }, ...TABLE.states] };
+		await page.setContent("<!doctype html><title>ERROR - ZOOM</title><body><p>Something else</p></body>");
+		expect((await readSnapshot(page, table, context)).state).toBe("waiting_for_host");
+		await page.setContent("<!doctype html><title>Zoom</title><body><p>Error - Zoom</p></body>");
+		expect((await readSnapshot(page, table, context)).state).toBe("unknown");
+	});
+
+	it("starts a new line when a reused caption element's text no longer extends the old one", async () => {
+		const reused: ProbeTable = {
+			...TABLE,
+			captions: {
+				regions: ["#captions"],
+				layouts: [{ kind: "entries", entry: ".item", speaker: null, text: [".item"], reusedEntry: true }],
+			},
+		};
+		await show(`<div id="captions"><span class="item">Good morning</span></div>`);
+		const read = async (text: string) => {
+			await page.evaluate((t) => {
+				const item = document.querySelector(".item");
+				if (item) item.textContent = t;
+			}, text);
+			return (await readSnapshot(page, reused, context)).captions[0]?.key;
+		};
+		const first = await read("Good morning");
+		// Growing, with punctuation and capitals revised, the line is the same.
+		expect(await read("Good morning everyone")).toBe(first);
+		expect(await read("Good morning, everyone, the numbers")).toBe(first);
+		const second = await read("Thanks Alice");
+		expect(second).not.toBe(first);
+		expect(await read("Thanks Alice, let us review")).toBe(second);
+		// Without the flag an element keeps its key whatever it says (Meet rewrites a line in place).
+		const inPlace: ProbeTable = {
+			...TABLE,
+			captions: { regions: ["#captions"], layouts: [{ kind: "entries", entry: ".item", speaker: null, text: [".item"] }] },
+		};
+		await show(`<div id="captions"><span class="item">Good morning</span></div>`);
+		const keyNow = async () => (await readSnapshot(page, inPlace, context)).captions[0]?.key;
+		const kept = await keyNow();
+		await page.evaluate(() => {
+			const item = document.querySelector(".item");
+			if (item) item.textContent = "Something else entirely";
+		});
+		expect(await keyNow()).toBe(kept);
+	});
+
 	it("drops chat elements without text, keeps grouped senders, and leaves out names that are not people", async () => {
 		await show(`<div id="chat"><div data-message-id="pin"><button>Pin</button></div>
 			<div data-message-id="1"><span class="sender">Alice</span><span class="body">one</span></div>
