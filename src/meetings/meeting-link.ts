@@ -12,7 +12,8 @@
  * Canonical forms (what `constructMeetingUrl` builds):
  * - Meet:  https://meet.google.com/<id>                            (Meet has no passcode)
  * - Zoom:  https://zoom.us/j/<digits>[?pwd=<passcode>]             (zoom.us redirects to the
- *          account's own subdomain, so the regional/vanity subdomain need not be kept)
+ *          account's own subdomain, so the regional/vanity subdomain need not be kept; a pasted
+ *          link keeps its registrant token `tk`, and a zoom.com link is the same one on zoom.us)
  *          https://zoom.us/my/<personal link name>[?pwd=<passcode>] (any id that is not digits)
  * - Teams: https://teams.live.com/meet/<digits>[?p=<passcode>]     (the reference's form)
  *          https://teams.microsoft.com/l/meetup-join/<id>/0        (any id that is not digits)
@@ -50,6 +51,10 @@ const PASSCODE = /^[\x21-\x7e]{1,128}$/; // printable ASCII, no spaces: keeps re
 const URL_STRUCTURAL = /[?&=/#\s]/;
 
 const ZOOM_HOME = "zoom.us";
+/** Attendee (meeting_url_utils.py): zoom.com links are zoom.us links. */
+const ZOOM_COM = "zoom.com";
+/** A registrant token (`tk`) of a meeting or webinar that needs registration: printable, no spaces. */
+const ZOOM_REGISTRANT_TOKEN = /^[\x21-\x7e]{1,512}$/;
 const ZOOM_GOV = "zoomgov.com";
 const TEAMS_WORK = "teams.microsoft.com";
 const TEAMS_PERSONAL = "teams.live.com";
@@ -101,6 +106,7 @@ export function parseMeetingLink(link: string): ParsedMeetingLink | null {
 	const host = url.hostname;
 	if (host === "meet.google.com") return parseMeet(url);
 	if (host === ZOOM_HOME || host.endsWith(`.${ZOOM_HOME}`)) return parseZoom(url, ZOOM_HOME);
+	if (host === ZOOM_COM || host.endsWith(`.${ZOOM_COM}`)) return parseZoom(url, ZOOM_HOME);
 	if (host === ZOOM_GOV || host.endsWith(`.${ZOOM_GOV}`)) return parseZoom(url, ZOOM_GOV);
 	if (host === TEAMS_PERSONAL || TEAMS_WORK_HOSTS.has(host)) return parseTeams(url);
 	return null;
@@ -138,11 +144,14 @@ function parseZoom(url: URL, home: string): ParsedMeetingLink | null {
 	const id = zoomLinkId(pathSegments(url));
 	if (id === null) return null;
 	const passcode = validPasscode(url.searchParams.get("pwd"));
+	// Attendee keeps it: without it a registration-required meeting or webinar does not let the bot in.
+	const token = url.searchParams.get("tk")?.trim();
+	const joinable = zoomUrl(home, id, passcode);
 	return {
 		platform: "zoom",
 		native_meeting_id: id,
 		...(passcode ? { passcode } : {}),
-		constructed_meeting_url: zoomUrl(home, id, passcode),
+		constructed_meeting_url: token && ZOOM_REGISTRANT_TOKEN.test(token) ? withQuery(joinable, "tk", token) : joinable,
 	};
 }
 
@@ -255,7 +264,7 @@ function validPasscode(value: string | null | undefined): string | undefined {
 }
 
 function withQuery(base: string, key: string, value: string | undefined): string {
-	return value ? `${base}?${key}=${encodeURIComponent(value)}` : base;
+	return value ? `${base}${base.includes("?") ? "&" : "?"}${key}=${encodeURIComponent(value)}` : base;
 }
 
 function safeDecode(value: string): string | null {
