@@ -86,6 +86,8 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 	};
 	const where = fold(location.host + location.pathname);
 	const title = fold(document.title);
+	const host = location.hostname.toLowerCase();
+	const onWeb = location.protocol === "https:" || location.protocol === "http:";
 	const listed = (texts: UiTexts | undefined) =>
 		Object.values(texts ?? {})
 			.flat()
@@ -102,7 +104,9 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 		const byTitle = title !== "" && listed(rule.titles).some((t) => title.includes(t));
 		const bySelector = !byText && !byTitle && all(rule.selectors ?? []).some(visible);
 		const byUrl = (rule.urls ?? []).some((u) => where.includes(u.toLowerCase()));
-		if (byText || byTitle || bySelector || byUrl) {
+		const offHosts = rule.offHosts ?? [];
+		const byHost = onWeb && offHosts.length > 0 && !offHosts.some((h) => host === h || host.endsWith(`.${h}`));
+		if (byText || byTitle || bySelector || byUrl || byHost) {
 			state = rule.state;
 			break;
 		}

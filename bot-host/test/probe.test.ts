@@ -111,6 +111,26 @@ describe("the in-page reader", () => {
 		]);
 	});
 
+	it("reads a web page off the platform's hosts as the end once in the call, and a browser error page not", async () => {
+		const table: ProbeTable = { ...TABLE, states: [...TABLE.states, { state: "ended", offHosts: ["zoom.us"], admittedForMs: 0 }] };
+		await page.setRequestInterception(true);
+		const answer = (request: import("puppeteer-core").HTTPRequest) =>
+			void request.respond({ status: 200, contentType: "text/html", body: "<p>Thanks for meeting with us</p>" });
+		page.on("request", answer);
+		const stateAt = async (url: string, admittedForMs: number | null) => {
+			await page.goto(url);
+			return (await readSnapshot(page, table, { ...context, admittedForMs })).state;
+		};
+		expect(await stateAt("https://www.example.invalid/thanks", null)).toBe("unknown");
+		expect(await stateAt("https://www.example.invalid/thanks", 1_000)).toBe("ended");
+		expect(await stateAt("https://app.zoom.us/wc/leave-notice", 1_000)).toBe("unknown");
+		expect(await stateAt("https://us05web.zoom.us/somewhere", 1_000)).toBe("unknown");
+		page.off("request", answer);
+		await page.setRequestInterception(false);
+		await page.goto("about:blank");
+		expect((await readSnapshot(page, table, { ...context, admittedForMs: 1_000 })).state).toBe("unknown");
+	});
+
 	it("knows an error page by its title, whatever its text", async () => {
 		const table: ProbeTable = { ...TABLE, states: [{ state: "waiting_for_host", titles: { en: ["Error - Zoom"] } }, ...TABLE.states] };
 		await page.setContent("<!doctype html><title>ERROR - ZOOM</title><body><p>Something else</p></body>");

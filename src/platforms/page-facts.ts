@@ -61,6 +61,8 @@ export interface StateRule {
 	urls?: readonly string[];
 	/** The document's title contains one of these (an error page known by its title: Zoom's "Error - Zoom"). */
 	titles?: UiTexts;
+	/** The page is a web page on none of these hosts (nor under them): a redirect off the platform. */
+	offHosts?: readonly string[];
 	/**
 	 * The rule holds only once the bot has been in the call this long (ms): redirects during a
 	 * platform's audio set-up right after admission are not an ending.

@@ -290,6 +290,9 @@ export const ZOOM_PAGE = {
 			// The footer hides itself: V falls back to a visible `.meeting-app` once the waiting room and the
 			// pre-join are ruled out (they come first).
 			{ state: "in_call", selectors: [".meeting-app"] },
+			// V removal.ts: a page off Zoom's domains once in the call is the end (a company site after the
+			// meeting). Last, so a client embedded on a portal's host is in the call while it shows one.
+			{ state: "ended", offHosts: ["zoom.us", "zoom.com", "zoomgov.com"], admittedForMs: 20_000 },
 		],
 		participantText: [
 			".live-transcription-subtitle__box",
