@@ -150,6 +150,25 @@ describe("the Zoom driver against the sandbox's traps", () => {
 		60_000,
 	);
 
+	it("asks for help on Zoom's bot wall (Vexa's 'We detected you may be a bot'), and joins once a person clears it", async () => {
+		const bot = await spawnBot(world, "zoom", {
+			interstitial: true,
+			interstitial_kind: "bot_check",
+			direct_join: true,
+			participants: [{ name: ALICE }],
+		});
+		const asked = await world.room.until(bot.meetingId, (r) => statusesOf(r).find((s) => s.status === "needs_help"));
+		expect(asked).toMatchObject({ help: { kind: "captcha" }, reason: "the platform asks for a captcha or a bot check" });
+		await fetch(`${world.sandbox.controlUrl}/meetings/${bot.nativeId}/actions`, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify({ action: "clear_interstitial" }),
+		});
+		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		expect(statuses(bot.meetingId)).toEqual(["joining", "needs_help", "joining", "active"]);
+		await leave(bot.meetingId);
+	});
+
 	it("switches its microphone by the footer button's text when its aria-label only says 'audio'", async () => {
 		const bot = await spawnBot(world, "zoom", { direct_join: true, traps: ["audio_label"], participants: [{ name: ALICE }] });
 		expect(await settled(bot.meetingId)).toEqual(["joining", "active"]);
