@@ -61,6 +61,8 @@ describe("the Zoom web client in other languages and generations", () => {
 			const bot = await spawnBot(world, "zoom", {
 				ui_language: language,
 				admit_after_ms: 500,
+				// Lines said before the bot has turned captions on are not captioned for it (on a busy machine that takes seconds).
+				speech_start_ms: 2_500,
 				speech_gap_ms: 300,
 				participants: [
 					{ name: ALICE, lines: [said.removed, said.waiting] },
