@@ -52,7 +52,7 @@ export interface BotHostOptions {
 	/** What the host runs without, named on /health as `degraded` (Chromium without its sandbox). */
 	warnings?: string[];
 	/** Passed to each session (tests shorten the caption settle time). */
-	session?: Pick<SessionOptions, "pollMs" | "captionSettleMs" | "joinTimeoutMs" | "helpGraceMs" | "captionWatch">;
+	session?: Pick<SessionOptions, "pollMs" | "captionSettleMs" | "joinTimeoutMs" | "helpGraceMs" | "captionWatch" | "hostRecheckMs">;
 	log?: (line: string) => void;
 }
 

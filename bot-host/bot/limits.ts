@@ -4,10 +4,12 @@
  * tested without one.
  */
 import type { AutomaticLeave } from "../../src/bot-channel/protocol.ts";
-import { type Ending, leaving, seconds } from "./outcomes.ts";
+import { duration, type Ending, endingFor, leaving, seconds } from "./outcomes.ts";
 
 export const AUTOMATIC_LEAVE_DEFAULTS = {
 	max_wait_for_admission: 15 * 60_000,
+	/** Vexa waits 10 min for a Zoom host who has not started the meeting, as does Attendee by default. */
+	max_wait_for_host: 10 * 60_000,
 	max_time_left_alone: 60_000,
 	no_one_joined_timeout: 2 * 60_000,
 	max_bot_time: 4 * 60 * 60_000,
@@ -21,6 +23,7 @@ export function leaveLimits(given: AutomaticLeave): LeaveLimits {
 	const d = AUTOMATIC_LEAVE_DEFAULTS;
 	return {
 		max_wait_for_admission: given.max_wait_for_admission ?? d.max_wait_for_admission,
+		max_wait_for_host: given.max_wait_for_host ?? d.max_wait_for_host,
 		max_time_left_alone: given.max_time_left_alone ?? d.max_time_left_alone,
 		no_one_joined_timeout: given.no_one_joined_timeout ?? d.no_one_joined_timeout,
 		max_bot_time: given.max_bot_time ?? d.max_bot_time,
@@ -34,6 +37,8 @@ export interface Attendance {
 	sinceStartMs: number;
 	/** How long the bot has waited in the lobby; null when it is not waiting there. */
 	inLobbyMs: number | null;
+	/** How long the page has said the host has not started the meeting; null when it does not (or the bot asks for help). */
+	waitingForHostMs?: number | null;
 	/** Null until the bot is admitted. */
 	call: {
 		sinceAdmittedMs: number;
@@ -51,6 +56,13 @@ export function autoLeave(at: Attendance, config: AutomaticLeave): Ending | null
 	const limits = leaveLimits(config);
 	if (at.sinceStartMs >= limits.max_bot_time)
 		return leaving("max_bot_time_exceeded", `the bot's time limit of ${seconds(limits.max_bot_time)} was reached (max_bot_time)`);
+	// Still `joining` (the bot has not reached a lobby): a join failure, which a new bot can retry once the host is there.
+	if (at.waitingForHostMs != null && at.waitingForHostMs >= limits.max_wait_for_host)
+		return endingFor(
+			"join_failure",
+			`the host did not start the meeting within ${duration(limits.max_wait_for_host)} (max_wait_for_host): ` +
+				"the page kept saying it has not started, as it also does for a link to no meeting",
+		);
 	if (at.inLobbyMs !== null && at.inLobbyMs >= limits.max_wait_for_admission)
 		return leaving(
 			"awaiting_admission_timeout",

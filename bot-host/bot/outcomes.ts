@@ -95,6 +95,9 @@ export function reportable(reason: string, secrets: readonly (string | null | un
 /** "300 s", "1.5 s": how long a limit was, for a reason. */
 export const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(1))} s`;
 
+/** "10 min", "90 s": a wait in the unit a person would say it in. */
+export const duration = (ms: number): string => (ms >= 60_000 && ms % 60_000 === 0 ? `${ms / 60_000} min` : seconds(ms));
+
 /** A failed page load in words: the network error code, or the timeout. */
 export function navigationFailure(err: unknown, timeoutMs: number): string {
 	if (err instanceof TimeoutError) return `no answer within ${seconds(timeoutMs)}`;

@@ -20,8 +20,8 @@ import { runCommands } from "./commands.ts";
 import type { HostEgress } from "./egress.ts";
 import { Evidence } from "./evidence.ts";
 import { DEFAULT_HELP_GRACE_MS, HELP_REASONS, HelpWatch, helpKindOf } from "./help.ts";
-import { JoinAttempts } from "./joining.ts";
-import { autoLeave } from "./limits.ts";
+import { HostWait, JoinAttempts } from "./joining.ts";
+import { autoLeave, leaveLimits } from "./limits.ts";
 import { leaveMeeting, openMeetingPage, preparePage } from "./meeting-page.ts";
 import { pageInput } from "./os-input.ts";
 import { type Ending, endingFor, failedWithout, leaving, outcomeOf, reportable, type Stage } from "./outcomes.ts";
@@ -42,6 +42,8 @@ export interface SessionOptions {
 	joinTimeoutMs?: number;
 	/** How long an unrecognised screen may last before the bot asks for help (BOT_HELP_GRACE_S). */
 	helpGraceMs?: number;
+	/** How often a page that says the host has not started is re-opened; default the driver's (Zoom: 15 s). */
+	hostRecheckMs?: number;
 	/** The host's cap on a recording file (BOT_RECORDING_MAX_BYTES); the spawn's `recording_max_bytes` may lower it. */
 	recordingMaxBytes?: number;
 	/** When people heard without captions read is a help request (caption-watch.ts; CAPTION_WATCH_DEFAULTS). */
@@ -248,10 +250,10 @@ export class BotSession {
 		this.joinStep = "prejoin";
 		const input = pageInput(page, this.bot.display);
 		if (input.kind === "devtools") this.evidence.step("clicks and types with DevTools events (no xdotool on the bot's display)");
-		return this.requestedEnding ?? this.watch(page, input, startedAt);
+		return this.requestedEnding ?? this.watch(page, input, startedAt, url);
 	}
 
-	private async watch(page: Page, input: PageInput, startedAt: number): Promise<Ending> {
+	private async watch(page: Page, input: PageInput, startedAt: number, url: string): Promise<Ending> {
 		// Each tick reads the whole page (its visible text, captions, tiles) through the DevTools
 		// protocol: 250 ms keeps a caption's first read well inside the 500 ms budget while costing
 		// each bot less than 150 ms did (docs/bot-fleet.md#density).
@@ -264,6 +266,10 @@ export class BotSession {
 			input,
 			timeoutMs: this.options.joinTimeoutMs ?? 60_000,
 			now: this.now(),
+		});
+		const hostWait = new HostWait({
+			recheckMs: this.options.hostRecheckMs ?? driver.hostRecheckMs ?? null,
+			limitMs: leaveLimits(request.automatic_leave).max_wait_for_host,
 		});
 		const prefix = `${this.request.meeting_id}-${randomBytes(3).toString("hex")}`;
 		const participants = new ParticipantTracker();
@@ -316,6 +322,7 @@ export class BotSession {
 			this.evidence.notePage(snap.state);
 			const outcome = outcomeOf(snap.state, this.stage);
 			if (outcome) return outcome;
+			if (this.stage !== "active") await this.awaitHost(page, url, snap.state, hostWait, joining, now);
 			if (snap.state === "prejoin") await joining.onPrejoin(page, this.now);
 			if (joining.askedToJoin && this.joinStep === "prejoin") this.joinStep = "ask_to_join";
 			const kind = helpKindOf(snap.state, joining.joinButtonMissing);
@@ -376,14 +383,36 @@ export class BotSession {
 			}
 			// While it asks for help the bot is neither waiting in the lobby nor in the call: only max_bot_time counts.
 			const inLobbyMs = !helping && this.stage === "awaiting_admission" && lobbySince !== null ? now - lobbySince : null;
+			const waitingForHostMs = helping ? null : hostWait.waitedMs(now);
 			const aloneMs = aloneSince === null ? null : now - aloneSince;
 			const { everJoined } = participants;
 			const call =
 				helping || admittedAt === null ? null : { sinceAdmittedMs: now - admittedAt, everJoined, aloneMs, silentMs: now - lastSpeechAt };
-			const rule = autoLeave({ sinceStartMs: now - startedAt, inLobbyMs, call }, this.request.automatic_leave);
+			const rule = autoLeave({ sinceStartMs: now - startedAt, inLobbyMs, waitingForHostMs, call }, this.request.automatic_leave);
 			if (rule) return rule;
 			await sleep(pollMs);
 		}
+	}
+
+	/**
+	 * The page says the host has not started the meeting: the bot stays where it is (`joining`),
+	 * says so in its status, re-opens a page that does not update itself, and never asks for help.
+	 */
+	private async awaitHost(page: Page, url: string, state: PageState, wait: HostWait, joining: JoinAttempts, now: number): Promise<void> {
+		const move = wait.observe(state, now);
+		if (move === "started") {
+			this.evidence.step(`the page says the host has not started the meeting: ${wait.reason}`);
+			this.status(this.stage, { reason: wait.reason });
+		} else if (move === "over") {
+			this.evidence.step("the host started the meeting");
+			if (state === "prejoin") this.status(this.stage, { reason: "the host started the meeting; joining" });
+		}
+		if (state !== "waiting_for_host") return;
+		joining.waitForHost(now);
+		if (this.stage !== "joining" || !wait.reopenDue(now)) return;
+		await page.goto(url, { waitUntil: "domcontentloaded", timeout: 30_000 }).catch((err: unknown) => {
+			this.log(`re-opening the meeting page: ${errorText(err)}`);
+		});
 	}
 
 	/** Admitted: pick the transcript source, start audio capture, open the panels. */
@@ -426,9 +455,9 @@ export class BotSession {
 		});
 	}
 
-	/** What the driver needs from the request to get the call ready (the caption language). */
+	/** What the driver needs to get the call ready: the request's caption language, and the step log for what it finds. */
 	private get callOptions(): CallOptions {
-		return { language: this.request.language ?? null };
+		return { language: this.request.language ?? null, step: (words) => this.evidence.step(words) };
 	}
 
 	/** Last transcription passes, then the recording upload, before the final status. */

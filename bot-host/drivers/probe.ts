@@ -28,6 +28,8 @@ export const CAPTIONS_BINDING = "__botCaptionsChanged";
 interface ProbeWindow {
 	__botProbeState?: {
 		keys: WeakMap<Element, string>;
+		/** The last text read from a caption element a platform may reuse for the next line. */
+		lines: WeakMap<Element, string>;
 		seq: number;
 		observer: MutationObserver | null;
 		pushed: string;
@@ -61,7 +63,7 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 		return "";
 	};
 	const w = window as unknown as ProbeWindow;
-	w.__botProbeState ??= { keys: new WeakMap(), seq: 0, observer: null, pushed: "" };
+	w.__botProbeState ??= { keys: new WeakMap(), lines: new WeakMap(), seq: 0, observer: null, pushed: "" };
 	const memory = w.__botProbeState;
 
 	// Visible text with what participants wrote cut out (each such region's own text replaced by a
@@ -95,28 +97,51 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 		return pageText;
 	};
 	const where = fold(location.host + location.pathname);
+	const title = fold(document.title);
+	const host = location.hostname.toLowerCase();
+	const onWeb = location.protocol === "https:" || location.protocol === "http:";
+	const listed = (texts: UiTexts | undefined) =>
+		Object.values(texts ?? {})
+			.flat()
+			.map(fold);
 	let state: PageState = "unknown";
 	for (const rule of table.states) {
 		if (rule.admittedForMs !== undefined && (ctx.admittedForMs === null || ctx.admittedForMs < rule.admittedForMs)) continue;
 		if (rule.beforeAdmission && ctx.admittedForMs !== null) continue;
-		const wanted = Object.values(rule.texts ?? {})
-			.flat()
-			.map(fold);
+		const wanted = listed(rule.texts);
 		let byText = false;
 		if (wanted.length > 0) {
 			const texts = rule.within ? all(rule.within).filter(visible).map(textOf) : [wholePage()];
 			byText = texts.some((text) => wanted.some((t) => text.includes(t)));
 		}
-		const bySelector = !byText && all(rule.selectors ?? []).some(visible);
+		const byTitle = title !== "" && listed(rule.titles).some((t) => title.includes(t));
+		const bySelector = !byText && !byTitle && all(rule.selectors ?? []).some(visible);
 		const byUrl = (rule.urls ?? []).some((u) => where.includes(u.toLowerCase()));
-		if (byText || bySelector || byUrl) {
+		const offHosts = rule.offHosts ?? [];
+		const byHost = onWeb && offHosts.length > 0 && !offHosts.some((h) => host === h || host.endsWith(`.${h}`));
+		if (byText || byTitle || bySelector || byUrl || byHost) {
 			state = rule.state;
 			break;
 		}
 	}
 
-	const captionKey = (e: Element) => {
+	// Words only, so a growing line that gains punctuation or capitals still extends itself.
+	const words = (s: string) => fold(s).replace(/[^\p{L}\p{N} ]/gu, "");
+	const extendsLine = (before: string, after: string) => {
+		const [a, b] = [words(before), words(after)];
+		let same = 0;
+		while (same < a.length && same < b.length && a[same] === b[same]) same++;
+		// A live caption revises its last words as it grows; a new line shares little of the old start.
+		return same >= Math.min(a.length, b.length) / 2;
+	};
+	/** `text`: the element may be reused for the next line (`reusedEntry`): one that no longer extends it gets a new key. */
+	const captionKey = (e: Element, text?: string) => {
 		let key = memory.keys.get(e);
+		if (key && text) {
+			const before = memory.lines.get(e);
+			if (before && !extendsLine(before, text)) key = undefined;
+		}
+		if (text) memory.lines.set(e, text);
 		if (!key) {
 			memory.seq += 1;
 			key = `c${memory.seq}`;
@@ -135,10 +160,11 @@ function probePage(table: ProbeTable, ctx: ProbeContext): MeetingSnapshot {
 				if (layout.kind === "entries") {
 					for (const entry of region.querySelectorAll(layout.entry)) {
 						const textEl = layout.text.map((s) => (entry.matches(s) ? entry : entry.querySelector(s))).find((e) => e) ?? null;
+						const text = clean(textEl?.textContent ?? "");
 						lines.push({
-							key: captionKey(entry),
+							key: captionKey(entry, layout.reusedEntry ? text : undefined),
 							speaker: layout.speaker ? readName(entry, layout.speaker) || null : null,
-							text: clean(textEl?.textContent ?? ""),
+							text,
 						});
 					}
 				} else {
@@ -287,10 +313,16 @@ export async function findVisible(page: Page, selectors: readonly string[]): Pro
 /**
  * First visible element among `candidates` whose whole text is one of `texts` (case-insensitive,
  * curly apostrophes read as straight ones): a button's own label, never a container that holds it.
+ * `byAriaLabel`: its aria-label counts as well as its text (a control whose label is not its text).
  */
-export async function findByText(page: Page, candidates: string, texts: readonly string[]): Promise<ElementHandle<Element> | null> {
+export async function findByText(
+	page: Page,
+	candidates: string,
+	texts: readonly string[],
+	byAriaLabel = false,
+): Promise<ElementHandle<Element> | null> {
 	const handle = await page.evaluateHandle(
-		(selector: string, wanted: readonly string[]) => {
+		(selector: string, wanted: readonly string[], aria: boolean) => {
 			const fold = (s: string) =>
 				s
 					.replace(/[\u2018\u2019\u02bc]/g, "'")
@@ -298,14 +330,12 @@ export async function findByText(page: Page, candidates: string, texts: readonly
 					.trim()
 					.toLowerCase();
 			const want = new Set(wanted.map(fold));
-			return (
-				[...document.querySelectorAll(selector)].find(
-					(e) => (e as HTMLElement).getClientRects().length > 0 && want.has(fold(e.textContent ?? "")),
-				) ?? null
-			);
+			const named = (e: Element) => want.has(fold(e.textContent ?? "")) || (aria && want.has(fold(e.getAttribute("aria-label") ?? "")));
+			return [...document.querySelectorAll(selector)].find((e) => (e as HTMLElement).getClientRects().length > 0 && named(e)) ?? null;
 		},
 		candidates,
 		texts,
+		byAriaLabel,
 	);
 	const element = handle.asElement() as ElementHandle<Element> | null;
 	if (!element) await handle.dispose();
@@ -322,14 +352,26 @@ export async function waitVisible(page: Page, selectors: readonly string[], time
 	}
 }
 
+/** Pop-ups a driver clicks away: by selector, by a button's whole text anywhere, or only inside given elements. */
+export interface Popups {
+	selectors: readonly string[];
+	texts: UiTexts;
+	/** Texts that dismiss only inside some notices ("OK" is also an end screen's button elsewhere). */
+	scoped?: readonly { candidates: string; texts: UiTexts }[];
+}
+
 /** Dismiss the first visible pop-up found, by selector or by its button's text. */
-export async function dismissAny(page: Page, popups: { selectors: readonly string[]; texts: UiTexts }): Promise<boolean> {
+export async function dismissAny(page: Page, popups: Popups): Promise<boolean> {
 	if (await clickIfVisible(page, popups.selectors)) return true;
-	const button = await findByText(page, "button, [role=button]", allTexts(popups.texts));
-	if (!button) return false;
-	await button.click();
-	await button.dispose();
-	return true;
+	const lists = [{ candidates: "button, [role=button]", texts: popups.texts }, ...(popups.scoped ?? [])];
+	for (const { candidates, texts } of lists) {
+		const button = await findByText(page, candidates, allTexts(texts));
+		if (!button) continue;
+		await button.click();
+		await button.dispose();
+		return true;
+	}
+	return false;
 }
 
 /**

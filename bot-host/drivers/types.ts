@@ -62,6 +62,8 @@ export interface JoinOptions {
 export interface CallOptions {
 	/** The meeting's spoken language (ISO code, "de") when the request forces one; captions are set to it where the platform lets a guest. */
 	language?: string | null;
+	/** What the driver just did or found, in words (the bot's step log): e.g. captions the host turned off. */
+	step?: (words: string) => void;
 }
 
 /**
@@ -81,6 +83,15 @@ export interface AudioCapture {
  */
 export class LayoutChanged extends Error {
 	override readonly name = "LayoutChanged";
+}
+
+/**
+ * The join screen and its controls are there, but the platform is not ready to take the join
+ * yet (Zoom's Join still disabled a while after the name was typed): the bot tries again a
+ * moment later, within the join deadline, rather than fail.
+ */
+export class JoinNotReady extends Error {
+	override readonly name = "JoinNotReady";
 }
 
 export interface MeetingDriver {
@@ -106,6 +117,11 @@ export interface MeetingDriver {
 	 * lobby), so the request was never sent (a dialog swallowed it) or was dropped; the bot asks again.
 	 */
 	joinOffered?(page: Page): Promise<boolean>;
+	/**
+	 * While the page says the host has not started the meeting, re-open the join link this often
+	 * (Zoom's "(3,001)" page never changes by itself); absent: the page updates itself.
+	 */
+	readonly hostRecheckMs?: number;
 	/** While in the lobby: notice a dropped lobby connection and ask to join again (true if it did). */
 	recoverLobby?(page: Page): Promise<boolean>;
 	/** Click away the platform's pop-ups (notices, permission prompts); true if one was dismissed. */

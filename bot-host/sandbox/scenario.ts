@@ -31,6 +31,11 @@ export const Scenario = z.object({
 	/** The link points at no meeting ("Check your meeting code", Zoom 3,001). */
 	not_found: z.boolean().default(false),
 	/**
+	 * Zoom: the host starts the meeting this long after its page was first served; until then every
+	 * load of the join link shows "This meeting link is invalid (3,001)", as for a link to no meeting.
+	 */
+	host_starts_after_ms: z.number().int().nonnegative().nullable().default(null),
+	/**
 	 * A screen no driver knows ("Before you join", a policy to review) in place of the pre-join, until
 	 * `interstitial_ms` after the meeting page first opened, or (null) until the control API's
 	 * `clear_interstitial`: the bot asks for help, then joins once it is gone.
@@ -109,6 +114,8 @@ export interface AttendeeView {
 export interface PrejoinScreen {
 	interstitial: boolean;
 	layout_changed: boolean;
+	/** False until `host_starts_after_ms` has passed (Zoom shows its 3,001 page meanwhile). */
+	host_started: boolean;
 }
 
 export interface Attendee {
@@ -241,6 +248,7 @@ export class SandboxMeeting {
 		return {
 			interstitial: s.interstitial && !this.interstitialCleared && !expired,
 			layout_changed: s.layout_changed && !this.layoutRestored,
+			host_started: s.host_starts_after_ms === null || shownFor >= s.host_starts_after_ms,
 		};
 	}
 

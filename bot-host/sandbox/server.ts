@@ -295,6 +295,8 @@ const SIGN_IN = {
 	teams_live: "https://login.live.com/oauth20_authorize.srf?client_id=teams",
 };
 
+const POST_MEETING_PAGE = `<!doctype html><html lang="en"><head><title>Zoom</title></head><body><h1>Thank you for attending</h1></body></html>`;
+
 const SIGN_IN_PAGE = `<!doctype html><html lang="en"><head><title>Sign in</title></head><body><h1>Sign in</h1>
 <input type="email" placeholder="Email or phone"><button>Next</button></body></html>`;
 
@@ -336,9 +338,17 @@ function platformPage(
 			return { redirect: target.toString() };
 		}
 		if (segments[0] === "signin") return { html: SIGN_IN_PAGE };
+		// A post-meeting page (the end modal's OK leads there).
+		if (segments[0] === "wc" && segments[1] === "leave") return { html: POST_MEETING_PAGE };
 		const id = segments[0] === "wc" ? (segments[1] === "join" ? segments[2] : segments[2] === "join" ? segments[1] : undefined) : undefined;
 		if (!id) return null;
-		return needsSignIn(id) ? { redirect: SIGN_IN.zoom } : { html: zoomPage(id, state(id)) };
+		if (needsSignIn(id)) return { redirect: SIGN_IN.zoom };
+		// V: Zoom sends some guest joins on to the classic client (/wc/join/<id>): the older page generation.
+		if (scenarioOf(id).dom_version === "older" && segments[1] !== "join")
+			return { redirect: `/wc/join/${encodeURIComponent(id)}${url.search}` };
+		// Before the host starts, every load of the join link shows the 3,001 page (V join.ts).
+		const page = state(id);
+		return { html: zoomPage(id, { ...page, notFound: page.notFound || !screenOf(id).host_started }) };
 	}
 	if (host === "teams.microsoft.com" || host === "teams.live.com") {
 		const id = segments[0] === "meet" ? segments[1] : segments[0] === "l" && segments[1] === "meetup-join" ? segments[2] : undefined;

@@ -54,6 +54,8 @@ export async function startWorld(
 		captionWatch?: Partial<CaptionWatchLimits>;
 		/** Bots launched the way they were before issue 31 (bot/browser.ts `formerHeadless`), to show what that meets. */
 		formerHeadless?: boolean;
+		/** How often a page that says the host has not started is re-opened (the driver's own by default: Zoom 15 s). */
+		hostRecheckMs?: number;
 	} = {},
 ): Promise<World> {
 	const sandbox = await startSandbox();
@@ -77,6 +79,7 @@ export async function startWorld(
 			joinTimeoutMs: options.joinTimeoutMs ?? 30_000,
 			helpGraceMs: options.helpGraceMs ?? 5_000,
 			...(options.captionWatch ? { captionWatch: options.captionWatch } : {}),
+			...(options.hostRecheckMs ? { hostRecheckMs: options.hostRecheckMs } : {}),
 		},
 		egress: options.egress ?? LOCAL_EGRESS,
 		...(options.slots ? { slots: options.slots } : {}),

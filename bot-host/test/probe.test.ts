@@ -117,6 +117,72 @@ describe("the in-page reader", () => {
 		]);
 	});
 
+	it("reads a web page off the platform's hosts as the end once in the call, and a browser error page not", async () => {
+		const table: ProbeTable = { ...TABLE, states: [...TABLE.states, { state: "ended", offHosts: ["zoom.us"], admittedForMs: 0 }] };
+		await page.setRequestInterception(true);
+		const answer = (request: import("puppeteer-core").HTTPRequest) =>
+			void request.respond({ status: 200, contentType: "text/html", body: "<p>Thanks for meeting with us</p>" });
+		page.on("request", answer);
+		const stateAt = async (url: string, admittedForMs: number | null) => {
+			await page.goto(url);
+			return (await readSnapshot(page, table, { ...context, admittedForMs })).state;
+		};
+		expect(await stateAt("https://www.example.invalid/thanks", null)).toBe("unknown");
+		expect(await stateAt("https://www.example.invalid/thanks", 1_000)).toBe("ended");
+		expect(await stateAt("https://app.zoom.us/wc/leave-notice", 1_000)).toBe("unknown");
+		expect(await stateAt("https://us05web.zoom.us/somewhere", 1_000)).toBe("unknown");
+		page.off("request", answer);
+		await page.setRequestInterception(false);
+		await page.goto("about:blank");
+		expect((await readSnapshot(page, table, { ...context, admittedForMs: 1_000 })).state).toBe("unknown");
+	});
+
+	it("knows an error page by its title, whatever its text", async () => {
+		const table: ProbeTable = { ...TABLE, states: [{ state: "waiting_for_host", titles: { en: ["Error - Zoom"] } }, ...TABLE.states] };
+		await page.setContent("<!doctype html><title>ERROR - ZOOM</title><body><p>Something else</p></body>");
+		expect((await readSnapshot(page, table, context)).state).toBe("waiting_for_host");
+		await page.setContent("<!doctype html><title>Zoom</title><body><p>Error - Zoom</p></body>");
+		expect((await readSnapshot(page, table, context)).state).toBe("unknown");
+	});
+
+	it("starts a new line when a reused caption element's text no longer extends the old one", async () => {
+		const reused: ProbeTable = {
+			...TABLE,
+			captions: {
+				regions: ["#captions"],
+				layouts: [{ kind: "entries", entry: ".item", speaker: null, text: [".item"], reusedEntry: true }],
+			},
+		};
+		await show(`<div id="captions"><span class="item">Good morning</span></div>`);
+		const read = async (text: string) => {
+			await page.evaluate((t) => {
+				const item = document.querySelector(".item");
+				if (item) item.textContent = t;
+			}, text);
+			return (await readSnapshot(page, reused, context)).captions[0]?.key;
+		};
+		const first = await read("Good morning");
+		// Growing, with punctuation and capitals revised, the line is the same.
+		expect(await read("Good morning everyone")).toBe(first);
+		expect(await read("Good morning, everyone, the numbers")).toBe(first);
+		const second = await read("Thanks Alice");
+		expect(second).not.toBe(first);
+		expect(await read("Thanks Alice, let us review")).toBe(second);
+		// Without the flag an element keeps its key whatever it says (Meet rewrites a line in place).
+		const inPlace: ProbeTable = {
+			...TABLE,
+			captions: { regions: ["#captions"], layouts: [{ kind: "entries", entry: ".item", speaker: null, text: [".item"] }] },
+		};
+		await show(`<div id="captions"><span class="item">Good morning</span></div>`);
+		const keyNow = async () => (await readSnapshot(page, inPlace, context)).captions[0]?.key;
+		const kept = await keyNow();
+		await page.evaluate(() => {
+			const item = document.querySelector(".item");
+			if (item) item.textContent = "Something else entirely";
+		});
+		expect(await keyNow()).toBe(kept);
+	});
+
 	it("drops chat elements without text, keeps grouped senders, and leaves out names that are not people", async () => {
 		await show(`<div id="chat"><div data-message-id="pin"><button>Pin</button></div>
 			<div data-message-id="1"><span class="sender">Alice</span><span class="body">one</span></div>

@@ -5,6 +5,7 @@ import type { MeetingRow } from "../../src/db/schema";
 import type { Env } from "../../src/env";
 import { errorName } from "../../src/error-text";
 import { type MeetingRef, meetingRefOf, statusStepMessage } from "../../src/live/feed-messages";
+import { sanitize } from "../../src/meetings/failure-detail";
 import { findOwnedMeeting, nowIso } from "../../src/meetings/meeting-store";
 import {
 	type Actor,
@@ -29,6 +30,9 @@ import { helpFields, helpTimerAfter } from "./help";
 import { ROOM_KEYS, type RoomTimerName } from "./storage";
 import { type HeldCompletion, RoomSummary } from "./summary";
 import { RoomWebhookRelay } from "./webhook-relay";
+
+/** The statuses a bot's words about where it is are told for (a help request says its own, in `data.help`). */
+const NOTED_BOT_STATUSES: ReadonlySet<MeetingStatus> = new Set(["joining", "awaiting_admission", "active"]);
 
 /** What the room keeps about its meeting while it is the authority for it. */
 export interface RoomState {
@@ -223,11 +227,25 @@ export class RoomContext {
 		if (outcome.ok) {
 			// Asking again while stuck is no step, but it may be about something else, which decides the timer.
 			if (!outcome.step && ask.to === "needs_help") await helpTimerAfter(this, outcome.state, outcome.state, ask.help);
+			if (!outcome.step && ask.actor === "bot" && ask.reason && NOTED_BOT_STATUSES.has(ask.to) && ask.to === state.machine.status)
+				await this.noteBotStatus(state, ask.reason);
 			return true;
 		}
 		if (outcome.why === "refused") console.warn("refused move", state.meetingId, outcome.detail);
 		else await this.letGo(state);
 		return false;
+	}
+
+	/**
+	 * A bot that says again where it is, with words (a Zoom bot waiting for the host to start the
+	 * meeting): news that changes no status, told as a note on /ws and webhooks.
+	 */
+	private async noteBotStatus(state: RoomState, reason: string): Promise<void> {
+		const row = await findOwnedMeeting(this.env, state.userId, state.meetingId);
+		if (!row) return;
+		const status = state.machine.status;
+		const step: StatusStep = { from: status, to: status, reason: sanitize(reason), actor: "bot", at: nowIso(), note: true };
+		await this.tell(row, step, webhookEventsFor({ status, reached_stage: state.machine.reached_stage }, status, true));
 	}
 
 	/** Keeps the step to `requested` unannounced until a host claims the attempt (or another move comes first). */

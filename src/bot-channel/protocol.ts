@@ -314,6 +314,7 @@ const HOUR_MS = 60 * 60_000;
  */
 export const AUTOMATIC_LEAVE_MAX_MS = {
 	max_wait_for_admission: HOUR_MS,
+	max_wait_for_host: HOUR_MS,
 	max_time_left_alone: 4 * HOUR_MS,
 	no_one_joined_timeout: 4 * HOUR_MS,
 	max_bot_time: 24 * HOUR_MS,
@@ -332,6 +333,8 @@ const timeout = (max: number, label: string) =>
 /** Timeouts in milliseconds, as in `automatic_leave` of POST /bots (docs/api.md#limits). */
 export const AutomaticLeave = z.object({
 	max_wait_for_admission: timeout(AUTOMATIC_LEAVE_MAX_MS.max_wait_for_admission, "1 hour"),
+	/** How long the bot waits for a host who has not started the meeting (Zoom's 3,001 page) before it gives up. */
+	max_wait_for_host: timeout(AUTOMATIC_LEAVE_MAX_MS.max_wait_for_host, "1 hour"),
 	max_time_left_alone: timeout(AUTOMATIC_LEAVE_MAX_MS.max_time_left_alone, "4 hours"),
 	no_one_joined_timeout: timeout(AUTOMATIC_LEAVE_MAX_MS.no_one_joined_timeout, "4 hours"),
 	max_bot_time: timeout(AUTOMATIC_LEAVE_MAX_MS.max_bot_time, "24 hours"),

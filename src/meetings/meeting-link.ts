@@ -13,7 +13,8 @@
  * Canonical forms (what `constructMeetingUrl` builds):
  * - Meet:  https://meet.google.com/<id>                            (Meet has no passcode)
  * - Zoom:  https://zoom.us/j/<digits>[?pwd=<passcode>]             (zoom.us redirects to the
- *          account's own subdomain, so the regional/vanity subdomain need not be kept)
+ *          account's own subdomain, so the regional/vanity subdomain need not be kept; a pasted
+ *          link keeps its registrant token `tk`, and a zoom.com link is the same one on zoom.us)
  *          https://zoom.us/my/<personal link name>[?pwd=<passcode>] (any id that is not digits)
  * - Teams: https://teams.live.com/meet/<digits>[?p=<passcode>]     (the reference's form)
  *          https://teams.microsoft.com/l/meetup-join/<id>/0        (any id that is not digits)

@@ -12,7 +12,7 @@ export function validPasscode(value: string | null | undefined): string | undefi
 }
 
 export function withQuery(base: string, key: string, value: string | undefined): string {
-	return value ? `${base}?${key}=${encodeURIComponent(value)}` : base;
+	return value ? `${base}${base.includes("?") ? "&" : "?"}${key}=${encodeURIComponent(value)}` : base;
 }
 
 export function safeDecode(value: string): string | null {

@@ -61,6 +61,10 @@ export interface StateRule {
 	selectors?: readonly string[];
 	/** The page's address (host and path) contains one of these: a redirect to a sign-in or post-meeting page. */
 	urls?: readonly string[];
+	/** The document's title contains one of these (an error page known by its title: Zoom's "Error - Zoom"). */
+	titles?: UiTexts;
+	/** The page is a web page on none of these hosts (nor under them): a redirect off the platform. */
+	offHosts?: readonly string[];
 	/**
 	 * The rule holds only once the bot has been in the call this long (ms): redirects during a
 	 * platform's audio set-up right after admission are not an ending.
@@ -86,7 +90,17 @@ export interface NameSource {
  * no element around each line (Teams' guest view), paired one speaker to the text that follows.
  */
 export type CaptionLayout =
-	| { kind: "entries"; entry: string; speaker: readonly NameSource[] | null; text: readonly string[] }
+	| {
+			kind: "entries";
+			entry: string;
+			speaker: readonly NameSource[] | null;
+			text: readonly string[];
+			/**
+			 * The platform may reuse one element for the next line (Zoom's subtitle span): a text that
+			 * no longer extends the element's previous one is a new line, not an edit of the old one.
+			 */
+			reusedEntry?: boolean;
+	  }
 	| { kind: "paired"; speaker: NameSource & { selector: string }; text: string };
 
 export interface CaptionFacts {

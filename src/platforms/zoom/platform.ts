@@ -9,6 +9,10 @@ import type { PlatformFacts } from "../platform-facts.ts";
 
 const ZOOM_HOME = "zoom.us";
 const ZOOM_GOV = "zoomgov.com";
+/** Attendee (meeting_url_utils.py): zoom.com links are zoom.us links. */
+const ZOOM_COM = "zoom.com";
+/** A registrant token (`tk`) of a meeting or webinar that needs registration: printable, no spaces. */
+const ZOOM_REGISTRANT_TOKEN = /^[\x21-\x7e]{1,512}$/;
 const DIGITS = /^\d+$/;
 const ZOOM_NUMERIC_ID = /^\d{9,11}$/;
 // Zoom's rule for a Personal Link name: 5 to 40 characters, starts with a letter, then letters, digits and dots.
@@ -47,7 +51,7 @@ function zoomGroups(id: string): string {
 export const zoom: PlatformFacts = {
 	id: "zoom",
 	name: "Zoom",
-	ownsHost: (host) => onHome(host, ZOOM_HOME) || onHome(host, ZOOM_GOV),
+	ownsHost: (host) => onHome(host, ZOOM_HOME) || onHome(host, ZOOM_COM) || onHome(host, ZOOM_GOV),
 	parseLink(url) {
 		const id = zoomLinkId(pathSegments(url));
 		if (id === null) return null;

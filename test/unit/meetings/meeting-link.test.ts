@@ -58,7 +58,18 @@ const CASES: [string, ParsedMeetingLink | null][] = [
 	["https://app.zoom.us/wc/98765432101/join?pwd=abc123", zoom("98765432101", "abc123")],
 	["https://zoom.us/wc/join/98765432101", zoom("98765432101")],
 	["https://us06web.zoom.us/s/98765432101", zoom("98765432101")],
-	["https://us06web.zoom.us/w/91234567890?tk=abc", zoom("91234567890")],
+	// The registrant token of a meeting or webinar that needs registration stays on the link (Attendee).
+	[
+		"https://us06web.zoom.us/w/91234567890?tk=abc",
+		{ ...zoom("91234567890"), constructed_meeting_url: "https://zoom.us/j/91234567890?tk=abc" },
+	],
+	[
+		"https://us06web.zoom.us/j/91234567890?pwd=Xy12&tk=reg.TOKEN_1",
+		{ ...zoom("91234567890", "Xy12"), constructed_meeting_url: "https://zoom.us/j/91234567890?pwd=Xy12&tk=reg.TOKEN_1" },
+	],
+	// A zoom.com link is the same meeting on zoom.us (Attendee).
+	["https://us06web.zoom.com/j/98765432101?pwd=abc", zoom("98765432101", "abc")],
+	["https://zoom.com.evil.example/j/98765432101", null],
 	["https://zoom.us/j/12345678", null],
 	["https://zoom.us/j/123456789012", null],
 	["https://zoom.us/my/ab", null],
