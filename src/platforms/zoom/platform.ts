@@ -57,11 +57,14 @@ export const zoom: PlatformFacts = {
 		if (id === null) return null;
 		const home = onHome(url.hostname, ZOOM_GOV) ? ZOOM_GOV : ZOOM_HOME;
 		const passcode = validPasscode(url.searchParams.get("pwd"));
+		// Attendee keeps it: without it a registration-required meeting or webinar does not let the bot in.
+		const token = url.searchParams.get("tk")?.trim();
+		const joinable = zoomUrl(home, id, passcode);
 		return {
 			platform: "zoom",
 			native_meeting_id: id,
 			...(passcode ? { passcode } : {}),
-			constructed_meeting_url: zoomUrl(home, id, passcode),
+			constructed_meeting_url: token && ZOOM_REGISTRANT_TOKEN.test(token) ? withQuery(joinable, "tk", token) : joinable,
 		};
 	},
 	meetingUrl: (nativeId, passcode) => zoomUrl(ZOOM_HOME, nativeId, passcode),
