@@ -70,8 +70,8 @@ async function domClick(handle: ElementHandle<Element>): Promise<void> {
 }
 
 /** Once admitted: Speaker View, captions, the participants and chat panels. False: try again. */
-export async function prepareZoomCall(page: Page, step: (words: string) => void): Promise<boolean> {
-	const captions = await ensureCaptions(page, step);
+export async function prepareZoomCall(page: Page, step: (words: string) => void, language: string | null): Promise<boolean> {
+	const captions = await ensureCaptions(page, step, language);
 	const speakerView = await ensureSpeakerView(page, step);
 	if (!(await findVisible(page, ZOOM.participantsPane))) await clickIfVisible(page, ZOOM.participantsButton);
 	if (!(await findVisible(page, ZOOM.chatInput))) await clickIfVisible(page, ZOOM.chatButton);
@@ -120,7 +120,7 @@ async function ensureSpeakerView(page: Page, step: (words: string) => void): Pro
  * the transcription notice's OK. No Captions item: the host turned captions off; the menu is closed
  * again and the bot stops asking.
  */
-async function ensureCaptions(page: Page, step: (words: string) => void): Promise<boolean> {
+async function ensureCaptions(page: Page, step: (words: string) => void, language: string | null): Promise<boolean> {
 	if (captionsOff.has(page) || (await findVisible(page, ZOOM.subtitles))) return true;
 	await revealControls(page);
 	const more = await findVisible(page, [...ZOOM.moreControls, ...byAriaLabel("div,button", ZOOM.moreLabels)]);
@@ -145,7 +145,9 @@ async function ensureCaptions(page: Page, step: (words: string) => void): Promis
 	// The modals may follow (A waits 2 s for each); captions already showing mean there were none.
 	const labels = [...allTexts(ZOOM.captionSaveLabels), ...allTexts(ZOOM.captionOkLabels)];
 	const deadline = Date.now() + 4_000;
+	let languageSet = language === null;
 	while (Date.now() < deadline) {
+		if (!languageSet) languageSet = await setSpeakingLanguage(page, language ?? "", step);
 		const button = await findByText(page, ZOOM.captionModalButtons, labels);
 		if (button) {
 			step(`clicked ${await button.evaluate((b) => b.textContent?.trim())} on a captions notice`);
@@ -158,6 +160,34 @@ async function ensureCaptions(page: Page, step: (words: string) => void): Promis
 	const on = (await findVisible(page, ZOOM.subtitles)) !== null;
 	if (on) step("turned captions on");
 	return on;
+}
+
+/**
+ * The meeting's spoken language in the caption-language modal, as A does it: its name typed into
+ * `input.transcription-language__input`, then Enter (Zoom lists languages by their English names).
+ * True once set, or when there is no such field to set it in.
+ */
+async function setSpeakingLanguage(page: Page, code: string, step: (words: string) => void): Promise<boolean> {
+	const field = await findVisible(page, ZOOM.captionLanguageInput);
+	if (!field) return false;
+	const name = languageName(code);
+	await field.evaluate((e) => {
+		(e as HTMLInputElement).select();
+	});
+	await field.type(name);
+	await field.press("Enter");
+	await field.dispose();
+	step(`set the caption language to ${name}`);
+	return true;
+}
+
+/** "de" → "German": the English name Zoom lists a language under. */
+function languageName(code: string): string {
+	try {
+		return new Intl.DisplayNames(["en"], { type: "language" }).of(code) ?? code;
+	} catch {
+		return code;
+	}
 }
 
 export async function sendZoomChat(page: Page, text: string): Promise<void> {

@@ -81,7 +81,7 @@ export const zoom: MeetingDriver = {
 
 	async prepareCall(page, options = {}) {
 		while (await dismissAny(page, POPUPS)) await sleep(400);
-		return prepareZoomCall(page, options.step ?? (() => {}));
+		return prepareZoomCall(page, options.step ?? (() => {}), options.language ?? null);
 	},
 
 	sendChat: sendZoomChat,

@@ -111,6 +111,20 @@ describe("the Zoom driver against the sandbox's traps", () => {
 		await leave(bot.meetingId);
 	});
 
+	it("types a German meeting's speaking language into the caption-language modal (A), so its captions read right", async () => {
+		const line = "Guten Morgen, wir schauen uns heute die Zahlen für das Quartal an.";
+		const bot = await spawnBot(
+			world,
+			"zoom",
+			{ direct_join: true, spoken_language: "de", speech_start_ms: 1_500, participants: [{ name: ALICE, lines: [line] }] },
+			{ language: "de" },
+		);
+		const done = await confirmed(bot.meetingId, [ALICE]);
+		expect(done.find((s) => s.speaker === ALICE)).toMatchObject({ text: line, language: "de" });
+		expect(world.sandbox.observed(bot.nativeId)?.choices.caption_language).toBe("German");
+		await leave(bot.meetingId);
+	});
+
 	it("notes captions the host turned off, closes the menu, and keeps its chat and roster", async () => {
 		const bot = await spawnBot(world, "zoom", {
 			direct_join: true,

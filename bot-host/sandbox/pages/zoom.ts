@@ -211,12 +211,41 @@ const captionModal = (body, button, then) => {
 	ok.addEventListener("click", () => { modal.remove(); then(); });
 	document.body.append(modal);
 };
-$("#show-captions")?.addEventListener("click", () => {
+// The speaking language, as A sets it (zoom_web_ui_methods.py set_zoom_closed_captions_language): an
+// input.transcription-language__input in the caption-language modal, a language's name typed and
+// Enter pressed. Zoom shows that modal when captions are first turned on.
+let captionLanguage = "English";
+const languageModal = (then) => {
+	const modal = el("div", { class: "zm-modal caption-modal", role: "dialog" });
+	const input = el("input", { class: "transcription-language__input", type: "text", value: captionLanguage, "aria-label": T.captionLanguage });
+	const save = el("button", { class: "zm-btn zm-btn--primary" }, T.save);
+	input.addEventListener("keydown", (e) => {
+		if (e.key !== "Enter") return;
+		captionLanguage = input.value.trim();
+		fetch("/__sandbox/meetings/" + encodeURIComponent(document.documentElement.dataset.meetingId) + "/choices", {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify({ caption_language: captionLanguage }),
+		});
+	});
+	modal.append(el("div", { class: "zm-modal-legacy-text" }, T.captionLanguage), input, save);
+	save.addEventListener("click", () => { modal.remove(); then(); });
+	document.body.append(modal);
+};
+$("#show-captions")?.addEventListener("click", async () => {
 	$("#more-menu").hidden = true;
 	$("#captions-submenu").hidden = true;
-	if (!traps.has("caption_modals")) return captionsOn();
-	captionModal(T.captionLanguage, T.save, () => captionModal(T.transcriptionOn, "OK", captionsOn));
+	const scenario = await scenarioReady;
+	const notice = () => captionModal(T.transcriptionOn, "OK", captionsOn);
+	if (traps.has("caption_modals") || scenario.spoken_language) return languageModal(traps.has("caption_modals") ? notice : captionsOn);
+	captionsOn();
 });
+// Captions come out right only in the language set for them (Zoom transcribes the speaking language it is told).
+const spokenName = (code) => { try { return new Intl.DisplayNames(["en"], { type: "language" }).of(code) || code; } catch { return code; } };
+let spokenLanguage = null;
+scenarioReady.then((s) => { spokenLanguage = s.spoken_language; });
+const captionText = (text) =>
+	!spokenLanguage || captionLanguage.toLowerCase() === spokenName(spokenLanguage).toLowerCase() ? text : text.split(/s+/).map(() => "…").join(" ");
 $("#participants-button").addEventListener("click", () => { $("#participants-pane").hidden = !$("#participants-pane").hidden; });
 $("#chat-button").addEventListener("click", () => { $("#chat-pane").hidden = !$("#chat-pane").hidden; });
 const sendChat = () => { const box = $(".chat-rtf-box__editor-outer [contenteditable]"); const text = box.textContent.trim(); box.textContent = ""; if (text) Sandbox.sendChat(text); };
@@ -248,7 +277,7 @@ const shareButton = el("button", { class: "footer-button-base__button sharing-en
 if (document.documentElement.dataset.dom === "older") { shareButton.setAttribute("aria-label", "Share Screen"); shareButton.textContent = "Share Screen"; }
 const stopShare = el("button", { "aria-label": "Stop Share", hidden: "" }, "Stop Share");
 const shareNotice = el("div", { role: "alert", class: "sharing-disabled-tip", hidden: "" }, "Host disabled participant screen sharing.");
-$("#footer").insertBefore(shareButton, $("#leave-button"));
+$("#wc-footer").insertBefore(shareButton, $("#leave-button").closest("#wc-footer > *"));
 $("#in-meeting").append(stopShare, shareNotice);
 shareButton.addEventListener("click", async () => {
 	if ((await scenarioReady).host_disabled_screen_share) {
@@ -348,7 +377,7 @@ Sandbox.start({
 		box.append(subtitle);
 		return subtitle;
 	},
-	captionUpdate(item, text) { item.textContent = text; },
+	captionUpdate(item, text) { item.textContent = captionText(text); },
 	chatMessage(m) {
 		const c = el("div", { class: "new-chat-message__container", "aria-label": (m.self ? "You" : m.sender) + " said to Everyone: " + m.text });
 		c.append(el("div", { class: "chat-item__sender" }, m.self ? "Me" : m.sender), el("div", { class: "new-chat-message__text-box" }, m.text));

@@ -113,6 +113,8 @@ export const ZOOM_PAGE = {
 	 * A: the caption-language modal's `zm-btn--primary` "Save", then the transcription notice's "OK";
 	 * never in a modal with an outcome title (V: the end and removal modals' `.zm-modal-body-title`).
 	 */
+	/** A (zoom_web_ui_methods.py): the speaking language's field in the caption-language modal. */
+	captionLanguageInput: ["input.transcription-language__input"],
 	captionModalButtons: ".zm-modal:not(:has(.zm-modal-body-title)) button.zm-btn",
 	captionSaveLabels: { en: ["Save"], de: ["Speichern"], fr: ["Enregistrer"], es: ["Guardar"], pt: ["Salvar"] } satisfies UiTexts,
 	captionOkLabels: OK,
