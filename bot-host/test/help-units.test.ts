@@ -76,7 +76,7 @@ describe("the sandbox's interstitial and changed layout", () => {
 	it("shows the interstitial from the page's first opening until interstitial_ms, or until cleared", () => {
 		let t = 1_000;
 		const timed = new SandboxMeeting("m1", Scenario.parse({ interstitial: true, interstitial_ms: 5_000 }), () => t);
-		expect(timed.prejoinScreen()).toEqual({ interstitial: true, layout_changed: false });
+		expect(timed.prejoinScreen()).toEqual({ interstitial: true, layout_changed: false, host_started: true });
 		t = 50_000;
 		expect(timed.prejoinScreen(true).interstitial).toBe(true);
 		t = 54_999;
@@ -86,14 +86,15 @@ describe("the sandbox's interstitial and changed layout", () => {
 
 		const held = new SandboxMeeting("m2", Scenario.parse({ interstitial: true, layout_changed: true }), () => t);
 		t = 1_000_000;
-		expect(held.prejoinScreen(true)).toEqual({ interstitial: true, layout_changed: true });
+		expect(held.prejoinScreen(true)).toEqual({ interstitial: true, layout_changed: true, host_started: true });
 		held.clearInterstitial();
-		expect(held.prejoinScreen()).toEqual({ interstitial: false, layout_changed: true });
+		expect(held.prejoinScreen()).toEqual({ interstitial: false, layout_changed: true, host_started: true });
 		held.restoreLayout();
-		expect(held.prejoinScreen()).toEqual({ interstitial: false, layout_changed: false });
+		expect(held.prejoinScreen()).toEqual({ interstitial: false, layout_changed: false, host_started: true });
 		expect(new SandboxMeeting("m3", Scenario.parse({}), () => t).prejoinScreen(true)).toEqual({
 			interstitial: false,
 			layout_changed: false,
+			host_started: true,
 		});
 	});
 });

@@ -136,7 +136,7 @@ describe("how real bots end", () => {
 });
 
 describe("interactive actions, as the meeting saw them", () => {
-	it("speaks into the microphone, chats, shows a screen and an avatar on camera", async () => {
+	it("speaks into the microphone, chats, presents a screen share and shows an avatar on camera", async () => {
 		const { key } = await newAccount(botGateway());
 		const id = nativeId("google_meet");
 		await sandboxScenario(id, { admit_after_ms: 200, participants: [{ name: "Host", lines: [] }] });
@@ -179,11 +179,14 @@ describe("interactive actions, as the meeting saw them", () => {
 
 		const html = "<body style='margin:0;background:#ff0000'><h1>Agenda</h1></body>";
 		expect((await apiAt(botGateway(), "POST", `${base}/screen`, { key, json: { type: "html", html } })).status).toBe(202);
-		await live.waitFor("screen.sharing_started", (m) => m.type === "screen.sharing_started", 30_000);
+		// Meet lets a guest present: the content is a real screen share, and /ws says so.
+		expect(await live.waitFor("screen.sharing_started", (m) => m.type === "screen.sharing_started", 30_000)).toMatchObject({
+			presented_as: "screen_share",
+		});
 		const red = await eventually(
-			"a red frame on camera",
+			"a red frame in the meeting's screen share",
 			async () => {
-				const color = ((await sandboxObserved(id)).camera as { last_color: number[] | null }).last_color;
+				const color = ((await sandboxObserved(id)).screen as { last_color: number[] | null }).last_color;
 				return color && (color[0] ?? 0) > 180 && (color[1] ?? 255) < 90 ? color : undefined;
 			},
 			20_000,
