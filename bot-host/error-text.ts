@@ -1,4 +1,15 @@
-/** An error's message, or the thrown value in words: how the bot host logs and reports a failure. */
+/**
+ * An error's message, or the thrown value in words: how the bot host logs and reports a failure.
+ * Some libraries reject with an event rather than an Error (a WebSocket's ErrorEvent, as puppeteer
+ * does when it cannot reach a browser's DevTools socket): its message, or its error's, is the text.
+ */
 export function errorText(err: unknown): string {
-	return err instanceof Error ? err.message : String(err);
+	if (err instanceof Error) return err.message;
+	if (typeof err === "object" && err !== null) {
+		const { message, error, type } = err as { message?: unknown; error?: unknown; type?: unknown };
+		if (typeof message === "string" && message) return message;
+		if (error instanceof Error) return error.message;
+		if (typeof type === "string") return `${type} event`;
+	}
+	return String(err);
 }
