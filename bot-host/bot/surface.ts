@@ -43,8 +43,7 @@ export async function openSurface(
 ): Promise<SharedSurface> {
 	// A named refusal for the shared URL itself, before Chromium is involved.
 	if (content.kind === "url") await admit(content.url, egress.policy, "the shared URL");
-	// Its own window, so it keeps painting while the meeting tab is in front. (A browser context
-	// of its own would isolate it further, but creating one kills a --single-process Chromium.)
+	// Its own window, so it keeps painting while the meeting tab is in front.
 	const page = await browser.newPage({ type: "window", windowBounds: { width: 1920, height: 1080 } });
 	const close = () => page.close().catch(() => {});
 	try {

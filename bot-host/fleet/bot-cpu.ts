@@ -1,11 +1,11 @@
 /**
  * The CPU the bots on this host use, measured: each bot's Chromium process tree (its browser
- * pid and every descendant; with `--single-process`, as when running as root, the tree is one
- * process) is read from `<proc>/<pid>/stat` (utime + stime, and what reaped children used) at
- * most every `sampleMs`, and a bot's use is the CPU time its tree gained between two readings
- * over the time between them, smoothed over about 10 s like PSI's avg10, so one busy second
- * does not swing the host's capacity. Only bots in their lobby or call are measured: Chromium's
- * start is a burst that says nothing of what the bot costs once there.
+ * pid and every descendant: renderers, utility processes) is read from `<proc>/<pid>/stat`
+ * (utime + stime, and what reaped children used) at most every `sampleMs`, and a bot's use is
+ * the CPU time its tree gained between two readings over the time between them, smoothed over
+ * about 10 s like PSI's avg10, so one busy second does not swing the host's capacity. Only bots
+ * in their lobby or call are measured: Chromium's start is a burst that says nothing of what the
+ * bot costs once there.
  */
 import { readProcesses, treesOf } from "../process-tree.ts";
 
