@@ -9,6 +9,7 @@ import dashboardDoc from "../../../docs/dashboard.md?raw";
 import liveFeedDoc from "../../../docs/live-feed.md?raw";
 import mcpDoc from "../../../docs/mcp.md?raw";
 import meetingStreamDoc from "../../../docs/meeting-stream.md?raw";
+import platformFidelityDoc from "../../../docs/platform-fidelity.md?raw";
 import indexDoc from "../../../docs/README.md?raw";
 import sandboxDoc from "../../../docs/sandbox.md?raw";
 import statusDoc from "../../../docs/status-machine.md?raw";
@@ -81,6 +82,7 @@ const docs: Record<string, string> = {
 	"live-feed.md": liveFeedDoc,
 	"mcp.md": mcpDoc,
 	"meeting-stream.md": meetingStreamDoc,
+	"platform-fidelity.md": platformFidelityDoc,
 	"sandbox.md": sandboxDoc,
 	"status-machine.md": statusDoc,
 	"webhooks.md": webhooksDoc,
