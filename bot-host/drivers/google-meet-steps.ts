@@ -6,7 +6,7 @@
 import type { ElementHandle, Page } from "puppeteer-core";
 import { MEET_PAGE as MEET } from "../../src/platforms/google-meet/page.ts";
 import { allTexts } from "../../src/platforms/page-facts.ts";
-import { clickIfVisible, findVisible, pressUncovered, waitForText, waitVisible } from "./probe.ts";
+import { clickIfVisible, findVisible, pressUncovered, waitForText, waitVisible } from "./page-controls.ts";
 import { LayoutChanged, type PageInput } from "./types.ts";
 
 /**

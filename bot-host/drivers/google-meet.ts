@@ -3,8 +3,9 @@ import type { Page } from "puppeteer-core";
 import { MEET_PAGE as MEET } from "../../src/platforms/google-meet/page.ts";
 import { allTexts } from "../../src/platforms/page-facts.ts";
 import { dismissNotices, joinButton, setCaptionLanguage, turnOff, wake } from "./google-meet-steps.ts";
+import { clickIfVisible, findVisible, pressUncovered, typeInto, waitForText, waitVisible } from "./page-controls.ts";
 import { startPresenting, stopPresenting } from "./presenting.ts";
-import { clickIfVisible, findVisible, pressUncovered, readSnapshot, typeInto, waitForText, waitVisible } from "./probe.ts";
+import { readSnapshot } from "./probe.ts";
 import { type JoinOptions, LayoutChanged, type MeetingDriver } from "./types.ts";
 
 const DEVICES = [

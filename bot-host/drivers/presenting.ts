@@ -8,7 +8,7 @@
 import type { Page } from "puppeteer-core";
 import { allTexts } from "../../src/platforms/page-facts.ts";
 import type { ShareFacts } from "../../src/platforms/share-facts.ts";
-import { clickIfVisible, findByText, findVisible } from "./probe.ts";
+import { clickIfVisible, findByText, findVisible } from "./page-controls.ts";
 
 /** How long the platform has to ask for the screen after the share control was pressed. */
 const SHARE_ANSWER_MS = 6_000;

@@ -2,8 +2,9 @@
 import type { ElementHandle, Page } from "puppeteer-core";
 import { allTexts } from "../../src/platforms/page-facts.ts";
 import { TEAMS_PAGE } from "../../src/platforms/teams/page.ts";
+import { clickIfVisible, dismissAny, findByText, findVisible, typeInto, waitVisible } from "./page-controls.ts";
 import { startPresenting, stopPresenting } from "./presenting.ts";
-import { clickIfVisible, dismissAny, findByText, findVisible, readSnapshot, typeInto, waitVisible } from "./probe.ts";
+import { readSnapshot } from "./probe.ts";
 import { type JoinOptions, LayoutChanged, type MeetingDriver } from "./types.ts";
 
 const TEAMS = TEAMS_PAGE;

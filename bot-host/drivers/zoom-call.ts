@@ -6,7 +6,7 @@
 import type { ElementHandle, Page } from "puppeteer-core";
 import { allTexts, type UiTexts } from "../../src/platforms/page-facts.ts";
 import { ZOOM_PAGE } from "../../src/platforms/zoom/page.ts";
-import { clickIfVisible, findByText, findVisible, waitVisible } from "./probe.ts";
+import { clickIfVisible, findByText, findVisible, waitVisible } from "./page-controls.ts";
 
 const ZOOM = ZOOM_PAGE;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -5,8 +5,9 @@
 import type { ElementHandle, Page } from "puppeteer-core";
 import { allTexts } from "../../src/platforms/page-facts.ts";
 import { ZOOM_PAGE } from "../../src/platforms/zoom/page.ts";
+import { clickIfVisible, dismissAny, findByText, findVisible, type Popups, typeInto, waitVisible } from "./page-controls.ts";
 import { startPresenting, stopPresenting } from "./presenting.ts";
-import { clickIfVisible, dismissAny, findByText, findVisible, type Popups, readSnapshot, typeInto, waitVisible } from "./probe.ts";
+import { readSnapshot } from "./probe.ts";
 import { JoinNotReady, type JoinOptions, LayoutChanged, type MeetingDriver } from "./types.ts";
 import { clickThrough, controlState, leaveZoom, prepareZoomCall, revealControls, sendZoomChat } from "./zoom-call.ts";
 
