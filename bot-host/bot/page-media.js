@@ -33,18 +33,21 @@
 		g.drawImage(source, (canvas.width - w * scale) / 2, (canvas.height - h * scale) / 2, w * scale, h * scale);
 	};
 
+	/** A canvas and its 5 fps stream, `paint`ed every 200 ms: a canvas stream only produces frames when drawn. */
+	const paintedCanvas = (width, height, paint) => {
+		const canvas = document.createElement("canvas");
+		canvas.width = width;
+		canvas.height = height;
+		const g = canvas.getContext("2d");
+		setInterval(() => paint(g, canvas), 200);
+		return canvas.captureStream(5);
+	};
+
 	const cameraGraph = () => {
 		if (camera) return camera;
-		const canvas = document.createElement("canvas");
-		canvas.width = 1280;
-		canvas.height = 720;
-		const g = canvas.getContext("2d");
-		const stream = canvas.captureStream(5);
-		for (const t of stream.getVideoTracks()) virtualTracks.add(t);
-		camera = { canvas, g, stream, source: null, fit: "contain", label: "" };
-		// Keep painting while something is shown: a canvas stream only produces frames when drawn.
+		// Keep painting while something is shown; the idle frame once.
 		let idlePainted = false;
-		setInterval(() => {
+		const stream = paintedCanvas(1280, 720, (g, canvas) => {
 			const { source } = camera;
 			if (!source && !camera.label && idlePainted) return;
 			idlePainted = !source && !camera.label;
@@ -59,7 +62,9 @@
 				g.textAlign = "center";
 				g.fillText(camera.label, canvas.width / 2, canvas.height / 2 + 40);
 			}
-		}, 200);
+		});
+		for (const t of stream.getVideoTracks()) virtualTracks.add(t);
+		camera = { stream, source: null, fit: "contain", label: "" };
 		return camera;
 	};
 
@@ -89,18 +94,13 @@
 	let screen = null;
 	const screenGraph = () => {
 		if (screen) return screen;
-		const canvas = document.createElement("canvas");
-		canvas.width = 1920;
-		canvas.height = 1080;
-		const g = canvas.getContext("2d");
-		const stream = canvas.captureStream(5);
-		screen = { canvas, stream, source: null, fit: "contain", requests: 0, shared: new Set() };
-		setInterval(() => {
+		const stream = paintedCanvas(1920, 1080, (g, canvas) => {
 			if (!screen.source) return;
 			g.fillStyle = "#000000";
 			g.fillRect(0, 0, canvas.width, canvas.height);
 			drawFitted(g, canvas, screen.source, screen.fit);
-		}, 200);
+		});
+		screen = { stream, source: null, fit: "contain", requests: 0, shared: new Set() };
 		return screen;
 	};
 
