@@ -165,7 +165,7 @@ async function ensureCaptions(page: Page, step: (words: string) => void, languag
 /**
  * The meeting's spoken language in the caption-language modal, as A does it: its name typed into
  * `input.transcription-language__input`, then Enter (Zoom lists languages by their English names).
- * True once set, or when there is no such field to set it in.
+ * True once set; false while the field is not shown (the modal can come a moment after Captions).
  */
 async function setSpeakingLanguage(page: Page, code: string, step: (words: string) => void): Promise<boolean> {
 	const field = await findVisible(page, ZOOM.captionLanguageInput);
