@@ -9,6 +9,7 @@ import { AGENT_PREFIXES, LEGACY_AGENT_PREFIX } from "./gateway/route-scopes";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
 import { agentRoutes } from "./routes/agent";
+import { agentActionRoutes } from "./routes/agent-actions";
 import { agentChatRoutes } from "./routes/agent-chat";
 import { agentMeetingRoutes } from "./routes/agent-meeting";
 import { agentRoutineRoutes } from "./routes/agent-routines";
@@ -98,6 +99,7 @@ export function buildApp() {
 		agentRoutes,
 		agentChatRoutes,
 		agentRoutineRoutes,
+		agentActionRoutes,
 		agentWorkspaceRoutes,
 		agentWorkspaceGitRoutes,
 		agentMeetingRoutes,

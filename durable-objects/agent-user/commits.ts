@@ -1,11 +1,11 @@
 import type { AgentCaller } from "../../src/agent/caller";
 import type { AgentFrameBody, Finding } from "../../src/agent/frames";
 import { clip } from "../../src/agent/tool-definition";
-import type { TurnFiles } from "../../src/agent/turn-files";
 import type { Env } from "../../src/env";
 import { errorName } from "../../src/error-text";
 import { workspaceObject } from "../../src/objects";
 import { commitAuthorOf } from "../../src/workspace/author";
+import type { FileChange } from "../../src/workspace/workspace-types";
 
 /** A commit message is the reply's first line, cut to git's customary subject length. */
 const MESSAGE_CHARS = 72;
@@ -23,6 +23,14 @@ export function commitMessage(reply: string): string {
 	return line ? clip(line, MESSAGE_CHARS) : FALLBACK_MESSAGE;
 }
 
+/** What a `rw` turn lands in one commit: its staged changes to its workspace, and whether it had read other people's words. */
+export interface TurnCommit {
+	workspace: string;
+	changes: FileChange[];
+	message: string;
+	tainted: boolean;
+}
+
 /**
  * A `rw` turn's one commit: what it staged, by the user, as the agent (so governance applies
  * again in the workspace). Emits `commit{sha}` or `rejected{violations}`; null when it landed
@@ -31,20 +39,20 @@ export function commitMessage(reply: string): string {
 export async function commitTurn(
 	env: Env,
 	caller: AgentCaller,
-	files: TurnFiles,
-	reply: string,
+	turn: TurnCommit,
 	emit: (frame: AgentFrameBody) => void,
 	syncRoutines: RoutineFileSync,
 ): Promise<string | null> {
-	const changes = files.changes();
+	const { changes, workspace } = turn;
 	if (changes.length === 0) return null;
 	try {
-		const outcome = await workspaceObject(env, files.workspace).commit({
+		const outcome = await workspaceObject(env, workspace).commit({
 			changes,
-			message: commitMessage(reply),
+			message: turn.message,
 			author: await commitAuthorOf(env, caller.userId),
 			by: "agent",
 			authorId: caller.userId,
+			tainted: turn.tainted,
 		});
 		if (!outcome.ok) {
 			emit({ type: "rejected", violations: outcome.violations });
@@ -52,7 +60,7 @@ export async function commitTurn(
 		}
 		if (outcome.sha === null) return null;
 		const findings: Finding[] = [...outcome.findings];
-		if (outcome.routinesTouched) findings.push(...(await syncedRoutines(syncRoutines, caller, files.workspace)));
+		if (outcome.routinesTouched) findings.push(...(await syncedRoutines(syncRoutines, caller, workspace)));
 		emit({ type: "commit", sha: outcome.sha, ...(findings.length ? { findings } : {}) });
 		return null;
 	} catch (err) {

@@ -6,6 +6,7 @@ import type { MeetingEvent } from "../../src/agent/routine-invocations";
 import type { RoutineView } from "../../src/agent/routine-view";
 import type { Env } from "../../src/env";
 import type { TimerHandlers } from "../shared/alarm-timers";
+import type { ActionView, Decision } from "./actions";
 import { RoutineFiles } from "./routine-files";
 import type { Reconcile, RoutineInput } from "./routine-records";
 import { Routines } from "./routines";
@@ -40,6 +41,8 @@ export const AGENT_USER_RPC = [
 	"setRoutineEnabled",
 	"deleteRoutine",
 	"meetingEvent",
+	"listActions",
+	"decideAction",
 ] as const;
 
 /**
@@ -135,6 +138,16 @@ export class AgentUser extends DurableObject<Env> {
 	/** One of the user's meetings reached an event (`meeting.completed`): their event routines run for it. */
 	meetingEvent(event: MeetingEvent): Promise<{ queued: number }> {
 		return this.#routines.meetingEvent(event);
+	}
+
+	/** What tainted turns were not allowed to do on their own, newest first (actions.ts). */
+	async listActions(): Promise<ActionView[]> {
+		return this.#runtime.actions.list();
+	}
+
+	/** The user confirms (it runs now, with this caller's rights) or refuses a held action. */
+	decideAction(caller: AgentCaller, actionId: string, confirmed: boolean): Promise<Decision> {
+		return this.#runtime.actions.decide(caller, actionId, confirmed);
 	}
 
 	override async alarm(): Promise<void> {

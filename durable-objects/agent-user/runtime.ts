@@ -3,18 +3,20 @@ import type { Invocation, WorkloadOutcome } from "../../src/agent/envelopes";
 import type { AgentFrame, AgentFrameBody, LoggedFrame } from "../../src/agent/frames";
 import type { ModelEndpoint } from "../../src/agent/model-client";
 import { resolveAgentModel } from "../../src/agent/model-settings";
+import { isSharedWorkspace, type Taint } from "../../src/agent/taint";
 import type { WorkloadMode } from "../../src/agent/tools";
 import { TurnFiles } from "../../src/agent/turn-files";
 import type { Env } from "../../src/env";
 import { errorName } from "../../src/error-text";
 import { setting } from "../../src/settings/deployment-defaults";
 import { activeWorkspace } from "../../src/workspace/attachments";
-import { commitTurn, type RoutineFileSync } from "./commits";
+import { type HeldAction, HeldActions, type HeldIn } from "./actions";
+import { commitMessage, commitTurn, type RoutineFileSync, type TurnCommit } from "./commits";
 import type { AgentCaller, ChatRequest } from "./index";
 import { AgentStore, type TurnRow } from "./store";
 import { AgentStreams } from "./streams";
 import type { AgentTimers } from "./timers";
-import { runToolLoop, type TurnResult } from "./turns";
+import { type HeldCall, runToolLoop, type TurnResult } from "./turns";
 import { AgentWorkloads } from "./workloads";
 
 /** While any turn runs, this timer fires every 30 s so the object is not evicted mid-turn. */
@@ -34,6 +36,8 @@ export interface TurnStart {
 	workspace: string | null;
 	/** The invocation's `tools` list: the only tools the turn is offered and may call; null: no list. */
 	tools: readonly string[] | null;
+	/** Why the turn's own input carries other people's words (a plan file a member wrote); null: it does not. */
+	taint: Taint;
 }
 
 export interface SessionItem {
@@ -62,6 +66,8 @@ export class AgentRuntime {
 	readonly store: AgentStore;
 	readonly streams: AgentStreams;
 	readonly workloads: AgentWorkloads;
+	/** What tainted turns wanted to do where others see it, until the user decides (actions.ts). */
+	readonly actions: HeldActions;
 	/** Turns running in this object now, by id. */
 	private readonly running = new Map<string, Promise<TurnResult>>();
 	/** Sessions with a chat turn waiting for the running one to end. */
@@ -74,6 +80,7 @@ export class AgentRuntime {
 		private readonly syncRoutineFiles: RoutineFileSync,
 	) {
 		this.store = new AgentStore(storage.sql);
+		this.actions = new HeldActions(storage.sql, env, syncRoutineFiles);
 		this.streams = new AgentStreams(setting(env, "AGENT_SSE_KEEPALIVE_MS"));
 		this.workloads = new AgentWorkloads(
 			{ startTurn: (turnId, start) => this.#startTurn(turnId, start), logRefusal: (...refusal) => this.#logRefusal(...refusal) },
@@ -109,6 +116,7 @@ export class AgentRuntime {
 			endpoint: model.endpoint,
 			workspace,
 			tools: null,
+			taint: null,
 		};
 		const busy = this.store.runningTurn(session);
 		const current = busy ? this.running.get(busy.turn_id) : undefined;
@@ -177,6 +185,8 @@ export class AgentRuntime {
 	 */
 	#startTurn(turnId: string, start: TurnStart): Promise<TurnResult> {
 		const history = this.store.modelHistory(start.session);
+		// The history goes back to the model: other people's words an earlier turn read are in this turn too.
+		const taint = start.taint ?? this.store.historyTaint(start.session);
 		this.store.startTurn({
 			turnId,
 			session: start.session,
@@ -187,7 +197,7 @@ export class AgentRuntime {
 		});
 		const emit = (body: AgentFrameBody) => this.emit(turnId, start.session, start.workloadId, body);
 		emit({ type: "turn-accepted", ...(start.nonce ? { nonce: start.nonce } : {}) });
-		const run = this.runTurn(turnId, start, history, emit);
+		const run = this.runTurn(turnId, { ...start, taint }, history, emit);
 		this.running.set(turnId, run);
 		this.keepAlive();
 		return run;
@@ -201,8 +211,9 @@ export class AgentRuntime {
 	): Promise<TurnResult> {
 		try {
 			const files = start.workspace
-				? new TurnFiles(this.env, start.workspace, (violations) => emit({ type: "rejected", violations }))
+				? new TurnFiles(this.env, start.workspace, start.caller.userId, (violations) => emit({ type: "rejected", violations }))
 				: null;
+			const heldIn = (reason: string): HeldIn => ({ session: start.session, turnId, workloadId: start.workloadId, reason });
 			const loop = await runToolLoop({
 				caller: { env: this.env, userId: start.caller.userId, scopes: start.caller.scopes, mode: start.mode, files, allowed: start.tools },
 				endpoint: start.endpoint,
@@ -211,12 +222,15 @@ export class AgentRuntime {
 				focus: start.focus,
 				emit,
 				now: new Date(),
+				taint: start.taint,
+				hold: (call) => this.#holdCall(call, heldIn(call.reason), emit),
 			});
 			// Only a whole `rw` turn lands: a failed one leaves the workspace as it was.
-			const refused =
+			const commit: TurnCommit | null =
 				loop.ok && start.mode === "rw" && files
-					? await commitTurn(this.env, start.caller, files, loop.reply, emit, this.syncRoutineFiles)
+					? { workspace: files.workspace, changes: files.changes(), message: commitMessage(loop.reply), tainted: loop.taint !== null }
 					: null;
+			const refused = commit ? await this.#commitOrHold(start.caller, commit, loop.taint, heldIn, emit) : null;
 			const result: TurnResult = refused ? { ...loop, ok: false, detail: refused } : loop;
 			// The turn's row, `done` and `turn-complete` in one synchronous step: whoever sees the end sees it whole.
 			this.store.endTurn(turnId, {
@@ -225,6 +239,7 @@ export class AgentRuntime {
 				detail: result.detail,
 				ops: result.ops,
 				messages: result.ok ? result.messages : null,
+				taint: result.taint,
 				now: Date.now(),
 			});
 			emit({
@@ -241,14 +256,48 @@ export class AgentRuntime {
 			// Our own storage failed mid-turn: the turn still ends, so its session is not left busy.
 			console.error("agent turn failed", errorName(err));
 			const detail = "The turn failed on our side; try again";
-			this.store.endTurn(turnId, { reply: "", ok: false, detail, ops: [], messages: null, now: Date.now() });
+			this.store.endTurn(turnId, { reply: "", ok: false, detail, ops: [], messages: null, taint: null, now: Date.now() });
 			emit({ type: "done", reply: "", sessionId: start.session, ok: false, detail });
 			emit({ type: "turn-complete" });
-			return { ok: false, reply: "", detail, failure: null, ops: [], messages: [] };
+			return { ok: false, reply: "", detail, failure: null, ops: [], messages: [], taint: null };
 		} finally {
 			this.running.delete(turnId);
 			this.keepAlive();
 		}
+	}
+
+	/** Keeps an action for the user's decision and says so on the turn's stream. */
+	#hold(action: HeldAction, summary: string, from: HeldIn, emit: (body: AgentFrameBody) => void) {
+		const held = this.actions.hold(action, summary, from);
+		if (held.ok) {
+			const { action_id, kind, tool, reason } = held.action;
+			emit({ type: "action-held", action_id, kind, tool, summary: held.action.summary, reason });
+		}
+		return held;
+	}
+
+	#holdCall(call: HeldCall, from: HeldIn, emit: (body: AgentFrameBody) => void) {
+		const held = this.#hold({ kind: "tool", tool: call.tool, args: call.args }, `${call.tool} ${JSON.stringify(call.args)}`, from, emit);
+		return held.ok ? { ok: true as const, actionId: held.action.action_id } : held;
+	}
+
+	/**
+	 * The turn's commit: landed now, or, when the turn read other people's words and the workspace
+	 * is shared (its members see the commit), kept for the user's confirmation. Null when it
+	 * landed or waits; else why not, for the turn's `done`.
+	 */
+	async #commitOrHold(
+		caller: AgentCaller,
+		commit: TurnCommit,
+		taint: Taint,
+		heldIn: (reason: string) => HeldIn,
+		emit: (body: AgentFrameBody) => void,
+	): Promise<string | null> {
+		if (taint === null || !isSharedWorkspace(commit.workspace) || commit.changes.length === 0)
+			return commitTurn(this.env, caller, commit, emit, this.syncRoutineFiles);
+		const files = commit.changes.map((change) => change.path).join(", ");
+		const held = this.#hold({ kind: "commit", commit }, `commit to ${commit.workspace}: ${files}`, heldIn(taint), emit);
+		return held.ok ? null : held.detail;
 	}
 
 	/** Logs a frame first, then sends it to the turn's streams. */
@@ -275,7 +324,7 @@ export class AgentRuntime {
 	private recoverInterrupted(): void {
 		const detail = "The turn was interrupted before it finished; send it again";
 		for (const turn of this.store.runningTurns()) {
-			this.store.endTurn(turn.turn_id, { reply: "", ok: false, detail, ops: [], messages: null, now: Date.now() });
+			this.store.endTurn(turn.turn_id, { reply: "", ok: false, detail, ops: [], messages: null, taint: null, now: Date.now() });
 			const emit = (body: AgentFrameBody) => this.emit(turn.turn_id, turn.session, turn.workload_id, body);
 			emit({ type: "done", reply: "", sessionId: turn.session, ok: false, detail });
 			emit({ type: "turn-complete" });

@@ -19,6 +19,8 @@ export const AGENT_USER_STORAGE = {
 		routines: "routines",
 		/** routines.ts: one row per event run, so a repeated meeting event runs a routine once. */
 		routineEventRuns: "routine_event_runs",
+		/** actions.ts: what tainted turns were not allowed to do on their own, until the user confirms or refuses it. */
+		heldActions: "held_actions",
 		/** routine-files.ts: which routine each `routines/<name>.md` file made. */
 		routineFiles: "routine_files",
 		/** shared/alarm-timers.ts (timers.ts): heartbeats and routine timers on the one alarm. */

@@ -1,5 +1,6 @@
 import type { AgentFrame, LoggedFrame } from "../../src/agent/frames";
 import type { ChatMessage } from "../../src/agent/model-client";
+import { addMissingColumns } from "../shared/sql-schema";
 import { AGENT_USER_STORAGE } from "./storage";
 
 const TABLES = AGENT_USER_STORAGE.tables;
@@ -15,6 +16,8 @@ const TABLES = AGENT_USER_STORAGE.tables;
 export const EVENT_RETENTION = 5000;
 /** How many finished turns of a session the model sees again. */
 export const HISTORY_TURNS = 20;
+/** A turn whose history carries other people's words is tainted for this reason, naming the first one. */
+const EARLIER_TURN = "an earlier turn of this session brought text other people wrote into its history";
 
 export type SessionRow = {
 	name: string;
@@ -91,6 +94,8 @@ const parseFrame = (text: string): AgentFrame => JSON.parse(text) as AgentFrame;
 export class AgentStore {
 	constructor(private readonly sql: SqlStorage) {
 		for (const statement of SCHEMA) sql.exec(statement);
+		// Why a turn was tainted (src/agent/taint.ts): the turns after it see its messages again.
+		addMissingColumns(sql, TABLES.turns, { taint: "TEXT" });
 	}
 
 	// Sessions
@@ -155,15 +160,24 @@ export class AgentStore {
 	/** A turn ended; only a successful one leaves model messages for the next turn to continue from. */
 	endTurn(
 		turnId: string,
-		end: { reply: string; ok: boolean; detail: string | null; ops: TurnOp[]; messages: ChatMessage[] | null; now: number },
+		end: {
+			reply: string;
+			ok: boolean;
+			detail: string | null;
+			ops: TurnOp[];
+			messages: ChatMessage[] | null;
+			taint: string | null;
+			now: number;
+		},
 	) {
 		this.sql.exec(
-			`UPDATE ${TABLES.turns} SET status = 'done', reply = ?, ok = ?, detail = ?, ops = ?, messages = ?, ended = ? WHERE turn_id = ?`,
+			`UPDATE ${TABLES.turns} SET status = 'done', reply = ?, ok = ?, detail = ?, ops = ?, messages = ?, taint = ?, ended = ? WHERE turn_id = ?`,
 			end.reply,
 			end.ok ? 1 : 0,
 			end.detail,
 			JSON.stringify(end.ops),
 			end.messages ? JSON.stringify(end.messages) : null,
+			end.taint,
 			end.now,
 			turnId,
 		);
@@ -209,6 +223,20 @@ export class AgentStore {
 			)
 			.toArray();
 		return rows.flatMap((r) => JSON.parse(r.messages) as ChatMessage[]);
+	}
+
+	/** Why the turns `modelHistory` hands back carry other people's words (the newest such turn's reason); null when none does. */
+	historyTaint(session: string, turns = HISTORY_TURNS): string | null {
+		const row = this.sql
+			.exec<{ taint: string }>(
+				`SELECT taint FROM (SELECT taint, started, rowid FROM ${TABLES.turns} WHERE session = ? AND status = 'done' AND ok = 1 AND messages IS NOT NULL
+				 ORDER BY started DESC, rowid DESC LIMIT ?) WHERE taint IS NOT NULL ORDER BY started DESC, rowid DESC LIMIT 1`,
+				session,
+				turns,
+			)
+			.toArray()[0];
+		if (!row) return null;
+		return row.taint.startsWith(EARLIER_TURN) ? row.taint : `${EARLIER_TURN} (${row.taint})`;
 	}
 
 	// Events

@@ -1,6 +1,7 @@
 import type { AgentFrameBody } from "../../src/agent/frames";
 import { type ChatMessage, type ModelEndpoint, ModelFailure, type ModelFailureKind, streamModelStep } from "../../src/agent/model-client";
-import { runToolCall, type ToolCaller, toolsFor } from "../../src/agent/tools";
+import { type Taint, taintBy } from "../../src/agent/taint";
+import { prepareToolCall, type ToolCaller, type ToolOutcome, toolsFor } from "../../src/agent/tools";
 import { errorName } from "../../src/error-text";
 import { outboundPolicy } from "../../src/outbound/url-guard";
 import type { TurnOp } from "./store";
@@ -21,6 +22,17 @@ export interface TurnInput {
 	/** Logs a frame and sends it to the turn's streams, synchronously. */
 	emit: (frame: AgentFrameBody) => void;
 	now: Date;
+	/** Why the turn starts tainted (its history or plan carries other people's words); null: it does not. */
+	taint: Taint;
+	/** Keeps an outward call of a tainted turn for the user's decision: its id, or why it could not be kept. */
+	hold: (call: HeldCall) => { ok: true; actionId: string } | { ok: false; detail: string };
+}
+
+/** An outward tool call a tainted turn made, checked and ready to run once the user confirms it. */
+export interface HeldCall {
+	tool: string;
+	args: Record<string, unknown>;
+	reason: string;
 }
 
 export interface TurnResult {
@@ -32,6 +44,8 @@ export interface TurnResult {
 	ops: TurnOp[];
 	/** This turn's messages (user, assistant, tool), for the session to continue from. */
 	messages: ChatMessage[];
+	/** Why the turn ended tainted; null when it read only the user's own data. */
+	taint: Taint;
 }
 
 /** The grounding the model gets before the conversation: for whom it acts, when, on what, and how to read tool output. */
@@ -63,6 +77,26 @@ function parseArgs(json: string): unknown {
 }
 
 /**
+ * Runs a tool call, or, when the turn is tainted and the tool acts where others see it, keeps the
+ * call for the user's decision and tells the model so (src/agent/taint.ts). A call that could not
+ * run anyway (not allowed, bad arguments) fails as it would untainted.
+ */
+async function runOrHold(input: TurnInput, tool: string, argumentsJson: string, taint: Taint): Promise<ToolOutcome> {
+	const prepared = prepareToolCall(input.caller, tool, argumentsJson);
+	if (!("tool" in prepared)) return prepared;
+	if (taint === null || !prepared.tool.outward) return prepared.tool.run(input.caller, prepared.args);
+	const held = input.hold({ tool, args: prepared.args, reason: taint });
+	if (!held.ok) return { ok: false, error: `${tool} was not run: ${held.detail}`, summary: `${tool} refused: too many held actions` };
+	return {
+		ok: false,
+		error:
+			`${tool} was not run: ${taint}, so it waits for the user's confirmation (action ${held.actionId}). ` +
+			"Tell the user what you wanted to do and that they can confirm or refuse it; do not try it another way.",
+		summary: `${tool} held for your confirmation`,
+	};
+}
+
+/**
  * One turn of the tool loop: the model streams text (each piece is a `message-delta` as it
  * arrives) and asks for tools; each call is run with the caller's rights and mode, and its
  * result goes back to the model, until it answers without tools or runs out of steps. Every
@@ -80,6 +114,7 @@ export async function runToolLoop(input: TurnInput): Promise<TurnResult> {
 	];
 	const ops: TurnOp[] = [];
 	let reply = "";
+	let taint = input.taint;
 	const end = (ok: boolean, detail: string | null, failure: ModelFailureKind | null): TurnResult => ({
 		ok,
 		reply: reply.trim(),
@@ -87,6 +122,7 @@ export async function runToolLoop(input: TurnInput): Promise<TurnResult> {
 		failure,
 		ops,
 		messages: turnMessages,
+		taint,
 	});
 
 	try {
@@ -114,9 +150,10 @@ export async function runToolLoop(input: TurnInput): Promise<TurnResult> {
 			for (const call of result.toolCalls) {
 				const tool = call.function.name;
 				input.emit({ type: "tool-call", tool, args: parseArgs(call.function.arguments), callId: call.id });
-				const outcome = await runToolCall(input.caller, tool, call.function.arguments);
+				const outcome = await runOrHold(input, tool, call.function.arguments, taint);
 				input.emit({ type: "tool-result", callId: call.id, ok: outcome.ok, summary: outcome.summary.slice(0, 80) });
 				ops.push({ label: opLabel(tool), tool });
+				if (outcome.ok && outcome.foreign) taint ??= taintBy(tool);
 				const content = JSON.stringify(outcome.ok ? outcome.result : { error: outcome.error });
 				const answer: ChatMessage = { role: "tool", tool_call_id: call.id, content };
 				messages.push(answer);

@@ -3,6 +3,7 @@ import { effectiveMode, type Invocation, type WorkloadOutcome } from "../../src/
 import type { AgentFrame, AgentFrameBody, LoggedFrame } from "../../src/agent/frames";
 import { isRetryable } from "../../src/agent/model-client";
 import { resolveAgentModel } from "../../src/agent/model-settings";
+import { isOwnFile, type Taint } from "../../src/agent/taint";
 import { AGENT_TOOL_NAMES } from "../../src/agent/tools";
 import { unitWorkspaces, workedWorkspace } from "../../src/agent/unit-workspaces";
 import type { Env } from "../../src/env";
@@ -54,7 +55,8 @@ export interface WorkloadTurns {
 	logRefusal(session: string, workloadId: string | null, bodies: AgentFrameBody[]): LoggedFrame[];
 }
 
-type Plan = { ok: true; session: string; prompt: string } | { ok: false; detail: string };
+/** What the workload's turn is asked: its session and prompt, and why that prompt is someone else's text (a plan file they wrote). */
+type Plan = { ok: true; session: string; prompt: string; taint: Taint } | { ok: false; detail: string };
 
 /**
  * Workloads: invocations run to their end in the object, whoever listens. Each start stores its
@@ -146,27 +148,30 @@ export class AgentWorkloads {
 		}
 	}
 
-	private async plan(row: WorkloadRow, invocation: Invocation, workspace: string | null): Promise<Plan> {
+	private async plan(row: WorkloadRow, invocation: Invocation, workspace: string | null, userId: number): Promise<Plan> {
 		if ("session" in invocation.start) {
 			const session = invocation.start.session.ref;
 			if (!this.store.session(session)) return { ok: false, detail: `Session "${session}" does not exist` };
-			return { ok: true, session, prompt: "Continue this session where it left off." };
+			return { ok: true, session, prompt: "Continue this session where it left off.", taint: null };
 		}
 		const { inline, path } = invocation.start.entrypoint;
-		if (inline) return { ok: true, session: workloadSession(row.workload_id), prompt: inline };
-		if (path) return this.planFile(row, path, workspace);
+		if (inline) return { ok: true, session: workloadSession(row.workload_id), prompt: inline, taint: null };
+		if (path) return this.planFile(row, path, workspace, userId);
 		return { ok: false, detail: "The invocation has nothing to run: no inline prompt and no plan file" };
 	}
 
 	/** A plan file of the workspace the workload works on: its text is the prompt. */
-	private async planFile(row: WorkloadRow, path: string, workspace: string | null): Promise<Plan> {
+	private async planFile(row: WorkloadRow, path: string, workspace: string | null, userId: number): Promise<Plan> {
 		if (!workspace) return { ok: false, detail: "A plan file needs a workspace, and this workload names none" };
 		const checked = normalizePath(path);
 		if (!checked.ok) return { ok: false, detail: `Plan file "${path.slice(0, 200)}": ${checked.problem}` };
-		const file = await workspaceObject(this.env, workspace).read(checked.path);
+		const stub = workspaceObject(this.env, workspace);
+		const [file, writers] = await Promise.all([stub.read(checked.path), stub.writers([checked.path])]);
 		if (!file) return { ok: false, detail: `Plan file "${path.slice(0, 200)}" not found in the workspace` };
 		if (!file.content.trim()) return { ok: false, detail: `Plan file "${path.slice(0, 200)}" is empty` };
-		return { ok: true, session: workloadSession(row.workload_id), prompt: file.content };
+		const own = isOwnFile(workspace, userId, checked.path, writers[checked.path]);
+		const taint = own ? null : `the plan file ${checked.path.slice(0, 200)} is text other people wrote`;
+		return { ok: true, session: workloadSession(row.workload_id), prompt: file.content, taint };
 	}
 
 	private async runOnce(row: WorkloadRow): Promise<{ outcome: WorkloadOutcome; reply: string | null }> {
@@ -182,7 +187,7 @@ export class AgentWorkloads {
 		const named = await unitWorkspaces(this.env, caller.userId, invocation);
 		if (!named.ok) return fail(named.detail, false);
 		const workspace = workedWorkspace(invocation, named.names);
-		const plan = await this.plan(row, invocation, workspace);
+		const plan = await this.plan(row, invocation, workspace, caller.userId);
 		if (!plan.ok) return fail(plan.detail, false);
 
 		const model = await resolveAgentModel(this.env, caller.userId);
@@ -203,6 +208,7 @@ export class AgentWorkloads {
 			workspace,
 			// A name no tool has grants nothing (reported in the 202), so the turn is told only real ones.
 			tools: invocation.tools?.filter((name) => AGENT_TOOL_NAMES.includes(name)) ?? null,
+			taint: plan.taint,
 		});
 		return {
 			outcome: {

@@ -10,6 +10,7 @@ import type {
 	CommitAuthor,
 	CommitOutcome,
 	CommitRequest,
+	FileWriter,
 	GitSummary,
 	InitOutcome,
 	KgFinding,
@@ -44,6 +45,7 @@ export const WORKSPACE_RPC = [
 	"summary",
 	"commit",
 	"routineAuthors",
+	"writers",
 	"uploadUsage",
 	"addUploads",
 	"upload",
@@ -71,6 +73,10 @@ export class Workspace extends DurableObject<Env> {
 		addMissingColumns(ctx.storage.sql, TABLES.uploads, { key: "TEXT", content_type: "TEXT", text: "INTEGER" });
 		// Who wrote each routine file: in a shared workspace, a member's file must never become another member's routine.
 		ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLES.routineAuthors} (path TEXT PRIMARY KEY, user_id INTEGER NOT NULL)`);
+		// Who wrote each file: a turn that reads a file another member wrote has read their words (src/agent/taint.ts).
+		ctx.storage.sql.exec(
+			`CREATE TABLE IF NOT EXISTS ${TABLES.fileWriters} (path TEXT PRIMARY KEY, user_id INTEGER NOT NULL, tainted INTEGER NOT NULL)`,
+		);
 	}
 
 	/** Seeds the workspace (committed as `seed`, by `author`) unless it already has a commit. */
@@ -171,6 +177,7 @@ export class Workspace extends DurableObject<Env> {
 			const message = request.message.trim() || "Update files";
 			const { sha, files } = await this.repo.commitChanges(staged, message, request.author);
 			this.#recordRoutineAuthors(staged, files, request.authorId ?? null);
+			this.#recordWriters(staged, files, request.authorId ?? null, request.tainted === true);
 			return {
 				ok: true,
 				sha,
@@ -195,6 +202,36 @@ export class Workspace extends DurableObject<Env> {
 					authorId,
 				);
 		}
+	}
+
+	/** The last writer of each file this commit changed; a removed file, or one written by no user (the platform), has none. */
+	#recordWriters(staged: StagedChange[], changed: string[], authorId: number | null, tainted: boolean): void {
+		const touched = new Set(changed);
+		for (const change of staged) {
+			if (!touched.has(change.path)) continue;
+			if (change.content === null || authorId === null)
+				this.ctx.storage.sql.exec(`DELETE FROM ${TABLES.fileWriters} WHERE path = ?`, change.path);
+			else
+				this.ctx.storage.sql.exec(
+					`INSERT INTO ${TABLES.fileWriters} (path, user_id, tainted) VALUES (?, ?, ?)
+					ON CONFLICT (path) DO UPDATE SET user_id = excluded.user_id, tainted = excluded.tainted`,
+					change.path,
+					authorId,
+					Number(tainted),
+				);
+		}
+	}
+
+	/** The recorded writer of each of these paths that has one. */
+	async writers(paths: string[]): Promise<Record<string, FileWriter>> {
+		const found: Record<string, FileWriter> = {};
+		for (const path of new Set(paths)) {
+			const row = this.ctx.storage.sql
+				.exec<{ user_id: number; tainted: number }>(`SELECT user_id, tainted FROM ${TABLES.fileWriters} WHERE path = ?`, path)
+				.toArray()[0];
+			if (row) found[path] = { userId: row.user_id, tainted: row.tainted === 1 };
+		}
+		return found;
 	}
 
 	/** Who last wrote each routine file, as recorded by commits (durable-objects/agent-user/routine-files.ts reads it). */
@@ -271,6 +308,7 @@ export class Workspace extends DurableObject<Env> {
 		return this.writing.run(() => {
 			// The clone replaces every file; its routine files were written by no user of this service, so they are nobody's routines.
 			this.ctx.storage.sql.exec(`DELETE FROM ${TABLES.routineAuthors}`);
+			this.ctx.storage.sql.exec(`DELETE FROM ${TABLES.fileWriters}`);
 			return cloneRepository(
 				{ ...this.repo.options, cache: {}, empty: () => this.files.clear() },
 				source,

@@ -11,6 +11,8 @@ export const WORKSPACE_STORAGE = {
 		uploads: "workspace_uploads",
 		/** index.ts: who last wrote each routine file (agent-user/routine-files.ts reads it). */
 		routineAuthors: "routine_authors",
+		/** index.ts: who last wrote each file, and whether the turn that wrote it had read other people's words (src/agent/taint.ts). */
+		fileWriters: "file_writers",
 		/** fs.ts: the git repository's files and directories. */
 		fsEntries: "fs_entries",
 		/** fs.ts: file contents, in chunks under the row limit. */

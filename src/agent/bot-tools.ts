@@ -11,7 +11,8 @@ import { clip, defineTool, newestWithin } from "./tool-definition";
  * The bot tools: the services POST /bots, GET /bots/status, DELETE /bots/... and the interactive
  * routes use, with the routes' own schemas. Chat messages and bot failure details come from
  * other people or platforms: they reach the model as values inside the JSON result, never as
- * instructions.
+ * instructions, and taint the turn; the tools that act in meetings are `outward`, held for the
+ * user's confirmation in a tainted turn (src/agent/taint.ts).
  */
 
 const BOT_SCOPES = ["bot"] as const;
@@ -34,6 +35,8 @@ const listBotsTool = defineTool({
 		return {
 			result: { running_bots: bots },
 			summary: failed ? `${running} bots running, ${failed} failed` : `${running} bots running`,
+			// Titles, failure details and diagnostics carry what meetings and platforms showed.
+			foreign: true,
 		};
 	},
 });
@@ -45,6 +48,7 @@ const sendBotTool = defineTool({
 		"bot_name, language, task, passcode and the recording/transcription switches. Fails if a bot is already active there.",
 	args: SendBotRequest,
 	writes: true,
+	outward: true,
 	scopes: BOT_SCOPES,
 	async run(env, user, args) {
 		// A routine runs without a request, so the cap is read now rather than taken from a key lookup.
@@ -58,6 +62,7 @@ const stopBotTool = defineTool({
 	description: "Stop the user's live bot in a meeting (platform + native_meeting_id); the meeting ends as completed.",
 	args: MeetingLinkParams,
 	writes: true,
+	outward: true,
 	scopes: BOT_SCOPES,
 	async run(env, user, args) {
 		const row = await stopBot(env, user, args);
@@ -70,6 +75,7 @@ const speakTool = defineTool({
 	description: "Have the live bot say a text aloud in the meeting (platform + native_meeting_id, text, optional voice).",
 	args: MeetingLinkParams.extend({ text: z.string(), voice: z.enum(VOICES).optional() }),
 	writes: true,
+	outward: true,
 	scopes: BOT_SCOPES,
 	async run(env, user, { text, voice, ...link }) {
 		const ack = await speak(env, user, link, { text, voice });
@@ -82,6 +88,7 @@ const sendChatTool = defineTool({
 	description: "Post a message in the meeting chat through the live bot (platform + native_meeting_id, text).",
 	args: MeetingLinkParams.extend({ text: z.string() }),
 	writes: true,
+	outward: true,
 	scopes: BOT_SCOPES,
 	async run(env, user, { text, ...link }) {
 		const ack = await sendChat(env, user, link, { text });
@@ -101,6 +108,7 @@ const readChatTool = defineTool({
 		return {
 			result: { meeting_id: chat.meeting_id, messages: kept, truncated: omitted > 0, ...(omitted ? { omitted_messages: omitted } : {}) },
 			summary: `chat: ${kept.length} messages`,
+			foreign: true,
 		};
 	},
 });

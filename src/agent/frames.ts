@@ -1,7 +1,7 @@
 /**
  * The frames of an agent turn as clients read them over Server-Sent Events (docs/agent.md#chat).
- * The turn's content is `message-delta`, `tool-call`, `tool-result`, `commit`, `rejected`, `done` and
- * `error`; `turn-accepted` and `turn-complete` frame each turn, as the reference's clients expect.
+ * The turn's content is `message-delta`, `tool-call`, `tool-result`, `commit`, `rejected`, `action-held`,
+ * `done` and `error`; `turn-accepted` and `turn-complete` frame each turn, as the reference's clients expect.
  * Every frame carries its turn's id; the SSE `id:` of a frame is its sequence number in the
  * user's event log, so `Last-Event-ID` is an exact cursor.
  */
@@ -29,6 +29,20 @@ export const AgentFrame = z
 			}),
 		}),
 		z.object({ ...turn, type: z.literal("rejected"), violations: z.array(z.string()) }),
+		z
+			.object({
+				...turn,
+				type: z.literal("action-held"),
+				action_id: z.string(),
+				kind: z.enum(["tool", "commit"]),
+				tool: z.string().nullable(),
+				summary: z.string(),
+				reason: z.string(),
+			})
+			.openapi({
+				description:
+					"The turn had read text other people wrote, so this action (a tool acting in a meeting, a commit to a shared workspace) was not taken: it waits for PATCH /agent/actions/{action_id}/confirmed",
+			}),
 		z.object({
 			...turn,
 			type: z.literal("done"),

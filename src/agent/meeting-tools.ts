@@ -9,7 +9,8 @@ import { clip, defineTool, newestWithin } from "./tool-definition";
  * The reading tools: meetings and transcripts the user may read, through the services GET
  * /meetings, GET /meetings/{id} and GET /transcripts/... use. Titles, notes, participant names
  * and transcript text are written by other people: they go to the model only as values inside
- * the JSON result (data to report on), never spliced into instructions or the system prompt.
+ * the JSON result (data to report on), never spliced into instructions or the system prompt, and
+ * every result taints the turn (src/agent/taint.ts).
  */
 
 /** The agent lists fewer meetings per call than the route allows: the rest of the filters are the route's own. */
@@ -54,6 +55,7 @@ const listMeetingsTool = defineTool({
 		return {
 			result: { meetings: found.map(listedMeeting), count: found.length, offset: args.offset },
 			summary: found.length === 1 ? "1 meeting" : `${found.length} meetings`,
+			foreign: true,
 		};
 	},
 });
@@ -66,7 +68,11 @@ const getMeetingTool = defineTool({
 	scopes: READ_SCOPES,
 	async run(env, user, args) {
 		const meeting = await readableMeetingView(env, user, args.meeting_id);
-		return { result: { meeting }, summary: clip(`meeting ${meeting.id}: ${meeting.platform}/${meeting.native_meeting_id ?? "-"}`) };
+		return {
+			result: { meeting },
+			summary: clip(`meeting ${meeting.id}: ${meeting.platform}/${meeting.native_meeting_id ?? "-"}`),
+			foreign: true,
+		};
 	},
 });
 
@@ -103,6 +109,7 @@ const getTranscriptTool = defineTool({
 				segments: kept,
 			},
 			summary: omitted > 0 ? `transcript: ${kept.length} of ${t.segments.length} segments` : `transcript: ${kept.length} segments`,
+			foreign: true,
 		};
 	},
 });
@@ -124,7 +131,11 @@ const searchTranscriptsTool = defineTool({
 		const found = await searchTranscripts(env, user, args);
 		// Highlight offsets are for pages that draw marks; the model reads the snippet.
 		const hits = found.hits.map(({ highlights: _, ...hit }) => hit);
-		return { result: { total: found.total, offset: found.offset, hits }, summary: clip(`search: ${found.total} matches for ${args.q}`) };
+		return {
+			result: { total: found.total, offset: found.offset, hits },
+			summary: clip(`search: ${found.total} matches for ${args.q}`),
+			foreign: true,
+		};
 	},
 });
 

@@ -15,6 +15,8 @@ export interface ToolUser {
 export interface ToolReply {
 	result: unknown;
 	summary: string;
+	/** The result carries text other people wrote: the turn is tainted from here on (src/agent/taint.ts). */
+	foreign?: boolean;
 }
 
 /**
@@ -26,6 +28,11 @@ export interface ToolDefinition<S extends z.ZodType> {
 	description: string;
 	args: S;
 	writes: boolean;
+	/**
+	 * Acts where other people see it (a meeting, a bot joining or leaving): a tainted turn's call
+	 * is held for the user's confirmation instead of run (src/agent/taint.ts).
+	 */
+	outward?: boolean;
 	/** Works on the turn's workspace files (`ToolUser.files`). */
 	files?: boolean;
 	/** Any of these key scopes reaches it: those the matching REST route accepts. */

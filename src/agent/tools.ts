@@ -29,21 +29,34 @@ export interface ToolCaller {
 }
 
 export type ToolOutcome =
-	/** `result` goes back to the model (JSON); `summary` (at most 80 characters) to the client. */
-	{ ok: true; result: unknown; summary: string } | { ok: false; error: string; summary: string };
+	/** `result` goes back to the model (JSON); `summary` (at most 80 characters) to the client; `foreign`: it carries other people's words. */
+	{ ok: true; result: unknown; summary: string; foreign: boolean } | { ok: false; error: string; summary: string };
+
+type ToolFailure = Extract<ToolOutcome, { ok: false }>;
+
+/** A call that may run: the tool, and its arguments checked against its schema. */
+export interface PreparedCall {
+	tool: AgentTool;
+	args: Record<string, unknown>;
+}
 
 export interface AgentTool {
 	spec: ToolSpec;
 	/** A tool that changes anything (a bot sent or stopped, words said in a meeting, a file). Never offered to an `ro` workload. */
 	writes: boolean;
+	/** Acts where other people see it: held for confirmation in a tainted turn (src/agent/taint.ts). */
+	outward: boolean;
 	/** Needs the turn's workspace files. */
 	files: boolean;
 	/** The key scopes the matching REST route accepts: any one of them reaches the tool. */
 	scopes: readonly Scope[];
+	/** Why this caller may not make this call, or the arguments as the tool's schema reads them. */
+	check(caller: ToolCaller, args: Record<string, unknown>): ToolFailure | { ok: true; args: Record<string, unknown> };
+	/** Runs a call `check` passed. */
 	run(caller: ToolCaller, args: Record<string, unknown>): Promise<ToolOutcome>;
 }
 
-const failure = (error: string, summary: string): ToolOutcome => ({ ok: false, error, summary: clip(summary) });
+const failure = (error: string, summary: string): ToolFailure => ({ ok: false, error, summary: clip(summary) });
 
 /**
  * Why this caller may not use this tool (for the model, and a short line for the client), or
@@ -81,16 +94,22 @@ function agentTool(definition: ToolDefinition<z.ZodType>): AgentTool {
 	const tool: AgentTool = {
 		spec: specOf(definition),
 		writes: definition.writes,
+		outward: definition.outward === true,
 		files: definition.files === true,
 		scopes: definition.scopes,
-		async run(caller, args) {
+		check(caller, args) {
 			const refused = refusal(caller, tool);
 			if (refused) return failure(refused.error, refused.summary);
 			const parsed = definition.args.safeParse(args);
 			if (!parsed.success) return failure(`Invalid arguments: ${argumentProblems(parsed.error)}`, `${name}: invalid arguments`);
+			return { ok: true, args: parsed.data as Record<string, unknown> };
+		},
+		async run(caller, args) {
+			const checked = tool.check(caller, args);
+			if (!checked.ok) return checked;
 			try {
-				const reply = await definition.run(caller.env, { userId: caller.userId, files: caller.files ?? null }, parsed.data);
-				return { ok: true, result: reply.result, summary: clip(reply.summary) };
+				const reply = await definition.run(caller.env, { userId: caller.userId, files: caller.files ?? null }, checked.args);
+				return { ok: true, result: reply.result, summary: clip(reply.summary), foreign: reply.foreign === true };
 			} catch (err) {
 				// The same answer the REST route gives; anything else stays on our side.
 				if (err instanceof ApiError) return failure(detailText(err.detail), `${name} failed: ${detailText(err.detail)}`);
@@ -115,8 +134,8 @@ export function toolsFor(caller: ToolCaller): AgentTool[] {
 	return TOOLS.filter((t) => refusal(caller, t) === null);
 }
 
-/** Runs a tool call as the model made it; unknown tools, bad JSON and bad arguments come back as failures. */
-export async function runToolCall(caller: ToolCaller, name: string, argumentsJson: string): Promise<ToolOutcome> {
+/** A tool call as the model made it, checked: the tool and its arguments, or why it cannot run (unknown tool, bad JSON or arguments, not allowed). */
+export function prepareToolCall(caller: ToolCaller, name: string, argumentsJson: string): ToolFailure | PreparedCall {
 	const tool = BY_NAME.get(name);
 	if (!tool) return failure(`Unknown tool ${clip(name, 100)}`, `unknown tool ${name}`);
 	// Models send "" for a call without arguments.
@@ -130,5 +149,12 @@ export async function runToolCall(caller: ToolCaller, name: string, argumentsJso
 	}
 	if (!args || typeof args !== "object" || Array.isArray(args))
 		return failure("The arguments must be a JSON object", `${name}: invalid arguments`);
-	return tool.run(caller, args as Record<string, unknown>);
+	const checked = tool.check(caller, args as Record<string, unknown>);
+	return checked.ok ? { tool, args: checked.args } : checked;
+}
+
+/** Runs a tool call as the model made it; unknown tools, bad JSON and bad arguments come back as failures. */
+export async function runToolCall(caller: ToolCaller, name: string, argumentsJson: string): Promise<ToolOutcome> {
+	const prepared = prepareToolCall(caller, name, argumentsJson);
+	return "tool" in prepared ? prepared.tool.run(caller, prepared.args) : prepared;
 }

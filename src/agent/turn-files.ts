@@ -3,7 +3,9 @@ import { workspaceObject } from "../objects";
 import { linesContaining } from "../workspace/line-search";
 import { normalizePath, writeViolation } from "../workspace/paths";
 import { uploadForModel } from "../workspace/uploads";
+import { homeWorkspace } from "../workspace/workspace-names";
 import type { FileChange, SearchHit } from "../workspace/workspace-types";
+import { isOwnFile, isSharedWorkspace } from "./taint";
 
 /** The most search hits a tool hands back to the model. */
 export const MAX_SEARCH_HITS = 50;
@@ -24,6 +26,8 @@ export class TurnFiles {
 		private readonly env: Env,
 		/** The workspace's object name (src/workspace/workspace-names.ts). */
 		readonly workspace: string,
+		/** The user whose turn this is: files another user wrote are their words, not this user's. */
+		readonly userId: number,
 		/** Told of every refused write, so the turn's stream carries a `rejected` frame. */
 		private readonly onRejected: (violations: string[]) => void,
 	) {}
@@ -88,6 +92,25 @@ export class TurnFiles {
 	private refuse(violations: string[]): StageOutcome {
 		this.onRejected(violations);
 		return { ok: false, violations };
+	}
+
+	/** Whether this is the user's home workspace, where no one else writes. */
+	get isHome(): boolean {
+		return this.workspace === homeWorkspace(this.userId);
+	}
+
+	/**
+	 * Whether any of these files (normalized paths, or uploads) carries text other people wrote
+	 * (src/agent/taint.ts). What this turn staged is its own; an upload is the user's own unless
+	 * the workspace is shared.
+	 */
+	async anyForeign(paths: string[]): Promise<boolean> {
+		const stored = paths.filter((path) => !this.staged.has(path));
+		if (stored.some((path) => path.startsWith("uploads/")) && isSharedWorkspace(this.workspace)) return true;
+		const files = stored.filter((path) => !path.startsWith("uploads/"));
+		if (files.length === 0) return false;
+		const writers = await this.object.writers(files);
+		return files.some((path) => !isOwnFile(this.workspace, this.userId, path, writers[path]));
 	}
 
 	/** What the turn changed, for its one commit. */

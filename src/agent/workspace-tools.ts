@@ -8,6 +8,8 @@ import type { StageOutcome, TurnFiles } from "./turn-files";
  * The file tools: the model reads, searches and edits the user's workspace (docs/workspace.md#the-agents-file-tools).
  * Edits are staged on the turn (src/agent/turn-files.ts) and committed once when it ends; a write
  * governance refuses fails at once and stages nothing. The same scopes as the workspace routes.
+ * A file another user wrote (a member, a cloned repository) or a meeting document taints the turn
+ * that reads it (src/agent/taint.ts).
  */
 
 /** A file the model reads comes back as at most this many characters. */
@@ -56,7 +58,7 @@ const readFileTool = defineTool({
 			const upload = await filesOf(user).readUpload(path, MAX_READ_CHARS);
 			if (!upload) throw notFound("not found");
 			const what = "content" in upload ? `${upload.content.length} characters` : `binary, ${upload.size} bytes`;
-			return { result: upload, summary: clip(`read ${args.path} (${what})`) };
+			return { result: upload, summary: clip(`read ${args.path} (${what})`), foreign: await filesOf(user).anyForeign([path]) };
 		}
 		const content = await filesOf(user).read(path);
 		if (content === null) throw notFound("not found");
@@ -64,6 +66,7 @@ const readFileTool = defineTool({
 		return {
 			result: { path, content: truncated ? content.slice(0, MAX_READ_CHARS) : content, ...(truncated ? { truncated: true } : {}) },
 			summary: clip(`read ${args.path} (${content.length} characters)`),
+			foreign: await filesOf(user).anyForeign([path]),
 		};
 	},
 });
@@ -77,7 +80,11 @@ const searchFilesTool = defineTool({
 	scopes: FILE_SCOPES,
 	async run(_env, user, args) {
 		const hits = await filesOf(user).search(args.query);
-		return { result: { hits, count: hits.length }, summary: hits.length === 1 ? "1 match" : `${hits.length} matches` };
+		return {
+			result: { hits, count: hits.length },
+			summary: hits.length === 1 ? "1 match" : `${hits.length} matches`,
+			foreign: await filesOf(user).anyForeign(hits.map((hit) => hit.path)),
+		};
 	},
 });
 
@@ -89,11 +96,15 @@ const listFilesTool = defineTool({
 	files: true,
 	scopes: FILE_SCOPES,
 	async run(_env, user) {
-		const files = await filesOf(user).list();
+		const turnFiles = filesOf(user);
+		const files = await turnFiles.list();
 		const omitted = Math.max(0, files.length - MAX_LISTED_FILES);
+		const listed = files.slice(0, MAX_LISTED_FILES);
 		return {
-			result: { files: files.slice(0, MAX_LISTED_FILES), count: files.length, ...(omitted > 0 ? { omitted } : {}) },
+			result: { files: listed, count: files.length, ...(omitted > 0 ? { omitted } : {}) },
 			summary: files.length === 1 ? "1 file" : `${files.length} files`,
+			// Names are not contents: only outside the user's home do others choose them.
+			foreign: !turnFiles.isHome && (await turnFiles.anyForeign(listed)),
 		};
 	},
 });

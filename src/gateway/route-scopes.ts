@@ -47,6 +47,9 @@ const AGENT_ROUTES: ReadonlyArray<readonly [Method, string, Access?]> = [
 	["GET", "/routines"],
 	["PATCH", "/routines/:name/enabled", BOT],
 	["DELETE", "/routines/:routine_id", BOT],
+	// Held actions (docs/agent.md#text-other-people-wrote): confirming one acts, so it takes `bot`.
+	["GET", "/actions"],
+	["PATCH", "/actions/:action_id/confirmed", BOT],
 	["GET", "/workspace/tree"],
 	["GET", "/workspace/file"],
 	["DELETE", "/workspace/file", BOT],

@@ -33,10 +33,21 @@ export interface CommitRequest {
 	 * without one (the platform, a clone) is nobody's routine.
 	 */
 	authorId?: number;
+	/**
+	 * The turn had read text other people wrote (src/agent/taint.ts): what it wrote may carry
+	 * their words, so a later turn that reads these files is treated as having read them.
+	 */
+	tainted?: boolean;
 }
 
 /** Who last wrote each `routines/` file of a workspace; a file without a row has no known writer. */
 export type RoutineAuthors = Record<string, number>;
+
+/** Who last wrote a file through a user's commit, and whether that turn had read other people's words; a file without one has no known writer. */
+export interface FileWriter {
+	userId: number;
+	tainted: boolean;
+}
 
 /** A finding of the Open Knowledge Format validator on `kg/` (one per non-conformant file). */
 export interface KgFinding {

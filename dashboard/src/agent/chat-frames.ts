@@ -14,7 +14,9 @@ export type TurnPart =
 	| { kind: "text"; text: string }
 	| { kind: "tool"; callId: string; tool: string; args: string; result?: { ok: boolean; summary: string } }
 	| { kind: "commit"; sha: string; findings: Finding[] }
-	| { kind: "rejected"; violations: string[] };
+	| { kind: "rejected"; violations: string[] }
+	/** An action the turn was not allowed to take on its own: it waits for the user (docs/agent.md#text-other-people-wrote). */
+	| { kind: "held"; actionId: string; summary: string; reason: string };
 
 /** `running` until `done` or `error`; `complete` once `turn-complete` ended the stream. */
 export type TurnState = "running" | "replied" | "failed";
@@ -37,6 +39,7 @@ const FRAME_TYPES: Record<ChatFrame["type"], true> = {
 	"tool-result": true,
 	commit: true,
 	rejected: true,
+	"action-held": true,
 	done: true,
 	error: true,
 	"turn-complete": true,
@@ -111,6 +114,11 @@ export function applyChatFrame(turn: ChatTurn, frame: ChatFrame): ChatTurn {
 			return {
 				...turn,
 				parts: [...turn.parts, { kind: "rejected", violations: Array.isArray(frame.violations) ? frame.violations.map(String) : [] }],
+			};
+		case "action-held":
+			return {
+				...turn,
+				parts: [...turn.parts, { kind: "held", actionId: str(frame.action_id), summary: str(frame.summary), reason: str(frame.reason) }],
 			};
 		case "done": {
 			// A reattached stream may have missed the deltas: the reply stands in for them.

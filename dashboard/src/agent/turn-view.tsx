@@ -40,6 +40,13 @@ function Part({ part }: { part: TurnPart }) {
 					<span class="tool-label">Refused write</span> {part.violations.join("; ")}
 				</div>
 			);
+		case "held":
+			return (
+				<div class="tool-item tool-held">
+					<span class="tool-label">Waits for you</span> {part.summary} ({part.reason}). Confirm or refuse it:{" "}
+					<code>PATCH /agent/actions/{part.actionId}/confirmed</code>
+				</div>
+			);
 	}
 }
 

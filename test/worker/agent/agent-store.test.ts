@@ -32,7 +32,7 @@ describe("agent store", () => {
 			const store = new AgentStore(state.storage.sql);
 			const now = Date.now();
 			store.startTurn({ turnId: "t1", session: "s", workloadId: null, prompt: "p", nonce: null, now });
-			store.endTurn("t1", { reply: "r", ok: true, detail: null, ops: [], messages: [], now });
+			store.endTurn("t1", { reply: "r", ok: true, detail: null, ops: [], messages: [], taint: null, now });
 			const last = store.append(delta("t1", "x"), "s", null, now).seq;
 			store.resetSession("s");
 			expect(store.eventsAfter("s", 0)).toEqual([]);

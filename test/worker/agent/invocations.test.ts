@@ -220,7 +220,7 @@ describe("a dispatched workload runs to its end with the caller's model", () => 
 		expect(writing.length).toBeGreaterThan(0);
 		expect(roTools.every((name) => rwTools.includes(name))).toBe(true);
 		const writesByName = new Map(
-			toolsFor({ env, userId: 0, scopes: ["bot", "tx"], mode: "rw", files: new TurnFiles(env, "home:0", () => {}) }).map((tool) => [
+			toolsFor({ env, userId: 0, scopes: ["bot", "tx"], mode: "rw", files: new TurnFiles(env, "home:0", 0, () => {}) }).map((tool) => [
 				tool.spec.function.name,
 				tool.writes,
 			]),
