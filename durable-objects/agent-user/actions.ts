@@ -15,6 +15,7 @@ const TABLE = AGENT_USER_STORAGE.tables.heldActions;
 export const MAX_HELD_ACTIONS = 50;
 /** A held commit keeps its changes here until decided: past this many characters it is refused instead. */
 const MAX_HELD_COMMIT_CHARS = 1_000_000;
+export const INTERRUPTED = "The action was interrupted while it ran; check whether it happened before doing it again yourself";
 /** The list shows at most this many, newest first. */
 const LISTED_ACTIONS = 100;
 
@@ -126,6 +127,8 @@ export class HeldActions {
 			summary TEXT NOT NULL, reason TEXT NOT NULL, session TEXT NOT NULL, turn_id TEXT NOT NULL, workload_id TEXT,
 			status TEXT NOT NULL, created INTEGER NOT NULL, decided INTEGER, result TEXT, detail TEXT)`,
 		);
+		// One confirming when the object starts was cut off mid-run: whether it acted is unknown, so it is not run again.
+		sql.exec(`UPDATE ${TABLE} SET status = 'failed', decided = ?, detail = ? WHERE status = 'confirming'`, Date.now(), INTERRUPTED);
 	}
 
 	/** Keeps an action for the user's decision; why not, when too many wait or it is too large to keep. */

@@ -5,9 +5,11 @@
  * meeting chat, commit to a shared workspace) is held for the user's confirmation; a turn that
  * read only the user's own data acts directly. Driven through the local streaming model server.
  */
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { HeldActions, INTERRUPTED, MAX_HELD_ACTIONS } from "../../../durable-objects/agent-user/actions";
+import { AGENT_USER_STORAGE } from "../../../durable-objects/agent-user/storage";
 import type { Invocation } from "../../../src/agent/envelopes";
 import type { AgentFrame } from "../../../src/agent/frames";
 import { workspaceObject } from "../../../src/objects";
@@ -347,6 +349,38 @@ describe("a shared workspace", () => {
 		expect(ofType(events, "action-held")).toEqual([]);
 		expect(ofType(events, "commit")).toHaveLength(1);
 		expect((await shared.read("team/next.md"))?.content).toBe("next steps");
+	});
+});
+
+describe("held actions in the agent object", () => {
+	const from = {
+		session: "main",
+		turnId: "turn_x",
+		workloadId: null,
+		reason: "get_transcript brought text other people wrote into this turn",
+	};
+	const sendChat = (i: number) => ({
+		kind: "tool" as const,
+		tool: "send_chat",
+		args: { platform: "google_meet", native_meeting_id: "abc-defg-hij", text: `message ${i}` },
+	});
+	const fresh = () => env.AGENT_USER.get(env.AGENT_USER.idFromName(`actions-${crypto.randomUUID()}`));
+
+	it("keeps at most MAX_HELD_ACTIONS waiting, and never runs again one that was cut off while it ran", async () => {
+		await runInDurableObject(fresh(), (_instance, state) => {
+			const actions = new HeldActions(state.storage.sql, env, async () => []);
+			for (let i = 0; i < MAX_HELD_ACTIONS; i++) expect(actions.hold(sendChat(i), `send_chat ${i}`, from).ok).toBe(true);
+			expect(actions.hold(sendChat(99), "one more", from)).toEqual({
+				ok: false,
+				detail: `${MAX_HELD_ACTIONS} actions already wait for the user's confirmation; decide those first`,
+			});
+			const [newest] = actions.list();
+			state.storage.sql.exec(`UPDATE ${AGENT_USER_STORAGE.tables.heldActions} SET status = 'confirming' WHERE id = ?`, newest?.action_id);
+			// The object starts again: what was running when it went away is failed, not pending.
+			const restarted = new HeldActions(state.storage.sql, env, async () => []);
+			expect(restarted.list()[0]).toMatchObject({ action_id: newest?.action_id, status: "failed", detail: INTERRUPTED });
+			expect(restarted.list().filter((a) => a.status === "pending")).toHaveLength(MAX_HELD_ACTIONS - 1);
+		});
 	});
 });
 
