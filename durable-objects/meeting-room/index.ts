@@ -16,6 +16,7 @@ import { RoomContext } from "./context";
 import { type CommandOutcome, RoomControl } from "./control";
 import { RoomLaunch } from "./launch";
 import { type ClaimOutcome, RoomPlacement } from "./placement";
+import { meterRelayedAudio, type RelayAllowance } from "./relay-meter";
 import type { SummaryRetry } from "./summary";
 
 export type { RoomState, TransitionAsk } from "./context";
@@ -38,6 +39,7 @@ export const MEETING_ROOM_RPC = [
 	"summarize",
 	"addSubscriber",
 	"removeSubscriber",
+	"meterTranscription",
 ] as const;
 
 /**
@@ -111,6 +113,11 @@ export class MeetingRoom extends DurableObject<Env> {
 
 	removeSubscriber(userId: number): Promise<void> {
 		return this.#room.fanout.remove(userId);
+	}
+
+	/** A bot's transcription request through the relay: its attempt must be the current one, its audio within the meeting's allowance. */
+	meterTranscription(attempt: number, seconds: number): Promise<RelayAllowance> {
+		return meterRelayedAudio(this.#room, attempt, seconds);
 	}
 
 	/** The bot channel upgrade, already authenticated by the Worker with the meeting's token, whose attempt it passes on. */

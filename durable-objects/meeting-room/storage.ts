@@ -29,6 +29,8 @@ export const ROOM_KEYS = {
 	/** The completed meeting's summary while it is made, and its `meeting.completed` event held for it (summary.ts). */
 	summaryJob: "summaryJob",
 	heldCompletion: "heldCompletion",
+	/** Seconds of audio the meeting's bots sent through the transcription relay (relay-meter.ts). */
+	relayedAudio: "relayedAudio",
 	/** The room's named timers (RoomTimerName) and their retry counts. */
 	timers: KV_TIMER_KEYS.timers,
 	timerRetries: (name: string) => `${KV_TIMER_KEYS.retriesPrefix}${name}`,
