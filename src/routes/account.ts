@@ -134,7 +134,7 @@ const TranscriptionSettings = z
 	})
 	.openapi("TranscriptionSettings");
 
-/** The masked settings with the account's relayed audio today (docs/api.md#transcription-usage). */
+/** The masked settings with the account's relayed audio today (docs/bot-channel.md#transcription). */
 const transcriptionAnswer = async (env: Env, userId: number, settings: SettingsColumns, now: Date) => ({
 	...(await transcriptionView(env, settings)),
 	usage: await accountAudioToday(env, userId, now),
