@@ -17,6 +17,7 @@ import { type CommandOutcome, RoomControl } from "./control";
 import { RoomLaunch } from "./launch";
 import { type ClaimOutcome, RoomPlacement } from "./placement";
 import { meterRelayedAudio, type RelayAllowance } from "./relay-meter";
+import { reserveScreenshot } from "./screenshots";
 import type { SummaryRetry } from "./summary";
 
 export type { RoomState, TransitionAsk } from "./context";
@@ -40,6 +41,7 @@ export const MEETING_ROOM_RPC = [
 	"addSubscriber",
 	"removeSubscriber",
 	"meterTranscription",
+	"reserveScreenshot",
 ] as const;
 
 /**
@@ -113,6 +115,11 @@ export class MeetingRoom extends DurableObject<Env> {
 
 	removeSubscriber(userId: number): Promise<void> {
 		return this.#room.fanout.remove(userId);
+	}
+
+	/** A bot's screenshot upload: whether its attempt may store `name` (it has it already, or fewer than the bound). */
+	reserveScreenshot(attempt: number, name: string): Promise<boolean> {
+		return reserveScreenshot(this.#room, attempt, name);
 	}
 
 	/** A bot's transcription request through the relay: its attempt must be the current one, its audio within the meeting's allowance. */

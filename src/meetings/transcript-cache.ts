@@ -8,6 +8,7 @@
  * ETag, so a client that sends it back in If-None-Match gets 304 without a byte rendered.
  */
 import type { Env } from "../env";
+import { errorName } from "../error-text";
 import { sha256Hex } from "../sha256";
 
 /** The meeting's segment counter: 0 before its first segment. */
@@ -53,13 +54,13 @@ export async function cachedRendering(
 		const kept = await env.RECORDINGS.get(key);
 		if (kept && kept.customMetadata?.etag === etag) return await kept.text();
 	} catch (err) {
-		console.error("transcript cache unreadable", key, err instanceof Error ? err.name : "error");
+		console.error("transcript cache unreadable", key, errorName(err));
 	}
 	const text = await render();
 	try {
 		await env.RECORDINGS.put(key, text, { customMetadata: { etag }, httpMetadata: { contentType: "text/plain; charset=utf-8" } });
 	} catch (err) {
-		console.error("transcript cache not written", key, err instanceof Error ? err.name : "error");
+		console.error("transcript cache not written", key, errorName(err));
 	}
 	return text;
 }

@@ -29,6 +29,7 @@ export const DEPLOYMENT_DEFAULTS = {
 	BOT_STOP_GRACE_S: 20,
 	BOT_HELP_TIMEOUT_S: 300,
 	SCREENSHOT_LINK_TTL_S: 300,
+	SCREENSHOT_RETENTION_DAYS: 30,
 	FLEET_DUE_WINDOW_S: 600,
 	TRANSCRIPT_SHARE_TTL_S: 900,
 	/** The upload limit the bots are told; the protocol holds it because the bot host defaults its cap to it. */
