@@ -129,6 +129,7 @@ export interface Env {
 	GATEWAY_RATE_LIMIT_RPS?: string;
 	GATEWAY_RATE_LIMIT_BURST?: string;
 	GUARD_ENABLED?: string;
+	PUBLIC_RATE_LIMIT_RPM?: string;
 	GUARD_RATE_LIMIT_RPM?: string;
 	GUARD_BAN_SECONDS?: string;
 	/** The request header the per-IP guard reads the caller's address from (default CF-Connecting-IP); set only behind a proxy that overwrites it. */
