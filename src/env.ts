@@ -41,6 +41,7 @@ export interface Env {
 	BOT_HELP_TIMEOUT_S?: string;
 	/** Lifetime of a screenshot link (data.help / data.diagnostics `screenshot_url`). */
 	SCREENSHOT_LINK_TTL_S?: string;
+	SCREENSHOT_RETENTION_DAYS?: string;
 	BOT_PLACEMENT_REFRESH_S?: string;
 	/** Respawns on another host after a host is lost mid-meeting (default 0: the meeting fails, `data.failure_cause: bot_host_lost`). */
 	BOT_MAX_RESPAWNS?: string;
@@ -128,6 +129,7 @@ export interface Env {
 	GATEWAY_RATE_LIMIT_RPS?: string;
 	GATEWAY_RATE_LIMIT_BURST?: string;
 	GUARD_ENABLED?: string;
+	PUBLIC_RATE_LIMIT_RPM?: string;
 	GUARD_RATE_LIMIT_RPM?: string;
 	GUARD_BAN_SECONDS?: string;
 	/** The request header the per-IP guard reads the caller's address from (default CF-Connecting-IP); set only behind a proxy that overwrites it. */
@@ -146,6 +148,8 @@ export interface Env {
 	DEFAULT_MODEL_BASE_URL?: string;
 	DEFAULT_MODEL_API_KEY?: string;
 	TRANSCRIPTION_URL?: string;
+	TRANSCRIPTION_RELAY_DAILY_SECONDS?: string;
+	TRANSCRIPTION_RELAY_AUDIO_RATIO?: string;
 	TRANSCRIPTION_TOKEN?: string;
 	DEFAULT_WEBHOOK_URL?: string;
 	DEFAULT_WEBHOOK_SECRET?: string;

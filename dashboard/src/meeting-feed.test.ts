@@ -36,7 +36,6 @@ describe("meetings list and /ws status frames", () => {
 			attempt: 1,
 			reason: "no_host_reported" as const,
 			detail: "no bot host has reported in the last 60 s",
-			hosts: [],
 			hosts_reporting: 0,
 		};
 		const waiting = [meeting(4, "requested", "kkk-llll-mmm")];

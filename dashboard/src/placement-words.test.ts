@@ -9,11 +9,7 @@ const placement = {
 	deadline: "2026-06-18T10:03:00.000Z",
 	attempt: 1,
 	reason: "all_hosts_busy" as const,
-	detail: "all 2 hosts busy: CPU pressure 91% (limit 80%) on local-1, 20 of 20 slots on local-2",
-	hosts: [
-		{ host_id: "local-1", free: 0, slots: 20, refusing: "CPU pressure 91% (limit 80%)" },
-		{ host_id: "local-2", free: 0, slots: 20, refusing: "20 of 20 slots" },
-	],
+	detail: "all bot hosts are busy",
 	hosts_reporting: 2,
 };
 

@@ -1,7 +1,7 @@
 /**
  * A meeting waiting for a bot host (docs/api.md#waiting-for-a-bot-host): what the meeting page
  * shows of `data.placement`, and how a `/ws` note updates it. Pure (placement-words.test.ts);
- * everything in a placement came from the hosts' reports and is rendered as text only.
+ * everything in a placement is rendered as text only.
  */
 import type { FeedFrame } from "./live";
 import type { Meeting } from "./types";

@@ -4,6 +4,7 @@ import type { AutoJoin } from "./auto-join";
 import type { RoomContext } from "./context";
 import { helpTimedOut } from "./help";
 import type { RoomPlacement } from "./placement";
+import { screenshotsExpired } from "./screenshots";
 import type { RoomTimerName } from "./storage";
 
 /** The room's one alarm: each due timer's action (docs/status-machine.md#timers-that-move-a-meeting). */
@@ -34,5 +35,6 @@ export class RoomAlarm {
 		// Not in the serial queue: the model call may be slow, and no move waits for it.
 		summary: () => this.room.summaries.run(),
 		summary_release: () => this.room.serial(() => this.room.summaries.release()),
+		screenshots_expire: () => screenshotsExpired(this.room),
 	};
 }

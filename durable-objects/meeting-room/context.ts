@@ -27,6 +27,7 @@ import { SerialQueue } from "../shared/serial-queue";
 import { CommandQueue, type QueueRefusal } from "./command-queue";
 import { RoomFanout } from "./fanout";
 import { helpFields, helpTimerAfter } from "./help";
+import { armScreenshotRetention } from "./screenshots";
 import { ROOM_KEYS, type RoomTimerName } from "./storage";
 import { type HeldCompletion, RoomSummary } from "./summary";
 import { RoomWebhookRelay } from "./webhook-relay";
@@ -330,6 +331,7 @@ export class RoomContext {
 	private async finish(state: RoomState, actor: Actor): Promise<void> {
 		await this.timers.clear("watchdog", "stop_deadline", "placement", "placement_refresh", "help");
 		await this.commands.clear();
+		await armScreenshotRetention(this, { userId: state.userId, meetingId: state.meetingId });
 		if (state.link) {
 			await accountObject(this.env, state.userId).releaseBotSlot(state.link);
 			await this.saveState({ ...state, link: null });

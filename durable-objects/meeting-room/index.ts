@@ -16,6 +16,8 @@ import { RoomContext } from "./context";
 import { type CommandOutcome, RoomControl } from "./control";
 import { RoomLaunch } from "./launch";
 import { type ClaimOutcome, RoomPlacement } from "./placement";
+import { meterRelayedAudio, type RelayAllowance } from "./relay-meter";
+import { reserveScreenshot } from "./screenshots";
 import type { SummaryRetry } from "./summary";
 
 export type { RoomState, TransitionAsk } from "./context";
@@ -38,6 +40,8 @@ export const MEETING_ROOM_RPC = [
 	"summarize",
 	"addSubscriber",
 	"removeSubscriber",
+	"meterTranscription",
+	"reserveScreenshot",
 ] as const;
 
 /**
@@ -111,6 +115,16 @@ export class MeetingRoom extends DurableObject<Env> {
 
 	removeSubscriber(userId: number): Promise<void> {
 		return this.#room.fanout.remove(userId);
+	}
+
+	/** A bot's screenshot upload: whether its attempt may store `name` (it has it already, or fewer than the bound). */
+	reserveScreenshot(attempt: number, name: string): Promise<boolean> {
+		return reserveScreenshot(this.#room, attempt, name);
+	}
+
+	/** A bot's transcription request through the relay: its attempt must be the current one, its audio within the meeting's allowance. */
+	meterTranscription(attempt: number, seconds: number): Promise<RelayAllowance> {
+		return meterRelayedAudio(this.#room, attempt, seconds);
 	}
 
 	/** The bot channel upgrade, already authenticated by the Worker with the meeting's token, whose attempt it passes on. */

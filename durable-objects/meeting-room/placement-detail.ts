@@ -1,12 +1,10 @@
 import type { HostReport } from "../../src/bot-channel/fleet";
-import type { MeetingPlacement, PlacementHost } from "../../src/live/frames";
+import type { MeetingPlacement, PlacementReason } from "../../src/live/frames";
 import { sanitize } from "../../src/meetings/failure-detail";
 
-/** Hosts listed in `data.placement.hosts`: enough to see a small fleet whole, bounded for a large one. */
-export const PLACEMENT_HOSTS_SHOWN = 10;
-/** Busy hosts named in the sentence; the rest are counted. */
+/** Busy hosts named in the operators' line; the rest are counted. */
 const HOSTS_NAMED = 4;
-/** A host's refusal as shown: its own words are attacker-reachable text, so bounded (and made safe by sanitize). */
+/** A host's refusal as logged: its own words are attacker-reachable text, so bounded (and made safe by sanitize). */
 const REFUSAL_MAX = 120;
 
 export interface WaitingAttempt {
@@ -15,30 +13,49 @@ export interface WaitingAttempt {
 	attempt: number;
 }
 
-/**
- * What a waiting meeting waits on, from the hosts' fresh reports (docs/bot-fleet.md#how-a-bot-is-placed).
- * Deterministic for the same reports, so an unchanged fleet is an unchanged record and nothing is written.
- */
-export function describeWait(reports: HostReport[], attempt: WaitingAttempt, freshS: number): MeetingPlacement {
-	const hosts = reports.map(hostView).sort(byRoomThenName);
-	const open = hosts.filter((h) => h.free > 0);
-	const base = { ...attempt, hosts: hosts.slice(0, PLACEMENT_HOSTS_SHOWN), hosts_reporting: hosts.length };
-	if (hosts.length === 0) {
-		return { ...base, reason: "no_host_reported", detail: `no bot host has reported in the last ${freshS} s` };
-	}
-	if (open.length > 0) {
-		const free = open.reduce((sum, h) => sum + h.free, 0);
-		const who = open.length === 1 ? "1 host has" : `${open.length} hosts have`;
-		return { ...base, reason: "not_yet_pulled", detail: `${who} room (${free} free); no host has pulled the ticket yet` };
-	}
-	const named = hosts.slice(0, HOSTS_NAMED).map((h) => `${h.refusing} on ${h.host_id}`);
-	const more = hosts.length > HOSTS_NAMED ? `, and ${hosts.length - HOSTS_NAMED} more` : "";
-	const all = hosts.length === 1 ? "the 1 host is busy" : `all ${hosts.length} hosts busy`;
-	return { ...base, reason: "all_hosts_busy", detail: sanitize(`${all}: ${named.join(", ")}${more}`) };
+/** What a waiting meeting shows its user, and the operators' line that names the hosts. */
+export interface WaitDescription {
+	placement: MeetingPlacement;
+	/** For the operators' log only: host ids, their free slots and their own words. */
+	hosts: string;
 }
 
-function hostView(report: HostReport): PlacementHost {
-	return { host_id: report.host_id, free: report.free, slots: report.slots, refusing: report.free > 0 ? null : refusalOf(report) };
+/**
+ * What a waiting meeting waits on, from the hosts' fresh reports (docs/bot-fleet.md#how-a-bot-is-placed).
+ * The user sees their own wait, the count of hosts and a generic reason: never a host's id, its
+ * load nor its words, which tell one tenant of the others' activity and let a compromised host
+ * write into every waiting meeting. Those go to the operators' log (`hosts`). Deterministic for the
+ * same reports, so an unchanged fleet is an unchanged record and nothing is written.
+ */
+export function describeWait(reports: HostReport[], attempt: WaitingAttempt, freshS: number): WaitDescription {
+	const reason = reasonOf(reports);
+	const placement: MeetingPlacement = { ...attempt, reason, detail: userWords(reason, freshS), hosts_reporting: reports.length };
+	return { placement, hosts: operatorWords(reports, reason, freshS) };
+}
+
+function reasonOf(reports: HostReport[]): PlacementReason {
+	if (reports.length === 0) return "no_host_reported";
+	return reports.some((r) => r.free > 0) ? "not_yet_pulled" : "all_hosts_busy";
+}
+
+/** The reason in words a user may read: nothing in it comes from a host. */
+function userWords(reason: PlacementReason, freshS: number): string {
+	if (reason === "no_host_reported") return `no bot host has reported in the last ${freshS} s`;
+	if (reason === "all_hosts_busy") return "all bot hosts are busy";
+	return "a bot host has room but has not taken the meeting yet";
+}
+
+/** The same reason with the hosts named, as operators read it in the log. */
+function operatorWords(reports: HostReport[], reason: PlacementReason, freshS: number): string {
+	const hosts = [...reports].sort((a, b) => b.free - a.free || (a.host_id < b.host_id ? -1 : a.host_id > b.host_id ? 1 : 0));
+	if (reason === "no_host_reported") return `no bot host has reported in the last ${freshS} s`;
+	if (reason === "not_yet_pulled") {
+		const open = hosts.filter((h) => h.free > 0);
+		return `room on ${open.map((h) => `${h.host_id} (${h.free} free)`).join(", ")}; no host has pulled the ticket yet`;
+	}
+	const named = hosts.slice(0, HOSTS_NAMED).map((h) => `${refusalOf(h)} on ${h.host_id}`);
+	const more = hosts.length > HOSTS_NAMED ? `, and ${hosts.length - HOSTS_NAMED} more` : "";
+	return sanitize(`all ${hosts.length} hosts busy: ${named.join(", ")}${more}`);
 }
 
 /** A host's own words when it sends them; an older host's are made from its counts. */
@@ -51,6 +68,3 @@ function refusalOf(report: HostReport): string {
 	if (report.limited_by?.length) return `limited by ${report.limited_by.join(", ")}`;
 	return `no room (load ${report.load1.toFixed(1)}, ${Math.round(report.mem_available_mb)} MB memory available)`;
 }
-
-const byRoomThenName = (a: PlacementHost, b: PlacementHost) =>
-	b.free - a.free || (a.host_id < b.host_id ? -1 : a.host_id > b.host_id ? 1 : 0);

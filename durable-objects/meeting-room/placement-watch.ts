@@ -8,7 +8,7 @@ import type { StatusStep } from "../../src/meetings/status-writes";
 import { setting } from "../../src/settings/deployment-defaults";
 import { webhookEventsFor } from "../../src/webhooks/envelope";
 import type { RoomContext, RoomState } from "./context";
-import { describeWait } from "./placement-detail";
+import { describeWait, type WaitDescription } from "./placement-detail";
 import { ROOM_KEYS } from "./storage";
 
 /** What the room keeps of the attempt that waits for a host. */
@@ -68,8 +68,10 @@ export class PlacementWatch {
 			return;
 		}
 		const now = Date.now();
-		const placement = await this.describe(state, wait, deadline, now);
+		const { placement, hosts } = await this.describe(state, wait, deadline, now);
 		const changed = JSON.stringify(placement) !== JSON.stringify(wait.shown);
+		// Operators read which hosts refuse and why here (and in the fleet metrics); the user's record says it generically.
+		if (changed) console.log("placement wait", state.meetingId, `attempt ${state.attempt}`, placement.reason, hosts);
 		let row = changed ? await writePlacement(this.room.env, state.meetingId, state.machine.status, placement) : undefined;
 		if (changed && !row) {
 			// The record moved on without the room: nothing to show.
@@ -96,7 +98,9 @@ export class PlacementWatch {
 			const wait = await this.room.storage.get<StoredWait>(ROOM_KEYS.placementWait);
 			const deadline = await this.room.timers.due("placement");
 			if (!wait || !waiting(state, wait)) return null;
-			return (await this.describe(state, wait, deadline ?? Date.now(), Date.now())).detail;
+			const { placement, hosts } = await this.describe(state, wait, deadline ?? Date.now(), Date.now());
+			console.log("placement wait ended", state.meetingId, `attempt ${state.attempt}`, placement.reason, hosts);
+			return placement.detail;
 		} catch (err) {
 			console.error("what the meeting waited on is unknown", state.meetingId, errorName(err));
 			return null;
@@ -120,7 +124,7 @@ export class PlacementWatch {
 		await this.room.timers.clear("placement_refresh");
 	}
 
-	private async describe(state: RoomState, wait: StoredWait, deadline: number, now: number): Promise<MeetingPlacement> {
+	private async describe(state: RoomState, wait: StoredWait, deadline: number, now: number): Promise<WaitDescription> {
 		const reports = await freshHostReports(this.room.env, now);
 		return describeWait(
 			reports,

@@ -29,6 +29,11 @@ export const ROOM_KEYS = {
 	/** The completed meeting's summary while it is made, and its `meeting.completed` event held for it (summary.ts). */
 	summaryJob: "summaryJob",
 	heldCompletion: "heldCompletion",
+	/** The screenshot names each attempt's bot stored (screenshots.ts), and whose screenshots the retention timer deletes. */
+	screenshotNames: (attempt: number) => `screenshots:${attempt}`,
+	screenshotOwner: "screenshotOwner",
+	/** Seconds of audio the meeting's bots sent through the transcription relay (relay-meter.ts). */
+	relayedAudio: "relayedAudio",
 	/** The room's named timers (RoomTimerName) and their retry counts. */
 	timers: KV_TIMER_KEYS.timers,
 	timerRetries: (name: string) => `${KV_TIMER_KEYS.retriesPrefix}${name}`,
@@ -42,6 +47,7 @@ export const ROOM_KEYS = {
  * `placement_refresh`: while the attempt waits, when `data.placement` is read again from the hosts' reports.
  * `help`: how long a bot may sit in `needs_help` (help.ts). `summary`: a completed meeting's summary is made
  * (summary.ts); `summary_release`: the latest its held `meeting.completed` waits for it.
+ * `screenshots_expire`: SCREENSHOT_RETENTION_DAYS after the meeting ended, its screenshots are deleted (screenshots.ts).
  */
 export const ROOM_TIMERS = [
 	"placement",
@@ -53,5 +59,6 @@ export const ROOM_TIMERS = [
 	"help",
 	"summary",
 	"summary_release",
+	"screenshots_expire",
 ] as const;
 export type RoomTimerName = (typeof ROOM_TIMERS)[number];

@@ -5,7 +5,7 @@ import { ApiError, notFound } from "../errors";
 import { setting } from "../settings/deployment-defaults";
 import { secretsEqual } from "./api-keys";
 import { authenticate } from "./identity";
-import { enforceIpGuard } from "./rate-limits";
+import { enforceIpGuard, enforcePublicRate } from "./rate-limits";
 import { lookupAccess } from "./route-scopes";
 
 /**
@@ -91,6 +91,7 @@ export const gateway = createMiddleware<AppEnv>(async (c, next) => {
 
 	const access = lookupAccess(c.req.method, c.req.path);
 	if (!access) throw notFound();
+	if (access.kind === "public" && c.req.path.startsWith("/public/")) await enforcePublicRate(c.env, clientIp(c.env, c.req.raw));
 
 	if (access.kind === "admin") {
 		const presented = c.req.header("x-admin-api-key") ?? "";

@@ -11,6 +11,18 @@ function tooManyRequests(retryAfterSeconds: number): ApiError {
 	return new ApiError(429, "Rate limit exceeded", { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 }
 
+/**
+ * Anonymous reads under `/public/*` (shared transcripts, signed download and screenshot links):
+ * a per-IP window of their own, PUBLIC_RATE_LIMIT_RPM, whether or not the general guard is on,
+ * so a share link in many hands cannot make the Worker answer without end. 0 turns it off.
+ */
+export async function enforcePublicRate(env: Env, ip: string): Promise<void> {
+	const rpm = setting(env, "PUBLIC_RATE_LIMIT_RPM");
+	if (rpm <= 0) return;
+	const admission = await env.IP_GUARD.get(env.IP_GUARD.idFromName(`public:${ip}`)).admit(rpm, setting(env, "GUARD_BAN_SECONDS"));
+	if (!admission.allowed) throw tooManyRequests(admission.retryAfterSeconds);
+}
+
 /** The optional per-IP guard that runs before any key is looked at. */
 export async function enforceIpGuard(env: Env, ip: string): Promise<void> {
 	if (!setting(env, "GUARD_ENABLED")) return;

@@ -90,16 +90,10 @@ export interface MeetingDiagnostics extends ScreenshotLink {
 /** Why a meeting still has no bot: no host reports, every host refuses work, or a host has room but has not pulled the ticket. */
 export type PlacementReason = "no_host_reported" | "all_hosts_busy" | "not_yet_pulled";
 
-/** One bot host as a waiting meeting sees it, from its latest report. */
-export interface PlacementHost {
-	host_id: string;
-	free: number;
-	slots: number;
-	/** Why it takes no work, in words (the host's own, or made from its counts); null while it has room. */
-	refusing: string | null;
-}
-
-/** `data.placement`: a meeting waiting for a bot host says since when, until when, and why. */
+/**
+ * `data.placement`: a meeting waiting for a bot host says since when, until when, and why. Its
+ * user sees their own wait and a count, never a host's id, load or words (those are for operators).
+ */
 export interface MeetingPlacement {
 	/** When the current attempt began waiting (POST /bots, auto-join, or a respawn). */
 	since: string;
@@ -107,10 +101,9 @@ export interface MeetingPlacement {
 	deadline: string;
 	attempt: number;
 	reason: PlacementReason;
-	/** The reason in words, e.g. "all 2 hosts busy: CPU pressure 91% on local-1, 20 of 20 slots on local-2". */
+	/** The reason in generic words, e.g. "all bot hosts are busy". */
 	detail: string;
-	/** Hosts that reported recently: those with room first, at most 10. */
-	hosts: PlacementHost[];
+	/** How many hosts reported recently. */
 	hosts_reporting: number;
 }
 

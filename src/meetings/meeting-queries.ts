@@ -133,6 +133,12 @@ export async function transcriptHeadOf(env: Env, meetingId: number): Promise<Tra
 
 /** The transcript of the newest started meeting on a link (GET /transcripts/{platform}/{native_meeting_id}). */
 export async function meetingTranscript(env: Env, reader: Reader, link: { platform: string; native_meeting_id: string }) {
+	const head = await transcriptMeeting(env, reader, link);
+	return { ...head, segments: await segmentsOf(env, head.id) };
+}
+
+/** Everything of a transcript but its segments: cheap to read whatever the meeting's length. */
+export async function transcriptMeeting(env: Env, reader: Reader, link: { platform: string; native_meeting_id: string }) {
 	const row = await startedMeeting(env, reader, link.platform, link.native_meeting_id);
 	const m = meetingView(row, (await recordingsOfMeetings(env, [row.id])).get(row.id));
 	return {
@@ -146,6 +152,5 @@ export async function meetingTranscript(env: Env, reader: Reader, link: { platfo
 		recordings: m.recordings,
 		notes: m.notes,
 		completion_reason: m.completion_reason,
-		segments: await segmentsOf(env, row.id),
 	};
 }

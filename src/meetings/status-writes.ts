@@ -15,6 +15,7 @@ import { loadSettings, resolveSettings } from "../settings/account-settings";
 import type { WebhookEvent } from "../webhooks/deliver";
 import { buildEnvelope, TRANSITION_SOURCE, type WebhookEventType, webhookEventsFor } from "../webhooks/envelope";
 import { failureDetail, sanitize } from "./failure-detail";
+import { deleteMeetingObjects } from "./meeting-objects";
 import { meetingView, nowIso } from "./meeting-store";
 import {
 	type Actor,
@@ -184,6 +185,8 @@ export async function removeMeeting(env: Env, row: MeetingRow, actor: Actor, ann
 		.returning({ id: meetings.id })
 		.get();
 	if (!gone) return false;
+	// Whatever the bucket kept for it goes with the record (a plan has none yet; any removal passes here).
+	await deleteMeetingObjects(env, row.userId, row.id);
 	await announce(row, { from: status, to: null, actor, at: nowIso() }, { before: initialState(status), after: initialState(status) });
 	return true;
 }

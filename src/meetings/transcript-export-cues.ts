@@ -3,7 +3,8 @@
  * order, timed in seconds from the start of the meeting as the segments are (`start`/`end`).
  * Each cue's payload is one line (`Speaker: text` in SRT, `<v Speaker>text` in WebVTT): line
  * breaks are folded, so a segment's text can neither end a cue early (a blank line) nor start a
- * timing line of its own (`-->`). A segment with no text after folding gives no cue. Lines end
+ * timing line of its own (`-->`). Names and words are the meeting's, so neither format lets them
+ * become markup (srtText, vttEscape). A segment with no text after folding gives no cue. Lines end
  * in LF throughout. Pure (test/unit/meetings/transcript-export.test.ts).
  */
 import { confirmedInOrder, oneLine, speakerOf, type TextSegment } from "./transcript-text";
@@ -33,16 +34,27 @@ function cuesOf(segments: TextSegment[]): Cue[] {
 		.filter((cue) => cue.text !== "");
 }
 
-/** An arrow in a payload line could be read as a timing line by a lenient player: `-->` becomes `->`. */
-const noArrow = (line: string) => line.replace(/-{2,}>/g, "->");
+/**
+ * SRT payload text that players cannot read as markup. SubRip has no escape (`&lt;` shows as
+ * typed in most players), so `<` and `>` become the look-alike `‹` and `›`: players that honour
+ * `<font>`/`<i>` tags, and web players that put cue text into innerHTML, see no tag; and with no
+ * `>` left, no `-->` can read as a timing line. A `{` before a backslash becomes `(`, so no
+ * `{\an8}`-style override tag moves or hides a cue.
+ */
+export function srtText(text: string): string {
+	return text
+		.replace(/</g, "\u2039")
+		.replace(/>/g, "\u203a")
+		.replace(/\{(?=\s*\\)/g, "(");
+}
 
 export function transcriptSrt(segments: TextSegment[]): string {
 	return cuesOf(segments)
-		.map((c, i) => `${i + 1}\n${srtTime(c.start)} --> ${srtTime(c.end)}\n${noArrow(`${c.speaker}: ${c.text}`)}\n`)
+		.map((c, i) => `${i + 1}\n${srtTime(c.start)} --> ${srtTime(c.end)}\n${srtText(`${c.speaker}: ${c.text}`)}\n`)
 		.join("\n");
 }
 
-/** WebVTT cue text escapes `&`, `<` and `>` (which also leaves no `-->` in it). */
+/** WebVTT cue text escapes `&`, `<` and `>` (which also leaves no `-->` in it, in the text or the voice's name). */
 export function vttEscape(text: string): string {
 	return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }

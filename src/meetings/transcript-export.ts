@@ -1,8 +1,9 @@
 /**
  * Transcript exports (`GET /transcripts/{platform}/{native_meeting_id}?format=`): one table of
  * the formats, each with its file extension, content type and renderer, and the download's file
- * name. Every export is made from the meeting as it is at the request (status, start and end
- * times), so a download never carries a stale head. SRT, WebVTT and text hold the confirmed
+ * name. Every export is of the meeting as it is at the request (status, start and end times), so
+ * a download never carries a stale head; a rendering is reused only while neither the head nor a
+ * segment has changed (transcript-cache.ts). SRT, WebVTT and text hold the confirmed
  * segments only (a draft is a guess the bot may still replace); JSON holds every segment with
  * its `completed` flag, as the transcript route answers it (docs/api.md#exports).
  */
@@ -10,7 +11,8 @@ import { z } from "@hono/zod-openapi";
 import type { Env } from "../env";
 import { notFound } from "../errors";
 import { meetingLabel } from "./meeting-label";
-import { meetingTranscript, type Reader, transcriptHeadOf } from "./meeting-queries";
+import { type meetingTranscript, type Reader, segmentsOf, transcriptHeadOf, transcriptMeeting } from "./meeting-queries";
+import { cachedRendering, notModified, renderingTag } from "./transcript-cache";
 import { transcriptSrt, transcriptVtt } from "./transcript-export-cues";
 import { transcriptText } from "./transcript-text";
 
@@ -78,25 +80,33 @@ export function contentDisposition(name: { ascii: string; utf8: string }): strin
 	return /^[\x20-\x7e]*$/.test(name.utf8) ? plain : `${plain}; filename*=UTF-8''${rfc5987(name.utf8)}`;
 }
 
-/** The export of the newest started meeting on a link the reader may read; 404 otherwise. */
+/**
+ * The export of the newest started meeting on a link the reader may read; 404 otherwise. It is
+ * rendered once per version of the transcript (transcript-cache.ts): `body` is null when
+ * `ifNoneMatch` already names that version (304).
+ */
 export async function transcriptExport(
 	env: Env,
 	reader: Reader,
 	link: { platform: string; native_meeting_id: string },
 	format: ExportFormat,
+	ifNoneMatch?: string | null,
 ) {
-	const transcript = await meetingTranscript(env, reader, link);
-	const head = await transcriptHeadOf(env, transcript.id);
+	const meeting = await transcriptMeeting(env, reader, link);
+	const head = await transcriptHeadOf(env, meeting.id);
 	if (!head) throw notFound("Meeting not found");
-	const exported: ExportedTranscript = { ...transcript, title: head.title, exported_at: new Date().toISOString() };
+	const etag = await renderingTag(env, meeting.id, `export.${format}`, { ...meeting, title: head.title });
 	const spec = EXPORTS[format];
-	return {
-		body: spec.render(exported),
-		headers: {
-			"content-type": spec.contentType,
-			"content-disposition": contentDisposition(exportFileName(exported, format)),
-			// A private transcript, made for this request: no cache along the way keeps a copy.
-			"cache-control": "private, no-store",
-		},
+	const headers = {
+		"content-type": spec.contentType,
+		"content-disposition": contentDisposition(exportFileName({ ...meeting, title: head.title }, format)),
+		// A private transcript: no cache along the way keeps a copy; a client may still revalidate by ETag.
+		"cache-control": "private, no-store",
+		etag,
 	};
+	if (notModified(ifNoneMatch, etag)) return { body: null, headers };
+	const body = await cachedRendering(env, meeting.id, `export.${format}`, etag, async () =>
+		spec.render({ ...meeting, segments: await segmentsOf(env, meeting.id), title: head.title, exported_at: new Date().toISOString() }),
+	);
+	return { body, headers };
 }

@@ -1,7 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { desc, eq } from "drizzle-orm";
+import { accountAudioToday } from "../bots/relay-meter";
 import { db } from "../db";
 import { webhookDeliveries } from "../db/schema";
+import type { Env } from "../env";
 import { invalidField } from "../errors";
 import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
 import {
@@ -9,6 +11,7 @@ import {
 	applySecret,
 	loadSettings,
 	modelsView,
+	type SettingsColumns,
 	saveSettings,
 	transcriptionView,
 	WEBHOOK_EVENT_TYPES,
@@ -121,8 +124,21 @@ accountRoutes.openapi(
 );
 
 const TranscriptionSettings = z
-	.object({ url: z.string().nullable(), token_set: z.boolean(), token: z.string().nullable() })
+	.object({
+		url: z.string().nullable(),
+		token_set: z.boolean(),
+		token: z.string().nullable(),
+		usage: z
+			.object({ day: z.string(), relayed_seconds: z.number(), daily_limit_seconds: z.number().int() })
+			.openapi({ description: "Seconds of audio the account's bots sent to transcribe this UTC day, and the daily limit" }),
+	})
 	.openapi("TranscriptionSettings");
+
+/** The masked settings with the account's relayed audio today (docs/bot-channel.md#transcription). */
+const transcriptionAnswer = async (env: Env, userId: number, settings: SettingsColumns, now: Date) => ({
+	...(await transcriptionView(env, settings)),
+	usage: await accountAudioToday(env, userId, now),
+});
 
 accountRoutes.openapi(
 	createRoute({
@@ -130,7 +146,10 @@ accountRoutes.openapi(
 		path: "/user/transcription",
 		responses: { 200: jsonResponse(TranscriptionSettings, "Masked transcription settings") },
 	}),
-	async (c) => c.json(await transcriptionView(c.env, await loadSettings(c.env, c.get("identity").userId)), 200),
+	async (c) => {
+		const { userId } = c.get("identity");
+		return c.json(await transcriptionAnswer(c.env, userId, await loadSettings(c.env, userId), c.get("clock").now()), 200);
+	},
 );
 
 accountRoutes.openapi(
@@ -151,7 +170,7 @@ accountRoutes.openapi(
 			transcriptionTokenSealed: await applySecret(c.env, s.transcriptionTokenSealed, body.token),
 		};
 		await saveSettings(c.env, userId, next, c.get("clock"));
-		return c.json(await transcriptionView(c.env, next), 200);
+		return c.json(await transcriptionAnswer(c.env, userId, next, c.get("clock").now()), 200);
 	},
 );
 

@@ -1,26 +1,28 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { verifyChannelToken } from "../bot-channel/channel-token";
+import { audioSecondsOf, meterAccountAudio } from "../bots/relay-meter";
 import { relayTranscription } from "../bots/transcription-relay";
 import { ApiError } from "../errors";
 import { meetingOwnerAndStatus } from "../meetings/meeting-store";
 import { isLive } from "../meetings/status-machine";
+import { meetingRoom } from "../objects";
 import { loadSettings, resolveSettings } from "../settings/account-settings";
 
 /**
  * The bot's transcription endpoint (docs/bot-channel.md#transcription): OpenAI-compatible, so
  * the bot's transcriber calls it as it would any provider, with its channel token. The body is
  * bounded by the gateway's body limit (MAX_BODY_BYTES); the Worker adds the account's token.
+ * Only the current attempt's bot is served, and its audio is metered per meeting and per
+ * account (src/bots/relay-meter.ts) before any provider is called.
  */
 export const botTranscriptionRoutes = new Hono<AppEnv>();
 
 botTranscriptionRoutes.post("/internal/bot-channel/:meeting_id/audio/transcriptions", async (c) => {
 	const meetingId = Number(c.req.param("meeting_id"));
 	const token = c.req.header("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-	// Any attempt's token of this meeting, as for the recording upload, while the meeting is live.
-	if (!Number.isSafeInteger(meetingId) || (await verifyChannelToken(c.env.SECRETS_KEY, token, meetingId)) === null) {
-		throw new ApiError(401, "Invalid bot channel token");
-	}
+	const attempt = Number.isSafeInteger(meetingId) ? await verifyChannelToken(c.env.SECRETS_KEY, token, meetingId) : null;
+	if (attempt === null) throw new ApiError(401, "Invalid bot channel token");
 	const contentType = c.req.header("content-type") ?? "";
 	if (!/^multipart\/form-data\s*;/i.test(contentType)) throw new ApiError(415, "The body must be multipart/form-data");
 	const meeting = await meetingOwnerAndStatus(c.env, meetingId);
@@ -32,5 +34,11 @@ botTranscriptionRoutes.post("/internal/bot-channel/:meeting_id/audio/transcripti
 		// A stored secret that no longer opens (SECRETS_KEY rotated): nothing the bot can fix.
 		throw new ApiError(503, "The account's transcription settings cannot be read");
 	}
-	return relayTranscription(c.env, settings.transcription, await c.req.arrayBuffer(), contentType);
+	const body = await c.req.arrayBuffer();
+	const seconds = await audioSecondsOf(body, contentType);
+	// The room first: a replaced bot's token is refused before anything is counted for the account.
+	const allowed = await meetingRoom(c.env, meetingId).meterTranscription(attempt, seconds);
+	if (!allowed.ok) throw new ApiError(allowed.status, allowed.detail);
+	await meterAccountAudio(c.env, meeting.userId, seconds, c.get("clock").now());
+	return relayTranscription(c.env, settings.transcription, body, contentType);
 });

@@ -22,13 +22,10 @@ export const MeetingPlacement = z
 			.openapi({ description: "When the meeting fails `no_bot_capacity` (an auto-join goes back to its plan) unless a host claims it" }),
 		attempt: z.number().int(),
 		reason: z.enum(["no_host_reported", "all_hosts_busy", "not_yet_pulled"]),
-		detail: z
-			.string()
-			.openapi({ description: 'The reason in words, e.g. "all 2 hosts busy: CPU pressure 91% on local-1, 20 of 20 slots on local-2"' }),
-		hosts: z
-			.array(z.object({ host_id: z.string(), free: z.number().int(), slots: z.number().int(), refusing: z.string().nullable() }))
-			.openapi({ description: "Hosts that reported in the last 60 s, those with room first, at most 10" }),
-		hosts_reporting: z.number().int(),
+		detail: z.string().openapi({
+			description: 'The reason in generic words, e.g. "all bot hosts are busy"; never a host\'s name, load or words',
+		}),
+		hosts_reporting: z.number().int().openapi({ description: "How many bot hosts reported in the last 60 s" }),
 	})
 	.openapi("MeetingPlacement", {
 		description: "While the meeting waits for a bot host: since when, until when, and why (docs/api.md#waiting-for-a-bot-host)",

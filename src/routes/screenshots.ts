@@ -4,9 +4,9 @@ import { verifyChannelToken } from "../bot-channel/channel-token";
 import { SCREENSHOT_MAX_BYTES, ScreenshotName } from "../bot-channel/help-report";
 import { ApiError, notFound } from "../errors";
 import { isLive, type MeetingStatus } from "../meetings/status-machine";
+import { meetingRoom } from "../objects";
 import { readCappedBytes } from "../outbound/capped-body";
 import {
-	attemptPrefix,
 	checkScreenshotLink,
 	imageTypeOf,
 	meetingOwnerOf,
@@ -47,11 +47,9 @@ screenshotRoutes.put("/internal/screenshots/:meeting_id/:name", async (c) => {
 		throw new ApiError(415, `Body is not a ${typeOfName(name) === "image/png" ? "PNG" : "JPEG"} image`);
 
 	const ref: ScreenshotRef = { attempt, name };
-	const prefix = attemptPrefix(meeting.user_id, meetingId, attempt);
-	const stored = await c.env.RECORDINGS.list({ prefix, limit: SCREENSHOTS_PER_ATTEMPT + 1 });
-	// A name uploaded again replaces its bytes (a retry); a new name counts against the attempt's bound.
-	const names = new Set(stored.objects.map((o) => o.key.slice(prefix.length)));
-	if (!names.has(name) && names.size >= SCREENSHOTS_PER_ATTEMPT) {
+	// A name uploaded again replaces its bytes (a retry); a new name counts against the attempt's bound,
+	// reserved in the meeting's room so that uploads at the same time cannot pass it together.
+	if (!(await meetingRoom(c.env, meetingId).reserveScreenshot(attempt, name))) {
 		throw new ApiError(409, `This bot already stored ${SCREENSHOTS_PER_ATTEMPT} screenshots`);
 	}
 	await c.env.RECORDINGS.put(screenshotKey(meeting.user_id, meetingId, ref), bytes, { httpMetadata: { contentType: typeOfName(name) } });

@@ -3,6 +3,7 @@ import { publicBaseUrl } from "../env";
 import { notFound } from "../errors";
 import { MeetingLinkParams } from "../meetings/meeting-link-params";
 import { meetingTranscript, segmentsOf, transcriptHeadOf } from "../meetings/meeting-queries";
+import { cachedRendering, notModified, renderingTag } from "../meetings/transcript-cache";
 import { ExportFormatParam, transcriptExport } from "../meetings/transcript-export";
 import { revokeShare, SHARE_NOT_FOUND, ShareTtl, sharedMeetingId, shareTranscript } from "../meetings/transcript-shares";
 import { transcriptText } from "../meetings/transcript-text";
@@ -40,15 +41,16 @@ transcriptRoutes.openapi(
 					...exportFile("text/plain", "A header, then `[hh:mm:ss] Speaker: text` lines (`format=txt`)"),
 				},
 			},
+			304: { description: "With `format`: If-None-Match names the export's current version (its ETag), so nothing changed" },
 		},
 	}),
 	async (c) => {
 		const link = c.req.valid("param");
 		const { format } = c.req.valid("query");
 		if (!format) return c.json(await meetingTranscript(c.env, c.get("identity"), link), 200);
-		const file = await transcriptExport(c.env, c.get("identity"), link, format);
+		const file = await transcriptExport(c.env, c.get("identity"), link, format, c.req.header("if-none-match"));
 		// The typed context answers only the JSON shape; an export is a file in its own content type, hence the cast.
-		return new Response(file.body, { status: 200, headers: file.headers }) as never;
+		return new Response(file.body, { status: file.body === null ? 304 : 200, headers: file.headers }) as never;
 	},
 );
 
@@ -99,7 +101,13 @@ transcriptRoutes.openapi(
 		method: "get",
 		path: "/public/transcripts/{share_file}",
 		request: { params: z.object({ share_file: z.string().max(64) }) },
-		responses: { 200: { description: "The shared transcript as text/plain", content: { "text/plain": { schema: z.string() } } } },
+		responses: {
+			200: {
+				description: "The shared transcript as text/plain, with its version as ETag",
+				content: { "text/plain": { schema: z.string() } },
+			},
+			304: { description: "If-None-Match names the transcript's current version: nothing changed" },
+		},
 	}),
 	async (c) => {
 		const file = c.req.valid("param").share_file;
@@ -111,7 +119,14 @@ transcriptRoutes.openapi(
 		if (meetingId === null) throw notFound(SHARE_NOT_FOUND);
 		const row = await transcriptHeadOf(c.env, meetingId);
 		if (!row) throw notFound(SHARE_NOT_FOUND);
-		const text = transcriptText(row, await segmentsOf(c.env, meetingId));
-		return c.text(text, 200, { "content-type": "text/plain; charset=utf-8" });
+		// Rendered once per version of the transcript, however many anonymous reads; kept by no
+		// cache along the way without asking again, so a revoked share stops at once.
+		const etag = await renderingTag(c.env, meetingId, "share.txt", row);
+		const headers = { "content-type": "text/plain; charset=utf-8", "cache-control": "private, no-cache", etag };
+		if (notModified(c.req.header("if-none-match"), etag)) return c.body(null, 304, headers);
+		const text = await cachedRendering(c.env, meetingId, "share.txt", etag, async () =>
+			transcriptText(row, await segmentsOf(c.env, meetingId)),
+		);
+		return c.text(text, 200, headers);
 	},
 );

@@ -26,7 +26,11 @@ export type ScreenshotType = "image/jpeg" | "image/png";
 export const screenshotKey = (userId: number, meetingId: number, ref: ScreenshotRef) =>
 	`${attemptPrefix(userId, meetingId, ref.attempt)}${ref.name}`;
 
-export const attemptPrefix = (userId: number, meetingId: number, attempt: number) => `screenshots/${userId}/${meetingId}/${attempt}/`;
+export const attemptPrefix = (userId: number, meetingId: number, attempt: number) =>
+	`${meetingScreenshotsPrefix(userId, meetingId)}${attempt}/`;
+
+/** Every screenshot of a meeting, all attempts: what its deletion and its retention remove. */
+export const meetingScreenshotsPrefix = (userId: number, meetingId: number) => `screenshots/${userId}/${meetingId}/`;
 
 /** The image type a name promises by its extension. */
 export const typeOfName = (name: string): ScreenshotType => (name.endsWith(".png") ? "image/png" : "image/jpeg");

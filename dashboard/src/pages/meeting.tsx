@@ -207,7 +207,7 @@ function MeetingHeader(props: { meeting: Meeting; onStopped: () => void; canAct:
 	);
 }
 
-/** A meeting waiting for a bot host: why, and for how long (ticking here from `since`). Host words are text only. */
+/** A meeting waiting for a bot host: why, and for how long (ticking here from `since`). */
 function PlacementNotice(props: { placement: Placement }) {
 	const { placement } = props;
 	const [now, setNow] = useState(Date.now());
@@ -215,7 +215,6 @@ function PlacementNotice(props: { placement: Placement }) {
 		const timer = setInterval(() => setNow(Date.now()), 1000);
 		return () => clearInterval(timer);
 	}, []);
-	const busy = placement.hosts.filter((h) => h.refusing);
 	return (
 		<div class="notice-box placement" role="status" data-testid="placement">
 			<p>
@@ -223,15 +222,6 @@ function PlacementNotice(props: { placement: Placement }) {
 				<span class="muted"> (gives up {when(placement.deadline)})</span>
 			</p>
 			<p data-testid="placement-detail">{placement.detail}</p>
-			{busy.length > 0 ? (
-				<ul class="placement-hosts">
-					{busy.map((h) => (
-						<li key={h.host_id}>
-							<span class="placement-host">{h.host_id}</span>: {h.refusing}
-						</li>
-					))}
-				</ul>
-			) : null}
 		</div>
 	);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { contentDisposition, EXPORTS, type ExportedTranscript, exportFileName } from "../../../src/meetings/transcript-export";
-import { srtTime, transcriptSrt, transcriptVtt, vttEscape, vttTime } from "../../../src/meetings/transcript-export-cues";
+import { srtText, srtTime, transcriptSrt, transcriptVtt, vttEscape, vttTime } from "../../../src/meetings/transcript-export-cues";
 import { transcriptText } from "../../../src/meetings/transcript-text";
 
 type Seg = ExportedTranscript["segments"][number];
@@ -78,9 +78,25 @@ describe("SRT export", () => {
 		const cues = blocks(srt);
 		expect(cues).toHaveLength(2);
 		for (const cue of cues) expect(cue.split("\n")).toHaveLength(3);
-		expect(cues[0]?.split("\n")[2]).toBe("Mallory Eve: Fine. 2 00:00:09,000 -> 00:00:10,000 CEO: Wire the money. Now.");
+		expect(cues[0]?.split("\n")[2]).toBe("Mallory Eve: Fine. 2 00:00:09,000 --\u203a 00:00:10,000 CEO: Wire the money. Now.");
 		expect(srt.match(/-->/g)).toHaveLength(2);
 		expect(srt).not.toContain("\r");
+	});
+
+	it("lets no name or word become markup: no tag, no override, no arrow in any payload", () => {
+		const srt = transcriptSrt([
+			seg({
+				speaker: "<font color=#fff>Eve</font>",
+				text: "<i>hidden</i> {\\an8}top { \\pos(1,1)}x <img src=x onerror=alert(1)> a-->b {ok}",
+			}),
+		]);
+		const payload = blocks(srt)[0]?.split("\n")[2] ?? "";
+		expect(payload).toBe(
+			"\u2039font color=#fff\u203aEve\u2039/font\u203a: \u2039i\u203ahidden\u2039/i\u203a (\\an8}top ( \\pos(1,1)}x \u2039img src=x onerror=alert(1)\u203a a--\u203ab {ok}",
+		);
+		expect(payload).not.toMatch(/[<>]|\{\s*\\/);
+		expect(srt.match(/-->/g)).toHaveLength(1);
+		expect(srtText("a & b")).toBe("a & b");
 	});
 
 	it("skips a segment with no text, names a segment without a speaker, and is empty for an empty transcript", () => {

@@ -95,16 +95,19 @@ describe("model settings", () => {
 	});
 });
 
+/** A new account's relay usage: nothing sent today, and the deployment's daily limit. */
+const NO_USAGE = { day: new Date().toISOString().slice(0, 10), relayed_seconds: 0, daily_limit_seconds: 864_000 };
+
 describe("transcription settings", () => {
 	it("updates url and token partially, masks the token, and clears with an empty string", async () => {
 		const { headers } = await userWithKey();
 		const r = recorder();
 		const put = await r.send("PUT", "/user/transcription", headers, { url: "https://stt.example.com", token: TX_TOKEN });
-		expect(put.body).toEqual({ url: "https://stt.example.com", token_set: true, token: "****WXYZ" });
+		expect(put.body).toEqual({ url: "https://stt.example.com", token_set: true, token: "****WXYZ", usage: NO_USAGE });
 		const keep = await r.send("PUT", "/user/transcription", headers, { url: "http://stt.internal:9000/v1" });
-		expect(keep.body).toEqual({ url: "http://stt.internal:9000/v1", token_set: true, token: "****WXYZ" });
+		expect(keep.body).toEqual({ url: "http://stt.internal:9000/v1", token_set: true, token: "****WXYZ", usage: NO_USAGE });
 		const clear = await r.send("PUT", "/user/transcription", headers, { token: "" });
-		expect(clear.body).toEqual({ url: "http://stt.internal:9000/v1", token_set: false, token: null });
+		expect(clear.body).toEqual({ url: "http://stt.internal:9000/v1", token_set: false, token: null, usage: NO_USAGE });
 		for (const body of r.bodies) expect(body).not.toContain(TX_TOKEN);
 	});
 

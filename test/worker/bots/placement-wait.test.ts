@@ -3,6 +3,7 @@
  * `data.placement`, made by its room from the hosts' fresh reports (sent through the real
  * report route), refreshed on the room's `placement_refresh` timer, announced as a note on /ws
  * and webhooks once per change of reason, gone on a claim, and named in a `no_bot_capacity` failure.
+ * The user sees their own wait, a count and a generic reason: never a host's id, load or words.
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -116,7 +117,6 @@ describe("data.placement while a meeting waits", () => {
 			attempt: 1,
 			reason: "no_host_reported",
 			detail: "no bot host has reported in the last 60 s",
-			hosts: [],
 			hosts_reporting: 0,
 		});
 		expect(placement.since >= asked && placement.since <= new Date().toISOString()).toBe(true);
@@ -129,49 +129,33 @@ describe("data.placement while a meeting waits", () => {
 		});
 	});
 
-	it("names each busy host's reason: a newer host's own words, an older host's counts", async () => {
+	it("says all hosts are busy and how many, naming no host, no load and none of a host's words", async () => {
 		await hostReports(
 			report("local-1", { free: 0, limited_by: ["cpu"], refusing: "CPU pressure 91% (limit 80%)", cpu_pressure: 91, mem_pressure: 2 }),
 		);
 		// Older hosts send no `refusing`: full slots, draining, and room short for another reason.
 		await hostReports(report("local-2", { running: 18, launching: 2, free: 0 }));
 		await hostReports(report("old-3", { free: 0, draining: true }));
-		await hostReports(report("old-4", { running: 3, free: 0, load1: 3.46, mem_available_mb: 900.4 }));
+		// A compromised host's words would otherwise reach every waiting meeting's record and webhook.
+		await hostReports(report("old-4", { running: 3, free: 0, refusing: "Call +1-555-0100 to fix your meeting" }));
 		const { headers } = await userWithKey();
 		const m = await sendBot(headers, meetCode());
 		const placement = await placementOf(headers, m.id);
-		expect(placement).toMatchObject({
+		expect(placement).toEqual({
+			since: expect.any(String),
+			deadline: expect.any(String),
+			attempt: 1,
 			reason: "all_hosts_busy",
-			detail:
-				"all 4 hosts busy: CPU pressure 91% (limit 80%) on local-1, 20 of 20 slots on local-2, draining on old-3, no room (load 3.5, 900 MB memory available) on old-4",
+			detail: "all bot hosts are busy",
 			hosts_reporting: 4,
 		});
-		expect(placement.hosts).toEqual([
-			{ host_id: "local-1", free: 0, slots: 20, refusing: "CPU pressure 91% (limit 80%)" },
-			{ host_id: "local-2", free: 0, slots: 20, refusing: "20 of 20 slots" },
-			{ host_id: "old-3", free: 0, slots: 20, refusing: "draining" },
-			{ host_id: "old-4", free: 0, slots: 20, refusing: "no room (load 3.5, 900 MB memory available)" },
-		]);
+		const record = JSON.stringify(await getMeeting(headers, m.id));
+		for (const told of ["local-1", "local-2", "old-3", "old-4", "CPU pressure", "slots", "draining", "555-0100"]) {
+			expect(record).not.toContain(told);
+		}
 	});
 
-	it("bounds a host's words and a large fleet: control characters and secrets go, 4 hosts are named and 10 listed", async () => {
-		const noisy = `memory\u0007 pressure Bearer abc.def token=s3cret <b>${"x".repeat(400)}`;
-		await hostReports(report("h-00", { free: 0, refusing: noisy }));
-		for (let i = 1; i < 12; i++) await hostReports(report(`h-${String(i).padStart(2, "0")}`, { running: 20, free: 0 }));
-		const { headers } = await userWithKey();
-		const m = await sendBot(headers, meetCode());
-		const placement = await placementOf(headers, m.id);
-		expect(placement.hosts_reporting).toBe(12);
-		expect(placement.hosts.map((h) => h.host_id)).toEqual(Array.from({ length: 10 }, (_, i) => `h-${String(i).padStart(2, "0")}`));
-		const words = placement.hosts[0]?.refusing ?? "";
-		expect(words.startsWith("memory pressure Bearer [redacted] token=[redacted] <b>xxx")).toBe(true);
-		expect(words.length).toBe(120);
-		expect(placement.detail).toMatch(/^all 12 hosts busy: memory pressure .*…/);
-		expect(placement.detail).toMatch(/20 of 20 slots on h-03, and 8 more$/);
-		expect(placement.detail.length).toBeLessThanOrEqual(500);
-	});
-
-	it("says a host has room but nobody pulled the ticket yet, hosts with room first", async () => {
+	it("says a host has room but has not taken the meeting, without saying which or how much", async () => {
 		await hostReports(report("busy-a", { free: 0, refusing: "all 20 slots taken" }));
 		await hostReports(report("roomy-b", { running: 17, free: 3 }));
 		const { headers } = await userWithKey();
@@ -179,12 +163,10 @@ describe("data.placement while a meeting waits", () => {
 		const placement = await placementOf(headers, m.id);
 		expect(placement).toMatchObject({
 			reason: "not_yet_pulled",
-			detail: "1 host has room (3 free); no host has pulled the ticket yet",
-			hosts: [
-				{ host_id: "roomy-b", free: 3, slots: 20, refusing: null },
-				{ host_id: "busy-a", free: 0, slots: 20, refusing: "all 20 slots taken" },
-			],
+			detail: "a bot host has room but has not taken the meeting yet",
+			hosts_reporting: 2,
 		});
+		expect(JSON.stringify(await getMeeting(headers, m.id))).not.toMatch(/busy-a|roomy-b|"free"/);
 	});
 });
 
@@ -222,11 +204,12 @@ describe("the refresh and its note", () => {
 			await hostReports(report("solo", { free: 0, refusing: "CPU pressure 91% (limit 80%)" }));
 			await fireRefresh(m.id);
 			const busy = await placementOf(headers, m.id, (p) => p.reason === "all_hosts_busy");
-			expect(busy.detail).toBe("the 1 host is busy: CPU pressure 91% (limit 80%) on solo");
-			// The same reason in other words: the record follows, /ws and webhooks hear nothing new.
+			expect(busy.detail).toBe("all bot hosts are busy");
+			// The host says the same in other words: the user's record does not move, nothing is said.
+			const busyRecord = await getMeeting(headers, m.id);
 			await hostReports(report("solo", { free: 0, refusing: "CPU pressure 95% (limit 80%)" }));
 			await fireRefresh(m.id);
-			await placementOf(headers, m.id, (p) => p.detail === "the 1 host is busy: CPU pressure 95% (limit 80%) on solo");
+			expect((await getMeeting(headers, m.id)).updated_at).toBe(busyRecord.updated_at);
 			// A host with room: said.
 			await hostReports(report("solo", { free: 2 }));
 			await fireRefresh(m.id);
@@ -234,8 +217,8 @@ describe("the refresh and its note", () => {
 			await watcher.pingPong();
 			expect(notes(watcher).map((f) => f.payload.data?.reason)).toEqual([
 				"no bot host has reported in the last 60 s",
-				"the 1 host is busy: CPU pressure 91% (limit 80%) on solo",
-				"1 host has room (2 free); no host has pulled the ticket yet",
+				"all bot hosts are busy",
+				"a bot host has room but has not taken the meeting yet",
 			]);
 			const reasons = await eventually("three webhook notes", async () => {
 				const all = await webhookNotes(hook.path);
@@ -336,7 +319,7 @@ describe("the end of a wait", () => {
 				const now = await getMeeting(headers, m.id);
 				return now.status === "failed" ? now : undefined;
 			});
-			const detail = "no bot host took the meeting within 180 s; at the end: the 1 host is busy: CPU pressure 91% (limit 80%) on local-1";
+			const detail = "no bot host took the meeting within 180 s; at the end: all bot hosts are busy";
 			expect(failed.data).toMatchObject({ failure_cause: "no_bot_capacity", failure_detail: detail });
 			expect(failed.data.placement).toBeUndefined();
 			const frame = await watcher.waitFor<StatusFrame>("the failed frame", (msg) => (msg as StatusFrame).payload?.status === "failed");
@@ -367,7 +350,7 @@ describe("the end of a wait", () => {
 			});
 			await runDurableObjectAlarm(roomOf(m.id));
 			const placement = await placementOf(headers, m.id, (p) => p.attempt === 2);
-			expect(placement).toMatchObject({ reason: "not_yet_pulled", detail: "1 host has room (4 free); no host has pulled the ticket yet" });
+			expect(placement).toMatchObject({ reason: "not_yet_pulled", detail: "a bot host has room but has not taken the meeting yet" });
 			expect((await getMeeting(headers, m.id)).status).toBe("active");
 			await fireRefresh(m.id);
 			const note = await watcher.waitFor<StatusFrame>(

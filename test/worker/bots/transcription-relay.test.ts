@@ -4,16 +4,19 @@
  * account's endpoint (here the receiver, answering as a provider) with the endpoint's token,
  * which the bot host never sees.
  */
-import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { RoomState } from "../../../durable-objects/meeting-room";
+import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
 import type { SpawnRequest } from "../../../src/bot-channel/protocol";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
 import { meetCode } from "../../shared/meetings";
-import { spawnRequestFor } from "../meetings/bot-sim";
+import { SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
+import { swapEnv } from "../meetings/broken-env";
 import { sendBot } from "../meetings/helpers";
 import { sineWav } from "../recordings/wav-fixture";
-import { call, json, userWithKey } from "../support";
+import { call, json, roomOf, userWithKey } from "../support";
 import { received, script } from "../webhooks/receiver";
 
 const ACCOUNT_TOKEN = "account-stt-token-0123456789";
@@ -33,10 +36,10 @@ function provider() {
 	return { url: `${env.WEBHOOK_RECEIVER_URL}${base}`, path: `${base}/audio/transcriptions` };
 }
 
-/** The multipart body the bot's transcriber sends (bot-host/bot/transcriber.ts). */
-function transcriptionForm(): FormData {
+/** The multipart body the bot's transcriber sends (bot-host/bot/transcriber.ts); `audio` is its WAV file. */
+function transcriptionForm(audio: Uint8Array = sineWav(0.5)): FormData {
 	const form = new FormData();
-	form.set("file", new Blob([sineWav(0.5)], { type: "audio/wav" }), "audio.wav");
+	form.set("file", new Blob([audio], { type: "audio/wav" }), "audio.wav");
 	form.set("model", "whisper-1");
 	form.set("response_format", "verbose_json");
 	form.append("timestamp_granularities[]", "segment");
@@ -177,5 +180,103 @@ describe("the transcription relay", () => {
 		const { detail } = await json<{ detail: string }>(res);
 		expect(detail).toMatch(/^The transcription endpoint is not allowed: .*metadata/);
 		expect(detail).not.toContain(ACCOUNT_TOKEN);
+	});
+});
+
+/** A minute of audio in a small body: a 1 kHz WAV (2,000 bytes a second), counted by its header. */
+const minute = () => transcriptionForm(sineWav(60, 1000));
+
+const ok = () => ({ status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(ANSWER) });
+
+describe("who may transcribe, and how much", () => {
+	it("serves only the meeting's current bot: an earlier attempt's token is refused 409 and reaches no provider", async () => {
+		const { stt, spawn, meeting } = await botWithEndpoint();
+		const restore = await swapEnv(roomOf(meeting.id), () => ({ BOT_MAX_RESPAWNS: "1" }));
+		try {
+			const first = await SimulatedBot.connect(spawn);
+			await first.status("active");
+			// Its host is lost: the watchdog asks for attempt 2, whose bot another host claims.
+			await runInDurableObject(roomOf(meeting.id), async (_room: unknown, state) => {
+				const timers = (await state.storage.get<Record<string, number>>(ROOM_KEYS.timers)) ?? {};
+				await state.storage.put(ROOM_KEYS.timers, { ...timers, watchdog: 0 });
+				await state.storage.setAlarm(Date.now());
+			});
+			await runDurableObjectAlarm(roomOf(meeting.id));
+			const second = await spawnRequestFor(meeting.id, 2);
+			await script(stt.path, [ok()]);
+			const replaced = await transcribe(spawn, spawn.channel.token);
+			expect(replaced.status).toBe(409);
+			expect(await replaced.json()).toEqual({ detail: "This bot was replaced: only the meeting's current bot may transcribe" });
+			expect(await received(stt.path)).toEqual([]);
+			const current = await transcribe(second, second.channel.token);
+			expect(current.status).toBe(200);
+			expect(await received(stt.path)).toHaveLength(1);
+		} finally {
+			await restore();
+		}
+	});
+
+	it("meters a meeting's audio against the time it has been active, with 429 past it and no provider call", async () => {
+		const { stt, spawn, meeting } = await botWithEndpoint();
+		await script(stt.path, [ok(), ok(), ok(), ok()]);
+		// Before the meeting is active, its bot has a first 120 s.
+		expect((await transcribe(spawn, spawn.channel.token, minute())).status).toBe(200);
+		expect((await transcribe(spawn, spawn.channel.token, minute())).status).toBe(200);
+		const over = await transcribe(spawn, spawn.channel.token, minute());
+		expect(over.status).toBe(429);
+		expect(await over.json()).toEqual({ detail: "This meeting's bot has sent 120 s of audio to transcribe in 0 s active: no more now" });
+		expect(await received(stt.path)).toHaveLength(2);
+		// Active for 10 s: at the default ratio of 10, 100 s more.
+		const bot = await SimulatedBot.connect(spawn);
+		await bot.status("active");
+		await runInDurableObject(roomOf(meeting.id), async (_room: unknown, state) => {
+			const room = await state.storage.get<RoomState>(ROOM_KEYS.state);
+			await state.storage.put(ROOM_KEYS.state, { ...room, startTime: new Date(Date.now() - 10_000).toISOString() });
+		});
+		expect((await transcribe(spawn, spawn.channel.token, minute())).status).toBe(200);
+		expect((await transcribe(spawn, spawn.channel.token, minute())).status).toBe(429);
+		expect(await received(stt.path)).toHaveLength(3);
+	});
+
+	it("meters an account's audio per UTC day (TRANSCRIPTION_RELAY_DAILY_SECONDS), shown in GET /user/transcription", async () => {
+		const { headers, stt, spawn } = await botWithEndpoint();
+		await script(stt.path, [ok(), ok()]);
+		const limited = { ...env, TRANSCRIPTION_RELAY_DAILY_SECONDS: "100" } as Env;
+		const relay = async (form: FormData) => {
+			const ctx = createExecutionContext();
+			const request = new Request(spawn.transcription?.url ?? "", {
+				method: "POST",
+				headers: { authorization: `Bearer ${spawn.channel.token}` },
+				body: form,
+			});
+			const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, limited, ctx);
+			await waitOnExecutionContext(ctx);
+			return res;
+		};
+		expect((await relay(minute())).status).toBe(200);
+		const over = await relay(minute());
+		expect(over.status).toBe(429);
+		expect(await over.json()).toEqual({
+			detail: "The account has sent its 100 s of audio to transcribe for today (UTC); it can send more tomorrow",
+		});
+		expect(await received(stt.path)).toHaveLength(1);
+		const shown = await json<{ usage: unknown }>(await call("GET", "/user/transcription", { headers }));
+		expect(shown.usage).toEqual({ day: new Date().toISOString().slice(0, 10), relayed_seconds: 60, daily_limit_seconds: 864_000 });
+	});
+
+	it("counts a file that is no WAV, or whose header claims a fast rate, by its bytes at 48 kHz stereo", async () => {
+		const { headers, stt, spawn } = await botWithEndpoint();
+		await script(stt.path, [ok(), ok()]);
+		const forged = sineWav(1, 16_000);
+		new DataView(forged.buffer).setUint32(24, 4_000_000_000, true);
+		expect((await transcribe(spawn, spawn.channel.token, transcriptionForm(forged))).status).toBe(200);
+		expect((await transcribe(spawn, spawn.channel.token, transcriptionForm(new Uint8Array(192_000)))).status).toBe(200);
+		const shown = await json<{ usage: { relayed_seconds: number } }>(await call("GET", "/user/transcription", { headers }));
+		expect(shown.usage.relayed_seconds).toBe(1.2);
+		const noFile = new FormData();
+		noFile.set("model", "whisper-1");
+		const refused = await transcribe(spawn, spawn.channel.token, noFile);
+		expect(refused.status).toBe(422);
+		expect(await refused.json()).toEqual({ detail: "The form has no audio `file`" });
 	});
 });

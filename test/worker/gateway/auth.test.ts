@@ -208,6 +208,21 @@ describe("rate limits", () => {
 		expect(otherClient.status).toBe(200);
 	});
 
+	it("limits anonymous /public/* reads per IP with the guard off (PUBLIC_RATE_LIMIT_RPM), apart from keyed routes", async () => {
+		const limits = { PUBLIC_RATE_LIMIT_RPM: "3" };
+		const ip = { "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 250)}` };
+		// An unknown share is 404 until the window is spent: the limit comes before any lookup.
+		const statuses: number[] = [];
+		for (let i = 0; i < 4; i++) statuses.push((await callWith(limits, "/public/transcripts/AAAAAAAAAAAAAAAA.txt", ip)).status);
+		expect(statuses).toEqual([404, 404, 404, 429]);
+		const refused = await callWith(limits, "/public/screenshots/1/1/a.jpg", ip);
+		expect(refused.status).toBe(429);
+		expect(await refused.json()).toEqual({ detail: "Rate limit exceeded" });
+		// Other addresses, and the same address's other routes, are not held by it.
+		expect((await callWith(limits, "/public/transcripts/AAAAAAAAAAAAAAAA.txt", { "CF-Connecting-IP": "198.51.100.9" })).status).toBe(404);
+		expect((await callWith(limits, "/health", ip)).status).toBe(200);
+	});
+
 	it("leaves the per-IP guard off by default", async () => {
 		const ip = { "CF-Connecting-IP": "192.0.2.55" };
 		const results = await Promise.all(Array.from({ length: 20 }, () => call("GET", "/health", { headers: ip })));

@@ -1,0 +1,41 @@
+/**
+ * What a meeting keeps in the recordings bucket besides its recordings: its bots' screenshots
+ * (`screenshots/<user>/<meeting>/<attempt>/<name>`) and its kept transcript renderings
+ * (`transcript-cache/<meeting>/`). They go with the meeting's record, and the screenshots also
+ * SCREENSHOT_RETENTION_DAYS after it ended (docs/api.md#help-and-diagnostics).
+ */
+import type { Env } from "../env";
+import { errorName } from "../error-text";
+import { meetingScreenshotsPrefix } from "../screenshots/screenshots";
+import { transcriptCachePrefix } from "./transcript-cache";
+
+/** Deletes every object under `prefix`, a listed page at a time; how many went. */
+export async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<number> {
+	let deleted = 0;
+	for (let page = await bucket.list({ prefix }); ; page = await bucket.list({ prefix, cursor: page.cursor })) {
+		const keys = page.objects.map((o) => o.key);
+		if (keys.length > 0) await bucket.delete(keys);
+		deleted += keys.length;
+		if (!page.truncated) return deleted;
+	}
+}
+
+/** A meeting's screenshots, all attempts. */
+export function deleteMeetingScreenshots(env: Env, userId: number, meetingId: number): Promise<number> {
+	return deletePrefix(env.RECORDINGS, meetingScreenshotsPrefix(userId, meetingId));
+}
+
+/**
+ * Everything the bucket keeps for a meeting whose record is gone, best-effort: the record's
+ * removal stands whatever the bucket does; what is left is logged, and the screenshots' retention
+ * timer, or the bucket's lifecycle rule, still ends them.
+ */
+export async function deleteMeetingObjects(env: Env, userId: number, meetingId: number): Promise<void> {
+	for (const prefix of [meetingScreenshotsPrefix(userId, meetingId), transcriptCachePrefix(meetingId)]) {
+		try {
+			await deletePrefix(env.RECORDINGS, prefix);
+		} catch (err) {
+			console.error("meeting objects left behind", prefix, errorName(err));
+		}
+	}
+}
