@@ -51,13 +51,10 @@ export type ListMeetingsQuery = z.infer<typeof ListMeetingsQuery>;
  * history views) leaves plans out before the page is cut; an explicit `status` wins over it.
  */
 export const MeetingListQuery = ListMeetingsQuery.extend({
-	exclude_planned: z
-		.stringbool()
-		.optional()
-		.openapi({
-			type: "boolean",
-			description: "true: leave plans (idle, scheduled) out before limit and offset apply; ignored when status is given",
-		}),
+	exclude_planned: z.stringbool().optional().openapi({
+		type: "boolean",
+		description: "true: leave plans (idle, scheduled) out before limit and offset apply; ignored when status is given",
+	}),
 });
 
 /** Readable meetings matching the filters, newest first (GET /meetings). 422 for an unknown status. */
