@@ -198,4 +198,19 @@ export async function meetingForCopilot(
 	}
 }
 
+/**
+ * The meeting `meeting/process` with `on:true` acts on when the body names only the link: the
+ * caller's open meeting on it; else their newest meeting there, which has ended (its copilot may
+ * resume, else the answer is 409, as for an ended meeting named by its record id, rather than a
+ * new plan that would block POST /meetings on the link); else a plan, as meeting/start makes it.
+ */
+export async function meetingToProcess(env: Env, userId: number, link: { platform: Platform; nativeId: string }): Promise<MeetingRow> {
+	const open = await ownCopilotMeeting(env, userId, link, "open");
+	if (open) return open;
+	const newest = await findMeetingOnLink(env, userId, link.platform, link.nativeId);
+	// Only the caller's own: another's ended meeting read through a shared workspace is not theirs to resume.
+	if (newest && newest.userId === userId) return newest;
+	return meetingForCopilot(env, userId, { ...link, title: null });
+}
+
 const openOnly = (row: MeetingRow | undefined) => (row && !isTerminal(row.status as MeetingStatus) ? row : undefined);

@@ -7,7 +7,7 @@ import { ApiError } from "../errors";
 import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
 import { loadSettings, resolveSettings } from "../settings/account-settings";
 import { type BotLinkRef, liveMeetingOn, relayToBot } from "./bot-control";
-import { speechProvider, synthesizeSpeech, VOICES, type Voice } from "./speech-provider";
+import { AUTO_VOICE, MAX_VOICE_LENGTH, openaiVoice, speechProvider, synthesizeSpeech } from "./speech-provider";
 
 /** The interactive bot actions (docs/api.md#interactive-bot-actions), shared by the REST routes and the agent's tools. */
 
@@ -48,8 +48,10 @@ export async function speak(env: Env, caller: { userId: number }, link: BotLinkR
 	const row = await interactiveMeeting(env, caller, link);
 	const given = ["text", "audio_url", "audio_base64"].filter((k) => b[k] !== undefined && b[k] !== null && b[k] !== "");
 	if (given.length !== 1) throw invalid("Must provide one of: text, audio_url, or audio_base64");
-	const voice = (b.voice ?? "alloy") as Voice;
-	if (!VOICES.includes(voice)) throw invalid(`voice must be one of: ${VOICES.join(", ")}`);
+	// Any name, as the reference takes it: each provider speaks a name it does not have with its default voice.
+	const voice = b.voice ?? AUTO_VOICE;
+	if (typeof voice !== "string") throw invalid("voice must be a string");
+	if (voice.length > MAX_VOICE_LENGTH) throw invalid(`voice must be at most ${MAX_VOICE_LENGTH} characters`);
 	if (b.provider !== undefined && b.provider !== null && typeof b.provider !== "string") throw invalid("provider must be a string");
 	let act: Act;
 	if (typeof b.text === "string" && b.text) {
@@ -58,10 +60,10 @@ export async function speak(env: Env, caller: { userId: number }, link: BotLinkR
 		if (provider === "openai") {
 			const settings = await resolveSettings(env, await loadSettings(env, row.userId));
 			// The text rides along so that speak.started can say what is being said.
-			const audioBase64 = await synthesizeSpeech(env, settings.models, b.text, voice);
+			const audioBase64 = await synthesizeSpeech(env, settings.models, b.text, openaiVoice(voice));
 			act = { action: "speak_audio", audioBase64, text: b.text, provider };
 		} else {
-			// The bot host speaks text with espeak-ng, and its speak.started says so.
+			// The bot host speaks text with espeak-ng, and its speak.started says so; it maps the voice (bot-host/bot/tts.ts).
 			act = { action: "speak", text: b.text, voice };
 		}
 	} else if (b.audio_url !== undefined) {

@@ -7,6 +7,21 @@ import { setting } from "../settings/deployment-defaults";
 export const VOICES = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"] as const;
 export type Voice = (typeof VOICES)[number];
 
+/** What `voice` is when none is sent: the reference's `SpeakRequest` default, each provider's own choice. */
+export const AUTO_VOICE = "auto";
+
+/** Longest `voice` taken: names of voices are short; this bounds what reaches a provider and the bot. */
+export const MAX_VOICE_LENGTH = 100;
+
+/**
+ * The voice an OpenAI-compatible endpoint is asked for: one of its six, else (`auto`, another
+ * provider's name such as the reference's `en-US-1`) the default `alloy`, so the text is still spoken.
+ */
+export function openaiVoice(voice: string): Voice {
+	const wanted = voice.trim().toLowerCase();
+	return VOICES.find((v) => v === wanted) ?? "alloy";
+}
+
 /** The speech providers this deployment has: espeak-ng on the bot host, or an OpenAI-compatible endpoint. */
 export const SPEECH_PROVIDERS = ["espeak", "openai"] as const;
 export type SpeechProvider = (typeof SPEECH_PROVIDERS)[number];

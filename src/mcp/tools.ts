@@ -115,7 +115,7 @@ const speak = fromAgentTool(agentTool("speak"), {
 	title: "Speak in a meeting",
 	description:
 		`Have the user's live bot say a text aloud in the meeting (text to speech). Args: ${LINK}; text (at most 4096 ` +
-		`characters); voice (${VOICES.join(", ")}; default alloy). 404 when none of the user's bots is live there, 403 when ` +
+		`characters); voice (${VOICES.join(", ")}; default: the speech provider's own voice). 404 when none of the user's bots is live there, 403 when ` +
 		"the bot was sent with voice_agent_enabled false.",
 	route: { method: "POST", path: "/bots/:platform/:native_meeting_id/speak" },
 	readOnly: false,

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { and, asc, desc, eq, gte, inArray, lte, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, lte, notInArray, type SQL } from "drizzle-orm";
 import { db } from "../db";
 import { meetings, transcriptSegments } from "../db/schema";
 import type { Env } from "../env";
@@ -7,7 +7,7 @@ import { invalidField, notFound } from "../errors";
 import { recordingsOfMeetings } from "../recordings/recording-store";
 import { withLinkedData } from "../screenshots/screenshots";
 import { findMeetingOnLink, findReadableMeeting, meetingView, readableBy } from "./meeting-store";
-import { MEETING_STATUSES } from "./status-machine";
+import { MEETING_STATUSES, PLANNED_STATUSES } from "./status-machine";
 import { segmentView } from "./transcript-store";
 import type { TranscriptHead } from "./transcript-text";
 
@@ -46,9 +46,21 @@ export const ListMeetingsQuery = z.object({
 });
 export type ListMeetingsQuery = z.infer<typeof ListMeetingsQuery>;
 
+/**
+ * GET /meetings' own filters besides the shared ones: `exclude_planned` (the reference's, for
+ * history views) leaves plans out before the page is cut; an explicit `status` wins over it.
+ */
+export const MeetingListQuery = ListMeetingsQuery.extend({
+	exclude_planned: z.stringbool().optional().openapi({
+		type: "boolean",
+		description: "true: leave plans (idle, scheduled) out before limit and offset apply; ignored when status is given",
+	}),
+});
+
 /** Readable meetings matching the filters, newest first (GET /meetings). 422 for an unknown status. */
-export async function listMeetings(env: Env, reader: Reader, q: ListMeetingsQuery) {
+export async function listMeetings(env: Env, reader: Reader, q: ListMeetingsQuery & { exclude_planned?: boolean }) {
 	const conditions: SQL[] = [readableBy(reader.userId)];
+	if (!q.status && q.exclude_planned) conditions.push(notInArray(meetings.status, [...PLANNED_STATUSES]));
 	if (q.status) {
 		// De-duplicated: a repeated status must not grow the query past D1's parameter limit.
 		const statuses = [...new Set(q.status.split(",").map((s) => s.trim()))];

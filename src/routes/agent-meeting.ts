@@ -4,6 +4,7 @@ import { type AgentCaller, agentCaller } from "../agent/caller";
 import {
 	COPILOT_OWNER_ONLY,
 	meetingForCopilot,
+	meetingToProcess,
 	namedCopilotMeeting,
 	ownCopilotMeeting,
 	relayHealth,
@@ -154,7 +155,7 @@ agentMeetingRoutes.openapi(
 			),
 			...errors({
 				403: "The meeting on that link is someone else's (read through a shared workspace)",
-				409: "on: the meeting meeting_id names has ended, and had no copilot",
+				409: "on: the meeting has ended (named by meeting_id, or the caller's newest on the link when none is open), and had no copilot",
 				422: "A field error",
 			}),
 		},
@@ -173,11 +174,14 @@ agentMeetingRoutes.openapi(
 			return answer(meeting, { processing: false });
 		}
 		// Spawn-or-touch, as the reference's process on: the running copilot resumes, else one starts as meeting/start starts it.
-		const meeting = named ?? (await meetingForCopilot(c.env, caller.userId, { ...link, title: null }));
+		const meeting = named ?? (await meetingToProcess(c.env, caller.userId, link));
 		const resumed = await meetingStream(c.env, meeting.id).copilotProcess(true);
 		if (resumed) return answer(meeting, resumed);
 		if (isTerminal(meeting.status as MeetingStatus))
-			throw new ApiError(409, `Meeting ${meeting.id} has ended: a copilot starts only in a meeting that has not`);
+			throw new ApiError(
+				409,
+				`Meeting ${meeting.id} has ended: a copilot starts only in a meeting that has not${named ? "" : " (meeting/start plans a new one on the link)"}`,
+			);
 		await startCopilotIn(c.env, caller, meeting, null);
 		return answer(meeting, { processing: true, resumed_from: "0" });
 	},

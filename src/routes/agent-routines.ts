@@ -77,7 +77,10 @@ const CreateRoutineBody = z.object({
 	cron: z.string().max(200).optional().openapi({ description: "Five fields, UTC: minute hour day-of-month month day-of-week" }),
 	event: z.enum(ROUTINE_EVENTS).optional().openapi({ description: "Run on this event of the user's own meetings instead of a schedule" }),
 	prompt: z.string().trim().min(1).max(MAX_ROUTINE_PROMPT),
-	run_now: z.boolean().default(false),
+	run_now: z.boolean().optional().openapi({
+		description:
+			"Run once at once, keeping the schedule; default true for a scheduled routine (as the reference), refused for an event routine",
+	}),
 });
 
 const errors = {
@@ -119,7 +122,8 @@ agentRoutineRoutes.openapi(
 			cron: body.cron ?? null,
 			event: body.event ?? null,
 			prompt: body.prompt,
-			runNow: body.run_now,
+			// The reference's default: the author sees a first result without waiting for the schedule.
+			runNow: body.run_now ?? body.cron !== undefined,
 		});
 		if ("refused" in created) throw new ApiError(409, created.refused);
 		return c.json(created, 201);

@@ -27,6 +27,21 @@ const WorkspaceView = z
 	.openapi("WorkspaceView");
 const Attachments = z.object({ active: WorkspaceView, parked: z.array(WorkspaceView) }).openapi("WorkspaceAttachments");
 
+// The reference's swap answer (core/agent/control_plane/api.py `ws_swap`), with workspace names as its slugs, and ours beside it.
+const Swapped = z
+	.object({
+		subject: z.string().openapi({ description: "The key's user id" }),
+		active: z.string().openapi({ description: "The name of the workspace now active (the reference's slug)" }),
+		repo: z.string().nullable().openapi({ description: "Its repository, never with credentials; null for home" }),
+		ref: z.string().nullable(),
+		swapped: z.boolean().openapi({ description: "false when the target was already the active workspace" }),
+		cloned: z.boolean().openapi({ description: "true when the repository was cloned now, false when a parked clone was restored" }),
+		parked: z.string().nullable().openapi({ description: "The name of the workspace this swap parked; null when none was" }),
+		nested: z.boolean().openapi({ description: "Always false: a repository is the workspace's root, never nested under it" }),
+		attached: Attachments,
+	})
+	.openapi("WorkspaceSwapped");
+
 // A branch name as git allows it, conservatively: no `..`, no leading dash or slash.
 const REF = /^(?!.*\.\.)(?![-/])[A-Za-z0-9._/-]{1,200}$/;
 
@@ -63,7 +78,7 @@ agentWorkspaceGitRoutes.openapi(
 		path: "/workspace/swap",
 		request: { body: jsonBody(SwapBody) },
 		responses: {
-			200: jsonResponse(Attachments, "Swapped: the target is active, the previous workspace parked"),
+			200: jsonResponse(Swapped, "The target is active and the previous workspace parked; `attached` as GET /workspace/attached"),
 			413: jsonResponse(
 				ApiErrorBody,
 				"The repository is past a clone limit (bytes, unpacked size, objects, files or time), named in the detail",
@@ -76,9 +91,28 @@ agentWorkspaceGitRoutes.openapi(
 	async (c) => {
 		const userId = userOf(c);
 		const { repo, ref, token } = c.req.valid("json");
+		const before = await activeWorkspace(c.env, userId);
+		const answer = async (target: { workspace: string; repo: string; ref: string } | null, cloned: boolean) => {
+			const attached = await listAttachments(c.env, userId);
+			const swapped = attached.active.workspace !== before;
+			return c.json(
+				{
+					subject: String(userId),
+					active: attached.active.workspace,
+					repo: target?.repo ?? null,
+					ref: target?.ref ?? null,
+					swapped,
+					cloned,
+					parked: swapped ? before : null,
+					nested: false,
+					attached,
+				},
+				200,
+			);
+		};
 		if (!repo) {
 			await activate(c.env, userId, null);
-			return c.json(await listAttachments(c.env, userId), 200);
+			return answer(null, false);
 		}
 		const policy = outboundPolicy(c.env);
 		const address = parseRepositoryUrl(repo, policy.allowPrivate);
@@ -87,12 +121,14 @@ agentWorkspaceGitRoutes.openapi(
 		const normalized = checked.url.toString();
 		const workspace = await attachmentFor(userId, normalized, ref);
 		// An attachment seen before is restored as it was left; a new one is cloned first.
-		if (!(await isAttached(c.env, userId, workspace))) {
+		const cloned = !(await isAttached(c.env, userId, workspace));
+		if (cloned) {
 			const outcome = await workspaceObject(c.env, workspace).cloneFrom({ repo: normalized, ref, token: token || null });
 			if (!outcome.ok) throw new ApiError(outcome.status, outcome.detail);
 		}
-		await activate(c.env, userId, { workspace, repo: normalized, ref });
-		return c.json(await listAttachments(c.env, userId), 200);
+		const target = { workspace, repo: normalized, ref };
+		await activate(c.env, userId, target);
+		return answer(target, cloned);
 	},
 );
 

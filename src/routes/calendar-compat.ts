@@ -59,18 +59,37 @@ calendarCompatRoutes.openapi(
 			body: jsonBody(
 				// Unknown fields are ignored here, as the reference does; the plural routes refuse them (as it does).
 				z.object({
-					ics_url: z.string().nullable(),
+					ics_url: z
+						.string()
+						.nullable()
+						.optional()
+						.openapi({ description: "The feed's secret address; null disconnects; absent: the feed stays as it is" }),
 					auto_join: z.boolean().optional(),
 					bot_name: calendarText().nullable().optional(),
 				}),
 			),
 		},
-		responses: { 200: jsonResponse(SingleCalendar, "The first active connection after the change; ics_url null disconnects it") },
+		responses: {
+			200: jsonResponse(
+				SingleCalendar,
+				"The first active connection after the change; ics_url null disconnects it, and only the fields sent change",
+			),
+		},
 	}),
 	async (c) => {
 		const body = c.req.valid("json");
 		const { userId } = c.get("identity");
 		let [first] = await activeConnections(c.env, userId);
+		if (body.ics_url === undefined) {
+			// As the reference: without ics_url only the fields sent change, on the connection there is (none is made).
+			if (body.bot_name) await saveLegacyBotName(c.env, userId, body.bot_name);
+			const named = {
+				...(body.auto_join !== undefined ? { autoJoin: body.auto_join } : {}),
+				...(body.bot_name ? { botName: body.bot_name } : {}),
+			};
+			if (first && Object.keys(named).length > 0) first = await updateConnection(c.env, first, named, c.get("clock").now());
+			return c.json(await singleView(c, first), 200);
+		}
 		if (body.ics_url === null) {
 			if (first) await disconnectCalendar(c.env, first);
 			if (body.bot_name) await saveLegacyBotName(c.env, userId, body.bot_name);

@@ -13,7 +13,7 @@ import {
 	replan,
 	requireMembership,
 } from "../meetings/meeting-plans";
-import { ListMeetingsQuery, listMeetings, MeetingIdParam, readableMeetingView, utcIso } from "../meetings/meeting-queries";
+import { listMeetings, MeetingIdParam, MeetingListQuery, readableMeetingView, utcIso } from "../meetings/meeting-queries";
 import { findMeetingOnLink, findOwnedMeeting, findReadableMeeting, meetingView, nowIso } from "../meetings/meeting-store";
 import { dataKeepingSummary } from "../meetings/meeting-summary-store";
 import { initialState, isPlanned, type MeetingStatus } from "../meetings/status-machine";
@@ -44,7 +44,7 @@ meetingRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/meetings",
-		request: { query: ListMeetingsQuery },
+		request: { query: MeetingListQuery },
 		responses: { 200: jsonResponse(MeetingList, "Readable meetings, newest first") },
 	}),
 	async (c) => c.json({ meetings: await listMeetings(c.env, c.get("identity"), c.req.valid("query")) }, 200),

@@ -109,13 +109,14 @@ describe("git clone of a workspace", () => {
 	it("serves a repository attached with swap, cloned from a git host", async () => {
 		const { key } = await newAccount();
 		const repo = `${inject("gitServerUrl")}/private/plans.git`;
-		const swap = await api<{ active: { repo: string } }>("POST", "/agent/api/workspace/swap", {
+		const swap = await api<{ repo: string; attached: { active: { repo: string } } }>("POST", "/agent/api/workspace/swap", {
 			key,
 			json: { repo, token: inject("gitServerToken") },
 		});
 		expect(swap.status).toBe(200);
 		expect(JSON.stringify(swap.body)).not.toContain(inject("gitServerToken"));
-		expect(swap.body.active.repo).toBe(repo);
+		expect(swap.body.repo).toBe(repo);
+		expect(swap.body.attached.active.repo).toBe(repo);
 
 		const dir = target();
 		const clone = await git(["clone", withKey(key), dir]);

@@ -151,6 +151,27 @@ describe("what the body may carry", () => {
 		expect(await storedCopilot(live.meeting.id)).toBeUndefined();
 	});
 
+	it("answers 409 for on:true naming an ended meeting by its native id alone, and plans nothing on the link", async () => {
+		const owner = await copilotOwner(false);
+		const live = await liveMeeting(owner.headers);
+		await live.bot.status("completed", { completion_reason: "left_alone" });
+		for (const body of [
+			{ native_id: live.code, on: true },
+			{ native_id: live.code, on: true, meeting_id: live.code },
+		]) {
+			const res = await process(owner.headers, body);
+			expect(res.status, JSON.stringify(body)).toBe(409);
+			expect(await res.json()).toEqual({
+				detail: `Meeting ${live.meeting.id} has ended: a copilot starts only in a meeting that has not (meeting/start plans a new one on the link)`,
+			});
+		}
+		expect(await storedCopilot(live.meeting.id)).toBeUndefined();
+		// No phantom plan: the link is free for POST /meetings.
+		expect((await listed(owner.headers)).map((m) => m.id)).toEqual([live.meeting.id]);
+		const plan = await call("POST", "/meetings", { headers: owner.headers, json: { meeting_url: meetUrl(live.code) } });
+		expect(plan.status).toBe(201);
+	});
+
 	it("ignores a subject in the bodies of start and process, as the reference does", async () => {
 		const owner = await copilotOwner(false);
 		const code = meetCode();

@@ -26,7 +26,13 @@ describe("POST /agent/api/routines", () => {
 			RoutineCreated,
 			await call("POST", "/agent/api/routines", {
 				headers,
-				json: { name: "Morning brief", cron: "0 8 * * 1-5", prompt: "Brief me on today's meetings.", subject: String(other.user.id) },
+				json: {
+					name: "Morning brief",
+					cron: "0 8 * * 1-5",
+					prompt: "Brief me on today's meetings.",
+					run_now: false,
+					subject: String(other.user.id),
+				},
 			}),
 			201,
 		);
@@ -101,17 +107,33 @@ describe("POST /agent/api/routines", () => {
 		expect(await routines(headers)).toEqual([expect.objectContaining({ id: first.routine.id, cron: "15 9 * * *", plan_summary: "Two." })]);
 	});
 
-	it("run_now answers at once with a run due now", async () => {
+	it.each([
+		["run_now true", { run_now: true }],
+		// The reference's default (core/agent/control_plane/api.py `RoutineCreate.run_now = True`).
+		["no run_now", {}],
+	])("%s answers at once with a run due now", async (_, runNow) => {
 		const { headers } = await userWithKey();
 		const before = Date.now();
 		const created = await expectDocumented(
 			RoutineCreated,
-			await call("POST", "/agent/api/routines", { headers, json: { name: "Now", cron: "0 8 1 1 *", prompt: "Go.", run_now: true } }),
+			await call("POST", "/agent/api/routines", { headers, json: { name: "Now", cron: "0 8 1 1 *", prompt: "Go.", ...runNow } }),
 			201,
 		);
 		expect(created.ran_now).toBe(true);
 		expect(Date.parse(created.routine.next_run ?? "")).toBeGreaterThanOrEqual(before - 1000);
 		expect(Date.parse(created.routine.next_run ?? "")).toBeLessThanOrEqual(Date.now() + 1000);
+	});
+
+	it("run_now false waits for the schedule", async () => {
+		const { headers } = await userWithKey();
+		const created = await expectDocumented(
+			RoutineCreated,
+			await call("POST", "/agent/api/routines", { headers, json: { name: "Later", cron: "0 8 1 1 *", prompt: "Go.", run_now: false } }),
+			201,
+		);
+		expect(created.ran_now).toBe(false);
+		const next = new Date(created.routine.next_run ?? "");
+		expect([next.getUTCMonth(), next.getUTCDate(), next.getUTCHours()]).toEqual([0, 1, 8]);
 	});
 
 	it("creates an event routine on meeting.completed", async () => {

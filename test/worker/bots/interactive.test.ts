@@ -82,7 +82,8 @@ describe("interactive actions relay to the live bot", () => {
 		const cases: [string, string, Record<string, unknown>, string][] = [
 			["POST", "speak", {}, "Must provide one of: text, audio_url, or audio_base64"],
 			["POST", "speak", { text: "a", audio_base64: "AA==" }, "Must provide one of: text, audio_url, or audio_base64"],
-			["POST", "speak", { text: "a", voice: "robot" }, "voice must be one of: alloy, echo, fable, onyx, nova, shimmer"],
+			["POST", "speak", { text: "a", voice: 7 }, "voice must be a string"],
+			["POST", "speak", { text: "a", voice: "v".repeat(101) }, "voice must be at most 100 characters"],
 			["POST", "chat", {}, "text is required"],
 			["POST", "screen", { type: "pdf", url: "https://x.example.com/a.pdf" }, "type must be one of: image, video, url, html"],
 			["POST", "screen", { type: "url" }, "url is required"],
@@ -185,6 +186,40 @@ describe("interactive actions relay to the live bot", () => {
 		expect(JSON.stringify(bot.channel.messages)).not.toContain(modelKey);
 	});
 
+	it("takes any voice, auto by default, and each provider speaks one it does not have with its default voice", async () => {
+		const { headers, bot, base } = await activeBot();
+		// The reference's SpeakRequest: `voice` any string, default `auto` (its acts.v1 golden sends `en-US-1`).
+		for (const voice of [undefined, null, "en-US-1", "fr"]) {
+			const res = await call("POST", `${base}/speak`, { headers, json: { text: `in ${voice}`, voice } });
+			expect(res.status, String(voice)).toBe(202);
+		}
+		await lastAct(bot, 4);
+		// The bot host maps the name to an espeak-ng voice, its default for one espeak-ng does not have (bot-host/test/tts.test.ts).
+		expect(bot.commands().map((c) => c.type === "command" && c.act)).toEqual([
+			{ action: "speak", text: "in undefined", voice: "auto" },
+			{ action: "speak", text: "in null", voice: "auto" },
+			{ action: "speak", text: "in en-US-1", voice: "en-US-1" },
+			{ action: "speak", text: "in fr", voice: "fr" },
+		]);
+		// An OpenAI-compatible endpoint is asked for one of its voices: a name it has not is its default, alloy.
+		const tts = `/tts/${crypto.randomUUID()}`;
+		await call("PUT", "/user/models", {
+			headers,
+			json: { base_url: `${env.WEBHOOK_RECEIVER_URL}${tts}`, api_key: "sk-voice-key-00001111" },
+		});
+		await script(`${tts}/v1/audio/speech`, [
+			{ status: 200, body: "RIFF-1" },
+			{ status: 200, body: "RIFF-2" },
+			{ status: 200, body: "RIFF-3" },
+		]);
+		for (const voice of ["en-US-1", undefined, "Nova"]) {
+			const res = await call("POST", `${base}/speak`, { headers, json: { text: "Summary ready", voice, provider: "openai" } });
+			expect(res.status, String(voice)).toBe(202);
+		}
+		const asked = (await received(`${tts}/v1/audio/speech`)).map((r) => JSON.parse(r.body).voice);
+		expect(asked).toEqual(["alloy", "alloy", "nova"]);
+	});
+
 	it("takes any provider name, and speaks with the deployment's provider for one it does not have", async () => {
 		const { headers, bot, base } = await activeBot();
 		for (const provider of ["piper", "elevenlabs", "", null]) {
@@ -193,10 +228,10 @@ describe("interactive actions relay to the live bot", () => {
 		}
 		await lastAct(bot, 4);
 		expect(bot.commands().map((c) => c.type === "command" && c.act)).toEqual([
-			{ action: "speak", text: "with piper", voice: "alloy" },
-			{ action: "speak", text: "with elevenlabs", voice: "alloy" },
-			{ action: "speak", text: "with ", voice: "alloy" },
-			{ action: "speak", text: "with null", voice: "alloy" },
+			{ action: "speak", text: "with piper", voice: "auto" },
+			{ action: "speak", text: "with elevenlabs", voice: "auto" },
+			{ action: "speak", text: "with ", voice: "auto" },
+			{ action: "speak", text: "with null", voice: "auto" },
 		]);
 		// The provider is named, not guessed: a provider that is no string is still refused.
 		const bad = await call("POST", `${base}/speak`, { headers, json: { text: "hi", provider: 42 } });

@@ -228,6 +228,27 @@ describe("singular compatibility endpoints", () => {
 		expect((await connect(headers, newFeed(), { name: "Second" })).bot_name).toBe("Legacy bot");
 	});
 
+	it("without ics_url changes only the fields sent, as the reference does, and makes no connection", async () => {
+		const { headers } = await userWithKey();
+		// No connection yet: the legacy bot name is saved, and nothing is connected.
+		const alone = await call("PUT", "/user/calendar", { headers, json: { auto_join: false, bot_name: "Early bot" } });
+		expect(alone.status).toBe(200);
+		expect(await json(alone)).toEqual({ ics_url_set: false, ics_url_masked: null, auto_join: true, bot_name: "Early bot" });
+		expect(await json(await call("GET", "/user/calendars", { headers }))).toEqual({ calendars: [] });
+
+		const feed = newFeed();
+		await call("PUT", "/user/calendar", { headers, json: { ics_url: feed.url } });
+		const masked = `${new URL(feed.url).host}/….ics`;
+		const off = await call("PUT", "/user/calendar", { headers, json: { auto_join: false } });
+		expect(off.status).toBe(200);
+		expect(await json(off)).toEqual({ ics_url_set: true, ics_url_masked: masked, auto_join: false, bot_name: "Early bot" });
+		const renamed = await call("PUT", "/user/calendar", { headers, json: { bot_name: "Later bot" } });
+		expect(await json(renamed)).toEqual({ ics_url_set: true, ics_url_masked: masked, auto_join: false, bot_name: "Later bot" });
+		const [only, ...more] = (await json<{ calendars: Connection[] }>(await call("GET", "/user/calendars", { headers }))).calendars;
+		expect(more).toEqual([]);
+		expect(only).toMatchObject({ ics_url_set: true, ics_url_masked: masked, auto_join: false, bot_name: "Later bot", enabled: true });
+	});
+
 	it("refuses a calendar page URL with 422 and disconnects on ics_url null", async () => {
 		const { headers } = await userWithKey();
 		const bad = await call("PUT", "/user/calendar", {

@@ -70,7 +70,7 @@ describe("swap to a repository past the clone limits", () => {
 
 	it("leaves an attached repository active and as it was", async () => {
 		const { headers } = await userWithKey();
-		const before = await json<Attached>(await swap(headers, { repo: PUBLIC_REPO }));
+		const before = (await json<{ attached: Attached }>(await swap(headers, { repo: PUBLIC_REPO }))).attached;
 		const tree = await workspaceObject(env, before.active.workspace).tree(true);
 		const res = await swap(headers, { repo: bomb("large-file") });
 		expect(res.status).toBe(413);

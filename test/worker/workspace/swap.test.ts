@@ -15,6 +15,18 @@ interface Attached {
 	active: View;
 	parked: View[];
 }
+/** The reference's answer (core/agent/control_plane/api.py `ws_swap`), and ours as `attached`. */
+interface Swapped {
+	subject: string;
+	active: string;
+	repo: string | null;
+	ref: string | null;
+	swapped: boolean;
+	cloned: boolean;
+	parked: string | null;
+	nested: boolean;
+	attached: Attached;
+}
 
 const PUBLIC_REPO = `${env.GIT_SERVER_URL}/public/notes.git`;
 const PRIVATE_REPO = `${env.GIT_SERVER_URL}/private/plans.git`;
@@ -55,7 +67,7 @@ describe("swap to an external repository", () => {
 		const { headers } = await userWithKey();
 		const res = await swap(headers, { repo: PUBLIC_REPO, ref: "release" });
 		expect(res.status, await res.clone().text()).toBe(200);
-		const body = await json<Attached>(res);
+		const body = (await json<Swapped>(res)).attached;
 		expect(body.active).toMatchObject({ kind: "repo", repo: PUBLIC_REPO, ref: "release" });
 		const git = await json<{ branch: string; commits: { msg: string }[] }>(await call("GET", "/agent/api/workspace/git", { headers }));
 		expect(git.branch).toBe("release");
@@ -67,7 +79,7 @@ describe("swap to an external repository", () => {
 		const { user, headers } = await userWithKey();
 		const res = await swap(headers, { repo: PUBLIC_REPO });
 		expect(res.status, await res.clone().text()).toBe(200);
-		const body = await json<Attached>(res);
+		const body = (await json<Swapped>(res)).attached;
 		expect(body.active).toMatchObject({ kind: "repo", repo: PUBLIC_REPO, ref: "main" });
 		expect(body.active.workspace).toMatch(new RegExp(`^repo:${user.id}:[0-9a-f]{16}$`));
 		expect(body.parked).toEqual([home(user.id)]);
@@ -92,13 +104,47 @@ describe("swap to an external repository", () => {
 
 		const back = await swap(headers, {});
 		expect(back.status).toBe(200);
-		expect(await json<Attached>(back)).toEqual({ active: home(user.id), parked: [{ ...body.active }] });
+		expect((await json<Swapped>(back)).attached).toEqual({ active: home(user.id), parked: [{ ...body.active }] });
 		expect((await rows(user.id)).map((r) => r.active)).toEqual([0]);
 
 		// Attaching it again restores the same workspace.
-		const again = await json<Attached>(await swap(headers, { repo: PUBLIC_REPO }));
+		const again = (await json<Swapped>(await swap(headers, { repo: PUBLIC_REPO }))).attached;
 		expect(again.active.workspace).toBe(body.active.workspace);
 		expect(again.parked).toEqual([home(user.id)]);
+	});
+
+	it("answers what the reference's clients read: the active slug, swapped, cloned and the parked slug", async () => {
+		const { user, headers } = await userWithKey();
+		const first = await json<Swapped>(await swap(headers, { repo: PUBLIC_REPO }));
+		const repoWorkspace = first.attached.active.workspace;
+		expect(first).toEqual({
+			subject: String(user.id),
+			active: repoWorkspace,
+			repo: PUBLIC_REPO,
+			ref: "main",
+			swapped: true,
+			cloned: true,
+			parked: `home:${user.id}`,
+			nested: false,
+			attached: { active: { workspace: repoWorkspace, kind: "repo", repo: PUBLIC_REPO, ref: "main" }, parked: [home(user.id)] },
+		});
+		// The same repository again: already active, nothing cloned or parked.
+		expect(await json<Swapped>(await swap(headers, { repo: PUBLIC_REPO }))).toMatchObject({
+			active: repoWorkspace,
+			swapped: false,
+			cloned: false,
+			parked: null,
+		});
+		const back = await json<Swapped>(await swap(headers, {}));
+		expect(back).toMatchObject({ active: `home:${user.id}`, repo: null, ref: null, swapped: true, cloned: false, parked: repoWorkspace });
+		expect(await json<Swapped>(await swap(headers, {}))).toMatchObject({ swapped: false, parked: null });
+		// Restored from where it was parked, not cloned again.
+		expect(await json<Swapped>(await swap(headers, { repo: PUBLIC_REPO }))).toMatchObject({
+			active: repoWorkspace,
+			swapped: true,
+			cloned: false,
+			parked: `home:${user.id}`,
+		});
 	});
 
 	it("clones a private repository with the token, and keeps the token nowhere", async () => {
@@ -107,7 +153,7 @@ describe("swap to an external repository", () => {
 		const text = await res.text();
 		expect(res.status, text).toBe(200);
 		expect(text).not.toContain(env.GIT_SERVER_TOKEN);
-		const body = JSON.parse(text) as Attached;
+		const body = (JSON.parse(text) as Swapped).attached;
 		expect(await workspaceObject(env, body.active.workspace).tree(false)).toEqual(["CHANGELOG.md", "README.md", "plans/q3.md"]);
 		const stored = await rows(user.id);
 		expect(stored).toHaveLength(1);
