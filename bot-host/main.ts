@@ -47,6 +47,7 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import { ClaimRequest } from "../src/bot-channel/fleet.ts";
 import { RECORDING_MAX_BYTES } from "../src/bot-channel/protocol.ts";
+import { redactUrlSecrets } from "../src/url-secrets.ts";
 import { parentDeathMissing } from "./bot/browser-owner.ts";
 import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
 import { hostEgressFromEnv } from "./bot/egress.ts";
@@ -143,7 +144,8 @@ if (!ClaimRequest.shape.host_id.safeParse(hostId).success)
 if (!ClaimRequest.shape.version.safeParse(version).success) fail("BOT_HOST_VERSION must be at most 100 characters");
 const queueUrl = env.SPAWN_QUEUE_URL ?? "";
 const gatewayUrl = env.BOT_HOST_GATEWAY_URL ?? "";
-const log = (line: string) => console.log(line);
+// A URL in a line (a gateway's, a page's) never carries a credential into the host's log.
+const log = (line: string) => console.log(redactUrlSecrets(line));
 const sandbox = chromiumSandbox(executablePath, env.BOT_CHROMIUM_SANDBOX, (line) => console.error(line));
 // Not an exit: the host still answers /health, so `npm start` and a probe hear what is missing.
 const blockers = () => [

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { botHostCount, botHostPorts, launchBotHost, mintHostCredential, startSandbox, startSpawnQueue } from "./local-fleet.mjs";
 import { localSecrets } from "./local-secrets.mjs";
-import { markBotHost, run, stopAll } from "./processes.mjs";
+import { markBotHost, redactedLines, run, stopAll } from "./processes.mjs";
 import { bin, root } from "./toolchain.mjs";
 
 export {
@@ -71,10 +71,13 @@ export async function wranglerDev({ port, stateDir, args = [], quiet = false, si
 		["dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", stateDir, "--show-interactive-dev-session=false", ...args],
 		{
 			cwd,
-			stdio: ["ignore", quiet || silent ? "ignore" : "inherit", silent ? "ignore" : "inherit"],
+			// Piped, not inherited: wrangler logs every request with its query, which can hold a key.
+			stdio: ["ignore", quiet || silent ? "ignore" : "pipe", silent ? "ignore" : "pipe"],
 			env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
 		},
 	);
+	if (child.stdout) redactedLines(child.stdout, process.stdout);
+	if (child.stderr) redactedLines(child.stderr, process.stderr);
 	try {
 		await waitForHealth(`http://127.0.0.1:${port}/health`, 90_000);
 	} catch (err) {
