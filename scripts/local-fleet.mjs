@@ -77,9 +77,9 @@ export async function startSandbox({ port = 0, quiet = false, env = {} } = {}) {
  * Starts a bot host process (bot-host/main.ts). `sandbox`: true runs the platform sandbox in
  * the same process on `sandboxPort`; a `<port>:<spki>` string points it at a shared sandbox
  * (startSandbox); false sends bots to the real platforms (Chromium reaches the sandbox through
- * --host-resolver-rules). With `queueUrl` and `gatewayUrl` it pulls spawn tickets from that
- * queue and claims them at that gateway as `id`, with `credential` (minted for `id`, e.g. by
- * mintHostCredential). `entry`: another host script (the density bench's). Resolves with the child and its health: a host without a browser still
+ * --host-resolver-rules). With `gatewayUrl` it pulls spawn tickets through that gateway and
+ * claims them there as `id`, with `credential` (minted for `id`, e.g. by mintHostCredential);
+ * `queueUrl` (and `queueToken`) make it pull from a bare queue instead, for tests and benches. `entry`: another host script (the density bench's). Resolves with the child and its health: a host without a browser still
  * runs, and `health.detail` names what is missing.
  */
 export async function launchBotHost({

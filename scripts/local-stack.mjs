@@ -165,9 +165,8 @@ export async function startLocalStack({ announce }) {
 				sandboxPort,
 				sandbox: sandbox ? sandbox.setting : false,
 				id,
+				// Tickets come through the gateway with the host's own credential: only the gateway holds the queue's token.
 				gatewayUrl: base,
-				queueUrl: spawnQueue.url,
-				queueToken: spawnQueue.token,
 				label: hostCount > 1 ? id : undefined,
 			});
 			markBotHost(host.child);
@@ -201,7 +200,7 @@ export async function startLocalStack({ announce }) {
 			);
 		}
 		lines.push(
-			`Spawn queue:  ${spawnQueue.url}  (local stand-in for Cloudflare Queues' pull API; docs/bot-fleet.md)`,
+			`Spawn queue:  ${spawnQueue.url}  (local stand-in for Cloudflare Queues' pull API; hosts pull through the gateway; docs/bot-fleet.md)`,
 			sandbox
 				? `Sandbox:      control API ${sandbox.controlUrl}, shared by every bot host; MEETBOT_SANDBOX=off joins real meetings`
 				: "Sandbox:      off: bots join real meetings",

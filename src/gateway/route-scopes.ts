@@ -180,6 +180,9 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["POST", "/internal/bot-channel/:meeting_id/audio/transcriptions", SELF_AUTHENTICATED],
 	// The bot fleet (docs/bot-fleet.md): each host holds its own credential, an autoscaler FLEET_METRICS_TOKEN.
 	["POST", "/internal/bot-hosts/claims", SELF_AUTHENTICATED],
+	// Hosts pull spawn tickets through the Worker with their own credential; only the Worker holds the queue's token.
+	["POST", "/internal/bot-hosts/queue/messages/pull", SELF_AUTHENTICATED],
+	["POST", "/internal/bot-hosts/queue/messages/ack", SELF_AUTHENTICATED],
 	["POST", "/internal/bot-hosts/reports", SELF_AUTHENTICATED],
 	["GET", "/internal/fleet/metrics", SELF_AUTHENTICATED],
 	// Join health for the operator (docs/bot-fleet.md#join-health), with the same FLEET_METRICS_TOKEN.
