@@ -71,7 +71,7 @@ export async function wranglerDev({ port, stateDir, args = [], quiet = false, si
 		["dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", stateDir, "--show-interactive-dev-session=false", ...args],
 		{
 			cwd,
-			// Piped, not inherited: wrangler logs every request with its query, which can hold a key.
+			// Piped, not inherited: what wrangler prints (requests, errors quoting a URL) is redacted on its way.
 			stdio: ["ignore", quiet || silent ? "ignore" : "pipe", silent ? "ignore" : "pipe"],
 			env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
 		},

@@ -77,8 +77,9 @@ export function run(command, args, options = {}) {
 
 /**
  * Copies a child's output line by line, with `prefix` in front, and every credential in a URL
- * (`/ws?api_key=`, `?ticket=`, `?token=`) redacted: wrangler dev logs each request's path and
- * query, and nothing the local stack prints may carry a key (docs/live-feed.md#connecting).
+ * (`/ws?api_key=`, `?ticket=`, `?token=`) redacted: wrangler dev logs each request, and an error
+ * it or a host prints may quote a URL; nothing the local stack prints may carry a key
+ * (docs/live-feed.md#connecting).
  */
 export function redactedLines(from, to, prefix = "") {
 	createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) =>
