@@ -194,3 +194,11 @@ describe("the autoscaler", () => {
 		expect(scaled.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
 	});
 });
+
+describe("the Worker's deployment (wrangler.toml)", () => {
+	it("keeps Workers Logs' invocation log off: it records each request's URL whole, and /ws?api_key= would put a key there", () => {
+		const toml = readFileSync(path.join(REPO, "wrangler.toml"), "utf8");
+		const logs = /^\[observability\.logs\]\n((?:[^[\n].*\n|\n)*)/m.exec(toml)?.[1] ?? "";
+		expect(logs).toMatch(/^invocation_logs = false$/m);
+	});
+});
