@@ -1,15 +1,16 @@
 /**
- * Bot host entry: `node bot-host/main.ts`. It takes work by pulling spawn tickets from the spawn
- * queue and claiming them from the gateway (docs/bot-fleet.md#the-bot-host); it needs no inbound
+ * Bot host entry: `node bot-host/main.ts`. It takes work by pulling spawn tickets through the
+ * gateway and claiming them there (docs/bot-fleet.md#the-bot-host); it needs no inbound
  * connectivity. Its HTTP server answers GET /health and GET /metrics only.
  *
- * Work: SPAWN_QUEUE_URL (the queue's REST base), SPAWN_QUEUE_TOKEN (optional Bearer),
- * BOT_HOST_GATEWAY_URL (where it claims and reports), BOT_HOST_ID (default the hostname), and
- * the host's own credential, minted for that id (POST /admin/bot-hosts): BOT_HOST_CREDENTIAL,
- * or BOT_HOST_CREDENTIAL_FILE (a mounted Secret's file, read at every use, so a rotation needs
- * no restart). BOT_HOST_VERSION (default package.json's).
- * Without the queue, the gateway URL or a credential the host runs NOT READY (/health 503
- * naming what is missing).
+ * Work: BOT_HOST_GATEWAY_URL (where it pulls, claims and reports), BOT_HOST_ID (default the
+ * hostname), and the host's own credential, minted for that id (POST /admin/bot-hosts):
+ * BOT_HOST_CREDENTIAL, or BOT_HOST_CREDENTIAL_FILE (a mounted Secret's file, read at every use,
+ * so a rotation needs no restart). BOT_HOST_VERSION (default package.json's). For tests and
+ * benches only, SPAWN_QUEUE_URL (a bare queue's REST base) and SPAWN_QUEUE_TOKEN make it pull
+ * from that queue directly.
+ * Without the gateway URL or a credential the host runs NOT READY (/health 503 naming what is
+ * missing).
  * Capacity: BOT_HOST_SLOTS (default 20; BOT_HOST_MAX_BOTS is its old name), BOT_MEM_BUDGET_MB
  * (400 per bot), BOT_MEM_RESERVE_MB (512 kept for the rest of the machine). CPU: BOT_HOST_CPU_TARGET
  * (85: percent of all cores the bots may use together), BOT_CPU_BUDGET_PCT (15: percent of a core
@@ -47,6 +48,7 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import { ClaimRequest } from "../src/bot-channel/fleet.ts";
 import { RECORDING_MAX_BYTES } from "../src/bot-channel/protocol.ts";
+import { redactUrlSecrets } from "../src/url-secrets.ts";
 import { parentDeathMissing } from "./bot/browser-owner.ts";
 import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
 import { hostEgressFromEnv } from "./bot/egress.ts";
@@ -141,14 +143,17 @@ const version = env.BOT_HOST_VERSION || packageVersion();
 if (!ClaimRequest.shape.host_id.safeParse(hostId).success)
 	fail(`the host id ${JSON.stringify(hostId)} (BOT_HOST_ID, default the hostname) must be 1-200 letters, digits and . _ : -`);
 if (!ClaimRequest.shape.version.safeParse(version).success) fail("BOT_HOST_VERSION must be at most 100 characters");
-const queueUrl = env.SPAWN_QUEUE_URL ?? "";
 const gatewayUrl = env.BOT_HOST_GATEWAY_URL ?? "";
-const log = (line: string) => console.log(line);
+// Tickets come through the Worker, with this host's own credential; SPAWN_QUEUE_URL (a bare
+// queue, with SPAWN_QUEUE_TOKEN) is for tests and benches only (docs/bot-fleet.md#host-credentials).
+const directQueue = env.SPAWN_QUEUE_URL ?? "";
+const queueUrl = directQueue || (gatewayUrl ? `${gatewayUrl.replace(/\/+$/, "")}/internal/bot-hosts/queue` : "");
+// A URL in a line (a gateway's, a page's) never carries a credential into the host's log.
+const log = (line: string) => console.log(redactUrlSecrets(line));
 const sandbox = chromiumSandbox(executablePath, env.BOT_CHROMIUM_SANDBOX, (line) => console.error(line));
 // Not an exit: the host still answers /health, so `npm start` and a probe hear what is missing.
 const blockers = () => [
-	...(queueUrl ? [] : ["SPAWN_QUEUE_URL is not set: this host has no queue to take work from"]),
-	...(gatewayUrl ? [] : ["BOT_HOST_GATEWAY_URL is not set: this host cannot claim meetings"]),
+	...(gatewayUrl ? [] : ["BOT_HOST_GATEWAY_URL is not set: this host cannot pull or claim meetings"]),
 	...[noCredential()].filter((problem) => problem !== null),
 	...(sandbox.problem?.fatal ? [sandbox.problem.detail] : []),
 ];
@@ -193,10 +198,10 @@ else if (readiness.status === "degraded") console.error(`bot host degraded: ${re
 
 let pullLoop: PullLoop | null = null;
 let reporter: Reporter | null = null;
-if (queueUrl && gatewayUrl) {
+if (gatewayUrl) {
 	const gateway = new Gateway({ url: gatewayUrl, credential });
 	pullLoop = new PullLoop({
-		queue: new SpawnQueue({ url: queueUrl, token: env.SPAWN_QUEUE_TOKEN || undefined, log }),
+		queue: new SpawnQueue({ url: queueUrl, token: directQueue ? env.SPAWN_QUEUE_TOKEN || undefined : credential, log }),
 		gateway,
 		host,
 		hostId,

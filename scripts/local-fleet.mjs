@@ -2,8 +2,9 @@
 // one shared platform sandbox and bot host processes pulling from the queue.
 import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
+import { redactUrlSecrets } from "../src/url-secrets.ts";
 import { startLocalQueue } from "./local-queue.mjs";
-import { run } from "./processes.mjs";
+import { redactedLines, run } from "./processes.mjs";
 import { bin } from "./toolchain.mjs";
 
 /**
@@ -76,9 +77,9 @@ export async function startSandbox({ port = 0, quiet = false, env = {} } = {}) {
  * Starts a bot host process (bot-host/main.ts). `sandbox`: true runs the platform sandbox in
  * the same process on `sandboxPort`; a `<port>:<spki>` string points it at a shared sandbox
  * (startSandbox); false sends bots to the real platforms (Chromium reaches the sandbox through
- * --host-resolver-rules). With `queueUrl` and `gatewayUrl` it pulls spawn tickets from that
- * queue and claims them at that gateway as `id`, with `credential` (minted for `id`, e.g. by
- * mintHostCredential). `entry`: another host script (the density bench's). Resolves with the child and its health: a host without a browser still
+ * --host-resolver-rules). With `gatewayUrl` it pulls spawn tickets through that gateway and
+ * claims them there as `id`, with `credential` (minted for `id`, e.g. by mintHostCredential);
+ * `queueUrl` (and `queueToken`) make it pull from a bare queue instead, for tests and benches. `entry`: another host script (the density bench's). Resolves with the child and its health: a host without a browser still
  * runs, and `health.detail` names what is missing.
  */
 export async function launchBotHost({
@@ -109,7 +110,8 @@ export async function launchBotHost({
 		...(queueToken ? { SPAWN_QUEUE_TOKEN: queueToken } : {}),
 	};
 	const child = run(bin("node"), [entry], {
-		stdio: ["ignore", onLine || label ? "pipe" : quiet ? "ignore" : "inherit", label ? "pipe" : "inherit"],
+		// Piped, so that every line is redacted on its way (scripts/processes.mjs redactedLines).
+		stdio: ["ignore", onLine || !quiet ? "pipe" : "ignore", "pipe"],
 		env: {
 			...process.env,
 			BOT_HOST_PORT: String(port),
@@ -121,23 +123,19 @@ export async function launchBotHost({
 			...env,
 		},
 	});
-	if (child.stdout && (onLine || label))
+	const prefix = label ? `[${label}] ` : "";
+	if (child.stdout)
 		createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => {
 			onLine?.(line);
-			if (label && !quiet) process.stdout.write(`[${label}] ${line}\n`);
+			if (!quiet) process.stdout.write(`${prefix}${redactUrlSecrets(line)}\n`);
 		});
-	if (child.stderr && label) prefixLines(child.stderr, process.stderr, label);
+	if (child.stderr) redactedLines(child.stderr, process.stderr, prefix);
 	try {
 		return { child, health: await botHostHealth(child, `http://127.0.0.1:${port}/health`, 60_000) };
 	} catch (err) {
 		child.kill("SIGTERM");
 		throw err;
 	}
-}
-
-/** Copies a child's output line by line with its name in front, so several hosts' logs stay readable. */
-function prefixLines(from, to, label) {
-	createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => to.write(`[${label}] ${line}\n`));
 }
 
 /** The bot host for tests and benches, which need bots: one that is not ready is an error naming why. */

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { botHostCount, botHostPorts, launchBotHost, mintHostCredential, startSandbox, startSpawnQueue } from "./local-fleet.mjs";
 import { localSecrets } from "./local-secrets.mjs";
-import { markBotHost, run, stopAll } from "./processes.mjs";
+import { markBotHost, redactedLines, run, stopAll } from "./processes.mjs";
 import { bin, root } from "./toolchain.mjs";
 
 export {
@@ -71,10 +71,13 @@ export async function wranglerDev({ port, stateDir, args = [], quiet = false, si
 		["dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", stateDir, "--show-interactive-dev-session=false", ...args],
 		{
 			cwd,
-			stdio: ["ignore", quiet || silent ? "ignore" : "inherit", silent ? "ignore" : "inherit"],
+			// Piped, not inherited: what wrangler prints (requests, errors quoting a URL) is redacted on its way.
+			stdio: ["ignore", quiet || silent ? "ignore" : "pipe", silent ? "ignore" : "pipe"],
 			env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
 		},
 	);
+	if (child.stdout) redactedLines(child.stdout, process.stdout);
+	if (child.stderr) redactedLines(child.stderr, process.stderr);
 	try {
 		await waitForHealth(`http://127.0.0.1:${port}/health`, 90_000);
 	} catch (err) {
@@ -162,9 +165,8 @@ export async function startLocalStack({ announce }) {
 				sandboxPort,
 				sandbox: sandbox ? sandbox.setting : false,
 				id,
+				// Tickets come through the gateway with the host's own credential: only the gateway holds the queue's token.
 				gatewayUrl: base,
-				queueUrl: spawnQueue.url,
-				queueToken: spawnQueue.token,
 				label: hostCount > 1 ? id : undefined,
 			});
 			markBotHost(host.child);
@@ -198,7 +200,7 @@ export async function startLocalStack({ announce }) {
 			);
 		}
 		lines.push(
-			`Spawn queue:  ${spawnQueue.url}  (local stand-in for Cloudflare Queues' pull API; docs/bot-fleet.md)`,
+			`Spawn queue:  ${spawnQueue.url}  (local stand-in for Cloudflare Queues' pull API; hosts pull through the gateway; docs/bot-fleet.md)`,
 			sandbox
 				? `Sandbox:      control API ${sandbox.controlUrl}, shared by every bot host; MEETBOT_SANDBOX=off joins real meetings`
 				: "Sandbox:      off: bots join real meetings",

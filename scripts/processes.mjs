@@ -1,6 +1,8 @@
 // The child processes of `npm start` and the test and bench stacks: started with run(), stopped together.
 import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { processTree } from "../bot-host/process-tree.ts";
+import { redactUrlSecrets } from "../src/url-secrets.ts";
 import { root } from "./toolchain.mjs";
 
 /** Every process the local stack started, so Ctrl-C stops them all. */
@@ -71,4 +73,16 @@ export function run(command, args, options = {}) {
 	children.add(child);
 	child.on("exit", () => children.delete(child));
 	return child;
+}
+
+/**
+ * Copies a child's output line by line, with `prefix` in front, and every credential in a URL
+ * (`/ws?api_key=`, `?ticket=`, `?token=`) redacted: wrangler dev logs each request, and an error
+ * it or a host prints may quote a URL; nothing the local stack prints may carry a key
+ * (docs/live-feed.md#connecting).
+ */
+export function redactedLines(from, to, prefix = "") {
+	createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) =>
+		to.write(`${prefix}${redactUrlSecrets(line)}\n`),
+	);
 }

@@ -19,6 +19,7 @@ import { apiKeyRoutes } from "./routes/api-keys";
 import { authTicketRoutes } from "./routes/auth-tickets";
 import { botFleetRoutes } from "./routes/bot-fleet";
 import { botHostAdminRoutes } from "./routes/bot-host-admin";
+import { botHostQueueRoutes } from "./routes/bot-host-queue";
 import { botTranscriptionRoutes } from "./routes/bot-transcription";
 import { botRoutes } from "./routes/bots";
 import { calendarCompatRoutes } from "./routes/calendar-compat";
@@ -89,6 +90,7 @@ export function buildApp() {
 	app.route("/", screenshotRoutes);
 	app.route("/", botTranscriptionRoutes);
 	app.route("/", botFleetRoutes);
+	app.route("/", botHostQueueRoutes);
 	app.route("/", fleetMetricsRoutes);
 	app.route("/", joinHealthRoutes);
 	app.route("/", recordingRoutes);

@@ -2,6 +2,8 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
+import { errorText } from "./error-text";
+import { redactUrlSecrets } from "./url-secrets";
 
 /** One field error of a 422, in the shape existing clients parse (docs/api.md#errors). */
 export interface FieldError {
@@ -60,9 +62,10 @@ export function errorResponse(
 export function mapError(err: Error, c: Context): Response {
 	if (err instanceof ApiError) return errorResponse(c, err.status, err.detail, err.headers);
 	if (err instanceof HTTPException) {
-		const detail = err.status === 413 ? "Request body too large" : err.message || "Bad request";
+		const detail = err.status === 413 ? "Request body too large" : redactUrlSecrets(err.message) || "Bad request";
 		return errorResponse(c, err.status as ContentfulStatusCode, detail);
 	}
-	console.error("unhandled error", err.name, err.message);
+	// A message can quote the request's URL, `?api_key=` included: never into a log in full.
+	console.error("unhandled error", err.name, errorText(err));
 	return errorResponse(c, 500, "Internal server error");
 }

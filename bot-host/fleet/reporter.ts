@@ -2,8 +2,9 @@
  * Sends the host's report (HostReport) to the gateway every few seconds, for dashboards,
  * autoscaling and the reasons users see while a meeting waits for a host. Nothing's correctness
  * depends on one arriving, so a failure is logged (once per run of failures) and otherwise
- * ignored. A change in what keeps the host from taking work (`limited_by`) is reported at once,
- * not at the next interval: a meeting waiting for a bot shows that reason.
+ * ignored. A change in what keeps the host from taking work (`limited_by`) or in its free slots
+ * is reported at once, not at the next interval: a meeting waiting for a bot shows that reason,
+ * and the gateway lets a host claim only the free slots it last reported (src/bot-channel/host-slots.ts).
  */
 import type { HostReport } from "../../src/bot-channel/fleet.ts";
 import { errorText } from "../error-text.ts";
@@ -25,7 +26,7 @@ export interface ReporterOptions {
 export class Reporter {
 	private timers: NodeJS.Timeout[] = [];
 	private failing = false;
-	/** The limits of the last report sent (or tried): a change from these goes out at once. */
+	/** The limits and free slots of the last report sent (or tried): a change from these goes out at once. */
 	private lastLimits: string | null = null;
 	private readonly options: ReporterOptions;
 
@@ -74,4 +75,4 @@ export class Reporter {
 	}
 }
 
-const limitsOf = (report: HostReport) => (report.limited_by ?? []).join(",");
+const limitsOf = (report: HostReport) => `${(report.limited_by ?? []).join(",")} free ${report.free}`;

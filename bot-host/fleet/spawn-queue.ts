@@ -1,8 +1,10 @@
 /**
  * The spawn queue as a bot host reads it: Cloudflare Queues' pull-consumer REST API
- * (developers.cloudflare.com/queues/configuration/pull-consumers/; scripts/local-queue.mjs
- * locally). A pulled message is leased: acked, it is gone; retried (or left past its visibility
- * timeout), any host may take it again.
+ * (developers.cloudflare.com/queues/configuration/pull-consumers/). A host reaches it through
+ * the Worker (`<gateway>/internal/bot-hosts/queue`, src/routes/bot-host-queue.ts), which speaks
+ * the same shapes, with its own credential: it never holds the queue's token, and gets no
+ * more tickets than the free slots it last reported. A pulled message is leased: acked, it is
+ * gone; retried (or left past its visibility timeout), any host may take it again.
  */
 import { SpawnTicket } from "../../src/bot-channel/fleet.ts";
 import { errorText } from "../error-text.ts";
@@ -26,9 +28,13 @@ interface PulledMessage {
 }
 
 export interface SpawnQueueOptions {
-	/** The queue's REST base: `…/accounts/<account>/queues/<queue id>` (SPAWN_QUEUE_URL). */
+	/**
+	 * The queue's REST base: `<gateway>/internal/bot-hosts/queue`, or for tests and benches a bare
+	 * queue's `…/accounts/<account>/queues/<queue id>` (SPAWN_QUEUE_URL).
+	 */
 	url: string;
-	token?: string;
+	/** The Bearer token: the host's own credential, asked for at every call (a rotated one takes effect at once). */
+	token?: string | (() => string | null);
 	log: (line: string) => void;
 	/** Longest wait for one queue call. */
 	timeoutMs?: number;
@@ -82,13 +88,15 @@ export class SpawnQueue {
 	}
 
 	private async call(path: string, body: unknown): Promise<unknown> {
+		const { token: given } = this.options;
+		const token = typeof given === "function" ? given() : given;
 		let res: Response;
 		try {
 			res = await fetch(`${this.options.url}${path}`, {
 				method: "POST",
 				headers: {
 					"content-type": "application/json",
-					...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}),
+					...(token ? { authorization: `Bearer ${token}` } : {}),
 				},
 				body: JSON.stringify(body),
 				signal: AbortSignal.timeout(this.options.timeoutMs ?? 15_000),

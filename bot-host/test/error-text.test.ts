@@ -20,4 +20,11 @@ describe("a failure in words", () => {
 		expect(errorText(42)).toBe("42");
 		expect(errorText(null)).toBe("null");
 	});
+
+	it("never carries a credential a URL in it holds", () => {
+		const key = `vxa_bot_${"K".repeat(43)}`;
+		const said = errorText(new Error(`fetch http://127.0.0.1:8787/ws?api_key=${key}&lang=en failed`));
+		expect(said).toBe("fetch http://127.0.0.1:8787/ws?api_key=[redacted]&lang=en failed");
+		expect(errorText({ type: "error", message: `wss://g.test/ws?ticket=${key}` })).not.toContain(key);
+	});
 });

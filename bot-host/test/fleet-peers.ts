@@ -67,6 +67,14 @@ export interface ClaimServer {
 	failClaims(count: number, status: number): void;
 	/** How the report route answers from now on (404: not deployed yet). */
 	reportStatus: number;
+	/**
+	 * The queue hosts pull through this gateway from (`/internal/bot-hosts/queue/messages/…`, as
+	 * the Worker serves it): set, pulls are passed on to it, each bounded by the free slots the
+	 * pulling host last reported (src/routes/bot-host-queue.ts); unset, those routes answer 404.
+	 */
+	hostQueue: { url: string } | null;
+	/** Pulls made through this gateway: the host the credential named, and the batch passed on. */
+	hostPulls: { as: string; batch: number }[];
 	close(): Promise<void>;
 }
 
@@ -81,6 +89,26 @@ export async function startClaimServer(): Promise<ClaimServer> {
 		rejectedReports: 0,
 		refusedReports: 0,
 		reportStatus: 204,
+		hostQueue: null,
+		hostPulls: [],
+	};
+	/** The Worker's pull and ack routes, in effect: the pull bounded by the host's last reported free slots. */
+	const passOn = async (as: string, settle: "pull" | "ack", body: unknown, res: ServerResponse) => {
+		if (!state.hostQueue) return send(res, 404, { detail: "not found" });
+		let forwarded = body;
+		if (settle === "pull") {
+			const free = state.reports.filter((r) => r.host_id === as).at(-1)?.free ?? 0;
+			const batch = Math.min(Number((body as { batch_size?: number } | undefined)?.batch_size ?? 5), free);
+			state.hostPulls.push({ as, batch });
+			if (batch <= 0) return send(res, 200, { success: true, errors: [], messages: [], result: { messages: [] } });
+			forwarded = { ...(body as object), batch_size: batch };
+		}
+		const answer = await fetch(`${state.hostQueue.url}/messages/${settle}`, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify(forwarded),
+		});
+		send(res, answer.status, await answer.json());
 	};
 	const hostOf = (req: IncomingMessage) => credentials.get(/^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "");
 	const server = http.createServer((req, res) => {
@@ -103,6 +131,8 @@ export async function startClaimServer(): Promise<ClaimServer> {
 				state.reports.push(report.data);
 				return void res.writeHead(204).end();
 			}
+			const settle = /^\/internal\/bot-hosts\/queue\/messages\/(pull|ack)$/.exec(req.url ?? "")?.[1] as "pull" | "ack" | undefined;
+			if (settle) return passOn(as, settle, body, res);
 			if (req.url !== "/internal/bot-hosts/claims") return send(res, 404, { detail: "not found" });
 			const parsed = ClaimRequest.safeParse(body);
 			if (!parsed.success) return send(res, 422, { detail: "invalid claim" });

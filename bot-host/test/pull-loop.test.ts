@@ -413,6 +413,35 @@ describe("the pull loop against the queue and the claim route", () => {
 		}
 	});
 
+	it("reports at once when its free slots change, since the gateway lets it claim only those it last reported", async () => {
+		const credential = claims.credentialFor("host-f");
+		let free = 2;
+		const report = () => ({
+			...{ host_id: "host-f", version: "test-1", slots: 2, running: 2 - free, launching: 0, free },
+			...{ draining: false, mem_available_mb: 8_000, load1: 0, limited_by: free > 0 ? [] : ["slots" as const] },
+		});
+		const reporter = new Reporter({
+			gateway: new Gateway({ url: claims.url, credential: () => credential }),
+			report,
+			// An interval no test waits out: every report after the first is one a change sent.
+			intervalMs: 600_000,
+			limitsCheckMs: 50,
+			log: () => {},
+		});
+		const mine = () => claims.reports.filter((r) => r.host_id === "host-f").map((r) => r.free);
+		try {
+			reporter.start();
+			await until("the first report", () => mine().length === 1);
+			free = 1;
+			await until("a report of one slot taken", () => mine().length === 2);
+			free = 2;
+			await until("a report of the slot free again", () => mine().length === 3);
+			expect(mine()).toEqual([2, 1, 2]);
+		} finally {
+			reporter.stop();
+		}
+	});
+
 	it("reports no pressure where the kernel has none: the fields are absent, and the load average decides", async () => {
 		const proc = new FakeProc().pressure("cpu", null).pressure("memory", null).meminfo(16_000);
 		const host = await startBotHost({

@@ -38,6 +38,16 @@ export async function startSpawnRecorder({ adminToken }) {
 		const ticket = tickets.get(meetingId);
 		if (!ticket) throw new Error(`no spawn ticket for meeting ${meetingId}`);
 		tickets.delete(meetingId);
+		// A host claims only the free slots it last reported (docs/bot-fleet.md#host-credentials).
+		const reported = await fetch(`${base}/internal/bot-hosts/reports`, {
+			method: "POST",
+			headers: { authorization: `Bearer ${await credentialAt(base)}`, "content-type": "application/json" },
+			body: JSON.stringify({
+				...{ host_id: HOST_ID, version: "bench", slots: 1, running: 0, launching: 0, free: 1 },
+				...{ draining: false, mem_available_mb: 8000, load1: 0 },
+			}),
+		});
+		if (reported.status !== 204) throw new Error(`report of the bench host: ${reported.status} ${await reported.text()}`);
 		const res = await fetch(`${base}/internal/bot-hosts/claims`, {
 			method: "POST",
 			headers: { authorization: `Bearer ${await credentialAt(base)}`, "content-type": "application/json" },

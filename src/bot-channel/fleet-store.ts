@@ -16,11 +16,14 @@ const HOST_REPORT_KEEP_MS = 24 * 3_600_000;
 /** Statuses in which a meeting holds a bot (or a host is about to start one). */
 const WITH_BOT = ["joining", "awaiting_admission", "needs_help", "active", "stopping"] as const;
 
-/** Keeps the host's latest report, and drops reports of hosts long gone, in one batch. */
+/**
+ * Keeps the host's latest report, and drops reports of hosts long gone, in one batch. The
+ * report's `free` is what the host may claim until its next one (host-slots.ts).
+ */
 export async function storeHostReport(env: Env, report: HostReport, now: number): Promise<void> {
 	await env.DB.batch([
 		env.DB.prepare(
-			"INSERT INTO bot_hosts (host_id, report, reported_at) VALUES (?, ?, ?) ON CONFLICT (host_id) DO UPDATE SET report = excluded.report, reported_at = excluded.reported_at",
+			"INSERT INTO bot_hosts (host_id, report, reported_at) VALUES (?, ?, ?) ON CONFLICT (host_id) DO UPDATE SET report = excluded.report, reported_at = excluded.reported_at, claims_since_report = 0",
 		).bind(report.host_id, JSON.stringify(report), new Date(now).toISOString()),
 		env.DB.prepare("DELETE FROM bot_hosts WHERE reported_at < ?").bind(new Date(now - HOST_REPORT_KEEP_MS).toISOString()),
 	]);

@@ -2,7 +2,8 @@
  * Publishing spawn tickets (docs/bot-fleet.md#how-a-bot-is-placed): over the Cloudflare Queues
  * HTTP API when SPAWN_QUEUE_URL is set (locally and in tests: wrangler dev has no pull
  * consumers), else through the BOT_SPAWNS producer binding. A host with a free slot pulls the
- * ticket and claims the attempt from the meeting's room.
+ * ticket through the Worker (`queueCall`, src/routes/bot-host-queue.ts) and claims the attempt
+ * from the meeting's room. Only the Worker holds SPAWN_QUEUE_TOKEN.
  */
 import type { SpawnTicket } from "../bot-channel/fleet";
 import type { Env } from "../env";
@@ -51,4 +52,29 @@ function succeeded(text: string): boolean {
 	} catch {
 		return false;
 	}
+}
+
+/** What the Queues HTTP API answered a pull or an ack: its `result`, or why there is none. */
+export type QueueAnswer = { ok: true; result: unknown } | { ok: false; status: number; detail: string };
+
+/** One call of the queue's pull-consumer API (`/messages/pull`, `/messages/ack`) with the Worker's token. */
+export async function queueCall(env: Env, path: "/messages/pull" | "/messages/ack", body: unknown): Promise<QueueAnswer> {
+	if (!env.SPAWN_QUEUE_URL) {
+		return { ok: false, status: 503, detail: "This gateway has no spawn queue to pull from: SPAWN_QUEUE_URL is not set" };
+	}
+	const token = env.SPAWN_QUEUE_TOKEN;
+	let res: Response;
+	try {
+		res = await fetch(`${env.SPAWN_QUEUE_URL.replace(/\/+$/, "")}${path}`, {
+			method: "POST",
+			headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+			body: JSON.stringify(body),
+			signal: AbortSignal.timeout(PUBLISH_TIMEOUT_MS),
+		});
+	} catch (err) {
+		return { ok: false, status: 502, detail: `the spawn queue is unreachable (${errorName(err)})` };
+	}
+	const envelope = (await res.json().catch(() => null)) as { success?: unknown; result?: unknown } | null;
+	if (!res.ok || envelope?.success !== true) return { ok: false, status: 502, detail: `the spawn queue answered ${res.status}` };
+	return { ok: true, result: envelope.result ?? null };
 }

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { type AnySQLiteColumn, index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 // Mirrors migrations/*.sql; the SQL files are the source of truth for the database.
 
@@ -26,8 +26,10 @@ export const apiTokens = sqliteTable(
 		expiresAt: text("expires_at"),
 		/** The key's last 4 characters, for telling keys apart (migration 0014); null for older keys. */
 		keyHint: text("key_hint"),
+		/** The key that minted this one (POST /auth/keys, migration 0017): deleting it deletes this; null when the admin minted it. */
+		mintedBy: integer("minted_by").references((): AnySQLiteColumn => apiTokens.id, { onDelete: "cascade" }),
 	},
-	(t) => [index("api_tokens_user").on(t.userId)],
+	(t) => [index("api_tokens_user").on(t.userId), index("api_tokens_minted_by").on(t.mintedBy)],
 );
 
 export const accountSettings = sqliteTable("account_settings", {

@@ -20,6 +20,8 @@ export interface NewKey {
 	expiresAt: string | null;
 	/** At most this many unexpired keys for the user, this one included; none when absent (the admin). */
 	liveCap?: number;
+	/** The key that mints this one (POST /auth/keys): revoking it revokes this one too. Absent for the admin. */
+	mintedBy?: number;
 }
 
 /** The characters of a key shown in lists (`****abcd`): few enough to say nothing of the rest. */
@@ -37,6 +39,7 @@ interface StoredRow {
 	created_at: string;
 	expires_at: string | null;
 	key_hint: string | null;
+	minted_by: number | null;
 }
 
 const toRow = (r: StoredRow): ApiTokenRow => ({
@@ -48,6 +51,7 @@ const toRow = (r: StoredRow): ApiTokenRow => ({
 	createdAt: r.created_at,
 	expiresAt: r.expires_at,
 	keyHint: r.key_hint,
+	mintedBy: r.minted_by,
 });
 
 /**
@@ -66,13 +70,14 @@ export async function storeNewKey(env: Env, key: NewKey): Promise<{ row: ApiToke
 		now,
 		key.expiresAt,
 		token.slice(-KEY_HINT_LENGTH),
+		key.mintedBy ?? null,
 	];
-	const columns = "user_id, token_hash, scopes, name, created_at, expires_at, key_hint";
+	const columns = "user_id, token_hash, scopes, name, created_at, expires_at, key_hint, minted_by";
 	const statement =
 		key.liveCap === undefined
-			? env.DB.prepare(`INSERT INTO api_tokens (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`).bind(...values)
+			? env.DB.prepare(`INSERT INTO api_tokens (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`).bind(...values)
 			: env.DB.prepare(
-					`INSERT INTO api_tokens (${columns}) SELECT ?, ?, ?, ?, ?, ?, ?
+					`INSERT INTO api_tokens (${columns}) SELECT ?, ?, ?, ?, ?, ?, ?, ?
 					 WHERE (SELECT count(*) FROM api_tokens WHERE user_id = ? AND (expires_at IS NULL OR expires_at > ?)) < ?
 					 RETURNING *`,
 				).bind(...values, key.userId, now, key.liveCap);
@@ -99,11 +104,23 @@ export function listKeys(env: Env, userId: number, limit: number): Promise<ApiTo
 	return db(env).select().from(apiTokens).where(eq(apiTokens.userId, userId)).orderBy(desc(apiTokens.id)).limit(limit).all();
 }
 
+/** One of `ownerId`'s keys, or null when it has no key `tokenId`. */
+export async function findKey(env: Env, tokenId: number, ownerId: number): Promise<ApiTokenRow | null> {
+	const row = await db(env)
+		.select()
+		.from(apiTokens)
+		.where(and(eq(apiTokens.id, tokenId), eq(apiTokens.userId, ownerId)))
+		.get();
+	return row ?? null;
+}
+
 /**
- * Deletes the key `tokenId` (only if it is `ownerId`'s, when given); false when there is no
- * such key. It stops working at once: the account reloads its keys, and the user's live
- * connections opened with it end (meeting streams, /ws sockets). Transcript shares made with
- * it go with it (migration 0011).
+ * Deletes the key `tokenId` (only if it is `ownerId`'s, when given), and with it every key it
+ * minted, down the chain (`minted_by` cascades, migration 0017); false when there is no such
+ * key. They stop working at once: the account reloads its keys, and the user's live
+ * connections opened with any of them end (meeting streams, /ws sockets: the revalidation
+ * checks every socket's key, so the minted keys' close like the revoked one's). Transcript
+ * shares made with them go with them (migration 0011).
  */
 export async function revokeKey(env: Env, tokenId: number, ownerId?: number): Promise<boolean> {
 	const which = ownerId === undefined ? eq(apiTokens.id, tokenId) : and(eq(apiTokens.id, tokenId), eq(apiTokens.userId, ownerId));

@@ -12,6 +12,17 @@ const ANY_KEY: Access = { kind: "key", scopes: ["bot", "tx", "browser"] };
 const SETTINGS: Access = { kind: "key", scopes: ["bot", "tx"] };
 const BOT: Access = { kind: "key", scopes: ["bot"] };
 const READ: Access = { kind: "key", scopes: ["bot", "tx"] };
+/**
+ * The meeting record plane (plans and their edits): `tx`, as in the reference gateway's
+ * ROUTE_SCOPES (core/gateway/services/gateway/src/gateway/app.py), and `bot` too, which
+ * already makes records by sending bots (docs/api.md#key-scopes).
+ */
+const RECORD: Access = { kind: "key", scopes: ["bot", "tx"] };
+/**
+ * Calendar connections take `bot`, as in the reference: a feed's auto-join sends bots, the
+ * same power as `POST /bots` reached by another door, so a `tx` key neither reads nor connects one.
+ */
+const CALENDAR: Access = { kind: "key", scopes: ["bot"] };
 const MCP: Access = { kind: "key", scopes: ["bot", "tx"] };
 /** Authenticated inside the route: /ws reports key problems in-band, bots present a meeting token. */
 const SELF_AUTHENTICATED: Access = { kind: "public" };
@@ -103,15 +114,15 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["PUT", "/user/webhook", SETTINGS],
 	["GET", "/user/webhook/deliveries", SETTINGS],
 
-	["POST", "/meetings", BOT],
+	["POST", "/meetings", RECORD],
 	["GET", "/meetings", READ],
 	["GET", "/meetings/:meeting_id", READ],
-	["PATCH", "/meetings/:meeting_id", BOT],
-	["DELETE", "/meetings/:meeting_id", BOT],
+	["PATCH", "/meetings/:meeting_id", RECORD],
+	["DELETE", "/meetings/:meeting_id", RECORD],
 	["GET", "/meetings/:meeting_id/participants", READ],
 	["GET", "/meetings/:meeting_id/summary", READ],
 	["POST", "/meetings/:meeting_id/summary", READ],
-	["PATCH", "/meetings/:platform/:native_meeting_id", BOT],
+	["PATCH", "/meetings/:platform/:native_meeting_id", RECORD],
 
 	["POST", "/bots", BOT],
 	["GET", "/bots/status", BOT],
@@ -144,16 +155,16 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	/** A bot's screenshot, through a short-lived link the gateway signed for the meeting's owner. */
 	["GET", "/public/screenshots/:meeting_id/:attempt/:name", PUBLIC],
 
-	["GET", "/user/calendars", SETTINGS],
-	["POST", "/user/calendars", SETTINGS],
-	["PATCH", "/user/calendars/:calendar_id", SETTINGS],
-	["DELETE", "/user/calendars/:calendar_id", SETTINGS],
-	["POST", "/user/calendars/:calendar_id/sync", SETTINGS],
-	["GET", "/user/calendars/:calendar_id/sync", SETTINGS],
-	["GET", "/user/calendar", SETTINGS],
-	["PUT", "/user/calendar", SETTINGS],
-	["GET", "/user/calendar/sync", SETTINGS],
-	["POST", "/user/calendar/sync", SETTINGS],
+	["GET", "/user/calendars", CALENDAR],
+	["POST", "/user/calendars", CALENDAR],
+	["PATCH", "/user/calendars/:calendar_id", CALENDAR],
+	["DELETE", "/user/calendars/:calendar_id", CALENDAR],
+	["POST", "/user/calendars/:calendar_id/sync", CALENDAR],
+	["GET", "/user/calendars/:calendar_id/sync", CALENDAR],
+	["GET", "/user/calendar", CALENDAR],
+	["PUT", "/user/calendar", CALENDAR],
+	["GET", "/user/calendar/sync", CALENDAR],
+	["POST", "/user/calendar/sync", CALENDAR],
 
 	...AGENT_PREFIXES.flatMap((prefix) =>
 		AGENT_ROUTES.map(([method, path, access]) => [method, `${prefix}${path}`, access ?? AGENT] as const),
@@ -172,6 +183,9 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["POST", "/internal/bot-channel/:meeting_id/audio/transcriptions", SELF_AUTHENTICATED],
 	// The bot fleet (docs/bot-fleet.md): each host holds its own credential, an autoscaler FLEET_METRICS_TOKEN.
 	["POST", "/internal/bot-hosts/claims", SELF_AUTHENTICATED],
+	// Hosts pull spawn tickets through the Worker with their own credential; only the Worker holds the queue's token.
+	["POST", "/internal/bot-hosts/queue/messages/pull", SELF_AUTHENTICATED],
+	["POST", "/internal/bot-hosts/queue/messages/ack", SELF_AUTHENTICATED],
 	["POST", "/internal/bot-hosts/reports", SELF_AUTHENTICATED],
 	["GET", "/internal/fleet/metrics", SELF_AUTHENTICATED],
 	// Join health for the operator (docs/bot-fleet.md#join-health), with the same FLEET_METRICS_TOKEN.

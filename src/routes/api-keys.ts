@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { ApiTokenRow } from "../db/schema";
 import { ApiError, invalidField, notFound } from "../errors";
 import { invalidScopeDetail, isScope, parseStoredScopes, type Scope, splitScopes } from "../gateway/api-keys";
-import { listKeys, maskedHint, revokeKey, storeNewKey } from "../gateway/key-store";
+import { findKey, listKeys, maskedHint, revokeKey, storeNewKey } from "../gateway/key-store";
 import { setting } from "../settings/deployment-defaults";
 import { ApiErrorBody, jsonResponse, routeModule } from "./openapi-app";
 
@@ -11,6 +11,11 @@ export const apiKeyRoutes = routeModule();
 
 /** The longest a self-minted key may live; an operator mints longer ones through the admin API. */
 export const MAX_KEY_LIFETIME_DAYS = 365;
+/**
+ * A self-minted key asked for no expiry lives this long (or less, with its minter's): no key a
+ * user mints lasts forever, so a leaked key cannot leave lasting keys behind it.
+ */
+export const DEFAULT_KEY_LIFETIME_DAYS = 90;
 /** Keys one list answer shows, newest first: live keys are capped lower, so only old expired ones fall off. */
 export const KEY_LIST_LIMIT = 200;
 const DAY_MS = 86_400_000;
@@ -27,6 +32,10 @@ const ApiKey = z
 		created_at: z.string(),
 		expires_at: z.string().nullable(),
 		current: z.boolean().openapi({ description: "This is the key the request was made with" }),
+		minted_by: z.number().int().nullable().openapi({
+			description:
+				"The id of the key that minted this one (POST /auth/keys); revoking that key revokes this one. Null for keys the operator minted",
+		}),
 	})
 	.openapi("ApiKey");
 
@@ -52,7 +61,9 @@ const MintRequest = z
 			.datetime({ offset: true })
 			.nullable()
 			.optional()
-			.openapi({ description: `ISO 8601, in the future and at most ${MAX_KEY_LIFETIME_DAYS} days ahead` }),
+			.openapi({
+				description: `ISO 8601, in the future and at most ${MAX_KEY_LIFETIME_DAYS} days ahead; default ${DEFAULT_KEY_LIFETIME_DAYS} days ahead, or the calling key's expiry when sooner`,
+			}),
 		expires_in_days: z.number().int().min(1).max(MAX_KEY_LIFETIME_DAYS).nullable().optional(),
 	})
 	.openapi("MintApiKeyRequest");
@@ -71,6 +82,7 @@ const toApiKey = (row: ApiTokenRow, currentTokenId: number) => ({
 	created_at: row.createdAt,
 	expires_at: row.expiresAt,
 	current: row.id === currentTokenId,
+	minted_by: row.mintedBy,
 });
 
 apiKeyRoutes.openapi(
@@ -103,12 +115,12 @@ function requestedScopes(asked: string | string[] | undefined, held: readonly Sc
 }
 
 /**
- * When the new key expires: null for never; a 422 on the field for a past or too distant time.
- * A key never outlives the key that mints it (`callerExpiresAt`): asked for no expiry, it gets
- * the caller's; asked for a later one, it is refused, so a short-lived key cannot make itself a
- * lasting one.
+ * When the new key expires; a 422 on the field for a past or too distant time. Asked for none,
+ * it lives DEFAULT_KEY_LIFETIME_DAYS. A key never outlives the key that mints it
+ * (`callerExpiresAt`): the default is cut to the caller's expiry, and a later one asked for is
+ * refused, so a short-lived key cannot make itself a lasting one.
  */
-function expiryOf(body: z.infer<typeof MintRequest>, now: Date, callerExpiresAt: number | null): string | null {
+function expiryOf(body: z.infer<typeof MintRequest>, now: Date, callerExpiresAt: number | null): string {
 	const latest = now.getTime() + MAX_KEY_LIFETIME_DAYS * DAY_MS;
 	if (body.expires_at != null && body.expires_in_days != null) {
 		throw invalidField(["body", "expires_in_days"], "Give expires_at or expires_in_days, not both");
@@ -121,9 +133,11 @@ function expiryOf(body: z.infer<typeof MintRequest>, now: Date, callerExpiresAt:
 		if (at <= now.getTime()) throw invalidField(["body", "expires_at"], "must be in the future");
 		if (at > latest) throw invalidField(["body", "expires_at"], `must be at most ${MAX_KEY_LIFETIME_DAYS} days ahead`);
 	}
-	if (callerExpiresAt === null) return at === null ? null : new Date(at).toISOString();
-	if (at === null) return new Date(callerExpiresAt).toISOString();
-	if (at > callerExpiresAt) {
+	if (at === null) {
+		const byDefault = now.getTime() + DEFAULT_KEY_LIFETIME_DAYS * DAY_MS;
+		return new Date(callerExpiresAt === null ? byDefault : Math.min(byDefault, callerExpiresAt)).toISOString();
+	}
+	if (callerExpiresAt !== null && at > callerExpiresAt) {
 		throw invalidField(
 			["body", field],
 			`must not be after the calling key's own expiry (${new Date(callerExpiresAt).toISOString()}): a key never outlives the key that mints it`,
@@ -138,8 +152,8 @@ apiKeyRoutes.openapi(
 		path: "/auth/keys",
 		description:
 			"Mints a key for the caller with a subset of the calling key's scopes (default: the same), an optional name and expiry. " +
-			"It never outlives the calling key: without an expiry it gets the caller's, and a later one is a 422. " +
-			"The key is in the answer this once.",
+			`Without an expiry it lives ${DEFAULT_KEY_LIFETIME_DAYS} days; it never outlives the calling key (a later expiry is a 422), ` +
+			"and revoking the calling key revokes it. The key is in the answer this once.",
 		request: { body: { required: false, content: { "application/json": { schema: MintRequest } } } },
 		responses: {
 			201: jsonResponse(MintedApiKey, "The new key, shown in clear this once"),
@@ -162,6 +176,7 @@ apiKeyRoutes.openapi(
 			createdAt: now,
 			expiresAt,
 			liveCap: cap,
+			mintedBy: me.tokenId,
 		});
 		if (!minted) throw new ApiError(409, `You have ${cap} live API keys, the most allowed; revoke one first`);
 		return c.json({ ...toApiKey(minted.row, me.tokenId), token: minted.token }, 201);
@@ -173,17 +188,30 @@ apiKeyRoutes.openapi(
 		method: "delete",
 		path: "/auth/keys/{key_id}",
 		description:
-			"Revokes one of the caller's keys: it stops working at once, and streams and `/ws` connections opened with it end. " +
+			"Revokes one of the caller's keys, and every key it minted (and theirs): they stop working at once, and streams and " +
+			"`/ws` connections opened with them end. A key revokes only keys with no scope it lacks (403 otherwise). " +
 			"The calling key may revoke itself; its next request gets 401.",
 		request: { params: z.object({ key_id: z.coerce.number().int().positive() }) },
 		responses: {
-			204: { description: "Revoked" },
+			204: { description: "Revoked, with the keys it minted" },
 			...keyErrors,
+			403: jsonResponse(ApiErrorBody, "The calling key lacks bot or tx, or a scope the key to revoke has"),
 			404: jsonResponse(ApiErrorBody, "No such key of the caller's"),
 		},
 	}),
 	async (c) => {
-		if (!(await revokeKey(c.env, c.req.valid("param").key_id, c.get("identity").userId))) throw notFound("API key not found");
+		const me = c.get("identity");
+		const keyId = c.req.valid("param").key_id;
+		const target = await findKey(c.env, keyId, me.userId);
+		if (!target) throw notFound("API key not found");
+		const beyond = parseStoredScopes(target.scopes).filter((s) => !me.scopes.includes(s));
+		if (beyond.length > 0) {
+			throw new ApiError(
+				403,
+				`A key can revoke only keys with no scope it lacks (${me.scopes.join(", ")}); key ${keyId} also has ${beyond.join(", ")}. Sign in with a key that has them.`,
+			);
+		}
+		if (!(await revokeKey(c.env, keyId, me.userId))) throw notFound("API key not found");
 		return c.body(null, 204);
 	},
 );

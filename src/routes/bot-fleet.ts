@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { AppEnv } from "../app-env";
 import { ClaimRequest } from "../bot-channel/fleet";
 import { credentialHost, requireSameHost } from "../bot-channel/host-credentials";
+import { releaseClaimSlot, takeClaimSlot } from "../bot-channel/host-slots";
 import { spawnTicketSigned } from "../bot-channel/spawn-ticket";
 import { ApiError, zodFieldErrors } from "../errors";
 import { meetingRoom } from "../objects";
@@ -24,10 +25,15 @@ export async function fleetBody<S extends z.ZodType>(c: Context<AppEnv>, schema:
 	return parsed.data;
 }
 
+/** Why a claim beyond the host's reported slots is refused (429: the ticket goes back for another host). */
+export const SLOTS_REFUSAL =
+	"This bot host has no free slot left of those it last reported (or no report in the last 60 s): it may claim again after its next report";
+
 /**
  * A host claims one attempt of a meeting with its ticket: the first claimer of the ticket the
  * room is waiting on gets the spawn request, anyone else 409. A ticket the Worker did not sign,
  * or one for another meeting or attempt than the claim names, is refused (403) before the room.
+ * A host claims no more than the free slots it last reported (429 beyond them, src/bot-channel/host-slots.ts).
  */
 botFleetRoutes.post("/internal/bot-hosts/claims", async (c) => {
 	const hostId = await credentialHost(c.env, c.req.header("authorization"));
@@ -41,7 +47,20 @@ botFleetRoutes.post("/internal/bot-hosts/claims", async (c) => {
 	if (!(Date.parse(ticket.not_after) > Date.now())) {
 		return c.json({ detail: `the spawn ticket expired at ${ticket.not_after}`, reason: "stale" }, 409);
 	}
-	const outcome = await meetingRoom(c.env, claim.meeting_id).claim(claim);
-	if (!outcome.ok) return c.json({ detail: outcome.detail, reason: outcome.reason }, 409);
+	// Within the free slots the host last reported, else refused and logged (no ticket, no credential).
+	if (!(await takeClaimSlot(c.env, hostId, Date.now()))) {
+		console.warn("bot host claim refused: beyond the free slots it last reported", hostId, claim.meeting_id, claim.attempt);
+		return c.json({ detail: SLOTS_REFUSAL, reason: "slots" }, 429, { "Retry-After": "5" });
+	}
+	const outcome = await meetingRoom(c.env, claim.meeting_id)
+		.claim(claim)
+		.catch(async (err: unknown) => {
+			await releaseClaimSlot(c.env, hostId);
+			throw err;
+		});
+	if (!outcome.ok) {
+		await releaseClaimSlot(c.env, hostId);
+		return c.json({ detail: outcome.detail, reason: outcome.reason }, 409);
+	}
 	return c.json(outcome.spawn, 200);
 });

@@ -6,6 +6,7 @@ import { ApiError } from "../errors";
 import { authenticate, authenticateTicket, type Identity, INVALID_TICKET } from "../gateway/identity";
 import { KEY_EXPIRES_HEADER, KEY_ID_HEADER, refusedSocket } from "../live/feed-messages";
 import { liveFeed, meetingRoom } from "../objects";
+import { withoutUrlSecrets } from "../url-secrets";
 
 /** WebSocket entry points: the public live feed `/ws` and the bots' channel. */
 export const liveRoutes = new Hono<AppEnv>();
@@ -13,6 +14,7 @@ export const liveRoutes = new Hono<AppEnv>();
 liveRoutes.get("/ws", async (c) => {
 	if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "Expected a WebSocket upgrade");
 	// A browser cannot set a header on a WebSocket: it brings a one-use ticket (POST /auth/ticket) instead of its key.
+	// `?api_key=` stays for the reference's clients; it is redacted wherever a URL is logged (src/url-secrets.ts).
 	const ticket = c.req.query("ticket");
 	const key = c.req.header("x-api-key") ?? c.req.query("api_key");
 	if (!ticket && !key) return refusedSocket({ error: "missing_api_key" }, 4401, "missing api key");
@@ -41,13 +43,16 @@ liveRoutes.get("/ws", async (c) => {
 		return refusedSocket({ error: "authorization_call_failed", details: "identity service unavailable" }, 1013, "try again later");
 	}
 	const headers = new Headers(c.req.raw.headers);
+	headers.delete("x-api-key");
 	headers.set("X-User-Id", String(identity.userId));
 	// The key the socket stands on (a ticket's key): revoking it closes the socket (LiveFeed.revalidate).
 	headers.set(KEY_ID_HEADER, String(identity.tokenId));
 	if (identity.keyExpiresAt === null) headers.delete(KEY_EXPIRES_HEADER);
 	else headers.set(KEY_EXPIRES_HEADER, String(identity.keyExpiresAt));
 	const feed = liveFeed(c.env, identity.userId);
-	return feed.fetch(new Request(c.req.raw, { headers }));
+	// The feed learns who from the headers; the key or ticket stays out of the URL it is handed
+	// (and so out of its invocation's logs and traces).
+	return feed.fetch(new Request(withoutUrlSecrets(c.req.url), { method: "GET", headers }));
 });
 
 liveRoutes.get("/internal/bot-channel/:meeting_id", async (c) => {

@@ -56,11 +56,12 @@ describe("the bot host StatefulSet", () => {
 				"BOT_HOST_CREDENTIAL_FILE",
 				"BOT_CHROMIUM_SANDBOX",
 				"BOT_HOST_GATEWAY_URL",
-				"SPAWN_QUEUE_URL",
-				"SPAWN_QUEUE_TOKEN",
 				"BOT_HOST_DRAIN_S",
 			]),
 		);
+		// Tickets come through the gateway with the pod's own credential: no pod holds the queue or its token.
+		expect(names).not.toContain("SPAWN_QUEUE_URL");
+		expect(names).not.toContain("SPAWN_QUEUE_TOKEN");
 		expect(new Set(names).size).toBe(names.length);
 	});
 
@@ -191,5 +192,13 @@ describe("the autoscaler", () => {
 		expect(down.stabilizationWindowSeconds).toBeGreaterThanOrEqual(300);
 		expect(down.policies).toEqual([expect.objectContaining({ type: "Pods", value: 1 })]);
 		expect(scaled.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
+	});
+});
+
+describe("the Worker's deployment (wrangler.toml)", () => {
+	it("keeps Workers Logs' invocation log off: it records each request's URL whole, and /ws?api_key= would put a key there", () => {
+		const toml = readFileSync(path.join(REPO, "wrangler.toml"), "utf8");
+		const logs = /^\[observability\.logs\]\n((?:[^[\n].*\n|\n)*)/m.exec(toml)?.[1] ?? "";
+		expect(logs).toMatch(/^invocation_logs = false$/m);
 	});
 });

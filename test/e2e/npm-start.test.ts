@@ -1,8 +1,10 @@
 /**
  * `npm start` with BOT_HOSTS=2 (scripts/start.mjs, a real process as a developer runs it): the
  * local spawn queue, one shared sandbox, two bot hosts local-1 and local-2 pulling from the queue
- * and the gateway publishing to it. A bot sent with the printed key is claimed by one of the
- * hosts and goes active; Ctrl-C (SIGINT) stops every process it started.
+ * and the gateway publishing to it; the hosts pull through the gateway with their own
+ * credentials. A bot sent with the printed key is claimed by one of the hosts and goes active;
+ * a key put into URLs (`/ws?api_key=`) never shows in what the stack prints; Ctrl-C (SIGINT)
+ * stops every process it started.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,6 +12,7 @@ import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { CAPACITY_GATE_OFF } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
 import { eventually } from "../shared/wait";
@@ -124,6 +127,25 @@ describe("npm start with BOT_HOSTS=2", () => {
 
 		await fetch(`${base}/bots/google_meet/${code}`, { method: "DELETE", headers: { "X-API-Key": key } });
 		await eventually("the meeting completed", async () => ((await meeting()).status === "completed" ? true : undefined), 60_000);
+
+		// A key in URLs, as the reference's clients send it: the feed works, and nothing the stack prints carries the key.
+		const minted = await fetch(`${base}/auth/keys`, { method: "POST", headers: { "X-API-Key": key } });
+		const inUrl = ((await minted.json()) as { token: string }).token;
+		const socket = new WebSocket(`ws://127.0.0.1:${ports.gateway}/ws?api_key=${inUrl}`);
+		const frames: string[] = [];
+		socket.on("message", (data) => frames.push(String(data)));
+		await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+		socket.send("{not json");
+		await eventually("the feed's error frame", () => (frames.length > 0 ? true : undefined), 10_000);
+		socket.close();
+		for (const path of [`/ws?api_key=${inUrl}`, `/meetings?limit=ten&api_key=${inUrl}`, `/no/such?token=${inUrl}`]) {
+			const res = await fetch(`${base}${path}`, { headers: { "X-API-Key": inUrl } });
+			expect(res.status, path).toBeGreaterThanOrEqual(400);
+			expect(await res.text()).not.toContain(inUrl);
+		}
+		// The gateway logs each request as it answers it: wait until the last one is in the output.
+		await eventually("the requests logged", () => (/\/no\/such/.test(output) ? true : undefined), 10_000);
+		expect(output).not.toContain(inUrl);
 
 		const exited = new Promise((resolve) => start.once("exit", resolve));
 		start.kill("SIGINT");

@@ -40,6 +40,33 @@ async function ticketFor(meetingId: number, attempt: number): Promise<SpawnTicke
 }
 
 /**
+ * The simulated host's report: a host claims only the free slots it last reported
+ * (docs/bot-fleet.md#host-credentials), so it reports one free before its claim, and none after,
+ * which is what other meetings waiting at this gateway then read of it.
+ */
+async function reportFree(free: 0 | 1): Promise<void> {
+	const host = inject("simulatedHost");
+	const res = await fetch(`${gateway()}/internal/bot-hosts/reports`, {
+		method: "POST",
+		headers: { "content-type": "application/json", authorization: `Bearer ${host.credential}` },
+		body: JSON.stringify({
+			host_id: host.id,
+			version: "e2e",
+			slots: 1,
+			running: 1 - free,
+			launching: 0,
+			free,
+			draining: false,
+			mem_available_mb: 8000,
+			load1: 0,
+			limited_by: free ? [] : ["slots"],
+			refusing: free ? null : "1 of 1 slots taken",
+		}),
+	});
+	if (res.status !== 204) throw new Error(`report of the simulated host answered ${res.status}: ${await res.text()}`);
+}
+
+/**
  * Plays the bot host: claims the meeting's attempt at the gateway with the ticket it published
  * (to the receiver, standing in for the spawn queue) and the host's own credential, and gets
  * the spawn request with the channel token.
@@ -47,13 +74,17 @@ async function ticketFor(meetingId: number, attempt: number): Promise<SpawnTicke
 export async function spawnFor(meetingId: number, attempt = 1): Promise<SpawnRequest> {
 	const ticket = await ticketFor(meetingId, attempt);
 	const host = inject("simulatedHost");
+	await reportFree(1);
 	const res = await fetch(`${gateway()}/internal/bot-hosts/claims`, {
 		method: "POST",
 		headers: { "content-type": "application/json", authorization: `Bearer ${host.credential}` },
 		body: JSON.stringify({ meeting_id: meetingId, attempt, host_id: host.id, version: "e2e", ticket }),
 	});
-	if (res.status !== 200) throw new Error(`claim of meeting ${meetingId} answered ${res.status}: ${await res.text()}`);
-	return (await res.json()) as SpawnRequest;
+	const answer = res.status === 200 ? ((await res.json()) as SpawnRequest) : null;
+	const refusal = answer ? "" : await res.text();
+	await reportFree(0);
+	if (!answer) throw new Error(`claim of meeting ${meetingId} answered ${res.status}: ${refusal}`);
+	return answer;
 }
 
 /**

@@ -15,20 +15,34 @@ const SCOPE_WORDS: Record<string, string> = {
 	browser: "browser: sign in only",
 };
 
-/** `expires_in_days` choices; "" is no expiry. */
+/** A new key's lifetime when none is chosen (DEFAULT_KEY_LIFETIME_DAYS, src/routes/api-keys.ts). */
+const DEFAULT_DAYS = 90;
+
+/** `expires_in_days` choices after the default one. */
 const EXPIRIES: [string, string][] = [
-	["", "Never"],
 	["7", "In 7 days"],
 	["30", "In 30 days"],
-	["90", "In 90 days"],
 	["365", "In a year"],
 ];
 
-/** The choices, where "no expiry" says what it gives: a key never outlives the signed-in key that mints it. */
+/** The choices, where the default says what it gives: 90 days, or less when the signed-in key ends sooner. */
 function expiryChoices(keys: ApiKey[] | null): [string, string][] {
 	const until = keys?.find((key) => key.current)?.expires_at;
-	if (!until) return EXPIRIES;
-	return [["", `When this key expires (${when(until)})`], ...EXPIRIES.slice(1)];
+	const sooner = until && Date.parse(until) < Date.now() + DEFAULT_DAYS * 86_400_000;
+	return [["", sooner ? `When this key expires (${when(until)})` : `In ${DEFAULT_DAYS} days`], ...EXPIRIES];
+}
+
+/** How a key's maker is named in the list: the minting key's hint, while that key is listed. */
+function mintedByLabel(key: ApiKey, keys: ApiKey[]): string {
+	if (key.minted_by === null) return "operator";
+	const parent = keys.find((k) => k.id === key.minted_by);
+	return parent ? `key ${parent.key_hint ?? parent.id}` : `key ${key.minted_by}`;
+}
+
+/** The keys revoked with `key`: those it minted, and theirs. */
+function mintedFrom(key: ApiKey, keys: ApiKey[]): number {
+	const children = keys.filter((k) => k.minted_by === key.id);
+	return children.reduce((n, child) => n + 1 + mintedFrom(child, keys), 0);
 }
 
 const expired = (key: ApiKey) => key.expires_at !== null && Date.parse(key.expires_at) <= Date.now();
@@ -89,7 +103,8 @@ export function KeysSection() {
 		<section aria-labelledby="keys-heading" class="panel settings-card settings-wide">
 			<h2 id="keys-heading">API keys</h2>
 			<p class="hint">
-				Keys for your scripts and integrations. A new key can have only scopes this key has ({held.join(", ")}). Its value is shown once.
+				Keys for your scripts and integrations. A new key can have only scopes this key has ({held.join(", ")}), and is revoked with this
+				key. Its value is shown once.
 			</p>
 			<ErrorBanner error={list.error} />
 			{keys && keys.length === 0 && <p>No keys.</p>}
@@ -104,6 +119,7 @@ export function KeysSection() {
 								<th scope="col">Scopes</th>
 								<th scope="col">Created</th>
 								<th scope="col">Expires</th>
+								<th scope="col">Minted by</th>
 								<th scope="col">
 									<span class="visually-hidden">Actions</span>
 								</th>
@@ -127,6 +143,7 @@ export function KeysSection() {
 										{key.expires_at ? <time dateTime={key.expires_at}>{when(key.expires_at)}</time> : "never"}
 										{expired(key) && <strong> (expired)</strong>}
 									</td>
+									<td data-label="Minted by">{mintedByLabel(key, keys)}</td>
 									<td data-label="Actions">
 										<Button variant="danger" label={`Revoke key ${key.key_hint ?? key.id}`} onClick={() => setConfirming(key)}>
 											Revoke
@@ -143,6 +160,7 @@ export function KeysSection() {
 					<p id="revoke-question">
 						Revoke key <code>{confirming.key_hint ?? confirming.id}</code>
 						{confirming.name ? ` (${confirming.name})` : ""}? It stops working at once.
+						{keys && mintedFrom(confirming, keys) > 0 ? ` So do the ${mintedFrom(confirming, keys)} key(s) minted from it.` : ""}
 						{confirming.current ? " It is the key you are signed in with: you will be signed out." : ""}
 					</p>
 					<Button variant="danger" busy={revokeState.kind === "busy"} onClick={() => void revoke(confirming)}>

@@ -122,6 +122,19 @@ export default async function setup(project: TestProject) {
 				);
 				return requests.map((r) => (JSON.parse(r.body) as { body: SpawnTicket }).body).find((t) => t.meeting_id === meeting.id);
 			});
+			// A host claims only the free slots it last reported (docs/bot-fleet.md#host-credentials).
+			const report = { host_id: hostId, version: "test", slots: 1, running: 0, launching: 0, free: 1, draining: false };
+			await api(
+				base,
+				"POST",
+				"/internal/bot-hosts/reports",
+				{ authorization: `Bearer ${hostCredential}` },
+				{
+					...report,
+					mem_available_mb: 8000,
+					load1: 0,
+				},
+			);
 			const spawn = await api<SpawnRequest>(
 				base,
 				"POST",

@@ -18,6 +18,7 @@ interface ApiKey {
 	created_at: string;
 	expires_at: string | null;
 	current: boolean;
+	minted_by: number | null;
 }
 type Minted = ApiKey & { token: string };
 
@@ -56,11 +57,18 @@ describe("listing your own keys", () => {
 		for (const secret of [key, other, await sha256Hex(key), await sha256Hex(other), key.slice(8, 30)]) expect(text).not.toContain(secret);
 		const { keys } = JSON.parse(text) as { keys: ApiKey[] };
 		expect(keys).toEqual([
-			expect.objectContaining({ scopes: ["tx"], key_hint: `****${other.slice(-4)}`, current: false, name: null, expires_at: null }),
+			expect.objectContaining({
+				scopes: ["tx"],
+				key_hint: `****${other.slice(-4)}`,
+				current: false,
+				name: null,
+				expires_at: null,
+				minted_by: null,
+			}),
 			expect.objectContaining({ scopes: ["bot", "tx"], key_hint: `****${key.slice(-4)}`, current: true }),
 		]);
 		for (const k of keys)
-			expect(Object.keys(k).sort()).toEqual(["created_at", "current", "expires_at", "id", "key_hint", "name", "scopes"]);
+			expect(Object.keys(k).sort()).toEqual(["created_at", "current", "expires_at", "id", "key_hint", "minted_by", "name", "scopes"]);
 		// The other key sees the same list, with itself as the current one.
 		expect((await list(other)).map((k) => k.current)).toEqual([true, false]);
 	});
@@ -90,10 +98,12 @@ describe("listing your own keys", () => {
 });
 
 describe("minting your own key", () => {
-	it("gives the caller's scopes by default, shows the key once, and the key works", async () => {
+	it("gives the caller's scopes and 90 days by default, shows the key once, and the key works", async () => {
 		const { user, key } = await userWithKey("bot,tx");
+		const [caller] = await list(key);
 		const minted = await mint(key);
-		expect(minted).toMatchObject({ scopes: ["bot", "tx"], name: null, expires_at: null, current: false });
+		expect(minted).toMatchObject({ scopes: ["bot", "tx"], name: null, current: false, minted_by: caller?.id });
+		expect(Date.parse(minted.expires_at ?? "") - Date.parse(minted.created_at)).toBe(90 * 86_400_000);
 		expect(minted.token).toMatch(/^vxa_bot_[A-Za-z0-9_-]{43}$/);
 		expect(minted.key_hint).toBe(`****${minted.token.slice(-4)}`);
 		const me = await call("GET", "/auth/me", { headers: as(minted.token) });
@@ -263,12 +273,12 @@ describe("revoking your own key", () => {
 	});
 
 	it("lets the calling key revoke itself: that answer is 204, its next request 401", async () => {
-		const { key } = await userWithKey();
-		const spare = await mint(key);
+		const { key, user } = await userWithKey();
+		const spare = await mintKey(user.id);
 		const [self] = (await list(key)).filter((k) => k.current);
 		expect((await call("DELETE", `/auth/keys/${self?.id}`, { headers: as(key) })).status).toBe(204);
 		expect(await meStatus(key)).toBe(401);
-		expect(await meStatus(spare.token)).toBe(200);
+		expect(await meStatus(spare)).toBe(200);
 	});
 
 	it.each(["abc", "0", "-4", "1.5"])("refuses the key id %s with 422", async (id) => {

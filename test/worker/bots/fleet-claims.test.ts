@@ -23,6 +23,7 @@ import {
 	ownMeetingIds,
 	publishedTicket,
 	QUEUE_MESSAGES,
+	reportedRoom,
 	SimulatedBot,
 	spawnRequestFor,
 	ticketMatch,
@@ -137,7 +138,9 @@ describe("POST /internal/bot-hosts/claims", () => {
 		expect(res.status).toBe(403);
 		expect(await res.json()).toEqual({ detail: "This bot host credential is not host-b's" });
 		expect(await claimOf(m.id)).toBeNull();
+		const putBack = await reportedRoom("host-a");
 		const own = await postClaim(claimBody(ticket, "host-a"), { authorization: `Bearer ${hostA}` });
+		await putBack();
 		expect(own.status).toBe(200);
 		expect(await claimOf(m.id)).toMatchObject({ host_id: "host-a" });
 	});
@@ -174,11 +177,14 @@ describe("POST /internal/bot-hosts/claims", () => {
 		];
 		for (const body of crossed) expect((await postClaim(body, as)).status).toBe(403);
 		// Signed with the deployment's key but never published: not the ticket the room waits on.
+		// The prober reported room for one claim: the room's refusal gives the slot back for the real ticket.
+		const putBack = await reportedRoom("prober");
 		const unpublished = await postClaim(claimBody(await unpublishedTicket(m.id), "prober"), as);
 		expect(await unpublished.json()).toEqual({ detail: "the ticket is not the one published for attempt 1", reason: "stale" });
 		expect(await claimOf(m.id)).toBeNull();
 		expect(await claimOf(other.id)).toBeNull();
 		expect((await postClaim(claimBody(ticket, "prober"), as)).status).toBe(200);
+		await putBack();
 	});
 
 	it("refuses a signed ticket past its not_after as stale before the room, and claims nothing", async () => {

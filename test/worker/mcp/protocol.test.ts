@@ -99,7 +99,7 @@ describe("MCP over streamable HTTP: the protocol", () => {
 			if (agent) expect([...tool.scopes], tool.name).toEqual([...agent]);
 		}
 		const writes = MCP_TOOLS.filter((t) => !t.scopes.includes("tx")).map((t) => t.name);
-		expect(writes).toEqual(["send_bot", "stop_bot", "plan_meeting", "speak", "send_chat", "read_chat"]);
+		expect(writes).toEqual(["send_bot", "stop_bot", "speak", "send_chat", "read_chat"]);
 	});
 
 	it("accepts the key as X-API-Key too, and the client tolerates the 405 of the event stream it asks for", async () => {

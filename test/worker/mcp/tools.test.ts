@@ -251,7 +251,6 @@ describe("MCP tools take the scopes of their REST routes", () => {
 		for (const [name, args] of [
 			["send_bot", link(meetCode())],
 			["stop_bot", link(code)],
-			["plan_meeting", { title: "x" }],
 			["speak", { ...link(code), text: "hi" }],
 			["send_chat", { ...link(code), text: "hi" }],
 			["read_chat", link(code)],
@@ -281,5 +280,10 @@ describe("MCP tools take the scopes of their REST routes", () => {
 		expect(transcript.body.segments.map((s) => s.text)).toEqual(["Read me."]);
 		const shared = answerOf(await client.callTool({ name: "share_transcript", arguments: link(code) }));
 		expect(shared.isError).toBe(false);
+		// Planning is the meeting-record plane, which `tx` covers as in the reference (docs/api.md#key-scopes).
+		const planned = answerOf<{ id: number; status: string }>(
+			await client.callTool({ name: "plan_meeting", arguments: { title: "tx plan" } }),
+		);
+		expect(planned).toMatchObject({ isError: false, body: { status: "idle" } });
 	});
 });

@@ -70,9 +70,40 @@ export const unpublishedTicket = (meetingId: number, attempt = 1, notAfterMs = D
 	signSpawnTicket(String(env.SECRETS_KEY), { meeting_id: meetingId, attempt, not_after: new Date(notAfterMs).toISOString() });
 
 /**
+ * Stands in for the host's last report, with room for one claim (a host claims only the free
+ * slots it reported, src/bot-channel/host-slots.ts); the answer puts the host's report back as
+ * it was, so the reports other tests read (placement notes, metrics) are left as they found them.
+ */
+export async function reportedRoom(hostId: string): Promise<() => Promise<void>> {
+	type Row = { report: string; reported_at: string; claims_since_report: number };
+	const before = await env.DB.prepare("SELECT report, reported_at, claims_since_report FROM bot_hosts WHERE host_id = ?")
+		.bind(hostId)
+		.first<Row>();
+	const upsert = `INSERT INTO bot_hosts (host_id, report, reported_at, claims_since_report) VALUES (?, ?, ?, ?)
+		ON CONFLICT (host_id) DO UPDATE SET report = excluded.report, reported_at = excluded.reported_at, claims_since_report = excluded.claims_since_report`;
+	const report = {
+		host_id: hostId,
+		version: "test",
+		slots: 1,
+		running: 0,
+		launching: 0,
+		free: 1,
+		draining: false,
+		mem_available_mb: 4096,
+		load1: 0,
+	};
+	await env.DB.prepare(upsert).bind(hostId, JSON.stringify(report), new Date().toISOString(), 0).run();
+	return async () => {
+		if (before) await env.DB.prepare(upsert).bind(hostId, before.report, before.reported_at, before.claims_since_report).run();
+		else await env.DB.prepare("DELETE FROM bot_hosts WHERE host_id = ?").bind(hostId).run();
+	};
+}
+
+/**
  * Plays a bot host: claims an attempt through SELF (which reaches this file's room) with the
  * ticket the room published for it (or, when it published none, one it never saw) and the
- * host's own credential (minted for it unless given).
+ * host's own credential (minted for it unless given), having reported room for it first
+ * (`reported: false` claims on whatever the host last reported).
  */
 export async function claimAttempt(
 	meetingId: number,
@@ -80,14 +111,20 @@ export async function claimAttempt(
 	hostId = "test-host",
 	credential?: string,
 	ticket?: SpawnTicket,
+	{ reported = true }: { reported?: boolean } = {},
 ): Promise<ClaimAnswer> {
 	const presented = ticket ?? (await publishedTicket(meetingId, attempt)) ?? (await unpublishedTicket(meetingId, attempt));
-	const res = await SELF.fetch("https://gateway.test/internal/bot-hosts/claims", {
-		method: "POST",
-		headers: { "content-type": "application/json", authorization: `Bearer ${credential ?? (await hostCredential(hostId))}` },
-		body: JSON.stringify({ meeting_id: meetingId, attempt, host_id: hostId, version: "test", ticket: presented }),
-	});
-	return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+	const putBack = reported ? await reportedRoom(hostId) : null;
+	try {
+		const res = await SELF.fetch("https://gateway.test/internal/bot-hosts/claims", {
+			method: "POST",
+			headers: { "content-type": "application/json", authorization: `Bearer ${credential ?? (await hostCredential(hostId))}` },
+			body: JSON.stringify({ meeting_id: meetingId, attempt, host_id: hostId, version: "test", ticket: presented }),
+		});
+		return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+	} finally {
+		await putBack?.();
+	}
 }
 
 /**
