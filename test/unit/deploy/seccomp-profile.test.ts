@@ -48,7 +48,10 @@ describe("the bot host's seccomp profile", () => {
 		expect(profile.defaultAction).toBe("SCMP_ACT_ERRNO");
 		expect(profile.architectures).toEqual(expect.arrayContaining(["SCMP_ARCH_X86_64", "SCMP_ARCH_AARCH64"]));
 		for (const rule of profile.syscalls) {
-			expect(Object.keys(rule).filter((key) => !["names", "action", "args", "errnoRet"].includes(key)), rule.names.join()).toEqual([]);
+			expect(
+				Object.keys(rule).filter((key) => !["names", "action", "args", "errnoRet"].includes(key)),
+				rule.names.join(),
+			).toEqual([]);
 			expect(["SCMP_ACT_ALLOW", "SCMP_ACT_ERRNO"]).toContain(rule.action);
 			expect(rule.names.length).toBeGreaterThan(0);
 			for (const arg of rule.args ?? []) expect(["SCMP_CMP_EQ", "SCMP_CMP_LT", "SCMP_CMP_GT", "SCMP_CMP_MASKED_EQ"]).toContain(arg.op);
@@ -88,7 +91,18 @@ describe("the bot host's seccomp profile", () => {
 	});
 
 	it("still refuses what RuntimeDefault refuses a container without capabilities", () => {
-		for (const name of ["mount", "umount2", "setns", "pivot_root", "bpf", "init_module", "kexec_load", "open_by_handle_at", "reboot", "swapon"])
+		for (const name of [
+			"mount",
+			"umount2",
+			"setns",
+			"pivot_root",
+			"bpf",
+			"init_module",
+			"kexec_load",
+			"open_by_handle_at",
+			"reboot",
+			"swapon",
+		])
 			expect(rulesFor(name), name).toEqual([]);
 	});
 });
