@@ -18,8 +18,11 @@ export interface Runner {
 	dir: string;
 	node: string;
 	script: string;
-	/** The command that runs the bundle: as nobody under root, as the test's own user otherwise. */
-	command: () => [string, ...string[]];
+	/**
+	 * The command that runs the bundle: as nobody under root, as the test's own user otherwise;
+	 * `through` is a command that runs the rest (it is run as that user too).
+	 */
+	command: (through?: string[]) => [string, ...string[]];
 	remove(): void;
 }
 
@@ -57,7 +60,12 @@ export async function bundleForUnprivileged(entry: string, assets: { from: strin
 		dir,
 		node,
 		script,
-		command: () => (asRoot ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "--", node, script] : [node, script]),
+		command: (through = []) => {
+			const run = [...through, node, script];
+			return asRoot
+				? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "--", ...run]
+				: [run[0] ?? node, ...run.slice(1)];
+		},
 		remove: () => rmSync(dir, { recursive: true, force: true }),
 	};
 }
