@@ -1,11 +1,8 @@
 /** When a bot's Chromium keeps its sandbox, and the launch flags that follow. */
-import { spawnSync } from "node:child_process";
-import { chownSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decideSandbox, parseSandboxSetting, type SandboxHost, sandboxFlags } from "../bot/chromium-sandbox.ts";
-import { asRoot, bundleForUnprivileged, NOBODY, type Runner } from "./unprivileged.ts";
+import { bundleForUnprivileged, type Runner, sandboxReport } from "./unprivileged.ts";
 
 const host = (fields: Partial<SandboxHost>): SandboxHost => ({ root: false, userNamespaces: false, setuidHelper: false, ...fields });
 
@@ -79,24 +76,7 @@ beforeAll(async () => {
 afterAll(() => runner?.remove());
 
 /** Runs the bundled report as a non-root user (dropping to nobody when the test runs as root). */
-function reportAsUnprivileged(setting: string): SandboxReport {
-	const home = mkdtempSync(path.join(tmpdir(), "sandbox-report-"));
-	try {
-		if (asRoot) chownSync(home, NOBODY, NOBODY);
-		if (!runner) throw new Error("the report was not bundled");
-		const [command, ...args] = runner.command();
-		const run = spawnSync(command, args, {
-			encoding: "utf8",
-			timeout: 45_000,
-			env: { PATH: process.env.PATH, HOME: home, TMPDIR: home, BOT_CHROMIUM_SANDBOX: setting },
-		});
-		const line = run.stdout.split("\n").find((l) => l.startsWith("{"));
-		if (!line) throw new Error(`sandbox report failed (${run.status}): ${run.stderr.slice(-2000)}`);
-		return JSON.parse(line) as SandboxReport;
-	} finally {
-		rmSync(home, { recursive: true, force: true });
-	}
-}
+const reportAsUnprivileged = (setting: string) => sandboxReport<SandboxReport>(runner, setting);
 
 describe("a bot's Chromium as a non-root user", () => {
 	it("really runs sandboxed when the decision says on, and says why when it cannot", () => {

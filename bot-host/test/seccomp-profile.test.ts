@@ -10,11 +10,10 @@
  * profile's shape and rules are checked by test/unit/deploy/seccomp-profile.test.ts.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asRoot, bundleForUnprivileged, NOBODY, type Runner } from "./unprivileged.ts";
+import { asRoot, bundleForUnprivileged, NOBODY, type Runner, sandboxReport } from "./unprivileged.ts";
 
 interface SyscallRule {
 	names: string[];
@@ -60,26 +59,8 @@ afterAll(() => runner?.remove());
 
 /** sandbox-report.ts with BOT_CHROMIUM_SANDBOX=auto under `profile` (a file in the runner's directory), as a non-root user. */
 function reportUnder(profile: string): Report {
-	if (!runner) throw new Error("the report was not bundled");
-	const home = mkdtempSync(path.join(tmpdir(), "seccomp-report-"));
-	try {
-		if (asRoot) chownSync(home, NOBODY, NOBODY);
-		const [command, ...args] = runner.command([
-			"/usr/bin/python3",
-			path.join(runner.dir, "seccomp-exec.py"),
-			path.join(runner.dir, profile),
-		]);
-		const run = spawnSync(command, args, {
-			encoding: "utf8",
-			timeout: 45_000,
-			env: { PATH: process.env.PATH, HOME: home, TMPDIR: home, BOT_CHROMIUM_SANDBOX: "auto" },
-		});
-		const line = run.stdout.split("\n").find((l) => l.startsWith("{"));
-		if (!line) throw new Error(`sandbox report failed (${run.status}): ${run.stderr.slice(-2000)}`);
-		return JSON.parse(line) as Report;
-	} finally {
-		rmSync(home, { recursive: true, force: true });
-	}
+	const dir = runner?.dir ?? "";
+	return sandboxReport<Report>(runner, "auto", ["/usr/bin/python3", path.join(dir, "seccomp-exec.py"), path.join(dir, profile)]);
 }
 
 /** Whether this machine lets a non-root user make a user namespace at all, with no filter in the way. */

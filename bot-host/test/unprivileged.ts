@@ -5,7 +5,8 @@
  * the owner's home too), in a directory anyone may read. private-checkout.test.ts runs every test
  * that uses this from such a checkout.
  */
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { build } from "esbuild";
@@ -68,4 +69,28 @@ export async function bundleForUnprivileged(entry: string, assets: { from: strin
 		},
 		remove: () => rmSync(dir, { recursive: true, force: true }),
 	};
+}
+
+/**
+ * Runs the bundled sandbox-report.ts with BOT_CHROMIUM_SANDBOX=`setting` as the unprivileged user,
+ * in a home of its own (Chromium's crash database), through `through` if given, and answers the
+ * JSON line it prints.
+ */
+export function sandboxReport<T>(runner: Runner | null, setting: string, through: string[] = []): T {
+	if (!runner) throw new Error("the report was not bundled");
+	const home = mkdtempSync(path.join(tmpdir(), "sandbox-report-"));
+	try {
+		if (asRoot) chownSync(home, NOBODY, NOBODY);
+		const [command, ...args] = runner.command(through);
+		const run = spawnSync(command, args, {
+			encoding: "utf8",
+			timeout: 45_000,
+			env: { PATH: process.env.PATH, HOME: home, TMPDIR: home, BOT_CHROMIUM_SANDBOX: setting },
+		});
+		const line = run.stdout.split("\n").find((l) => l.startsWith("{"));
+		if (!line) throw new Error(`sandbox report failed (${run.status}): ${run.stderr.slice(-2000)}`);
+		return JSON.parse(line) as T;
+	} finally {
+		rmSync(home, { recursive: true, force: true });
+	}
 }
