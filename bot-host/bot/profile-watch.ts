@@ -8,25 +8,32 @@
  */
 import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
-import { errorText } from "../error-text.ts";
 
 const MB = 1024 * 1024;
-/** How often the profile is measured: a page that writes as fast as Chromium lets it passes the limit by what it writes in that time. */
+/**
+ * How often the profile is measured: a page that writes as fast as Chromium lets it passes the
+ * limit by what it writes in that time. A measurement of a fresh profile (about 200 files) costs
+ * about 3 ms of CPU, so 0.2 % of a core per bot.
+ */
 export const PROFILE_WATCH_MS = 2_000;
 
-/** Bytes the files under `dir` take on disk (allocated blocks, so sparse files count as they are). */
+/**
+ * Bytes the files under `dir` take on disk (allocated blocks, so sparse files count as they are).
+ * A file or directory gone between listing and stat counts nothing, and the walk goes on: Chromium
+ * removes files while it runs, and a page that churns databases must not blind the watch.
+ * Asynchronous, so a profile of many files never holds up the host's other bots.
+ */
 export async function diskUsage(dir: string): Promise<number> {
-	let total = 0;
 	const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-	for (const entry of entries) {
-		const file = path.join(dir, entry.name);
-		// Chromium removes files while it runs: a file gone between listing and stat counts nothing.
-		const stat = await lstat(file).catch(() => null);
-		if (!stat) continue;
-		total += stat.blocks * 512;
-		if (stat.isDirectory()) total += await diskUsage(file);
-	}
-	return total;
+	const sizes = await Promise.all(
+		entries.map(async (entry) => {
+			const file = path.join(dir, entry.name);
+			const stat = await lstat(file).catch(() => null);
+			if (!stat) return 0;
+			return stat.blocks * 512 + (stat.isDirectory() ? await diskUsage(file) : 0);
+		}),
+	);
+	return sizes.reduce((sum, size) => sum + size, 0);
 }
 
 export interface ProfileWatchOptions {
@@ -35,7 +42,6 @@ export interface ProfileWatchOptions {
 	/** Called once, when a measurement passes the limit. */
 	onExceeded: (usedBytes: number) => void;
 	everyMs?: number;
-	log?: (line: string) => void;
 }
 
 export class ProfileWatch {
@@ -54,10 +60,6 @@ export class ProfileWatch {
 		return Math.max(0, this.options.limitBytes - this.used);
 	}
 
-	get usedBytes(): number {
-		return this.used;
-	}
-
 	start(): void {
 		this.timer ??= setInterval(() => void this.measure(), this.options.everyMs ?? PROFILE_WATCH_MS);
 		this.timer.unref();
@@ -73,13 +75,8 @@ export class ProfileWatch {
 	async measure(): Promise<number> {
 		if (this.measuring) return this.used;
 		this.measuring = true;
-		try {
-			this.used = await diskUsage(this.options.dir);
-		} catch (err) {
-			this.options.log?.(`profile size: ${errorText(err)}`);
-		} finally {
-			this.measuring = false;
-		}
+		this.used = await diskUsage(this.options.dir);
+		this.measuring = false;
 		if (!this.exceeded && this.used > this.options.limitBytes) {
 			this.exceeded = true;
 			this.stop();

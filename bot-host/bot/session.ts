@@ -232,7 +232,6 @@ export class BotSession {
 			dir,
 			limitBytes,
 			everyMs: this.options.profileWatchMs,
-			log: this.log,
 			onExceeded: (used) => {
 				const reason = profileLimitReason(used, limitBytes);
 				this.log(`bot ${this.request.meeting_id}: ${reason}`);

@@ -6,14 +6,17 @@
  * below its limit. A page that gets past the quota, one origin after another, makes its profile
  * pass BOT_PROFILE_DISK_MB: the bot leaves and its meeting fails, naming the limit.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../../test/shared/wait.ts";
 import { type BotBrowser, launchBotBrowser } from "../bot/browser.ts";
 import { chromiumSandbox } from "../bot/chromium-sandbox.ts";
 import type { HostEgress } from "../bot/egress.ts";
-import { diskUsage } from "../bot/profile-watch.ts";
+import { diskUsage, ProfileWatch } from "../bot/profile-watch.ts";
 import { openSurface, SURFACE_STORAGE_QUOTA_BYTES } from "../bot/surface.ts";
 import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
@@ -222,5 +225,48 @@ describe("a bot whose profile passes BOT_PROFILE_DISK_MB", () => {
 		await until("the bot out of the sandbox meeting", () => world.sandbox.observed(bot.nativeId)?.attendees[0]?.left === true);
 		await bot.session.finished;
 		expect(world.host.capacity().limited_by).toEqual([]);
+	});
+});
+
+describe("the profile watch", () => {
+	it("measures on while directories come and go under it, and calls past the limit once", async () => {
+		const dir = mkdtempSync(path.join(tmpdir(), "profile-watch-"));
+		try {
+			writeFileSync(path.join(dir, "kept"), Buffer.alloc(2 * MB, 1));
+			// A page that churns databases: directories made and removed while the watch walks them.
+			let churning = true;
+			const churn = (async () => {
+				for (let i = 0; churning; i++) {
+					const sub = path.join(dir, `db-${i % 4}`, "blobs");
+					mkdirSync(sub, { recursive: true });
+					writeFileSync(path.join(sub, "blob"), Buffer.alloc(64 * 1024, 1));
+					rmSync(path.dirname(sub), { recursive: true, force: true });
+					await new Promise((resolve) => setImmediate(resolve));
+				}
+			})();
+			const sizes: number[] = [];
+			for (let i = 0; i < 50; i++) sizes.push(await diskUsage(dir));
+			churning = false;
+			await churn;
+			expect(Math.min(...sizes)).toBeGreaterThanOrEqual(2 * MB);
+
+			const passed: number[] = [];
+			const watch = new ProfileWatch({ dir, limitBytes: 3 * MB, everyMs: 20, onExceeded: (used) => passed.push(used) });
+			watch.start();
+			try {
+				await until("a measurement", () => watch.roomLeft < 3 * MB);
+				expect(passed).toEqual([]);
+				writeFileSync(path.join(dir, "more"), Buffer.alloc(2 * MB, 1));
+				await until("the limit passed", () => passed.length > 0);
+				await new Promise((resolve) => setTimeout(resolve, 100));
+				expect(passed).toHaveLength(1);
+				expect(passed[0]).toBeGreaterThan(3 * MB);
+				expect(watch.roomLeft).toBe(0);
+			} finally {
+				watch.stop();
+			}
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
 	});
 });
