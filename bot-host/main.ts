@@ -20,8 +20,10 @@
  * (default the core count: where the kernel has no PSI, above this 1-minute load average nothing
  * is pulled).
  * Disk: BOT_RECORDING_MAX_BYTES (default 1 GiB, the Worker's upload limit: a bot's recording
- * stops there, named on its channel), BOT_PROFILE_DISK_MB (256 per bot's Chromium profile);
- * nothing is pulled while the temporary directory lacks room for one more bot (fleet/capacity.ts).
+ * stops there, named on its channel), BOT_PROFILE_DISK_MB (256 per bot's Chromium profile: a bot
+ * whose profile passes it is stopped, bot/profile-watch.ts), BOT_HOST_DISK_RESERVE_MB (256 kept
+ * free); nothing is pulled while the temporary directory lacks room for one more bot beside what
+ * the running ones may still write and the reserve (fleet/capacity.ts).
  * Timing: BOT_HOST_DRAIN_S (15000: how long bots may stay after SIGTERM), BOT_HOST_REPORT_S (15),
  * BOT_HOST_VISIBILITY_MS (60000), BOT_HOST_BACKOFF_MIN_MS (250), BOT_HOST_BACKOFF_MAX_MS (1000),
  * BOT_HOST_FULL_POLL_MS (1000), BOT_HOST_CLAIM_RETRY_S (2), BOT_HELP_GRACE_S (12: how long a bot may sit on a
@@ -58,6 +60,7 @@ import {
 	DEFAULT_BOT_CPU_BUDGET_PCT,
 	DEFAULT_BOT_MEM_BUDGET_MB,
 	DEFAULT_CPU_TARGET_PCT,
+	DEFAULT_DISK_RESERVE_MB,
 	DEFAULT_IDLE_MAX_PRESSURE,
 	DEFAULT_MAX_CPU_PRESSURE,
 	DEFAULT_MAX_MEM_PRESSURE,
@@ -181,7 +184,8 @@ const host = await startBotHost({
 		maxCpuPressure: percent("BOT_HOST_MAX_CPU_PRESSURE", DEFAULT_MAX_CPU_PRESSURE),
 		maxMemPressure: percent("BOT_HOST_MAX_MEM_PRESSURE", DEFAULT_MAX_MEM_PRESSURE),
 		idleMaxPressure: percent("BOT_HOST_IDLE_MAX_PRESSURE", DEFAULT_IDLE_MAX_PRESSURE),
-		profileDiskMb: whole("BOT_PROFILE_DISK_MB", DEFAULT_PROFILE_DISK_MB),
+		profileDiskMb: whole("BOT_PROFILE_DISK_MB", DEFAULT_PROFILE_DISK_MB, 16),
+		diskReserveMb: whole("BOT_HOST_DISK_RESERVE_MB", DEFAULT_DISK_RESERVE_MB),
 	},
 	recordingMaxBytes: whole("BOT_RECORDING_MAX_BYTES", RECORDING_MAX_BYTES, WAV_HEADER_BYTES + 2),
 	session: { helpGraceMs: whole("BOT_HELP_GRACE_S", DEFAULT_HELP_GRACE_MS / 1000, 1) * 1000 },

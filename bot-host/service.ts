@@ -20,7 +20,7 @@ import { findOnPath } from "./bot/search-path.ts";
 import { BotSession, type SessionOptions } from "./bot/session.ts";
 import { errorText } from "./error-text.ts";
 import { BotCpuMeter } from "./fleet/bot-cpu.ts";
-import { type Capacity, type CapacitySettings, capacityOf } from "./fleet/capacity.ts";
+import { type Capacity, type CapacitySettings, capacityOf, DEFAULT_PROFILE_DISK_MB } from "./fleet/capacity.ts";
 import { RefusalWatch } from "./fleet/refusal.ts";
 import { reapStrayBrowsers } from "./stray-browsers.ts";
 
@@ -52,7 +52,10 @@ export interface BotHostOptions {
 	/** What the host runs without, named on /health as `degraded` (Chromium without its sandbox). */
 	warnings?: string[];
 	/** Passed to each session (tests shorten the caption settle time). */
-	session?: Pick<SessionOptions, "pollMs" | "captionSettleMs" | "joinTimeoutMs" | "helpGraceMs" | "captionWatch" | "hostRecheckMs">;
+	session?: Pick<
+		SessionOptions,
+		"pollMs" | "captionSettleMs" | "joinTimeoutMs" | "helpGraceMs" | "captionWatch" | "hostRecheckMs" | "profileWatchMs"
+	>;
 	log?: (line: string) => void;
 }
 
@@ -138,6 +141,7 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 		const launching = [...sessions].filter((s) => s.currentStage === "joining");
 		const running = [...sessions].filter((s) => s.currentStage !== "joining");
 		const recordingBytesLeft = [...sessions].reduce((sum, s) => sum + s.recordingRoomLeft, 0);
+		const profileBytesLeft = [...sessions].reduce((sum, s) => sum + s.profileRoomLeft, 0);
 		const browserPids = running.flatMap((s) => (s.browserPid === undefined ? [] : [s.browserPid]));
 		const now = capacityOf(
 			{ slots, ...capacitySettings, recordingMaxBytes: options.recordingMaxBytes },
@@ -147,6 +151,7 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 				draining,
 				ready: readiness().status !== "unavailable",
 				recordingBytesLeft,
+				profileBytesLeft,
 				botsCpu: cpuMeter.measure(browserPids),
 			},
 		);
@@ -202,6 +207,7 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 				egress,
 				log,
 				recordingMaxBytes: options.recordingMaxBytes,
+				profileDiskBytes: (capacitySettings.profileDiskMb ?? DEFAULT_PROFILE_DISK_MB) * 1024 * 1024,
 				...options.session,
 			});
 			bots.set(request.meeting_id, session);
@@ -277,7 +283,7 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 /** A host short of disk for one more bot runs the bots it has but takes no work: degraded, saying so. */
 function withDiskShortage(ready: HostReadiness, now: Capacity): HostReadiness {
 	if (!now.limited_by.includes("disk")) return ready;
-	const shortage = `not enough free disk for another bot: ${now.disk_free_mb} MB free in ${tmpdir()}, ${now.disk_needed_mb} MB needed (what running bots may still record, plus one more recording at its cap and a browser profile); no work is taken until there is`;
+	const shortage = `not enough free disk for another bot: ${now.disk_free_mb} MB free in ${tmpdir()}, ${now.disk_needed_mb} MB needed (what running bots' recordings and browser profiles may still take, one more bot's recording at its cap and profile at its limit, and the reserve kept free); no work is taken until there is`;
 	const problems = [...ready.problems, shortage];
 	return { status: ready.status === "unavailable" ? "unavailable" : "degraded", detail: problems[0], problems };
 }

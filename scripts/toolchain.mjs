@@ -50,7 +50,13 @@ export const BOT_HOST_PACKAGES = [
 	["util-linux", "/usr/bin/setpriv"],
 ];
 /** The tests also check audio with sox. */
-export const TEST_PACKAGES = [...BOT_HOST_PACKAGES, ["sox", "/usr/bin/sox"]];
+/** The tests also load the bot host's seccomp profile through libseccomp (bot-host/test/seccomp-exec.py). */
+export const TEST_PACKAGES = [
+	...BOT_HOST_PACKAGES,
+	["sox", "/usr/bin/sox"],
+	["python3", "/usr/bin/python3"],
+	["libseccomp2", `/usr/lib/${process.arch === "arm64" ? "aarch64" : "x86_64"}-linux-gnu/libseccomp.so.2`],
+];
 
 /**
  * What to do about missing Debian packages: install them (as root) or tell the user the exact

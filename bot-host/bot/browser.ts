@@ -122,6 +122,8 @@ export async function launchBotBrowser(label: string, options: BrowserOptions, t
 		`--disable-features=${disabledFeatures.join(",")}`,
 		"--renderer-process-limit=2",
 		"--disable-site-isolation-trials",
+		// The HTTP cache within the profile's disk limit (profile-watch.ts): Chromium's own size follows the free disk.
+		`--disk-cache-size=${32 * 1024 * 1024}`,
 		// A meeting page needs little heap; V8's default lets it grow to gigabytes before collecting.
 		"--js-flags=--max-old-space-size=192",
 		`--lang=${LANGUAGES[0]}`,

@@ -25,6 +25,7 @@ import { autoLeave, leaveLimits } from "./limits.ts";
 import { leaveMeeting, openMeetingPage, preparePage } from "./meeting-page.ts";
 import { pageInput } from "./os-input.ts";
 import { type Ending, endingFor, failedWithout, leaving, outcomeOf, reportable, type Stage } from "./outcomes.ts";
+import { ProfileWatch, profileLimitReason } from "./profile-watch.ts";
 import { type CaptionTracker, ChatTracker, ParticipantTracker } from "./transcript.ts";
 import { transcriptSource } from "./transcript-source.ts";
 
@@ -46,6 +47,10 @@ export interface SessionOptions {
 	hostRecheckMs?: number;
 	/** The host's cap on a recording file (BOT_RECORDING_MAX_BYTES); the spawn's `recording_max_bytes` may lower it. */
 	recordingMaxBytes?: number;
+	/** The disk the bot's Chromium profile may take (BOT_PROFILE_DISK_MB); past it the bot fails (profile-watch.ts). Default: no limit. */
+	profileDiskBytes?: number;
+	/** How often the profile is measured (profile-watch.ts PROFILE_WATCH_MS). */
+	profileWatchMs?: number;
 	/** When people heard without captions read is a help request (caption-watch.ts; CAPTION_WATCH_DEFAULTS). */
 	captionWatch?: Partial<CaptionWatchLimits>;
 	log?: (line: string) => void;
@@ -67,6 +72,7 @@ export class BotSession {
 	private requestedEnding: Ending | null = null;
 	private crashed: string | null = null;
 	private bot: BotBrowser | null = null;
+	private profileWatch: ProfileWatch | null = null;
 	private page: Page | null = null;
 	private readonly commands: { id: string; act: Act }[] = [];
 	/** Capture, the capped recording and transcription of the call; its file is made once audio arrives. */
@@ -143,6 +149,11 @@ export class BotSession {
 		return this.audio.recordingRoomLeft;
 	}
 
+	/** Disk the Chromium profile may still take (the host counts it before taking more work); its whole budget before it starts. */
+	get profileRoomLeft(): number {
+		return this.profileWatch?.roomLeft ?? this.options.profileDiskBytes ?? 0;
+	}
+
 	/** A JPEG of the meeting page now (the canary's record of each step); null without a page. */
 	async screenshot(): Promise<Uint8Array | null> {
 		const page = this.page;
@@ -207,9 +218,27 @@ export class BotSession {
 			...(ending.status === "failed" ? { failure_stage: this.stage, join_step: this.joinStep } : {}),
 			...(diagnostics ? { diagnostics } : {}),
 		});
+		this.profileWatch?.stop();
 		await this.bot?.close().catch(() => {});
 		await this.channel.drain(5_000);
 		this.channel.close();
+	}
+
+	/** A profile past its disk limit ends the bot: it leaves the call and fails, naming the limit. */
+	private watchProfile(dir: string): void {
+		const limitBytes = this.options.profileDiskBytes;
+		if (limitBytes === undefined) return;
+		this.profileWatch = new ProfileWatch({
+			dir,
+			limitBytes,
+			everyMs: this.options.profileWatchMs,
+			onExceeded: (used) => {
+				const reason = profileLimitReason(used, limitBytes);
+				this.log(`bot ${this.request.meeting_id}: ${reason}`);
+				this.requestedEnding ??= failedWithout(reason, true);
+			},
+		});
+		this.profileWatch.start();
 	}
 
 	/** Join and stay until something ends the bot's time in the meeting. */
@@ -220,6 +249,7 @@ export class BotSession {
 			because("could not start Chromium"),
 		);
 		this.evidence.step("started Chromium");
+		this.watchProfile(this.bot.profileDir);
 		this.bot.browser.on("disconnected", () => {
 			this.crashed ??= this.requestedEnding ? null : "Chromium disconnected";
 		});

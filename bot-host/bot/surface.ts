@@ -18,8 +18,18 @@
  *   the host's addresses) and WebTransport (QUIC) are removed from every document it creates,
  *   frames included, before their scripts run. The bot's meeting page keeps WebRTC: a meeting
  *   needs it, so no browser-wide switch (--force-webrtc-ip-handling-policy) is used.
+ * - Storage: the page keeps its origin (`allow-same-origin`: sites break without localStorage),
+ *   so it can write to the bot's profile on disk. Every origin a top-level document of the page
+ *   comes from gets a storage quota of SURFACE_STORAGE_QUOTA_BYTES (IndexedDB, CacheStorage, the
+ *   origin's file system) before that document loads: past it the page's writes fail with
+ *   QuotaExceededError, as on a full disk. Chromium keys a frame's storage by the top-level site
+ *   too, and a quota override names an origin alone, so it would not reach a frame of another
+ *   origin: such frames (and every frame below one) are sandboxed without `allow-same-origin`,
+ *   an opaque origin with no storage at all. Frames of the top document's own origin keep theirs,
+ *   under its quota. What no quota covers (localStorage's own 10 MB per origin, one top-level
+ *   origin after another) meets the profile's disk limit (profile-watch.ts), which stops the bot.
  */
-import type { Browser, HTTPRequest, Page } from "puppeteer-core";
+import type { Browser, CDPSession, HTTPRequest, Page } from "puppeteer-core";
 import { errorText } from "../error-text.ts";
 import { admit, EgressRefused, type HostEgress, requestGuarded } from "./egress.ts";
 
@@ -29,8 +39,12 @@ export interface SharedSurface {
 }
 
 const HTML_DOCUMENT_URL = "http://shared-content.invalid/";
+/** The storage one origin of shared content may take: room for a web app's state, not for a disk's worth of blobs. */
+export const SURFACE_STORAGE_QUOTA_BYTES = 16 * 1024 * 1024;
 // `sandbox` without allow-popups: a window the page opens would be a page without interception.
 const SURFACE_POLICY = "connect-src http: https: data: blob:; worker-src 'none'; sandbox allow-scripts allow-same-origin allow-forms";
+/** The same for a frame whose storage no quota reaches: an opaque origin, which has none. */
+const OPAQUE_FRAME_POLICY = "connect-src http: https: data: blob:; worker-src 'none'; sandbox allow-scripts allow-forms";
 const PASSING_SCHEMES = new Set(["data:", "blob:", "about:"]);
 // Hop-by-hop and encoding headers: Node hands us the body as sent, and Chromium gets it whole.
 const DROPPED_RESPONSE_HEADERS = new Set(["content-encoding", "transfer-encoding", "content-length", "connection", "keep-alive"]);
@@ -49,11 +63,12 @@ export async function openSurface(
 	try {
 		await page.setViewport({ width: 1920, height: 1080 });
 		await page.evaluateOnNewDocument(withoutUdp);
+		const quota = new OriginQuota(await page.createCDPSession());
 		await page.setRequestInterception(true);
 		page.on("request", (request) => {
 			const own = content.kind === "html" && request.url().startsWith(HTML_DOCUMENT_URL);
 			const answered = !own
-				? answer(request, egress, log)
+				? answer(request, egress, log, quota)
 				: request.url() === HTML_DOCUMENT_URL
 					? request.respond({
 							status: 200,
@@ -61,9 +76,10 @@ export async function openSurface(
 							contentType: "text/html; charset=utf-8",
 							body: content.html,
 						})
-					: request.respond({ status: 404, body: "" });
+					: request.respond({ status: 404, headers: { "content-security-policy": OPAQUE_FRAME_POLICY }, body: "" });
 			answered.catch((err: unknown) => log(`shared content: ${errorText(err)}`));
 		});
+		if (content.kind === "html") await quota.cap(HTML_DOCUMENT_URL);
 		await page.goto(content.kind === "html" ? HTML_DOCUMENT_URL : content.url, { waitUntil: "load", timeout: 20_000 });
 		return { page, close };
 	} catch (err) {
@@ -77,11 +93,31 @@ function withoutUdp(): void {
 	for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection", "WebTransport"]) Reflect.deleteProperty(globalThis, name);
 }
 
-async function answer(request: HTTPRequest, egress: HostEgress, log: (line: string) => void): Promise<void> {
+/** Storage quotas of the page's origins, through its own DevTools session (an override lasts as long as the session, which closes with the page). */
+class OriginQuota {
+	private readonly capped = new Set<string>();
+	private readonly cdp: CDPSession;
+
+	constructor(cdp: CDPSession) {
+		this.cdp = cdp;
+	}
+
+	async cap(url: string): Promise<void> {
+		const origin = originOf(url);
+		if (origin === null || this.capped.has(origin)) return;
+		await this.cdp.send("Storage.overrideQuotaForOrigin", { origin, quotaSize: SURFACE_STORAGE_QUOTA_BYTES });
+		this.capped.add(origin);
+	}
+}
+
+async function answer(request: HTTPRequest, egress: HostEgress, log: (line: string) => void, quota: OriginQuota): Promise<void> {
 	const url = request.url();
 	const scheme = url.slice(0, url.indexOf(":") + 1).toLowerCase();
 	if (PASSING_SCHEMES.has(scheme)) return request.continue();
 	try {
+		// Before the document exists, so its first script already writes under the quota.
+		const keepsOrigin = request.isNavigationRequest() && storesUnderQuota(request);
+		if (keepsOrigin) await quota.cap(url);
 		const res = await requestGuarded(url, {
 			what: "a shared-content request",
 			policy: egress.policy,
@@ -97,11 +133,38 @@ async function answer(request: HTTPRequest, egress: HostEgress, log: (line: stri
 			if (value !== undefined && !DROPPED_RESPONSE_HEADERS.has(name)) headers[name] = value;
 		// Added to the site's own policy (both apply), never instead of it.
 		const own = headers["content-security-policy"];
-		headers["content-security-policy"] = [...(own === undefined ? [] : [own].flat()), SURFACE_POLICY].join(", ");
+		const policy = !request.isNavigationRequest() || keepsOrigin ? SURFACE_POLICY : OPAQUE_FRAME_POLICY;
+		headers["content-security-policy"] = [...(own === undefined ? [] : [own].flat()), policy].join(", ");
 		await request.respond({ status: res.status, headers, body: res.body });
 	} catch (err) {
 		log(`shared content: blocked ${describeTarget(url)}: ${errorText(err)}`);
 		await request.abort(err instanceof EgressRefused ? "blockedbyclient" : "failed");
+	}
+}
+
+/**
+ * Whether a document keeps its origin: the top-level one, and a frame of the top document's
+ * origin all of whose ancestors are too (a frame of that origin below another origin's is stored
+ * under a third-party key as well). A frame Chromium has not named yet counts as another origin.
+ */
+function storesUnderQuota(request: HTTPRequest): boolean {
+	const frame = request.frame();
+	if (!frame) return false;
+	const top = frame.page().mainFrame();
+	if (frame === top) return true;
+	const origin = originOf(top.url());
+	if (origin === null || originOf(request.url()) !== origin) return false;
+	for (let ancestor = frame.parentFrame(); ancestor && ancestor !== top; ancestor = ancestor.parentFrame())
+		if (originOf(ancestor.url()) !== origin) return false;
+	return true;
+}
+
+function originOf(url: string): string | null {
+	try {
+		const origin = new URL(url).origin;
+		return origin === "null" ? null : origin;
+	} catch {
+		return null;
 	}
 }
 

@@ -21,11 +21,14 @@
  * running ones not measured yet, count at that cost. Memory: bots still launching have not used
  * theirs yet, so their budget is taken off what MemAvailable shows.
  *
- * Disk: each bot writes its recording (up to its cap) and a Chromium profile to the temporary
+ * Disk: each bot writes its recording (up to its cap) and a Chromium profile (up to
+ * BOT_PROFILE_DISK_MB, past which the bot is stopped: bot/profile-watch.ts) to the temporary
  * directory. A full disk fails every bot's recording on the host, and under Kubernetes a pod
  * past its volume's limit is evicted with all its bots, so another bot is taken only when the
- * free space (statfs) holds what the running bots' recordings may still write plus one more
- * bot's whole recording and profile. The next bot is assumed to record: a claim does not say.
+ * free space (statfs) holds what the bots' recordings and profiles may still write, plus one
+ * more bot's whole recording and profile, plus BOT_HOST_DISK_RESERVE_MB kept free for the rest
+ * (logs, Xvfb, a profile measured between two readings). The next bot is assumed to record: a
+ * claim does not say.
  */
 import { readFileSync, statfsSync } from "node:fs";
 import os from "node:os";
@@ -38,8 +41,10 @@ import { readPressure } from "./pressure.ts";
 export const DEFAULT_BOT_MEM_BUDGET_MB = 400;
 /** Memory kept for the host process, the OS and page cache (BOT_MEM_RESERVE_MB). */
 export const DEFAULT_MEM_RESERVE_MB = 512;
-/** Disk one bot's Chromium profile may take beside its recording (BOT_PROFILE_DISK_MB). */
+/** Disk one bot's Chromium profile may take beside its recording (BOT_PROFILE_DISK_MB); past it the bot is stopped. */
 export const DEFAULT_PROFILE_DISK_MB = 256;
+/** Free disk no bot is counted on (BOT_HOST_DISK_RESERVE_MB): the host stops taking work before it gets there. */
+export const DEFAULT_DISK_RESERVE_MB = 256;
 /**
  * Share of all cores the bots may use together (BOT_HOST_CPU_TARGET), in percent: the rest is
  * for the host process, the OS, and the bursts of a Chromium starting; 10 bots at 17 % of a core
@@ -132,6 +137,8 @@ export interface CapacitySettings {
 	recordingMaxBytes?: number;
 	/** Disk per bot's Chromium profile (BOT_PROFILE_DISK_MB); default DEFAULT_PROFILE_DISK_MB. */
 	profileDiskMb?: number;
+	/** Free disk kept beyond what the bots may write (BOT_HOST_DISK_RESERVE_MB); default DEFAULT_DISK_RESERVE_MB. */
+	diskReserveMb?: number;
 	readers?: Partial<MachineReaders>;
 }
 
@@ -144,7 +151,7 @@ export interface Capacity {
 	mem_available_mb: number;
 	load1: number;
 	disk_free_mb: number;
-	/** Disk one more bot needs: what running bots' recordings may still write, plus its recording cap and profile. */
+	/** Disk one more bot needs: what the bots' recordings and profiles may still write, its recording cap and profile, and the reserve. */
 	disk_needed_mb: number;
 	/** PSI some avg10, percent; null where the kernel has none. */
 	cpu_pressure: number | null;
@@ -170,6 +177,8 @@ export interface HostLoad {
 	ready: boolean;
 	/** Bytes the bots' recordings may still write (BotSession.recordingRoomLeft, summed). */
 	recordingBytesLeft?: number;
+	/** Bytes the bots' profiles may still take before each is stopped (BotSession.profileRoomLeft, summed); absent: launching bots' whole profiles. */
+	profileBytesLeft?: number;
 	/** The running bots' CPU as measured (BotCpuMeter); absent: none measured. */
 	botsCpu?: BotsCpu;
 }
@@ -191,8 +200,10 @@ export function capacityOf(settings: CapacitySettings, state: HostLoad): Capacit
 	const byMemory = memAvailable === null ? bySlots : Math.floor((memAvailable - reserve) / budget) - state.launching;
 	const profileMb = settings.profileDiskMb ?? DEFAULT_PROFILE_DISK_MB;
 	const perBotMb = (settings.recordingMaxBytes ?? RECORDING_MAX_BYTES) / MB + profileMb;
-	// Bots still launching have not written their profiles yet; running ones mostly have.
-	const promisedMb = (state.recordingBytesLeft ?? 0) / MB + state.launching * profileMb;
+	// A page can fill any bot's profile up to its limit, running or not.
+	const profilesLeftMb = state.profileBytesLeft === undefined ? state.launching * profileMb : state.profileBytesLeft / MB;
+	const reserveMb = settings.diskReserveMb ?? DEFAULT_DISK_RESERVE_MB;
+	const promisedMb = (state.recordingBytesLeft ?? 0) / MB + profilesLeftMb + reserveMb;
 	const byDisk = diskFree === null ? bySlots : Math.floor((diskFree - promisedMb) / perBotMb);
 
 	// CPU in percent of one core throughout.
@@ -239,7 +250,11 @@ export function capacityOf(settings: CapacitySettings, state: HostLoad): Capacit
 			// Needed: the reserve, and the budget of each bot still launching and of one more.
 			`too little memory: ${Math.max(0, memAvailable ?? 0)} MB available, ${reserve + budget * (state.launching + 1)} MB needed`,
 		],
-		["disk", byDisk <= 0, `too little disk: ${Math.max(0, diskFree ?? 0)} MB free, ${Math.ceil(promisedMb + perBotMb)} MB needed`],
+		[
+			"disk",
+			byDisk <= 0,
+			`too little disk: ${Math.max(0, diskFree ?? 0)} MB free, ${Math.ceil(promisedMb + perBotMb)} MB needed${reserveMb > 0 ? ` (${reserveMb} MB of it kept free)` : ""}`,
+		],
 	];
 	const applying = limits.filter(([, applies]) => applies);
 	const refusing = applying.map(([, , words]) => words).join("; ");

@@ -75,10 +75,12 @@ describe("a host's free slots", () => {
 	it("leave room on disk for one more bot's whole recording and profile, past what running bots may still record", () => {
 		const MB = 1024 * 1024;
 		// 100 MB recordings and 50 MB profiles: one more bot needs 150 MB.
+		// No reserve here: the next test keeps one.
 		const disk = (freeMb: number | null) => ({
 			slots: 20,
 			recordingMaxBytes: 100 * MB,
 			profileDiskMb: 50,
+			diskReserveMb: 0,
 			readers: machine(64_000, 0, 4, freeMb),
 		});
 		expect(capacityOf(disk(1_000), idle)).toMatchObject({ free: 6, disk_free_mb: 1_000, disk_needed_mb: 150, limited_by: [] });
@@ -101,9 +103,32 @@ describe("a host's free slots", () => {
 			refusing: "1 of 1 slots taken; too little disk: 10 MB free, 150 MB needed",
 		});
 		expect(capacityOf(disk(null), idle)).toMatchObject({ free: 20, disk_free_mb: 0, limited_by: [] });
-		// By default a recording is capped at the Worker's 1 GiB upload limit, and a profile counts 256 MB.
-		expect(capacityOf({ slots: 20, readers: machine(64_000, 0, 4, 2_559) }, idle)).toMatchObject({ free: 1, disk_needed_mb: 1_280 });
-		expect(capacityOf({ slots: 20, readers: machine(64_000, 0, 4, 1_279) }, idle)).toMatchObject({ free: 0, limited_by: ["disk"] });
+		// By default a recording is capped at the Worker's 1 GiB upload limit, a profile counts 256 MB, and 256 MB are kept free.
+		expect(capacityOf({ slots: 20, readers: machine(64_000, 0, 4, 2_815) }, idle)).toMatchObject({ free: 1, disk_needed_mb: 1_536 });
+		expect(capacityOf({ slots: 20, readers: machine(64_000, 0, 4, 1_535) }, idle)).toMatchObject({ free: 0, limited_by: ["disk"] });
+	});
+
+	it("stop taking work before the disk is full: the reserve stays free, and every bot's profile counts up to its limit", () => {
+		const MB = 1024 * 1024;
+		// 100 MB recordings, 50 MB profiles, 200 MB kept free (BOT_HOST_DISK_RESERVE_MB).
+		const disk = (freeMb: number) => ({
+			slots: 20,
+			recordingMaxBytes: 100 * MB,
+			profileDiskMb: 50,
+			diskReserveMb: 200,
+			readers: machine(64_000, 0, 4, freeMb),
+		});
+		expect(capacityOf(disk(350), idle)).toMatchObject({ free: 1, disk_needed_mb: 350, limited_by: [] });
+		expect(capacityOf(disk(349), idle)).toMatchObject({
+			free: 0,
+			limited_by: ["disk"],
+			refusing: "too little disk: 349 MB free, 350 MB needed (200 MB of it kept free)",
+		});
+		// Two running bots whose pages have filled 10 MB and 45 MB of their profiles may still write 40 + 5 MB there,
+		// besides 60 MB of recordings; a launching bot counts its whole 50 MB.
+		const busy = { ...idle, running: 2, launching: 1, recordingBytesLeft: 60 * MB, profileBytesLeft: (40 + 5 + 50) * MB };
+		expect(capacityOf(disk(505), busy)).toMatchObject({ free: 1, disk_needed_mb: 505 });
+		expect(capacityOf(disk(504), busy)).toMatchObject({ free: 0, limited_by: ["disk"] });
 	});
 
 	it("read the free space of the temporary directory the bots write to", () => {

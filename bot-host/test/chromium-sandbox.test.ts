@@ -1,11 +1,8 @@
 /** When a bot's Chromium keeps its sandbox, and the launch flags that follow. */
-import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decideSandbox, parseSandboxSetting, type SandboxHost, sandboxFlags } from "../bot/chromium-sandbox.ts";
+import { bundleForUnprivileged, type Runner, sandboxReport } from "./unprivileged.ts";
 
 const host = (fields: Partial<SandboxHost>): SandboxHost => ({ root: false, userNamespaces: false, setuidHelper: false, ...fields });
 
@@ -65,8 +62,6 @@ describe("the Chromium sandbox decision", () => {
 	});
 });
 
-const NOBODY = 65534;
-
 interface SandboxReport {
 	uid: number;
 	decision: { sandbox: boolean; why: string };
@@ -74,51 +69,14 @@ interface SandboxReport {
 	seccomp: number[];
 }
 
-/**
- * sandbox-report.ts bundled into one file, beside a copy of this Node, in a directory anyone may read: the
- * unprivileged user cannot read the checkout when it sits under a directory only its owner can enter.
- */
-let runner = "";
+let runner: Runner | null = null;
 beforeAll(async () => {
-	runner = mkdtempSync(path.join(tmpdir(), "sandbox-runner-"));
-	chmodSync(runner, 0o755);
-	await build({
-		entryPoints: [path.join(import.meta.dirname, "sandbox-report.ts")],
-		outfile: path.join(runner, "report.mjs"),
-		bundle: true,
-		platform: "node",
-		format: "esm",
-		// Bundled CommonJS dependencies still call require.
-		banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-		logLevel: "warning",
-	});
-	copyFileSync(process.execPath, path.join(runner, "node"));
-	chmodSync(path.join(runner, "node"), 0o755);
-	chmodSync(path.join(runner, "report.mjs"), 0o644);
+	runner = await bundleForUnprivileged(path.join(import.meta.dirname, "sandbox-report.ts"));
 }, 60_000);
-afterAll(() => rmSync(runner, { recursive: true, force: true }));
+afterAll(() => runner?.remove());
 
 /** Runs the bundled report as a non-root user (dropping to nobody when the test runs as root). */
-function reportAsUnprivileged(setting: string): SandboxReport {
-	const home = mkdtempSync(path.join(tmpdir(), "sandbox-report-"));
-	try {
-		const asRoot = process.getuid?.() === 0;
-		if (asRoot) chownSync(home, NOBODY, NOBODY);
-		const node = path.join(runner, "node");
-		const script = path.join(runner, "report.mjs");
-		const command = asRoot ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", node, script] : [node, script];
-		const run = spawnSync(command[0] ?? "", command.slice(1), {
-			encoding: "utf8",
-			timeout: 45_000,
-			env: { PATH: process.env.PATH, HOME: home, TMPDIR: home, BOT_CHROMIUM_SANDBOX: setting },
-		});
-		const line = run.stdout.split("\n").find((l) => l.startsWith("{"));
-		if (!line) throw new Error(`sandbox report failed (${run.status}): ${run.stderr.slice(-2000)}`);
-		return JSON.parse(line) as SandboxReport;
-	} finally {
-		rmSync(home, { recursive: true, force: true });
-	}
-}
+const reportAsUnprivileged = (setting: string) => sandboxReport<SandboxReport>(runner, setting);
 
 describe("a bot's Chromium as a non-root user", () => {
 	it("really runs sandboxed when the decision says on, and says why when it cannot", () => {

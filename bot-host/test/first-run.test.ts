@@ -289,8 +289,8 @@ describe("the Debian package step shared by npm start and npm test", () => {
 		});
 		expect(debianPackagePlan(TEST_PACKAGES, { exists: (file) => file === "/usr/bin/espeak-ng", root: false, env: {} })).toEqual({
 			action: "advise",
-			missing: ["chromium", "xvfb", "xdotool", "util-linux", "sox"],
-			command: "sudo apt-get install -y chromium xvfb xdotool util-linux sox",
+			missing: ["chromium", "xvfb", "xdotool", "util-linux", "sox", "python3", "libseccomp2"],
+			command: "sudo apt-get install -y chromium xvfb xdotool util-linux sox python3 libseccomp2",
 		});
 		// Xvfb and xdotool are looked for where Debian's packages put them.
 		expect(debianPackagePlan(BOT_HOST_PACKAGES, { exists: (file) => file !== "/usr/bin/Xvfb", root: true, env: {} })).toMatchObject({

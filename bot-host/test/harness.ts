@@ -56,6 +56,9 @@ export async function startWorld(
 		formerHeadless?: boolean;
 		/** How often a page that says the host has not started is re-opened (the driver's own by default: Zoom 15 s). */
 		hostRecheckMs?: number;
+		/** Each bot's profile limit (BOT_PROFILE_DISK_MB) and how often it is measured. */
+		profileDiskMb?: number;
+		profileWatchMs?: number;
 	} = {},
 ): Promise<World> {
 	const sandbox = await startSandbox();
@@ -80,11 +83,12 @@ export async function startWorld(
 			helpGraceMs: options.helpGraceMs ?? 5_000,
 			...(options.captionWatch ? { captionWatch: options.captionWatch } : {}),
 			...(options.hostRecheckMs ? { hostRecheckMs: options.hostRecheckMs } : {}),
+			...(options.profileWatchMs ? { profileWatchMs: options.profileWatchMs } : {}),
 		},
 		egress: options.egress ?? LOCAL_EGRESS,
 		...(options.slots ? { slots: options.slots } : {}),
 		...(options.recordingMaxBytes ? { recordingMaxBytes: options.recordingMaxBytes } : {}),
-		capacity: { readers: ROOMY_MACHINE },
+		capacity: { readers: ROOMY_MACHINE, ...(options.profileDiskMb ? { profileDiskMb: options.profileDiskMb } : {}) },
 		log: (line) => logs.push(line),
 	});
 	return { sandbox, room, host, hostUrl: `http://127.0.0.1:${host.port}`, browser, logs };

@@ -23,9 +23,14 @@ import { alive, browsersIn, deadProcess, displaysIn, hostDir, killAll, sessionOf
 import { scriptMeeting } from "./harness.ts";
 import { type HostPeers, startHostPeers } from "./host-peers.ts";
 import { finalStatus, statusesOf } from "./room.ts";
+import { bundleForUnprivileged, type Runner } from "./unprivileged.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
-const asRoot = process.getuid?.() === 0;
+/** What the host's modules read beside themselves at start: the meeting page's media script and the sandbox's page runtime. */
+const MAIN_ASSETS = [
+	{ from: "bot/page-media.js", to: "page-media.js" },
+	{ from: "sandbox/pages/runtime.js", to: "pages/runtime.js" },
+];
 
 interface Host {
 	child: ChildProcess;
@@ -47,10 +52,18 @@ describe("bot host browsers and the host's death", () => {
 	const hosts: Host[] = [];
 	const leftovers: string[] = [];
 
+	let runner: Runner | null = null;
+	/** `node bot-host/main.ts` as the unprivileged user (unprivileged.ts), bundled once. */
+	async function unprivilegedHost(): Promise<{ command: string[]; cwd: string }> {
+		runner ??= await bundleForUnprivileged(path.join(root, "bot-host", "main.ts"), MAIN_ASSETS);
+		return { command: runner.command(), cwd: runner.dir };
+	}
+
 	beforeAll(async () => {
 		peers = await startHostPeers();
 	});
 	afterAll(async () => {
+		runner?.remove();
 		for (const host of hosts) {
 			if (host.child.exitCode !== null || host.child.signalCode !== null) continue;
 			const exited = once(host.child, "exit");
@@ -73,11 +86,10 @@ describe("bot host browsers and the host's death", () => {
 	async function startHost(id: string, options: { work?: boolean; env?: Record<string, string>; unprivileged?: boolean } = {}) {
 		const port = await freePort();
 		const queueId = `orphans-${id}`;
-		const command = options.unprivileged && asRoot ? "setpriv" : process.execPath;
-		const args = ["bot-host/main.ts"];
-		if (options.unprivileged && asRoot) args.unshift("--reuid=65534", "--regid=65534", "--clear-groups", "--", process.execPath);
+		const run = options.unprivileged ? await unprivilegedHost() : { command: [process.execPath, "bot-host/main.ts"], cwd: root };
+		const [command = "", ...args] = run.command;
 		const child = spawn(command, args, {
-			cwd: root,
+			cwd: run.cwd,
 			stdio: ["ignore", "pipe", "pipe"],
 			env: {
 				...process.env,

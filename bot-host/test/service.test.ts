@@ -48,8 +48,8 @@ describe("bot host service", () => {
 			mem_available_mb: 16_000,
 			load1: 0,
 			disk_free_mb: 64_000,
-			// One more bot: its recording at the 1 GiB cap and a 256 MB profile.
-			disk_needed_mb: 1_280,
+			// One more bot: its recording at the 1 GiB cap and a 256 MB profile, and 256 MB kept free.
+			disk_needed_mb: 1_536,
 			cpu_pressure: 0,
 			mem_pressure: 0,
 			cores: 16,
@@ -93,13 +93,13 @@ describe("bot host service", () => {
 		const short = await startBotHost({
 			port: 0,
 			browser: world.browser,
-			// 10 MB caps, 5 MB profiles: one more bot needs 15 MB, and 14 MB are free.
+			// 10 MB caps, 5 MB profiles, no reserve: one more bot needs 15 MB, and 14 MB are free.
 			recordingMaxBytes: 10 * 1024 * 1024,
-			capacity: { profileDiskMb: 5, readers: { ...ROOMY_MACHINE, diskFreeMb: () => 14 } },
+			capacity: { profileDiskMb: 5, diskReserveMb: 0, readers: { ...ROOMY_MACHINE, diskFreeMb: () => 14 } },
 			log: () => {},
 		});
 		try {
-			const detail = `not enough free disk for another bot: 14 MB free in ${tmpdir()}, 15 MB needed (what running bots may still record, plus one more recording at its cap and a browser profile); no work is taken until there is`;
+			const detail = `not enough free disk for another bot: 14 MB free in ${tmpdir()}, 15 MB needed (what running bots' recordings and browser profiles may still take, one more bot's recording at its cap and profile at its limit, and the reserve kept free); no work is taken until there is`;
 			const health = await fetch(`http://127.0.0.1:${short.port}/health`);
 			expect(health.status).toBe(200);
 			expect(await health.json()).toEqual({
