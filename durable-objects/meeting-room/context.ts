@@ -142,6 +142,11 @@ export class RoomContext {
 		this.ctx.acceptWebSocket(socket, ["bot", `attempt:${attempt}`]);
 	}
 
+	/** When the bot last pinged on this socket (the runtime answered for the room); null when it never has. */
+	lastPing(socket: WebSocket): number | null {
+		return this.ctx.getWebSocketAutoResponseTimestamp(socket)?.getTime() ?? null;
+	}
+
 	/** The attempt a bot socket was accepted for. */
 	attemptOf(socket: WebSocket): number | null {
 		const tag = this.ctx.getTags(socket).find((t) => t.startsWith("attempt:"));
@@ -328,7 +333,7 @@ export class RoomContext {
 	}
 
 	private async finish(state: RoomState, actor: Actor): Promise<void> {
-		await this.timers.clear("watchdog", "stop_deadline", "placement", "placement_refresh", "help");
+		await this.timers.clear("watchdog", "lease", "stop_deadline", "placement", "placement_refresh", "help");
 		await this.commands.clear();
 		if (state.link) {
 			await accountObject(this.env, state.userId).releaseBotSlot(state.link);
@@ -345,7 +350,7 @@ export class RoomContext {
 		console.warn("meeting moved on without its room", state.meetingId);
 		await this.ctx.storage.delete(ROOM_KEYS.state);
 		await this.commands.clear();
-		await this.timers.clear("watchdog", "stop_deadline", "placement", "placement_refresh", "help");
+		await this.timers.clear("watchdog", "lease", "stop_deadline", "placement", "placement_refresh", "help");
 		for (const socket of this.botSockets()) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
 	}
 }

@@ -42,11 +42,13 @@ export const ROOM_KEYS = {
  * `placement_refresh`: while the attempt waits, when `data.placement` is read again from the hosts' reports.
  * `help`: how long a bot may sit in `needs_help` (help.ts). `summary`: a completed meeting's summary is made
  * (summary.ts); `summary_release`: the latest its held `meeting.completed` waits for it.
+ * `lease`: while a bot is connected, when the room next checks that its channel is still there (channel.ts).
  */
 export const ROOM_TIMERS = [
 	"placement",
 	"placement_refresh",
 	"watchdog",
+	"lease",
 	"stop_deadline",
 	"auto_join",
 	"notify",
