@@ -124,6 +124,14 @@ export class BotChannelInbox {
 			for (const command of await this.room.commands.drain()) sendText(socket, command);
 			return;
 		}
+		// The meeting is over: what the bot still sends (lines it flushed behind its own end report, or
+		// captions heard before the room's close reached it) is after the end. Applied, it would follow
+		// `meeting-end` on the stream and the final status on /ws; acked, the bot stops resending it.
+		if (isTerminal(state.machine.status)) {
+			send(socket, { type: "ack", seq: message.seq });
+			socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
+			return;
+		}
 		if (message.seq > state.lastAppliedSeq + 1) {
 			this.refuse(socket, "out of order, resend from the last ack");
 			return;
