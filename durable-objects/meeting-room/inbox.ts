@@ -124,14 +124,6 @@ export class BotChannelInbox {
 			for (const command of await this.room.commands.drain()) sendText(socket, command);
 			return;
 		}
-		// The meeting is over: what the bot still sends (lines it flushed behind its own end report, or
-		// captions heard before the room's close reached it) is after the end. Applied, it would follow
-		// `meeting-end` on the stream and the final status on /ws; acked, the bot stops resending it.
-		if (isTerminal(state.machine.status)) {
-			send(socket, { type: "ack", seq: message.seq });
-			socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
-			return;
-		}
 		if (message.seq > state.lastAppliedSeq + 1) {
 			this.refuse(socket, "out of order, resend from the last ack");
 			return;
@@ -178,6 +170,13 @@ export class BotChannelInbox {
 
 	private async apply(state: RoomState, message: Sequenced): Promise<void> {
 		const env = this.room.env;
+		// After the end (the room ended the meeting while the bot was still sending, say a transcription
+		// flushed past the stop deadline) the record still takes what was said, but nobody is told live:
+		// nothing follows the final status on /ws, nor `meeting-end` on the meeting's stream.
+		if (isTerminal(state.machine.status)) {
+			await this.keepAfterEnd(state, message);
+			return;
+		}
 		switch (message.type) {
 			case "status":
 				await this.room.applyMove({
@@ -223,6 +222,17 @@ export class BotChannelInbox {
 				return;
 			}
 		}
+	}
+
+	/** What the record keeps of a message that arrived after the meeting ended. */
+	private async keepAfterEnd(state: RoomState, message: Sequenced): Promise<void> {
+		const env = this.room.env;
+		if (message.type === "segment")
+			await upsertSegment(env, state.meetingId, message.segment, this.createdAt(message.segment.segment_id)).run();
+		else if (message.type === "chat") await insertChatMessage(env, state.meetingId, message.message);
+		else if (message.type === "participant") await upsertParticipant(env, state.meetingId, message);
+		else if (message.type === "recording")
+			await noteRecordingStopped(env, state.meetingId, { reason: message.reason, at: message.timestamp, bytes: message.bytes });
 	}
 
 	/** The segment's first-seen time, noted now if it is new. */

@@ -2,13 +2,14 @@
  * Nothing follows a meeting's end (docs/meeting-stream.md#events-and-resume): not on its stream,
  * where `meeting-end` is the last event and a reader resuming after it gets the close at once, and
  * not on /ws, where the final status is the meeting's last frame. Also when the bot's messages
- * keep arriving after the end: a bot that reported its end with more messages already on their
- * way behind it (a line it flushed as it left), with or without a copilot.
+ * keep arriving after the end (a line already on its way behind its end report, or flushed after
+ * the room ended the meeting), with or without a copilot: the record keeps them, no live reader gets them.
  */
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MeetingStreamEvent as Frame } from "../../../src/agent/meeting-stream-events";
 import { ROOM_CLOSE } from "../../../src/bot-channel/protocol";
-import { until } from "../../shared/wait";
+import { eventually, until } from "../../shared/wait";
 import { copilotOwner, startCopilot } from "../agent/copilot-helpers";
 import { readToTheEnd } from "../agent/sse";
 import { call } from "../support";
@@ -39,6 +40,15 @@ describe("after a meeting's end", () => {
 		expect(events.map((e) => e.frame.type)).toEqual(["transcript", ...(copilot === "a copilot" ? ["note"] : []), "meeting-end"]);
 		expect(await readToTheEnd<Frame>(await open(events.at(-1)?.id))).toEqual([]);
 
+		// The record keeps what was said; only the live readers are not told after the end.
+		const kept = await eventually(
+			"the late line in the transcript",
+			async () =>
+				(await env.DB.prepare("SELECT text FROM transcript_segments WHERE meeting_id = ? AND segment_id = 'after'")
+					.bind(live.meeting.id)
+					.first<{ text: string }>()) ?? undefined,
+		);
+		expect(kept.text).toBe("Said as it left");
 		const frames = watcher.messages.filter((m) => m.type === "transcript" || m.type === "meeting.status");
 		expect(frames.at(-1)).toMatchObject({ type: "meeting.status", payload: { status: "completed" } });
 		expect(JSON.stringify(frames)).not.toContain("Said as it left");
