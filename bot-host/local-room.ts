@@ -8,7 +8,7 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { type WebSocket, WebSocketServer } from "ws";
 import { SCREENSHOT_MAX_BYTES, ScreenshotName } from "../src/bot-channel/help-report.ts";
-import { type Act, BotToRoom, ROOM_CLOSE } from "../src/bot-channel/protocol.ts";
+import { type Act, BotToRoom, CHANNEL_PING, CHANNEL_PONG, ROOM_CLOSE } from "../src/bot-channel/protocol.ts";
 
 export interface StoredScreenshot {
 	contentType: string;
@@ -23,6 +23,7 @@ export interface RoomConnection {
 
 export class LocalRoom {
 	private readonly byMeeting = new Map<number, BotToRoom[]>();
+	private readonly pingCount = new Map<number, number>();
 	private readonly arrivals = new Map<number, number[]>();
 	readonly connections: RoomConnection[] = [];
 	/** Ack sequenced messages (turn off to test re-sending). */
@@ -52,6 +53,12 @@ export class LocalRoom {
 			this.sockets.set(socket, meetingId);
 			socket.on("close", () => this.sockets.delete(socket));
 			socket.on("message", (data) => {
+				// The keepalive, answered as the real room's runtime answers it, outside the messages.
+				if (data.toString() === CHANNEL_PING) {
+					this.pingCount.set(meetingId, this.pings(meetingId) + 1);
+					socket.send(CHANNEL_PONG);
+					return;
+				}
 				const message = BotToRoom.parse(JSON.parse(data.toString()));
 				this.received(meetingId).push(message);
 				this.arrivedAt(meetingId).push(Date.now());
@@ -149,6 +156,11 @@ export class LocalRoom {
 
 	url(meetingId: number): string {
 		return `ws://127.0.0.1:${this.port}/meetings/${meetingId}/bot`;
+	}
+
+	/** Keepalive pings a meeting's bot sent (docs/bot-channel.md#keepalive). */
+	pings(meetingId: number): number {
+		return this.pingCount.get(meetingId) ?? 0;
 	}
 
 	/** Everything the bot of this meeting sent, in order (hellos and re-sends included). */

@@ -53,6 +53,8 @@ export interface Env {
 	BOT_REPORT_TIMEOUT_S?: string;
 	/** How long a bot's channel may stay closed before the meeting is torn down. */
 	BOT_RECONNECT_GRACE_S?: string;
+	/** How often the room checks that its bot's channel is there, and how long a pinging bot may go silent. */
+	BOT_LEASE_S?: string;
 	/** How long a stopping bot has to confirm before the stop is recorded anyway. */
 	BOT_STOP_GRACE_S?: string;
 	TRANSCRIPT_SHARE_TTL_S?: string;

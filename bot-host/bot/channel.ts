@@ -5,9 +5,18 @@
  * A room that has ended the meeting (409 on the upgrade, or a close with
  * ROOM_CLOSE.meetingEnded), or has given the meeting to a newer attempt (a close with
  * ROOM_CLOSE.superseded), is not retried: the session is told, and the bot leaves the call.
+ * While connected it pings every CHANNEL_PING_S: the room's lease counts a bot that stops as gone.
  */
 import WebSocket from "ws";
-import { type Act, type BotToRoom, ROOM_CLOSE, RoomToBot } from "../../src/bot-channel/protocol.ts";
+import {
+	type Act,
+	type BotToRoom,
+	CHANNEL_PING,
+	CHANNEL_PING_S,
+	CHANNEL_PONG,
+	ROOM_CLOSE,
+	RoomToBot,
+} from "../../src/bot-channel/protocol.ts";
 
 type Sequenced = Extract<BotToRoom, { seq: number }>;
 /** A message before the channel numbers it. */
@@ -88,10 +97,15 @@ export class BotChannel {
 		// The token goes in the header only: URLs end up in logs.
 		const socket = new WebSocket(this.options.url, { headers: { Authorization: `Bearer ${this.options.token}` } });
 		this.socket = socket;
+		let keepalive: ReturnType<typeof setInterval> | undefined;
 		socket.on("open", () => {
 			this.backoffMs = 200;
 			socket.send(JSON.stringify({ type: "hello", last_acked_seq: this.lastAcked } satisfies BotToRoom));
 			for (const message of this.unacked) socket.send(JSON.stringify(message));
+			keepalive = setInterval(() => {
+				if (socket.readyState === WebSocket.OPEN) socket.send(CHANNEL_PING);
+			}, CHANNEL_PING_S * 1000);
+			keepalive.unref();
 		});
 		socket.on("message", (data) => this.receive(data.toString()));
 		socket.on("unexpected-response", (_req, res) => {
@@ -109,6 +123,7 @@ export class BotChannel {
 		});
 		socket.on("error", (err) => this.options.log(`channel error: ${err.message}`));
 		socket.on("close", (code) => {
+			clearInterval(keepalive);
 			if (this.socket !== socket || this.closed) return;
 			if (code === ROOM_CLOSE.meetingEnded) return this.meetingEnded("the room ended the meeting");
 			if (code === ROOM_CLOSE.superseded) return this.meetingEnded("a newer attempt took over the meeting (superseded)", true);
@@ -131,6 +146,7 @@ export class BotChannel {
 	}
 
 	private receive(text: string): void {
+		if (text === CHANNEL_PONG) return;
 		let parsed: ReturnType<typeof RoomToBot.safeParse>;
 		try {
 			parsed = RoomToBot.safeParse(JSON.parse(text));

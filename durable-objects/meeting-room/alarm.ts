@@ -1,6 +1,7 @@
 import { setting } from "../../src/settings/deployment-defaults";
 import type { TimerHandlers } from "../shared/alarm-timers";
 import type { AutoJoin } from "./auto-join";
+import type { RoomBotChannel } from "./channel";
 import type { RoomContext } from "./context";
 import { helpTimedOut } from "./help";
 import type { RoomPlacement } from "./placement";
@@ -13,6 +14,7 @@ export class RoomAlarm {
 		private readonly room: RoomContext,
 		private readonly placement: RoomPlacement,
 		private readonly autoJoin: AutoJoin,
+		private readonly channel: RoomBotChannel,
 	) {}
 
 	/** Runs each due timer's action (shared/alarm-timers.ts: a timer goes once its action succeeded, else it retries). */
@@ -28,6 +30,7 @@ export class RoomAlarm {
 		},
 		placement_refresh: () => this.room.serial(() => this.placement.watch.refresh(true)),
 		watchdog: () => this.room.serial(() => this.placement.hostLost()),
+		lease: () => this.room.serial(() => this.channel.leaseDue()),
 		stop_deadline: () => this.room.move({ to: "completed", actor: "user" }),
 		auto_join: () => this.autoJoin.fire(),
 		notify: () => this.room.serial(() => this.room.webhooks.drain()),

@@ -31,6 +31,7 @@ export class RoomBotChannel {
 			this.#inbox.channelOpened();
 			if (!state.connected) await room.saveState({ ...state, connected: true });
 			await room.timers.clear("watchdog");
+			await room.timers.set("lease", Date.now() + this.#leaseMs);
 			return new Response(null, { status: 101, webSocket: pair[0] });
 		});
 	}
@@ -49,6 +50,45 @@ export class RoomBotChannel {
 		const state = await room.state();
 		if (others.length > 0 || !state || !isLive(state.machine.status)) return;
 		if (room.attemptOf(socket) !== state.attempt) return;
-		await room.timers.set("watchdog", Date.now() + setting(room.env, "BOT_RECONNECT_GRACE_S") * 1000);
+		await this.#startGrace();
+	}
+
+	/**
+	 * The lease (docs/status-machine.md#timers-that-move-a-meeting): a connected bot's channel must
+	 * still be open, and a bot that pings must have pinged within BOT_LEASE_S. A socket can vanish
+	 * without a close the room hears (the stack or the bot's host stopped, a machine gone): then
+	 * the reconnect grace starts here, as for a close, and the watchdog names the host lost.
+	 */
+	async leaseDue(): Promise<void> {
+		const room = this.room;
+		const state = await room.state();
+		// Before the bot connects, the claim's watchdog is running; after the end, nothing is.
+		if (!state || !isLive(state.machine.status) || !state.claim || !state.connected) return;
+		const now = Date.now();
+		const open = room.botSockets().filter((s) => s.readyState === WebSocket.OPEN && room.attemptOf(s) === state.attempt);
+		// A bot of an earlier release never pings: an open channel is all it can show.
+		const heard = open.filter((s) => {
+			const pinged = room.lastPing(s);
+			return pinged === null || now - pinged <= this.#leaseMs;
+		});
+		if (heard.length > 0) {
+			await room.timers.set("lease", now + this.#leaseMs);
+			return;
+		}
+		// A bot that is still there reconnects and resends; one that is gone never answers the close.
+		for (const socket of open) socket.close(ROOM_CLOSE.resend, `no ping from the bot for more than ${this.#leaseMs / 1000} s`);
+		await this.#startGrace();
+	}
+
+	/** The reconnect grace, unless it already runs (a second sign of the same loss does not extend it). */
+	async #startGrace(): Promise<void> {
+		const timers = this.room.timers;
+		const due = Date.now() + setting(this.room.env, "BOT_RECONNECT_GRACE_S") * 1000;
+		const running = await timers.due("watchdog");
+		if (running === undefined || running > due) await timers.set("watchdog", due);
+	}
+
+	get #leaseMs(): number {
+		return setting(this.room.env, "BOT_LEASE_S") * 1000;
 	}
 }

@@ -143,6 +143,11 @@ export class RoomContext {
 		this.ctx.acceptWebSocket(socket, ["bot", `attempt:${attempt}`]);
 	}
 
+	/** When the bot last pinged on this socket (the runtime answered for the room); null when it never has. */
+	lastPing(socket: WebSocket): number | null {
+		return this.ctx.getWebSocketAutoResponseTimestamp(socket)?.getTime() ?? null;
+	}
+
 	/** The attempt a bot socket was accepted for. */
 	attemptOf(socket: WebSocket): number | null {
 		const tag = this.ctx.getTags(socket).find((t) => t.startsWith("attempt:"));
@@ -329,7 +334,7 @@ export class RoomContext {
 	}
 
 	private async finish(state: RoomState, actor: Actor): Promise<void> {
-		await this.timers.clear("watchdog", "stop_deadline", "placement", "placement_refresh", "help");
+		await this.timers.clear("watchdog", "lease", "stop_deadline", "placement", "placement_refresh", "help");
 		await this.commands.clear();
 		await armScreenshotRetention(this, { userId: state.userId, meetingId: state.meetingId });
 		if (state.link) {
@@ -347,7 +352,7 @@ export class RoomContext {
 		console.warn("meeting moved on without its room", state.meetingId);
 		await this.ctx.storage.delete(ROOM_KEYS.state);
 		await this.commands.clear();
-		await this.timers.clear("watchdog", "stop_deadline", "placement", "placement_refresh", "help");
+		await this.timers.clear("watchdog", "lease", "stop_deadline", "placement", "placement_refresh", "help");
 		for (const socket of this.botSockets()) socket.close(ROOM_CLOSE.meetingEnded, "meeting ended");
 	}
 }

@@ -170,6 +170,13 @@ export class BotChannelInbox {
 
 	private async apply(state: RoomState, message: Sequenced): Promise<void> {
 		const env = this.room.env;
+		// After the end (the room ended the meeting while the bot was still sending, say a transcription
+		// flushed past the stop deadline) the record still takes what was said, but nobody is told live:
+		// nothing follows the final status on /ws, nor `meeting-end` on the meeting's stream.
+		if (isTerminal(state.machine.status)) {
+			await this.keepAfterEnd(state, message);
+			return;
+		}
 		switch (message.type) {
 			case "status":
 				await this.room.applyMove({
@@ -215,6 +222,17 @@ export class BotChannelInbox {
 				return;
 			}
 		}
+	}
+
+	/** What the record keeps of a message that arrived after the meeting ended. */
+	private async keepAfterEnd(state: RoomState, message: Sequenced): Promise<void> {
+		const env = this.room.env;
+		if (message.type === "segment")
+			await upsertSegment(env, state.meetingId, message.segment, this.createdAt(message.segment.segment_id)).run();
+		else if (message.type === "chat") await insertChatMessage(env, state.meetingId, message.message);
+		else if (message.type === "participant") await upsertParticipant(env, state.meetingId, message);
+		else if (message.type === "recording")
+			await noteRecordingStopped(env, state.meetingId, { reason: message.reason, at: message.timestamp, bytes: message.bytes });
 	}
 
 	/** The segment's first-seen time, noted now if it is new. */

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { BOT_ATTEMPT_HEADER, type ClaimRequest } from "../../src/bot-channel/fleet";
-import type { Act } from "../../src/bot-channel/protocol";
+import { type Act, CHANNEL_PING, CHANNEL_PONG } from "../../src/bot-channel/protocol";
 import type { RoomStart } from "../../src/bots/launch";
 import type { PublishResult } from "../../src/bots/spawn-queue";
 import type { MeetingRow } from "../../src/db/schema";
@@ -59,7 +59,13 @@ export class MeetingRoom extends DurableObject<Env> {
 	readonly #channel = new RoomBotChannel(this.#room);
 	readonly #control = new RoomControl(this.#room);
 	readonly #autoJoin = new AutoJoin(this.#room, (start: RoomStart): Promise<PublishResult> => this.#launch.startPlanned(start));
-	readonly #alarm = new RoomAlarm(this.#room, this.#placement, this.#autoJoin);
+	readonly #alarm = new RoomAlarm(this.#room, this.#placement, this.#autoJoin, this.#channel);
+
+	constructor(ctx: DurableObjectState, env: Env) {
+		super(ctx, env);
+		// The bot's keepalive is answered without waking the room; the lease reads when it last came.
+		ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(CHANNEL_PING, CHANNEL_PONG));
+	}
 
 	/** Takes over a meeting that has just become `requested` and puts out its spawn ticket. */
 	start(start: RoomStart): Promise<void> {
@@ -134,7 +140,8 @@ export class MeetingRoom extends DurableObject<Env> {
 	}
 
 	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
-		if (typeof data === "string") await this.#channel.message(socket, data);
+		if (data === CHANNEL_PING) socket.send(CHANNEL_PONG);
+		else if (typeof data === "string") await this.#channel.message(socket, data);
 	}
 
 	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {

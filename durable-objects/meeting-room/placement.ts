@@ -164,7 +164,7 @@ export class RoomPlacement {
 	private async respawn(state: RoomState): Promise<PublishResult> {
 		const next: RoomState = { ...state, attempt: state.attempt + 1, claim: null, connected: false, respawns: state.respawns + 1 };
 		await this.room.saveState(next);
-		await this.room.timers.clear("watchdog");
+		await this.room.timers.clear("watchdog", "lease");
 		await this.room.timers.set("placement", this.deadline());
 		await this.watch.begin(next.attempt);
 		this.room.supersede(next.attempt);

@@ -48,11 +48,13 @@ export const ROOM_KEYS = {
  * `help`: how long a bot may sit in `needs_help` (help.ts). `summary`: a completed meeting's summary is made
  * (summary.ts); `summary_release`: the latest its held `meeting.completed` waits for it.
  * `screenshots_expire`: SCREENSHOT_RETENTION_DAYS after the meeting ended, its screenshots are deleted (screenshots.ts).
+ * `lease`: while a bot is connected, when the room next checks that its channel is still there (channel.ts).
  */
 export const ROOM_TIMERS = [
 	"placement",
 	"placement_refresh",
 	"watchdog",
+	"lease",
 	"stop_deadline",
 	"auto_join",
 	"notify",

@@ -83,13 +83,14 @@ export class StreamLog {
 		readonly idleCloseMs = IDLE_CLOSE_MS,
 	) {}
 
-	/** Logs an event, then sends it to every open stream; its seq is its SSE id. A meeting ends once: a second end returns the first. */
+	/**
+	 * Logs an event, then sends it to every open stream; its seq is its SSE id. A meeting ends once,
+	 * and nothing follows its end: once it is logged, any event (a second end too) returns the end's seq.
+	 */
 	append(event: MeetingStreamBody): number {
 		this.#table();
-		if (event.type === "meeting-end") {
-			const ended = this.sql.exec<{ seq: number }>(`SELECT seq FROM ${STREAM_TABLE} WHERE type = 'meeting-end' LIMIT 1`).toArray()[0];
-			if (ended) return ended.seq;
-		}
+		const ended = this.#endSeq();
+		if (ended !== null) return ended;
 		const data = JSON.stringify(event);
 		const { seq } = this.sql
 			.exec<{ seq: number }>(`INSERT INTO ${STREAM_TABLE} (type, data, at) VALUES (?, ?, ?) RETURNING seq`, event.type, data, Date.now())
@@ -115,7 +116,12 @@ export class StreamLog {
 	/** Whether the meeting's end is logged. */
 	ended(): boolean {
 		this.#table();
-		return this.sql.exec(`SELECT 1 FROM ${STREAM_TABLE} WHERE type = 'meeting-end' LIMIT 1`).toArray().length > 0;
+		return this.#endSeq() !== null;
+	}
+
+	/** The seq of the logged end, or null (one lookup on the type index). */
+	#endSeq(): number | null {
+		return this.sql.exec<{ seq: number }>(`SELECT seq FROM ${STREAM_TABLE} WHERE type = 'meeting-end' LIMIT 1`).toArray()[0]?.seq ?? null;
 	}
 
 	/** The newest seq logged (0 when none). */

@@ -31,6 +31,15 @@ export const ROOM_CLOSE = {
 } as const;
 
 /**
+ * The channel's keepalive (docs/bot-channel.md#keepalive): the bot sends exactly this text every
+ * `CHANNEL_PING_S`, the runtime answers `CHANNEL_PONG` for the room without waking it, and the
+ * room's lease reads when it last did. Outside the seq numbering: nothing to ack or resend.
+ */
+export const CHANNEL_PING = '{"type":"ping"}';
+export const CHANNEL_PONG = '{"type":"pong"}';
+export const CHANNEL_PING_S = 5;
+
+/**
  * The largest recording file (WAV, header included) the Worker takes by default
  * (`MAX_RECORDING_BYTES`). A bot host caps each bot's recording at it unless told less
  * (`BOT_RECORDING_MAX_BYTES`, and the spawn's `recording_max_bytes`), so a recording is never

@@ -131,6 +131,9 @@ describe("the live meeting copilot with a real bot in a sandbox meeting", () => 
 		expect((await apiAt(botGateway(), "DELETE", `/bots/google_meet/${code}`, { key })).status).toBe(204);
 		const end = await eventually("meeting-end on the stream", () => ofType(live.events, "meeting-end")[0], 60_000);
 		expect(end).toMatchObject({ status: "completed", completion_reason: "stopped" });
+		// Nothing follows the end: the stream closes right after it.
+		await eventually("the stream closed after meeting-end", () => (live.state.ended ? true : undefined), 10_000);
+		expect(live.events.at(-1)?.type).toBe("meeting-end");
 
 		const path = `kg/entities/meeting/${code}.md`;
 		const file = await eventually(

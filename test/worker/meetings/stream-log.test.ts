@@ -119,6 +119,18 @@ describe("the MeetingStream's log", () => {
 		});
 	});
 
+	it("logs nothing after a meeting's end: a late line or note is not logged, so the end stays last", async () => {
+		await inFreshStream(async (sql) => {
+			const stream = new StreamLog(sql, 60_000);
+			stream.append(line(1));
+			const end = stream.append({ type: "meeting-end", status: "completed", completion_reason: "left_alone" });
+			expect(stream.append(line(2))).toBe(end);
+			expect(stream.append(note("s-2", 0))).toBe(end);
+			expect(stream.lastSeq()).toBe(end);
+			expect((await take(stream.open(null, READER), 10)).map((e) => e.frame.type)).toEqual(["transcript", "meeting-end"]);
+		});
+	});
+
 	it("closes every open stream after the meeting's end; a stream opened after it replays to the end and closes", async () => {
 		await inFreshStream(async (sql) => {
 			const stream = new StreamLog(sql, 60_000);
