@@ -61,6 +61,7 @@ export const DEPLOYMENT_DEFAULTS = {
 	AGENT_SSE_KEEPALIVE_MS: 15_000,
 	SUMMARY_TIMEOUT_S: 60,
 	SUMMARY_MAX_TRANSCRIPT_CHARS: 60_000,
+	SEARCH_TIME_BUDGET_MS: 2_000,
 } satisfies { [N in keyof Env]?: number | boolean | string };
 
 export type SettingName = keyof typeof DEPLOYMENT_DEFAULTS;
