@@ -54,6 +54,8 @@ const SNIPPET = `snippet(segment_words, 0, '${MATCH_OPEN}', '${MATCH_CLOSE}', 'â
 export class TranscriptIndex extends DurableObject<Env> {
 	/** Pulls run one after another: two at once would apply the same changes twice. */
 	private pulling: Promise<boolean> = Promise.resolve(true);
+	/** A pull waiting its turn: it will read D1 after every caller that joins it arrived, so they share it. */
+	private queued: Promise<boolean> | null = null;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -91,8 +93,16 @@ export class TranscriptIndex extends DurableObject<Env> {
 	}
 
 	private pull(scope: string, budget: number): Promise<boolean> {
-		this.pulling = this.pulling.catch(() => false).then(() => catchUp(this.env, this.ctx.storage, scope, budget));
-		return this.pulling;
+		if (this.queued) return this.queued;
+		const next = this.pulling
+			.catch(() => false)
+			.then(() => {
+				this.queued = null;
+				return catchUp(this.env, this.ctx.storage, scope, budget);
+			});
+		this.queued = next;
+		this.pulling = next;
+		return next;
 	}
 
 	/** Every match ranked, ids and scores only; the snippets and the total for the rows answered. */
