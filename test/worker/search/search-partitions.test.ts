@@ -179,3 +179,29 @@ describe("search partitions: bounded work per query", () => {
 		await searchUntil(headers, { q: "loaded" }, 1);
 	});
 });
+
+describe("search partitions: one answer across several", () => {
+	it("pages through the hits of the caller's own partition and a workspace's as one ranked list", async () => {
+		const word = uniqueWord("merged");
+		const { owner, bot: shared } = await workspaceMeeting();
+		const own = await liveMeeting(owner.headers);
+		// Each partition scores with its own statistics (its segments' average length among them), so only
+		// the order within a partition is fixed here: shorter first.
+		await own.bot.send({ type: "segment", segment: segment({ segment_id: "o1", text: `${word}` }) });
+		await shared.send({ type: "segment", segment: segment({ segment_id: "w2", text: `${word} two` }) });
+		await own.bot.send({ type: "segment", segment: segment({ segment_id: "o3", text: `${word} three more` }) });
+		await shared.send({ type: "segment", segment: segment({ segment_id: "w4", text: `${word} four more words` }) });
+		const all = await searchUntil(owner.headers, { q: word }, 4);
+		const ids = all.hits.map((hit) => hit.segment_id);
+		expect(ids.filter((id) => id.startsWith("o"))).toEqual(["o1", "o3"]);
+		expect(ids.filter((id) => id.startsWith("w"))).toEqual(["w2", "w4"]);
+		const paged = [];
+		for (const offset of [0, 1, 2, 3]) {
+			const page = await search(owner.headers, { q: word, limit: 1, offset });
+			expect(page.total).toBe(4);
+			paged.push(...page.hits);
+		}
+		expect(paged).toEqual(all.hits);
+		expect(paged.every((hit) => hit.highlights.length === 1 && hit.snippet.startsWith(word))).toBe(true);
+	});
+});
