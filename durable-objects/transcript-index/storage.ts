@@ -1,3 +1,21 @@
+/** Everything a TranscriptIndex keeps in its storage (test/worker/durable-objects/storage-maps.test.ts). */
+export const TRANSCRIPT_INDEX_STORAGE = {
+	keys: {},
+	tables: {
+		meetings: "meetings",
+		segments: "segments",
+		/** FTS5's table and the shadow tables it keeps for it. */
+		segmentWords: "segment_words",
+		segmentWordsConfig: "segment_words_config",
+		segmentWordsContent: "segment_words_content",
+		segmentWordsData: "segment_words_data",
+		segmentWordsDocsize: "segment_words_docsize",
+		segmentWordsIdx: "segment_words_idx",
+		refills: "refills",
+		pulled: "pulled",
+	},
+} as const;
+
 /**
  * A partition's tables. `segment_words` holds what is searched (the text, with the two marks the
  * search answer uses turned into spaces, and the speaker); `segments` and `meetings` what the
