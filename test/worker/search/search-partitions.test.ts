@@ -205,3 +205,20 @@ describe("search partitions: one answer across several", () => {
 		expect(paged.every((hit) => hit.highlights.length === 1 && hit.snippet.startsWith(word))).toBe(true);
 	});
 });
+
+describe("search partitions: the change log", () => {
+	it("stores a segment rewritten many times before any search, and finds it by its last words", async () => {
+		const { headers, meeting } = await (async () => {
+			const reader = await userWithKey();
+			return { headers: reader.headers, meeting: await liveMeeting(reader.headers) };
+		})();
+		const words = ["first", "second", "third", "fourth"].map((w) => uniqueWord(w));
+		for (const [i, word] of words.entries())
+			await meeting.bot.send({ type: "segment", segment: segment({ segment_id: "again", text: `${word} draft`, completed: i === 3 }) });
+		const found = await searchUntil(headers, { q: words[3] ?? "" }, 1);
+		expect(found.hits[0]?.segment_id).toBe("again");
+		for (const word of words.slice(0, 3)) expect((await search(headers, { q: word })).total).toBe(0);
+		const stored = await env.DB.prepare("SELECT text FROM transcript_segments WHERE meeting_id = ?").bind(meeting.meeting.id).all();
+		expect(stored.results).toEqual([{ text: `${words[3]} draft` }]);
+	});
+});
