@@ -4,6 +4,7 @@ import type { IpGuard } from "../durable-objects/ip-guard";
 import type { LiveFeed } from "../durable-objects/live-feed";
 import type { MeetingRoom } from "../durable-objects/meeting-room";
 import type { MeetingStream } from "../durable-objects/meeting-stream";
+import type { TranscriptIndex } from "../durable-objects/transcript-index";
 import type { Workspace } from "../durable-objects/workspace";
 
 /**
@@ -20,6 +21,8 @@ export interface Env {
 	LIVE_FEED: DurableObjectNamespace<LiveFeed>;
 	AGENT_USER: DurableObjectNamespace<AgentUser>;
 	WORKSPACE: DurableObjectNamespace<Workspace>;
+	/** One search partition per scope: a workspace, or a user's meetings bound to none (docs/api.md#search). */
+	TRANSCRIPT_INDEX: DurableObjectNamespace<TranscriptIndex>;
 	/** Workspace uploads (up to 25 MB each): listed in a workspace's tree, kept out of its git objects. */
 	WORKSPACE_FILES: R2Bucket;
 
@@ -119,6 +122,8 @@ export interface Env {
 	 */
 	SUMMARY_TIMEOUT_S?: string;
 	SUMMARY_MAX_TRANSCRIPT_CHARS?: string;
+	/** How long one search may take before it answers 503 with Retry-After (default 2000). */
+	SEARCH_TIME_BUDGET_MS?: string;
 	/** Routines one user may have (default 50), and the fewest minutes between two runs of one (default 5, at most 60). */
 	MAX_ROUTINES_PER_USER?: string;
 	/** Unexpired API keys one user may hold; self-service minting past it gets 409 (default 50). */

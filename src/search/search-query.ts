@@ -8,11 +8,20 @@ import { invalidField } from "../errors";
  * Terms are ANDed: a hit has every one of them.
  */
 
-/** More terms than this is no longer a search but a paste; refused with a 422 rather than run. */
-export const MAX_SEARCH_TERMS = 32;
+/**
+ * More terms than this is no longer a search but a paste; refused with a 422 rather than run.
+ * Each term is one more doclist FTS5 walks for every candidate (security review finding 1).
+ */
+export const MAX_SEARCH_TERMS = 8;
 
-/** A prefix this short would match most of the index. */
-const MIN_PREFIX_LENGTH = 2;
+/**
+ * A prefix shorter than this matches most words (and has no prefix index of its own, see
+ * durable-objects/transcript-index/schema.ts); refused with a 422.
+ */
+export const MIN_PREFIX_LENGTH = 3;
+
+/** What unicode61 keeps as a token; everything else separates tokens (`k-` is the token `k`). */
+const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 
 /** A term the index can find: a letter or a digit (the tokenizer's separators alone find nothing). */
 const SEARCHABLE = /[\p{L}\p{N}]/u;
@@ -40,9 +49,25 @@ export function searchTerms(q: string): SearchTerm[] {
 		const word = match[2] ?? "";
 		const stem = word.replace(/\*+$/u, "");
 		if (!SEARCHABLE.test(stem)) continue;
-		terms.push({ text: stem, phrase: false, prefix: stem !== word && [...stem].length >= MIN_PREFIX_LENGTH });
+		const prefix = stem !== word;
+		if (prefix) requireLongPrefix(word, stem);
+		terms.push({ text: stem, phrase: false, prefix });
 	}
 	return terms;
+}
+
+/**
+ * FTS5 applies a prefix to the last token of its string, so the length that counts is that
+ * token's, not the word's: `k-*` is the prefix `k*`, `ab.cd*` the prefix `cd*`.
+ */
+function requireLongPrefix(word: string, stem: string): void {
+	const last = stem.match(TOKEN)?.at(-1) ?? "";
+	const letters = [...last.replace(/\p{M}/gu, "")].length;
+	if (letters < MIN_PREFIX_LENGTH)
+		throw invalidField(
+			["query", "q"],
+			`The prefix ${JSON.stringify(word)} is too short: give at least ${MIN_PREFIX_LENGTH} letters or digits before the * (counted in its last word)`,
+		);
 }
 
 /** One term as an FTS5 string: quoted, any quote in it doubled. */

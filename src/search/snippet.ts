@@ -1,7 +1,7 @@
 /**
  * A hit's snippet as plain text plus where its matches are, never markup: FTS5 marks matches
- * with two control characters that the index's source view removes from every segment's text
- * (migrations/0013_transcript_search.sql), so each one in its output is a mark, not the meeting's.
+ * with two control characters that the index's writer turns into spaces in every segment's text
+ * (durable-objects/transcript-index/sync.ts), so each one in its output is a mark, not the meeting's.
  */
 
 export const MATCH_OPEN = "\u0001";

@@ -1,12 +1,13 @@
 import { z } from "@hono/zod-openapi";
-import { type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { db } from "../db";
 import type { Env } from "../env";
 import { invalidField } from "../errors";
 import { isoTimestamp, type Reader, utcIso } from "../meetings/meeting-queries";
 import { readableBy } from "../meetings/meeting-store";
+import { partitionsOf, searchPartitions } from "./partitions";
 import { matchExpression } from "./search-query";
-import { MATCH_CLOSE, MATCH_OPEN, parseMarkedSnippet } from "./snippet";
+import { parseMarkedSnippet } from "./snippet";
 
 /** Full-text search over the transcripts a reader may read (GET /transcripts/search, docs/api.md#search). */
 
@@ -58,16 +59,8 @@ export const SearchResults = z
 	.openapi("SearchResults");
 export type SearchResults = z.infer<typeof SearchResults>;
 
-/** Words of context FTS5 keeps around a match (its maximum is 64). */
-const SNIPPET_TOKENS = 24;
-
-/** The speaker column counts for less than what was said: a name in a query is mostly a filter. */
-const RANK = sql`bm25(transcript_search, 1.0, 0.5)`;
-
-interface HitRow {
+interface HitRecord {
 	id: number;
-	total: number;
-	marked: string;
 	meeting_id: number;
 	platform: string;
 	native_meeting_id: string | null;
@@ -80,55 +73,47 @@ interface HitRow {
 	absolute_start_time: string | null;
 }
 
-/** When a segment was said: its own time, else its meeting's start (both ISO 8601, compared as instants). */
-const SAID_AT = sql`julianday(coalesce(transcript_segments.absolute_start_time, meetings.start_time))`;
-
-/** The conditions every row of a search meets: the match, readable by the reader, and the filters. */
-function searchConditions(reader: Reader, q: SearchQuery, match: string): SQL {
-	const conditions: SQL[] = [sql`transcript_search MATCH ${match}`, readableBy(reader.userId)];
-	if (q.platform) conditions.push(sql`meetings.platform = ${q.platform}`);
-	if (q.speaker) conditions.push(sql`transcript_segments.speaker = ${q.speaker} COLLATE NOCASE`);
-	if (q.from) conditions.push(sql`${SAID_AT} >= julianday(${utcIso(q.from)})`);
-	if (q.to) conditions.push(sql`${SAID_AT} <= julianday(${utcIso(q.to)})`);
-	return sql.join(conditions, sql` AND `);
-}
-
-const FROM_INDEX = sql`FROM transcript_search
-	JOIN transcript_segments ON transcript_segments.id = transcript_search.rowid
-	JOIN meetings ON meetings.id = transcript_segments.meeting_id`;
-
 /**
- * One page of hits, best first, with the total over all pages, in one statement: every match is
- * ranked (ids and scores only), and the snippet and the record are read for the page alone.
- * 422 for a query with nothing to search for.
+ * One page of hits, best first, with the total over all pages. The matches are ranked in the
+ * reader's search partitions (src/search/partitions.ts); D1 answers only the page's records,
+ * read by id and again only where the reader may read them.
+ * 422 for a query with nothing to search for or past the complexity caps; 503 past the time budget.
  */
 export async function searchTranscripts(env: Env, reader: Reader, q: SearchQuery): Promise<SearchResults> {
 	if (q.from && q.to && Date.parse(utcIso(q.from)) > Date.parse(utcIso(q.to))) throw invalidField(["query", "from"], "from is after to");
 	const match = matchExpression(q.q);
-	const where = searchConditions(reader, q, match);
-	const rows = await db(env).all<HitRow>(
-		sql`WITH matches AS MATERIALIZED (SELECT transcript_search.rowid AS id, ${RANK} AS score ${FROM_INDEX} WHERE ${where}),
-			page AS MATERIALIZED (SELECT id, score FROM matches ORDER BY score, id LIMIT ${q.limit} OFFSET ${q.offset})
-			SELECT page.id, (SELECT count(*) FROM matches) AS total,
-				snippet(transcript_search, 0, ${MATCH_OPEN}, ${MATCH_CLOSE}, '…', ${SNIPPET_TOKENS}) AS marked,
-				meetings.id AS meeting_id, meetings.platform, meetings.native_meeting_id,
-				CASE WHEN json_type(meetings.data, '$.title') = 'text' AND trim(json_extract(meetings.data, '$.title')) <> ''
-					THEN json_extract(meetings.data, '$.title') END AS title,
-				meetings.start_time AS meeting_start_time, transcript_segments.segment_id, transcript_segments.speaker,
-				transcript_segments.start, transcript_segments.end, transcript_segments.absolute_start_time
-			FROM page JOIN transcript_search ON transcript_search.rowid = page.id
-				JOIN transcript_segments ON transcript_segments.id = page.id
-				JOIN meetings ON meetings.id = transcript_segments.meeting_id
-			WHERE transcript_search MATCH ${match}
-			ORDER BY page.score, page.id`,
+	const filters = {
+		...(q.platform ? { platform: q.platform } : {}),
+		...(q.speaker ? { speaker: q.speaker } : {}),
+		...(q.from ? { from: utcIso(q.from) } : {}),
+		...(q.to ? { to: utcIso(q.to) } : {}),
+	};
+	const ranked = await searchPartitions(env, await partitionsOf(env, reader.userId), match, filters, q.offset, q.limit);
+	const records = await hitRecords(
+		env,
+		reader,
+		ranked.hits.map((hit) => hit.id),
 	);
-	const total = rows[0]?.total ?? (q.offset > 0 ? await countMatches(env, where) : 0);
-	const hits = rows.map(({ id: _, total: __, marked, ...hit }) => ({ ...hit, ...parseMarkedSnippet(marked) }));
-	return { q: q.q, total, limit: q.limit, offset: q.offset, hits };
+	const hits = ranked.hits.flatMap(({ id, marked }) => {
+		const record = records.get(id);
+		if (!record) return [];
+		const { id: _, ...hit } = record;
+		return [{ ...hit, ...parseMarkedSnippet(marked) }];
+	});
+	return { q: q.q, total: ranked.total, limit: q.limit, offset: q.offset, hits };
 }
 
-/** The number of matches, when the page asked for lies past them all. */
-async function countMatches(env: Env, where: SQL): Promise<number> {
-	const [row] = await db(env).all<{ total: number }>(sql`SELECT count(*) AS total ${FROM_INDEX} WHERE ${where}`);
-	return row?.total ?? 0;
+/** The page's segments and meetings by segment rowid, those the reader may still read. */
+async function hitRecords(env: Env, reader: Reader, ids: number[]): Promise<Map<number, HitRecord>> {
+	if (ids.length === 0) return new Map();
+	const rows = await db(env).all<HitRecord>(
+		sql`SELECT transcript_segments.id, meetings.id AS meeting_id, meetings.platform, meetings.native_meeting_id,
+			CASE WHEN json_type(meetings.data, '$.title') = 'text' AND trim(json_extract(meetings.data, '$.title')) <> ''
+				THEN json_extract(meetings.data, '$.title') END AS title,
+			meetings.start_time AS meeting_start_time, transcript_segments.segment_id, transcript_segments.speaker,
+			transcript_segments.start, transcript_segments.end, transcript_segments.absolute_start_time
+		FROM transcript_segments JOIN meetings ON meetings.id = transcript_segments.meeting_id
+		WHERE transcript_segments.id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) AND ${readableBy(reader.userId)}`,
+	);
+	return new Map(rows.map((row) => [row.id, row]));
 }

@@ -66,6 +66,7 @@ export const DEPLOYMENT_DEFAULTS = {
 	SUMMARY_MAX_TRANSCRIPT_CHARS: 60_000,
 	TRANSCRIPTION_RELAY_DAILY_SECONDS: 864_000,
 	TRANSCRIPTION_RELAY_AUDIO_RATIO: 10,
+	SEARCH_TIME_BUDGET_MS: 2_000,
 } satisfies { [N in keyof Env]?: number | boolean | string };
 
 export type SettingName = keyof typeof DEPLOYMENT_DEFAULTS;

@@ -17,10 +17,17 @@ describe("matchExpression", () => {
 		expect(matchExpression('a"b')).toBe('"a" "b"');
 	});
 
-	it("turns a trailing star into a prefix search of two characters or more", () => {
+	it("turns a trailing star into a prefix search of three characters or more in its last token", () => {
 		expect(matchExpression("budg*")).toBe('"budg" *');
-		expect(matchExpression("b*")).toBe('"b"');
-		expect(matchExpression("bu**")).toBe('"bu" *');
+		expect(matchExpression("bud**")).toBe('"bud" *');
+		expect(matchExpression("k-mea*")).toBe('"k-mea" *');
+		for (const q of ["b*", "bu**", "k-*", "budget-k*", "x.é*"])
+			expect(() => matchExpression(q), q).toThrow(
+				expect.objectContaining({
+					status: 422,
+					detail: [expect.objectContaining({ loc: ["query", "q"], msg: expect.stringMatching(/too short/) })],
+				}),
+			);
 	});
 
 	it("drops control characters and units with no letter or digit", () => {

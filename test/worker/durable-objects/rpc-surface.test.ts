@@ -11,6 +11,7 @@ import { IP_GUARD_RPC, IpGuard } from "../../../durable-objects/ip-guard";
 import { LIVE_FEED_RPC, LiveFeed } from "../../../durable-objects/live-feed";
 import { MEETING_ROOM_RPC, MeetingRoom } from "../../../durable-objects/meeting-room";
 import { MEETING_STREAM_RPC, MeetingStream } from "../../../durable-objects/meeting-stream";
+import { TRANSCRIPT_INDEX_RPC, TranscriptIndex } from "../../../durable-objects/transcript-index";
 import { WORKSPACE_RPC, Workspace } from "../../../durable-objects/workspace";
 import { getMeeting, liveMeeting } from "../meetings/helpers";
 import { roomOf, userWithKey } from "../support";
@@ -63,6 +64,7 @@ const OBJECTS = [
 		helpers: ["serially", "seed", "kgFindings", "recordRoutineAuthors", "usage", "files", "repo"],
 	},
 	{ name: "IpGuard", cls: IpGuard, rpc: IP_GUARD_RPC, helpers: ["window"] },
+	{ name: "TranscriptIndex", cls: TranscriptIndex, rpc: TRANSCRIPT_INDEX_RPC, helpers: ["pull", "rank", "pulling", "queued"] },
 ] as const;
 
 describe("each Durable Object's RPC surface", () => {

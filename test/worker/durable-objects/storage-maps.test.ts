@@ -10,9 +10,12 @@ import { ACCOUNT_STORAGE } from "../../../durable-objects/account/storage";
 import { AGENT_USER_STORAGE } from "../../../durable-objects/agent-user/storage";
 import { IP_GUARD_STORAGE } from "../../../durable-objects/ip-guard/storage";
 import { LIVE_FEED_STORAGE } from "../../../durable-objects/live-feed/storage";
+import { TRANSCRIPT_INDEX_STORAGE } from "../../../durable-objects/transcript-index/storage";
 import { WORKSPACE_STORAGE } from "../../../durable-objects/workspace/storage";
 import { meetCode } from "../../shared/meetings";
 import { openSocket } from "../meetings/bot-sim";
+import { liveMeeting, segment } from "../meetings/helpers";
+import { searchUntil } from "../search/search-helpers";
 import { userWithKey } from "../support";
 
 interface StorageMap {
@@ -98,5 +101,15 @@ describe("each object's storage map", () => {
 		const found = await held(guard);
 		expectMapped(found, IP_GUARD_STORAGE);
 		expect(found.keys).toEqual([IP_GUARD_STORAGE.keys.bannedUntil]);
+	});
+
+	it("TranscriptIndex: a scope's searchable segments, their meetings, and how far it has pulled", async () => {
+		const { headers, user } = await userWithKey();
+		const { bot } = await liveMeeting(headers);
+		await bot.send({ type: "segment", segment: segment({ text: "mapped words" }) });
+		await searchUntil(headers, { q: "mapped" }, 1);
+		const found = await held(byName(env.TRANSCRIPT_INDEX, `u:${user.id}`));
+		expectMapped(found, TRANSCRIPT_INDEX_STORAGE);
+		expect(found.keys).toEqual([]);
 	});
 });

@@ -1,3 +1,5 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import type { TranscriptIndex } from "../../../durable-objects/transcript-index";
 import type { SearchResults } from "../../../src/search/transcript-search";
 import { SearchResults as SearchResultsSchema } from "../../../src/search/transcript-search";
 import { eventually } from "../../shared/wait";
@@ -32,3 +34,24 @@ export function highlighted(hit: SearchHit): string[] {
 
 /** A word no other test's segments contain, so a search reads only what this test made. */
 export const uniqueWord = (stem: string) => `${stem}${crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
+
+/** The search partition of a scope (`u:<user id>` or `w:<workspace>`). */
+export const partitionOf = (scope: string) => env.TRANSCRIPT_INDEX.get(env.TRANSCRIPT_INDEX.idFromName(scope));
+
+/** Rows a partition holds, per table, as its own SQLite counts them. */
+export function partitionRows(scope: string) {
+	return runInDurableObject(partitionOf(scope), async (_index: TranscriptIndex, state) => {
+		const count = (table: string) => state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n;
+		// FTS5's own check that its index agrees with its stored text.
+		state.storage.sql.exec("INSERT INTO segment_words (segment_words, rank) VALUES ('integrity-check', 1)");
+		return { words: count("segment_words"), segments: count("segments"), meetings: count("meetings") };
+	});
+}
+
+/** A partition as it was before migration 0016: empty, and nothing logged for it in D1. */
+export async function emptyPartition(scope: string): Promise<void> {
+	await runInDurableObject(partitionOf(scope), async (_index: TranscriptIndex, state) => {
+		for (const table of ["segment_words", "segments", "meetings", "refills"]) state.storage.sql.exec(`DELETE FROM ${table}`);
+	});
+	await env.DB.prepare("DELETE FROM search_changes WHERE scope = ?").bind(scope).run();
+}

@@ -1,0 +1,70 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../../src/env";
+import { type PartitionAnswer, type PartitionQuery, rank, snippetsOf } from "./ranking";
+import { INDEX_SCHEMA } from "./storage";
+import { catchUp } from "./sync";
+
+export type { PartitionAnswer, PartitionFilters, PartitionQuery, RankedHit } from "./ranking";
+
+/**
+ * The search index of one scope (docs/api.md#search): a workspace's meetings, or the meetings of
+ * a user bound to no workspace. Everyone who may search it may read every row in it, so its
+ * bm25 statistics hold no word a searcher could not read anyway (security review finding 2),
+ * and a search costs what the scope's own transcripts cost (finding 1). It pulls its scope's
+ * changes from D1 (migrations/0016_search_partitions.sql) before it answers.
+ */
+
+/** The RPC surface: what the search (src/search/partitions.ts) and the cron call on a partition's stub. */
+export const TRANSCRIPT_INDEX_RPC = ["search", "catchUp", "snippets"] as const;
+
+/** Segments pulled before a search answers; past it the search answers 503 and the rest is pulled by alarm. */
+const PULL_PER_SEARCH = 2_000;
+const PULL_PER_ALARM = 20_000;
+
+export class TranscriptIndex extends DurableObject<Env> {
+	/** Pulls run one after another: two at once would apply the same changes twice. */
+	#pulling: Promise<boolean> = Promise.resolve(true);
+	/** A pull waiting its turn: it will read D1 after every caller that joins it arrived, so they share it. */
+	#queued: Promise<boolean> | null = null;
+
+	constructor(ctx: DurableObjectState, env: Env) {
+		super(ctx, env);
+		ctx.storage.sql.exec(INDEX_SCHEMA);
+	}
+
+	async search(query: PartitionQuery): Promise<PartitionAnswer> {
+		if (!(await this.catchUp(query.scope))) return { state: "behind" };
+		return { state: "ready", ...rank(this.ctx.storage.sql, query) };
+	}
+
+	/** Pulls what is waiting (the cron asks partitions with changes logged); what is left goes on by alarm. */
+	async catchUp(scope: string): Promise<boolean> {
+		this.ctx.storage.sql.exec("INSERT INTO pulled (id, seq, scope) VALUES (1, 0, ?) ON CONFLICT (id) DO NOTHING", scope);
+		const done = await this.#pull(scope, PULL_PER_SEARCH);
+		if (!done) await this.ctx.storage.setAlarm(Date.now());
+		return done;
+	}
+
+	/** Marked snippets of some rows, for the page a search across partitions picked. */
+	async snippets(match: string, ids: number[]): Promise<{ id: number; marked: string }[]> {
+		return snippetsOf(this.ctx.storage.sql, match, ids);
+	}
+
+	override async alarm(): Promise<void> {
+		const scope = this.ctx.storage.sql.exec<{ scope: string }>("SELECT scope FROM pulled").toArray()[0]?.scope;
+		if (scope && !(await this.#pull(scope, PULL_PER_ALARM))) await this.ctx.storage.setAlarm(Date.now());
+	}
+
+	#pull(scope: string, budget: number): Promise<boolean> {
+		if (this.#queued) return this.#queued;
+		const next = this.#pulling
+			.catch(() => false)
+			.then(() => {
+				this.#queued = null;
+				return catchUp(this.env, this.ctx.storage, scope, budget);
+			});
+		this.#queued = next;
+		this.#pulling = next;
+		return next;
+	}
+}
