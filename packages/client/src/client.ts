@@ -219,6 +219,12 @@ export function createClient(options: ClientOptions) {
 				call(transport, "patch", "/agent/routines/{name}/enabled", { path: { name }, body }),
 			delete: (routineId: string) => call(transport, "delete", "/agent/routines/{routine_id}", { path: { routine_id: routineId } }),
 		},
+		/** Actions a turn held because it had read text other people wrote; confirming runs one, refusing drops it. */
+		actions: {
+			list: () => call(transport, "get", "/agent/actions"),
+			decide: (actionId: string, body: BodyOf<"/agent/actions/{action_id}/confirmed", "patch">) =>
+				call(transport, "patch", "/agent/actions/{action_id}/confirmed", { path: { action_id: actionId }, body }),
+		},
 		workspace: {
 			init: () => call(transport, "post", "/agent/workspace/init"),
 			tree: (query: QueryOf<"/agent/workspace/tree", "get"> = {}) => call(transport, "get", "/agent/workspace/tree", { query }),
