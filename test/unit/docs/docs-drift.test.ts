@@ -12,6 +12,7 @@ import meetingStreamDoc from "../../../docs/meeting-stream.md?raw";
 import platformFidelityDoc from "../../../docs/platform-fidelity.md?raw";
 import indexDoc from "../../../docs/README.md?raw";
 import sandboxDoc from "../../../docs/sandbox.md?raw";
+import securityReviewDoc from "../../../docs/security-review.md?raw";
 import statusDoc from "../../../docs/status-machine.md?raw";
 import webhooksDoc from "../../../docs/webhooks.md?raw";
 import workspaceDoc from "../../../docs/workspace.md?raw";
@@ -84,6 +85,7 @@ const docs: Record<string, string> = {
 	"meeting-stream.md": meetingStreamDoc,
 	"platform-fidelity.md": platformFidelityDoc,
 	"sandbox.md": sandboxDoc,
+	"security-review.md": securityReviewDoc,
 	"status-machine.md": statusDoc,
 	"webhooks.md": webhooksDoc,
 	"workspace.md": workspaceDoc,
