@@ -89,7 +89,7 @@ describe("transcript downloads", () => {
 
 		await press(page, "Download .srt");
 		expect(await downloaded(`transcript-Google_Meet_${code}.srt`)).toBe(
-			"1\n00:00:02,000 --> 00:00:04,250\nAlice: Welcome, all.\n\n2\n01:02:05,500 --> 01:02:07,000\nBruno <Diaz>: Ship it -> now & later.\n",
+			"1\n00:00:02,000 --> 00:00:04,250\nAlice: Welcome, all.\n\n2\n01:02:05,500 --> 01:02:07,000\nBruno ‹Diaz›: Ship it --› now & later.\n",
 		);
 
 		await press(page, "Download .vtt");
