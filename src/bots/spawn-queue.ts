@@ -9,12 +9,15 @@ import type { SpawnTicket } from "../bot-channel/fleet";
 import type { Env } from "../env";
 import { errorName } from "../error-text";
 
-const PUBLISH_TIMEOUT_MS = 10_000;
+const QUEUE_TIMEOUT_MS = 10_000;
 
 export type PublishResult = { ok: true } | { ok: false; detail: string };
 
 export async function publishSpawnTicket(env: Env, ticket: SpawnTicket): Promise<PublishResult> {
-	if (env.SPAWN_QUEUE_URL) return publishOverHttp(env.SPAWN_QUEUE_URL, env.SPAWN_QUEUE_TOKEN, ticket);
+	if (env.SPAWN_QUEUE_URL) {
+		const answer = await queueCall(env, "/messages", { body: ticket, content_type: "json" });
+		return answer.ok ? { ok: true } : { ok: false, detail: answer.detail };
+	}
 	if (env.BOT_SPAWNS) {
 		try {
 			await env.BOT_SPAWNS.send(ticket, { contentType: "json" });
@@ -26,39 +29,14 @@ export async function publishSpawnTicket(env: Env, ticket: SpawnTicket): Promise
 	return { ok: false, detail: "no spawn queue is configured (BOT_SPAWNS or SPAWN_QUEUE_URL)" };
 }
 
-async function publishOverHttp(queueUrl: string, token: string | undefined, ticket: SpawnTicket): Promise<PublishResult> {
-	let res: Response;
-	try {
-		res = await fetch(`${queueUrl.replace(/\/+$/, "")}/messages`, {
-			method: "POST",
-			headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-			body: JSON.stringify({ body: ticket, content_type: "json" }),
-			signal: AbortSignal.timeout(PUBLISH_TIMEOUT_MS),
-		});
-	} catch (err) {
-		return { ok: false, detail: `the spawn queue is unreachable (${errorName(err)})` };
-	}
-	// The Queues API answers 200 with `success: false` for some refusals: both must hold.
-	const text = await res.text().catch(() => "");
-	if (!res.ok) return { ok: false, detail: `the spawn queue answered ${res.status}` };
-	if (!succeeded(text)) return { ok: false, detail: "the spawn queue did not accept the ticket" };
-	return { ok: true };
-}
-
-function succeeded(text: string): boolean {
-	try {
-		const envelope: unknown = JSON.parse(text);
-		return typeof envelope === "object" && envelope !== null && "success" in envelope && envelope.success === true;
-	} catch {
-		return false;
-	}
-}
-
 /** What the Queues HTTP API answered a pull or an ack: its `result`, or why there is none. */
 export type QueueAnswer = { ok: true; result: unknown } | { ok: false; status: number; detail: string };
 
-/** One call of the queue's pull-consumer API (`/messages/pull`, `/messages/ack`) with the Worker's token. */
-export async function queueCall(env: Env, path: "/messages/pull" | "/messages/ack", body: unknown): Promise<QueueAnswer> {
+/**
+ * One call of the Queues HTTP API with the Worker's token: a publish (`/messages`), or a host's
+ * pull or ack passed on (`/messages/pull`, `/messages/ack`).
+ */
+export async function queueCall(env: Env, path: "/messages" | "/messages/pull" | "/messages/ack", body: unknown): Promise<QueueAnswer> {
 	if (!env.SPAWN_QUEUE_URL) {
 		return { ok: false, status: 503, detail: "This gateway has no spawn queue to pull from: SPAWN_QUEUE_URL is not set" };
 	}
@@ -69,12 +47,16 @@ export async function queueCall(env: Env, path: "/messages/pull" | "/messages/ac
 			method: "POST",
 			headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
 			body: JSON.stringify(body),
-			signal: AbortSignal.timeout(PUBLISH_TIMEOUT_MS),
+			signal: AbortSignal.timeout(QUEUE_TIMEOUT_MS),
 		});
 	} catch (err) {
 		return { ok: false, status: 502, detail: `the spawn queue is unreachable (${errorName(err)})` };
 	}
+	// The Queues API answers 200 with `success: false` for some refusals: both must hold.
 	const envelope = (await res.json().catch(() => null)) as { success?: unknown; result?: unknown } | null;
-	if (!res.ok || envelope?.success !== true) return { ok: false, status: 502, detail: `the spawn queue answered ${res.status}` };
+	if (!res.ok) return { ok: false, status: 502, detail: `the spawn queue answered ${res.status}` };
+	if (envelope?.success !== true) {
+		return { ok: false, status: 502, detail: `the spawn queue did not accept the ${path === "/messages" ? "ticket" : "request"}` };
+	}
 	return { ok: true, result: envelope.result ?? null };
 }
