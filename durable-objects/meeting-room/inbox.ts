@@ -173,12 +173,10 @@ export class BotChannelInbox {
 		// After the end (the room ended the meeting while the bot was still sending, say a transcription
 		// flushed past the stop deadline) the record still takes what was said, but nobody is told live:
 		// nothing follows the final status on /ws, nor `meeting-end` on the meeting's stream.
-		if (isTerminal(state.machine.status)) {
-			await this.keepAfterEnd(state, message);
-			return;
-		}
+		const live = !isTerminal(state.machine.status);
 		switch (message.type) {
 			case "status":
+				if (!live) return;
 				await this.room.applyMove({
 					to: message.status,
 					actor: "bot",
@@ -194,27 +192,27 @@ export class BotChannelInbox {
 				// Delivered first (latency), then D1, then the MeetingStream's log; the ack waits for both, so an
 				// acked segment is in the stream (docs/meeting-stream.md#where-it-lives). The log is the
 				// other object's storage: no write of it holds back what this room sends (its output gate).
-				await this.deliverInTurn(state, message);
+				if (live) await this.deliverInTurn(state, message);
 				const id = message.segment.segment_id;
 				await upsertSegment(env, state.meetingId, message.segment, this.createdAt(id)).run();
 				// A confirmed segment is done (a late rebinding of it is rare): its time need not be kept.
 				if (message.segment.completed) this.firstSeen.delete(id);
 				// The stream object logs the line and hands it to its copilot without waiting for it.
-				await this.room.stream(state.meetingId).transcriptStored(transcriptLine(message.segment));
+				if (live) await this.room.stream(state.meetingId).transcriptStored(transcriptLine(message.segment));
 				return;
 			}
 			case "chat": {
-				await this.deliverInTurn(state, message);
+				if (live) await this.deliverInTurn(state, message);
 				await insertChatMessage(env, state.meetingId, message.message);
 				return;
 			}
 			case "participant": {
-				await this.deliverInTurn(state, message);
+				if (live) await this.deliverInTurn(state, message);
 				await upsertParticipant(env, state.meetingId, message);
 				return;
 			}
 			case "event":
-				await this.deliverInTurn(state, message);
+				if (live) await this.deliverInTurn(state, message);
 				return;
 			case "recording": {
 				// The meeting's record says why its recording is shorter than the meeting.
@@ -222,17 +220,6 @@ export class BotChannelInbox {
 				return;
 			}
 		}
-	}
-
-	/** What the record keeps of a message that arrived after the meeting ended. */
-	private async keepAfterEnd(state: RoomState, message: Sequenced): Promise<void> {
-		const env = this.room.env;
-		if (message.type === "segment")
-			await upsertSegment(env, state.meetingId, message.segment, this.createdAt(message.segment.segment_id)).run();
-		else if (message.type === "chat") await insertChatMessage(env, state.meetingId, message.message);
-		else if (message.type === "participant") await upsertParticipant(env, state.meetingId, message);
-		else if (message.type === "recording")
-			await noteRecordingStopped(env, state.meetingId, { reason: message.reason, at: message.timestamp, bytes: message.bytes });
 	}
 
 	/** The segment's first-seen time, noted now if it is new. */
