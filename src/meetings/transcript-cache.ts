@@ -19,13 +19,13 @@ export async function segmentVersion(env: Env, meetingId: number): Promise<numbe
 }
 
 /** The ETag of one rendering: its kind, the segment counter and everything else it reads. */
-export async function renderingTag(env: Env, meetingId: number, kind: string, head: unknown): Promise<string> {
+async function renderingTag(env: Env, meetingId: number, kind: string, head: unknown): Promise<string> {
 	const version = await segmentVersion(env, meetingId);
 	return `"${version}-${await sha256Hex(JSON.stringify([kind, meetingId, version, head]), 12)}"`;
 }
 
 /** Whether If-None-Match names this ETag (a weak one counts, as for GET; `*` matches anything). */
-export function notModified(ifNoneMatch: string | null | undefined, etag: string): boolean {
+function notModified(ifNoneMatch: string | null | undefined, etag: string): boolean {
 	if (!ifNoneMatch) return false;
 	return ifNoneMatch.split(",").some((tag) => {
 		const t = tag.trim().replace(/^W\//, "");
@@ -39,16 +39,27 @@ const cacheKey = (meetingId: number, kind: string) => `transcript-cache/${meetin
 export const transcriptCachePrefix = (meetingId: number) => `transcript-cache/${meetingId}/`;
 
 /**
- * The rendering under `etag`: the kept one when it is that version, else `render()`'s, kept for
- * the next reader. A bucket that fails only costs the rendering (logged), never the answer.
+ * One rendering of a meeting's transcript (`kind`, made from `head` and the segments) by version:
+ * its ETag, and its text, or null when If-None-Match already names that version (304).
  */
-export async function cachedRendering(
+export async function versionedRendering(
 	env: Env,
 	meetingId: number,
 	kind: string,
-	etag: string,
+	head: unknown,
+	ifNoneMatch: string | null | undefined,
 	render: () => Promise<string>,
-): Promise<string> {
+): Promise<{ etag: string; body: string | null }> {
+	const etag = await renderingTag(env, meetingId, kind, head);
+	if (notModified(ifNoneMatch, etag)) return { etag, body: null };
+	return { etag, body: await cachedRendering(env, meetingId, kind, etag, render) };
+}
+
+/**
+ * The rendering under `etag`: the kept one when it is that version, else `render()`'s, kept for
+ * the next reader. A bucket that fails only costs the rendering (logged), never the answer.
+ */
+async function cachedRendering(env: Env, meetingId: number, kind: string, etag: string, render: () => Promise<string>): Promise<string> {
 	const key = cacheKey(meetingId, kind);
 	try {
 		const kept = await env.RECORDINGS.get(key);

@@ -12,7 +12,7 @@ import type { Env } from "../env";
 import { notFound } from "../errors";
 import { meetingLabel } from "./meeting-label";
 import { type meetingTranscript, type Reader, segmentsOf, transcriptHeadOf, transcriptMeeting } from "./meeting-queries";
-import { cachedRendering, notModified, renderingTag } from "./transcript-cache";
+import { versionedRendering } from "./transcript-cache";
 import { transcriptSrt, transcriptVtt } from "./transcript-export-cues";
 import { transcriptText } from "./transcript-text";
 
@@ -95,18 +95,17 @@ export async function transcriptExport(
 	const meeting = await transcriptMeeting(env, reader, link);
 	const head = await transcriptHeadOf(env, meeting.id);
 	if (!head) throw notFound("Meeting not found");
-	const etag = await renderingTag(env, meeting.id, `export.${format}`, { ...meeting, title: head.title });
+	const described = { ...meeting, title: head.title };
 	const spec = EXPORTS[format];
+	const { etag, body } = await versionedRendering(env, meeting.id, `export.${format}`, described, ifNoneMatch, async () =>
+		spec.render({ ...meeting, segments: await segmentsOf(env, meeting.id), title: head.title, exported_at: new Date().toISOString() }),
+	);
 	const headers = {
 		"content-type": spec.contentType,
-		"content-disposition": contentDisposition(exportFileName({ ...meeting, title: head.title }, format)),
+		"content-disposition": contentDisposition(exportFileName(described, format)),
 		// A private transcript: no cache along the way keeps a copy; a client may still revalidate by ETag.
 		"cache-control": "private, no-store",
 		etag,
 	};
-	if (notModified(ifNoneMatch, etag)) return { body: null, headers };
-	const body = await cachedRendering(env, meeting.id, `export.${format}`, etag, async () =>
-		spec.render({ ...meeting, segments: await segmentsOf(env, meeting.id), title: head.title, exported_at: new Date().toISOString() }),
-	);
 	return { body, headers };
 }

@@ -3,7 +3,7 @@ import { publicBaseUrl } from "../env";
 import { notFound } from "../errors";
 import { MeetingLinkParams } from "../meetings/meeting-link-params";
 import { meetingTranscript, segmentsOf, transcriptHeadOf } from "../meetings/meeting-queries";
-import { cachedRendering, notModified, renderingTag } from "../meetings/transcript-cache";
+import { versionedRendering } from "../meetings/transcript-cache";
 import { ExportFormatParam, transcriptExport } from "../meetings/transcript-export";
 import { revokeShare, SHARE_NOT_FOUND, ShareTtl, sharedMeetingId, shareTranscript } from "../meetings/transcript-shares";
 import { transcriptText } from "../meetings/transcript-text";
@@ -121,12 +121,10 @@ transcriptRoutes.openapi(
 		if (!row) throw notFound(SHARE_NOT_FOUND);
 		// Rendered once per version of the transcript, however many anonymous reads; kept by no
 		// cache along the way without asking again, so a revoked share stops at once.
-		const etag = await renderingTag(c.env, meetingId, "share.txt", row);
-		const headers = { "content-type": "text/plain; charset=utf-8", "cache-control": "private, no-cache", etag };
-		if (notModified(c.req.header("if-none-match"), etag)) return c.body(null, 304, headers);
-		const text = await cachedRendering(c.env, meetingId, "share.txt", etag, async () =>
+		const { etag, body } = await versionedRendering(c.env, meetingId, "share.txt", row, c.req.header("if-none-match"), async () =>
 			transcriptText(row, await segmentsOf(c.env, meetingId)),
 		);
-		return c.text(text, 200, headers);
+		const headers = { "content-type": "text/plain; charset=utf-8", "cache-control": "private, no-cache", etag };
+		return body === null ? c.body(null, 304, headers) : c.text(body, 200, headers);
 	},
 );
