@@ -2,6 +2,7 @@ import { setting } from "../../src/settings/deployment-defaults";
 import type { TimerHandlers } from "../shared/alarm-timers";
 import type { AutoJoin } from "./auto-join";
 import type { RoomBotChannel } from "./channel";
+import type { CompletionHold } from "./completion-hold";
 import type { RoomContext } from "./context";
 import { helpTimedOut } from "./help";
 import type { RoomPlacement } from "./placement";
@@ -15,6 +16,7 @@ export class RoomAlarm {
 		private readonly placement: RoomPlacement,
 		private readonly autoJoin: AutoJoin,
 		private readonly channel: RoomBotChannel,
+		private readonly completions: CompletionHold,
 	) {}
 
 	/** Runs each due timer's action (shared/alarm-timers.ts: a timer goes once its action succeeded, else it retries). */
@@ -35,9 +37,7 @@ export class RoomAlarm {
 		auto_join: () => this.autoJoin.fire(),
 		notify: () => this.room.serial(() => this.room.webhooks.drain()),
 		help: () => this.room.serial(() => helpTimedOut(this.room)),
-		// Not in the serial queue: the model call may be slow, and no move waits for it.
-		summary: () => this.room.summaries.run(),
-		summary_release: () => this.room.serial(() => this.room.summaries.release()),
+		summary_release: () => this.room.serial(() => this.completions.release()),
 		screenshots_expire: () => screenshotsExpired(this.room),
 	};
 }

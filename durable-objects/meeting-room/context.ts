@@ -21,15 +21,12 @@ import { type Announce, moveMeeting, type StatusStep } from "../../src/meetings/
 import { accountObject, meetingStream } from "../../src/objects";
 import { withScreenshotLinks } from "../../src/screenshots/screenshots";
 import { type WebhookEventType, webhookEventsFor } from "../../src/webhooks/envelope";
-import type { MeetingStream } from "../meeting-stream";
+import type { MeetingStream, SummaryClaim } from "../meeting-stream";
 import { type AlarmTimers, kvAlarmTimers } from "../shared/alarm-timers";
 import { SerialQueue } from "../shared/serial-queue";
 import { CommandQueue, type QueueRefusal } from "./command-queue";
 import { RoomFanout } from "./fanout";
-import { helpFields, helpTimerAfter } from "./help";
-import { armScreenshotRetention } from "./screenshots";
 import { ROOM_KEYS, type RoomTimerName } from "./storage";
-import { type HeldCompletion, RoomSummary } from "./summary";
 import { RoomWebhookRelay } from "./webhook-relay";
 
 /** The statuses a bot's words about where it is are told for (a help request says its own, in `data.help`). */
@@ -73,6 +70,24 @@ export interface BotClaim {
 	at: string;
 }
 
+/**
+ * What the room's feature parts add to every move, handed in by the MeetingRoom (room-hooks.ts),
+ * so this hub imports none of them: a help request's fields and its timer, a completion's
+ * summary claim and its held `meeting.completed`, the screenshots' retention at an ending.
+ */
+export interface RoomHooks {
+	/** The `data` fields a move writes for what the bot is stuck on (help.ts). */
+	helpFields(state: RoomState, ask: TransitionAsk): Promise<Record<string, unknown> | undefined>;
+	/** Arms or clears the `help` timer after a move (or a repeated ask for help). */
+	helpTimerAfter(before: MeetingState, after: MeetingState, help?: HelpReport): Promise<void>;
+	/** A completion's summary claimed by the stream; `hold` when its `meeting.completed` waits for it. */
+	claimSummary(row: MeetingRow): Promise<SummaryClaim>;
+	/** The stored entry that holds a completion's `meeting.completed`. */
+	holdCompletion(step: StatusStep, shown: MeetingRow): Record<string, unknown>;
+	/** At an ending: when the meeting's screenshots are deleted. */
+	armScreenshotRetention(owner: { userId: number; meetingId: number }): Promise<void>;
+}
+
 export interface TransitionAsk {
 	to: MeetingStatus;
 	actor: Actor;
@@ -100,8 +115,8 @@ export class RoomContext {
 	readonly webhooks: RoomWebhookRelay;
 	/** Commands kept for a bot that is away, until it says hello again. */
 	readonly commands: CommandQueue;
-	/** A completed meeting's summary, and its `meeting.completed` held for it. */
-	readonly summaries: RoomSummary;
+	/** What the feature parts add to every move (set once, by the MeetingRoom). */
+	readonly hooks: RoomHooks;
 	private readonly queue = new SerialQueue();
 	#stream: { meetingId: number; stub: DurableObjectStub<MeetingStream> } | undefined;
 
@@ -109,12 +124,13 @@ export class RoomContext {
 		private readonly ctx: DurableObjectState,
 		/** Read at each use: the object's `env` is the one binding set (tests swap it for faults). */
 		private readonly envOf: () => Env,
+		hooksOf: (room: RoomContext) => RoomHooks,
 	) {
 		this.timers = kvAlarmTimers<RoomTimerName>(ctx.storage);
 		this.fanout = new RoomFanout(ctx.storage, envOf());
 		this.webhooks = new RoomWebhookRelay(ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
 		this.commands = new CommandQueue(ctx.storage);
-		this.summaries = new RoomSummary(this);
+		this.hooks = hooksOf(this);
 	}
 
 	get env(): Env {
@@ -212,11 +228,11 @@ export class RoomContext {
 			const updated: RoomState = { ...state, machine: after, startTime };
 			// The step and its webhook events are stored in one write: neither exists without the other.
 			await this.tell(row, step, webhookEventsFor(before, after.status), { [ROOM_KEYS.state]: updated });
-			await helpTimerAfter(this, before, after, ask.help);
+			await this.hooks.helpTimerAfter(before, after, ask.help);
 			if (isTerminal(after.status)) await this.finish(updated, ask.actor);
 		};
 		const { help: _help, diagnostics: _diagnostics, join_step, ...request } = ask;
-		const help = await helpFields(this, state, ask);
+		const help = await this.hooks.helpFields(state, ask);
 		const outcome = await moveMeeting(
 			this.env,
 			{
@@ -232,7 +248,7 @@ export class RoomContext {
 		);
 		if (outcome.ok) {
 			// Asking again while stuck is no step, but it may be about something else, which decides the timer.
-			if (!outcome.step && ask.to === "needs_help") await helpTimerAfter(this, outcome.state, outcome.state, ask.help);
+			if (!outcome.step && ask.to === "needs_help") await this.hooks.helpTimerAfter(outcome.state, outcome.state, ask.help);
 			if (!outcome.step && ask.actor === "bot" && ask.reason && NOTED_BOT_STATUSES.has(ask.to) && ask.to === state.machine.status)
 				await this.noteBotStatus(state, ask.reason);
 			return true;
@@ -276,7 +292,7 @@ export class RoomContext {
 
 	/**
 	 * Stores a step's webhook events (with `alsoStore`), tells the watchers, and sends the events on.
-	 * A completion's `meeting.completed` is stored held, and goes once the meeting's summary is made.
+	 * A completion's `meeting.completed` is stored held, and goes once the meeting's stream stored its summary.
 	 */
 	async tell(row: MeetingRow, step: StatusStep, events: WebhookEventType[], alsoStore: Record<string, unknown> = {}): Promise<void> {
 		// Every ending passes here, a room's own and one made without it (a stop with no room): the stream
@@ -292,15 +308,12 @@ export class RoomContext {
 			}
 		}
 		const completion = step.to === "completed" && step.from !== "completed";
-		// A completion claims the meeting's summary; its meeting.completed waits for it (summary.ts).
-		const { row: record, hold } = completion ? await this.#beginSummary(row) : { row, hold: false };
+		// A completion claims the meeting's summary in its stream; its meeting.completed waits for it (completion-hold.ts).
+		const { row: record, hold } = completion ? await this.hooks.claimSummary(row) : { row, hold: false };
 		// What the owner is shown carries screenshot links minted now; the record keeps only references.
 		const shown: MeetingRow = { ...record, data: await withScreenshotLinks(this.env, record.id, record.data) };
 		const sent = hold ? events.filter((event) => event !== "meeting.completed") : events;
-		const held: Record<string, HeldCompletion> =
-			hold && sent.length < events.length
-				? { [ROOM_KEYS.heldCompletion]: { userId: record.userId, meetingId: record.id, step, row: shown } }
-				: {};
+		const held = hold && sent.length < events.length ? this.hooks.holdCompletion(step, shown) : {};
 		const entries = { ...(await this.webhooks.prepare(shown, sent, step)), ...held, ...alsoStore };
 		if (Object.keys(entries).length > 0) await this.ctx.storage.put(entries);
 		// A record just made: sockets that subscribed to its link before it existed hear of it, this step first.
@@ -311,16 +324,6 @@ export class RoomContext {
 		if (sent.length > 0) await this.sendNotices();
 		// Every completion passes here (room moves and plan-side steps alike): the user's event routines run for it.
 		if (completion) this.ctx.waitUntil(tellAgentMeetingCompleted(this.env, record));
-	}
-
-	/** The completion's summary claimed; a failure to claim it leaves the completion as it was (logged), never stops it. */
-	async #beginSummary(row: MeetingRow): Promise<{ row: MeetingRow; hold: boolean }> {
-		try {
-			return await this.summaries.begin(row);
-		} catch (err) {
-			console.error("the meeting summary was not begun", row.id, errorName(err));
-			return { row, hold: false };
-		}
 	}
 
 	/** Hands stored webhook events to the outbox after the current work; the `notify` timer retries. */
@@ -336,7 +339,7 @@ export class RoomContext {
 	private async finish(state: RoomState, actor: Actor): Promise<void> {
 		await this.timers.clear("watchdog", "lease", "stop_deadline", "placement", "placement_refresh", "help");
 		await this.commands.clear();
-		await armScreenshotRetention(this, { userId: state.userId, meetingId: state.meetingId });
+		await this.hooks.armScreenshotRetention({ userId: state.userId, meetingId: state.meetingId });
 		if (state.link) {
 			await accountObject(this.env, state.userId).releaseBotSlot(state.link);
 			await this.saveState({ ...state, link: null });

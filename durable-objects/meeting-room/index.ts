@@ -12,13 +12,14 @@ import { closeQuietly } from "../shared/sockets";
 import { RoomAlarm } from "./alarm";
 import { AutoJoin, type PlanRequest } from "./auto-join";
 import { RoomBotChannel } from "./channel";
+import { CompletionHold } from "./completion-hold";
 import { RoomContext } from "./context";
 import { type CommandOutcome, RoomControl } from "./control";
 import { RoomLaunch } from "./launch";
 import { type ClaimOutcome, RoomPlacement } from "./placement";
 import { meterRelayedAudio, type RelayAllowance } from "./relay-meter";
+import { roomHooks } from "./room-hooks";
 import { reserveScreenshot } from "./screenshots";
-import type { SummaryRetry } from "./summary";
 
 export type { RoomState, TransitionAsk } from "./context";
 export type { CommandOutcome } from "./control";
@@ -37,7 +38,7 @@ export const MEETING_ROOM_RPC = [
 	"announce",
 	"handOver",
 	"recheckWatchers",
-	"summarize",
+	"summaryStored",
 	"addSubscriber",
 	"removeSubscriber",
 	"meterTranscription",
@@ -47,19 +48,20 @@ export const MEETING_ROOM_RPC = [
 /**
  * One per meeting: the authority for a live meeting. It owns the status machine's moves (each
  * written through to D1 before it is acknowledged), the bot channel, placement and respawn,
- * auto-join, the webhook relay, live fan-out, a completed meeting's summary (summary.ts), and
- * its timers on its one alarm. The meeting's stream log and live copilot are its MeetingStream's
- * (durable-objects/meeting-stream/), which the room feeds: each transcript line as it is stored,
- * the meeting's end last.
+ * auto-join, the webhook relay, live fan-out, and its timers on its one alarm. The meeting's
+ * stream log, live copilot and summary are its MeetingStream's (durable-objects/meeting-stream/),
+ * which the room feeds: each transcript line as it is stored, the meeting's end last; a
+ * completion's `meeting.completed` waits in the room until the stream stored the summary.
  */
 export class MeetingRoom extends DurableObject<Env> {
-	readonly #room = new RoomContext(this.ctx, () => this.env);
+	readonly #room = new RoomContext(this.ctx, () => this.env, roomHooks);
+	readonly #completions = new CompletionHold(this.#room);
 	readonly #placement = new RoomPlacement(this.#room);
 	readonly #launch = new RoomLaunch(this.#room, this.#placement);
 	readonly #channel = new RoomBotChannel(this.#room);
 	readonly #control = new RoomControl(this.#room);
 	readonly #autoJoin = new AutoJoin(this.#room, (start: RoomStart): Promise<PublishResult> => this.#launch.startPlanned(start));
-	readonly #alarm = new RoomAlarm(this.#room, this.#placement, this.#autoJoin, this.#channel);
+	readonly #alarm = new RoomAlarm(this.#room, this.#placement, this.#autoJoin, this.#channel, this.#completions);
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -93,9 +95,9 @@ export class MeetingRoom extends DurableObject<Env> {
 		return this.#control.command(act);
 	}
 
-	/** The owner asks again for a completed meeting's summary that could not be made (docs/api.md#summaries). */
-	summarize(meetingId: number, userId: number): Promise<SummaryRetry> {
-		return this.#room.serial(() => this.#room.summaries.retry(meetingId, userId));
+	/** The meeting's stream stored its summary (meeting-stream/summary.ts): the held `meeting.completed` goes. */
+	summaryStored(meetingId: number): Promise<void> {
+		return this.#room.serial(() => this.#completions.release(meetingId));
 	}
 
 	/** Plans (or re-plans, or cancels) auto-join for a scheduled meeting. */

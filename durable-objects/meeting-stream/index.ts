@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
+import type { MeetingRow } from "../../src/db/schema";
 import type { Env } from "../../src/env";
+import { meetingRoom } from "../../src/objects";
 import { setting } from "../../src/settings/deployment-defaults";
 import { kvAlarmTimers, type TimerHandlers } from "../shared/alarm-timers";
 import { SerialQueue } from "../shared/serial-queue";
@@ -9,6 +11,9 @@ import { MeetingCopilot } from "./copilot";
 import type { CopilotIngest, CopilotStart, LiveMeeting, ProcessOutcome } from "./copilot-state";
 import { type MeetingEnd, StreamLog, type StreamReader, type StreamTranscript } from "./log";
 import type { StreamTimerName } from "./storage";
+import { StreamSummary, type SummaryClaim, type SummaryRetry } from "./summary";
+
+export type { SummaryClaim, SummaryRetry } from "./summary";
 
 /**
  * The RPC surface: what the meeting's room, the Worker's routes and LiveFeeds call on a
@@ -22,21 +27,27 @@ export const MEETING_STREAM_RPC = [
 	"copilotStart",
 	"copilotProcess",
 	"copilotIngest",
+	"summaryBegin",
+	"summarize",
 ] as const;
 
 /**
  * One per meeting (named by the meeting id, as its MeetingRoom is): the meeting's record of what
- * was said and made of it. It keeps the SSE log (docs/meeting-stream.md) with its open streams
- * and the live copilot with its `copilot_final` timer. The room feeds it, in order: each
- * transcript line as it is stored, the meeting's end last. Nothing the room awaits here waits
- * on the copilot's model or its workspace commit, so neither can delay a status move.
+ * was said and made of it. It keeps the SSE log (docs/meeting-stream.md) with its open streams,
+ * the live copilot with its `copilot_final` timer, and the completed meeting's summary
+ * (`data.summary`) with its `summary` timer. The room feeds it, in order: each transcript line as
+ * it is stored, the meeting's end last, then a completion's summary claim. Nothing the room
+ * awaits here waits on a model or the workspace, so none of them can delay a status move.
  */
 export class MeetingStream extends DurableObject<Env> {
 	readonly #context: StreamContext = contextOf(this.ctx, () => this.env);
 	readonly #copilot = new MeetingCopilot(this.#context);
+	readonly #summary = new StreamSummary(this.#context, (meetingId) => meetingRoom(this.env, meetingId).summaryStored(meetingId));
 	readonly #access = new StreamAccess(this.#context, this.#context.log.keepaliveMs);
 	/** Copilot starts and process switches, one at a time (they read, then change, its state). */
 	readonly #copilotCalls = new SerialQueue();
+	/** Summary claims and retries, one at a time (each stores the one job). */
+	readonly #summaryCalls = new SerialQueue();
 
 	/** The room stored a transcript line: it is logged (its seq, the SSE id, is returned) and the copilot follows it, never awaited here. */
 	transcriptStored(line: StreamTranscript): number {
@@ -91,6 +102,16 @@ export class MeetingStream extends DurableObject<Env> {
 		return this.#copilot.ingest();
 	}
 
+	/** A completion (from the room): the record with its summary claimed, and whether its `meeting.completed` waits for it. */
+	summaryBegin(row: MeetingRow): Promise<SummaryClaim> {
+		return this.#summaryCalls.run(() => this.#summary.begin(row));
+	}
+
+	/** The owner asks again for a completed meeting's summary that could not be made (docs/api.md#summaries). */
+	summarize(meetingId: number, userId: number): Promise<SummaryRetry> {
+		return this.#summaryCalls.run(() => this.#summary.retry(meetingId, userId));
+	}
+
 	/** Runs each due timer's action (shared/alarm-timers.ts: a timer goes once its action succeeded, else it retries). */
 	override alarm(): Promise<void> {
 		return this.#context.timers.fire(this.#timerActions);
@@ -99,6 +120,7 @@ export class MeetingStream extends DurableObject<Env> {
 	readonly #timerActions: TimerHandlers<StreamTimerName> = {
 		// The final beat waits on the model: only this object's alarm waits with it.
 		copilot_final: () => this.#copilot.finish(),
+		summary: () => this.#summary.run(),
 	};
 }
 

@@ -4,7 +4,7 @@ import { MeetingIdParam } from "../meetings/meeting-queries";
 import { findOwnedMeeting } from "../meetings/meeting-store";
 import { MeetingSummary, summaryOf } from "../meetings/meeting-summary";
 import { readableSummary } from "../meetings/meeting-summary-store";
-import { meetingRoom } from "../objects";
+import { meetingStream } from "../objects";
 import { jsonResponse, routeModule } from "./openapi-app";
 
 /** A completed meeting's summary, decisions and action items (docs/api.md#summaries). */
@@ -51,7 +51,7 @@ meetingSummaryRoutes.openapi(
 		const row = await findOwnedMeeting(c.env, userId, meetingId);
 		if (!row) throw notFound("Meeting not found");
 		if (row.status !== "completed") throw conflict(`A summary is made once the meeting has completed; it is ${row.status}`);
-		const outcome = await meetingRoom(c.env, meetingId).summarize(meetingId, userId);
+		const outcome = await meetingStream(c.env, meetingId).summarize(meetingId, userId);
 		if (outcome.refused === "no_model") {
 			throw conflict("No model is configured: set one under Settings → Model (PUT /user/models), then ask again");
 		}

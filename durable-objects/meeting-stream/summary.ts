@@ -12,12 +12,10 @@ import {
 	summaryOf,
 } from "../../src/meetings/meeting-summary";
 import { claimSummary, finishSummary, reopenSummary, summaryLines, summaryModel } from "../../src/meetings/meeting-summary-store";
-import type { StatusStep } from "../../src/meetings/status-writes";
 import { outboundPolicy } from "../../src/outbound/url-guard";
-import { withScreenshotLinks } from "../../src/screenshots/screenshots";
 import { setting } from "../../src/settings/deployment-defaults";
-import type { RoomContext } from "./context";
-import { ROOM_KEYS } from "./storage";
+import type { StreamContext } from "./context";
+import { STREAM_STORAGE } from "./storage";
 
 /** The summary being made: a model is called for it at most once (`calledAt` is stored before the call). */
 interface SummaryJob {
@@ -26,57 +24,59 @@ interface SummaryJob {
 	model: string;
 	calledAt: number | null;
 	outcome: MeetingSummary | null;
+	/** Whether the room holds the meeting's `meeting.completed` for it (a completion's, not an owner's retry). */
+	held?: boolean;
 }
 
-/** The step's `meeting.completed` event, held back until the summary is in it (or the wait is over). */
-export interface HeldCompletion {
-	userId: number;
-	meetingId: number;
-	step: StatusStep;
-	/** The record at the step, for a meeting deleted before the event goes. */
+/** What a completion's summary came to at once: the record with it claimed, and whether `meeting.completed` waits for it. */
+export interface SummaryClaim {
 	row: MeetingRow;
+	hold: boolean;
 }
 
-/** What asking again for a meeting's summary came to (MeetingRoom.summarize). */
+/** What asking again for a meeting's summary came to (MeetingStream.summarize). */
 export interface SummaryRetry {
 	/** Why nothing was begun, or null when the summary is now pending. */
 	refused: "no_model" | "taken" | null;
 	summary: MeetingSummary | null;
 }
 
-/** After the model call's own timeout, how much longer `meeting.completed` waits for a summary whose storing keeps failing. */
-const RELEASE_GRACE_S = 30;
+/** What the summary uses of the stream. */
+export type SummaryHost = Pick<StreamContext, "env" | "storage" | "timers">;
+
 /** The most bytes read from the model's reply (the summary's bounds are far smaller). */
 const MAX_REPLY_BYTES = 512 * 1024;
 
 /**
- * The summary of a completed meeting (docs/api.md#summaries), made in its room: the completion
- * claims `data.summary` in D1 (`no_model`, or `pending` with the `summary` timer due at once),
- * the timer's alarm calls the owner's model with the transcript and stores what it made, and the
- * step's `meeting.completed` event, held until then, goes out carrying it. The model call is
- * outside the room's serial queue: a slow model holds up no status move.
+ * The summary of a completed meeting (docs/api.md#summaries), made in its stream, beside the
+ * copilot's final beat: the room's completion claims `data.summary` here (`no_model`, or
+ * `pending` with the `summary` timer due at once), the timer's alarm calls the owner's model
+ * with the transcript and stores what it made, and then tells the room (`summaryStored`),
+ * which sends the step's `meeting.completed`, held until then, carrying it. The model call is
+ * on the stream's alarm: no status move of the room waits for it.
  */
-export class RoomSummary {
+export class StreamSummary {
 	/** A run in this instance: a second alarm pass meanwhile leaves it to finish (and goes on to the other timers). */
 	#running = false;
 
-	constructor(private readonly room: RoomContext) {}
+	constructor(
+		private readonly stream: SummaryHost,
+		/** Tells the meeting's room that its summary is stored: the held `meeting.completed` goes. */
+		private readonly stored: (meetingId: number) => Promise<void>,
+	) {}
 
 	/**
 	 * At the step to `completed`: the record with its summary claimed, and whether the step's
 	 * `meeting.completed` waits for it. A record that already has one is left as it is.
 	 */
-	async begin(row: MeetingRow): Promise<{ row: MeetingRow; hold: boolean }> {
+	async begin(row: MeetingRow): Promise<SummaryClaim> {
+		const env = this.stream.env;
 		if (row.status !== "completed" || summaryOf(row.data)) return { row, hold: false };
-		const endpoint = await summaryModel(this.room.env, row.userId);
-		if (!endpoint) return { row: (await claimSummary(this.room.env, row.id, emptySummary("no_model", null))) ?? row, hold: false };
-		const claimed = await claimSummary(this.room.env, row.id, emptySummary("pending", endpoint.model));
+		const endpoint = await summaryModel(env, row.userId);
+		if (!endpoint) return { row: (await claimSummary(env, row.id, emptySummary("no_model", null))) ?? row, hold: false };
+		const claimed = await claimSummary(env, row.id, emptySummary("pending", endpoint.model));
 		if (!claimed) return { row, hold: false };
-		const job: SummaryJob = { meetingId: row.id, userId: row.userId, model: endpoint.model, calledAt: null, outcome: null };
-		await this.room.storage.put(ROOM_KEYS.summaryJob, job);
-		const now = Date.now();
-		await this.room.timers.set("summary", now);
-		await this.room.timers.set("summary_release", now + (setting(this.room.env, "SUMMARY_TIMEOUT_S") + RELEASE_GRACE_S) * 1000);
+		await this.#start({ meetingId: row.id, userId: row.userId, model: endpoint.model, calledAt: null, outcome: null, held: true });
 		return { row: claimed, hold: true };
 	}
 
@@ -87,17 +87,20 @@ export class RoomSummary {
 	 * completed), else the summary, pending.
 	 */
 	async retry(meetingId: number, userId: number): Promise<SummaryRetry> {
-		const endpoint = await summaryModel(this.room.env, userId);
+		const endpoint = await summaryModel(this.stream.env, userId);
 		if (!endpoint) return { refused: "no_model", summary: null };
 		const pending = emptySummary("pending", endpoint.model);
-		if (!(await reopenSummary(this.room.env, meetingId, pending))) return { refused: "taken", summary: null };
-		const job: SummaryJob = { meetingId, userId, model: endpoint.model, calledAt: null, outcome: null };
-		await this.room.storage.put(ROOM_KEYS.summaryJob, job);
-		await this.room.timers.set("summary", Date.now());
+		if (!(await reopenSummary(this.stream.env, meetingId, pending))) return { refused: "taken", summary: null };
+		await this.#start({ meetingId, userId, model: endpoint.model, calledAt: null, outcome: null, held: false });
 		return { refused: null, summary: pending };
 	}
 
-	/** The `summary` timer: the model's outcome (made once, kept in the job), stored, then the held event goes. */
+	async #start(job: SummaryJob): Promise<void> {
+		await this.stream.storage.put(STREAM_STORAGE.keys.summaryJob, job);
+		await this.stream.timers.set("summary", Date.now());
+	}
+
+	/** The `summary` timer: the model's outcome (made once, kept in the job), stored, then the room is told. */
 	async run(): Promise<void> {
 		if (this.#running) return;
 		this.#running = true;
@@ -109,7 +112,8 @@ export class RoomSummary {
 	}
 
 	async #run(): Promise<void> {
-		const job = await this.room.storage.get<SummaryJob>(ROOM_KEYS.summaryJob);
+		const storage = this.stream.storage;
+		const job = await storage.get<SummaryJob>(STREAM_STORAGE.keys.summaryJob);
 		if (!job) return;
 		let outcome = job.outcome;
 		if (!outcome) {
@@ -117,37 +121,27 @@ export class RoomSummary {
 			if (job.calledAt !== null) {
 				outcome = failedSummary(job.model, "The summary was interrupted before the model answered", new Date());
 			} else {
-				await this.room.storage.put(ROOM_KEYS.summaryJob, { ...job, calledAt: Date.now() });
+				await storage.put(STREAM_STORAGE.keys.summaryJob, { ...job, calledAt: Date.now() });
 				outcome = await this.#produce(job);
 			}
-			await this.room.storage.put(ROOM_KEYS.summaryJob, { ...job, calledAt: job.calledAt ?? Date.now(), outcome });
+			await storage.put(STREAM_STORAGE.keys.summaryJob, { ...job, calledAt: job.calledAt ?? Date.now(), outcome });
 		}
 		// A failed write throws: the timer retries with the outcome kept, and no second call.
-		await finishSummary(this.room.env, job.meetingId, outcome);
-		await this.room.storage.delete(ROOM_KEYS.summaryJob);
-		await this.room.timers.clear("summary");
-		await this.room.serial(() => this.release());
-	}
-
-	/** Sends the held `meeting.completed` with the record as it is now (the summary `pending` if the wait ran out). */
-	async release(): Promise<void> {
-		const held = await this.room.storage.get<HeldCompletion>(ROOM_KEYS.heldCompletion);
-		if (held) {
-			const fresh = (await findOwnedMeeting(this.room.env, held.userId, held.meetingId)) ?? held.row;
-			const shown: MeetingRow = { ...fresh, data: await withScreenshotLinks(this.room.env, fresh.id, fresh.data) };
-			const entries = await this.room.webhooks.prepare(shown, ["meeting.completed"], held.step);
-			// No await between the two: one coalesced write, so the event is either still held or on its way, never both.
-			const put = this.room.storage.put(entries);
-			const unheld = this.room.storage.delete(ROOM_KEYS.heldCompletion);
-			await Promise.all([put, unheld]);
-			await this.room.sendNotices();
+		await finishSummary(this.stream.env, job.meetingId, outcome);
+		await storage.delete(STREAM_STORAGE.keys.summaryJob);
+		await this.stream.timers.clear("summary");
+		if (job.held === false) return;
+		try {
+			await this.stored(job.meetingId);
+		} catch (err) {
+			// The room's `summary_release` timer sends the held event anyway, with the record as it is then.
+			console.error("the room did not hear that the summary is stored", job.meetingId, errorName(err));
 		}
-		await this.room.timers.clear("summary_release");
 	}
 
 	/** One model call over the bounded transcript; every way it can go wrong is a `failed` summary with a short error. */
 	async #produce(job: SummaryJob): Promise<MeetingSummary> {
-		const env = this.room.env;
+		const env = this.stream.env;
 		try {
 			const endpoint = await summaryModel(env, job.userId);
 			// The model was removed since the meeting completed: nothing is made up.
