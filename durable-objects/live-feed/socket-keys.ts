@@ -1,7 +1,7 @@
 /**
  * The keys a user's /ws sockets were opened with (each socket's tag names its key and the key's
  * expiry). A socket lives only as long as its key: revoking the key (LiveFeed.revalidate) or
- * reaching its expiry (the feed's alarm, armed here for the earliest one) ends it.
+ * reaching its expiry (the feed's `key_expiry` timer, due at the earliest one) ends it.
  */
 import { keysStandingNow } from "../../src/agent/caller";
 import type { Env } from "../../src/env";
@@ -30,12 +30,10 @@ export class SocketKeys {
 		return keyed.filter((k) => !standing.has(k.tokenId));
 	}
 
-	/** Sets the object's alarm to the earliest expiry among open sockets' keys; none, no alarm. */
-	async arm(): Promise<void> {
+	/** The earliest expiry among open sockets' keys (the feed's `key_expiry` timer); null when none expires. */
+	earliestExpiry(): number | null {
 		const expiries = this.#open().flatMap((socket) => tagOf(socket)?.keyExpiresAt ?? []);
-		if (expiries.length === 0) return this.ctx.storage.deleteAlarm();
-		const next = Math.min(...expiries);
-		if ((await this.ctx.storage.getAlarm()) !== next) await this.ctx.storage.setAlarm(next);
+		return expiries.length === 0 ? null : Math.min(...expiries);
 	}
 
 	#open(): WebSocket[] {

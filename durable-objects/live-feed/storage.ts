@@ -1,4 +1,6 @@
-/** Everything a user's LiveFeed keeps in its storage: keys only (test/worker/durable-objects/storage-maps.test.ts). */
+import { ALARM_TIMERS_TABLE } from "../shared/alarm-timers";
+
+/** Everything a user's LiveFeed keeps in its storage (test/worker/durable-objects/storage-maps.test.ts). */
 export const LIVE_FEED_STORAGE = {
 	keys: {
 		/** subscriptions.ts: `subs:<socket id>` → meeting id → the ref the socket subscribed with. */
@@ -8,5 +10,8 @@ export const LIVE_FEED_STORAGE = {
 		/** streams.ts: where the user has meeting streams (SSE) open. */
 		streams: "streams",
 	},
-	tables: {},
+	tables: {
+		/** shared/alarm-timers.ts: a retry of the `key_expiry` timer (its due time is derived from the sockets' keys). */
+		alarmTimers: ALARM_TIMERS_TABLE,
+	},
 } as const;

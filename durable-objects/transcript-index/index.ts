@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../src/env";
+import { AlarmTimers, sqlTimerStore, type TimerHandlers } from "../shared/alarm-timers";
 import { type PartitionAnswer, type PartitionQuery, rank, snippetsOf } from "./ranking";
 import { INDEX_SCHEMA } from "./storage";
 import { catchUp } from "./sync";
@@ -21,15 +22,20 @@ export const TRANSCRIPT_INDEX_RPC = ["search", "catchUp", "snippets"] as const;
 const PULL_PER_SEARCH = 2_000;
 const PULL_PER_ALARM = 20_000;
 
+/** The partition's one timer: `pull`, the rest of a catch-up too long to pull before a search answered. */
+type IndexTimerName = "pull";
+
 export class TranscriptIndex extends DurableObject<Env> {
 	/** Pulls run one after another: two at once would apply the same changes twice. */
 	#pulling: Promise<boolean> = Promise.resolve(true);
 	/** A pull waiting its turn: it will read D1 after every caller that joins it arrived, so they share it. */
 	#queued: Promise<boolean> | null = null;
+	readonly #timers: AlarmTimers<IndexTimerName>;
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
 		ctx.storage.sql.exec(INDEX_SCHEMA);
+		this.#timers = new AlarmTimers<IndexTimerName>(ctx.storage, sqlTimerStore(ctx.storage));
 	}
 
 	async search(query: PartitionQuery): Promise<PartitionAnswer> {
@@ -41,7 +47,7 @@ export class TranscriptIndex extends DurableObject<Env> {
 	async catchUp(scope: string): Promise<boolean> {
 		this.ctx.storage.sql.exec("INSERT INTO pulled (id, seq, scope) VALUES (1, 0, ?) ON CONFLICT (id) DO NOTHING", scope);
 		const done = await this.#pull(scope, PULL_PER_SEARCH);
-		if (!done) await this.ctx.storage.setAlarm(Date.now());
+		if (!done) await this.#timers.set("pull", Date.now());
 		return done;
 	}
 
@@ -50,10 +56,18 @@ export class TranscriptIndex extends DurableObject<Env> {
 		return snippetsOf(this.ctx.storage.sql, match, ids);
 	}
 
-	override async alarm(): Promise<void> {
-		const scope = this.ctx.storage.sql.exec<{ scope: string }>("SELECT scope FROM pulled").toArray()[0]?.scope;
-		if (scope && !(await this.#pull(scope, PULL_PER_ALARM))) await this.ctx.storage.setAlarm(Date.now());
+	/** Runs the `pull` timer (shared/alarm-timers.ts: it goes once its pull succeeded, else it retries). */
+	override alarm(): Promise<void> {
+		return this.#timers.fire(this.#timerActions);
 	}
+
+	readonly #timerActions: TimerHandlers<IndexTimerName> = {
+		// What one alarm could not pull goes on at once, on the next: set again, due later than the one that fired.
+		pull: async (timer) => {
+			const scope = this.ctx.storage.sql.exec<{ scope: string }>("SELECT scope FROM pulled").toArray()[0]?.scope;
+			if (scope && !(await this.#pull(scope, PULL_PER_ALARM))) await this.#timers.set("pull", Math.max(Date.now(), timer.dueMs + 1));
+		},
+	};
 
 	#pull(scope: string, budget: number): Promise<boolean> {
 		if (this.#queued) return this.#queued;

@@ -1,3 +1,5 @@
+import { ALARM_TIMERS_TABLE } from "../shared/alarm-timers";
+
 /** Everything a TranscriptIndex keeps in its storage (test/worker/durable-objects/storage-maps.test.ts). */
 export const TRANSCRIPT_INDEX_STORAGE = {
 	keys: {},
@@ -13,6 +15,8 @@ export const TRANSCRIPT_INDEX_STORAGE = {
 		segmentWordsIdx: "segment_words_idx",
 		refills: "refills",
 		pulled: "pulled",
+		/** shared/alarm-timers.ts: the `pull` timer, when a catch-up goes on by alarm. */
+		alarmTimers: ALARM_TIMERS_TABLE,
 	},
 } as const;
 
