@@ -5,13 +5,13 @@
 export const WORKSPACE_STORAGE = {
 	keys: {},
 	tables: {
-		/** index.ts: the workspace's name, set once by `init`. */
+		/** commits.ts: the workspace's name, set once by `init`. */
 		meta: "workspace_meta",
-		/** index.ts: uploads listed in the tree, their bytes in R2. */
+		/** uploads.ts: uploads listed in the tree, their bytes in R2. */
 		uploads: "workspace_uploads",
-		/** index.ts: who last wrote each routine file (agent-user/routine-files.ts reads it). */
+		/** commits.ts: who last wrote each routine file (agent-user/routine-files.ts reads it). */
 		routineAuthors: "routine_authors",
-		/** index.ts: who last wrote each file, and whether the turn that wrote it had read other people's words (src/agent/taint.ts). */
+		/** commits.ts: who last wrote each file, and whether the turn that wrote it had read other people's words (src/agent/taint.ts). */
 		fileWriters: "file_writers",
 		/** fs.ts: the git repository's files and directories. */
 		fsEntries: "fs_entries",
