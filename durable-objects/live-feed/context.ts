@@ -14,6 +14,7 @@ export type FeedTimerName = "key_expiry";
  * revocation never races a subscribe that read the old membership.
  */
 export interface FeedContext {
+	/** Read at each use: the object's `env` is the one binding set (tests swap it for faults). */
 	readonly env: Env;
 	readonly state: DurableObjectState;
 	readonly subs: FeedSubscriptions;
@@ -26,10 +27,13 @@ export interface FeedContext {
 	readonly queue: SerialQueue;
 }
 
-export function feedContextOf(state: DurableObjectState, env: Env): FeedContext {
+export function feedContextOf(state: DurableObjectState, envOf: () => Env): FeedContext {
+	const env = envOf();
 	const keys = new SocketKeys(state, env);
 	return {
-		env,
+		get env() {
+			return envOf();
+		},
 		state,
 		subs: new FeedSubscriptions(state.storage, () => state.getWebSockets()),
 		streams: new FeedStreams(state.storage, env),

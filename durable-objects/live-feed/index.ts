@@ -20,7 +20,7 @@ export const LIVE_FEED_RPC = ["deliver", "deliverPlanSteps", "follow", "claimLin
  * subscribe that read the old membership.
  */
 export class LiveFeed extends DurableObject<Env> {
-	readonly #feed: FeedContext = feedContextOf(this.ctx, this.env);
+	readonly #feed: FeedContext = feedContextOf(this.ctx, () => this.env);
 	readonly #watchers = new FeedWatchers(this.#feed);
 	readonly #sockets = new FeedSockets(this.#feed, this.#watchers);
 

@@ -4,15 +4,18 @@ import type { AutoJoin } from "./auto-join";
 import type { RoomBotChannel } from "./channel";
 import type { CompletionHold } from "./completion-hold";
 import type { RoomContext } from "./context";
-import { helpTimedOut } from "./help";
+import { type HelpHost, helpTimedOut } from "./help";
 import type { RoomPlacement } from "./placement";
-import { screenshotsExpired } from "./screenshots";
+import { type ScreenshotsHost, screenshotsExpired } from "./screenshots";
 import type { RoomTimerName } from "./storage";
+
+/** What the alarm's actions use of the room. */
+export type AlarmHost = HelpHost & ScreenshotsHost & Pick<RoomContext, "move" | "serial" | "webhooks">;
 
 /** The room's one alarm: each due timer's action (docs/status-machine.md#timers-that-move-a-meeting). */
 export class RoomAlarm {
 	constructor(
-		private readonly room: RoomContext,
+		private readonly room: AlarmHost,
 		private readonly placement: RoomPlacement,
 		private readonly autoJoin: AutoJoin,
 		private readonly channel: RoomBotChannel,

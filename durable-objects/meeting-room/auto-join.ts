@@ -6,6 +6,10 @@ import { isStale, JOIN_LEAD_MS, LATE_LIMIT_MS, mayAutoJoin } from "../../src/mee
 import { findOwnedMeeting } from "../../src/meetings/meeting-store";
 import { noteAutoJoinError } from "../../src/meetings/status-writes";
 import type { RoomContext } from "./context";
+
+/** What auto-join uses of the room. */
+export type AutoJoinHost = Pick<RoomContext, "env" | "serial" | "storage" | "tell" | "timers">;
+
 import { ROOM_KEYS } from "./storage";
 
 const RETRY_BASE_MS = 15_000;
@@ -27,7 +31,7 @@ interface StoredPlan extends PlanRequest {
 /** Auto-join of a scheduled meeting, on the room's alarm. */
 export class AutoJoin {
 	constructor(
-		private readonly room: RoomContext,
+		private readonly room: AutoJoinHost,
 		/** The room's launch for a plan (RoomLaunch.startPlanned). */
 		private readonly startPlanned: (start: RoomStart) => Promise<PublishResult>,
 	) {}

@@ -2,7 +2,10 @@ import { ROOM_CLOSE } from "../../src/bot-channel/protocol";
 import { isLive } from "../../src/meetings/status-machine";
 import { setting } from "../../src/settings/deployment-defaults";
 import type { RoomContext } from "./context";
-import { BotChannelInbox } from "./inbox";
+import { BotChannelInbox, type InboxHost } from "./inbox";
+
+/** What the bot channel uses of the room (and hands its inbox). */
+export type ChannelHost = InboxHost & Pick<RoomContext, "acceptBot" | "lastPing" | "serial" | "timers">;
 
 /**
  * The bot channel's socket, from its upgrade to its close (docs/bot-channel.md): who may open
@@ -11,7 +14,7 @@ import { BotChannelInbox } from "./inbox";
 export class RoomBotChannel {
 	readonly #inbox: BotChannelInbox;
 
-	constructor(private readonly room: RoomContext) {
+	constructor(private readonly room: ChannelHost) {
 		this.#inbox = new BotChannelInbox(room);
 	}
 

@@ -3,12 +3,15 @@ import { isLive, type MeetingStatus } from "../../src/meetings/status-machine";
 import { setting } from "../../src/settings/deployment-defaults";
 import type { RoomContext } from "./context";
 
+/** What a user's stop and commands use of the room. */
+export type ControlHost = Pick<RoomContext, "env" | "state" | "timers" | "botSockets" | "move" | "sendCommand">;
+
 /** What became of a command for the bot (see `command`). */
 export type CommandOutcome = "relayed" | "no_live_bot" | "queue_full" | "queue_too_large";
 
 /** The user's hand on a live meeting's bot: stop it, or send it a command. */
 export class RoomControl {
-	constructor(private readonly room: RoomContext) {}
+	constructor(private readonly room: ControlHost) {}
 
 	/** A user stop. Always wins: the meeting ends `completed` with `stopped`. */
 	async stop(): Promise<{ status: MeetingStatus } | null> {

@@ -23,11 +23,14 @@ import { type ScreenshotRef, screenshotKey } from "../../src/screenshots/screens
 import { setting } from "../../src/settings/deployment-defaults";
 import type { RoomContext, RoomState, TransitionAsk } from "./context";
 
+/** What the bot's help request uses of the room. */
+export type HelpHost = Pick<RoomContext, "env" | "state" | "timers" | "applyMove" | "sendCommand">;
+
 /** A help request without a report of its own (an older bot): a screen it does not know, nothing seen. */
 const UNDESCRIBED: HelpReport = { kind: "unknown_screen", page_text: "", screenshot: null };
 
 /** The keys of `data` a move writes for the bot's help and diagnostics; undefined when it writes none. */
-export async function helpFields(room: RoomContext, state: RoomState, ask: TransitionAsk): Promise<DataFields | undefined> {
+export async function helpFields(room: HelpHost, state: RoomState, ask: TransitionAsk): Promise<DataFields | undefined> {
 	const from = state.machine.status;
 	if (ask.to !== "needs_help" && from !== "needs_help" && !(isTerminal(ask.to) && ask.diagnostics)) return undefined;
 	const now = nowIso();
@@ -59,7 +62,7 @@ export async function helpFields(room: RoomContext, state: RoomState, ask: Trans
  * `needs_help` or when the request is of a kind that does not time out. Also called when the bot
  * asks again while in `needs_help` (`before` is then `needs_help` too), since its kind may change.
  */
-export async function helpTimerAfter(room: RoomContext, before: MeetingState, after: MeetingState, help?: HelpReport): Promise<void> {
+export async function helpTimerAfter(room: HelpHost, before: MeetingState, after: MeetingState, help?: HelpReport): Promise<void> {
 	if (after.status === "needs_help" && helpTimesOut((help ?? UNDESCRIBED).kind)) {
 		if ((await room.timers.due("help")) === undefined)
 			await room.timers.set("help", Date.now() + setting(room.env, "BOT_HELP_TIMEOUT_S") * 1000);
@@ -69,7 +72,7 @@ export async function helpTimerAfter(room: RoomContext, before: MeetingState, af
 }
 
 /** The help timer: a meeting still in `needs_help` fails `help_timeout`, and its bot is told to leave first. */
-export async function helpTimedOut(room: RoomContext): Promise<void> {
+export async function helpTimedOut(room: HelpHost): Promise<void> {
 	const state = await room.state();
 	if (state?.machine.status !== "needs_help") return;
 	const { help } = await keptHelp(room, state.meetingId);
@@ -84,14 +87,14 @@ export async function helpTimedOut(room: RoomContext): Promise<void> {
 }
 
 /** A screenshot the bot cites, if its attempt really uploaded it (else the link would lead nowhere). */
-async function uploaded(room: RoomContext, state: RoomState, name: string | null): Promise<ScreenshotRef | null> {
+async function uploaded(room: HelpHost, state: RoomState, name: string | null): Promise<ScreenshotRef | null> {
 	if (!name) return null;
 	const ref: ScreenshotRef = { attempt: state.attempt, name };
 	return (await room.env.RECORDINGS.head(screenshotKey(state.userId, state.meetingId, ref))) ? ref : null;
 }
 
 /** The help request the meeting holds now, and its history (the room is the only writer of both). */
-async function keptHelp(room: RoomContext, meetingId: number): Promise<{ help: StoredHelp | null; history: HelpEpisode[] }> {
+async function keptHelp(room: HelpHost, meetingId: number): Promise<{ help: StoredHelp | null; history: HelpEpisode[] }> {
 	const row = await room.env.DB.prepare(
 		"SELECT json_extract(data, '$.help') AS help, json_extract(data, '$.help_history') AS history FROM meetings WHERE id = ?",
 	)

@@ -5,8 +5,13 @@ import type { MeetingFrame } from "../../src/live/frames";
 import { noteRecordingStopped } from "../../src/meetings/meeting-store";
 import { isTerminal } from "../../src/meetings/status-machine";
 import { insertChatMessage, liveSegment, upsertParticipant, upsertSegment } from "../../src/meetings/transcript-store";
-import { transcriptLine } from "../meeting-stream/log";
 import type { RoomContext, RoomState } from "./context";
+
+/** What the bot channel's messages use of the room. */
+export type InboxHost = Pick<
+	RoomContext,
+	"env" | "state" | "saveState" | "applyMove" | "attemptOf" | "botSockets" | "commands" | "fanout" | "ref" | "stream"
+>;
 
 type Sequenced = Exclude<BotToRoom, { type: "hello" }>;
 /** Open segments whose first-seen time the room keeps at most. */
@@ -38,7 +43,7 @@ export class BotChannelInbox {
 	 */
 	private delivered: { seq: number; meetingId: number; ref: MeetingRef } | undefined;
 
-	constructor(private readonly room: RoomContext) {}
+	constructor(private readonly room: InboxHost) {}
 
 	/**
 	 * Sends a segment, chat line, participant change or bot event to /ws watchers the moment it
@@ -197,8 +202,8 @@ export class BotChannelInbox {
 				await upsertSegment(env, state.meetingId, message.segment, this.createdAt(id)).run();
 				// A confirmed segment is done (a late rebinding of it is rare): its time need not be kept.
 				if (message.segment.completed) this.firstSeen.delete(id);
-				// The stream object logs the line and hands it to its copilot without waiting for it.
-				if (live) await this.room.stream(state.meetingId).transcriptStored(transcriptLine(message.segment));
+				// The stream object builds its line, logs it and hands it to its copilot without waiting for it.
+				if (live) await this.room.stream(state.meetingId).transcriptStored(message.segment);
 				return;
 			}
 			case "chat": {

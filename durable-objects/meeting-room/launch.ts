@@ -4,12 +4,19 @@ import { initialState } from "../../src/meetings/status-machine";
 import type { StatusStep } from "../../src/meetings/status-writes";
 import { meetingRoom } from "../../src/objects";
 import type { RoomContext, RoomState } from "./context";
+
+/** What taking over a meeting and launching its bot use of the room. */
+export type LaunchHost = Pick<
+	RoomContext,
+	"env" | "state" | "saveState" | "storage" | "timers" | "serial" | "move" | "tell" | "commands" | "holdClaim" | "waitUntil"
+>;
+
 import { LAUNCH_KEY, type RoomPlacement, type StoredLaunch } from "./placement";
 
 /** How the room takes over a meeting that has just become `requested`, and puts out its spawn ticket. */
 export class RoomLaunch {
 	constructor(
-		private readonly room: RoomContext,
+		private readonly room: LaunchHost,
 		private readonly placement: RoomPlacement,
 	) {}
 

@@ -7,6 +7,10 @@
 import { isLive } from "../../src/meetings/status-machine";
 import { setting } from "../../src/settings/deployment-defaults";
 import type { RoomContext } from "./context";
+
+/** What metering the relay uses of the room. */
+export type RelayMeterHost = Pick<RoomContext, "env" | "state" | "storage">;
+
 import { ROOM_KEYS } from "./storage";
 
 /** Audio a meeting may relay before it has been active at all, or on top of its ratio: its bot's first utterances. */
@@ -15,7 +19,7 @@ export const RELAY_FIRST_ALLOWANCE_S = 120;
 export type RelayAllowance = { ok: true; meetingSeconds: number } | { ok: false; status: 409 | 429; detail: string };
 
 /** Checks the attempt and the meeting's allowance, and counts `seconds` when both allow them. */
-export async function meterRelayedAudio(room: RoomContext, attempt: number, seconds: number): Promise<RelayAllowance> {
+export async function meterRelayedAudio(room: RelayMeterHost, attempt: number, seconds: number): Promise<RelayAllowance> {
 	const state = await room.state();
 	if (!state || !isLive(state.machine.status)) return { ok: false, status: 409, detail: "The meeting is not live" };
 	if (attempt !== state.attempt) {

@@ -10,9 +10,9 @@ export const ROOM_STORAGE = {
 	keys: {
 		/** The room's state (context.ts RoomState): the meeting, its status, attempt, claim, last applied seq. */
 		state: "room",
-		/** The spawn ticket put out for the current attempt (placement.ts StoredLaunch). */
+		/** The spawn ticket put out for the current attempt (placement/index.ts StoredLaunch). */
 		launch: "launch",
-		/** What the current attempt shows while it waits for a host, and the last reason announced (placement-watch.ts). */
+		/** What the current attempt shows while it waits for a host, and the last reason announced (placement/watch.ts). */
 		placementWait: "placementWait",
 		/** An auto-join's step to `requested`, held back until a host claims the attempt (context.ts holdClaim). */
 		heldClaimStep: "heldClaimStep",

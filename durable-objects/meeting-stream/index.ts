@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { BotSegment } from "../../src/bot-channel/protocol";
 import type { MeetingRow } from "../../src/db/schema";
 import type { Env } from "../../src/env";
 import { meetingRoom } from "../../src/objects";
@@ -9,7 +10,7 @@ import { StreamAccess } from "./access";
 import type { StreamContext } from "./context";
 import { MeetingCopilot } from "./copilot";
 import type { CopilotIngest, CopilotStart, LiveMeeting, ProcessOutcome } from "./copilot-state";
-import { type MeetingEnd, StreamLog, type StreamReader, type StreamTranscript } from "./log";
+import { type MeetingEnd, StreamLog, type StreamReader, type StreamTranscript, transcriptLine } from "./log";
 import type { StreamTimerName } from "./storage";
 import { StreamSummary, type SummaryClaim, type SummaryRetry } from "./summary";
 
@@ -49,8 +50,13 @@ export class MeetingStream extends DurableObject<Env> {
 	/** Summary claims and retries, one at a time (each stores the one job). */
 	readonly #summaryCalls = new SerialQueue();
 
-	/** The room stored a transcript line: it is logged (its seq, the SSE id, is returned) and the copilot follows it, never awaited here. */
-	transcriptStored(line: StreamTranscript): number {
+	/**
+	 * The room stored a bot's segment: its transcript event is logged (its seq, the SSE id, is
+	 * returned) and the copilot follows it, never awaited here. A line already built (sent by a
+	 * room of the version before, during a deploy) is logged as it is.
+	 */
+	transcriptStored(stored: BotSegment | StreamTranscript): number {
+		const line = "segment_id" in stored ? transcriptLine(stored) : stored;
 		const seq = this.#context.log.append(line);
 		this.#copilot.transcriptLogged(seq, line);
 		return seq;

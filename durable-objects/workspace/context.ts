@@ -1,4 +1,3 @@
-import type { Env } from "../../src/env";
 import { SerialQueue } from "../shared/serial-queue";
 import { addMissingColumns } from "../shared/sql-schema";
 import { SqlFs } from "./fs";
@@ -9,7 +8,6 @@ const TABLES = WORKSPACE_STORAGE.tables;
 
 /** A Workspace's inside, handed to its parts (reading, commits, uploads): none of it is on the RPC surface. */
 export interface WorkspaceContext {
-	readonly env: Env;
 	readonly sql: SqlStorage;
 	/** The git repository's file system, in the object's SQLite storage (fs.ts). */
 	readonly files: SqlFs;
@@ -18,7 +16,7 @@ export interface WorkspaceContext {
 	readonly writing: SerialQueue;
 }
 
-export function workspaceContextOf(storage: DurableObjectStorage, env: Env): WorkspaceContext {
+export function workspaceContextOf(storage: DurableObjectStorage): WorkspaceContext {
 	const sql = storage.sql;
 	const files = new SqlFs(sql);
 	sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLES.meta} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
@@ -28,5 +26,5 @@ export function workspaceContextOf(storage: DurableObjectStorage, env: Env): Wor
 	sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLES.routineAuthors} (path TEXT PRIMARY KEY, user_id INTEGER NOT NULL)`);
 	// Who wrote each file: a turn that reads a file another member wrote has read their words (src/agent/taint.ts).
 	sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLES.fileWriters} (path TEXT PRIMARY KEY, user_id INTEGER NOT NULL, tainted INTEGER NOT NULL)`);
-	return { env, sql, files, repo: new WorkspaceRepo(files), writing: new SerialQueue() };
+	return { sql, files, repo: new WorkspaceRepo(files), writing: new SerialQueue() };
 }

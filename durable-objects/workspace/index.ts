@@ -47,7 +47,7 @@ export const WORKSPACE_RPC = [
  * Reading is reading.ts's, writing commits.ts's, the uploads' list uploads.ts's.
  */
 export class Workspace extends DurableObject<Env> {
-	readonly #ws: WorkspaceContext = workspaceContextOf(this.ctx.storage, this.env);
+	readonly #ws: WorkspaceContext = workspaceContextOf(this.ctx.storage);
 	/** The repository and its file system, as instance fields (never on the prototype): tests reach them in the object. */
 	private readonly files = this.#ws.files;
 	private readonly repo = this.#ws.repo;

@@ -58,7 +58,7 @@ function parsedReports(rows: { report: string; reported_at: string }[]): (HostRe
 
 /**
  * The latest report of every host that reported within HOST_REPORT_FRESH_MS: what a waiting
- * meeting says it waits on (durable-objects/meeting-room/placement-watch.ts). Text to show,
+ * meeting says it waits on (durable-objects/meeting-room/placement/watch.ts). Text to show,
  * never a decision: a host takes work by pulling tickets, whatever it last reported.
  */
 export async function freshHostReports(env: Env, now: number): Promise<HostReport[]> {

@@ -1,10 +1,10 @@
 /**
  * What a meeting waiting for a bot host shows its user, and what the operators' log says
- * (durable-objects/meeting-room/placement-detail.ts): the user's part carries no host's id,
+ * (durable-objects/meeting-room/placement/detail.ts): the user's part carries no host's id,
  * load or words; the operators' line names the hosts, bounded and cleaned.
  */
 import { describe, expect, it } from "vitest";
-import { describeWait } from "../../../durable-objects/meeting-room/placement-detail";
+import { describeWait } from "../../../durable-objects/meeting-room/placement/detail";
 import type { HostReport } from "../../../src/bot-channel/fleet";
 
 const report = (host_id: string, fields: Partial<HostReport> = {}): HostReport => ({

@@ -1,18 +1,26 @@
-import type { ClaimRefusalReason, ClaimRequest } from "../../src/bot-channel/fleet";
-import type { SpawnRequest } from "../../src/bot-channel/protocol";
-import { signSpawnTicket } from "../../src/bot-channel/spawn-ticket";
-import { botEndpoints } from "../../src/bots/bot-endpoints";
-import type { RoomStart } from "../../src/bots/launch";
-import { type PublishResult, publishSpawnTicket } from "../../src/bots/spawn-queue";
-import { errorName } from "../../src/error-text";
-import { isLive, type MeetingStatus } from "../../src/meetings/status-machine";
-import { type Announce, moveMeeting, unannounced } from "../../src/meetings/status-writes";
-import { accountObject } from "../../src/objects";
-import { setting } from "../../src/settings/deployment-defaults";
-import { webhookEventsFor } from "../../src/webhooks/envelope";
-import type { RoomContext, RoomState } from "./context";
-import { PlacementWatch } from "./placement-watch";
-import { ROOM_KEYS } from "./storage";
+import type { ClaimRefusalReason, ClaimRequest } from "../../../src/bot-channel/fleet";
+import type { SpawnRequest } from "../../../src/bot-channel/protocol";
+import { signSpawnTicket } from "../../../src/bot-channel/spawn-ticket";
+import { botEndpoints } from "../../../src/bots/bot-endpoints";
+import type { RoomStart } from "../../../src/bots/launch";
+import { type PublishResult, publishSpawnTicket } from "../../../src/bots/spawn-queue";
+import { errorName } from "../../../src/error-text";
+import { isLive, type MeetingStatus } from "../../../src/meetings/status-machine";
+import { type Announce, moveMeeting, unannounced } from "../../../src/meetings/status-writes";
+import { accountObject } from "../../../src/objects";
+import { setting } from "../../../src/settings/deployment-defaults";
+import { webhookEventsFor } from "../../../src/webhooks/envelope";
+import type { RoomContext, RoomState } from "../context";
+
+/** What placement (claims, deadlines, respawn) uses of the room, as the Agents SDK's capabilities take a narrow host. */
+export type PlacementHost = WatchHost &
+	Pick<
+		RoomContext,
+		"env" | "state" | "saveState" | "storage" | "timers" | "tell" | "applyMove" | "supersede" | "holdClaim" | "announceHeldClaim"
+	>;
+
+import { ROOM_KEYS } from "../storage";
+import { PlacementWatch, type WatchHost } from "./watch";
 
 /** Storage key of what the room keeps of its launch, for claims and respawns. */
 export const LAUNCH_KEY = ROOM_KEYS.launch;
@@ -39,7 +47,7 @@ export class RoomPlacement {
 	/** What the waiting attempt shows (`data.placement`). */
 	readonly watch: PlacementWatch;
 
-	constructor(private readonly room: RoomContext) {
+	constructor(private readonly room: PlacementHost) {
 		this.watch = new PlacementWatch(room);
 	}
 

@@ -1,15 +1,19 @@
-import { freshHostReports, HOST_REPORT_FRESH_MS } from "../../src/bot-channel/fleet-store";
-import { errorName } from "../../src/error-text";
-import type { MeetingPlacement, PlacementReason } from "../../src/live/frames";
-import { findOwnedMeeting, nowIso } from "../../src/meetings/meeting-store";
-import { clearPlacement, writePlacement } from "../../src/meetings/placement-record";
-import { isLive } from "../../src/meetings/status-machine";
-import type { StatusStep } from "../../src/meetings/status-writes";
-import { setting } from "../../src/settings/deployment-defaults";
-import { webhookEventsFor } from "../../src/webhooks/envelope";
-import type { RoomContext, RoomState } from "./context";
-import { describeWait, type WaitDescription } from "./placement-detail";
-import { ROOM_KEYS } from "./storage";
+import { freshHostReports, HOST_REPORT_FRESH_MS } from "../../../src/bot-channel/fleet-store";
+import { errorName } from "../../../src/error-text";
+import type { MeetingPlacement, PlacementReason } from "../../../src/live/frames";
+import { findOwnedMeeting, nowIso } from "../../../src/meetings/meeting-store";
+import { clearPlacement, writePlacement } from "../../../src/meetings/placement-record";
+import { isLive } from "../../../src/meetings/status-machine";
+import type { StatusStep } from "../../../src/meetings/status-writes";
+import { setting } from "../../../src/settings/deployment-defaults";
+import { webhookEventsFor } from "../../../src/webhooks/envelope";
+import type { RoomContext, RoomState } from "../context";
+
+/** What watching a waiting attempt uses of the room. */
+export type WatchHost = Pick<RoomContext, "env" | "state" | "storage" | "tell" | "timers" | "claimHeld">;
+
+import { ROOM_KEYS } from "../storage";
+import { describeWait, type WaitDescription } from "./detail";
 
 /** What the room keeps of the attempt that waits for a host. */
 interface StoredWait {
@@ -31,7 +35,7 @@ interface StoredWait {
  * room's serial queue.
  */
 export class PlacementWatch {
-	constructor(private readonly room: RoomContext) {}
+	constructor(private readonly room: WatchHost) {}
 
 	private get refreshMs(): number {
 		return Math.max(1, setting(this.room.env, "BOT_PLACEMENT_REFRESH_S")) * 1000;

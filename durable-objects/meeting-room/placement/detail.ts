@@ -1,6 +1,6 @@
-import type { HostReport } from "../../src/bot-channel/fleet";
-import type { MeetingPlacement, PlacementReason } from "../../src/live/frames";
-import { sanitize } from "../../src/meetings/failure-detail";
+import type { HostReport } from "../../../src/bot-channel/fleet";
+import type { MeetingPlacement, PlacementReason } from "../../../src/live/frames";
+import { sanitize } from "../../../src/meetings/failure-detail";
 
 /** Busy hosts named in the operators' line; the rest are counted. */
 const HOSTS_NAMED = 4;
