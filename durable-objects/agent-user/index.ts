@@ -10,22 +10,12 @@ import type { ActionView, Decision } from "./actions";
 import { RoutineFiles } from "./routine-files";
 import type { Reconcile, RoutineInput } from "./routine-records";
 import { Routines } from "./routines";
-import { AgentRuntime, HEARTBEAT_TIMER, type HistoryTurn, type SessionItem } from "./runtime";
+import { AgentRuntime, type ChatRequest, HEARTBEAT_TIMER, type HistoryTurn, type SessionItem } from "./runtime";
 import { type AgentTimer, agentTimers } from "./timers";
 import type { WorkloadView } from "./workloads";
 
 export type { AgentCaller } from "../../src/agent/caller";
-
-export interface ChatRequest {
-	prompt: string;
-	session: string;
-	/** The reference's legacy focus (a meeting, for example), passed to the model as context. */
-	active?: string | null;
-	/** A client nonce: a retry with the same one reattaches instead of starting a second turn. */
-	turnId?: string | null;
-	/** From `Last-Event-ID`: reattach after this frame, no new turn. */
-	lastEventId?: number | null;
-}
+export type { ChatRequest } from "./runtime";
 
 /** The RPC surface: what Workers call on a user's agent stub (alarm is the runtime's). */
 export const AGENT_USER_RPC = [

@@ -12,12 +12,24 @@ import { setting } from "../../src/settings/deployment-defaults";
 import { activeWorkspace } from "../../src/workspace/attachments";
 import { type HeldAction, HeldActions, type HeldIn } from "./actions";
 import { commitMessage, commitTurn, type RoutineFileSync, type TurnCommit } from "./commits";
-import type { AgentCaller, ChatRequest } from "./index";
+import type { AgentCaller } from "./index";
 import { AgentStore, type TurnRow } from "./store";
 import { AgentStreams } from "./streams";
 import type { AgentTimers } from "./timers";
 import { type HeldCall, runToolLoop, type TurnResult } from "./turns";
 import { AgentWorkloads } from "./workloads";
+
+/** A chat turn as the Worker asks for it (AgentUser.chat). */
+export interface ChatRequest {
+	prompt: string;
+	session: string;
+	/** The reference's legacy focus (a meeting, for example), passed to the model as context. */
+	active?: string | null;
+	/** A client nonce: a retry with the same one reattaches instead of starting a second turn. */
+	turnId?: string | null;
+	/** From `Last-Event-ID`: reattach after this frame, no new turn. */
+	lastEventId?: number | null;
+}
 
 /** While any turn runs, this timer fires every 30 s so the object is not evicted mid-turn. */
 export const HEARTBEAT_TIMER = "turn-heartbeat" as const;

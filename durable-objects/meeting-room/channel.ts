@@ -1,6 +1,8 @@
-import { ROOM_CLOSE } from "../../src/bot-channel/protocol";
+import { BOT_ATTEMPT_HEADER } from "../../src/bot-channel/fleet";
+import { CHANNEL_PING, CHANNEL_PONG, ROOM_CLOSE } from "../../src/bot-channel/protocol";
 import { isLive } from "../../src/meetings/status-machine";
 import { setting } from "../../src/settings/deployment-defaults";
+import { closeQuietly } from "../shared/sockets";
 import type { RoomContext } from "./context";
 import { BotChannelInbox, type InboxHost } from "./inbox";
 
@@ -16,6 +18,13 @@ export class RoomBotChannel {
 
 	constructor(private readonly room: ChannelHost) {
 		this.#inbox = new BotChannelInbox(room);
+	}
+
+	/** The bot channel upgrade, already authenticated by the Worker with the meeting's token, whose attempt it passes on. */
+	upgrade(request: Request): Promise<Response> {
+		if (request.headers.get("upgrade")?.toLowerCase() !== "websocket")
+			return Promise.resolve(new Response("expected a WebSocket", { status: 426 }));
+		return this.open(Number(request.headers.get(BOT_ATTEMPT_HEADER)));
 	}
 
 	/**
@@ -37,6 +46,18 @@ export class RoomBotChannel {
 			await room.timers.set("lease", Date.now() + this.#leaseMs);
 			return new Response(null, { status: 101, webSocket: pair[0] });
 		});
+	}
+
+	/** A frame on the channel: a keepalive the runtime did not answer is answered here; a message is handled. */
+	async received(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
+		if (data === CHANNEL_PING) socket.send(CHANNEL_PONG);
+		else if (typeof data === "string") await this.message(socket, data);
+	}
+
+	/** The bot's socket closed: closed on this side too, then the grace for a dropped bot. */
+	async closed(socket: WebSocket, code: number, reason: string): Promise<void> {
+		closeQuietly(socket, code, reason);
+		await this.gone(socket);
 	}
 
 	/** A message from the bot: its live frames go out now; storing and acking wait their turn. */

@@ -1,6 +1,6 @@
 import { tellAgentMeetingCompleted } from "../../src/agent/meeting-events";
 import type { FailureDiagnostics, HelpReport } from "../../src/bot-channel/help-report";
-import { type Act, type JoinStep, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
+import { type Act, CHANNEL_PING, CHANNEL_PONG, type JoinStep, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
 import type { MeetingRow } from "../../src/db/schema";
 import type { Env } from "../../src/env";
 import { errorName } from "../../src/error-text";
@@ -131,6 +131,8 @@ export class RoomContext {
 		this.webhooks = new RoomWebhookRelay(ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
 		this.commands = new CommandQueue(ctx.storage);
 		this.hooks = hooksOf(this);
+		// The bot's keepalive is answered without waking the room; the lease reads when it last came.
+		ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(CHANNEL_PING, CHANNEL_PONG));
 	}
 
 	get env(): Env {

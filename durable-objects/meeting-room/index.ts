@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import { BOT_ATTEMPT_HEADER, type ClaimRequest } from "../../src/bot-channel/fleet";
-import { type Act, CHANNEL_PING, CHANNEL_PONG } from "../../src/bot-channel/protocol";
+import type { ClaimRequest } from "../../src/bot-channel/fleet";
+import type { Act } from "../../src/bot-channel/protocol";
 import type { RoomStart } from "../../src/bots/launch";
 import type { PublishResult } from "../../src/bots/spawn-queue";
 import type { MeetingRow } from "../../src/db/schema";
@@ -8,7 +8,6 @@ import type { Env } from "../../src/env";
 import type { MeetingStatus } from "../../src/meetings/status-machine";
 import type { StatusStep } from "../../src/meetings/status-writes";
 import { webhookEventsFor } from "../../src/webhooks/envelope";
-import { closeQuietly } from "../shared/sockets";
 import { RoomAlarm } from "./alarm";
 import { AutoJoin, type PlanRequest } from "./auto-join";
 import { RoomBotChannel } from "./channel";
@@ -48,10 +47,8 @@ export const MEETING_ROOM_RPC = [
 /**
  * One per meeting: the authority for a live meeting. It owns the status machine's moves (each
  * written through to D1 before it is acknowledged), the bot channel, placement and respawn,
- * auto-join, the webhook relay, live fan-out, and its timers on its one alarm. The meeting's
- * stream log, live copilot and summary are its MeetingStream's (durable-objects/meeting-stream/),
- * which the room feeds: each transcript line as it is stored, the meeting's end last; a
- * completion's `meeting.completed` waits in the room until the stream stored the summary.
+ * auto-join, the webhook relay, live fan-out and its timers. Its MeetingStream keeps the stream
+ * log, live copilot and summary; a completion's `meeting.completed` waits here for the summary.
  */
 export class MeetingRoom extends DurableObject<Env> {
 	readonly #room = new RoomContext(this.ctx, () => this.env, roomHooks);
@@ -62,12 +59,6 @@ export class MeetingRoom extends DurableObject<Env> {
 	readonly #control = new RoomControl(this.#room);
 	readonly #autoJoin = new AutoJoin(this.#room, (start: RoomStart): Promise<PublishResult> => this.#launch.startPlanned(start));
 	readonly #alarm = new RoomAlarm(this.#room, this.#placement, this.#autoJoin, this.#channel, this.#completions);
-
-	constructor(ctx: DurableObjectState, env: Env) {
-		super(ctx, env);
-		// The bot's keepalive is answered without waking the room; the lease reads when it last came.
-		ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(CHANNEL_PING, CHANNEL_PONG));
-	}
 
 	/** Takes over a meeting that has just become `requested` and puts out its spawn ticket. */
 	start(start: RoomStart): Promise<void> {
@@ -81,8 +72,9 @@ export class MeetingRoom extends DurableObject<Env> {
 
 	/** A plan-side step (written by the Worker): its watchers hear of it, and its webhook events go out. */
 	announce(row: MeetingRow, step: StatusStep): Promise<void> {
-		const events = webhookEventsFor({ status: step.from, reached_stage: null }, step.to, step.note);
-		return this.#room.serial(() => this.#room.tell(row, step, events));
+		return this.#room.serial(() =>
+			this.#room.tell(row, step, webhookEventsFor({ status: step.from, reached_stage: null }, step.to, step.note)),
+		);
 	}
 
 	/** A user stop. Always wins: the meeting ends `completed` with `stopped`. */
@@ -136,23 +128,20 @@ export class MeetingRoom extends DurableObject<Env> {
 	}
 
 	/** The bot channel upgrade, already authenticated by the Worker with the meeting's token, whose attempt it passes on. */
-	override async fetch(request: Request): Promise<Response> {
-		if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("expected a WebSocket", { status: 426 });
-		return this.#channel.open(Number(request.headers.get(BOT_ATTEMPT_HEADER)));
+	override fetch(request: Request): Promise<Response> {
+		return this.#channel.upgrade(request);
 	}
 
-	override async webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
-		if (data === CHANNEL_PING) socket.send(CHANNEL_PONG);
-		else if (typeof data === "string") await this.#channel.message(socket, data);
+	override webSocketMessage(socket: WebSocket, data: string | ArrayBuffer): Promise<void> {
+		return this.#channel.received(socket, data);
 	}
 
-	override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
-		closeQuietly(socket, code, reason);
-		await this.#channel.gone(socket);
+	override webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
+		return this.#channel.closed(socket, code, reason);
 	}
 
-	override async webSocketError(socket: WebSocket): Promise<void> {
-		await this.#channel.gone(socket);
+	override webSocketError(socket: WebSocket): Promise<void> {
+		return this.#channel.gone(socket);
 	}
 
 	override alarm(): Promise<void> {
