@@ -1,8 +1,7 @@
 /**
- * Each Durable Object's storage.ts names everything it keeps. These tests use each object for
- * real and compare what its storage then holds (SQL tables, keys) with its map, so a table or a
- * key added without its entry fails here. (The MeetingRoom and MeetingStream maps belong here too,
- * once those objects have their folders.)
+ * Each Durable Object's storage.ts names everything it keeps, in one form: `{ keys, tables }`.
+ * These tests use each object for real and compare what its storage then holds (SQL tables,
+ * keys) with its map, so a table or a key added without its entry fails here.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -10,13 +9,15 @@ import { ACCOUNT_STORAGE } from "../../../durable-objects/account/storage";
 import { AGENT_USER_STORAGE } from "../../../durable-objects/agent-user/storage";
 import { IP_GUARD_STORAGE } from "../../../durable-objects/ip-guard/storage";
 import { LIVE_FEED_STORAGE } from "../../../durable-objects/live-feed/storage";
+import { ROOM_STORAGE } from "../../../durable-objects/meeting-room/storage";
+import { STREAM_STORAGE } from "../../../durable-objects/meeting-stream/storage";
 import { TRANSCRIPT_INDEX_STORAGE } from "../../../durable-objects/transcript-index/storage";
 import { WORKSPACE_STORAGE } from "../../../durable-objects/workspace/storage";
 import { meetCode } from "../../shared/meetings";
 import { openSocket } from "../meetings/bot-sim";
 import { liveMeeting, segment } from "../meetings/helpers";
 import { searchUntil } from "../search/search-helpers";
-import { userWithKey } from "../support";
+import { roomOf, streamOf, userWithKey } from "../support";
 
 interface StorageMap {
 	keys: Record<string, string>;
@@ -101,6 +102,29 @@ describe("each object's storage map", () => {
 		const found = await held(guard);
 		expectMapped(found, IP_GUARD_STORAGE);
 		expect(found.keys).toEqual([IP_GUARD_STORAGE.keys.bannedUntil]);
+	});
+
+	it("MeetingRoom and MeetingStream: a meeting's state, timers and watchers; its stream's log", async () => {
+		const { headers, key } = await userWithKey();
+		const { meeting, bot, code } = await liveMeeting(headers);
+		const socket = await openSocket("/ws", { "X-API-Key": key });
+		socket.send({ action: "subscribe", meetings: [{ platform: "google_meet", native_id: code }] });
+		await socket.waitFor("subscribed", (m) => m.type === "subscribed");
+		await bot.send({ type: "segment", segment: segment({ text: "mapped words" }) });
+		await bot.status("completed", { completion_reason: "left_alone" });
+		const room = await held(roomOf(meeting.id));
+		expectMapped(room, ROOM_STORAGE);
+		for (const name of [
+			ROOM_STORAGE.keys.state,
+			ROOM_STORAGE.keys.timers,
+			ROOM_STORAGE.keys.subscribers,
+			ROOM_STORAGE.keys.screenshotOwner,
+		])
+			expect(room.keys, name).toContain(name);
+		const stream = await held(streamOf(meeting.id));
+		expectMapped(stream, STREAM_STORAGE);
+		expect(stream.tables).toEqual([STREAM_STORAGE.tables.events]);
+		socket.close();
 	});
 
 	it("TranscriptIndex: a scope's searchable segments, their meetings, and how far it has pulled", async () => {
