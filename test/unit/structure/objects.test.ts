@@ -44,7 +44,16 @@ const lineCount = (text: string) => text.split("\n").filter((line, i, all) => i 
 describe("the Durable Objects' structure", () => {
 	it("finds every object folder", () => {
 		expect(OBJECT_FOLDERS).toEqual(
-			expect.arrayContaining(["account", "agent-user", "ip-guard", "live-feed", "meeting-room", "meeting-stream", "transcript-index", "workspace"]),
+			expect.arrayContaining([
+				"account",
+				"agent-user",
+				"ip-guard",
+				"live-feed",
+				"meeting-room",
+				"meeting-stream",
+				"transcript-index",
+				"workspace",
+			]),
 		);
 	});
 
@@ -71,7 +80,8 @@ describe("the Durable Objects' structure", () => {
 		});
 		expect(withAlarm.length).toBeGreaterThanOrEqual(6);
 		const without = withAlarm.filter(
-			(folder) => !files.some((f) => f.path.startsWith(`durable-objects/${folder}/`) && /\.fire\(|\bAlarmTimers\b|\bkvAlarmTimers\b/.test(f.text)),
+			(folder) =>
+				!files.some((f) => f.path.startsWith(`durable-objects/${folder}/`) && /\.fire\(|\bAlarmTimers\b|\bkvAlarmTimers\b/.test(f.text)),
 		);
 		expect(without).toEqual([]);
 	});
@@ -81,7 +91,10 @@ describe("the Durable Objects' structure", () => {
 		expect(folders.sort()).toEqual(OBJECT_FOLDERS);
 		for (const [key, module] of Object.entries(storageMaps)) {
 			const maps = Object.entries(module).filter(([name]) => name.endsWith("_STORAGE"));
-			expect(maps.map(([name]) => name), key).toHaveLength(1);
+			expect(
+				maps.map(([name]) => name),
+				key,
+			).toHaveLength(1);
 			const [, map] = maps[0] as [string, { keys: Record<string, unknown>; tables: Record<string, unknown> }];
 			expect(Object.keys(map).sort(), key).toEqual(["keys", "tables"]);
 			for (const value of [...Object.values(map.keys), ...Object.values(map.tables)]) expect(typeof value, key).toBe("string");
