@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { agentLimits } from "../../src/agent/agent-limits";
 import { type AgentCaller, callerAsKeyStandsNow } from "../../src/agent/caller";
+import type { ChatRequest } from "../../src/agent/chat-request";
 import type { Invocation, WorkloadOutcome } from "../../src/agent/envelopes";
 import type { MeetingEvent } from "../../src/agent/routine-invocations";
 import type { RoutineView } from "../../src/agent/routine-view";
@@ -15,17 +16,7 @@ import { type AgentTimer, agentTimers } from "./timers";
 import type { WorkloadView } from "./workloads";
 
 export type { AgentCaller } from "../../src/agent/caller";
-
-export interface ChatRequest {
-	prompt: string;
-	session: string;
-	/** The reference's legacy focus (a meeting, for example), passed to the model as context. */
-	active?: string | null;
-	/** A client nonce: a retry with the same one reattaches instead of starting a second turn. */
-	turnId?: string | null;
-	/** From `Last-Event-ID`: reattach after this frame, no new turn. */
-	lastEventId?: number | null;
-}
+export type { ChatRequest } from "../../src/agent/chat-request";
 
 /** The RPC surface: what Workers call on a user's agent stub (alarm is the runtime's). */
 export const AGENT_USER_RPC = [

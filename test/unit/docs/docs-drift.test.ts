@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import agentDoc from "../../../docs/agent.md?raw";
 import apiDoc from "../../../docs/api.md?raw";
+import architectureDoc from "../../../docs/architecture.md?raw";
 import botChannelDoc from "../../../docs/bot-channel.md?raw";
 import botFleetDoc from "../../../docs/bot-fleet.md?raw";
 import clientDoc from "../../../docs/client.md?raw";
@@ -76,6 +77,7 @@ const docs: Record<string, string> = {
 	"README.md": indexDoc,
 	"agent.md": agentDoc,
 	"api.md": apiDoc,
+	"architecture.md": architectureDoc,
 	"bot-channel.md": botChannelDoc,
 	"bot-fleet.md": botFleetDoc,
 	"client.md": clientDoc,
