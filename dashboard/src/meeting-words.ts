@@ -2,6 +2,7 @@
  * How the pages name a meeting and its end, in words (docs/status-machine.md#how-a-meeting-ends).
  * Pure; every value it returns is rendered as text.
  */
+import type { CompletionReason } from "../../src/bot-channel/protocol";
 import { type LabelledMeeting, meetingLabel, platformName } from "../../src/meetings/meeting-label";
 
 /** The platform's product name; a plan's `unknown` platform is "no link". */
@@ -18,7 +19,8 @@ export function meetingTitle(meeting: LabelledMeeting): string {
 	return meetingLabel(meeting);
 }
 
-const REASON_WORDS: Record<string, string> = {
+/** Every completion reason in words: a new reason does not compile until it has its words here. */
+const REASON_WORDS: Record<CompletionReason, string> = {
 	stopped: "stopped by you (or the bot left on request)",
 	left_alone: "everyone else left",
 	startup_alone: "nobody else joined",
@@ -33,7 +35,8 @@ const REASON_WORDS: Record<string, string> = {
 /** `completion_reason` as words, keeping the code beside them (`join_failure: the bot could not join`). */
 export function reasonWords(reason: string | null | undefined): string | null {
 	if (!reason) return null;
-	const words = REASON_WORDS[reason];
+	// Any string may arrive on the wire: an unknown reason is shown as its code.
+	const words = (REASON_WORDS as Record<string, string | undefined>)[reason];
 	return words ? `${reason}: ${words}` : reason;
 }
 
