@@ -1,11 +1,12 @@
-import type { AccountObject } from "../durable-objects/account";
-import type { AgentUser } from "../durable-objects/agent-user";
-import type { IpGuard } from "../durable-objects/ip-guard";
-import type { LiveFeed } from "../durable-objects/live-feed";
-import type { MeetingRoom } from "../durable-objects/meeting-room";
-import type { MeetingStream } from "../durable-objects/meeting-stream";
-import type { TranscriptIndex } from "../durable-objects/transcript-index";
-import type { Workspace } from "../durable-objects/workspace";
+/**
+ * The Durable Object class behind each namespace binding, filled in by the Worker's entry
+ * (src/index.ts, which exports the classes to the runtime) through declaration merging. So nothing
+ * under src/ imports a class from durable-objects/, the layer above it: the binding names are
+ * declared here, and the classes where wrangler binds them (docs/architecture.md#the-object-bindings).
+ * A binding without its class fails to compile.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: declaration merging in src/index.ts gives it its members.
+export interface DurableObjectClasses {}
 
 /**
  * Bindings and deployment settings. Non-secret settings have their defaults in one table,
@@ -14,15 +15,15 @@ import type { Workspace } from "../durable-objects/workspace";
 export interface Env {
 	DB: D1Database;
 	RECORDINGS: R2Bucket;
-	ACCOUNT: DurableObjectNamespace<AccountObject>;
-	IP_GUARD: DurableObjectNamespace<IpGuard>;
-	MEETING_ROOM: DurableObjectNamespace<MeetingRoom>;
-	MEETING_STREAM: DurableObjectNamespace<MeetingStream>;
-	LIVE_FEED: DurableObjectNamespace<LiveFeed>;
-	AGENT_USER: DurableObjectNamespace<AgentUser>;
-	WORKSPACE: DurableObjectNamespace<Workspace>;
+	ACCOUNT: DurableObjectNamespace<DurableObjectClasses["ACCOUNT"]>;
+	IP_GUARD: DurableObjectNamespace<DurableObjectClasses["IP_GUARD"]>;
+	MEETING_ROOM: DurableObjectNamespace<DurableObjectClasses["MEETING_ROOM"]>;
+	MEETING_STREAM: DurableObjectNamespace<DurableObjectClasses["MEETING_STREAM"]>;
+	LIVE_FEED: DurableObjectNamespace<DurableObjectClasses["LIVE_FEED"]>;
+	AGENT_USER: DurableObjectNamespace<DurableObjectClasses["AGENT_USER"]>;
+	WORKSPACE: DurableObjectNamespace<DurableObjectClasses["WORKSPACE"]>;
 	/** One search partition per scope: a workspace, or a user's meetings bound to none (docs/api.md#search). */
-	TRANSCRIPT_INDEX: DurableObjectNamespace<TranscriptIndex>;
+	TRANSCRIPT_INDEX: DurableObjectNamespace<DurableObjectClasses["TRANSCRIPT_INDEX"]>;
 	/** Workspace uploads (up to 25 MB each): listed in a workspace's tree, kept out of its git objects. */
 	WORKSPACE_FILES: R2Bucket;
 

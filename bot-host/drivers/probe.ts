@@ -11,16 +11,9 @@
  */
 import type { Page } from "puppeteer-core";
 import type { NameSource, ProbeTable, UiTexts } from "../../src/platforms/page-facts.ts";
-import type { CaptionLine, MeetingSnapshot, PageState } from "./types.ts";
+import type { CaptionLine, MeetingSnapshot, PageState, ProbeContext } from "./types.ts";
 
-/** What the reader needs to know beside the table. */
-export interface ProbeContext {
-	botName: string;
-	/** How long the bot has been in the call; null before admission. */
-	admittedForMs: number | null;
-	/** Push caption changes through `__botCaptionsChanged` from now on (in the call, with captions read). */
-	watchCaptions?: boolean;
-}
+export type { ProbeContext } from "./types.ts";
 
 /** The page binding caption changes arrive through (registered by `captionFeed`). */
 export const CAPTIONS_BINDING = "__botCaptionsChanged";

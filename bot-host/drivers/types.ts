@@ -2,7 +2,6 @@
 import type { ElementHandle, Page } from "puppeteer-core";
 import type { Platform } from "../../src/bot-channel/protocol.ts";
 import type { PageState } from "../../src/platforms/page-facts.ts";
-import type { ProbeContext } from "./probe.ts";
 
 export type { PageState } from "../../src/platforms/page-facts.ts";
 
@@ -139,4 +138,13 @@ export interface MeetingDriver {
 	startPresenting(page: Page, log?: (line: string) => void): Promise<"screen_share" | null>;
 	/** Ends the screen share started by startPresenting. */
 	stopPresenting(page: Page): Promise<void>;
+}
+
+/** What the reader needs to know beside the table. */
+export interface ProbeContext {
+	botName: string;
+	/** How long the bot has been in the call; null before admission. */
+	admittedForMs: number | null;
+	/** Push caption changes through `__botCaptionsChanged` from now on (in the call, with captions read). */
+	watchCaptions?: boolean;
 }

@@ -2,6 +2,7 @@
  * How the pages name a meeting and its end, in words (docs/status-machine.md#how-a-meeting-ends).
  * Pure; every value it returns is rendered as text.
  */
+import type { CompletionReason, FailureCause } from "../../src/bot-channel/protocol";
 import { type LabelledMeeting, meetingLabel, platformName } from "../../src/meetings/meeting-label";
 
 /** The platform's product name; a plan's `unknown` platform is "no link". */
@@ -18,7 +19,8 @@ export function meetingTitle(meeting: LabelledMeeting): string {
 	return meetingLabel(meeting);
 }
 
-const REASON_WORDS: Record<string, string> = {
+/** Every completion reason in words: a new reason does not compile until it has its words here. */
+const REASON_WORDS: Record<CompletionReason, string> = {
 	stopped: "stopped by you (or the bot left on request)",
 	left_alone: "everyone else left",
 	startup_alone: "nobody else joined",
@@ -33,11 +35,13 @@ const REASON_WORDS: Record<string, string> = {
 /** `completion_reason` as words, keeping the code beside them (`join_failure: the bot could not join`). */
 export function reasonWords(reason: string | null | undefined): string | null {
 	if (!reason) return null;
-	const words = REASON_WORDS[reason];
+	// Any string may arrive on the wire: an unknown reason is shown as its code.
+	const words = (REASON_WORDS as Record<string, string | undefined>)[reason];
 	return words ? `${reason}: ${words}` : reason;
 }
 
-const CAUSE_WORDS: Record<string, string> = {
+/** Every fleet cause in words: a new cause does not compile until it has its words here. */
+const CAUSE_WORDS: Record<FailureCause, string> = {
 	no_bot_capacity: "no bot host had room for it",
 	bot_host_lost: "its bot host went away",
 	host_drained: "its bot host was shut down",
@@ -47,7 +51,7 @@ const CAUSE_WORDS: Record<string, string> = {
 /** `data.failure_cause` (the fleet, not the meeting, ended it) as words beside its code, or null. */
 export function causeWords(cause: unknown): string | null {
 	if (typeof cause !== "string" || !cause) return null;
-	const words = CAUSE_WORDS[cause];
+	const words = (CAUSE_WORDS as Record<string, string | undefined>)[cause];
 	return words ? `${cause}: ${words}` : cause;
 }
 

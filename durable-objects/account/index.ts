@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../src/env";
 import type { Scope } from "../../src/gateway/api-keys";
-import type { Identity } from "../../src/gateway/identity";
+import type { RequestAdmission } from "../../src/gateway/identity";
 import type { Admission } from "../../src/gateway/rate-limits";
 import type { TicketGrant } from "../../src/gateway/tickets";
 import type { WebhookEvent } from "../../src/webhooks/deliver";
@@ -11,12 +11,6 @@ import { BotSlots, type SlotClaim } from "./bot-slots";
 import { AccountKeys, type KeyCheck } from "./keys";
 import { AccountTickets } from "./tickets";
 import { type EnqueueReport, WebhookOutbox } from "./webhook-outbox";
-
-export type RequestAdmission =
-	| { outcome: "admitted"; identity: Identity }
-	| { outcome: "invalid" }
-	| { outcome: "forbidden" }
-	| { outcome: "limited"; retryAfterSeconds: number };
 
 /** `webhook_outbox`: the outbox's earliest retry, as the outbox keeps it. */
 type AccountTimer = "webhook_outbox";

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { agentLimits } from "../../src/agent/agent-limits";
 import { type AgentCaller, callerAsKeyStandsNow } from "../../src/agent/caller";
+import type { ChatRequest } from "../../src/agent/chat-request";
 import type { Invocation, WorkloadOutcome } from "../../src/agent/envelopes";
 import type { MeetingEvent } from "../../src/agent/routine-invocations";
 import type { RoutineView } from "../../src/agent/routine-view";
@@ -10,12 +11,12 @@ import type { ActionView, Decision } from "./actions";
 import { RoutineFiles } from "./routine-files";
 import type { Reconcile, RoutineInput } from "./routine-records";
 import { Routines } from "./routines";
-import { AgentRuntime, type ChatRequest, HEARTBEAT_TIMER, type HistoryTurn, type SessionItem } from "./runtime";
+import { AgentRuntime, HEARTBEAT_TIMER, type HistoryTurn, type SessionItem } from "./runtime";
 import { type AgentTimer, agentTimers } from "./timers";
 import type { WorkloadView } from "./workloads";
 
 export type { AgentCaller } from "../../src/agent/caller";
-export type { ChatRequest } from "./runtime";
+export type { ChatRequest } from "../../src/agent/chat-request";
 
 /** The RPC surface: what Workers call on a user's agent stub (alarm is the runtime's). */
 export const AGENT_USER_RPC = [

@@ -1,3 +1,4 @@
+import type { AgentCaller } from "../../src/agent/caller";
 import { nextRunAfter } from "../../src/agent/cron";
 import type { Invocation, WorkloadOutcome } from "../../src/agent/envelopes";
 import { type MeetingEvent, meetingEventInvocation, type RoutinePlan, scheduledInvocation } from "../../src/agent/routine-invocations";
@@ -7,7 +8,6 @@ import { isScope, type Scope } from "../../src/gateway/api-keys";
 import { sha256Hex } from "../../src/sha256";
 import type { TimerHandlers } from "../shared/alarm-timers";
 import { addMissingColumns } from "../shared/sql-schema";
-import type { AgentCaller } from "./index";
 import {
 	confirmationNeeded,
 	contentOf,

@@ -1,10 +1,10 @@
+import type { AgentCaller } from "../../src/agent/caller";
 import { callerMode } from "../../src/agent/caller";
+import type { ChatRequest } from "../../src/agent/chat-request";
 import type { Invocation, WorkloadOutcome } from "../../src/agent/envelopes";
 import type { AgentFrame, AgentFrameBody, LoggedFrame } from "../../src/agent/frames";
-import type { ModelEndpoint } from "../../src/agent/model-client";
 import { resolveAgentModel } from "../../src/agent/model-settings";
 import { isSharedWorkspace, type Taint } from "../../src/agent/taint";
-import type { WorkloadMode } from "../../src/agent/tools";
 import { TurnFiles } from "../../src/agent/turn-files";
 import type { Env } from "../../src/env";
 import { errorName } from "../../src/error-text";
@@ -12,45 +12,15 @@ import { setting } from "../../src/settings/deployment-defaults";
 import { activeWorkspace } from "../../src/workspace/attachments";
 import { type HeldAction, HeldActions, type HeldIn } from "./actions";
 import { commitMessage, commitTurn, type RoutineFileSync, type TurnCommit } from "./commits";
-import type { AgentCaller } from "./index";
 import { AgentStore, type TurnRow } from "./store";
 import { AgentStreams } from "./streams";
 import type { AgentTimers } from "./timers";
-import { type HeldCall, runToolLoop, type TurnResult } from "./turns";
+import { type HeldCall, runToolLoop, type TurnResult, type TurnStart } from "./turns";
 import { AgentWorkloads } from "./workloads";
-
-/** A chat turn as the Worker asks for it (AgentUser.chat). */
-export interface ChatRequest {
-	prompt: string;
-	session: string;
-	/** The reference's legacy focus (a meeting, for example), passed to the model as context. */
-	active?: string | null;
-	/** A client nonce: a retry with the same one reattaches instead of starting a second turn. */
-	turnId?: string | null;
-	/** From `Last-Event-ID`: reattach after this frame, no new turn. */
-	lastEventId?: number | null;
-}
 
 /** While any turn runs, this timer fires every 30 s so the object is not evicted mid-turn. */
 export const HEARTBEAT_TIMER = "turn-heartbeat" as const;
 const HEARTBEAT_MS = 30_000;
-
-export interface TurnStart {
-	caller: AgentCaller;
-	session: string;
-	prompt: string;
-	focus: string | null;
-	nonce: string | null;
-	workloadId: string | null;
-	mode: WorkloadMode;
-	endpoint: ModelEndpoint;
-	/** The workspace object the turn's file tools work on (and an `rw` turn commits to); null: none. */
-	workspace: string | null;
-	/** The invocation's `tools` list: the only tools the turn is offered and may call; null: no list. */
-	tools: readonly string[] | null;
-	/** Why the turn's own input carries other people's words (a plan file a member wrote); null: it does not. */
-	taint: Taint;
-}
 
 export interface SessionItem {
 	session: string;

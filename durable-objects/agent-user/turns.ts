@@ -1,10 +1,29 @@
+import type { AgentCaller } from "../../src/agent/caller";
 import type { AgentFrameBody } from "../../src/agent/frames";
 import { type ChatMessage, type ModelEndpoint, ModelFailure, type ModelFailureKind, streamModelStep } from "../../src/agent/model-client";
 import { type Taint, taintBy } from "../../src/agent/taint";
-import { prepareToolCall, type ToolCaller, type ToolOutcome, toolsFor } from "../../src/agent/tools";
+import { prepareToolCall, type ToolCaller, type ToolOutcome, toolsFor, type WorkloadMode } from "../../src/agent/tools";
 import { errorName } from "../../src/error-text";
 import { outboundPolicy } from "../../src/outbound/url-guard";
 import type { TurnOp } from "./store";
+
+/** What starts one turn: who asks, in which session, with which model, workspace and tools (AgentRuntime runs it). */
+export interface TurnStart {
+	caller: AgentCaller;
+	session: string;
+	prompt: string;
+	focus: string | null;
+	nonce: string | null;
+	workloadId: string | null;
+	mode: WorkloadMode;
+	endpoint: ModelEndpoint;
+	/** The workspace object the turn's file tools work on (and an `rw` turn commits to); null: none. */
+	workspace: string | null;
+	/** The invocation's `tools` list: the only tools the turn is offered and may call; null: no list. */
+	tools: readonly string[] | null;
+	/** Why the turn's own input carries other people's words (a plan file a member wrote); null: it does not. */
+	taint: Taint;
+}
 
 /** The most model steps (one model call each) a turn takes before it must have answered. */
 export const MAX_STEPS = 8;

@@ -1,3 +1,4 @@
+import type { AgentCaller } from "../../src/agent/caller";
 import { callerMode } from "../../src/agent/caller";
 import { effectiveMode, type Invocation, type WorkloadOutcome } from "../../src/agent/envelopes";
 import type { AgentFrame, AgentFrameBody, LoggedFrame } from "../../src/agent/frames";
@@ -11,10 +12,8 @@ import { errorName } from "../../src/error-text";
 import { workspaceObject } from "../../src/objects";
 import { sha256Hex } from "../../src/sha256";
 import { normalizePath } from "../../src/workspace/paths";
-import type { AgentCaller } from "./index";
-import type { TurnStart } from "./runtime";
 import { type AgentStore, type WorkloadRow, workloadSession } from "./store";
-import type { TurnResult } from "./turns";
+import type { TurnResult, TurnStart } from "./turns";
 
 /** How many of a workload's last frames its status shows. */
 const WORKLOAD_EVENTS = 50;

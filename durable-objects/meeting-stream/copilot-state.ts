@@ -4,20 +4,11 @@
  */
 import type { AgentCaller } from "../../src/agent/caller";
 import { type CopilotConfig, copilotConfigOf } from "../../src/agent/copilot-document";
+import type { LiveMeeting } from "../../src/agent/live-copilot";
 import type { StoredCard } from "./cards";
 import type { MeetingEnd } from "./log";
 
-/** The live-meeting record (`meeting_id == session_uid == native_id`, docs/meeting-stream.md#identity-and-access). */
-export interface LiveMeeting {
-	meeting_id: string;
-	session_uid: string;
-	native_id: string;
-	platform: string;
-	title: string;
-	processing: boolean;
-	/** Our meeting record's id, which the copilot belongs to. */
-	meeting: number;
-}
+export type { LiveMeeting, ProcessOutcome } from "../../src/agent/live-copilot";
 
 /** A start, by the meeting's owner (the Worker checked): the copilot is theirs, their model and their workspace. */
 export interface CopilotStart {
@@ -27,8 +18,6 @@ export interface CopilotStart {
 	platform: string;
 	title: string | null;
 }
-
-export type ProcessOutcome = { processing: true; resumed_from: string } | { processing: false };
 
 /** What the copilot keeps (STREAM_KEYS.copilot): how it was started, and how far it got. */
 export interface CopilotState extends CopilotStart {

@@ -1,34 +1,7 @@
+import type { PartitionQuery, RankedHit } from "../../src/search/partition-query";
 import { MATCH_CLOSE, MATCH_OPEN } from "../../src/search/snippet";
 
-/** What a partition answers a search with (src/search/partitions.ts asks, merges and pages). */
-
-export interface PartitionFilters {
-	platform?: string;
-	speaker?: string;
-	/** ISO 8601 instants, compared by julianday. */
-	from?: string;
-	to?: string;
-	/** Only this user's meetings: a workspace the owner is no longer a member of. */
-	owner?: number;
-}
-
-export interface PartitionQuery {
-	scope: string;
-	match: string;
-	filters: PartitionFilters;
-	skip: number;
-	take: number;
-	/** Marked snippets for the rows answered (one partition: the page itself). */
-	snippets: boolean;
-}
-
-export interface RankedHit {
-	id: number;
-	score: number;
-	marked?: string;
-}
-
-export type PartitionAnswer = { state: "ready"; total: number; hits: RankedHit[] } | { state: "behind" };
+export type { PartitionAnswer, PartitionFilters, PartitionQuery, RankedHit } from "../../src/search/partition-query";
 
 /** Words of context FTS5 keeps around a match (its maximum is 64). */
 const SNIPPET_TOKENS = 24;

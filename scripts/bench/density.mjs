@@ -1,5 +1,5 @@
 // `npm run bench -- density`: how many bots one host holds. For each N (DENSITY_BOTS, default
-// 1,5,10,20) it starts N real bots at once on one bot host (bot-host/bench-density-host.ts: the
+// 1,5,10,20) it starts N real bots at once on one bot host (bot-host/bench/density-host.ts: the
 // real host, pull loop and claims, with no capacity gate), each in its own sandbox meeting where
 // two participants speak captioned lines at a steady rate, lets them settle, then over a window
 // (DENSITY_WINDOW_S, default 60) measures: CPU of the bots' Chromium trees and of the host
@@ -8,7 +8,7 @@
 // DENSITY_BROWSER: `headed` (default, the bots' launch), `headless` (the launch bots had before
 // issue 31, for its figures only) or `both` (headless first, then headed, and the two side by side).
 import WebSocket from "ws";
-import { groupPssMb, groupSize, startCpuWindow } from "../../bot-host/bench-density.ts";
+import { groupPssMb, groupSize, startCpuWindow } from "../../bot-host/bench/density.ts";
 import { processTree } from "../../bot-host/process-tree.ts";
 import { meetCode, sleep, until } from "./bots.mjs";
 
@@ -17,7 +17,7 @@ const hostLog = [];
 
 /** How the density host is started: its own entry, every ticket up to the most bots at once, bots launched as `mode` says. */
 export const DENSITY_HOST = (slots, mode = "headed") => ({
-	entry: "bot-host/bench-density-host.ts",
+	entry: "bot-host/bench/density-host.ts",
 	env: { BOT_HOST_SLOTS: String(slots), BENCH_BROWSER: mode },
 	onLine: (line) => {
 		hostLog.push(line);

@@ -22,3 +22,15 @@ export const ChatBody = z
 		turn_id: z.string().min(1).max(100).nullable().optional(),
 	})
 	.openapi("AgentChatRequest");
+
+/** A chat turn as the route hands it to the user's agent (AgentUser.chat): the body, checked, and the resume point. */
+export interface ChatRequest {
+	prompt: string;
+	session: string;
+	/** The reference's legacy focus (a meeting, for example), passed to the model as context. */
+	active?: string | null;
+	/** A client nonce: a retry with the same one reattaches instead of starting a second turn. */
+	turnId?: string | null;
+	/** From `Last-Event-ID`: reattach after this frame, no new turn. */
+	lastEventId?: number | null;
+}

@@ -1,4 +1,3 @@
-import type { RequestAdmission } from "../../durable-objects/account";
 import type { Env } from "../env";
 import { errorName } from "../error-text";
 import { ApiError } from "../errors";
@@ -18,6 +17,13 @@ export interface Identity {
 	/** When the calling key expires (ms since the epoch); null for a key that never does. */
 	keyExpiresAt: number | null;
 }
+
+/** What the account answers a key's request with (AccountObject.admitRequest): who is calling, or why not. */
+export type RequestAdmission =
+	| { outcome: "admitted"; identity: Identity }
+	| { outcome: "invalid" }
+	| { outcome: "forbidden" }
+	| { outcome: "limited"; retryAfterSeconds: number };
 
 /**
  * Which account a key hash belongs to. A key never changes owner, so this is safe to keep in

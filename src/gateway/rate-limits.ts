@@ -1,5 +1,6 @@
 import type { Env } from "../env";
 import { ApiError } from "../errors";
+import { ipGuard } from "../objects";
 import { setting } from "../settings/deployment-defaults";
 
 export interface Admission {
@@ -19,7 +20,7 @@ function tooManyRequests(retryAfterSeconds: number): ApiError {
 export async function enforcePublicRate(env: Env, ip: string): Promise<void> {
 	const rpm = setting(env, "PUBLIC_RATE_LIMIT_RPM");
 	if (rpm <= 0) return;
-	const admission = await env.IP_GUARD.get(env.IP_GUARD.idFromName(`public:${ip}`)).admit(rpm, setting(env, "GUARD_BAN_SECONDS"));
+	const admission = await ipGuard(env, `public:${ip}`).admit(rpm, setting(env, "GUARD_BAN_SECONDS"));
 	if (!admission.allowed) throw tooManyRequests(admission.retryAfterSeconds);
 }
 
@@ -28,6 +29,6 @@ export async function enforceIpGuard(env: Env, ip: string): Promise<void> {
 	if (!setting(env, "GUARD_ENABLED")) return;
 	const rpm = setting(env, "GUARD_RATE_LIMIT_RPM");
 	const banSeconds = setting(env, "GUARD_BAN_SECONDS");
-	const admission = await env.IP_GUARD.get(env.IP_GUARD.idFromName(ip)).admit(rpm, banSeconds);
+	const admission = await ipGuard(env, ip).admit(rpm, banSeconds);
 	if (!admission.allowed) throw tooManyRequests(admission.retryAfterSeconds);
 }

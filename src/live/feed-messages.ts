@@ -1,7 +1,7 @@
 /** The server → client messages of `/ws` (docs/live-feed.md#server--client), built in one place as frames.ts declares them. */
 import type { MeetingRow } from "../db/schema";
 import { placementOf } from "../meetings/placement-record";
-import type { StatusStep } from "../meetings/status-writes";
+import type { StatusStep } from "../meetings/status-machine";
 import type {
 	ChatMessageFrame,
 	ErrorFrame,

@@ -4,8 +4,16 @@ import type { CompletionReason, FailureCause } from "./status-machine";
 /** Long enough for a sentence and a host's error text; short enough for every record and frame. */
 export const FAILURE_DETAIL_MAX = 500;
 
-/** What a failure says when its source gave no words of its own. */
-const BY_REASON: Partial<Record<CompletionReason, string>> = {
+/**
+ * What a failure says when its source gave no words of its own; null for the reasons a meeting
+ * completes with, which fall to the general words. Every reason has its row, so a new one does not
+ * compile until it is given words or null.
+ */
+const BY_REASON: Record<CompletionReason, string | null> = {
+	stopped: null,
+	left_alone: null,
+	startup_alone: null,
+	max_bot_time_exceeded: null,
 	evicted: "the bot was removed from the meeting",
 	awaiting_admission_timeout: "nobody admitted the bot in time",
 	awaiting_admission_rejected: "the host denied the bot entry",

@@ -4,6 +4,7 @@ import { db } from "../db";
 import { meetings, transcriptSegments } from "../db/schema";
 import type { Env } from "../env";
 import { invalidField, notFound } from "../errors";
+import { PLATFORMS } from "../platforms";
 import { recordingsOfMeetings } from "../recordings/recording-store";
 import { withLinkedData } from "../screenshots/screenshots";
 import { findMeetingOnLink, findReadableMeeting, meetingView, readableBy } from "./meeting-store";
@@ -36,7 +37,7 @@ export function utcIso(accepted: string): string {
 /** The filters of GET /meetings; the agent's list_meetings takes the same. */
 export const ListMeetingsQuery = z.object({
 	status: z.string().max(1000).optional(),
-	platform: z.enum(["google_meet", "zoom", "teams", "unknown"]).optional(),
+	platform: z.enum([...PLATFORMS, "unknown"]).optional(),
 	created_after: isoTimestamp.optional(),
 	created_before: isoTimestamp.optional(),
 	scheduled_after: isoTimestamp.optional(),

@@ -23,6 +23,18 @@ export type MeetingStatus = (typeof MEETING_STATUSES)[number];
 /** Who asks for a move: the API caller, the bot over its channel, a watchdog, auto-join, calendar import. */
 export type Actor = "user" | "bot" | "system" | "scheduler" | "calendar";
 
+/** One status step, as /ws frames and webhook events describe it; `null` is "no record". */
+export interface StatusStep {
+	from: MeetingStatus | null;
+	to: MeetingStatus | null;
+	/** Sanitized free text from whoever made the step (a bot's "host denied admission"). */
+	reason?: string;
+	actor: Actor;
+	at: string;
+	/** A step that changes no status but is news about the plan (an auto-join error). */
+	note?: boolean;
+}
+
 export const isPlanned = (s: MeetingStatus): s is PlannedStatus => (PLANNED_STATUSES as readonly string[]).includes(s);
 export const isLive = (s: MeetingStatus): s is LiveStatus => (LIVE_STATUSES as readonly string[]).includes(s);
 export const isTerminal = (s: MeetingStatus): s is TerminalStatus => (TERMINAL_STATUSES as readonly string[]).includes(s);

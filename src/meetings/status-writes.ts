@@ -25,21 +25,12 @@ import {
 	type MeetingStatus,
 	mayCreate,
 	mayRemove,
+	type StatusStep,
 	type TransitionRequest,
 	transition,
 } from "./status-machine";
 
-/** One status step, as /ws frames and webhook events describe it; `null` is "no record". */
-export interface StatusStep {
-	from: MeetingStatus | null;
-	to: MeetingStatus | null;
-	/** Sanitized free text from whoever made the step (a bot's "host denied admission"). */
-	reason?: string;
-	actor: Actor;
-	at: string;
-	/** A step that changes no status but is news about the plan (an auto-join error). */
-	note?: boolean;
-}
+export type { StatusStep } from "./status-machine";
 
 /** The machine state a step left and the one it made (the room needs how far the bot got). */
 export interface Machines {

@@ -1,5 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { ProcessOutcome as CopilotOutcome, LiveMeeting as LiveCopilot } from "../../durable-objects/meeting-stream/copilot-state";
 import { type AgentCaller, agentCaller } from "../agent/caller";
 import {
 	COPILOT_OWNER_ONLY,
@@ -10,6 +9,7 @@ import {
 	relayHealth,
 	rememberCopilot,
 } from "../agent/copilot-meetings";
+import type { ProcessOutcome as CopilotOutcome, LiveMeeting as LiveCopilot } from "../agent/live-copilot";
 import { MEETING_REF_MAX, meetingOfRef } from "../agent/meeting-ref";
 import { Platform } from "../bot-channel/protocol";
 import type { MeetingRow } from "../db/schema";

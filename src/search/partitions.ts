@@ -1,7 +1,7 @@
-import type { PartitionAnswer, PartitionFilters, PartitionQuery, RankedHit } from "../../durable-objects/transcript-index";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { setting } from "../settings/deployment-defaults";
+import type { PartitionAnswer, PartitionFilters, PartitionQuery, RankedHit } from "./partition-query";
 
 /**
  * Which search partitions a reader searches, and one search across them (docs/api.md#search).

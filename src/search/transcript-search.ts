@@ -5,6 +5,7 @@ import type { Env } from "../env";
 import { invalidField } from "../errors";
 import { isoTimestamp, type Reader, utcIso } from "../meetings/meeting-queries";
 import { readableBy } from "../meetings/meeting-store";
+import { PLATFORMS } from "../platforms";
 import { partitionsOf, searchPartitions } from "./partitions";
 import { matchExpression } from "./search-query";
 import { parseMarkedSnippet } from "./snippet";
@@ -13,7 +14,7 @@ import { parseMarkedSnippet } from "./snippet";
 
 export const SearchQuery = z.object({
 	q: z.string().min(1).max(200).openapi({ description: 'Words to find (all of them); "a phrase" in quotes; `word*` for a prefix' }),
-	platform: z.enum(["google_meet", "zoom", "teams", "unknown"]).optional(),
+	platform: z.enum([...PLATFORMS, "unknown"]).optional(),
 	speaker: z
 		.string()
 		.min(1)

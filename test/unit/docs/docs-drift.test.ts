@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import agentDoc from "../../../docs/agent.md?raw";
 import apiDoc from "../../../docs/api.md?raw";
+import architectureDoc from "../../../docs/architecture.md?raw";
 import botChannelDoc from "../../../docs/bot-channel.md?raw";
 import botFleetDoc from "../../../docs/bot-fleet.md?raw";
 import clientDoc from "../../../docs/client.md?raw";
@@ -76,6 +77,7 @@ const docs: Record<string, string> = {
 	"README.md": indexDoc,
 	"agent.md": agentDoc,
 	"api.md": apiDoc,
+	"architecture.md": architectureDoc,
 	"bot-channel.md": botChannelDoc,
 	"bot-fleet.md": botFleetDoc,
 	"client.md": clientDoc,
@@ -113,6 +115,16 @@ describe("links between the documents", () => {
 	});
 });
 
+/** A glob key (relative to this folder) as a repository path. */
+function repoPath(key: string): string {
+	const parts = ["test", "unit", "docs"];
+	for (const part of key.split("/")) {
+		if (part === "..") parts.pop();
+		else if (part !== ".") parts.push(part);
+	}
+	return parts.join("/");
+}
+
 describe("links from the code", () => {
 	/** Every file of the repository's own folders, by path (names only: nothing is loaded). */
 	const repoFiles = new Set(
@@ -123,24 +135,31 @@ describe("links from the code", () => {
 				"!**/node_modules/**",
 				"!**/dist/**",
 			]),
-		).map((key) => key.replace(/^(\.\.\/)+/, "")),
+		)
+			.map(repoPath)
+			// A glob leaves out the file that asks.
+			.concat("test/unit/docs/docs-drift.test.ts"),
 	);
-	/** Comments and docs in the code's folders, as text. */
+	/** Comments and docs in the code's folders, the documents and the READMEs, as text. */
 	const sources = import.meta.glob<string>(
 		[
 			"../../../{src,durable-objects,bot-host}/**/*.{ts,tsx,mjs,md}",
 			"../../../dashboard/src/**/*.{ts,tsx}",
+			"../../../docs/*.md",
+			"../../../README.md",
 			"!**/node_modules/**",
 			"!**/*.test.ts",
 		],
 		{ query: "?raw", import: "default", eager: true },
 	);
-	const files = Object.entries(sources).map(([key, text]) => ({ path: key.replace(/^(\.\.\/)+/, ""), text }));
+	const files = Object.entries(sources).map(([key, text]) => ({ path: repoPath(key), text }));
 
-	it("reads the code's folders", () => {
+	it("reads the code's folders, the documents and the READMEs", () => {
 		expect(files.length).toBeGreaterThan(200);
 		expect(repoFiles.has("docs/api.md")).toBe(true);
 		expect(repoFiles.has("src/app.ts")).toBe(true);
+		expect(repoFiles.has("test/unit/docs/docs-drift.test.ts")).toBe(true);
+		expect(files.map((f) => f.path)).toEqual(expect.arrayContaining(["README.md", "docs/api.md", "bot-host/README.md"]));
 	});
 
 	it("cites only docs/*.md files and headings that exist", () => {

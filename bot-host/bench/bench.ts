@@ -2,15 +2,15 @@
  * Bot host figures on this machine, in the sandbox: spawn to `active` (p50, p95), caption
  * shown in the meeting to segment at the room (p50, p95), and memory per bot (the Chromium
  * process tree: RSS and PSS) with 1 and with 5 concurrent bots.
- * Run: `npx node bot-host/bench.ts` (prints JSON). Also importable: `runBotHostBench()`.
- * `node bot-host/bench.ts --memory [1,5,20]`: only memory at scale (bot-host/bench-memory.ts):
+ * Run: `npx node bot-host/bench/bench.ts` (prints JSON). Also importable: `runBotHostBench()`.
+ * `node bot-host/bench/bench.ts --memory [1,5,20]`: only memory at scale (bot-host/bench/memory.ts):
  * the PSS of every bot's Chromium tree and of the host process with 1, 5 and 20 bots at once,
  * and the marginal cost of one more bot.
  */
 import { readFileSync } from "node:fs";
-import { startBenchRig } from "./bench-rig.ts";
-import { processTree } from "./process-tree.ts";
-import { statusesOf } from "./test/room.ts";
+import { processTree } from "../process-tree.ts";
+import { statusesOf } from "../test/room.ts";
+import { startBenchRig } from "./rig.ts";
 
 export interface BotHostBench {
 	spawn_to_active_ms: { runs: number; p50: number; p95: number };
@@ -103,7 +103,7 @@ export function processTreeMemory(rootPid: number): { rss: number; pss: number }
 if (import.meta.filename === process.argv[1]) {
 	const memoryAt = process.argv.indexOf("--memory");
 	if (memoryAt >= 0) {
-		const { runMemoryBench } = await import("./bench-memory.ts");
+		const { runMemoryBench } = await import("./memory.ts");
 		const counts = (process.argv[memoryAt + 1] ?? "1,5,20").split(",").map(Number);
 		console.log(JSON.stringify(await runMemoryBench(counts), null, 2));
 	} else {

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import os from "node:os";
-import { processTree } from "./process-tree.ts";
+import { processTree } from "../process-tree.ts";
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
 const TICKS_PER_S = 100;

@@ -1,5 +1,5 @@
 /**
- * Memory per bot at scale, in the sandbox: `node bot-host/bench.ts --memory 1,5,20`. With 0, then
+ * Memory per bot at scale, in the sandbox: `node bot-host/bench/bench.ts --memory 1,5,20`. With 0, then
  * each count of bots in a meeting at once, it sums the PSS (proportional set size: a page shared
  * by n processes counts 1/n to each, so the sum is what the machine really spends) of every bot's
  * Chromium tree and of the host process, and gives the marginal cost of one more bot between
@@ -8,8 +8,8 @@
  */
 import { readFileSync } from "node:fs";
 import os from "node:os";
-import { startBenchRig } from "./bench-rig.ts";
-import { processTree } from "./process-tree.ts";
+import { processTree } from "../process-tree.ts";
+import { startBenchRig } from "./rig.ts";
 
 export interface MemoryStep {
 	bots: number;

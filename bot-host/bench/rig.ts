@@ -3,11 +3,11 @@
  * playing the Worker's side of the channel. `spawn` launches a bot into a new sandbox meeting
  * the way the pull loop launches a claimed one, and resolves once the bot is `active`.
  */
-import { SpawnRequest } from "../src/bot-channel/protocol.ts";
-import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
-import { startSandbox } from "./sandbox/server.ts";
-import { startBotHost } from "./service.ts";
-import { FakeRoom } from "./test/room.ts";
+import { SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import { chromiumSandbox } from "../bot/chromium-sandbox.ts";
+import { startSandbox } from "../sandbox/server.ts";
+import { startBotHost } from "../service.ts";
+import { FakeRoom } from "../test/room.ts";
 
 export type Scenario = Parameters<Awaited<ReturnType<typeof startSandbox>>["setScenario"]>[1];
 

@@ -11,13 +11,13 @@
  * and BENCH_BROWSER: `headed` (the bots' launch) or `headless`, the launch bots had before issue 31
  * (bot/browser.ts `formerHeadless`), to print its cost beside today's. No host setting offers it.
  */
-import { chromiumSandbox } from "./bot/chromium-sandbox.ts";
-import { hostEgressFromEnv } from "./bot/egress.ts";
-import { Gateway } from "./fleet/gateway.ts";
-import { PullLoop } from "./fleet/pull-loop.ts";
-import { SpawnQueue } from "./fleet/spawn-queue.ts";
-import { sandboxChromiumFlags } from "./sandbox/cert.ts";
-import { startBotHost } from "./service.ts";
+import { chromiumSandbox } from "../bot/chromium-sandbox.ts";
+import { hostEgressFromEnv } from "../bot/egress.ts";
+import { Gateway } from "../fleet/gateway.ts";
+import { PullLoop } from "../fleet/pull-loop.ts";
+import { SpawnQueue } from "../fleet/spawn-queue.ts";
+import { sandboxChromiumFlags } from "../sandbox/cert.ts";
+import { startBotHost } from "../service.ts";
 
 const env = process.env;
 const need = (name: string): string => {
