@@ -11,3 +11,8 @@ export const agentUser = (env: Env, userId: number) => env.AGENT_USER.get(env.AG
 export const workspaceObject = (env: Env, name: string) => env.WORKSPACE.get(env.WORKSPACE.idFromName(name));
 /** The per-IP guard, by its window's name: an address, or `public:<address>` for anonymous reads (gateway/rate-limits.ts). */
 export const ipGuard = (env: Env, name: string) => env.IP_GUARD.get(env.IP_GUARD.idFromName(name));
+
+/** The stubs' types, for objects that keep a stub of another: they name no other object's folder. */
+export type MeetingStreamStub = ReturnType<typeof meetingStream>;
+export type AccountStub = ReturnType<typeof accountObject>;
+export type LiveFeedStub = ReturnType<typeof liveFeed>;

@@ -2,9 +2,9 @@ import type { MeetingRow } from "../../src/db/schema";
 import { errorName } from "../../src/error-text";
 import { findOwnedMeeting } from "../../src/meetings/meeting-store";
 import type { StatusStep } from "../../src/meetings/status-writes";
+import type { SummaryClaim } from "../../src/meetings/summary-claim";
 import { withScreenshotLinks } from "../../src/screenshots/screenshots";
 import { setting } from "../../src/settings/deployment-defaults";
-import type { SummaryClaim } from "../meeting-stream";
 import type { RoomContext } from "./context";
 import { ROOM_KEYS } from "./storage";
 

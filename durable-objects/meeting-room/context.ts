@@ -18,10 +18,11 @@ import {
 	type MeetingStatus,
 } from "../../src/meetings/status-machine";
 import { type Announce, moveMeeting, type StatusStep } from "../../src/meetings/status-writes";
+import type { SummaryClaim } from "../../src/meetings/summary-claim";
+import type { MeetingStreamStub } from "../../src/objects";
 import { accountObject, meetingStream } from "../../src/objects";
 import { withScreenshotLinks } from "../../src/screenshots/screenshots";
 import { type WebhookEventType, webhookEventsFor } from "../../src/webhooks/envelope";
-import type { MeetingStream, SummaryClaim } from "../meeting-stream";
 import { type AlarmTimers, kvAlarmTimers } from "../shared/alarm-timers";
 import { SerialQueue } from "../shared/serial-queue";
 import { CommandQueue, type QueueRefusal } from "./command-queue";
@@ -118,7 +119,7 @@ export class RoomContext {
 	/** What the feature parts add to every move (set once, by the MeetingRoom). */
 	readonly hooks: RoomHooks;
 	private readonly queue = new SerialQueue();
-	#stream: { meetingId: number; stub: DurableObjectStub<MeetingStream> } | undefined;
+	#stream: { meetingId: number; stub: MeetingStreamStub } | undefined;
 
 	constructor(
 		private readonly ctx: DurableObjectState,
@@ -143,7 +144,7 @@ export class RoomContext {
 	 * The meeting's MeetingStream (its SSE log and live copilot), one kept stub: the room's calls
 	 * on it (transcript lines, then the end) arrive in the order made.
 	 */
-	stream(meetingId: number): DurableObjectStub<MeetingStream> {
+	stream(meetingId: number): MeetingStreamStub {
 		if (this.#stream?.meetingId !== meetingId) this.#stream = { meetingId, stub: meetingStream(this.env, meetingId) };
 		return this.#stream.stub;
 	}

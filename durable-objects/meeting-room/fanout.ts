@@ -1,7 +1,7 @@
 import type { Env } from "../../src/env";
 import { errorName } from "../../src/error-text";
 import type { MeetingFrame } from "../../src/live/frames";
-import { liveFeed } from "../../src/objects";
+import { type LiveFeedStub, liveFeed } from "../../src/objects";
 import { ROOM_KEYS } from "./storage";
 
 /**
@@ -11,7 +11,7 @@ import { ROOM_KEYS } from "./storage";
  */
 export class RoomFanout {
 	private users: Set<number> | undefined;
-	private readonly stubs = new Map<number, DurableObjectStub<import("../live-feed").LiveFeed>>();
+	private readonly stubs = new Map<number, LiveFeedStub>();
 
 	constructor(
 		private readonly storage: DurableObjectStorage,

@@ -1,8 +1,8 @@
 import type { MeetingRow } from "../../src/db/schema";
 import { type StatusStep, stepWebhookEvent } from "../../src/meetings/status-writes";
+import type { AccountStub } from "../../src/objects";
 import type { WebhookEvent } from "../../src/webhooks/deliver";
 import type { WebhookEventType } from "../../src/webhooks/envelope";
-import type { AccountObject } from "../account";
 import type { AlarmTimers } from "../shared/alarm-timers";
 import { ROOM_KEYS, type RoomTimerName } from "./storage";
 
@@ -29,7 +29,7 @@ export class RoomWebhookRelay {
 		private readonly storage: DurableObjectStorage,
 		private readonly timers: AlarmTimers<RoomTimerName>,
 		/** The owner's account object (its outbox takes the events). */
-		private readonly account: (userId: number) => DurableObjectStub<AccountObject>,
+		private readonly account: (userId: number) => AccountStub,
 	) {}
 
 	/** The storage entries for a step's events; the caller writes them together with the step. */

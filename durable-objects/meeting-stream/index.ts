@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { BotSegment } from "../../src/bot-channel/protocol";
 import type { MeetingRow } from "../../src/db/schema";
 import type { Env } from "../../src/env";
+import type { SummaryClaim, SummaryRetry } from "../../src/meetings/summary-claim";
 import { meetingRoom } from "../../src/objects";
 import { setting } from "../../src/settings/deployment-defaults";
 import { kvAlarmTimers, type TimerHandlers } from "../shared/alarm-timers";
@@ -12,9 +13,7 @@ import { MeetingCopilot } from "./copilot";
 import type { CopilotIngest, CopilotStart, LiveMeeting, ProcessOutcome } from "./copilot-state";
 import { type MeetingEnd, StreamLog, type StreamReader, type StreamTranscript, transcriptLine } from "./log";
 import type { StreamTimerName } from "./storage";
-import { StreamSummary, type SummaryClaim, type SummaryRetry } from "./summary";
-
-export type { SummaryClaim, SummaryRetry } from "./summary";
+import { StreamSummary } from "./summary";
 
 /**
  * The RPC surface: what the meeting's room, the Worker's routes and LiveFeeds call on a

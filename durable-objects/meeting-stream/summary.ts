@@ -12,6 +12,7 @@ import {
 	summaryOf,
 } from "../../src/meetings/meeting-summary";
 import { claimSummary, finishSummary, reopenSummary, summaryLines, summaryModel } from "../../src/meetings/meeting-summary-store";
+import type { SummaryClaim, SummaryRetry } from "../../src/meetings/summary-claim";
 import { outboundPolicy } from "../../src/outbound/url-guard";
 import { setting } from "../../src/settings/deployment-defaults";
 import type { StreamContext } from "./context";
@@ -26,19 +27,6 @@ interface SummaryJob {
 	outcome: MeetingSummary | null;
 	/** Whether the room holds the meeting's `meeting.completed` for it (a completion's, not an owner's retry). */
 	held?: boolean;
-}
-
-/** What a completion's summary came to at once: the record with it claimed, and whether `meeting.completed` waits for it. */
-export interface SummaryClaim {
-	row: MeetingRow;
-	hold: boolean;
-}
-
-/** What asking again for a meeting's summary came to (MeetingStream.summarize). */
-export interface SummaryRetry {
-	/** Why nothing was begun, or null when the summary is now pending. */
-	refused: "no_model" | "taken" | null;
-	summary: MeetingSummary | null;
 }
 
 /** What the summary uses of the stream. */
