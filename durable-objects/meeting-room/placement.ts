@@ -5,6 +5,7 @@ import { botEndpoints } from "../../src/bots/bot-endpoints";
 import type { RoomStart } from "../../src/bots/launch";
 import { type PublishResult, publishSpawnTicket } from "../../src/bots/spawn-queue";
 import { errorName } from "../../src/error-text";
+import { patchMeetingData } from "../../src/meetings/meeting-data";
 import { isLive, type MeetingStatus } from "../../src/meetings/status-machine";
 import { type Announce, moveMeeting, unannounced } from "../../src/meetings/status-writes";
 import { accountObject } from "../../src/objects";
@@ -169,9 +170,7 @@ export class RoomPlacement {
 		await this.watch.begin(next.attempt);
 		this.room.supersede(next.attempt);
 		// What the user sees: the record notes how many bots the meeting took (docs/bot-fleet.md).
-		await this.room.env.DB.prepare("UPDATE meetings SET data = json_set(data, '$.bot_respawns', ?) WHERE id = ?")
-			.bind(next.respawns, state.meetingId)
-			.run();
+		await patchMeetingData(this.room.env, state.meetingId, { bot_respawns: next.respawns }, { updatedAt: false });
 		console.warn("bot host lost, asking for another bot", state.meetingId, next.attempt);
 		const published = await this.publishTicket(next);
 		if (published.ok) await this.watch.look();

@@ -10,9 +10,9 @@ import { readInIdChunks } from "../db/id-chunks";
 import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
 import { hasJoinableLink, LATE_LIMIT_MS, mayAutoJoin } from "../meetings/auto-join-rule";
+import { meetingsById } from "../meetings/meeting-store";
 import { meetingRoom } from "../objects";
 import { setting } from "../settings/deployment-defaults";
-import { meetingsById } from "./calendar-plans";
 
 export interface ArmingContext {
 	now: Date;

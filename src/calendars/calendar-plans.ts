@@ -1,19 +1,20 @@
 /**
- * The meeting side of calendar import: the SQL that creates, moves and removes imported plans
+ * Raw SQL store (batches: a sync's writes go to D1 in a few batched transactions, and their
+ * results are read by position). The meeting side of calendar import: the SQL that creates, moves and removes imported plans
  * and keeps their `data.calendar_sources`, `auto_join` and `bot_name` equal to what their
- * calendar events say (auto-join arming is in auto-join-arming.ts).
+ * calendar events say (auto-join arming is in auto-join-arming.ts). Statements that write `data`
+ * keys are built by meeting-data.ts, the one writer of `data`.
  *
  * Sources are derived in SQL from the event mappings, so two connections syncing one shared
  * meeting at once cannot lose each other's source.
  */
-import { getTableColumns, inArray } from "drizzle-orm";
-import { db } from "../db";
-import { readInIdChunks } from "../db/id-chunks";
+import { getTableColumns, inArray, sql } from "drizzle-orm";
 import { type CalendarConnectionRow, type MeetingRow, meetings } from "../db/schema";
 import type { Env } from "../env";
+import { meetingDataStatement } from "../meetings/meeting-data";
 import type { ParsedMeetingLink } from "../meetings/meeting-link";
 import { nowIso } from "../meetings/meeting-store";
-import { initialState, type MeetingStatus } from "../meetings/status-machine";
+import { initialState, type MeetingStatus, PLANNED_STATUSES } from "../meetings/status-machine";
 import { announceInRoom, checkCreate, checkRemove, moveMeeting, type PlanStep } from "../meetings/status-writes";
 import { calendarSource } from "./calendar-store";
 import type { ImportedEvent } from "./ics-import";
@@ -75,26 +76,15 @@ export function updatePlan(
 	now: string,
 ) {
 	const link = linkColumns(event.link);
-	const title = options.keepTitle ? "json_extract(data, '$.title')" : "?";
-	const titleArgs = options.keepTitle ? [] : [event.title];
-	const linkSql = options.keepLink ? "" : "platform = ?, native_meeting_id = ?, constructed_meeting_url = ?, passcode = ?,";
-	const linkArgs = options.keepLink ? [] : [link.platform, link.nativeMeetingId, link.constructedMeetingUrl, link.passcode];
-	return env.DB.prepare(
-		`UPDATE meetings SET ${linkSql} scheduled_at = ?,
-		 data = CASE WHEN ${title} IS NULL
-			THEN json_set(json_remove(data, '$.title'), '$.attendees', json(?))
-			ELSE json_set(data, '$.title', ${title}, '$.attendees', json(?)) END,
-		 updated_at = ?
-		 WHERE id = ? AND ${PLANNED}`,
-	).bind(
-		...linkArgs,
-		event.occurrence.start.toISOString(),
-		...titleArgs,
-		JSON.stringify(event.attendees),
-		...titleArgs,
-		JSON.stringify(event.attendees),
-		now,
+	return meetingDataStatement(
+		env,
 		meetingId,
+		{ ...(options.keepTitle ? {} : { title: event.title }), attendees: event.attendees },
+		{
+			set: { ...(options.keepLink ? {} : link), scheduledAt: event.occurrence.start.toISOString() },
+			where: inArray(meetings.status, PLANNED_STATUSES),
+			updatedAt: now,
+		},
 	);
 }
 
@@ -163,20 +153,26 @@ export function creationSteps(rows: MeetingRow[]): PlanStep[] {
  * `bot_name` (the first auto-joining source's, else the first source's) from them.
  */
 export function refreshSources(env: Env, meetingId: number, now: string) {
-	const sources = `FROM calendar_events e JOIN calendar_connections c ON c.id = e.connection_id WHERE e.meeting_id = meetings.id`;
-	return env.DB.prepare(
-		`UPDATE meetings SET
-		 data = CASE WHEN (SELECT count(*) ${sources}) = 0 THEN json_remove(data, '$.calendar_sources')
-			ELSE json_set(data, '$.calendar_sources', (SELECT json_group_array(json(src)) FROM (
-				SELECT json_object('id', c.id, 'name', c.name, 'auto_join', json(CASE WHEN c.auto_join THEN 'true' ELSE 'false' END), 'bot_name', c.bot_name) AS src
-				${sources} ORDER BY c.created_at, c.id))) END,
-		 auto_join = CASE WHEN EXISTS (SELECT 1 ${sources} AND e.adopted = 1) OR (SELECT count(*) ${sources}) = 0 THEN auto_join
-			ELSE EXISTS (SELECT 1 ${sources} AND c.auto_join = 1) END,
-		 bot_name = CASE WHEN EXISTS (SELECT 1 ${sources} AND e.adopted = 1) OR (SELECT count(*) ${sources}) = 0 THEN bot_name
-			ELSE (SELECT c.bot_name ${sources} ORDER BY c.auto_join DESC, c.created_at, c.id LIMIT 1) END,
-		 updated_at = ?
-		 WHERE id = ? AND ${PLANNED}`,
-	).bind(now, meetingId);
+	const sources = sql.raw("FROM calendar_events e JOIN calendar_connections c ON c.id = e.connection_id WHERE e.meeting_id = meetings.id");
+	const unsourced = sql`(SELECT count(*) ${sources}) = 0`;
+	const adoptedOrUnsourced = sql`EXISTS (SELECT 1 ${sources} AND e.adopted = 1) OR ${unsourced}`;
+	const calendarSources = sql`CASE WHEN ${unsourced} THEN NULL ELSE (SELECT json_group_array(json(src)) FROM (
+		SELECT json_object('id', c.id, 'name', c.name, 'auto_join', json(CASE WHEN c.auto_join THEN 'true' ELSE 'false' END), 'bot_name', c.bot_name) AS src
+		${sources} ORDER BY c.created_at, c.id)) END`;
+	return meetingDataStatement(
+		env,
+		meetingId,
+		{ calendar_sources: calendarSources },
+		{
+			set: {
+				autoJoin: sql`CASE WHEN ${adoptedOrUnsourced} THEN auto_join ELSE EXISTS (SELECT 1 ${sources} AND c.auto_join = 1) END`,
+				botName: sql`CASE WHEN ${adoptedOrUnsourced} THEN bot_name
+					ELSE (SELECT c.bot_name ${sources} ORDER BY c.auto_join DESC, c.created_at, c.id LIMIT 1) END`,
+			},
+			where: inArray(meetings.status, PLANNED_STATUSES),
+			updatedAt: now,
+		},
+	);
 }
 
 export interface MappingWrite {
@@ -210,9 +206,4 @@ export async function runBatched(env: Env, statements: D1PreparedStatement[], si
 	const results: D1Result[] = [];
 	for (let i = 0; i < statements.length; i += size) results.push(...(await env.DB.batch(statements.slice(i, i + size))));
 	return results;
-}
-
-export async function meetingsById(env: Env, ids: number[]): Promise<Map<number, MeetingRow>> {
-	const rows = await readInIdChunks(ids, (chunk) => db(env).select().from(meetings).where(inArray(meetings.id, chunk)).all());
-	return new Map(rows.map((row) => [row.id, row]));
 }

@@ -9,9 +9,10 @@ import { db } from "../db";
 import { readInIdChunks } from "../db/id-chunks";
 import { type CalendarConnectionRow, calendarEvents } from "../db/schema";
 import type { Env } from "../env";
+import { meetingsById } from "../meetings/meeting-store";
 import { announcePlanSteps } from "../meetings/status-writes";
 import { armImportedPlans, type RemovedPlan } from "./auto-join-arming";
-import { deletePlan, meetingsById, type PlanRemoval, refreshSources, removalSteps, runBatched } from "./calendar-plans";
+import { deletePlan, type PlanRemoval, refreshSources, removalSteps, runBatched } from "./calendar-plans";
 
 export async function disconnectCalendar(env: Env, connection: CalendarConnectionRow): Promise<void> {
 	const mine = await db(env).select().from(calendarEvents).where(eq(calendarEvents.connectionId, connection.id)).all();

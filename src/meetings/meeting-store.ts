@@ -5,9 +5,10 @@ import { readInIdChunks } from "../db/id-chunks";
 import { type MeetingRow, meetings, workspaceMembers } from "../db/schema";
 import type { Env } from "../env";
 import type { RecordingView } from "../recordings/recording-store";
+import { patchMeetingData } from "./meeting-data";
 import { type MeetingStatus, PLANNED_STATUSES, TERMINAL_STATUSES } from "./status-machine";
 
-/** D1 access to meeting records, and the one place a record becomes its API shape. */
+/** Drizzle store: D1 access to meeting records (their `data` keys through meeting-data.ts), and the one place a record becomes its API shape. */
 
 /** Meetings a user may read: their own, and those bound to a workspace they belong to. */
 export function readableBy(userId: number): SQL {
@@ -162,6 +163,12 @@ export function meetingView(row: MeetingRow, recordings: RecordingView[] = []) {
 }
 export type MeetingView = ReturnType<typeof meetingView>;
 
+/** Records by id, in chunks of ids D1 accepts (a calendar's plans). */
+export async function meetingsById(env: Env, ids: number[]): Promise<Map<number, MeetingRow>> {
+	const rows = await readInIdChunks(ids, (chunk) => db(env).select().from(meetings).where(inArray(meetings.id, chunk)).all());
+	return new Map(rows.map((row) => [row.id, row]));
+}
+
 /** The owner and status of a meeting, for internal bot calls that act for its owner while it is live. */
 export async function meetingOwnerAndStatus(env: Env, meetingId: number): Promise<{ userId: number; status: MeetingStatus } | undefined> {
 	const row = await db(env)
@@ -172,13 +179,11 @@ export async function meetingOwnerAndStatus(env: Env, meetingId: number): Promis
 	return row && { userId: row.userId, status: row.status as MeetingStatus };
 }
 
-/** Notes in the record's `data.recording_stopped` why the bot stopped recording early (JSON SQL: one key of `data`). */
+/** Notes in the record's `data.recording_stopped` why the bot stopped recording early. */
 export async function noteRecordingStopped(
 	env: Env,
 	meetingId: number,
 	stopped: { reason: RecordingStopReason; at: string; bytes: number },
 ): Promise<void> {
-	await env.DB.prepare("UPDATE meetings SET data = json_set(data, '$.recording_stopped', json(?)), updated_at = ? WHERE id = ?")
-		.bind(JSON.stringify(stopped), nowIso(), meetingId)
-		.run();
+	await patchMeetingData(env, meetingId, { recording_stopped: stopped });
 }

@@ -4,13 +4,13 @@
  * ever finished (`finishSummary`), so a second completion, a retry or a redelivery finds the slot
  * taken and never calls the model again.
  */
-import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, not, type SQL, sql } from "drizzle-orm";
 import type { ModelEndpoint } from "../agent/model-client";
 import { resolveMeetingModel } from "../agent/model-settings";
-import { db } from "../db";
 import { type MeetingRow, meetings } from "../db/schema";
 import type { Env } from "../env";
-import { findReadableMeeting, nowIso } from "./meeting-store";
+import { hasDataKey, patchMeetingData } from "./meeting-data";
+import { findReadableMeeting } from "./meeting-store";
 import { type MeetingSummary, type SummaryLine, summaryOf } from "./meeting-summary";
 
 /** Confirmed segments read for one summary at most (a day of talk); the character budget cuts further. */
@@ -27,12 +27,12 @@ export async function summaryModel(env: Env, userId: number): Promise<ModelEndpo
 
 /** Sets `data.summary` on a completed meeting that has none yet: the record as written, or null when it already had one. */
 export async function claimSummary(env: Env, meetingId: number, summary: MeetingSummary): Promise<MeetingRow | null> {
-	const row = await db(env)
-		.update(meetings)
-		.set({ data: sql`json_set(${meetings.data}, '$.summary', json(${JSON.stringify(summary)}))`, updatedAt: nowIso() })
-		.where(and(eq(meetings.id, meetingId), eq(meetings.status, "completed"), isNull(sql`json_type(${meetings.data}, '$.summary')`)))
-		.returning()
-		.get();
+	const row = await patchMeetingData(
+		env,
+		meetingId,
+		{ summary },
+		{ where: and(eq(meetings.status, "completed"), not(hasDataKey("summary"))) },
+	);
 	return row ?? null;
 }
 
@@ -43,30 +43,29 @@ export async function claimSummary(env: Env, meetingId: number, summary: Meeting
  * is still made once. The record as written, or null when it was not in such a state.
  */
 export async function reopenSummary(env: Env, meetingId: number, summary: MeetingSummary): Promise<MeetingRow | null> {
-	const row = await db(env)
-		.update(meetings)
-		.set({ data: sql`json_set(${meetings.data}, '$.summary', json(${JSON.stringify(summary)}))`, updatedAt: nowIso() })
-		.where(
-			and(
-				eq(meetings.id, meetingId),
+	const row = await patchMeetingData(
+		env,
+		meetingId,
+		{ summary },
+		{
+			where: and(
 				eq(meetings.status, "completed"),
 				sql`(json_type(${meetings.data}, '$.summary') IS NULL OR json_extract(${meetings.data}, '$.summary.status') IN ('failed', 'no_model'))`,
 			),
-		)
-		.returning()
-		.get();
+		},
+	);
 	return row ?? null;
 }
 
 /** Replaces a `pending` summary with its outcome; false when it was not pending (already finished, or the meeting is gone). */
 export async function finishSummary(env: Env, meetingId: number, summary: MeetingSummary): Promise<boolean> {
-	const result = await env.DB.prepare(
-		`UPDATE meetings SET data = json_set(data, '$.summary', json(?)), updated_at = ?
-		 WHERE id = ? AND json_extract(data, '$.summary.status') = 'pending'`,
-	)
-		.bind(JSON.stringify(summary), nowIso(), meetingId)
-		.run();
-	return (result.meta.changes ?? 0) > 0;
+	const row = await patchMeetingData(
+		env,
+		meetingId,
+		{ summary },
+		{ where: sql`json_extract(${meetings.data}, '$.summary.status') = 'pending'` },
+	);
+	return row !== undefined;
 }
 
 /** The meeting's confirmed transcript lines in time order, each segment once. */
