@@ -169,6 +169,18 @@ export async function meetingsById(env: Env, ids: number[]): Promise<Map<number,
 	return new Map(rows.map((row) => [row.id, row]));
 }
 
+/** Which of the ids name meetings that have not ended (a cap may be set up to 1,000: the ids go in chunks). */
+export async function openMeetingIds(env: Env, ids: number[]): Promise<Set<number>> {
+	const rows = await readInIdChunks(ids, (chunk) =>
+		db(env)
+			.select({ id: meetings.id })
+			.from(meetings)
+			.where(and(inArray(meetings.id, chunk), notInArray(meetings.status, [...TERMINAL_STATUSES])))
+			.all(),
+	);
+	return new Set(rows.map((row) => row.id));
+}
+
 /** The owner and status of a meeting, for internal bot calls that act for its owner while it is live. */
 export async function meetingOwnerAndStatus(env: Env, meetingId: number): Promise<{ userId: number; status: MeetingStatus } | undefined> {
 	const row = await db(env)
