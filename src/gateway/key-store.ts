@@ -86,6 +86,11 @@ export async function storeNewKey(env: Env, key: NewKey): Promise<{ row: ApiToke
 	return { row: toRow(stored), token };
 }
 
+/** The account a key hash belongs to, or null when no key has it. */
+export async function keyOwner(env: Env, tokenHash: string): Promise<number | null> {
+	return env.DB.prepare("SELECT user_id FROM api_tokens WHERE token_hash = ?").bind(tokenHash).first<number>("user_id");
+}
+
 /**
  * The account object answers key checks from what it loaded; after any change to an account
  * or its keys it must read D1 again, so a revoked key stops working at once.
@@ -98,8 +103,8 @@ export async function forgetKeys(env: Env, userId: number): Promise<void> {
 	}
 }
 
-/** A user's keys, newest first: at most `limit` (expired keys stay listed until revoked). */
-export async function listKeys(env: Env, userId: number, limit: number): Promise<ApiTokenRow[]> {
+/** A user's keys, newest first: at most `limit`, all without one (expired keys stay listed until revoked). */
+export async function listKeys(env: Env, userId: number, limit = -1): Promise<ApiTokenRow[]> {
 	const { results } = await env.DB.prepare("SELECT * FROM api_tokens WHERE user_id = ? ORDER BY id DESC LIMIT ?")
 		.bind(userId, limit)
 		.all<StoredRow>();

@@ -6,7 +6,8 @@
  * - a key set to `null` is removed with `json_remove`;
  * - a key set to an SQL expression takes its JSON value, or is removed when it is NULL (for values
  *   D1 computes itself, such as a plan's calendar sources).
- * Whole-`data` replacement (PATCH /meetings) is `dataKeepingSummary` in meeting-summary-store.ts.
+ * - a whole new `data` (PATCH /meetings' metadata) replaces every key but `summary`, which keeps
+ *   what D1 has now (`replaceMeetingData`).
  */
 import { and, eq, SQL, sql } from "drizzle-orm";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
@@ -103,4 +104,25 @@ export async function readMeetingData(env: Env, meetingId: number, keys: readonl
 		if (value !== null) found[key] = value;
 	}
 	return found;
+}
+
+/**
+ * `data` to write in place of a record's whole `data`, keeping the summary D1 has now: a summary
+ * finished while the caller's copy was read is never undone, and the caller cannot write one.
+ */
+function dataKeepingSummary(data: MeetingDataPatch): SQL {
+	const { summary: _ignored, ...rest } = data;
+	const json = JSON.stringify(rest);
+	return sql`CASE WHEN json_type(${meetings.data}, '$.summary') IS NULL THEN json(${json})
+		ELSE json_set(json(${json}), '$.summary', json(json_extract(${meetings.data}, '$.summary'))) END`;
+}
+
+/** Replaces a meeting's whole `data` but its summary (PATCH /meetings); the record as written. */
+export async function replaceMeetingData(env: Env, meetingId: number, data: MeetingDataPatch): Promise<MeetingRow | undefined> {
+	return db(env)
+		.update(meetings)
+		.set({ data: dataKeepingSummary(data), updatedAt: new Date().toISOString() })
+		.where(eq(meetings.id, meetingId))
+		.returning()
+		.get();
 }

@@ -4,7 +4,7 @@
  * ever finished (`finishSummary`), so a second completion, a retry or a redelivery finds the slot
  * taken and never calls the model again.
  */
-import { and, eq, not, type SQL, sql } from "drizzle-orm";
+import { and, eq, not, sql } from "drizzle-orm";
 import type { ModelEndpoint } from "../agent/model-client";
 import { resolveMeetingModel } from "../agent/model-settings";
 import { type MeetingRow, meetings } from "../db/schema";
@@ -94,16 +94,4 @@ export async function readableSummary(env: Env, userId: number, meetingId: numbe
 				? "This meeting has no summary: it completed before summaries were made"
 				: `This meeting has no summary yet: one is made when it completes (it is ${row.status})`,
 	};
-}
-
-/**
- * `data` to write in place of a record's whole `data` (PATCH /meetings' metadata), keeping the
- * summary D1 has now: a summary finished while the caller's copy was read is never undone, and
- * the caller cannot write one.
- */
-export function dataKeepingSummary(data: Record<string, unknown>): SQL {
-	const { summary: _ignored, ...rest } = data;
-	const json = JSON.stringify(rest);
-	return sql`CASE WHEN json_type(${meetings.data}, '$.summary') IS NULL THEN json(${json})
-		ELSE json_set(json(${json}), '$.summary', json(json_extract(${meetings.data}, '$.summary'))) END`;
 }

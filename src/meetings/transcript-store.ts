@@ -102,3 +102,10 @@ export function segmentView(row: SegmentRow) {
 		absolute_end_time: row.absoluteEndTime,
 	};
 }
+
+/** The meeting's segment counter (migration 0018's trigger counts its writes): 0 before its first segment. */
+export async function segmentVersion(env: Env, meetingId: number): Promise<number> {
+	return (
+		(await env.DB.prepare("SELECT version FROM transcript_versions WHERE meeting_id = ?").bind(meetingId).first<number>("version")) ?? 0
+	);
+}
