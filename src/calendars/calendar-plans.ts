@@ -11,7 +11,7 @@
 import { getTableColumns, inArray, sql } from "drizzle-orm";
 import { type CalendarConnectionRow, type MeetingRow, meetings } from "../db/schema";
 import type { Env } from "../env";
-import { meetingDataStatement } from "../meetings/meeting-data";
+import { meetingDataUpdate } from "../meetings/meeting-data";
 import type { ParsedMeetingLink } from "../meetings/meeting-link";
 import { nowIso } from "../meetings/meeting-store";
 import { initialState, type MeetingStatus, PLANNED_STATUSES } from "../meetings/status-machine";
@@ -24,6 +24,9 @@ export interface PlannedEvent extends ImportedEvent {
 }
 
 const PLANNED = "status IN ('idle', 'scheduled')";
+
+/** A write meeting-data.ts built (the one writer of `data`), as a statement for this file's batches. */
+const prepared = (env: Env, query: { sql: string; params: unknown[] }) => env.DB.prepare(query.sql).bind(...query.params);
 
 export function linkColumns(link: ParsedMeetingLink | null) {
 	return {
@@ -76,15 +79,18 @@ export function updatePlan(
 	now: string,
 ) {
 	const link = linkColumns(event.link);
-	return meetingDataStatement(
+	return prepared(
 		env,
-		meetingId,
-		{ ...(options.keepTitle ? {} : { title: event.title }), attendees: event.attendees },
-		{
-			set: { ...(options.keepLink ? {} : link), scheduledAt: event.occurrence.start.toISOString() },
-			where: inArray(meetings.status, PLANNED_STATUSES),
-			updatedAt: now,
-		},
+		meetingDataUpdate(
+			env,
+			meetingId,
+			{ ...(options.keepTitle ? {} : { title: event.title }), attendees: event.attendees },
+			{
+				set: { ...(options.keepLink ? {} : link), scheduledAt: event.occurrence.start.toISOString() },
+				where: inArray(meetings.status, PLANNED_STATUSES),
+				updatedAt: now,
+			},
+		),
 	);
 }
 
@@ -159,19 +165,22 @@ export function refreshSources(env: Env, meetingId: number, now: string) {
 	const calendarSources = sql`CASE WHEN ${unsourced} THEN NULL ELSE (SELECT json_group_array(json(src)) FROM (
 		SELECT json_object('id', c.id, 'name', c.name, 'auto_join', json(CASE WHEN c.auto_join THEN 'true' ELSE 'false' END), 'bot_name', c.bot_name) AS src
 		${sources} ORDER BY c.created_at, c.id)) END`;
-	return meetingDataStatement(
+	return prepared(
 		env,
-		meetingId,
-		{ calendar_sources: calendarSources },
-		{
-			set: {
-				autoJoin: sql`CASE WHEN ${adoptedOrUnsourced} THEN auto_join ELSE EXISTS (SELECT 1 ${sources} AND c.auto_join = 1) END`,
-				botName: sql`CASE WHEN ${adoptedOrUnsourced} THEN bot_name
+		meetingDataUpdate(
+			env,
+			meetingId,
+			{ calendar_sources: calendarSources },
+			{
+				set: {
+					autoJoin: sql`CASE WHEN ${adoptedOrUnsourced} THEN auto_join ELSE EXISTS (SELECT 1 ${sources} AND c.auto_join = 1) END`,
+					botName: sql`CASE WHEN ${adoptedOrUnsourced} THEN bot_name
 					ELSE (SELECT c.bot_name ${sources} ORDER BY c.auto_join DESC, c.created_at, c.id LIMIT 1) END`,
+				},
+				where: inArray(meetings.status, PLANNED_STATUSES),
+				updatedAt: now,
 			},
-			where: inArray(meetings.status, PLANNED_STATUSES),
-			updatedAt: now,
-		},
+		),
 	);
 }
 
@@ -200,6 +209,17 @@ export function upsertMapping(env: Env, m: MappingWrite, now: string) {
 export function deleteMapping(env: Env, connectionId: string, uid: string) {
 	return env.DB.prepare("DELETE FROM calendar_events WHERE connection_id = ? AND uid = ?").bind(connectionId, uid);
 }
+
+/** A connection's removal, mappings first (not left to the cascade), so refreshes batched after it see only the other calendars. */
+export function deleteConnection(env: Env, connectionId: string): D1PreparedStatement[] {
+	return [
+		env.DB.prepare("DELETE FROM calendar_events WHERE connection_id = ?").bind(connectionId),
+		env.DB.prepare("DELETE FROM calendar_connections WHERE id = ?").bind(connectionId),
+	];
+}
+
+/** Runs statements as one D1 batch (one transaction). */
+export const runBatch = (env: Env, statements: D1PreparedStatement[]): Promise<D1Result[]> => env.DB.batch(statements);
 
 /** Runs statements in D1 batches (each batch is one transaction). */
 export async function runBatched(env: Env, statements: D1PreparedStatement[], size = 200): Promise<D1Result[]> {

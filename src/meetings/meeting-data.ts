@@ -61,18 +61,18 @@ export async function patchMeetingData(
 }
 
 /**
- * The same write as `patchMeetingData`, with other columns of the record (`set`), as a D1 statement
- * for a writer that runs its statements in batches (calendar sync): drizzle builds it, so the merge
- * rules are still these.
+ * The same write as `patchMeetingData`, with other columns of the record (`set`), as SQL text and
+ * parameters for a writer that runs its statements in D1 batches (calendar sync): drizzle builds
+ * it, so the merge rules are still these.
  */
-export function meetingDataStatement(
+export function meetingDataUpdate(
 	env: Env,
 	meetingId: number,
 	patch: MeetingDataPatch,
 	options: PatchOptions & { set?: SQLiteUpdateSetSource<typeof meetings> },
-): D1PreparedStatement {
+): { sql: string; params: unknown[] } {
 	const data = meetingDataPatch(patch);
-	const query = db(env)
+	return db(env)
 		.update(meetings)
 		.set({
 			...options.set,
@@ -81,7 +81,6 @@ export function meetingDataStatement(
 		})
 		.where(options.where ? and(eq(meetings.id, meetingId), options.where) : eq(meetings.id, meetingId))
 		.toSQL();
-	return env.DB.prepare(query.sql).bind(...query.params);
 }
 
 /** The condition that `data` holds `key` (any JSON value but a missing one). */

@@ -184,6 +184,15 @@ export async function openMeetingIds(env: Env, ids: number[]): Promise<Set<numbe
 	return new Set(rows.map((row) => row.id));
 }
 
+/** A user's own meetings that have not ended (what a calendar sync may plan over). */
+export async function openMeetingsOf(env: Env, userId: number): Promise<MeetingRow[]> {
+	return db(env)
+		.select()
+		.from(meetings)
+		.where(and(eq(meetings.userId, userId), notInArray(meetings.status, [...TERMINAL_STATUSES])))
+		.all();
+}
+
 /** Replaces a meeting's `bot_options` (a live bot's new language or task). */
 export async function setBotOptions(env: Env, meetingId: number, botOptions: MeetingRow["botOptions"]): Promise<void> {
 	await db(env).update(meetings).set({ botOptions }).where(eq(meetings.id, meetingId));

@@ -1,13 +1,14 @@
 /**
- * `data.summary` in D1, and what a summary is made from. D1 is the lock that makes a summary
+ * Drizzle store: `data.summary` in D1 (written through meeting-data.ts), and what a summary is made from. D1 is the lock that makes a summary
  * once: the first writer claims an empty slot (`claimSummary`), and only a `pending` summary is
  * ever finished (`finishSummary`), so a second completion, a retry or a redelivery finds the slot
  * taken and never calls the model again.
  */
-import { and, eq, not, sql } from "drizzle-orm";
+import { and, asc, eq, ne, not, sql } from "drizzle-orm";
 import type { ModelEndpoint } from "../agent/model-client";
 import { resolveMeetingModel } from "../agent/model-settings";
-import { type MeetingRow, meetings } from "../db/schema";
+import { db } from "../db";
+import { type MeetingRow, meetings, transcriptSegments } from "../db/schema";
 import type { Env } from "../env";
 import { hasDataKey, patchMeetingData } from "./meeting-data";
 import { findReadableMeeting } from "./meeting-store";
@@ -70,13 +71,13 @@ export async function finishSummary(env: Env, meetingId: number, summary: Meetin
 
 /** The meeting's confirmed transcript lines in time order, each segment once. */
 export async function summaryLines(env: Env, meetingId: number): Promise<SummaryLine[]> {
-	const { results } = await env.DB.prepare(
-		`SELECT speaker, text FROM transcript_segments WHERE meeting_id = ? AND completed = 1 AND text != ''
-		 ORDER BY start, segment_id LIMIT ?`,
-	)
-		.bind(meetingId, MAX_SEGMENTS)
-		.all<SummaryLine>();
-	return results;
+	return db(env)
+		.select({ speaker: transcriptSegments.speaker, text: transcriptSegments.text })
+		.from(transcriptSegments)
+		.where(and(eq(transcriptSegments.meetingId, meetingId), eq(transcriptSegments.completed, true), ne(transcriptSegments.text, "")))
+		.orderBy(asc(transcriptSegments.start), asc(transcriptSegments.segmentId))
+		.limit(MAX_SEGMENTS)
+		.all();
 }
 
 /** `GET /meetings/{id}/summary` and the MCP tool: the summary of a meeting the reader may read. */
