@@ -1,4 +1,5 @@
 /**
+ * Raw SQL store (batches: the arming marks of a sync go to D1 in batches of 200).
  * Auto-join of imported plans, armed in each meeting's room exactly as a plan made through the
  * API is (MeetingRoom.plan), but only once the plan starts within a day (CALENDAR_ARM_AHEAD_S).
  * A sync of thousands of events then wakes only the rooms of the next day's meetings; the

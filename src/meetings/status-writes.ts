@@ -1,4 +1,5 @@
 /**
+ * Drizzle store: meeting records' status, created, moved and removed (their `data` keys through meeting-data.ts's builder).
  * The one write path for a meeting's `status`: every writer (the API, launch, auto-join, the
  * calendar, the room) creates, moves or removes a record here. Each write is checked against
  * the move table first, made only while the record is still where the writer saw it, and then

@@ -4,6 +4,7 @@ import type { Env } from "../env";
 import type { LiveSegment } from "../live/feed-messages";
 
 /**
+ * Raw SQL store (a segment's upsert keeps a confirmed segment with a conditional ON CONFLICT … WHERE, and the segment counter is read from a table drizzle does not mirror).
  * Segments upsert by (meeting, segment_id): a draft is replaced by its confirmation, and a
  * draft that arrives late never overwrites a confirmed segment.
  */
