@@ -72,14 +72,18 @@ describe("one way to D1", () => {
 		const keyWrites = files
 			.filter((f) => f.path !== writer)
 			.flatMap((f) =>
-				hits(f.text, /json_(set|remove|insert|replace|patch)\(\s*(data\b|\$\{meetings\.data\}|meetings\.data\b)/g).map((hit) => `${f.path}: ${hit}`),
+				hits(f.text, /json_(set|remove|insert|replace|patch)\(\s*(data\b|\$\{meetings\.data\}|meetings\.data\b)/g).map(
+					(hit) => `${f.path}: ${hit}`,
+				),
 			);
 		expect(keyWrites).toEqual([]);
 		// An update of the meetings table that sets `data`: the writer, and the status path that writes its patch.
 		const dataUpdates = files
 			.filter((f) => f.path !== writer && f.path !== "src/meetings/status-writes.ts")
 			.flatMap((f) =>
-				hits(f.text, /\.update\(meetings\)\s*\.set\(\{[^}]*\bdata\b|UPDATE meetings SET[^`"]*\bdata\s*=/g).map((hit) => `${f.path}: ${hit}`),
+				hits(f.text, /\.update\(meetings\)\s*\.set\(\{[^}]*\bdata\b|UPDATE meetings SET[^`"]*\bdata\s*=/g).map(
+					(hit) => `${f.path}: ${hit}`,
+				),
 			);
 		expect(dataUpdates).toEqual([]);
 		const statusWrites = files.find((f) => f.path === "src/meetings/status-writes.ts")?.text ?? "";
