@@ -1,5 +1,5 @@
-import { readInIdChunks } from "../../src/db/id-chunks";
 import type { Env } from "../../src/env";
+import { openMeetingIds } from "../../src/meetings/meeting-store";
 import { ACCOUNT_STORAGE } from "./storage";
 
 export type SlotClaim = { ok: true } | { ok: false; reason: "already_active" | "cap_reached" | "depleted"; cap: number; held: number };
@@ -69,16 +69,7 @@ export class BotSlots {
 		}
 		const bound = Object.entries(slots).filter((e): e is [string, number] => typeof e[1] === "number");
 		const ids = bound.map(([, id]) => id);
-		// A cap may be set up to 1,000: the ids go in chunks.
-		const rows = await readInIdChunks(ids, async (chunk) => {
-			const found = await this.env.DB.prepare(
-				`SELECT id FROM meetings WHERE id IN (${chunk.map(() => "?").join(",")}) AND status NOT IN ('completed', 'failed')`,
-			)
-				.bind(...chunk)
-				.all<{ id: number }>();
-			return found.results;
-		});
-		const open = new Set(rows.map((row) => row.id));
+		const open = await openMeetingIds(this.env, ids);
 		for (const [link, id] of bound) if (!open.has(id)) delete slots[link];
 		await this.storage.put(ACCOUNT_STORAGE.keys.botSlots, slots);
 	}

@@ -1,6 +1,7 @@
 import type { Env } from "../../src/env";
 import { parseStoredScopes, type Scope } from "../../src/gateway/api-keys";
 import type { Identity } from "../../src/gateway/identity";
+import { accountKeyRecords } from "../../src/gateway/key-store";
 
 interface Grant {
 	tokenId: number;
@@ -62,17 +63,13 @@ export class AccountKeys {
 	}
 
 	private async load(userId: number): Promise<void> {
-		const [user, tokens] = await this.env.DB.batch([
-			this.env.DB.prepare("SELECT email, max_concurrent_bots FROM users WHERE id = ?").bind(userId),
-			this.env.DB.prepare("SELECT id, token_hash, scopes, expires_at FROM api_tokens WHERE user_id = ?").bind(userId),
-		]);
-		const profile = user?.results[0] as { email: string; max_concurrent_bots: number } | undefined;
-		this.profile = profile ? { email: profile.email, maxConcurrent: profile.max_concurrent_bots } : undefined;
+		const { profile, keys } = await accountKeyRecords(this.env, userId);
+		this.profile = profile;
 		this.loadedAt = Date.now();
 		this.grants = new Map(
-			((tokens?.results ?? []) as { id: number; token_hash: string; scopes: string; expires_at: string | null }[]).map((t) => [
-				t.token_hash,
-				{ tokenId: t.id, scopes: parseStoredScopes(t.scopes), expiresAt: t.expires_at ? Date.parse(t.expires_at) : null },
+			keys.map((t) => [
+				t.tokenHash,
+				{ tokenId: t.id, scopes: parseStoredScopes(t.scopes), expiresAt: t.expiresAt ? Date.parse(t.expiresAt) : null },
 			]),
 		);
 	}

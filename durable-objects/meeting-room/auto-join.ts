@@ -3,6 +3,7 @@ import { accountCap, type BotOptions, launchBot, type RoomStart } from "../../sr
 import type { PublishResult } from "../../src/bots/spawn-queue";
 import { ApiError } from "../../src/errors";
 import { isStale, JOIN_LEAD_MS, LATE_LIMIT_MS, mayAutoJoin } from "../../src/meetings/auto-join-rule";
+import { patchMeetingData } from "../../src/meetings/meeting-data";
 import { findOwnedMeeting } from "../../src/meetings/meeting-store";
 import { noteAutoJoinError } from "../../src/meetings/status-writes";
 import type { RoomContext } from "./context";
@@ -80,7 +81,7 @@ export class AutoJoin {
 			// Kept until a host claims the meeting: a placement timeout hands it back to this plan.
 			await this.room.storage.put(ROOM_KEYS.placedPlan, plan);
 			await this.room.storage.delete(ROOM_KEYS.plan);
-			await env.DB.prepare("UPDATE meetings SET data = json_remove(data, '$.auto_join_error') WHERE id = ?").bind(meeting.id).run();
+			await patchMeetingData(env, meeting.id, { auto_join_error: null }, { updatedAt: false });
 		} catch (err) {
 			const detail = err instanceof ApiError && typeof err.detail === "string" ? err.detail : "Bot could not be started";
 			await this.recordError(meeting.id, detail);

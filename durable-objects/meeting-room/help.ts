@@ -16,6 +16,7 @@ import {
 	storedHelp,
 	withEpisode,
 } from "../../src/meetings/bot-help";
+import { readMeetingData } from "../../src/meetings/meeting-data";
 import { nowIso } from "../../src/meetings/meeting-store";
 import { isTerminal, type MeetingState } from "../../src/meetings/status-machine";
 import type { DataFields } from "../../src/meetings/status-writes";
@@ -95,20 +96,9 @@ async function uploaded(room: HelpHost, state: RoomState, name: string | null): 
 
 /** The help request the meeting holds now, and its history (the room is the only writer of both). */
 async function keptHelp(room: HelpHost, meetingId: number): Promise<{ help: StoredHelp | null; history: HelpEpisode[] }> {
-	const row = await room.env.DB.prepare(
-		"SELECT json_extract(data, '$.help') AS help, json_extract(data, '$.help_history') AS history FROM meetings WHERE id = ?",
-	)
-		.bind(meetingId)
-		.first<{ help: string | null; history: string | null }>();
-	const parsed = (text: string | null | undefined): unknown => {
-		try {
-			return text ? JSON.parse(text) : null;
-		} catch {
-			return null;
-		}
-	};
-	const help = parsed(row?.help);
-	const history = parsed(row?.history);
+	const kept = await readMeetingData(room.env, meetingId, ["help", "help_history"]);
+	const help = kept?.help;
+	const history = kept?.help_history;
 	return {
 		help: help && typeof help === "object" && !Array.isArray(help) ? (help as StoredHelp) : null,
 		history: Array.isArray(history) ? (history as HelpEpisode[]) : [],

@@ -1,4 +1,14 @@
 import type { Env } from "../../src/env";
+import {
+	changesAfter,
+	dropChanges,
+	hasChangesAfter,
+	type SearchChange,
+	type SearchSegmentSource as SegmentSource,
+	scopedMeetingRecords,
+	scopedMeetingSegments,
+	scopedSegments,
+} from "../../src/search/search-changes";
 
 /**
  * Brings a partition up to date with D1: applies its scope's entries of `search_changes`
@@ -10,38 +20,6 @@ import type { Env } from "../../src/env";
 const CHANGES_PAGE = 200;
 const REFILL_PAGE = 500;
 
-/** A meeting's scope, as the triggers write it. */
-const SCOPE_OF = "CASE WHEN meetings.workspace_id IS NOT NULL THEN 'w:' || meetings.workspace_id ELSE 'u:' || meetings.user_id END";
-
-const SEGMENT_SOURCE = `SELECT transcript_segments.id, transcript_segments.meeting_id, transcript_segments.text, transcript_segments.speaker,
-	transcript_segments.absolute_start_time AS said_at, meetings.user_id, meetings.platform, meetings.start_time
-	FROM transcript_segments JOIN meetings ON meetings.id = transcript_segments.meeting_id`;
-
-interface Change {
-	seq: number;
-	meeting_id: number;
-	/** A segment's rowid; 0: the meeting's record; null: the whole meeting. */
-	segment_id: number | null;
-}
-
-interface MeetingRecord {
-	id: number;
-	user_id: number;
-	platform: string;
-	start_time: string | null;
-}
-
-interface SegmentSource {
-	id: number;
-	meeting_id: number;
-	text: string;
-	speaker: string;
-	said_at: string | null;
-	user_id: number;
-	platform: string;
-	start_time: string | null;
-}
-
 /** True once nothing of the scope is left to pull; false when `budget` (segments and entries) ran out first. */
 export async function catchUp(env: Env, storage: DurableObjectStorage, scope: string, budget: number): Promise<boolean> {
 	const sql = storage.sql;
@@ -52,48 +30,27 @@ export async function catchUp(env: Env, storage: DurableObjectStorage, scope: st
 			spent += await refillPage(env, storage, scope, refill.meeting_id, refill.after_id);
 			continue;
 		}
-		const { results } = await env.DB.prepare(
-			"SELECT seq, meeting_id, segment_id FROM search_changes WHERE scope = ? AND seq > ? ORDER BY seq LIMIT ?",
-		)
-			.bind(scope, lastPulled(storage), CHANGES_PAGE)
-			.all<Change>();
+		const results = await changesAfter(env, scope, lastPulled(storage), CHANGES_PAGE);
 		const last = results.at(-1)?.seq;
 		if (last === undefined) return true;
 		await apply(env, storage, scope, results, last);
-		await env.DB.prepare("DELETE FROM search_changes WHERE scope = ? AND seq <= ?").bind(scope, last).run();
+		await dropChanges(env, scope, last);
 		spent += results.length;
 	}
 	if (sql.exec("SELECT 1 FROM refills LIMIT 1").toArray().length > 0) return false;
-	const more = await env.DB.prepare("SELECT 1 FROM search_changes WHERE scope = ? AND seq > ? LIMIT 1")
-		.bind(scope, lastPulled(storage))
-		.first();
-	return more === null;
+	return !(await hasChangesAfter(env, scope, lastPulled(storage)));
 }
 
 const lastPulled = (storage: DurableObjectStorage): number =>
 	storage.sql.exec<{ seq: number }>("SELECT seq FROM pulled").toArray()[0]?.seq ?? 0;
 
 /** One page of entries: read what they name from D1 first, then change the partition in one transaction. */
-async function apply(env: Env, storage: DurableObjectStorage, scope: string, changes: Change[], last: number): Promise<void> {
+async function apply(env: Env, storage: DurableObjectStorage, scope: string, changes: SearchChange[], last: number): Promise<void> {
 	const whole = changes.filter((c) => c.segment_id === null).map((c) => c.meeting_id);
 	const described = changes.filter((c) => c.segment_id === 0).map((c) => c.meeting_id);
 	const segmentIds = changes.flatMap((c) => (c.segment_id ? [c.segment_id] : []));
-	const segments = segmentIds.length
-		? (
-				await env.DB.prepare(`${SEGMENT_SOURCE} WHERE transcript_segments.id IN (SELECT value FROM json_each(?1)) AND ${SCOPE_OF} = ?2`)
-					.bind(JSON.stringify(segmentIds), scope)
-					.all<SegmentSource>()
-			).results
-		: [];
-	const records = described.length
-		? (
-				await env.DB.prepare(
-					`SELECT id, user_id, platform, start_time FROM meetings WHERE id IN (SELECT value FROM json_each(?1)) AND ${SCOPE_OF} = ?2`,
-				)
-					.bind(JSON.stringify(described), scope)
-					.all<MeetingRecord>()
-			).results
-		: [];
+	const segments = await scopedSegments(env, scope, segmentIds);
+	const records = await scopedMeetingRecords(env, scope, described);
 	storage.transactionSync(() => {
 		for (const meetingId of whole) {
 			dropMeeting(storage, meetingId);
@@ -121,12 +78,7 @@ async function apply(env: Env, storage: DurableObjectStorage, scope: string, cha
 
 /** Loads one page of a meeting being loaded whole; the number of segments read (at least 1, as budget spent). */
 async function refillPage(env: Env, storage: DurableObjectStorage, scope: string, meetingId: number, afterId: number): Promise<number> {
-	const { results } = await env.DB.prepare(
-		`${SEGMENT_SOURCE} WHERE transcript_segments.meeting_id = ?1 AND transcript_segments.id > ?2 AND ${SCOPE_OF} = ?3
-		ORDER BY transcript_segments.id LIMIT ?4`,
-	)
-		.bind(meetingId, afterId, scope, REFILL_PAGE)
-		.all<SegmentSource>();
+	const results = await scopedMeetingSegments(env, scope, meetingId, afterId, REFILL_PAGE);
 	storage.transactionSync(() => {
 		for (const segment of results) putSegment(storage, segment);
 		const last = results.at(-1)?.id;

@@ -1,3 +1,4 @@
+// Drizzle store: the caller's key and memberships, as the agent reads them.
 import { and, eq, inArray } from "drizzle-orm";
 import { db } from "../db";
 import { readInIdChunks } from "../db/id-chunks";

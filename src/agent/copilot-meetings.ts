@@ -1,4 +1,5 @@
 /**
+ * Raw SQL store (its table is not in the drizzle schema; an upsert and a join over meetings).
  * The per-user index of started copilots (D1 `copilot_meetings`): which meetings a user's
  * copilot runs in, and with which key, so relay-health finds them without asking every room.
  * Start and process find a meeting by its link; the copilot itself (its cursor, notes, beats)

@@ -8,6 +8,7 @@ import { homeWorkspace, sharedWorkspace } from "../workspace/workspace-names";
 import { effectiveMode, type Invocation } from "./envelopes";
 
 /**
+ * Drizzle store: the memberships a `unit.v1` invocation's workspaces are checked against.
  * Which workspaces a `unit.v1` invocation may name (docs/agent.md#invocations). The envelope's
  * `workspaces[].id` is the client's word, so each one is checked against the caller:
  *

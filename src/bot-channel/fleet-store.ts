@@ -4,8 +4,8 @@ import { setting } from "../settings/deployment-defaults";
 import { type FleetMetrics, HostReport } from "./fleet";
 
 /**
+ * Raw SQL store (batches: the metrics are four counts read in one D1 batch, over a table drizzle does not mirror).
  * Host reports and the fleet metrics read from them (docs/bot-fleet.md#autoscaling-and-deployment).
- * Raw SQL: the metrics are four counts read in one D1 batch.
  */
 
 /** A host that has not reported for this long is left out of the metrics (hosts report every few seconds). */

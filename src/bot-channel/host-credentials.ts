@@ -1,4 +1,5 @@
 /**
+ * Raw SQL store (its table is not in the drizzle schema).
  * Bot host credentials (docs/bot-fleet.md#host-credentials). Each host has its own, minted by an
  * admin (`POST /admin/bot-hosts`) and stored only as its SHA-256 hash, like an API key. A
  * credential names one host: it claims and reports as that host and no other, and once revoked

@@ -1,4 +1,5 @@
 /**
+ * Raw SQL store (a claim counts and takes a slot in one UPDATE … RETURNING over a table drizzle does not mirror).
  * A bot host claims at most the free slots it last reported (docs/bot-fleet.md#host-credentials):
  * each claim takes one of them until the host's next report, and a claim beyond them, or from a
  * host with no recent report, is refused. So a compromised host, with its own credential, takes

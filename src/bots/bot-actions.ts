@@ -1,3 +1,4 @@
+// Drizzle store: the chat messages the interactive bot actions read.
 import { asc, eq } from "drizzle-orm";
 import type { Act } from "../bot-channel/protocol";
 import { db } from "../db";

@@ -1,3 +1,4 @@
+// Drizzle store: the bot routes' reads of meetings and their bots.
 import { and, desc, eq, gte, inArray } from "drizzle-orm";
 import { type Act, FailureCause, MAX_QUEUED_COMMAND_BYTES, MAX_QUEUED_COMMANDS } from "../bot-channel/protocol";
 import { db } from "../db";

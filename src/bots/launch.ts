@@ -228,8 +228,5 @@ function transcriptionEndpointUsable(env: Env, t: ResolvedSettings["transcriptio
 	return true;
 }
 
-/** Reads the account's current cap (auto-join has no request identity to take it from). */
-export async function accountCap(env: Env, userId: number): Promise<number> {
-	const row = await env.DB.prepare("SELECT max_concurrent_bots AS cap FROM users WHERE id = ?").bind(userId).first<{ cap: number }>();
-	return row?.cap ?? 0;
-}
+/** The account's current cap, for auto-join (it has no request identity to take it from). */
+export { accountCap } from "../gateway/user-store";

@@ -1,4 +1,5 @@
 /**
+ * Raw SQL store (its table is not in the drizzle schema, and the day's sum is a capped upsert in one statement): the account's relayed audio per UTC day.
  * What the transcription relay counts (docs/bot-channel.md#transcription): the seconds of audio
  * each request carries, summed per meeting (against the time the meeting has run, in its room:
  * durable-objects/meeting-room/relay-meter.ts) and per account and UTC day (here, in D1), so a

@@ -1,4 +1,5 @@
 /**
+ * Raw SQL store (batches: the arming marks of a sync go to D1 in batches of 200).
  * Auto-join of imported plans, armed in each meeting's room exactly as a plan made through the
  * API is (MeetingRoom.plan), but only once the plan starts within a day (CALENDAR_ARM_AHEAD_S).
  * A sync of thousands of events then wakes only the rooms of the next day's meetings; the
@@ -10,9 +11,9 @@ import { readInIdChunks } from "../db/id-chunks";
 import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
 import { hasJoinableLink, LATE_LIMIT_MS, mayAutoJoin } from "../meetings/auto-join-rule";
+import { meetingsById } from "../meetings/meeting-store";
 import { meetingRoom } from "../objects";
 import { setting } from "../settings/deployment-defaults";
-import { meetingsById } from "./calendar-plans";
 
 export interface ArmingContext {
 	now: Date;

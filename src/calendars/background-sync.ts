@@ -1,4 +1,5 @@
 /**
+ * Drizzle store: the connections due for a background sync.
  * Background discovery: on each scheduled tick, the enabled connections whose `next_sync_at`
  * has come are synced, a few at a time. Each sync sets the next time one interval on, with
  * jitter (see `nextSyncAt`), so accounts spread over the interval instead of all fetching at

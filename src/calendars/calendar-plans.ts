@@ -1,19 +1,20 @@
 /**
- * The meeting side of calendar import: the SQL that creates, moves and removes imported plans
+ * Raw SQL store (batches: a sync's writes go to D1 in a few batched transactions, and their
+ * results are read by position). The meeting side of calendar import: the SQL that creates, moves and removes imported plans
  * and keeps their `data.calendar_sources`, `auto_join` and `bot_name` equal to what their
- * calendar events say (auto-join arming is in auto-join-arming.ts).
+ * calendar events say (auto-join arming is in auto-join-arming.ts). Statements that write `data`
+ * keys are built by meeting-data.ts, the one writer of `data`.
  *
  * Sources are derived in SQL from the event mappings, so two connections syncing one shared
  * meeting at once cannot lose each other's source.
  */
-import { getTableColumns, inArray } from "drizzle-orm";
-import { db } from "../db";
-import { readInIdChunks } from "../db/id-chunks";
+import { getTableColumns, inArray, sql } from "drizzle-orm";
 import { type CalendarConnectionRow, type MeetingRow, meetings } from "../db/schema";
 import type { Env } from "../env";
+import { meetingDataUpdate } from "../meetings/meeting-data";
 import type { ParsedMeetingLink } from "../meetings/meeting-link";
 import { nowIso } from "../meetings/meeting-store";
-import { initialState, type MeetingStatus } from "../meetings/status-machine";
+import { initialState, type MeetingStatus, PLANNED_STATUSES } from "../meetings/status-machine";
 import { announceInRoom, checkCreate, checkRemove, moveMeeting, type PlanStep } from "../meetings/status-writes";
 import { calendarSource } from "./calendar-store";
 import type { ImportedEvent } from "./ics-import";
@@ -23,6 +24,9 @@ export interface PlannedEvent extends ImportedEvent {
 }
 
 const PLANNED = "status IN ('idle', 'scheduled')";
+
+/** A write meeting-data.ts built (the one writer of `data`), as a statement for this file's batches. */
+const prepared = (env: Env, query: { sql: string; params: unknown[] }) => env.DB.prepare(query.sql).bind(...query.params);
 
 export function linkColumns(link: ParsedMeetingLink | null) {
 	return {
@@ -75,26 +79,18 @@ export function updatePlan(
 	now: string,
 ) {
 	const link = linkColumns(event.link);
-	const title = options.keepTitle ? "json_extract(data, '$.title')" : "?";
-	const titleArgs = options.keepTitle ? [] : [event.title];
-	const linkSql = options.keepLink ? "" : "platform = ?, native_meeting_id = ?, constructed_meeting_url = ?, passcode = ?,";
-	const linkArgs = options.keepLink ? [] : [link.platform, link.nativeMeetingId, link.constructedMeetingUrl, link.passcode];
-	return env.DB.prepare(
-		`UPDATE meetings SET ${linkSql} scheduled_at = ?,
-		 data = CASE WHEN ${title} IS NULL
-			THEN json_set(json_remove(data, '$.title'), '$.attendees', json(?))
-			ELSE json_set(data, '$.title', ${title}, '$.attendees', json(?)) END,
-		 updated_at = ?
-		 WHERE id = ? AND ${PLANNED}`,
-	).bind(
-		...linkArgs,
-		event.occurrence.start.toISOString(),
-		...titleArgs,
-		JSON.stringify(event.attendees),
-		...titleArgs,
-		JSON.stringify(event.attendees),
-		now,
-		meetingId,
+	return prepared(
+		env,
+		meetingDataUpdate(
+			env,
+			meetingId,
+			{ ...(options.keepTitle ? {} : { title: event.title }), attendees: event.attendees },
+			{
+				set: { ...(options.keepLink ? {} : link), scheduledAt: event.occurrence.start.toISOString() },
+				where: inArray(meetings.status, PLANNED_STATUSES),
+				updatedAt: now,
+			},
+		),
 	);
 }
 
@@ -163,20 +159,29 @@ export function creationSteps(rows: MeetingRow[]): PlanStep[] {
  * `bot_name` (the first auto-joining source's, else the first source's) from them.
  */
 export function refreshSources(env: Env, meetingId: number, now: string) {
-	const sources = `FROM calendar_events e JOIN calendar_connections c ON c.id = e.connection_id WHERE e.meeting_id = meetings.id`;
-	return env.DB.prepare(
-		`UPDATE meetings SET
-		 data = CASE WHEN (SELECT count(*) ${sources}) = 0 THEN json_remove(data, '$.calendar_sources')
-			ELSE json_set(data, '$.calendar_sources', (SELECT json_group_array(json(src)) FROM (
-				SELECT json_object('id', c.id, 'name', c.name, 'auto_join', json(CASE WHEN c.auto_join THEN 'true' ELSE 'false' END), 'bot_name', c.bot_name) AS src
-				${sources} ORDER BY c.created_at, c.id))) END,
-		 auto_join = CASE WHEN EXISTS (SELECT 1 ${sources} AND e.adopted = 1) OR (SELECT count(*) ${sources}) = 0 THEN auto_join
-			ELSE EXISTS (SELECT 1 ${sources} AND c.auto_join = 1) END,
-		 bot_name = CASE WHEN EXISTS (SELECT 1 ${sources} AND e.adopted = 1) OR (SELECT count(*) ${sources}) = 0 THEN bot_name
-			ELSE (SELECT c.bot_name ${sources} ORDER BY c.auto_join DESC, c.created_at, c.id LIMIT 1) END,
-		 updated_at = ?
-		 WHERE id = ? AND ${PLANNED}`,
-	).bind(now, meetingId);
+	const sources = sql.raw("FROM calendar_events e JOIN calendar_connections c ON c.id = e.connection_id WHERE e.meeting_id = meetings.id");
+	const unsourced = sql`(SELECT count(*) ${sources}) = 0`;
+	const adoptedOrUnsourced = sql`EXISTS (SELECT 1 ${sources} AND e.adopted = 1) OR ${unsourced}`;
+	const calendarSources = sql`CASE WHEN ${unsourced} THEN NULL ELSE (SELECT json_group_array(json(src)) FROM (
+		SELECT json_object('id', c.id, 'name', c.name, 'auto_join', json(CASE WHEN c.auto_join THEN 'true' ELSE 'false' END), 'bot_name', c.bot_name) AS src
+		${sources} ORDER BY c.created_at, c.id)) END`;
+	return prepared(
+		env,
+		meetingDataUpdate(
+			env,
+			meetingId,
+			{ calendar_sources: calendarSources },
+			{
+				set: {
+					autoJoin: sql`CASE WHEN ${adoptedOrUnsourced} THEN auto_join ELSE EXISTS (SELECT 1 ${sources} AND c.auto_join = 1) END`,
+					botName: sql`CASE WHEN ${adoptedOrUnsourced} THEN bot_name
+					ELSE (SELECT c.bot_name ${sources} ORDER BY c.auto_join DESC, c.created_at, c.id LIMIT 1) END`,
+				},
+				where: inArray(meetings.status, PLANNED_STATUSES),
+				updatedAt: now,
+			},
+		),
+	);
 }
 
 export interface MappingWrite {
@@ -205,14 +210,20 @@ export function deleteMapping(env: Env, connectionId: string, uid: string) {
 	return env.DB.prepare("DELETE FROM calendar_events WHERE connection_id = ? AND uid = ?").bind(connectionId, uid);
 }
 
+/** A connection's removal, mappings first (not left to the cascade), so refreshes batched after it see only the other calendars. */
+export function deleteConnection(env: Env, connectionId: string): D1PreparedStatement[] {
+	return [
+		env.DB.prepare("DELETE FROM calendar_events WHERE connection_id = ?").bind(connectionId),
+		env.DB.prepare("DELETE FROM calendar_connections WHERE id = ?").bind(connectionId),
+	];
+}
+
+/** Runs statements as one D1 batch (one transaction). */
+export const runBatch = (env: Env, statements: D1PreparedStatement[]): Promise<D1Result[]> => env.DB.batch(statements);
+
 /** Runs statements in D1 batches (each batch is one transaction). */
 export async function runBatched(env: Env, statements: D1PreparedStatement[], size = 200): Promise<D1Result[]> {
 	const results: D1Result[] = [];
 	for (let i = 0; i < statements.length; i += size) results.push(...(await env.DB.batch(statements.slice(i, i + size))));
 	return results;
-}
-
-export async function meetingsById(env: Env, ids: number[]): Promise<Map<number, MeetingRow>> {
-	const rows = await readInIdChunks(ids, (chunk) => db(env).select().from(meetings).where(inArray(meetings.id, chunk)).all());
-	return new Map(rows.map((row) => [row.id, row]));
 }

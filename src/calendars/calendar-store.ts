@@ -1,11 +1,13 @@
 /**
+ * Drizzle store: calendar connections, their event mappings and preferences.
  * Calendar connections in D1: the masked view clients see, the sync stamp, the legacy
  * user-wide bot name, and the settings that decide when a connection is synced next.
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { DEFAULT_BOT_NAME } from "../bots/launch";
 import { db } from "../db";
-import { type CalendarConnectionRow, calendarConnections, calendarPreferences } from "../db/schema";
+import { readInIdChunks } from "../db/id-chunks";
+import { type CalendarConnectionRow, type CalendarEventRow, calendarConnections, calendarEvents, calendarPreferences } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
 import { setting } from "../settings/deployment-defaults";
@@ -118,6 +120,76 @@ export async function findConnection(env: Env, userId: number, id: string): Prom
 		.get();
 	if (!row) throw notFound("Calendar not found");
 	return row;
+}
+
+/**
+ * Writes a connection's columns; when `enabling`, only while the account has room for one more
+ * active connection (the count is part of the update, race-free). The row as written, or undefined.
+ */
+export async function updateConnectionRow(
+	env: Env,
+	row: CalendarConnectionRow,
+	values: Partial<CalendarConnectionRow>,
+	enabling: boolean,
+): Promise<CalendarConnectionRow | undefined> {
+	const roomForOneMore = sql`(SELECT count(*) FROM calendar_connections WHERE user_id = ${row.userId} AND enabled = 1 AND id <> ${row.id}) < ${MAX_ACTIVE_CONNECTIONS}`;
+	return db(env)
+		.update(calendarConnections)
+		.set(values)
+		.where(and(eq(calendarConnections.id, row.id), enabling ? roomForOneMore : undefined))
+		.returning()
+		.get();
+}
+
+export async function connectionExists(env: Env, id: string): Promise<boolean> {
+	return (
+		(await db(env).select({ id: calendarConnections.id }).from(calendarConnections).where(eq(calendarConnections.id, id)).get()) !==
+		undefined
+	);
+}
+
+/** Moves a connection's next sync (out of line before a sync runs, so one that never finishes is not due first forever). */
+export async function setNextSync(env: Env, connectionId: string, nextSyncAt: string): Promise<void> {
+	await db(env).update(calendarConnections).set({ nextSyncAt }).where(eq(calendarConnections.id, connectionId)).run();
+}
+
+/** Takes the connection's sync lease; false while another sync of it runs. */
+export async function takeSyncLease(env: Env, connectionId: string): Promise<boolean> {
+	// Wall-clock time, not the sync's clock: the lease is about syncs running at the same moment.
+	const until = new Date(Date.now() + 120_000).toISOString();
+	const taken = await db(env)
+		.update(calendarConnections)
+		.set({ syncLeaseUntil: until })
+		.where(
+			and(
+				eq(calendarConnections.id, connectionId),
+				or(isNull(calendarConnections.syncLeaseUntil), lt(calendarConnections.syncLeaseUntil, new Date().toISOString())),
+			),
+		)
+		.returning({ id: calendarConnections.id })
+		.get();
+	return taken !== undefined;
+}
+
+/** Every event mapping of the user's connections. */
+export async function eventMappingsOfUser(env: Env, userId: number): Promise<CalendarEventRow[]> {
+	return db(env).select().from(calendarEvents).where(eq(calendarEvents.userId, userId)).all();
+}
+
+/** One connection's event mappings. */
+export async function eventMappingsOf(env: Env, connectionId: string): Promise<CalendarEventRow[]> {
+	return db(env).select().from(calendarEvents).where(eq(calendarEvents.connectionId, connectionId)).all();
+}
+
+/** Which connections plan each of the meetings (in chunks of ids D1 accepts). */
+export async function plannersOf(env: Env, meetingIds: number[]): Promise<{ meetingId: number | null; connectionId: string }[]> {
+	return readInIdChunks(meetingIds, (ids) =>
+		db(env)
+			.select({ meetingId: calendarEvents.meetingId, connectionId: calendarEvents.connectionId })
+			.from(calendarEvents)
+			.where(inArray(calendarEvents.meetingId, ids))
+			.all(),
+	);
 }
 
 export const newConnectionId = () => `cal_${crypto.randomUUID().replaceAll("-", "")}`;

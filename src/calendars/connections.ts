@@ -1,11 +1,10 @@
-import { and, eq, sql } from "drizzle-orm";
-import { db } from "../db";
-import { type CalendarConnectionRow, calendarConnections } from "../db/schema";
+import type { CalendarConnectionRow } from "../db/schema";
 import type { Env } from "../env";
 import { conflict, notFound } from "../errors";
 import { outboundPolicy } from "../outbound/url-guard";
 import { seal } from "../settings/secret-box";
 import {
+	connectionExists,
 	defaultBotName,
 	findConnection,
 	MAX_ACTIVE_CONNECTIONS,
@@ -13,7 +12,9 @@ import {
 	newConnectionId,
 	nextSyncAt,
 	type SyncStamp,
+	updateConnectionRow,
 } from "./calendar-store";
+import { connectionCount, insertConnectionWithinLimits } from "./connection-writes";
 import { acceptIcsUrl, maskIcsUrl } from "./ics-url";
 import { syncConnection, takeSyncLease } from "./sync";
 
@@ -46,33 +47,20 @@ export async function createConnection(
 	const feed = await feedColumns(env, fields.icsUrl);
 	const botName = fields.botName ?? (await defaultBotName(env, userId));
 	const id = newConnectionId();
-	const inserted = await env.DB.prepare(
-		`INSERT INTO calendar_connections (id, user_id, name, ics_url_sealed, ics_url_masked, auto_join, bot_name, enabled, next_sync_at, created_at, updated_at)
-		 SELECT ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?
-		 WHERE (SELECT count(*) FROM calendar_connections WHERE user_id = ? AND enabled = 1) < ?
-		   AND (SELECT count(*) FROM calendar_connections WHERE user_id = ?) < ?
-		 RETURNING id`,
-	)
-		.bind(
-			id,
-			userId,
-			fields.name,
-			feed.icsUrlSealed,
-			feed.icsUrlMasked,
-			fields.autoJoin ? 1 : 0,
-			botName,
-			nextSyncAt(env, now, true),
-			now.toISOString(),
-			now.toISOString(),
-			userId,
-			MAX_ACTIVE_CONNECTIONS,
-			userId,
-			MAX_CONNECTIONS,
-		)
-		.first();
+	const inserted = await insertConnectionWithinLimits(env, {
+		id,
+		userId,
+		name: fields.name,
+		icsUrlSealed: feed.icsUrlSealed,
+		icsUrlMasked: feed.icsUrlMasked,
+		autoJoin: fields.autoJoin,
+		botName,
+		nextSyncAt: nextSyncAt(env, now, true),
+		now: now.toISOString(),
+	});
 	if (!inserted) {
-		const total = await env.DB.prepare("SELECT count(*) AS n FROM calendar_connections WHERE user_id = ?").bind(userId).first<number>("n");
-		throw (total ?? 0) >= MAX_CONNECTIONS ? tooMany() : tooManyActive();
+		const total = await connectionCount(env, userId);
+		throw total >= MAX_CONNECTIONS ? tooMany() : tooManyActive();
 	}
 	return findConnection(env, userId, id);
 }
@@ -83,20 +71,9 @@ export async function createConnection(
  */
 export async function updateConnection(env: Env, row: CalendarConnectionRow, values: Partial<CalendarConnectionRow>, now: Date) {
 	const enabling = values.enabled === true && !row.enabled;
-	const roomForOneMore = sql`(SELECT count(*) FROM calendar_connections WHERE user_id = ${row.userId} AND enabled = 1 AND id <> ${row.id}) < ${MAX_ACTIVE_CONNECTIONS}`;
-	const updated = await db(env)
-		.update(calendarConnections)
-		.set({ ...values, updatedAt: now.toISOString() })
-		.where(and(eq(calendarConnections.id, row.id), enabling ? roomForOneMore : undefined))
-		.returning()
-		.get();
+	const updated = await updateConnectionRow(env, row, { ...values, updatedAt: now.toISOString() }, enabling);
 	if (updated) return updated;
-	if (
-		enabling &&
-		(await db(env).select({ id: calendarConnections.id }).from(calendarConnections).where(eq(calendarConnections.id, row.id)).get())
-	) {
-		throw tooManyActive();
-	}
+	if (enabling && (await connectionExists(env, row.id))) throw tooManyActive();
 	throw notFound("Calendar not found");
 }
 

@@ -4,26 +4,19 @@
  * calendar also plans stays and loses this source; an adopted manual plan stays; a plan only
  * this calendar made goes; live and terminal meetings are not touched.
  */
-import { eq, inArray } from "drizzle-orm";
-import { db } from "../db";
-import { readInIdChunks } from "../db/id-chunks";
-import { type CalendarConnectionRow, calendarEvents } from "../db/schema";
+import type { CalendarConnectionRow } from "../db/schema";
 import type { Env } from "../env";
+import { meetingsById } from "../meetings/meeting-store";
 import { announcePlanSteps } from "../meetings/status-writes";
 import { armImportedPlans, type RemovedPlan } from "./auto-join-arming";
-import { deletePlan, meetingsById, type PlanRemoval, refreshSources, removalSteps, runBatched } from "./calendar-plans";
+import { deleteConnection, deletePlan, type PlanRemoval, refreshSources, removalSteps, runBatched } from "./calendar-plans";
+import { eventMappingsOf, plannersOf } from "./calendar-store";
 
 export async function disconnectCalendar(env: Env, connection: CalendarConnectionRow): Promise<void> {
-	const mine = await db(env).select().from(calendarEvents).where(eq(calendarEvents.connectionId, connection.id)).all();
+	const mine = await eventMappingsOf(env, connection.id);
 	const meetingIds = [...new Set(mine.flatMap((m) => (m.meetingId === null ? [] : [m.meetingId])))];
 	const rows = await meetingsById(env, meetingIds);
-	const links = await readInIdChunks(meetingIds, (ids) =>
-		db(env)
-			.select({ meetingId: calendarEvents.meetingId, connectionId: calendarEvents.connectionId })
-			.from(calendarEvents)
-			.where(inArray(calendarEvents.meetingId, ids))
-			.all(),
-	);
+	const links = await plannersOf(env, meetingIds);
 	const sharedIds = new Set(links.flatMap((o) => (o.connectionId !== connection.id && o.meetingId !== null ? [o.meetingId] : [])));
 
 	const now = new Date().toISOString();
@@ -31,10 +24,7 @@ export async function disconnectCalendar(env: Env, connection: CalendarConnectio
 	const removed: RemovedPlan[] = [];
 	const removals: PlanRemoval[] = [];
 	// Mappings first (not left to the cascade), so the refreshes below see only the other calendars.
-	const statements: D1PreparedStatement[] = [
-		env.DB.prepare("DELETE FROM calendar_events WHERE connection_id = ?").bind(connection.id),
-		env.DB.prepare("DELETE FROM calendar_connections WHERE id = ?").bind(connection.id),
-	];
+	const statements: D1PreparedStatement[] = deleteConnection(env, connection.id);
 	for (const mapping of mine) {
 		const row = mapping.meetingId === null ? undefined : rows.get(mapping.meetingId);
 		if (!row || (row.status !== "idle" && row.status !== "scheduled")) continue;

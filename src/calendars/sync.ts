@@ -14,12 +14,11 @@
  *   calendar also plans, or an adopted manual plan, stays and only loses this source.
  * - in the feed but not read (the import's instance or time budget ran out first): left as it is.
  */
-import { and, eq, notInArray } from "drizzle-orm";
-import { db, isUniqueViolation } from "../db";
-import { type CalendarConnectionRow, type CalendarEventRow, calendarEvents, type MeetingRow, meetings } from "../db/schema";
+import { isUniqueViolation } from "../db";
+import type { CalendarConnectionRow, CalendarEventRow, MeetingRow } from "../db/schema";
 import type { Env } from "../env";
 import { errorText } from "../error-text";
-import { TERMINAL_STATUSES } from "../meetings/status-machine";
+import { openMeetingsOf } from "../meetings/meeting-store";
 import { announcePlanSteps } from "../meetings/status-writes";
 import { outboundPolicy } from "../outbound/url-guard";
 import { setting } from "../settings/deployment-defaults";
@@ -35,12 +34,24 @@ import {
 	planRowOf,
 	refreshSources,
 	removalSteps,
+	runBatch,
 	runBatched,
 	scheduleIdlePlan,
 	updatePlan,
 	upsertMapping,
 } from "./calendar-plans";
-import { feedAddress, isoWithOffset, nextSyncAt, type SyncCounts, type SyncStamp, zeroCounts } from "./calendar-store";
+import {
+	eventMappingsOfUser,
+	feedAddress,
+	isoWithOffset,
+	nextSyncAt,
+	type SyncCounts,
+	type SyncStamp,
+	setNextSync,
+	takeSyncLease,
+	zeroCounts,
+} from "./calendar-store";
+import { recordSync } from "./connection-writes";
 import { fetchFeed } from "./feed-fetch";
 import { type ImportedEvent, importFeedInSteps } from "./ics-import";
 
@@ -54,7 +65,7 @@ export async function syncConnection(env: Env, connection: CalendarConnectionRow
 	let error: string | null = null;
 	// Out of line first: a sync that never finishes (a feed that exhausts the CPU limit) must
 	// not stay the first due connection and take every later batch down with it.
-	await env.DB.prepare("UPDATE calendar_connections SET next_sync_at = ? WHERE id = ?").bind(nextSyncAt(env, ctx.now), connection.id).run();
+	await setNextSync(env, connection.id, nextSyncAt(env, ctx.now));
 	try {
 		const address = await feedAddress(env, connection);
 		const feed = address
@@ -88,25 +99,16 @@ export async function syncConnection(env: Env, connection: CalendarConnectionRow
 		last_error: error,
 		counts,
 	};
-	await env.DB.prepare(
-		"UPDATE calendar_connections SET last_sync_at = ?, last_error = ?, last_counts = ?, next_sync_at = ?, sync_lease_until = NULL WHERE id = ?",
-	)
-		.bind(stamp.last_sync, error, JSON.stringify(counts), nextSyncAt(env, ctx.now), connection.id)
-		.run();
+	await recordSync(env, connection.id, {
+		lastSyncAt: stamp.last_sync,
+		lastError: error,
+		lastCounts: counts,
+		nextSyncAt: nextSyncAt(env, ctx.now),
+	});
 	return stamp;
 }
 
-/** Takes the connection's sync lease; false while another sync of it runs. */
-export async function takeSyncLease(env: Env, connectionId: string): Promise<boolean> {
-	// Wall-clock time, not the sync's clock: the lease is about syncs running at the same moment.
-	const until = new Date(Date.now() + 120_000).toISOString();
-	const taken = await env.DB.prepare(
-		"UPDATE calendar_connections SET sync_lease_until = ? WHERE id = ? AND (sync_lease_until IS NULL OR sync_lease_until < ?) RETURNING id",
-	)
-		.bind(until, connectionId, new Date().toISOString())
-		.first();
-	return taken !== null;
-}
+export { takeSyncLease };
 
 /** A short, stable digest: equal digests mean nothing to write. */
 export function digest(value: unknown): string {
@@ -150,7 +152,7 @@ async function loadUserState(env: Env, connection: CalendarConnectionRow): Promi
 		open: new Map(),
 		linkHolder: new Map(),
 	};
-	const mappings = await db(env).select().from(calendarEvents).where(eq(calendarEvents.userId, connection.userId)).all();
+	const mappings = await eventMappingsOfUser(env, connection.userId);
 	for (const row of mappings) {
 		if (row.meetingId !== null) state.mapped.add(row.meetingId);
 		if (row.connectionId === connection.id) state.mine.set(row.uid, row);
@@ -159,11 +161,7 @@ async function loadUserState(env: Env, connection: CalendarConnectionRow): Promi
 			state.plannedElsewhere.add(row.meetingId);
 		}
 	}
-	const open = await db(env)
-		.select()
-		.from(meetings)
-		.where(and(eq(meetings.userId, connection.userId), notInArray(meetings.status, [...TERMINAL_STATUSES])))
-		.all();
+	const open = await openMeetingsOf(env, connection.userId);
 	for (const row of open) {
 		state.open.set(row.id, row);
 		const key = linkKey(row.platform, row.nativeMeetingId);
@@ -321,7 +319,10 @@ async function insertPlans(env: Env, connection: CalendarConnectionRow, inserts:
 	for (let i = 0; i < inserts.length; i += 100) {
 		const chunk = inserts.slice(i, i + 100);
 		try {
-			const results = await env.DB.batch(chunk.map(({ event }) => statement(event)));
+			const results = await runBatch(
+				env,
+				chunk.map(({ event }) => statement(event)),
+			);
 			for (const [k, item] of chunk.entries()) made.push({ ...item, row: planRowOf(results[k] ?? null) });
 		} catch (err) {
 			if (!isUniqueViolation(err)) throw err;

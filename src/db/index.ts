@@ -2,8 +2,12 @@ import { drizzle } from "drizzle-orm/d1";
 import type { Env } from "../env";
 
 /**
- * The one way to reach D1: query-builder access for every store. Raw `env.DB.prepare` stays in the
- * stores that need it (batches, JSON SQL, bulk calendar sync); routes use neither.
+ * The drizzle instance of the stores. D1 is reached from store files only: a module under src/
+ * whose header says `Drizzle store` (it asks `db(env)`) or `Raw SQL store (why)` (it prepares
+ * statements on `env.DB`, for batches, FTS, JSON SQL over tables drizzle does not mirror, or one
+ * statement that counts and writes), never both. Routes and Durable Objects call stores; only
+ * src/meetings/meeting-data.ts writes `meetings.data` keys. test/unit/structure/database.test.ts
+ * checks these rules, and test/worker/db/schema-mirror.test.ts that schema.ts mirrors the migrations.
  */
 export const db = (env: Pick<Env, "DB">) => drizzle(env.DB);
 

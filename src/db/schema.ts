@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { type AnySQLiteColumn, index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { type AnySQLiteColumn, index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 // Mirrors migrations/*.sql; the SQL files are the source of truth for the database.
 
@@ -96,12 +96,18 @@ export const meetings = sqliteTable("meetings", {
 	updatedAt: text("updated_at").notNull(),
 });
 
-export const workspaceMembers = sqliteTable("workspace_members", {
-	workspaceId: text("workspace_id").notNull(),
-	userId: integer("user_id").notNull(),
-});
+export const workspaceMembers = sqliteTable(
+	"workspace_members",
+	{
+		workspaceId: text("workspace_id").notNull(),
+		userId: integer("user_id").notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.workspaceId, t.userId] })],
+);
 
 export const transcriptSegments = sqliteTable("transcript_segments", {
+	/** The segment's stable rowid (migration 0013), which the search index is keyed on. */
+	id: integer("id").primaryKey(),
 	meetingId: integer("meeting_id").notNull(),
 	segmentId: text("segment_id").notNull(),
 	speaker: text("speaker").notNull(),
@@ -128,13 +134,17 @@ export const chatMessages = sqliteTable("chat_messages", {
 	isFromBot: integer("is_from_bot", { mode: "boolean" }).notNull(),
 });
 
-export const meetingParticipants = sqliteTable("meeting_participants", {
-	meetingId: integer("meeting_id").notNull(),
-	participantId: text("participant_id").notNull(),
-	name: text("name").notNull(),
-	joinedAt: text("joined_at"),
-	leftAt: text("left_at"),
-});
+export const meetingParticipants = sqliteTable(
+	"meeting_participants",
+	{
+		meetingId: integer("meeting_id").notNull(),
+		participantId: text("participant_id").notNull(),
+		name: text("name").notNull(),
+		joinedAt: text("joined_at"),
+		leftAt: text("left_at"),
+	},
+	(t) => [primaryKey({ columns: [t.meetingId, t.participantId] })],
+);
 
 export const transcriptShares = sqliteTable("transcript_shares", {
 	shareId: text("share_id").primaryKey(),
@@ -199,18 +209,22 @@ export const calendarConnections = sqliteTable("calendar_connections", {
 	updatedAt: text("updated_at").notNull(),
 });
 
-export const calendarEvents = sqliteTable("calendar_events", {
-	connectionId: text("connection_id").notNull(),
-	uid: text("uid").notNull(),
-	userId: integer("user_id").notNull(),
-	meetingId: integer("meeting_id"),
-	state: text("state").$type<"planned" | "deferred" | "cancelled">().notNull(),
-	eventFingerprint: text("event_fingerprint"),
-	settingsFingerprint: text("settings_fingerprint"),
-	adopted: integer("adopted", { mode: "boolean" }).notNull().default(false),
-	armedFor: text("armed_for"),
-	updatedAt: text("updated_at").notNull(),
-});
+export const calendarEvents = sqliteTable(
+	"calendar_events",
+	{
+		connectionId: text("connection_id").notNull(),
+		uid: text("uid").notNull(),
+		userId: integer("user_id").notNull(),
+		meetingId: integer("meeting_id"),
+		state: text("state").$type<"planned" | "deferred" | "cancelled">().notNull(),
+		eventFingerprint: text("event_fingerprint"),
+		settingsFingerprint: text("settings_fingerprint"),
+		adopted: integer("adopted", { mode: "boolean" }).notNull().default(false),
+		armedFor: text("armed_for"),
+		updatedAt: text("updated_at").notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.connectionId, t.uid] })],
+);
 
 export const calendarPreferences = sqliteTable("calendar_preferences", {
 	userId: integer("user_id").primaryKey(),

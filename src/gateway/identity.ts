@@ -4,6 +4,7 @@ import { ApiError } from "../errors";
 import { accountObject } from "../objects";
 import { setting } from "../settings/deployment-defaults";
 import { hashApiKey, type Scope } from "./api-keys";
+import { keyOwner } from "./key-store";
 import type { Admission } from "./rate-limits";
 import { hashTicket, ticketOwner } from "./tickets";
 
@@ -39,7 +40,7 @@ async function ownerOf(env: Env, hash: string): Promise<number | null> {
 	if (cached) return cached;
 	let userId: number | null;
 	try {
-		userId = await env.DB.prepare("SELECT user_id FROM api_tokens WHERE token_hash = ?").bind(hash).first<number>("user_id");
+		userId = await keyOwner(env, hash);
 	} catch (err) {
 		console.error("identity store unavailable", errorName(err));
 		throw unavailable();

@@ -1,11 +1,10 @@
 /**
- * Stored API keys: minting one into D1, and revoking one. The admin routes and a user's own
+ * Raw SQL store (a capped mint counts and inserts in one `INSERT … SELECT` statement, and an
+ * account's keys load in one batch). Stored API keys: minting one into D1, and revoking one. The admin routes and a user's own
  * key routes (src/routes/api-keys.ts) both go through here, so a key looks the same however
  * it was made and stops working the same way.
  */
-import { and, desc, eq } from "drizzle-orm";
-import { db } from "../db";
-import { type ApiTokenRow, apiTokens } from "../db/schema";
+import type { ApiTokenRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { accountObject, liveFeed } from "../objects";
@@ -87,6 +86,11 @@ export async function storeNewKey(env: Env, key: NewKey): Promise<{ row: ApiToke
 	return { row: toRow(stored), token };
 }
 
+/** The account a key hash belongs to, or null when no key has it. */
+export async function keyOwner(env: Env, tokenHash: string): Promise<number | null> {
+	return env.DB.prepare("SELECT user_id FROM api_tokens WHERE token_hash = ?").bind(tokenHash).first<number>("user_id");
+}
+
 /**
  * The account object answers key checks from what it loaded; after any change to an account
  * or its keys it must read D1 again, so a revoked key stops working at once.
@@ -99,19 +103,18 @@ export async function forgetKeys(env: Env, userId: number): Promise<void> {
 	}
 }
 
-/** A user's keys, newest first: at most `limit` (expired keys stay listed until revoked). */
-export function listKeys(env: Env, userId: number, limit: number): Promise<ApiTokenRow[]> {
-	return db(env).select().from(apiTokens).where(eq(apiTokens.userId, userId)).orderBy(desc(apiTokens.id)).limit(limit).all();
+/** A user's keys, newest first: at most `limit`, all without one (expired keys stay listed until revoked). */
+export async function listKeys(env: Env, userId: number, limit = -1): Promise<ApiTokenRow[]> {
+	const { results } = await env.DB.prepare("SELECT * FROM api_tokens WHERE user_id = ? ORDER BY id DESC LIMIT ?")
+		.bind(userId, limit)
+		.all<StoredRow>();
+	return results.map(toRow);
 }
 
 /** One of `ownerId`'s keys, or null when it has no key `tokenId`. */
 export async function findKey(env: Env, tokenId: number, ownerId: number): Promise<ApiTokenRow | null> {
-	const row = await db(env)
-		.select()
-		.from(apiTokens)
-		.where(and(eq(apiTokens.id, tokenId), eq(apiTokens.userId, ownerId)))
-		.get();
-	return row ?? null;
+	const row = await env.DB.prepare("SELECT * FROM api_tokens WHERE id = ? AND user_id = ?").bind(tokenId, ownerId).first<StoredRow>();
+	return row ? toRow(row) : null;
 }
 
 /**
@@ -123,10 +126,36 @@ export async function findKey(env: Env, tokenId: number, ownerId: number): Promi
  * shares made with them go with them (migration 0011).
  */
 export async function revokeKey(env: Env, tokenId: number, ownerId?: number): Promise<boolean> {
-	const which = ownerId === undefined ? eq(apiTokens.id, tokenId) : and(eq(apiTokens.id, tokenId), eq(apiTokens.userId, ownerId));
-	const deleted = await db(env).delete(apiTokens).where(which).returning({ userId: apiTokens.userId }).get();
-	if (!deleted) return false;
-	await forgetKeys(env, deleted.userId);
-	await liveFeed(env, deleted.userId).revalidate();
+	const deleted = await (ownerId === undefined
+		? env.DB.prepare("DELETE FROM api_tokens WHERE id = ? RETURNING user_id").bind(tokenId)
+		: env.DB.prepare("DELETE FROM api_tokens WHERE id = ? AND user_id = ? RETURNING user_id").bind(tokenId, ownerId)
+	).first<number>("user_id");
+	if (deleted === null) return false;
+	await forgetKeys(env, deleted);
+	await liveFeed(env, deleted).revalidate();
 	return true;
+}
+
+/** What the account object checks keys against: the account's email and cap, and each key's hash, scopes and expiry. */
+export interface AccountKeyRecords {
+	profile: { email: string; maxConcurrent: number } | undefined;
+	keys: { id: number; tokenHash: string; scopes: string; expiresAt: string | null }[];
+}
+
+/** The account and its keys, read in one batch. */
+export async function accountKeyRecords(env: Env, userId: number): Promise<AccountKeyRecords> {
+	const [user, tokens] = await env.DB.batch([
+		env.DB.prepare("SELECT email, max_concurrent_bots FROM users WHERE id = ?").bind(userId),
+		env.DB.prepare("SELECT id, token_hash, scopes, expires_at FROM api_tokens WHERE user_id = ?").bind(userId),
+	]);
+	const profile = user?.results[0] as { email: string; max_concurrent_bots: number } | undefined;
+	return {
+		profile: profile ? { email: profile.email, maxConcurrent: profile.max_concurrent_bots } : undefined,
+		keys: ((tokens?.results ?? []) as { id: number; token_hash: string; scopes: string; expires_at: string | null }[]).map((t) => ({
+			id: t.id,
+			tokenHash: t.token_hash,
+			scopes: t.scopes,
+			expiresAt: t.expires_at,
+		})),
+	};
 }

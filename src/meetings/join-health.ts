@@ -1,4 +1,5 @@
 /**
+ * Raw SQL store (aggregates over two windows read in one D1 batch).
  * Join health (docs/bot-fleet.md#join-health): per platform, over the last hour and the last
  * day, how bots' joins ended, so an operator sees a platform's pages drift within minutes.
  * Computed in D1 from the meetings whose join reached an outcome in the window: admitted

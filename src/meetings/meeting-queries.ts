@@ -1,3 +1,4 @@
+// Drizzle store: meeting lists and transcripts, as the REST routes and the agent read them.
 import { z } from "@hono/zod-openapi";
 import { and, asc, desc, eq, gte, inArray, lte, notInArray, type SQL } from "drizzle-orm";
 import { db } from "../db";

@@ -2,12 +2,16 @@ import { and, desc, eq, inArray, notInArray, type SQL, sql } from "drizzle-orm";
 import type { RecordingStopReason } from "../bot-channel/protocol";
 import { db } from "../db";
 import { readInIdChunks } from "../db/id-chunks";
-import { type MeetingRow, meetings, workspaceMembers } from "../db/schema";
+import { type MeetingRow, meetingParticipants, meetings, workspaceMembers } from "../db/schema";
+
+type MeetingParticipantRow = typeof meetingParticipants.$inferSelect;
+
 import type { Env } from "../env";
 import type { RecordingView } from "../recordings/recording-store";
+import { patchMeetingData } from "./meeting-data";
 import { type MeetingStatus, PLANNED_STATUSES, TERMINAL_STATUSES } from "./status-machine";
 
-/** D1 access to meeting records, and the one place a record becomes its API shape. */
+/** Drizzle store: D1 access to meeting records (their `data` keys through meeting-data.ts), and the one place a record becomes its API shape. */
 
 /** Meetings a user may read: their own, and those bound to a workspace they belong to. */
 export function readableBy(userId: number): SQL {
@@ -162,6 +166,43 @@ export function meetingView(row: MeetingRow, recordings: RecordingView[] = []) {
 }
 export type MeetingView = ReturnType<typeof meetingView>;
 
+/** Records by id, in chunks of ids D1 accepts (a calendar's plans). */
+export async function meetingsById(env: Env, ids: number[]): Promise<Map<number, MeetingRow>> {
+	const rows = await readInIdChunks(ids, (chunk) => db(env).select().from(meetings).where(inArray(meetings.id, chunk)).all());
+	return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** Which of the ids name meetings that have not ended (a cap may be set up to 1,000: the ids go in chunks). */
+export async function openMeetingIds(env: Env, ids: number[]): Promise<Set<number>> {
+	const rows = await readInIdChunks(ids, (chunk) =>
+		db(env)
+			.select({ id: meetings.id })
+			.from(meetings)
+			.where(and(inArray(meetings.id, chunk), notInArray(meetings.status, [...TERMINAL_STATUSES])))
+			.all(),
+	);
+	return new Set(rows.map((row) => row.id));
+}
+
+/** A user's own meetings that have not ended (what a calendar sync may plan over). */
+export async function openMeetingsOf(env: Env, userId: number): Promise<MeetingRow[]> {
+	return db(env)
+		.select()
+		.from(meetings)
+		.where(and(eq(meetings.userId, userId), notInArray(meetings.status, [...TERMINAL_STATUSES])))
+		.all();
+}
+
+/** Replaces a meeting's `bot_options` (a live bot's new language or task). */
+export async function setBotOptions(env: Env, meetingId: number, botOptions: MeetingRow["botOptions"]): Promise<void> {
+	await db(env).update(meetings).set({ botOptions }).where(eq(meetings.id, meetingId));
+}
+
+/** Who took part in a meeting, as the bot saw them. */
+export async function participantsOf(env: Env, meetingId: number): Promise<MeetingParticipantRow[]> {
+	return db(env).select().from(meetingParticipants).where(eq(meetingParticipants.meetingId, meetingId)).all();
+}
+
 /** The owner and status of a meeting, for internal bot calls that act for its owner while it is live. */
 export async function meetingOwnerAndStatus(env: Env, meetingId: number): Promise<{ userId: number; status: MeetingStatus } | undefined> {
 	const row = await db(env)
@@ -172,13 +213,11 @@ export async function meetingOwnerAndStatus(env: Env, meetingId: number): Promis
 	return row && { userId: row.userId, status: row.status as MeetingStatus };
 }
 
-/** Notes in the record's `data.recording_stopped` why the bot stopped recording early (JSON SQL: one key of `data`). */
+/** Notes in the record's `data.recording_stopped` why the bot stopped recording early. */
 export async function noteRecordingStopped(
 	env: Env,
 	meetingId: number,
 	stopped: { reason: RecordingStopReason; at: string; bytes: number },
 ): Promise<void> {
-	await env.DB.prepare("UPDATE meetings SET data = json_set(data, '$.recording_stopped', json(?)), updated_at = ? WHERE id = ?")
-		.bind(JSON.stringify(stopped), nowIso(), meetingId)
-		.run();
+	await patchMeetingData(env, meetingId, { recording_stopped: stopped });
 }

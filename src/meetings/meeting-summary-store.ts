@@ -1,16 +1,17 @@
 /**
- * `data.summary` in D1, and what a summary is made from. D1 is the lock that makes a summary
+ * Drizzle store: `data.summary` in D1 (written through meeting-data.ts), and what a summary is made from. D1 is the lock that makes a summary
  * once: the first writer claims an empty slot (`claimSummary`), and only a `pending` summary is
  * ever finished (`finishSummary`), so a second completion, a retry or a redelivery finds the slot
  * taken and never calls the model again.
  */
-import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, ne, not, sql } from "drizzle-orm";
 import type { ModelEndpoint } from "../agent/model-client";
 import { resolveMeetingModel } from "../agent/model-settings";
 import { db } from "../db";
-import { type MeetingRow, meetings } from "../db/schema";
+import { type MeetingRow, meetings, transcriptSegments } from "../db/schema";
 import type { Env } from "../env";
-import { findReadableMeeting, nowIso } from "./meeting-store";
+import { hasDataKey, patchMeetingData } from "./meeting-data";
+import { findReadableMeeting } from "./meeting-store";
 import { type MeetingSummary, type SummaryLine, summaryOf } from "./meeting-summary";
 
 /** Confirmed segments read for one summary at most (a day of talk); the character budget cuts further. */
@@ -27,12 +28,12 @@ export async function summaryModel(env: Env, userId: number): Promise<ModelEndpo
 
 /** Sets `data.summary` on a completed meeting that has none yet: the record as written, or null when it already had one. */
 export async function claimSummary(env: Env, meetingId: number, summary: MeetingSummary): Promise<MeetingRow | null> {
-	const row = await db(env)
-		.update(meetings)
-		.set({ data: sql`json_set(${meetings.data}, '$.summary', json(${JSON.stringify(summary)}))`, updatedAt: nowIso() })
-		.where(and(eq(meetings.id, meetingId), eq(meetings.status, "completed"), isNull(sql`json_type(${meetings.data}, '$.summary')`)))
-		.returning()
-		.get();
+	const row = await patchMeetingData(
+		env,
+		meetingId,
+		{ summary },
+		{ where: and(eq(meetings.status, "completed"), not(hasDataKey("summary"))) },
+	);
 	return row ?? null;
 }
 
@@ -43,41 +44,40 @@ export async function claimSummary(env: Env, meetingId: number, summary: Meeting
  * is still made once. The record as written, or null when it was not in such a state.
  */
 export async function reopenSummary(env: Env, meetingId: number, summary: MeetingSummary): Promise<MeetingRow | null> {
-	const row = await db(env)
-		.update(meetings)
-		.set({ data: sql`json_set(${meetings.data}, '$.summary', json(${JSON.stringify(summary)}))`, updatedAt: nowIso() })
-		.where(
-			and(
-				eq(meetings.id, meetingId),
+	const row = await patchMeetingData(
+		env,
+		meetingId,
+		{ summary },
+		{
+			where: and(
 				eq(meetings.status, "completed"),
 				sql`(json_type(${meetings.data}, '$.summary') IS NULL OR json_extract(${meetings.data}, '$.summary.status') IN ('failed', 'no_model'))`,
 			),
-		)
-		.returning()
-		.get();
+		},
+	);
 	return row ?? null;
 }
 
 /** Replaces a `pending` summary with its outcome; false when it was not pending (already finished, or the meeting is gone). */
 export async function finishSummary(env: Env, meetingId: number, summary: MeetingSummary): Promise<boolean> {
-	const result = await env.DB.prepare(
-		`UPDATE meetings SET data = json_set(data, '$.summary', json(?)), updated_at = ?
-		 WHERE id = ? AND json_extract(data, '$.summary.status') = 'pending'`,
-	)
-		.bind(JSON.stringify(summary), nowIso(), meetingId)
-		.run();
-	return (result.meta.changes ?? 0) > 0;
+	const row = await patchMeetingData(
+		env,
+		meetingId,
+		{ summary },
+		{ where: sql`json_extract(${meetings.data}, '$.summary.status') = 'pending'` },
+	);
+	return row !== undefined;
 }
 
 /** The meeting's confirmed transcript lines in time order, each segment once. */
 export async function summaryLines(env: Env, meetingId: number): Promise<SummaryLine[]> {
-	const { results } = await env.DB.prepare(
-		`SELECT speaker, text FROM transcript_segments WHERE meeting_id = ? AND completed = 1 AND text != ''
-		 ORDER BY start, segment_id LIMIT ?`,
-	)
-		.bind(meetingId, MAX_SEGMENTS)
-		.all<SummaryLine>();
-	return results;
+	return db(env)
+		.select({ speaker: transcriptSegments.speaker, text: transcriptSegments.text })
+		.from(transcriptSegments)
+		.where(and(eq(transcriptSegments.meetingId, meetingId), eq(transcriptSegments.completed, true), ne(transcriptSegments.text, "")))
+		.orderBy(asc(transcriptSegments.start), asc(transcriptSegments.segmentId))
+		.limit(MAX_SEGMENTS)
+		.all();
 }
 
 /** `GET /meetings/{id}/summary` and the MCP tool: the summary of a meeting the reader may read. */
@@ -95,16 +95,4 @@ export async function readableSummary(env: Env, userId: number, meetingId: numbe
 				? "This meeting has no summary: it completed before summaries were made"
 				: `This meeting has no summary yet: one is made when it completes (it is ${row.status})`,
 	};
-}
-
-/**
- * `data` to write in place of a record's whole `data` (PATCH /meetings' metadata), keeping the
- * summary D1 has now: a summary finished while the caller's copy was read is never undone, and
- * the caller cannot write one.
- */
-export function dataKeepingSummary(data: Record<string, unknown>): SQL {
-	const { summary: _ignored, ...rest } = data;
-	const json = JSON.stringify(rest);
-	return sql`CASE WHEN json_type(${meetings.data}, '$.summary') IS NULL THEN json(${json})
-		ELSE json_set(json(${json}), '$.summary', json(json_extract(${meetings.data}, '$.summary'))) END`;
 }

@@ -1,13 +1,12 @@
-import { and, eq, sql } from "drizzle-orm";
-import { db } from "../db";
+import { eq } from "drizzle-orm";
 import { type MeetingRow, meetings } from "../db/schema";
 import type { Env } from "../env";
 import type { MeetingPlacement } from "../live/frames";
-import { nowIso } from "./meeting-store";
+import { hasDataKey, patchMeetingData } from "./meeting-data";
 import type { MeetingStatus } from "./status-machine";
 
 /**
- * `data.placement` in D1: what a meeting waiting for a bot host waits on (docs/api.md#waiting-for-a-bot-host).
+ * `data.placement` in D1 (written through meeting-data.ts): what a meeting waiting for a bot host waits on (docs/api.md#waiting-for-a-bot-host).
  * Written by the meeting's room only, and only while the record is still in the status the room
  * knows; a status move out of `requested` removes it in the same write (status-writes.ts).
  */
@@ -19,21 +18,12 @@ export async function writePlacement(
 	status: MeetingStatus,
 	placement: MeetingPlacement,
 ): Promise<MeetingRow | undefined> {
-	return db(env)
-		.update(meetings)
-		.set({ data: sql`json_set(${meetings.data}, '$.placement', json(${JSON.stringify(placement)}))`, updatedAt: nowIso() })
-		.where(and(eq(meetings.id, meetingId), eq(meetings.status, status)))
-		.returning()
-		.get();
+	return patchMeetingData(env, meetingId, { placement }, { where: eq(meetings.status, status) });
 }
 
 /** Removes `data.placement` (a host claimed the attempt); nothing is written when there is none. */
 export async function clearPlacement(env: Env, meetingId: number): Promise<void> {
-	await db(env)
-		.update(meetings)
-		.set({ data: sql`json_remove(${meetings.data}, '$.placement')`, updatedAt: nowIso() })
-		.where(and(eq(meetings.id, meetingId), sql`json_type(${meetings.data}, '$.placement') IS NOT NULL`))
-		.run();
+	await patchMeetingData(env, meetingId, { placement: null }, { where: hasDataKey("placement") });
 }
 
 /** `data.placement` of a record, when it holds one (the room wrote it: only its shape is checked). */

@@ -1,10 +1,11 @@
 /**
+ * Drizzle store: meeting records' status, created, moved and removed (their `data` keys through meeting-data.ts's builder).
  * The one write path for a meeting's `status`: every writer (the API, launch, auto-join, the
  * calendar, the room) creates, moves or removes a record here. Each write is checked against
  * the move table first, made only while the record is still where the writer saw it, and then
  * handed to an `Announce`, which tells the world (the room's /ws watchers and webhook events).
  */
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { db } from "../db";
 import { type MeetingRow, meetings, workspaceMembers } from "../db/schema";
 import type { Env } from "../env";
@@ -15,6 +16,7 @@ import { loadSettings, resolveSettings } from "../settings/account-settings";
 import type { WebhookEvent } from "../webhooks/deliver";
 import { buildEnvelope, TRANSITION_SOURCE, type WebhookEventType, webhookEventsFor } from "../webhooks/envelope";
 import { failureDetail, sanitize } from "./failure-detail";
+import { meetingDataPatch, patchMeetingData } from "./meeting-data";
 import { deleteMeetingObjects } from "./meeting-objects";
 import { meetingView, nowIso } from "./meeting-store";
 import {
@@ -117,15 +119,14 @@ export async function moveMeeting(env: Env, request: MoveRequest, announce: Anno
 	// The fleet's cause sits beside the sentence.
 	const cause = failed ? ask.failure_cause : undefined;
 	// A meeting that moves on from waiting for a host no longer says what it waits on (placement-record.ts).
-	const unplaced = result.changed && next.status !== "requested" ? sql`json_remove(${meetings.data}, '$.placement')` : null;
-	const base = unplaced ?? sql`${meetings.data}`;
-	const failure = cause
-		? sql`json_set(${base}, '$.failure_detail', ${detail}, '$.failure_cause', ${cause})`
-		: detail
-			? sql`json_set(${base}, '$.failure_detail', ${detail})`
-			: unplaced;
-	// A bot's help request and diagnostics (meeting-room/help.ts) go in the same statement.
-	const data = withDataFields(failure ?? undefined, request.data);
+	const unplaced = result.changed && next.status !== "requested";
+	// A bot's help request and diagnostics (meeting-room/help.ts) go in the same statement, after the move's own keys.
+	const data = meetingDataPatch({
+		...(unplaced ? { placement: null } : {}),
+		...(detail ? { failure_detail: detail } : {}),
+		...(cause ? { failure_cause: cause } : {}),
+		...request.data,
+	});
 	const row = await db(env)
 		.update(meetings)
 		.set({ ...columns, ...joining, ...(data ? { data } : {}), updatedAt: now })
@@ -137,18 +138,6 @@ export async function moveMeeting(env: Env, request: MoveRequest, announce: Anno
 	const step: StatusStep = { from: result.from, to: next.status, reason, actor: ask.actor, at: now };
 	await announce(row, step, { before: current, after: next });
 	return { ok: true, row, state: next, step };
-}
-
-/** `data` (or `base`, an expression of it) with `fields` set or removed; undefined when nothing changes it. */
-function withDataFields(base: SQL | undefined, fields: DataFields | undefined): SQL | undefined {
-	let data = base;
-	for (const [key, value] of Object.entries(fields ?? {})) {
-		if (!/^[a-z_]+$/.test(key)) throw new Error(`not a data key: ${key}`);
-		const path = `$.${key}`;
-		const current = data ?? sql`${meetings.data}`;
-		data = value === null ? sql`json_remove(${current}, ${path})` : sql`json_set(${current}, ${path}, json(${JSON.stringify(value)}))`;
-	}
-	return data;
 }
 
 /** Creates a record in its first status (the table says who may) and announces it, `from: null`. */
@@ -189,12 +178,15 @@ export async function removeMeeting(env: Env, row: MeetingRow, actor: Actor, ann
 export async function noteAutoJoinError(env: Env, meetingId: number, error: string, announce: Announce): Promise<void> {
 	const text = sanitize(error);
 	const now = nowIso();
-	const row = await db(env)
-		.update(meetings)
-		.set({ data: sql`json_set(${meetings.data}, '$.auto_join_error', ${text})`, updatedAt: now })
-		.where(and(eq(meetings.id, meetingId), eq(meetings.status, "scheduled")))
-		.returning()
-		.get();
+	const row = await patchMeetingData(
+		env,
+		meetingId,
+		{ auto_join_error: text },
+		{
+			where: eq(meetings.status, "scheduled"),
+			updatedAt: now,
+		},
+	);
 	if (!row) return;
 	const plan = initialState("scheduled");
 	await announce(

@@ -10,13 +10,9 @@
 import type { Env } from "../env";
 import { errorName } from "../error-text";
 import { sha256Hex } from "../sha256";
+import { segmentVersion } from "./transcript-store";
 
-/** The meeting's segment counter: 0 before its first segment. */
-export async function segmentVersion(env: Env, meetingId: number): Promise<number> {
-	return (
-		(await env.DB.prepare("SELECT version FROM transcript_versions WHERE meeting_id = ?").bind(meetingId).first<number>("version")) ?? 0
-	);
-}
+export { segmentVersion };
 
 /** The ETag of one rendering: its kind, the segment counter and everything else it reads. */
 async function renderingTag(env: Env, meetingId: number, kind: string, head: unknown): Promise<string> {

@@ -1,13 +1,14 @@
 import { z } from "@hono/zod-openapi";
+import { and, eq, gt, inArray, isNull, or } from "drizzle-orm";
 import { db } from "../db";
-import { transcriptShares } from "../db/schema";
+import { apiTokens, meetings, transcriptShares } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
 import { setting } from "../settings/deployment-defaults";
 import { startedMeeting } from "./meeting-queries";
 
 /**
- * Time-limited public links to a transcript (POST /transcripts/.../share), shared by the REST
+ * Drizzle store: time-limited public links to a transcript (POST /transcripts/.../share), shared by the REST
  * route and the MCP tool. Only the meeting's owner publishes it, a share can be revoked, and
  * the public read checks each time that the share, its key and the owner's meeting still hold.
  */
@@ -61,12 +62,16 @@ export async function shareTranscript(
 
 /** Ends one of the caller's shares of the meeting on the link at once; 404 for any other share. */
 export async function revokeShare(env: Env, sharer: Sharer, link: { platform: string; native_meeting_id: string }, id: string) {
-	const deleted = await env.DB.prepare(
-		`DELETE FROM transcript_shares WHERE share_id = ? AND user_id = ?
-		 AND meeting_id IN (SELECT id FROM meetings WHERE platform = ? AND native_meeting_id = ?) RETURNING share_id`,
-	)
-		.bind(id, sharer.userId, link.platform, link.native_meeting_id)
-		.first();
+	const orm = db(env);
+	const onLink = orm
+		.select({ id: meetings.id })
+		.from(meetings)
+		.where(and(eq(meetings.platform, link.platform), eq(meetings.nativeMeetingId, link.native_meeting_id)));
+	const deleted = await orm
+		.delete(transcriptShares)
+		.where(and(eq(transcriptShares.shareId, id), eq(transcriptShares.userId, sharer.userId), inArray(transcriptShares.meetingId, onLink)))
+		.returning({ shareId: transcriptShares.shareId })
+		.get();
 	if (!deleted) throw notFound(SHARE_NOT_FOUND);
 }
 
@@ -76,14 +81,21 @@ export async function revokeShare(env: Env, sharer: Sharer, link: { platform: st
  */
 export async function sharedMeetingId(env: Env, id: string, now = new Date()): Promise<number | null> {
 	const iso = now.toISOString();
-	const share = await env.DB.prepare(
-		`SELECT s.meeting_id FROM transcript_shares s
-		 JOIN meetings m ON m.id = s.meeting_id AND m.user_id = s.user_id
-		 LEFT JOIN api_tokens t ON t.id = s.token_id
-		 WHERE s.share_id = ? AND s.expires_at > ?
-		   AND (s.token_id IS NULL OR (t.user_id = s.user_id AND (t.expires_at IS NULL OR t.expires_at > ?)))`,
-	)
-		.bind(id, iso, iso)
-		.first<number>("meeting_id");
-	return share ?? null;
+	const share = await db(env)
+		.select({ meetingId: transcriptShares.meetingId })
+		.from(transcriptShares)
+		.innerJoin(meetings, and(eq(meetings.id, transcriptShares.meetingId), eq(meetings.userId, transcriptShares.userId)))
+		.leftJoin(apiTokens, eq(apiTokens.id, transcriptShares.tokenId))
+		.where(
+			and(
+				eq(transcriptShares.shareId, id),
+				gt(transcriptShares.expiresAt, iso),
+				or(
+					isNull(transcriptShares.tokenId),
+					and(eq(apiTokens.userId, transcriptShares.userId), or(isNull(apiTokens.expiresAt), gt(apiTokens.expiresAt, iso))),
+				),
+			),
+		)
+		.get();
+	return share?.meetingId ?? null;
 }

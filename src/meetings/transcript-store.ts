@@ -4,6 +4,7 @@ import type { Env } from "../env";
 import type { LiveSegment } from "../live/feed-messages";
 
 /**
+ * Raw SQL store (a segment's upsert keeps a confirmed segment with a conditional ON CONFLICT … WHERE, and the segment counter is read from a table drizzle does not mirror).
  * Segments upsert by (meeting, segment_id): a draft is replaced by its confirmation, and a
  * draft that arrives late never overwrites a confirmed segment.
  */
@@ -101,4 +102,11 @@ export function segmentView(row: SegmentRow) {
 		absolute_start_time: row.absoluteStartTime,
 		absolute_end_time: row.absoluteEndTime,
 	};
+}
+
+/** The meeting's segment counter (migration 0018's trigger counts its writes): 0 before its first segment. */
+export async function segmentVersion(env: Env, meetingId: number): Promise<number> {
+	return (
+		(await env.DB.prepare("SELECT version FROM transcript_versions WHERE meeting_id = ?").bind(meetingId).first<number>("version")) ?? 0
+	);
 }

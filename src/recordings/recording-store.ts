@@ -1,8 +1,9 @@
+/** Drizzle store: recordings and their media files (rows; the bytes are in R2). */
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq, inArray, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { db } from "../db";
 import { readInIdChunks } from "../db/id-chunks";
-import { type MediaFileRow, mediaFiles, type RecordingRow, recordings } from "../db/schema";
+import { type MediaFileRow, mediaFiles, meetings, type RecordingRow, recordings } from "../db/schema";
 import type { Env } from "../env";
 import type { UploadTarget } from "./upload-rules";
 
@@ -112,19 +113,69 @@ export async function deleteStoredMedia(bucket: R2Bucket, keys: string[]): Promi
 	return left;
 }
 
-/** What the upload rules need of the meeting a bot uploads for (JSON SQL: one flag inside `bot_options`). */
+/** What the upload rules need of the meeting a bot uploads for (one flag inside `bot_options`, as json_extract gives it). */
 export async function uploadTargetOf(env: Env, meetingId: number): Promise<(UploadTarget & { id: number; user_id: number }) | null> {
-	return env.DB.prepare(
-		"SELECT id, user_id, status, end_time, json_extract(bot_options, '$.recording_enabled') AS recording_enabled FROM meetings WHERE id = ?",
-	)
-		.bind(meetingId)
-		.first<UploadTarget & { id: number; user_id: number }>();
+	const row = await db(env)
+		.select({
+			id: meetings.id,
+			user_id: meetings.userId,
+			status: meetings.status,
+			end_time: meetings.endTime,
+			recording_enabled: sql<number | null>`json_extract(${meetings.botOptions}, '$.recording_enabled')`,
+		})
+		.from(meetings)
+		.where(eq(meetings.id, meetingId))
+		.get();
+	return row ?? null;
 }
 
 /** Deletes a recording's rows, its media files with it, in one batch. */
 export async function deleteRecordingRows(env: Env, recordingId: number): Promise<void> {
-	await env.DB.batch([
-		env.DB.prepare("DELETE FROM media_files WHERE recording_id = ?").bind(recordingId),
-		env.DB.prepare("DELETE FROM recordings WHERE id = ?").bind(recordingId),
+	const orm = db(env);
+	await orm.batch([
+		orm.delete(mediaFiles).where(eq(mediaFiles.recordingId, recordingId)),
+		orm.delete(recordings).where(eq(recordings.id, recordingId)),
 	]);
+}
+
+/** Claims a bot attempt's one upload: the new recording's id (a second claim fails on the UNIQUE key, see `isUniqueViolation`). */
+export async function reserveRecording(env: Env, values: typeof recordings.$inferInsert): Promise<number | undefined> {
+	const row = await db(env).insert(recordings).values(values).returning({ id: recordings.id }).get();
+	return row?.id;
+}
+
+/** Gives back a reserved upload that stored nothing. */
+export async function dropRecording(env: Env, recordingId: number): Promise<void> {
+	await db(env).delete(recordings).where(eq(recordings.id, recordingId)).run();
+}
+
+/** Marks a recording complete and stores its media file; the file as stored. */
+export async function completeRecording(
+	env: Env,
+	recordingId: number,
+	completedAt: string,
+	file: typeof mediaFiles.$inferInsert,
+): Promise<MediaFileRow | undefined> {
+	await db(env).update(recordings).set({ status: "completed", completedAt }).where(eq(recordings.id, recordingId)).run();
+	return db(env).insert(mediaFiles).values(file).returning().get();
+}
+
+/** A user's recording with its media files (oldest first); undefined when they own no such recording. */
+export async function ownedRecordingRows(
+	env: Env,
+	userId: number,
+	recordingId: number,
+): Promise<{ recording: RecordingRow; files: MediaFileRow[] } | undefined> {
+	const recording = await db(env)
+		.select()
+		.from(recordings)
+		.where(and(eq(recordings.id, recordingId), eq(recordings.userId, userId)))
+		.get();
+	if (!recording) return undefined;
+	const files = await db(env).select().from(mediaFiles).where(eq(mediaFiles.recordingId, recording.id)).orderBy(asc(mediaFiles.id)).all();
+	return { recording, files };
+}
+
+export async function findMediaFile(env: Env, mediaFileId: number): Promise<MediaFileRow | undefined> {
+	return db(env).select().from(mediaFiles).where(eq(mediaFiles.id, mediaFileId)).get();
 }

@@ -1,8 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { desc, eq } from "drizzle-orm";
 import { accountAudioToday } from "../bots/relay-meter";
-import { db } from "../db";
-import { webhookDeliveries } from "../db/schema";
 import type { Env } from "../env";
 import { invalidField } from "../errors";
 import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
@@ -18,6 +15,7 @@ import {
 	webhookEventsView,
 	webhookView,
 } from "../settings/account-settings";
+import { listDeliveries } from "../webhooks/delivery-log";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** Account and settings (docs/api.md#account-and-settings): identity, models, transcription, webhook. */
@@ -278,13 +276,7 @@ accountRoutes.openapi(
 	}),
 	async (c) => {
 		const { limit } = c.req.valid("query");
-		const rows = await db(c.env)
-			.select()
-			.from(webhookDeliveries)
-			.where(eq(webhookDeliveries.userId, c.get("identity").userId))
-			.orderBy(desc(webhookDeliveries.id))
-			.limit(limit)
-			.all();
+		const rows = await listDeliveries(c.env, c.get("identity").userId, limit);
 		return c.json(
 			{
 				deliveries: rows.map((r) => ({

@@ -1,11 +1,19 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, desc, eq } from "drizzle-orm";
 import { isoNow } from "../clock";
-import { db } from "../db";
-import { apiTokens, type UserRow, users, workspaceMembers } from "../db/schema";
+import type { ApiTokenRow, UserRow } from "../db/schema";
+import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
 import { invalidScopeDetail, isScope, parseStoredScopes, type Scope, splitScopes } from "../gateway/api-keys";
-import { forgetKeys, revokeKey, storeNewKey } from "../gateway/key-store";
+import { forgetKeys, listKeys, revokeKey, storeNewKey } from "../gateway/key-store";
+import {
+	addWorkspaceMember,
+	findUser as findStoredUser,
+	findUserByEmail,
+	insertUser,
+	listUsers,
+	removeWorkspaceMember,
+	updateUser,
+} from "../gateway/user-store";
 import { liveFeed } from "../objects";
 import { setting } from "../settings/deployment-defaults";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
@@ -48,8 +56,8 @@ const toUser = (row: UserRow) => ({
 	created_at: row.createdAt,
 });
 
-async function findUser(orm: ReturnType<typeof db>, userId: number): Promise<UserRow> {
-	const row = await orm.select().from(users).where(eq(users.id, userId)).get();
+async function findUser(env: Env, userId: number): Promise<UserRow> {
+	const row = await findStoredUser(env, userId);
 	if (!row) throw notFound("User not found");
 	return row;
 }
@@ -74,24 +82,18 @@ adminRoutes.openapi(
 	}),
 	async (c) => {
 		const body = c.req.valid("json");
-		const orm = db(c.env);
 		const email = body.email.trim().toLowerCase();
-		const existing = await orm.select().from(users).where(eq(users.email, email)).get();
+		const existing = await findUserByEmail(c.env, email);
 		if (existing) return c.json(toUser(existing), 200);
-		const inserted = await orm
-			.insert(users)
-			.values({
-				email,
-				name: body.name ?? null,
-				maxConcurrentBots: body.max_concurrent_bots ?? setting(c.env, "DEFAULT_MAX_CONCURRENT_BOTS"),
-				data: {},
-				createdAt: isoNow(c.get("clock")),
-			})
-			.onConflictDoNothing()
-			.returning()
-			.get();
+		const inserted = await insertUser(c.env, {
+			email,
+			name: body.name ?? null,
+			maxConcurrentBots: body.max_concurrent_bots ?? setting(c.env, "DEFAULT_MAX_CONCURRENT_BOTS"),
+			data: {},
+			createdAt: isoNow(c.get("clock")),
+		});
 		// A concurrent create for the same email won the race: answer with that user.
-		const user = inserted ?? (await orm.select().from(users).where(eq(users.email, email)).get());
+		const user = inserted ?? (await findUserByEmail(c.env, email));
 		if (!user) throw new ApiError(409, "User was created concurrently; retry");
 		return c.json(toUser(user), inserted ? 201 : 200);
 	},
@@ -111,7 +113,7 @@ adminRoutes.openapi(
 	}),
 	async (c) => {
 		const { limit, offset } = c.req.valid("query");
-		const rows = await db(c.env).select().from(users).orderBy(asc(users.id)).limit(limit).offset(offset).all();
+		const rows = await listUsers(c.env, limit, offset);
 		return c.json(rows.map(toUser), 200);
 	},
 );
@@ -125,7 +127,7 @@ adminRoutes.openapi(
 	}),
 	async (c) => {
 		const email = c.req.valid("param").email.trim().toLowerCase();
-		const row = await db(c.env).select().from(users).where(eq(users.email, email)).get();
+		const row = await findUserByEmail(c.env, email);
 		if (!row) throw notFound("User not found");
 		return c.json(toUser(row), 200);
 	},
@@ -138,7 +140,7 @@ adminRoutes.openapi(
 		request: { params: UserIdParam },
 		responses: { 200: jsonResponse(User, "The user") },
 	}),
-	async (c) => c.json(toUser(await findUser(db(c.env), c.req.valid("param").user_id)), 200),
+	async (c) => c.json(toUser(await findUser(c.env, c.req.valid("param").user_id)), 200),
 );
 
 adminRoutes.openapi(
@@ -162,17 +164,11 @@ adminRoutes.openapi(
 	}),
 	async (c) => {
 		const body = c.req.valid("json");
-		const orm = db(c.env);
-		const user = await findUser(orm, c.req.valid("param").user_id);
-		const updated = await orm
-			.update(users)
-			.set({
-				...(body.max_concurrent_bots !== undefined ? { maxConcurrentBots: body.max_concurrent_bots } : {}),
-				...(body.data !== undefined ? { data: { ...user.data, ...body.data } } : {}),
-			})
-			.where(eq(users.id, user.id))
-			.returning()
-			.get();
+		const user = await findUser(c.env, c.req.valid("param").user_id);
+		const updated = await updateUser(c.env, user.id, {
+			...(body.max_concurrent_bots !== undefined ? { maxConcurrentBots: body.max_concurrent_bots } : {}),
+			...(body.data !== undefined ? { data: { ...user.data, ...body.data } } : {}),
+		});
 		await forgetKeys(c.env, user.id);
 		return c.json(toUser(updated ?? user), 200);
 	},
@@ -208,8 +204,7 @@ adminRoutes.openapi(
 		const invalid = requested.filter((s) => !isScope(s));
 		if (invalid.length > 0 || requested.length === 0) throw new ApiError(422, invalidScopeDetail(invalid.length ? invalid : [""]));
 		const scopes = requested as Scope[];
-		const orm = db(c.env);
-		const user = await findUser(orm, c.req.valid("param").user_id);
+		const user = await findUser(c.env, c.req.valid("param").user_id);
 		const now = c.get("clock").now();
 		const minted = await storeNewKey(c.env, {
 			userId: user.id,
@@ -224,7 +219,7 @@ adminRoutes.openapi(
 	},
 );
 
-const toTokenMetadata = (row: typeof apiTokens.$inferSelect) => ({
+const toTokenMetadata = (row: ApiTokenRow) => ({
 	id: row.id,
 	user_id: row.userId,
 	scopes: parseStoredScopes(row.scopes),
@@ -241,9 +236,8 @@ adminRoutes.openapi(
 		responses: { 200: jsonResponse(z.array(TokenMetadata), "Key metadata; never the key") },
 	}),
 	async (c) => {
-		const orm = db(c.env);
-		const user = await findUser(orm, c.req.valid("param").user_id);
-		const rows = await orm.select().from(apiTokens).where(eq(apiTokens.userId, user.id)).orderBy(desc(apiTokens.id)).all();
+		const user = await findUser(c.env, c.req.valid("param").user_id);
+		const rows = await listKeys(c.env, user.id);
 		return c.json(rows.map(toTokenMetadata), 200);
 	},
 );
@@ -277,9 +271,8 @@ adminRoutes.openapi(
 	}),
 	async (c) => {
 		const { workspace_id, user_id } = c.req.valid("param");
-		const orm = db(c.env);
-		const user = await findUser(orm, user_id);
-		await orm.insert(workspaceMembers).values({ workspaceId: workspace_id, userId: user.id }).onConflictDoNothing();
+		const user = await findUser(c.env, user_id);
+		await addWorkspaceMember(c.env, workspace_id, user.id);
 		return c.body(null, 204);
 	},
 );
@@ -293,12 +286,7 @@ adminRoutes.openapi(
 	}),
 	async (c) => {
 		const { workspace_id, user_id } = c.req.valid("param");
-		const deleted = await db(c.env)
-			.delete(workspaceMembers)
-			.where(and(eq(workspaceMembers.workspaceId, workspace_id), eq(workspaceMembers.userId, user_id)))
-			.returning({ userId: workspaceMembers.userId })
-			.get();
-		if (!deleted) throw notFound("Workspace member not found");
+		if (!(await removeWorkspaceMember(c.env, workspace_id, user_id))) throw notFound("Workspace member not found");
 		// Their open /ws subscriptions and meeting streams of the workspace's meetings end now, not at reconnect.
 		await liveFeed(c.env, user_id).revalidate();
 		return c.body(null, 204);

@@ -1,11 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import type { Act } from "../bot-channel/protocol";
 import { botStatuses, liveMeetingOn, relayToBot, stopBot } from "../bots/bot-control";
 import { LANGUAGE, PostBotsBody, sendBot, Task } from "../bots/send-bot";
-import { db } from "../db";
-import { meetings } from "../db/schema";
 import { MeetingLinkParams } from "../meetings/meeting-link-params";
+import { setBotOptions } from "../meetings/meeting-store";
 import { BotStatusList, MeetingRecord as Meeting } from "./meeting-schemas";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
@@ -68,16 +66,11 @@ botRoutes.openapi(
 		const row = await liveMeetingOn(c.env, c.get("identity").userId, platform, native_meeting_id);
 		const act: Act = { action: "reconfigure", language: body.language, task: body.task };
 		await relayToBot(c.env, row, act);
-		await db(c.env)
-			.update(meetings)
-			.set({
-				botOptions: {
-					...row.botOptions,
-					...(body.language !== undefined ? { language: body.language } : {}),
-					...(body.task ? { task: body.task } : {}),
-				},
-			})
-			.where(eq(meetings.id, row.id));
+		await setBotOptions(c.env, row.id, {
+			...row.botOptions,
+			...(body.language !== undefined ? { language: body.language } : {}),
+			...(body.task ? { task: body.task } : {}),
+		});
 		return c.json({ message: "Config update sent", meeting_id: row.id }, 202);
 	},
 );

@@ -1,10 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
-import { connectionView, findConnection, requireSyncWired, stampOf } from "../calendars/calendar-store";
+import { connectionView, findConnection, listConnections, requireSyncWired, stampOf } from "../calendars/calendar-store";
 import { createConnection, feedColumns, syncNow, updateConnection } from "../calendars/connections";
 import { disconnectCalendar } from "../calendars/disconnect";
-import { db } from "../db";
-import { type CalendarConnectionRow, calendarConnections } from "../db/schema";
+import type { CalendarConnectionRow } from "../db/schema";
 import { notFound } from "../errors";
 import { CalendarConnection, calendarText, SyncStampSchema } from "./calendar-schemas";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
@@ -21,11 +19,7 @@ calendarRoutes.openapi(
 		responses: { 200: jsonResponse(z.object({ calendars: z.array(CalendarConnection) }), "The account's calendar connections") },
 	}),
 	async (c) => {
-		const rows = await db(c.env)
-			.select()
-			.from(calendarConnections)
-			.where(eq(calendarConnections.userId, c.get("identity").userId))
-			.all();
+		const rows = await listConnections(c.env, c.get("identity").userId);
 		rows.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 		return c.json({ calendars: rows.map(connectionView) }, 200);
 	},

@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
-import { db, isUniqueViolation } from "../db";
-import { meetingParticipants, meetings } from "../db/schema";
+import { isUniqueViolation } from "../db";
+import type { MeetingRow } from "../db/schema";
 import { conflict, notFound } from "../errors";
+import { replaceMeetingData } from "../meetings/meeting-data";
 import { MeetingLinkParams } from "../meetings/meeting-link-params";
 import {
 	linkConflict,
@@ -14,8 +14,7 @@ import {
 	requireMembership,
 } from "../meetings/meeting-plans";
 import { listMeetings, MeetingIdParam, MeetingListQuery, readableMeetingView, utcIso } from "../meetings/meeting-queries";
-import { findMeetingOnLink, findOwnedMeeting, findReadableMeeting, meetingView, nowIso } from "../meetings/meeting-store";
-import { dataKeepingSummary } from "../meetings/meeting-summary-store";
+import { findMeetingOnLink, findOwnedMeeting, findReadableMeeting, meetingView, participantsOf } from "../meetings/meeting-store";
 import { initialState, isPlanned, type MeetingStatus } from "../meetings/status-machine";
 import { announceInRoom, moveMeeting, removeMeeting } from "../meetings/status-writes";
 import { meetingRoom } from "../objects";
@@ -79,7 +78,7 @@ meetingRoutes.openapi(
 			else if (body[key] !== undefined) data[key] = body[key];
 		}
 		const scheduledAt = body.scheduled_at === undefined ? row.scheduledAt : body.scheduled_at && utcIso(body.scheduled_at);
-		let updated: typeof meetings.$inferSelect | null;
+		let updated: MeetingRow | null;
 		try {
 			const moved = await moveMeeting(
 				c.env,
@@ -175,12 +174,7 @@ meetingRoutes.openapi(
 			if (value === null) delete data[key];
 			else if (value !== undefined) data[key] = value;
 		}
-		const updated = await db(c.env)
-			.update(meetings)
-			.set({ data: dataKeepingSummary(data), updatedAt: nowIso() })
-			.where(eq(meetings.id, row.id))
-			.returning()
-			.get();
+		const updated = await replaceMeetingData(c.env, row.id, data);
 		return c.json(await withLinkedData(c.env, meetingView(updated ?? row)), 200);
 	},
 );
@@ -205,7 +199,7 @@ meetingRoutes.openapi(
 	async (c) => {
 		const row = await findReadableMeeting(c.env, c.get("identity").userId, c.req.valid("param").meeting_id);
 		if (!row) throw notFound("Meeting not found");
-		const people = await db(c.env).select().from(meetingParticipants).where(eq(meetingParticipants.meetingId, row.id)).all();
+		const people = await participantsOf(c.env, row.id);
 		return c.json(
 			{
 				meeting_id: row.id,

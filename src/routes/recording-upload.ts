@@ -1,12 +1,10 @@
-import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { verifyChannelToken } from "../bot-channel/channel-token";
-import { db, isUniqueViolation } from "../db";
-import { mediaFiles, recordings } from "../db/schema";
+import { isUniqueViolation } from "../db";
 import { ApiError, conflict, notFound } from "../errors";
 import { nowIso } from "../meetings/meeting-store";
-import { uploadTargetOf } from "../recordings/recording-store";
+import { completeRecording, dropRecording, reserveRecording, uploadTargetOf } from "../recordings/recording-store";
 import { maxRecordingBytes, uploadGraceS, uploadRefusal } from "../recordings/upload-rules";
 import { parseWavHeader, wavDurationSeconds } from "../recordings/wav";
 
@@ -33,21 +31,17 @@ recordingUploadRoutes.put("/internal/recordings/:meeting_id", async (c) => {
 	const now = nowIso();
 	let recordingId: number;
 	try {
-		const reserved = await db(c.env)
-			.insert(recordings)
-			.values({
-				meetingId,
-				userId: meeting.user_id,
-				sessionUid: String(meetingId),
-				source: "bot",
-				status: "uploading",
-				createdAt: now,
-				botAttempt: attempt,
-			})
-			.returning({ id: recordings.id })
-			.get();
-		if (!reserved) throw new ApiError(500, "Recording was not stored");
-		recordingId = reserved.id;
+		const reserved = await reserveRecording(c.env, {
+			meetingId,
+			userId: meeting.user_id,
+			sessionUid: String(meetingId),
+			source: "bot",
+			status: "uploading",
+			createdAt: now,
+			botAttempt: attempt,
+		});
+		if (reserved === undefined) throw new ApiError(500, "Recording was not stored");
+		recordingId = reserved;
 	} catch (err) {
 		if (isUniqueViolation(err)) throw conflict("This bot already uploaded its recording");
 		throw err;
@@ -79,26 +73,21 @@ recordingUploadRoutes.put("/internal/recordings/:meeting_id", async (c) => {
 		if (!format || format.dataOffset + format.dataBytes > length) throw new ApiError(422, "Body is not a complete PCM WAV file");
 	} catch (err) {
 		await c.env.RECORDINGS.delete(key).catch(() => {});
-		await db(c.env).delete(recordings).where(eq(recordings.id, recordingId)).run();
+		await dropRecording(c.env, recordingId);
 		throw err;
 	}
 
 	const done = nowIso();
-	await db(c.env).update(recordings).set({ status: "completed", completedAt: done }).where(eq(recordings.id, recordingId)).run();
-	const file = await db(c.env)
-		.insert(mediaFiles)
-		.values({
-			recordingId,
-			type: "audio",
-			format: "wav",
-			storageBackend: "r2",
-			storageKey: key,
-			fileSizeBytes: length,
-			durationSeconds: Math.round(wavDurationSeconds(format) * 1000) / 1000,
-			metadata: { sample_rate: format.sampleRate, channels: format.channels, bits_per_sample: format.bitsPerSample },
-			createdAt: done,
-		})
-		.returning()
-		.get();
+	const file = await completeRecording(c.env, recordingId, done, {
+		recordingId,
+		type: "audio",
+		format: "wav",
+		storageBackend: "r2",
+		storageKey: key,
+		fileSizeBytes: length,
+		durationSeconds: Math.round(wavDurationSeconds(format) * 1000) / 1000,
+		metadata: { sample_rate: format.sampleRate, channels: format.channels, bits_per_sample: format.bitsPerSample },
+		createdAt: done,
+	});
 	return c.json({ recording_id: recordingId, media_file_id: file?.id }, 201);
 });

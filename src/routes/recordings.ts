@@ -1,12 +1,18 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, eq } from "drizzle-orm";
-import { db } from "../db";
-import { type MediaFileRow, mediaFiles, type RecordingRow, recordings } from "../db/schema";
+import type { MediaFileRow, RecordingRow } from "../db/schema";
 import { type Env, publicBaseUrl } from "../env";
 import { ApiError, notFound } from "../errors";
 import { checkDownloadLink, contentTypeOf, downloadTtlSeconds, downloadUrl, mediaFileName } from "../recordings/download-link";
 import { mediaBytes } from "../recordings/media-response";
-import { deleteRecordingRows, deleteStoredMedia, ListRecordingsQuery, listRecordings, recordingView } from "../recordings/recording-store";
+import {
+	deleteRecordingRows,
+	deleteStoredMedia,
+	findMediaFile,
+	ListRecordingsQuery,
+	listRecordings,
+	ownedRecordingRows,
+	recordingView,
+} from "../recordings/recording-store";
 import { jsonResponse, routeModule } from "./openapi-app";
 import { Recording } from "./recording-schemas";
 
@@ -22,14 +28,9 @@ const binary = (description: string) => ({
 
 /** Only the owner sees a recording; anyone else gets the same 404 as for no recording at all. */
 async function ownedRecording(env: Env, userId: number, recordingId: number): Promise<{ recording: RecordingRow; files: MediaFileRow[] }> {
-	const recording = await db(env)
-		.select()
-		.from(recordings)
-		.where(and(eq(recordings.id, recordingId), eq(recordings.userId, userId)))
-		.get();
-	if (!recording) throw notFound("Recording not found");
-	const files = await db(env).select().from(mediaFiles).where(eq(mediaFiles.recordingId, recording.id)).orderBy(asc(mediaFiles.id)).all();
-	return { recording, files };
+	const owned = await ownedRecordingRows(env, userId, recordingId);
+	if (!owned) throw notFound("Recording not found");
+	return owned;
 }
 
 function mediaFileOf(files: MediaFileRow[], mediaFileId: number): MediaFileRow {
@@ -222,7 +223,7 @@ recordingRoutes.openapi(
 		const check = await checkDownloadLink(c.env, media_file_id, expires, signature, c.get("clock").now());
 		if (check === "expired") throw new ApiError(403, "Download link expired");
 		if (check === "invalid") throw new ApiError(403, "Invalid download link");
-		const file = await db(c.env).select().from(mediaFiles).where(eq(mediaFiles.id, media_file_id)).get();
+		const file = await findMediaFile(c.env, media_file_id);
 		if (!file) throw notFound("Recording not found");
 		return mediaBytes(c.env, file, c.req.header("range"), "attachment");
 	},

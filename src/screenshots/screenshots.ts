@@ -8,6 +8,7 @@
 import { ScreenshotName } from "../bot-channel/help-report";
 import type { Env } from "../env";
 import { checkLink, type LinkCheck, signLink } from "../gateway/link-signature";
+import { meetingOwnerAndStatus } from "../meetings/meeting-store";
 import { setting } from "../settings/deployment-defaults";
 import { derivedHmacKey } from "../settings/derived-key";
 
@@ -54,11 +55,8 @@ export function screenshotRefOf(value: unknown): ScreenshotRef | null {
 
 /** A meeting's owner and status, as the upload and the link read them; undefined when it is gone. */
 export async function meetingOwnerOf(env: Env, meetingId: number): Promise<{ user_id: number; status: string } | undefined> {
-	return (
-		(await env.DB.prepare("SELECT user_id, status FROM meetings WHERE id = ?")
-			.bind(meetingId)
-			.first<{ user_id: number; status: string }>()) ?? undefined
-	);
+	const row = await meetingOwnerAndStatus(env, meetingId);
+	return row && { user_id: row.userId, status: row.status };
 }
 
 /** How long a link works (SCREENSHOT_LINK_TTL_S). */

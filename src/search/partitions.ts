@@ -4,6 +4,7 @@ import { setting } from "../settings/deployment-defaults";
 import type { PartitionAnswer, PartitionFilters, PartitionQuery, RankedHit } from "./partition-query";
 
 /**
+ * Raw SQL store (a UNION over memberships and meetings, and `search_changes`, which drizzle does not mirror).
  * Which search partitions a reader searches, and one search across them (docs/api.md#search).
  * A meeting's scope is its workspace when it is bound to one, else its owner
  * (migrations/0016_search_partitions.sql), so a reader searches their own scope and each

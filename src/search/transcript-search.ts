@@ -1,3 +1,4 @@
+// Drizzle store (SQL text through drizzle's `sql`: an id list through json_each, and a title read with json_extract).
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { db } from "../db";

@@ -7,6 +7,7 @@ import { checkOutboundUrl, type OutboundRefusal, outboundPolicy } from "../outbo
 import { maskSecret, seal, unseal } from "./secret-box";
 
 /**
+ * Drizzle store: per-account settings.
  * Per-account overrides of deployment defaults. Writes are partial: `undefined` leaves a
  * field alone, `""` or `null` clears it (falling back to the deployment), a value sets it.
  */

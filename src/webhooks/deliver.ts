@@ -14,27 +14,15 @@
  * the account keeps its newest 100. A row that cannot be written (D1 down) does not change the
  * outcome: the outbox in the Account DO is what must survive.
  */
-import { and, desc, eq, notInArray } from "drizzle-orm";
 import { type Clock, systemClock } from "../clock";
-import { db } from "../db";
-import { webhookDeliveries } from "../db/schema";
 import type { Env } from "../env";
 import { endpointAllowed, loadSettings, type ResolvedSettings, resolveSettings, webhookEventEnabled } from "../settings/account-settings";
+import { type DeliveryOutcome, recordDelivery, type WebhookEvent } from "./delivery-log";
 import type { WebhookEventType } from "./envelope";
 import { signWebhook } from "./signature";
 
-export type DeliveryOutcome = "delivered" | "queued" | "suppressed" | "blocked" | "failed";
-
-export const DELIVERY_HISTORY_KEPT = 100;
+export { DELIVERY_HISTORY_KEPT, type DeliveryOutcome, recordDelivery, type WebhookEvent } from "./delivery-log";
 export const DEFAULT_TIMEOUT_MS = 10_000;
-
-/** One logical event, its envelope serialized once so every attempt sends the same bytes. */
-export interface WebhookEvent {
-	event_id: string;
-	event_type: WebhookEventType;
-	meeting_id: number | null;
-	body: string;
-}
 
 export interface AttemptOptions {
 	/** 1 for the first try. */
@@ -100,45 +88,6 @@ async function post(url: string, body: string, secret: string | null, timeoutMs:
 	} catch {
 		// Connection refused, reset, DNS, TLS or timeout: the receiver may be back later.
 		return { status: null, retryable: true };
-	}
-}
-
-interface RowFields {
-	host: string;
-	outcome: DeliveryOutcome;
-	status: number | null;
-	attempt: number;
-	clock: Clock;
-}
-
-/** Writes one history row and prunes the account to its newest rows; false if D1 refused. */
-export async function recordDelivery(d1: D1Database, userId: number, event: WebhookEvent, row: RowFields): Promise<boolean> {
-	const orm = db({ DB: d1 });
-	const newest = orm
-		.select({ id: webhookDeliveries.id })
-		.from(webhookDeliveries)
-		.where(eq(webhookDeliveries.userId, userId))
-		.orderBy(desc(webhookDeliveries.id))
-		.limit(DELIVERY_HISTORY_KEPT);
-	try {
-		await orm.batch([
-			orm.insert(webhookDeliveries).values({
-				userId,
-				eventType: event.event_type,
-				eventId: event.event_id,
-				targetHost: row.host,
-				outcome: row.outcome,
-				statusCode: row.status,
-				attempt: row.attempt,
-				meetingId: event.meeting_id,
-				createdAt: row.clock.now().toISOString(),
-			}),
-			orm.delete(webhookDeliveries).where(and(eq(webhookDeliveries.userId, userId), notInArray(webhookDeliveries.id, newest))),
-		]);
-		return true;
-	} catch (err) {
-		console.warn("webhook delivery row not written", userId, event.event_id, errorName(err));
-		return false;
 	}
 }
 

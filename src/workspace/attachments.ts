@@ -3,6 +3,7 @@ import { sha256Hex } from "../sha256";
 import { attachedWorkspace, homeWorkspace } from "./workspace-names";
 
 /**
+ * Raw SQL store (its table is not in the drizzle schema; parking and attaching are one D1 batch).
  * Which workspace is a user's active one, and which are parked (migrations/0007): the home
  * workspace, or an external repository attached with `swap` and cloned into its own Workspace
  * object. Rows hold the repository address without credentials; the home workspace has no row

@@ -5,12 +5,15 @@ import { botEndpoints } from "../../../src/bots/bot-endpoints";
 import type { RoomStart } from "../../../src/bots/launch";
 import { type PublishResult, publishSpawnTicket } from "../../../src/bots/spawn-queue";
 import { errorName } from "../../../src/error-text";
+import { patchMeetingData } from "../../../src/meetings/meeting-data";
 import { isLive, type MeetingStatus } from "../../../src/meetings/status-machine";
 import { type Announce, moveMeeting, unannounced } from "../../../src/meetings/status-writes";
 import { accountObject } from "../../../src/objects";
 import { setting } from "../../../src/settings/deployment-defaults";
 import { webhookEventsFor } from "../../../src/webhooks/envelope";
 import type { RoomContext, RoomState } from "../context";
+import { ROOM_KEYS } from "../storage";
+import { PlacementWatch, type WatchHost } from "./watch";
 
 /** What placement (claims, deadlines, respawn) uses of the room, as the Agents SDK's capabilities take a narrow host. */
 export type PlacementHost = WatchHost &
@@ -18,9 +21,6 @@ export type PlacementHost = WatchHost &
 		RoomContext,
 		"env" | "state" | "saveState" | "storage" | "timers" | "tell" | "applyMove" | "supersede" | "holdClaim" | "announceHeldClaim"
 	>;
-
-import { ROOM_KEYS } from "../storage";
-import { PlacementWatch, type WatchHost } from "./watch";
 
 /** Storage key of what the room keeps of its launch, for claims and respawns. */
 export const LAUNCH_KEY = ROOM_KEYS.launch;
@@ -177,9 +177,7 @@ export class RoomPlacement {
 		await this.watch.begin(next.attempt);
 		this.room.supersede(next.attempt);
 		// What the user sees: the record notes how many bots the meeting took (docs/bot-fleet.md).
-		await this.room.env.DB.prepare("UPDATE meetings SET data = json_set(data, '$.bot_respawns', ?) WHERE id = ?")
-			.bind(next.respawns, state.meetingId)
-			.run();
+		await patchMeetingData(this.room.env, state.meetingId, { bot_respawns: next.respawns }, { updatedAt: false });
 		console.warn("bot host lost, asking for another bot", state.meetingId, next.attempt);
 		const published = await this.publishTicket(next);
 		if (published.ok) await this.watch.look();

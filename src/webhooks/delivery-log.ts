@@ -1,0 +1,76 @@
+/**
+ * Drizzle store: the webhook delivery history (`webhook_deliveries`), one row per attempt that had
+ * a target, the account's newest rows kept.
+ */
+import { and, desc, eq, notInArray } from "drizzle-orm";
+import type { Clock } from "../clock";
+import { db } from "../db";
+import { webhookDeliveries } from "../db/schema";
+import type { Env } from "../env";
+import type { WebhookEventType } from "./envelope";
+
+export const DELIVERY_HISTORY_KEPT = 100;
+
+interface RowFields {
+	host: string;
+	outcome: DeliveryOutcome;
+	status: number | null;
+	attempt: number;
+	clock: Clock;
+}
+
+export type DeliveryOutcome = "delivered" | "queued" | "suppressed" | "blocked" | "failed";
+
+/** One logical event, its envelope serialized once so every attempt sends the same bytes. */
+export interface WebhookEvent {
+	event_id: string;
+	event_type: WebhookEventType;
+	meeting_id: number | null;
+	body: string;
+}
+
+/** Writes one history row and prunes the account to its newest rows; false if D1 refused. */
+export async function recordDelivery(d1: D1Database, userId: number, event: WebhookEvent, row: RowFields): Promise<boolean> {
+	const orm = db({ DB: d1 });
+	const newest = orm
+		.select({ id: webhookDeliveries.id })
+		.from(webhookDeliveries)
+		.where(eq(webhookDeliveries.userId, userId))
+		.orderBy(desc(webhookDeliveries.id))
+		.limit(DELIVERY_HISTORY_KEPT);
+	try {
+		await orm.batch([
+			orm.insert(webhookDeliveries).values({
+				userId,
+				eventType: event.event_type,
+				eventId: event.event_id,
+				targetHost: row.host,
+				outcome: row.outcome,
+				statusCode: row.status,
+				attempt: row.attempt,
+				meetingId: event.meeting_id,
+				createdAt: row.clock.now().toISOString(),
+			}),
+			orm.delete(webhookDeliveries).where(and(eq(webhookDeliveries.userId, userId), notInArray(webhookDeliveries.id, newest))),
+		]);
+		return true;
+	} catch (err) {
+		console.warn("webhook delivery row not written", userId, event.event_id, errorName(err));
+		return false;
+	}
+}
+
+/** The account's delivery rows, newest first, at most `limit`. */
+export async function listDeliveries(env: Env, userId: number, limit: number): Promise<WebhookDeliveryRow[]> {
+	return db(env)
+		.select()
+		.from(webhookDeliveries)
+		.where(eq(webhookDeliveries.userId, userId))
+		.orderBy(desc(webhookDeliveries.id))
+		.limit(limit)
+		.all();
+}
+
+type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+const errorName = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : "unknown error");
