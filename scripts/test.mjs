@@ -1,8 +1,9 @@
 // `npm test`: installs what is missing, then the typecheck, the linter and every test tier
 // (Worker/DO in workerd, bot host against the sandbox in Chromium, end to end through
 // wrangler dev). Ends with one line "N passed, N failed" that any CI can read.
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { bin, ensureDebianPackages, prepare, root, TEST_PACKAGES } from "./toolchain.mjs";
 
@@ -16,14 +17,36 @@ const changedBefore = treeChanges();
 prepare();
 ensureDebianPackages(TEST_PACKAGES);
 
-function step(name, command, args) {
-	process.stderr.write(`\n== ${name}\n`);
-	const result = spawnSync(command, args, {
-		cwd: root,
-		stdio: "inherit",
-		env: { ...process.env, FORCE_COLOR: "0", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+const ENV = { ...process.env, FORCE_COLOR: "0", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+
+/**
+ * Runs one command; `quiet` keeps its output and prints it whole, under its name, when it ends
+ * (so that steps run side by side do not mix their lines). Resolves to whether it passed.
+ */
+function step(name, command, args, { quiet = false } = {}) {
+	if (!quiet) process.stderr.write(`\n== ${name}\n`);
+	const started = Date.now();
+	const child = spawn(command, args, { cwd: root, stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit", env: ENV });
+	const output = [];
+	child.stdout?.on("data", (chunk) => output.push(chunk));
+	child.stderr?.on("data", (chunk) => output.push(chunk));
+	return new Promise((resolve) => {
+		child.on("close", (code) => {
+			if (quiet) process.stderr.write(`\n== ${name} (${Math.round((Date.now() - started) / 1000)} s)\n${Buffer.concat(output).toString()}`);
+			resolve(code === 0);
+		});
 	});
-	return result.status === 0;
+}
+
+/** Runs the steps at most `width` at a time; resolves to how many failed. */
+async function pool(steps, width) {
+	let failures = 0;
+	const queue = [...steps];
+	const lane = async () => {
+		for (let next = queue.shift(); next; next = queue.shift()) if (!(await step(...next, { quiet: true }))) failures += 1;
+	};
+	await Promise.all(Array.from({ length: Math.min(width, queue.length) }, lane));
+	return failures;
 }
 
 const typecheck = [
@@ -39,14 +62,44 @@ const typecheck = [
 	.filter((project) => existsSync(path.join(root, project)))
 	.map((project) => [`typecheck ${project}`, bin("tsc"), ["--noEmit", "-p", project]]);
 const checks = [...typecheck, ["lint and format", bin("biome"), ["check", "."]]];
-let failedChecks = 0;
-for (const [name, command, args] of checks) if (!step(name, command, args)) failedChecks += 1;
+// Each check is one single-threaded process: as many side by side as there are cores.
+const failedChecks = await pool(checks, Math.max(2, availableParallelism()));
 
 const report = path.join(root, ".local", "vitest-report.json");
 mkdirSync(path.dirname(report), { recursive: true });
 rmSync(report, { force: true });
 const extra = process.argv.slice(2);
-step("tests", bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...extra]);
+const vitest = (file, args) => [bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${file}`, ...args]];
+if (extra.length > 0) {
+	await step("tests", ...vitest(report, extra));
+} else {
+	// Two lanes side by side (most of the bot-host and e2e tiers' time is spent waiting on real clocks,
+	// not on the cores). Vitest would run the e2e tier, one file at a time, only after every other tier;
+	// here it has a lane of its own after the Worker tier, one file at a time there too, while the
+	// bot-host tier keeps its two files at a time beside it. The second lane's output is printed when it ends.
+	const e2eReport = path.join(root, ".local", "vitest-report-e2e.json");
+	rmSync(e2eReport, { force: true });
+	await Promise.all([
+		step("tests", ...vitest(report, ["--project=!e2e", "--project=!worker"])),
+		step("tests: worker, then e2e", ...vitest(e2eReport, ["--project=worker", "--project=e2e", "--maxWorkers=1"]), { quiet: true }),
+	]);
+	mergeReports(report, e2eReport);
+}
+
+/** One report for both runs (what CI and the timing notes read): the counts summed, the files of both. */
+function mergeReports(into, from) {
+	if (!existsSync(into) || !existsSync(from)) {
+		rmSync(into, { force: true });
+		return;
+	}
+	const a = JSON.parse(readFileSync(into, "utf8"));
+	const b = JSON.parse(readFileSync(from, "utf8"));
+	for (const key of Object.keys(a)) if (key.startsWith("num") && typeof a[key] === "number") a[key] += b[key] ?? 0;
+	a.success = a.success && b.success;
+	a.testResults = [...a.testResults, ...b.testResults];
+	writeFileSync(into, JSON.stringify(a));
+	rmSync(from, { force: true });
+}
 
 let passed = 0;
 let failed = failedChecks;

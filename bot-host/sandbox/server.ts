@@ -18,7 +18,12 @@ import { zoomPage } from "./pages/zoom.ts";
 import { DEFAULT_SCENARIO, NOT_FOUND_SCENARIO, type Observed, type PrejoinScreen, SandboxMeeting, Scenario } from "./scenario.ts";
 import { speak } from "./speech.ts";
 
-const RUNTIME_JS = readFileSync(path.join(import.meta.dirname, "pages", "runtime.js"), "utf8");
+/**
+ * The pages' runtime, served as one script (/__sandbox/runtime.js) whose parts share one scope:
+ * each part's top level only declares, and runtime.js, last, publishes window.Sandbox.
+ */
+export const RUNTIME_PARTS = ["runtime-automation.js", "runtime-voices.js", "runtime-media.js", "runtime.js"];
+const RUNTIME_JS = `(() => {\n${RUNTIME_PARTS.map((part) => readFileSync(path.join(import.meta.dirname, "pages", part), "utf8")).join("\n")}})();\n`;
 
 /**
  * What a meeting id nobody configured is: by default no meeting at all, so a bot sent there

@@ -17,7 +17,7 @@ import { until } from "../../test/shared/wait.ts";
 import { type BotBrowser, type BrowserOptions, launchBotBrowser } from "../bot/browser.ts";
 import { chromiumSandbox } from "../bot/chromium-sandbox.ts";
 import { alive } from "./browsers.ts";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 import { statusesOf } from "./room.ts";
 
 const BROWSER: BrowserOptions = {
@@ -115,14 +115,8 @@ describe("the browser a platform sees", () => {
 });
 
 describe("the sandbox's Meet, which refuses browsers that look automated", () => {
-	let world: World;
-	let formerWorld: World;
-	beforeAll(async () => {
-		[world, formerWorld] = await Promise.all([startWorld(), startWorld({ formerHeadless: true })]);
-	});
-	afterAll(async () => {
-		await Promise.all([stopWorld(world), stopWorld(formerWorld)]);
-	});
+	const world = useWorld();
+	const formerWorld = useWorld({ formerHeadless: true });
 
 	it("lets a bot in: its name typed with an accent and an emoji, mic and camera off, Ask to join clicked from the display", async () => {
 		const bot = await spawnBot(

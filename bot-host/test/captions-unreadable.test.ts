@@ -7,9 +7,9 @@
  * where nobody talks, or whose captions are read, asks nothing.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Platform } from "../../src/bot-channel/protocol.ts";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 import { finalStatus, segmentsOf, statusesOf } from "./room.ts";
 
 /** JPEG files start with the SOI marker and an APPn segment. */
@@ -33,7 +33,7 @@ const LINES = [
 ];
 
 describe("people heard while no caption can be read", () => {
-	let world: World;
+	const world = useWorld({ captionWatch: LIMITS });
 	const statusesIn = (meetingId: number) => statusesOf(world.room.received(meetingId)).map((s) => s.status);
 	const restoreCaptions = (nativeId: string) =>
 		fetch(`${world.sandbox.controlUrl}/meetings/${nativeId}/actions`, {
@@ -41,13 +41,6 @@ describe("people heard while no caption can be read", () => {
 			headers: { "content-type": "application/json" },
 			body: JSON.stringify({ action: "restore_captions" }),
 		});
-
-	beforeAll(async () => {
-		world = await startWorld({ captionWatch: LIMITS });
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
 
 	it.each<Platform>(["google_meet", "zoom", "teams"])(
 		"%s: asks for help with a screenshot, stays in the call and recording, and is active again once captions are read",

@@ -3,20 +3,14 @@
  * the bot's own second view, the chat's pin buttons, and outcome sentences in names, captions and
  * chat in every UI language, which must never end the bot.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { UI_LANGUAGES } from "../../src/platforms/page-facts.ts";
 import { meetUi } from "../sandbox/pages/google-meet-texts.ts";
 import { ALICE, finished, holding, joinedNames, leaveNow, statusNames, transcribed } from "./google-meet-checks.ts";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 
 describe("Google Meet participants and their words", () => {
-	let world: World;
-	beforeAll(async () => {
-		world = await startWorld();
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
+	const world = useWorld();
 
 	it("counts only people: not junk tiles, not its own second view named 'You' (junk_tiles, self_view_named_you), and leaves once alone", async () => {
 		const bot = await spawnBot(

@@ -3,18 +3,12 @@
  * as "You left the meeting", the newer not-found texts, Google refusing the browser, and Gemini's
  * consent prompt, which the bot must never answer.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ALICE, ALICE_LINE, finished, holding, leaveNow, reported, statusNames, transcribed } from "./google-meet-checks.ts";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 
 describe("Google Meet screens", () => {
-	let world: World;
-	beforeAll(async () => {
-		world = await startWorld({ helpGraceMs: 1_500 });
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
+	const world = useWorld({ helpGraceMs: 1_500 });
 
 	it("reads 'You left the meeting' while asking to join as a denial (denied_as_left)", async () => {
 		const bot = await spawnBot(world, "google_meet", { deny: true, deny_after_ms: 500, traps: ["denied_as_left"] });

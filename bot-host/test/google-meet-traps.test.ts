@@ -2,20 +2,14 @@
  * The Meet bot against the sandbox's traps on the way in and in the call, in real Chromium: each
  * is something the real page does that the maintained bots had to handle (traps.ts MEET_TRAPS).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ALICE, holding, joinedNames, leaveNow, statusNames, TWO_LINES, TWO_SPEAKERS, transcribed } from "./google-meet-checks.ts";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
 
 describe("Google Meet traps", () => {
-	let world: World;
-	beforeAll(async () => {
-		// A join that goes nowhere fails in 12 s rather than 30.
-		world = await startWorld({ joinTimeoutMs: 12_000 });
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
+	// A join that goes nowhere fails in 12 s rather than 30.
+	const world = useWorld({ joinTimeoutMs: 12_000 });
 
 	it("reads captions with their speakers when every caption class has been renamed (rotated_caption_classes)", async () => {
 		const bot = await spawnBot(world, "google_meet", { direct_join: true, traps: ["rotated_caption_classes"], participants: TWO_SPEAKERS });

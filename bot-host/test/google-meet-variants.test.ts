@@ -3,19 +3,13 @@
  * Spanish and Portuguese, the older page generation, every outcome screen in every language, and
  * the caption language set from the meeting's language.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { UI_LANGUAGES } from "../../src/platforms/page-facts.ts";
 import { ALICE, finished, holding, leaveNow, reported, statusNames, TWO_LINES, TWO_SPEAKERS, transcribed } from "./google-meet-checks.ts";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 
 describe("Google Meet variants", () => {
-	let world: World;
-	beforeAll(async () => {
-		world = await startWorld();
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
+	const world = useWorld();
 
 	it.each(["de", "fr", "es", "pt"] as const)(
 		"in %s: asks through the lobby with mic and camera off, accepts the recording notice, reads both speakers' captions and leaves",

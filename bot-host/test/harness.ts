@@ -1,8 +1,9 @@
 /**
  * Shared set-up for the bot-host tests: one sandbox, one fake room and one bot host per
- * test file, real headed Chromium (each bot on a display of its own), and helpers to launch a bot into a sandbox meeting
+ * test file (`useWorld`), real headed Chromium (each bot on a display of its own), and helpers to launch a bot into a sandbox meeting
  * through the host's in-process launch (what the pull loop calls after a won claim).
  */
+import { afterAll, beforeAll } from "vitest";
 import type { z } from "zod";
 import { type Platform, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import type { BrowserOptions } from "../bot/browser.ts";
@@ -44,23 +45,24 @@ export const ROOMY_MACHINE = {
 	memPressure: () => 0,
 };
 
-export async function startWorld(
-	options: {
-		egress?: HostEgress;
-		slots?: number;
-		joinTimeoutMs?: number;
-		recordingMaxBytes?: number;
-		helpGraceMs?: number;
-		captionWatch?: Partial<CaptionWatchLimits>;
-		/** Bots launched the way they were before issue 31 (bot/browser.ts `formerHeadless`), to show what that meets. */
-		formerHeadless?: boolean;
-		/** How often a page that says the host has not started is re-opened (the driver's own by default: Zoom 15 s). */
-		hostRecheckMs?: number;
-		/** Each bot's profile limit (BOT_PROFILE_DISK_MB) and how often it is measured. */
-		profileDiskMb?: number;
-		profileWatchMs?: number;
-	} = {},
-): Promise<World> {
+/** How a test file's world differs from the default one. */
+export interface WorldOptions {
+	egress?: HostEgress;
+	slots?: number;
+	joinTimeoutMs?: number;
+	recordingMaxBytes?: number;
+	helpGraceMs?: number;
+	captionWatch?: Partial<CaptionWatchLimits>;
+	/** Bots launched the way they were before issue 31 (bot/browser.ts `formerHeadless`), to show what that meets. */
+	formerHeadless?: boolean;
+	/** How often a page that says the host has not started is re-opened (the driver's own by default: Zoom 15 s). */
+	hostRecheckMs?: number;
+	/** Each bot's profile limit (BOT_PROFILE_DISK_MB) and how often it is measured. */
+	profileDiskMb?: number;
+	profileWatchMs?: number;
+}
+
+export async function startWorld(options: WorldOptions = {}): Promise<World> {
 	const sandbox = await startSandbox();
 	const room = await FakeRoom.start(CHANNEL_TOKEN);
 	const logs: string[] = [];
@@ -98,6 +100,23 @@ export async function stopWorld(world: World): Promise<void> {
 	await world.host.shutdown();
 	await world.room.close();
 	await world.sandbox.close();
+}
+
+/**
+ * The world of the tests around it (a describe block, or the file): started before the first,
+ * stopped after the last. The object is filled in when the world starts, so the tests and
+ * helpers use it as the `World` it is.
+ */
+export function useWorld(options: WorldOptions = {}): World {
+	const world = {} as World;
+	beforeAll(async () => {
+		Object.assign(world, await startWorld(options));
+	});
+	afterAll(async () => {
+		// A world whose start failed has nothing to stop (its error is the one reported).
+		if (world.host) await stopWorld(world);
+	});
+	return world;
 }
 
 let nextMeetingId = Math.floor(Math.random() * 1_000_000);

@@ -7,7 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, until } from "../../test/shared/wait.ts";
 import { espeakWav } from "../bot/tts.ts";
-import { CHANNEL_TOKEN, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { CHANNEL_TOKEN, spawnBot, useWorld } from "./harness.ts";
 import { describeWav, type Providers, startProviders } from "./providers.ts";
 import { finalStatus, segmentsOf, statusesOf } from "./room.ts";
 
@@ -16,14 +16,12 @@ const RED_SVG = Buffer.from(
 ).toString("base64");
 
 describe("bot media in the sandbox", () => {
-	let world: World;
+	const world = useWorld();
 	let providers: Providers;
 	beforeAll(async () => {
-		world = await startWorld();
 		providers = await startProviders();
 	});
 	afterAll(async () => {
-		await stopWorld(world);
 		await providers.close();
 	});
 

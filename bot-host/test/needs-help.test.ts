@@ -4,15 +4,15 @@
  * `needs_help` after the grace with the page's text and a screenshot uploaded to the room
  * first, keeps watching, and reports its live status again once the screen is recognised.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { spawnBot, useWorld } from "./harness.ts";
 import { finalStatus, type Status, statusesOf } from "./room.ts";
 
 /** JPEG files start with the SOI marker and an APPn segment. */
 const JPEG_START = Buffer.from([0xff, 0xd8, 0xff]);
 
 describe("a bot that asks for help", () => {
-	let world: World;
+	const world = useWorld({ helpGraceMs: 1_500 });
 	const sandboxAction = (nativeId: string, action: string) =>
 		fetch(`${world.sandbox.controlUrl}/meetings/${nativeId}/actions`, {
 			method: "POST",
@@ -26,13 +26,6 @@ describe("a bot that asks for help", () => {
 				.slice(after)
 				.find((s) => s.status === status),
 		);
-
-	beforeAll(async () => {
-		world = await startWorld({ helpGraceMs: 1_500 });
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
 
 	it("asks for help on an unknown screen, with its text and a JPEG, and joins once it is cleared", async () => {
 		const bot = await spawnBot(world, "google_meet", { interstitial: true, participants: [{ name: "Uma" }] });
@@ -144,13 +137,7 @@ describe("a bot that asks for help", () => {
 });
 
 describe("a bot waiting for help past its join timeout", () => {
-	let world: World;
-	beforeAll(async () => {
-		world = await startWorld({ helpGraceMs: 1_000, joinTimeoutMs: 8_000 });
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
+	const world = useWorld({ helpGraceMs: 1_000, joinTimeoutMs: 8_000 });
 
 	it("does not time itself out of needs_help, and joins when the interstitial goes away by itself", async () => {
 		const bot = await spawnBot(world, "teams", { interstitial: true, interstitial_ms: 14_000, participants: [{ name: "Xia" }] });

@@ -19,6 +19,7 @@ import { freePort } from "../../scripts/ports.mjs";
 import { eventually, until } from "../../test/shared/wait.ts";
 import { launchBotBrowser } from "../bot/browser.ts";
 import { type BrowserOwner, ownerDirName } from "../bot/browser-owner.ts";
+import { RUNTIME_PARTS } from "../sandbox/server.ts";
 import { alive, browsersIn, deadProcess, displaysIn, hostDir, killAll, sessionOf } from "./browsers.ts";
 import { scriptMeeting } from "./harness.ts";
 import { type HostPeers, startHostPeers } from "./host-peers.ts";
@@ -29,7 +30,7 @@ const root = path.resolve(import.meta.dirname, "../..");
 /** What the host's modules read beside themselves at start: the meeting page's media script and the sandbox's page runtime. */
 const MAIN_ASSETS = [
 	{ from: "bot/page-media.js", to: "page-media.js" },
-	{ from: "sandbox/pages/runtime.js", to: "pages/runtime.js" },
+	...RUNTIME_PARTS.map((part) => ({ from: `sandbox/pages/${part}`, to: `pages/${part}` })),
 ];
 
 interface Host {

@@ -3,20 +3,14 @@
  * in words (the network error, the HTTP status), and never repeats the passcode or the link's
  * query, which may carry it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { spawnBot, useWorld } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
 
 const PASSCODE = "s3cretpass";
 
 describe("a meeting page that does not open", () => {
-	let world: World;
-	beforeAll(async () => {
-		world = await startWorld();
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
+	const world = useWorld();
 
 	it("fails with the page's HTTP status when the link leads to an error page", async () => {
 		const bot = await spawnBot(

@@ -3,9 +3,9 @@
  * sandbox page in real headless Chromium: assertions are on the bot channel and on what the
  * sandbox meeting observed.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Platform } from "../../src/bot-channel/protocol.ts";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 import { finalStatus, segmentsOf, statusesOf } from "./room.ts";
 
 const ALICE = "Alice Archer";
@@ -15,13 +15,7 @@ const BOB_LINE = "Thanks Alice, let us review the plan.";
 
 export function describePlatform(platform: Platform, options: { passcode?: string; speakerSource: "caption" | "active_speaker" }): void {
 	describe(`${platform} bot in the sandbox`, () => {
-		let world: World;
-		beforeAll(async () => {
-			world = await startWorld();
-		});
-		afterAll(async () => {
-			await stopWorld(world);
-		});
+		const world = useWorld();
 
 		const finished = (meetingId: number) => world.room.until(meetingId, finalStatus);
 

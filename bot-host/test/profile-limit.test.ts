@@ -18,7 +18,7 @@ import { chromiumSandbox } from "../bot/chromium-sandbox.ts";
 import type { HostEgress } from "../bot/egress.ts";
 import { diskUsage, ProfileWatch } from "../bot/profile-watch.ts";
 import { openSurface, SURFACE_STORAGE_QUOTA_BYTES } from "../bot/surface.ts";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
 
 const MB = 1024 * 1024;
@@ -193,11 +193,10 @@ describe("shared content's storage in the bot's Chromium", () => {
 
 describe("a bot whose profile passes BOT_PROFILE_DISK_MB", () => {
 	const PROFILE_LIMIT_MB = 48;
-	let world: World;
+	const world = useWorld({ profileDiskMb: PROFILE_LIMIT_MB, profileWatchMs: 250 });
 	const sites: http.Server[] = [];
 	const ports: number[] = [];
 	beforeAll(async () => {
-		world = await startWorld({ profileDiskMb: PROFILE_LIMIT_MB, profileWatchMs: 250 });
 		// Eight origins of one hostile site: each has a quota of its own, together far more than the limit.
 		for (let i = 0; i < 8; i++) {
 			const site = hostileSite(() => ports);
@@ -206,7 +205,6 @@ describe("a bot whose profile passes BOT_PROFILE_DISK_MB", () => {
 		}
 	});
 	afterAll(async () => {
-		await stopWorld(world);
 		for (const site of sites) await close(site);
 	});
 

@@ -17,7 +17,7 @@ import { SpawnQueue } from "../fleet/spawn-queue.ts";
 import { startBotHost } from "../service.ts";
 import { FakeProc } from "./fake-proc.ts";
 import { type ClaimServer, type CountingQueue, startClaimServer, startCountingQueue } from "./fleet-peers.ts";
-import { ROOMY_MACHINE, scriptMeeting, startWorld, stopWorld, type World } from "./harness.ts";
+import { ROOMY_MACHINE, scriptMeeting, useWorld } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
 
 const QUEUE_TOKEN = "queue-token";
@@ -478,18 +478,16 @@ describe("the pull loop against the queue and the claim route", () => {
 });
 
 describe("the pull loop with real bots", () => {
-	let world: World;
+	// Its bots hold their slots in a lobby for the whole test: on a saturated machine a Chromium
+	// can take long to get there, and one that gave up would free its slot under the test.
+	const world = useWorld({ slots: 2, joinTimeoutMs: 90_000 });
 	let queue: CountingQueue;
 	let claims: ClaimServer;
 	beforeAll(async () => {
-		// Its bots hold their slots in a lobby for the whole test: on a saturated machine a Chromium
-		// can take long to get there, and one that gave up would free its slot under the test.
-		world = await startWorld({ slots: 2, joinTimeoutMs: 90_000 });
 		queue = await startCountingQueue();
 		claims = await startClaimServer();
 	});
 	afterAll(async () => {
-		await stopWorld(world);
 		await queue.close();
 		await claims.close();
 	});

@@ -8,7 +8,7 @@
 import { statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../../test/shared/wait.ts";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 import { describeWav, type Providers, startProviders } from "./providers.ts";
 import { applied, finalStatus, segmentsOf, statusesOf } from "./room.ts";
 
@@ -18,14 +18,12 @@ const HOST_CAP = wavBytes(2);
 const UPLOAD_LIMIT = wavBytes(1);
 
 describe("a bot's recording at its size cap", () => {
-	let world: World;
+	const world = useWorld({ recordingMaxBytes: HOST_CAP });
 	let providers: Providers;
 	beforeAll(async () => {
-		world = await startWorld({ recordingMaxBytes: HOST_CAP });
 		providers = await startProviders();
 	});
 	afterAll(async () => {
-		await stopWorld(world);
 		await providers.close();
 	});
 

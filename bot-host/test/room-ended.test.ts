@@ -4,8 +4,8 @@
  * a refused upgrade with 409, or a close with the room's "meeting ended" or "superseded"
  * code, ends the session and the bot leaves.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { spawnBot, useWorld, type World } from "./harness.ts";
 import { statusesOf } from "./room.ts";
 
 /** The session's end, or "still running" after `ms`. */
@@ -17,13 +17,7 @@ async function endedWithin(world: World, meetingId: number, ms: number): Promise
 }
 
 describe("a bot whose room has ended the meeting", () => {
-	let world: World;
-	beforeAll(async () => {
-		world = await startWorld();
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
+	const world = useWorld();
 
 	it("leaves the call when its reconnect is refused with 409", async () => {
 		const bot = await spawnBot(world, "google_meet", { direct_join: true, participants: [{ name: "Ana" }] });

@@ -1,21 +1,14 @@
 /** The sandbox's control API over plain HTTP, as users and the end-to-end tests drive it. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Platform } from "../../src/bot-channel/protocol.ts";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
 
 describe("sandbox control API", () => {
-	let world: World;
+	const world = useWorld();
 	const control = (path: string, init?: RequestInit) => fetch(`${world.sandbox.controlUrl}${path}`, init);
 	const post = (path: string, body: unknown) =>
 		control(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-
-	beforeAll(async () => {
-		world = await startWorld();
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
 
 	it("sets, reads and forgets a scenario, and refuses an invalid one", async () => {
 		const set = await post("/meetings/abc-defg-hij", { admit_after_ms: 50, participants: [{ name: "Mo", lines: ["Hi."] }] });

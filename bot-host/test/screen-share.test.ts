@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Platform } from "../../src/bot-channel/protocol.ts";
 import { until } from "../../test/shared/wait.ts";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
 
 /** A plain rectangle of one colour; 16:9, so shown whole on a 16:9 canvas it fills the frame. */
@@ -23,17 +23,15 @@ const isRed = (c: Rgb) => c != null && c[0]! > 200 && c[1]! < 60 && c[2]! < 60;
 const isBlue = (c: Rgb) => c != null && c[2]! > 180 && c[0]! < 80 && c[1]! < 80;
 
 describe("shared content as a real screen share", () => {
-	let world: World;
+	const world = useWorld();
 	// `image` content is downloaded by the bot: a local server plays the public site.
 	const images = http.createServer((_req, res) => res.writeHead(200, { "content-type": "image/svg+xml" }).end(svg("#0000ff")));
 	let imageUrl: string;
 	beforeAll(async () => {
-		world = await startWorld();
 		await new Promise<void>((resolve) => images.listen(0, "127.0.0.1", () => resolve()));
 		imageUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}/slide.svg`;
 	});
 	afterAll(async () => {
-		await stopWorld(world);
 		images.closeAllConnections();
 		await new Promise<void>((resolve) => images.close(() => resolve()));
 	});

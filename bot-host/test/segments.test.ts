@@ -4,19 +4,17 @@
  * `verbose_json`, and the segments the room receives.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 import { type Providers, startProviders } from "./providers.ts";
 import { finalStatus, segmentsOf } from "./room.ts";
 
 describe("segment fidelity", () => {
-	let world: World;
+	const world = useWorld();
 	let providers: Providers;
 	beforeAll(async () => {
-		world = await startWorld();
 		providers = await startProviders();
 	});
 	afterAll(async () => {
-		await stopWorld(world);
 		await providers.close();
 	});
 

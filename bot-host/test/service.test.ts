@@ -6,22 +6,16 @@
 import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eventually } from "../../test/shared/wait.ts";
 import { browserOwner } from "../bot/browser-owner.ts";
 import { startBotHost } from "../service.ts";
 import { FakeProc } from "./fake-proc.ts";
-import { CHANNEL_TOKEN, ROOMY_MACHINE, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { CHANNEL_TOKEN, ROOMY_MACHINE, spawnBot, useWorld } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
 
 describe("bot host service", () => {
-	let world: World;
-	beforeAll(async () => {
-		world = await startWorld();
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
+	const world = useWorld();
 
 	it("answers /health and /metrics without a secret, and has no spawn or stop route any more", async () => {
 		const health = await fetch(`${world.hostUrl}/health`);
@@ -357,13 +351,7 @@ describe("bot host service", () => {
 });
 
 describe("bot host at capacity and draining", () => {
-	let world: World;
-	beforeAll(async () => {
-		world = await startWorld({ slots: 1 });
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
+	const world = useWorld({ slots: 1 });
 
 	it("has no free slot while BOT_HOST_SLOTS bots run, and one again when a bot ends", async () => {
 		expect(world.host.capacity()).toMatchObject({ slots: 1, running: 0, launching: 0, free: 1 });

@@ -7,20 +7,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../../test/shared/wait.ts";
 import { TEAMS_REDUNDANT_TONE_HZ } from "../sandbox/pages/teams.ts";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 import { describeWav, type Providers, startProviders } from "./providers.ts";
 import { finalStatus, segmentsOf, statusesOf } from "./room.ts";
 import { toneShare, wavSamples } from "./tones.ts";
 
 describe("a Teams bot in the call", () => {
-	let world: World;
+	const world = useWorld();
 	let providers: Providers;
 	beforeAll(async () => {
-		world = await startWorld();
 		providers = await startProviders();
 	});
 	afterAll(async () => {
-		await stopWorld(world);
 		await providers.close();
 	});
 

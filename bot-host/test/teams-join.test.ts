@@ -3,20 +3,14 @@
  * Chromium: the launcher's other forms, a Join covered or enabled late, the audio/video prompt
  * that swallows the Join click (V #467), "we couldn't connect you", and the sign-in walls.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import type { Scenario } from "../sandbox/scenario.ts";
-import { type Spawned, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { type Spawned, spawnBot, useWorld } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
 
 describe("the Teams join, against the page's traps", () => {
-	let world: World;
-	beforeAll(async () => {
-		world = await startWorld();
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
+	const world = useWorld();
 
 	const statuses = (bot: Spawned) => statusesOf(world.room.received(bot.meetingId)).map((s) => s.status);
 

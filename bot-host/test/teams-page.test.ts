@@ -4,9 +4,9 @@
  * chat both ways, and every outcome screen ending the bot as it should; while outcome sentences
  * said, typed or worn as names by participants change nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { UiLanguage } from "../../src/platforms/page-facts.ts";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 import { finalStatus, segmentsOf, statusesOf } from "./room.ts";
 
 const PASSCODE = "Tm9pass";
@@ -21,13 +21,7 @@ const ALICE = "Alice Archer";
 const BOB = "Bob Baker";
 
 describe("the Teams driver on the sandbox page, in each language and page generation", () => {
-	let world: World;
-	beforeAll(async () => {
-		world = await startWorld();
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
+	const world = useWorld();
 
 	/** Joins, waits in the lobby, reads both speakers' captions, chats both ways, leaves. */
 	async function attendWholeMeeting(ui_language: UiLanguage, dom_version: "newer" | "older") {

@@ -5,19 +5,13 @@
  * `automatic_leave.max_wait_for_host`, says so in its status, and never asks for help. A link to
  * no meeting looks the same, so it waits the same bound; a wrong passcode still fails at once.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { meetingLink, spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { meetingLink, spawnBot, useWorld } from "./harness.ts";
 import { finalStatus, statusesOf } from "./room.ts";
 
 describe("a Zoom bot before the host starts the meeting", () => {
-	let world: World;
-	beforeAll(async () => {
-		// The page is re-opened every second here (15 s on the real client) so the test stays short.
-		world = await startWorld({ hostRecheckMs: 1_000 });
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
+	// The page is re-opened every second here (15 s on the real client) so the test stays short.
+	const world = useWorld({ hostRecheckMs: 1_000 });
 
 	const reported = (meetingId: number) => statusesOf(world.room.received(meetingId)).map((s) => [s.status, s.reason ?? null]);
 

@@ -4,9 +4,9 @@
  * before the name, the hiding footer, a reused caption span, the caption modals, captions the host
  * turned off, the end redirecting instead of showing its modal, and an "audio" footer label.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { until } from "../../test/shared/wait.ts";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 import { finalStatus, segmentsOf, statusesOf } from "./room.ts";
 
 const ALICE = "Alice Archer";
@@ -15,13 +15,7 @@ const ALICE_LINE = "Good morning everyone, the numbers look great.";
 const BOB_LINE = "Thanks Alice, let us review the plan.";
 
 describe("the Zoom driver against the sandbox's traps", () => {
-	let world: World;
-	beforeAll(async () => {
-		world = await startWorld();
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
+	const world = useWorld();
 
 	const statuses = (meetingId: number) => statusesOf(world.room.received(meetingId)).map((s) => s.status);
 	/** Waits for the bot to be in the call, or to have ended or asked for help instead; the statuses so far. */

@@ -4,11 +4,11 @@
  * a chat line or a name that reads like an outcome screen, in any language, changes nothing.
  */
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import type { UiLanguage } from "../../src/platforms/page-facts.ts";
 import type { Scenario } from "../sandbox/scenario.ts";
-import { spawnBot, startWorld, stopWorld, type World } from "./harness.ts";
+import { spawnBot, useWorld } from "./harness.ts";
 import { finalStatus, segmentsOf, statusesOf } from "./room.ts";
 
 /** Outcome and waiting sentences as the sandbox's Zoom shows them, said and typed by participants. */
@@ -44,13 +44,7 @@ const LANGUAGES = Object.keys(SENTENCES) as UiLanguage[];
 const ALICE = "Alice Archer";
 
 describe("the Zoom web client in other languages and generations", () => {
-	let world: World;
-	beforeAll(async () => {
-		world = await startWorld();
-	});
-	afterAll(async () => {
-		await stopWorld(world);
-	});
+	const world = useWorld();
 
 	const statuses = (meetingId: number) => statusesOf(world.room.received(meetingId)).map((s) => s.status);
 

@@ -1,0 +1,34 @@
+/// <reference types="vite/client" />
+import { describe, expect, it } from "vitest";
+
+/**
+ * A bot-host source file over 400 lines usually holds two ideas (the session once held its life,
+ * its watch loop and its call set-up; the sandbox runtime its voices, media and API). Tests are
+ * not counted. The sandbox runtime is served as one script from its parts: every part is listed.
+ */
+const sources = import.meta.glob<string>(
+	["../../../bot-host/**/*.ts", "../../../bot-host/**/*.js", "!**/test/**", "!**/*.test.ts", "!**/*.min.js", "!**/node_modules/**"],
+	{ query: "?raw", import: "default", eager: true },
+);
+const files = Object.entries(sources).map(([key, text]) => ({ path: key.replace(/^(\.\.\/)+/, ""), text }));
+const LIMIT = 400;
+
+describe("bot-host file sizes", () => {
+	it("reads the bot host's sources", () => {
+		expect(files.map((f) => f.path)).toEqual(expect.arrayContaining(["bot-host/bot/session.ts", "bot-host/sandbox/pages/runtime.js"]));
+	});
+
+	it(`keeps every source file under ${LIMIT} lines`, () => {
+		const over = files.filter((f) => f.text.split("\n").length > LIMIT).map((f) => `${f.path}: ${f.text.split("\n").length} lines`);
+		expect(over).toEqual([]);
+	});
+
+	it("serves every part of the sandbox pages' runtime (sandbox/server.ts RUNTIME_PARTS)", () => {
+		const server = files.find((f) => f.path === "bot-host/sandbox/server.ts")?.text ?? "";
+		const listed = [...(/RUNTIME_PARTS = \[([^\]]*)\]/.exec(server)?.[1] ?? "").matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+		const parts = files.filter((f) => /^bot-host\/sandbox\/pages\/runtime[^/]*\.js$/.test(f.path)).map((f) => f.path.split("/").pop());
+		expect(listed.toSorted()).toEqual(parts.toSorted());
+		// runtime.js publishes window.Sandbox from what the others declare: it comes last.
+		expect(listed.at(-1)).toBe("runtime.js");
+	});
+});
