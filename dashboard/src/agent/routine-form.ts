@@ -4,10 +4,10 @@
  * server's to judge, and its 422 `detail` is shown as it comes.
  */
 
-import type { RoutineView } from "../../../src/agent/routine-view";
+import type { Schemas } from "@meetbot/client";
 
 /** A routine as GET /agent/api/routines lists it. */
-export type Routine = RoutineView;
+export type Routine = Schemas["Routine"];
 
 export interface RoutineForm {
 	name: string;
