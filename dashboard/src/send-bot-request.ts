@@ -4,7 +4,7 @@
  * the pasted link's host (the API parses the link itself and answers 422 for a bad one), or
  * taken from the form when the user pasted a bare meeting id. Pure (send-bot-request.test.ts).
  */
-import { platformOfHost } from "../../src/platforms/index.ts";
+import { platformOfLink } from "../../src/meetings/meeting-link";
 import type { Platform } from "./types";
 
 export interface SendBotForm {
@@ -26,18 +26,8 @@ export interface SendBotBody {
 	recording_enabled: boolean;
 }
 
-/** The platform a link's host belongs to, or null (not a link, or another host). */
-export function platformOfLink(link: string): Platform | null {
-	const text = link.trim();
-	if (!text.includes(".")) return null;
-	let host: string;
-	try {
-		host = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`).hostname.toLowerCase();
-	} catch {
-		return null;
-	}
-	return platformOfHost(host);
-}
+// The link's platform is read as the API reads it (src/meetings/meeting-link.ts).
+export { platformOfLink };
 
 /** The body to send, or a sentence saying what the form still needs. */
 export function sendBotBody(form: SendBotForm): SendBotBody | { problem: string } {

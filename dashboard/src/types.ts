@@ -10,12 +10,11 @@ export type { Platform };
 export type Meeting = Schemas["Meeting"];
 export type MeetingSummary = Schemas["MeetingSummary"];
 export type Transcript = Schemas["TranscriptionResponse"];
-/** A transcript line as the pages hold it, from GET /transcripts or the live feed: the fields they show. */
-export type Segment = Pick<
-	Schemas["TranscriptionSegment"],
-	"segment_id" | "speaker" | "text" | "start" | "end" | "language" | "completed"
-> &
-	Partial<Pick<Schemas["TranscriptionSegment"], "speaker_source" | "created_at" | "absolute_start_time" | "absolute_end_time">>;
+/**
+ * A transcript line as the pages hold it, from GET /transcripts, the live feed or the copilot's
+ * stream: the generated segment narrowed to the fields the transcript view shows and orders by.
+ */
+export type Segment = Pick<Schemas["TranscriptionSegment"], "segment_id" | "speaker" | "text" | "start" | "end" | "language" | "completed">;
 export type Recording = Schemas["Recording"];
 export type SearchResults = Schemas["SearchResults"];
 export type SearchHit = Schemas["SearchHit"];

@@ -1,5 +1,6 @@
 import type { QueryOf } from "@meetbot/client";
 import { useEffect, useRef, useState } from "preact/hooks";
+import { PLANNED_STATUSES } from "../../../src/meetings/statuses";
 import { PLATFORM_CHOICES } from "../../../src/platforms/index.ts";
 import { abortable } from "../api";
 import { liveFeed } from "../live";
@@ -18,7 +19,7 @@ const PAGE_SIZE = 20;
 const STATUS_FILTERS: [string, string][] = [
 	["", "Any status"],
 	[LIVE_STATUSES.join(","), "Live"],
-	["idle,scheduled", "Planned"],
+	[PLANNED_STATUSES.join(","), "Planned"],
 	["completed", "Completed"],
 	["failed", "Failed"],
 ];

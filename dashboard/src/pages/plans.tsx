@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { PLANNED_STATUSES } from "../../../src/meetings/statuses";
+import { isPlatform } from "../../../src/platforms/index.ts";
 import { abortable, api } from "../api";
 import { liveFeed } from "../live";
 import { useCanAct } from "../me";
@@ -10,7 +11,7 @@ import { Button, CheckboxField, ErrorBanner, StatusBadge, useResource, when } fr
 
 /** A plan's auto-join state in words: whether, and when, a bot joins by itself. */
 export function autoJoinWords(plan: Meeting): string {
-	if (plan.platform === "unknown" || !plan.native_meeting_id) return "Cannot auto-join: no meeting link";
+	if (!isPlatform(plan.platform) || !plan.native_meeting_id) return "Cannot auto-join: no meeting link";
 	if (!plan.auto_join) return "Auto-join off";
 	if (plan.status === "scheduled") return `Joins by itself at ${when(plan.data?.scheduled_at)}`;
 	return "Auto-join on, but no time is set";
