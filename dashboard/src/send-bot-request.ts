@@ -4,6 +4,8 @@
  * the pasted link's host (the API parses the link itself and answers 422 for a bad one), or
  * taken from the form when the user pasted a bare meeting id. Pure (send-bot-request.test.ts).
  */
+
+import type { SendBotRequest } from "@meetbot/client";
 import { platformOfLink } from "../../src/meetings/meeting-link";
 import type { Platform } from "./types";
 
@@ -17,20 +19,11 @@ export interface SendBotForm {
 	recording: boolean;
 }
 
-export interface SendBotBody {
-	platform: Platform;
-	meeting_url?: string;
-	native_meeting_id?: string;
-	bot_name?: string;
-	language?: string;
-	recording_enabled: boolean;
-}
-
 // The link's platform is read as the API reads it (src/meetings/meeting-link.ts).
 export { platformOfLink };
 
 /** The body to send, or a sentence saying what the form still needs. */
-export function sendBotBody(form: SendBotForm): SendBotBody | { problem: string } {
+export function sendBotBody(form: SendBotForm): SendBotRequest | { problem: string } {
 	const link = form.link.trim();
 	if (!link) return { problem: "Paste a meeting link (Google Meet, Zoom or Teams)." };
 	const fromLink = platformOfLink(link);
@@ -40,7 +33,7 @@ export function sendBotBody(form: SendBotForm): SendBotBody | { problem: string 
 			problem: "That is not a Google Meet, Zoom or Teams link. Paste the whole link, or choose the platform for a bare meeting id.",
 		};
 	const looksLikeLink = fromLink !== null || link.includes("/");
-	const body: SendBotBody = { platform, recording_enabled: form.recording };
+	const body: SendBotRequest = { platform, recording_enabled: form.recording };
 	if (looksLikeLink) body.meeting_url = link;
 	else body.native_meeting_id = link;
 	const botName = form.botName.trim();
