@@ -53,15 +53,6 @@ export function chatFrame(payload: unknown): ChatFrame | null {
 	return typeof type === "string" && Object.hasOwn(FRAME_TYPES, type) ? (payload as ChatFrame) : null;
 }
 
-/** A `data:` line's text as a frame; a malformed line is null, as anything else `chatFrame` refuses. */
-export function parseChatFrame(data: string): ChatFrame | null {
-	try {
-		return chatFrame(JSON.parse(data));
-	} catch {
-		return null;
-	}
-}
-
 export function startTurn(prompt: string): ChatTurn {
 	return { prompt, parts: [], state: "running", complete: false };
 }
