@@ -1,22 +1,22 @@
 /**
- * The dashboard's only way to the API (same origin), on the typed client's transport
- * (`send` of @meetbot/client). The key lives in this tab's sessionStorage and travels only in
- * the `X-API-Key` header: never in a URL (so never in a log line) and never in localStorage.
- * `/ws` takes a short-lived ticket instead (POST /auth/ticket).
+ * The dashboard's only way to the API (same origin): one typed client (`createClient` of
+ * @meetbot/client), so every call names its route and body as the OpenAPI document declares
+ * them. The key lives in this tab's sessionStorage and travels only in the `X-API-Key` header:
+ * never in a URL (so never in a log line) and never in localStorage. `/ws` takes a short-lived
+ * ticket instead (POST /auth/ticket).
  */
-import { type FieldError, type HttpMethod, MeetbotApiError, send, type Transport } from "@meetbot/client";
+import {
+	createClient,
+	createOperatorClient,
+	errorFromResponse,
+	type FetchLike,
+	MeetbotApiError,
+	type MeetbotClient,
+	type MeetbotOperatorClient,
+} from "@meetbot/client";
 
 const KEY_SLOT = "meetbot.key";
 const METRICS_TOKEN_SLOT = "meetbot.metrics-token";
-
-export class ApiError extends Error {
-	constructor(
-		readonly status: number,
-		readonly detail: string,
-	) {
-		super(detail);
-	}
-}
 
 export const session = {
 	key: (): string | null => sessionStorage.getItem(KEY_SLOT),
@@ -39,8 +39,9 @@ export const metricsToken = {
 	forget: () => sessionStorage.removeItem(METRICS_TOKEN_SLOT),
 };
 
-/** `{detail}` as a line of text: the sentence, or the first field error of a 422. */
-function detailLine(detail: string | FieldError[], status: number): string {
+/** A refusal as a line of text: the API's sentence, or the first field error of a 422. */
+export function refusalText(error: MeetbotApiError): string {
+	const { detail, status } = error;
 	if (typeof detail === "string") return detail;
 	const first = detail[0];
 	if (!first) return `HTTP ${status}`;
@@ -57,121 +58,36 @@ export function onUnauthorized(handler: (detail: string) => void) {
 	unauthorized = handler;
 }
 
-function refused(status: number, detail: string): ApiError {
-	if (status === 401) unauthorized(detail);
-	return new ApiError(status, detail);
-}
+/** The page's fetch, its calls ended by `signal` when one is given. */
+const pageFetch =
+	(signal?: AbortSignal): FetchLike =>
+	(input, init) =>
+		fetch(input, signal ? { ...init, signal } : init);
 
-/** This tab's transport: the page's own origin, and the key (when signed in) as the header. */
-function transport(): Transport {
-	const key = session.key();
-	return { baseUrl: location.origin, auth: key ? { "X-API-Key": key } : {}, fetch: (input, init) => fetch(input, init) };
-}
-
-/**
- * A path as the pages write it, query included. The client reads `{name}` as a path parameter;
- * a page's path has none, so braces are sent percent-encoded, as fetch would send them anyway.
- */
-const literal = (path: string) => path.replace(/[{}]/g, encodeURIComponent);
-
-/** What a call may carry: a JSON body is serialised by the caller, so every body here is a string. */
-export interface CallInit {
-	headers?: Record<string, string>;
-	body?: string;
-	signal?: AbortSignal;
-}
-
-/**
- * Sends one call with the key in its header. A non-2xx answer throws an ApiError with the
- * API's `detail` (read by the client, as every caller of the API reads it); a 401 signs out.
- */
-export async function sendWithKey(method: string, path: string, init: CallInit = {}): Promise<Response> {
-	try {
-		return await send(transport(), method.toLowerCase() as HttpMethod, literal(path), init);
-	} catch (err) {
-		if (err instanceof MeetbotApiError) throw refused(err.status, detailLine(err.detail, err.status));
-		throw err;
-	}
-}
-
-/**
- * A GET of an operator's route with the metrics token as its only credential: the key is not
- * sent, and a refusal is the token's, so it never signs the tab out.
- */
-export async function requestAsOperator<T>(path: string, signal?: AbortSignal): Promise<T> {
-	const token = metricsToken.get();
-	if (!token) throw new ApiError(401, "Enter the metrics token");
-	const operator: Transport = {
-		baseUrl: location.origin,
-		auth: { Authorization: `Bearer ${token}` },
-		fetch: (input, init) => fetch(input, init),
+/** A call with the key: a 401 (a revoked or expired key) signs the tab out, before the caller sees the refusal. */
+const keyFetch =
+	(signal?: AbortSignal): FetchLike =>
+	async (input, init) => {
+		const response = await pageFetch(signal)(input, init);
+		if (response.status === 401) unauthorized(refusalText(await errorFromResponse(response.clone(), "")));
+		return response;
 	};
-	try {
-		return (await (await send(operator, "get", literal(path), { signal })).json()) as T;
-	} catch (err) {
-		if (err instanceof MeetbotApiError) throw new ApiError(err.status, detailLine(err.detail, err.status));
-		throw err;
-	}
-}
 
-/** A JSON call; non-2xx becomes an ApiError carrying the API's `detail`. 204 resolves to undefined. */
-export async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-	const res = await sendWithKey(method, path, {
-		body: body === undefined ? undefined : JSON.stringify(body),
-		headers: body === undefined ? undefined : { "Content-Type": "application/json" },
-		signal,
-	});
-	if (res.status === 204) return undefined as T;
-	const text = await res.text();
-	try {
-		return (text ? JSON.parse(text) : null) as T;
-	} catch {
-		return null as T;
-	}
-}
+const clientFor = (signal?: AbortSignal): MeetbotClient =>
+	createClient({ baseUrl: location.origin, apiKey: session.key, fetch: keyFetch(signal) });
 
-export interface ServerSentEvent {
-	id?: string;
-	event: string;
-	data: string;
-}
+/** The API with this tab's key, read as each call is sent (none while signed out). */
+export const api = clientFor();
+
+/** The same API, its calls ended when `signal` aborts: a page's load that a newer one overtook. */
+export const abortable = (signal: AbortSignal): MeetbotClient => clientFor(signal);
 
 /**
- * Reads a Server-Sent Events response (agent chat, the meeting stream) through fetch, so the
- * key stays in a header: EventSource cannot send one. Resolves when the stream ends.
+ * The operator's routes with the metrics token as their only credential: the key is not sent,
+ * and a refusal is the token's, so it never signs the tab out.
  */
-export async function readEvents(
-	path: string,
-	init: CallInit & { method?: string },
-	onEvent: (event: ServerSentEvent) => void,
-): Promise<void> {
-	const { method = "GET", ...call } = init;
-	const res = await sendWithKey(method, path, { ...call, headers: { Accept: "text/event-stream", ...call.headers } });
-	if (!res.body) return;
-	const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-	let buffer = "";
-	for (;;) {
-		const { value, done } = await reader.read();
-		if (done) return;
-		buffer += value;
-		let end = buffer.indexOf("\n\n");
-		while (end >= 0) {
-			const block = buffer.slice(0, end);
-			buffer = buffer.slice(end + 2);
-			const event: ServerSentEvent = { event: "message", data: "" };
-			const data: string[] = [];
-			for (const line of block.split("\n")) {
-				if (line.startsWith(":")) continue;
-				const colon = line.indexOf(":");
-				const field = colon < 0 ? line : line.slice(0, colon);
-				const text = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-				if (field === "event") event.event = text;
-				else if (field === "id") event.id = text;
-				else if (field === "data") data.push(text);
-			}
-			event.data = data.join("\n");
-			if (data.length > 0 || event.event !== "message") onEvent(event);
-			end = buffer.indexOf("\n\n");
-		}
-	}
+export function operatorApi(signal?: AbortSignal): MeetbotOperatorClient {
+	const token = metricsToken.get();
+	if (!token) throw new MeetbotApiError(401, "Enter the metrics token", "GET /internal/fleet/join-health");
+	return createOperatorClient({ baseUrl: location.origin, metricsToken: token, fetch: pageFetch(signal) });
 }

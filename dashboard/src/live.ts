@@ -15,11 +15,12 @@ import {
 	LiveError,
 	type LiveMeetingLink,
 	type LiveSubscription,
+	MeetbotApiError,
 	type MeetingFrame,
 	type SubscribedFrame,
 } from "@meetbot/client";
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, request } from "./api";
+import { api, refusalText } from "./api";
 
 export type MeetingRef = LiveMeetingLink;
 
@@ -46,9 +47,10 @@ const refKey = (ref: MeetingRef) => `${ref.platform}\n${ref.native_id}`;
 /** A one-use ticket (docs/dashboard.md#signing-in); a refused key ends the session's feed, anything else is worth another try. */
 async function ticket(): Promise<{ ticket: string }> {
 	try {
-		return await request<{ ticket: string }>("POST", "/auth/ticket");
+		return await api.auth.ticket();
 	} catch (err) {
-		if (err instanceof ApiError && (err.status === 401 || err.status === 403)) throw new LiveError(err.detail, undefined, true);
+		if (err instanceof MeetbotApiError && (err.status === 401 || err.status === 403))
+			throw new LiveError(refusalText(err), undefined, true);
 		throw err;
 	}
 }

@@ -1,7 +1,8 @@
 import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import "./app.css";
-import { ApiError, onUnauthorized, request, session } from "./api";
+import { UnauthorizedError } from "@meetbot/client";
+import { api, onUnauthorized, refusalText, session } from "./api";
 import { type FeedState, liveFeed, useFeedState } from "./live";
 import { MeContext } from "./me";
 import { AgentPage } from "./pages/agent";
@@ -25,15 +26,15 @@ function App() {
 
 	useEffect(() => {
 		if (!checking) return;
-		request<Me>("GET", "/auth/me").then(
+		api.auth.me().then(
 			(found) => {
 				setMe(found);
 				setChecking(false);
 			},
 			(err: unknown) => {
-				if (err instanceof ApiError && err.status === 401) {
+				if (err instanceof UnauthorizedError) {
 					session.signOut();
-					setSignedOutReason(`Signed out: ${err.detail}`);
+					setSignedOutReason(`Signed out: ${refusalText(err)}`);
 				} else setStartupError(err);
 				setChecking(false);
 			},
@@ -61,7 +62,7 @@ function App() {
 	async function signOut() {
 		// Revokes this key's outstanding /ws tickets; the key leaves the tab either way.
 		try {
-			await request("DELETE", "/auth/ticket");
+			await api.auth.revokeTickets();
 		} catch {
 			// best effort: signing out must not depend on the network
 		}

@@ -2,6 +2,7 @@
  * Applying `/ws` frames to what the meeting pages hold (docs/live-feed.md). Pure
  * (meeting-feed.test.ts).
  */
+import { isPlatform } from "../../src/platforms/index.ts";
 import type { FeedFrame, MeetingRef } from "./live";
 import { withPlacementFrame } from "./placement-words";
 import type { Meeting } from "./types";
@@ -9,7 +10,7 @@ import type { Meeting } from "./types";
 /** The refs `/ws` can watch: meetings with a link. */
 export function feedRefs(meetings: Meeting[]): MeetingRef[] {
 	return meetings
-		.filter((m) => m.native_meeting_id && m.platform !== "unknown")
+		.filter((m) => m.native_meeting_id && isPlatform(m.platform))
 		.map((m) => ({ platform: m.platform, native_id: m.native_meeting_id as string }));
 }
 

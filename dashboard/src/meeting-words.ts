@@ -4,6 +4,7 @@
  */
 import type { CompletionReason, FailureCause } from "../../src/bot-channel/protocol";
 import { type LabelledMeeting, meetingLabel, platformName } from "../../src/meetings/meeting-label";
+import { LIVE_STATUSES } from "../../src/meetings/statuses";
 
 /** The platform's product name; a plan's `unknown` platform is "no link". */
 export function platformWords(platform: string): string {
@@ -55,11 +56,11 @@ export function causeWords(cause: unknown): string | null {
 	return words ? `${cause}: ${words}` : cause;
 }
 
-/** Every status a meeting can be live in: Stop and the interactive forms apply to these. */
-export const LIVE_STATUSES = ["requested", "joining", "awaiting_admission", "needs_help", "active", "stopping"];
+/** Every status a meeting can be live in (the status machine's list): Stop and the interactive forms apply to these. */
+export { LIVE_STATUSES };
 
 export function isLive(status: string): boolean {
-	return LIVE_STATUSES.includes(status);
+	return (LIVE_STATUSES as readonly string[]).includes(status);
 }
 
 /** `url` when it is an http(s) address, else null: a meeting's link is untrusted, so a `javascript:` one never becomes an href. */

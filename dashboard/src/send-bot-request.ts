@@ -4,7 +4,9 @@
  * the pasted link's host (the API parses the link itself and answers 422 for a bad one), or
  * taken from the form when the user pasted a bare meeting id. Pure (send-bot-request.test.ts).
  */
-import { platformOfHost } from "../../src/platforms/index.ts";
+
+import type { SendBotRequest } from "@meetbot/client";
+import { platformOfLink } from "../../src/meetings/meeting-link";
 import type { Platform } from "./types";
 
 export interface SendBotForm {
@@ -17,30 +19,11 @@ export interface SendBotForm {
 	recording: boolean;
 }
 
-export interface SendBotBody {
-	platform: Platform;
-	meeting_url?: string;
-	native_meeting_id?: string;
-	bot_name?: string;
-	language?: string;
-	recording_enabled: boolean;
-}
-
-/** The platform a link's host belongs to, or null (not a link, or another host). */
-export function platformOfLink(link: string): Platform | null {
-	const text = link.trim();
-	if (!text.includes(".")) return null;
-	let host: string;
-	try {
-		host = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`).hostname.toLowerCase();
-	} catch {
-		return null;
-	}
-	return platformOfHost(host);
-}
+// The link's platform is read as the API reads it (src/meetings/meeting-link.ts).
+export { platformOfLink };
 
 /** The body to send, or a sentence saying what the form still needs. */
-export function sendBotBody(form: SendBotForm): SendBotBody | { problem: string } {
+export function sendBotBody(form: SendBotForm): SendBotRequest | { problem: string } {
 	const link = form.link.trim();
 	if (!link) return { problem: "Paste a meeting link (Google Meet, Zoom or Teams)." };
 	const fromLink = platformOfLink(link);
@@ -50,7 +33,7 @@ export function sendBotBody(form: SendBotForm): SendBotBody | { problem: string 
 			problem: "That is not a Google Meet, Zoom or Teams link. Paste the whole link, or choose the platform for a bare meeting id.",
 		};
 	const looksLikeLink = fromLink !== null || link.includes("/");
-	const body: SendBotBody = { platform, recording_enabled: form.recording };
+	const body: SendBotRequest = { platform, recording_enabled: form.recording };
 	if (looksLikeLink) body.meeting_url = link;
 	else body.native_meeting_id = link;
 	const botName = form.botName.trim();

@@ -3,6 +3,7 @@
  * first `active` (`start_time`) and ended (`end_time`) with its reason; the steps in between
  * are the `meeting.status` frames this page has seen live. Pure (timeline.test.ts).
  */
+import { TERMINAL_STATUSES } from "../../src/meetings/statuses";
 import { causeWords, reasonWords } from "./meeting-words";
 import type { Meeting } from "./types";
 
@@ -20,7 +21,7 @@ export interface SeenStatus {
 	reason?: string | null;
 }
 
-const TERMINAL = new Set(["completed", "failed"]);
+const TERMINAL = new Set<string>(TERMINAL_STATUSES);
 
 /** How the meeting ended, in one sentence with the named reason; null while it is not over. */
 export function endingWords(meeting: Meeting): string | null {

@@ -13,11 +13,6 @@ export const TRANSCRIPT_DOWNLOADS = [
 ] as const;
 export type TranscriptFormat = (typeof TRANSCRIPT_DOWNLOADS)[number]["format"];
 
-/** The export's address: the transcript's own path with `?format=`. */
-export function exportPath(transcriptPath: string, format: TranscriptFormat): string {
-	return `${transcriptPath}?format=${format}`;
-}
-
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f"\\/:*?<>|]+/g;
 

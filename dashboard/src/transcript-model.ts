@@ -27,15 +27,11 @@ function normalise(wire: WireSegment, completed: boolean, speaker?: string): Seg
 	return {
 		segment_id: wire.segment_id,
 		speaker: wire.speaker ?? speaker ?? null,
-		speaker_source: wire.speaker_source,
 		text: typeof wire.text === "string" ? wire.text : "",
 		start: Number(wire.start ?? wire.start_time ?? 0),
 		end: Number(wire.end ?? wire.end_time ?? wire.start ?? wire.start_time ?? 0),
 		language: wire.language ?? null,
 		completed,
-		created_at: wire.created_at,
-		absolute_start_time: wire.absolute_start_time ?? null,
-		absolute_end_time: wire.absolute_end_time ?? null,
 	};
 }
 

@@ -9,13 +9,11 @@ import type { Platform, ResponseOf, Schemas } from "@meetbot/client";
 export type { Platform };
 export type Meeting = Schemas["Meeting"];
 export type MeetingSummary = Schemas["MeetingSummary"];
-export type Transcript = Schemas["TranscriptionResponse"];
-/** A transcript line as the pages hold it, from GET /transcripts or the live feed: the fields they show. */
-export type Segment = Pick<
-	Schemas["TranscriptionSegment"],
-	"segment_id" | "speaker" | "text" | "start" | "end" | "language" | "completed"
-> &
-	Partial<Pick<Schemas["TranscriptionSegment"], "speaker_source" | "created_at" | "absolute_start_time" | "absolute_end_time">>;
+/**
+ * A transcript line as the pages hold it, from GET /transcripts, the live feed or the copilot's
+ * stream: the generated segment narrowed to the fields the transcript view shows and orders by.
+ */
+export type Segment = Pick<Schemas["TranscriptionSegment"], "segment_id" | "speaker" | "text" | "start" | "end" | "language" | "completed">;
 export type Recording = Schemas["Recording"];
 export type SearchResults = Schemas["SearchResults"];
 export type SearchHit = Schemas["SearchHit"];
@@ -24,7 +22,6 @@ export type Calendar = Schemas["CalendarConnection"];
 /** A calendar's last sync; `{}` before the first one. */
 export type SyncStamp = ResponseOf<"/user/calendars/{calendar_id}/sync", "get">;
 export type Me = ResponseOf<"/auth/me", "get">;
-export type Participant = ResponseOf<"/meetings/{meeting_id}/participants", "get">["participants"][number];
 export type ChatLine = ResponseOf<"/bots/{platform}/{native_meeting_id}/chat", "get">["messages"][number];
 /** Join health, the operator's figures (GET /internal/fleet/join-health, docs/bot-fleet.md#join-health). */
 export type JoinHealth = Schemas["JoinHealth"];

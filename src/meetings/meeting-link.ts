@@ -66,9 +66,14 @@ export function constructMeetingUrl(platform: Platform, nativeId: string, passco
 /** Parses a pasted meeting link; null for anything that is not a joinable meeting link. */
 export function parseMeetingLink(link: string): ParsedMeetingLink | null {
 	const url = toUrl(link);
-	if (!url) return null;
-	const platform = platformOfHost(url.hostname);
-	return platform ? PLATFORM_FACTS[platform].parseLink(url) : null;
+	const platform = url ? platformOfHost(url.hostname) : null;
+	return url && platform ? PLATFORM_FACTS[platform].parseLink(url) : null;
+}
+
+/** The platform a pasted link's host belongs to, before its path is read (the dashboard's form); null for no link or another host. */
+export function platformOfLink(link: string): Platform | null {
+	const url = toUrl(link);
+	return url ? platformOfHost(url.hostname) : null;
 }
 
 function toUrl(link: string): URL | null {

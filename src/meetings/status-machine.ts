@@ -6,14 +6,13 @@
 import type { z } from "zod";
 import type { CompletionReason, FailureCause, FailureStage as FailureStageSchema } from "../bot-channel/protocol";
 import { REASON_OUTCOME, RETRYABLE_REASONS } from "../bot-channel/protocol";
+import { LIVE_STATUSES, MEETING_STATUSES, PLANNED_STATUSES, TERMINAL_STATUSES } from "./statuses";
 
 export type { CompletionReason, FailureCause };
 export type FailureStage = z.infer<typeof FailureStageSchema>;
 
-export const PLANNED_STATUSES = ["idle", "scheduled"] as const;
-export const LIVE_STATUSES = ["requested", "joining", "awaiting_admission", "needs_help", "active", "stopping"] as const;
-export const TERMINAL_STATUSES = ["completed", "failed"] as const;
-export const MEETING_STATUSES = [...PLANNED_STATUSES, ...LIVE_STATUSES, ...TERMINAL_STATUSES] as const;
+// The lists live in a module of their own, free of the protocol, so the dashboard reads them too.
+export { LIVE_STATUSES, MEETING_STATUSES, PLANNED_STATUSES, TERMINAL_STATUSES };
 
 export type PlannedStatus = (typeof PLANNED_STATUSES)[number];
 export type LiveStatus = (typeof LIVE_STATUSES)[number];

@@ -14,8 +14,7 @@ import { maskSecret, seal, unseal } from "./secret-box";
 export type SettingsColumns = Omit<AccountSettingsRow, "userId" | "updatedAt">;
 export type FieldUpdate = string | null | undefined;
 
-export const WEBHOOK_EVENT_TYPES = ["meeting.started", "meeting.completed", "bot.failed", "meeting.status_change"] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType, webhookEventEnabled } from "./webhook-events";
 
 const EMPTY: SettingsColumns = {
 	modelMode: null,
@@ -182,10 +181,4 @@ export async function resolveSettings(env: Env, s: SettingsColumns): Promise<Res
 		transcription: { url: transcription.url, token: transcription.credential, owner: transcription.owner },
 		webhook: { url: webhook.url, secret: webhook.credential, events: s.webhookEvents, owner: webhook.owner },
 	};
-}
-
-/** Whether an event is delivered: an explicit entry decides; otherwise only meeting.completed. */
-export function webhookEventEnabled(filter: Record<string, boolean> | null, event: WebhookEventType): boolean {
-	const explicit = filter?.[event];
-	return explicit ?? event === "meeting.completed";
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyChatFrame, argsText, type ChatFrame, type ChatTurn, parseChatFrame, startTurn, turnsFromHistory } from "./chat-frames";
+import { applyChatFrame, argsText, type ChatFrame, type ChatTurn, chatFrame, startTurn, turnsFromHistory } from "./chat-frames";
 
 /** The data lines of a real turn, as docs/agent.md#chat and the README show them. */
 const STREAM = [
@@ -15,7 +15,8 @@ const STREAM = [
 
 function run(lines: string[], turn: ChatTurn = startTurn("hi")): ChatTurn {
 	return lines.reduce((t, line) => {
-		const frame = parseChatFrame(line);
+		// Each data line as the client's SSE reader hands it over: parsed.
+		const frame = chatFrame(JSON.parse(line));
 		return frame ? applyChatFrame(t, frame) : t;
 	}, turn);
 }
@@ -76,11 +77,11 @@ describe("chat frames into a turn", () => {
 		]);
 	});
 
-	it("ignores pings, unknown types and lines that are not JSON", () => {
-		expect(parseChatFrame('{"type":"ping"}')).toBeNull();
-		expect(parseChatFrame("not json")).toBeNull();
-		expect(parseChatFrame("null")).toBeNull();
-		expect(parseChatFrame('{"type":"message-delta","text":"x","turn_id":"t"}')).toEqual({ type: "message-delta", text: "x", turn_id: "t" });
+	it("ignores pings, unknown types and payloads that are not frames", () => {
+		expect(chatFrame({ type: "ping" })).toBeNull();
+		expect(chatFrame("not json")).toBeNull();
+		expect(chatFrame(null)).toBeNull();
+		expect(chatFrame({ type: "message-delta", text: "x", turn_id: "t" })).toEqual({ type: "message-delta", text: "x", turn_id: "t" });
 	});
 
 	it("ends a turn that completed without done or error as failed", () => {

@@ -4,6 +4,7 @@
  * they arrive and renders what comes out, always as text.
  */
 
+import type { Schemas } from "@meetbot/client";
 import type { AgentFrame, Finding } from "../../../src/agent/frames";
 
 export type { Finding };
@@ -45,17 +46,11 @@ const FRAME_TYPES: Record<ChatFrame["type"], true> = {
 	"turn-complete": true,
 };
 
-/** One SSE `data:` payload as a frame; anything else (a ping, a malformed line) is null and ignored. */
-export function parseChatFrame(data: string): ChatFrame | null {
-	let parsed: unknown;
-	try {
-		parsed = JSON.parse(data);
-	} catch {
-		return null;
-	}
-	if (typeof parsed !== "object" || parsed === null) return null;
-	const type = (parsed as { type?: unknown }).type;
-	return typeof type === "string" && Object.hasOwn(FRAME_TYPES, type) ? (parsed as ChatFrame) : null;
+/** One SSE event's payload as a frame; anything else (a ping, a frame of another kind) is null and ignored. */
+export function chatFrame(payload: unknown): ChatFrame | null {
+	if (typeof payload !== "object" || payload === null) return null;
+	const type = (payload as { type?: unknown }).type;
+	return typeof type === "string" && Object.hasOwn(FRAME_TYPES, type) ? (payload as ChatFrame) : null;
 }
 
 export function startTurn(prompt: string): ChatTurn {
@@ -141,12 +136,8 @@ export function applyChatFrame(turn: ChatTurn, frame: ChatFrame): ChatTurn {
 	}
 }
 
-export type HistoryEntry =
-	| { role: "user"; text: string }
-	| { role: "agent"; text: string; ok?: boolean; ops?: { label: string; tool: string }[] };
-
 /** A stored session (`GET /agent/sessions/{s}/history`) as turns: each user line opens one. */
-export function turnsFromHistory(entries: HistoryEntry[]): ChatTurn[] {
+export function turnsFromHistory(entries: Schemas["AgentHistoryTurn"][]): ChatTurn[] {
 	const turns: ChatTurn[] = [];
 	for (const entry of entries) {
 		if (entry.role === "user") {

@@ -1,5 +1,6 @@
-import { ApiError, readEvents } from "../api";
-import { type ChatFrame, parseChatFrame } from "./chat-frames";
+import { MeetbotApiError } from "@meetbot/client";
+import { api } from "../api";
+import { type ChatFrame, chatFrame } from "./chat-frames";
 
 const REATTACH_ATTEMPTS = 3;
 
@@ -20,21 +21,19 @@ export async function streamTurn(opts: {
 }): Promise<void> {
 	let lastEventId: string | undefined;
 	let complete = false;
-	const body = JSON.stringify({ prompt: opts.prompt, session: opts.session, turn_id: opts.nonce });
+	const body = { prompt: opts.prompt, session: opts.session, turn_id: opts.nonce };
 	for (let attempt = 0; ; attempt++) {
 		try {
-			const headers: Record<string, string> = { "Content-Type": "application/json" };
-			if (lastEventId) headers["Last-Event-ID"] = lastEventId;
-			await readEvents("/agent/chat", { method: "POST", headers, body, signal: opts.signal }, (event) => {
+			for await (const event of api.agent.chat(body, { lastEventId, signal: opts.signal })) {
 				if (event.id) lastEventId = event.id;
-				const frame = parseChatFrame(event.data);
-				if (!frame) return;
+				const frame = chatFrame(event.data);
+				if (!frame) continue;
 				if (frame.type === "turn-complete") complete = true;
 				opts.onFrame(frame);
-			});
+			}
 		} catch (err) {
 			// The API refused the request (its detail is the answer), or the page went away.
-			if (err instanceof ApiError || opts.signal.aborted) throw err;
+			if (err instanceof MeetbotApiError || opts.signal.aborted) throw err;
 		}
 		if (complete || opts.signal.aborted) return;
 		if (attempt >= REATTACH_ATTEMPTS)

@@ -1,20 +1,13 @@
+import type { Schemas } from "@meetbot/client";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { request } from "../api";
+import { abortable, api } from "../api";
 import { navigate } from "../route";
 import { ErrorBanner, errorText, useResource } from "../ui";
-import { applyChatFrame, type ChatTurn, type HistoryEntry, startTurn, turnsFromHistory } from "./chat-frames";
+import { applyChatFrame, type ChatTurn, startTurn, turnsFromHistory } from "./chat-frames";
 import { newNonce, SESSION_NAME, streamTurn } from "./chat-stream";
 import { TurnView } from "./turn-view";
 
-interface SessionSummary {
-	session: string;
-	title: string;
-	/** Seconds since the epoch. */
-	created: number;
-	last_active: number;
-}
-
-function SessionList(props: { current: string; sessions: SessionSummary[] | null; error: unknown }) {
+function SessionList(props: { current: string; sessions: Schemas["AgentSession"][] | null; error: unknown }) {
 	const [name, setName] = useState("");
 	const [nameError, setNameError] = useState("");
 	const open = (e: Event) => {
@@ -65,13 +58,14 @@ function SessionList(props: { current: string; sessions: SessionSummary[] | null
 	);
 }
 
-type ModelState = "configured" | "not_configured" | "misconfigured";
+type ModelState = Schemas["AgentHealth"]["capabilities"]["model_inference"]["state"];
 
 /** Says before the first message when a turn could not run, and where to fix it. */
 function ModelHint() {
 	const [state, setState] = useState<ModelState | null>(null);
 	useEffect(() => {
-		request<{ capabilities?: { model_inference?: { state?: ModelState } } }>("GET", "/agent/health")
+		api.agent
+			.health()
 			.then((health) => setState(health.capabilities?.model_inference?.state ?? null))
 			.catch(() => setState(null));
 	}, []);
@@ -89,10 +83,7 @@ function ModelHint() {
 /** `#/agent/chat/<session>`: one session's turns, a streaming reply, reset. */
 export function ChatPanel({ session }: { session: string }) {
 	const [turns, setTurns] = useState<ChatTurn[]>([]);
-	const sessions = useResource(
-		(signal) => request<{ sessions: SessionSummary[] }>("GET", "/agent/sessions", undefined, signal),
-		"sessions",
-	);
+	const sessions = useResource((signal) => abortable(signal).agent.sessions(), "sessions");
 	const [historyError, setHistoryError] = useState("");
 	const [prompt, setPrompt] = useState("");
 	const [running, setRunning] = useState(false);
@@ -104,7 +95,8 @@ export function ChatPanel({ session }: { session: string }) {
 		setHistoryError("");
 		setNotice("");
 		const controller = new AbortController();
-		request<{ turns: HistoryEntry[] }>("GET", `/agent/sessions/${encodeURIComponent(session)}/history`, undefined, controller.signal)
+		abortable(controller.signal)
+			.agent.history(session)
 			.then(({ turns }) => setTurns(turnsFromHistory(turns)))
 			.catch((err) => {
 				if (!controller.signal.aborted) setHistoryError(errorText(err));
@@ -149,7 +141,7 @@ export function ChatPanel({ session }: { session: string }) {
 
 	const reset = async () => {
 		try {
-			await request("POST", "/agent/chat/reset", { session });
+			await api.agent.resetChat({ session });
 			setTurns([]);
 			setNotice(`Session ${session} was reset.`);
 			sessions.reload();

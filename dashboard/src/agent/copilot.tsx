@@ -1,41 +1,27 @@
 import { useState } from "preact/hooks";
-import { request } from "../api";
-import { meetingTitle } from "../meeting-words";
+import { isPlatform } from "../../../src/platforms/index.ts";
+import { abortable, api } from "../api";
+import { LIVE_STATUSES, meetingTitle } from "../meeting-words";
 import { navigate } from "../route";
 import { ActionStatus, useAction } from "../settings/status";
-import type { Segment } from "../types";
+import type { Meeting, Segment } from "../types";
 import { ErrorBanner, errorText, StatusBadge, TranscriptView, useResource } from "../ui";
 import type { CopilotCard, MeetingStreamState, TranscriptLine } from "./meeting-stream";
 import { useMeetingStream } from "./use-meeting-stream";
 
-interface MeetingRecord {
-	id: number;
-	platform: string;
-	native_meeting_id: string | null;
-	status: string;
-	data: { title?: unknown } | null;
-	created_at: string;
-}
-
-const LIVE_STATUSES = "requested,joining,awaiting_admission,needs_help,active,stopping";
-
-function titleOf(meeting: MeetingRecord): string {
+function titleOf(meeting: Meeting): string {
 	return meetingTitle(meeting);
 }
 
 /** The caller's meeting a person's words name: its number, its link or its own code (GET /agent/meeting/resolve). */
-const resolveMeeting = (ref: string, signal?: AbortSignal) =>
-	request<MeetingRecord>("GET", `/agent/meeting/resolve?meeting=${encodeURIComponent(ref)}`, undefined, signal);
+const resolveMeeting = (ref: string, signal?: AbortSignal) => (signal ? abortable(signal) : api).agent.meeting.resolve(ref);
 
 /** The API's words for a reference it cannot use, without the field's name in front. */
 const refProblem = (err: unknown) => errorText(err).replace(/^query\.meeting: /, "");
 
 /** `#/agent/copilot`: the live meetings to follow, or any of the user's meetings by its number, link or code. */
 function MeetingPicker() {
-	const live = useResource(
-		(signal) => request<{ meetings: MeetingRecord[] }>("GET", `/meetings?status=${LIVE_STATUSES}&limit=50`, undefined, signal),
-		"live",
-	);
+	const live = useResource((signal) => abortable(signal).meetings.list({ status: LIVE_STATUSES.join(","), limit: 50 }), "live");
 	const meetings = live.data?.meetings ?? null;
 	const [ref, setRef] = useState("");
 	const [problem, setProblem] = useState("");
@@ -194,25 +180,26 @@ function CopilotMeeting({ meetingRef }: { meetingRef: string }) {
 }
 
 /** One meeting's copilot: start it, its cards beside the live transcript. */
-function CopilotLive({ meeting }: { meeting: MeetingRecord }) {
+function CopilotLive({ meeting }: { meeting: Meeting }) {
 	const meetingId = String(meeting.id);
 	const [processing, setProcessing] = useState<boolean | null>(null);
 	const [state, act] = useAction();
 	const { stream, connection, error } = useMeetingStream(meetingId);
 
-	const link = meeting.native_meeting_id ? { native_id: meeting.native_meeting_id, platform: meeting.platform } : null;
+	const link =
+		meeting.native_meeting_id && isPlatform(meeting.platform) ? { native_id: meeting.native_meeting_id, platform: meeting.platform } : null;
 	const start = () =>
 		act(async () => {
 			if (!link) throw new Error("This meeting has no link: the copilot follows a meeting by its link.");
 			const title = meeting.data?.title;
-			await request("POST", "/agent/meeting/start", { ...link, ...(typeof title === "string" && title ? { title } : {}) });
+			await api.agent.meeting.start({ ...link, ...(typeof title === "string" && title ? { title } : {}) });
 			setProcessing(true);
 			return "Copilot started.";
 		});
 	const setOn = (on: boolean) =>
 		act(async () => {
 			if (!link) throw new Error("This meeting has no link.");
-			await request("POST", "/agent/meeting/process", { ...link, on });
+			await api.agent.meeting.process({ ...link, on });
 			setProcessing(on);
 			return on ? "Copilot resumed." : "Copilot paused.";
 		});

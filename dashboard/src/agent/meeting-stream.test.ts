@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { applyStreamEvent, EMPTY_STREAM, isMeetingEnd, type MeetingStreamState, reconnectDelay } from "./meeting-stream";
 
 function feed(events: [string, unknown][], state: MeetingStreamState = EMPTY_STREAM): MeetingStreamState {
-	return events.reduce((s, [id, data]) => applyStreamEvent(s, { id, data: JSON.stringify(data) }), state);
+	return events.reduce((s, [id, data]) => applyStreamEvent(s, { id, data }), state);
 }
 
 describe("meeting stream into the copilot page", () => {
@@ -99,9 +99,9 @@ describe("meeting stream into the copilot page", () => {
 		expect(state.cards).toHaveLength(1);
 	});
 
-	it("moves the cursor on a ping without changing anything else, and ignores what is not JSON", () => {
+	it("moves the cursor on a ping without changing anything else, and ignores what is not an event object", () => {
 		const before = feed([["4", { type: "transcript", id: "s", speaker: "A", text: "x", t: 0, completed: true }]]);
-		const pinged = applyStreamEvent(before, { id: "4", data: '{"type":"ping"}' });
+		const pinged = applyStreamEvent(before, { id: "4", data: { type: "ping" } });
 		expect(pinged).toEqual(before);
 		const garbage = applyStreamEvent(before, { id: "5", data: "not json" });
 		expect(garbage.lines).toEqual(before.lines);
@@ -125,8 +125,7 @@ describe("stream helpers", () => {
 	});
 
 	it("knows the meeting's end, after which the server closes the stream and nothing is left to reconnect for", () => {
-		expect(isMeetingEnd({ data: JSON.stringify({ type: "meeting-end", status: "completed", completion_reason: "stopped" }) })).toBe(true);
-		for (const data of ['{"type":"ping"}', '{"type":"card"}', "not json", "null", '"meeting-end"'])
-			expect(isMeetingEnd({ data })).toBe(false);
+		expect(isMeetingEnd({ data: { type: "meeting-end", status: "completed", completion_reason: "stopped" } })).toBe(true);
+		for (const data of [{ type: "ping" }, { type: "card" }, "not json", null, "meeting-end"]) expect(isMeetingEnd({ data })).toBe(false);
 	});
 });

@@ -100,17 +100,17 @@ function updateBeat(beats: CopilotBeat[], turnId: string, change: (beat: Copilot
 	return [...beats, change({ turnId, text: "", tools: [] })].slice(-KEPT_BEATS);
 }
 
-export function applyStreamEvent(state: MeetingStreamState, event: { id?: string; data: string }): MeetingStreamState {
+/** One event as the client's SSE reader hands it over: its `id`, and its `data` line already parsed. */
+export interface StreamEvent {
+	id?: string;
+	data: unknown;
+}
+
+export function applyStreamEvent(state: MeetingStreamState, event: StreamEvent): MeetingStreamState {
 	const base = event.id ? { ...state, lastEventId: event.id } : state;
 	// Typed as the Worker declares the events, yet each field is still checked: the page shows only what it can read.
-	let data: MeetingStreamEvent;
-	try {
-		const parsed: unknown = JSON.parse(event.data);
-		if (typeof parsed !== "object" || parsed === null) return base;
-		data = parsed as MeetingStreamEvent;
-	} catch {
-		return base;
-	}
+	if (typeof event.data !== "object" || event.data === null) return base;
+	const data = event.data as MeetingStreamEvent;
 	switch (data.type) {
 		case "transcript":
 			return {
@@ -169,13 +169,9 @@ export function applyStreamEvent(state: MeetingStreamState, event: { id?: string
 }
 
 /** Whether an event is the meeting's end: the server closes the stream after it, and there is nothing to reconnect for. */
-export function isMeetingEnd(event: { data: string }): boolean {
-	try {
-		const parsed: unknown = JSON.parse(event.data);
-		return typeof parsed === "object" && parsed !== null && (parsed as { type?: unknown }).type === "meeting-end";
-	} catch {
-		return false;
-	}
+export function isMeetingEnd(event: Pick<StreamEvent, "data">): boolean {
+	const { data } = event;
+	return typeof data === "object" && data !== null && (data as { type?: unknown }).type === "meeting-end";
 }
 
 /** Waits before the next reconnect: 1 s, 2 s, 4 s … up to 15 s. */

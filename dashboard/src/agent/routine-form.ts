@@ -4,10 +4,10 @@
  * server's to judge, and its 422 `detail` is shown as it comes.
  */
 
-import type { RoutineView } from "../../../src/agent/routine-view";
+import type { BodyOf, Schemas } from "@meetbot/client";
 
 /** A routine as GET /agent/api/routines lists it. */
-export type Routine = RoutineView;
+export type Routine = Schemas["Routine"];
 
 export interface RoutineForm {
 	name: string;
@@ -17,7 +17,8 @@ export interface RoutineForm {
 	runNow: boolean;
 }
 
-export type RoutineBody = { name: string; prompt: string; run_now: boolean } & ({ cron: string } | { event: "meeting.completed" });
+/** The POST /agent/routines body, as the API declares it. */
+export type RoutineBody = BodyOf<"/agent/routines", "post">;
 
 export type RoutineFieldErrors = Partial<Record<"name" | "cron" | "prompt" | "runNow", string>>;
 

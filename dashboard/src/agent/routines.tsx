@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { request } from "../api";
+import { abortable, api } from "../api";
 import { useCanAct } from "../me";
 import { ActionStatus, useAction } from "../settings/status";
 import { ErrorBanner, errorText, useResource, when } from "../ui";
@@ -31,7 +31,7 @@ function NewRoutine({ onCreated }: { onCreated: () => void }) {
 		}
 		setErrors({});
 		void act(async () => {
-			const created = await request<{ routine: Routine; ran_now: boolean }>("POST", "/agent/routines", checked.body);
+			const created = await api.agent.routines.create(checked.body);
 			setForm(EMPTY_ROUTINE);
 			onCreated();
 			return `Routine ${created.routine.name} saved${created.ran_now ? "; its first run has started" : ""}.`;
@@ -131,7 +131,7 @@ function RoutineItem({ routine, onChanged, canAct }: { routine: Routine; onChang
 	};
 	const toggle = (enabled: boolean) =>
 		run(async () => {
-			await request("PATCH", `/agent/routines/${encodeURIComponent(routine.name)}/enabled`, { enabled });
+			await api.agent.routines.setEnabled(routine.name, { enabled });
 			return `Routine ${routine.name} ${enabled ? (routine.needs_confirmation ? "confirmed and enabled" : "enabled") : "disabled"}.`;
 		});
 	// Deleting asks once more in the page itself (no modal dialog): a deleted routine stays deleted.
@@ -139,7 +139,7 @@ function RoutineItem({ routine, onChanged, canAct }: { routine: Routine; onChang
 	const remove = () => {
 		setConfirming(false);
 		void run(async () => {
-			await request("DELETE", `/agent/routines/${encodeURIComponent(routine.id)}`);
+			await api.agent.routines.delete(routine.id);
 			return `Routine ${routine.name} deleted.`;
 		});
 	};
@@ -246,7 +246,7 @@ function RoutineItem({ routine, onChanged, canAct }: { routine: Routine; onChang
 
 /** `#/agent/routines`: the saved prompts the agent runs on a schedule or after meetings. */
 export function RoutinesPanel() {
-	const list = useResource((signal) => request<{ routines: Routine[] }>("GET", "/agent/routines", undefined, signal), "routines");
+	const list = useResource((signal) => abortable(signal).agent.routines.list(), "routines");
 	const routines = list.data?.routines ?? null;
 	const [notice, setNotice] = useState("");
 	// Making and changing routines takes a `bot` key; a `tx` key reads them.

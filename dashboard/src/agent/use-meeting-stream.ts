@@ -1,5 +1,6 @@
+import { MeetbotApiError } from "@meetbot/client";
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, readEvents } from "../api";
+import { api, refusalText } from "../api";
 import { errorText } from "../ui";
 import { applyStreamEvent, EMPTY_STREAM, isMeetingEnd, type MeetingStreamState, reconnectDelay } from "./meeting-stream";
 
@@ -27,23 +28,18 @@ export function useMeetingStream(meetingId: string): { stream: MeetingStreamStat
 			let ended = false;
 			while (!controller.signal.aborted) {
 				try {
-					const headers: Record<string, string> = lastEventId ? { "Last-Event-ID": lastEventId } : {};
-					await readEvents(
-						`/agent/meeting/stream?meeting_id=${encodeURIComponent(meetingId)}`,
-						{ headers, signal: controller.signal },
-						(event) => {
-							if (event.id) lastEventId = event.id;
-							if (isMeetingEnd(event)) ended = true;
-							failures = 0;
-							setConnection("live");
-							setError("");
-							setStream((s) => applyStreamEvent(s, event));
-						},
-					);
+					for await (const event of api.agent.meeting.stream({ meeting_id: meetingId }, { lastEventId, signal: controller.signal })) {
+						if (event.id) lastEventId = event.id;
+						if (isMeetingEnd(event)) ended = true;
+						failures = 0;
+						setConnection("live");
+						setError("");
+						setStream((s) => applyStreamEvent(s, event));
+					}
 				} catch (err) {
 					if (controller.signal.aborted) return;
-					if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429) {
-						setError(err.detail);
+					if (err instanceof MeetbotApiError && err.status >= 400 && err.status < 500 && err.status !== 429) {
+						setError(refusalText(err));
 						setConnection("stopped");
 						return;
 					}

@@ -1,16 +1,12 @@
+import type { Schemas } from "@meetbot/client";
 import { useEffect, useState } from "preact/hooks";
-import { request } from "../api";
+import { abortable, api } from "../api";
 import { useCanAct } from "../me";
 import { ActionStatus, useAction } from "../settings/status";
 import { errorText, when } from "../ui";
 import { buildTree, foldersOf, type TreeNode } from "./file-tree";
 
-interface WorkspaceGit {
-	branch: string;
-	changes: string[];
-	commits: { sha: string; msg: string; when: string; author: string; kind: string; files: string[] }[];
-	kg_findings: { path: string; problem: string }[];
-}
+type WorkspaceGit = Schemas["WorkspaceGit"];
 
 function fileHref(path: string): string {
 	return `#/agent/workspace?file=${encodeURIComponent(path)}`;
@@ -46,12 +42,8 @@ function FileView({ path }: { path: string }) {
 		setContent(null);
 		setError("");
 		const controller = new AbortController();
-		request<{ path: string; content: string }>(
-			"GET",
-			`/agent/workspace/file?path=${encodeURIComponent(path)}`,
-			undefined,
-			controller.signal,
-		)
+		abortable(controller.signal)
+			.agent.workspace.file(path)
 			.then((file) => setContent(file.content))
 			.catch((err) => {
 				if (!controller.signal.aborted) setError(errorText(err));
@@ -128,8 +120,8 @@ export function WorkspacePanel({ file }: { file: string | null }) {
 	const load = async () => {
 		try {
 			const [tree, history] = await Promise.all([
-				request<{ files: string[] }>("GET", `/agent/workspace/tree${showHidden ? "?hidden=true" : ""}`),
-				request<WorkspaceGit>("GET", "/agent/workspace/git"),
+				api.agent.workspace.tree(showHidden ? { hidden: "true" } : {}),
+				api.agent.workspace.history(),
 			]);
 			setFiles(tree.files);
 			setGit(history);
@@ -144,7 +136,7 @@ export function WorkspacePanel({ file }: { file: string | null }) {
 
 	const init = () =>
 		act(async () => {
-			const answer = await request<{ seeded: boolean }>("POST", "/agent/workspace/init");
+			const answer = await api.agent.workspace.init();
 			await load();
 			return answer.seeded ? "Workspace initialised." : "The workspace was already initialised.";
 		});

@@ -4,8 +4,10 @@
  * minutes. The figures are the operator's: the page reads them with the deployment's metrics
  * token (api.ts `metricsToken`), never with the signed-in key, and reads them again every minute.
  */
+
+import { UnauthorizedError } from "@meetbot/client";
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, metricsToken, requestAsOperator } from "../api";
+import { metricsToken, operatorApi } from "../api";
 import { admissionWords, notCountedWords, rateWords, stepWords, worstFirst } from "../join-health-words";
 import { causeWords, platformWords, reasonWords } from "../meeting-words";
 import type { JoinHealth, PlatformJoinHealth } from "../types";
@@ -79,7 +81,7 @@ function TokenForm(props: { refusal: unknown; onToken: (token: string) => void }
 }
 
 function Figures(props: { token: string; onForget: (why: unknown) => void }) {
-	const health = useResource((signal) => requestAsOperator<JoinHealth>("/internal/fleet/join-health", signal), props.token);
+	const health = useResource(async (signal) => operatorApi(signal).joinHealth(), props.token);
 	const { reload, error } = health;
 	useEffect(() => {
 		const timer = setInterval(reload, REFRESH_MS);
@@ -87,7 +89,7 @@ function Figures(props: { token: string; onForget: (why: unknown) => void }) {
 	}, [reload]);
 	useEffect(() => {
 		// A refused token is forgotten: the form asks for it again, with the API's reason.
-		if (error instanceof ApiError && error.status === 401) props.onForget(error);
+		if (error instanceof UnauthorizedError) props.onForget(error);
 	}, [error]);
 	return (
 		<>

@@ -1,12 +1,14 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { request } from "../api";
+import { isPlatform } from "../../../src/platforms/index.ts";
+import { api } from "../api";
 import { liveFeed } from "../live";
-import type { ChatLine, Meeting } from "../types";
+import type { ChatLine, Meeting, Platform } from "../types";
 import { Button, ErrorBanner, Notice, SelectField, TextField, when } from "../ui";
 
-/** `/bots/{platform}/{native}` of a meeting. */
-function botPath(meeting: Meeting): string {
-	return `/bots/${encodeURIComponent(meeting.platform)}/${encodeURIComponent(meeting.native_meeting_id ?? "")}`;
+/** The meeting as the bot's routes name it (`/bots/{platform}/{native}`): the panel shows only for a live meeting with a link. */
+function botOf(meeting: Meeting): [Platform, string] {
+	if (!isPlatform(meeting.platform) || !meeting.native_meeting_id) throw new Error("This meeting has no link.");
+	return [meeting.platform, meeting.native_meeting_id];
 }
 
 /** Runs one interactive command and keeps its outcome: the API's `message`, or its detail. */
@@ -14,12 +16,12 @@ function useCommand() {
 	const [error, setError] = useState<unknown>(null);
 	const [notice, setNotice] = useState<string | null>(null);
 	const [busy, setBusy] = useState(false);
-	async function run(method: string, path: string, body?: unknown): Promise<boolean> {
+	async function run(command: () => Promise<{ message?: string } | undefined>): Promise<boolean> {
 		setBusy(true);
 		setError(null);
 		setNotice(null);
 		try {
-			const answer = await request<{ message?: string } | undefined>(method, path, body);
+			const answer = await command();
 			setNotice(answer?.message ?? "Done");
 			return true;
 		} catch (err) {
@@ -61,7 +63,7 @@ function SpeakForm(props: { meeting: Meeting }) {
 			aria-labelledby="speak-heading"
 			onSubmit={async (e) => {
 				e.preventDefault();
-				if (await command.run("POST", `${botPath(props.meeting)}/speak`, { text, voice })) setText("");
+				if (await command.run(() => api.bots.speak(...botOf(props.meeting), { text, voice }))) setText("");
 			}}
 		>
 			<h3 id="speak-heading">Speak</h3>
@@ -71,7 +73,7 @@ function SpeakForm(props: { meeting: Meeting }) {
 				<Button type="submit" variant="primary" busy={command.busy}>
 					Speak
 				</Button>
-				<Button onClick={() => void command.run("DELETE", `${botPath(props.meeting)}/speak`)}>Stop speaking</Button>
+				<Button onClick={() => void command.run(() => api.bots.stopSpeaking(...botOf(props.meeting)))}>Stop speaking</Button>
 			</div>
 			<ErrorBanner error={command.error} />
 			<Notice text={command.notice} />
@@ -88,7 +90,9 @@ function ScreenForm(props: { meeting: Meeting }) {
 			aria-labelledby="screen-heading"
 			onSubmit={(e) => {
 				e.preventDefault();
-				void command.run("POST", `${botPath(props.meeting)}/screen`, type === "html" ? { type, html: content } : { type, url: content });
+				void command.run(() =>
+					api.bots.shareScreen(...botOf(props.meeting), type === "html" ? { type, html: content } : { type, url: content }),
+				);
 			}}
 		>
 			<h3 id="screen-heading">Show on screen</h3>
@@ -105,7 +109,7 @@ function ScreenForm(props: { meeting: Meeting }) {
 				<Button type="submit" variant="primary" busy={command.busy}>
 					Show
 				</Button>
-				<Button onClick={() => void command.run("DELETE", `${botPath(props.meeting)}/screen`)}>Stop showing</Button>
+				<Button onClick={() => void command.run(() => api.bots.stopScreen(...botOf(props.meeting)))}>Stop showing</Button>
 			</div>
 			<ErrorBanner error={command.error} />
 			<Notice text={command.notice} />
@@ -133,14 +137,15 @@ function ChatPanel(props: { meeting: Meeting; poll: boolean }) {
 			});
 			if (fresh.length) setLines((current) => [...current, ...fresh]);
 		};
-		const load = () =>
-			request<{ messages: ChatLine[] }>("GET", `${botPath(meeting)}/chat`).then(
-				(r) => {
-					setLoadError(null);
-					add(r.messages);
-				},
-				(err: unknown) => setLoadError(err),
-			);
+		const load = async () => {
+			try {
+				const { messages } = await api.bots.chat(...botOf(meeting));
+				setLoadError(null);
+				add(messages);
+			} catch (err) {
+				setLoadError(err);
+			}
+		};
 		void load();
 		// While the feed is down, the log is read again every 5 s; lines already shown are not repeated.
 		const timer = props.poll ? setInterval(load, 5000) : undefined;
@@ -171,7 +176,7 @@ function ChatPanel(props: { meeting: Meeting; poll: boolean }) {
 			aria-labelledby="chat-heading"
 			onSubmit={async (e) => {
 				e.preventDefault();
-				if (await command.run("POST", `${botPath(meeting)}/chat`, { text })) setText("");
+				if (await command.run(() => api.bots.sendChat(...botOf(meeting), { text }))) setText("");
 			}}
 		>
 			<h3 id="chat-heading">Chat</h3>

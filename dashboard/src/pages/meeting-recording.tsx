@@ -1,14 +1,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { request } from "../api";
+import { abortable } from "../api";
 import { httpUrl } from "../meeting-words";
-import type { MediaFile, Meeting, Recording } from "../types";
+import type { MediaFile, Meeting } from "../types";
 import { Button, bytes, clock, ErrorBanner, useResource, when } from "../ui";
-
-interface DownloadLink {
-	download_url: string;
-	filename: string;
-	expires_in_seconds: number;
-}
 
 /**
  * The meeting's recordings (GET /recordings?meeting_id=), each media file played from its
@@ -20,7 +14,9 @@ export function RecordingPanel(props: { meeting: Meeting }) {
 	// The bot uploads when it leaves, so the list is read again when the status changes.
 	const recordings = useResource(
 		(signal) =>
-			request<{ recordings: Recording[] }>("GET", `/recordings?meeting_id=${meeting.id}`, undefined, signal).then((r) => r.recordings),
+			abortable(signal)
+				.recordings.list({ meeting_id: meeting.id })
+				.then((r) => r.recordings),
 		`${meeting.id}:${meeting.status}`,
 	);
 	const list = recordings.data ?? [];
@@ -68,7 +64,7 @@ function MediaPlayer(props: { recordingId: number; media: MediaFile }) {
 	// A signed link lasts RECORDING_DOWNLOAD_TTL_S; "Reload player" asks for a fresh one.
 	const [round, setRound] = useState(0);
 	const link = useResource(
-		(signal) => request<DownloadLink>("GET", `/recordings/${recordingId}/media/${media.id}/download`, undefined, signal),
+		(signal) => abortable(signal).recordings.downloadLink(recordingId, media.id),
 		`${recordingId}:${media.id}:${round}`,
 	);
 	const url = httpUrl(link.data?.download_url);

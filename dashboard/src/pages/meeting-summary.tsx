@@ -1,5 +1,6 @@
+import { MeetbotApiError } from "@meetbot/client";
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, request } from "../api";
+import { api, refusalText } from "../api";
 import type { Meeting, MeetingSummary } from "../types";
 import { when } from "../ui";
 
@@ -24,7 +25,7 @@ export function MeetingSummaryPanel(props: { meeting: Meeting }) {
 		if (!pending) return;
 		let stopped = false;
 		const timer = setInterval(() => {
-			request<MeetingSummary>("GET", `/meetings/${meeting.id}/summary`).then(
+			api.meetings.summary(meeting.id).then(
 				(fresh) => {
 					if (!stopped && fresh.status !== "pending") setSummary(fresh);
 				},
@@ -62,14 +63,14 @@ function AskAgain(props: { meetingId: number; onPending: (summary: MeetingSummar
 	const ask = () => {
 		setBusy(true);
 		setRefusal(null);
-		request<MeetingSummary>("POST", `/meetings/${props.meetingId}/summary`).then(
+		api.meetings.summarize(props.meetingId).then(
 			(pending) => {
 				setBusy(false);
 				props.onPending(pending);
 			},
 			(err: unknown) => {
 				setBusy(false);
-				setRefusal(err instanceof ApiError ? err.detail : "The summary could not be asked for");
+				setRefusal(err instanceof MeetbotApiError ? refusalText(err) : "The summary could not be asked for");
 			},
 		);
 	};

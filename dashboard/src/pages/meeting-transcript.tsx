@@ -1,10 +1,17 @@
+import { NotFoundError, type ResponseOf } from "@meetbot/client";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, request, sendWithKey } from "../api";
+import { api } from "../api";
 import { liveFeed } from "../live";
-import { attachmentName, exportPath, TRANSCRIPT_DOWNLOADS, type TranscriptFormat } from "../transcript-format";
+import { attachmentName, TRANSCRIPT_DOWNLOADS, type TranscriptFormat } from "../transcript-format";
 import { applyBundle, fromSegments, orderedLines, type TranscriptBundle, type TranscriptState } from "../transcript-model";
-import type { Meeting, Transcript } from "../types";
+import type { Meeting, Platform } from "../types";
 import { Button, ErrorBanner, TextField, TranscriptView } from "../ui";
+
+/** A meeting's link as the transcript routes and the live feed name it. */
+export interface MeetingLink {
+	platform: Platform;
+	native_id: string;
+}
 
 /**
  * The live transcript: GET /transcripts/{platform}/{native} once, then the `/ws` transcript
@@ -13,11 +20,9 @@ import { Button, ErrorBanner, TextField, TranscriptView } from "../ui";
  * subscription and after each reconnect (frames sent meanwhile are not replayed). Also the
  * downloads (the API's exports, fetched at the click) and the share link.
  */
-export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
+export function TranscriptPanel(props: { meeting: Meeting; link: MeetingLink; poll: boolean }) {
 	const { meeting } = props;
-	const platform = meeting.platform;
-	const native = meeting.native_meeting_id as string;
-	const path = `/transcripts/${encodeURIComponent(platform)}/${encodeURIComponent(native)}`;
+	const { platform, native_id: native } = props.link;
 	const [state, setState] = useState<TranscriptState | null>(null);
 	const [error, setError] = useState<unknown>(null);
 	const [otherMeeting, setOtherMeeting] = useState<number | null>(null);
@@ -32,7 +37,7 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 		async function load() {
 			loaded.current = false;
 			try {
-				const found = await request<Transcript>("GET", path);
+				const found = await api.transcripts.get(platform, native);
 				if (cancelled) return;
 				if (found.id !== meeting.id) {
 					// The route answers for the newest started meeting on the link, which is not this one.
@@ -45,7 +50,7 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 			} catch (err) {
 				if (cancelled) return;
 				// No started meeting on the link yet: the transcript starts empty and fills live.
-				if (err instanceof ApiError && err.status === 404) setState(early.current.reduce(applyBundle, fromSegments([])));
+				if (err instanceof NotFoundError) setState(early.current.reduce(applyBundle, fromSegments([])));
 				else setError(err);
 			}
 			early.current = [];
@@ -81,7 +86,7 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 			cancelled = true;
 			stopWatch();
 		};
-	}, [path, meeting.id]);
+	}, [platform, native, meeting.id]);
 
 	// While the feed is down, the transcript is read again every 5 s.
 	useEffect(() => {
@@ -98,7 +103,7 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 		setSaving(format);
 		setDownloadError(null);
 		try {
-			await downloadExport(path, format);
+			await downloadExport(props.link, format);
 		} catch (err) {
 			setDownloadError(err);
 		} finally {
@@ -130,7 +135,7 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
 						))}
 					</fieldset>
 					<ErrorBanner error={downloadError} />
-					<SharePanel path={path} />
+					<SharePanel link={props.link} />
 				</>
 			)}
 		</section>
@@ -141,8 +146,8 @@ export function TranscriptPanel(props: { meeting: Meeting; poll: boolean }) {
  * Fetches the export now (the key in the header, as every call) and saves it under the name
  * the API gave, through a temporary object URL.
  */
-async function downloadExport(path: string, format: TranscriptFormat) {
-	const res = await sendWithKey("GET", exportPath(path, format));
+async function downloadExport(link: MeetingLink, format: TranscriptFormat) {
+	const res = await api.transcripts.exportFile(link.platform, link.native_id, format);
 	const name = attachmentName(res.headers.get("content-disposition"), `transcript.${format}`);
 	const url = URL.createObjectURL(await res.blob());
 	const a = document.createElement("a");
@@ -154,10 +159,7 @@ async function downloadExport(path: string, format: TranscriptFormat) {
 	setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-interface Share {
-	url: string;
-	expires_at: string;
-}
+type Share = ResponseOf<"/transcripts/{platform}/{native_meeting_id}/share", "post">;
 
 const SHARE_TTLS: [string, string][] = [
 	["900", "15 minutes"],
@@ -166,7 +168,7 @@ const SHARE_TTLS: [string, string][] = [
 ];
 
 /** POST .../share: a public, expiring link to the transcript as text. */
-function SharePanel(props: { path: string }) {
+function SharePanel(props: { link: MeetingLink }) {
 	const [ttl, setTtl] = useState("900");
 	const [share, setShare] = useState<Share | null>(null);
 	const [error, setError] = useState<unknown>(null);
@@ -177,7 +179,7 @@ function SharePanel(props: { path: string }) {
 		setBusy(true);
 		setError(null);
 		try {
-			setShare(await request<Share>("POST", `${props.path}/share?ttl_seconds=${ttl}`));
+			setShare(await api.transcripts.share(props.link.platform, props.link.native_id, { ttl_seconds: Number(ttl) }));
 		} catch (err) {
 			setError(err);
 		} finally {

@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { request } from "../api";
+import { isPlatform } from "../../../src/platforms/index.ts";
+import { abortable, api } from "../api";
 import { type FeedFrame, liveFeed, useFeedState } from "../live";
 import { useCanAct } from "../me";
 import { httpUrl, isLive, meetingTitle, platformWords, statusHint } from "../meeting-words";
 import { type Placement, placementOf, waitedWords, withPlacementFrame } from "../placement-words";
 import { buildTimeline, endingWords, type SeenStatus } from "../timeline";
-import type { Meeting, Participant } from "../types";
+import type { Meeting } from "../types";
 import { Button, ErrorBanner, StatusBadge, useResource, when } from "../ui";
 import { InteractivePanel } from "./meeting-actions";
 import { HelpPanel } from "./meeting-help";
@@ -19,7 +20,7 @@ import { TranscriptPanel } from "./meeting-transcript";
  * (names, chat, titles, text) is rendered as JSX text only.
  */
 export function MeetingPage(props: { id: string }) {
-	const record = useResource((signal) => request<Meeting>("GET", `/meetings/${encodeURIComponent(props.id)}`, undefined, signal), props.id);
+	const record = useResource((signal) => abortable(signal).meetings.get(Number(props.id)), props.id);
 	const meeting = record.data;
 	const [seen, setSeen] = useState<SeenStatus[]>([]);
 	const [newer, setNewer] = useState<number | null>(null);
@@ -31,7 +32,7 @@ export function MeetingPage(props: { id: string }) {
 	// Status steps as they happen; a terminal step loads the record again for its reason,
 	// end time and recordings.
 	const ref =
-		meeting?.native_meeting_id && meeting.platform !== "unknown"
+		meeting?.native_meeting_id && isPlatform(meeting.platform)
 			? { platform: meeting.platform, native_id: meeting.native_meeting_id }
 			: null;
 	useEffect(() => {
@@ -105,7 +106,7 @@ export function MeetingPage(props: { id: string }) {
 							{planned ? (
 								<PlanPanel meeting={meeting} onSent={record.reload} canAct={canAct} />
 							) : ref ? (
-								<TranscriptPanel meeting={meeting} poll={polling} />
+								<TranscriptPanel meeting={meeting} link={ref} poll={polling} />
 							) : null}
 							{ref && canAct && isLive(meeting.status) ? <InteractivePanel meeting={meeting} poll={polling} /> : null}
 							<RecordingPanel meeting={meeting} />
@@ -128,11 +129,11 @@ function MeetingHeader(props: { meeting: Meeting; onStopped: () => void; canAct:
 	const link = httpUrl(meeting.constructed_meeting_url);
 
 	async function stop() {
-		if (!meeting.native_meeting_id) return;
+		if (!meeting.native_meeting_id || !isPlatform(meeting.platform)) return;
 		setBusy(true);
 		setError(null);
 		try {
-			await request("DELETE", `/bots/${encodeURIComponent(meeting.platform)}/${encodeURIComponent(meeting.native_meeting_id)}`);
+			await api.bots.stop(meeting.platform, meeting.native_meeting_id);
 			props.onStopped();
 		} catch (err) {
 			setError(err);
@@ -232,11 +233,12 @@ function PlanPanel(props: { meeting: Meeting; onSent: () => void; canAct: boolea
 	const [error, setError] = useState<unknown>(null);
 	const [busy, setBusy] = useState(false);
 	async function sendNow() {
+		if (!meeting.native_meeting_id || !isPlatform(meeting.platform)) return;
 		setBusy(true);
 		setError(null);
 		try {
 			// POST /bots on the plan's link claims the plan in place (same id, title and schedule).
-			await request("POST", "/bots", { platform: meeting.platform, native_meeting_id: meeting.native_meeting_id });
+			await api.bots.send({ platform: meeting.platform, native_meeting_id: meeting.native_meeting_id });
 			props.onSent();
 		} catch (err) {
 			setError(err);
@@ -247,7 +249,7 @@ function PlanPanel(props: { meeting: Meeting; onSent: () => void; canAct: boolea
 	return (
 		<section aria-labelledby="plan-heading" class="panel">
 			<h2 id="plan-heading">Transcript</h2>
-			{props.canAct && meeting.native_meeting_id && meeting.platform !== "unknown" ? (
+			{props.canAct && meeting.native_meeting_id && isPlatform(meeting.platform) ? (
 				<>
 					<p>This is a plan: its transcript starts when a bot joins.</p>
 					<div class="actions">
@@ -284,9 +286,9 @@ function TimelinePanel(props: { meeting: Meeting; seen: SeenStatus[] }) {
 function ParticipantsPanel(props: { meetingId: number; round: number; poll: boolean }) {
 	const participants = useResource(
 		(signal) =>
-			request<{ participants: Participant[] }>("GET", `/meetings/${props.meetingId}/participants`, undefined, signal).then(
-				(r) => r.participants,
-			),
+			abortable(signal)
+				.meetings.participants(props.meetingId)
+				.then((r) => r.participants),
 		`${props.meetingId}:${props.round}`,
 	);
 	const reload = useRef(participants.reload);

@@ -1,6 +1,8 @@
+import type { QueryOf } from "@meetbot/client";
 import { useEffect, useRef, useState } from "preact/hooks";
+import { PLANNED_STATUSES } from "../../../src/meetings/statuses";
 import { PLATFORM_CHOICES } from "../../../src/platforms/index.ts";
-import { request } from "../api";
+import { abortable } from "../api";
 import { liveFeed } from "../live";
 import { useCanAct } from "../me";
 import { feedRefs, withStatusFrame } from "../meeting-feed";
@@ -17,7 +19,7 @@ const PAGE_SIZE = 20;
 const STATUS_FILTERS: [string, string][] = [
 	["", "Any status"],
 	[LIVE_STATUSES.join(","), "Live"],
-	["idle,scheduled", "Planned"],
+	[PLANNED_STATUSES.join(","), "Planned"],
 	["completed", "Completed"],
 	["failed", "Failed"],
 ];
@@ -33,12 +35,19 @@ export function MeetingsPage(props: { route: Route }) {
 	const platform = props.route.query.get("platform") ?? "";
 	const offset = Math.max(0, Number.parseInt(props.route.query.get("offset") ?? "0", 10) || 0);
 
-	const query = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String(offset) });
-	if (status) query.set("status", status);
-	if (platform) query.set("platform", platform);
+	const query: QueryOf<"/meetings", "get"> = {
+		limit: PAGE_SIZE,
+		offset,
+		...(status ? { status } : {}),
+		// A platform typed into the address is the API's to judge (its 422 is shown).
+		...(platform ? { platform: platform as QueryOf<"/meetings", "get">["platform"] } : {}),
+	};
 	const list = useResource(
-		(signal) => request<{ meetings: Meeting[] }>("GET", `/meetings?${query}`, undefined, signal).then((r) => r.meetings),
-		query.toString(),
+		(signal) =>
+			abortable(signal)
+				.meetings.list(query)
+				.then((r) => r.meetings),
+		JSON.stringify(query),
 	);
 
 	const canAct = useCanAct();

@@ -1,5 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
-import { request } from "../api";
+import { PLANNED_STATUSES } from "../../../src/meetings/statuses";
+import { isPlatform } from "../../../src/platforms/index.ts";
+import { abortable, api } from "../api";
 import { liveFeed } from "../live";
 import { useCanAct } from "../me";
 import { feedRefs } from "../meeting-feed";
@@ -9,7 +11,7 @@ import { Button, CheckboxField, ErrorBanner, StatusBadge, useResource, when } fr
 
 /** A plan's auto-join state in words: whether, and when, a bot joins by itself. */
 export function autoJoinWords(plan: Meeting): string {
-	if (plan.platform === "unknown" || !plan.native_meeting_id) return "Cannot auto-join: no meeting link";
+	if (!isPlatform(plan.platform) || !plan.native_meeting_id) return "Cannot auto-join: no meeting link";
 	if (!plan.auto_join) return "Auto-join off";
 	if (plan.status === "scheduled") return `Joins by itself at ${when(plan.data?.scheduled_at)}`;
 	return "Auto-join on, but no time is set";
@@ -19,7 +21,9 @@ export function autoJoinWords(plan: Meeting): string {
 export function PlansSection(props: { round: number }) {
 	const plans = useResource(
 		(signal) =>
-			request<{ meetings: Meeting[] }>("GET", "/meetings?status=idle,scheduled&limit=100", undefined, signal).then((r) => r.meetings),
+			abortable(signal)
+				.meetings.list({ status: PLANNED_STATUSES.join(","), limit: 100 })
+				.then((r) => r.meetings),
 		`plans:${props.round}`,
 	);
 	const [error, setError] = useState<unknown>(null);
@@ -42,7 +46,7 @@ export function PlansSection(props: { round: number }) {
 	async function setAutoJoin(plan: Meeting, autoJoin: boolean) {
 		setError(null);
 		try {
-			const updated = await request<Meeting>("PATCH", `/meetings/${plan.id}`, { auto_join: autoJoin });
+			const updated = await api.meetings.update(plan.id, { auto_join: autoJoin });
 			plans.set((current) => (current ?? []).map((m) => (m.id === plan.id ? updated : m)));
 		} catch (err) {
 			setError(err);
@@ -105,13 +109,13 @@ interface CalendarRow {
  */
 export function CalendarsSection(props: { onSynced: () => void }) {
 	const calendars = useResource(async (signal): Promise<CalendarRow[]> => {
-		const { calendars: found } = await request<{ calendars: Calendar[] }>("GET", "/user/calendars", undefined, signal);
+		const { calendars: found } = await abortable(signal).calendars.list();
 		return Promise.all(
 			found.map(async (calendar) => ({
 				calendar,
-				stamp: await request<SyncStamp>("GET", `/user/calendars/${encodeURIComponent(calendar.id)}/sync`, undefined, signal).catch(
-					() => ({}),
-				),
+				stamp: await abortable(signal)
+					.calendars.lastSync(calendar.id)
+					.catch(() => ({})),
 			})),
 		);
 	}, "calendars");
@@ -122,7 +126,7 @@ export function CalendarsSection(props: { onSynced: () => void }) {
 		setError(null);
 		setSyncing(id);
 		try {
-			const stamp = await request<SyncStamp>("POST", `/user/calendars/${encodeURIComponent(id)}/sync`);
+			const stamp = await api.calendars.sync(id);
 			calendars.set((rows) => (rows ?? []).map((row) => (row.calendar.id === id ? { ...row, stamp } : row)));
 			props.onSynced();
 		} catch (err) {

@@ -1,9 +1,10 @@
+import type { QueryOf } from "@meetbot/client";
 import { useEffect, useId, useState } from "preact/hooks";
 import { PLATFORM_CHOICES } from "../../../src/platforms/index.ts";
-import { request } from "../api";
+import { abortable } from "../api";
 import { meetingTitle, platformWords } from "../meeting-words";
 import { navigate, type Route } from "../route";
-import type { Meeting, SearchHit, SearchResults } from "../types";
+import type { Meeting, SearchHit } from "../types";
 import { Button, clock, ErrorBanner, SelectField, TextField, useResource, when } from "../ui";
 
 /** Search across every transcript the key may read (GET /transcripts/search, docs/dashboard.md#search). */
@@ -62,14 +63,21 @@ export function SearchPage(props: { route: Route }) {
 		to_day: query.get("to_day") ?? "",
 	};
 	const offset = Math.max(0, Number.parseInt(query.get("offset") ?? "0", 10) || 0);
-	const api = new URLSearchParams({ q: params.q, limit: String(PAGE_SIZE), offset: String(offset) });
-	if (params.platform) api.set("platform", params.platform);
-	if (params.speaker) api.set("speaker", params.speaker);
-	if (dayBound(params.from_day, false)) api.set("from", dayBound(params.from_day, false));
-	if (dayBound(params.to_day, true)) api.set("to", dayBound(params.to_day, true));
+	const from = dayBound(params.from_day, false);
+	const to = dayBound(params.to_day, true);
+	const search: QueryOf<"/transcripts/search", "get"> = {
+		q: params.q,
+		limit: PAGE_SIZE,
+		offset,
+		// A platform typed into the address is the API's to judge (its 422 is shown).
+		...(params.platform ? { platform: params.platform as QueryOf<"/transcripts/search", "get">["platform"] } : {}),
+		...(params.speaker ? { speaker: params.speaker } : {}),
+		...(from ? { from } : {}),
+		...(to ? { to } : {}),
+	};
 	const results = useResource(
-		(signal) => (params.q.trim() ? request<SearchResults>("GET", `/transcripts/search?${api}`, undefined, signal) : Promise.resolve(null)),
-		api.toString(),
+		(signal) => (params.q.trim() ? abortable(signal).transcripts.search(search) : Promise.resolve(null)),
+		JSON.stringify(search),
 	);
 
 	const [draft, setDraft] = useState(params);

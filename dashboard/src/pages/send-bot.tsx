@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { PLATFORM_CHOICES } from "../../../src/platforms/index.ts";
-import { request } from "../api";
+import { api } from "../api";
 import { meetingTitle } from "../meeting-words";
 import { sendBotBody } from "../send-bot-request";
 import type { Meeting, Platform } from "../types";
@@ -30,7 +30,7 @@ export function SendBotForm(props: { onSent: (meeting: Meeting) => void }) {
 		setBusy(true);
 		setError(null);
 		try {
-			const meeting = await request<Meeting>("POST", "/bots", body);
+			const meeting = await api.bots.send(body);
 			setSent(meeting);
 			setLink("");
 			props.onSent(meeting);

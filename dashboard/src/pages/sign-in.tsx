@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { request, session } from "../api";
+import { api, session } from "../api";
 import type { Me } from "../types";
 import { Button, ErrorBanner, TextField } from "../ui";
 
@@ -22,7 +22,7 @@ export function SignInPage(props: { onSignedIn: (me: Me) => void; reason?: strin
 		setError(null);
 		session.signIn(trimmed);
 		try {
-			const me = await request<Me>("GET", "/auth/me");
+			const me = await api.auth.me();
 			setKey("");
 			props.onSignedIn(me);
 		} catch (err) {

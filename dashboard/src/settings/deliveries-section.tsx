@@ -1,13 +1,9 @@
-import { request } from "../api";
+import { abortable } from "../api";
 import { Button, ErrorBanner, useResource, when } from "../ui";
-import type { WebhookDelivery } from "./forms";
 
 /** The newest webhook attempts (docs/webhooks.md#delivery-history); `reload` changes after a save. */
 export function DeliveriesSection({ reload }: { reload: number }) {
-	const list = useResource(
-		(signal) => request<{ deliveries: WebhookDelivery[] }>("GET", "/user/webhook/deliveries?limit=100", undefined, signal),
-		String(reload),
-	);
+	const list = useResource((signal) => abortable(signal).user.webhook.deliveries({ limit: 100 }), String(reload));
 	const rows = list.data?.deliveries ?? null;
 
 	return (

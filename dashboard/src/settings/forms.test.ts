@@ -34,7 +34,7 @@ describe("webhook form", () => {
 			webhook_url: "https://hooks.example.com/x",
 			webhook_secret_set: true,
 			webhook_secret: "****abcd",
-			webhook_events: null,
+			webhook_events: {},
 		});
 		expect(form.secret.value).toBe("");
 		expect(JSON.stringify(webhookBody(form))).not.toContain("****");
@@ -45,7 +45,7 @@ describe("webhook form", () => {
 			webhook_url: " https://h.example/x ",
 			webhook_secret_set: true,
 			webhook_secret: "****abcd",
-			webhook_events: null,
+			webhook_events: {},
 		});
 		expect(webhookBody(form)).toEqual({
 			webhook_url: "https://h.example/x",
@@ -54,7 +54,7 @@ describe("webhook form", () => {
 	});
 
 	it("sends a new secret as typed, and null to remove the stored one", () => {
-		const form = webhookForm({ webhook_url: null, webhook_secret_set: true, webhook_secret: "****abcd", webhook_events: null });
+		const form = webhookForm({ webhook_url: null, webhook_secret_set: true, webhook_secret: "****abcd", webhook_events: {} });
 		expect(webhookBody({ ...form, secret: { value: " s3cret ", remove: false } }).webhook_secret).toBe(" s3cret ");
 		expect(webhookBody({ ...form, secret: { value: "ignored", remove: true } }).webhook_secret).toBeNull();
 		expect(webhookBody(form).webhook_url).toBe("");
@@ -83,7 +83,12 @@ describe("model and transcription forms", () => {
 	});
 
 	it("does the same for the transcription token", () => {
-		const form = transcriptionForm({ url: "https://tx.example", token_set: true, token: "****" });
+		const form = transcriptionForm({
+			url: "https://tx.example",
+			token_set: true,
+			token: "****",
+			usage: { day: "2026-11-29", relayed_seconds: 0, daily_limit_seconds: 3600 },
+		});
 		expect(transcriptionBody(form)).toEqual({ url: "https://tx.example" });
 		expect(transcriptionBody({ ...form, token: { value: "", remove: true } })).toEqual({ url: "https://tx.example", token: null });
 	});

@@ -3,49 +3,21 @@
  * partial PUT body a form becomes (docs/api.md#account-and-settings). Secrets are write-only:
  * an empty secret input means "keep the stored one", so a form never needs the secret itself.
  */
+import type { Schemas } from "@meetbot/client";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType, webhookEventEnabled } from "../../../src/settings/webhook-events";
 
-/** The event types of docs/webhooks.md#events, with their defaults while no filter was ever set. */
-export const WEBHOOK_EVENTS = [
-	{ type: "meeting.completed", label: "Meeting completed", byDefault: true },
-	{ type: "meeting.started", label: "Meeting started", byDefault: false },
-	{ type: "bot.failed", label: "Bot failed", byDefault: false },
-	{ type: "meeting.status_change", label: "Every status change", byDefault: false },
-] as const;
+/** How the form names each event type of docs/webhooks.md#events. */
+const EVENT_LABELS: Record<WebhookEventType, string> = {
+	"meeting.completed": "Meeting completed",
+	"meeting.started": "Meeting started",
+	"bot.failed": "Bot failed",
+	"meeting.status_change": "Every status change",
+};
 
-export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number]["type"];
-
-export interface WebhookSettings {
-	webhook_url: string | null;
-	webhook_secret_set: boolean;
-	webhook_secret: string | null;
-	webhook_events: Record<string, boolean> | null;
-}
-
-export interface ModelSettings {
-	mode: string | null;
-	model: string | null;
-	meeting_model: string | null;
-	base_url: string | null;
-	api_key_set: boolean;
-	api_key: string | null;
-}
-
-export interface TranscriptionSettings {
-	url: string | null;
-	token_set: boolean;
-	token: string | null;
-}
-
-export interface WebhookDelivery {
-	event_type: string;
-	event_id: string;
-	target_host: string;
-	outcome: string;
-	status_code: number | null;
-	attempt: number;
-	meeting_id: number | null;
-	created_at: string;
-}
+/** The event types with their defaults while no filter was ever set: those on by default first. */
+export const WEBHOOK_EVENTS = [...WEBHOOK_EVENT_TYPES]
+	.map((type) => ({ type, label: EVENT_LABELS[type], byDefault: webhookEventEnabled(null, type) }))
+	.sort((a, b) => Number(b.byDefault) - Number(a.byDefault));
 
 /** A write-only secret input: a new value, or the stored one kept, or removed. */
 export interface SecretInput {
@@ -68,7 +40,7 @@ export function effectiveEvents(stored: Record<string, boolean> | null): Record<
 	return events;
 }
 
-export function webhookForm(settings: WebhookSettings): WebhookForm {
+export function webhookForm(settings: Schemas["WebhookSettings"]): WebhookForm {
 	return { url: settings.webhook_url ?? "", secret: NO_SECRET_CHANGE, events: effectiveEvents(settings.webhook_events) };
 }
 
@@ -98,7 +70,7 @@ export interface ModelForm {
 	apiKey: SecretInput;
 }
 
-export function modelForm(settings: ModelSettings): ModelForm {
+export function modelForm(settings: Schemas["ModelSettings"]): ModelForm {
 	return {
 		mode: settings.mode ?? "",
 		model: settings.model ?? "",
@@ -134,7 +106,7 @@ export interface TranscriptionForm {
 	token: SecretInput;
 }
 
-export function transcriptionForm(settings: TranscriptionSettings): TranscriptionForm {
+export function transcriptionForm(settings: Schemas["TranscriptionSettings"]): TranscriptionForm {
 	return { url: settings.url ?? "", token: NO_SECRET_CHANGE };
 }
 

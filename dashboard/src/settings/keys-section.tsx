@@ -1,6 +1,6 @@
 import type { Schemas } from "@meetbot/client";
 import { useContext, useState } from "preact/hooks";
-import { request } from "../api";
+import { abortable, api } from "../api";
 import { MeContext } from "../me";
 import { Button, CheckboxField, ErrorBanner, FieldGroup, Notice, SelectField, TextField, useResource, when } from "../ui";
 import { ActionStatus, useAction } from "./status";
@@ -54,7 +54,7 @@ const expired = (key: ApiKey) => key.expires_at !== null && Date.parse(key.expir
 export function KeysSection() {
 	const held = useContext(MeContext)?.scopes ?? [];
 	const [round, setRound] = useState(0);
-	const list = useResource((signal) => request<{ keys: ApiKey[] }>("GET", "/auth/keys", undefined, signal), String(round));
+	const list = useResource((signal) => abortable(signal).auth.keys.list(), String(round));
 	const [name, setName] = useState("");
 	const [scopes, setScopes] = useState<string[]>(held);
 	const [expiry, setExpiry] = useState("");
@@ -72,7 +72,7 @@ export function KeysSection() {
 				...(name.trim() ? { name: name.trim() } : {}),
 				...(expiry ? { expires_in_days: Number(expiry) } : {}),
 			};
-			setMinted(await request<MintedKey>("POST", "/auth/keys", body));
+			setMinted(await api.auth.keys.mint(body));
 			setCopied(null);
 			setName("");
 			setRound((n) => n + 1);
@@ -91,7 +91,7 @@ export function KeysSection() {
 
 	const revoke = (key: ApiKey) =>
 		runRevoke(async () => {
-			await request("DELETE", `/auth/keys/${key.id}`);
+			await api.auth.keys.revoke(key.id);
 			setConfirming(null);
 			// Revoking the key this tab signed in with: the next call gets 401 and the shell signs out.
 			setRound((n) => n + 1);

@@ -1,16 +1,8 @@
+import type { Schemas } from "@meetbot/client";
 import { useEffect, useState } from "preact/hooks";
-import { request } from "../api";
+import { api } from "../api";
 import { Button, ErrorBanner, SelectField, TextField } from "../ui";
-import {
-	type ModelForm,
-	type ModelSettings,
-	modelBody,
-	modelForm,
-	type TranscriptionForm,
-	type TranscriptionSettings,
-	transcriptionBody,
-	transcriptionForm,
-} from "./forms";
+import { type ModelForm, modelBody, modelForm, type TranscriptionForm, transcriptionBody, transcriptionForm } from "./forms";
 import { SecretField } from "./secret-field";
 import { ActionStatus, useAction } from "./status";
 
@@ -18,24 +10,24 @@ const DEFAULT_HINT = "Empty uses the deployment's default.";
 
 /** The agent's model (docs/agent.md#the-model-and-its-tools): an OpenAI-compatible endpoint. */
 export function ModelSection() {
-	const [stored, setStored] = useState<ModelSettings | null>(null);
+	const [stored, setStored] = useState<Schemas["ModelSettings"] | null>(null);
 	const [form, setForm] = useState<ModelForm | null>(null);
 	const [loadError, setLoadError] = useState<unknown>(null);
 	const [state, act] = useAction();
 
-	const show = (settings: ModelSettings) => {
+	const show = (settings: Schemas["ModelSettings"]) => {
 		setStored(settings);
 		setForm(modelForm(settings));
 	};
 	useEffect(() => {
-		request<ModelSettings>("GET", "/user/models").then(show).catch(setLoadError);
+		api.user.models.get().then(show).catch(setLoadError);
 	}, []);
 
 	const save = (e: Event) => {
 		e.preventDefault();
 		if (!form) return;
 		void act(async () => {
-			show(await request<ModelSettings>("PUT", "/user/models", modelBody(form)));
+			show(await api.user.models.put(modelBody(form)));
 			return "Model settings saved.";
 		});
 	};
@@ -90,24 +82,24 @@ export function ModelSection() {
 
 /** Where the bot's audio is transcribed, and the token for it. */
 export function TranscriptionSection() {
-	const [stored, setStored] = useState<TranscriptionSettings | null>(null);
+	const [stored, setStored] = useState<Schemas["TranscriptionSettings"] | null>(null);
 	const [form, setForm] = useState<TranscriptionForm | null>(null);
 	const [loadError, setLoadError] = useState<unknown>(null);
 	const [state, act] = useAction();
 
-	const show = (settings: TranscriptionSettings) => {
+	const show = (settings: Schemas["TranscriptionSettings"]) => {
 		setStored(settings);
 		setForm(transcriptionForm(settings));
 	};
 	useEffect(() => {
-		request<TranscriptionSettings>("GET", "/user/transcription").then(show).catch(setLoadError);
+		api.user.transcription.get().then(show).catch(setLoadError);
 	}, []);
 
 	const save = (e: Event) => {
 		e.preventDefault();
 		if (!form) return;
 		void act(async () => {
-			show(await request<TranscriptionSettings>("PUT", "/user/transcription", transcriptionBody(form)));
+			show(await api.user.transcription.put(transcriptionBody(form)));
 			return "Transcription settings saved.";
 		});
 	};

@@ -1,19 +1,20 @@
+import type { Schemas } from "@meetbot/client";
 import { useEffect, useState } from "preact/hooks";
-import { request } from "../api";
+import { api } from "../api";
 import { Button, CheckboxField, ErrorBanner, FieldGroup, TextField } from "../ui";
-import { WEBHOOK_EVENTS, type WebhookForm, type WebhookSettings, webhookBody, webhookForm } from "./forms";
+import { WEBHOOK_EVENTS, type WebhookForm, webhookBody, webhookForm } from "./forms";
 import { SecretField } from "./secret-field";
 import { ActionStatus, useAction } from "./status";
 
 /** Webhook address, signing secret and event filter (docs/webhooks.md). */
 export function WebhookSection({ onSaved }: { onSaved: () => void }) {
-	const [stored, setStored] = useState<WebhookSettings | null>(null);
+	const [stored, setStored] = useState<Schemas["WebhookSettings"] | null>(null);
 	const [form, setForm] = useState<WebhookForm | null>(null);
 	const [loadError, setLoadError] = useState<unknown>(null);
 	const [state, act] = useAction();
 
 	const load = async () => {
-		const settings = await request<WebhookSettings>("GET", "/user/webhook");
+		const settings = await api.user.webhook.get();
 		setStored(settings);
 		setForm(webhookForm(settings));
 	};
@@ -25,7 +26,7 @@ export function WebhookSection({ onSaved }: { onSaved: () => void }) {
 		e.preventDefault();
 		if (!form) return;
 		void act(async () => {
-			await request("PUT", "/user/webhook", webhookBody(form));
+			await api.user.webhook.put(webhookBody(form));
 			// Read back what the API now holds, masked, rather than echoing what was typed.
 			await load();
 			onSaved();

@@ -1,8 +1,9 @@
-import { ApiError } from "../api";
+import { MeetbotApiError } from "@meetbot/client";
+import { refusalText } from "../api";
 
-/** The sentence to show for a failure: the API's `detail` for an ApiError, else the message. */
+/** The sentence to show for a failure: the API's `detail` for a refusal, else the message. */
 export function errorText(error: unknown): string {
-	if (error instanceof ApiError) return error.detail;
+	if (error instanceof MeetbotApiError) return refusalText(error);
 	if (error instanceof Error) return error.message;
 	return String(error);
 }

@@ -11,7 +11,11 @@ import type { AgentFrame, BodyOf, Platform, QueryOf, Schemas } from "./types.js"
 export interface ClientOptions {
 	/** The gateway's origin, e.g. `https://meetbot.example.com`. */
 	baseUrl: string;
-	apiKey: string;
+	/**
+	 * The key, or a function that returns it as each request is sent (a page's session, which
+	 * signs in and out while the client lives); when it returns null no key is sent.
+	 */
+	apiKey: string | (() => string | null);
 	/** A fetch to use instead of the global one (a service binding's `fetch`, a test's). */
 	fetch?: FetchLike;
 	/** The live feed's reconnect timing and socket factory. */
@@ -31,9 +35,14 @@ type MeetingRef = { platform: Platform; native_meeting_id: string };
 type TranscriptFormat = NonNullable<QueryOf<"/transcripts/{platform}/{native_meeting_id}", "get">["format"]>;
 
 export function createClient(options: ClientOptions) {
+	const { apiKey } = options;
 	const transport: Transport = {
 		baseUrl: options.baseUrl,
-		auth: { "X-API-Key": options.apiKey },
+		// Read on every request, so a key given as a function is the one current at that moment.
+		get auth(): Record<string, string> {
+			const key = typeof apiKey === "function" ? apiKey() : apiKey;
+			return key === null ? {} : { "X-API-Key": key };
+		},
 		fetch: options.fetch ?? ((input, init) => fetch(input, init)),
 	};
 	const link = (platform: Platform, nativeMeetingId: string): { path: MeetingRef } => ({
@@ -109,12 +118,14 @@ export function createClient(options: ClientOptions) {
 			call(transport, "get", "/transcripts/{platform}/{native_meeting_id}", link(platform, nativeMeetingId)),
 		/** The transcript as a file's text: `srt`, `vtt`, `txt` or `json` (docs/api.md#exports). */
 		export: async (platform: Platform, nativeMeetingId: string, format: TranscriptFormat): Promise<string> =>
-			(
-				await send(transport, "get", "/transcripts/{platform}/{native_meeting_id}", {
-					...link(platform, nativeMeetingId),
-					query: { format },
-				})
-			).text(),
+			(await transcripts.exportFile(platform, nativeMeetingId, format)).text(),
+		/** The same export as a Response, to save as a file: its `Content-Disposition` names it. */
+		exportFile: (platform: Platform, nativeMeetingId: string, format: TranscriptFormat, init: { signal?: AbortSignal } = {}) =>
+			send(transport, "get", "/transcripts/{platform}/{native_meeting_id}", {
+				...link(platform, nativeMeetingId),
+				query: { format },
+				signal: init.signal,
+			}),
 		share: (
 			platform: Platform,
 			nativeMeetingId: string,
@@ -317,3 +328,27 @@ export function createAdminClient(options: AdminClientOptions) {
 }
 
 export type MeetbotAdminClient = ReturnType<typeof createAdminClient>;
+
+export interface OperatorClientOptions {
+	baseUrl: string;
+	/** The deployment's FLEET_METRICS_TOKEN, sent as the Bearer of the operator's routes only. */
+	metricsToken: string;
+	fetch?: FetchLike;
+}
+
+/** The operator's routes (docs/bot-fleet.md#join-health): join health as JSON, and as Prometheus text. */
+export function createOperatorClient(options: OperatorClientOptions) {
+	const transport: Transport = {
+		baseUrl: options.baseUrl,
+		auth: { Authorization: `Bearer ${options.metricsToken}` },
+		fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+	};
+	return {
+		/** Per platform, how bots' joins ended over the last hour and day. */
+		joinHealth: () => call(transport, "get", "/internal/fleet/join-health"),
+		/** The same figures as `meetbot_join_*` gauges in the Prometheus text format. */
+		metrics: async (): Promise<string> => (await send(transport, "get", "/metrics")).text(),
+	};
+}
+
+export type MeetbotOperatorClient = ReturnType<typeof createOperatorClient>;

@@ -4,9 +4,12 @@ export {
 	type ClientOptions,
 	createAdminClient,
 	createClient,
+	createOperatorClient,
 	type MeetbotAdminClient,
 	type MeetbotClient,
+	type MeetbotOperatorClient,
 	type MeetingStreamEvent,
+	type OperatorClientOptions,
 	type StreamOptions,
 	type WsTicket,
 } from "./client.js";
@@ -24,6 +27,7 @@ export {
 	type WebSocketFactory,
 } from "./live.js";
 export type * from "./live-frames.js";
-export type { SseFrame } from "./sse.js";
+// The one Server-Sent Events reader, for a caller that sends its own stream request.
+export { readSse, type SseFrame } from "./sse.js";
 export type * from "./types.js";
 export * from "./webhooks.js";

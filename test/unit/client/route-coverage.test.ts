@@ -10,9 +10,6 @@ import clientSource from "../../../packages/client/src/client.ts?raw";
 const LEFT_OUT: Record<string, string> = {
 	"GET /agent/workspace/repo.git/info/refs": "git smart HTTP: `git clone` speaks it (docs/workspace.md)",
 	"POST /agent/workspace/repo.git/git-upload-pack": "git smart HTTP: `git clone` speaks it (docs/workspace.md)",
-	"GET /internal/fleet/join-health":
-		"the operator's, with FLEET_METRICS_TOKEN: the dashboard's Join health page reads it (docs/bot-fleet.md#join-health)",
-	"GET /metrics": "the operator's, with FLEET_METRICS_TOKEN: Prometheus scrapes it (docs/bot-fleet.md#join-health)",
 };
 
 describe("the typed client", () => {
