@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { botHostCount, botHostPorts, launchBotHost, mintHostCredential, startSandbox, startSpawnQueue } from "./local-fleet.mjs";
 import { localSecrets } from "./local-secrets.mjs";
+import { freePort } from "./ports.mjs";
 import { markBotHost, redactedLines, run, stopAll } from "./processes.mjs";
 import { bin, root } from "./toolchain.mjs";
 
@@ -66,9 +67,23 @@ export function applyMigrations(stateDir, quiet) {
  * errors too.
  */
 export async function wranglerDev({ port, stateDir, args = [], quiet = false, silent = false, cwd = root }) {
+	// Wrangler's own pick of an inspector port tries 9229 first, so two stacks starting at once (npm test's
+	// two lanes, a test beside `npm start`) could both take it and the second fail to bind: each gets its own.
+	const inspector = args.includes("--inspector-port") ? [] : ["--inspector-port", String(await freePort())];
 	const child = run(
 		bin("wrangler"),
-		["dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", stateDir, "--show-interactive-dev-session=false", ...args],
+		[
+			"dev",
+			"--port",
+			String(port),
+			"--ip",
+			"127.0.0.1",
+			"--persist-to",
+			stateDir,
+			"--show-interactive-dev-session=false",
+			...inspector,
+			...args,
+		],
 		{
 			cwd,
 			// Piped, not inherited: what wrangler prints (requests, errors quoting a URL) is redacted on its way.
