@@ -2,40 +2,38 @@ import type { BotSegment, BotToRoom, ChatMessage } from "../bot-channel/protocol
 import type { SegmentRow } from "../db/schema";
 import type { Env } from "../env";
 import type { LiveSegment } from "../live/feed-messages";
+import { SEGMENT_KEYS, type Segment } from "../shapes/segment";
+
+/** The columns of `transcript_segments`: the meeting, the segment's keys (src/shapes/segment.ts), and the last write. */
+export const SEGMENT_COLUMNS = ["meeting_id", ...SEGMENT_KEYS, "updated_at"] as const;
+/** Kept from the first insert: the row's key, and when the service first saw the segment. */
+const KEPT_ON_UPDATE: ReadonlySet<string> = new Set(["meeting_id", "segment_id", "created_at"]);
 
 /**
  * Segments upsert by (meeting, segment_id): a draft is replaced by its confirmation, and a
- * draft that arrives late never overwrites a confirmed segment.
+ * draft that arrives late never overwrites a confirmed segment. Built from the shape's keys, so
+ * a new segment field is written without an edit here.
  */
-const UPSERT_SQL = `INSERT INTO transcript_segments
-	(meeting_id, segment_id, speaker, speaker_source, text, start, end, language, completed, confidence, words, absolute_start_time, absolute_end_time, created_at, updated_at)
-	VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+const UPSERT_SQL = `INSERT INTO transcript_segments (${SEGMENT_COLUMNS.join(", ")})
+	VALUES (${SEGMENT_COLUMNS.map((_, i) => `?${i + 1}`).join(", ")})
 	ON CONFLICT (meeting_id, segment_id) DO UPDATE SET
-		speaker = excluded.speaker, speaker_source = excluded.speaker_source, text = excluded.text,
-		start = excluded.start, end = excluded.end, language = excluded.language, completed = excluded.completed,
-		confidence = excluded.confidence, words = excluded.words, absolute_start_time = excluded.absolute_start_time,
-		absolute_end_time = excluded.absolute_end_time, updated_at = excluded.updated_at
+		${SEGMENT_COLUMNS.filter((c) => !KEPT_ON_UPDATE.has(c))
+			.map((c) => `${c} = excluded.${c}`)
+			.join(", ")}
 	WHERE transcript_segments.completed = 0 OR excluded.completed = 1`;
+
+/** A value as its column keeps it: booleans as 0/1, lists as JSON, an absent value as NULL. */
+function columnValue(value: unknown): string | number | null {
+	if (value === undefined || value === null) return null;
+	if (typeof value === "boolean") return value ? 1 : 0;
+	if (typeof value === "object") return JSON.stringify(value);
+	return value as string | number;
+}
 
 /** `createdAt`: when the segment was first seen, kept by the first insert only (the live frames carry the same). */
 export function upsertSegment(env: Env, meetingId: number, s: BotSegment, createdAt = new Date().toISOString()): D1PreparedStatement {
-	return env.DB.prepare(UPSERT_SQL).bind(
-		meetingId,
-		s.segment_id,
-		s.speaker,
-		s.speaker_source,
-		s.text,
-		s.start,
-		s.end,
-		s.language ?? null,
-		s.completed ? 1 : 0,
-		s.confidence ?? null,
-		s.words ? JSON.stringify(s.words) : null,
-		s.absolute_start_time ?? null,
-		s.absolute_end_time ?? null,
-		createdAt,
-		new Date().toISOString(),
-	);
+	const stored: Segment = { ...s, created_at: createdAt };
+	return env.DB.prepare(UPSERT_SQL).bind(meetingId, ...SEGMENT_KEYS.map((key) => columnValue(stored[key])), new Date().toISOString());
 }
 
 /** Keeps one chat line the bot saw in the meeting. */

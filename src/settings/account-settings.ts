@@ -4,6 +4,7 @@ import { db } from "../db";
 import { type AccountSettingsRow, accountSettings } from "../db/schema";
 import type { Env } from "../env";
 import { checkOutboundUrl, type OutboundRefusal, outboundPolicy } from "../outbound/url-guard";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../shapes/webhook";
 import { maskSecret, seal, unseal } from "./secret-box";
 
 /**
@@ -13,8 +14,7 @@ import { maskSecret, seal, unseal } from "./secret-box";
 export type SettingsColumns = Omit<AccountSettingsRow, "userId" | "updatedAt">;
 export type FieldUpdate = string | null | undefined;
 
-export const WEBHOOK_EVENT_TYPES = ["meeting.started", "meeting.completed", "bot.failed", "meeting.status_change"] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType };
 
 const EMPTY: SettingsColumns = {
 	modelMode: null,
