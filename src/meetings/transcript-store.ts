@@ -1,8 +1,9 @@
+import { getTableColumns } from "drizzle-orm";
 import type { BotSegment, BotToRoom, ChatMessage } from "../bot-channel/protocol";
-import type { SegmentRow } from "../db/schema";
+import { type SegmentRow, transcriptSegments } from "../db/schema";
 import type { Env } from "../env";
 import type { LiveSegment } from "../live/feed-messages";
-import { SEGMENT_KEYS, type Segment } from "../shapes/segment";
+import { SEGMENT_KEYS, Segment, type SegmentRecord } from "../shapes/segment";
 
 /** The columns of `transcript_segments`: the meeting, the segment's keys (src/shapes/segment.ts), and the last write. */
 export const SEGMENT_COLUMNS = ["meeting_id", ...SEGMENT_KEYS, "updated_at"] as const;
@@ -60,43 +61,38 @@ export async function upsertParticipant(env: Env, meetingId: number, message: Ex
 		.run();
 }
 
-/** A segment in both naming sets (start/end and start_time/end_time), as clients read it. */
-export function liveSegment(s: BotSegment, createdAt: string): LiveSegment {
-	return {
-		segment_id: s.segment_id,
-		speaker: s.speaker,
-		speaker_source: s.speaker_source,
-		text: s.text,
-		start: s.start,
-		end: s.end,
-		start_time: s.start,
-		end_time: s.end,
-		language: s.language ?? null,
-		completed: s.completed,
-		...(s.confidence !== undefined ? { confidence: s.confidence } : {}),
-		...(s.words ? { words: s.words } : {}),
-		created_at: createdAt,
-		...(s.absolute_start_time ? { absolute_start_time: s.absolute_start_time } : {}),
-		...(s.absolute_end_time ? { absolute_end_time: s.absolute_end_time } : {}),
-	};
+/** Each stored key's drizzle property (`segment_id` → `segmentId`). */
+const PROPERTY_OF = Object.fromEntries(
+	Object.entries(getTableColumns(transcriptSegments)).map(([property, column]) => [column.name, property]),
+) as Record<keyof Segment, keyof SegmentRow>;
+
+/** The segment's keys in its order, both naming sets of its times after `end`, each key's value as `shown` gives it. */
+function view(shown: (key: keyof Segment) => unknown, start: number, end: number): Record<string, unknown> {
+	const out: Record<string, unknown> = {};
+	for (const key of SEGMENT_KEYS) {
+		const value = shown(key);
+		if (value !== undefined) out[key] = value;
+		if (key === "end") Object.assign(out, { start_time: start, end_time: end });
+	}
+	return out;
 }
 
-export function segmentView(row: SegmentRow) {
-	return {
-		segment_id: row.segmentId,
-		speaker: row.speaker,
-		speaker_source: row.speakerSource,
-		text: row.text,
-		start: row.start,
-		end: row.end,
-		start_time: row.start,
-		end_time: row.end,
-		language: row.language,
-		completed: row.completed,
-		confidence: row.confidence,
-		words: row.words ?? [],
-		created_at: row.createdAt,
-		absolute_start_time: row.absoluteStartTime,
-		absolute_end_time: row.absoluteEndTime,
+/**
+ * A segment as /ws carries it (`LiveSegment`): `language` always said, null when unknown; a key
+ * the bot left out or sent empty is left out.
+ */
+export function liveSegment(s: BotSegment, createdAt: string): LiveSegment {
+	const stored: Segment = { ...s, created_at: createdAt };
+	const shown = (key: keyof Segment) => {
+		if (key === "language") return s.language ?? null;
+		const value = stored[key];
+		return Segment.shape[key].isOptional() && value === "" ? undefined : value;
 	};
+	return view(shown, s.start, s.end) as LiveSegment;
+}
+
+/** A stored segment as REST answers it (`SegmentRecord`): every key said, null where unknown, `words` [] where none. */
+export function segmentView(row: SegmentRow): SegmentRecord {
+	const shown = (key: keyof Segment) => (key === "words" ? (row.words ?? []) : (row[PROPERTY_OF[key]] ?? null));
+	return view(shown, row.start, row.end) as SegmentRecord;
 }

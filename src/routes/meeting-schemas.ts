@@ -4,7 +4,7 @@ import { MeetingDiagnostics, MeetingHelp, MeetingPlacement } from "../live/frame
 import { MeetingSummary } from "../meetings/meeting-summary";
 import { MEETING_STATUSES } from "../meetings/status-machine";
 import { MeetingData as StoredMeetingData } from "../shapes/meeting-data";
-import { SegmentView, Word } from "../shapes/segment";
+import { SegmentRecord } from "../shapes/segment";
 import { Recording } from "./recording-schemas";
 
 /**
@@ -91,19 +91,8 @@ export const RunningBot = z
 
 export const BotStatusList = z.object({ running_bots: z.array(RunningBot) }).openapi("BotStatusResponse");
 
-/**
- * One transcript segment (meetings/transcript-store.ts segmentView): the segment with both time
- * namings. REST answers every key, null where unknown and `words` [] where none, as the
- * reference's TranscriptionSegment does (`/ws` leaves such keys out instead).
- */
-export const TranscriptSegment = SegmentView.extend({
-	speaker: SegmentView.shape.speaker.nullable(),
-	language: z.string().nullable(),
-	confidence: SegmentView.shape.confidence.unwrap().nullable(),
-	words: z.array(Word),
-	absolute_start_time: z.string().nullable(),
-	absolute_end_time: z.string().nullable(),
-}).openapi("TranscriptionSegment");
+/** One transcript segment (meetings/transcript-store.ts segmentView): the stored segment as REST answers it. */
+export const TranscriptSegment = SegmentRecord.extend({}).openapi("TranscriptionSegment");
 
 export const Transcript = z
 	.object({

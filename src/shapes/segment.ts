@@ -23,7 +23,10 @@ export type Word = z.infer<typeof Word>;
 /** Longest segment text the room takes; the bot splits a longer caption into several segments. */
 export const SEGMENT_TEXT_MAX = 10_000;
 
-/** One segment. Its keys are the columns of `transcript_segments` (besides `meeting_id` and `updated_at`). */
+/**
+ * One segment. Its keys are the columns of `transcript_segments` (besides `meeting_id` and
+ * `updated_at`), and in this order the views show them (`start_time`/`end_time` after `end`).
+ */
 export const Segment = z.object({
 	segment_id: z.string().min(1).max(200),
 	speaker: z.string().max(200),
@@ -37,10 +40,10 @@ export const Segment = z.object({
 	completed: z.boolean(),
 	confidence: z.number().min(0).max(1).optional(),
 	words: z.array(Word).optional(),
-	absolute_start_time: z.string().optional(),
-	absolute_end_time: z.string().optional(),
 	/** When the service first stored the segment: a draft's confirmation keeps the draft's time. */
 	created_at: z.string(),
+	absolute_start_time: z.string().optional(),
+	absolute_end_time: z.string().optional(),
 });
 export type Segment = z.infer<typeof Segment>;
 
@@ -52,3 +55,25 @@ export const SEGMENT_KEYS = Object.keys(Segment.shape) as (keyof Segment)[];
  * `start_time`/`end_time`), as the reference's clients read one or the other.
  */
 export const SegmentView = Segment.extend({ start_time: z.number(), end_time: z.number() });
+
+type SegmentShape = typeof Segment.shape;
+type SaidAsNull<S> = { [K in keyof S]: S[K] extends z.ZodOptional<infer Inner> ? z.ZodNullable<Inner> : S[K] };
+
+/** Each key the bot may leave out, said as null instead (for a record that answers every key). */
+function saidAsNull<S extends SegmentShape>(shape: S): SaidAsNull<S> {
+	return Object.fromEntries(
+		Object.entries(shape).map(([key, schema]) => [key, schema instanceof z.ZodOptional ? schema.unwrap().nullable() : schema]),
+	) as SaidAsNull<S>;
+}
+
+/**
+ * A stored segment as REST answers it: every key said, null where unknown and `words` [] where
+ * none, as the reference's TranscriptionSegment; `speaker` nullable there too, though this
+ * service always has one. (`/ws` leaves unknown keys out instead: src/live/frames.ts.)
+ */
+export const SegmentRecord = SegmentView.extend({
+	...saidAsNull(Segment.shape),
+	speaker: Segment.shape.speaker.nullable(),
+	words: z.array(Word),
+});
+export type SegmentRecord = z.infer<typeof SegmentRecord>;

@@ -127,6 +127,32 @@ describe("the segment's projections", () => {
 		expect(TranscriptSegment.strict().safeParse(view).success).toBe(true);
 	});
 
+	it("both views show the keys in the shape's order, the two time namings after `end`", () => {
+		const order = SEGMENT_KEYS.flatMap((k) => (k === "end" ? [k, "start_time", "end_time"] : [k]));
+		expect(Object.keys(liveSegment(full, createdAt))).toEqual(order);
+		expect(order.slice(0, 9)).toEqual([
+			"segment_id",
+			"speaker",
+			"speaker_source",
+			"text",
+			"start",
+			"end",
+			"start_time",
+			"end_time",
+			"language",
+		]);
+	});
+
+	it("/ws leaves out what the bot did not send, and says language as null", () => {
+		const { confidence, words, language, ...bare } = full;
+		const live = liveSegment({ ...bare, absolute_start_time: "", absolute_end_time: "" }, createdAt);
+		expect(live).not.toHaveProperty("confidence");
+		expect(live).not.toHaveProperty("words");
+		expect(live).not.toHaveProperty("absolute_start_time");
+		expect(live.language).toBeNull();
+		expect(liveSegment({ ...full, confidence: 0, words: [] }, createdAt)).toMatchObject({ confidence: 0, words: [] });
+	});
+
 	it("the meeting stream's line takes its words from the shape", () => {
 		for (const key of ["speaker", "text", "completed"] as const) expect(StreamTranscript.shape[key]).toBe(Segment.shape[key]);
 	});
