@@ -1,6 +1,7 @@
 /// <reference types="vite/client" />
 import { getTableColumns } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import apiDoc from "../../../docs/api.md?raw";
 import openapi from "../../../packages/client/openapi.json";
 import { StreamTranscript } from "../../../src/agent/meeting-stream-events";
 import { BotSegment } from "../../../src/bot-channel/protocol";
@@ -8,7 +9,7 @@ import { transcriptSegments } from "../../../src/db/schema";
 import { LiveSegment } from "../../../src/live/frames";
 import { liveSegment, SEGMENT_COLUMNS, segmentView } from "../../../src/meetings/transcript-store";
 import { TranscriptSegment } from "../../../src/routes/meeting-schemas";
-import { SEGMENT_KEYS, Segment, SegmentView } from "../../../src/shapes/segment";
+import { SEGMENT_KEYS, Segment, SegmentRecord, SegmentView } from "../../../src/shapes/segment";
 
 /**
  * Every domain shape is declared once, in src/shapes/ (docs/architecture.md), and each wire takes
@@ -151,6 +152,20 @@ describe("the segment's projections", () => {
 		expect(live).not.toHaveProperty("absolute_start_time");
 		expect(live.language).toBeNull();
 		expect(liveSegment({ ...full, confidence: 0, words: [] }, createdAt)).toMatchObject({ confidence: 0, words: [] });
+	});
+
+	it("docs/api.md's segment table explains every key a reader gets", () => {
+		const table = apiDoc.slice(
+			apiDoc.indexOf("A segment:\n"),
+			apiDoc.indexOf("\n\n", apiDoc.indexOf("| field | meaning |", apiDoc.indexOf("A segment:\n"))),
+		);
+		const documented = new Set(
+			table
+				.split("\n")
+				.filter((line) => line.startsWith("| `"))
+				.flatMap((line) => [...(line.split(" | ")[0] ?? "").matchAll(/`(\w+)`/g)].map((m) => m[1])),
+		);
+		expect(Object.keys(SegmentRecord.shape).filter((key) => !documented.has(key))).toEqual([]);
 	});
 
 	it("the meeting stream's line takes its words from the shape", () => {
