@@ -78,19 +78,12 @@ export type MeetingPlacement = z.infer<typeof MeetingPlacement>;
 
 /**
  * Why a meeting is where it is, when there is something to say: some of `data`'s keys
- * (src/shapes/meeting-data.ts), plus the status step's `reason`. The ending's words stay plain
- * strings here, as /ws has always typed them.
+ * (src/shapes/meeting-data.ts), plus the status step's `reason`.
  */
 export const MeetingStatusData = z
 	.object({
 		reason: z.string().nullable().optional(),
-		completion_reason: MeetingData.shape.completion_reason,
-		failure_detail: z.string().optional(),
-		failure_cause: z
-			.string()
-			.optional()
-			.openapi({ description: "A failed meeting the bot fleet ended: `no_bot_capacity`, `bot_host_lost` or `host_drained`" }),
-		auto_join_error: MeetingData.shape.auto_join_error,
+		...MeetingData.pick({ completion_reason: true, failure_detail: true, failure_cause: true, auto_join_error: true }).shape,
 		help: MeetingHelp.optional().openapi({
 			description: "While `needs_help`: what the bot is stuck on (docs/api.md#help-and-diagnostics)",
 		}),

@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import { FailureCause } from "../bot-channel/protocol";
 import { MeetingDiagnostics, MeetingHelp, MeetingPlacement } from "../live/frames";
 import { MeetingSummary } from "../meetings/meeting-summary";
 import { MEETING_STATUSES } from "../meetings/status-machine";
@@ -73,13 +72,10 @@ export const RunningBot = z
 		failure_stage: z.string().nullable(),
 		data: z
 			.object({
+				// Some of `data` (src/shapes/meeting-data.ts); the ending's two words always said here, null when none.
 				completion_reason: z.string().nullable(),
 				failure_stage: z.string().nullable(),
-				failure_detail: z.string().optional(),
-				failure_cause: FailureCause.optional(),
-				diagnostics: MeetingDiagnostics.optional(),
-				help: MeetingHelp.optional(),
-				placement: MeetingPlacement.optional(),
+				...MeetingData.pick({ failure_detail: true, failure_cause: true, diagnostics: true, help: true, placement: true }).shape,
 			})
 			.optional()
 			.openapi({
