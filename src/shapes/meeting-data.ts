@@ -5,10 +5,10 @@
  * added to `help` and `diagnostics`. Open to other keys. Imports only zod.
  */
 import { z } from "zod";
-import { FailureCause, FailureStage, JoinStep } from "./bot-status";
-import { Diagnostics, Help, HelpEpisode } from "./help";
-import { Placement } from "./placement";
-import { Summary } from "./summary";
+import { FailureCause, FailureStage, JoinStep } from "./bot-status.ts";
+import { Diagnostics, Help, HelpEpisode } from "./help.ts";
+import { Placement } from "./placement.ts";
+import { Summary } from "./summary.ts";
 
 export const CalendarSource = z.object({ id: z.string(), name: z.string(), auto_join: z.boolean(), bot_name: z.string() });
 

@@ -70,7 +70,7 @@ describe("each domain shape", () => {
 		const shapes = files.filter((f) => f.path.startsWith("src/shapes/"));
 		expect(shapes.length).toBeGreaterThan(5);
 		for (const f of shapes) {
-			for (const m of f.text.matchAll(/\bfrom\s+"([^"]+)"/g)) expect(m[1], f.path).toMatch(/^(zod|\.\/[\w-]+)$/);
+			for (const m of f.text.matchAll(/\bfrom\s+"([^"]+)"/g)) expect(m[1], f.path).toMatch(/^(zod|\.\/[\w-]+\.ts)$/);
 		}
 	});
 });
