@@ -38,6 +38,7 @@ import { recordingRoutes } from "./routes/recordings";
 import { screenshotRoutes } from "./routes/screenshots";
 import { searchRoutes } from "./routes/search";
 import { transcriptRoutes } from "./routes/transcripts";
+import { WIRE_COMPONENTS } from "./routes/wire-components";
 import { DEPLOYMENT_DEFAULTS, setting } from "./settings/deployment-defaults";
 
 /** The version of `api.v1`, the public wire contract this gateway speaks (docs/api.md). */
@@ -116,6 +117,7 @@ export function buildApp() {
 
 	for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);
 	app.openAPIRegistry.register("Error", ApiErrorBody);
+	for (const [name, schema] of Object.entries(WIRE_COMPONENTS)) app.openAPIRegistry.register(name, schema);
 	const documentInfo = {
 		openapi: "3.1.0",
 		// The version is the wire contract's, not this service's: clients pin the contract.

@@ -24,7 +24,10 @@ export interface TranscriptBundle {
 export type TranscriptState = ReadonlyMap<string, Segment>;
 
 function normalise(wire: WireSegment, completed: boolean, speaker?: string): Segment {
+	// Every other field the segment has (src/shapes/segment.ts) rides along as it came, so a new one needs no edit here.
+	const { start_time: _start, end_time: _end, ...fields } = wire;
 	return {
+		...fields,
 		segment_id: wire.segment_id,
 		speaker: wire.speaker ?? speaker ?? null,
 		text: typeof wire.text === "string" ? wire.text : "",

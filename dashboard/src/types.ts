@@ -11,9 +11,11 @@ export type Meeting = Schemas["Meeting"];
 export type MeetingSummary = Schemas["MeetingSummary"];
 /**
  * A transcript line as the pages hold it, from GET /transcripts, the live feed or the copilot's
- * stream: the generated segment narrowed to the fields the transcript view shows and orders by.
+ * stream: the generated segment, with the fields the view orders by always present and the rest as they came.
  */
-export type Segment = Pick<Schemas["TranscriptionSegment"], "segment_id" | "speaker" | "text" | "start" | "end" | "language" | "completed">;
+export type Segment = Pick<Schemas["TranscriptionSegment"], SegmentOrder> & Partial<Omit<Schemas["TranscriptionSegment"], SegmentOrder>>;
+/** What every held segment has: the fields the view orders, groups and marks drafts by; the rest ride along as they came. */
+type SegmentOrder = "segment_id" | "speaker" | "text" | "start" | "end" | "language" | "completed";
 export type Recording = Schemas["Recording"];
 export type SearchResults = Schemas["SearchResults"];
 export type SearchHit = Schemas["SearchHit"];

@@ -4,15 +4,9 @@
  * page's visible text and a screenshot it uploaded first. Both sides import these schemas.
  */
 import { z } from "zod";
+import { Diagnostics, Help, DriverStep as StoredDriverStep } from "../shapes/help.ts";
 
-/**
- * Why a bot asks for help (`needs_help`): a screen its driver does not recognise, a join
- * screen whose controls are not where the driver looks (the platform changed its layout), a
- * captcha or bot wall, a sign-in wall it cannot pass, or, in the call, people heard talking
- * while no caption can be read (`captions_unreadable`: the bot stays in the call).
- */
-export const HelpKind = z.enum(["unknown_screen", "layout_changed", "captcha", "sign_in_required", "captions_unreadable"]);
-export type HelpKind = z.infer<typeof HelpKind>;
+export { HelpKind } from "../shapes/help.ts";
 
 /** Longest page text a bot sends with a help request or a failure: what the page visibly says. */
 export const PAGE_TEXT_MAX = 2000;
@@ -24,22 +18,24 @@ export const ScreenshotName = z.string().regex(/^[a-z0-9_-]{1,64}\.(jpg|png)$/, 
 export const DIAGNOSTIC_STEPS_MAX = 30;
 export const DIAGNOSTIC_STEP_MAX = 300;
 
-/** What the bot sees while it asks for help; sent with `status: "needs_help"`. */
-export const HelpReport = z.object({
-	kind: HelpKind,
+/**
+ * What the bot sees while it asks for help; sent with `status: "needs_help"`. A projection of
+ * the stored help (src/shapes/help.ts): the room adds the reason, the time and the attempt.
+ */
+export const HelpReport = Help.pick({ kind: true }).extend({
 	/** The page's visible text, bounded; links without their secrets (linksWithoutSecrets). */
 	page_text: z.string().max(PAGE_TEXT_MAX),
-	/** A screenshot the bot uploaded first; null when it could not take or upload one. */
+	/** A screenshot the bot uploaded first (its name; the room keeps it with the attempt); null when there is none. */
 	screenshot: ScreenshotName.nullable(),
 });
 export type HelpReport = z.infer<typeof HelpReport>;
 
 /** One thing the driver did or saw, e.g. "opened the join page", "typed the bot's name". */
-export const DriverStep = z.object({ at: z.iso.datetime({ offset: true }), step: z.string().max(DIAGNOSTIC_STEP_MAX) });
+export const DriverStep = StoredDriverStep.extend({ at: z.iso.datetime({ offset: true }), step: z.string().max(DIAGNOSTIC_STEP_MAX) });
 export type DriverStep = z.infer<typeof DriverStep>;
 
-/** What a bot saw last before it failed; sent with `status: "failed"`, so a failure is never a dead end. */
-export const FailureDiagnostics = z.object({
+/** What a bot saw last before it failed; sent with `status: "failed"`, so a failure is never a dead end. The room stamps `at`. */
+export const FailureDiagnostics = Diagnostics.omit({ at: true }).extend({
 	steps: z.array(DriverStep).max(DIAGNOSTIC_STEPS_MAX),
 	/** What the page showed (`PageState` of the driver), e.g. "unknown", "prejoin". */
 	page_state: z.string().max(40).nullable(),

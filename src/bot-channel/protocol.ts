@@ -16,7 +16,19 @@
 import { z } from "zod";
 import { PLATFORMS } from "../platforms/ids.ts";
 import { PRESENTATIONS } from "../platforms/share-facts.ts";
+import { BotReportedStatus, CompletionReason, FailureCause, FailureStage, JoinStep } from "../shapes/bot-status.ts";
+import { Segment } from "../shapes/segment.ts";
 import { FailureDiagnostics, HelpReport } from "./help-report.ts";
+
+export {
+	BotReportedStatus,
+	CompletionReason,
+	FailureCause,
+	FailureStage,
+	JOIN_STEPS,
+	JoinStep,
+} from "../shapes/bot-status.ts";
+export { SEGMENT_TEXT_MAX, SpeakerSource, Word } from "../shapes/segment.ts";
 
 /** WebSocket close codes the room sends on the bot channel. */
 export const ROOM_CLOSE = {
@@ -63,37 +75,6 @@ export { PLATFORMS } from "../platforms/ids.ts";
 export const Platform = z.enum(PLATFORMS);
 export type Platform = z.infer<typeof Platform>;
 
-/** Statuses a bot may report; `requested` and `stopping` belong to the control plane. */
-export const BotReportedStatus = z.enum(["joining", "awaiting_admission", "active", "needs_help", "completed", "failed"]);
-
-/**
- * Why a meeting ended, as clients read it: only values of the reference's
- * `MeetingCompletionReason` (lifecycle.v1), so a client that parses that enum strictly reads every
- * ending. What the fleet knows beyond them goes in `FailureCause` (docs/status-machine.md#how-a-meeting-ends).
- */
-export const CompletionReason = z.enum([
-	"stopped",
-	"left_alone",
-	"startup_alone",
-	"evicted",
-	"awaiting_admission_timeout",
-	"awaiting_admission_rejected",
-	"join_failure",
-	"max_bot_time_exceeded",
-	"validation_error",
-]);
-export type CompletionReason = z.infer<typeof CompletionReason>;
-
-/**
- * What took a bot away when the fleet, not the meeting, ended it (`data.failure_cause`): no
- * host claimed it, its host went away, its host was shut down, or it sat in `needs_help` past
- * the help timeout with nobody getting it past the screen it was stuck on. Such an ending is a teardown:
- * its `completion_reason` is the stage's (`join_failure`, `awaiting_admission_timeout`, or none
- * once admitted), as docs/status-machine.md#when-the-fleet-ends-a-meeting says.
- */
-export const FailureCause = z.enum(["no_bot_capacity", "bot_host_lost", "host_drained", "help_timeout"]);
-export type FailureCause = z.infer<typeof FailureCause>;
-
 /**
  * Reasons bot hosts of earlier releases still send on the channel (a host draining during an
  * upgrade does), read as what this release reports instead: the same ending in the enum's words.
@@ -104,19 +85,6 @@ export const LEGACY_BOT_REASONS = {
 	host_drained: { failure_cause: "host_drained" },
 } as const satisfies Record<string, { completion_reason: CompletionReason } | { failure_cause: FailureCause }>;
 const LegacyBotReason = z.enum(Object.keys(LEGACY_BOT_REASONS) as [keyof typeof LEGACY_BOT_REASONS]);
-
-export const FailureStage = z.enum(["requested", "joining", "awaiting_admission", "active"]);
-
-/**
- * A bot's way into a meeting, step by step and in order, finer than the stages: starting its
- * browser, opening the meeting link, the pre-join screen, asking to join (name typed, Join
- * clicked, waiting for the answer), the lobby, the call. A bot sends the step it is on with a
- * help request and with a failure, so a failed join says where it stopped (`data.join_step`,
- * docs/bot-fleet.md#join-health). Bots of earlier releases send none.
- */
-export const JOIN_STEPS = ["start_browser", "open_page", "prejoin", "ask_to_join", "lobby", "in_call"] as const;
-export const JoinStep = z.enum(JOIN_STEPS);
-export type JoinStep = z.infer<typeof JoinStep>;
 
 /**
  * The ending table: how each reason ends a meeting. The bot reports by it and the room records
@@ -143,36 +111,12 @@ export const REASON_OUTCOME = {
 /** Reasons worth trying again with a new bot (docs/status-machine.md#how-a-meeting-ends). */
 export const RETRYABLE_REASONS: ReadonlySet<CompletionReason> = new Set(["join_failure", "awaiting_admission_timeout"]);
 
-/** How a segment's speaker was decided, so a guess is never presented as fact. */
-export const SpeakerSource = z.enum(["caption", "active_speaker", "none"]);
-
-export const Word = z.object({
-	word: z.string(),
-	start: z.number(),
-	end: z.number(),
-	probability: z.number().optional(),
-});
-
-/** Longest segment text the room takes; the bot splits a longer caption into several segments. */
-export const SEGMENT_TEXT_MAX = 10_000;
 /** Longest chat sender and text the room takes; the bot shortens longer ones before sending. */
 export const CHAT_SENDER_MAX = 256;
 export const CHAT_TEXT_MAX = 4_000;
 
-export const BotSegment = z.object({
-	segment_id: z.string().min(1).max(200),
-	speaker: z.string().max(200),
-	speaker_source: SpeakerSource,
-	text: z.string().max(SEGMENT_TEXT_MAX),
-	start: z.number(),
-	end: z.number(),
-	language: z.string().nullable().optional(),
-	completed: z.boolean(),
-	confidence: z.number().min(0).max(1).optional(),
-	words: z.array(Word).optional(),
-	absolute_start_time: z.string().optional(),
-	absolute_end_time: z.string().optional(),
-});
+/** A segment as the bot sends it: the service stamps `created_at` when it first stores it. */
+export const BotSegment = Segment.omit({ created_at: true });
 export type BotSegment = z.infer<typeof BotSegment>;
 
 export const ChatMessage = z.object({

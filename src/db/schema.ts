@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { type AnySQLiteColumn, index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { MeetingData } from "../shapes/meeting-data";
 
 // Mirrors migrations/*.sql; the SQL files are the source of truth for the database.
 
@@ -91,7 +92,7 @@ export const meetings = sqliteTable("meetings", {
 	failureStage: text("failure_stage"),
 	botName: text("bot_name"),
 	botOptions: text("bot_options", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
-	data: text("data", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+	data: text("data", { mode: "json" }).$type<MeetingData>().notNull().default(sql`'{}'`),
 	createdAt: text("created_at").notNull(),
 	updatedAt: text("updated_at").notNull(),
 });

@@ -1,199 +1,208 @@
 /**
- * The frames of `/ws` (docs/live-feed.md), declared once. The Worker's builders
- * (feed-messages.ts, the live feed object) are typed against these, so a frame that drifts
- * fails to compile; packages/client/src/live-frames.ts is generated from this file
- * (`node scripts/build-client-types.mjs`, checked by test/unit/client/live-frames-drift.test.ts),
- * and the dashboard reads them from the client. So this file imports nothing.
+ * The frames of `/ws` (docs/live-feed.md), declared once as zod and registered in /openapi.json
+ * (src/routes/live.ts), so the typed client's frame types are generated from the document
+ * (packages/client/src/live-frames.ts) the way the agent's frames are. The Worker's builders
+ * (feed-messages.ts, the live feed object) are typed against these, so a frame that drifts fails
+ * to compile. Help, diagnostics, placement and the segment are projections of src/shapes/.
  */
+import { z } from "@hono/zod-openapi";
+import { PRESENTATIONS } from "../platforms/share-facts";
+import { DiagnosticsView, HelpView } from "../shapes/help";
+import { MeetingData } from "../shapes/meeting-data";
+import { Placement, PlacementReason } from "../shapes/placement";
+import { SegmentView } from "../shapes/segment";
+
+export { PlacementReason };
 
 /** A meeting as subscribe names it: its link. */
-export interface LiveMeetingLink {
-	platform: string;
-	native_id: string;
-}
+export const LiveMeetingLink = z.object({ platform: z.string(), native_id: z.string() }).openapi("LiveMeetingLink");
+export type LiveMeetingLink = z.infer<typeof LiveMeetingLink>;
 
 /** A meeting as the server's messages name it. */
-export interface LiveMeetingRef {
-	id: number;
-	platform: string;
-	native_id: string | null;
-}
+export const LiveMeetingRef = z
+	.object({ id: z.number().int(), platform: z.string(), native_id: z.string().nullable() })
+	.openapi("LiveMeetingRef");
+export type LiveMeetingRef = z.infer<typeof LiveMeetingRef>;
 
-export interface SubscribedFrame {
-	type: "subscribed";
-	/** Every link accepted, those in `waiting` included. */
-	meetings: LiveMeetingLink[];
-	/** Accepted links with no meeting of the user's yet: the first one made there is watched. */
-	waiting?: LiveMeetingLink[];
-	/** Links whose platform is not one of the service's. */
-	denied?: LiveMeetingLink[];
-}
+export const SubscribedFrame = z
+	.object({
+		type: z.literal("subscribed"),
+		meetings: z.array(LiveMeetingLink).openapi({ description: "Every link accepted, those in `waiting` included" }),
+		waiting: z
+			.array(LiveMeetingLink)
+			.optional()
+			.openapi({ description: "Accepted links with no meeting of the user's yet: the first one made there is watched" }),
+		denied: z.array(LiveMeetingLink).optional().openapi({ description: "Links whose platform is not one of the service's" }),
+	})
+	.openapi("SubscribedFrame");
+export type SubscribedFrame = z.infer<typeof SubscribedFrame>;
 
-export interface UnsubscribedFrame {
-	type: "unsubscribed";
-	meetings: LiveMeetingLink[];
-	/** `access_revoked` when the server ended the subscription. */
-	reason?: string;
-}
+export const UnsubscribedFrame = z
+	.object({
+		type: z.literal("unsubscribed"),
+		meetings: z.array(LiveMeetingLink),
+		reason: z.string().optional().openapi({ description: "`access_revoked` when the server ended the subscription" }),
+	})
+	.openapi("UnsubscribedFrame");
+export type UnsubscribedFrame = z.infer<typeof UnsubscribedFrame>;
 
-export interface PongFrame {
-	type: "pong";
-}
+export const PongFrame = z.object({ type: z.literal("pong") }).openapi("PongFrame");
+export type PongFrame = z.infer<typeof PongFrame>;
 
-export interface ErrorFrame {
-	type: "error";
-	error: string;
-	status?: number;
-	detail?: string;
-	details?: unknown;
-}
+export const ErrorFrame = z
+	.object({
+		type: z.literal("error"),
+		error: z.string(),
+		status: z.number().int().optional(),
+		detail: z.string().optional(),
+		details: z.unknown().optional(),
+	})
+	.openapi("ErrorFrame");
+export type ErrorFrame = z.infer<typeof ErrorFrame>;
 
-/** Why a meeting is where it is, when there is something to say. */
-export interface MeetingStatusData {
-	reason?: string | null;
-	completion_reason?: string | null;
-	failure_detail?: string;
-	/** A failed meeting the bot fleet ended: `no_bot_capacity`, `bot_host_lost` or `host_drained`. */
-	failure_cause?: string;
-	auto_join_error?: string;
-	/** While `needs_help`: what the bot is stuck on (docs/api.md#help-and-diagnostics). */
-	help?: MeetingHelp;
-	/** On a failed meeting: what its bot saw last. */
-	diagnostics?: MeetingDiagnostics;
-	/** While the meeting waits for a bot host (docs/api.md#waiting-for-a-bot-host): on the note that says what it waits on. */
-	placement?: MeetingPlacement;
-}
-
-/** A screenshot the owner may open: a short-lived signed link of the gateway, or null when there is none. */
-export interface ScreenshotLink {
-	/** Which attempt's bot took it, and its name: what the meeting keeps. */
-	screenshot: { attempt: number; name: string } | null;
-	screenshot_url: string | null;
-}
-
-/** `data.help`. Its page text is the meeting page's: attacker-controlled, escape it where shown. */
-export interface MeetingHelp extends ScreenshotLink {
-	kind: "unknown_screen" | "layout_changed" | "captcha" | "sign_in_required" | "captions_unreadable";
-	reason: string;
-	since: string;
-	page_text: string;
-}
-
+/** `data.help` as the owner sees it. Its page text is the meeting page's: attacker-controlled, escape it where shown. */
+export const MeetingHelp = HelpView.extend({}).openapi("MeetingHelp", { description: "While `needs_help`: what the bot is stuck on" });
+export type MeetingHelp = z.infer<typeof MeetingHelp>;
 /** `data.diagnostics`: the driver's last steps, the page it was on, its text and a screenshot. */
-export interface MeetingDiagnostics extends ScreenshotLink {
-	steps: { at: string; step: string }[];
-	page_state: string | null;
-	page_text: string;
-	at: string;
-}
-
-/** Why a meeting still has no bot: no host reports, every host refuses work, or a host has room but has not pulled the ticket. */
-export type PlacementReason = "no_host_reported" | "all_hosts_busy" | "not_yet_pulled";
+export const MeetingDiagnostics = DiagnosticsView.extend({}).openapi("MeetingDiagnostics", {
+	description: "On a failed meeting: what its bot saw last",
+});
+export type MeetingDiagnostics = z.infer<typeof MeetingDiagnostics>;
+/** A screenshot the owner may open: a short-lived signed link of the gateway, or null when there is none. */
+export type ScreenshotLink = Pick<MeetingHelp, "screenshot" | "screenshot_url">;
+/** `data.placement`: what a meeting waiting for a bot host waits on. */
+export const MeetingPlacement = Placement.extend({}).openapi("MeetingPlacement", {
+	description: "While the meeting waits for a bot host: since when, until when, and why (docs/api.md#waiting-for-a-bot-host)",
+});
+export type MeetingPlacement = z.infer<typeof MeetingPlacement>;
 
 /**
- * `data.placement`: a meeting waiting for a bot host says since when, until when, and why. Its
- * user sees their own wait and a count, never a host's id, load or words (those are for operators).
+ * Why a meeting is where it is, when there is something to say: some of `data`'s keys
+ * (src/shapes/meeting-data.ts), plus the status step's `reason`.
  */
-export interface MeetingPlacement {
-	/** When the current attempt began waiting (POST /bots, auto-join, or a respawn). */
-	since: string;
-	/** When the meeting fails `no_bot_capacity` (or an auto-join goes back to its plan) unless a host claims it. */
-	deadline: string;
-	attempt: number;
-	reason: PlacementReason;
-	/** The reason in generic words, e.g. "all bot hosts are busy". */
-	detail: string;
-	/** How many hosts reported recently. */
-	hosts_reporting: number;
-}
+export const MeetingStatusData = z
+	.object({
+		reason: z.string().nullable().optional(),
+		...MeetingData.pick({ completion_reason: true, failure_detail: true, failure_cause: true, auto_join_error: true }).shape,
+		help: MeetingHelp.optional().openapi({
+			description: "While `needs_help`: what the bot is stuck on (docs/api.md#help-and-diagnostics)",
+		}),
+		diagnostics: MeetingDiagnostics.optional().openapi({ description: "On a failed meeting: what its bot saw last" }),
+		placement: MeetingPlacement.optional().openapi({
+			description: "While the meeting waits for a bot host (docs/api.md#waiting-for-a-bot-host): on the note that says what it waits on",
+		}),
+	})
+	.openapi("MeetingStatusData");
+export type MeetingStatusData = z.infer<typeof MeetingStatusData>;
 
-export interface MeetingStatusFrame {
-	type: "meeting.status";
-	meeting: LiveMeetingRef;
-	payload: { status: string; data: MeetingStatusData | null };
-	user_id: number;
-	ts: string;
-}
+export const MeetingStatusFrame = z
+	.object({
+		type: z.literal("meeting.status"),
+		meeting: LiveMeetingRef,
+		payload: z.object({ status: z.string(), data: MeetingStatusData.nullable() }),
+		user_id: z.number().int(),
+		ts: z.string(),
+	})
+	.openapi("MeetingStatusFrame");
+export type MeetingStatusFrame = z.infer<typeof MeetingStatusFrame>;
 
-/** A segment as the live feed carries it. */
-export interface LiveSegment {
-	segment_id: string;
-	speaker: string;
-	speaker_source: string;
-	text: string;
-	start: number;
-	end: number;
-	start_time: number;
-	end_time: number;
-	language: string | null;
-	completed: boolean;
-	confidence?: number;
-	words?: unknown[];
-	/** When the service first stored the segment: a draft's confirmation keeps the draft's time, as GET /transcripts does. */
-	created_at: string;
-	absolute_start_time?: string;
-	absolute_end_time?: string;
-}
+/**
+ * A segment as the live feed carries it: `language` always said (null when unknown), while a key
+ * the bot did not send (`confidence`, `words`, the absolute times) is left out, as /ws has always done.
+ */
+export const LiveSegment = SegmentView.extend({ language: z.string().nullable() }).openapi("LiveSegment");
+export type LiveSegment = z.infer<typeof LiveSegment>;
 
-export interface TranscriptFrame {
-	type: "transcript";
-	meeting: LiveMeetingRef;
-	speaker: string;
-	/** The segment just confirmed (empty for a draft). */
-	confirmed: LiveSegment[];
-	/** All of the speaker's open drafts: replaces the previous `pending` of this speaker. */
-	pending: LiveSegment[];
-	ts: string;
-}
+export const TranscriptFrame = z
+	.object({
+		type: z.literal("transcript"),
+		meeting: LiveMeetingRef,
+		speaker: z.string(),
+		confirmed: z.array(LiveSegment).openapi({ description: "The segment just confirmed (empty for a draft)" }),
+		pending: z
+			.array(LiveSegment)
+			.openapi({ description: "All of the speaker's open drafts: replaces the previous `pending` of this speaker" }),
+		ts: z.string(),
+	})
+	.openapi("TranscriptFrame");
+export type TranscriptFrame = z.infer<typeof TranscriptFrame>;
 
-export interface ChatMessageFrame {
-	type: "chat_message";
-	meeting: LiveMeetingRef;
-	sender: string;
-	text: string;
-	timestamp: number;
-	is_from_bot: boolean;
-}
+export const ChatMessageFrame = z
+	.object({
+		type: z.literal("chat_message"),
+		meeting: LiveMeetingRef,
+		sender: z.string(),
+		text: z.string(),
+		timestamp: z.number(),
+		is_from_bot: z.boolean(),
+	})
+	.openapi("ChatMessageFrame");
+export type ChatMessageFrame = z.infer<typeof ChatMessageFrame>;
 
-export type InteractiveEventType =
-	| "speak.started"
-	| "speak.completed"
-	| "speak.interrupted"
-	| "chat.received"
-	| "chat.sent"
-	| "screen.sharing_started"
-	| "screen.sharing_stopped"
-	| "avatar.set"
-	| "avatar.reset"
-	| "participant.joined"
-	| "participant.left";
+export const InteractiveEventType = z
+	.enum([
+		"speak.started",
+		"speak.completed",
+		"speak.interrupted",
+		"chat.received",
+		"chat.sent",
+		"screen.sharing_started",
+		"screen.sharing_stopped",
+		"avatar.set",
+		"avatar.reset",
+		"participant.joined",
+		"participant.left",
+	])
+	.openapi("InteractiveEventType");
+export type InteractiveEventType = z.infer<typeof InteractiveEventType>;
 
 /** What the bot said about an interactive event; these fields sit beside `type` and `meeting`. */
-export interface InteractiveFields {
-	text?: string;
-	source?: string;
-	sender?: string;
-	timestamp?: number;
-	content_type?: string;
-	/** `screen.sharing_*`: whether the content went out as the platform's screen share or on the bot's camera. */
-	presented_as?: "screen_share" | "camera";
-	participant?: { id: string; name: string };
-}
+const interactiveFields = {
+	text: z.string().optional(),
+	source: z.string().optional(),
+	sender: z.string().optional(),
+	timestamp: z.number().optional(),
+	content_type: z.string().optional(),
+	presented_as: z.enum(PRESENTATIONS).optional().openapi({
+		description: "`screen.sharing_*`: whether the content went out as the platform's screen share or on the bot's camera",
+	}),
+	participant: z.object({ id: z.string(), name: z.string() }).optional(),
+};
+export type InteractiveFields = z.infer<z.ZodObject<typeof interactiveFields>>;
 
 /** The bot's interactive events. */
-export interface InteractiveFrame extends InteractiveFields {
-	type: InteractiveEventType;
-	meeting: LiveMeetingRef;
-	ts: string;
-}
+export const InteractiveFrame = z
+	.object({ type: InteractiveEventType, meeting: LiveMeetingRef, ...interactiveFields, ts: z.string() })
+	.openapi("InteractiveFrame");
+export type InteractiveFrame = z.infer<typeof InteractiveFrame>;
 
 /** Frames about a meeting. */
-export type MeetingFrame = MeetingStatusFrame | TranscriptFrame | ChatMessageFrame | InteractiveFrame;
+export const MeetingFrame = z.union([MeetingStatusFrame, TranscriptFrame, ChatMessageFrame, InteractiveFrame]).openapi("MeetingFrame");
+export type MeetingFrame = z.infer<typeof MeetingFrame>;
 /** Every frame the server sends. */
-export type LiveFrame = SubscribedFrame | UnsubscribedFrame | PongFrame | ErrorFrame | MeetingFrame;
+export const LiveFrame = z
+	.union([
+		SubscribedFrame,
+		UnsubscribedFrame,
+		PongFrame,
+		ErrorFrame,
+		MeetingStatusFrame,
+		TranscriptFrame,
+		ChatMessageFrame,
+		InteractiveFrame,
+	])
+	.openapi("LiveFrame", { description: "A frame the server sends on /ws (docs/live-feed.md)" });
+export type LiveFrame = z.infer<typeof LiveFrame>;
 
 /** What the client sends. */
-export type LiveAction =
-	| { action: "subscribe"; meetings: LiveMeetingLink[] }
-	| { action: "unsubscribe"; meetings: LiveMeetingLink[] }
-	| { action: "ping" };
+export const LiveAction = z
+	.union([
+		z.object({ action: z.literal("subscribe"), meetings: z.array(LiveMeetingLink) }),
+		z.object({ action: z.literal("unsubscribe"), meetings: z.array(LiveMeetingLink) }),
+		z.object({ action: z.literal("ping") }),
+	])
+	.openapi("LiveAction", { description: "A message the client sends on /ws" });
+export type LiveAction = z.infer<typeof LiveAction>;
+
+/** The /ws frames as /openapi.json components (src/routes/live.ts registers them). */
+export const LIVE_FRAME_COMPONENTS = { LiveFrame, MeetingFrame, LiveAction, MeetingStatusData, InteractiveEventType } as const;

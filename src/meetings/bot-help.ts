@@ -8,42 +8,16 @@
 import {
 	DIAGNOSTIC_STEP_MAX,
 	DIAGNOSTIC_STEPS_MAX,
-	type DriverStep,
 	type FailureDiagnostics,
-	type HelpKind,
 	type HelpReport,
 	PAGE_TEXT_MAX,
 } from "../bot-channel/help-report";
 import { linksWithoutSecrets } from "../bot-channel/protocol";
-import type { ScreenshotRef } from "../screenshots/screenshots";
+import type { HelpEpisode, HelpKind, ScreenshotRef, Diagnostics as StoredDiagnostics, Help as StoredHelp } from "../shapes/help";
 import { sanitize } from "./failure-detail";
 
-/** `data.help`: what the bot is stuck on, since when. */
-export interface StoredHelp {
-	kind: HelpKind;
-	reason: string;
-	since: string;
-	page_text: string;
-	screenshot: ScreenshotRef | null;
-}
-
-/** One finished help request in `data.help_history` (its page text is not kept). */
-export interface HelpEpisode {
-	kind: HelpKind;
-	reason: string;
-	since: string;
-	until: string;
-	screenshot: ScreenshotRef | null;
-}
-
-/** `data.diagnostics`: what a failed bot saw last. */
-export interface StoredDiagnostics {
-	steps: DriverStep[];
-	page_state: string | null;
-	page_text: string;
-	screenshot: ScreenshotRef | null;
-	at: string;
-}
+/** `data.help`, `data.help_history` and `data.diagnostics` as src/shapes/help.ts declares them. */
+export type { Diagnostics as StoredDiagnostics, Help as StoredHelp, HelpEpisode } from "../shapes/help";
 
 /** Past help requests a meeting keeps, the newest last. */
 export const HELP_HISTORY_MAX = 5;

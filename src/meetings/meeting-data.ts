@@ -14,9 +14,14 @@ import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import { db } from "../db";
 import { type MeetingRow, meetings } from "../db/schema";
 import type { Env } from "../env";
+import type { MeetingData } from "../shapes/meeting-data";
 
-/** Top-level keys of `data`, as the code names them (never from input), and their new values. */
-export type MeetingDataPatch = Record<string, unknown>;
+/**
+ * Top-level keys of `data`, as the code names them (never from input), and their new values: each
+ * known key typed as `meetings.data`'s shape declares it (src/shapes/meeting-data.ts), or null to
+ * remove it, or an SQL expression D1 computes.
+ */
+export type MeetingDataPatch = { [K in keyof MeetingData]?: MeetingData[K] | null | SQL };
 
 /** `data` (or `base`, an expression of it) with `patch` applied; undefined when the patch is empty. */
 export function meetingDataPatch(patch: MeetingDataPatch, base?: SQL): SQL | undefined {

@@ -9,35 +9,12 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { ChatMessage } from "../agent/model-client";
+import { SUMMARY_LIMITS, Summary } from "../shapes/summary";
 
-export const SUMMARY_STATUSES = ["pending", "ready", "failed", "no_model"] as const;
-export type SummaryStatus = (typeof SUMMARY_STATUSES)[number];
+export { ActionItem, SUMMARY_LIMITS, SUMMARY_STATUSES, type SummaryStatus } from "../shapes/summary";
 
-export const SUMMARY_LIMITS = {
-	summaryChars: 4000,
-	items: 25,
-	itemChars: 500,
-	ownerChars: 100,
-	errorChars: 300,
-} as const;
-
-export const ActionItem = z.object({
-	text: z.string().max(SUMMARY_LIMITS.itemChars),
-	owner: z.string().max(SUMMARY_LIMITS.ownerChars).nullable(),
-});
-
-/** `data.summary`, as stored and shown. */
-export const MeetingSummary = z
-	.object({
-		status: z.enum(SUMMARY_STATUSES),
-		summary: z.string().max(SUMMARY_LIMITS.summaryChars).nullable(),
-		decisions: z.array(z.string().max(SUMMARY_LIMITS.itemChars)).max(SUMMARY_LIMITS.items),
-		action_items: z.array(ActionItem).max(SUMMARY_LIMITS.items),
-		model: z.string().nullable(),
-		generated_at: z.string().nullable(),
-		error: z.string().max(SUMMARY_LIMITS.errorChars).nullable(),
-	})
-	.openapi("MeetingSummary");
+/** `data.summary`, as stored and shown (src/shapes/summary.ts). */
+export const MeetingSummary = Summary.extend({}).openapi("MeetingSummary");
 export type MeetingSummary = z.infer<typeof MeetingSummary>;
 
 /** A summary with nothing in it yet: `pending` or `no_model`. */

@@ -16,7 +16,7 @@ import { loadSettings, resolveSettings } from "../settings/account-settings";
 import type { WebhookEvent } from "../webhooks/deliver";
 import { buildEnvelope, TRANSITION_SOURCE, type WebhookEventType, webhookEventsFor } from "../webhooks/envelope";
 import { failureDetail, sanitize } from "./failure-detail";
-import { meetingDataPatch, patchMeetingData } from "./meeting-data";
+import { type MeetingDataPatch, meetingDataPatch, patchMeetingData } from "./meeting-data";
 import { deleteMeetingObjects } from "./meeting-objects";
 import { meetingView, nowIso } from "./meeting-store";
 import {
@@ -79,8 +79,8 @@ export interface MoveRequest {
 	data?: DataFields;
 }
 
-/** Top-level keys of a meeting's `data`, as the code names them (never from input), and their JSON values. */
-export type DataFields = Record<string, unknown>;
+/** Top-level keys of a meeting's `data` set with a move: the one writer's patch (src/meetings/meeting-data.ts). */
+export type DataFields = MeetingDataPatch;
 
 export type MoveOutcome =
 	| { ok: false; why: "refused"; detail: string }

@@ -1,42 +1,41 @@
-import type { BotSegment, BotToRoom, ChatMessage } from "../bot-channel/protocol";
-import type { SegmentRow } from "../db/schema";
-import type { Env } from "../env";
-import type { LiveSegment } from "../live/feed-messages";
-
 /**
  * Raw SQL store (a segment's upsert keeps a confirmed segment with a conditional ON CONFLICT … WHERE, and the segment counter is read from a table drizzle does not mirror).
  * Segments upsert by (meeting, segment_id): a draft is replaced by its confirmation, and a
- * draft that arrives late never overwrites a confirmed segment.
+ * draft that arrives late never overwrites a confirmed segment. Built from the shape's keys, so
+ * a new segment field is written without an edit here.
  */
-const UPSERT_SQL = `INSERT INTO transcript_segments
-	(meeting_id, segment_id, speaker, speaker_source, text, start, end, language, completed, confidence, words, absolute_start_time, absolute_end_time, created_at, updated_at)
-	VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+import { getTableColumns } from "drizzle-orm";
+import type { BotSegment, BotToRoom, ChatMessage } from "../bot-channel/protocol";
+import { type SegmentRow, transcriptSegments } from "../db/schema";
+import type { Env } from "../env";
+import type { LiveSegment } from "../live/feed-messages";
+import { SEGMENT_KEYS, Segment, type SegmentRecord } from "../shapes/segment";
+
+/** The columns of `transcript_segments`: the meeting, the segment's keys (src/shapes/segment.ts), and the last write. */
+export const SEGMENT_COLUMNS = ["meeting_id", ...SEGMENT_KEYS, "updated_at"] as const;
+/** Kept from the first insert: the row's key, and when the service first saw the segment. */
+const KEPT_ON_UPDATE: ReadonlySet<string> = new Set(["meeting_id", "segment_id", "created_at"]);
+
+const UPSERT_SQL = `INSERT INTO transcript_segments (${SEGMENT_COLUMNS.join(", ")})
+	VALUES (${SEGMENT_COLUMNS.map((_, i) => `?${i + 1}`).join(", ")})
 	ON CONFLICT (meeting_id, segment_id) DO UPDATE SET
-		speaker = excluded.speaker, speaker_source = excluded.speaker_source, text = excluded.text,
-		start = excluded.start, end = excluded.end, language = excluded.language, completed = excluded.completed,
-		confidence = excluded.confidence, words = excluded.words, absolute_start_time = excluded.absolute_start_time,
-		absolute_end_time = excluded.absolute_end_time, updated_at = excluded.updated_at
+		${SEGMENT_COLUMNS.filter((c) => !KEPT_ON_UPDATE.has(c))
+			.map((c) => `${c} = excluded.${c}`)
+			.join(", ")}
 	WHERE transcript_segments.completed = 0 OR excluded.completed = 1`;
+
+/** A value as its column keeps it: booleans as 0/1, lists as JSON, an absent value as NULL. */
+function columnValue(value: unknown): string | number | null {
+	if (value === undefined || value === null) return null;
+	if (typeof value === "boolean") return value ? 1 : 0;
+	if (typeof value === "object") return JSON.stringify(value);
+	return value as string | number;
+}
 
 /** `createdAt`: when the segment was first seen, kept by the first insert only (the live frames carry the same). */
 export function upsertSegment(env: Env, meetingId: number, s: BotSegment, createdAt = new Date().toISOString()): D1PreparedStatement {
-	return env.DB.prepare(UPSERT_SQL).bind(
-		meetingId,
-		s.segment_id,
-		s.speaker,
-		s.speaker_source,
-		s.text,
-		s.start,
-		s.end,
-		s.language ?? null,
-		s.completed ? 1 : 0,
-		s.confidence ?? null,
-		s.words ? JSON.stringify(s.words) : null,
-		s.absolute_start_time ?? null,
-		s.absolute_end_time ?? null,
-		createdAt,
-		new Date().toISOString(),
-	);
+	const stored: Segment = { ...s, created_at: createdAt };
+	return env.DB.prepare(UPSERT_SQL).bind(meetingId, ...SEGMENT_KEYS.map((key) => columnValue(stored[key])), new Date().toISOString());
 }
 
 /** Keeps one chat line the bot saw in the meeting. */
@@ -63,45 +62,40 @@ export async function upsertParticipant(env: Env, meetingId: number, message: Ex
 		.run();
 }
 
-/** A segment in both naming sets (start/end and start_time/end_time), as clients read it. */
-export function liveSegment(s: BotSegment, createdAt: string): LiveSegment {
-	return {
-		segment_id: s.segment_id,
-		speaker: s.speaker,
-		speaker_source: s.speaker_source,
-		text: s.text,
-		start: s.start,
-		end: s.end,
-		start_time: s.start,
-		end_time: s.end,
-		language: s.language ?? null,
-		completed: s.completed,
-		...(s.confidence !== undefined ? { confidence: s.confidence } : {}),
-		...(s.words ? { words: s.words } : {}),
-		created_at: createdAt,
-		...(s.absolute_start_time ? { absolute_start_time: s.absolute_start_time } : {}),
-		...(s.absolute_end_time ? { absolute_end_time: s.absolute_end_time } : {}),
-	};
+/** Each stored key's drizzle property (`segment_id` → `segmentId`). */
+const PROPERTY_OF = Object.fromEntries(
+	Object.entries(getTableColumns(transcriptSegments)).map(([property, column]) => [column.name, property]),
+) as Record<keyof Segment, keyof SegmentRow>;
+
+/** The segment's keys in its order, both naming sets of its times after `end`, each key's value as `shown` gives it. */
+function view(shown: (key: keyof Segment) => unknown, start: number, end: number): Record<string, unknown> {
+	const out: Record<string, unknown> = {};
+	for (const key of SEGMENT_KEYS) {
+		const value = shown(key);
+		if (value !== undefined) out[key] = value;
+		if (key === "end") Object.assign(out, { start_time: start, end_time: end });
+	}
+	return out;
 }
 
-export function segmentView(row: SegmentRow) {
-	return {
-		segment_id: row.segmentId,
-		speaker: row.speaker,
-		speaker_source: row.speakerSource,
-		text: row.text,
-		start: row.start,
-		end: row.end,
-		start_time: row.start,
-		end_time: row.end,
-		language: row.language,
-		completed: row.completed,
-		confidence: row.confidence,
-		words: row.words ?? [],
-		created_at: row.createdAt,
-		absolute_start_time: row.absoluteStartTime,
-		absolute_end_time: row.absoluteEndTime,
+/**
+ * A segment as /ws carries it (`LiveSegment`): `language` always said, null when unknown; a key
+ * the bot left out or sent empty is left out.
+ */
+export function liveSegment(s: BotSegment, createdAt: string): LiveSegment {
+	const stored: Segment = { ...s, created_at: createdAt };
+	const shown = (key: keyof Segment) => {
+		if (key === "language") return s.language ?? null;
+		const value = stored[key];
+		return Segment.shape[key].isOptional() && value === "" ? undefined : value;
 	};
+	return view(shown, s.start, s.end) as LiveSegment;
+}
+
+/** A stored segment as REST answers it (`SegmentRecord`): every key said, null where unknown, `words` [] where none. */
+export function segmentView(row: SegmentRow): SegmentRecord {
+	const shown = (key: keyof Segment) => (key === "words" ? (row.words ?? []) : (row[PROPERTY_OF[key]] ?? null));
+	return view(shown, row.start, row.end) as SegmentRecord;
 }
 
 /** The meeting's segment counter (migration 0018's trigger counts its writes): 0 before its first segment. */

@@ -13,6 +13,7 @@ import {
 	ownedRecordingRows,
 	recordingView,
 } from "../recordings/recording-store";
+import { MediaFile } from "../shapes/recording";
 import { jsonResponse, routeModule } from "./openapi-app";
 import { Recording } from "./recording-schemas";
 
@@ -100,15 +101,13 @@ recordingRoutes.openapi(
 		request: { params: RecordingId, query: z.object({ type: z.enum(["audio", "video"]).default("audio") }) },
 		responses: {
 			200: jsonResponse(
-				z
-					.object({
+				// The master file (src/shapes/recording.ts) with its recording's words; a stored master always has its size and length.
+				MediaFile.pick({ type: true, format: true, storage_backend: true })
+					.extend({
 						recording_id: z.number().int(),
 						meeting_id: z.number().int(),
 						media_file_id: z.number().int(),
-						type: z.string(),
-						format: z.string(),
 						content_type: z.string(),
-						storage_backend: z.string(),
 						file_size_bytes: z.number().int(),
 						duration_seconds: z.number(),
 						status: z.string(),

@@ -11,12 +11,10 @@ import { checkLink, type LinkCheck, signLink } from "../gateway/link-signature";
 import { meetingOwnerAndStatus } from "../meetings/meeting-store";
 import { setting } from "../settings/deployment-defaults";
 import { derivedHmacKey } from "../settings/derived-key";
+import type { ScreenshotRef } from "../shapes/help";
 
-/** What a meeting's data keeps of a screenshot: which attempt's bot uploaded it, under which name. */
-export interface ScreenshotRef {
-	attempt: number;
-	name: string;
-}
+/** What a meeting's data keeps of a screenshot (src/shapes/help.ts). */
+export type { ScreenshotRef };
 
 /** How many screenshots one attempt's bot may store (a help request or two, a failure; retries overwrite by name). */
 export const SCREENSHOTS_PER_ATTEMPT = 20;

@@ -1,8 +1,10 @@
 /**
  * The webhook event types an account can filter (docs/webhooks.md#events) and the rule for one
- * the filter does not mention. Pure and import-free, so the dashboard's form offers the same list.
+ * the filter does not mention. Pure and zod-free, so the dashboard's form offers the same list.
  */
-export const WEBHOOK_EVENT_TYPES = ["meeting.started", "meeting.completed", "bot.failed", "meeting.status_change"] as const;
+import { WEBHOOK_EVENT_TYPES } from "../shapes/webhook-event-types";
+
+export { WEBHOOK_EVENT_TYPES };
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** Whether an event is delivered: an explicit entry decides; otherwise only meeting.completed. */

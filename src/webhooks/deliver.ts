@@ -18,7 +18,6 @@ import { type Clock, systemClock } from "../clock";
 import type { Env } from "../env";
 import { endpointAllowed, loadSettings, type ResolvedSettings, resolveSettings, webhookEventEnabled } from "../settings/account-settings";
 import { type DeliveryOutcome, recordDelivery, type WebhookEvent } from "./delivery-log";
-import type { WebhookEventType } from "./envelope";
 import { signWebhook } from "./signature";
 
 export { DELIVERY_HISTORY_KEPT, type DeliveryOutcome, recordDelivery, type WebhookEvent } from "./delivery-log";

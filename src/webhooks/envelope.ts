@@ -11,33 +11,14 @@
 import type { Actor, MeetingState, MeetingStatus } from "../meetings/status-machine";
 import type { WebhookEventType } from "../settings/account-settings";
 import { sha256Hex } from "../sha256";
+import type { TransitionSource, WebhookEnvelope as WebhookEnvelopeShape, WebhookMeeting, WebhookStatusChange } from "../shapes/webhook";
 
 export type { WebhookEventType };
 
 export const WEBHOOK_API_VERSION = "2026-03-01";
 
-/** The meeting record as delivered: the keys docs/webhooks.md#envelope lists, in its order. */
-export interface WebhookMeeting {
-	id: number;
-	user_id: number;
-	platform: string | null;
-	native_meeting_id: string | null;
-	/** The live copilot's identity: `meeting_id == session_uid == native_id` (null for a plan without a link). */
-	session_uid?: string | null;
-	constructed_meeting_url: string | null;
-	status: string;
-	completion_reason: string | null;
-	failure_stage: string | null;
-	service_provenance?: Record<string, unknown>;
-	start_time: string | null;
-	end_time: string | null;
-	data: Record<string, unknown>;
-	created_at: string;
-	updated_at: string;
-}
-
-/** Where a status step came from, in the contract's words ("bot_callback"). */
-export type TransitionSource = "bot_callback" | "user_request" | "watchdog" | "auto_join" | "calendar_sync";
+/** The meeting record as delivered: the keys docs/webhooks.md#envelope lists, in its order (src/shapes/webhook.ts). */
+export type { TransitionSource, WebhookMeeting };
 
 export const TRANSITION_SOURCE: Record<Actor, TransitionSource> = {
 	bot: "bot_callback",
@@ -47,23 +28,18 @@ export const TRANSITION_SOURCE: Record<Actor, TransitionSource> = {
 	calendar: "calendar_sync",
 };
 
-/** One step; `from: null` is a record just created, `to: null` a plan removed. */
-export interface StatusChange {
+/**
+ * One step as the Worker makes it: the shape's `from`/`to` narrowed to the status machine's words,
+ * and a `reason` that may be null (the envelope leaves an empty one out).
+ */
+export type StatusChange = Omit<WebhookStatusChange, "from" | "to" | "reason"> & {
 	from: MeetingStatus | null;
 	to: MeetingStatus | null;
-	/** Free text from whoever made the step (e.g. the bot's "host denied admission"). */
 	reason?: string | null;
-	timestamp: string;
-	transition_source: TransitionSource;
-}
+};
 
-export interface WebhookEnvelope {
-	event_id: string;
-	event_type: WebhookEventType;
-	api_version: string;
-	created_at: string;
-	data: { meeting: WebhookMeeting; status_change?: StatusChange };
-}
+/** The envelope (src/shapes/webhook.ts) as the Worker builds it, its status step in the status machine's words. */
+export type WebhookEnvelope = Omit<WebhookEnvelopeShape, "data"> & { data: { meeting: WebhookMeeting; status_change?: StatusChange } };
 
 export interface EnvelopeInput {
 	event_type: WebhookEventType;

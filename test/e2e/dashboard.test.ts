@@ -367,6 +367,7 @@ describe("a meeting waiting for a bot host", () => {
 		await seeText(page, "Waiting for a bot host…");
 		// The user reads the generic reason; a host's id and its own words stay with operators.
 		await seeText(page, placement.detail);
+		// biome-ignore lint/performance/useDomNodeTextContent: the text as rendered is what the user reads
 		const shown = await page.evaluate(() => document.body.innerText);
 		expect(shown).not.toContain(hostId);
 		expect(shown).not.toContain("CPU pressure");

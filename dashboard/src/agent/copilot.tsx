@@ -6,7 +6,7 @@ import { navigate } from "../route";
 import { ActionStatus, useAction } from "../settings/status";
 import type { Meeting, Segment } from "../types";
 import { ErrorBanner, errorText, StatusBadge, TranscriptView, useResource } from "../ui";
-import type { CopilotCard, MeetingStreamState, TranscriptLine } from "./meeting-stream";
+import type { BeatCard, MeetingStreamState, TranscriptLine } from "./meeting-stream";
 import { useMeetingStream } from "./use-meeting-stream";
 
 function titleOf(meeting: Meeting): string {
@@ -101,7 +101,7 @@ function segments(lines: TranscriptLine[]): Segment[] {
 	}));
 }
 
-function Card({ card }: { card: CopilotCard }) {
+function Card({ card }: { card: BeatCard }) {
 	return (
 		<li class={card.actionable ? "card card-actionable" : "card"}>
 			<span class="card-kind">{card.kind}</span>

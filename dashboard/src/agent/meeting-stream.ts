@@ -19,7 +19,7 @@ export type { CopilotNote };
 export type TranscriptLine = Omit<StreamTranscript, "type" | "tsMs">;
 
 /** A card with the beat that last changed it; `id` is "" for a card logged before cards had ids. */
-export type CopilotCard = StreamCard & { turnId: string };
+export type BeatCard = StreamCard & { turnId: string };
 
 /** One model call of the copilot: its streamed text and the tools it called. */
 export interface CopilotBeat {
@@ -32,7 +32,7 @@ export interface MeetingStreamState {
 	lastEventId?: string;
 	lines: TranscriptLine[];
 	notes: CopilotNote[];
-	cards: CopilotCard[];
+	cards: BeatCard[];
 	beats: CopilotBeat[];
 	ended?: { status: string; completionReason: string | null };
 }
@@ -79,7 +79,7 @@ function upsertNote(notes: CopilotNote[], note: CopilotNote): CopilotNote[] {
  * for a card logged before cards had ids) is updated in place, so a stream that replays cards
  * the page already shows adds none.
  */
-function upsertCard(cards: CopilotCard[], card: CopilotCard): CopilotCard[] {
+function upsertCard(cards: BeatCard[], card: BeatCard): BeatCard[] {
 	const key = cardKey(card.title);
 	const at = cards.findIndex((c) => (card.id ? c.id === card.id : cardKey(c.title) === key));
 	const existing = cards[at];

@@ -278,10 +278,7 @@ export function createClient(options: ClientOptions) {
 export type MeetbotClient = ReturnType<typeof createClient>;
 
 /** One event of GET /agent/meeting/stream (docs/meeting-stream.md): `type` names it. */
-export interface MeetingStreamEvent {
-	type: string;
-	[field: string]: unknown;
-}
+export type MeetingStreamEvent = Schemas["MeetingStreamEvent"];
 
 export interface AdminClientOptions {
 	baseUrl: string;

@@ -5,46 +5,19 @@
  * either way. Web Crypto only, so it runs in Workers, browsers and Node 20+.
  */
 
+import type { components } from "./schema.js";
+
 export const SIGNATURE_HEADER = "X-Webhook-Signature";
 export const TIMESTAMP_HEADER = "X-Webhook-Timestamp";
 
-export type WebhookEventType = "meeting.status_change" | "meeting.started" | "meeting.completed" | "bot.failed";
+type S = components["schemas"];
 
+/** A delivery's body (docs/webhooks.md#envelope), generated from the Worker's declaration. `event_id` is the same for every redelivery: de-duplicate on it. */
+export type WebhookEvent = S["WebhookEvent"];
+export type WebhookEventType = WebhookEvent["event_type"];
 /** The meeting record a webhook carries (never the transcript: fetch it with `transcripts.get`). */
-export interface WebhookMeeting {
-	id: number;
-	user_id: number;
-	platform: string | null;
-	native_meeting_id: string | null;
-	session_uid?: string | null;
-	constructed_meeting_url: string | null;
-	status: string;
-	completion_reason: string | null;
-	failure_stage: string | null;
-	service_provenance?: Record<string, unknown>;
-	start_time: string | null;
-	end_time: string | null;
-	data: Record<string, unknown>;
-	created_at: string;
-	updated_at: string;
-}
-
-export interface WebhookStatusChange {
-	from: string | null;
-	to: string | null;
-	reason?: string;
-	timestamp: string;
-	transition_source: "bot_callback" | "user_request" | "watchdog" | "auto_join" | "calendar_sync";
-}
-
-export interface WebhookEvent {
-	/** `evt_<32 hex>`, the same for every redelivery: de-duplicate on it. */
-	event_id: string;
-	event_type: WebhookEventType;
-	api_version: string;
-	created_at: string;
-	data: { meeting: WebhookMeeting; status_change?: WebhookStatusChange };
-}
+export type WebhookMeeting = WebhookEvent["data"]["meeting"];
+export type WebhookStatusChange = NonNullable<WebhookEvent["data"]["status_change"]>;
 
 export type WebhookFailure =
 	| "missing_signature"

@@ -18,17 +18,10 @@ const sources = import.meta.glob<string>(
 		"!**/*.min.js",
 		"!../../../bot-host/test/**",
 		"!../../../packages/client/src/schema.ts",
-		"!../../../packages/client/src/live-frames.ts",
 	],
 	{ query: "?raw", import: "default", eager: true },
 );
 const files = Object.entries(sources).map(([key, text]) => ({ path: key.replace(/^(\.\.\/)+/, ""), lines: text.split("\n").length - 1 }));
-
-/**
- * Over the line today and being split by the other issue 33 helpers (bot host speed: the session and
- * the sandbox runtime; shapes: the channel protocol). The main session empties this list at merge.
- */
-const PENDING_SPLITS = new Set(["src/bot-channel/protocol.ts"]);
 
 describe("source file sizes", () => {
 	it("reads every hand-written source file", () => {
@@ -39,12 +32,7 @@ describe("source file sizes", () => {
 	});
 
 	it(`keeps every hand-written source file at ${MAX_LINES} lines or fewer`, () => {
-		const over = files.filter((f) => f.lines > MAX_LINES && !PENDING_SPLITS.has(f.path)).map((f) => `${f.path}: ${f.lines}`);
+		const over = files.filter((f) => f.lines > MAX_LINES).map((f) => `${f.path}: ${f.lines}`);
 		expect(over).toEqual([]);
-	});
-
-	it("lists as pending only files that are still over the line", () => {
-		const stillOver = new Set(files.filter((f) => f.lines > MAX_LINES).map((f) => f.path));
-		expect([...PENDING_SPLITS].filter((path) => !stillOver.has(path))).toEqual([]);
 	});
 });
