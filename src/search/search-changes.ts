@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import type { Segment } from "../shapes/segment";
 
 /**
  * Raw SQL store (id lists through `json_each`, and the scope expression the triggers of
@@ -10,8 +11,14 @@ import type { Env } from "../env";
 /** A meeting's scope, as the triggers write it. */
 const SCOPE_OF = "CASE WHEN meetings.workspace_id IS NOT NULL THEN 'w:' || meetings.workspace_id ELSE 'u:' || meetings.user_id END";
 
-const SEGMENT_SOURCE = `SELECT transcript_segments.id, transcript_segments.meeting_id, transcript_segments.text, transcript_segments.speaker,
-	transcript_segments.absolute_start_time AS said_at, meetings.user_id, meetings.platform, meetings.start_time
+/** The segment's keys a partition indexes (src/shapes/segment.ts): the compiler refuses one the segment does not have. */
+const INDEXED = { text: "text", speaker: "speaker", said_at: "absolute_start_time" } as const satisfies Record<string, keyof Segment>;
+
+const SEGMENT_SOURCE = `SELECT transcript_segments.id, transcript_segments.meeting_id,
+	${Object.entries(INDEXED)
+		.map(([as, key]) => `transcript_segments.${key} AS ${as}`)
+		.join(", ")},
+	meetings.user_id, meetings.platform, meetings.start_time
 	FROM transcript_segments JOIN meetings ON meetings.id = transcript_segments.meeting_id`;
 
 export interface SearchChange {
