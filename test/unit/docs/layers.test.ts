@@ -1,5 +1,6 @@
 /// <reference types="vite/client" />
 import { describe, expect, it } from "vitest";
+import { importsOf as edgesOf, type SourceFile } from "../structure/import-graph";
 
 /**
  * The layering rules README.md states, checked on the source text: route modules are leaves (no
@@ -13,18 +14,8 @@ const sources = import.meta.glob<string>(["../../../src/**/*.ts", "../../../dura
 });
 const files = Object.entries(sources).map(([key, text]) => ({ path: key.replace(/^(\.\.\/)+/, ""), text }));
 
-/** The repository path a relative import of `from` names, without its extension. */
-function resolve(from: string, specifier: string): string {
-	const parts = from.split("/").slice(0, -1);
-	for (const part of specifier.split("/")) {
-		if (part === "..") parts.pop();
-		else if (part !== ".") parts.push(part);
-	}
-	return parts.join("/");
-}
-
-const importsOf = (file: { path: string; text: string }) =>
-	[...file.text.matchAll(/\bfrom\s+"(\.{1,2}\/[^"]+)"/g)].map((m) => resolve(file.path, m[1] ?? ""));
+/** The files a file imports, as the structure tests read the import graph. */
+const importsOf = (file: SourceFile) => edgesOf(file).map((edge) => edge.to);
 
 /** The app's wiring mounts the route modules; nothing else may import one. */
 const WIRING = new Set(["src/app.ts", "src/index.ts"]);

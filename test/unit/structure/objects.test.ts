@@ -1,12 +1,14 @@
 /// <reference types="vite/client" />
 import { describe, expect, it } from "vitest";
+import { importsOf as edgesOf, type SourceFile } from "./import-graph";
 
 /**
  * The Durable Objects' house rules (README.md, durable-objects/), checked on the source text as
  * test/unit/docs/layers.test.ts reads it: each object's index.ts is its RPC surface and stays
  * short; the one alarm arbiter (durable-objects/shared/alarm-timers.ts) is the only code that
- * touches an object's alarm; every storage map has one form; a context.ts imports none of the
- * parts it is handed to; and an object folder reaches another object only through its index.
+ * touches an object's alarm; every storage map has one form; and a context.ts imports none of the
+ * parts it is handed to. That an object never imports another object's folder is
+ * test/unit/structure/architecture.test.ts's rule.
  */
 const sources = import.meta.glob<string>(["../../../src/**/*.ts", "../../../durable-objects/**/*.ts", "!**/*.test.ts"], {
 	query: "?raw",
@@ -25,19 +27,8 @@ const INDEX_MAX_LINES = 150;
 /** The one module allowed to set, read or delete an object's alarm. */
 const ALARM_ARBITER = "durable-objects/shared/alarm-timers.ts";
 
-/** The repository path a relative import of `from` names, without its extension. */
-function resolve(from: string, specifier: string): string {
-	const parts = from.split("/").slice(0, -1);
-	for (const part of specifier.split("/")) {
-		if (part === "..") parts.pop();
-		else if (part !== ".") parts.push(part);
-	}
-	return parts.join("/");
-}
-
-/** Relative imports, static and `import("…")` types alike. */
-const importsOf = (file: { path: string; text: string }) =>
-	[...file.text.matchAll(/(?:\bfrom\s+|\bimport\()"(\.{1,2}\/[^"]+)"/g)].map((m) => resolve(file.path, m[1] ?? ""));
+/** The files a file imports (values and types, `import("…")` types too), without their extension. */
+const importsOf = (file: SourceFile) => edgesOf(file).map((edge) => edge.to.replace(/\.ts$/, ""));
 
 const lineCount = (text: string) => text.split("\n").filter((line, i, all) => i < all.length - 1 || line !== "").length;
 
@@ -126,22 +117,6 @@ describe("the Durable Objects' structure", () => {
 		const room = files.filter((f) => f.path.startsWith("durable-objects/meeting-room/"));
 		expect(room.length).toBeGreaterThan(10);
 		const offending = room.filter((f) => /model-client|meeting-summary"|streamModelStep/.test(f.text)).map((f) => f.path);
-		expect(offending).toEqual([]);
-	});
-
-	it("lets an object folder reach another object only through its index", () => {
-		const offending = files
-			.filter((f) => f.path.startsWith("durable-objects/") && !f.path.startsWith("durable-objects/shared/"))
-			.flatMap((f) => {
-				const own = f.path.split("/")[1];
-				return importsOf(f)
-					.filter((target) => {
-						const [root, folder, ...rest] = target.split("/");
-						if (root !== "durable-objects" || folder === own || folder === "shared") return false;
-						return !(rest.length === 0 || (rest.length === 1 && rest[0] === "index"));
-					})
-					.map((target) => `${f.path} → ${target}`);
-			});
 		expect(offending).toEqual([]);
 	});
 });
