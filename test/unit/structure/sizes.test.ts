@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 
 /**
  * A hand-written source file over about 400 lines usually holds two ideas (the project's style), so
- * none may pass 400. Tests, generated files (the client's schema and /ws frame copy) and styles are
+ * none may pass 400. Tests, generated files (the client's schema) and styles are
  * not held to it.
  */
 const MAX_LINES = 400;
