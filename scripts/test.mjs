@@ -70,8 +70,11 @@ mkdirSync(path.dirname(report), { recursive: true });
 rmSync(report, { force: true });
 const extra = process.argv.slice(2);
 const vitest = (file, args) => [bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${file}`, ...args]];
+// Whether every vitest run ended well: a run that dies before its tests (a global set-up that fails)
+// can leave a report with nothing failed in it, and the other lane's passes must not hide that.
+let runsPassed = true;
 if (extra.length > 0) {
-	await step("tests", ...vitest(report, extra));
+	runsPassed = await step("tests", ...vitest(report, extra));
 } else {
 	// Two lanes side by side (most of the bot-host and e2e tiers' time is spent waiting on real clocks,
 	// not on the cores). Vitest would run the e2e tier, one file at a time, only after every other tier;
@@ -79,10 +82,11 @@ if (extra.length > 0) {
 	// bot-host tier keeps its two files at a time beside it. The second lane's output is printed when it ends.
 	const e2eReport = path.join(root, ".local", "vitest-report-e2e.json");
 	rmSync(e2eReport, { force: true });
-	await Promise.all([
+	const lanes = await Promise.all([
 		step("tests", ...vitest(report, ["--project=!e2e", "--project=!worker"])),
 		step("tests: worker, then e2e", ...vitest(e2eReport, ["--project=worker", "--project=e2e", "--maxWorkers=1"]), { quiet: true }),
 	]);
+	runsPassed = lanes.every(Boolean);
 	mergeReports(report, e2eReport);
 }
 
@@ -111,6 +115,10 @@ if (existsSync(report)) {
 	skipped = r.numPendingTests + r.numTodoTests;
 } else {
 	failed += 1;
+}
+if (!runsPassed && failed === failedChecks) {
+	failed += 1;
+	process.stdout.write("\na vitest run ended in error with no failed test in its report (see its output above)\n");
 }
 const leftBehind = [...treeChanges()].filter((line) => !changedBefore.has(line));
 if (leftBehind.length) {
