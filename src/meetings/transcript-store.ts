@@ -67,6 +67,9 @@ const PROPERTY_OF = Object.fromEntries(
 	Object.entries(getTableColumns(transcriptSegments)).map(([property, column]) => [column.name, property]),
 ) as Record<keyof Segment, keyof SegmentRow>;
 
+/** The keys a bot may leave out, read from the shape once rather than per segment (every live segment passes here). */
+const OPTIONAL_KEYS: ReadonlySet<keyof Segment> = new Set(SEGMENT_KEYS.filter((key) => Segment.shape[key].isOptional()));
+
 /** The segment's keys in its order, both naming sets of its times after `end`, each key's value as `shown` gives it. */
 function view(shown: (key: keyof Segment) => unknown, start: number, end: number): Record<string, unknown> {
 	const out: Record<string, unknown> = {};
@@ -87,7 +90,7 @@ export function liveSegment(s: BotSegment, createdAt: string): LiveSegment {
 	const shown = (key: keyof Segment) => {
 		if (key === "language") return s.language ?? null;
 		const value = stored[key];
-		return Segment.shape[key].isOptional() && value === "" ? undefined : value;
+		return OPTIONAL_KEYS.has(key) && value === "" ? undefined : value;
 	};
 	return view(shown, s.start, s.end) as LiveSegment;
 }
