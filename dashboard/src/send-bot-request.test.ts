@@ -34,6 +34,16 @@ describe("send a bot from a pasted link", () => {
 		});
 	});
 
+	it("sends what the recording holds only when recording is on", () => {
+		const base = { link: "abc-defg-hij", platform: "zoom" as const, botName: "", language: "" };
+		expect(sendBotBody({ ...base, recording: true, recordingKind: "video-1080p" })).toMatchObject({
+			recording_enabled: true,
+			recording_config: { video: true, resolution: "1080p" },
+		});
+		expect(sendBotBody({ ...base, recording: true, recordingKind: "audio" })).toMatchObject({ recording_config: { video: false } });
+		expect(sendBotBody({ ...base, recording: false, recordingKind: "video-720p" })).not.toHaveProperty("recording_config");
+	});
+
 	it("says what is missing instead of sending a body the API would refuse", () => {
 		expect(sendBotBody({ link: "", platform: "", botName: "", language: "", recording: false })).toHaveProperty("problem");
 		expect(sendBotBody({ link: "abc-defg-hij", platform: "", botName: "", language: "", recording: false })).toHaveProperty("problem");

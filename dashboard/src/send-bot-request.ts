@@ -17,7 +17,17 @@ export interface SendBotForm {
 	botName: string;
 	language: string;
 	recording: boolean;
+	/** What a recording holds (docs/api.md#recording-config); read only when `recording`. */
+	recordingKind?: RecordingKind;
 }
+
+/** The form's recording choices: video at a size, or the audio alone. */
+export const RECORDING_KINDS = {
+	"video-720p": "Video and audio, 720p",
+	"video-1080p": "Video and audio, 1080p",
+	audio: "Audio only",
+} as const;
+export type RecordingKind = keyof typeof RECORDING_KINDS;
 
 // The link's platform is read as the API reads it (src/meetings/meeting-link.ts).
 export { platformOfLink };
@@ -34,6 +44,10 @@ export function sendBotBody(form: SendBotForm): SendBotRequest | { problem: stri
 		};
 	const looksLikeLink = fromLink !== null || link.includes("/");
 	const body: SendBotRequest = { platform, recording_enabled: form.recording };
+	if (form.recording && form.recordingKind) {
+		body.recording_config =
+			form.recordingKind === "audio" ? { video: false } : { video: true, resolution: form.recordingKind === "video-1080p" ? "1080p" : "720p" };
+	}
 	if (looksLikeLink) body.meeting_url = link;
 	else body.native_meeting_id = link;
 	const botName = form.botName.trim();

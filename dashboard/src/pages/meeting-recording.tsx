@@ -7,7 +7,8 @@ import { Button, bytes, clock, ErrorBanner, useResource, when } from "../ui";
 /**
  * The meeting's recordings (GET /recordings?meeting_id=), each media file played from its
  * signed download URL: the player fetches that URL itself with Range requests, so seeking
- * works, and the API key never goes into a URL.
+ * works, and the API key never goes into a URL. A recording still in progress plays what
+ * arrived so far (its bot ships a part every few seconds).
  */
 export function RecordingPanel(props: { meeting: Meeting }) {
 	const { meeting } = props;
@@ -43,7 +44,7 @@ export function RecordingPanel(props: { meeting: Meeting }) {
 			<h2 id="recording-heading">Recording</h2>
 			<ErrorBanner error={recordings.error} />
 			{recordings.data && list.length === 0 ? (
-				<p class="muted">No recording (the bot records only when sent with recording on; it uploads when it leaves).</p>
+				<p class="muted">No recording (the bot records only when sent with recording on; its files arrive while it is in the call).</p>
 			) : null}
 			{list.map((recording) => (
 				<div key={recording.id} class="recording">
@@ -59,6 +60,13 @@ export function RecordingPanel(props: { meeting: Meeting }) {
 	);
 }
 
+/** How a media file reads beside its player: "Meeting video (webm, 1280×720, 3:12, 2.4 MB)". */
+export function mediaLabel(media: MediaFile): string {
+	const size = media.metadata.width && media.metadata.height ? `${media.metadata.width}×${media.metadata.height}` : null;
+	const parts = [media.format, size, media.duration_seconds ? clock(media.duration_seconds) : null, bytes(media.file_size_bytes)];
+	return `Meeting ${media.type === "video" ? "video" : "audio"} (${parts.filter(Boolean).join(", ")})`;
+}
+
 function MediaPlayer(props: { recordingId: number; media: MediaFile }) {
 	const { recordingId, media } = props;
 	// A signed link lasts RECORDING_DOWNLOAD_TTL_S; "Reload player" asks for a fresh one.
@@ -68,20 +76,26 @@ function MediaPlayer(props: { recordingId: number; media: MediaFile }) {
 		`${recordingId}:${media.id}:${round}`,
 	);
 	const url = httpUrl(link.data?.download_url);
-	const label = `Meeting audio (${media.format}${media.duration_seconds ? `, ${clock(media.duration_seconds)}` : ""}, ${bytes(media.file_size_bytes)})`;
+	const label = mediaLabel(media);
+	const reload = () => setRound((n) => n + 1);
 	return (
 		<div class="media">
 			<ErrorBanner error={link.error} />
 			{url ? (
 				<>
-					{/* biome-ignore lint/a11y/useMediaCaption: the meeting's transcript beside it is the text of this audio */}
-					<audio controls preload="metadata" src={url} aria-label={label} onError={() => setRound((n) => n + 1)} />
+					{media.type === "video" ? (
+						// biome-ignore lint/a11y/useMediaCaption: the meeting's transcript beside it is the text of this video
+						<video controls preload="metadata" src={url} aria-label={label} onError={reload} />
+					) : (
+						// biome-ignore lint/a11y/useMediaCaption: the meeting's transcript beside it is the text of this audio
+						<audio controls preload="metadata" src={url} aria-label={label} onError={reload} />
+					)}
 					<div class="actions">
 						<span>{label}</span>
 						<a href={url} download={link.data?.filename}>
-							Download the recording
+							Download the {media.type === "video" ? "video" : "audio"}
 						</a>
-						<Button onClick={() => setRound((n) => n + 1)}>Reload player</Button>
+						<Button onClick={reload}>Reload player</Button>
 					</div>
 				</>
 			) : link.loading ? (

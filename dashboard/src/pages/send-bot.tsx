@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { PLATFORM_CHOICES } from "../../../src/platforms/index.ts";
 import { api } from "../api";
 import { meetingTitle } from "../meeting-words";
-import { sendBotBody } from "../send-bot-request";
+import { RECORDING_KINDS, type RecordingKind, sendBotBody } from "../send-bot-request";
 import type { Meeting, Platform } from "../types";
 import { Button, CheckboxField, ErrorBanner, SelectField, TextField } from "../ui";
 
@@ -18,6 +18,7 @@ export function SendBotForm(props: { onSent: (meeting: Meeting) => void }) {
 	const [botName, setBotName] = useState("");
 	const [language, setLanguage] = useState("");
 	const [recording, setRecording] = useState(false);
+	const [recordingKind, setRecordingKind] = useState<RecordingKind>("video-720p");
 	const [error, setError] = useState<unknown>(null);
 	const [busy, setBusy] = useState(false);
 	const [sent, setSent] = useState<Meeting | null>(null);
@@ -25,7 +26,7 @@ export function SendBotForm(props: { onSent: (meeting: Meeting) => void }) {
 	async function submit(event: Event) {
 		event.preventDefault();
 		setSent(null);
-		const body = sendBotBody({ link, platform, botName, language, recording });
+		const body = sendBotBody({ link, platform, botName, language, recording, recordingKind });
 		if ("problem" in body) return setError(new Error(body.problem));
 		setBusy(true);
 		setError(null);
@@ -73,7 +74,18 @@ export function SendBotForm(props: { onSent: (meeting: Meeting) => void }) {
 						hint="An ISO 639 code such as en or pt-BR; empty detects it."
 					/>
 				</div>
-				<CheckboxField label="Record the meeting audio" name="recording_enabled" checked={recording} onChecked={setRecording} />
+				<div class="form-row">
+					<CheckboxField label="Record the meeting" name="recording_enabled" checked={recording} onChecked={setRecording} />
+					{recording ? (
+						<SelectField
+							label="What to record"
+							name="recording_kind"
+							value={recordingKind}
+							onValue={(v) => setRecordingKind(v as RecordingKind)}
+							options={Object.entries(RECORDING_KINDS)}
+						/>
+					) : null}
+				</div>
 				<ErrorBanner error={error} />
 				<div class="actions">
 					<Button type="submit" variant="primary" busy={busy}>
