@@ -95,6 +95,7 @@ async function call(base, key, method, path, body) {
 		signal: AbortSignal.timeout(60_000),
 	});
 	if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+	return res.status === 204 ? null : res.json();
 }
 
 const ENDED = ["failed", "completed"];
@@ -146,7 +147,12 @@ function captionFigures(observed, feed, from, to) {
 	return { latencies, lines };
 }
 
-async function densityStep(ctx, n, mode) {
+/**
+ * One step: `n` bots at once, launched as `mode` says. `botOptions`: more of the POST /bots body
+ * (the recording bench's `recording_enabled` and `recording_config`). The figures name the
+ * step's meetings (`meeting_ids`), whose bots have all left when it returns.
+ */
+export async function densityStep(ctx, n, mode, { botOptions = {} } = {}) {
 	const { botBase, key, sandboxUrl, pids } = ctx;
 	const hostPid = pids.hosts[0];
 	const codes = Array.from({ length: n }, meetCode);
@@ -166,7 +172,9 @@ async function densityStep(ctx, n, mode) {
 		if (!res.ok) throw new Error(`sandbox scenario ${code}: ${res.status}`);
 	}
 	const startedAt = performance.now();
-	await Promise.all(codes.map((code) => call(botBase, key, "POST", "/bots", { platform: "google_meet", native_meeting_id: code })));
+	const meetings = await Promise.all(
+		codes.map((code) => call(botBase, key, "POST", "/bots", { platform: "google_meet", native_meeting_id: code, ...botOptions })),
+	);
 	const feeds = await Promise.all(codes.map((code) => subscribe(botBase, key, code)));
 	try {
 		// Every bot in its call, or out for good: one that failed to start is reported, not waited for.
@@ -186,6 +194,8 @@ async function densityStep(ctx, n, mode) {
 			{ name: "bots", root: hostPid, descendantsOnly: true },
 			// Their displays, counted in `bots` too: what headed costs beyond the browser.
 			{ name: "displays", root: hostPid, descendantsOnly: true, command: "Xvfb" },
+			// Their recorders (bot-host/bot/recording), counted in `bots` too.
+			{ name: "encoders", root: hostPid, descendantsOnly: true, command: "ffmpeg" },
 			{ name: "host", root: hostPid, rootOnly: true },
 			{ name: "sandbox", root: pids.sandbox },
 			{ name: "gateway", root: pids.gateway },
@@ -199,7 +209,8 @@ async function densityStep(ctx, n, mode) {
 		const to = Date.now();
 		const botsPss = groupPssMb(groups[0]);
 		const displaysPss = groupPssMb(groups[1]);
-		const hostPss = groupPssMb(groups[2]);
+		const encodersPss = groupPssMb(groups[2]);
+		const hostPss = groupPssMb(groups[3]);
 		const chromiums = groupSize(groups[0]);
 		await sleep(GRACE_MS);
 		const latencies = [];
@@ -223,16 +234,19 @@ async function densityStep(ctx, n, mode) {
 			cpu_per_bot_pct: perBot(window.percent.bots),
 			cpu_bots_pct: window.percent.bots,
 			cpu_display_per_bot_pct: perBot(window.percent.displays),
+			cpu_encoder_per_bot_pct: perBot(window.percent.encoders),
 			cpu_host_pct: window.percent.host,
 			cpu_sandbox_pct: window.percent.sandbox,
 			cpu_gateway_pct: window.percent.gateway,
 			pss_per_bot_mb: perBot(botsPss),
 			pss_display_per_bot_mb: perBot(displaysPss),
+			pss_encoder_per_bot_mb: perBot(encodersPss),
 			pss_host_mb: hostPss,
 			chromium_processes_per_bot: Math.round((chromiums / Math.max(1, running)) * 10) / 10,
 			caption_to_ws_ms: { samples: latencies.length, p50: percentile(latencies, 50), p95: percentile(latencies, 95) },
 			caption_lines: { shown: lines.shown, delivered: lines.delivered, lost: lines.shown - lines.delivered },
 			machine: window.machine,
+			meeting_ids: meetings.map((m) => m.id),
 		};
 	} finally {
 		// A stop the gateway does not answer must not hide what went wrong before it.

@@ -22,6 +22,7 @@ import { benchGateway } from "./gateway.mjs";
 import { benchHostileInputs } from "./hostile-inputs.mjs";
 import { benchLiveFeed } from "./live-feed.mjs";
 import { benchMeetingStream } from "./meeting-stream.mjs";
+import { benchRecording, recordingBotCount } from "./recording.mjs";
 import { benchSearch } from "./search.mjs";
 import { startSpawnRecorder } from "./simulated-bot.mjs";
 
@@ -73,6 +74,8 @@ export async function runBenchmarks(only) {
 			},
 			{ named: true },
 		],
+		// Minutes of bots recording video: only when named (`npm run bench -- recording`).
+		["recording", (ctx) => withRealBots(ctx, secrets, benchRecording, { host: DENSITY_HOST(recordingBotCount()) }), { named: true }],
 	];
 	try {
 		const key = await benchKey(base, secrets.ADMIN_API_TOKEN);
