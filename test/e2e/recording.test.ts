@@ -1,0 +1,146 @@
+/**
+ * A real bot records a sandbox meeting on each platform: the recording holds a WebM video of
+ * what a participant saw (the picture changes when the speaker does) and a compressed audio
+ * file, both of the meeting's length, both served with Range through the public routes.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { decodedSeconds, frameAt, frameDifference, probeMedia } from "../shared/media-probe";
+import { eventually } from "../shared/wait";
+import { apiAt, botGateway, nativeId, newAccount, sandboxObserved, sandboxScenario } from "./client";
+
+type Platform = "google_meet" | "zoom" | "teams";
+
+interface MediaFile {
+	id: number;
+	type: string;
+	format: string;
+	file_size_bytes: number;
+	duration_seconds: number;
+	metadata: Record<string, unknown>;
+}
+interface Recording {
+	id: number;
+	status: string;
+	error_message: string | null;
+	media_files: MediaFile[];
+}
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "e2e-recording-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function bytesOf(key: string, recordingId: number, fileId: number, range?: string) {
+	const res = await fetch(`${botGateway()}/recordings/${recordingId}/media/${fileId}/raw`, {
+		headers: { "X-API-Key": key, ...(range ? { Range: range } : {}) },
+	});
+	return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+describe.each(["google_meet", "zoom", "teams"] as Platform[])("a recorded %s sandbox meeting", (platform) => {
+	it("keeps a playable video whose picture follows the speaker and an Opus audio file, each the meeting's length, served with Range", async () => {
+		const { key } = await newAccount(botGateway());
+		const id = nativeId(platform);
+		await sandboxScenario(id, {
+			admit_after_ms: 800,
+			participants: [
+				{ name: "Alice Chen", lines: ["Good morning everyone, the budget is approved and signed."] },
+				{ name: "Bruno Diaz", lines: ["Great news, I will update the roadmap for the whole team today."] },
+			],
+			speech_start_ms: 2000,
+			speech_gap_ms: 3000,
+		});
+		const sent = await apiAt(botGateway(), "POST", "/bots", {
+			key,
+			json: { platform, native_meeting_id: id, bot_name: "E2E Recorder", recording_enabled: true },
+		});
+		expect(sent.status).toBe(201);
+		const meetingId = sent.body.id as number;
+		const meeting = async () => (await apiAt(botGateway(), "GET", `/meetings/${meetingId}`, { key })).body as Record<string, unknown>;
+		await eventually("the bot active", async () => ((await meeting()).status === "active" ? true : undefined), 60_000);
+
+		// Both lines spoken (their captions shown), then a few seconds more, then the bot is stopped.
+		const spoken = async () => {
+			const observed = (await sandboxObserved(id)) as { captions_shown?: { speaker: string; text: string; at: number }[] };
+			const shown = observed.captions_shown ?? [];
+			return shown.some((c) => c.speaker === "Bruno Diaz" && /today/.test(c.text)) ? shown : undefined;
+		};
+		const captions = await eventually("both lines spoken", spoken, 60_000);
+		await new Promise((r) => setTimeout(r, 3000));
+		expect((await apiAt(botGateway(), "DELETE", `/bots/${platform}/${id}`, { key })).status).toBeLessThan(300);
+		const ended = await eventually(
+			"the meeting ended",
+			async () => {
+				const m = await meeting();
+				return m.status === "completed" || m.status === "failed" ? m : undefined;
+			},
+			60_000,
+		);
+		expect(ended.status).toBe("completed");
+
+		const recording = await eventually(
+			"the recording completed",
+			async () => {
+				const list = (await apiAt<{ recordings: Recording[] }>(botGateway(), "GET", `/recordings?meeting_id=${meetingId}`, { key })).body;
+				return list.recordings[0]?.status === "completed" ? list.recordings[0] : undefined;
+			},
+			60_000,
+		);
+		expect(recording.error_message).toBeNull();
+		const video = recording.media_files.find((f) => f.type === "video");
+		const audio = recording.media_files.find((f) => f.type === "audio");
+		expect(video).toMatchObject({ format: "webm", metadata: { width: 1280, height: 720 } });
+		expect(audio).toMatchObject({ format: "webm" });
+		if (!video || !audio) throw new Error("the recording lacks a file");
+
+		// The meeting's length: from when the bot was in (start_time) to when it ended (end_time).
+		const meetingSeconds = (Date.parse(String(ended.end_time)) - Date.parse(String(ended.start_time))) / 1000;
+		const whole = await bytesOf(key, recording.id, video.id);
+		expect(whole.status).toBe(200);
+		expect(whole.headers.get("content-type")).toBe("video/webm");
+		expect(whole.body.length).toBe(video.file_size_bytes);
+		const videoFile = path.join(dir, `${platform}-video.webm`);
+		writeFileSync(videoFile, whole.body);
+		const probed = await probeMedia(videoFile);
+		const picture = probed.streams.find((s) => s.codec_type === "video");
+		expect(picture).toMatchObject({ codec_name: "vp8", width: 1280, height: 720 });
+		expect(probed.streams.some((s) => s.codec_type === "audio" && s.codec_name === "opus")).toBe(true);
+		// The header's length (the encoder finished the file) and the frames really there agree with the meeting's.
+		expect(Math.abs(probed.duration - meetingSeconds)).toBeLessThan(2);
+		expect(Math.abs((await decodedSeconds(videoFile)) - meetingSeconds)).toBeLessThan(2);
+		expect(Math.abs(video.duration_seconds - probed.duration)).toBeLessThan(0.5);
+
+		// While Alice speaks the picture is not the one while Bruno speaks.
+		const startedAt = Date.parse(String(ended.start_time));
+		const seconds = (speaker: string) => {
+			const shown = captions.filter((c) => c.speaker === speaker);
+			return (shown[Math.floor(shown.length / 2)].at - startedAt) / 1000;
+		};
+		const alice = await frameAt(videoFile, seconds("Alice Chen"));
+		const bruno = await frameAt(videoFile, seconds("Bruno Diaz"));
+		expect(frameDifference(alice, bruno)).toBeGreaterThan(4);
+
+		// Any range is the same bytes as the whole file's, across the file's parts.
+		for (const [from, to] of [
+			[0, 99],
+			[Math.floor(whole.body.length / 2) - 50_000, Math.floor(whole.body.length / 2) + 50_000],
+			[whole.body.length - 10, whole.body.length - 1],
+		]) {
+			const part = await bytesOf(key, recording.id, video.id, `bytes=${from}-${to}`);
+			expect(part.status).toBe(206);
+			expect(part.headers.get("content-range")).toBe(`bytes ${from}-${to}/${whole.body.length}`);
+			expect(part.body.equals(whole.body.subarray(from, to + 1))).toBe(true);
+		}
+
+		const sound = await bytesOf(key, recording.id, audio.id);
+		expect(sound.headers.get("content-type")).toBe("audio/webm");
+		const audioFile = path.join(dir, `${platform}-audio.webm`);
+		writeFileSync(audioFile, sound.body);
+		const heard = await probeMedia(audioFile);
+		expect(heard.streams).toEqual([expect.objectContaining({ codec_type: "audio", codec_name: "opus" })]);
+		expect(Math.abs(heard.duration - meetingSeconds)).toBeLessThan(2);
+		// Compressed: at most 1 MB a minute (16 kHz mono PCM would be 1.9 MB).
+		expect(sound.body.length / (heard.duration / 60)).toBeLessThan(1_000_000);
+	});
+});
