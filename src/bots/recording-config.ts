@@ -9,27 +9,18 @@ import { invalidField } from "../errors";
 const RESOLUTIONS = Object.keys(VIDEO_RESOLUTIONS) as [VideoResolution, ...VideoResolution[]];
 
 /** What a caller may choose of a recording; each field left out takes its default. */
-export const RecordingConfig = z
-	.strictObject({
-		video: z
-			.boolean()
-			.optional()
-			.openapi({ description: "A video file of what a participant sees, next to the audio file. Default true." }),
-		resolution: z
-			.enum(RESOLUTIONS)
-			.optional()
-			.openapi({
-				description: `The video's size: 720p (1280×720, the default) or 1080p (1920×1080), at ${VIDEO_FRAME_RATE} frames a second.`,
-			}),
-		audio_format: z
-			.enum(["opus", "wav"])
-			.optional()
-			.openapi({
-				description:
-					"`opus` (WebM/Opus, streamed while the meeting runs; the default) or `wav` (16 kHz PCM, uploaded when the bot leaves).",
-			}),
-	})
-	.openapi("RecordingConfig");
+export const RecordingConfig = z.strictObject({
+	video: z.boolean().optional().openapi({ description: "A video file of what a participant sees, next to the audio file. Default true." }),
+	resolution: z
+		.enum(RESOLUTIONS)
+		.optional()
+		.openapi({
+			description: `The video's size: 720p (1280×720, the default) or 1080p (1920×1080), at ${VIDEO_FRAME_RATE} frames a second.`,
+		}),
+	audio_format: z.enum(["opus", "wav"]).optional().openapi({
+		description: "`opus` (WebM/Opus, streamed while the meeting runs; the default) or `wav` (16 kHz PCM, uploaded when the bot leaves).",
+	}),
+});
 export type RecordingConfig = z.infer<typeof RecordingConfig>;
 
 /** The recording fields of a bot request, as POST /bots takes them. */

@@ -2,6 +2,8 @@
 import { env, SELF } from "cloudflare:test";
 import { inject } from "vitest";
 import type { SpawnRequest } from "../../../src/bot-channel/protocol";
+// Its ProvidedContext declares what `inject` hands over.
+import type {} from "../../receiver/global-setup";
 import { meetCode } from "../../shared/meetings";
 import { spawnRequestFor } from "../meetings/bot-sim";
 import { call, json, userWithKey } from "../support";
