@@ -26,9 +26,6 @@ export const SendBotRequest = z.object({
 	recording_config: RecordingConfig.nullable().optional().openapi({
 		description: "What the recording holds when recording_enabled (docs/api.md#recording-config): video, resolution, audio_format",
 	}),
-	video: z.boolean().nullable().optional().openapi({
-		description: "As the reference: true records audio and video (and turns recording_enabled on); false records audio only",
-	}),
 	transcribe_enabled: z.boolean().nullable().optional(),
 	automatic_leave: AutomaticLeave.nullable().optional(),
 });
@@ -37,12 +34,16 @@ export type SendBotRequest = z.infer<typeof SendBotRequest>;
 /**
  * The POST /bots body: the same, except that `platform` may be left out when a link is sent (it
  * is read from the link, as the reference does), plus `url`, which the reference's own client
- * sends next to the id and which is read as `meeting_url` when that is absent. The agent's tool
- * keeps the stricter form: a model is better told to name the platform.
+ * sends next to the id and which is read as `meeting_url` when that is absent, and the
+ * reference's `video` flag (folded into `recording_config`). The agent's tool keeps the stricter
+ * form: a model is better told to name the platform, and `recording_config` says it all.
  */
 export const PostBotsBody = SendBotRequest.extend({
 	platform: Platform.nullable().optional().openapi({ description: "Required with native_meeting_id; read from meeting_url otherwise" }),
 	url: z.string().max(2048).nullable().optional().openapi({ description: "Read as meeting_url when meeting_url is not sent" }),
+	video: z.boolean().nullable().optional().openapi({
+		description: "As the reference: true records audio and video (and turns recording_enabled on); false records audio only",
+	}),
 });
 export type PostBotsBody = z.infer<typeof PostBotsBody>;
 
