@@ -268,20 +268,22 @@ export async function failRecording(env: Env, recordingId: number, completedAt: 
 }
 
 /** Recordings still `in_progress` whose meeting ended before `endedBefore` (ISO): their bot will not complete them. */
-export async function abandonedRecordings(env: Env, endedBefore: string, limit: number): Promise<RecordingRow[]> {
-	return db(env)
+export const abandonedRecordingsQuery = (env: Env, endedBefore: string, limit: number) =>
+	db(env)
 		.select({ recording: recordings })
 		.from(recordings)
 		.innerJoin(meetings, eq(meetings.id, recordings.meetingId))
 		.where(
 			and(
-				eq(recordings.status, "in_progress"),
+				// A literal, not a bound value: SQLite then reads the partial index recordings_in_progress.
+				sql`${recordings.status} = 'in_progress'`,
 				inArray(meetings.status, [...TERMINAL_STATUSES]),
 				sql`${meetings.endTime} IS NOT NULL AND ${meetings.endTime} < ${endedBefore}`,
 			),
 		)
 		.orderBy(asc(recordings.id))
-		.limit(limit)
-		.all()
-		.then((rows) => rows.map((r) => r.recording));
+		.limit(limit);
+
+export async function abandonedRecordings(env: Env, endedBefore: string, limit: number): Promise<RecordingRow[]> {
+	return (await abandonedRecordingsQuery(env, endedBefore, limit).all()).map((r) => r.recording);
 }

@@ -1,8 +1,10 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { RECORDING_PART_MAX_BYTES } from "../../../src/bot-channel/protocol";
+import { abandonedRecordingsQuery } from "../../../src/recordings/part-store";
 import { ABANDONED_RECORDING_MESSAGE, completeAbandonedRecordings } from "../../../src/recordings/parted-files";
 import { getMeeting } from "../meetings/helpers";
+import { expectIndexedReads } from "../query-plan";
 import { call, json } from "../support";
 import {
 	complete,
@@ -309,5 +311,12 @@ describe("a video recording with WAV audio", () => {
 		[recording] = await recordingsOf(headers, meeting.id);
 		expect(recording?.status).toBe("completed");
 		expect(recording?.media_files).toHaveLength(2);
+	});
+});
+
+describe("what the sweep reads", () => {
+	it("finds recordings in progress through their partial index, never scanning recordings", async () => {
+		const { sql } = abandonedRecordingsQuery(env, new Date().toISOString(), 20).toSQL();
+		await expectIndexedReads({ sweep: sql }, ["recordings"]);
 	});
 });
