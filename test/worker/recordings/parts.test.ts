@@ -61,6 +61,36 @@ describe("parts of a streamed recording", () => {
 		expect(recordings[0]?.media_files.map((f) => f.type).sort()).toEqual(["audio", "video"]);
 	});
 
+	it("opens one recording and one file of each type when first parts arrive at once", async () => {
+		const { headers, meeting, spawn } = await recordingMeeting();
+		const video = cut(webmFixture("video"), [10_000, 20_000]);
+		const audio = cut(webmFixture("audio"), [5_000]);
+		const answers = await Promise.all([
+			...video.map((part, i) => putPart(spawn, "video", i + 1, part, { seconds: i + 1 })),
+			...audio.map((part, i) => putPart(spawn, "audio", i + 1, part, { seconds: i + 1 })),
+		]);
+		expect(answers.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+		const recordings = await recordingsOf(headers, meeting.id);
+		expect(recordings).toHaveLength(1);
+		const byType = Object.fromEntries((recordings[0]?.media_files ?? []).map((f) => [f.type, f.file_size_bytes]));
+		expect(byType).toEqual({ video: webmFixture("video").length, audio: webmFixture("audio").length });
+	});
+
+	it("completes a streamed file the completion leaves out from its gapless parts", async () => {
+		const { headers, meeting, spawn } = await recordingMeeting();
+		await streamParts(spawn, "video", cut(webmFixture("video"), [10_000]));
+		await streamParts(spawn, "audio", cut(webmFixture("audio"), [5_000]), 2);
+		const res = await complete(spawn, { files: [{ type: "video", format: "webm", parts: 2, duration_seconds: 3, metadata: {} }] });
+		expect(res.status).toBe(200);
+		const [recording] = await recordingsOf(headers, meeting.id);
+		expect(recording?.status).toBe("completed");
+		expect(recording?.media_files.find((f) => f.type === "audio")).toMatchObject({
+			file_size_bytes: webmFixture("audio").length,
+			duration_seconds: 4,
+			metadata: { codec: "opus" },
+		});
+	});
+
 	it("replaces a part sent again (its length may change) at the same object, leaving nothing behind", async () => {
 		const { user, headers, meeting, spawn } = await recordingMeeting();
 		const video = webmFixture("video");
