@@ -21,9 +21,6 @@ import { Segment } from "../shapes/segment.ts";
 import { FailureDiagnostics, HelpReport } from "./help-report.ts";
 import { RecordingPlan } from "./recording-protocol.ts";
 
-// The recording's part of the wire, in a file of its own; its names are this module's too.
-export * from "./recording-protocol.ts";
-
 export {
 	BotReportedStatus,
 	CompletionReason,
@@ -33,6 +30,8 @@ export {
 	JoinStep,
 } from "../shapes/bot-status.ts";
 export { SEGMENT_TEXT_MAX, SpeakerSource, Word } from "../shapes/segment.ts";
+// The recording's part of the wire, in a file of its own; its names are this module's too.
+export * from "./recording-protocol.ts";
 
 /** WebSocket close codes the room sends on the bot channel. */
 export const ROOM_CLOSE = {
