@@ -33,6 +33,7 @@ import { mcpRoutes } from "./routes/mcp";
 import { meetingSummaryRoutes } from "./routes/meeting-summary";
 import { meetingRoutes } from "./routes/meetings";
 import { ApiErrorBody } from "./routes/openapi-app";
+import { recordingPartRoutes } from "./routes/recording-parts";
 import { recordingUploadRoutes } from "./routes/recording-upload";
 import { recordingRoutes } from "./routes/recordings";
 import { screenshotRoutes } from "./routes/screenshots";
@@ -88,6 +89,7 @@ export function buildApp() {
 	app.route("/", transcriptRoutes);
 	app.route("/", liveRoutes);
 	app.route("/", recordingUploadRoutes);
+	app.route("/", recordingPartRoutes);
 	app.route("/", screenshotRoutes);
 	app.route("/", botTranscriptionRoutes);
 	app.route("/", botFleetRoutes);

@@ -9,6 +9,7 @@ import { Workspace } from "../durable-objects/workspace";
 import { app } from "./app";
 import { calendarTick } from "./calendars/background-sync";
 import type { Env } from "./env";
+import { completeAbandonedRecordings } from "./recordings/parted-files";
 import { catchUpPartitions } from "./search/partitions";
 
 /** The classes wrangler.toml binds by name, exported to the runtime. */
@@ -37,5 +38,7 @@ export default {
 	scheduled: async (controller, env, _ctx) => {
 		await calendarTick(env, new Date(controller.scheduledTime));
 		await catchUpPartitions(env);
+		// Recordings whose bot's host died mid-meeting are completed from the parts it stored.
+		await completeAbandonedRecordings(env, new Date(controller.scheduledTime));
 	},
 } satisfies ExportedHandler<Env>;

@@ -65,3 +65,8 @@ export async function botEndpoints(
 
 /** Where a bot posts its transcription requests: ends in `/audio/transcriptions`, as OpenAI's does. */
 const transcriptionRelayPath = (meetingId: number) => `/internal/bot-channel/${meetingId}/audio/transcriptions`;
+
+/** Where a recording bot streams its files in parts (docs/bot-channel.md#recording-parts), next to `recording_upload_url`. */
+export function recordingPartsUrl(env: Env, meetingId: number): string {
+	return `${botLaunchConfig(env).origin.origin}/internal/recordings/${meetingId}/parts`;
+}

@@ -8,7 +8,8 @@ import { initialState, isLive, isPlanned, type MeetingStatus } from "../meetings
 import { type Announce, createMeeting, moveMeeting, removeMeeting, unannounced } from "../meetings/status-writes";
 import { accountObject } from "../objects";
 import { endpointAllowed, loadSettings, type ResolvedSettings, resolveSettings } from "../settings/account-settings";
-import { botLaunchConfig } from "./bot-endpoints";
+import { botLaunchConfig, recordingPartsUrl } from "./bot-endpoints";
+import { type RecordingConfig, recordingPlan } from "./recording-config";
 
 export const DEFAULT_BOT_NAME = "Notetaker";
 
@@ -19,6 +20,8 @@ export interface BotOptions {
 	task?: "transcribe" | "translate" | null;
 	passcode?: string | null;
 	recording_enabled?: boolean | null;
+	/** What the recording holds (docs/api.md#recording-config); defaults fill what it leaves out. */
+	recording_config?: RecordingConfig | null;
 	transcribe_enabled?: boolean | null;
 	voice_agent_enabled?: boolean | null;
 	automatic_leave?: AutomaticLeave | null;
@@ -196,6 +199,7 @@ async function spawnSpec(env: Env, userId: number, options: BotOptions): Promise
 	return (meeting) => {
 		const stored = meeting.botOptions as BotOptions;
 		const pick = <K extends keyof BotOptions>(k: K): BotOptions[K] => options[k] ?? stored[k] ?? null;
+		const recording = pick("recording_enabled") ?? false;
 		return {
 			meeting_id: meeting.id,
 			platform: meeting.platform as Platform,
@@ -205,7 +209,8 @@ async function spawnSpec(env: Env, userId: number, options: BotOptions): Promise
 			bot_name: meeting.botName ?? DEFAULT_BOT_NAME,
 			language: pick("language") ?? null,
 			task: pick("task") ?? "transcribe",
-			recording_enabled: pick("recording_enabled") ?? false,
+			recording_enabled: recording,
+			...(recording ? { recording: recordingPlan(pick("recording_config")), recording_parts_url: recordingPartsUrl(env, meeting.id) } : {}),
 			transcribe_enabled: pick("transcribe_enabled") ?? true,
 			voice_agent_enabled: pick("voice_agent_enabled") ?? true,
 			automatic_leave: pick("automatic_leave") ?? {},

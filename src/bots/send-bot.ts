@@ -7,6 +7,7 @@ import { NativeMeetingId } from "../meetings/meeting-link-params";
 import { meetingView } from "../meetings/meeting-store";
 import { meetingRoom } from "../objects";
 import { launchBot } from "./launch";
+import { RecordingConfig, recordingFieldsOf } from "./recording-config";
 
 export const LANGUAGE = z.string().regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, "an ISO 639 language code such as 'en' or 'pt-BR'");
 export const Task = z.enum(["transcribe", "translate"]);
@@ -22,6 +23,9 @@ export const SendBotRequest = z.object({
 	passcode: z.string().min(1).max(128).nullable().optional(),
 	voice_agent_enabled: z.boolean().nullable().optional(),
 	recording_enabled: z.boolean().nullable().optional(),
+	recording_config: RecordingConfig.nullable().optional().openapi({
+		description: "What the recording holds when recording_enabled (docs/api.md#recording-config): video, resolution, audio_format",
+	}),
 	transcribe_enabled: z.boolean().nullable().optional(),
 	automatic_leave: AutomaticLeave.nullable().optional(),
 });
@@ -30,12 +34,16 @@ export type SendBotRequest = z.infer<typeof SendBotRequest>;
 /**
  * The POST /bots body: the same, except that `platform` may be left out when a link is sent (it
  * is read from the link, as the reference does), plus `url`, which the reference's own client
- * sends next to the id and which is read as `meeting_url` when that is absent. The agent's tool
- * keeps the stricter form: a model is better told to name the platform.
+ * sends next to the id and which is read as `meeting_url` when that is absent, and the
+ * reference's `video` flag (folded into `recording_config`). The agent's tool keeps the stricter
+ * form: a model is better told to name the platform, and `recording_config` says it all.
  */
 export const PostBotsBody = SendBotRequest.extend({
 	platform: Platform.nullable().optional().openapi({ description: "Required with native_meeting_id; read from meeting_url otherwise" }),
 	url: z.string().max(2048).nullable().optional().openapi({ description: "Read as meeting_url when meeting_url is not sent" }),
+	video: z.boolean().nullable().optional().openapi({
+		description: "As the reference: true records audio and video (and turns recording_enabled on); false records audio only",
+	}),
 });
 export type PostBotsBody = z.infer<typeof PostBotsBody>;
 
@@ -96,11 +104,12 @@ export function botLinkOf(body: PostBotsBody): BotLink {
 export async function sendBot(env: Env, sender: BotSender, body: PostBotsBody) {
 	const { platform, nativeId, passcode, meetingUrl } = botLinkOf(body);
 	// The link fields name the meeting; only the rest are the bot's options, stored with it.
-	const { platform: _platform, native_meeting_id: _id, meeting_url: _link, url: _url, ...options } = body;
+	const { platform: _platform, native_meeting_id: _id, meeting_url: _link, url: _url, video, ...options } = body;
+	const recording = recordingFieldsOf({ ...options, video });
 	const { start } = await launchBot(
 		env,
 		{ userId: sender.userId, maxConcurrent: sender.maxConcurrent, platform, nativeMeetingId: nativeId, meetingUrl },
-		{ ...options, passcode },
+		{ ...options, ...recording, passcode },
 		"user",
 		(s) => meetingRoom(env, s.meeting.id).start(s),
 	);

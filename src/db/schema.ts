@@ -185,10 +185,30 @@ export const mediaFiles = sqliteTable("media_files", {
 	durationSeconds: real("duration_seconds").notNull(),
 	metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
 	createdAt: text("created_at").notNull(),
+	/** Null: one object at `storageKey`. A number: a streamed file, parts 1..parts in order under the `storageKey` prefix (migrations/0019). */
+	parts: integer("parts"),
+	/** `in_progress` while its bot streams it, else `completed`. */
+	status: text("status").notNull().default("completed"),
 });
+
+/** One stored part of a streamed media file; its R2 key is fixed per (file, part), so a re-PUT overwrites it. */
+export const mediaFileParts = sqliteTable(
+	"media_file_parts",
+	{
+		mediaFileId: integer("media_file_id").notNull(),
+		partNumber: integer("part_number").notNull(),
+		storageKey: text("storage_key").notNull(),
+		bytes: integer("bytes").notNull(),
+		/** The file's media seconds through the end of this part (X-Media-Seconds). */
+		mediaSeconds: real("media_seconds").notNull(),
+		createdAt: text("created_at").notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.mediaFileId, t.partNumber] })],
+);
 
 export type RecordingRow = typeof recordings.$inferSelect;
 export type MediaFileRow = typeof mediaFiles.$inferSelect;
+export type MediaFilePartRow = typeof mediaFileParts.$inferSelect;
 
 export const calendarConnections = sqliteTable("calendar_connections", {
 	id: text("id").primaryKey(),

@@ -178,6 +178,9 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["GET", "/ws", SELF_AUTHENTICATED],
 	["GET", "/internal/bot-channel/:meeting_id", SELF_AUTHENTICATED],
 	["PUT", "/internal/recordings/:meeting_id", SELF_AUTHENTICATED],
+	// A recording streamed in parts (docs/bot-channel.md#recording-parts), with the channel token.
+	["PUT", "/internal/recordings/:meeting_id/parts/:type/:n", SELF_AUTHENTICATED],
+	["POST", "/internal/recordings/:meeting_id/parts/complete", SELF_AUTHENTICATED],
 	["PUT", "/internal/screenshots/:meeting_id/:name", SELF_AUTHENTICATED],
 	// A bot's transcription requests, relayed to the account's endpoint with its token (docs/bot-channel.md).
 	["POST", "/internal/bot-channel/:meeting_id/audio/transcriptions", SELF_AUTHENTICATED],

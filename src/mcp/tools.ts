@@ -37,6 +37,7 @@ const sendBot = fromAgentTool(agentTool("send_bot"), {
 		"meeting ends. Give platform (google_meet, zoom or teams) and either native_meeting_id (the platform's meeting id) or " +
 		"meeting_url (a pasted invite link; a passcode in it is kept). Optional: bot_name (the name people see), language (an " +
 		"ISO 639 code such as en or pt-BR; omit to detect it), task (transcribe or translate), passcode, recording_enabled, " +
+		"recording_config ({video, resolution 720p or 1080p, audio_format opus or wav}; video and 720p Opus by default), " +
 		"transcribe_enabled, voice_agent_enabled (false turns off speak and send_chat), automatic_leave (timeouts in ms). " +
 		"Returns the meeting record, status requested; get_meeting shows it join. 409 when a bot is already on that link.",
 	route: { method: "POST", path: "/bots" },

@@ -24,9 +24,11 @@ export function mediaFileName(file: Pick<MediaFileRow, "id" | "recordingId" | "f
 	return `recording-${file.recordingId}-${file.id}.${file.format}`;
 }
 
-export function contentTypeOf(format: string): string {
-	const types: Record<string, string> = { wav: "audio/wav", webm: "audio/webm", mp3: "audio/mpeg", ogg: "audio/ogg", mp4: "video/mp4" };
-	return types[format] ?? "application/octet-stream";
+/** A file's media type: WebM and MP4 are containers, so a video file's is `video/…` and an audio file's `audio/…`. */
+export function contentTypeOf(file: Pick<MediaFileRow, "type" | "format">): string {
+	if (file.format === "webm" || file.format === "mp4") return `${file.type === "video" ? "video" : "audio"}/${file.format}`;
+	const types: Record<string, string> = { wav: "audio/wav", mp3: "audio/mpeg", ogg: "audio/ogg" };
+	return types[file.format] ?? "application/octet-stream";
 }
 
 export function downloadTtlSeconds(env: Env): number {
@@ -40,7 +42,8 @@ export function s3Configured(env: Env): boolean {
 
 export async function downloadUrl(env: Env, file: MediaFileRow, gatewayBase: string, now: Date): Promise<string> {
 	const ttl = downloadTtlSeconds(env);
-	if (s3Configured(env)) {
+	// A streamed file is its parts in order: only the gateway's own byte route serves it as one file.
+	if (s3Configured(env) && file.parts === null) {
 		const endpoint = (env.R2_S3_ENDPOINT ?? "").replace(/\/+$/, "");
 		const url = new URL(`${endpoint}/${env.R2_BUCKET}/${file.storageKey}`);
 		return presignUrl({

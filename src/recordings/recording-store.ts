@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { db } from "../db";
 import { readInIdChunks } from "../db/id-chunks";
-import { type MediaFileRow, mediaFiles, meetings, type RecordingRow, recordings } from "../db/schema";
+import { type MediaFileRow, mediaFileParts, mediaFiles, meetings, type RecordingRow, recordings } from "../db/schema";
 import type { Env } from "../env";
 import type { UploadTarget } from "./upload-rules";
 
@@ -90,31 +90,40 @@ export async function listRecordings(env: Env, owner: { userId: number }, q: Lis
 
 /**
  * Deletes a recording's stored objects, best-effort: DELETE /recordings removes its rows even
- * when the bucket refuses (docs/api.md#recordings: "its stored media best-effort"). All keys in one call; if
- * that fails, one call per key, so a key the bucket refuses strands only itself. Returns the
+ * when the bucket refuses (docs/api.md#recordings: "its stored media best-effort"). A thousand
+ * keys a call (R2's most); if one fails, one call per key of it, so a key the bucket refuses strands only itself. Returns the
  * keys left behind, for the log.
  */
 export async function deleteStoredMedia(bucket: R2Bucket, keys: string[]): Promise<string[]> {
-	if (keys.length === 0) return [];
-	try {
-		await bucket.delete(keys);
-		return [];
-	} catch {
-		// One refused key fails the whole call: retried key by key below.
-	}
 	const left: string[] = [];
-	for (const key of keys) {
+	// R2 deletes at most 1,000 keys a call (a streamed file may have thousands of parts).
+	for (let at = 0; at < keys.length; at += 1000) {
+		const chunk = keys.slice(at, at + 1000);
 		try {
-			await bucket.delete(key);
+			await bucket.delete(chunk);
+			continue;
 		} catch {
-			left.push(key);
+			// One refused key fails the whole call: retried key by key below.
+		}
+		for (const key of chunk) {
+			try {
+				await bucket.delete(key);
+			} catch {
+				left.push(key);
+			}
 		}
 	}
 	return left;
 }
 
-/** What the upload rules need of the meeting a bot uploads for (one flag inside `bot_options`, as json_extract gives it). */
-export async function uploadTargetOf(env: Env, meetingId: number): Promise<(UploadTarget & { id: number; user_id: number }) | null> {
+/**
+ * What the upload rules need of the meeting a bot uploads for (one flag inside `bot_options`, as
+ * json_extract gives it), and its `recording_config` (JSON text) for the files' metadata.
+ */
+export async function uploadTargetOf(
+	env: Env,
+	meetingId: number,
+): Promise<(UploadTarget & { id: number; user_id: number; recording_config: string | null }) | null> {
 	const row = await db(env)
 		.select({
 			id: meetings.id,
@@ -122,6 +131,7 @@ export async function uploadTargetOf(env: Env, meetingId: number): Promise<(Uplo
 			status: meetings.status,
 			end_time: meetings.endTime,
 			recording_enabled: sql<number | null>`json_extract(${meetings.botOptions}, '$.recording_enabled')`,
+			recording_config: sql<string | null>`json_extract(${meetings.botOptions}, '$.recording_config')`,
 		})
 		.from(meetings)
 		.where(eq(meetings.id, meetingId))
@@ -129,10 +139,18 @@ export async function uploadTargetOf(env: Env, meetingId: number): Promise<(Uplo
 	return row ?? null;
 }
 
-/** Deletes a recording's rows, its media files with it, in one batch. */
+/** Deletes a recording's rows, its media files and their parts with it, in one batch. */
 export async function deleteRecordingRows(env: Env, recordingId: number): Promise<void> {
 	const orm = db(env);
 	await orm.batch([
+		orm
+			.delete(mediaFileParts)
+			.where(
+				inArray(
+					mediaFileParts.mediaFileId,
+					orm.select({ id: mediaFiles.id }).from(mediaFiles).where(eq(mediaFiles.recordingId, recordingId)),
+				),
+			),
 		orm.delete(mediaFiles).where(eq(mediaFiles.recordingId, recordingId)),
 		orm.delete(recordings).where(eq(recordings.id, recordingId)),
 	]);
@@ -157,6 +175,11 @@ export async function completeRecording(
 	file: typeof mediaFiles.$inferInsert,
 ): Promise<MediaFileRow | undefined> {
 	await db(env).update(recordings).set({ status: "completed", completedAt }).where(eq(recordings.id, recordingId)).run();
+	return db(env).insert(mediaFiles).values(file).returning().get();
+}
+
+/** Stores a media file of a recording that stays as it is (a WAV joining a recording streamed in parts). */
+export async function addMediaFile(env: Env, file: typeof mediaFiles.$inferInsert): Promise<MediaFileRow | undefined> {
 	return db(env).insert(mediaFiles).values(file).returning().get();
 }
 

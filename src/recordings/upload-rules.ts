@@ -1,3 +1,4 @@
+import { verifyChannelToken } from "../bot-channel/channel-token";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { isLive, isTerminal, type MeetingStatus } from "../meetings/status-machine";
@@ -25,4 +26,17 @@ export function uploadRefusal(meeting: UploadTarget, graceS: number, nowMs = Dat
 	const ended = Date.parse(meeting.end_time ?? "");
 	if (Number.isFinite(ended) && nowMs <= ended + graceS * 1000) return null;
 	return new ApiError(410, `The meeting ended more than ${graceS} s ago: its recording upload is closed`);
+}
+
+/**
+ * The meeting and the bot attempt an upload comes from: any attempt's channel token of this
+ * meeting is taken (a replaced bot's recording is still the meeting's, docs/bot-channel.md);
+ * 401 otherwise.
+ */
+export async function uploadingAttempt(env: Env, meetingIdParam: string, authorization: string | undefined) {
+	const meetingId = Number(meetingIdParam);
+	const token = authorization?.replace(/^Bearer\s+/i, "");
+	const attempt = Number.isSafeInteger(meetingId) ? await verifyChannelToken(env.SECRETS_KEY, token, meetingId) : null;
+	if (attempt === null) throw new ApiError(401, "Invalid recording upload token");
+	return { meetingId, attempt };
 }

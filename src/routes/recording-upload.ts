@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
-import { verifyChannelToken } from "../bot-channel/channel-token";
 import { isUniqueViolation } from "../db";
 import { ApiError, conflict, notFound } from "../errors";
 import { nowIso } from "../meetings/meeting-store";
-import { completeRecording, dropRecording, reserveRecording, uploadTargetOf } from "../recordings/recording-store";
-import { maxRecordingBytes, uploadGraceS, uploadRefusal } from "../recordings/upload-rules";
+import { streamedRecordingAwaitingAudio } from "../recordings/part-store";
+import { addMediaFile, completeRecording, dropRecording, reserveRecording, uploadTargetOf } from "../recordings/recording-store";
+import { maxRecordingBytes, uploadGraceS, uploadingAttempt, uploadRefusal } from "../recordings/upload-rules";
 import { parseWavHeader, wavDurationSeconds } from "../recordings/wav";
 
 /** Where a bot uploads the meeting's mixed audio when it leaves (internal, meeting token). */
@@ -14,11 +14,7 @@ export const recordingUploadRoutes = new Hono<AppEnv>();
 const HEADER_BYTES = 4096;
 
 recordingUploadRoutes.put("/internal/recordings/:meeting_id", async (c) => {
-	const meetingId = Number(c.req.param("meeting_id"));
-	const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "");
-	// Any attempt's token of this meeting: a replaced bot's audio is still the meeting's (docs/bot-channel.md).
-	const attempt = Number.isInteger(meetingId) ? await verifyChannelToken(c.env.SECRETS_KEY, token, meetingId) : null;
-	if (attempt === null) throw new ApiError(401, "Invalid recording upload token");
+	const { meetingId, attempt } = await uploadingAttempt(c.env, c.req.param("meeting_id"), c.req.header("authorization"));
 	const length = Number(c.req.header("content-length"));
 	if (!Number.isInteger(length) || length <= 0) throw new ApiError(411, "Content-Length is required");
 	if (length > maxRecordingBytes(c.env)) throw new ApiError(413, "Recording too large");
@@ -28,8 +24,10 @@ recordingUploadRoutes.put("/internal/recordings/:meeting_id", async (c) => {
 	if (refusal) throw refusal;
 
 	// The attempt's one upload is claimed before any byte is stored; a failed one gives it back.
+	// A bot recording video with WAV audio streams the video first: its WAV joins that recording.
 	const now = nowIso();
 	let recordingId: number;
+	let joined = false;
 	try {
 		const reserved = await reserveRecording(c.env, {
 			meetingId,
@@ -43,8 +41,11 @@ recordingUploadRoutes.put("/internal/recordings/:meeting_id", async (c) => {
 		if (reserved === undefined) throw new ApiError(500, "Recording was not stored");
 		recordingId = reserved;
 	} catch (err) {
-		if (isUniqueViolation(err)) throw conflict("This bot already uploaded its recording");
-		throw err;
+		if (!isUniqueViolation(err)) throw err;
+		const streaming = await streamedRecordingAwaitingAudio(c.env, { meetingId, attempt });
+		if (!streaming) throw conflict("This bot already uploaded its recording");
+		recordingId = streaming.id;
+		joined = true;
 	}
 
 	// Stream to R2 while keeping the first bytes, so the header is checked without buffering the file.
@@ -73,12 +74,12 @@ recordingUploadRoutes.put("/internal/recordings/:meeting_id", async (c) => {
 		if (!format || format.dataOffset + format.dataBytes > length) throw new ApiError(422, "Body is not a complete PCM WAV file");
 	} catch (err) {
 		await c.env.RECORDINGS.delete(key).catch(() => {});
-		await dropRecording(c.env, recordingId);
+		if (!joined) await dropRecording(c.env, recordingId);
 		throw err;
 	}
 
 	const done = nowIso();
-	const file = await completeRecording(c.env, recordingId, done, {
+	const wav = {
 		recordingId,
 		type: "audio",
 		format: "wav",
@@ -88,6 +89,8 @@ recordingUploadRoutes.put("/internal/recordings/:meeting_id", async (c) => {
 		durationSeconds: Math.round(wavDurationSeconds(format) * 1000) / 1000,
 		metadata: { sample_rate: format.sampleRate, channels: format.channels, bits_per_sample: format.bitsPerSample },
 		createdAt: done,
-	});
+	};
+	// A joined recording is completed with its streamed parts (by its bot, or by the Worker for a bot that died).
+	const file = joined ? await addMediaFile(c.env, wav) : await completeRecording(c.env, recordingId, done, wav);
 	return c.json({ recording_id: recordingId, media_file_id: file?.id }, 201);
 });

@@ -4,6 +4,7 @@ import { type Env, publicBaseUrl } from "../env";
 import { ApiError, notFound } from "../errors";
 import { checkDownloadLink, contentTypeOf, downloadTtlSeconds, downloadUrl, mediaFileName } from "../recordings/download-link";
 import { mediaBytes } from "../recordings/media-response";
+import { storedKeysOf } from "../recordings/parted-files";
 import {
 	deleteRecordingRows,
 	deleteStoredMedia,
@@ -24,7 +25,9 @@ const RecordingId = z.object({ recording_id: z.coerce.number().int().positive() 
 const MediaFileId = RecordingId.extend({ media_file_id: z.coerce.number().int().positive() });
 const binary = (description: string) => ({
 	description,
-	content: { "audio/wav": { schema: z.string().openapi({ format: "binary" }) } },
+	content: Object.fromEntries(
+		["audio/webm", "video/webm", "audio/wav"].map((type) => [type, { schema: z.string().openapi({ format: "binary" }) }]),
+	),
 });
 
 /** Only the owner sees a recording; anyone else gets the same 404 as for no recording at all. */
@@ -79,10 +82,7 @@ recordingRoutes.openapi(
 		const { recording, files } = await ownedRecording(c.env, c.get("identity").userId, c.req.valid("param").recording_id);
 		// Objects first, so that normally no row outlives its bytes; but the rows go even when the bucket
 		// refuses, and the keys left behind are logged for cleanup (they name user, meeting and a uuid only).
-		const left = await deleteStoredMedia(
-			c.env.RECORDINGS,
-			files.map((f) => f.storageKey),
-		);
+		const left = await deleteStoredMedia(c.env.RECORDINGS, await storedKeysOf(c.env, files));
 		if (left.length > 0) {
 			console.warn(
 				"recording deleted, stored media left behind",
@@ -123,7 +123,7 @@ recordingRoutes.openapi(
 		const { recording_id } = c.req.valid("param");
 		const { type } = c.req.valid("query");
 		const { recording, files } = await ownedRecording(c.env, c.get("identity").userId, recording_id);
-		// Bots upload one finished WAV per session: the master is the largest file of the type, final as stored.
+		// One file of each type per bot session (a WAV upload, or a streamed WebM): the master is the largest of the type.
 		const master = files.filter((f) => f.type === type).sort((a, b) => b.fileSizeBytes - a.fileSizeBytes)[0];
 		if (!master) throw notFound(`No ${type} media for this recording`);
 		return c.json(
@@ -133,7 +133,7 @@ recordingRoutes.openapi(
 				media_file_id: master.id,
 				type: master.type,
 				format: master.format,
-				content_type: contentTypeOf(master.format),
+				content_type: contentTypeOf(master),
 				storage_backend: master.storageBackend,
 				file_size_bytes: master.fileSizeBytes,
 				duration_seconds: master.durationSeconds,
@@ -192,7 +192,7 @@ recordingRoutes.openapi(
 			{
 				download_url: await downloadUrl(c.env, file, publicBaseUrl(c.env, c.req.raw), c.get("clock").now()),
 				filename: mediaFileName(file),
-				content_type: contentTypeOf(file.format),
+				content_type: contentTypeOf(file),
 				file_size_bytes: file.fileSizeBytes,
 				expires_in_seconds: downloadTtlSeconds(c.env),
 			},

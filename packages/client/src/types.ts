@@ -52,3 +52,5 @@ export type AgentFrame = Schemas["AgentFrame"];
 /** The platform of a meeting link (POST /bots may leave it out when it sends a meeting_url). */
 export type Platform = NonNullable<BodyOf<"/bots", "post">["platform"]>;
 export type SendBotRequest = BodyOf<"/bots", "post">;
+/** What a recording holds (docs/api.md#recording-config): video or audio only, the video's size, the audio's format. */
+export type RecordingConfig = NonNullable<SendBotRequest["recording_config"]>;

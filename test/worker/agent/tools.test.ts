@@ -91,6 +91,7 @@ describe("which tools a caller gets", () => {
 				"native_meeting_id",
 				"passcode",
 				"platform",
+				"recording_config",
 				"recording_enabled",
 				"task",
 				"transcribe_enabled",
