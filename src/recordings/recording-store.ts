@@ -129,13 +129,22 @@ export async function uploadTargetOf(env: Env, meetingId: number): Promise<(Uplo
 	return row ?? null;
 }
 
+/**
+ * THE place a recording's rows are deleted, by DELETE /recordings, a meeting's deletion and the
+ * retention sweep alike (docs/retention.md): its media files, then the recordings. A table that
+ * keeps rows of a recording adds its statement here, before the recordings' own.
+ */
+export function recordingRowDeletes(env: Env, recordingIds: number[]) {
+	const orm = db(env);
+	return [
+		orm.delete(mediaFiles).where(inArray(mediaFiles.recordingId, recordingIds)),
+		orm.delete(recordings).where(inArray(recordings.id, recordingIds)),
+	] as const;
+}
+
 /** Deletes a recording's rows, its media files with it, in one batch. */
 export async function deleteRecordingRows(env: Env, recordingId: number): Promise<void> {
-	const orm = db(env);
-	await orm.batch([
-		orm.delete(mediaFiles).where(eq(mediaFiles.recordingId, recordingId)),
-		orm.delete(recordings).where(eq(recordings.id, recordingId)),
-	]);
+	await db(env).batch(recordingRowDeletes(env, [recordingId]));
 }
 
 /** Claims a bot attempt's one upload: the new recording's id (a second claim fails on the UNIQUE key, see `isUniqueViolation`). */

@@ -1,0 +1,221 @@
+/**
+ * Deleting an ended meeting (docs/retention.md#deleting-a-meeting): every store is listed before
+ * and after, and nothing of the meeting is left on any of them; the receipt says what was there;
+ * another meeting of the same account keeps everything; a store that refuses keeps the meeting,
+ * is named in the answer, and DELETE again finishes.
+ */
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import type { Env } from "../../../src/env";
+import worker from "../../../src/index";
+import { MeetingDeletionReceipt } from "../../../src/routes/meeting-schemas";
+import { meetCode } from "../../shared/meetings";
+import { eventually } from "../../shared/wait";
+import { sineWav } from "../recordings/wav-fixture";
+import { pngBytes, uploadScreenshot } from "../screenshots/fixtures";
+import { search, searchUntil, uniqueWord } from "../search/search-helpers";
+import { call, expectDocumented, json, userWithKey } from "../support";
+import { newHook } from "../webhooks/receiver";
+import { openSocket, SimulatedBot, type SocketClient, spawnRequestFor } from "./bot-sim";
+import { createPlan, getMeeting, meetUrl, segment, sendBot } from "./helpers";
+import { type MeetingRef, type MeetingStores, NOTHING, storesOf } from "./meeting-stores";
+
+type Receipt = z.infer<typeof MeetingDeletionReceipt>;
+type Owner = Awaited<ReturnType<typeof userWithKey>>;
+
+/** An owner whose webhook events (every status step) reach the local receiver, so delivery rows exist. */
+async function owner(): Promise<Owner> {
+	const u = await userWithKey();
+	const res = await call("PUT", "/user/webhook", {
+		headers: u.headers,
+		json: { webhook_url: newHook().url, webhook_events: { "meeting.status_change": true } },
+	});
+	expect(res.status).toBe(200);
+	return u;
+}
+
+/**
+ * A meeting that had everything: a plan with a title, a recording bot that was in the call, three
+ * segments, chat, a participant, a screenshot, a recording, a public share, an export, search rows,
+ * a stream log, webhook deliveries; it failed with diagnostics. Its marker word is in all it said.
+ */
+async function finishedMeeting(who: Owner, label: string): Promise<MeetingRef & { code: string }> {
+	const marker = uniqueWord(label);
+	const code = meetCode();
+	await createPlan(who.headers, { meeting_url: meetUrl(code), title: `Review ${marker}` });
+	const meeting = await sendBot(who.headers, code, { recording_enabled: true });
+	const spawn = await spawnRequestFor(meeting.id);
+	const bot = await SimulatedBot.connect(spawn);
+	await bot.status("active");
+	for (let i = 1; i <= 3; i++) {
+		await bot.send({ type: "segment", segment: segment({ segment_id: `s-${i}`, text: `${marker} point ${i}`, start: i, end: i + 1 }) });
+	}
+	await bot.send({ type: "chat", message: { sender: "Alice", text: `see ${marker}`, timestamp: Date.now(), is_from_bot: false } });
+	await bot.send({ type: "participant", event: "join", participant: { id: "p-1", name: "Alice" }, timestamp: new Date().toISOString() });
+	expect((await uploadScreenshot(spawn, "failure.png", pngBytes())).status).toBe(201);
+	const wav = sineWav(0.5);
+	const upload = await SELF.fetch(`https://gateway.test/internal/recordings/${meeting.id}`, {
+		method: "PUT",
+		headers: { authorization: `Bearer ${spawn.channel.token}`, "content-type": "audio/wav", "content-length": String(wav.length) },
+		body: wav,
+	});
+	expect(upload.status).toBe(201);
+	await bot.status("failed", {
+		completion_reason: "evicted",
+		diagnostics: {
+			steps: [{ at: new Date().toISOString(), step: "removed" }],
+			page_state: "removed",
+			page_text: "You were removed",
+			screenshot: "failure.png",
+		},
+	});
+	expect((await getMeeting(who.headers, meeting.id)).status).toBe("failed");
+	expect((await call("POST", `/transcripts/google_meet/${code}/share`, { headers: who.headers })).status).toBe(200);
+	expect((await call("GET", `/transcripts/google_meet/${code}?format=srt`, { headers: who.headers })).status).toBe(200);
+	await searchUntil(who.headers, { q: marker }, 3);
+	const ref = { id: meeting.id, userId: who.user.id, scope: `u:${who.user.id}`, marker, code };
+	// Webhook deliveries are written after the steps, by the account's outbox.
+	await eventually("delivery rows", async () => ((await storesOf(ref)).database.webhook_deliveries ? true : undefined));
+	return ref;
+}
+
+/** Straight through the Worker, with bindings a test may swap (a bucket that refuses). */
+async function deleteMeeting(id: number, headers: Record<string, string>, bindings: Env = env as Env): Promise<Response> {
+	const ctx = createExecutionContext();
+	const res = await worker.fetch(new Request(`https://gateway.test/meetings/${id}`, { method: "DELETE", headers }), bindings, ctx);
+	await waitOnExecutionContext(ctx);
+	return res;
+}
+
+/** What the receipt should say for what the stores held. */
+function expectedReceipt(before: MeetingStores): Receipt["removed"] {
+	const { search_changes: _pending, ...database } = before.database;
+	const objects = (prefix: string) => before.objects.filter((key) => key.startsWith(prefix)).length;
+	return {
+		database,
+		objects: { recordings: objects("recordings/"), screenshots: objects("screenshots/"), transcript_cache: objects("transcript-cache/") },
+		meeting_room: { keys: before.room.keys.length, rows: before.room.rows },
+		meeting_stream: { keys: before.stream.keys.length, rows: before.stream.rows },
+		search_index: { rows: before.search.segments },
+		webhook_outbox: { events: before.outbox },
+	};
+}
+
+async function subscribedSocket(headers: Record<string, string>, code: string): Promise<SocketClient> {
+	const socket = await openSocket("/ws", headers);
+	socket.send({ action: "subscribe", meetings: [{ platform: "google_meet", native_id: code }] });
+	await socket.waitFor("subscribed", (m) => m.type === "subscribed");
+	return socket;
+}
+
+describe("DELETE /meetings/{id} of an ended meeting", () => {
+	it("leaves nothing of it on any store, answers a receipt of what was there, and keeps the account's other meeting", async () => {
+		const who = await owner();
+		const gone = await finishedMeeting(who, "erased");
+		const kept = await finishedMeeting(who, "kept");
+		const watcher = await subscribedSocket(who.headers, gone.code);
+
+		const before = await storesOf(gone);
+		// Every store holds something of it, so "nothing left" below means something.
+		expect(Object.keys(before.database)).toEqual(
+			expect.arrayContaining([
+				"meetings",
+				"transcript_segments",
+				"chat_messages",
+				"meeting_participants",
+				"transcript_shares",
+				"transcript_versions",
+				"recordings",
+				"media_files",
+				"webhook_deliveries",
+			]),
+		);
+		expect(before.database.transcript_segments).toBe(3);
+		for (const prefix of [
+			`recordings/${who.user.id}/${gone.id}/`,
+			`screenshots/${who.user.id}/${gone.id}/1/`,
+			`transcript-cache/${gone.id}/`,
+		]) {
+			expect(
+				before.objects.some((key) => key.startsWith(prefix)),
+				prefix,
+			).toBe(true);
+		}
+		expect(before.room.keys.length).toBeGreaterThan(0);
+		expect(before.stream.rows.stream_events).toBeGreaterThanOrEqual(4);
+		expect(before.search).toEqual({ segments: 3, words: 3, meetings: 1 });
+		expect((await getMeeting(who.headers, gone.id)).data.diagnostics).toBeDefined();
+		const keptBefore = await storesOf(kept);
+
+		const res = await deleteMeeting(gone.id, who.headers);
+		const receipt = await expectDocumented(MeetingDeletionReceipt, res);
+		expect(receipt).toEqual({ status: "deleted", meeting_id: gone.id, removed: expectedReceipt(before), failed: [], pending: [] });
+
+		expect(await storesOf(gone)).toEqual(NOTHING);
+		expect((await search(who.headers, { q: gone.marker })).total).toBe(0);
+		expect((await call("GET", `/meetings/${gone.id}`, { headers: who.headers })).status).toBe(404);
+		expect((await call("GET", `/transcripts/google_meet/${gone.code}`, { headers: who.headers })).status).toBe(404);
+		expect(await watcher.waitFor("unsubscribed", (m) => m.type === "unsubscribed")).toEqual({
+			type: "unsubscribed",
+			meetings: [{ platform: "google_meet", native_id: gone.code }],
+			reason: "access_revoked",
+		});
+		// Safe to repeat: there is nothing left to find.
+		expect((await deleteMeeting(gone.id, who.headers)).status).toBe(404);
+
+		expect(await storesOf(kept)).toEqual(keptBefore);
+		expect((await search(who.headers, { q: kept.marker })).total).toBe(3);
+		watcher.close();
+	});
+
+	it("keeps the meeting while the bucket refuses, names the store, and finishes when asked again", async () => {
+		const who = await owner();
+		const meeting = await finishedMeeting(who, "retried");
+		const before = await storesOf(meeting);
+		const refusing = new Proxy(env.RECORDINGS, {
+			get(target, prop) {
+				if (prop === "delete") return () => Promise.reject(new Error("injected: the bucket is unavailable"));
+				const value = Reflect.get(target, prop);
+				return typeof value === "function" ? value.bind(target) : value;
+			},
+		});
+
+		const first = await deleteMeeting(meeting.id, who.headers, { ...(env as Env), RECORDINGS: refusing });
+		expect(first.status).toBe(503);
+		expect(first.headers.get("retry-after")).toBe("5");
+		const incomplete = await json<Receipt & { detail: string }>(first);
+		expect(incomplete).toMatchObject({ status: "incomplete", meeting_id: meeting.id, removed: { database: {} } });
+		expect(incomplete.failed).toEqual(expect.arrayContaining(["objects.recordings", "objects.screenshots", "objects.transcript_cache"]));
+		expect(incomplete.detail).toContain("delete it again");
+		// The record and everything in D1 and the bucket stay for the retry to find.
+		expect((await getMeeting(who.headers, meeting.id)).status).toBe("failed");
+		const between = await storesOf(meeting);
+		expect(between.database).toEqual(before.database);
+		expect(between.objects).toEqual(before.objects);
+
+		const second = await deleteMeeting(meeting.id, who.headers);
+		expect(second.status).toBe(200);
+		const done = await json<Receipt>(second);
+		expect(done).toMatchObject({ status: "deleted", failed: [], pending: [] });
+		expect(done.removed.objects.recordings).toBe(before.objects.filter((k) => k.startsWith("recordings/")).length);
+		expect(await storesOf(meeting)).toEqual(NOTHING);
+	});
+
+	it("still answers 204 for a plan and 409 for a live meeting", async () => {
+		const { headers } = await userWithKey();
+		const plan = await createPlan(headers, { title: "T" });
+		expect((await call("DELETE", `/meetings/${plan.id}`, { headers })).status).toBe(204);
+		const live = await sendBot(headers, meetCode());
+		expect((await call("DELETE", `/meetings/${live.id}`, { headers })).status).toBe(409);
+		expect((await getMeeting(headers, live.id)).status).toBe("requested");
+	});
+
+	it("answers 404 for someone else's ended meeting and keeps it", async () => {
+		const who = await owner();
+		const meeting = await finishedMeeting(who, "foreign");
+		const stranger = await userWithKey();
+		expect((await deleteMeeting(meeting.id, stranger.headers)).status).toBe(404);
+		expect((await getMeeting(who.headers, meeting.id)).status).toBe("failed");
+	});
+});
