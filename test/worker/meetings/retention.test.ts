@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
 import { sweepRetention } from "../../../src/meetings/retention";
+import { EXPIRED_MEETINGS_SQL } from "../../../src/meetings/retention-store";
 import { search } from "../search/search-helpers";
 import { call, json } from "../support";
 import { finishedMeeting, type Owner, owner } from "./finished-meeting";
@@ -124,5 +125,14 @@ describe("the retention sweep", () => {
 		await setWindow(overriding, null);
 		await sweepRetention(deployment, new Date());
 		await expectSwept(overriding, byOverride, before.byOverride);
+	});
+
+	it("reads each account's meetings through the retention index, never the whole meetings table", async () => {
+		const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${EXPIRED_MEETINGS_SQL}`)
+			.bind(new Date().toISOString(), 30, 20)
+			.all<{ detail: string }>();
+		const details = plan.results.map((r) => r.detail);
+		expect(details.join("\n")).toMatch(/SEARCH m USING INDEX meetings_retention/);
+		expect(details.filter((d) => /^SCAN m\b/.test(d))).toEqual([]);
 	});
 });
