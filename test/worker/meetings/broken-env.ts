@@ -87,3 +87,14 @@ export function failingAccounts(ns: Env["ACCOUNT"], method: string, faults: Faul
 		},
 	});
 }
+
+/** A bucket that is down for deletes (every delete rejects); lists, reads and writes still work. */
+export function bucketRefusingDeletes(bucket: R2Bucket): R2Bucket {
+	return new Proxy(bucket, {
+		get(target, prop) {
+			if (prop === "delete") return () => Promise.reject(new Error("injected: the bucket is unavailable"));
+			const value = Reflect.get(target, prop);
+			return typeof value === "function" ? value.bind(target) : value;
+		},
+	});
+}

@@ -14,6 +14,7 @@ import { meetCode } from "../../shared/meetings";
 import { search } from "../search/search-helpers";
 import { call, expectDocumented, json, userWithKey } from "../support";
 import { openSocket, type SocketClient } from "./bot-sim";
+import { bucketRefusingDeletes } from "./broken-env";
 import { finishedMeeting, owner } from "./finished-meeting";
 import { createPlan, getMeeting, sendBot } from "./helpers";
 import { type MeetingStores, NOTHING, storesOf } from "./meeting-stores";
@@ -112,13 +113,7 @@ describe("DELETE /meetings/{id} of an ended meeting", () => {
 		const who = await owner();
 		const meeting = await finishedMeeting(who, "retried");
 		const before = await storesOf(meeting);
-		const refusing = new Proxy(env.RECORDINGS, {
-			get(target, prop) {
-				if (prop === "delete") return () => Promise.reject(new Error("injected: the bucket is unavailable"));
-				const value = Reflect.get(target, prop);
-				return typeof value === "function" ? value.bind(target) : value;
-			},
-		});
+		const refusing = bucketRefusingDeletes(env.RECORDINGS);
 
 		const first = await deleteMeeting(meeting.id, who.headers, { ...(env as Env), RECORDINGS: refusing });
 		expect(first.status).toBe(503);

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
 import { meetCode } from "../../shared/meetings";
+import { bucketRefusingDeletes } from "../meetings/broken-env";
 import { sendBot } from "../meetings/helpers";
 import { call, userWithKey } from "../support";
 import { sineWav } from "./wav-fixture";
@@ -96,13 +97,7 @@ describe("DELETE /recordings/{id} when the bucket refuses", () => {
 		const key = `recordings/${user.id}/${meeting.id}/${crypto.randomUUID()}.wav`;
 		const recordingId = await recordingWithKeys(user.id, meeting.id, [key]);
 		vi.spyOn(console, "warn").mockImplementation(() => {});
-		const down = new Proxy(env.RECORDINGS, {
-			get(target, prop) {
-				if (prop === "delete") return () => Promise.reject(new Error("injected: the bucket is unavailable"));
-				const value = Reflect.get(target, prop);
-				return typeof value === "function" ? value.bind(target) : value;
-			},
-		});
+		const down = bucketRefusingDeletes(env.RECORDINGS);
 		expect((await deleteRecording(recordingId, headers, { ...(env as Env), RECORDINGS: down })).status).toBe(503);
 		expect(await env.RECORDINGS.head(key)).not.toBeNull();
 		expect(await rowsOf(recordingId)).toEqual({ recordings: 1, mediaFiles: 1 });
