@@ -32,11 +32,16 @@ export async function owner(): Promise<Owner> {
  * A meeting that had everything: a plan with a title, a recording bot that was in the call, three
  * segments, chat, a participant, a screenshot, a recording, a public share, an export, search rows,
  * a stream log, webhook deliveries; it failed with diagnostics. Its marker word is in all it said.
+ * Bound to `workspace` when one is given (its search rows are then in that workspace's partition).
  */
-export async function finishedMeeting(who: Owner, label: string): Promise<MeetingRef & { code: string }> {
+export async function finishedMeeting(who: Owner, label: string, workspace?: string): Promise<MeetingRef & { code: string }> {
 	const marker = uniqueWord(label);
 	const code = meetCode();
-	await createPlan(who.headers, { meeting_url: meetUrl(code), title: `Review ${marker}` });
+	await createPlan(who.headers, {
+		meeting_url: meetUrl(code),
+		title: `Review ${marker}`,
+		...(workspace ? { workspace_id: workspace } : {}),
+	});
 	const meeting = await sendBot(who.headers, code, { recording_enabled: true });
 	const spawn = await spawnRequestFor(meeting.id);
 	const bot = await SimulatedBot.connect(spawn);
@@ -67,7 +72,7 @@ export async function finishedMeeting(who: Owner, label: string): Promise<Meetin
 	expect((await call("POST", `/transcripts/google_meet/${code}/share`, { headers: who.headers })).status).toBe(200);
 	expect((await call("GET", `/transcripts/google_meet/${code}?format=srt`, { headers: who.headers })).status).toBe(200);
 	await searchUntil(who.headers, { q: marker }, 3);
-	const ref = { id: meeting.id, userId: who.user.id, scope: `u:${who.user.id}`, marker, code };
+	const ref = { id: meeting.id, userId: who.user.id, scope: workspace ? `w:${workspace}` : `u:${who.user.id}`, marker, code };
 	// Webhook deliveries are written after the steps, by the account's outbox.
 	await eventually("delivery rows", async () => ((await storesOf(ref)).database.webhook_deliveries ? true : undefined));
 	return ref;

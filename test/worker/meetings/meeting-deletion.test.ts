@@ -10,11 +10,12 @@ import type { z } from "zod";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
 import { MeetingDeletionReceipt } from "../../../src/routes/meeting-schemas";
+import { catchUpPartitions } from "../../../src/search/partitions";
 import { meetCode } from "../../shared/meetings";
 import { search } from "../search/search-helpers";
-import { call, expectDocumented, json, userWithKey } from "../support";
+import { call, expectDocumented, json, sharedWorkspace, userWithKey } from "../support";
 import { openSocket, type SocketClient } from "./bot-sim";
-import { bucketRefusingDeletes } from "./broken-env";
+import { bucketRefusingDeletes, Faults, failingObjects } from "./broken-env";
 import { finishedMeeting, owner } from "./finished-meeting";
 import { createPlan, getMeeting, sendBot } from "./helpers";
 import { type MeetingStores, NOTHING, storesOf } from "./meeting-stores";
@@ -134,6 +135,38 @@ describe("DELETE /meetings/{id} of an ended meeting", () => {
 		expect(done).toMatchObject({ status: "deleted", failed: [], pending: [] });
 		expect(done.removed.objects.recordings).toBe(before.objects.filter((k) => k.startsWith("recordings/")).length);
 		expect(await storesOf(meeting)).toEqual(NOTHING);
+	});
+
+	it("says when its search rows go later, and the cron's catch-up takes them", async () => {
+		const who = await owner();
+		const meeting = await finishedMeeting(who, "pending");
+		const unreachable = failingObjects(env.TRANSCRIPT_INDEX, "forgetMeeting", new Faults(1));
+		const res = await deleteMeeting(meeting.id, who.headers, { ...(env as Env), TRANSCRIPT_INDEX: unreachable });
+		const receipt = await expectDocumented(MeetingDeletionReceipt, res);
+		expect(receipt).toMatchObject({ status: "deleted", failed: [], pending: ["search_index"], removed: { search_index: null } });
+		expect((await call("GET", `/meetings/${meeting.id}`, { headers: who.headers })).status).toBe(404);
+		// The partition still holds the rows, and D1's search log the meeting's removal, until the cron runs.
+		expect((await storesOf(meeting)).search.segments).toBe(3);
+		await catchUpPartitions(env as Env);
+		expect(await storesOf(meeting)).toEqual(NOTHING);
+	});
+
+	it("takes a workspace meeting out of the workspace's search partition and its members' live feeds", async () => {
+		const who = await owner();
+		const member = await userWithKey();
+		const workspace = await sharedWorkspace(who.user.id, member.user.id);
+		const meeting = await finishedMeeting(who, "shared", workspace);
+		const memberSocket = await subscribedSocket(member.headers, meeting.code);
+		expect((await search(member.headers, { q: meeting.marker })).total).toBe(3);
+		const before = await storesOf(meeting);
+		expect(before.search).toEqual({ segments: 3, words: 3, meetings: 1 });
+
+		const receipt = await expectDocumented(MeetingDeletionReceipt, await deleteMeeting(meeting.id, who.headers));
+		expect(receipt.removed.search_index).toEqual({ rows: 3 });
+		expect(await storesOf(meeting)).toEqual(NOTHING);
+		expect((await search(member.headers, { q: meeting.marker })).total).toBe(0);
+		expect(await memberSocket.waitFor("unsubscribed", (m) => m.type === "unsubscribed")).toMatchObject({ reason: "access_revoked" });
+		memberSocket.close();
 	});
 
 	it("still answers 204 for a plan and 409 for a live meeting", async () => {
