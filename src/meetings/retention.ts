@@ -31,7 +31,14 @@ async function expire(env: Env, meeting: ExpiredMeeting, at: string): Promise<vo
 
 /** Sweeps one batch; how many meetings' media went. */
 export async function sweepRetention(env: Env, now: Date): Promise<number> {
-	const due = await expiredMeetings(env, now, Math.max(0, setting(env, "RETENTION_DAYS")), RETENTION_SWEEP_BATCH);
+	let due: ExpiredMeeting[];
+	try {
+		due = await expiredMeetings(env, now, Math.max(0, setting(env, "RETENTION_DAYS")), RETENTION_SWEEP_BATCH);
+	} catch (err) {
+		// The cron's other work (the search catch-up) goes on; the next tick reads again.
+		console.error("retention: the sweep could not read its meetings", errorName(err));
+		return 0;
+	}
 	let swept = 0;
 	for (const meeting of due) {
 		try {

@@ -6,13 +6,14 @@
  * applies to meetings that already ended.
  */
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
 import { sweepRetention } from "../../../src/meetings/retention";
 import { EXPIRED_MEETINGS_SQL } from "../../../src/meetings/retention-store";
 import { search } from "../search/search-helpers";
 import { call, json } from "../support";
+import { bucketRefusingDeletes } from "./broken-env";
 import { finishedMeeting, type Owner, owner } from "./finished-meeting";
 import { getMeeting } from "./helpers";
 import { type MeetingRef, type MeetingStores, NOTHING, storesOf } from "./meeting-stores";
@@ -125,6 +126,25 @@ describe("the retention sweep", () => {
 		await setWindow(overriding, null);
 		await sweepRetention(deployment, new Date());
 		await expectSwept(overriding, byOverride, before.byOverride);
+	});
+
+	it("leaves a meeting unmarked while a store refuses, and the next run sweeps it", async () => {
+		const who = await owner();
+		const meeting = await finishedMeeting(who, "refused");
+		await endedAt(meeting, new Date(Date.now() - 3 * DAY_MS));
+		await setWindow(who, 1);
+		const before = await storesOf(meeting);
+		vi.spyOn(console, "error").mockImplementation(() => {});
+
+		await sweepRetention({ ...(env as Env), RECORDINGS: bucketRefusingDeletes(env.RECORDINGS) }, new Date());
+		expect(settled(await storesOf(meeting))).toEqual(settled(before));
+		expect(
+			await env.DB.prepare("SELECT media_expired_at FROM meetings WHERE id = ?").bind(meeting.id).first("media_expired_at"),
+		).toBeNull();
+
+		await sweepRetention(env as Env, new Date());
+		await expectSwept(who, meeting, before);
+		vi.restoreAllMocks();
 	});
 
 	it("reads each account's meetings through the retention index, never the whole meetings table", async () => {
