@@ -86,6 +86,7 @@ describe("DELETE /meetings/{id} of an ended meeting", () => {
 		expect(before.room.keys.length).toBeGreaterThan(0);
 		expect(before.stream.rows.stream_events).toBeGreaterThanOrEqual(4);
 		expect(before.search).toEqual({ segments: 3, words: 3, meetings: 1 });
+		expect(before.feed).toBe(1);
 		expect((await getMeeting(who.headers, gone.id)).data.diagnostics).toBeDefined();
 		const keptBefore = await storesOf(kept);
 
@@ -93,15 +94,15 @@ describe("DELETE /meetings/{id} of an ended meeting", () => {
 		const receipt = await expectDocumented(MeetingDeletionReceipt, res);
 		expect(receipt).toEqual({ status: "deleted", meeting_id: gone.id, removed: expectedReceipt(before), failed: [], pending: [] });
 
-		expect(await storesOf(gone)).toEqual(NOTHING);
-		expect((await search(who.headers, { q: gone.marker })).total).toBe(0);
-		expect((await call("GET", `/meetings/${gone.id}`, { headers: who.headers })).status).toBe(404);
-		expect((await call("GET", `/transcripts/google_meet/${gone.code}`, { headers: who.headers })).status).toBe(404);
 		expect(await watcher.waitFor("unsubscribed", (m) => m.type === "unsubscribed")).toEqual({
 			type: "unsubscribed",
 			meetings: [{ platform: "google_meet", native_id: gone.code }],
 			reason: "access_revoked",
 		});
+		expect(await storesOf(gone)).toEqual(NOTHING);
+		expect((await search(who.headers, { q: gone.marker })).total).toBe(0);
+		expect((await call("GET", `/meetings/${gone.id}`, { headers: who.headers })).status).toBe(404);
+		expect((await call("GET", `/transcripts/google_meet/${gone.code}`, { headers: who.headers })).status).toBe(404);
 		// Safe to repeat: there is nothing left to find.
 		expect((await deleteMeeting(gone.id, who.headers)).status).toBe(404);
 

@@ -6,6 +6,8 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import type { AccountObject } from "../../../durable-objects/account";
+import type { LiveFeed } from "../../../durable-objects/live-feed";
+import { LIVE_FEED_STORAGE } from "../../../durable-objects/live-feed/storage";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import type { MeetingStream } from "../../../durable-objects/meeting-stream";
 import type { TranscriptIndex } from "../../../durable-objects/transcript-index";
@@ -38,7 +40,11 @@ export interface MeetingStores {
 	search: { segments: number; words: number; meetings: number };
 	/** Webhook events of the meeting waiting in its owner's outbox. */
 	outbox: number;
+	/** Entries of the owner's LiveFeed that name the meeting: a socket's subscription to it, an open meeting stream. */
+	feed: number;
 }
+
+const liveFeedOf = (userId: number) => env.LIVE_FEED.get(env.LIVE_FEED.idFromName(String(userId)));
 
 const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -124,6 +130,17 @@ const outboxOf = (meeting: MeetingRef) =>
 		return state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM webhook_outbox WHERE meeting_id = ?", meeting.id).one().n;
 	});
 
+const feedEntriesOf = (meeting: MeetingRef) =>
+	runInDurableObject(liveFeedOf(meeting.userId), async (_feed: LiveFeed, state) => {
+		let entries = 0;
+		for (const [key, value] of await state.storage.list()) {
+			if (key.startsWith(LIVE_FEED_STORAGE.keys.subscriptionsPrefix) && String(meeting.id) in (value as Record<string, unknown>))
+				entries += 1;
+			if (key === LIVE_FEED_STORAGE.keys.streams && (value as { meetingIds: number[] }).meetingIds.includes(meeting.id)) entries += 1;
+		}
+		return entries;
+	});
+
 /** Every store, as it holds the meeting now. */
 export async function storesOf(meeting: MeetingRef): Promise<MeetingStores> {
 	return {
@@ -133,6 +150,7 @@ export async function storesOf(meeting: MeetingRef): Promise<MeetingStores> {
 		stream: await objectStorage(streamOf(meeting.id)),
 		search: await partitionRowsOf(meeting),
 		outbox: await outboxOf(meeting),
+		feed: await feedEntriesOf(meeting),
 	};
 }
 
@@ -144,4 +162,5 @@ export const NOTHING: MeetingStores = {
 	stream: { keys: [], rows: {} },
 	search: { segments: 0, words: 0, meetings: 0 },
 	outbox: 0,
+	feed: 0,
 };
