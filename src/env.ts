@@ -46,6 +46,7 @@ export interface Env {
 	/** Lifetime of a screenshot link (data.help / data.diagnostics `screenshot_url`). */
 	SCREENSHOT_LINK_TTL_S?: string;
 	SCREENSHOT_RETENTION_DAYS?: string;
+	RETENTION_DAYS?: string;
 	BOT_PLACEMENT_REFRESH_S?: string;
 	/** Respawns on another host after a host is lost mid-meeting (default 0: the meeting fails, `data.failure_cause: bot_host_lost`). */
 	BOT_MAX_RESPAWNS?: string;

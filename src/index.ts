@@ -9,6 +9,7 @@ import { Workspace } from "../durable-objects/workspace";
 import { app } from "./app";
 import { calendarTick } from "./calendars/background-sync";
 import type { Env } from "./env";
+import { sweepRetention } from "./meetings/retention";
 import { completeAbandonedRecordings } from "./recordings/parted-files";
 import { catchUpPartitions } from "./search/partitions";
 
@@ -37,6 +38,7 @@ export default {
 	// Cron (wrangler.toml [triggers]); wrangler dev does not fire it, so the local runner calls it.
 	scheduled: async (controller, env, _ctx) => {
 		await calendarTick(env, new Date(controller.scheduledTime));
+		await sweepRetention(env, new Date(controller.scheduledTime));
 		await catchUpPartitions(env);
 		// Recordings whose bot's host died mid-meeting are completed from the parts it stored.
 		await completeAbandonedRecordings(env, new Date(controller.scheduledTime));

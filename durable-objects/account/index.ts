@@ -28,6 +28,7 @@ export const ACCOUNT_RPC = [
 	"takeRequestToken",
 	"enqueueWebhook",
 	"takeWebhookEvents",
+	"dropMeetingEvents",
 ] as const;
 
 /**
@@ -130,6 +131,13 @@ export class AccountObject extends DurableObject<Env> {
 	/** Stores events for the alarm to deliver (a calendar sync's steps, many at once); returns how many were new. */
 	takeWebhookEvents(userId: number, events: WebhookEvent[]): Promise<number> {
 		return this.outbox.enqueueAll(userId, events);
+	}
+
+	/** A deleted meeting's webhook events not yet delivered go unsent (docs/retention.md); how many. */
+	async dropMeetingEvents(meetingId: number): Promise<number> {
+		const dropped = this.outbox.dropMeeting(meetingId);
+		if (dropped > 0) await this.#timers.arm();
+		return dropped;
 	}
 
 	override async alarm(): Promise<void> {

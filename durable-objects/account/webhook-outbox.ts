@@ -124,6 +124,13 @@ export class WebhookOutbox {
 		return taken;
 	}
 
+	/** A deleted meeting's events still waiting for an attempt go unsent; how many. */
+	dropMeeting(meetingId: number): number {
+		const { n } = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${TABLES.webhookOutbox} WHERE meeting_id = ?`, meetingId).one();
+		if (n > 0) this.sql.exec(`DELETE FROM ${TABLES.webhookOutbox} WHERE meeting_id = ?`, meetingId);
+		return n;
+	}
+
 	/** Queues one event (making room first), its first attempt due at `due`. */
 	private store(userId: number, event: WebhookEvent, now: number, due: number): void {
 		this.makeRoom();

@@ -24,6 +24,7 @@ import { accountObject, meetingStream } from "../../src/objects";
 import { withScreenshotLinks } from "../../src/screenshots/screenshots";
 import { type WebhookEventType, webhookEventsFor } from "../../src/webhooks/envelope";
 import { type AlarmTimers, kvAlarmTimers } from "../shared/alarm-timers";
+import { type ErasedStorage, eraseStorage } from "../shared/erase";
 import { SerialQueue } from "../shared/serial-queue";
 import { CommandQueue, type QueueRefusal } from "./command-queue";
 import { RoomFanout } from "./fanout";
@@ -327,6 +328,20 @@ export class RoomContext {
 		if (sent.length > 0) await this.sendNotices();
 		// Every completion passes here (room moves and plan-side steps alike): the user's event routines run for it.
 		if (completion) this.ctx.waitUntil(tellAgentMeetingCompleted(this.env, record));
+	}
+
+	/**
+	 * The meeting was deleted (src/meetings/meeting-erasure.ts, docs/retention.md): a bot still on
+	 * its channel is closed, and everything the room keeps goes (its state, timers, queued commands
+	 * and webhook events, screenshot names, watchers). Who watched the meeting is returned: their
+	 * feeds are told once the record is gone.
+	 */
+	async erase(): Promise<ErasedStorage & { watchers: number[] }> {
+		const watchers = await this.fanout.watchers();
+		for (const socket of this.botSockets()) socket.close(ROOM_CLOSE.meetingEnded, "meeting deleted");
+		const held = await eraseStorage(this.ctx.storage);
+		this.fanout.forget();
+		return { ...held, watchers };
 	}
 
 	/** Hands stored webhook events to the outbox after the current work; the `notify` timer retries. */

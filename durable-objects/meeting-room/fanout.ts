@@ -78,6 +78,11 @@ export class RoomFanout {
 		for (const userId of await this.watchers()) await this.stub(userId).revalidate([meetingId]);
 	}
 
+	/** The room's storage was erased: the watchers are read from it again. */
+	forget(): void {
+		this.users = undefined;
+	}
+
 	/** Whether publish sends at once (the watchers are in memory). */
 	loaded(): boolean {
 		return this.users !== undefined;

@@ -23,11 +23,7 @@ import { reserveScreenshot } from "./screenshots";
 export type { RoomState, TransitionAsk } from "./context";
 export type { CommandOutcome } from "./control";
 
-/**
- * The RPC surface: what Workers and other objects call on a room's stub. Everything else the
- * room does is inside its RoomContext, which only its own helpers hold, so every move goes through
- * the serial queue. (fetch, alarm and the webSocket handlers are the runtime's entry points.)
- */
+/** The RPC surface (fetch, alarm, webSocket* are the runtime's); all else is in RoomContext, held by the room's helpers behind its serial queue. */
 export const MEETING_ROOM_RPC = [
 	"start",
 	"claim",
@@ -42,13 +38,13 @@ export const MEETING_ROOM_RPC = [
 	"removeSubscriber",
 	"meterTranscription",
 	"reserveScreenshot",
+	"erase",
 ] as const;
 
 /**
- * One per meeting: the authority for a live meeting. It owns the status machine's moves (each
- * written through to D1 before it is acknowledged), the bot channel, placement and respawn,
- * auto-join, the webhook relay, live fan-out and its timers. Its MeetingStream keeps the stream
- * log, live copilot and summary; a completion's `meeting.completed` waits here for the summary.
+ * One per meeting: the authority for a live meeting. It owns the status machine's moves (each written through to D1 before it is
+ * acknowledged), the bot channel, placement and respawn, auto-join, the webhook relay, live fan-out and its timers. Its MeetingStream
+ * keeps the stream log, live copilot and summary; a completion's `meeting.completed` waits here for the summary.
  */
 export class MeetingRoom extends DurableObject<Env> {
 	readonly #room = new RoomContext(this.ctx, () => this.env, roomHooks);
@@ -72,9 +68,8 @@ export class MeetingRoom extends DurableObject<Env> {
 
 	/** A plan-side step (written by the Worker): its watchers hear of it, and its webhook events go out. */
 	announce(row: MeetingRow, step: StatusStep): Promise<void> {
-		return this.#room.serial(() =>
-			this.#room.tell(row, step, webhookEventsFor({ status: step.from, reached_stage: null }, step.to, step.note)),
-		);
+		const events = webhookEventsFor({ status: step.from, reached_stage: null }, step.to, step.note);
+		return this.#room.serial(() => this.#room.tell(row, step, events));
 	}
 
 	/** A user stop. Always wins: the meeting ends `completed` with `stopped`. */
@@ -120,6 +115,11 @@ export class MeetingRoom extends DurableObject<Env> {
 	/** A bot's screenshot upload: whether its attempt may store `name` (it has it already, or fewer than the bound). */
 	reserveScreenshot(attempt: number, name: string): Promise<boolean> {
 		return reserveScreenshot(this.#room, attempt, name);
+	}
+
+	/** The meeting was deleted: everything the room keeps goes; who watched it (context.ts erase). */
+	erase() {
+		return this.#room.serial(() => this.#room.erase());
 	}
 
 	/** A bot's transcription request through the relay: its attempt must be the current one, its audio within the meeting's allowance. */

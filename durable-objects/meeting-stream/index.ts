@@ -6,11 +6,13 @@ import type { SummaryClaim, SummaryRetry } from "../../src/meetings/summary-clai
 import { meetingRoom } from "../../src/objects";
 import { setting } from "../../src/settings/deployment-defaults";
 import { kvAlarmTimers, type TimerHandlers } from "../shared/alarm-timers";
+import type { ErasedStorage } from "../shared/erase";
 import { SerialQueue } from "../shared/serial-queue";
 import { StreamAccess } from "./access";
 import type { StreamContext } from "./context";
 import { MeetingCopilot } from "./copilot";
 import type { CopilotIngest, CopilotStart, LiveMeeting, ProcessOutcome } from "./copilot-state";
+import { eraseStream } from "./erase";
 import { type MeetingEnd, StreamLog, type StreamReader, type StreamTranscript, transcriptLine } from "./log";
 import type { StreamTimerName } from "./storage";
 import { StreamSummary } from "./summary";
@@ -29,6 +31,7 @@ export const MEETING_STREAM_RPC = [
 	"copilotIngest",
 	"summaryBegin",
 	"summarize",
+	"erase",
 ] as const;
 
 /**
@@ -115,6 +118,11 @@ export class MeetingStream extends DurableObject<Env> {
 	/** The owner asks again for a completed meeting's summary that could not be made (docs/api.md#summaries). */
 	summarize(meetingId: number, userId: number): Promise<SummaryRetry> {
 		return this.#summaryCalls.run(() => this.#summary.retry(meetingId, userId));
+	}
+
+	/** The meeting was deleted, or its log outlived its retention: every stream closes and all kept here goes (erase.ts). */
+	erase(): Promise<ErasedStorage> {
+		return this.#copilotCalls.run(() => this.#summaryCalls.run(() => eraseStream(this.#context)));
 	}
 
 	/** Runs each due timer's action (shared/alarm-timers.ts: a timer goes once its action succeeded, else it retries). */

@@ -113,6 +113,12 @@ export class StreamLog {
 		return seq;
 	}
 
+	/** The log's storage is being erased (a deleted meeting): every open stream closes, and the table is made again on its next use. */
+	forget(): void {
+		for (const reader of [...this.#readers]) this.#close(reader);
+		this.#ready = false;
+	}
+
 	/** Whether the meeting's end is logged. */
 	ended(): boolean {
 		this.#table();

@@ -34,6 +34,11 @@ export interface TimerStore {
 	setRetries(name: string, count: number): Promise<void>;
 }
 
+/** An object whose storage is being erased (shared/erase.ts): its alarm goes with its timers. */
+export function dropAlarm(storage: DurableObjectStorage): Promise<void> {
+	return storage.deleteAlarm();
+}
+
 export const RETRY_BASE_MS = 5_000;
 export const RETRY_MAX_MS = 60_000;
 

@@ -3,7 +3,7 @@ import type { Env } from "../../src/env";
 import { AlarmTimers, sqlTimerStore, type TimerHandlers } from "../shared/alarm-timers";
 import { type PartitionAnswer, type PartitionQuery, rank, snippetsOf } from "./ranking";
 import { INDEX_SCHEMA } from "./storage";
-import { catchUp } from "./sync";
+import { catchUp, dropMeeting } from "./sync";
 
 export type { PartitionAnswer, PartitionFilters, PartitionQuery, RankedHit } from "./ranking";
 
@@ -16,7 +16,7 @@ export type { PartitionAnswer, PartitionFilters, PartitionQuery, RankedHit } fro
  */
 
 /** The RPC surface: what the search (src/search/partitions.ts) and the cron call on a partition's stub. */
-export const TRANSCRIPT_INDEX_RPC = ["search", "catchUp", "snippets"] as const;
+export const TRANSCRIPT_INDEX_RPC = ["search", "catchUp", "snippets", "forgetMeeting"] as const;
 
 /** Segments pulled before a search answers; past it the search answers 503 and the rest is pulled by alarm. */
 const PULL_PER_SEARCH = 2_000;
@@ -49,6 +49,18 @@ export class TranscriptIndex extends DurableObject<Env> {
 		const done = await this.#pull(scope, PULL_PER_SEARCH);
 		if (!done) await this.#timers.set("pull", Date.now());
 		return done;
+	}
+
+	/**
+	 * A meeting left D1, or its search rows outlived their retention (docs/retention.md): its rows
+	 * go now, and the scope's changes are pulled (D1 no longer gives them back); how many rows went.
+	 */
+	async forgetMeeting(scope: string, meetingId: number): Promise<number> {
+		const sql = this.ctx.storage.sql;
+		const held = sql.exec<{ n: number }>("SELECT count(*) AS n FROM segments WHERE meeting_id = ?", meetingId).one().n;
+		this.ctx.storage.transactionSync(() => dropMeeting(this.ctx.storage, meetingId));
+		await this.catchUp(scope);
+		return held;
 	}
 
 	/** Marked snippets of some rows, for the page a search across partitions picked. */

@@ -120,7 +120,7 @@ function removeSegment(storage: DurableObjectStorage, id: number): void {
 	storage.sql.exec("DELETE FROM segments WHERE id = ?", id);
 }
 
-function dropMeeting(storage: DurableObjectStorage, meetingId: number): void {
+export function dropMeeting(storage: DurableObjectStorage, meetingId: number): void {
 	const sql = storage.sql;
 	sql.exec("DELETE FROM segment_words WHERE rowid IN (SELECT id FROM segments WHERE meeting_id = ?)", meetingId);
 	sql.exec("DELETE FROM segments WHERE meeting_id = ?", meetingId);

@@ -47,6 +47,8 @@ export const accountSettings = sqliteTable("account_settings", {
 	webhookUrl: text("webhook_url"),
 	webhookSecretSealed: text("webhook_secret_sealed"),
 	webhookEvents: text("webhook_events", { mode: "json" }).$type<Record<string, boolean>>(),
+	/** The account's retention window in whole days (migration 0020); null falls through to RETENTION_DAYS. */
+	retentionDays: integer("retention_days"),
 	updatedAt: text("updated_at").notNull(),
 });
 
@@ -95,6 +97,8 @@ export const meetings = sqliteTable("meetings", {
 	data: text("data", { mode: "json" }).$type<MeetingData>().notNull().default(sql`'{}'`),
 	createdAt: text("created_at").notNull(),
 	updatedAt: text("updated_at").notNull(),
+	/** When the retention sweep removed its media, screenshots, diagnostics, search rows and stream log (migration 0020). */
+	mediaExpiredAt: text("media_expired_at"),
 });
 
 export const workspaceMembers = sqliteTable(

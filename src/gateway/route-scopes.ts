@@ -113,6 +113,8 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["GET", "/user/webhook", SETTINGS],
 	["PUT", "/user/webhook", SETTINGS],
 	["GET", "/user/webhook/deliveries", SETTINGS],
+	["GET", "/user/retention", SETTINGS],
+	["PUT", "/user/retention", SETTINGS],
 
 	["POST", "/meetings", RECORD],
 	["GET", "/meetings", READ],

@@ -1,8 +1,10 @@
 /**
- * What a meeting keeps in the recordings bucket besides its recordings: its bots' screenshots
+ * What a meeting keeps in the recordings bucket: its recordings' media
+ * (`recordings/<user>/<meeting>/…`, every file and part), its bots' screenshots
  * (`screenshots/<user>/<meeting>/<attempt>/<name>`) and its kept transcript renderings
- * (`transcript-cache/<meeting>/`). They go with the meeting's record, and the screenshots also
- * SCREENSHOT_RETENTION_DAYS after it ended (docs/api.md#help-and-diagnostics).
+ * (`transcript-cache/<meeting>/`). They go with the meeting's record; the media and screenshots
+ * also once the retention window passed, and the screenshots SCREENSHOT_RETENTION_DAYS after it
+ * ended (docs/retention.md).
  */
 import type { Env } from "../env";
 import { errorName } from "../error-text";
@@ -20,6 +22,19 @@ export async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<nu
 	}
 }
 
+/** Every media object of a meeting's recordings, all attempts. */
+export const meetingRecordingsPrefix = (userId: number, meetingId: number) => `recordings/${userId}/${meetingId}/`;
+
+/** The kinds of object a meeting keeps, each under its own prefix: what its deletion lists and removes. */
+export function meetingObjectPrefixes(userId: number, meetingId: number) {
+	return {
+		recordings: meetingRecordingsPrefix(userId, meetingId),
+		screenshots: meetingScreenshotsPrefix(userId, meetingId),
+		transcript_cache: transcriptCachePrefix(meetingId),
+	};
+}
+export type MeetingObjectKind = keyof ReturnType<typeof meetingObjectPrefixes>;
+
 /** A meeting's screenshots, all attempts. */
 export function deleteMeetingScreenshots(env: Env, userId: number, meetingId: number): Promise<number> {
 	return deletePrefix(env.RECORDINGS, meetingScreenshotsPrefix(userId, meetingId));
@@ -31,7 +46,7 @@ export function deleteMeetingScreenshots(env: Env, userId: number, meetingId: nu
  * timer, or the bucket's lifecycle rule, still ends them.
  */
 export async function deleteMeetingObjects(env: Env, userId: number, meetingId: number): Promise<void> {
-	for (const prefix of [meetingScreenshotsPrefix(userId, meetingId), transcriptCachePrefix(meetingId)]) {
+	for (const prefix of Object.values(meetingObjectPrefixes(userId, meetingId))) {
 		try {
 			await deletePrefix(env.RECORDINGS, prefix);
 		} catch (err) {

@@ -80,6 +80,7 @@ export const MOVES: readonly Move[] = [
 	{ from: LIVE_BEFORE_STOP, to: "stopping", by: ["user", "system"], on: "DELETE /bots: leave requested" },
 	{ from: LIVE_STATUSES, to: "completed", by: ["user", "bot", "system"], on: "meeting over (reason decides the outcome)" },
 	{ from: LIVE_STATUSES, to: "failed", by: ["bot", "system"], on: "bot cannot continue (reason decides)" },
+	{ from: TERMINAL_STATUSES, to: null, by: ["user"], on: "DELETE /meetings of an ended meeting: everything of it goes, on every store" },
 ];
 
 const STAGE_ORDER: readonly FailureStage[] = ["requested", "joining", "awaiting_admission", "active"];

@@ -178,7 +178,7 @@ export async function completeAbandonedRecordings(env: Env, now: Date, batch = 2
 }
 
 /** Every R2 key a recording's files hold: a whole file's object, and each part of a streamed one. */
-export async function storedKeysOf(env: Env, files: MediaFileRow[]): Promise<string[]> {
+export async function storedKeysOf(env: Env, files: MediaFileRow[]): Promise<{ keys: string[]; listed: Set<string> }> {
 	const whole = files.filter((f) => f.parts === null).map((f) => f.storageKey);
 	const streamed = files.filter((f) => f.parts !== null);
 	const parts = await allPartsOf(
@@ -195,5 +195,5 @@ export async function storedKeysOf(env: Env, files: MediaFileRow[]): Promise<str
 			cursor = page.truncated ? page.cursor : undefined;
 		} while (cursor);
 	}
-	return [...new Set([...whole, ...parts.map((p) => p.storageKey), ...listed])];
+	return { keys: [...new Set([...whole, ...parts.map((p) => p.storageKey), ...listed])], listed: new Set(listed) };
 }

@@ -139,21 +139,24 @@ export async function uploadTargetOf(
 	return row ?? null;
 }
 
+/**
+ * THE place a recording's rows are deleted, by DELETE /recordings, a meeting's deletion and the
+ * retention sweep alike (docs/retention.md): its files' parts, its media files, then the
+ * recordings. A table that keeps rows of a recording adds its statement here, before the recordings' own.
+ */
+export function recordingRowDeletes(env: Env, recordingIds: number[]) {
+	const orm = db(env);
+	const files = orm.select({ id: mediaFiles.id }).from(mediaFiles).where(inArray(mediaFiles.recordingId, recordingIds));
+	return [
+		orm.delete(mediaFileParts).where(inArray(mediaFileParts.mediaFileId, files)),
+		orm.delete(mediaFiles).where(inArray(mediaFiles.recordingId, recordingIds)),
+		orm.delete(recordings).where(inArray(recordings.id, recordingIds)),
+	] as const;
+}
+
 /** Deletes a recording's rows, its media files and their parts with it, in one batch. */
 export async function deleteRecordingRows(env: Env, recordingId: number): Promise<void> {
-	const orm = db(env);
-	await orm.batch([
-		orm
-			.delete(mediaFileParts)
-			.where(
-				inArray(
-					mediaFileParts.mediaFileId,
-					orm.select({ id: mediaFiles.id }).from(mediaFiles).where(eq(mediaFiles.recordingId, recordingId)),
-				),
-			),
-		orm.delete(mediaFiles).where(eq(mediaFiles.recordingId, recordingId)),
-		orm.delete(recordings).where(eq(recordings.id, recordingId)),
-	]);
+	await db(env).batch(recordingRowDeletes(env, [recordingId]));
 }
 
 /** Claims a bot attempt's one upload: the new recording's id (a second claim fails on the UNIQUE key, see `isUniqueViolation`). */

@@ -8,6 +8,8 @@ import {
 	applySecret,
 	loadSettings,
 	modelsView,
+	RETENTION_DAYS_MAX,
+	retentionView,
 	type SettingsColumns,
 	saveSettings,
 	transcriptionView,
@@ -18,7 +20,7 @@ import {
 import { listDeliveries } from "../webhooks/delivery-log";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
-/** Account and settings (docs/api.md#account-and-settings): identity, models, transcription, webhook. */
+/** Account and settings (docs/api.md#account-and-settings): identity, models, transcription, webhook, retention. */
 export const accountRoutes = routeModule();
 
 const MAX_SETTING = 2048;
@@ -292,5 +294,50 @@ accountRoutes.openapi(
 			},
 			200,
 		);
+	},
+);
+
+const RetentionSettings = z
+	.object({
+		retention_days: z.number().int().nullable().openapi({ description: "The account's own window in days; null follows the deployment" }),
+		deployment_days: z.number().int().openapi({ description: "The deployment's RETENTION_DAYS (0: kept until deleted)" }),
+		effective_days: z.number().int().openapi({ description: "The window the sweep applies (0: kept until deleted)" }),
+	})
+	.openapi("RetentionSettings");
+
+accountRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/user/retention",
+		responses: { 200: jsonResponse(RetentionSettings, "How long the account's ended meetings keep their media (docs/retention.md)") },
+	}),
+	async (c) => c.json(retentionView(c.env, await loadSettings(c.env, c.get("identity").userId)), 200),
+);
+
+accountRoutes.openapi(
+	createRoute({
+		method: "put",
+		path: "/user/retention",
+		request: {
+			body: jsonBody(
+				z.object({
+					retention_days: z
+						.number()
+						.int({ message: "retention_days must be a whole number of days" })
+						.min(1, { message: `retention_days must be from 1 to ${RETENTION_DAYS_MAX} days, or null for the deployment's` })
+						.max(RETENTION_DAYS_MAX, {
+							message: `retention_days must be from 1 to ${RETENTION_DAYS_MAX} days, or null for the deployment's`,
+						})
+						.nullable(),
+				}),
+			),
+		},
+		responses: { 200: jsonResponse(RetentionSettings, "The window after the update; it applies to meetings already ended too") },
+	}),
+	async (c) => {
+		const { userId } = c.get("identity");
+		const next = { ...(await loadSettings(c.env, userId)), retentionDays: c.req.valid("json").retention_days };
+		await saveSettings(c.env, userId, next, c.get("clock"));
+		return c.json(retentionView(c.env, next), 200);
 	},
 );

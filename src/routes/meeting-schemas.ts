@@ -105,3 +105,27 @@ export const Transcript = z
 		segments: z.array(TranscriptSegment),
 	})
 	.openapi("TranscriptionResponse");
+
+/** What an erased Durable Object held: its storage keys, and rows per table. */
+const ObjectStorageCount = z.object({ keys: z.number().int(), rows: z.record(z.string(), z.number().int()) });
+
+/** The receipt of an ended meeting's deletion (docs/retention.md#deleting-a-meeting): what went, store by store. */
+export const MeetingDeletionReceipt = z
+	.object({
+		status: z.enum(["deleted", "incomplete"]),
+		meeting_id: z.number().int(),
+		removed: z.object({
+			database: z.record(z.string(), z.number().int()).openapi({ description: "D1 rows per table" }),
+			objects: z
+				.object({ recordings: z.number().int(), screenshots: z.number().int(), transcript_cache: z.number().int() })
+				.partial()
+				.openapi({ description: "R2 objects per kind" }),
+			meeting_room: ObjectStorageCount.nullable(),
+			meeting_stream: ObjectStorageCount.nullable(),
+			search_index: z.object({ rows: z.number().int() }).nullable(),
+			webhook_outbox: z.object({ events: z.number().int() }).nullable(),
+		}),
+		failed: z.array(z.string()).openapi({ description: "Stores that refused this time: DELETE again to finish" }),
+		pending: z.array(z.string()).openapi({ description: "Stores whose part finishes on its own within a minute" }),
+	})
+	.openapi("MeetingDeletionReceipt");

@@ -3,6 +3,7 @@ import { isUniqueViolation } from "../db";
 import type { MeetingRow } from "../db/schema";
 import { conflict, notFound } from "../errors";
 import { replaceMeetingData } from "../meetings/meeting-data";
+import { eraseEndedMeeting } from "../meetings/meeting-erasure";
 import { MeetingLinkParams } from "../meetings/meeting-link-params";
 import {
 	linkConflict,
@@ -15,11 +16,11 @@ import {
 } from "../meetings/meeting-plans";
 import { listMeetings, MeetingIdParam, MeetingListQuery, readableMeetingView, utcIso } from "../meetings/meeting-queries";
 import { findMeetingOnLink, findOwnedMeeting, findReadableMeeting, meetingView, participantsOf } from "../meetings/meeting-store";
-import { initialState, isPlanned, type MeetingStatus } from "../meetings/status-machine";
+import { initialState, isPlanned, isTerminal, type MeetingStatus } from "../meetings/status-machine";
 import { announceInRoom, moveMeeting, removeMeeting } from "../meetings/status-writes";
 import { meetingRoom } from "../objects";
 import { withLinkedData } from "../screenshots/screenshots";
-import { MeetingRecord as Meeting, MeetingList } from "./meeting-schemas";
+import { MeetingRecord as Meeting, MeetingDeletionReceipt, MeetingList } from "./meeting-schemas";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** The meeting routes (docs/api.md#meetings): plans, the record, its metadata. */
@@ -114,11 +115,24 @@ meetingRoutes.openapi(
 		method: "delete",
 		path: "/meetings/{meeting_id}",
 		request: { params: MeetingId },
-		responses: { 204: { description: "Plan removed" } },
+		responses: {
+			200: jsonResponse(MeetingDeletionReceipt, "An ended meeting deleted on every store, with what went"),
+			204: { description: "Plan removed" },
+			503: jsonResponse(
+				MeetingDeletionReceipt.extend({ detail: z.string() }),
+				"A store refused: the meeting stays, with what went so far; DELETE again to finish",
+			),
+		},
 	}),
 	async (c) => {
 		const row = await findOwnedMeeting(c.env, c.get("identity").userId, c.req.valid("param").meeting_id);
 		if (!row) throw notFound("Meeting not found");
+		if (isTerminal(row.status as MeetingStatus)) {
+			const receipt = await eraseEndedMeeting(c.env, row);
+			if (receipt.status === "deleted") return c.json(receipt, 200);
+			const detail = `Some of the meeting's data could not be deleted (${receipt.failed.join(", ")}); the meeting stays: delete it again to finish`;
+			return c.json({ detail, ...receipt }, 503, { "Retry-After": "5" });
+		}
 		if (!isPlanned(row.status as MeetingStatus)) throw lifecycleOwns();
 		if (!(await removeMeeting(c.env, row, "user", announceInRoom(c.env)))) throw lifecycleOwns();
 		await replan(c.env, row, true);

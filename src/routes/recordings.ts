@@ -4,19 +4,11 @@ import { type Env, publicBaseUrl } from "../env";
 import { ApiError, notFound } from "../errors";
 import { checkDownloadLink, contentTypeOf, downloadTtlSeconds, downloadUrl, mediaFileName } from "../recordings/download-link";
 import { mediaBytes } from "../recordings/media-response";
-import { storedKeysOf } from "../recordings/parted-files";
-import {
-	deleteRecordingRows,
-	deleteStoredMedia,
-	findMediaFile,
-	ListRecordingsQuery,
-	listRecordings,
-	ownedRecordingRows,
-	recordingView,
-} from "../recordings/recording-store";
+import { deleteRecording } from "../recordings/recording-deletion";
+import { findMediaFile, ListRecordingsQuery, listRecordings, ownedRecordingRows, recordingView } from "../recordings/recording-store";
 import { MediaFile } from "../shapes/recording";
 import { jsonResponse, routeModule } from "./openapi-app";
-import { Recording } from "./recording-schemas";
+import { Recording, RecordingDeletionReceipt } from "./recording-schemas";
 
 /** The recording routes (docs/api.md#recordings): the owner's recordings, their bytes and download links. */
 export const recordingRoutes = routeModule();
@@ -72,25 +64,19 @@ recordingRoutes.openapi(
 		path: "/recordings/{recording_id}",
 		request: { params: RecordingId },
 		responses: {
-			200: jsonResponse(
-				z.object({ status: z.literal("deleted"), recording_id: z.number().int() }),
-				"Deleted with its rows; its stored media best-effort",
+			200: jsonResponse(RecordingDeletionReceipt, "Deleted with its stored objects and rows, with what went"),
+			503: jsonResponse(
+				RecordingDeletionReceipt.extend({ detail: z.string() }),
+				"The bucket refused an object: the recording stays; DELETE again to finish",
 			),
 		},
 	}),
 	async (c) => {
 		const { recording, files } = await ownedRecording(c.env, c.get("identity").userId, c.req.valid("param").recording_id);
-		// Objects first, so that normally no row outlives its bytes; but the rows go even when the bucket
-		// refuses, and the keys left behind are logged for cleanup (they name user, meeting and a uuid only).
-		const left = await deleteStoredMedia(c.env.RECORDINGS, await storedKeysOf(c.env, files));
-		if (left.length > 0) {
-			console.warn(
-				"recording deleted, stored media left behind",
-				JSON.stringify({ recording_id: recording.id, keys: left.map((k) => k.slice(0, 200)) }),
-			);
-		}
-		await deleteRecordingRows(c.env, recording.id);
-		return c.json({ status: "deleted" as const, recording_id: recording.id }, 200);
+		const receipt = await deleteRecording(c.env, recording, files);
+		if (receipt.status === "deleted") return c.json(receipt, 200);
+		const detail = "Some of the recording's stored media could not be deleted; the recording stays: delete it again to finish";
+		return c.json({ detail, ...receipt }, 503, { "Retry-After": "5" });
 	},
 );
 

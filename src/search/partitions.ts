@@ -96,6 +96,16 @@ export async function catchUpPartitions(env: Env): Promise<number> {
 	return results.length;
 }
 
+/** A meeting's scope, as the triggers of migrations/0016_search_partitions.sql write it. */
+export const scopeOfMeeting = (meeting: { userId: number; workspaceId: string | null }): string =>
+	meeting.workspaceId ? `w:${meeting.workspaceId}` : `u:${meeting.userId}`;
+
+/** Drops a meeting's rows from its partition now (it left D1, or its search rows expired); how many went. */
+export function forgetInPartition(env: Env, meeting: { id: number; userId: number; workspaceId: string | null }): Promise<number> {
+	const scope = scopeOfMeeting(meeting);
+	return indexOf(env, scope).forgetMeeting(scope, meeting.id);
+}
+
 const indexOf = (env: Env, scope: string) => env.TRANSCRIPT_INDEX.get(env.TRANSCRIPT_INDEX.idFromName(scope));
 
 function readyOrRetry(answer: PartitionAnswer): Extract<PartitionAnswer, { state: "ready" }> {

@@ -5,7 +5,8 @@ import type { Segment } from "../shapes/segment";
  * Raw SQL store (id lists through `json_each`, and the scope expression the triggers of
  * migrations/0016_search_partitions.sql write): what a search partition reads from D1 to catch up,
  * the scope's entries of `search_changes` and the segments and records they name. Every read keeps
- * a row only while its meeting is in the scope asked for.
+ * a row only while its meeting is in the scope asked for, and a segment only while its meeting's
+ * search rows are within their retention (`media_expired_at`, docs/retention.md).
  */
 
 /** A meeting's scope, as the triggers write it. */
@@ -19,7 +20,7 @@ const SEGMENT_SOURCE = `SELECT transcript_segments.id, transcript_segments.meeti
 		.map(([as, key]) => `transcript_segments.${key} AS ${as}`)
 		.join(", ")},
 	meetings.user_id, meetings.platform, meetings.start_time
-	FROM transcript_segments JOIN meetings ON meetings.id = transcript_segments.meeting_id`;
+	FROM transcript_segments JOIN meetings ON meetings.id = transcript_segments.meeting_id AND meetings.media_expired_at IS NULL`;
 
 export interface SearchChange {
 	seq: number;

@@ -4,6 +4,7 @@ import { db } from "../db";
 import { type AccountSettingsRow, accountSettings } from "../db/schema";
 import type { Env } from "../env";
 import { checkOutboundUrl, type OutboundRefusal, outboundPolicy } from "../outbound/url-guard";
+import { setting } from "./deployment-defaults";
 import { maskSecret, seal, unseal } from "./secret-box";
 
 /**
@@ -27,6 +28,7 @@ const EMPTY: SettingsColumns = {
 	webhookUrl: null,
 	webhookSecretSealed: null,
 	webhookEvents: null,
+	retentionDays: null,
 };
 
 export async function loadSettings(env: Env, userId: number): Promise<SettingsColumns> {
@@ -89,6 +91,18 @@ export async function webhookView(env: Env, s: SettingsColumns) {
 		webhook_secret: await maskedSecret(env, s.webhookSecretSealed),
 		webhook_events: webhookEventsView(s.webhookEvents),
 	};
+}
+
+/** The longest window an account may set, in days (ten years): a whole number of days, from 1. */
+export const RETENTION_DAYS_MAX = 3650;
+
+/**
+ * The account's retention window (docs/retention.md): its own (`null` while it follows the
+ * deployment), the deployment's, and the one the sweep applies; 0 keeps everything until deleted.
+ */
+export function retentionView(env: Env, s: SettingsColumns) {
+	const deployment = Math.max(0, setting(env, "RETENTION_DAYS"));
+	return { retention_days: s.retentionDays, deployment_days: deployment, effective_days: s.retentionDays ?? deployment };
 }
 
 /**

@@ -32,6 +32,8 @@ export const DEPLOYMENT_DEFAULTS = {
 	BOT_HELP_TIMEOUT_S: 300,
 	SCREENSHOT_LINK_TTL_S: 300,
 	SCREENSHOT_RETENTION_DAYS: 30,
+	/** An ended meeting's media, screenshots, diagnostics, search rows and stream log are kept this many days; 0 keeps them until deleted (docs/retention.md). */
+	RETENTION_DAYS: 0,
 	FLEET_DUE_WINDOW_S: 600,
 	TRANSCRIPT_SHARE_TTL_S: 900,
 	/** The upload limit the bots are told; the protocol holds it because the bot host defaults its cap to it. */

@@ -56,6 +56,6 @@ export async function frameAt(file: string, seconds: number): Promise<Buffer> {
 /** Mean absolute difference of two frames' channels, 0 (same) to 255. */
 export function frameDifference(a: Buffer, b: Buffer): number {
 	let sum = 0;
-	for (let i = 0; i < a.length; i++) sum += Math.abs(a[i] - b[i]);
+	for (let i = 0; i < a.length; i++) sum += Math.abs((a[i] ?? 0) - (b[i] ?? 0));
 	return sum / a.length;
 }

@@ -103,6 +103,7 @@ export function createClient(options: ClientOptions) {
 			call(transport, "patch", "/meetings/{meeting_id}", { path: { meeting_id: meetingId }, body }),
 		updateByLink: (platform: Platform, nativeMeetingId: string, body: BodyOf<"/meetings/{platform}/{native_meeting_id}", "patch">) =>
 			call(transport, "patch", "/meetings/{platform}/{native_meeting_id}", { ...link(platform, nativeMeetingId), body }),
+		/** A plan goes (204); an ended meeting goes from every store, answered with a receipt (docs/retention.md#deleting-a-meeting). */
 		delete: (meetingId: number) => call(transport, "delete", "/meetings/{meeting_id}", { path: { meeting_id: meetingId } }),
 		participants: (meetingId: number) => call(transport, "get", "/meetings/{meeting_id}/participants", { path: { meeting_id: meetingId } }),
 		/** A completed meeting's summary, decisions and action items (404 while it has none). */
@@ -207,6 +208,11 @@ export function createClient(options: ClientOptions) {
 			get: () => call(transport, "get", "/user/webhook"),
 			put: (body: BodyOf<"/user/webhook", "put">) => call(transport, "put", "/user/webhook", { body }),
 			deliveries: (query: QueryOf<"/user/webhook/deliveries", "get"> = {}) => call(transport, "get", "/user/webhook/deliveries", { query }),
+		},
+		/** How long ended meetings keep their media, screenshots, diagnostics, search rows and stream log (docs/retention.md). */
+		retention: {
+			get: () => call(transport, "get", "/user/retention"),
+			put: (body: BodyOf<"/user/retention", "put">) => call(transport, "put", "/user/retention", { body }),
 		},
 	};
 

@@ -12,6 +12,7 @@ import mcpDoc from "../../../docs/mcp.md?raw";
 import meetingStreamDoc from "../../../docs/meeting-stream.md?raw";
 import platformFidelityDoc from "../../../docs/platform-fidelity.md?raw";
 import indexDoc from "../../../docs/README.md?raw";
+import retentionDoc from "../../../docs/retention.md?raw";
 import sandboxDoc from "../../../docs/sandbox.md?raw";
 import securityReviewDoc from "../../../docs/security-review.md?raw";
 import statusDoc from "../../../docs/status-machine.md?raw";
@@ -86,6 +87,7 @@ const docs: Record<string, string> = {
 	"mcp.md": mcpDoc,
 	"meeting-stream.md": meetingStreamDoc,
 	"platform-fidelity.md": platformFidelityDoc,
+	"retention.md": retentionDoc,
 	"sandbox.md": sandboxDoc,
 	"security-review.md": securityReviewDoc,
 	"status-machine.md": statusDoc,

@@ -55,7 +55,16 @@ const LEGAL = new Set([
 
 /** Creation (from no record) and removal (to no record), written out the same way. */
 const CREATES = new Set(["idle:user", "scheduled:user", "scheduled:calendar", "requested:user"]);
-const REMOVES = new Set(["idle:user", "idle:calendar", "scheduled:user", "scheduled:calendar", "requested:user"]);
+// An ended meeting is removed by its owner's DELETE /meetings (docs/retention.md#deleting-a-meeting).
+const REMOVES = new Set([
+	"idle:user",
+	"idle:calendar",
+	"scheduled:user",
+	"scheduled:calendar",
+	"requested:user",
+	"completed:user",
+	"failed:user",
+]);
 
 const state = (status: MeetingStatus, reached_stage: FailureStage | null = null): MeetingState => ({
 	status,

@@ -68,6 +68,15 @@ function failingStatement(statement: D1PreparedStatement, faults: Faults | null)
 
 /** An account namespace whose objects refuse `method` while `faults` last (the object is unreachable). */
 export function failingAccounts(ns: Env["ACCOUNT"], method: string, faults: Faults): Env["ACCOUNT"] {
+	return failingObjects(ns, method, faults);
+}
+
+/** Any object namespace whose objects refuse `method` while `faults` last. */
+export function failingObjects<T extends Rpc.DurableObjectBranded | undefined>(
+	ns: DurableObjectNamespace<T>,
+	method: string,
+	faults: Faults,
+): DurableObjectNamespace<T> {
 	return new Proxy(ns, {
 		get(target, prop) {
 			const value = Reflect.get(target, prop);
@@ -79,11 +88,22 @@ export function failingAccounts(ns: Env["ACCOUNT"], method: string, faults: Faul
 						const member = Reflect.get(s, p);
 						if (p === method)
 							return (...args: unknown[]) =>
-								faults.take() ? Promise.reject(new Error("account unreachable")) : (member as (...a: unknown[]) => unknown).apply(s, args);
+								faults.take() ? Promise.reject(new Error("object unreachable")) : (member as (...a: unknown[]) => unknown).apply(s, args);
 						return typeof member === "function" ? member.bind(s) : member;
 					},
 				});
 			};
+		},
+	});
+}
+
+/** A bucket that is down for deletes (every delete rejects); lists, reads and writes still work. */
+export function bucketRefusingDeletes(bucket: R2Bucket): R2Bucket {
+	return new Proxy(bucket, {
+		get(target, prop) {
+			if (prop === "delete") return () => Promise.reject(new Error("injected: the bucket is unavailable"));
+			const value = Reflect.get(target, prop);
+			return typeof value === "function" ? value.bind(target) : value;
 		},
 	});
 }

@@ -137,7 +137,13 @@ describe("a streamed media file served as one file", () => {
 		await env.RECORDINGS.put(stray, new Uint8Array(4));
 		const res = await call("DELETE", `/recordings/${r.recordingId}`, { headers: r.headers });
 		expect(res.status).toBe(200);
-		expect(await res.json()).toEqual({ status: "deleted", recording_id: r.recordingId });
+		// The receipt counts the 7 part objects and the stray one, and every row that went.
+		expect(await res.json()).toEqual({
+			status: "deleted",
+			recording_id: r.recordingId,
+			removed: { objects: 8, database: { recordings: 1, media_files: 2, media_file_parts: 7 } },
+			objects_left: 0,
+		});
 		expect(await objectsOfMeeting(r.user.id, r.meeting.id)).toEqual([]);
 		const rows = await env.DB.prepare(
 			"SELECT (SELECT count(*) FROM media_files WHERE recording_id = ?1) AS files, (SELECT count(*) FROM media_file_parts WHERE media_file_id IN (?2, ?3)) AS parts",

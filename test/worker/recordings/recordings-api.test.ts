@@ -285,7 +285,13 @@ describe("recordings API", () => {
 
 		const res = await call("DELETE", `/recordings/${recording_id}`, { headers });
 		expect(res.status).toBe(200);
-		expect(await res.json()).toEqual({ status: "deleted", recording_id });
+		// The contract's {status, recording_id}, and the receipt of what went (docs/retention.md#deleting-a-recording).
+		expect(await res.json()).toEqual({
+			status: "deleted",
+			recording_id,
+			removed: { objects: 1, database: { recordings: 1, media_files: 1 } },
+			objects_left: 0,
+		});
 		expect(await env.RECORDINGS.head(key ?? "")).toBeNull();
 		expect(await env.DB.prepare("SELECT count(*) AS n FROM media_files WHERE recording_id = ?").bind(recording_id).first("n")).toBe(0);
 		expect((await call("GET", `/recordings/${recording_id}`, { headers })).status).toBe(404);
