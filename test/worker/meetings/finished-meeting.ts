@@ -6,6 +6,7 @@ import { SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import { meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
+import { cut, streamParts, webmFixture } from "../recordings/parts-helpers";
 import { sineWav } from "../recordings/wav-fixture";
 import { pngBytes, uploadScreenshot } from "../screenshots/fixtures";
 import { searchUntil, uniqueWord } from "../search/search-helpers";
@@ -52,6 +53,9 @@ export async function finishedMeeting(who: Owner, label: string, workspace?: str
 	await bot.send({ type: "chat", message: { sender: "Alice", text: `see ${marker}`, timestamp: Date.now(), is_from_bot: false } });
 	await bot.send({ type: "participant", event: "join", participant: { id: "p-1", name: "Alice" }, timestamp: new Date().toISOString() });
 	expect((await uploadScreenshot(spawn, "failure.png", pngBytes())).status).toBe(201);
+	// A video file streamed in parts (its part rows and objects), then the WAV that joins its recording.
+	const video = webmFixture("video");
+	await streamParts(spawn, "video", cut(video, [Math.floor(video.length / 2)]));
 	const wav = sineWav(0.5);
 	const upload = await SELF.fetch(`https://gateway.test/internal/recordings/${meeting.id}`, {
 		method: "PUT",

@@ -69,6 +69,7 @@ describe("DELETE /meetings/{id} of an ended meeting", () => {
 				"transcript_versions",
 				"recordings",
 				"media_files",
+				"media_file_parts",
 				"webhook_deliveries",
 			]),
 		);

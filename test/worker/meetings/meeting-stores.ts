@@ -1,7 +1,7 @@
 /**
  * Everything of one meeting on every store, listed the way a stranger to the code would look
  * (docs/retention.md#what-a-meeting-leaves-where): every D1 table read from `sqlite_master`, rows
- * found by a meeting or recording id column or by a word only this meeting said; the whole
+ * found by a meeting, recording or media file id column or by a word only this meeting said; the whole
  * bucket; each Durable Object's storage (its keys, and rows per SQL table).
  */
 import { env, runInDurableObject } from "cloudflare:test";
@@ -69,6 +69,9 @@ async function d1Rows(meeting: MeetingRef): Promise<Record<string, number>> {
 				params.push(meeting.id);
 			} else if (column.name === "recording_id" || (name === "recordings" && column.name === "id")) {
 				conditions.push(`${quoted(column.name)} IN (SELECT value FROM json_each(?))`);
+				params.push(JSON.stringify(recordingIds));
+			} else if (column.name === "media_file_id") {
+				conditions.push(`${quoted(column.name)} IN (SELECT id FROM media_files WHERE recording_id IN (SELECT value FROM json_each(?)))`);
 				params.push(JSON.stringify(recordingIds));
 			} else if (/TEXT/i.test(column.type) || column.type === "") {
 				conditions.push(`CAST(${quoted(column.name)} AS TEXT) LIKE ?`);

@@ -40,7 +40,7 @@ async function cronTick(bindings: Env = env as Env): Promise<void> {
 
 /** What a swept meeting keeps: its record, transcript, chat, participants, shares, delivery rows, kept renderings and room. */
 function sweptFrom(before: MeetingStores): MeetingStores {
-	const { recordings: _r, media_files: _m, search_changes: _c, ...database } = before.database;
+	const { recordings: _r, media_files: _m, media_file_parts: _p, search_changes: _c, ...database } = before.database;
 	return {
 		...NOTHING,
 		database,
