@@ -114,6 +114,42 @@ describe("a recorded meeting streamed in parts", () => {
 		});
 	}
 
+	it("records 1080p on a screen grown so the page is at least the video's size", async () => {
+		const name = "full-hd";
+		const bot = await spawnBot(
+			world,
+			"google_meet",
+			{ direct_join: true, participants: [{ name: "Alan Turing", lines: ["Hello there."] }] },
+			{
+				recording_enabled: true,
+				recording: { ...PLAN_720P, ...VIDEO_RESOLUTIONS["1080p"] },
+				recording_parts_url: providers.partsUrl(name),
+			},
+		);
+		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		await until("a video part shipped", () => providers.parts.some((p) => p.recording === name && p.type === "video"), 30_000);
+		world.room.command(bot.meetingId, { action: "leave" });
+		await world.room.until(bot.meetingId, finalStatus);
+		await withFile(providers.joined(name, "video"), async (file) => {
+			expect((await probe(file)).streams.find((s) => s.codec_type === "video")).toMatchObject({
+				codec_name: "vp8",
+				width: 1920,
+				height: 1080,
+			});
+			// The page (at least 1920x1080 on the grown screen) fills the frame but for thin bands of padding
+			// at its sides; today's 1280x900 screen's page, blown up to 1080 rows, would leave 110 pixels each side.
+			const frame = await frameAt(file, 1);
+			const middle = frame.subarray(540 * 1920, 541 * 1920);
+			expect(middle.findIndex((gray) => gray > 16)).toBeLessThan(40);
+		});
+		expect(
+			providers.completions.find((c) => c.recording === name)?.completion.files.find((f) => f.type === "video")?.metadata,
+		).toMatchObject({
+			width: 1920,
+			height: 1080,
+		});
+	});
+
 	it("stops at the recording's cap, says so on the channel, finishes the files and ships them whole", async () => {
 		const name = "capped";
 		// A still meeting page costs VP8 little: a small cap, and speech whose captions change the picture.

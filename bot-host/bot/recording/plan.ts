@@ -35,11 +35,15 @@ export function recordingMode(
  */
 const BROWSER_CHROME_ALLOWANCE = 120;
 
+/** The window comes out a pixel narrower than the screen it is sized to: a few pixels spare keep the page at least as wide as the video. */
+const WINDOW_EDGE_ALLOWANCE = 8;
+
 /** The bot's screen: today's unless the video needs a larger page (1080p). */
 export function screenFor(mode: RecordingMode): { width: number; height: number } {
 	if (mode.kind !== "parts" || !mode.plan.video) return BOT_SCREEN;
+	const { width, height } = mode.plan;
 	return {
-		width: Math.max(BOT_SCREEN.width, mode.plan.width),
-		height: Math.max(BOT_SCREEN.height, mode.plan.height + BROWSER_CHROME_ALLOWANCE),
+		width: width > BOT_SCREEN.width ? width + WINDOW_EDGE_ALLOWANCE : BOT_SCREEN.width,
+		height: Math.max(BOT_SCREEN.height, height + BROWSER_CHROME_ALLOWANCE),
 	};
 }
