@@ -91,8 +91,9 @@ export function encoderArgs(o: EncoderInputs): string[] {
 		// The page's region of the bot's screen (the pointer left out).
 		...(o.files.video
 			? [
+					// About a second of frames (4 MB each at 720p) waits for the encoder at most: past it frames are dropped, not held.
 					"-thread_queue_size",
-					"64",
+					"16",
 					...QUICK_OPEN,
 					"-f",
 					"x11grab",
