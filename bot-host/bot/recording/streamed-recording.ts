@@ -12,7 +12,6 @@ import { RECORDING_PART_SECONDS, type RecordingCompletion, type RecordingPlan } 
 import { errorText } from "../../error-text.ts";
 import type { VirtualDisplay } from "../display.ts";
 import { RecordingEncoder } from "./encoder.ts";
-import { videoBitrate } from "./ffmpeg-args.ts";
 import { FileParts } from "./file-parts.ts";
 import { sendWithRetries } from "./part-http.ts";
 import { completionMetadata, probeMedia } from "./probe.ts";
@@ -37,13 +36,10 @@ export interface StreamedRecordingOptions {
 const CAP_CHECK_MS = 500;
 
 /**
- * Kept free below the cap: what the encoder may write between two checks at its ceiling, and what
- * finishing the files adds (Cues, the rewritten header); never more than a quarter of the cap.
+ * What finishing the files adds (the Cues, about a hundred bytes a minute; the header is
+ * rewritten in place), with room to spare.
  */
-function capReserve(plan: RecordingPlan, maxBytes: number): number {
-	const bitsPerSecond = (plan.video ? videoBitrate(plan) : 0) + 2 * 32_000;
-	return Math.min(Math.floor(maxBytes / 4), Math.ceil(((CAP_CHECK_MS * 4) / 1000) * (bitsPerSecond / 8)) + 64 * 1024);
-}
+const finishingBytes = (bytes: number) => 64 * 1024 + Math.ceil(bytes / 1000);
 
 export class StreamedRecording {
 	private readonly o: StreamedRecordingOptions;
@@ -55,6 +51,8 @@ export class StreamedRecording {
 	private shipping: Promise<void> = Promise.resolve();
 	private encoderStopped: Promise<void> | null = null;
 	private bytesOnDisk = 0;
+	/** The most the files grew between two checks: ffmpeg writes a cluster (up to 2 s) at once. */
+	private largestGrowth = 0;
 	private finished = false;
 
 	constructor(o: StreamedRecordingOptions) {
@@ -161,10 +159,17 @@ export class StreamedRecording {
 		return this.bytesOnDisk;
 	}
 
-	/** At the cap (less what may still come): ffmpeg finishes the files, and the room hears why the recording ends early. */
+	/**
+	 * Near the cap: ffmpeg finishes the files, and the room hears why the recording ends early.
+	 * Near: what may still come (a cluster before the next check, the one ffmpeg holds, finishing)
+	 * would reach it.
+	 */
 	private async checkCap(): Promise<void> {
 		if (this.encoderStopped || this.finished) return;
-		if ((await this.measure()) < this.o.maxBytes - capReserve(this.o.plan, this.o.maxBytes)) return;
+		const before = this.bytesOnDisk;
+		const bytes = await this.measure();
+		this.largestGrowth = Math.max(this.largestGrowth, bytes - before);
+		if (bytes + 2 * this.largestGrowth + finishingBytes(bytes) < this.o.maxBytes) return;
 		if (this.capTimer) clearInterval(this.capTimer);
 		await this.stopEncoder();
 		this.o.onStopped(await this.measure());
