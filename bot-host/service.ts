@@ -146,6 +146,8 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 		const recordingBytesLeft = [...sessions].reduce((sum, s) => sum + s.recordingRoomLeft, 0);
 		const profileBytesLeft = [...sessions].reduce((sum, s) => sum + s.profileRoomLeft, 0);
 		const browserPids = running.flatMap((s) => (s.browserPid === undefined ? [] : [s.browserPid]));
+		// A recording bot's ffmpeg is the host's child, not its browser's: counted with its bot all the same.
+		const companions = new Map(running.flatMap((s) => (s.browserPid === undefined ? [] : [[s.browserPid, s.companionPids] as const])));
 		const now = capacityOf(
 			{ slots, ...capacitySettings, recordingMaxBytes: options.recordingMaxBytes },
 			{
@@ -155,7 +157,7 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 				ready: readiness().status !== "unavailable",
 				recordingBytesLeft,
 				profileBytesLeft,
-				botsCpu: cpuMeter.measure(browserPids),
+				botsCpu: cpuMeter.measure(browserPids, companions),
 			},
 		);
 		return { ...now, refusing_since: refusal.observe(now) };

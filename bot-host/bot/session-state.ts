@@ -127,6 +127,12 @@ export abstract class SessionState {
 		return this.bot?.browser.process()?.pid;
 	}
 
+	/** Processes of the bot outside its Chromium's tree: its recording's encoder while it runs (CPU accounting). */
+	get companionPids(): number[] {
+		const encoder = this.streamed?.encoderPid;
+		return encoder ? [encoder] : [];
+	}
+
 	/** The file the recording is written to while the bot is in the call. */
 	get recordingPath(): string | null {
 		return this.audio.recordingPath;

@@ -94,6 +94,11 @@ export class RecordingEncoder {
 		return this.outMicros / 1e6;
 	}
 
+	/** ffmpeg's process id (the host counts its CPU with its bot's). */
+	get pid(): number | undefined {
+		return this.child.pid;
+	}
+
 	get running(): boolean {
 		return this.child.exitCode === null && this.child.signalCode === null;
 	}

@@ -65,6 +65,11 @@ export class StreamedRecording {
 		return Math.max(0, this.o.maxBytes - this.bytesOnDisk);
 	}
 
+	/** The encoder's process while it runs. */
+	get encoderPid(): number | null {
+		return this.encoder?.running ? (this.encoder.pid ?? null) : null;
+	}
+
 	/** Where the files are written while the bot is in the call (tests). */
 	get filePaths(): string[] {
 		return this.files.map((f) => f.path);
