@@ -40,6 +40,10 @@ export interface Providers {
 	/** Every part PUT, in the order received (a re-PUT is a later entry with the same n). */
 	parts: ReceivedPart[];
 	completions: { recording: string; authorization: string | undefined; completion: RecordingCompletion }[];
+	/** Part and completion requests answered 503 (see `failRecording`), by path. */
+	refused: string[];
+	/** The next `times` part or completion requests of a recording are answered 503 (Infinity: every one). */
+	failRecording(name: string, times: number): void;
 	/** The parts URL a spawn names for a recording called `name`. */
 	partsUrl(name: string): string;
 	/** A file as the Worker serves it: the last body of each part 1..`upTo` (default all), in order. */
@@ -62,6 +66,8 @@ export async function startProviders(): Promise<Providers> {
 	const uploads: Providers["uploads"] = [];
 	const parts: ReceivedPart[] = [];
 	const completions: Providers["completions"] = [];
+	const refused: string[] = [];
+	const failing = new Map<string, number>();
 	const server = http.createServer(async (req, res) => {
 		const chunks: Buffer[] = [];
 		for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -86,6 +92,13 @@ export async function startProviders(): Promise<Providers> {
 			const answer = transcription(request);
 			transcriptions.push({ ...request, answer });
 			res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+			return;
+		}
+		const failingFor = /^\/recordings\/([\w-]+)\/parts\//.exec(req.url ?? "")?.[1] ?? "";
+		if ((failing.get(failingFor) ?? 0) > 0) {
+			failing.set(failingFor, (failing.get(failingFor) ?? 0) - 1);
+			refused.push(req.url ?? "");
+			res.writeHead(503).end(JSON.stringify({ detail: "the store is unavailable" }));
 			return;
 		}
 		const part = /^\/recordings\/([\w-]+)\/parts\/(audio|video)\/(\d+)$/.exec(req.url ?? "");
@@ -142,6 +155,8 @@ export async function startProviders(): Promise<Providers> {
 		uploads,
 		parts,
 		completions,
+		refused,
+		failRecording: (name, times) => failing.set(name, times),
 		partsUrl: (name) => `${url}/recordings/${name}/parts`,
 		joined(name, type, upTo = Number.POSITIVE_INFINITY) {
 			const latest = new Map<number, Buffer>();

@@ -179,6 +179,51 @@ describe("a recorded meeting streamed in parts", () => {
 		await withFile(video, async (file) => expect((await probe(file)).duration).toBeGreaterThan(0));
 	});
 
+	it("records audio alone as Opus parts when the spawn has no plan, trying a part the store refused again", async () => {
+		const name = "audio-alone";
+		// The first two requests (the first audio part and its first retry) meet a store that is down.
+		providers.failRecording(name, 2);
+		const bot = await spawnBot(
+			world,
+			"google_meet",
+			{ direct_join: true, participants: [{ name: "Alan Turing", lines: ["Hello there, this is a short meeting."] }] },
+			{ recording_enabled: true, recording_parts_url: providers.partsUrl(name) },
+		);
+		await until("an audio part taken", () => providers.parts.some((p) => p.recording === name), 30_000);
+		world.room.command(bot.meetingId, { action: "leave" });
+		await world.room.until(bot.meetingId, finalStatus);
+		expect(providers.refused).toEqual([`/recordings/${name}/parts/audio/1`, `/recordings/${name}/parts/audio/1`]);
+		expect(providers.parts.filter((p) => p.recording === name).every((p) => p.type === "audio")).toBe(true);
+		const completion = providers.completions.find((c) => c.recording === name)?.completion;
+		expect(completion?.files).toEqual([
+			expect.objectContaining({ type: "audio", format: "webm", metadata: expect.objectContaining({ codec: "opus" }) }),
+		]);
+		await withFile(providers.joined(name, "audio"), async (file) => {
+			expect((await probe(file)).streams).toEqual([expect.objectContaining({ codec_type: "audio", codec_name: "opus" })]);
+		});
+	});
+
+	it("leaves, and reports its end, when the store refuses every part", async () => {
+		const name = "store-down";
+		providers.failRecording(name, Number.POSITIVE_INFINITY);
+		const bot = await spawnBot(
+			world,
+			"google_meet",
+			{ direct_join: true, participants: [{ name: "Alan Turing" }] },
+			{ recording_enabled: true, recording_parts_url: providers.partsUrl(name) },
+		);
+		await world.room.until(bot.meetingId, (r) => statusesOf(r).some((s) => s.status === "active"));
+		await until(
+			"a part refused and tried again",
+			() => providers.refused.filter((path) => path === `/recordings/${name}/parts/audio/1`).length >= 2,
+			30_000,
+		);
+		world.room.command(bot.meetingId, { action: "leave" });
+		expect(await world.room.until(bot.meetingId, finalStatus)).toMatchObject({ status: "completed" });
+		expect(providers.parts.some((p) => p.recording === name)).toBe(false);
+		expect(world.logs.some((line) => line.includes(`bot ${bot.meetingId}: recording audio part 1: answered 503`))).toBe(true);
+	});
+
 	it("records the WAV of old when the plan asks for it, with no parts", async () => {
 		const bot = await spawnBot(
 			world,

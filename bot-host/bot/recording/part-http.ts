@@ -19,6 +19,8 @@ export interface RetryPolicy {
 	attempts: number;
 	/** The first wait; each next one doubles. */
 	firstDelayMs: number;
+	/** No attempt starts after this (epoch ms). */
+	until?: number;
 }
 
 export const PART_RETRIES: RetryPolicy = { attempts: 4, firstDelayMs: 500 };
@@ -31,6 +33,7 @@ export async function sendWithRetries(
 	let last: { status: number } | { error: string } = { error: "not sent" };
 	for (let attempt = 0; attempt < policy.attempts; attempt++) {
 		if (attempt > 0) await sleep(policy.firstDelayMs * 2 ** (attempt - 1));
+		if (Date.now() >= (policy.until ?? Number.POSITIVE_INFINITY)) break;
 		last = await send(request).then(
 			(status) => ({ status }),
 			(err: unknown) => ({ error: err instanceof Error ? err.message : String(err) }),
@@ -48,8 +51,8 @@ function send(request: PartRequest): Promise<number> {
 			method: request.method,
 			headers: { ...request.headers, "content-length": String(request.body.length) },
 		});
-		// A part is at most a few megabytes: a minute without progress is a dead connection.
-		req.setTimeout(60_000, () => req.destroy(new Error("recording part request stalled")));
+		// A part is at most a few megabytes: half a minute without progress is a dead connection.
+		req.setTimeout(30_000, () => req.destroy(new Error("recording part request stalled")));
 		req.once("response", (res) => {
 			res.resume();
 			resolve(res.statusCode ?? 0);

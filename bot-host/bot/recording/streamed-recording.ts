@@ -13,7 +13,7 @@ import { errorText } from "../../error-text.ts";
 import type { VirtualDisplay } from "../display.ts";
 import { RecordingEncoder } from "./encoder.ts";
 import { FileParts } from "./file-parts.ts";
-import { sendWithRetries } from "./part-http.ts";
+import { PART_RETRIES, type PartRequest, sendWithRetries } from "./part-http.ts";
 import { completionMetadata, probeMedia } from "./probe.ts";
 import { viewportOnScreen } from "./viewport.ts";
 
@@ -34,6 +34,11 @@ export interface StreamedRecordingOptions {
 
 /** How often the files' size is held against the cap (a stat of each; far more often than parts are shipped). */
 const CAP_CHECK_MS = 500;
+/**
+ * How long a leaving bot may spend on its recording's last requests (re-sent parts, the tail, the
+ * completion) before it gives the rest up: a Worker that does not answer must not hold its final status.
+ */
+const FINISH_BUDGET_MS = 60_000;
 
 /**
  * What finishing the files adds (the Cues, about a hundred bytes a minute; the header is
@@ -54,6 +59,8 @@ export class StreamedRecording {
 	/** The most the files grew between two checks: ffmpeg writes a cluster (up to 2 s) at once. */
 	private largestGrowth = 0;
 	private finished = false;
+	/** Past this no part request starts (set when the bot leaves). */
+	private giveUpAt = Number.POSITIVE_INFINITY;
 
 	constructor(o: StreamedRecordingOptions) {
 		this.o = o;
@@ -116,6 +123,7 @@ export class StreamedRecording {
 	async finish(): Promise<void> {
 		if (this.finished) return;
 		this.finished = true;
+		this.giveUpAt = Date.now() + FINISH_BUDGET_MS;
 		if (this.timer) clearInterval(this.timer);
 		if (this.capTimer) clearInterval(this.capTimer);
 		try {
@@ -143,7 +151,19 @@ export class StreamedRecording {
 	}
 
 	private fileParts(type: "audio" | "video", file: string): FileParts {
-		return new FileParts({ type, path: file, url: this.o.url, token: this.o.token, log: this.o.log });
+		return new FileParts({
+			type,
+			path: file,
+			url: this.o.url,
+			token: this.o.token,
+			log: this.o.log,
+			send: (request) => this.send(request),
+		});
+	}
+
+	private send(request: PartRequest): Promise<{ status: number } | { error: string }> {
+		if (Date.now() >= this.giveUpAt) return Promise.resolve({ error: "given up: the bot's time to finish its recording ran out" });
+		return sendWithRetries(request, { ...PART_RETRIES, until: this.giveUpAt });
 	}
 
 	/** One part per file at most at a time: a slow PUT delays the next tick's, never overlaps it. */
@@ -182,7 +202,7 @@ export class StreamedRecording {
 
 	private async complete(files: RecordingCompletion["files"]): Promise<void> {
 		const post = () =>
-			sendWithRetries({
+			this.send({
 				method: "POST",
 				url: `${this.o.url}/complete`,
 				headers: { authorization: `Bearer ${this.o.token}`, "content-type": "application/json" },
