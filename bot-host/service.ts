@@ -16,6 +16,7 @@ import { displayMissing } from "./bot/display.ts";
 import { type HostEgress, hostEgressFromEnv } from "./bot/egress.ts";
 import { osInputMissing } from "./bot/os-input.ts";
 import { type Ending, hostDrained, leaving } from "./bot/outcomes.ts";
+import { encoderMissing } from "./bot/recording/tools.ts";
 import { findOnPath } from "./bot/search-path.ts";
 import { BotSession } from "./bot/session.ts";
 import type { SessionOptions } from "./bot/session-options.ts";
@@ -69,8 +70,8 @@ export type HostCapacity = Capacity & { refusing_since: string | null };
  * What the host can do now. Without a browser or Xvfb to show it on (or a queue, a credential, a
  * required sandbox) no bot can start, so the host is unavailable (/health 503). Degraded: bots
  * run, but without something they should have: Chromium's sandbox (`warnings`), xdotool (clicks
- * and typing come from DevTools, which Google Meet may refuse), or espeak-ng (bots cannot speak
- * text, and sandbox participants stay silent).
+ * and typing come from DevTools, which Google Meet may refuse), espeak-ng (bots cannot speak
+ * text, and sandbox participants stay silent), or ffmpeg (recordings are WAV: no video, no Opus).
  */
 export interface HostReadiness {
 	status: "ok" | "degraded" | "unavailable";
@@ -91,8 +92,9 @@ export function hostReadiness(
 	const speech = findOnPath("espeak-ng", searchPath)
 		? null
 		: "espeak-ng not found on PATH (install the Debian package espeak-ng): bots cannot speak text and sandbox participants are silent";
+	const encoder = encoderMissing(searchPath);
 	const fatal = [...(browser ? [browser] : []), ...(display ? [display] : []), ...blockers];
-	const lacking = [...warnings, ...(input ? [input] : []), ...(speech ? [speech] : [])];
+	const lacking = [...warnings, ...(input ? [input] : []), ...(speech ? [speech] : []), ...(encoder ? [encoder] : [])];
 	const problems = [...fatal, ...lacking];
 	const status = fatal.length > 0 ? "unavailable" : lacking.length > 0 ? "degraded" : "ok";
 	return { status, ...(problems[0] ? { detail: problems[0] } : {}), problems };
@@ -144,6 +146,8 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 		const recordingBytesLeft = [...sessions].reduce((sum, s) => sum + s.recordingRoomLeft, 0);
 		const profileBytesLeft = [...sessions].reduce((sum, s) => sum + s.profileRoomLeft, 0);
 		const browserPids = running.flatMap((s) => (s.browserPid === undefined ? [] : [s.browserPid]));
+		// A recording bot's ffmpeg is the host's child, not its browser's: counted with its bot all the same.
+		const companions = new Map(running.flatMap((s) => (s.browserPid === undefined ? [] : [[s.browserPid, s.companionPids] as const])));
 		const now = capacityOf(
 			{ slots, ...capacitySettings, recordingMaxBytes: options.recordingMaxBytes },
 			{
@@ -153,7 +157,7 @@ export async function startBotHost(options: BotHostOptions): Promise<BotHost> {
 				ready: readiness().status !== "unavailable",
 				recordingBytesLeft,
 				profileBytesLeft,
-				botsCpu: cpuMeter.measure(browserPids),
+				botsCpu: cpuMeter.measure(browserPids, companions),
 			},
 		);
 		return { ...now, refusing_since: refusal.observe(now) };

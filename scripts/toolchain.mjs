@@ -39,8 +39,9 @@ export function ensureNode22() {
 /**
  * Debian packages the bot host needs: Chromium (one per bot; without it no bot starts), Xvfb (each
  * bot's Chromium runs headed on a display of its own; without it no bot starts either), xdotool
- * (clicks and typing from that display, bot-host/bot/os-input.ts), espeak-ng (speech) and
- * util-linux's setpriv (each bot's Chromium and display die with its host; bot-host/bot/browser-owner.ts).
+ * (clicks and typing from that display, bot-host/bot/os-input.ts), espeak-ng (speech),
+ * util-linux's setpriv (each bot's Chromium and display die with its host; bot-host/bot/browser-owner.ts)
+ * and ffmpeg (video and compressed audio recordings, bot-host/bot/recording/; without it bots record WAV).
  */
 export const BOT_HOST_PACKAGES = [
 	["chromium", "/usr/bin/chromium"],
@@ -48,6 +49,7 @@ export const BOT_HOST_PACKAGES = [
 	["xdotool", "/usr/bin/xdotool"],
 	["espeak-ng", "/usr/bin/espeak-ng"],
 	["util-linux", "/usr/bin/setpriv"],
+	["ffmpeg", "/usr/bin/ffmpeg"],
 ];
 /** The tests also check audio with sox. */
 /** The tests also load the bot host's seccomp profile through libseccomp (bot-host/test/seccomp-exec.py). */

@@ -3,6 +3,7 @@
  * playing the Worker's side of the channel. `spawn` launches a bot into a new sandbox meeting
  * the way the pull loop launches a claimed one, and resolves once the bot is `active`.
  */
+import type { z } from "zod";
 import { SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import { chromiumSandbox } from "../bot/chromium-sandbox.ts";
 import { startSandbox } from "../sandbox/server.ts";
@@ -23,7 +24,8 @@ export async function startBenchRig(options: { slots?: number; botName: string; 
 		log: () => {},
 	});
 	let nextId = 700_000 + Math.floor(Math.random() * 250_000);
-	const spawn = async (scenario: Scenario) => {
+	/** `extra`: more of the spawn (a recording plan and where its parts go). */
+	const spawn = async (scenario: Scenario, extra: Partial<z.input<typeof SpawnRequest>> = {}) => {
 		const meetingId = ++nextId;
 		const letter = (n: number) => String.fromCharCode(97 + (n % 26));
 		const code = `${options.codePrefix}-${letter(meetingId)}${letter(meetingId >> 5)}xy-${letter(meetingId >> 10)}zz`;
@@ -38,6 +40,7 @@ export async function startBenchRig(options: { slots?: number; botName: string; 
 				bot_name: options.botName,
 				transcription: null,
 				channel: { url: room.url(meetingId), token: "bench" },
+				...extra,
 			}),
 		);
 		const activeAt = await room.until(meetingId, (r) => {

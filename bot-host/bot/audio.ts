@@ -50,6 +50,8 @@ export class MeetingAudio {
 	private recordingClosed = false;
 	private recordedBytes = 0;
 	transcriber: Transcriber | null = null;
+	/** The streamed recording's encoder (recording/streamed-recording.ts), when it records instead of the WAV. */
+	recorder: { push(pcm: Buffer): void } | null = null;
 	private readonly callOffsetMs: () => number;
 
 	constructor(o: {
@@ -73,6 +75,7 @@ export class MeetingAudio {
 
 	push(pcm: Buffer): void {
 		if (this.recording) this.record(pcm);
+		this.recorder?.push(pcm);
 		this.capturedBytes += pcm.length;
 		this.transcriber?.push(pcm, this.callOffsetMs());
 	}

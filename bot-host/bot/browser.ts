@@ -67,8 +67,9 @@ export interface BotBrowser {
 /**
  * Starts the bot's screen, then its Chromium on it. `typing`: what the bot will type (its name),
  * whose characters get keys of their own before Chromium reads the keyboard (x11-keymap.ts).
+ * `screen`: larger than BOT_SCREEN when the bot records video larger than its page (recording/plan.ts).
  */
-export async function launchBotBrowser(label: string, options: BrowserOptions, typing = ""): Promise<BotBrowser> {
+export async function launchBotBrowser(label: string, options: BrowserOptions, typing = "", screen = BOT_SCREEN): Promise<BotBrowser> {
 	// Chromium keeps only one --disable-features switch, so the extra ones are merged into ours.
 	const disabledFeatures = [
 		"AudioServiceOutOfProcess",
@@ -134,7 +135,7 @@ export async function launchBotBrowser(label: string, options: BrowserOptions, t
 					// navigator.webdriver stays false (puppeteer's --enable-automation is left out: browser-owner.ts).
 					"--disable-blink-features=AutomationControlled",
 					"--window-position=0,0",
-					`--window-size=${BOT_SCREEN.width},${BOT_SCREEN.height}`,
+					`--window-size=${screen.width},${screen.height}`,
 					// A server has no speakers: the meeting's audio is taken from its streams (page-media.js), never played out.
 					"--mute-audio",
 				]
@@ -143,7 +144,7 @@ export async function launchBotBrowser(label: string, options: BrowserOptions, t
 	];
 	try {
 		if (headed) {
-			display = await startVirtualDisplay({ dir: profileDir, ...BOT_SCREEN });
+			display = await startVirtualDisplay({ dir: profileDir, ...screen });
 			if (typing) await bindCharacters(display, typing);
 		}
 		const launch: LaunchOptions = {

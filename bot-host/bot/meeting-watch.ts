@@ -216,8 +216,8 @@ export abstract class MeetingWatch extends SessionState {
 		});
 	}
 
-	/** Admitted: pick the transcript source, start audio capture, open the panels. */
-	private startCall(page: Page, prefix: string, now: number): Promise<boolean> {
+	/** Admitted: pick the transcript source, start the streamed recording and audio capture, open the panels. */
+	private async startCall(page: Page, prefix: string, now: number): Promise<boolean> {
 		const { request, options } = this;
 		this.callStartedAt = now;
 		const parts = callParts(page, {
@@ -238,6 +238,10 @@ export abstract class MeetingWatch extends SessionState {
 		this.captions = parts.captions;
 		this.captionWatch = parts.captionWatch;
 		const { driver, audio, captions, callOptions, log } = this;
+		// Before capture, so the recording starts with the call (silence until the first audio).
+		await this.streamed
+			?.start(page, this.bot?.display ?? null)
+			.catch((err: unknown) => log(`recording: could not start: ${errorText(err)}`));
 		return startCallMedia(page, { request, driver, audio, captions, callOptions, log });
 	}
 

@@ -3,6 +3,7 @@
  * ending asked for, the browser and page, and the call's parts once admitted; and how it tells
  * the room its status. The watch loop (meeting-watch.ts) and the session's life build on it.
  */
+import { tmpdir } from "node:os";
 import type { Page } from "puppeteer-core";
 import type { FailureDiagnostics, HelpReport } from "../../src/bot-channel/help-report.ts";
 import type { Act, JoinStep, SpawnRequest } from "../../src/bot-channel/protocol.ts";
@@ -17,6 +18,9 @@ import { Evidence } from "./evidence.ts";
 import { DEFAULT_HELP_GRACE_MS, HelpWatch } from "./help.ts";
 import { type Ending, failedWithout, leaving, type Stage } from "./outcomes.ts";
 import type { ProfileWatch } from "./profile-watch.ts";
+import { type RecordingMode, recordingMode } from "./recording/plan.ts";
+import { StreamedRecording } from "./recording/streamed-recording.ts";
+import { encoderMissing } from "./recording/tools.ts";
 import type { SessionOptions } from "./session-options.ts";
 import type { CaptionTracker, ChatTracker } from "./transcript.ts";
 
@@ -39,6 +43,9 @@ export abstract class SessionState {
 	protected readonly commands: { id: string; act: Act }[] = [];
 	/** Capture, the capped recording and transcription of the call; its file is made once audio arrives. */
 	protected readonly audio: MeetingAudio;
+	/** What the bot records: nothing, the WAV (`audio`), or WebM files streamed in parts (`streamed`). */
+	protected readonly recordingMode: RecordingMode;
+	protected readonly streamed: StreamedRecording | null;
 	protected actions: InCallActions | null = null;
 	protected captions: CaptionTracker | null = null;
 	protected chat: ChatTracker | null = null;
@@ -80,17 +87,36 @@ export abstract class SessionState {
 			},
 		});
 		const request = options.request;
+		this.recordingMode = recordingMode(request, encoderMissing());
+		if (this.recordingMode.kind === "wav" && this.recordingMode.why)
+			this.log(`bot ${request.meeting_id}: recording the meeting's audio as WAV: ${this.recordingMode.why}`);
+		const maxRecordingBytes = recordingCap(options.recordingMaxBytes, request);
+		// The bot stays and transcribes on; the meeting's record says why the recording ends early.
+		const recordingStopped = (bytes: number) => {
+			this.log(`bot ${request.meeting_id}: recording stopped at its size limit (${bytes} bytes); transcription goes on`);
+			const timestamp = new Date(this.now()).toISOString();
+			this.channel.send({ type: "recording", state: "stopped", reason: "size_limit", bytes, timestamp });
+		};
 		this.audio = new MeetingAudio({
-			recording: request.recording_enabled,
+			recording: this.recordingMode.kind === "wav",
 			callOffsetMs: () => (this.callStartedAt === null ? 0 : this.now() - this.callStartedAt),
-			maxRecordingBytes: recordingCap(options.recordingMaxBytes, request),
-			// The bot stays and transcribes on; the meeting's record says why the recording ends early.
-			onRecordingStopped: (bytes) => {
-				this.log(`bot ${request.meeting_id}: recording stopped at its size limit (${bytes} bytes); transcription goes on`);
-				const timestamp = new Date(this.now()).toISOString();
-				this.channel.send({ type: "recording", state: "stopped", reason: "size_limit", bytes, timestamp });
-			},
+			maxRecordingBytes,
+			onRecordingStopped: recordingStopped,
 		});
+		const mode = this.recordingMode;
+		this.streamed =
+			mode.kind === "parts"
+				? new StreamedRecording({
+						plan: mode.plan,
+						url: mode.url,
+						token: request.channel.token,
+						dir: options.browser.owner?.dir ?? tmpdir(),
+						maxBytes: maxRecordingBytes,
+						onStopped: recordingStopped,
+						log: (line) => this.log(`bot ${request.meeting_id}: ${line}`),
+					})
+				: null;
+		this.audio.recorder = this.streamed;
 		this.finished = new Promise((resolve) => {
 			this.resolveFinished = resolve;
 		});
@@ -101,6 +127,12 @@ export abstract class SessionState {
 		return this.bot?.browser.process()?.pid;
 	}
 
+	/** Processes of the bot outside its Chromium's tree: its recording's encoder while it runs (CPU accounting). */
+	get companionPids(): number[] {
+		const encoder = this.streamed?.encoderPid;
+		return encoder ? [encoder] : [];
+	}
+
 	/** The file the recording is written to while the bot is in the call. */
 	get recordingPath(): string | null {
 		return this.audio.recordingPath;
@@ -108,7 +140,12 @@ export abstract class SessionState {
 
 	/** Disk the recording may still take (the host counts it before taking more work). */
 	get recordingRoomLeft(): number {
-		return this.audio.recordingRoomLeft;
+		return this.audio.recordingRoomLeft + (this.streamed?.roomLeft ?? 0);
+	}
+
+	/** The streamed recording's files while the bot is in the call (tests). */
+	get recordingFiles(): string[] {
+		return this.streamed?.filePaths ?? [];
 	}
 
 	/** Disk the Chromium profile may still take (the host counts it before taking more work); its whole budget before it starts. */

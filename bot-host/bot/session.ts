@@ -14,6 +14,7 @@ import { MeetingWatch } from "./meeting-watch.ts";
 import { pageInput } from "./os-input.ts";
 import { type Ending, endingFor, failedWithout, leaving, reportable } from "./outcomes.ts";
 import { ProfileWatch, profileLimitReason } from "./profile-watch.ts";
+import { screenFor } from "./recording/plan.ts";
 
 export class BotSession extends MeetingWatch {
 	/** A JPEG of the meeting page now (the canary's record of each step); null without a page. */
@@ -54,6 +55,8 @@ export class BotSession extends MeetingWatch {
 			// down (a teardown, not the meeting's failure) does not wait for a screenshot.
 			diagnostics = await this.evidence.diagnostics(this.crashed ? null : this.page, !ending.failure_cause);
 		}
+		// The video ends in the meeting, not on the page the platform shows after it.
+		await this.streamed?.stopEncoder();
 		if (ending.leave && this.page && !this.crashed) await leaveMeeting(this.page, this.driver, this.request.bot_name, this.log);
 		this.captions?.flush();
 		await this.finishAudio();
@@ -91,9 +94,12 @@ export class BotSession extends MeetingWatch {
 	private async attend(startedAt: number): Promise<Ending> {
 		const { request } = this;
 		// The bot's name is what it types: its characters get keys before Chromium starts.
-		this.bot = await launchBotBrowser(String(request.meeting_id), this.options.browser, request.bot_name).catch(
-			because("could not start Chromium"),
-		);
+		this.bot = await launchBotBrowser(
+			String(request.meeting_id),
+			this.options.browser,
+			request.bot_name,
+			screenFor(this.recordingMode),
+		).catch(because("could not start Chromium"));
 		this.evidence.step("started Chromium");
 		this.watchProfile(this.bot.profileDir);
 		this.bot.browser.on("disconnected", () => {
@@ -129,10 +135,11 @@ export class BotSession extends MeetingWatch {
 		return this.requestedEnding ?? this.watch(page, input, startedAt, url);
 	}
 
-	/** Last transcription passes, then the recording upload, before the final status. */
+	/** Last transcription passes, then the recording upload (the WAV, or the streamed files' last parts), before the final status. */
 	private async finishAudio(): Promise<void> {
 		const { audio } = this;
 		await audio.transcriber?.flush().catch((err: unknown) => this.log(`transcription flush: ${errorText(err)}`));
+		await this.streamed?.finish().catch((err: unknown) => this.log(`recording parts: ${errorText(err)}`));
 		await deliverRecording(audio, this.request.recording_upload_url, this.request.channel.token).catch((err: unknown) =>
 			this.log(`recording upload: ${errorText(err)}`),
 		);

@@ -1,6 +1,7 @@
 /**
  * The CPU the bots on this host use, measured: each bot's Chromium process tree (its browser
- * pid and every descendant: renderers, utility processes) is read from `<proc>/<pid>/stat`
+ * pid and every descendant: renderers, utility processes), with a recording bot's encoder (ffmpeg,
+ * the host's child, bot/recording/encoder.ts), is read from `<proc>/<pid>/stat`
  * (utime + stime, and what reaped children used) at most every `sampleMs`, and a bot's use is
  * the CPU time its tree gained between two readings over the time between them, smoothed over
  * about 10 s like PSI's avg10, so one busy second does not swing the host's capacity. Only bots
@@ -37,11 +38,15 @@ export class BotCpuMeter {
 		this.options = { procDir: options.procDir ?? "/proc", sampleMs: options.sampleMs ?? 2_000, now: options.now ?? Date.now };
 	}
 
-	/** The bots' CPU now, given their browsers' pids; reads /proc again when the last reading is `sampleMs` old. */
-	measure(browserPids: number[]): BotsCpu {
+	/**
+	 * The bots' CPU now, given their browsers' pids; reads /proc again when the last reading is
+	 * `sampleMs` old. `companions`: processes of a bot outside its browser's tree (its recording's
+	 * ffmpeg), by its browser's pid: their trees count with it.
+	 */
+	measure(browserPids: number[], companions: ReadonlyMap<number, number[]> = new Map()): BotsCpu {
 		const now = this.options.now();
 		// A new bot waits for the next reading: capacity is asked every poll, and /proc is not read that often.
-		if (now - this.sampledAt >= this.options.sampleMs) this.sample(browserPids, now);
+		if (now - this.sampledAt >= this.options.sampleMs) this.sample(browserPids, companions, now);
 		let used = 0;
 		let measured = 0;
 		for (const pid of browserPids) {
@@ -53,10 +58,10 @@ export class BotCpuMeter {
 		return { used, measured };
 	}
 
-	private sample(browserPids: number[], now: number): void {
+	private sample(browserPids: number[], companions: ReadonlyMap<number, number[]>, now: number): void {
 		this.sampledAt = now;
 		const processes = readProcesses(this.options.procDir);
-		const trees = treesOf(processes, browserPids);
+		const trees = treesOf(processes, [...browserPids, ...[...companions.values()].flat()]);
 		for (const pid of [...this.readings.keys()]) if (!browserPids.includes(pid)) this.readings.delete(pid);
 		for (const pid of browserPids) {
 			// A browser not in /proc (gone, or no /proc at all) has no reading: it counts at the budget.
@@ -64,7 +69,8 @@ export class BotCpuMeter {
 				this.readings.delete(pid);
 				continue;
 			}
-			const ticks = (trees.get(pid) ?? []).reduce((sum, member) => sum + (processes.get(member)?.cpuTicks ?? 0), 0);
+			const members = [pid, ...(companions.get(pid) ?? [])].flatMap((root) => trees.get(root) ?? []);
+			const ticks = members.reduce((sum, member) => sum + (processes.get(member)?.cpuTicks ?? 0), 0);
 			const last = this.readings.get(pid);
 			if (!last) {
 				this.readings.set(pid, { ticks, at: now, cores: null });

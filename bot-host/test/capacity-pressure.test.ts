@@ -226,6 +226,26 @@ describe("the bots' CPU, measured in /proc", () => {
 		expect(later.measured).toBe(1);
 	});
 
+	it("counts a recording bot's encoder (the host's child, not its browser's) with its bot", () => {
+		const proc = new FakeProc();
+		procs.push(proc);
+		let now = 0;
+		const meter = new BotCpuMeter({ procDir: proc.dir, sampleMs: 2_000, now: () => now });
+		// Bot A's browser (100) and its ffmpeg (150, under the host 1); bot B's browser (200) records nothing.
+		proc.process(100, { ppid: 1, utime: 100 }).process(150, { ppid: 1, utime: 0, comm: "ffmpeg" }).process(200, { ppid: 1, utime: 100 });
+		const companions = new Map([
+			[100, [150]],
+			[200, []],
+		]);
+		meter.measure([100, 200], companions);
+		// 2 s later: A's browser gained 20 ticks and its encoder 50 (35% of a core together); B's browser 20 (10%).
+		now += 2_000;
+		proc.process(100, { ppid: 1, utime: 120 }).process(150, { ppid: 1, utime: 50, comm: "ffmpeg" }).process(200, { ppid: 1, utime: 120 });
+		const measured = meter.measure([100, 200], companions);
+		expect(measured.measured).toBe(2);
+		expect(measured.used).toBeCloseTo(0.45, 6);
+	});
+
 	it("measures nothing where there is no /proc (macOS): every bot then counts at the budget", () => {
 		let now = 0;
 		const meter = new BotCpuMeter({ procDir: "/no/such/proc", now: () => now });

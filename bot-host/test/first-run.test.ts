@@ -27,6 +27,9 @@ const NO_DISPLAY =
 const NO_INPUT =
 	"xdotool not found on PATH (install the Debian package xdotool): bots click and type with DevTools events, which Google Meet tells from a person's and may refuse";
 
+const NO_ENCODER =
+	"ffmpeg not found on PATH (install the Debian package ffmpeg): bots record the meeting's audio as WAV, with no video and no compressed audio";
+
 const NO_GATEWAY = "BOT_HOST_GATEWAY_URL is not set: this host cannot pull or claim meetings";
 /**
  * Where a host takes work from; nothing listens there, so it only backs off. The sandbox
@@ -41,6 +44,7 @@ const WORK = {
 const noSpeechPath = pathWithout("espeak-ng");
 const noDisplayPath = pathWithout("Xvfb");
 const noInputPath = pathWithout("xdotool");
+const noEncoderPath = pathWithout("ffmpeg");
 
 async function stop(child: ChildProcess): Promise<void> {
 	if (child.exitCode !== null) return;
@@ -51,7 +55,7 @@ async function stop(child: ChildProcess): Promise<void> {
 
 describe("the bot host on a first run", () => {
 	afterAll(() => {
-		for (const dir of [noSpeechPath, noDisplayPath, noInputPath]) rmSync(dir, { recursive: true, force: true });
+		for (const dir of [noSpeechPath, noDisplayPath, noInputPath, noEncoderPath]) rmSync(dir, { recursive: true, force: true });
 	});
 
 	it("keeps listening without Chromium, but answers 503 naming it and everything else it lacks", async () => {
@@ -261,6 +265,21 @@ describe("the bot host on a first run", () => {
 		}
 	});
 
+	it("is ready but degraded without ffmpeg, and says its bots record WAV", async () => {
+		const { child, health } = await launchBotHost({
+			port: await freePort(),
+			credential: CREDENTIAL,
+			sandboxPort: await freePort(),
+			quiet: true,
+			env: { PATH: noEncoderPath, ...WORK },
+		});
+		try {
+			expect(health).toMatchObject({ ready: true, status: "degraded", detail: NO_ENCODER, problems: [NO_ENCODER], bots: 0 });
+		} finally {
+			await stop(child);
+		}
+	});
+
 	it("is ready but degraded without espeak-ng, and says so", async () => {
 		const port = await freePort();
 		const { child, health } = await launchBotHost({
@@ -284,13 +303,13 @@ describe("the Debian package step shared by npm start and npm test", () => {
 	it("installs as root what the bot host lacks, and tells anyone else the exact command", () => {
 		expect(debianPackagePlan(BOT_HOST_PACKAGES, { exists: none, root: true, env: {} })).toEqual({
 			action: "install",
-			missing: ["chromium", "xvfb", "xdotool", "espeak-ng", "util-linux"],
-			command: "apt-get install -y chromium xvfb xdotool espeak-ng util-linux",
+			missing: ["chromium", "xvfb", "xdotool", "espeak-ng", "util-linux", "ffmpeg"],
+			command: "apt-get install -y chromium xvfb xdotool espeak-ng util-linux ffmpeg",
 		});
 		expect(debianPackagePlan(TEST_PACKAGES, { exists: (file) => file === "/usr/bin/espeak-ng", root: false, env: {} })).toEqual({
 			action: "advise",
-			missing: ["chromium", "xvfb", "xdotool", "util-linux", "sox", "python3", "libseccomp2"],
-			command: "sudo apt-get install -y chromium xvfb xdotool util-linux sox python3 libseccomp2",
+			missing: ["chromium", "xvfb", "xdotool", "util-linux", "ffmpeg", "sox", "python3", "libseccomp2"],
+			command: "sudo apt-get install -y chromium xvfb xdotool util-linux ffmpeg sox python3 libseccomp2",
 		});
 		// Xvfb and xdotool are looked for where Debian's packages put them.
 		expect(debianPackagePlan(BOT_HOST_PACKAGES, { exists: (file) => file !== "/usr/bin/Xvfb", root: true, env: {} })).toMatchObject({

@@ -1,8 +1,11 @@
 /**
  * Local stand-ins for outside providers, speaking their real wire protocol: an
- * OpenAI-compatible /v1/audio/transcriptions endpoint and a recording upload target.
+ * OpenAI-compatible /v1/audio/transcriptions endpoint, a recording upload target, and the
+ * Worker's recording parts receiver (docs/bot-channel.md#recording-parts: PUT part n of a file,
+ * a re-PUT replacing it, POST the completion).
  */
 import http from "node:http";
+import { RECORDING_PART_SECONDS_HEADER, RecordingCompletion, type RecordingPartType } from "../../src/bot-channel/protocol.ts";
 
 export interface HeardAudio {
 	authorization: string | undefined;
@@ -17,10 +20,34 @@ export interface HeardAudio {
 	answer: Record<string, unknown>;
 }
 
+/** One PUT of a recording part, as received. */
+export interface ReceivedPart {
+	/** The recording's name in its parts URL: `/recordings/<name>/parts`. */
+	recording: string;
+	type: RecordingPartType;
+	n: number;
+	authorization: string | undefined;
+	contentType: string | undefined;
+	contentLength: number;
+	mediaSeconds: number;
+	body: Buffer;
+}
+
 export interface Providers {
 	url: string;
 	transcriptions: HeardAudio[];
 	uploads: { path: string; authorization: string | undefined; contentType: string | undefined; body: Buffer }[];
+	/** Every part PUT, in the order received (a re-PUT is a later entry with the same n). */
+	parts: ReceivedPart[];
+	completions: { recording: string; authorization: string | undefined; completion: RecordingCompletion }[];
+	/** Part and completion requests answered 503 (see `failRecording`), by path. */
+	refused: string[];
+	/** The next `times` part or completion requests of a recording are answered 503 (Infinity: every one). */
+	failRecording(name: string, times: number): void;
+	/** The parts URL a spawn names for a recording called `name`. */
+	partsUrl(name: string): string;
+	/** A file as the Worker serves it: the last body of each part 1..`upTo` (default all), in order. */
+	joined(name: string, type: RecordingPartType, upTo?: number): Buffer;
 	close(): Promise<void>;
 }
 
@@ -37,6 +64,10 @@ export function describeWav(wav: Buffer): Omit<HeardAudio, "authorization" | "fi
 export async function startProviders(): Promise<Providers> {
 	const transcriptions: HeardAudio[] = [];
 	const uploads: Providers["uploads"] = [];
+	const parts: ReceivedPart[] = [];
+	const completions: Providers["completions"] = [];
+	const refused: string[] = [];
+	const failing = new Map<string, number>();
 	const server = http.createServer(async (req, res) => {
 		const chunks: Buffer[] = [];
 		for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -63,6 +94,50 @@ export async function startProviders(): Promise<Providers> {
 			res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
 			return;
 		}
+		const failingFor = /^\/recordings\/([\w-]+)\/parts\//.exec(req.url ?? "")?.[1] ?? "";
+		if ((failing.get(failingFor) ?? 0) > 0) {
+			failing.set(failingFor, (failing.get(failingFor) ?? 0) - 1);
+			refused.push(req.url ?? "");
+			res.writeHead(503).end(JSON.stringify({ detail: "the store is unavailable" }));
+			return;
+		}
+		const part = /^\/recordings\/([\w-]+)\/parts\/(audio|video)\/(\d+)$/.exec(req.url ?? "");
+		if (req.method === "PUT" && part) {
+			parts.push({
+				recording: part[1] ?? "",
+				type: part[2] as RecordingPartType,
+				n: Number(part[3]),
+				authorization: req.headers.authorization,
+				contentType: req.headers["content-type"],
+				contentLength: Number(req.headers["content-length"]),
+				mediaSeconds: Number(req.headers[RECORDING_PART_SECONDS_HEADER]),
+				body,
+			});
+			res.writeHead(201).end();
+			return;
+		}
+		const complete = /^\/recordings\/([\w-]+)\/parts\/complete$/.exec(req.url ?? "");
+		if (req.method === "POST" && complete) {
+			const parsed = RecordingCompletion.safeParse(JSON.parse(body.toString() || "null"));
+			if (!parsed.success) {
+				res.writeHead(400).end(JSON.stringify({ detail: parsed.error.message }));
+				return;
+			}
+			const recording = complete[1] ?? "";
+			// The Worker's rule: each file is parts 1..parts, none missing.
+			const missing = parsed.data.files.some((f) =>
+				Array.from({ length: f.parts }, (_, i) => i + 1).some(
+					(n) => !parts.some((p) => p.recording === recording && p.type === f.type && p.n === n),
+				),
+			);
+			if (missing) {
+				res.writeHead(409).end(JSON.stringify({ detail: "a part is missing" }));
+				return;
+			}
+			completions.push({ recording, authorization: req.headers.authorization, completion: parsed.data });
+			res.writeHead(200).end("{}");
+			return;
+		}
 		if (req.method === "PUT" && req.url?.startsWith("/recordings/")) {
 			uploads.push({ path: req.url, authorization: req.headers.authorization, contentType: req.headers["content-type"], body });
 			res.writeHead(201).end();
@@ -73,10 +148,22 @@ export async function startProviders(): Promise<Providers> {
 	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
 	const address = server.address();
 	const port = typeof address === "object" && address ? address.port : 0;
+	const url = `http://127.0.0.1:${port}`;
 	return {
-		url: `http://127.0.0.1:${port}`,
+		url,
 		transcriptions,
 		uploads,
+		parts,
+		completions,
+		refused,
+		failRecording: (name, times) => failing.set(name, times),
+		partsUrl: (name) => `${url}/recordings/${name}/parts`,
+		joined(name, type, upTo = Number.POSITIVE_INFINITY) {
+			const latest = new Map<number, Buffer>();
+			for (const p of parts) if (p.recording === name && p.type === type && p.n <= upTo) latest.set(p.n, p.body);
+			const count = Math.max(0, ...latest.keys());
+			return Buffer.concat(Array.from({ length: count }, (_, i) => latest.get(i + 1) ?? Buffer.alloc(0)));
+		},
 		close: () => new Promise((resolve) => server.close(() => resolve())),
 	};
 }

@@ -61,6 +61,15 @@ export async function runBenchmarks(only) {
 		["search", benchSearch],
 		["bots", (ctx) => withRealBots(ctx, secrets, benchBots)],
 		["fleet", (ctx) => benchFleet(ctx, secrets)],
+		// What recording costs a bot (CPU, memory, bytes a minute), and 4 bots recording 720p at once: only when named.
+		[
+			"recording",
+			async () => {
+				const { runRecordingBench } = await import("../../bot-host/bench/recording.ts");
+				await runRecordingBench();
+			},
+			{ named: true },
+		],
 		// Minutes of up to 20 Chromiums at once: only when named (`npm run bench -- density`).
 		[
 			"density",
