@@ -46,7 +46,9 @@ export function sendBotBody(form: SendBotForm): SendBotRequest | { problem: stri
 	const body: SendBotRequest = { platform, recording_enabled: form.recording };
 	if (form.recording && form.recordingKind) {
 		body.recording_config =
-			form.recordingKind === "audio" ? { video: false } : { video: true, resolution: form.recordingKind === "video-1080p" ? "1080p" : "720p" };
+			form.recordingKind === "audio"
+				? { video: false }
+				: { video: true, resolution: form.recordingKind === "video-1080p" ? "1080p" : "720p" };
 	}
 	if (looksLikeLink) body.meeting_url = link;
 	else body.native_meeting_id = link;

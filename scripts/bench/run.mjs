@@ -61,9 +61,10 @@ export async function runBenchmarks(only) {
 		["search", benchSearch],
 		["bots", (ctx) => withRealBots(ctx, secrets, benchBots)],
 		["fleet", (ctx) => benchFleet(ctx, secrets)],
-		// What recording costs a bot (CPU, memory, bytes a minute), and 4 bots recording 720p at once: only when named.
+		// What recording costs a bot on the host alone (CPU, memory, bytes a minute per mode), and 4 bots
+		// recording 720p at once with captions to the room: only when named.
 		[
-			"recording",
+			"recording-host",
 			async () => {
 				const { runRecordingBench } = await import("../../bot-host/bench/recording.ts");
 				await runRecordingBench();
@@ -83,7 +84,7 @@ export async function runBenchmarks(only) {
 			},
 			{ named: true },
 		],
-		// Minutes of bots recording video: only when named (`npm run bench -- recording`).
+		// The same goal through the Worker: 4 bots recording 720p, caption → /ws, the stored files' bytes: only when named.
 		["recording", (ctx) => withRealBots(ctx, secrets, benchRecording, { host: DENSITY_HOST(recordingBotCount()) }), { named: true }],
 	];
 	try {
