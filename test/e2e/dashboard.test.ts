@@ -118,7 +118,10 @@ describe("the dashboard with a real bot in a sandbox meeting", () => {
 		await page.goto(`${botGateway()}/#/meetings`);
 		await fill(page, "Meeting link", `https://meet.google.com/${code}`);
 		await fill(page, "Bot name", "Dashboard Notetaker");
-		await tick(page, "Record the meeting audio");
+		await tick(page, "Record the meeting");
+		// Video and audio at 720p is the form's first choice; it is chosen here as a user would.
+		await page.locator('::-p-aria([name="What to record"][role="combobox"])').wait();
+		await page.select('select[name="recording_kind"]', "video-720p");
 		await press(page, "Send bot");
 		await seeText(page, `Bot sent to Google Meet ${code}`);
 		await page.locator('::-p-aria([name="Open the meeting"][role="link"])').click();
@@ -152,40 +155,50 @@ describe("the dashboard with a real bot in a sandbox meeting", () => {
 		await eventually(
 			"the recording stored",
 			async () => {
-				const r = await apiAt<{ recordings: unknown[] }>(botGateway(), "GET", `/recordings?meeting_id=${meetingId}`, { key: account.key });
-				return r.body.recordings.length > 0 ? true : undefined;
+				const r = await apiAt<{ recordings: { status: string }[] }>(botGateway(), "GET", `/recordings?meeting_id=${meetingId}`, {
+					key: account.key,
+				});
+				return r.body.recordings[0]?.status === "completed" ? true : undefined;
 			},
 			45_000,
 		);
-		// The page reads the recordings again on its own (no reload): the player appears.
-		const audio = await page.waitForSelector("audio", { timeout: 20_000 });
-		const played = await audio?.evaluate(async (el) => {
-			const media = el as HTMLAudioElement;
-			if (media.readyState < 1) await new Promise((r) => media.addEventListener("loadedmetadata", r, { once: true }));
-			const duration = media.duration;
-			await media.play();
-			// Playing: its position moves on.
-			await new Promise<void>((resolve) => {
-				const moved = () => {
-					if (media.currentTime <= 0) return;
-					media.removeEventListener("timeupdate", moved);
-					resolve();
-				};
-				media.addEventListener("timeupdate", moved);
+		// The page reads the recordings again on its own (no reload): the players show the finished files.
+		await seeText(page, "completed,");
+		// Each file in its player: the video and the audio play, and each seeks to where it is sent.
+		for (const kind of ["video", "audio"] as const) {
+			const element = await page.waitForSelector(kind, { timeout: 20_000 });
+			const played = await element?.evaluate(async (el) => {
+				const media = el as HTMLMediaElement;
+				if (media.readyState < 1) await new Promise((r) => media.addEventListener("loadedmetadata", r, { once: true }));
+				const duration = media.duration;
+				await media.play();
+				// Playing: its position moves on.
+				await new Promise<void>((resolve) => {
+					const moved = () => {
+						if (media.currentTime <= 0) return;
+						media.removeEventListener("timeupdate", moved);
+						resolve();
+					};
+					media.addEventListener("timeupdate", moved);
+				});
+				const playedTo = media.currentTime;
+				const target = duration * 0.6;
+				media.currentTime = target;
+				await new Promise((r) => media.addEventListener("seeked", r, { once: true }));
+				media.pause();
+				return { duration, playedTo, target, at: media.currentTime, src: media.currentSrc };
 			});
-			const playedTo = media.currentTime;
-			const target = duration * 0.6;
-			media.currentTime = target;
-			await new Promise((r) => media.addEventListener("seeked", r, { once: true }));
-			media.pause();
-			return { duration, playedTo, target, at: media.currentTime, src: media.currentSrc };
-		});
-		expect(played?.duration).toBeGreaterThan(2);
-		expect(played?.playedTo).toBeGreaterThan(0);
-		expect(Math.abs((played?.at ?? 0) - (played?.target ?? -1))).toBeLessThan(0.5);
-		const media = log.responses.filter((r) => r.url === played?.src);
-		expect(media.some((r) => r.status === 206 && /^bytes \d+-\d+\/\d+$/.test(r.headers["content-range"] ?? ""))).toBe(true);
-		expect(played?.src).not.toContain(account.key);
+			expect(played?.duration, kind).toBeGreaterThan(2);
+			expect(played?.playedTo, kind).toBeGreaterThan(0);
+			expect(Math.abs((played?.at ?? 0) - (played?.target ?? -1)), kind).toBeLessThan(0.5);
+			const media = log.responses.filter((r) => r.url === played?.src);
+			expect(
+				media.some((r) => r.status === 206 && /^bytes \d+-\d+\/\d+$/.test(r.headers["content-range"] ?? "")),
+				kind,
+			).toBe(true);
+			expect(played?.src).not.toContain(account.key);
+		}
+		await seeText(page, "Meeting video (webm, 1280×720");
 		await screenshot(page, "meeting-completed");
 
 		// The meeting's webhooks show in the settings page's delivery history.

@@ -27,7 +27,9 @@ export function RecordingPanel(props: { meeting: Meeting }) {
 		(meeting.status === "completed" || meeting.status === "failed") &&
 		meeting.end_time !== null &&
 		Date.now() - Date.parse(meeting.end_time) < 300_000;
-	const waiting = ended && recordings.data !== null && list.length === 0;
+	// A recording still coming in (its bot ships parts while in the call, and completes it as it
+	// leaves) is asked again too, so the players show the finished file without a reload.
+	const waiting = (ended && recordings.data !== null && list.length === 0) || list.some((r) => r.status === "in_progress");
 	const reload = useRef(recordings.reload);
 	reload.current = recordings.reload;
 	useEffect(() => {
@@ -38,7 +40,7 @@ export function RecordingPanel(props: { meeting: Meeting }) {
 			else reload.current();
 		}, 3000);
 		return () => clearInterval(timer);
-	}, [waiting]);
+	}, [waiting, meeting.status]);
 	return (
 		<section aria-labelledby="recording-heading" class="panel">
 			<h2 id="recording-heading">Recording</h2>
@@ -52,7 +54,8 @@ export function RecordingPanel(props: { meeting: Meeting }) {
 						Recording {recording.id}, {recording.status}, {when(recording.created_at)}
 					</p>
 					{recording.media_files.map((media) => (
-						<MediaPlayer key={media.id} recordingId={recording.id} media={media} />
+						// A new player once the file is complete: its link then serves the finished file.
+						<MediaPlayer key={`${media.id}:${recording.status}`} recordingId={recording.id} media={media} />
 					))}
 				</div>
 			))}
