@@ -59,7 +59,9 @@ export function zoomPage(meetingId: string, state: MeetingPageState = {}): strin
 .preview-join-row{position:relative;display:inline-block}
 html[data-traps~="join_covered"] .preview-meeting-info{position:absolute;inset:-6px;z-index:5;background:rgba(255,255,255,.01)}
 .bars-hidden #wc-footer,.bars-hidden .full-screen-widget{display:none!important}
-.video-frame{display:inline-block;width:120px;height:70px;margin:4px;background:#333;color:#fff}.live-transcription-subtitle__box{min-height:20px}`,
+.video-frame{position:relative;display:inline-block;vertical-align:top;width:160px;height:90px;margin:4px;background:#333;color:#fff}
+.video-frame video-player,.video-frame video{display:block;width:100%;height:100%}.speaker-active-container .video-frame{width:640px;height:360px}
+.video-avatar__avatar{position:absolute;inset:0;display:flex;align-items:center;justify-content:center;font-size:20px}.video-avatar__avatar-footer{position:absolute;left:4px;bottom:2px;font-size:12px}.live-transcription-subtitle__box{min-height:20px}`,
 		body: `${prejoin}
 <div class="meeting-app" id="meeting-app" hidden>
 	<div id="waiting-room" class="wr-container" hidden><div class="wr-content"><span class="wr-tile-title" id="wr-title"></span></div><button class="leave-btn" id="wr-leave">${text(t.leave)}</button></div>
@@ -293,12 +295,32 @@ shareButton.addEventListener("click", async () => {
 stopShare.addEventListener("click", () => Sandbox.stopPresenting());
 const roster = new Map();
 const refreshRoster = () => { $("#participants-button").setAttribute("aria-label", "open the participants list pane,[" + roster.size + "] particpants"); };
+// A frame plays its participant's video in a <video-player> holding a <video> (Attendee
+// zoom_web_chromedriver_payload.js reads each participant's picture there), one per frame and kept
+// across redraws so a picture does not restart; a camera that is off shows the name instead.
+const players = new Map();
+const cameraOn = new Set();
+const playerFor = (slot, id) => {
+	const key = slot + ":" + id;
+	if (!players.has(key)) {
+		const video = Sandbox.cameraVideo(id);
+		if (!video) return null;
+		const player = el("video-player");
+		player.append(video);
+		players.set(key, player);
+	}
+	return players.get(key);
+};
+const dropPlayers = (id) => { for (const key of [...players.keys()]) if (key.endsWith(":" + id)) players.delete(key); };
 const tile = (cls, p) => {
 	const frame = el("div", { class: cls + " video-frame", "data-participant": p.id });
+	const player = cameraOn.has(p.id) ? playerFor(cls, p.id) : null;
 	const avatar = el("div", { class: "video-avatar__avatar" });
+	if (!player && !p.self) avatar.append(el("span", { class: "video-avatar__avatar-name" }, p.name));
 	const footer = el("div", { class: "video-avatar__avatar-footer" });
 	footer.append(el("span", {}, p.name));
 	avatar.append(footer);
+	if (player) frame.append(player);
 	frame.append(avatar);
 	return frame;
 };
@@ -341,6 +363,7 @@ Sandbox.start({
 	},
 	addParticipant(p) {
 		roster.set(p.id, p.name);
+		if (p.camera) cameraOn.add(p.id);
 		$("#gallery").append(tile("gallery-video-container__video-frame", p));
 		drawSpeakerView();
 		const row = el("div", { class: "participants-li participants-item-position", role: "listitem", "data-participant": p.id });
@@ -360,6 +383,8 @@ Sandbox.start({
 	removeParticipant(p) {
 		roster.delete(p.id);
 		speaking.delete(p.id);
+		cameraOn.delete(p.id);
+		dropPlayers(p.id);
 		document.querySelectorAll('[data-participant="' + p.id + '"]').forEach((e) => e.remove());
 		drawSpeakerView();
 		refreshRoster();
@@ -367,6 +392,11 @@ Sandbox.start({
 	setSpeaking(id, name, on) {
 		if (on) { speaking.add(id); lastSpeaker = { id, name }; } else speaking.delete(id);
 		drawSpeakerView();
+	},
+	// Gallery View rings the active speaker's frame (the sandbox's own colour and style: no peer names them).
+	setActiveSpeaker(id) {
+		for (const frame of document.querySelectorAll(".gallery-video-container__video-frame"))
+			frame.style.outline = frame.dataset.participant === id ? "3px solid #23d959" : "";
 	},
 	// The subtitle shows the current line only, with no name. The trap reuses one span for every line.
 	captionStart() {
