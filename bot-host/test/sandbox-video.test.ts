@@ -162,7 +162,12 @@ describe("participants' video on the sandbox platform pages", () => {
 				);
 				expect(said.map((s) => s.speaker)).toEqual(["Alice Archer", "Bob Baker", "Alice Archer", "Bob Baker"]);
 				expect(said.map((s) => s.at)).toEqual([...said.map((s) => s.at)].sort((x, y) => x - y));
-				await page.waitForFunction(() => window.layoutSamples.at(-1)?.speaking.length === 0);
+				// The page has sampled the four lines, each to its end.
+				await page.waitForFunction(() => {
+					const samples = window.layoutSamples;
+					const starts = samples.filter((s, i) => s.speaking.length > 0 && (samples[i - 1]?.speaking.length ?? 0) === 0);
+					return starts.length === 4 && samples.at(-1)?.speaking.length === 0;
+				});
 				const samples = await page.evaluate(() => window.layoutSamples);
 				// Whenever the platform's indicator shows someone speaking, the speaker view shows them.
 				const whileSpeaking = samples.filter((s) => s.speaking.length > 0);

@@ -14,6 +14,7 @@
 import { type MeetingPageState, pageShell } from "./shell.ts";
 import type { ZOOM_TRAPS } from "./traps.ts";
 import { ZOOM_TEXTS } from "./zoom-texts.ts";
+import { ZOOM_VIEWS_SKIN } from "./zoom-views.ts";
 
 type ZoomTrap = (typeof ZOOM_TRAPS)[number];
 
@@ -173,35 +174,7 @@ const wakeBars = () => {
 	if (traps.has("footer_autohide")) barsTimer = setTimeout(() => document.body.classList.add("bars-hidden"), 1500);
 };
 document.addEventListener("mousemove", wakeBars);
-// Gallery View first (older V: the active-speaker frames are not drawn there at all); Speaker View
-// draws the active speaker's frame (the last one who spoke) and the speaker bar, whose speaking tile is --active.
-let lastSpeaker = null;
-const speaking = new Set();
-const drawSpeakerView = () => {
-	const view = $("#speaker-view");
-	view.replaceChildren();
-	if (view.dataset.on !== "true") return;
-	const active = el("div", { class: "speaker-active-container" });
-	if (lastSpeaker) active.append(tile("speaker-active-container__video-frame", lastSpeaker));
-	const bar = el("div", { class: "speaker-bar-container" });
-	for (const [id, name] of roster) {
-		const frame = tile("speaker-bar-container__video-frame", { id, name });
-		frame.classList.toggle("speaker-bar-container__video-frame--active", speaking.has(id));
-		bar.append(frame);
-	}
-	view.append(active, bar);
-};
-const setView = (speaker) => {
-	$("#speaker-view").dataset.on = String(speaker);
-	drawSpeakerView();
-	$("#gallery").hidden = speaker;
-	$("#to-speaker").setAttribute("aria-checked", String(speaker));
-	$("#to-gallery").setAttribute("aria-checked", String(!speaker));
-	$("#view-menu").hidden = true;
-};
-$("#view-button").addEventListener("click", () => { $("#view-menu").hidden = !$("#view-menu").hidden; });
-$("#to-speaker").addEventListener("click", () => setView(true));
-$("#to-gallery").addEventListener("click", () => setView(false));
+${ZOOM_VIEWS_SKIN}
 $("#more-button").addEventListener("click", () => { $("#more-menu").hidden = !$("#more-menu").hidden; });
 $("#captions-entry")?.addEventListener("click", () => { $("#captions-submenu").hidden = false; });
 const captionsOn = () => { $("#live-transcription-subtitle").hidden = false; Sandbox.setCaptions(true); };
@@ -295,35 +268,6 @@ shareButton.addEventListener("click", async () => {
 stopShare.addEventListener("click", () => Sandbox.stopPresenting());
 const roster = new Map();
 const refreshRoster = () => { $("#participants-button").setAttribute("aria-label", "open the participants list pane,[" + roster.size + "] particpants"); };
-// A frame plays its participant's video in a <video-player> holding a <video> (Attendee
-// zoom_web_chromedriver_payload.js reads each participant's picture there), one per frame and kept
-// across redraws so a picture does not restart; a camera that is off shows the name instead.
-const players = new Map();
-const cameraOn = new Set();
-const playerFor = (slot, id) => {
-	const key = slot + ":" + id;
-	if (!players.has(key)) {
-		const video = Sandbox.cameraVideo(id);
-		if (!video) return null;
-		const player = el("video-player");
-		player.append(video);
-		players.set(key, player);
-	}
-	return players.get(key);
-};
-const dropPlayers = (id) => { for (const key of [...players.keys()]) if (key.endsWith(":" + id)) players.delete(key); };
-const tile = (cls, p) => {
-	const frame = el("div", { class: cls + " video-frame", "data-participant": p.id });
-	const player = cameraOn.has(p.id) ? playerFor(cls, p.id) : null;
-	const avatar = el("div", { class: "video-avatar__avatar" });
-	if (!player && !p.self) avatar.append(el("span", { class: "video-avatar__avatar-name" }, p.name));
-	const footer = el("div", { class: "video-avatar__avatar-footer" });
-	footer.append(el("span", {}, p.name));
-	avatar.append(footer);
-	if (player) frame.append(player);
-	frame.append(avatar);
-	return frame;
-};
 let subtitle = null;
 const MODAL = { removed: T.removed, denied: T.removed, ended: T.ended };
 Sandbox.start({
