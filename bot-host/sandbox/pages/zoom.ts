@@ -329,6 +329,7 @@ Sandbox.start({
 		speaking.delete(p.id);
 		cameraOn.delete(p.id);
 		dropPlayers(p.id);
+		if (lastSpeaker?.id === p.id) lastSpeaker = null;
 		document.querySelectorAll('[data-participant="' + p.id + '"]').forEach((e) => e.remove());
 		drawSpeakerView();
 		refreshRoster();
