@@ -177,6 +177,15 @@ describe("participants' video on the sandbox platform pages", () => {
 				// first one in, Alice, before anyone speaks; Teams lights nobody between lines).
 				const shown = samples.map((s) => s.shown).filter((id): id is string => id !== null);
 				expect(shown.filter((id, i) => id !== shown[i - 1])).toEqual(["p1", "p2", "p1", "p2"]);
+				if (platform === "zoom") {
+					// Back in Gallery View, the last speaker's frame (Bob's) is the ringed one.
+					await page.click("#view-button");
+					await page.click("#to-gallery");
+					const ringed = await page.$$eval(".gallery-video-container__video-frame", (frames) =>
+						frames.filter((f) => (f as HTMLElement).style.outline !== "").map((f) => (f as HTMLElement).dataset.participant),
+					);
+					expect(ringed).toEqual(["p2"]);
+				}
 			} finally {
 				await page.close();
 			}
