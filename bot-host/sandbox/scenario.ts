@@ -13,6 +13,8 @@ export const ScenarioParticipant = z.object({
 	join_after_ms: z.number().int().nonnegative().default(0),
 	leave_after_ms: z.number().int().positive().nullable().default(null),
 	lines: z.array(z.string().min(1).max(500)).default([]),
+	/** Their camera is on: the tiles play their moving picture; off, the platform's avatar or initials. */
+	camera_on: z.boolean().default(true),
 });
 
 export const Scenario = z.object({
@@ -134,6 +136,8 @@ export interface Attendee {
 	devices: { mic_on: boolean; camera_on: boolean }[];
 	forced: { action: ControlAction; at: number } | null;
 	phaseLog: { phase: AttendeePhase; at: number }[];
+	/** Who held the speaker view on this attendee's page, from when (runtime-video.js). */
+	activeSpeakers: { speaker: string | null; at: number }[];
 }
 
 export interface Observed {
@@ -153,6 +157,11 @@ export interface Observed {
 		camera_on: boolean;
 		/** Microphone state at join and after every switch. */
 		mic_history: boolean[];
+		/**
+		 * Who held the speaker view on this attendee's page (the last participant who started
+		 * speaking), from when (epoch ms); null: nobody, after the one who had it left.
+		 */
+		active_speakers: { speaker: string | null; at: number }[];
 	}[];
 	/** Names the bot(s) joined with, in order. */
 	bot_names: string[];
@@ -228,6 +237,7 @@ export class SandboxMeeting {
 			devices: [{ mic_on: micOn, camera_on: cameraOn }],
 			forced: null,
 			phaseLog: [],
+			activeSpeakers: [],
 		};
 		this.attendees.set(id, attendee);
 		this.phaseOf(attendee);
@@ -341,6 +351,7 @@ export class SandboxMeeting {
 				mic_on: a.devices.at(-1)?.mic_on ?? false,
 				camera_on: a.devices.at(-1)?.camera_on ?? false,
 				mic_history: a.devices.map((d) => d.mic_on).filter((on, i, all) => i === 0 || on !== all[i - 1]),
+				active_speakers: [...a.activeSpeakers],
 			})),
 			bot_names: attendees.map((a) => a.name),
 			chat_sent: [...this.chatSent],

@@ -22,7 +22,7 @@ import { speak } from "./speech.ts";
  * The pages' runtime, served as one script (/__sandbox/runtime.js) whose parts share one scope:
  * each part's top level only declares, and runtime.js, last, publishes window.Sandbox.
  */
-export const RUNTIME_PARTS = ["runtime-automation.js", "runtime-voices.js", "runtime-media.js", "runtime.js"];
+export const RUNTIME_PARTS = ["runtime-automation.js", "runtime-voices.js", "runtime-media.js", "runtime-video.js", "runtime.js"];
 const RUNTIME_JS = `(() => {\n${RUNTIME_PARTS.map((part) => readFileSync(path.join(import.meta.dirname, "pages", part), "utf8")).join("\n")}})();\n`;
 
 /**
@@ -69,6 +69,8 @@ const MediaBody = z.object({
 	/** 16 kHz mono PCM16, base64: the bot's microphone while it was on. */
 	mic_pcm: z.string().nullable().default(null),
 });
+/** Who holds the speaker view from when (epoch ms), as the attendee's page shows it; null: nobody. */
+const ActiveSpeakerBody = z.object({ speaker: z.string().max(200).nullable(), at: z.number() });
 const DevicesBody = z.object({ mic_on: z.boolean(), camera_on: z.boolean() });
 const ScreenBody = z.object({ presenting: z.boolean(), frame: z.string().nullable(), color: z.array(z.number()).length(3).nullable() });
 const ChatBody = z.object({ sender: z.string(), text: z.string().max(10_000) });
@@ -215,6 +217,12 @@ export async function startSandbox(
 			const body = DevicesBody.parse(await readJson(req));
 			const last = attendee.devices.at(-1);
 			if (last?.mic_on !== body.mic_on || last?.camera_on !== body.camera_on) attendee.devices.push(body);
+			return json(res, 200, { ok: true });
+		}
+		if (parts[4] === "active_speaker" && method === "POST") {
+			const body = ActiveSpeakerBody.safeParse(await readJson(req));
+			if (!body.success) return json(res, 422, { error: "an active speaker is {speaker: name or null, at: epoch ms}" });
+			attendee.activeSpeakers.push(body.data);
 			return json(res, 200, { ok: true });
 		}
 		if (parts[4] === "media" && method === "POST") {

@@ -33,7 +33,9 @@ export function googleMeetPage(code: string, state: MeetingPageState = {}): stri
 		platform: "google_meet",
 		meetingId: code,
 		title: `Meet - ${code}`,
-		css: `.tile{display:inline-block;margin:4px;padding:4px;border:2px solid #444}.tile .Oaajhc,.tile .HX2H7,.tile .wEsLMd,.tile .OgVli{outline:3px solid #4c8}
+		css: `#tiles{display:flex;flex-wrap:wrap;align-items:flex-start}.tile{display:inline-block;margin:4px;padding:4px;border:2px solid #444}
+.tile video,.tile .avatar{display:block;width:160px;height:90px}.tile.main-stage{order:-1}.tile.main-stage video,.tile.main-stage .avatar{width:640px;height:360px}
+.avatar{display:flex;align-items:center;justify-content:center;background:#3c4043}.avatar span{width:56px;height:56px;border-radius:50%;background:#5f6368;color:#fff;font-size:24px;display:flex;align-items:center;justify-content:center}.tile .Oaajhc,.tile .HX2H7,.tile .wEsLMd,.tile .OgVli{outline:3px solid #4c8}
 .join-row{position:relative;display:inline-block}.covers-join{position:absolute;inset:-6px;z-index:5}#toolbar.idle{visibility:hidden}
 .meet-scrim{position:fixed;inset:0;z-index:100;background:rgba(0,0,0,.55)}.meet-dialog{margin:15vh auto;width:440px;background:#fff;padding:16px}`,
 		body: `
@@ -275,6 +277,25 @@ function enterCall() {
 			$("#tiles").append(tile);
 		}
 }
+// Each remote tile plays its participant's video in a <video> of its own (Meeting BaaS
+// chrome_extension/src/shittyHtml/meet.ts findMainVideo takes the largest "video[autoplay]" as the
+// speaker's; Vexa gmeet-capture.ts: one media element per participant), or their initials in a
+// circle while their camera is off.
+function cameraOrAvatar(p) {
+	const video = p.camera ? Sandbox.cameraVideo(p.id) : null;
+	if (video) return video;
+	const avatar = el("div", { class: "avatar" });
+	avatar.append(el("span", {}, p.initials));
+	return avatar;
+}
+// Meet's Auto layout in a small call: the active speaker takes the main stage, the others sit
+// beside it; before anyone has spoken, the first one in. (Its real classes are obfuscated and no
+// peer names them: "main-stage" is the sandbox's own.)
+function layOutStage() {
+	const tiles = [...document.querySelectorAll("#tiles > [data-requested-participant-id]")].filter((t) => t.dataset.requestedParticipantId !== "self");
+	const main = tiles.find((t) => t.dataset.requestedParticipantId === Sandbox.activeSpeaker) ?? tiles[0];
+	for (const t of tiles) t.classList.toggle("main-stage", t === main);
+}
 Sandbox.start({
 	mixedAudio: false,
 	showPreview(stream) { $("#self-preview").srcObject = stream; },
@@ -297,8 +318,10 @@ Sandbox.start({
 		tile.append(el("div", { "data-audio-level": "0", class: "level" }));
 		// V: the self marker sits on a child of the bot's tile.
 		if (p.self) tile.append(el("div", { "data-self-name": p.name }));
+		if (!p.self) tile.append(cameraOrAvatar(p));
 		tile.append(el("span", { class: "notranslate" }, p.name));
 		$("#tiles").append(tile);
+		layOutStage();
 		// self_view_named_you: the bot shows twice, its second view labelled "You" (V finds self by the tile's id).
 		if (p.self && TRAPS.has("self_view_named_you")) {
 			const view = el("div", { class: "tile", "data-participant-id": "spaces/sandbox/devices/" + p.id });
@@ -312,7 +335,9 @@ Sandbox.start({
 	},
 	removeParticipant(p) {
 		document.querySelectorAll('[data-requested-participant-id="' + p.id + '"], #people [data-participant-id="' + p.id + '"]').forEach((e) => e.remove());
+		layOutStage();
 	},
+	setActiveSpeaker: layOutStage,
 	setSpeaking(id, name, on) {
 		const level = document.querySelector('[data-requested-participant-id="' + id + '"] .level');
 		if (!level) return;

@@ -120,6 +120,7 @@ const speakLine = async (participant, text, buffer) => {
 	const words = text.split(/\s+/);
 	const durationMs = buffer.duration * 1000;
 	let caption = state.captionsOn ? startCaption(participant) : null;
+	setActiveSpeaker(participant);
 	state.skin.setSpeaking(participant.id, participant.name, true);
 	source.start();
 	// Captions grow word by word in place while the line is heard, like the live ones;

@@ -45,13 +45,16 @@ const runCall = (scenario) => {
 		const id = `p${index + 1}`;
 		later(p.join_after_ms, () => {
 			state.present.add(id);
-			state.skin.addParticipant({ id, name: p.name, self: false });
+			if (p.camera_on) cameraOf(id, p.name, index);
+			state.skin.addParticipant({ id, name: p.name, self: false, camera: p.camera_on, initials: initialsOf(p.name) });
 		});
 		if (p.leave_after_ms !== null)
 			later(p.leave_after_ms, () => {
 				state.present.delete(id);
 				state.skin.setSpeaking(id, p.name, false);
+				if (activeSpeaker?.id === id) setActiveSpeaker(null);
 				state.skin.removeParticipant({ id, name: p.name });
+				dropCamera(id);
 			});
 	});
 	for (const m of scenario.chat) later(m.after_ms, () => state.skin.chatMessage({ sender: m.sender, text: m.text, self: false }));
@@ -62,7 +65,10 @@ const runCall = (scenario) => {
 const enterPhase = (phase) => {
 	if (phase === state.phase) return;
 	state.phase = phase;
-	if (phase !== "in_call") for (const t of state.timers.splice(0)) clearTimeout(t);
+	if (phase !== "in_call") {
+		for (const t of state.timers.splice(0)) clearTimeout(t);
+		stopCameras();
+	}
 	if (phase !== "lobby" && phase !== "in_call") state.audio?.ctx.close().catch(() => {});
 	if (phase === "blocked") return showBlocked();
 	if (phase !== "in_call") endPresentation();
@@ -155,6 +161,12 @@ window.Sandbox = {
 	},
 	/** The page's share control got a stream from getDisplayMedia: present it; `onEnded` when it stops. */
 	present,
+	/** A <video> playing a participant's camera for a tile, or null when that camera is off (runtime-video.js). */
+	cameraVideo,
+	/** The participant who holds the speaker view now (the last one who started speaking), or null. */
+	get activeSpeaker() {
+		return activeSpeaker?.id ?? null;
+	},
 	/** The page's own stop control: a track the page stops fires no `ended`, so the presentation ends here. */
 	stopPresenting() {
 		for (const t of presentation?.stream.getTracks() ?? []) t.stop();

@@ -179,8 +179,12 @@ Sandbox.start({
 		people.set(p.id, p);
 		renderRoster();
 		const tile = el("div", { "data-stream-type": "Video", "data-tid": p.name, "data-participant": p.id });
-		// The outline is in every tile (V, B); only the speaker's lights up.
-		tile.append(el("div", { "data-tid": "voice-level-stream-outline" }), el("span", {}, p.name));
+		// The outline is in every tile (V, B); only the speaker's lights up. The gallery shows every
+		// camera in its tile (A teams_chromedriver_payload.js receives each as a video track), and the
+		// initials in Fluent's round avatar for a camera that is off.
+		const video = p.self ? null : p.camera ? Sandbox.cameraVideo(p.id) : null;
+		const avatar = p.self || video ? null : el("span", { class: "fui-Avatar", "aria-hidden": "true" }, p.initials);
+		tile.append(el("div", { "data-tid": "voice-level-stream-outline" }), ...[video, avatar].filter(Boolean), el("span", {}, p.name));
 		$("#stage").append(tile);
 	},
 	removeParticipant(p) {

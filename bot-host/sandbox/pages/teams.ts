@@ -17,8 +17,10 @@ import { TEAMS_PAGE_TEXTS } from "./teams-texts.ts";
 /** The marker tone on the redundant audio track (the sandbox's own, so a test can hear which track a bot kept). */
 export const TEAMS_REDUNDANT_TONE_HZ = 5_000;
 
-const CSS = `[data-stream-type]{position:relative;display:inline-block;width:120px;height:70px;margin:4px;background:#333;color:#fff}
-[data-tid="voice-level-stream-outline"]{position:absolute;inset:0;pointer-events:none}
+const CSS = `[data-stream-type]{position:relative;display:inline-block;vertical-align:top;width:320px;height:180px;margin:4px;background:#333;color:#fff}
+[data-stream-type] video{display:block;width:100%;height:100%}[data-stream-type]>span{position:absolute;left:6px;bottom:4px}
+.fui-Avatar{position:absolute;inset:0;margin:auto;width:64px;height:64px;border-radius:50%;background:#5b5fc7;display:flex;align-items:center;justify-content:center;font-size:24px}
+[data-tid="voice-level-stream-outline"]{position:absolute;inset:0;pointer-events:none;z-index:1}
 [data-tid="voice-level-stream-outline"]::before{content:"";position:absolute;inset:0;border:3px solid rgb(91,95,199);opacity:0}
 [data-tid="voice-level-stream-outline"].fui-r1lk4z9a::before{opacity:1}
 .join-overlay{position:absolute;inset:-6px;z-index:5;background:rgba(255,255,255,.02);font-size:10px}`;

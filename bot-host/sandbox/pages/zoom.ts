@@ -14,6 +14,7 @@
 import { type MeetingPageState, pageShell } from "./shell.ts";
 import type { ZOOM_TRAPS } from "./traps.ts";
 import { ZOOM_TEXTS } from "./zoom-texts.ts";
+import { ZOOM_VIEWS_SKIN } from "./zoom-views.ts";
 
 type ZoomTrap = (typeof ZOOM_TRAPS)[number];
 
@@ -59,7 +60,9 @@ export function zoomPage(meetingId: string, state: MeetingPageState = {}): strin
 .preview-join-row{position:relative;display:inline-block}
 html[data-traps~="join_covered"] .preview-meeting-info{position:absolute;inset:-6px;z-index:5;background:rgba(255,255,255,.01)}
 .bars-hidden #wc-footer,.bars-hidden .full-screen-widget{display:none!important}
-.video-frame{display:inline-block;width:120px;height:70px;margin:4px;background:#333;color:#fff}.live-transcription-subtitle__box{min-height:20px}`,
+.video-frame{position:relative;display:inline-block;vertical-align:top;width:160px;height:90px;margin:4px;background:#333;color:#fff}
+.video-frame video-player,.video-frame video{display:block;width:100%;height:100%}.speaker-active-container .video-frame{width:640px;height:360px}
+.video-avatar__avatar{position:absolute;inset:0;display:flex;align-items:center;justify-content:center;font-size:20px}.video-avatar__avatar-footer{position:absolute;left:4px;bottom:2px;font-size:12px}.live-transcription-subtitle__box{min-height:20px}`,
 		body: `${prejoin}
 <div class="meeting-app" id="meeting-app" hidden>
 	<div id="waiting-room" class="wr-container" hidden><div class="wr-content"><span class="wr-tile-title" id="wr-title"></span></div><button class="leave-btn" id="wr-leave">${text(t.leave)}</button></div>
@@ -171,35 +174,7 @@ const wakeBars = () => {
 	if (traps.has("footer_autohide")) barsTimer = setTimeout(() => document.body.classList.add("bars-hidden"), 1500);
 };
 document.addEventListener("mousemove", wakeBars);
-// Gallery View first (older V: the active-speaker frames are not drawn there at all); Speaker View
-// draws the active speaker's frame (the last one who spoke) and the speaker bar, whose speaking tile is --active.
-let lastSpeaker = null;
-const speaking = new Set();
-const drawSpeakerView = () => {
-	const view = $("#speaker-view");
-	view.replaceChildren();
-	if (view.dataset.on !== "true") return;
-	const active = el("div", { class: "speaker-active-container" });
-	if (lastSpeaker) active.append(tile("speaker-active-container__video-frame", lastSpeaker));
-	const bar = el("div", { class: "speaker-bar-container" });
-	for (const [id, name] of roster) {
-		const frame = tile("speaker-bar-container__video-frame", { id, name });
-		frame.classList.toggle("speaker-bar-container__video-frame--active", speaking.has(id));
-		bar.append(frame);
-	}
-	view.append(active, bar);
-};
-const setView = (speaker) => {
-	$("#speaker-view").dataset.on = String(speaker);
-	drawSpeakerView();
-	$("#gallery").hidden = speaker;
-	$("#to-speaker").setAttribute("aria-checked", String(speaker));
-	$("#to-gallery").setAttribute("aria-checked", String(!speaker));
-	$("#view-menu").hidden = true;
-};
-$("#view-button").addEventListener("click", () => { $("#view-menu").hidden = !$("#view-menu").hidden; });
-$("#to-speaker").addEventListener("click", () => setView(true));
-$("#to-gallery").addEventListener("click", () => setView(false));
+${ZOOM_VIEWS_SKIN}
 $("#more-button").addEventListener("click", () => { $("#more-menu").hidden = !$("#more-menu").hidden; });
 $("#captions-entry")?.addEventListener("click", () => { $("#captions-submenu").hidden = false; });
 const captionsOn = () => { $("#live-transcription-subtitle").hidden = false; Sandbox.setCaptions(true); };
@@ -293,15 +268,6 @@ shareButton.addEventListener("click", async () => {
 stopShare.addEventListener("click", () => Sandbox.stopPresenting());
 const roster = new Map();
 const refreshRoster = () => { $("#participants-button").setAttribute("aria-label", "open the participants list pane,[" + roster.size + "] particpants"); };
-const tile = (cls, p) => {
-	const frame = el("div", { class: cls + " video-frame", "data-participant": p.id });
-	const avatar = el("div", { class: "video-avatar__avatar" });
-	const footer = el("div", { class: "video-avatar__avatar-footer" });
-	footer.append(el("span", {}, p.name));
-	avatar.append(footer);
-	frame.append(avatar);
-	return frame;
-};
 let subtitle = null;
 const MODAL = { removed: T.removed, denied: T.removed, ended: T.ended };
 Sandbox.start({
@@ -341,6 +307,7 @@ Sandbox.start({
 	},
 	addParticipant(p) {
 		roster.set(p.id, p.name);
+		if (p.camera) cameraOn.add(p.id);
 		$("#gallery").append(tile("gallery-video-container__video-frame", p));
 		drawSpeakerView();
 		const row = el("div", { class: "participants-li participants-item-position", role: "listitem", "data-participant": p.id });
@@ -360,6 +327,9 @@ Sandbox.start({
 	removeParticipant(p) {
 		roster.delete(p.id);
 		speaking.delete(p.id);
+		cameraOn.delete(p.id);
+		dropPlayers(p.id);
+		if (lastSpeaker?.id === p.id) lastSpeaker = null;
 		document.querySelectorAll('[data-participant="' + p.id + '"]').forEach((e) => e.remove());
 		drawSpeakerView();
 		refreshRoster();
@@ -367,6 +337,11 @@ Sandbox.start({
 	setSpeaking(id, name, on) {
 		if (on) { speaking.add(id); lastSpeaker = { id, name }; } else speaking.delete(id);
 		drawSpeakerView();
+	},
+	// Gallery View rings the active speaker's frame (the sandbox's own colour and style: no peer names them).
+	setActiveSpeaker(id) {
+		for (const frame of document.querySelectorAll(".gallery-video-container__video-frame"))
+			frame.style.outline = frame.dataset.participant === id ? "3px solid #23d959" : "";
 	},
 	// The subtitle shows the current line only, with no name. The trap reuses one span for every line.
 	captionStart() {
