@@ -95,6 +95,21 @@ export function pixelsChanged(a: Buffer, b: Buffer): number {
 	return changed;
 }
 
+/**
+ * Pixels that hold still within each of two stretches of a video (every frame of `a` alike, every
+ * frame of `b` alike) yet differ between them: what changed from one stretch to the other, with
+ * whatever moves all the time (a participant's moving picture) left out.
+ */
+export function steadyChange(a: Buffer[], b: Buffer[]): number {
+	const still = (frames: Buffer[], i: number) => frames.every((f) => Math.abs((f[i] ?? 0) - (frames[0]?.[i] ?? 0)) <= 24);
+	const [first, other] = [a[0], b[0]];
+	if (!first || !other) return 0;
+	let changed = 0;
+	for (let i = 0; i < Math.min(first.length, other.length); i++)
+		if (Math.abs((first[i] ?? 0) - (other[i] ?? 0)) > 24 && still(a, i) && still(b, i)) changed++;
+	return changed;
+}
+
 /** Distinct gray levels in a frame (a blank frame has one or two). */
 export function levels(frame: Buffer): number {
 	return new Set(frame).size;

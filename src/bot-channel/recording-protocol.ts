@@ -52,7 +52,7 @@ export const RecordingCompletion = z.object({
 				format: z.literal("webm"),
 				parts: z.number().int().min(1).max(RECORDING_PARTS_MAX),
 				duration_seconds: z.number().nonnegative(),
-				/** Video: width, height, frame_rate, codec, audio_codec; audio: codec, sample_rate, channels. */
+				/** Video: width, height, frame_rate, codec, audio_codec; audio: codec, sample_rate, channels; both: started_at (ISO). */
 				metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
 			}),
 		)

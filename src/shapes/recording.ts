@@ -16,7 +16,7 @@ export const MediaFile = z.object({
 	metadata: z
 		.record(z.string(), z.unknown())
 		.describe(
-			"Video: `width`, `height`, `frame_rate`, `codec`, `audio_codec`; WebM audio: `codec` and, once completed, `sample_rate`, `channels`; WAV: `sample_rate`, `channels`, `bits_per_sample`",
+			"Video: `width`, `height`, `frame_rate`, `codec`, `audio_codec`, `started_at`; WebM audio: `codec` and, once completed, `sample_rate`, `channels`, `started_at`; WAV: `sample_rate`, `channels`, `bits_per_sample`",
 		),
 	created_at: z.string(),
 });

@@ -39,7 +39,8 @@ export class RecordingEncoder {
 	private outMicros = 0;
 	private readonly said: string[] = [];
 	private readonly now: () => number = Date.now;
-	private readonly startedAt = this.now();
+	/** When the encoder began (epoch ms): the files' time 0, as near as one process start. */
+	readonly startedAt = this.now();
 
 	constructor(o: EncoderStart) {
 		const setpriv = parentDeathHelper();

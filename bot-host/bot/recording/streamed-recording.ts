@@ -141,7 +141,8 @@ export class StreamedRecording {
 					format: "webm",
 					parts: file.count,
 					duration_seconds: Math.round(duration * 1000) / 1000,
-					metadata: probed ? completionMetadata(probed) : {},
+					// started_at: when the file's time 0 was, so it lines up with the transcript's absolute times.
+					metadata: { ...(probed ? completionMetadata(probed) : {}), started_at: new Date(this.encoder.startedAt).toISOString() },
 				});
 			}
 			if (completion.length > 0) await this.complete(completion);
