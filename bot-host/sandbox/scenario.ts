@@ -153,6 +153,9 @@ export interface Observed {
 		/** Automation the page saw when the attendee asked to join. */
 		automation_signals: string[];
 		left: boolean;
+		/** When the attendee got into the call and when it left (epoch ms): how long the meeting had it. */
+		in_call_at: number | null;
+		left_at: number | null;
 		mic_on: boolean;
 		camera_on: boolean;
 		/** Microphone state at join and after every switch. */
@@ -348,6 +351,8 @@ export class SandboxMeeting {
 				passcode_ok: a.passcodeOk,
 				automation_signals: [...a.automation],
 				left: a.leftAt !== null,
+				in_call_at: a.admittedAt,
+				left_at: a.leftAt,
 				mic_on: a.devices.at(-1)?.mic_on ?? false,
 				camera_on: a.devices.at(-1)?.camera_on ?? false,
 				mic_history: a.devices.map((d) => d.mic_on).filter((on, i, all) => i === 0 || on !== all[i - 1]),
