@@ -149,7 +149,9 @@ describe("DELETE /meetings/{id} of an ended meeting", () => {
 		expect((await call("GET", `/meetings/${meeting.id}`, { headers: who.headers })).status).toBe(404);
 		// The partition still holds the rows, and D1's search log the meeting's removal, until the cron runs.
 		expect((await storesOf(meeting)).search.segments).toBe(3);
-		await catchUpPartitions(env as Env);
+		// Each run nudges a bounded number of partitions, and other tests' partitions share the log:
+		// runs go on until this one's turn came (each run drains the partitions it nudged).
+		for (let run = 0; run < 20 && (await storesOf(meeting)).search.segments > 0; run++) await catchUpPartitions(env as Env);
 		expect(await storesOf(meeting)).toEqual(NOTHING);
 	});
 
