@@ -85,7 +85,11 @@ export async function runBenchmarks(only) {
 			{ named: true },
 		],
 		// The same goal through the Worker: 4 bots recording 720p, caption → /ws, the stored files' bytes: only when named.
-		["recording", (ctx) => withRealBots(ctx, secrets, benchRecording, { host: DENSITY_HOST(recordingBotCount()) }), { named: true }],
+		[
+			"recording",
+			(ctx) => withRealBots(ctx, secrets, benchRecording, { host: { env: { BOT_HOST_SLOTS: String(recordingBotCount()) } } }),
+			{ named: true },
+		],
 	];
 	try {
 		const key = await benchKey(base, secrets.ADMIN_API_TOKEN);
