@@ -15,6 +15,7 @@ import { chromiumSandbox } from "../bot/chromium-sandbox.ts";
 import { hostEgressFromEnv } from "../bot/egress.ts";
 import { Gateway } from "../fleet/gateway.ts";
 import { PullLoop } from "../fleet/pull-loop.ts";
+import { DEFAULT_REPORT_S, Reporter } from "../fleet/reporter.ts";
 import { SpawnQueue } from "../fleet/spawn-queue.ts";
 import { sandboxChromiumFlags } from "../sandbox/cert.ts";
 import { startBotHost } from "../service.ts";
@@ -53,9 +54,10 @@ const host = await startBotHost({
 	version: "density-bench",
 	log,
 });
+const gateway = new Gateway({ url: need("BOT_HOST_GATEWAY_URL"), credential: () => credential });
 const pullLoop = new PullLoop({
 	queue: new SpawnQueue({ url: need("SPAWN_QUEUE_URL"), token: env.SPAWN_QUEUE_TOKEN || undefined, log }),
-	gateway: new Gateway({ url: need("BOT_HOST_GATEWAY_URL"), credential: () => credential }),
+	gateway,
 	host: {
 		// Slots are the only limit here: see the header.
 		capacity: () => ({ ...host.capacity(), free: Math.max(0, slots - host.bots.size), draining: false }),
@@ -66,12 +68,22 @@ const pullLoop = new PullLoop({
 	log,
 });
 pullLoop.start();
+// A host claims no more than the free slots it last reported (src/bot-channel/host-slots.ts):
+// reports say the same free slots as above, or every claim is refused.
+const reporter = new Reporter({
+	gateway,
+	report: () => ({ ...host.report(), free: Math.max(0, slots - host.bots.size), draining: false, limited_by: [], refusing: null }),
+	intervalMs: DEFAULT_REPORT_S * 1000,
+	log,
+});
+reporter.start();
 console.log(
 	`bench density host ${hostId} listening on 127.0.0.1:${host.port}, ${slots} slot(s), ${formerHeadless ? "headless (former)" : "headed"} bots`,
 );
 
 const stop = async () => {
 	await pullLoop.stop();
+	reporter.stop();
 	await host.shutdown();
 	process.exit(0);
 };
