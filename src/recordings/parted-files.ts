@@ -5,9 +5,11 @@
  */
 import type { RecordingPartType } from "../bot-channel/protocol";
 import { type RecordingConfig, recordingPlan } from "../bots/recording-config";
+import { concatBytes } from "../bytes";
 import type { MediaFileRow, RecordingRow } from "../db/schema";
 import type { Env } from "../env";
 import { invalidField } from "../errors";
+import { putExactLength } from "./exact-put";
 import {
 	abandonedRecordings,
 	allPartsOf,
@@ -59,17 +61,9 @@ export async function storePartBody(
 		read.push(next.value);
 		seen += next.value.length;
 	}
-	if (check) {
-		const head = new Uint8Array(seen);
-		let at = 0;
-		for (const chunk of read) {
-			head.set(chunk, at);
-			at += chunk.length;
-		}
-		if (!check(head)) {
-			await reader.cancel().catch(() => {});
-			throw invalidField(["body"], "Part 1 of a file is the start of a WebM file");
-		}
+	if (check && !check(concatBytes(read))) {
+		await reader.cancel().catch(() => {});
+		throw invalidField(["body"], "Part 1 of a file is the start of a WebM file");
 	}
 	const rest = new ReadableStream<Uint8Array>({
 		start(controller) {
@@ -84,12 +78,7 @@ export async function storePartBody(
 			return reader.cancel(reason);
 		},
 	});
-	const fixed = new FixedLengthStream(length);
-	const stored = bucket.put(key, fixed.readable, { httpMetadata: { contentType: `${type}/webm` } });
-	// Both settle before the answer: a broken body also fails the put, and the other way round.
-	const [piped, put] = await Promise.allSettled([rest.pipeTo(fixed.writable), stored]);
-	if (piped.status === "rejected") throw piped.reason;
-	if (put.status === "rejected") throw put.reason;
+	await putExactLength(bucket, key, rest, length, `${type}/webm`);
 }
 
 /** A completed file as the completion answers it. */

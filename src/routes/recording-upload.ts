@@ -3,6 +3,7 @@ import type { AppEnv } from "../app-env";
 import { isUniqueViolation } from "../db";
 import { ApiError, conflict, notFound } from "../errors";
 import { nowIso } from "../meetings/meeting-store";
+import { putExactLength } from "../recordings/exact-put";
 import { streamedRecordingAwaitingAudio } from "../recordings/part-store";
 import { addMediaFile, completeRecording, dropRecording, reserveRecording, uploadTargetOf } from "../recordings/recording-store";
 import { maxRecordingBytes, uploadGraceS, uploadingAttempt, uploadRefusal } from "../recordings/upload-rules";
@@ -64,12 +65,7 @@ recordingUploadRoutes.put("/internal/recordings/:meeting_id", async (c) => {
 	const key = `recordings/${meeting.user_id}/${meetingId}/${crypto.randomUUID()}.wav`;
 	let format: ReturnType<typeof parseWavHeader>;
 	try {
-		const fixed = new FixedLengthStream(length);
-		const stored = c.env.RECORDINGS.put(key, fixed.readable, { httpMetadata: { contentType: "audio/wav" } });
-		// Both settle before anything is undone: a broken body also fails the put, and the other way round.
-		const [piped, put] = await Promise.allSettled([c.req.raw.body.pipeThrough(inspect).pipeTo(fixed.writable), stored]);
-		if (piped.status === "rejected") throw piped.reason;
-		if (put.status === "rejected") throw put.reason;
+		await putExactLength(c.env.RECORDINGS, key, c.req.raw.body.pipeThrough(inspect), length, "audio/wav");
 		format = parseWavHeader(head);
 		if (!format || format.dataOffset + format.dataBytes > length) throw new ApiError(422, "Body is not a complete PCM WAV file");
 	} catch (err) {
