@@ -11,15 +11,22 @@ import { errorName } from "../error-text";
 import { meetingScreenshotsPrefix } from "../screenshots/screenshots";
 import { transcriptCachePrefix } from "./transcript-cache";
 
+/** The keys under `prefix`, one listed page at a time. */
+export async function* keyPages(bucket: R2Bucket, prefix: string): AsyncGenerator<string[]> {
+	for (let page = await bucket.list({ prefix }); ; page = await bucket.list({ prefix, cursor: page.cursor })) {
+		yield page.objects.map((o) => o.key);
+		if (!page.truncated) return;
+	}
+}
+
 /** Deletes every object under `prefix`, a listed page at a time; how many went. */
 export async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<number> {
 	let deleted = 0;
-	for (let page = await bucket.list({ prefix }); ; page = await bucket.list({ prefix, cursor: page.cursor })) {
-		const keys = page.objects.map((o) => o.key);
+	for await (const keys of keyPages(bucket, prefix)) {
 		if (keys.length > 0) await bucket.delete(keys);
 		deleted += keys.length;
-		if (!page.truncated) return deleted;
 	}
+	return deleted;
 }
 
 /** Every media object of a meeting's recordings, all attempts. */

@@ -9,6 +9,7 @@ import { concatBytes } from "../bytes";
 import type { MediaFileRow, RecordingRow } from "../db/schema";
 import type { Env } from "../env";
 import { invalidField } from "../errors";
+import { keyPages } from "../meetings/meeting-objects";
 import { putExactLength } from "./exact-put";
 import {
 	abandonedRecordings,
@@ -176,13 +177,6 @@ export async function storedKeysOf(env: Env, files: MediaFileRow[]): Promise<{ k
 	);
 	// A part whose row was never written (its put landed, the row's write failed) is found by its file's prefix.
 	const listed: string[] = [];
-	for (const file of streamed) {
-		let cursor: string | undefined;
-		do {
-			const page = await env.RECORDINGS.list({ prefix: file.storageKey, cursor });
-			listed.push(...page.objects.map((o) => o.key));
-			cursor = page.truncated ? page.cursor : undefined;
-		} while (cursor);
-	}
+	for (const file of streamed) for await (const keys of keyPages(env.RECORDINGS, file.storageKey)) listed.push(...keys);
 	return { keys: [...new Set([...whole, ...parts.map((p) => p.storageKey), ...listed])], listed: new Set(listed) };
 }
