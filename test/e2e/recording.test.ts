@@ -115,20 +115,27 @@ describe.each(["google_meet", "zoom", "teams"] as Platform[])("a recorded %s san
 		const picture = probed.streams.find((s) => s.codec_type === "video");
 		expect(picture).toMatchObject({ codec_name: "vp8", width: 1280, height: 720 });
 		expect(probed.streams.some((s) => s.codec_type === "audio" && s.codec_name === "opus")).toBe(true);
-		// The header's length (the encoder finished the file) and the frames really there agree with the meeting's.
-		expect(Math.abs((probed.duration ?? 0) - meetingSeconds)).toBeLessThan(2);
-		expect(Math.abs((await playedSeconds(videoFile, "v")) - meetingSeconds)).toBeLessThan(2);
+		// The video covers the meeting: it starts within 2 s of the bot being let in and ends within
+		// 2 s of it leaving (alone about 0.1-0.8 s shorter in all; under the full suite's load the
+		// encoder's start after admission has reached 2 s). The header's length (the encoder
+		// finished the file) agrees with the frames really there.
+		const videoStart = Date.parse(String(video.metadata.started_at));
+		expect(Number.isFinite(videoStart)).toBe(true);
+		const played = await playedSeconds(videoFile, "v");
+		expect(videoStart - bot.in_call_at).toBeGreaterThan(-1000);
+		expect(videoStart - bot.in_call_at).toBeLessThan(2000);
+		expect(Math.abs(bot.left_at - (videoStart + played * 1000))).toBeLessThan(2000);
+		expect(played).toBeGreaterThan(meetingSeconds - 4);
+		expect(Math.abs((probed.duration ?? 0) - played)).toBeLessThan(0.5);
 		expect(Math.abs(video.duration_seconds - (probed.duration ?? 0))).toBeLessThan(0.5);
 
 		// The picture follows the speaker: the sandbox logged when its speaker view moved to each
 		// person, and the video's time 0 is its `started_at`. Frames while Alice has the view and
 		// frames once Bruno has it differ in pixels that hold still within each stretch: the view
 		// itself (Meet's main stage, Zoom's active frame, Teams' lit outline), not the pictures' motion.
-		const startedAt = Date.parse(String(video.metadata.started_at));
-		expect(Number.isFinite(startedAt)).toBe(true);
 		const [toAlice, toBruno] = bot.active_speakers.slice(-2);
 		if (!toAlice || !toBruno) throw new Error("the sandbox's speaker view did not move twice");
-		const at = (epochMs: number) => (epochMs - startedAt) / 1000;
+		const at = (epochMs: number) => (epochMs - videoStart) / 1000;
 		const framesFrom = (from: number) => Promise.all([0, 0.35, 0.7].map((after) => frameAt(videoFile, from + after)));
 		const aliceFrom = Math.max(at(toAlice.at), 0.5);
 		const whileAlice = await framesFrom(aliceFrom + 1);
@@ -160,7 +167,7 @@ describe.each(["google_meet", "zoom", "teams"] as Platform[])("a recorded %s san
 		writeFileSync(audioFile, sound.body);
 		const heard = await probe(audioFile);
 		expect(heard.streams).toEqual([expect.objectContaining({ codec_type: "audio", codec_name: "opus" })]);
-		expect(Math.abs((heard.duration ?? 0) - meetingSeconds)).toBeLessThan(2);
+		expect(Math.abs((heard.duration ?? 0) - played)).toBeLessThan(1);
 		// Compressed: at most 1 MB a minute (16 kHz mono PCM would be 1.9 MB).
 		expect(sound.body.length / ((heard.duration ?? 1) / 60)).toBeLessThan(1_000_000);
 	});
