@@ -59,7 +59,7 @@ export class AccountObject extends DurableObject<Env> {
 
 	#admit(check: KeyCheck, accepted: readonly Scope[], rps: number, burst: number): RequestAdmission {
 		if (!check.ok) return { outcome: "invalid" };
-		if (!check.identity.scopes.some((s) => accepted.includes(s))) return { outcome: "forbidden" };
+		if (!check.identity.scopes.some((s) => accepted.includes(s))) return { outcome: "forbidden", scopes: check.identity.scopes };
 		if (rps > 0) {
 			const admission = this.takeRequestToken(rps, burst);
 			if (!admission.allowed) return { outcome: "limited", retryAfterSeconds: admission.retryAfterSeconds };

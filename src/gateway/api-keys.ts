@@ -21,6 +21,20 @@ export function invalidScopeDetail(invalid: string[]): string {
 	return `Invalid scope(s): ${list(invalid)}. Valid: ${list(VALID_SCOPES)}`;
 }
 
+/**
+ * The 403 of a key without the route's scope. It keeps the reference's sentence first, which
+ * existing tooling matches on, then names what the route needs and what the key has, so the
+ * caller knows which key to mint (docs/api.md#errors). Scope names only: never the key.
+ */
+export function scopeRefusal(accepted: readonly Scope[], has: readonly Scope[], route: string): string {
+	const needed = accepted.map((s) => `"${s}"`).join(" or ");
+	const held = has.length > 0 ? [...has].sort().join(", ") : "no scopes";
+	return `${SCOPE_REFUSED}: this API key lacks the ${needed} scope needed for ${route}; it has: ${held}`;
+}
+
+/** The first sentence of every scope 403, as in the reference gateway. */
+export const SCOPE_REFUSED = "Token scope not authorized for this endpoint";
+
 export function serializeScopes(scopes: readonly Scope[]): string {
 	return [...scopes].sort().join(",");
 }

@@ -5,6 +5,7 @@ import { ApiError, notFound } from "../errors";
 import { setting } from "../settings/deployment-defaults";
 import { secretsEqual } from "./api-keys";
 import { authenticate } from "./identity";
+import { presentedKey } from "./presented-key";
 import { enforceIpGuard, enforcePublicRate } from "./rate-limits";
 import { lookupAccess } from "./route-scopes";
 
@@ -29,9 +30,14 @@ function basicPassword(header: string | undefined): string | undefined {
 	return colon < 0 ? undefined : decoded.slice(colon + 1) || undefined;
 }
 
-async function authenticateGit(env: AppEnv["Bindings"], key: string | undefined, scopes: Parameters<typeof authenticate>[2]) {
+async function authenticateGit(
+	env: AppEnv["Bindings"],
+	key: string | undefined,
+	scopes: Parameters<typeof authenticate>[2],
+	route: string,
+) {
 	try {
-		return await authenticate(env, key, scopes);
+		return await authenticate(env, key, scopes, route);
 	} catch (err) {
 		// A 401 without a challenge makes git give up instead of sending the credentials it has.
 		if (err instanceof ApiError && err.status === 401) {
@@ -39,12 +45,6 @@ async function authenticateGit(env: AppEnv["Bindings"], key: string | undefined,
 		}
 		throw err;
 	}
-}
-
-/** MCP clients send the key as `Authorization: Bearer <key>`; only `/mcp` reads it there. */
-function bearerKey(path: string, header: string | undefined): string | undefined {
-	if (path !== "/mcp") return undefined;
-	return header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
 }
 
 /**
@@ -98,9 +98,10 @@ export const gateway = createMiddleware<AppEnv>(async (c, next) => {
 		const expected = c.env.ADMIN_API_TOKEN ?? "";
 		if (!expected || !(await secretsEqual(presented, expected))) throw new ApiError(403, "Invalid or missing admin token.");
 	} else if (access.kind === "key") {
+		const route = `${c.req.method} ${c.req.path}`;
 		const identity = isGitExport(c.req.path)
-			? await authenticateGit(c.env, c.req.header("x-api-key") ?? basicPassword(c.req.header("authorization")), access.scopes)
-			: await authenticate(c.env, c.req.header("x-api-key") ?? bearerKey(c.req.path, c.req.header("authorization")), access.scopes);
+			? await authenticateGit(c.env, c.req.header("x-api-key") ?? basicPassword(c.req.header("authorization")), access.scopes, route)
+			: await authenticate(c.env, presentedKey(c.req.raw.headers), access.scopes, route);
 		c.set("identity", identity);
 		incoming.set("X-User-Id", String(identity.userId));
 	}

@@ -3,7 +3,7 @@ import { errorName } from "../error-text";
 import { ApiError } from "../errors";
 import { accountObject } from "../objects";
 import { setting } from "../settings/deployment-defaults";
-import { hashApiKey, type Scope } from "./api-keys";
+import { hashApiKey, type Scope, scopeRefusal } from "./api-keys";
 import { keyOwner } from "./key-store";
 import type { Admission } from "./rate-limits";
 import { hashTicket, ticketOwner } from "./tickets";
@@ -23,7 +23,7 @@ export interface Identity {
 export type RequestAdmission =
 	| { outcome: "admitted"; identity: Identity }
 	| { outcome: "invalid" }
-	| { outcome: "forbidden" }
+	| { outcome: "forbidden"; scopes: Scope[] }
 	| { outcome: "limited"; retryAfterSeconds: number };
 
 /**
@@ -52,12 +52,13 @@ async function ownerOf(env: Env, hash: string): Promise<number | null> {
 }
 
 /**
- * The gateway's whole question about a key, for a route that accepts `accepted` scopes:
+ * The gateway's whole question about a key, for a route (`route`, e.g. `POST /bots`, named in a
+ * 403) that accepts `accepted` scopes:
  * 401 for a missing, unknown, revoked or expired key; 403 for a key without the scope; 429
  * when the account's bucket is empty; 503 with Retry-After when the answer cannot be had
  * (never a 401 then). One call to the account object once the key's owner is known.
  */
-export async function authenticate(env: Env, key: string | null | undefined, accepted: readonly Scope[]): Promise<Identity> {
+export async function authenticate(env: Env, key: string | null | undefined, accepted: readonly Scope[], route: string): Promise<Identity> {
 	if (!key) throw new ApiError(401, "Missing API key");
 	const hash = await hashApiKey(key);
 	const userId = await ownerOf(env, hash);
@@ -67,7 +68,7 @@ export async function authenticate(env: Env, key: string | null | undefined, acc
 		ownerOfKey.delete(hash);
 		throw new ApiError(401, "Invalid API key");
 	}
-	return admitted(admission);
+	return admitted(admission, accepted, route);
 }
 
 /**
@@ -75,13 +76,13 @@ export async function authenticate(env: Env, key: string | null | undefined, acc
  * the ticket: the ticket is spent by asking, and anything wrong with it (unknown, used,
  * expired, or its key revoked or expired) is one 401, so a refusal says nothing about which.
  */
-export async function authenticateTicket(env: Env, ticket: string, accepted: readonly Scope[]): Promise<Identity> {
+export async function authenticateTicket(env: Env, ticket: string, accepted: readonly Scope[], route: string): Promise<Identity> {
 	const userId = ticketOwner(ticket);
 	if (userId === null) throw new ApiError(401, INVALID_TICKET);
 	const hash = await hashTicket(ticket);
 	const admission = await askAccount(() => accountObject(env, userId).redeemTicket(userId, hash, accepted, ...bucketOf(env)));
 	if (admission.outcome === "invalid") throw new ApiError(401, INVALID_TICKET);
-	return admitted(admission);
+	return admitted(admission, accepted, route);
 }
 
 export const INVALID_TICKET = "Invalid or expired ticket";
@@ -120,12 +121,12 @@ async function askAccount<T = RequestAdmission>(ask: () => Promise<NoInfer<T>>):
 	}
 }
 
-function admitted(admission: Exclude<RequestAdmission, { outcome: "invalid" }>): Identity {
+function admitted(admission: Exclude<RequestAdmission, { outcome: "invalid" }>, accepted: readonly Scope[], route: string): Identity {
 	switch (admission.outcome) {
 		case "admitted":
 			return admission.identity;
 		case "forbidden":
-			throw new ApiError(403, "Token scope not authorized for this endpoint");
+			throw new ApiError(403, scopeRefusal(accepted, admission.scopes, route));
 		case "limited":
 			throw rateLimited(admission.retryAfterSeconds);
 	}

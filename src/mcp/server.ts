@@ -2,8 +2,9 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { scopeRefusal } from "../gateway/api-keys";
 import type { McpCall, McpTool } from "./tool-definition";
-import { errorResult, SCOPE_DETAIL, toolError, toolResult } from "./tool-results";
+import { errorResult, toolError, toolResult } from "./tool-results";
 import { MCP_TOOLS } from "./tools";
 
 /** The MCP server's name and version as `initialize` reports them; the version is the tool set's. */
@@ -17,7 +18,10 @@ const INSTRUCTIONS =
 
 async function runTool(tool: McpTool, call: McpCall, args: Record<string, unknown>): Promise<CallToolResult> {
 	// The scope check of the REST route this tool stands for; the gateway only asked for any MCP scope.
-	if (!tool.scopes.some((scope) => call.identity.scopes.includes(scope))) return toolError({ status: 403, detail: SCOPE_DETAIL });
+	if (!tool.scopes.some((scope) => call.identity.scopes.includes(scope))) {
+		const route = `the tool ${tool.name} (${tool.route.method} ${tool.route.path})`;
+		return toolError({ status: 403, detail: scopeRefusal(tool.scopes, call.identity.scopes, route) });
+	}
 	try {
 		return toolResult(await tool.run(call, args));
 	} catch (err) {

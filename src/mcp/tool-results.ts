@@ -7,9 +7,6 @@ import { ApiError, type FieldError } from "../errors";
  * error (`isError: true`) whose text is `{status, detail}`, the REST route's own answer.
  */
 
-/** The REST 403 of a key without the route's scope, word for word (src/gateway/identity.ts). */
-export const SCOPE_DETAIL = "Token scope not authorized for this endpoint";
-
 /** A failure a tool reports without a REST status (the agent's stream said why). */
 export class ToolFailure extends Error {
 	constructor(readonly detail: string) {

@@ -4,6 +4,7 @@ import { verifyChannelToken } from "../bot-channel/channel-token";
 import { BOT_ATTEMPT_HEADER } from "../bot-channel/fleet";
 import { ApiError } from "../errors";
 import { authenticate, authenticateTicket, type Identity, INVALID_TICKET } from "../gateway/identity";
+import { presentedKey } from "../gateway/presented-key";
 import { KEY_EXPIRES_HEADER, KEY_ID_HEADER, refusedSocket } from "../live/feed-messages";
 import { liveFeed, meetingRoom } from "../objects";
 import { withoutUrlSecrets } from "../url-secrets";
@@ -16,11 +17,13 @@ liveRoutes.get("/ws", async (c) => {
 	// A browser cannot set a header on a WebSocket: it brings a one-use ticket (POST /auth/ticket) instead of its key.
 	// `?api_key=` stays for the reference's clients; it is redacted wherever a URL is logged (src/url-secrets.ts).
 	const ticket = c.req.query("ticket");
-	const key = c.req.header("x-api-key") ?? c.req.query("api_key");
+	const key = presentedKey(c.req.raw.headers) ?? c.req.query("api_key");
 	if (!ticket && !key) return refusedSocket({ error: "missing_api_key" }, 4401, "missing api key");
 	let identity: Identity;
 	try {
-		identity = ticket ? await authenticateTicket(c.env, ticket, ["bot", "tx"]) : await authenticate(c.env, key, ["bot", "tx"]);
+		identity = ticket
+			? await authenticateTicket(c.env, ticket, ["bot", "tx"], "GET /ws")
+			: await authenticate(c.env, key, ["bot", "tx"], "GET /ws");
 	} catch (err) {
 		if (!(err instanceof ApiError)) throw err;
 		if (err.status === 401) {
@@ -32,11 +35,7 @@ liveRoutes.get("/ws", async (c) => {
 			);
 		}
 		if (err.status === 403) {
-			return refusedSocket(
-				{ error: "authorization_service_error", status: 403, detail: "Token scope not authorized for this endpoint" },
-				4403,
-				"scope",
-			);
+			return refusedSocket({ error: "authorization_service_error", status: 403, detail: String(err.detail) }, 4403, "scope");
 		}
 		if (err.status === 429)
 			return refusedSocket({ error: "authorization_service_error", status: 429, detail: "Rate limit exceeded" }, 1013, "rate limited");
@@ -44,6 +43,7 @@ liveRoutes.get("/ws", async (c) => {
 	}
 	const headers = new Headers(c.req.raw.headers);
 	headers.delete("x-api-key");
+	headers.delete("authorization");
 	headers.set("X-User-Id", String(identity.userId));
 	// The key the socket stands on (a ticket's key): revoking it closes the socket (LiveFeed.revalidate).
 	headers.set(KEY_ID_HEADER, String(identity.tokenId));

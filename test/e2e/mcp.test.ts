@@ -189,7 +189,14 @@ describe("the MCP server through wrangler dev, with the official MCP client", ()
 		const { client } = await connect(minted.body.token as string);
 		const code = meetCode();
 		const refused = await use(client, "send_bot", { platform: "google_meet", native_meeting_id: code });
-		expect(refused).toEqual({ isError: true, body: { status: 403, detail: "Token scope not authorized for this endpoint" } });
+		expect(refused).toEqual({
+			isError: true,
+			body: {
+				status: 403,
+				detail:
+					'Token scope not authorized for this endpoint: this API key lacks the "bot" scope needed for the tool send_bot (POST /bots); it has: tx',
+			},
+		});
 		// Nothing was sent: the transcript routes know no meeting there, and reading still works with tx.
 		expect(await use(client, "get_transcript", { platform: "google_meet", native_meeting_id: code })).toEqual({
 			isError: true,

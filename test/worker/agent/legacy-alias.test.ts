@@ -26,7 +26,10 @@ describe("the legacy /api alias", () => {
 		const browser = await userWithKey("browser");
 		const refused = await call("GET", "/api/models", { headers: browser.headers });
 		expect(refused.status).toBe(403);
-		expect(await refused.json()).toEqual({ detail: "Token scope not authorized for this endpoint" });
+		expect(await refused.json()).toEqual({
+			detail:
+				'Token scope not authorized for this endpoint: this API key lacks the "bot" or "tx" scope needed for GET /api/models; it has: browser',
+		});
 		const tx = await userWithKey("tx");
 		expect((await call("GET", "/api/models", { headers: tx.headers })).status).toBe(200);
 		for (const [path, body] of [

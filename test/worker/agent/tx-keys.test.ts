@@ -12,7 +12,10 @@ import { call, json, mintKey } from "../support";
 import { agentUser, bodyOf, chat, endedWorkload, script, sent } from "./helpers";
 import { readAll } from "./sse";
 
-const FORBIDDEN = { detail: "Token scope not authorized for this endpoint" };
+/** The 403 of a tx key on a route that takes `bot`, naming the route it was refused on. */
+const forbidden = (route: string) => ({
+	detail: `Token scope not authorized for this endpoint: this API key lacks the "bot" scope needed for ${route}; it has: tx`,
+});
 
 async function txReader() {
 	const owner = await agentUser();
@@ -83,7 +86,7 @@ describe("a tx-only key on the agent plane", () => {
 		for (const [method, path, body] of attempts) {
 			const res = await call(method, path, { headers: tx, ...body });
 			expect(res.status, `${method} ${path}`).toBe(403);
-			expect(await json(res)).toEqual(FORBIDDEN);
+			expect(await json(res)).toEqual(forbidden(`${method} ${path}`));
 		}
 		const routines = await json<{ routines: { name: string; enabled: boolean }[] }>(await call("GET", "/agent/routines", { headers: tx }));
 		expect(routines.routines.map((r) => [r.name, r.enabled])).toEqual([["Brief", true]]);

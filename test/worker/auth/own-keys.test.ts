@@ -91,7 +91,10 @@ describe("listing your own keys", () => {
 		const { key } = await userWithKey("browser");
 		const res = await call("GET", "/auth/keys", { headers: as(key) });
 		expect(res.status).toBe(403);
-		expect(await res.json()).toEqual({ detail: "Token scope not authorized for this endpoint" });
+		expect(await res.json()).toEqual({
+			detail:
+				'Token scope not authorized for this endpoint: this API key lacks the "bot" or "tx" scope needed for GET /auth/keys; it has: browser',
+		});
 		expect((await call("POST", "/auth/keys", { headers: as(key), json: { scopes: ["browser"] } })).status).toBe(403);
 		expect((await call("GET", "/auth/keys")).status).toBe(401);
 	});

@@ -10,7 +10,10 @@ import { call, json, userWithKey } from "../support";
  * calendars, whose auto-join sends bots.
  */
 
-const SCOPE_DETAIL = { detail: "Token scope not authorized for this endpoint" };
+/** The 403 names the scope the route needs and the scopes the key has. */
+const scopeDetail = (needed: string, route: string, has: string) => ({
+	detail: `Token scope not authorized for this endpoint: this API key lacks the ${needed} scope needed for ${route}; it has: ${has}`,
+});
 const ICS_URL = "https://calendar.example.com/feed.ics";
 
 describe("a tx key on the meeting-record plane", () => {
@@ -33,7 +36,7 @@ describe("a tx key on the meeting-record plane", () => {
 		const { headers } = await userWithKey("tx");
 		const res = await call("POST", "/bots", { headers, json: { platform: "google_meet", native_meeting_id: meetCode() } });
 		expect(res.status).toBe(403);
-		expect(await res.json()).toEqual(SCOPE_DETAIL);
+		expect(await res.json()).toEqual(scopeDetail('"bot"', "POST /bots", "tx"));
 	});
 });
 
@@ -59,7 +62,7 @@ describe("calendars take bot", () => {
 		for (const [method, path, body] of calls) {
 			const res = await call(method, path, { headers: tx.headers, ...(body ? { json: body } : {}) });
 			expect(res.status, `${method} ${path}`).toBe(403);
-			expect(await res.json()).toEqual(SCOPE_DETAIL);
+			expect(await res.json()).toEqual(scopeDetail('"bot"', `${method} ${path}`, "tx"));
 		}
 		const stored = await env.DB.prepare("SELECT count(*) AS n FROM calendar_connections WHERE user_id = ?")
 			.bind(tx.user.id)

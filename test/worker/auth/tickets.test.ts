@@ -84,7 +84,10 @@ describe("POST /auth/ticket", () => {
 		const browser = await userWithKey("browser");
 		const res = await call("POST", "/auth/ticket", { headers: browser.headers });
 		expect(res.status).toBe(403);
-		expect(await res.json()).toEqual({ detail: "Token scope not authorized for this endpoint" });
+		expect(await res.json()).toEqual({
+			detail:
+				'Token scope not authorized for this endpoint: this API key lacks the "bot" or "tx" scope needed for POST /auth/ticket; it has: browser',
+		});
 	});
 
 	it("needs a key: without one it is 401", async () => {

@@ -79,7 +79,10 @@ describe("the route-to-scope table", () => {
 			if (access.kind !== "key" || path === "/auth/me") continue;
 			const res = await call(method, samplePath(path), { headers, json: method === "GET" ? undefined : {} });
 			expect(res.status, `${method} ${path}`).toBe(403);
-			expect(await res.json()).toEqual({ detail: "Token scope not authorized for this endpoint" });
+			const needed = access.scopes.map((s) => `"${s}"`).join(" or ");
+			expect(await res.json()).toEqual({
+				detail: `Token scope not authorized for this endpoint: this API key lacks the ${needed} scope needed for ${method} ${samplePath(path)}; it has: browser`,
+			});
 		}
 	});
 

@@ -9,21 +9,25 @@ interface Doc {
 	components: { securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string }> };
 }
 
+/** A key route takes the key in either header: the two entries are alternatives. */
+const KEY = [{ ApiKeyAuth: [] }, { BearerAuth: [] }];
+
 describe("/openapi.json security", () => {
-	it("declares the key and admin header schemes, and the operator's metrics token as a Bearer", async () => {
+	it("declares the key (as X-API-Key or Bearer) and admin header schemes, and the operator's metrics token as a Bearer", async () => {
 		const doc = await json<Doc>(await call("GET", "/openapi.json"));
 		expect(doc.components.securitySchemes).toEqual({
 			ApiKeyAuth: { type: "apiKey", in: "header", name: "X-API-Key" },
+			BearerAuth: { type: "http", scheme: "bearer", description: "The same API key as `Authorization: Bearer <key>`" },
 			AdminApiKeyAuth: { type: "apiKey", in: "header", name: "X-Admin-API-Key" },
 			FleetMetricsAuth: { type: "http", scheme: "bearer", description: "FLEET_METRICS_TOKEN (docs/bot-fleet.md#join-health)" },
 		});
 	});
 
 	it.each([
-		["get", "/auth/me", [{ ApiKeyAuth: [] }]],
-		["post", "/auth/keys", [{ ApiKeyAuth: [] }]],
-		["delete", "/auth/keys/{key_id}", [{ ApiKeyAuth: [] }]],
-		["get", "/transcripts/{platform}/{native_meeting_id}", [{ ApiKeyAuth: [] }]],
+		["get", "/auth/me", KEY],
+		["post", "/auth/keys", KEY],
+		["delete", "/auth/keys/{key_id}", KEY],
+		["get", "/transcripts/{platform}/{native_meeting_id}", KEY],
 		["post", "/admin/users/{user_id}/tokens", [{ AdminApiKeyAuth: [] }]],
 		["get", "/health", []],
 		["get", "/public/transcripts/{share_file}", []],

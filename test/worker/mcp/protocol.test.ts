@@ -135,10 +135,10 @@ describe("MCP over streamable HTTP: keys and bad requests", () => {
 		const missing = await rpc({}, initializeRequest);
 		expect(missing.status).toBe(401);
 		expect(await missing.json()).toEqual({ detail: "Missing API key" });
-		// A Bearer key counts on /mcp only: elsewhere the header is not a key.
+		// The same Bearer key that opens /mcp opens REST too (docs/api.md#conventions).
 		const { key } = await userWithKey();
 		const elsewhere = await SELF.fetch("https://gateway.test/meetings", { headers: bearer(key) });
-		expect(elsewhere.status).toBe(401);
+		expect(elsewhere.status).toBe(200);
 
 		const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
 			requestInit: { headers: bearer("vxa_bot_wrong") },
@@ -157,7 +157,10 @@ describe("MCP over streamable HTTP: keys and bad requests", () => {
 		const browserKey = await mintKey(user.id, "browser");
 		const res = await rpc(bearer(browserKey), initializeRequest);
 		expect(res.status).toBe(403);
-		expect(await res.json()).toEqual({ detail: "Token scope not authorized for this endpoint" });
+		expect(await res.json()).toEqual({
+			detail:
+				'Token scope not authorized for this endpoint: this API key lacks the "bot" or "tx" scope needed for POST /mcp; it has: browser',
+		});
 	});
 
 	it("answers bad arguments and unknown tools with tool errors, and a body that is not JSON-RPC with the SDK's 400, never a 500", async () => {

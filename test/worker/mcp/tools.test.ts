@@ -8,7 +8,9 @@ import { sineWav } from "../recordings/wav-fixture";
 import { call, json, userWithKey } from "../support";
 import { answerOf, bearer, expectInvalidArguments, mcpClient } from "./mcp-client";
 
-const SCOPE_DETAIL = "Token scope not authorized for this endpoint";
+/** The 403 of a tx key on a tool whose route takes `bot`: it names the tool, its route and the key's scopes. */
+const scopeDetail = (tool: string, route: string) =>
+	`Token scope not authorized for this endpoint: this API key lacks the "bot" scope needed for the tool ${tool} (${route}); it has: tx`;
 
 /** A user with the official MCP client connected with their key (as a Bearer token). */
 async function connected(scopes = "bot,tx") {
@@ -248,14 +250,15 @@ describe("MCP tools take the scopes of their REST routes", () => {
 		const { use, user } = await connected("tx");
 		// A tx-only key of another user: reads stay empty, writes are refused before anything runs.
 		expect((await use<{ meetings: unknown[] }>("list_meetings")).body.meetings).toEqual([]);
-		for (const [name, args] of [
-			["send_bot", link(meetCode())],
-			["stop_bot", link(code)],
-			["speak", { ...link(code), text: "hi" }],
-			["send_chat", { ...link(code), text: "hi" }],
-			["read_chat", link(code)],
+		const botRoute = "/bots/:platform/:native_meeting_id";
+		for (const [name, args, route] of [
+			["send_bot", link(meetCode()), "POST /bots"],
+			["stop_bot", link(code), `DELETE ${botRoute}`],
+			["speak", { ...link(code), text: "hi" }, `POST ${botRoute}/speak`],
+			["send_chat", { ...link(code), text: "hi" }, `POST ${botRoute}/chat`],
+			["read_chat", link(code), `GET ${botRoute}/chat`],
 		] as const) {
-			expect(await use(name, args), name).toEqual({ isError: true, body: { status: 403, detail: SCOPE_DETAIL } });
+			expect(await use(name, args), name).toEqual({ isError: true, body: { status: 403, detail: scopeDetail(name, route) } });
 		}
 		expect(bot.commands()).toEqual([]);
 		expect((await getMeeting(owner.headers, meeting.id)).status).toBe("active");

@@ -49,7 +49,22 @@ describe("/ws authentication", () => {
 		const socket = await openSocket("/ws", { "X-API-Key": key });
 		await eventually("close", () => socket.closed);
 		expect(socket.closed?.code).toBe(4403);
-		expect(socket.messages[0]).toMatchObject({ type: "error", error: "authorization_service_error", status: 403 });
+		expect(socket.messages[0]).toEqual({
+			type: "error",
+			error: "authorization_service_error",
+			status: 403,
+			detail:
+				'Token scope not authorized for this endpoint: this API key lacks the "bot" or "tx" scope needed for GET /ws; it has: browser',
+		});
+	});
+
+	it("takes the key as Authorization: Bearer as well", async () => {
+		const { key, headers } = await userWithKey();
+		const code = meetCode();
+		await createPlan(headers, { meeting_url: meetUrl(code) });
+		const socket = await openSocket("/ws", { Authorization: `Bearer ${key}` });
+		expect(await subscribed(socket, [code])).toEqual({ type: "subscribed", meetings: [ref(code)] });
+		socket.close();
 	});
 
 	it("takes the key from ?api_key= as well as the header", async () => {
