@@ -104,7 +104,8 @@ export async function startSandbox(
 
 	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
 		const url = new URL(req.url ?? "/", `https://${req.headers.host ?? "localhost"}`);
-		if (url.pathname.startsWith("/__sandbox/")) return control(req, res, url);
+		// The control URL is printed without its trailing slash (scripts/local-stack.mjs): both forms are the map.
+		if (url.pathname === "/__sandbox" || url.pathname.startsWith("/__sandbox/")) return control(req, res, url);
 		const page = platformPage(
 			url,
 			(code) => peek(code).scenario,

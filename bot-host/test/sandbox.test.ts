@@ -51,6 +51,17 @@ describe("sandbox control API", () => {
 		},
 	);
 
+	it("answers the control URL as printed (no trailing slash) and with one, with the same map of the sandbox", async () => {
+		expect(world.sandbox.controlUrl).not.toMatch(/\/$/);
+		const bare = await control("");
+		const slashed = await control("/");
+		expect([bare.status, slashed.status]).toEqual([200, 200]);
+		const map = await bare.json();
+		expect(map).toEqual(await slashed.json());
+		expect(map.pages).toHaveLength(3);
+		expect(Object.keys(map.control)).toContain("POST /__sandbox/meetings/<id>");
+	});
+
 	it("makes every id an open meeting only when told so", async () => {
 		expect(await (await control("/settings")).json()).toEqual({ unconfigured_meetings: "not_found" });
 		expect((await post("/settings", { unconfigured_meetings: "always" })).status).toBe(422);
