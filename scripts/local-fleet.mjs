@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import { redactUrlSecrets } from "../src/url-secrets.ts";
 import { startLocalQueue } from "./local-queue.mjs";
-import { redactedLines, run } from "./processes.mjs";
+import { detailOutput, redactedLines, run } from "./processes.mjs";
 import { bin } from "./toolchain.mjs";
 
 /**
@@ -46,14 +46,15 @@ async function botHostHealth(child, url, timeoutMs) {
  */
 export async function startSandbox({ port = 0, quiet = false, env = {} } = {}) {
 	const child = run(bin("node"), ["bot-host/sandbox/main.ts"], {
-		stdio: ["ignore", "pipe", "inherit"],
+		stdio: ["ignore", "pipe", "pipe"],
 		env: { ...process.env, SANDBOX_PORT: String(port), ...env },
 	});
+	redactedLines(child.stderr, detailOutput().err);
 	const setting = await new Promise((resolve, reject) => {
 		let printed = "";
 		// One listener for its whole life: it also keeps the pipe drained once the setting is read.
 		child.stdout.on("data", (chunk) => {
-			if (!quiet) process.stdout.write(chunk);
+			if (!quiet) detailOutput().out.write(chunk);
 			if (printed === null) return;
 			printed += chunk;
 			const match = /BOT_HOST_SANDBOX=(\d+:\S+)/.exec(printed);
@@ -127,9 +128,9 @@ export async function launchBotHost({
 	if (child.stdout)
 		createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => {
 			onLine?.(line);
-			if (!quiet) process.stdout.write(`${prefix}${redactUrlSecrets(line)}\n`);
+			if (!quiet) detailOutput().out.write(`${prefix}${redactUrlSecrets(line)}\n`);
 		});
-	if (child.stderr) redactedLines(child.stderr, process.stderr, prefix);
+	if (child.stderr) redactedLines(child.stderr, detailOutput().err, prefix);
 	try {
 		return { child, health: await botHostHealth(child, `http://127.0.0.1:${port}/health`, 60_000) };
 	} catch (err) {

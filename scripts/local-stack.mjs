@@ -4,7 +4,8 @@ import path from "node:path";
 import { botHostCount, botHostPorts, launchBotHost, mintHostCredential, startSandbox, startSpawnQueue } from "./local-fleet.mjs";
 import { localSecrets } from "./local-secrets.mjs";
 import { freePort } from "./ports.mjs";
-import { markBotHost, redactedLines, run, stopAll } from "./processes.mjs";
+import { detailOutput, markBotHost, redactedLines, run, stopAll } from "./processes.mjs";
+import { startBanner } from "./start-banner.mjs";
 import { bin, root } from "./toolchain.mjs";
 
 export {
@@ -50,11 +51,13 @@ export function applyMigrations(stateDir, quiet) {
 	});
 	const output = `${result.stdout ?? ""}${result.stderr ?? ""}`;
 	if (result.status === 0) {
-		if (!quiet) process.stdout.write(result.stdout);
+		if (!quiet) detailOutput().out.write(result.stdout);
 		return;
 	}
-	process.stderr.write(output);
-	if (output.includes("DUPLICATE non-terminal meetings")) {
+	const duplicates = output.includes("DUPLICATE non-terminal meetings");
+	// The duplicates are the user's to resolve: they go to the terminal, not only to npm start's log.
+	(duplicates ? process.stderr : detailOutput().err).write(output);
+	if (duplicates) {
 		process.stderr.write("\nRefusing to start: resolve the duplicate meetings named above, then start again.\n");
 		process.exit(EXIT_DUPLICATE_MEETINGS);
 	}
@@ -91,8 +94,8 @@ export async function wranglerDev({ port, stateDir, args = [], quiet = false, si
 			env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
 		},
 	);
-	if (child.stdout) redactedLines(child.stdout, process.stdout);
-	if (child.stderr) redactedLines(child.stderr, process.stderr);
+	if (child.stdout) redactedLines(child.stdout, detailOutput().out);
+	if (child.stderr) redactedLines(child.stderr, detailOutput().err);
 	try {
 		await waitForHealth(`http://127.0.0.1:${port}/health`, 90_000);
 	} catch (err) {
@@ -147,6 +150,13 @@ async function ensureFirstUser(base, adminToken, stateDir) {
 	return { user_id: user.id, email: user.email, token: minted.token, fresh: true };
 }
 
+/** LOCAL_STATE_DIR: another place for the local data (a test runs npm start without touching yours). */
+export const localStateDir = () => process.env.LOCAL_STATE_DIR || path.join(root, ".local", "state");
+
+/**
+ * The whole local service. `announce` (npm start): `{version, logFile}` for the banner printed
+ * once it is up; without it nothing is printed.
+ */
 export async function startLocalStack({ announce }) {
 	process.on("SIGINT", () => stopAll(0));
 	process.on("SIGTERM", () => stopAll(0));
@@ -156,8 +166,7 @@ export async function startLocalStack({ announce }) {
 	const queuePort = Number(process.env.SPAWN_QUEUE_PORT || 18059);
 	const hostCount = botHostCount();
 	const sandboxOn = process.env.MEETBOT_SANDBOX !== "off";
-	// LOCAL_STATE_DIR: another place for the local data (a test runs npm start without touching yours).
-	const stateDir = process.env.LOCAL_STATE_DIR || path.join(root, ".local", "state");
+	const stateDir = localStateDir();
 	const secrets = localSecrets();
 	const spawnQueue = await startSpawnQueue({ port: queuePort, token: process.env.SPAWN_QUEUE_TOKEN || undefined });
 	const base = `http://127.0.0.1:${port}`;
@@ -191,44 +200,19 @@ export async function startLocalStack({ announce }) {
 	tickScheduled(base);
 	const first = await ensureFirstUser(base, secrets.ADMIN_API_TOKEN, stateDir);
 	if (announce) {
-		const lines = [
-			"",
-			`Gateway:      ${base}  (local D1/R2/Durable Objects in ${stateDir.startsWith(root) ? path.relative(root, stateDir) : stateDir})`,
-			`Dashboard:    ${base}/  (sign in with an API key; docs/dashboard.md)`,
-			`Admin token:  ${first.fresh || process.env.ADMIN_API_TOKEN ? secrets.ADMIN_API_TOKEN : "in .dev.vars (ADMIN_API_TOKEN)"}`,
-		];
-		if (first.fresh) {
-			lines.push(`User:         ${first.email} (id ${first.user_id})`, `API key:      ${first.token}   (shown once; bot,tx scopes)`);
-			lines.push(`Try:          curl -H "X-API-Key: ${first.token}" ${base}/auth/me`);
-			// A sandbox meeting exists only once its scenario is set, as a real one only once someone opens it.
-			if (sandbox)
-				lines.push(
-					`Open meeting: curl -X POST -H "content-type: application/json" -d '{"participants":[{"name":"Alice","lines":["Hello there."]}]}' ${sandbox.controlUrl}/meetings/abc-defg-hij`,
-				);
-			lines.push(
-				`Send a bot:   curl -X POST -H "X-API-Key: ${first.token}" -H "content-type: application/json" -d '{"platform":"google_meet","native_meeting_id":"abc-defg-hij"}' ${base}/bots`,
-			);
-		} else {
-			lines.push(`User:         ${first.email} (id ${first.user_id}); its key was printed on the first start.`);
-			lines.push(
-				`New key:      curl -X POST -H "X-Admin-API-Key: <admin token>" "${base}/admin/users/${first.user_id}/tokens?scopes=bot,tx"`,
-			);
-		}
-		lines.push(
-			`Spawn queue:  ${spawnQueue.url}  (local stand-in for Cloudflare Queues' pull API; hosts pull through the gateway; docs/bot-fleet.md)`,
-			sandbox
-				? `Sandbox:      control API ${sandbox.controlUrl}, shared by every bot host; MEETBOT_SANDBOX=off joins real meetings`
-				: "Sandbox:      off: bots join real meetings",
-		);
-		for (const host of hosts) {
-			const { health } = host;
-			const state = !health.ready ? `NOT READY: ${health.detail}` : health.status === "degraded" ? `degraded: ${health.detail}` : "ready";
-			lines.push(`Bot host:     ${host.id} on http://127.0.0.1:${host.port} (pid ${host.child.pid}), ${state}`);
-		}
-		if (hosts.some((h) => !h.health.ready))
-			lines.push("              a host that is not ready takes no work; BOT_HOSTS=1..3 sets how many run");
-		lines.push("Ctrl-C stops everything.", "");
-		process.stdout.write(lines.join("\n"));
+		const adminToken = first.fresh || process.env.ADMIN_API_TOKEN ? secrets.ADMIN_API_TOKEN : null;
+		const banner = startBanner({
+			version: announce.version,
+			base,
+			stateDir,
+			adminToken,
+			first,
+			sandbox,
+			spawnQueue,
+			hosts,
+			logFile: announce.logFile,
+		});
+		process.stdout.write(banner.join("\n"));
 	}
 	return { base, secrets };
 }

@@ -68,6 +68,20 @@ export function stopAll(code = 0) {
 	return stopping;
 }
 
+/**
+ * Where the stack's children print (wrangler, the sandbox, the bot hosts): the terminal, unless
+ * `npm start` sends it to its log file (scripts/start-log.mjs). Anything with a `write(text)`.
+ */
+let detail = { out: process.stdout, err: process.stderr };
+
+/** Sends every child's output from now on to `sink` instead of the terminal. */
+export function sendDetailTo(sink) {
+	detail = { out: sink, err: sink };
+}
+
+/** The current destination of the children's standard output and error. */
+export const detailOutput = () => detail;
+
 export function run(command, args, options = {}) {
 	const child = spawn(command, args, { cwd: root, stdio: ["ignore", "inherit", "inherit"], ...options });
 	children.add(child);

@@ -4,10 +4,11 @@
  * and the gateway publishing to it; the hosts pull through the gateway with their own
  * credentials. A bot sent with the printed key is claimed by one of the hosts and goes active;
  * a key put into URLs (`/ws?api_key=`) never shows in what the stack prints; Ctrl-C (SIGINT)
- * stops every process it started.
+ * stops every process it started. The terminal gets a short banner; what wrangler, the sandbox and
+ * the hosts print goes to the detail log it names, under the local state.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -104,6 +105,27 @@ describe("npm start with BOT_HOSTS=2", () => {
 		const key = lines("API key")[0]?.split(/\s+/)[0] ?? "";
 		expect(key).toMatch(/^vxa_/);
 
+		// A short banner: from the name and version to "Ctrl-C", with every platform's sandbox link and the log's path.
+		const printed = output.split("\n");
+		const bannerStart = printed.findIndex((line) => /^meetbot-edge \d+\.\d+\.\d+/.test(line));
+		const bannerEnd = printed.indexOf("Ctrl-C stops everything.");
+		expect(bannerStart).toBeGreaterThanOrEqual(0);
+		expect(bannerEnd - bannerStart + 1).toBeLessThanOrEqual(20);
+		expect(lines("Dashboard")[0]).toContain(`${base}/`);
+		const sandboxLinks = printed.filter((line) => /^ {2}(Google Meet|Zoom|Teams) +https:\/\//.test(line));
+		expect(sandboxLinks.map((line) => line.trim().split(/ {2,}/)[0])).toEqual(["Google Meet", "Zoom", "Teams"]);
+		const logFile = lines("Detail log")[0]?.split(/\s+/)[0] ?? "";
+		expect(logFile.startsWith(path.join(stateDir, "logs", "start-"))).toBe(true);
+		expect(existsSync(logFile)).toBe(true);
+		// The detail is in the log, not on the terminal: wrangler's start and the sandbox's setting.
+		await eventually(
+			"wrangler's output in the log",
+			() => (/Ready on http:\/\/127\.0\.0\.1/.test(readFileSync(logFile, "utf8")) ? true : undefined),
+			10_000,
+		);
+		expect(readFileSync(logFile, "utf8")).toContain("BOT_HOST_SANDBOX=");
+		expect(output).not.toMatch(/Ready on http|BOT_HOST_SANDBOX=/);
+
 		const code = nativeId("google_meet");
 		const opened = await fetch(`http://127.0.0.1:${ports.sandbox}/__sandbox/meetings/${code}`, {
 			method: "POST",
@@ -121,8 +143,10 @@ describe("npm start with BOT_HOSTS=2", () => {
 		const meeting = async () =>
 			(await (await fetch(`${base}/meetings/${id}`, { headers: { "X-API-Key": key } })).json()) as { status: string };
 		await eventually("the bot active", async () => ((await meeting()).status === "active" ? true : undefined), 90_000);
-		// Each host's lines carry its name: exactly one of them launched the bot.
-		const launchedBy = ["local-1", "local-2"].filter((h) => new RegExp(`^\\[${h}\\] bot for meeting ${id} attempt 1\\b`, "m").test(output));
+		// Each host's lines carry its name in the log: exactly one of them launched the bot.
+		const detail = readFileSync(logFile, "utf8");
+		expect(detail).not.toContain(key);
+		const launchedBy = ["local-1", "local-2"].filter((h) => new RegExp(`^\\[${h}\\] bot for meeting ${id} attempt 1\\b`, "m").test(detail));
 		expect(launchedBy).toHaveLength(1);
 
 		await fetch(`${base}/bots/google_meet/${code}`, { method: "DELETE", headers: { "X-API-Key": key } });
@@ -143,9 +167,12 @@ describe("npm start with BOT_HOSTS=2", () => {
 			expect(res.status, path).toBeGreaterThanOrEqual(400);
 			expect(await res.text()).not.toContain(inUrl);
 		}
-		// The gateway logs each request as it answers it: wait until the last one is in the output.
-		await eventually("the requests logged", () => (/\/no\/such/.test(output) ? true : undefined), 10_000);
+		// The gateway logs each request as it answers it, into the detail log: wait until the last one is there.
+		await eventually("the requests logged", () => (/\/no\/such/.test(readFileSync(logFile, "utf8")) ? true : undefined), 10_000);
+		expect(readFileSync(logFile, "utf8")).not.toContain(inUrl);
 		expect(output).not.toContain(inUrl);
+		// A bot's whole life later, the terminal still holds only the banner and the set-up's few lines.
+		expect(output.split("\n").length).toBeLessThanOrEqual(30);
 
 		const exited = new Promise((resolve) => start.once("exit", resolve));
 		start.kill("SIGINT");
