@@ -41,6 +41,7 @@ import { searchRoutes } from "./routes/search";
 import { transcriptRoutes } from "./routes/transcripts";
 import { WIRE_COMPONENTS } from "./routes/wire-components";
 import { DEPLOYMENT_DEFAULTS, setting } from "./settings/deployment-defaults";
+import { SERVICE_VERSION } from "./version";
 
 /** The version of `api.v1`, the public wire contract this gateway speaks (docs/api.md). */
 export const API_CONTRACT_VERSION = "1.5.0";
@@ -122,12 +123,14 @@ export function buildApp() {
 	for (const [name, schema] of Object.entries(WIRE_COMPONENTS)) app.openAPIRegistry.register(name, schema);
 	const documentInfo = {
 		openapi: "3.1.0",
-		// The version is the wire contract's, not this service's: clients pin the contract.
+		// The service's one version, as /health says; the contract it speaks is named beside it.
 		info: {
 			title: "Meeting bot gateway (api.v1)",
-			version: API_CONTRACT_VERSION,
+			version: SERVICE_VERSION,
+			"x-api-contract": { name: "api.v1", version: API_CONTRACT_VERSION },
 			description:
-				"The public wire contract `api.v1`, version 1.5.0 (docs/api.md), served by a Vexa-compatible " +
+				`The public wire contract \`api.v1\`, version ${API_CONTRACT_VERSION} (docs/api.md), served` +
+				" by a Vexa-compatible " +
 				"meeting bot API on Cloudflare Workers. Errors are `{detail}`: a string, or a list of field errors for a 422.",
 		},
 	};

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -15,6 +15,8 @@ import { BOT_HOST_PACKAGES, debianPackagePlan, TEST_PACKAGES } from "../../scrip
 import { decideSandbox, probeSandboxHost } from "../bot/chromium-sandbox.ts";
 import { pathWithout } from "./browsers.ts";
 import { FakeProc } from "./fake-proc.ts";
+
+const rootPackage = JSON.parse(readFileSync(path.join(import.meta.dirname, "../../package.json"), "utf8")) as { version: string };
 
 const CREDENTIAL = "bhc_first-run-credential";
 const MISSING_CHROMIUM = path.join(tmpdir(), "no-chromium-here", "chromium");
@@ -80,6 +82,9 @@ describe("the bot host on a first run", () => {
 				refusing: expect.stringMatching(/^not ready \(the host's \/health says why\)/),
 				refusing_since: expect.any(String),
 			});
+			// The service's one version (the root package.json's) names the host in /metrics and its reports.
+			const metrics = (await (await fetch(`http://127.0.0.1:${port}/metrics`)).json()) as { version: string };
+			expect(metrics.version).toBe(rootPackage.version);
 		} finally {
 			await stop(child);
 		}

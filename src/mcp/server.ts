@@ -3,12 +3,13 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { scopeRefusal } from "../gateway/api-keys";
+import { SERVICE_VERSION } from "../version";
 import type { McpCall, McpTool } from "./tool-definition";
 import { errorResult, toolError, toolResult } from "./tool-results";
 import { MCP_TOOLS } from "./tools";
 
-/** The MCP server's name and version as `initialize` reports them; the version is the tool set's. */
-export const MCP_SERVER_INFO = { name: "meetbot-edge", version: "1.0.0" } as const;
+/** The MCP server's name and version as `initialize` reports them: the service's one version. */
+export const MCP_SERVER_INFO = { name: "meetbot-edge", version: SERVICE_VERSION } as const;
 
 const INSTRUCTIONS =
 	"Meeting bots for Google Meet, Zoom and Teams: send a bot to a meeting, read its live and finished transcripts, speak " +

@@ -1,13 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { SERVICE_VERSION } from "../version";
 import { jsonResponse, routeModule } from "./openapi-app";
 
 export const healthRoutes = routeModule();
-
-/**
- * The release of the reference's 0.12 line whose public interface this gateway follows
- * (docs/api.md#route-table, `GET /`); clients compare it, not this repository's own version.
- */
-export const SERVICE_VERSION = "0.12.27";
 
 healthRoutes.openapi(
 	createRoute({
@@ -18,9 +13,10 @@ healthRoutes.openapi(
 				z.object({
 					status: z.literal("ok"),
 					service: z.literal("gateway"),
-					version: z
-						.string()
-						.openapi({ description: "The release of the 0.12 line whose interface the gateway follows", example: "0.12.27" }),
+					version: z.string().openapi({
+						description: "This service's version (src/version.ts), a release of the 0.12 line whose interface it follows",
+						example: SERVICE_VERSION,
+					}),
 				}),
 				"Gateway is up",
 			),
