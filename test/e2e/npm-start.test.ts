@@ -8,6 +8,7 @@
  * the hosts print goes to the detail log it names, under the local state.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
@@ -190,5 +191,51 @@ describe("npm start with BOT_HOSTS=2", () => {
 		);
 		await expect(fetch(`http://127.0.0.1:${ports.sandbox}/__sandbox/health`)).rejects.toThrow();
 		await expect(fetch(`http://127.0.0.1:${ports.queue}/`)).rejects.toThrow();
+	});
+});
+
+describe("npm start that cannot start", () => {
+	it("prints the error, the detail log's last lines and the log's path on the terminal, and exits 1", async () => {
+		const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-npm-start-fail-"));
+		// The sandbox's port is taken: the sandbox exits before it is ready, and the start stops there.
+		const taken = createServer();
+		await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+		const address = taken.address();
+		const sandboxPort = typeof address === "object" && address ? address.port : 0;
+		try {
+			const child = spawn(process.execPath, ["scripts/start.mjs"], {
+				cwd: root,
+				stdio: ["ignore", "pipe", "pipe"],
+				env: {
+					...process.env,
+					API_GATEWAY_HOST_PORT: String(await freePort()),
+					BOT_HOST_PORT: String(await freePort()),
+					SANDBOX_PORT: String(sandboxPort),
+					SPAWN_QUEUE_PORT: String(await freePort()),
+					LOCAL_STATE_DIR: stateDir,
+				},
+			});
+			let terminal = "";
+			child.stdout?.on("data", (chunk) => {
+				terminal += String(chunk);
+			});
+			child.stderr?.on("data", (chunk) => {
+				terminal += String(chunk);
+			});
+			const [code] = (await once(child, "exit")) as [number | null];
+			expect(code, terminal).toBe(1);
+			expect(terminal).toMatch(/^npm start failed: the sandbox exited \(code \d+\) before it was ready$/m);
+			const logFile = /^The detail is in (\S+)$/m.exec(terminal)?.[1] ?? "";
+			expect(logFile.startsWith(path.join(stateDir, "logs", "start-"))).toBe(true);
+			const detail = readFileSync(logFile, "utf8");
+			expect(detail).toContain("EADDRINUSE");
+			// The cause reaches the terminal too, among the log's last lines.
+			expect(terminal).toContain("The last lines of the detail log:");
+			expect(terminal).toMatch(/^ {2}.*EADDRINUSE/m);
+			expect(terminal).not.toContain("Ctrl-C stops everything.");
+		} finally {
+			taken.close();
+			rmSync(stateDir, { recursive: true, force: true });
+		}
 	});
 });
