@@ -1,5 +1,5 @@
 /**
- * The People panel's words (docs/dashboard.md#meeting-page): each participant's stays, talk
+ * The People panel's words (docs/dashboard.md#a-meeting): each participant's stays, talk
  * time and share of the talk, from GET /meetings/{id}/participants. Pure, no DOM: names stay
  * data for the page to render as text.
  */

@@ -1,5 +1,5 @@
 /**
- * Who was there and what they wrote (docs/api.md#participants, docs/api.md#meeting-chat): the
+ * Drizzle store: who was there and what they wrote (docs/api.md#participants, docs/api.md#meeting-chat): the
  * participants with their stays and talk time, and the chat log, read from D1 whether the meeting
  * is live or ended.
  *
@@ -7,9 +7,9 @@
  * segments (indexed by meeting) answers a handful of rows however long the meeting, it is right
  * for a live meeting too, and it follows a segment the bot confirms late with nothing to redo.
  */
-import { asc, eq } from "drizzle-orm";
+import { and, asc, count, eq, max, sql } from "drizzle-orm";
 import { db } from "../db";
-import { chatMessages, meetingParticipants, participantIntervals } from "../db/schema";
+import { chatMessages, meetingParticipants, participantIntervals, transcriptSegments } from "../db/schema";
 import type { Env } from "../env";
 import { attributeTalk, type Participant, type Person, type SpeakerTalk } from "./talk-time";
 
@@ -45,15 +45,15 @@ export async function peopleOf(env: Env, meetingId: number): Promise<Person[]> {
 		}));
 }
 
-/** Seconds of confirmed speech per speaker name, summed by the database. */
+/** Seconds of confirmed speech per speaker name, summed by the database (a segment that ends before it starts counts 0). */
 async function talkOf(env: Env, meetingId: number): Promise<{ speaker: string; seconds: number }[]> {
-	const { results } = await env.DB.prepare(
-		`SELECT speaker, SUM(MAX(0, "end" - start)) AS seconds FROM transcript_segments
-		WHERE meeting_id = ? AND completed = 1 GROUP BY speaker`,
-	)
-		.bind(meetingId)
-		.all<{ speaker: string; seconds: number }>();
-	return results;
+	const s = transcriptSegments;
+	return db(env)
+		.select({ speaker: s.speaker, seconds: sql<number>`sum(max(0, ${s.end} - ${s.start}))` })
+		.from(s)
+		.where(and(eq(s.meetingId, meetingId), eq(s.completed, true)))
+		.groupBy(s.speaker)
+		.all();
 }
 
 /** The participants with their stays and talk time, and every speaker's talk time (GET /meetings/{id}/participants). */
@@ -70,8 +70,10 @@ export async function chatOf(env: Env, meetingId: number): Promise<ChatLine[]> {
 
 /** How far the chat has got (its count and last row): what an export's version reads of it, without the lines. */
 export async function chatMarkOf(env: Env, meetingId: number): Promise<{ lines: number; last: number | null }> {
-	const row = await env.DB.prepare("SELECT count(*) AS lines, max(id) AS last FROM chat_messages WHERE meeting_id = ?")
-		.bind(meetingId)
-		.first<{ lines: number; last: number | null }>();
+	const row = await db(env)
+		.select({ lines: count(), last: max(chatMessages.id) })
+		.from(chatMessages)
+		.where(eq(chatMessages.meetingId, meetingId))
+		.get();
 	return row ?? { lines: 0, last: null };
 }
