@@ -98,7 +98,7 @@ const sendChatTool = defineTool({
 
 const readChatTool = defineTool({
 	name: "read_chat",
-	description: `Read the meeting chat as the live bot saw it (platform + native_meeting_id); the newest ${MAX_CHAT_MESSAGES} messages at most.`,
+	description: `Read the meeting chat as the bot saw it, live or ended (platform + native_meeting_id; the newest meeting on the link); the newest ${MAX_CHAT_MESSAGES} messages at most.`,
 	args: MeetingLinkParams,
 	writes: false,
 	scopes: BOT_SCOPES,

@@ -1,10 +1,10 @@
-// Drizzle store: the chat messages the interactive bot actions read.
-import { asc, eq } from "drizzle-orm";
 import type { Act } from "../bot-channel/protocol";
-import { db } from "../db";
-import { chatMessages, type MeetingRow } from "../db/schema";
+import type { MeetingRow } from "../db/schema";
 import type { Env } from "../env";
-import { ApiError } from "../errors";
+import { ApiError, notFound } from "../errors";
+import { chatOf } from "../meetings/meeting-people";
+import { findMeetingOnLink } from "../meetings/meeting-store";
+import { isLive, type MeetingStatus } from "../meetings/status-machine";
 import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
 import { loadSettings, resolveSettings } from "../settings/account-settings";
 import { type BotLinkRef, liveMeetingOn, relayToBot } from "./bot-control";
@@ -23,10 +23,11 @@ const invalid = (detail: string) => new ApiError(422, detail);
 /** The live meeting on the link, with interactive actions enabled for its bot. */
 export async function interactiveMeeting(env: Env, caller: { userId: number }, link: BotLinkRef): Promise<MeetingRow> {
 	const row = await liveMeetingOn(env, caller.userId, link.platform, link.native_meeting_id);
-	if (row.botOptions.voice_agent_enabled === false)
-		throw new ApiError(403, "Interactive actions are disabled for this bot (voice_agent_enabled is false)");
+	if (row.botOptions.voice_agent_enabled === false) throw actionsDisabled();
 	return row;
 }
+
+const actionsDisabled = () => new ApiError(403, "Interactive actions are disabled for this bot (voice_agent_enabled is false)");
 
 export async function relayCommand(env: Env, row: MeetingRow, act: Act, message: string): Promise<CommandAck> {
 	await relayToBot(env, row, act);
@@ -93,12 +94,14 @@ export async function sendChat(env: Env, caller: { userId: number }, link: BotLi
 	return relayCommand(env, row, { action: "chat_send", text }, "Chat message sent");
 }
 
-/** The meeting chat as the bot saw it (GET .../chat), oldest first. */
+/**
+ * The meeting chat as the bot saw it (GET .../chat), oldest first: of the newest started
+ * meeting on the link, live or ended, since the chat is kept with the meeting. A live bot
+ * started with voice_agent_enabled false is refused as its other actions are.
+ */
 export async function readChat(env: Env, caller: { userId: number }, link: BotLinkRef) {
-	const row = await interactiveMeeting(env, caller, link);
-	const rows = await db(env).select().from(chatMessages).where(eq(chatMessages.meetingId, row.id)).orderBy(asc(chatMessages.id)).all();
-	return {
-		messages: rows.map((m) => ({ sender: m.sender, text: m.text, timestamp: m.timestamp, is_from_bot: m.isFromBot })),
-		meeting_id: row.id,
-	};
+	const row = await findMeetingOnLink(env, caller.userId, link.platform, link.native_meeting_id, { ownedOnly: true, started: true });
+	if (!row) throw notFound(`No active meeting found for ${link.platform}/${link.native_meeting_id}`);
+	if (isLive(row.status as MeetingStatus) && row.botOptions.voice_agent_enabled === false) throw actionsDisabled();
+	return { messages: await chatOf(env, row.id), meeting_id: row.id };
 }

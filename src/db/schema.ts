@@ -151,6 +151,15 @@ export const meetingParticipants = sqliteTable(
 	(t) => [primaryKey({ columns: [t.meetingId, t.participantId] })],
 );
 
+/** One stay of a participant in a meeting (migrations/0022): a rejoin opens another. */
+export const participantIntervals = sqliteTable("participant_intervals", {
+	id: integer("id").primaryKey({ autoIncrement: true }),
+	meetingId: integer("meeting_id").notNull(),
+	participantId: text("participant_id").notNull(),
+	joinedAt: text("joined_at"),
+	leftAt: text("left_at"),
+});
+
 export const transcriptShares = sqliteTable("transcript_shares", {
 	shareId: text("share_id").primaryKey(),
 	meetingId: integer("meeting_id").notNull(),

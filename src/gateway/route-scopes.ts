@@ -122,6 +122,7 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["PATCH", "/meetings/:meeting_id", RECORD],
 	["DELETE", "/meetings/:meeting_id", RECORD],
 	["GET", "/meetings/:meeting_id/participants", READ],
+	["GET", "/meetings/:meeting_id/chat", READ],
 	["GET", "/meetings/:meeting_id/summary", READ],
 	["POST", "/meetings/:meeting_id/summary", READ],
 	["PATCH", "/meetings/:platform/:native_meeting_id", RECORD],

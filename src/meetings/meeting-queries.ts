@@ -8,8 +8,10 @@ import { invalidField, notFound } from "../errors";
 import { PLATFORMS } from "../platforms";
 import { recordingsOfMeetings } from "../recordings/recording-store";
 import { withLinkedData } from "../screenshots/screenshots";
+import { peopleOf } from "./meeting-people";
 import { findMeetingOnLink, findReadableMeeting, meetingView, readableBy } from "./meeting-store";
 import { MEETING_STATUSES, PLANNED_STATUSES } from "./status-machine";
+import { attributeTalk, type Person, talkBySpeaker } from "./talk-time";
 import { segmentView } from "./transcript-store";
 import type { TranscriptHead } from "./transcript-text";
 
@@ -148,7 +150,17 @@ export async function transcriptHeadOf(env: Env, meetingId: number): Promise<Tra
 /** The transcript of the newest started meeting on a link (GET /transcripts/{platform}/{native_meeting_id}). */
 export async function meetingTranscript(env: Env, reader: Reader, link: { platform: string; native_meeting_id: string }) {
 	const head = await transcriptMeeting(env, reader, link);
-	return { ...head, segments: await segmentsOf(env, head.id) };
+	const [segments, people] = await Promise.all([segmentsOf(env, head.id), peopleOf(env, head.id)]);
+	return withParticipants(head, people, segments);
+}
+
+/**
+ * The transcript answer from its head, participants and segments: the participants' talk time
+ * from the segments already read (talk-time.ts), `participants` before `segments`.
+ */
+export function withParticipants<H extends object>(head: H, people: Person[], segments: SegmentView[]) {
+	const { participants } = attributeTalk(people, talkBySpeaker(segments));
+	return { ...head, participants, segments };
 }
 
 /** Everything of a transcript but its segments: cheap to read whatever the meeting's length. */

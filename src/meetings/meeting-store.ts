@@ -2,9 +2,7 @@ import { and, desc, eq, inArray, notInArray, type SQL, sql } from "drizzle-orm";
 import type { RecordingStopReason } from "../bot-channel/protocol";
 import { db } from "../db";
 import { readInIdChunks } from "../db/id-chunks";
-import { type MeetingRow, meetingParticipants, meetings, workspaceMembers } from "../db/schema";
-
-type MeetingParticipantRow = typeof meetingParticipants.$inferSelect;
+import { type MeetingRow, meetings, workspaceMembers } from "../db/schema";
 
 import type { Env } from "../env";
 import type { RecordingView } from "../recordings/recording-store";
@@ -196,11 +194,6 @@ export async function openMeetingsOf(env: Env, userId: number): Promise<MeetingR
 /** Replaces a meeting's `bot_options` (a live bot's new language or task). */
 export async function setBotOptions(env: Env, meetingId: number, botOptions: MeetingRow["botOptions"]): Promise<void> {
 	await db(env).update(meetings).set({ botOptions }).where(eq(meetings.id, meetingId));
-}
-
-/** Who took part in a meeting, as the bot saw them. */
-export async function participantsOf(env: Env, meetingId: number): Promise<MeetingParticipantRow[]> {
-	return db(env).select().from(meetingParticipants).where(eq(meetingParticipants.meetingId, meetingId)).all();
 }
 
 /** The owner and status of a meeting, for internal bot calls that act for its owner while it is live. */

@@ -2,16 +2,21 @@
  * Transcript exports (`GET /transcripts/{platform}/{native_meeting_id}?format=`): one table of
  * the formats, each with its file extension, content type and renderer, and the download's file
  * name. Every export is of the meeting as it is at the request (status, start and end times), so
- * a download never carries a stale head; a rendering is reused only while neither the head nor a
- * segment has changed (transcript-cache.ts). SRT, WebVTT and text hold the confirmed
- * segments only (a draft is a guess the bot may still replace); JSON holds every segment with
- * its `completed` flag, as the transcript route answers it (docs/api.md#exports).
+ * a download never carries a stale head; a rendering is reused only while neither the head, a
+ * segment, a participant's stays nor the chat has changed (transcript-cache.ts). SRT, WebVTT and
+ * text hold the confirmed segments only (a draft is a guess the bot may still replace); JSON
+ * holds every segment with its `completed` flag, as the transcript route answers it, plus every
+ * speaker's talk time and the chat; text adds who was there and the chat as sections; the
+ * subtitles stay cues only (docs/api.md#exports).
  */
 import { z } from "@hono/zod-openapi";
 import type { Env } from "../env";
 import { notFound } from "../errors";
 import { meetingLabel } from "./meeting-label";
+import { chatMarkOf, chatOf, peopleOf } from "./meeting-people";
 import { type meetingTranscript, type Reader, segmentsOf, transcriptHeadOf, transcriptMeeting } from "./meeting-queries";
+import { type ChatText, chatSection, participantsSection } from "./people-text";
+import { attributeTalk, type SpeakerTalk, talkBySpeaker } from "./talk-time";
 import { versionedRendering } from "./transcript-cache";
 import { transcriptSrt, transcriptVtt } from "./transcript-export-cues";
 import { transcriptText } from "./transcript-text";
@@ -23,8 +28,22 @@ export const ExportFormatParam = z.enum(EXPORT_FORMATS, {
 	error: () => `format must be one of: ${EXPORT_FORMATS.join(", ")}`,
 });
 
-/** What an export is made from: the transcript route's answer, the meeting's title and when it was made. */
-export type ExportedTranscript = Awaited<ReturnType<typeof meetingTranscript>> & { title: string | null; exported_at: string };
+/**
+ * What an export is made from: the transcript route's answer (with its participants), the
+ * meeting's title and when it was made, every speaker's talk time and the chat log.
+ */
+export type ExportedTranscript = Awaited<ReturnType<typeof meetingTranscript>> & {
+	title: string | null;
+	exported_at: string;
+	speakers: SpeakerTalk[];
+	chat: ChatText[];
+};
+
+/** The txt export: the transcript text with who was there after its header and the chat at its end. */
+function exportText(t: ExportedTranscript): string {
+	const totalTalk = t.speakers.reduce((sum, s) => sum + s.talk_time_s, 0);
+	return transcriptText(t, t.segments, { afterHead: participantsSection(t.participants, totalTalk), atEnd: chatSection(t.chat) });
+}
 
 interface ExportFormatSpec {
 	contentType: string;
@@ -34,7 +53,7 @@ interface ExportFormatSpec {
 export const EXPORTS: Record<ExportFormat, ExportFormatSpec> = {
 	srt: { contentType: "application/x-subrip; charset=utf-8", render: (t) => transcriptSrt(t.segments) },
 	vtt: { contentType: "text/vtt; charset=utf-8", render: (t) => transcriptVtt(t.segments) },
-	txt: { contentType: "text/plain; charset=utf-8", render: (t) => transcriptText(t, t.segments) },
+	txt: { contentType: "text/plain; charset=utf-8", render: exportText },
 	json: { contentType: "application/json; charset=utf-8", render: (t) => `${JSON.stringify(t, null, 2)}\n` },
 };
 
@@ -97,9 +116,14 @@ export async function transcriptExport(
 	if (!head) throw notFound("Meeting not found");
 	const described = { ...meeting, title: head.title };
 	const spec = EXPORTS[format];
-	const { etag, body } = await versionedRendering(env, meeting.id, `export.${format}`, described, ifNoneMatch, async () =>
-		spec.render({ ...meeting, segments: await segmentsOf(env, meeting.id), title: head.title, exported_at: new Date().toISOString() }),
-	);
+	// Joins, leaves and chat move no segment counter: the version reads them too (the stays are a few rows, the chat its mark).
+	const [people, chatMark] = await Promise.all([peopleOf(env, meeting.id), chatMarkOf(env, meeting.id)]);
+	const version = { ...described, people, chat: chatMark };
+	const { etag, body } = await versionedRendering(env, meeting.id, `export.${format}`, version, ifNoneMatch, async () => {
+		const [segments, chat] = await Promise.all([segmentsOf(env, meeting.id), chatOf(env, meeting.id)]);
+		const { participants, speakers } = attributeTalk(people, talkBySpeaker(segments));
+		return spec.render({ ...meeting, participants, segments, title: head.title, exported_at: new Date().toISOString(), speakers, chat });
+	});
 	const headers = {
 		"content-type": spec.contentType,
 		"content-disposition": contentDisposition(exportFileName(described, format)),

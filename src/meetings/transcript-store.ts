@@ -46,20 +46,35 @@ export async function insertChatMessage(env: Env, meetingId: number, m: ChatMess
 }
 
 /**
- * Notes a participant's join or leave: the first join is kept, a rejoin clears the leave, and
- * the name follows the latest report.
+ * A join opens a stay unless one is open; a leave closes the open one, or, when the bot saw no
+ * join (the person was there before it), keeps a stay with only its end. Each is a no-op when
+ * the same report comes again (its time is already kept), so a retried report adds nothing.
+ */
+const STAY_SQL = {
+	join: `INSERT INTO participant_intervals (meeting_id, participant_id, joined_at, left_at) SELECT ?1, ?2, ?3, NULL
+		WHERE NOT EXISTS (SELECT 1 FROM participant_intervals WHERE meeting_id = ?1 AND participant_id = ?2 AND (left_at IS NULL OR joined_at = ?3))`,
+	leave: [
+		"UPDATE participant_intervals SET left_at = ?3 WHERE meeting_id = ?1 AND participant_id = ?2 AND left_at IS NULL",
+		`INSERT INTO participant_intervals (meeting_id, participant_id, joined_at, left_at) SELECT ?1, ?2, NULL, ?3
+		WHERE NOT EXISTS (SELECT 1 FROM participant_intervals WHERE meeting_id = ?1 AND participant_id = ?2 AND left_at = ?3)`,
+	],
+} as const;
+
+/**
+ * Notes a participant's join or leave: on the person (the first join is kept, a rejoin clears
+ * the leave, and the name follows the latest report) and on their stays (participant_intervals).
  */
 export async function upsertParticipant(env: Env, meetingId: number, message: Extract<BotToRoom, { type: "participant" }>): Promise<void> {
 	const joined = message.event === "join" ? message.timestamp : null;
 	const left = message.event === "leave" ? message.timestamp : null;
-	await env.DB.prepare(
+	const person = env.DB.prepare(
 		`INSERT INTO meeting_participants (meeting_id, participant_id, name, joined_at, left_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (meeting_id, participant_id) DO UPDATE SET name = excluded.name,
 			joined_at = coalesce(meeting_participants.joined_at, excluded.joined_at),
 			left_at = CASE WHEN excluded.joined_at IS NOT NULL THEN NULL ELSE excluded.left_at END`,
-	)
-		.bind(meetingId, message.participant.id, message.participant.name, joined, left)
-		.run();
+	).bind(meetingId, message.participant.id, message.participant.name, joined, left);
+	const stay = message.event === "join" ? [STAY_SQL.join] : STAY_SQL.leave;
+	await env.DB.batch([person, ...stay.map((sql) => env.DB.prepare(sql).bind(meetingId, message.participant.id, message.timestamp))]);
 }
 
 /** Each stored key's drizzle property (`segment_id` → `segmentId`). */

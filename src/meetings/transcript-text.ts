@@ -55,7 +55,15 @@ export function clock(seconds: number): string {
 	return `${pad(Math.floor(total / 3600))}:${pad(Math.floor((total % 3600) / 60))}:${pad(total % 60)}`;
 }
 
-export function transcriptText(head: TranscriptHead, segments: TextSegment[]): string {
+/**
+ * The text: the header, a blank line, the segment lines. `sections` are lines of their own that
+ * the format=txt export adds after the header (who was there) and at the end (the chat).
+ */
+export function transcriptText(
+	head: TranscriptHead,
+	segments: TextSegment[],
+	sections: { afterHead?: string[]; atEnd?: string[] } = {},
+): string {
 	const lines = [
 		`Meeting: ${meetingLabel({ platform: head.platform, native_meeting_id: head.native_meeting_id, data: { title: head.title } })}`,
 		`Platform: ${head.platform}`,
@@ -64,7 +72,9 @@ export function transcriptText(head: TranscriptHead, segments: TextSegment[]): s
 		`Started: ${head.start_time ?? "-"}`,
 		`Ended: ${head.end_time ?? "-"}`,
 		"",
+		...(sections.afterHead?.length ? [...sections.afterHead, "Transcript:"] : []),
 		...confirmedInOrder(segments).map((s) => `[${clock(s.start)}] ${speakerOf(s)}: ${oneLine(s.text)}`),
+		...(sections.atEnd ?? []),
 	];
 	return `${lines.join("\n")}\n`;
 }

@@ -16,6 +16,7 @@ import { ApiError } from "../errors";
 import { MeetingLinkParams } from "../meetings/meeting-link-params";
 import { PLATFORM_FACTS } from "../platforms";
 import { PRESENTATIONS, plannedPresentation } from "../platforms/share-facts";
+import { MeetingChat } from "./meeting-schemas";
 import { jsonResponse, routeModule } from "./openapi-app";
 
 /** The interactive bot actions (docs/api.md#interactive-bot-actions): speak, chat, screen, avatar, relayed to the live bot. */
@@ -73,13 +74,7 @@ interactiveRoutes.openapi(
 		path: path("chat"),
 		request: params,
 		responses: {
-			200: jsonResponse(
-				z.object({
-					messages: z.array(z.object({ sender: z.string(), text: z.string(), timestamp: z.number(), is_from_bot: z.boolean() })),
-					meeting_id: z.number().int(),
-				}),
-				"The meeting chat as the bot saw it",
-			),
+			200: jsonResponse(MeetingChat, "The meeting chat as the bot saw it, of the newest started meeting on the link, live or ended"),
 		},
 	}),
 	async (c) => c.json(await readChat(c.env, c.get("identity"), linkOf(c)), 200),

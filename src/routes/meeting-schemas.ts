@@ -87,6 +87,43 @@ export const RunningBot = z
 
 export const BotStatusList = z.object({ running_bots: z.array(RunningBot) }).openapi("BotStatusResponse");
 
+/** One stay in the meeting (src/meetings/talk-time.ts): someone who leaves and rejoins has several. */
+export const ParticipantStay = z.object({
+	joined_at: z.string().nullable().openapi({ description: "null: the bot saw only the leave (they were there before it)" }),
+	left_at: z.string().nullable().openapi({ description: "null: the bot saw no leave (still there, or there when the bot left)" }),
+});
+
+/** A participant with their stays and talk time (docs/api.md#participants). */
+export const MeetingParticipant = z
+	.object({
+		participant_id: z.string(),
+		name: z.string(),
+		joined_at: z.string().nullable().openapi({ description: "The first join the bot saw" }),
+		left_at: z.string().nullable().openapi({ description: "The last leave, null while they are in the meeting" }),
+		intervals: z.array(ParticipantStay).openapi({ description: "Every stay, in order" }),
+		talk_time_s: z.number().nullable().openapi({
+			description:
+				"Seconds of confirmed transcript whose speaker has this participant's name; null when another participant has the same name",
+		}),
+	})
+	.openapi("MeetingParticipant");
+
+/** One speaker name of the transcript with their talk time (docs/api.md#participants). */
+export const SpeakerTalkTime = z
+	.object({
+		speaker: z.string(),
+		talk_time_s: z.number(),
+		participant_id: z.string().nullable().openapi({ description: "The participant of that name; null when none or several have it" }),
+	})
+	.openapi("SpeakerTalkTime");
+
+/** One line of the meeting chat as the bot saw it (docs/api.md#meeting-chat). */
+export const ChatMessage = z
+	.object({ sender: z.string(), text: z.string(), timestamp: z.number(), is_from_bot: z.boolean() })
+	.openapi("ChatMessage");
+
+export const MeetingChat = z.object({ messages: z.array(ChatMessage), meeting_id: z.number().int() }).openapi("ChatMessagesResponse");
+
 /** One transcript segment (meetings/transcript-store.ts segmentView): the stored segment as REST answers it. */
 export const TranscriptSegment = SegmentRecord.extend({}).openapi("TranscriptionSegment");
 
@@ -102,6 +139,7 @@ export const Transcript = z
 		recordings: z.array(Recording),
 		notes: z.string().nullable(),
 		completion_reason: z.string().nullable(),
+		participants: z.array(MeetingParticipant).openapi({ description: "Who was there, with their stays and talk time" }),
 		segments: z.array(TranscriptSegment),
 	})
 	.openapi("TranscriptionResponse");

@@ -1,10 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { isUniqueViolation } from "../db";
 import type { MeetingRow } from "../db/schema";
+import type { Env } from "../env";
 import { conflict, notFound } from "../errors";
 import { replaceMeetingData } from "../meetings/meeting-data";
 import { eraseEndedMeeting } from "../meetings/meeting-erasure";
 import { MeetingLinkParams } from "../meetings/meeting-link-params";
+import { chatOf, participantsWithTalk } from "../meetings/meeting-people";
 import {
 	linkConflict,
 	linkFields,
@@ -15,12 +17,19 @@ import {
 	requireMembership,
 } from "../meetings/meeting-plans";
 import { listMeetings, MeetingIdParam, MeetingListQuery, readableMeetingView, utcIso } from "../meetings/meeting-queries";
-import { findMeetingOnLink, findOwnedMeeting, findReadableMeeting, meetingView, participantsOf } from "../meetings/meeting-store";
+import { findMeetingOnLink, findOwnedMeeting, findReadableMeeting, meetingView } from "../meetings/meeting-store";
 import { initialState, isPlanned, isTerminal, type MeetingStatus } from "../meetings/status-machine";
 import { announceInRoom, moveMeeting, removeMeeting } from "../meetings/status-writes";
 import { meetingRoom } from "../objects";
 import { withLinkedData } from "../screenshots/screenshots";
-import { MeetingRecord as Meeting, MeetingDeletionReceipt, MeetingList } from "./meeting-schemas";
+import {
+	MeetingRecord as Meeting,
+	MeetingChat,
+	MeetingDeletionReceipt,
+	MeetingList,
+	MeetingParticipant,
+	SpeakerTalkTime,
+} from "./meeting-schemas";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** The meeting routes (docs/api.md#meetings): plans, the record, its metadata. */
@@ -193,6 +202,13 @@ meetingRoutes.openapi(
 	},
 );
 
+/** A meeting the caller may read, by id; 404 otherwise. */
+async function readableMeeting(env: Env, userId: number, meetingId: number): Promise<MeetingRow> {
+	const row = await findReadableMeeting(env, userId, meetingId);
+	if (!row) throw notFound("Meeting not found");
+	return row;
+}
+
 meetingRoutes.openapi(
 	createRoute({
 		method: "get",
@@ -202,24 +218,28 @@ meetingRoutes.openapi(
 			200: jsonResponse(
 				z.object({
 					meeting_id: z.number().int(),
-					participants: z.array(
-						z.object({ participant_id: z.string(), name: z.string(), joined_at: z.string().nullable(), left_at: z.string().nullable() }),
-					),
+					participants: z.array(MeetingParticipant),
+					speakers: z.array(SpeakerTalkTime).openapi({ description: "Every speaker name of the transcript, most talk first" }),
 				}),
-				"Who joined and left, as the bot saw it",
+				"Who joined and left (every stay) and who talked how long, live or ended",
 			),
 		},
 	}),
 	async (c) => {
-		const row = await findReadableMeeting(c.env, c.get("identity").userId, c.req.valid("param").meeting_id);
-		if (!row) throw notFound("Meeting not found");
-		const people = await participantsOf(c.env, row.id);
-		return c.json(
-			{
-				meeting_id: row.id,
-				participants: people.map((p) => ({ participant_id: p.participantId, name: p.name, joined_at: p.joinedAt, left_at: p.leftAt })),
-			},
-			200,
-		);
+		const row = await readableMeeting(c.env, c.get("identity").userId, c.req.valid("param").meeting_id);
+		return c.json({ meeting_id: row.id, ...(await participantsWithTalk(c.env, row.id)) }, 200);
+	},
+);
+
+meetingRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/meetings/{meeting_id}/chat",
+		request: { params: MeetingId },
+		responses: { 200: jsonResponse(MeetingChat, "The meeting chat as the bot saw it, oldest first, live or ended") },
+	}),
+	async (c) => {
+		const row = await readableMeeting(c.env, c.get("identity").userId, c.req.valid("param").meeting_id);
+		return c.json({ messages: await chatOf(c.env, row.id), meeting_id: row.id }, 200);
 	},
 );

@@ -123,6 +123,16 @@ export async function press(page: Page, name: string, timeout = 15_000): Promise
 		.click();
 }
 
+/** Elements and handlers that a meeting's text could only have made by being parsed as HTML: images, `on…` attributes, bold. */
+export function injectedMarkup(page: Page) {
+	return page.evaluate(() => ({
+		images: document.querySelectorAll("img").length,
+		handlers: Array.from(document.querySelectorAll("*")).filter((e) => Array.from(e.attributes).some((a) => a.name.startsWith("on")))
+			.length,
+		bold: document.querySelectorAll("b").length,
+	}));
+}
+
 /** Signs the dashboard in with `key` on its sign-in page and waits for the shell (its Sign out). */
 export async function signIn(page: Page, key: string): Promise<void> {
 	await fill(page, "API key", key);

@@ -5,9 +5,9 @@
  * then the summary, decisions and action items with owners, everything the model wrote as
  * text; without a model, how to turn summaries on. Screenshots go to .local/artifacts/dashboard/.
  */
-import type { Browser, Page } from "puppeteer-core";
+import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, press, screenshot, seeText, signIn } from "./browser";
+import { injectedMarkup, launchBrowser, openPage, press, screenshot, seeText, signIn } from "./browser";
 import { api, gateway, nativeId, newAccount } from "./client";
 import { modelRequests, modelServer, script } from "./model-script";
 import { meetingSaying } from "./simulated-bot";
@@ -30,16 +30,6 @@ async function signedIn(key: string, meetingId: number) {
 	await signIn(opened.page, key);
 	await opened.page.goto(`${gateway()}/#/meetings/${meetingId}`);
 	return opened;
-}
-
-/** Elements and handlers that the summary's text could only have made by being parsed as HTML. */
-function injected(page: Page) {
-	return page.evaluate(() => ({
-		images: document.querySelectorAll("img").length,
-		handlers: Array.from(document.querySelectorAll("*")).filter((e) => Array.from(e.attributes).some((a) => a.name.startsWith("on")))
-			.length,
-		bold: document.querySelectorAll("b").length,
-	}));
 }
 
 describe("a meeting's summary in the dashboard", () => {
@@ -103,7 +93,7 @@ describe("a meeting's summary in the dashboard", () => {
 		});
 		await screenshot(page, "summary-ready");
 
-		expect(await injected(page)).toEqual({ images: 0, handlers: 0, bold: 0 });
+		expect(await injectedMarkup(page)).toEqual({ images: 0, handlers: 0, bold: 0 });
 		expect(log.dialogs).toEqual([]);
 		expect(log.requests.filter((r) => new URL(r.url).pathname === "/x")).toEqual([]);
 		expect(await modelRequests(code)).toHaveLength(1);

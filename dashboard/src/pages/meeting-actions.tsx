@@ -1,9 +1,9 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { isPlatform } from "../../../src/platforms/index.ts";
 import { api } from "../api";
-import { liveFeed } from "../live";
-import type { ChatLine, Meeting, Platform } from "../types";
-import { Button, ErrorBanner, Notice, SelectField, TextField, when } from "../ui";
+import type { Meeting, Platform } from "../types";
+import { Button, ErrorBanner, Notice, SelectField, TextField } from "../ui";
+import { ChatLog, useChatLog } from "./meeting-chat";
 
 /** The meeting as the bot's routes name it (`/bots/{platform}/{native}`): the panel shows only for a live meeting with a link. */
 function botOf(meeting: Meeting): [Platform, string] {
@@ -117,59 +117,12 @@ function ScreenForm(props: { meeting: Meeting }) {
 	);
 }
 
-/** The chat log (GET .../chat, then `chat_message` frames) and a line to send. */
+/** The chat log (useChatLog) and a line to send. */
 function ChatPanel(props: { meeting: Meeting; poll: boolean }) {
 	const { meeting } = props;
-	const [lines, setLines] = useState<ChatLine[]>([]);
-	const [loadError, setLoadError] = useState<unknown>(null);
+	const chat = useChatLog(meeting, props.poll);
 	const [text, setText] = useState("");
 	const command = useCommand();
-	const seen = useRef(new Set<string>());
-
-	useEffect(() => {
-		const keyOf = (line: ChatLine) => `${line.sender}\n${line.text}\n${line.timestamp}`;
-		const add = (incoming: ChatLine[]) => {
-			const fresh = incoming.filter((line) => {
-				const key = keyOf(line);
-				if (seen.current.has(key)) return false;
-				seen.current.add(key);
-				return true;
-			});
-			if (fresh.length) setLines((current) => [...current, ...fresh]);
-		};
-		const load = async () => {
-			try {
-				const { messages } = await api.bots.chat(...botOf(meeting));
-				setLoadError(null);
-				add(messages);
-			} catch (err) {
-				setLoadError(err);
-			}
-		};
-		void load();
-		// While the feed is down, the log is read again every 5 s; lines already shown are not repeated.
-		const timer = props.poll ? setInterval(load, 5000) : undefined;
-		const stop = liveFeed.watch(
-			[{ platform: meeting.platform, native_id: meeting.native_meeting_id ?? "" }],
-			(frame) => {
-				if (frame.type !== "chat_message" || frame.meeting?.id !== meeting.id) return;
-				add([
-					{
-						sender: String(frame.sender ?? ""),
-						text: String(frame.text ?? ""),
-						timestamp: frame.timestamp,
-						is_from_bot: frame.is_from_bot === true,
-					},
-				]);
-			},
-			// Read the log again once the feed watches the meeting (lines shown are not repeated).
-			() => void load(),
-		);
-		return () => {
-			clearInterval(timer);
-			stop();
-		};
-	}, [meeting.id, props.poll]);
 
 	return (
 		<form
@@ -180,18 +133,7 @@ function ChatPanel(props: { meeting: Meeting; poll: boolean }) {
 			}}
 		>
 			<h3 id="chat-heading">Chat</h3>
-			<ErrorBanner error={loadError} label="Chat log" />
-			{/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to be scrolled by keyboard (WCAG 2.1.1) */}
-			<ol class="chat-log" aria-label="Chat messages" aria-live="polite" tabIndex={0}>
-				{lines.length === 0 ? <li class="muted">No chat messages yet.</li> : null}
-				{lines.map((line, i) => (
-					<li key={`${i}-${line.timestamp}`} data-from-bot={line.is_from_bot ? "true" : "false"}>
-						<strong class="chat-sender">{line.sender || "Unknown"}</strong>
-						{line.is_from_bot ? <span class="muted"> (bot)</span> : null} <span class="muted">{chatTime(line.timestamp)}</span>
-						<div class="chat-text">{line.text}</div>
-					</li>
-				))}
-			</ol>
+			<ChatLog lines={chat.lines} error={chat.error} />
 			<TextField label="Chat message" name="chat_text" value={text} onValue={setText} maxLength={4096} />
 			<div class="actions">
 				<Button type="submit" variant="primary" busy={command.busy}>
@@ -202,10 +144,4 @@ function ChatPanel(props: { meeting: Meeting; poll: boolean }) {
 			<Notice text={command.notice} />
 		</form>
 	);
-}
-
-function chatTime(timestamp: string | number | null): string {
-	if (timestamp === null || timestamp === "") return "";
-	if (typeof timestamp === "number") return when(new Date(timestamp > 1e12 ? timestamp : timestamp * 1000).toISOString());
-	return when(timestamp);
 }

@@ -9,14 +9,17 @@ import { buildTimeline, endingWords, type SeenStatus } from "../timeline";
 import type { Meeting } from "../types";
 import { Button, ErrorBanner, StatusBadge, useResource, when } from "../ui";
 import { InteractivePanel } from "./meeting-actions";
+import { ChatLogPanel } from "./meeting-chat";
 import { HelpPanel } from "./meeting-help";
+import { PeoplePanel } from "./meeting-people";
 import { RecordingPanel } from "./meeting-recording";
 import { MeetingSummaryPanel } from "./meeting-summary";
 import { TranscriptPanel } from "./meeting-transcript";
 
 /**
- * `#/meetings/<id>`: the meeting's header and stop, its live transcript, participants, status
- * timeline, the interactive forms and chat, the recording. Everything the meeting produced
+ * `#/meetings/<id>`: the meeting's header and stop, its live transcript, who was there (People),
+ * status timeline, the interactive forms and chat (the chat log alone when the reader cannot act
+ * or the meeting ended), the recording. Everything the meeting produced
  * (names, chat, titles, text) is rendered as JSX text only.
  */
 export function MeetingPage(props: { id: string }) {
@@ -113,7 +116,8 @@ export function MeetingPage(props: { id: string }) {
 						</div>
 						<div>
 							<TimelinePanel meeting={meeting} seen={seen} />
-							<ParticipantsPanel meetingId={meeting.id} round={participantsRound} poll={polling} />
+							<PeoplePanel meeting={meeting} round={participantsRound} poll={polling} />
+							{ref && canAct && isLive(meeting.status) ? null : <ChatLogPanel meeting={meeting} poll={polling} />}
 						</div>
 					</div>
 				</>
@@ -279,39 +283,6 @@ function TimelinePanel(props: { meeting: Meeting; seen: SeenStatus[] }) {
 					</li>
 				))}
 			</ol>
-		</section>
-	);
-}
-
-function ParticipantsPanel(props: { meetingId: number; round: number; poll: boolean }) {
-	const participants = useResource(
-		(signal) =>
-			abortable(signal)
-				.meetings.participants(props.meetingId)
-				.then((r) => r.participants),
-		`${props.meetingId}:${props.round}`,
-	);
-	const reload = useRef(participants.reload);
-	reload.current = participants.reload;
-	useEffect(() => {
-		if (!props.poll) return;
-		const timer = setInterval(() => reload.current(), 5000);
-		return () => clearInterval(timer);
-	}, [props.poll]);
-	const list = participants.data ?? [];
-	return (
-		<section aria-labelledby="participants-heading" class="panel">
-			<h2 id="participants-heading">Participants</h2>
-			<ErrorBanner error={participants.error} />
-			{participants.data && list.length === 0 ? <p class="muted">Nobody seen yet.</p> : null}
-			<ul class="participants">
-				{list.map((p) => (
-					<li key={p.participant_id}>
-						<span class="participant-name">{p.name}</span>{" "}
-						<span class="muted">{p.left_at ? `left ${when(p.left_at)}` : p.joined_at ? `joined ${when(p.joined_at)}` : ""}</span>
-					</li>
-				))}
-			</ul>
 		</section>
 	);
 }

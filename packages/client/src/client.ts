@@ -105,7 +105,10 @@ export function createClient(options: ClientOptions) {
 			call(transport, "patch", "/meetings/{platform}/{native_meeting_id}", { ...link(platform, nativeMeetingId), body }),
 		/** A plan goes (204); an ended meeting goes from every store, answered with a receipt (docs/retention.md#deleting-a-meeting). */
 		delete: (meetingId: number) => call(transport, "delete", "/meetings/{meeting_id}", { path: { meeting_id: meetingId } }),
+		/** Who was there: every stay, and talk time per participant and per speaker (docs/api.md#participants). */
 		participants: (meetingId: number) => call(transport, "get", "/meetings/{meeting_id}/participants", { path: { meeting_id: meetingId } }),
+		/** The meeting chat as the bot saw it, live or ended (docs/api.md#meeting-chat). */
+		chat: (meetingId: number) => call(transport, "get", "/meetings/{meeting_id}/chat", { path: { meeting_id: meetingId } }),
 		/** A completed meeting's summary, decisions and action items (404 while it has none). */
 		summary: (meetingId: number) => call(transport, "get", "/meetings/{meeting_id}/summary", { path: { meeting_id: meetingId } }),
 		/** Asks again for a summary that failed, had no model, or was never made (409 once it is pending or ready). */

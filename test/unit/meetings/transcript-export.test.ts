@@ -35,9 +35,12 @@ const transcript = (over: Partial<ExportedTranscript> = {}): ExportedTranscript 
 	recordings: [],
 	notes: null,
 	completion_reason: "stopped",
+	participants: [],
 	segments: [],
 	title: "Weekly sync",
 	exported_at: "2026-11-26T11:00:00.000Z",
+	speakers: [],
+	chat: [],
 	...over,
 });
 

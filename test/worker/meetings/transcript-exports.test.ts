@@ -49,6 +49,8 @@ describe("GET /transcripts/{platform}/{native_meeting_id} without format", () =>
 			"recordings",
 			"notes",
 			"completion_reason",
+			// Issue 35: who was there (with stays and talk time) comes with the transcript.
+			"participants",
 			"segments",
 		]);
 	});
@@ -124,7 +126,17 @@ describe("GET /transcripts/{platform}/{native_meeting_id}?format=", () => {
 			`attachment; filename="transcript-Cafe_planning.json"; filename*=UTF-8''transcript-Caf%C3%A9%20%E2%98%95%20planning.json`,
 		);
 		const file = await json<Record<string, unknown> & { segments: { segment_id: string; completed: boolean }[]; exported_at: string }>(res);
-		expect(file).toEqual({ ...plain, title: "Café ☕ planning", exported_at: file.exported_at });
+		// Issue 35: the file adds every speaker's talk time and the chat (none in this meeting) to the answer.
+		expect(file).toEqual({
+			...plain,
+			title: "Café ☕ planning",
+			exported_at: file.exported_at,
+			speakers: [
+				{ speaker: "Alice", talk_time_s: 2.3, participant_id: null },
+				{ speaker: "Bob", talk_time_s: 1.5, participant_id: null },
+			],
+			chat: [],
+		});
 		expect(Date.parse(file.exported_at)).toBeGreaterThanOrEqual(before - 1000);
 		expect(file.segments.map((s) => [s.segment_id, s.completed])).toEqual([
 			["a", true],
