@@ -178,6 +178,37 @@ describe("calendar connections", () => {
 		expect(disabled.status).toBe(404);
 	});
 
+	it("syncs at once when a connection gets a new feed address or is enabled again, and not for other changes", async () => {
+		const { headers } = await userWithKey();
+		const first = newFeed();
+		const second = newFeed();
+		await serveFeed(first, calendar(vevent({ UID: "first@x", DTSTART: "{{D+2}}T100000Z", SUMMARY: "From the first feed" })));
+		await serveFeed(second, calendar(vevent({ UID: "second@x", DTSTART: "{{D+3}}T100000Z", SUMMARY: "From the second feed" })));
+		const cal = await connect(headers, first);
+		expect(firstSync(cal).counts).toEqual({ created: 1, updated: 0, cancelled: 0 });
+		const patch = async (body: Record<string, unknown>) =>
+			json<Connected>(await call("PATCH", `/user/calendars/${cal.id}`, { headers, json: body }));
+
+		// A new address: its events replace the old feed's at once.
+		const moved = await patch({ ics_url: second.url });
+		expect(moved.sync).toMatchObject({ calendar_id: cal.id, last_error: null, counts: { created: 1, updated: 0, cancelled: 1 } });
+		expect(await json(await call("GET", `/user/calendars/${cal.id}/sync`, { headers }))).toEqual(moved.sync);
+
+		expect((await patch({ name: "Renamed" })).sync).toBeNull();
+		expect((await patch({ enabled: false })).sync).toBeNull();
+		await serveFeed(
+			second,
+			calendar(
+				vevent({ UID: "second@x", DTSTART: "{{D+3}}T100000Z", SUMMARY: "From the second feed" }),
+				vevent({ UID: "third@x", DTSTART: "{{D+4}}T100000Z", SUMMARY: "Added while disabled" }),
+			),
+		);
+		// Enabling syncs what changed while it was disabled (the new event, and the rename reaching the
+		// plan it kept); enabling an enabled one does not sync again.
+		expect((await patch({ enabled: true })).sync?.counts).toEqual({ created: 1, updated: 1, cancelled: 0 });
+		expect((await patch({ enabled: true })).sync).toBeNull();
+	});
+
 	it("answers 503 on every sync route when the deployment leaves calendar sync unwired", async () => {
 		const { headers } = await userWithKey();
 		const cal = await connect(headers, newFeed());
