@@ -6,6 +6,7 @@ import { api, onUnauthorized, refusalText, session } from "./api";
 import { type FeedState, liveFeed, useFeedState } from "./live";
 import { MeContext } from "./me";
 import { AgentPage } from "./pages/agent";
+import { CalendarsPage } from "./pages/calendars";
 import { JoinHealthPage } from "./pages/join-health";
 import { MeetingPage } from "./pages/meeting";
 import { MeetingsPage } from "./pages/meetings";
@@ -91,6 +92,7 @@ function App() {
 
 const NAV: [string, string][] = [
 	["meetings", "Meetings"],
+	["calendars", "Calendars"],
 	["search", "Search"],
 	["settings", "Settings"],
 	["agent", "Agent"],
@@ -178,6 +180,8 @@ function Page(props: { route: Route }) {
 		case undefined:
 		case "meetings":
 			return route.parts[1] ? <MeetingPage key={route.parts[1]} id={route.parts[1]} /> : <MeetingsPage route={route} />;
+		case "calendars":
+			return <CalendarsPage route={route} />;
 		case "search":
 			return <SearchPage route={route} />;
 		case "settings":

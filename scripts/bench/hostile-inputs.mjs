@@ -43,17 +43,19 @@ export async function benchQuarterHourlyFeed({ base, key, gatewayPid }) {
 	const headers = { "X-API-Key": key, "content-type": "application/json" };
 	const feed = await serveFeed(quarterHourlySeries(2000));
 	try {
-		const created = await (
-			await fetch(`${base}/user/calendars`, { method: "POST", headers, body: JSON.stringify({ name: "Hostile", ics_url: feed.url }) })
-		).json();
+		// The first sync runs in the connection's creation (docs/api.md#calendars).
+		let createdId = "";
 		const run = await whileProbingHealth(base, gatewayPid, () =>
-			fetch(`${base}/user/calendars/${created.id}/sync`, { method: "POST", headers }).then(async (res) => {
-				const stamp = await res.json();
-				return `${res.status} created ${stamp.counts?.created}, last_error ${JSON.stringify(stamp.last_error)}`;
-			}),
+			fetch(`${base}/user/calendars`, { method: "POST", headers, body: JSON.stringify({ name: "Hostile", ics_url: feed.url }) }).then(
+				async (res) => {
+					const created = await res.json();
+					createdId = created.id;
+					return `${res.status} created ${created.sync?.counts?.created}, last_error ${JSON.stringify(created.sync?.last_error)}`;
+				},
+			),
 		);
 		report(`sync of 2,000 series every 15 minutes (feed ${(feed.bytes / MB).toFixed(1)} MB)`, run);
-		await fetch(`${base}/user/calendars/${created.id}`, { method: "DELETE", headers });
+		await fetch(`${base}/user/calendars/${createdId}`, { method: "DELETE", headers });
 	} finally {
 		feed.server.close();
 	}

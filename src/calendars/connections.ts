@@ -1,7 +1,8 @@
 import type { CalendarConnectionRow } from "../db/schema";
 import type { Env } from "../env";
-import { conflict, notFound } from "../errors";
+import { ApiError, conflict, notFound } from "../errors";
 import { outboundPolicy } from "../outbound/url-guard";
+import { setting } from "../settings/deployment-defaults";
 import { seal } from "../settings/secret-box";
 import {
 	connectionExists,
@@ -85,4 +86,22 @@ export async function syncNow(env: Env, row: CalendarConnectionRow, now: Date): 
 	}
 	const fresh = await findConnection(env, row.userId, row.id);
 	return syncConnection(env, fresh, { now });
+}
+
+/**
+ * The first sync of a connection that has just become syncable (created, given a new feed
+ * address, or enabled), run in the request so that its plans exist when the answer arrives:
+ * the same sync as `POST .../sync`. Null when nothing was synced: sync is off on this
+ * deployment, the connection is disabled or has no address, or another sync of it held the
+ * lease past the wait (that sync brings the plans instead). A feed that fails is a stamp with
+ * `last_error`, never a refusal of the request that changed the connection.
+ */
+export async function syncAtOnce(env: Env, row: CalendarConnectionRow, now: Date): Promise<SyncStamp | null> {
+	if (!setting(env, "CALENDAR_SYNC_ENABLED") || !row.enabled || row.icsUrlSealed === null) return null;
+	try {
+		return await syncNow(env, row, now);
+	} catch (err) {
+		if (err instanceof ApiError && err.status === 409) return null;
+		throw err;
+	}
 }

@@ -25,5 +25,14 @@ export const SyncStampSchema = z
 	})
 	.openapi("CalendarSyncStamp");
 
+/**
+ * A connection as a write answers it: with the stamp of the sync the write ran at once (a new
+ * connection, a new feed address, enabling), or null when it ran none.
+ */
+export const CalendarConnectionWritten = CalendarConnection.extend({
+	// A union, not .nullable(): that would make the shared stamp component itself nullable.
+	sync: z.union([SyncStampSchema, z.null()]),
+}).openapi("CalendarConnectionWritten");
+
 /** Name and bot name: 1 to 100 characters once trimmed. */
 export const calendarText = () => z.string().trim().min(1).max(100);

@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { connectionView, findConnection, listConnections, requireSyncWired, stampOf } from "../calendars/calendar-store";
-import { createConnection, feedColumns, syncNow, updateConnection } from "../calendars/connections";
+import { createConnection, feedColumns, syncAtOnce, syncNow, updateConnection } from "../calendars/connections";
 import { disconnectCalendar } from "../calendars/disconnect";
 import type { CalendarConnectionRow } from "../db/schema";
 import { notFound } from "../errors";
-import { CalendarConnection, calendarText, SyncStampSchema } from "./calendar-schemas";
+import { CalendarConnection, CalendarConnectionWritten, calendarText, SyncStampSchema } from "./calendar-schemas";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** The calendar routes (docs/api.md#calendars): named ICS connections and their syncs. */
@@ -39,17 +39,20 @@ calendarRoutes.openapi(
 				}),
 			),
 		},
-		responses: { 201: jsonResponse(CalendarConnection, "The new connection, feed address masked; not synced yet") },
+		responses: { 201: jsonResponse(CalendarConnectionWritten, "The new connection, feed address masked, and its first sync's stamp") },
 	}),
 	async (c) => {
 		const body = c.req.valid("json");
-		const row = await createConnection(c.env, c.get("identity").userId, c.get("clock").now(), {
+		const now = c.get("clock").now();
+		const row = await createConnection(c.env, c.get("identity").userId, now, {
 			name: body.name,
 			icsUrl: body.ics_url,
 			autoJoin: body.auto_join ?? true,
 			botName: body.bot_name ?? undefined,
 		});
-		return c.json(connectionView(row), 201);
+		// Synced at once, so the calendar's plans are there when the answer is.
+		const sync = await syncAtOnce(c.env, row, now);
+		return c.json({ ...connectionView(row), sync }, 201);
 	},
 );
 
@@ -69,7 +72,12 @@ calendarRoutes.openapi(
 				}),
 			),
 		},
-		responses: { 200: jsonResponse(CalendarConnection, "The connection; the next sync applies the change to its plans") },
+		responses: {
+			200: jsonResponse(
+				CalendarConnectionWritten,
+				"The connection; a new feed address or enabling syncs at once, other changes reach its plans at the next sync",
+			),
+		},
 	}),
 	async (c) => {
 		const body = c.req.valid("json");
@@ -81,7 +89,11 @@ calendarRoutes.openapi(
 		if (body.enabled !== undefined) values.enabled = body.enabled;
 		if (body.ics_url === null) Object.assign(values, { icsUrlSealed: null, icsUrlMasked: null });
 		else if (body.ics_url !== undefined) Object.assign(values, await feedColumns(c.env, body.ics_url));
-		return c.json(connectionView(await updateConnection(c.env, row, values, c.get("clock").now())), 200);
+		const now = c.get("clock").now();
+		const updated = await updateConnection(c.env, row, values, now);
+		const syncable = typeof body.ics_url === "string" || (body.enabled === true && !row.enabled);
+		const sync = syncable ? await syncAtOnce(c.env, updated, now) : null;
+		return c.json({ ...connectionView(updated), sync }, 200);
 	},
 );
 

@@ -11,7 +11,7 @@ import { placementOf } from "../placement-words";
 import { navigate, type Route } from "../route";
 import type { Meeting } from "../types";
 import { Button, ErrorBanner, SelectField, StatusBadge, useResource, when } from "../ui";
-import { CalendarsSection, PlansSection } from "./plans";
+import { PlansSection } from "./plans";
 import { SendBotForm } from "./send-bot";
 
 const PAGE_SIZE = 20;
@@ -148,12 +148,9 @@ export function MeetingsPage(props: { route: Route }) {
 				</nav>
 			</section>
 			<PlansSection round={plansRound} />
-			<CalendarsSection
-				onSynced={() => {
-					setPlansRound((n) => n + 1);
-					list.reload();
-				}}
-			/>
+			<p>
+				<a href="#/calendars">Calendars</a>: add, sync and remove the calendars whose meetings become plans.
+			</p>
 		</>
 	);
 }
@@ -180,7 +177,8 @@ function MeetingTable(props: { meetings: Meeting[] }) {
 						<td data-label="Status">
 							<StatusBadge status={m.status} />
 						</td>
-						<td data-label="When">{when(m.start_time ?? m.created_at)}</td>
+						{/* A plan is listed at the time it is for, not when it was made. */}
+						<td data-label="When">{when(m.start_time ?? m.data?.scheduled_at ?? m.created_at)}</td>
 						<td data-label="Outcome">
 							{isLive(m.status) && placementOf(m)
 								? `Waiting for a bot host: ${placementOf(m)?.detail}`

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, json, userWithKey } from "../support";
-import { type Connection, calendar, connect, newFeed, serveFeed, sync, vevent } from "./feeds";
+import { type Connection, calendar, connect, firstSync, newFeed, serveFeed, vevent, viewOf } from "./feeds";
 
 /**
  * "Active" calendar connection means enabled, everywhere: the limit of 10 counts enabled
@@ -97,7 +97,7 @@ describe("the singular routes stand for the first active connection", () => {
 		expect(await json(put)).toMatchObject({ ics_url_masked: maskOf(newer), auto_join: false });
 		const after = await list(headers);
 		expect(after.find((c) => c.id === active.id)).toMatchObject({ ics_url_masked: maskOf(newer), auto_join: false });
-		expect(after.find((c) => c.id === paused.id)).toEqual({ ...paused, enabled: false });
+		expect(after.find((c) => c.id === paused.id)).toEqual({ ...viewOf(paused), enabled: false });
 
 		// ics_url null disconnects the active one; the disabled one stays, and is not the account's calendar.
 		const off = await call("PUT", "/user/calendar", { headers, json: { ics_url: null } });
@@ -123,10 +123,20 @@ describe("the singular routes stand for the first active connection", () => {
 		await serveFeed(activeFeed, calendar(vevent({ UID: "a1@x", DTSTART: "{{D+2}}T110000Z", SUMMARY: "Active event" })));
 		const paused = await connect(headers, pausedFeed, { name: "Paused" });
 		const active = await connect(headers, activeFeed, { name: "Active" });
-		// The paused one synced once before it was disabled: its stamp is kept but no longer summed.
-		await sync(headers, paused.id);
+		// Both synced once when connected; the paused one's stamp is kept but no longer summed.
 		await patch(headers, paused.id, { enabled: false });
-		expect(await json(await call("GET", "/user/calendar/sync", { headers }))).toEqual({});
+		expect(await json(await call("GET", "/user/calendar/sync", { headers }))).toEqual({
+			last_sync: firstSync(active).last_sync,
+			last_error: null,
+			counts: { created: 1, updated: 0, cancelled: 0 },
+		});
+		await serveFeed(
+			activeFeed,
+			calendar(
+				vevent({ UID: "a1@x", DTSTART: "{{D+2}}T110000Z", SUMMARY: "Active event" }),
+				vevent({ UID: "a2@x", DTSTART: "{{D+3}}T110000Z", SUMMARY: "Another active event" }),
+			),
+		);
 
 		const res = await call("POST", "/user/calendar/sync", { headers });
 		expect(res.status).toBe(200);

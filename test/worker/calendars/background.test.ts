@@ -10,7 +10,7 @@ const connectionRow = (id: string) =>
 		.first<{ last_sync_at: string | null; next_sync_at: string; last_counts: string | null }>();
 
 describe("background calendar sync", () => {
-	it("syncs enabled connections once they are due, from the scheduled handler, and sets the next time one interval on", async () => {
+	it("syncs enabled connections again once they are due, from the scheduled handler, and sets the next time one interval on", async () => {
 		const { headers } = await userWithKey();
 		const feedOn = newFeed();
 		const feedOff = newFeed();
@@ -20,15 +20,25 @@ describe("background calendar sync", () => {
 		const off = await connect(headers, feedOff, { name: "Off" });
 		await call("PATCH", `/user/calendars/${off.id}`, { headers, json: { enabled: false } });
 
-		// Not due yet: a new connection waits up to one interval (300 s) before its first background sync.
+		// Synced at once when connected; the first background sync is due one interval (300 s, give or take a tenth) on.
 		const first = await connectionRow(on.id);
-		const createdDue = Date.parse(first?.next_sync_at ?? "");
-		expect(createdDue).toBeGreaterThanOrEqual(Date.now() - 5_000);
-		expect(createdDue).toBeLessThanOrEqual(Date.now() + 300_000);
-		await tick(createdDue - 1_000);
-		expect((await connectionRow(on.id))?.last_sync_at).toBeNull();
+		const offFirst = (await connectionRow(off.id))?.last_sync_at;
+		expect(first?.last_sync_at).not.toBeNull();
+		expect(offFirst).not.toBeNull();
+		const due = Date.parse(first?.next_sync_at ?? "");
+		expect(due).toBeGreaterThanOrEqual(Date.now() + 270_000 - 5_000);
+		expect(due).toBeLessThanOrEqual(Date.now() + 330_000);
+		await tick(due - 1_000);
+		expect((await connectionRow(on.id))?.last_sync_at).toBe(first?.last_sync_at);
 
-		const at = Date.now() + 301_000;
+		await serveFeed(
+			feedOn,
+			calendar(
+				vevent({ UID: "bg-1@x", DTSTART: "{{D+2}}T100000Z", SUMMARY: "Background" }),
+				vevent({ UID: "bg-3@x", DTSTART: "{{D+3}}T100000Z", SUMMARY: "Background later" }),
+			),
+		);
+		const at = Date.now() + 331_000;
 		await tick(at);
 		const synced = await connectionRow(on.id);
 		expect(synced?.last_sync_at).toBe(new Date(at).toISOString().replace("Z", "+00:00"));
@@ -36,11 +46,12 @@ describe("background calendar sync", () => {
 		const next = Date.parse(synced?.next_sync_at ?? "");
 		expect(next).toBeGreaterThanOrEqual(at + 270_000);
 		expect(next).toBeLessThanOrEqual(at + 330_000);
-		expect((await connectionRow(off.id))?.last_sync_at).toBeNull();
+		// The disabled one keeps the plan of its first sync, and is not synced again.
+		expect((await connectionRow(off.id))?.last_sync_at).toBe(offFirst);
 		const titles = (await json<{ meetings: { data: { title: string } }[] }>(await call("GET", "/meetings", { headers }))).meetings.map(
 			(m) => m.data.title,
 		);
-		expect(titles).toEqual(["Background"]);
+		expect(titles.sort()).toEqual(["Background", "Background later", "Disabled"]);
 		expect(await json(await call("GET", `/user/calendars/${on.id}/sync`, { headers }))).toMatchObject({
 			calendar_id: on.id,
 			last_error: null,
@@ -56,8 +67,9 @@ describe("background calendar sync", () => {
 		const feed = newFeed();
 		await serveFeed(feed, calendar(vevent({ UID: "quiet@x", DTSTART: "{{D+2}}T100000Z", SUMMARY: "Quiet" })));
 		const cal = await connect(headers, feed);
+		const connected = (await connectionRow(cal.id))?.last_sync_at;
 		await tick(Date.now() + 400_000, { CALENDAR_SYNC_ENABLED: "false" });
-		expect((await connectionRow(cal.id))?.last_sync_at).toBeNull();
+		expect((await connectionRow(cal.id))?.last_sync_at).toBe(connected);
 	});
 
 	it("spreads the first syncs of connections created together over the interval", async () => {

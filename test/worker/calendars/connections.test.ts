@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
 import { call, json, userWithKey } from "../support";
-import { type Connection, calendar, connect, newFeed, serveFeed, vevent } from "./feeds";
+import { type Connected, type Connection, calendar, connect, firstSync, newFeed, serveFeed, vevent } from "./feeds";
 
 type FieldErrors = { detail: { loc: (string | number)[]; msg: string; type: string }[] };
 
@@ -12,9 +12,13 @@ async function post(headers: Record<string, string>, body: Record<string, unknow
 }
 
 /** Calls the Worker with a changed deployment environment. */
-async function callWith(overrides: Partial<Env>, method: string, path: string, headers: Record<string, string>) {
+async function callWith(overrides: Partial<Env>, method: string, path: string, headers: Record<string, string>, body?: unknown) {
 	const ctx = createExecutionContext();
-	const res = await worker.fetch(new Request(`https://gateway.test${path}`, { method, headers }), { ...env, ...overrides } as Env, ctx);
+	const init =
+		body === undefined
+			? { method, headers }
+			: { method, headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) };
+	const res = await worker.fetch(new Request(`https://gateway.test${path}`, init), { ...env, ...overrides } as Env, ctx);
 	await waitOnExecutionContext(ctx);
 	return res;
 }
@@ -23,10 +27,14 @@ describe("calendar connections", () => {
 	it("creates a masked connection (201), lists it, and never returns or stores the feed address in clear", async () => {
 		const { user, headers } = await userWithKey();
 		const feed = newFeed();
+		await serveFeed(feed, "gone", { status: 404, contentType: "text/plain" });
 		const res = await post(headers, { name: "  Work  ", ics_url: feed.url });
 		expect(res.status).toBe(201);
-		const created = await json<Connection>(res);
+		const { sync: first, ...created } = await json<Connected>(res);
 		const secret = feed.path.split("/")[2] ?? "";
+		// Synced at once; a feed that cannot be fetched still makes the connection, its stamp saying why.
+		expect(first).toMatchObject({ calendar_id: created.id, calendar_name: "Work", last_error: "The calendar feed answered HTTP 404" });
+		expect(JSON.stringify(first)).not.toContain(secret);
 		expect(created).toEqual({
 			id: expect.stringMatching(/^cal_[0-9a-f]{32}$/),
 			name: "Work",
@@ -97,12 +105,12 @@ describe("calendar connections", () => {
 			// The message never repeats the address (it may be a credential).
 			if (ics_url.length > 20) expect(detail[0]?.msg).not.toContain(ics_url.slice(8));
 		}
-		// The real secret addresses of both are fine.
+		// The real secret addresses of both are fine (sync off, so that the test fetches nothing from them).
 		for (const ics_url of [
 			"https://calendar.google.com/calendar/ical/alice%40example.com/private-0123456789abcdef/basic.ics",
 			"https://outlook.office365.com/owa/calendar/0a1b2c@contoso.com/3d4e5f/calendar.ics",
 		]) {
-			const res = await post(headers, { name: "ok", ics_url });
+			const res = await callWith({ CALENDAR_SYNC_ENABLED: "false" }, "POST", "/user/calendars", headers, { name: "ok", ics_url });
 			expect(res.status).toBe(201);
 			const masked = (await json<Connection>(res)).ics_url_masked ?? "";
 			expect(masked).toMatch(/^(calendar\.google\.com|outlook\.office365\.com)\/…\.ics$/);
@@ -118,11 +126,14 @@ describe("calendar connections", () => {
 			json: { name: " Family ", auto_join: false, bot_name: "Kitchen bot", enabled: false },
 		});
 		expect(res.status).toBe(200);
-		expect(await json(res)).toEqual({ ...mine, name: "Family", auto_join: false, bot_name: "Kitchen bot", enabled: false });
+		// A change that is not a new address or an enabling runs no sync.
+		expect(await json(res)).toEqual({ ...mine, name: "Family", auto_join: false, bot_name: "Kitchen bot", enabled: false, sync: null });
 
 		const replaced = newFeed();
-		const swapped = await json<Connection>(await call("PATCH", `/user/calendars/${mine.id}`, { headers, json: { ics_url: replaced.url } }));
+		const swapped = await json<Connected>(await call("PATCH", `/user/calendars/${mine.id}`, { headers, json: { ics_url: replaced.url } }));
 		expect(swapped.ics_url_set).toBe(true);
+		// Disabled: a new address is not synced until it is enabled.
+		expect(swapped.sync).toBeNull();
 		expect(
 			(
 				await call("PATCH", `/user/calendars/${mine.id}`, {
@@ -152,13 +163,50 @@ describe("calendar connections", () => {
 		const { headers } = await userWithKey();
 		const feed = newFeed();
 		await serveFeed(feed, calendar(vevent({ UID: "one@x", DTSTART: "{{D+2}}T100000Z", SUMMARY: "One" })));
-		const cal = await connect(headers, feed);
+		// Made while the deployment's sync is off, so it has not synced yet.
+		const made = await callWith({ CALENDAR_SYNC_ENABLED: "false" }, "POST", "/user/calendars", headers, {
+			name: "Work",
+			ics_url: feed.url,
+		});
+		const cal = await json<Connected>(made);
+		expect(cal.sync).toBeNull();
 		expect(await json(await call("GET", `/user/calendars/${cal.id}/sync`, { headers }))).toEqual({});
 		const stamp = await json(await call("POST", `/user/calendars/${cal.id}/sync`, { headers }));
 		expect(await json(await call("GET", `/user/calendars/${cal.id}/sync`, { headers }))).toEqual(stamp);
 		await call("PATCH", `/user/calendars/${cal.id}`, { headers, json: { enabled: false } });
 		const disabled = await call("POST", `/user/calendars/${cal.id}/sync`, { headers });
 		expect(disabled.status).toBe(404);
+	});
+
+	it("syncs at once when a connection gets a new feed address or is enabled again, and not for other changes", async () => {
+		const { headers } = await userWithKey();
+		const first = newFeed();
+		const second = newFeed();
+		await serveFeed(first, calendar(vevent({ UID: "first@x", DTSTART: "{{D+2}}T100000Z", SUMMARY: "From the first feed" })));
+		await serveFeed(second, calendar(vevent({ UID: "second@x", DTSTART: "{{D+3}}T100000Z", SUMMARY: "From the second feed" })));
+		const cal = await connect(headers, first);
+		expect(firstSync(cal).counts).toEqual({ created: 1, updated: 0, cancelled: 0 });
+		const patch = async (body: Record<string, unknown>) =>
+			json<Connected>(await call("PATCH", `/user/calendars/${cal.id}`, { headers, json: body }));
+
+		// A new address: its events replace the old feed's at once.
+		const moved = await patch({ ics_url: second.url });
+		expect(moved.sync).toMatchObject({ calendar_id: cal.id, last_error: null, counts: { created: 1, updated: 0, cancelled: 1 } });
+		expect(await json(await call("GET", `/user/calendars/${cal.id}/sync`, { headers }))).toEqual(moved.sync);
+
+		expect((await patch({ name: "Renamed" })).sync).toBeNull();
+		expect((await patch({ enabled: false })).sync).toBeNull();
+		await serveFeed(
+			second,
+			calendar(
+				vevent({ UID: "second@x", DTSTART: "{{D+3}}T100000Z", SUMMARY: "From the second feed" }),
+				vevent({ UID: "third@x", DTSTART: "{{D+4}}T100000Z", SUMMARY: "Added while disabled" }),
+			),
+		);
+		// Enabling syncs what changed while it was disabled (the new event, and the rename reaching the
+		// plan it kept); enabling an enabled one does not sync again.
+		expect((await patch({ enabled: true })).sync?.counts).toEqual({ created: 1, updated: 1, cancelled: 0 });
+		expect((await patch({ enabled: true })).sync).toBeNull();
 	});
 
 	it("answers 503 on every sync route when the deployment leaves calendar sync unwired", async () => {
@@ -282,16 +330,27 @@ describe("singular compatibility endpoints", () => {
 		);
 		const first = await connect(headers, a, { name: "A" });
 		const second = await connect(headers, b, { name: "B" });
+		// Each planned its events when it was connected; the feeds have not changed since.
+		expect(firstSync(first).counts).toEqual({ created: 1, updated: 0, cancelled: 0 });
+		expect(firstSync(second).counts).toEqual({ created: 2, updated: 0, cancelled: 0 });
+		await serveFeed(
+			a,
+			calendar(
+				vevent({ UID: "a1@x", DTSTART: "{{D+2}}T100000Z", SUMMARY: "A1" }),
+				vevent({ UID: "a2@x", DTSTART: "{{D+3}}T100000Z", SUMMARY: "A2" }),
+			),
+		);
+		await serveFeed(b, calendar(vevent({ UID: "b1@x", DTSTART: "{{D+2}}T110000Z", SUMMARY: "B1" })));
 		const res = await call("POST", "/user/calendar/sync", { headers });
 		expect(res.status).toBe(200);
 		const body = await json<{ last_sync: string; last_error: null; counts: object; calendars: { calendar_id: string; counts: object }[] }>(
 			res,
 		);
-		expect(body.counts).toEqual({ created: 3, updated: 0, cancelled: 0 });
+		expect(body.counts).toEqual({ created: 1, updated: 0, cancelled: 1 });
 		expect(body.last_error).toBeNull();
 		expect(body.calendars.map((s) => [s.calendar_id, s.counts])).toEqual([
 			[first.id, { created: 1, updated: 0, cancelled: 0 }],
-			[second.id, { created: 2, updated: 0, cancelled: 0 }],
+			[second.id, { created: 0, updated: 0, cancelled: 1 }],
 		]);
 		const aggregate = await json<Record<string, unknown>>(await call("GET", "/user/calendar/sync", { headers }));
 		expect(aggregate).toEqual({ last_sync: body.last_sync, last_error: null, counts: body.counts });

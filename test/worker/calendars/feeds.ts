@@ -78,14 +78,26 @@ export interface Stamp {
 	counts: { created: number; updated: number; cancelled: number };
 }
 
-export async function connect(
-	headers: Record<string, string>,
-	feed: ServedFeed,
-	fields: Record<string, unknown> = {},
-): Promise<Connection> {
+/** A connection as its creation answers it: with the stamp of the sync it ran at once. */
+export interface Connected extends Connection {
+	sync: Stamp | null;
+}
+
+export async function connect(headers: Record<string, string>, feed: ServedFeed, fields: Record<string, unknown> = {}): Promise<Connected> {
 	const res = await call("POST", "/user/calendars", { headers, json: { name: "Work", ics_url: feed.url, ...fields } });
 	if (res.status !== 201) throw new Error(`POST /user/calendars: ${res.status} ${await res.text()}`);
-	return json<Connection>(res);
+	return json<Connected>(res);
+}
+
+/** The connection as GET /user/calendars lists it: without the stamp of the write. */
+export function viewOf({ sync: _, ...view }: Connected): Connection {
+	return view;
+}
+
+/** The stamp of the first sync, which a new connection runs at once (docs/api.md#calendars). */
+export function firstSync(connected: Connected): Stamp {
+	if (!connected.sync) throw new Error(`connection ${connected.id} was not synced at once`);
+	return connected.sync;
 }
 
 export async function sync(headers: Record<string, string>, calendarId: string): Promise<Stamp> {

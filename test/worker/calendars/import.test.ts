@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type Meeting, meetCode } from "../../shared/meetings";
 import { roomTimers } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
-import { calendar, connect, day, isoOf, newFeed, renderFixture, serveFeed, sync, tick, utcIn, vevent, zonedToUtc } from "./feeds";
+import { calendar, connect, day, firstSync, isoOf, newFeed, renderFixture, serveFeed, tick, utcIn, vevent, zonedToUtc } from "./feeds";
 import googleExport from "./fixtures/google-export.ics?raw";
 import outlookExport from "./fixtures/outlook-export.ics?raw";
 import threeZones from "./fixtures/three-time-zones.ics?raw";
@@ -24,7 +24,7 @@ describe("importing real calendar exports", () => {
 		await serveFeed(feed, renderFixture(googleExport, { MEET: meet, ZOOM: "84512345678" }));
 		const calendar = await connect(headers, feed, { name: "Alice (Google)", bot_name: "Alice's notes" });
 
-		const stamp = await sync(headers, calendar.id);
+		const stamp = firstSync(calendar);
 		expect(stamp).toMatchObject({ calendar_id: calendar.id, calendar_name: "Alice (Google)", last_error: null });
 		expect(stamp.counts).toEqual({ created: 3, updated: 0, cancelled: 0 });
 		expect(stamp.last_sync).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
@@ -62,7 +62,7 @@ describe("importing real calendar exports", () => {
 		const teams = `https://teams.microsoft.com/l/meetup-join/${encodeURIComponent(thread)}/0?context=%7b%22Tid%22%3a%22a1b2c3%22%2c%22Oid%22%3a%22d4e5f6%22%7d`;
 		await serveFeed(feed, renderFixture(outlookExport, { TEAMS: teams }));
 		const calendar = await connect(headers, feed, { name: "Outlook" });
-		expect((await sync(headers, calendar.id)).counts).toEqual({ created: 2, updated: 0, cancelled: 0 });
+		expect(firstSync(calendar).counts).toEqual({ created: 2, updated: 0, cancelled: 0 });
 
 		const list = await meetings(headers);
 		const review = byTitle(list, "Roadmap review");
@@ -81,7 +81,7 @@ describe("importing real calendar exports", () => {
 		const meet = meetCode();
 		await serveFeed(feed, renderFixture(weeklySeries, { MEET: meet }));
 		const calendar = await connect(headers, feed);
-		expect((await sync(headers, calendar.id)).counts).toEqual({ created: 1, updated: 0, cancelled: 0 });
+		expect(firstSync(calendar).counts).toEqual({ created: 1, updated: 0, cancelled: 0 });
 
 		const list = await meetings(headers);
 		expect(list).toHaveLength(1);
@@ -98,8 +98,7 @@ describe("importing real calendar exports", () => {
 			.replace(/BEGIN:VEVENT\nDTSTART;TZID=America\/New_York:\{\{D\+8\}\}[\s\S]*?END:VEVENT\n/, "")
 			.replace(/BEGIN:VEVENT\nDTSTART;TZID=America\/New_York:\{\{D\+16\}\}[\s\S]*?END:VEVENT\n/, "");
 		await serveFeed(feed, renderFixture(plain, { MEET: meetCode() }));
-		const calendar = await connect(headers, feed);
-		await sync(headers, calendar.id);
+		await connect(headers, feed);
 		const list = await meetings(headers);
 		expect(list.map((m) => m.data.scheduled_at)).toEqual([zonedToUtc(day(1), "1000", "America/New_York")]);
 		expect(list[0]?.data.title).toBe("Team standup");
@@ -110,7 +109,7 @@ describe("importing real calendar exports", () => {
 		const feed = newFeed();
 		await serveFeed(feed, renderFixture(threeZones, { MEET1: meetCode(), MEET2: meetCode(), MEET3: meetCode() }));
 		const calendar = await connect(headers, feed);
-		expect((await sync(headers, calendar.id)).counts.created).toBe(3);
+		expect(firstSync(calendar).counts.created).toBe(3);
 		const list = await meetings(headers);
 		const at = (title: string) => byTitle(list, title)?.data.scheduled_at;
 		expect(at("Berlin morning")).toBe(zonedToUtc(day(3), "0930", "Europe/Berlin"));
@@ -135,8 +134,7 @@ describe("importing real calendar exports", () => {
 				vevent({ UID: "nolink@x", DTSTART: soon, SUMMARY: "No link", LOCATION: "Room 1" }),
 			),
 		);
-		const cal = await connect(headers, feed, { bot_name: "Scribe" });
-		await sync(headers, cal.id);
+		await connect(headers, feed, { bot_name: "Scribe" });
 		const list = await meetings(headers);
 		const [first, second, nolink] = ["Soon", "Later", "No link"].map((t) => byTitle(list, t));
 		const names = await env.DB.prepare("SELECT DISTINCT bot_name FROM meetings WHERE id IN (?, ?, ?)")
@@ -163,8 +161,7 @@ describe("importing real calendar exports", () => {
 			feed,
 			calendar(vevent({ UID: "quiet@x", DTSTART: soon, SUMMARY: "Quiet", URL: `https://meet.google.com/${meetCode()}` })),
 		);
-		const cal = await connect(headers, feed, { name: "No auto-join", auto_join: false });
-		await sync(headers, cal.id);
+		await connect(headers, feed, { name: "No auto-join", auto_join: false });
 		const [plan] = await meetings(headers);
 		expect(plan).toMatchObject({ auto_join: false, status: "scheduled", platform: "google_meet" });
 		expect((await roomTimers(plan?.id ?? 0)).plan).toBeUndefined();

@@ -7,7 +7,7 @@ import { createPlan, meetUrl } from "../meetings/helpers";
 import { call } from "../support";
 import { deliveryRows, userWithWebhook } from "../webhooks/fixtures";
 import { newHook, received } from "../webhooks/receiver";
-import { calendar, connect, newFeed, serveFeed, sync, utcIn, vevent } from "./feeds";
+import { calendar, connect, firstSync, newFeed, serveFeed, sync, utcIn, vevent } from "./feeds";
 
 /** The calendar's plan steps are announced like everyone's (docs/status-machine.md, docs/webhooks.md, docs/live-feed.md). */
 
@@ -65,7 +65,7 @@ describe("calendar plan steps", () => {
 		const feed = newFeed();
 		await serveFeed(feed, calendar(event("first@x", first, 3), event("second@x", second, 4)));
 		const cal = await connect(headers, feed);
-		expect((await sync(headers, cal.id)).counts).toMatchObject({ created: 2 });
+		expect(firstSync(cal).counts).toMatchObject({ created: 2 });
 		const plans = await plansByCode(headers);
 		for (const code of [first, second]) {
 			expect(await stepsOf(hook.path, plans.get(code) ?? 0, 1)).toEqual([[null, "scheduled", "calendar_sync"]]);
@@ -85,7 +85,6 @@ describe("calendar plan steps", () => {
 		const feed = newFeed();
 		await serveFeed(feed, calendar(event("kept@x", kept, 3), event("dropped@x", dropped, 4)));
 		const cal = await connect(headers, feed);
-		await sync(headers, cal.id);
 		const droppedId = (await plansByCode(headers)).get(dropped) ?? 0;
 		const socket = await openSocket("/ws", { "X-API-Key": key });
 		await subscribe(socket, dropped);
@@ -104,7 +103,6 @@ describe("calendar plan steps", () => {
 		const feed = newFeed();
 		await serveFeed(feed, calendar(event("only@x", code, 3)));
 		const cal = await connect(headers, feed);
-		await sync(headers, cal.id);
 		const planId = (await plansByCode(headers)).get(code) ?? 0;
 		const socket = await openSocket("/ws", { "X-API-Key": key });
 		await subscribe(socket, code);
@@ -122,7 +120,7 @@ describe("calendar plan steps", () => {
 		const feed = newFeed();
 		await serveFeed(feed, calendar(event("filtered@x", meetCode(), 3)));
 		const cal = await connect(headers, feed);
-		expect((await sync(headers, cal.id)).counts).toMatchObject({ created: 1 });
+		expect(firstSync(cal).counts).toMatchObject({ created: 1 });
 		const rows = await eventually("the suppressed attempt", async () => {
 			const all = await deliveryRows(user.id);
 			return all.length > 0 ? all : undefined;
@@ -143,7 +141,7 @@ describe("calendar plan steps", () => {
 		const feed = newFeed();
 		await serveFeed(feed, calendar(event("adopts@x", code, 5)));
 		const cal = await connect(headers, feed);
-		expect((await sync(headers, cal.id)).counts).toMatchObject({ created: 0, updated: 1 });
+		expect(firstSync(cal).counts).toMatchObject({ created: 0, updated: 1 });
 		expect(await stepsOf(hook.path, plan.id, 2)).toEqual([
 			[null, "idle", "user_request"],
 			["idle", "scheduled", "calendar_sync"],

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type Meeting, meetCode } from "../../shared/meetings";
 import { createPlan, getMeeting, roomTimers, sendBot } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
-import { calendar, connect, isoOf, newFeed, serveFeed, sync, utcIn, vevent } from "./feeds";
+import { calendar, connect, firstSync, isoOf, newFeed, serveFeed, sync, utcIn, vevent } from "./feeds";
 
 async function meetings(headers: Record<string, string>): Promise<Meeting[]> {
 	return (await json<{ meetings: Meeting[] }>(await call("GET", "/meetings?limit=500", { headers }))).meetings;
@@ -29,8 +29,8 @@ describe("calendar sources and cleanup", () => {
 		});
 		const work = await connect(headers, await feedWith(shared), { name: "Work", auto_join: false, bot_name: "Work bot" });
 		const team = await connect(headers, await feedWith(shared), { name: "Team", auto_join: true, bot_name: "Team bot" });
-		expect((await sync(headers, work.id)).counts).toEqual({ created: 1, updated: 0, cancelled: 0 });
-		expect((await sync(headers, team.id)).counts).toEqual({ created: 0, updated: 1, cancelled: 0 });
+		expect(firstSync(work).counts).toEqual({ created: 1, updated: 0, cancelled: 0 });
+		expect(firstSync(team).counts).toEqual({ created: 0, updated: 1, cancelled: 0 });
 		expect((await sync(headers, team.id)).counts).toEqual({ created: 0, updated: 0, cancelled: 0 });
 
 		const list = await meetings(headers);
@@ -69,8 +69,7 @@ describe("calendar sources and cleanup", () => {
 			{ name: "Goes" },
 		);
 		const stays = await connect(headers, await feedWith(event("shared@x", sharedCode, "09")), { name: "Stays" });
-		expect((await sync(headers, goes.id)).counts).toEqual({ created: 3, updated: 1, cancelled: 0 });
-		await sync(headers, stays.id);
+		expect(firstSync(goes).counts).toEqual({ created: 3, updated: 1, cancelled: 0 });
 
 		const adopted = await getMeeting(headers, manual.id);
 		expect(adopted).toMatchObject({ status: "scheduled", data: { title: "My own plan" } });
@@ -116,7 +115,7 @@ describe("calendar sources and cleanup", () => {
 			headers,
 			await feedWith(vevent({ UID: "adopt@x", DTSTART: start, SUMMARY: "Adopted", URL: `https://meet.google.com/${code}` })),
 		);
-		expect((await sync(headers, cal.id)).counts).toEqual({ created: 0, updated: 1, cancelled: 0 });
+		expect(firstSync(cal).counts).toEqual({ created: 0, updated: 1, cancelled: 0 });
 		const adopted = await getMeeting(headers, manual.id);
 		expect(adopted).toMatchObject({ status: "scheduled", data: { title: "Adopted", scheduled_at: isoOf(start) } });
 		expect((await roomTimers(manual.id)).plan).toMatchObject({ scheduledAt: isoOf(start) });
@@ -131,7 +130,6 @@ describe("calendar sources and cleanup", () => {
 			calendar(vevent({ UID: "now@x", DTSTART: "{{D+1}}T100000Z", SUMMARY: "Now", URL: `https://meet.google.com/${code}` })),
 		);
 		const cal = await connect(headers, feed);
-		await sync(headers, cal.id);
 		const live = await sendBot(headers, code);
 		await serveFeed(
 			feed,
@@ -158,7 +156,7 @@ describe("calendar sources and cleanup", () => {
 			),
 		);
 		const cal = await connect(headers, feed);
-		expect((await sync(headers, cal.id)).counts).toEqual({ created: 1, updated: 0, cancelled: 0 });
+		expect(firstSync(cal).counts).toEqual({ created: 1, updated: 0, cancelled: 0 });
 		expect((await meetings(headers)).map((m) => m.data.title)).toEqual(["First"]);
 		expect((await sync(headers, cal.id)).counts).toEqual({ created: 0, updated: 0, cancelled: 0 });
 

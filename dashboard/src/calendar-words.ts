@@ -1,0 +1,135 @@
+/**
+ * The Calendars page's words (docs/dashboard.md#calendars): what kind of calendar a connection
+ * is, its auto-join rules, its last sync, a refusal of the calendar routes with each field named
+ * as the form labels it, and the marker a calendar sign-in leaves in the address on its return.
+ * Pure: no DOM, no network.
+ */
+import { MeetbotApiError } from "@meetbot/client";
+import type { Calendar, SyncStamp } from "./types";
+
+export type CalendarKind = "ics" | "google" | "microsoft";
+/** A sign-in provider the deployment may offer (GET /user/calendars/providers). */
+export type CalendarProvider = Exclude<CalendarKind, "ics">;
+
+export interface AutoJoinRules {
+	organizer_only: boolean;
+	min_attendees: number | null;
+}
+
+/**
+ * A connection as the page reads it: the declared fields, and those of deployments with
+ * calendar sign-in (`kind`, `account`, `auto_join_rules`), each absent on older ones.
+ */
+export type CalendarView = Calendar & {
+	kind?: CalendarKind;
+	account?: string | null;
+	auto_join_rules?: Partial<AutoJoinRules> | null;
+};
+
+const KIND_WORDS: Record<CalendarKind, string> = {
+	ics: "ICS feed",
+	google: "Google Calendar",
+	microsoft: "Microsoft 365",
+};
+
+export const PROVIDER_WORDS: Record<CalendarProvider, string> = { google: "Google", microsoft: "Microsoft" };
+
+export function kindWords(calendar: CalendarView): string {
+	return KIND_WORDS[calendar.kind ?? "ics"] ?? "Calendar";
+}
+
+/** Where it comes from: the signed-in account, else the feed's masked address. */
+export function sourceWords(calendar: CalendarView): string {
+	if (calendar.account) return calendar.account;
+	return calendar.ics_url_masked ?? "No feed address";
+}
+
+export function autoJoinWords(calendar: CalendarView): string {
+	return calendar.auto_join ? `Joins its meetings by itself, as ${calendar.bot_name}` : "Does not join by itself";
+}
+
+/** The rules in words, or null when the deployment has none (an older one) or they let every meeting in. */
+export function rulesWords(rules: Partial<AutoJoinRules> | null | undefined): string | null {
+	if (!rules) return null;
+	const parts: string[] = [];
+	if (rules.organizer_only) parts.push("only meetings you organise");
+	if (typeof rules.min_attendees === "number" && rules.min_attendees > 1) parts.push(`at least ${rules.min_attendees} attendees`);
+	return parts.length > 0 ? `Joins ${parts.join(", with ")}` : "Joins every meeting with a link";
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** What a sync did: "2 meetings planned, 1 moved, 1 cancelled", or that nothing changed. */
+export function countsWords(counts: { created: number; updated: number; cancelled: number }): string {
+	const parts = [
+		counts.created ? `${plural(counts.created, "meeting", "meetings")} planned` : "",
+		counts.updated ? `${plural(counts.updated, "plan", "plans")} updated` : "",
+		counts.cancelled ? `${plural(counts.cancelled, "plan", "plans")} cancelled` : "",
+	].filter(Boolean);
+	return parts.length > 0 ? parts.join(", ") : "Nothing changed";
+}
+
+/** The line shown after a calendar is added: what its first sync (run at once) did. */
+export function addedWords(name: string, sync: SyncStamp | null | undefined): string {
+	if (!sync || !("counts" in sync)) return `Calendar ${name} added; it syncs within a few minutes.`;
+	if (sync.last_error) return `Calendar ${name} added, but its first sync failed: ${sync.last_error}`;
+	return `Calendar ${name} added and synced: ${countsWords(sync.counts).toLowerCase()}.`;
+}
+
+/** The calendar routes' fields as the page labels them. */
+const FIELD_WORDS: Record<string, string> = {
+	name: "Calendar name",
+	ics_url: "ICS address",
+	auto_join: "Join meetings by itself",
+	bot_name: "Bot name",
+	enabled: "Enabled",
+	auto_join_rules: "Auto-join rules",
+	organizer_only: "Only meetings I organise",
+	min_attendees: "At least this many attendees",
+	return_to: "Return address",
+};
+
+/** A refusal in people's words: the API's sentence, or the field's label and what is wrong with it. */
+export function calendarRefusal(error: unknown): string {
+	if (!(error instanceof MeetbotApiError)) return error instanceof Error ? error.message : String(error);
+	const { detail, status } = error;
+	if (typeof detail === "string") return detail;
+	const first = detail[0];
+	if (!first) return `The request was refused (HTTP ${status})`;
+	const field = [...first.loc].reverse().find((part): part is string => typeof part === "string" && part in FIELD_WORDS);
+	const message = first.msg || "is not valid";
+	return field ? `${FIELD_WORDS[field]}: ${message}` : message;
+}
+
+/** OAuth 2.0's error codes (RFC 6749, 4.1.2.1) as a person would put them. */
+const SIGN_IN_ERRORS: Record<string, string> = {
+	access_denied: "access was not granted at the provider",
+	invalid_request: "the provider refused the request",
+	unauthorized_client: "this deployment is not allowed to ask the provider for calendar access",
+	invalid_scope: "the provider refused the calendar access asked for",
+	server_error: "the provider had an error",
+	temporarily_unavailable: "the provider is busy; try again shortly",
+};
+
+export type SignInReturn = { connected: string } | { error: string } | null;
+
+/**
+ * What a calendar sign-in left in the address on its return: `calendar=<id>` once connected, or
+ * an error marker (`calendar_error=`, or OAuth's own `error=` with `error_description=`). Read
+ * from the hash's query (`#/calendars?calendar=…`) and the page's (`/?calendar=…#/calendars`).
+ */
+export function signInReturn(...queries: URLSearchParams[]): SignInReturn {
+	for (const query of queries) {
+		const code = query.get("calendar_error") ?? query.get("error");
+		if (code) {
+			const described = query.get("error_description");
+			return { error: `The calendar was not connected: ${SIGN_IN_ERRORS[code] ?? described ?? code}` };
+		}
+		const id = query.get("calendar");
+		if (id) return { connected: id };
+	}
+	return null;
+}
+
+/** The query keys a sign-in return leaves, taken out of the address once read. */
+export const SIGN_IN_RETURN_KEYS = ["calendar", "calendar_error", "error", "error_description"];
