@@ -22,12 +22,13 @@ import type { SummaryClaim } from "../../src/meetings/summary-claim";
 import type { MeetingStreamStub } from "../../src/objects";
 import { accountObject, meetingStream } from "../../src/objects";
 import { withScreenshotLinks } from "../../src/screenshots/screenshots";
-import { type WebhookEventType, webhookEventsFor } from "../../src/webhooks/envelope";
+import { type MeetingWebhookEventType, webhookEventsFor } from "../../src/webhooks/envelope";
 import { type AlarmTimers, kvAlarmTimers } from "../shared/alarm-timers";
 import { type ErasedStorage, eraseStorage } from "../shared/erase";
 import { SerialQueue } from "../shared/serial-queue";
 import { CommandQueue, type QueueRefusal } from "./command-queue";
 import { RoomFanout } from "./fanout";
+import { RoomLiveWebhooks } from "./live-webhooks";
 import { ROOM_KEYS, type RoomTimerName } from "./storage";
 import { RoomWebhookRelay } from "./webhook-relay";
 
@@ -115,6 +116,8 @@ export class RoomContext {
 	readonly timers: AlarmTimers<RoomTimerName>;
 	readonly fanout: RoomFanout;
 	readonly webhooks: RoomWebhookRelay;
+	/** The meeting's live webhook events: transcript batches and participant changes (live-webhooks.ts). */
+	readonly liveWebhooks: RoomLiveWebhooks;
 	/** Commands kept for a bot that is away, until it says hello again. */
 	readonly commands: CommandQueue;
 	/** What the feature parts add to every move (set once, by the MeetingRoom). */
@@ -131,6 +134,7 @@ export class RoomContext {
 		this.timers = kvAlarmTimers<RoomTimerName>(ctx.storage);
 		this.fanout = new RoomFanout(ctx.storage, envOf());
 		this.webhooks = new RoomWebhookRelay(ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
+		this.liveWebhooks = new RoomLiveWebhooks(ctx.storage, this.timers, this.webhooks, envOf, () => this.sendNotices());
 		this.commands = new CommandQueue(ctx.storage);
 		this.hooks = hooksOf(this);
 		// The bot's keepalive is answered without waking the room; the lease reads when it last came.
@@ -298,7 +302,7 @@ export class RoomContext {
 	 * Stores a step's webhook events (with `alsoStore`), tells the watchers, and sends the events on.
 	 * A completion's `meeting.completed` is stored held, and goes once the meeting's stream stored its summary.
 	 */
-	async tell(row: MeetingRow, step: StatusStep, events: WebhookEventType[], alsoStore: Record<string, unknown> = {}): Promise<void> {
+	async tell(row: MeetingRow, step: StatusStep, events: MeetingWebhookEventType[], alsoStore: Record<string, unknown> = {}): Promise<void> {
 		// Every ending passes here, a room's own and one made without it (a stop with no room): the stream
 		// hears of each (after every transcript line, which went in before), and a copilot writes its
 		// meeting document for each. The stream object only records it; its copilot's work is not awaited.

@@ -10,7 +10,7 @@ import type { RoomContext, RoomState } from "./context";
 /** What the bot channel's messages use of the room. */
 export type InboxHost = Pick<
 	RoomContext,
-	"env" | "state" | "saveState" | "applyMove" | "attemptOf" | "botSockets" | "commands" | "fanout" | "ref" | "stream"
+	"env" | "state" | "saveState" | "applyMove" | "attemptOf" | "botSockets" | "commands" | "fanout" | "ref" | "stream" | "liveWebhooks"
 >;
 
 type Sequenced = Exclude<BotToRoom, { type: "hello" }>;
@@ -199,7 +199,10 @@ export class BotChannelInbox {
 				// other object's storage: no write of it holds back what this room sends (its output gate).
 				if (live) await this.deliverInTurn(state, message);
 				const id = message.segment.segment_id;
-				await upsertSegment(env, state.meetingId, message.segment, this.createdAt(id)).run();
+				const createdAt = this.createdAt(id);
+				await upsertSegment(env, state.meetingId, message.segment, createdAt).run();
+				// A confirmed line joins the meeting's webhook batch (storage only: the receiver is never waited for).
+				await this.room.liveWebhooks.segmentStored(state, message.segment, createdAt);
 				// A confirmed segment is done (a late rebinding of it is rare): its time need not be kept.
 				if (message.segment.completed) this.firstSeen.delete(id);
 				// The stream object builds its line, logs it and hands it to its copilot without waiting for it.
@@ -214,6 +217,7 @@ export class BotChannelInbox {
 			case "participant": {
 				if (live) await this.deliverInTurn(state, message);
 				await upsertParticipant(env, state.meetingId, message);
+				await this.room.liveWebhooks.participantChanged(state, message);
 				return;
 			}
 			case "event":
