@@ -10,7 +10,7 @@ import { type ScreenshotsHost, screenshotsExpired } from "./screenshots";
 import type { RoomTimerName } from "./storage";
 
 /** What the alarm's actions use of the room. */
-export type AlarmHost = HelpHost & ScreenshotsHost & Pick<RoomContext, "move" | "serial" | "webhooks" | "liveWebhooks">;
+export type AlarmHost = HelpHost & ScreenshotsHost & Pick<RoomContext, "move" | "serial" | "webhooks">;
 
 /** The room's one alarm: each due timer's action (docs/status-machine.md#timers-that-move-a-meeting). */
 export class RoomAlarm {
@@ -39,7 +39,7 @@ export class RoomAlarm {
 		stop_deadline: () => this.room.move({ to: "completed", actor: "user" }),
 		auto_join: () => this.autoJoin.fire(),
 		notify: () => this.room.serial(() => this.room.webhooks.drain()),
-		live_webhooks: () => this.room.serial(() => this.room.liveWebhooks.batchDue()),
+		live_webhooks: () => this.room.serial(() => this.channel.liveWebhooks.batchDue()),
 		help: () => this.room.serial(() => helpTimedOut(this.room)),
 		summary_release: () => this.room.serial(() => this.completions.release()),
 		screenshots_expire: () => screenshotsExpired(this.room),

@@ -28,7 +28,6 @@ import { type ErasedStorage, eraseStorage } from "../shared/erase";
 import { SerialQueue } from "../shared/serial-queue";
 import { CommandQueue, type QueueRefusal } from "./command-queue";
 import { RoomFanout } from "./fanout";
-import { RoomLiveWebhooks } from "./live-webhooks";
 import { ROOM_KEYS, type RoomTimerName } from "./storage";
 import { RoomWebhookRelay } from "./webhook-relay";
 
@@ -116,8 +115,6 @@ export class RoomContext {
 	readonly timers: AlarmTimers<RoomTimerName>;
 	readonly fanout: RoomFanout;
 	readonly webhooks: RoomWebhookRelay;
-	/** The meeting's live webhook events: transcript batches and participant changes (live-webhooks.ts). */
-	readonly liveWebhooks: RoomLiveWebhooks;
 	/** Commands kept for a bot that is away, until it says hello again. */
 	readonly commands: CommandQueue;
 	/** What the feature parts add to every move (set once, by the MeetingRoom). */
@@ -134,7 +131,6 @@ export class RoomContext {
 		this.timers = kvAlarmTimers<RoomTimerName>(ctx.storage);
 		this.fanout = new RoomFanout(ctx.storage, envOf());
 		this.webhooks = new RoomWebhookRelay(ctx.storage, this.timers, (userId) => accountObject(this.env, userId));
-		this.liveWebhooks = new RoomLiveWebhooks(ctx.storage, this.timers, this.webhooks, envOf, () => this.sendNotices());
 		this.commands = new CommandQueue(ctx.storage);
 		this.hooks = hooksOf(this);
 		// The bot's keepalive is answered without waking the room; the lease reads when it last came.

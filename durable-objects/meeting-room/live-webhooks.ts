@@ -1,5 +1,4 @@
 import type { BotSegment, BotToRoom } from "../../src/bot-channel/protocol";
-import type { Env } from "../../src/env";
 import { errorName } from "../../src/error-text";
 import type { WebhookEvent } from "../../src/webhooks/deliver";
 import {
@@ -13,9 +12,11 @@ import {
 	type WebhookSegment,
 	webhookSegment,
 } from "../../src/webhooks/live-events";
-import type { AlarmTimers } from "../shared/alarm-timers";
-import { ROOM_KEYS, type RoomTimerName } from "./storage";
-import type { RoomWebhookRelay } from "./webhook-relay";
+import type { RoomContext } from "./context";
+import { ROOM_KEYS } from "./storage";
+
+/** What the live events use of the room: its storage and timers, and the relay that hands notices to the outbox. */
+export type LiveWebhooksHost = Pick<RoomContext, "storage" | "timers" | "webhooks" | "env" | "sendNotices">;
 
 /** The meeting's live events so far, and the transcript batch still open (kept under ROOM_KEYS.liveWebhooks). */
 interface LiveWebhookState {
@@ -59,14 +60,20 @@ const encoder = new TextEncoder();
 export class RoomLiveWebhooks {
 	#wanted: { userId: number; until: number; events: Set<LiveWebhookEventType> } | undefined;
 
-	constructor(
-		private readonly storage: DurableObjectStorage,
-		private readonly timers: AlarmTimers<RoomTimerName>,
-		private readonly relay: RoomWebhookRelay,
-		private readonly envOf: () => Env,
-		/** Hands stored notices to the outbox after the current work (context.ts sendNotices). */
-		private readonly send: () => Promise<void>,
-	) {}
+	constructor(private readonly room: LiveWebhooksHost) {}
+
+	private get storage(): DurableObjectStorage {
+		return this.room.storage;
+	}
+
+	private get timers(): LiveWebhooksHost["timers"] {
+		return this.room.timers;
+	}
+
+	/** Hands the stored notices to the outbox after the current work (context.ts sendNotices). */
+	private send(): Promise<void> {
+		return this.room.sendNotices();
+	}
 
 	/** A stored segment: a confirmed line joins the open batch, unless this version of it was already sent. */
 	async segmentStored(state: RoomMeeting, segment: BotSegment, createdAt: string): Promise<void> {
@@ -104,7 +111,7 @@ export class RoomLiveWebhooks {
 		const sealed = live.batch.length > 0;
 		if (sealed) await this.seal(live, entries);
 		live.sequence += 1;
-		Object.assign(entries, this.relay.entry(live.userId, await participantEvent(live.meeting, live.sequence, message)));
+		Object.assign(entries, this.room.webhooks.entry(live.userId, await participantEvent(live.meeting, live.sequence, message)));
 		await this.storage.put({ ...entries, [ROOM_KEYS.liveWebhooks]: live });
 		if (sealed) await this.timers.clear("live_webhooks");
 		await this.send();
@@ -124,7 +131,7 @@ export class RoomLiveWebhooks {
 	private async seal(live: LiveWebhookState, entries: Record<string, unknown>): Promise<void> {
 		live.sequence += 1;
 		const event: WebhookEvent = await transcriptSegmentsEvent(live.meeting, live.sequence, live.batch);
-		Object.assign(entries, this.relay.entry(live.userId, event));
+		Object.assign(entries, this.room.webhooks.entry(live.userId, event));
 		live.batch = [];
 	}
 
@@ -144,7 +151,7 @@ export class RoomLiveWebhooks {
 		const now = Date.now();
 		if (this.#wanted?.userId === userId && this.#wanted.until > now) return this.#wanted.events;
 		try {
-			const events = await liveEventsWanted(this.envOf(), userId);
+			const events = await liveEventsWanted(this.room.env, userId);
 			this.#wanted = { userId, until: now + FILTER_TTL_MS, events };
 			return events;
 		} catch (err) {
