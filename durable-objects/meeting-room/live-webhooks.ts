@@ -1,6 +1,6 @@
 import type { BotSegment, BotToRoom } from "../../src/bot-channel/protocol";
 import { errorName } from "../../src/error-text";
-import type { WebhookEvent } from "../../src/webhooks/deliver";
+import type { WebhookEvent } from "../../src/webhooks/delivery-log";
 import {
 	type LiveWebhookEventType,
 	liveEventsWanted,
