@@ -1,8 +1,12 @@
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ACCOUNT_STORAGE } from "../../../durable-objects/account/storage";
 import type { MeetingRoom } from "../../../durable-objects/meeting-room";
-import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
+import { type LiveWebhooksHost, RoomLiveWebhooks } from "../../../durable-objects/meeting-room/live-webhooks";
+import { ROOM_KEYS, type RoomTimerName } from "../../../durable-objects/meeting-room/storage";
+import { RoomWebhookRelay } from "../../../durable-objects/meeting-room/webhook-relay";
+import { kvAlarmTimers } from "../../../durable-objects/shared/alarm-timers";
+import { accountObject } from "../../../src/objects";
 import type { WebhookParticipantEvent, WebhookSegment, WebhookTranscriptSegments } from "../../../src/shapes/webhook";
 import { TRANSCRIPT_BATCH } from "../../../src/webhooks/live-events";
 import { verifyWebhook } from "../../../src/webhooks/signature";
@@ -195,6 +199,43 @@ describe("transcript.segments", () => {
 			[events[0]!.event_id, "delivered", 2],
 			[events[2]!.event_id, "delivered", 1],
 			[events[3]!.event_id, "delivered", 1],
+		]);
+	});
+});
+
+describe("a room evicted between two lines", () => {
+	/** The live events' part as a room builds it on wake-up: nothing in memory, everything from its storage. */
+	function wokenUp(storage: DurableObjectStorage): RoomLiveWebhooks {
+		const timers = kvAlarmTimers<RoomTimerName>(storage);
+		const relay = new RoomWebhookRelay(storage, timers, (userId) => accountObject(env, userId));
+		const host: LiveWebhooksHost = { storage, timers, webhooks: relay, env, sendNotices: () => relay.drain() };
+		return new RoomLiveWebhooks(host);
+	}
+
+	it("finds its open batch, its sequence and the versions it sent in storage", async () => {
+		const hook = newHook();
+		const { user } = await userWithWebhook(hook.url, { events: LIVE });
+		// An object of its own: no bot and no meeting, only the storage the live events keep.
+		const meeting = { meetingId: 900_000 + user.id, userId: user.id, platform: "google_meet", nativeMeetingId: "evi-cted-now" };
+		await runInDurableObject(roomOf(meeting.meetingId), async (_room: MeetingRoom, state) => {
+			await wokenUp(state.storage).segmentStored(
+				meeting,
+				segment({ segment_id: "e1", text: "Before the eviction." }),
+				"2026-06-18T10:00:00.000Z",
+			);
+			// A new instance: the batch, its timer and the sent versions come from storage alone.
+			const after = wokenUp(state.storage);
+			await after.batchDue();
+			await after.segmentStored(meeting, segment({ segment_id: "e1", text: "Before the eviction." }), "2026-06-18T10:00:00.000Z");
+			await after.segmentStored(meeting, segment({ segment_id: "e2", text: "After it.", start: 2, end: 3 }), "2026-06-18T10:00:01.000Z");
+			await wokenUp(state.storage).batchDue();
+		});
+		const requests = await liveDeliveries(hook.path, 2);
+		expect(
+			batches(requests).map((b) => [b.data.sequence, b.data.meeting.id, b.data.segments.map((s) => [s.segment_id, s.version])]),
+		).toEqual([
+			[1, meeting.meetingId, [["e1", 1]]],
+			[2, meeting.meetingId, [["e2", 1]]],
 		]);
 	});
 });
