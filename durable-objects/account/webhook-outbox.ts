@@ -8,11 +8,16 @@
  *
  * Retries after 1 min, 5 min, 30 min, 2 h, then every 2 h; none is scheduled later than 24 h
  * after the first attempt, so the attempt that has no successor is the last one (`failed`).
+ *
+ * Ordered events (`order_key`, a meeting's live events): of the events sharing a key only the
+ * oldest queued (the chain's head) is attempted; the next waits until it was delivered or given
+ * up, so a retry never lets a later event overtake it. The queue's rowid is its queuing order.
  */
 import { type Clock, systemClock } from "../../src/clock";
 import type { Env } from "../../src/env";
 import { type AttemptOptions, type AttemptReport, attemptDelivery, type WebhookEvent } from "../../src/webhooks/deliver";
 import type { WebhookEventType } from "../../src/webhooks/envelope";
+import { addMissingColumns } from "../shared/sql-schema";
 import { ACCOUNT_STORAGE } from "./storage";
 
 const TABLES = ACCOUNT_STORAGE.tables;
@@ -49,8 +54,11 @@ export interface QueuedWebhook extends WebhookEvent {
 	next_attempt_at: number;
 }
 
-/** What enqueue reports: the first attempt's report, or that the event was already queued. */
-export type EnqueueReport = AttemptReport | { outcome: "duplicate"; retry: true };
+/**
+ * What enqueue reports: the first attempt's report, that the event was already queued, or that it
+ * waits behind an earlier event of its order key.
+ */
+export type EnqueueReport = AttemptReport | { outcome: "duplicate" | "waiting"; retry: true };
 
 type Row = Record<string, SqlStorageValue> & {
 	event_id: string;
@@ -61,6 +69,7 @@ type Row = Record<string, SqlStorageValue> & {
 	attempts: number;
 	first_attempt_at: number;
 	next_attempt_at: number;
+	order_key: string | null;
 };
 
 /** Delay before retry number `attempt` (1 = after the first failed attempt). */
@@ -94,6 +103,8 @@ export class WebhookOutbox {
 			next_attempt_at INTEGER NOT NULL
 		)`);
 		this.sql.exec(`CREATE INDEX IF NOT EXISTS webhook_outbox_due ON ${TABLES.webhookOutbox}(next_attempt_at)`);
+		addMissingColumns(this.sql, TABLES.webhookOutbox, { order_key: "TEXT" });
+		this.sql.exec(`CREATE INDEX IF NOT EXISTS webhook_outbox_order ON ${TABLES.webhookOutbox}(order_key)`);
 	}
 
 	/** Attempts the event at once; a retryable failure leaves it queued for the alarm. */
@@ -101,6 +112,13 @@ export class WebhookOutbox {
 		if (this.find(event.event_id)) return { outcome: "duplicate", retry: true };
 		const now = this.now();
 		this.store(userId, event, now, now + retryDelay(1));
+		const row = this.find(event.event_id)!;
+		if (!this.isHead(row)) {
+			// Behind an earlier event of its key: attempted once that one is settled.
+			this.sql.exec(`UPDATE ${TABLES.webhookOutbox} SET next_attempt_at = ? WHERE event_id = ?`, now, event.event_id);
+			await this.scheduleChanged();
+			return { outcome: "waiting", retry: true };
+		}
 		await this.scheduleChanged();
 		const report = await this.attempt(this.find(event.event_id)!);
 		await this.scheduleChanged();
@@ -135,7 +153,8 @@ export class WebhookOutbox {
 	private store(userId: number, event: WebhookEvent, now: number, due: number): void {
 		this.makeRoom();
 		this.sql.exec(
-			`INSERT INTO ${TABLES.webhookOutbox} VALUES (?, ?, ?, ?, ?, 0, ?, ?)`,
+			`INSERT INTO ${TABLES.webhookOutbox} (event_id, user_id, event_type, meeting_id, body, attempts, first_attempt_at, next_attempt_at, order_key)
+			VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)`,
 			event.event_id,
 			userId,
 			event.event_type,
@@ -143,29 +162,36 @@ export class WebhookOutbox {
 			event.body,
 			now,
 			due,
+			event.order_key ?? null,
 		);
 	}
 
-	/** Attempts the events that are due, oldest due first, up to a run's share (the owner's alarm calls this). */
+	/**
+	 * Attempts the events that are due, oldest due first, up to a run's share (the owner's alarm
+	 * calls this). An ordered chain goes on with its next event as soon as its head is settled.
+	 */
 	async runDue(): Promise<void> {
 		const due = this.sql
 			.exec<Row>(
-				`SELECT * FROM ${TABLES.webhookOutbox} WHERE next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`,
+				`SELECT * FROM ${TABLES.webhookOutbox} WHERE next_attempt_at <= ? AND ${HEAD} ORDER BY next_attempt_at LIMIT ?`,
 				this.now(),
 				ATTEMPTS_PER_RUN,
 			)
 			.toArray()
 			.filter((row) => !this.inFlight.has(row.event_id));
+		const budget = { left: ATTEMPTS_PER_RUN };
 		// A few at a time: a Worker holds at most six connections open at once.
-		for (let i = 0; i < due.length; i += PARALLEL_ATTEMPTS) {
-			await Promise.all(due.slice(i, i + PARALLEL_ATTEMPTS).map((row) => this.attemptIfQueued(row.event_id)));
+		for (let i = 0; i < due.length && budget.left > 0; i += PARALLEL_ATTEMPTS) {
+			await Promise.all(due.slice(i, i + PARALLEL_ATTEMPTS).map((row) => this.attemptChain(row.event_id, budget)));
 		}
 		if (due.length > 0) await this.scheduleChanged();
 	}
 
-	/** The earliest time an event is due, in epoch ms; null when the outbox is empty. */
+	/** The earliest time an event is due, in epoch ms; null when the outbox is empty (an event behind its chain's head is not due). */
 	nextDueAt(): number | null {
-		const row = this.sql.exec<{ due: number | null }>(`SELECT MIN(next_attempt_at) AS due FROM ${TABLES.webhookOutbox}`).one();
+		const row = this.sql
+			.exec<{ due: number | null }>(`SELECT MIN(next_attempt_at) AS due FROM ${TABLES.webhookOutbox} WHERE ${HEAD}`)
+			.one();
 		return row.due ?? null;
 	}
 
@@ -174,9 +200,27 @@ export class WebhookOutbox {
 		return this.sql.exec<Row>(`SELECT * FROM ${TABLES.webhookOutbox} ORDER BY first_attempt_at, event_id`).toArray().map(toQueued);
 	}
 
-	private async attemptIfQueued(eventId: string): Promise<void> {
-		const row = this.find(eventId); // it may have been dropped since the alarm looked
-		if (row) await this.attempt(row);
+	/** Attempts an event, then (while it left the queue) the next of its order key that is due. */
+	private async attemptChain(eventId: string, budget: { left: number }): Promise<void> {
+		let row = this.find(eventId); // it may have been dropped since the alarm looked
+		while (row && budget.left > 0 && !this.inFlight.has(row.event_id)) {
+			budget.left--;
+			await this.attempt(row);
+			if (row.order_key === null || this.find(row.event_id)) return;
+			row = this.sql
+				.exec<Row>(`SELECT * FROM ${TABLES.webhookOutbox} WHERE order_key = ? ORDER BY rowid LIMIT 1`, row.order_key)
+				.toArray()
+				.find((next) => next.next_attempt_at <= this.now());
+		}
+	}
+
+	/** Whether no earlier event of its order key is queued. */
+	private isHead(row: Row): boolean {
+		if (row.order_key === null) return true;
+		const first = this.sql
+			.exec<{ event_id: string }>(`SELECT event_id FROM ${TABLES.webhookOutbox} WHERE order_key = ? ORDER BY rowid LIMIT 1`, row.order_key)
+			.one();
+		return first.event_id === row.event_id;
 	}
 
 	private async attempt(row: Row): Promise<EnqueueReport> {
@@ -231,12 +275,16 @@ export class WebhookOutbox {
 	}
 }
 
+/** An event no earlier event of its order key waits before: the one of its chain that may be attempted. */
+const HEAD = `(order_key IS NULL OR rowid = (SELECT MIN(o.rowid) FROM ${TABLES.webhookOutbox} o WHERE o.order_key = ${TABLES.webhookOutbox}.order_key))`;
+
 function toQueued(row: Row): QueuedWebhook {
 	return {
 		event_id: row.event_id,
 		event_type: row.event_type as WebhookEventType,
 		meeting_id: row.meeting_id,
 		body: row.body,
+		order_key: row.order_key,
 		user_id: row.user_id,
 		attempts: row.attempts,
 		first_attempt_at: row.first_attempt_at,

@@ -39,6 +39,7 @@ export class RoomAlarm {
 		stop_deadline: () => this.room.move({ to: "completed", actor: "user" }),
 		auto_join: () => this.autoJoin.fire(),
 		notify: () => this.room.serial(() => this.room.webhooks.drain()),
+		live_webhooks: () => this.room.serial(() => this.channel.liveWebhooks.batchDue()),
 		help: () => this.room.serial(() => helpTimedOut(this.room)),
 		summary_release: () => this.room.serial(() => this.completions.release()),
 		screenshots_expire: () => screenshotsExpired(this.room),

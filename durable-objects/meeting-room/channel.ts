@@ -5,9 +5,10 @@ import { setting } from "../../src/settings/deployment-defaults";
 import { closeQuietly } from "../shared/sockets";
 import type { RoomContext } from "./context";
 import { BotChannelInbox, type InboxHost } from "./inbox";
+import { type LiveWebhooksHost, RoomLiveWebhooks } from "./live-webhooks";
 
 /** What the bot channel uses of the room (and hands its inbox). */
-export type ChannelHost = InboxHost & Pick<RoomContext, "acceptBot" | "lastPing" | "serial" | "timers">;
+export type ChannelHost = InboxHost & LiveWebhooksHost & Pick<RoomContext, "acceptBot" | "lastPing" | "serial" | "timers">;
 
 /**
  * The bot channel's socket, from its upgrade to its close (docs/bot-channel.md): who may open
@@ -15,9 +16,12 @@ export type ChannelHost = InboxHost & Pick<RoomContext, "acceptBot" | "lastPing"
  */
 export class RoomBotChannel {
 	readonly #inbox: BotChannelInbox;
+	/** The meeting's live webhook events, made from what the bot says (its batch timer is the alarm's). */
+	readonly liveWebhooks: RoomLiveWebhooks;
 
 	constructor(private readonly room: ChannelHost) {
-		this.#inbox = new BotChannelInbox(room);
+		this.liveWebhooks = new RoomLiveWebhooks(room);
+		this.#inbox = new BotChannelInbox(room, this.liveWebhooks);
 	}
 
 	/** The bot channel upgrade, already authenticated by the Worker with the meeting's token, whose attempt it passes on. */

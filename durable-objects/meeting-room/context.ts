@@ -22,7 +22,7 @@ import type { SummaryClaim } from "../../src/meetings/summary-claim";
 import type { MeetingStreamStub } from "../../src/objects";
 import { accountObject, meetingStream } from "../../src/objects";
 import { withScreenshotLinks } from "../../src/screenshots/screenshots";
-import { type WebhookEventType, webhookEventsFor } from "../../src/webhooks/envelope";
+import { type MeetingWebhookEventType, webhookEventsFor } from "../../src/webhooks/envelope";
 import { type AlarmTimers, kvAlarmTimers } from "../shared/alarm-timers";
 import { type ErasedStorage, eraseStorage } from "../shared/erase";
 import { SerialQueue } from "../shared/serial-queue";
@@ -298,7 +298,7 @@ export class RoomContext {
 	 * Stores a step's webhook events (with `alsoStore`), tells the watchers, and sends the events on.
 	 * A completion's `meeting.completed` is stored held, and goes once the meeting's stream stored its summary.
 	 */
-	async tell(row: MeetingRow, step: StatusStep, events: WebhookEventType[], alsoStore: Record<string, unknown> = {}): Promise<void> {
+	async tell(row: MeetingRow, step: StatusStep, events: MeetingWebhookEventType[], alsoStore: Record<string, unknown> = {}): Promise<void> {
 		// Every ending passes here, a room's own and one made without it (a stop with no room): the stream
 		// hears of each (after every transcript line, which went in before), and a copilot writes its
 		// meeting document for each. The stream object only records it; its copilot's work is not awaited.

@@ -6,6 +6,7 @@ import { noteRecordingStopped } from "../../src/meetings/meeting-store";
 import { isTerminal } from "../../src/meetings/status-machine";
 import { insertChatMessage, liveSegment, upsertParticipant, upsertSegment } from "../../src/meetings/transcript-store";
 import type { RoomContext, RoomState } from "./context";
+import type { RoomLiveWebhooks } from "./live-webhooks";
 
 /** What the bot channel's messages use of the room. */
 export type InboxHost = Pick<
@@ -43,7 +44,11 @@ export class BotChannelInbox {
 	 */
 	private delivered: { seq: number; meetingId: number; ref: MeetingRef } | undefined;
 
-	constructor(private readonly room: InboxHost) {}
+	constructor(
+		private readonly room: InboxHost,
+		/** The meeting's live webhook events, fed the confirmed lines and participant changes. */
+		private readonly liveWebhooks: RoomLiveWebhooks,
+	) {}
 
 	/**
 	 * Sends a segment, chat line, participant change or bot event to /ws watchers the moment it
@@ -199,7 +204,10 @@ export class BotChannelInbox {
 				// other object's storage: no write of it holds back what this room sends (its output gate).
 				if (live) await this.deliverInTurn(state, message);
 				const id = message.segment.segment_id;
-				await upsertSegment(env, state.meetingId, message.segment, this.createdAt(id)).run();
+				const createdAt = this.createdAt(id);
+				await upsertSegment(env, state.meetingId, message.segment, createdAt).run();
+				// A confirmed line joins the meeting's webhook batch (storage only: the receiver is never waited for).
+				await this.liveWebhooks.segmentStored(state, message.segment, createdAt);
 				// A confirmed segment is done (a late rebinding of it is rare): its time need not be kept.
 				if (message.segment.completed) this.firstSeen.delete(id);
 				// The stream object builds its line, logs it and hands it to its copilot without waiting for it.
@@ -214,6 +222,7 @@ export class BotChannelInbox {
 			case "participant": {
 				if (live) await this.deliverInTurn(state, message);
 				await upsertParticipant(env, state.meetingId, message);
+				await this.liveWebhooks.participantChanged(state, message);
 				return;
 			}
 			case "event":

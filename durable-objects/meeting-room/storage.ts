@@ -28,6 +28,10 @@ export const ROOM_STORAGE = {
 		subscribers: "subscribers",
 		/** Webhook events on their way to the owner's outbox, by time (webhook-relay.ts). */
 		noticePrefix: "notice:",
+		/** The meeting's live webhook events: their last sequence number and the open transcript batch (live-webhooks.ts). */
+		liveWebhooks: "liveWebhooks",
+		/** Per confirmed segment id, the version last put in a `transcript.segments` batch and what it said (live-webhooks.ts). */
+		segmentVersionPrefix: "segmentVersion:",
 		/** A completed meeting's `meeting.completed` event, held until its stream stored the summary (completion-hold.ts). */
 		heldCompletion: "heldCompletion",
 		/** The screenshot names each attempt's bot stored (screenshots.ts), and whose screenshots the retention timer deletes. */
@@ -47,6 +51,7 @@ export const ROOM_KEYS = {
 	...ROOM_STORAGE.keys,
 	screenshotNames: (attempt: number) => `${ROOM_STORAGE.keys.screenshotNamesPrefix}${attempt}`,
 	timerRetries: (name: string) => `${ROOM_STORAGE.keys.timerRetriesPrefix}${name}`,
+	segmentVersion: (segmentId: string) => `${ROOM_STORAGE.keys.segmentVersionPrefix}${segmentId}`,
 } as const;
 
 /**
@@ -59,6 +64,7 @@ export const ROOM_KEYS = {
  * meeting's held `meeting.completed` waits for its stream to store the summary (completion-hold.ts).
  * `screenshots_expire`: SCREENSHOT_RETENTION_DAYS after the meeting ended, its screenshots are deleted (screenshots.ts).
  * `lease`: while a bot is connected, when the room next checks that its channel is still there (channel.ts).
+ * `live_webhooks`: when the open `transcript.segments` batch goes out (live-webhooks.ts).
  */
 export const ROOM_TIMERS = [
 	"placement",
@@ -68,6 +74,7 @@ export const ROOM_TIMERS = [
 	"stop_deadline",
 	"auto_join",
 	"notify",
+	"live_webhooks",
 	"help",
 	"summary_release",
 	"screenshots_expire",

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { freePort } from "../ports.mjs";
@@ -136,9 +137,64 @@ export async function benchLiveFeed({ base, key, recorder }) {
 				`${label} ratio: p50 ${(ours.p50 / floor.p50).toFixed(2)}x   p99 ${(ours.p99 / floor.p99).toFixed(2)}x   (goal: at most 1.5x)`,
 			);
 		}
+		await benchWithLiveWebhooks({ base, key, recorder, relayBase });
 	} finally {
 		relay.kill("SIGTERM");
 		await new Promise((r) => setTimeout(r, 500));
 		rmSync(relayState, { recursive: true, force: true });
+	}
+}
+
+/** A local webhook receiver that answers 200 and counts the transcript lines it was pushed. */
+async function startHookSink() {
+	const sink = { batches: 0, lines: 0 };
+	const server = createServer((req, res) => {
+		let body = "";
+		req.on("data", (chunk) => (body += chunk));
+		req.on("end", () => {
+			const event = JSON.parse(body);
+			if (event.event_type === "transcript.segments") {
+				sink.batches += 1;
+				sink.lines += event.data.segments.length;
+			}
+			res.writeHead(200).end("ok");
+		});
+	});
+	await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+	return { sink, url: `http://127.0.0.1:${server.address().port}/hooks`, close: () => server.close() };
+}
+
+async function putWebhook(base, key, settings) {
+	const res = await fetch(`${base}/user/webhook`, {
+		method: "PUT",
+		headers: { "X-API-Key": key, "content-type": "application/json" },
+		body: JSON.stringify(settings),
+	});
+	if (!res.ok) throw new Error(`PUT /user/webhook: ${res.status} ${await res.text()}`);
+}
+
+/**
+ * The one-subscriber run again with the account's `transcript.segments` webhook on (docs/webhooks.md#live-events):
+ * its batching runs in the room beside the live path, which this shows it does not slow.
+ */
+async function benchWithLiveWebhooks({ base, key, recorder, relayBase }) {
+	const hooks = await startHookSink();
+	await putWebhook(base, key, { webhook_url: hooks.url, webhook_events: { "transcript.segments": true } });
+	try {
+		const segments = 300;
+		const floor = await measureFloor({ relayBase, receivers: 1, messages: segments, room: "w1" });
+		const ours = await measureOurs({ base, key, recorder, subscribers: 1, segments, code: "ben-chwh-ook" });
+		// The last batch goes out at most 2 s after its first line.
+		for (let waited = 0; hooks.sink.lines < segments && waited < 15_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
+		const label = "   1 subscriber(s), live webhooks on";
+		console.log(`${label} floor: p50 ${ms(floor.p50)}   p99 ${ms(floor.p99)}`);
+		console.log(`${label} ours:  p50 ${ms(ours.p50)}   p99 ${ms(ours.p99)}   (${ours.n} deliveries)`);
+		console.log(
+			`${label} ratio: p50 ${(ours.p50 / floor.p50).toFixed(2)}x   p99 ${(ours.p99 / floor.p99).toFixed(2)}x   (goal: at most 1.5x)`,
+		);
+		console.log(`${label} receiver: ${hooks.sink.lines} of ${segments} lines in ${hooks.sink.batches} transcript.segments batches`);
+	} finally {
+		await putWebhook(base, key, { webhook_url: "", webhook_events: {} });
+		hooks.close();
 	}
 }

@@ -14,7 +14,7 @@ import { statusStepMessage } from "../live/feed-messages";
 import { accountObject, liveFeed, meetingRoom } from "../objects";
 import { loadSettings, resolveSettings } from "../settings/account-settings";
 import type { WebhookEvent } from "../webhooks/deliver";
-import { buildEnvelope, TRANSITION_SOURCE, type WebhookEventType, webhookEventsFor } from "../webhooks/envelope";
+import { buildEnvelope, type MeetingWebhookEventType, TRANSITION_SOURCE, webhookEventsFor } from "../webhooks/envelope";
 import { failureDetail, sanitize } from "./failure-detail";
 import { type MeetingDataPatch, meetingDataPatch, patchMeetingData } from "./meeting-data";
 import { deleteMeetingObjects } from "./meeting-objects";
@@ -197,7 +197,7 @@ export async function noteAutoJoinError(env: Env, meetingId: number, error: stri
 }
 
 /** A step's webhook event of one type, its body built once so every attempt sends the same bytes. */
-export async function stepWebhookEvent(row: MeetingRow, step: StatusStep, eventType: WebhookEventType): Promise<WebhookEvent> {
+export async function stepWebhookEvent(row: MeetingRow, step: StatusStep, eventType: MeetingWebhookEventType): Promise<WebhookEvent> {
 	const envelope = await buildEnvelope({
 		event_type: eventType,
 		meeting: meetingView(row),

@@ -1,6 +1,7 @@
+import { z } from "@hono/zod-openapi";
 import { MeetingStreamEvent } from "../agent/meeting-stream-events";
 import { LIVE_FRAME_COMPONENTS } from "../live/frames";
-import { WebhookEnvelope } from "../shapes/webhook";
+import { WebhookMeetingEvent, WebhookParticipantEvent, WebhookTranscriptSegments } from "../shapes/webhook";
 
 /**
  * Shapes that travel outside a route's answer, registered in /openapi.json so the typed client's
@@ -10,7 +11,17 @@ import { WebhookEnvelope } from "../shapes/webhook";
 export const WIRE_COMPONENTS = {
 	...LIVE_FRAME_COMPONENTS,
 	MeetingStreamEvent,
-	WebhookEvent: WebhookEnvelope.extend({}).openapi("WebhookEvent", {
-		description: "The body of a webhook delivery (docs/webhooks.md#envelope), signed as docs/webhooks.md#signature says",
-	}),
+	WebhookEvent: z
+		.union([
+			WebhookMeetingEvent.extend({}).openapi("WebhookMeetingEvent", { description: "A status event (docs/webhooks.md#events)" }),
+			WebhookTranscriptSegments.extend({}).openapi("WebhookTranscriptSegments", {
+				description: "Confirmed transcript lines, batched (docs/webhooks.md#live-events)",
+			}),
+			WebhookParticipantEvent.extend({}).openapi("WebhookParticipantEvent", {
+				description: "A participant joined or left (docs/webhooks.md#live-events)",
+			}),
+		])
+		.openapi("WebhookEvent", {
+			description: "The body of a webhook delivery (docs/webhooks.md#envelope), signed as docs/webhooks.md#signature says",
+		}),
 };

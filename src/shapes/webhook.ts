@@ -1,13 +1,16 @@
 /**
  * The webhook envelope, declared once (docs/webhooks.md#envelope): `{event_id, event_type,
- * api_version, created_at, data}` with `data = {meeting, status_change?}`. The Worker builds it
- * (src/webhooks/envelope.ts), /openapi.json documents it as `WebhookEvent`, and the typed client's
- * webhook types are generated from that. Imports only zod.
+ * api_version, created_at, data}`. A status event's `data` is `{meeting, status_change?}`; a live
+ * event's (docs/webhooks.md#live-events) is `{meeting: {id, platform, native_meeting_id}, sequence, …}`.
+ * The Worker builds them (src/webhooks/envelope.ts, src/webhooks/live-events.ts), /openapi.json
+ * documents them as `WebhookEvent`, and the typed client's webhook types are generated from that.
+ * Imports only zod.
  */
 import { z } from "zod";
-import { WEBHOOK_EVENT_TYPES } from "./webhook-event-types.ts";
+import { SegmentView } from "./segment.ts";
+import { LIVE_WEBHOOK_EVENT_TYPES, MEETING_WEBHOOK_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from "./webhook-event-types.ts";
 
-export { WEBHOOK_EVENT_TYPES };
+export { LIVE_WEBHOOK_EVENT_TYPES, MEETING_WEBHOOK_EVENT_TYPES, WEBHOOK_EVENT_TYPES };
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
@@ -50,11 +53,68 @@ export const WebhookStatusChange = z.object({
 });
 export type WebhookStatusChange = z.infer<typeof WebhookStatusChange>;
 
-export const WebhookEnvelope = z.object({
-	event_id: z.string().describe("`evt_<32 hex>`, the same for every redelivery: de-duplicate on it"),
-	event_type: WebhookEventType,
+const eventId = z.string().describe("`evt_<32 hex>`, the same for every redelivery: de-duplicate on it");
+
+/** A status event: the meeting record, and the step that raised it. */
+export const WebhookMeetingEvent = z.object({
+	event_id: eventId,
+	event_type: z.enum(MEETING_WEBHOOK_EVENT_TYPES),
 	api_version: z.string(),
 	created_at: z.string(),
 	data: z.object({ meeting: WebhookMeeting, status_change: WebhookStatusChange.optional() }),
 });
+export type WebhookMeetingEvent = z.infer<typeof WebhookMeetingEvent>;
+
+/** Which meeting a live event is about: its id, and its platform and native id as the meeting link named them. */
+export const WebhookLiveMeeting = z.object({
+	id: z.number().int(),
+	platform: z.string().nullable(),
+	native_meeting_id: z.string().nullable(),
+});
+export type WebhookLiveMeeting = z.infer<typeof WebhookLiveMeeting>;
+
+const sequence = z
+	.number()
+	.int()
+	.positive()
+	.describe("1, 2, 3… per meeting across its live events, in the order they happened; deliveries follow it (a gap: an event given up)");
+
+/** One confirmed segment as a live event carries it: the /ws segment, with its version. */
+export const WebhookSegment = SegmentView.extend({
+	language: z.string().nullable(),
+	version: z
+		.number()
+		.int()
+		.positive()
+		.describe("1 for the first confirmation; a correction of a confirmed segment comes again with the next"),
+	updated_at: z.string().describe("When the service stored this version"),
+});
+export type WebhookSegment = z.infer<typeof WebhookSegment>;
+
+/** `transcript.segments`: the lines confirmed since the meeting's previous batch. */
+export const WebhookTranscriptSegments = z.object({
+	event_id: eventId,
+	event_type: z.literal("transcript.segments"),
+	api_version: z.string(),
+	created_at: z.string(),
+	data: z.object({ meeting: WebhookLiveMeeting, sequence, segments: z.array(WebhookSegment) }),
+});
+export type WebhookTranscriptSegments = z.infer<typeof WebhookTranscriptSegments>;
+
+/** `participant.joined` / `participant.left`: as the bot saw it. The name is the meeting's text, as shown there. */
+export const WebhookParticipantEvent = z.object({
+	event_id: eventId,
+	event_type: z.enum(["participant.joined", "participant.left"]),
+	api_version: z.string(),
+	created_at: z.string(),
+	data: z.object({
+		meeting: WebhookLiveMeeting,
+		sequence,
+		participant: z.object({ id: z.string(), name: z.string() }),
+		timestamp: z.string().describe("When the bot saw the change"),
+	}),
+});
+export type WebhookParticipantEvent = z.infer<typeof WebhookParticipantEvent>;
+
+export const WebhookEnvelope = z.union([WebhookMeetingEvent, WebhookTranscriptSegments, WebhookParticipantEvent]);
 export type WebhookEnvelope = z.infer<typeof WebhookEnvelope>;

@@ -27,6 +27,11 @@ export interface WebhookEvent {
 	event_type: WebhookEventType;
 	meeting_id: number | null;
 	body: string;
+	/**
+	 * Events sharing a key are attempted one at a time in the order they were queued: the next
+	 * only once the one before was delivered or given up (a meeting's live events, `meeting:<id>`).
+	 */
+	order_key?: string | null;
 }
 
 /** Writes one history row and prunes the account to its newest rows; false if D1 refused. */

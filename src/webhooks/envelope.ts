@@ -11,9 +11,11 @@
 import type { Actor, MeetingState, MeetingStatus } from "../meetings/status-machine";
 import type { WebhookEventType } from "../settings/account-settings";
 import { sha256Hex } from "../sha256";
-import type { TransitionSource, WebhookEnvelope as WebhookEnvelopeShape, WebhookMeeting, WebhookStatusChange } from "../shapes/webhook";
+import type { TransitionSource, WebhookMeeting, WebhookMeetingEvent, WebhookStatusChange } from "../shapes/webhook";
 
 export type { WebhookEventType };
+/** The status events: each carries the meeting record (the live events are live-events.ts's). */
+export type MeetingWebhookEventType = WebhookMeetingEvent["event_type"];
 
 export const WEBHOOK_API_VERSION = "2026-03-01";
 
@@ -39,10 +41,10 @@ export type StatusChange = Omit<WebhookStatusChange, "from" | "to" | "reason"> &
 };
 
 /** The envelope (src/shapes/webhook.ts) as the Worker builds it, its status step in the status machine's words. */
-export type WebhookEnvelope = Omit<WebhookEnvelopeShape, "data"> & { data: { meeting: WebhookMeeting; status_change?: StatusChange } };
+export type WebhookEnvelope = Omit<WebhookMeetingEvent, "data"> & { data: { meeting: WebhookMeeting; status_change?: StatusChange } };
 
 export interface EnvelopeInput {
-	event_type: WebhookEventType;
+	event_type: MeetingWebhookEventType;
 	/** The meeting record; only the contract's keys are copied, so nothing else can leak in. */
 	meeting: WebhookMeeting;
 	status_change?: StatusChange;
@@ -95,7 +97,7 @@ export async function buildEnvelope(input: EnvelopeInput): Promise<WebhookEnvelo
 
 /** `evt_<32 hex>`: a digest of what makes the event one logical event. */
 export async function webhookEventId(
-	eventType: WebhookEventType,
+	eventType: MeetingWebhookEventType,
 	meeting: Pick<WebhookMeeting, "id" | "status" | "updated_at">,
 	change?: Pick<StatusChange, "from" | "to" | "timestamp">,
 ): Promise<string> {
@@ -115,9 +117,9 @@ export function webhookEventsFor(
 	before: { status: MeetingStatus | null; reached_stage: MeetingState["reached_stage"] },
 	after: MeetingStatus | null,
 	note = false,
-): WebhookEventType[] {
+): MeetingWebhookEventType[] {
 	if (before.status === after && !note) return [];
-	const events: WebhookEventType[] = [];
+	const events: MeetingWebhookEventType[] = [];
 	if (after === "active" && before.reached_stage !== "active") events.push("meeting.started");
 	if (after === "completed") events.push("meeting.completed");
 	if (after === "failed") events.push("bot.failed");

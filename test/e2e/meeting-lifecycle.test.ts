@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../src/webhooks/signature";
 import { eventually } from "../shared/wait";
 import { api, newAccount, receivedAt, receiverUrl, Socket, wsUrl } from "./client";
-import { playBot, spawnFor } from "./simulated-bot";
+import { meetingSaying, playBot, spawnFor } from "./simulated-bot";
 
 describe("end to end through wrangler dev", () => {
 	it("takes a meeting from POST /bots to a completed transcript, live on /ws, with signed webhooks", async () => {
@@ -102,6 +102,48 @@ describe("end to end through wrangler dev", () => {
 			),
 		).toBe(true);
 		live.close();
+	});
+
+	it("pushes the lines a bot confirms, and who joined, to the receiver that asked for them, signed and in order", async () => {
+		const { key } = await newAccount();
+		const hookPath = `/hooks/${crypto.randomUUID()}`;
+		const secret = "e2e-live-webhook-secret-0123456789";
+		const hook = await api("PUT", "/user/webhook", {
+			key,
+			json: {
+				webhook_url: `${receiverUrl()}${hookPath}`,
+				webhook_secret: secret,
+				webhook_events: { "transcript.segments": true, "participant.joined": true },
+			},
+		});
+		expect(hook.status).toBe(200);
+		const lines: [string, string][] = [
+			["Priya", "The numbers are final."],
+			["Sam", "Then we publish on Monday."],
+			["Priya", "Agreed."],
+		];
+		const { bot, meetingId, code } = await meetingSaying(key, lines);
+		await bot.send({ type: "participant", event: "join", participant: { id: "Lee", name: "Lee" }, timestamp: new Date().toISOString() });
+
+		type Live = {
+			event_type: string;
+			data: { sequence: number; meeting: { id: number }; segments?: { text: string }[]; participant?: { name: string } };
+		};
+		const deliveries = await eventually("the lines and the join pushed", async () => {
+			const got = await receivedAt(hookPath);
+			return got.some((r) => r.body.includes('"event_type":"participant.joined"')) ? got : undefined;
+		});
+		for (const d of deliveries) {
+			expect((await verifyWebhook(secret, d.headers as Record<string, string>, d.body, { toleranceSeconds: 300 })).ok).toBe(true);
+		}
+		const events = deliveries.map((d) => JSON.parse(d.body) as Live);
+		expect(events.map((e) => e.data.sequence)).toEqual(events.map((_, i) => i + 1));
+		expect(events.every((e) => e.data.meeting.id === meetingId)).toBe(true);
+		expect(events.at(-1)).toMatchObject({ event_type: "participant.joined", data: { participant: { name: "Lee" } } });
+		const pushed = events.filter((e) => e.event_type === "transcript.segments").flatMap((e) => e.data.segments ?? []);
+		expect(pushed.map((s) => s.text)).toEqual(lines.map(([, text]) => text));
+		expect((await api("DELETE", `/bots/google_meet/${code}`, { key })).status).toBe(204);
+		bot.channel.close();
 	});
 
 	it("reports missing keys on /ws in-band and closes with 4401", async () => {

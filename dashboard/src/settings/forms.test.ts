@@ -6,26 +6,45 @@ import {
 	storedSecretText,
 	transcriptionBody,
 	transcriptionForm,
+	WEBHOOK_EVENTS,
 	webhookBody,
 	webhookForm,
 } from "./forms";
 
 describe("webhook form", () => {
+	it("offers every event type with a label, the live events after the default one", () => {
+		expect(WEBHOOK_EVENTS.map(({ type, label, byDefault }) => [type, label, byDefault])).toEqual([
+			["meeting.completed", "Meeting completed", true],
+			["meeting.started", "Meeting started", false],
+			["bot.failed", "Bot failed", false],
+			["meeting.status_change", "Every status change", false],
+			["transcript.segments", "Transcript lines as they are spoken", false],
+			["participant.joined", "Participant joined", false],
+			["participant.left", "Participant left", false],
+		]);
+	});
+
 	it("shows the filter as it acts: only meeting.completed before any filter was set", () => {
 		expect(effectiveEvents(null)).toEqual({
 			"meeting.completed": true,
 			"meeting.started": false,
 			"bot.failed": false,
 			"meeting.status_change": false,
+			"transcript.segments": false,
+			"participant.joined": false,
+			"participant.left": false,
 		});
 	});
 
 	it("lets a stored false override a default and leaves unmentioned events at theirs", () => {
-		expect(effectiveEvents({ "meeting.completed": false, "bot.failed": true })).toEqual({
+		expect(effectiveEvents({ "meeting.completed": false, "bot.failed": true, "transcript.segments": true })).toEqual({
 			"meeting.completed": false,
 			"meeting.started": false,
 			"bot.failed": true,
 			"meeting.status_change": false,
+			"transcript.segments": true,
+			"participant.joined": false,
+			"participant.left": false,
 		});
 	});
 
@@ -49,7 +68,15 @@ describe("webhook form", () => {
 		});
 		expect(webhookBody(form)).toEqual({
 			webhook_url: "https://h.example/x",
-			webhook_events: { "meeting.completed": true, "meeting.started": false, "bot.failed": false, "meeting.status_change": false },
+			webhook_events: {
+				"meeting.completed": true,
+				"meeting.started": false,
+				"bot.failed": false,
+				"meeting.status_change": false,
+				"transcript.segments": false,
+				"participant.joined": false,
+				"participant.left": false,
+			},
 		});
 	});
 

@@ -12,6 +12,9 @@ const EVENT_LABELS: Record<WebhookEventType, string> = {
 	"meeting.started": "Meeting started",
 	"bot.failed": "Bot failed",
 	"meeting.status_change": "Every status change",
+	"transcript.segments": "Transcript lines as they are spoken",
+	"participant.joined": "Participant joined",
+	"participant.left": "Participant left",
 };
 
 /** The event types with their defaults while no filter was ever set: those on by default first. */

@@ -3,6 +3,10 @@
  * (401 on a bad signature or a timestamp outside the replay window), and on `meeting.completed`
  * fetches the meeting's transcript with the typed client and stores it in KV. Deliveries are at
  * least once, so each event id is handled once: a redelivery is answered 200 without a second fetch.
+ *
+ * The live events (docs/webhooks.md#live-events) build the meeting's transcript as it is spoken,
+ * under `live:<meeting id>`: each line kept once by `segment_id`, replaced only by a higher
+ * `version`, in the order first heard, and who joined and left, in the meeting's `sequence`.
  */
 import {
 	createClient,
@@ -11,6 +15,10 @@ import {
 	type Transcript,
 	verifyWebhook,
 	type WebhookEvent,
+	type WebhookMeetingEvent,
+	type WebhookParticipantEvent,
+	type WebhookSegment,
+	type WebhookTranscriptSegments,
 	WebhookVerificationError,
 } from "@meetbot/client";
 
@@ -34,11 +42,22 @@ export interface StoredTranscript {
 	transcript: Transcript;
 }
 
+/** A meeting as its live events built it, under `live:<meeting id>`. */
+export interface LiveMeeting {
+	meeting_id: number;
+	/** The highest `sequence` applied: a live event at or below it was applied already. */
+	last_sequence: number;
+	/** One entry per segment id, in the order first heard; a correction replaces its line in place. */
+	lines: Pick<WebhookSegment, "segment_id" | "version" | "updated_at" | "speaker" | "text" | "start" | "end">[];
+	participants: { event: "joined" | "left"; id: string; name: string; timestamp: string }[];
+}
+
 /** How long a handled event id is remembered: longer than the sender's 24 h of retries. */
 const EVENT_MEMORY_SECONDS = 7 * 24 * 3600;
 
 export const transcriptKey = (meetingId: number) => `transcript:${meetingId}`;
 export const eventKey = (eventId: string) => `event:${eventId}`;
+export const liveKey = (meetingId: number) => `live:${meetingId}`;
 
 const reply = (status: number, body: Record<string, unknown>) => Response.json(body, { status });
 
@@ -59,6 +78,12 @@ export default {
 			const response = await storeTranscript(event, env);
 			if (response) return response;
 			outcome = "stored";
+		} else if (
+			event.event_type === "transcript.segments" ||
+			event.event_type === "participant.joined" ||
+			event.event_type === "participant.left"
+		) {
+			outcome = await applyLive(event, env);
 		}
 		await env.TRANSCRIPTS.put(eventKey(event.event_id), outcome, { expirationTtl: EVENT_MEMORY_SECONDS });
 		return reply(200, { status: outcome, event_id: event.event_id });
@@ -66,7 +91,7 @@ export default {
 } satisfies ExportedHandler<Env>;
 
 /** Fetches and stores the transcript; a Response when the delivery should end otherwise. */
-async function storeTranscript(event: WebhookEvent, env: Env): Promise<Response | undefined> {
+async function storeTranscript(event: WebhookMeetingEvent, env: Env): Promise<Response | undefined> {
 	const { meeting } = event.data;
 	if (!meeting.platform || !meeting.native_meeting_id) return reply(200, { status: "no_link", event_id: event.event_id });
 	const client = createClient({ baseUrl: env.MEETBOT_URL, apiKey: env.MEETBOT_API_KEY });
@@ -89,4 +114,48 @@ async function storeTranscript(event: WebhookEvent, env: Env): Promise<Response 
 	};
 	await env.TRANSCRIPTS.put(transcriptKey(meeting.id), JSON.stringify(stored));
 	return undefined;
+}
+
+/**
+ * Applies a live event to the meeting's record. They arrive in `sequence` (the sender sends the
+ * next only after this one was answered), so one at or below the last applied was applied
+ * already; a higher one after a gap is applied too (the missing one was given up).
+ */
+async function applyLive(event: WebhookTranscriptSegments | WebhookParticipantEvent, env: Env): Promise<string> {
+	const { meeting, sequence } = event.data;
+	const live = (await env.TRANSCRIPTS.get<LiveMeeting>(liveKey(meeting.id), "json")) ?? {
+		meeting_id: meeting.id,
+		last_sequence: 0,
+		lines: [],
+		participants: [],
+	};
+	if (sequence <= live.last_sequence) return "duplicate";
+	if (event.event_type === "transcript.segments") {
+		for (const s of event.data.segments) {
+			const line = {
+				segment_id: s.segment_id,
+				version: s.version,
+				updated_at: s.updated_at,
+				speaker: s.speaker,
+				text: s.text,
+				start: s.start,
+				end: s.end,
+			};
+			const at = live.lines.findIndex((l) => l.segment_id === s.segment_id);
+			if (at < 0) live.lines.push(line);
+			// Only a newer version replaces a line: a repeat or an older copy changes nothing.
+			else if (s.version > (live.lines[at]?.version ?? 0)) live.lines[at] = line;
+		}
+	} else {
+		const { participant, timestamp } = event.data;
+		live.participants.push({
+			event: event.event_type === "participant.joined" ? "joined" : "left",
+			id: participant.id,
+			name: participant.name,
+			timestamp,
+		});
+	}
+	live.last_sequence = sequence;
+	await env.TRANSCRIPTS.put(liveKey(meeting.id), JSON.stringify(live));
+	return "applied";
 }

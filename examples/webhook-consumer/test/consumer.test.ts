@@ -5,7 +5,7 @@
 import { env, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { signWebhook } from "../../../src/webhooks/signature";
-import { eventKey, type StoredTranscript, transcriptKey } from "../src/index";
+import { eventKey, type LiveMeeting, liveKey, type StoredTranscript, transcriptKey } from "../src/index";
 import type { PlayedMeeting, RecordedDelivery } from "./provided";
 
 type Delivery = RecordedDelivery;
@@ -20,7 +20,9 @@ beforeAll(async () => {
 	({ deliveries, completedMeeting: meetingLink } = (await res.json()) as PlayedMeeting);
 }, 60_000);
 const typeOf = (d: Delivery) => (JSON.parse(d.body) as { event_type: string }).event_type;
-const eventOf = (d: Delivery) => JSON.parse(d.body) as { event_id: string; data: { meeting: { id: number } } };
+const eventOf = (d: Delivery) => JSON.parse(d.body) as { event_id: string; data: { meeting: { id: number }; sequence?: number } };
+const LIVE_TYPES = new Set(["transcript.segments", "participant.joined", "participant.left"]);
+const live = () => deliveries.filter((d) => LIVE_TYPES.has(typeOf(d)));
 const completed = () => {
 	const found = deliveries.find((d) => typeOf(d) === "meeting.completed");
 	if (!found) throw new Error("no meeting.completed delivery was recorded");
@@ -44,12 +46,14 @@ async function liveTranscript() {
 describe("the webhook consumer on the gateway's real deliveries", () => {
 	it("received signed deliveries of several event types", () => {
 		expect(deliveries.length).toBeGreaterThanOrEqual(4);
-		expect(new Set(deliveries.map(typeOf))).toEqual(new Set(["meeting.status_change", "meeting.started", "meeting.completed"]));
+		expect(new Set(deliveries.map(typeOf))).toEqual(
+			new Set(["meeting.status_change", "meeting.started", "meeting.completed", ...LIVE_TYPES]),
+		);
 		for (const d of deliveries) expect(d.headers["x-webhook-signature"]).toMatch(/^sha256=[0-9a-f]{64}$/);
 	});
 
 	it("verifies every delivery and stores the transcript fetched from the gateway on meeting.completed", async () => {
-		for (const d of deliveries.filter((x) => typeOf(x) !== "meeting.completed")) {
+		for (const d of deliveries.filter((x) => typeOf(x) !== "meeting.completed" && !LIVE_TYPES.has(typeOf(x)))) {
 			const res = await deliver(d);
 			expect(res.status, await res.clone().text()).toBe(200);
 			expect(await res.json()).toEqual({ status: "ignored", event_id: eventOf(d).event_id });
@@ -110,6 +114,52 @@ describe("the webhook consumer on the gateway's real deliveries", () => {
 		const forged = await deliver(moved);
 		expect(forged.status).toBe(401);
 		expect(await forged.json()).toEqual({ detail: "bad_signature" });
+	});
+
+	it("builds the live transcript from the live events: each line once, its latest version, and who joined and left", async () => {
+		const events = live();
+		expect(events.map((d) => eventOf(d).data.sequence)).toEqual(events.map((_, i) => i + 1));
+		for (const d of events) {
+			const res = await deliver(d);
+			expect(res.status, await res.clone().text()).toBe(200);
+			expect(await res.json()).toEqual({ status: "applied", event_id: eventOf(d).event_id });
+		}
+		const meetingId = eventOf(completed()).data.meeting.id;
+		const record = await env.TRANSCRIPTS.get<LiveMeeting>(liveKey(meetingId), "json");
+		expect(record?.lines.map((l) => [l.segment_id, l.version, l.speaker, l.text])).toEqual([
+			["s-0", 2, "Priya Raman", "The consumer stores this transcript."],
+			["s-1", 1, "Sam", "Fetched with the typed client."],
+		]);
+		expect(record?.participants.map((p) => [p.event, p.name])).toEqual([
+			["joined", "Sam"],
+			["left", "Sam"],
+		]);
+		expect(record?.last_sequence).toBe(events.length);
+	});
+
+	it("changes nothing for a redelivered batch, nor for an older version of a line under a new event", async () => {
+		const meetingId = eventOf(completed()).data.meeting.id;
+		const before = await env.TRANSCRIPTS.get<LiveMeeting>(liveKey(meetingId), "json");
+		const first = live().find((d) => typeOf(d) === "transcript.segments");
+		if (!first) throw new Error("no transcript.segments delivery was recorded");
+		const again = await deliver(first);
+		expect(await again.json()).toEqual({ status: "duplicate", event_id: eventOf(first).event_id });
+
+		// A later event (as if the sender had given one up in between) that carries version 1 of a line already at 2.
+		const stale = JSON.parse(first.body) as {
+			event_id: string;
+			data: { sequence: number; segments: { segment_id: string; version: number }[] };
+		};
+		stale.event_id = `evt_${"1".repeat(32)}`;
+		stale.data.sequence = (before?.last_sequence ?? 0) + 2;
+		expect(stale.data.segments.find((s) => s.segment_id === "s-0")?.version).toBe(1);
+		const body = JSON.stringify(stale);
+		const signed = lower(await signWebhook(inject("consumerWebhookSecret"), body, Date.now() / 1000));
+		const res = await deliver({ headers: { ...first.headers, ...signed }, body });
+		expect(await res.json()).toEqual({ status: "applied", event_id: stale.event_id });
+		const after = await env.TRANSCRIPTS.get<LiveMeeting>(liveKey(meetingId), "json");
+		expect(after?.lines).toEqual(before?.lines);
+		expect(after?.last_sequence).toBe(stale.data.sequence);
 	});
 
 	it("answers 401 to an unsigned POST and 405 to anything but POST", async () => {

@@ -101,7 +101,14 @@ export default async function setup(project: TestProject) {
 		await api(base, "PUT", "/user/webhook", auth, {
 			webhook_url: `${receiver.url}${hookPath}`,
 			webhook_secret: secret,
-			webhook_events: { "meeting.started": true, "meeting.completed": true, "meeting.status_change": true },
+			webhook_events: {
+				"meeting.started": true,
+				"meeting.completed": true,
+				"meeting.status_change": true,
+				"transcript.segments": true,
+				"participant.joined": true,
+				"participant.left": true,
+			},
 		});
 
 		/**
@@ -144,12 +151,10 @@ export default async function setup(project: TestProject) {
 			);
 			const bot = await playBot(spawn);
 			for (const status of ["joining", "active"]) await bot.send({ type: "status", status, timestamp: new Date().toISOString() });
-			const lines = [
-				["Priya", "The consumer stores this transcript."],
-				["Sam", "Fetched with the typed client."],
-			] as const;
-			for (const [i, [speaker, text]] of lines.entries()) {
-				await bot.send({
+			const participant = (event: "join" | "leave", name: string) =>
+				bot.send({ type: "participant", event, participant: { id: name, name }, timestamp: new Date().toISOString() });
+			const line = (i: number, speaker: string, text: string) =>
+				bot.send({
 					type: "segment",
 					segment: {
 						segment_id: `s-${i}`,
@@ -162,14 +167,24 @@ export default async function setup(project: TestProject) {
 						completed: true,
 					},
 				});
-			}
+			// Live events: Sam joins, two lines, Sam leaves (which sends the open batch first), then the
+			// first line is corrected (its speaker named in full) and goes again, as version 2, in a later batch.
+			await participant("join", "Sam");
+			const lines = [
+				["Priya", "The consumer stores this transcript."],
+				["Sam", "Fetched with the typed client."],
+			] as const;
+			for (const [i, [speaker, text]] of lines.entries()) await line(i, speaker, text);
+			await participant("leave", "Sam");
+			await line(0, "Priya Raman", lines[0][1]);
+			const correction = '"segment_id":"s-0"';
 			await api(base, "DELETE", `/bots/teams/${nativeId}`, auth);
 			await until("leave command", () => bot.received.some((m) => m.type === "command"));
 			await bot.send({ type: "status", status: "completed", completion_reason: "stopped", timestamp: new Date().toISOString() });
 			bot.ws.close();
 
 			const ofThisMeeting = (r: ReceivedRequest) => r.body.includes(`"native_meeting_id":"${nativeId}"`);
-			const mine = await eventually("meeting.completed delivery", async () => {
+			const mine = await eventually("meeting.completed and the corrected line delivered", async () => {
 				const { requests } = await api<{ requests: ReceivedRequest[] }>(
 					receiver.url,
 					"GET",
@@ -177,7 +192,10 @@ export default async function setup(project: TestProject) {
 					{},
 				);
 				const deliveries = requests.filter(ofThisMeeting);
-				return deliveries.some((r) => r.body.includes('"event_type":"meeting.completed"')) ? deliveries : undefined;
+				const corrected = deliveries.some(
+					(r) => r.body.includes('"event_type":"transcript.segments"') && r.body.includes(correction) && r.body.includes('"version":2'),
+				);
+				return corrected && deliveries.some((r) => r.body.includes('"event_type":"meeting.completed"')) ? deliveries : undefined;
 			});
 			return {
 				completedMeeting: { platform: "teams", native_meeting_id: nativeId },

@@ -15,9 +15,17 @@ type S = components["schemas"];
 /** A delivery's body (docs/webhooks.md#envelope), generated from the Worker's declaration. `event_id` is the same for every redelivery: de-duplicate on it. */
 export type WebhookEvent = S["WebhookEvent"];
 export type WebhookEventType = WebhookEvent["event_type"];
-/** The meeting record a webhook carries (never the transcript: fetch it with `transcripts.get`). */
-export type WebhookMeeting = WebhookEvent["data"]["meeting"];
-export type WebhookStatusChange = NonNullable<WebhookEvent["data"]["status_change"]>;
+/** A status event (`meeting.started`, `meeting.completed`, `bot.failed`, `meeting.status_change`): it carries the meeting record. */
+export type WebhookMeetingEvent = S["WebhookMeetingEvent"];
+/** `transcript.segments` (docs/webhooks.md#live-events): confirmed lines, batched; de-duplicate segments on `segment_id` + `version`. */
+export type WebhookTranscriptSegments = S["WebhookTranscriptSegments"];
+/** `participant.joined` / `participant.left` (docs/webhooks.md#live-events). */
+export type WebhookParticipantEvent = S["WebhookParticipantEvent"];
+/** The meeting record a status event carries (never the transcript: fetch it with `transcripts.get`). */
+export type WebhookMeeting = WebhookMeetingEvent["data"]["meeting"];
+export type WebhookStatusChange = NonNullable<WebhookMeetingEvent["data"]["status_change"]>;
+/** One confirmed line of a `transcript.segments` batch. */
+export type WebhookSegment = WebhookTranscriptSegments["data"]["segments"][number];
 
 export type WebhookFailure =
 	| "missing_signature"

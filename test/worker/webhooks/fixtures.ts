@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import type { WebhookEvent } from "../../../src/webhooks/deliver";
-import { buildEnvelope, type WebhookEventType, type WebhookMeeting } from "../../../src/webhooks/envelope";
+import { buildEnvelope, type MeetingWebhookEventType, type WebhookMeeting } from "../../../src/webhooks/envelope";
 import { call, userWithKey } from "../support";
 
 export const HOOK_SECRET = "whsec_0123456789abcdef";
@@ -25,7 +25,7 @@ export async function userWithWebhook(url: string | null, options: { secret?: st
 let meetingCounter = 1000;
 
 /** A serialized envelope for a meeting of `userId`, as the MeetingRoom would hand it over. */
-export async function webhookEvent(userId: number, eventType: WebhookEventType = "meeting.completed"): Promise<WebhookEvent> {
+export async function webhookEvent(userId: number, eventType: MeetingWebhookEventType = "meeting.completed"): Promise<WebhookEvent> {
 	meetingCounter += 1;
 	const now = new Date().toISOString();
 	const meeting: WebhookMeeting = {

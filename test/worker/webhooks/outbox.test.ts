@@ -272,3 +272,82 @@ describe("durability of the queue itself", () => {
 		expect(kept).toEqual(events.slice(2).map((e) => e.event_id));
 	});
 });
+
+describe("ordered events (a meeting's live events)", () => {
+	const delivered: AttemptReport = { outcome: "delivered", retry: false, status_code: 200, target_host: "h", recorded: true };
+	const refused: AttemptReport = { outcome: "queued", retry: true, status_code: 503, target_host: "h", recorded: true };
+
+	it("attempts only the oldest of a key; the rest go in queuing order once it is settled, in the same run", async () => {
+		const { user } = await userWithWebhook("https://hooks.example.com/in");
+		const clock = movableClock();
+		const attempts: string[] = [];
+		let answer = refused;
+		const chain = await Promise.all([1, 2, 3].map(async () => ({ ...(await webhookEvent(user.id)), order_key: "meeting:1" })));
+		const other = await webhookEvent(user.id);
+		const result = await withOutbox(
+			user.id,
+			{
+				clock,
+				deliver: async (_env, _user, event) => {
+					attempts.push(event.event_id);
+					return event.order_key ? answer : delivered;
+				},
+			},
+			async (outbox) => {
+				const first = await outbox.enqueue(user.id, chain[0]!);
+				const second = await outbox.enqueue(user.id, chain[1]!);
+				await outbox.enqueueAll(user.id, [chain[2]!]);
+				const unordered = await outbox.enqueue(user.id, other);
+				const waiting = { due: outbox.nextDueAt(), pending: outbox.pending().map((p) => p.event_id) };
+				await outbox.runDue(); // nothing is due: the head waits for its backoff, the rest for the head
+				const beforeBackoff = [...attempts];
+				clock.advance(retryDelay(1));
+				answer = delivered;
+				await outbox.runDue();
+				return { first, second, unordered, waiting, beforeBackoff, left: outbox.pending().length };
+			},
+		);
+		expect(result.first).toMatchObject({ outcome: "queued" });
+		expect(result.second).toEqual({ outcome: "waiting", retry: true });
+		expect(result.unordered).toMatchObject({ outcome: "delivered" });
+		// Only the head's retry is due; the events behind it do not wake the alarm.
+		expect(result.waiting.due).toBe(Date.parse("2026-06-18T10:00:00Z") + retryDelay(1));
+		expect([...result.waiting.pending].sort()).toEqual(chain.map((e) => e.event_id).sort());
+		expect(result.beforeBackoff).toEqual([chain[0]!.event_id, other.event_id]);
+		expect(attempts).toEqual([chain[0]!.event_id, other.event_id, ...chain.map((e) => e.event_id)]);
+		expect(result.left).toBe(0);
+	});
+
+	it("lets the next event go when the one before it is given up", async () => {
+		const { user } = await userWithWebhook("https://hooks.example.com/in");
+		const clock = movableClock();
+		const attempts: string[] = [];
+		const chain = await Promise.all([1, 2].map(async () => ({ ...(await webhookEvent(user.id)), order_key: "meeting:2" })));
+		const left = await withOutbox(
+			user.id,
+			{
+				clock,
+				deliver: async (_env, _user, event, options) => {
+					attempts.push(event.event_id);
+					if (event.event_id === chain[0]!.event_id)
+						return { ...refused, outcome: options.willRetry ? "queued" : "failed", retry: options.willRetry };
+					return delivered;
+				},
+			},
+			async (outbox) => {
+				await outbox.enqueueAll(user.id, chain);
+				// The second keeps its place behind the first through every retry until the first is given up.
+				for (let i = 0; i < 20 && outbox.pending().length > 0; i++) {
+					await outbox.runDue();
+					clock.advance(2 * 3_600_000);
+				}
+				return outbox.pending().length;
+			},
+		);
+		expect(left).toBe(0);
+		expect(attempts.at(-1)).toBe(chain[1]!.event_id);
+		expect(attempts.filter((id) => id === chain[1]!.event_id)).toHaveLength(1);
+		expect(attempts.slice(0, -1).every((id) => id === chain[0]!.event_id)).toBe(true);
+		expect(attempts.length).toBeGreaterThan(2);
+	});
+});
