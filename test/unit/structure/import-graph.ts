@@ -40,6 +40,7 @@ const existing = new Set(
 	Object.keys(
 		import.meta.glob([
 			"../../../{src,durable-objects,bot-host,dashboard,scripts,examples,packages,test,migrations}/**/*",
+			"../../../package.json",
 			"!**/node_modules/**",
 			"!**/dist/**",
 		]),
