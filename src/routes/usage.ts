@@ -61,7 +61,7 @@ const Figures = {
 	storage_bytes_added: z.number().int().openapi({ description: "Bytes of recordings stored in the period and still kept" }),
 };
 
-const UsageReport = z
+export const UsageReport = z
 	.object({
 		from: z.string(),
 		to: z.string(),
@@ -91,7 +91,7 @@ const MeetingUsage = z
 	})
 	.openapi("MeetingUsage");
 
-const MeetingUsagePage = z
+export const MeetingUsagePage = z
 	.object({
 		from: z.string(),
 		to: z.string(),

@@ -6,56 +6,27 @@
  */
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { MeetingUsagePage, UsageReport } from "../../../src/routes/usage";
 import { meetCode } from "../../shared/meetings";
 import { spawnRequestFor } from "../meetings/bot-sim";
 import { liveMeeting, sendBot } from "../meetings/helpers";
 import { cut, streamParts, webmFixture } from "../recordings/parts-helpers";
 import { sineWav } from "../recordings/wav-fixture";
-import { call, json, userWithKey } from "../support";
+import { call, expectDocumented, json, userWithKey } from "../support";
 import { script } from "../webhooks/receiver";
 import { knownMeeting, relayed, streamedFile, wholeFile } from "./usage-fixtures";
 
-interface Figures {
-	meetings: number;
-	bot_minutes: number;
-	waiting_minutes: number;
-	transcription_minutes: number;
-	storage_bytes_added: number;
-}
-interface Report {
-	from: string;
-	to: string;
-	totals: Figures;
-	storage_bytes: number;
-	days: (Figures & { day: string })[];
-	caps: Record<string, unknown>;
-}
-interface MeetingRow {
-	meeting_id: number;
-	live: boolean;
-	title: string | null;
-	bot_minutes: number;
-	waiting_minutes: number;
-	transcription_minutes: number;
-	storage_bytes: number;
-}
-interface MeetingPage {
-	total: number;
-	limit: number;
-	offset: number;
-	meetings: MeetingRow[];
-}
+type Report = z.infer<typeof UsageReport>;
+type MeetingPage = z.infer<typeof MeetingUsagePage>;
 
+/** GET /usage, its body exactly as /openapi.json documents it. */
 async function usage(headers: Record<string, string>, query: string): Promise<Report> {
-	const res = await call("GET", `/usage?${query}`, { headers });
-	expect(res.status, await res.clone().text()).toBe(200);
-	return json<Report>(res);
+	return expectDocumented(UsageReport, await call("GET", `/usage?${query}`, { headers }));
 }
 
 async function meetingUsage(headers: Record<string, string>, query: string): Promise<MeetingPage> {
-	const res = await call("GET", `/usage/meetings?${query}`, { headers });
-	expect(res.status, await res.clone().text()).toBe(200);
-	return json<MeetingPage>(res);
+	return expectDocumented(MeetingUsagePage, await call("GET", `/usage/meetings?${query}`, { headers }));
 }
 
 const noCaps = { bot_minutes_per_day: null, bot_minutes_per_month: null, storage_bytes: null };
