@@ -12,6 +12,7 @@ import { MeetingsPage } from "./pages/meetings";
 import { SearchBox, SearchPage } from "./pages/search";
 import { SettingsPage } from "./pages/settings";
 import { SignInPage } from "./pages/sign-in";
+import { UsagePage } from "./pages/usage";
 import { type Route, useRoute } from "./route";
 import type { Me } from "./types";
 import { Button, ErrorBanner } from "./ui";
@@ -94,6 +95,7 @@ const NAV: [string, string][] = [
 	["search", "Search"],
 	["settings", "Settings"],
 	["agent", "Agent"],
+	["usage", "Usage"],
 	["join-health", "Join health"],
 ];
 
@@ -186,6 +188,8 @@ function Page(props: { route: Route }) {
 			return <AgentPage route={route} />;
 		case "join-health":
 			return <JoinHealthPage />;
+		case "usage":
+			return <UsagePage route={route} />;
 		default:
 			return (
 				<>
