@@ -22,22 +22,52 @@ type StoredTimesRow = Omit<MeetingTimesRow, "live">;
 
 const LIVE_STATUSES_SQL = `(${LIVE_STATUSES.map((s) => `'${s}'`).join(",")})`;
 
+/** When a meeting's bot began: its join, or its admission for records from before `joining_at` was kept. */
+const BEGAN = "coalesce(joining_at, start_time)";
+const MEETING_TIMES = `id AS meeting_id, platform, native_meeting_id, status, joining_at, start_time, end_time,
+	json_extract(data, '$.title') AS title, status IN ${LIVE_STATUSES_SQL} AS live, ${BEGAN} AS began`;
+
+/**
+ * Every stored object of the account's recordings, with its meeting, bytes and when it was
+ * stored: a streamed file's parts, or a file stored whole (one with no parts).
+ */
+const STORED_OBJECTS = `
+	SELECT r.meeting_id, p.bytes, p.created_at FROM media_file_parts p
+		JOIN media_files f ON f.id = p.media_file_id JOIN recordings r ON r.id = f.recording_id WHERE r.user_id = ?1
+	UNION ALL
+	SELECT r.meeting_id, f.file_size_bytes AS bytes, f.created_at FROM media_files f JOIN recordings r ON r.id = f.recording_id
+		WHERE r.user_id = ?1 AND NOT EXISTS (SELECT 1 FROM media_file_parts p WHERE p.media_file_id = f.id)`;
+
+/** The statements that read usage, named so a test can check that each reads through an index (test/worker/usage/usage-plans.test.ts). */
+export const USAGE_SQL = {
+	// Two halves, each a range of the (user_id, end_time) index: ended since the range began, and not ended.
+	meetingTimes: `SELECT ${MEETING_TIMES} FROM meetings WHERE user_id = ?1 AND end_time >= ?2 AND ${BEGAN} < ?3
+		UNION ALL
+		SELECT ${MEETING_TIMES} FROM meetings WHERE user_id = ?1 AND end_time IS NULL AND ${BEGAN} < ?3
+		ORDER BY began DESC, meeting_id DESC`,
+	transcriptionPerDay: "SELECT day, seconds FROM transcription_usage WHERE user_id = ?1 AND day BETWEEN ?2 AND ?3",
+	transcriptionPerMeeting: `SELECT meeting_id, SUM(seconds) AS seconds FROM transcription_usage_meetings
+		 WHERE meeting_id IN (SELECT value FROM json_each(?1)) AND day BETWEEN ?2 AND ?3 GROUP BY meeting_id`,
+	storedBytes: `SELECT COALESCE(SUM(bytes), 0) AS bytes FROM (${STORED_OBJECTS})`,
+	storedBytesPerDay: `SELECT substr(created_at, 1, 10) AS day, SUM(bytes) AS bytes FROM (${STORED_OBJECTS})
+		 WHERE created_at >= ?2 AND created_at < ?3 GROUP BY day`,
+	storedBytesPerMeeting: `SELECT meeting_id, SUM(bytes) AS bytes FROM (${STORED_OBJECTS})
+		 WHERE meeting_id IN (SELECT value FROM json_each(?2)) GROUP BY meeting_id`,
+};
+
 /**
  * The account's meetings whose bot ran at some time in [fromIso, toIso): began its join (or was
  * admitted) before the range ends, and has not ended before it starts. Newest first.
  */
 export async function meetingTimesBetween(env: Env, userId: number, fromIso: string, toIso: string): Promise<MeetingTimesRow[]> {
-	const { results } = await env.DB.prepare(
-		`SELECT id AS meeting_id, platform, native_meeting_id, status, joining_at, start_time, end_time,
-			json_extract(data, '$.title') AS title, status IN ${LIVE_STATUSES_SQL} AS live
-		 FROM meetings
-		 WHERE user_id = ?1 AND coalesce(joining_at, start_time) IS NOT NULL AND coalesce(joining_at, start_time) < ?3
-			AND (end_time IS NULL OR end_time >= ?2)
-		 ORDER BY coalesce(joining_at, start_time) DESC, id DESC`,
-	)
+	const { results } = await env.DB.prepare(USAGE_SQL.meetingTimes)
 		.bind(userId, fromIso, toIso)
-		.all<StoredTimesRow & { live: number }>();
-	return results.map((row) => ({ ...row, title: typeof row.title === "string" ? row.title : null, live: row.live === 1 }));
+		.all<StoredTimesRow & { live: number; began: string }>();
+	return results.map(({ began: _began, ...row }) => ({
+		...row,
+		title: typeof row.title === "string" ? row.title : null,
+		live: row.live === 1,
+	}));
 }
 
 /** The account's relayed audio per UTC day in [firstDay, lastDay], in seconds. */
@@ -47,7 +77,7 @@ export async function transcriptionSecondsPerDay(
 	firstDay: string,
 	lastDay: string,
 ): Promise<Map<string, number>> {
-	const { results } = await env.DB.prepare("SELECT day, seconds FROM transcription_usage WHERE user_id = ?1 AND day BETWEEN ?2 AND ?3")
+	const { results } = await env.DB.prepare(USAGE_SQL.transcriptionPerDay)
 		.bind(userId, firstDay, lastDay)
 		.all<{ day: string; seconds: number }>();
 	return new Map(results.map((r) => [r.day, r.seconds]));
@@ -61,10 +91,7 @@ export async function transcriptionSecondsPerMeeting(
 	lastDay: string,
 ): Promise<Map<number, number>> {
 	if (meetingIds.length === 0) return new Map();
-	const { results } = await env.DB.prepare(
-		`SELECT meeting_id, SUM(seconds) AS seconds FROM transcription_usage_meetings
-		 WHERE meeting_id IN (SELECT value FROM json_each(?1)) AND day BETWEEN ?2 AND ?3 GROUP BY meeting_id`,
-	)
+	const { results } = await env.DB.prepare(USAGE_SQL.transcriptionPerMeeting)
 		.bind(JSON.stringify(meetingIds), firstDay, lastDay)
 		.all<{ meeting_id: number; seconds: number }>();
 	return new Map(results.map((r) => [r.meeting_id, r.seconds]));
@@ -80,43 +107,22 @@ export async function meterMeetingAudio(env: Env, meetingId: number, day: string
 		.run();
 }
 
-/**
- * Every stored object of the account's recordings, with its meeting, bytes and when it was
- * stored: a streamed file's parts, or a file stored whole (one with no parts).
- */
-const STORED_OBJECTS = `
-	SELECT r.meeting_id, p.bytes, p.created_at FROM media_file_parts p
-		JOIN media_files f ON f.id = p.media_file_id JOIN recordings r ON r.id = f.recording_id WHERE r.user_id = ?1
-	UNION ALL
-	SELECT r.meeting_id, f.file_size_bytes AS bytes, f.created_at FROM media_files f JOIN recordings r ON r.id = f.recording_id
-		WHERE r.user_id = ?1 AND NOT EXISTS (SELECT 1 FROM media_file_parts p WHERE p.media_file_id = f.id)`;
-
 /** Bytes the account has stored now. */
 export async function storedBytes(env: Env, userId: number): Promise<number> {
-	const row = await env.DB.prepare(`SELECT COALESCE(SUM(bytes), 0) AS bytes FROM (${STORED_OBJECTS})`)
-		.bind(userId)
-		.first<{ bytes: number }>();
+	const row = await env.DB.prepare(USAGE_SQL.storedBytes).bind(userId).first<{ bytes: number }>();
 	return row?.bytes ?? 0;
 }
 
 /** Bytes still stored, by the UTC day they were stored on, for [fromIso, toIso). */
 export async function storedBytesPerDay(env: Env, userId: number, fromIso: string, toIso: string): Promise<Map<string, number>> {
-	const { results } = await env.DB.prepare(
-		`SELECT substr(created_at, 1, 10) AS day, SUM(bytes) AS bytes FROM (${STORED_OBJECTS})
-		 WHERE created_at >= ?2 AND created_at < ?3 GROUP BY day`,
-	)
-		.bind(userId, fromIso, toIso)
-		.all<{ day: string; bytes: number }>();
+	const { results } = await env.DB.prepare(USAGE_SQL.storedBytesPerDay).bind(userId, fromIso, toIso).all<{ day: string; bytes: number }>();
 	return new Map(results.map((r) => [r.day, r.bytes]));
 }
 
 /** Bytes stored now for each of the meetings. */
 export async function storedBytesPerMeeting(env: Env, userId: number, meetingIds: readonly number[]): Promise<Map<number, number>> {
 	if (meetingIds.length === 0) return new Map();
-	const { results } = await env.DB.prepare(
-		`SELECT meeting_id, SUM(bytes) AS bytes FROM (${STORED_OBJECTS})
-		 WHERE meeting_id IN (SELECT value FROM json_each(?2)) GROUP BY meeting_id`,
-	)
+	const { results } = await env.DB.prepare(USAGE_SQL.storedBytesPerMeeting)
 		.bind(userId, JSON.stringify(meetingIds))
 		.all<{ meeting_id: number; bytes: number }>();
 	return new Map(results.map((r) => [r.meeting_id, r.bytes]));
