@@ -48,8 +48,8 @@ export async function usageReport(env: Env, userId: number, range: DayRange, now
 	const perDay = new Map(days.map((day) => [day, { bot: 0, waiting: 0, meetings: 0 }]));
 	for (const meeting of meetings) {
 		const spans = botSpans(meeting, nowMs);
-		const inMeeting = secondsPerDay(spans.inMeeting, days);
-		const waiting = secondsPerDay(spans.waiting, days);
+		const inMeeting = secondsPerDay(spans.inMeeting, fromMs, toMs);
+		const waiting = secondsPerDay(spans.waiting, fromMs, toMs);
 		for (const day of new Set([...inMeeting.keys(), ...waiting.keys()])) {
 			const row = perDay.get(day);
 			if (!row) continue;

@@ -60,13 +60,15 @@ export function daysBetween(first: string, last: string): string[] {
 	return days;
 }
 
-/** Seconds of a span on each day it touches among `days`. */
-export function secondsPerDay(s: Span | null, days: readonly string[]): Map<string, number> {
+/** Seconds of a span on each UTC day it touches within [fromMs, toMs): only those days are visited. */
+export function secondsPerDay(s: Span | null, fromMs: number, toMs: number): Map<string, number> {
 	const out = new Map<string, number>();
 	if (!s) return out;
-	for (const day of days) {
-		const seconds = secondsWithin(s, dayStart(day), dayStart(day) + DAY_MS);
-		if (seconds > 0) out.set(day, seconds);
+	const first = Math.max(s.from, fromMs);
+	const end = Math.min(s.to, toMs);
+	for (let day = Math.floor(first / DAY_MS) * DAY_MS; day < end; day += DAY_MS) {
+		const seconds = secondsWithin(s, Math.max(day, fromMs), Math.min(day + DAY_MS, toMs));
+		if (seconds > 0) out.set(dayOf(day), seconds);
 	}
 	return out;
 }

@@ -52,7 +52,11 @@ describe("days", () => {
 		const span = { from: ms("2025-03-10T23:30:00Z"), to: ms("2025-03-12T00:15:00Z") };
 		const days = daysBetween("2025-03-09", "2025-03-12");
 		expect(days).toEqual(["2025-03-09", "2025-03-10", "2025-03-11", "2025-03-12"]);
-		expect(Object.fromEntries(secondsPerDay(span, days))).toEqual({ "2025-03-10": 1800, "2025-03-11": 86_400, "2025-03-12": 900 });
+		const all = secondsPerDay(span, ms("2025-03-09T00:00:00Z"), ms("2025-03-13T00:00:00Z"));
+		expect(Object.fromEntries(all)).toEqual({ "2025-03-10": 1800, "2025-03-11": 86_400, "2025-03-12": 900 });
+		// Cut to the range: the days outside it are not visited.
+		const cut = secondsPerDay(span, ms("2025-03-11T00:00:00Z"), ms("2025-03-12T00:00:00Z"));
+		expect(Object.fromEntries(cut)).toEqual({ "2025-03-11": 86_400 });
 	});
 
 	it("crosses month and leap-year ends", () => {
