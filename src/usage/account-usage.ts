@@ -46,16 +46,22 @@ export async function usageReport(env: Env, userId: number, range: DayRange, now
 		capStanding(env, userId, now),
 	]);
 	const perDay = new Map(days.map((day) => [day, { bot: 0, waiting: 0, meetings: 0 }]));
+	// Totals are summed from unrounded seconds, so they are not the sums of rounded days.
+	const total = { bot: 0, waiting: 0, meetings: 0 };
 	for (const meeting of meetings) {
 		const spans = botSpans(meeting, nowMs);
 		const inMeeting = secondsPerDay(spans.inMeeting, fromMs, toMs);
 		const waiting = secondsPerDay(spans.waiting, fromMs, toMs);
-		for (const day of new Set([...inMeeting.keys(), ...waiting.keys()])) {
+		const touched = new Set([...inMeeting.keys(), ...waiting.keys()]);
+		if (touched.size > 0) total.meetings += 1;
+		for (const day of touched) {
 			const row = perDay.get(day);
 			if (!row) continue;
 			row.bot += inMeeting.get(day) ?? 0;
 			row.waiting += waiting.get(day) ?? 0;
 			row.meetings += 1;
+			total.bot += inMeeting.get(day) ?? 0;
+			total.waiting += waiting.get(day) ?? 0;
 		}
 	}
 	const rows = days.map((day) => {
@@ -69,21 +75,16 @@ export async function usageReport(env: Env, userId: number, range: DayRange, now
 			storage_bytes_added: stored.get(day) ?? 0,
 		};
 	});
-	const sum = (pick: (r: (typeof rows)[number]) => number) => rows.reduce((total, r) => total + pick(r), 0);
 	return {
 		from: range.from,
 		to: range.to,
 		generated_at: now.toISOString(),
 		totals: {
-			meetings: meetings.filter((m) => {
-				const spans = botSpans(m, nowMs);
-				return secondsWithin(spans.waiting, fromMs, toMs) + secondsWithin(spans.inMeeting, fromMs, toMs) > 0;
-			}).length,
-			// Summed from unrounded seconds, so the total is not the sum of rounded days.
-			bot_minutes: minutes(meetings.reduce((s, m) => s + secondsWithin(botSpans(m, nowMs).inMeeting, fromMs, toMs), 0)),
-			waiting_minutes: minutes(meetings.reduce((s, m) => s + secondsWithin(botSpans(m, nowMs).waiting, fromMs, toMs), 0)),
-			transcription_minutes: minutes([...transcription.values()].reduce((s, v) => s + v, 0)),
-			storage_bytes_added: sum((r) => r.storage_bytes_added),
+			meetings: total.meetings,
+			bot_minutes: minutes(total.bot),
+			waiting_minutes: minutes(total.waiting),
+			transcription_minutes: minutes([...transcription.values()].reduce((sum, v) => sum + v, 0)),
+			storage_bytes_added: rows.reduce((sum, r) => sum + r.storage_bytes_added, 0),
 		},
 		storage_bytes: storedNow,
 		days: rows,
@@ -95,12 +96,11 @@ export async function usageReport(env: Env, userId: number, range: DayRange, now
 export async function meetingUsagePage(env: Env, userId: number, range: DayRange, now: Date, page: { limit: number; offset: number }) {
 	const nowMs = now.getTime();
 	const { fromMs, toMs } = rangeBounds(range);
-	const all = (await meetingTimesBetween(env, userId, iso(fromMs), iso(toMs))).filter((m) => {
-		const spans = botSpans(m, nowMs);
-		return secondsWithin(spans.waiting, fromMs, toMs) + secondsWithin(spans.inMeeting, fromMs, toMs) > 0;
-	});
+	const all = (await meetingTimesBetween(env, userId, iso(fromMs), iso(toMs)))
+		.map((m) => ({ m, ...secondsIn(m, nowMs, fromMs, toMs) }))
+		.filter((r) => r.waiting + r.inMeeting > 0);
 	const rows = all.slice(page.offset, page.offset + page.limit);
-	const ids = rows.map((m) => m.meeting_id);
+	const ids = rows.map((r) => r.m.meeting_id);
 	const [transcription, stored] = await Promise.all([
 		transcriptionSecondsPerMeeting(env, ids, range.from, range.to),
 		storedBytesPerMeeting(env, userId, ids),
@@ -111,34 +111,28 @@ export async function meetingUsagePage(env: Env, userId: number, range: DayRange
 		total: all.length,
 		limit: page.limit,
 		offset: page.offset,
-		meetings: rows.map((m) => meetingRow(m, nowMs, fromMs, toMs, transcription, stored)),
+		meetings: rows.map(({ m, waiting, inMeeting }) => ({
+			meeting_id: m.meeting_id,
+			platform: m.platform,
+			native_meeting_id: m.native_meeting_id,
+			title: m.title,
+			status: m.status,
+			live: m.live,
+			joining_at: m.joining_at,
+			start_time: m.start_time,
+			end_time: m.end_time,
+			bot_minutes: minutes(inMeeting),
+			waiting_minutes: minutes(waiting),
+			transcription_minutes: minutes(transcription.get(m.meeting_id) ?? 0),
+			storage_bytes: stored.get(m.meeting_id) ?? 0,
+		})),
 	};
 }
 
-function meetingRow(
-	m: MeetingTimesRow,
-	nowMs: number,
-	fromMs: number,
-	toMs: number,
-	transcription: Map<number, number>,
-	stored: Map<number, number>,
-) {
+/** Seconds a meeting's bot waited and was in the meeting within [fromMs, toMs). */
+function secondsIn(m: MeetingTimesRow, nowMs: number, fromMs: number, toMs: number) {
 	const spans = botSpans(m, nowMs);
-	return {
-		meeting_id: m.meeting_id,
-		platform: m.platform,
-		native_meeting_id: m.native_meeting_id,
-		title: m.title,
-		status: m.status,
-		live: m.live,
-		joining_at: m.joining_at,
-		start_time: m.start_time,
-		end_time: m.end_time,
-		bot_minutes: minutes(secondsWithin(spans.inMeeting, fromMs, toMs)),
-		waiting_minutes: minutes(secondsWithin(spans.waiting, fromMs, toMs)),
-		transcription_minutes: minutes(transcription.get(m.meeting_id) ?? 0),
-		storage_bytes: stored.get(m.meeting_id) ?? 0,
-	};
+	return { waiting: secondsWithin(spans.waiting, fromMs, toMs), inMeeting: secondsWithin(spans.inMeeting, fromMs, toMs) };
 }
 
 /** A cap as it stands: its limit, what counts against it now, and when that count starts again (null: it does not by time). */
@@ -157,7 +151,7 @@ export interface CapsStanding {
 /** Minutes bots spent in meetings (admitted, up to now for live ones) in [fromMs, nowMs). */
 async function botMinutesSince(env: Env, userId: number, fromMs: number, nowMs: number): Promise<number> {
 	const meetings = await meetingTimesBetween(env, userId, iso(fromMs), iso(nowMs + 1));
-	return minutes(meetings.reduce((s, m) => s + secondsWithin(botSpans(m, nowMs).inMeeting, fromMs, nowMs + 1), 0));
+	return minutes(meetings.reduce((sum, m) => sum + secondsIn(m, nowMs, fromMs, nowMs + 1).inMeeting, 0));
 }
 
 /** The account's caps with what counts against each now: today's and this month's bot minutes (UTC), and bytes stored. */
