@@ -39,6 +39,7 @@ import { recordingRoutes } from "./routes/recordings";
 import { screenshotRoutes } from "./routes/screenshots";
 import { searchRoutes } from "./routes/search";
 import { transcriptRoutes } from "./routes/transcripts";
+import { usageRoutes } from "./routes/usage";
 import { WIRE_COMPONENTS } from "./routes/wire-components";
 import { DEPLOYMENT_DEFAULTS, setting } from "./settings/deployment-defaults";
 import { SERVICE_VERSION } from "./version";
@@ -98,6 +99,7 @@ export function buildApp() {
 	app.route("/", fleetMetricsRoutes);
 	app.route("/", joinHealthRoutes);
 	app.route("/", recordingRoutes);
+	app.route("/", usageRoutes);
 	app.route("/", calendarRoutes);
 	app.route("/", calendarCompatRoutes);
 	app.route("/", mcpRoutes);

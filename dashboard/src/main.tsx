@@ -13,6 +13,7 @@ import { MeetingsPage } from "./pages/meetings";
 import { SearchBox, SearchPage } from "./pages/search";
 import { SettingsPage } from "./pages/settings";
 import { SignInPage } from "./pages/sign-in";
+import { UsagePage } from "./pages/usage";
 import { type Route, useRoute } from "./route";
 import type { Me } from "./types";
 import { Button, ErrorBanner } from "./ui";
@@ -96,6 +97,7 @@ const NAV: [string, string][] = [
 	["search", "Search"],
 	["settings", "Settings"],
 	["agent", "Agent"],
+	["usage", "Usage"],
 	["join-health", "Join health"],
 ];
 
@@ -190,6 +192,8 @@ function Page(props: { route: Route }) {
 			return <AgentPage route={route} />;
 		case "join-health":
 			return <JoinHealthPage />;
+		case "usage":
+			return <UsagePage route={route} />;
 		default:
 			return (
 				<>

@@ -28,3 +28,9 @@ export type ChatLine = ResponseOf<"/bots/{platform}/{native_meeting_id}/chat", "
 /** Join health, the operator's figures (GET /internal/fleet/join-health, docs/bot-fleet.md#join-health). */
 export type JoinHealth = Schemas["JoinHealth"];
 export type PlatformJoinHealth = Schemas["PlatformJoinHealth"];
+/** What the account used (GET /usage, GET /usage/meetings, docs/api.md#usage). */
+export type UsageReport = Schemas["UsageReport"];
+export type UsageCaps = Schemas["UsageCaps"];
+/** A set cap (the API gives null for one not set). */
+export type SetCap = NonNullable<Schemas["UsageCap"]>;
+export type MeetingUsage = Schemas["MeetingUsage"];

@@ -25,6 +25,7 @@ import { benchMeetingStream } from "./meeting-stream.mjs";
 import { benchRecording, recordingBotCount } from "./recording.mjs";
 import { benchSearch } from "./search.mjs";
 import { startSpawnRecorder } from "./simulated-bot.mjs";
+import { benchUsage } from "./usage.mjs";
 
 const BENCH_PORT = Number(process.env.BENCH_PORT || 18156);
 
@@ -59,6 +60,7 @@ export async function runBenchmarks(only) {
 		["dashboard", benchDashboard],
 		// On a gateway of its own, its D1 seeded before it starts.
 		["search", benchSearch],
+		["usage", benchUsage],
 		["bots", (ctx) => withRealBots(ctx, secrets, benchBots)],
 		["fleet", (ctx) => benchFleet(ctx, secrets)],
 		// What recording costs a bot on the host alone (CPU, memory, bytes a minute per mode), and 4 bots

@@ -64,7 +64,7 @@ function zipf(next, n) {
 	};
 }
 
-const sqlText = (value) => (value === null ? "NULL" : `'${String(value).replaceAll("'", "''")}'`);
+export const sqlText = (value) => (value === null ? "NULL" : `'${String(value).replaceAll("'", "''")}'`);
 const PLATFORMS = ["google_meet", "teams", "zoom"];
 const SPEAKERS = ["Alice Moreau", "Bob Lindqvist", "Chiara Rossi", "Dev Patel", "Emeka Obi", "Fatima Zahra", "Grace Ho", "Hiro Tanaka"];
 
@@ -129,7 +129,7 @@ function neighbourSql(words) {
  * the search log's triggers noting each row as it lands: a second process writing under a running
  * `wrangler dev` broke its connection.
  */
-function seed(stateDir, sql) {
+export function seed(stateDir, sql) {
 	const dir = mkdtempSync(path.join(os.tmpdir(), "meetbot-search-seed-"));
 	const file = path.join(dir, "seed.sql");
 	writeFileSync(file, sql);
@@ -207,14 +207,9 @@ export async function benchSearch({ adminToken }) {
 		console.log(
 			`seeded ${MEETINGS * SEGMENTS} segments in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s: generated SQL through \`wrangler d1 execute --local --file\` into the gateway's local D1 before it starts, the search log's triggers running per row`,
 		);
-		const port = await freePort();
-		const base = `http://127.0.0.1:${port}`;
-		gateway = await startGateway({
-			port,
-			stateDir,
-			quiet: true,
-			vars: { GATEWAY_RATE_LIMIT_RPS: "1000000", GATEWAY_RATE_LIMIT_BURST: "1000000" },
-		});
+		const started = await seededGateway(stateDir);
+		gateway = started.gateway;
+		const base = started.base;
 		const key = await benchUserKey(base, adminToken);
 		await loaded(base, key);
 		await measure(base, key, queries(words, next));
@@ -224,6 +219,18 @@ export async function benchSearch({ adminToken }) {
 		await new Promise((r) => setTimeout(r, 500));
 		rmSync(stateDir, { recursive: true, force: true });
 	}
+}
+
+/** A gateway of its own on a free port over a seeded `stateDir`, its bucket unlimited so only the reads are measured. */
+export async function seededGateway(stateDir) {
+	const port = await freePort();
+	const gateway = await startGateway({
+		port,
+		stateDir,
+		quiet: true,
+		vars: { GATEWAY_RATE_LIMIT_RPS: "1000000", GATEWAY_RATE_LIMIT_BURST: "1000000" },
+	});
+	return { gateway, base: `http://127.0.0.1:${port}` };
 }
 
 /** A key of the seeded user, from the admin API. */

@@ -8,6 +8,7 @@ import { initialState, isLive, isPlanned, type MeetingStatus } from "../meetings
 import { type Announce, createMeeting, moveMeeting, removeMeeting, unannounced } from "../meetings/status-writes";
 import { accountObject } from "../objects";
 import { endpointAllowed, loadSettings, type ResolvedSettings, resolveSettings } from "../settings/account-settings";
+import { refuseOverUsageCaps } from "../usage/account-usage";
 import { botLaunchConfig, recordingPartsUrl } from "./bot-endpoints";
 import { type RecordingConfig, recordingPlan } from "./recording-config";
 
@@ -57,9 +58,10 @@ export const slotKey = (platform: string, nativeId: string) => `${platform}:${na
  * Claims a bot slot, then turns the link's planned record (or a new one) into a `requested`
  * meeting and hands it to its room (`handOff`). The slot is held before any row changes, so the
  * cap is exact. A deployment that cannot give a bot its addresses refuses first, with nothing
- * claimed. Everything that can fail on its own (settings, unsealing secrets) runs before the
- * claim; whatever still fails after it, up to and including the hand-off, gives the slot back
- * and undoes the claim, so no meeting is left `requested` without a room.
+ * claimed. Everything that can fail on its own (settings, unsealing secrets, the account's usage
+ * caps: src/usage/account-usage.ts) runs before the claim; whatever still fails after it, up to
+ * and including the hand-off, gives the slot back and undoes the claim, so no meeting is left
+ * `requested` without a room.
  */
 export async function launchBot<T>(
 	env: Env,
@@ -76,6 +78,9 @@ export async function launchBot<T>(
 		: await findMeetingOnLink(env, target.userId, target.platform, target.nativeMeetingId, { ownedOnly: true });
 	if (existing && isLive(existing.status as MeetingStatus)) throw alreadyActive(target);
 	const spawnFor = await spawnSpec(env, target.userId, options);
+	// The account's usage caps refuse before anything is claimed, so a refusal changes nothing.
+	const recording = options.recording_enabled ?? (existing?.botOptions as BotOptions | undefined)?.recording_enabled ?? false;
+	await refuseOverUsageCaps(env, target.userId, { recording }, new Date());
 
 	const claim = await accountObject(env, target.userId).claimBotSlot(link, target.maxConcurrent);
 	if (!claim.ok) {

@@ -93,6 +93,9 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["DELETE", "/admin/tokens/:token_id", ADMIN],
 	["PUT", "/admin/workspaces/:workspace_id/members/:user_id", ADMIN],
 	["DELETE", "/admin/workspaces/:workspace_id/members/:user_id", ADMIN],
+	// An account's usage caps (docs/api.md#usage), set by the operator and shown to the user in GET /usage.
+	["GET", "/admin/users/:user_id/usage-caps", ADMIN],
+	["PATCH", "/admin/users/:user_id/usage-caps", ADMIN],
 	// Each bot host's own credential (docs/bot-fleet.md#host-credentials).
 	["POST", "/admin/bot-hosts", ADMIN],
 	["GET", "/admin/bot-hosts", ADMIN],
@@ -157,6 +160,10 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["GET", "/public/recordings/:media_file_id/:file_name", PUBLIC],
 	/** A bot's screenshot, through a short-lived link the gateway signed for the meeting's owner. */
 	["GET", "/public/screenshots/:meeting_id/:attempt/:name", PUBLIC],
+
+	// What the account used (docs/api.md#usage): read like meetings and recordings, whose figures they are.
+	["GET", "/usage", READ],
+	["GET", "/usage/meetings", READ],
 
 	["GET", "/user/calendars", CALENDAR],
 	["POST", "/user/calendars", CALENDAR],

@@ -1,13 +1,14 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { verifyChannelToken } from "../bot-channel/channel-token";
-import { audioSecondsOf, meterAccountAudio } from "../bots/relay-meter";
+import { audioSecondsOf, meterAccountAudio, usageDay } from "../bots/relay-meter";
 import { relayTranscription } from "../bots/transcription-relay";
 import { ApiError } from "../errors";
 import { meetingOwnerAndStatus } from "../meetings/meeting-store";
 import { isLive } from "../meetings/status-machine";
 import { meetingRoom } from "../objects";
 import { loadSettings, resolveSettings } from "../settings/account-settings";
+import { meterMeetingAudio } from "../usage/usage-store";
 
 /**
  * The bot's transcription endpoint (docs/bot-channel.md#transcription): OpenAI-compatible, so
@@ -39,6 +40,9 @@ botTranscriptionRoutes.post("/internal/bot-channel/:meeting_id/audio/transcripti
 	// The room first: a replaced bot's token is refused before anything is counted for the account.
 	const allowed = await meetingRoom(c.env, meetingId).meterTranscription(attempt, seconds);
 	if (!allowed.ok) throw new ApiError(allowed.status, allowed.detail);
-	await meterAccountAudio(c.env, meeting.userId, seconds, c.get("clock").now());
+	const now = c.get("clock").now();
+	await meterAccountAudio(c.env, meeting.userId, seconds, now);
+	// The meeting's share of the account's count, for its usage row (docs/api.md#usage).
+	await meterMeetingAudio(c.env, meetingId, usageDay(now), seconds);
 	return relayTranscription(c.env, settings.transcription, body, contentType);
 });

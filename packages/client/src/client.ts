@@ -270,6 +270,12 @@ export function createClient(options: ClientOptions) {
 		},
 	};
 
+	/** What the account used, per UTC day and per meeting, and its caps as they stand (docs/api.md#usage). */
+	const usage = {
+		get: (query: QueryOf<"/usage", "get"> = {}) => call(transport, "get", "/usage", { query }),
+		meetings: (query: QueryOf<"/usage/meetings", "get"> = {}) => call(transport, "get", "/usage/meetings", { query }),
+	};
+
 	return {
 		health: () => call(transport, "get", "/health"),
 		auth,
@@ -279,6 +285,7 @@ export function createClient(options: ClientOptions) {
 		recordings,
 		calendars,
 		user,
+		usage,
 		agent,
 		live: createLive(transport, auth.ticket, options.live),
 	};
@@ -310,6 +317,11 @@ export function createAdminClient(options: AdminClientOptions) {
 			byEmail: (email: string) => call(transport, "get", "/admin/users/email/{email}", { path: { email } }),
 			update: (userId: number, body: BodyOf<"/admin/users/{user_id}", "patch">) =>
 				call(transport, "patch", "/admin/users/{user_id}", { path: { user_id: userId }, body }),
+			/** The account's usage caps (docs/api.md#usage); null is no cap. */
+			usageCaps: (userId: number) => call(transport, "get", "/admin/users/{user_id}/usage-caps", { path: { user_id: userId } }),
+			/** Sets caps: a number sets one, null clears it, an absent field keeps it. */
+			setUsageCaps: (userId: number, body: BodyOf<"/admin/users/{user_id}/usage-caps", "patch">) =>
+				call(transport, "patch", "/admin/users/{user_id}/usage-caps", { path: { user_id: userId }, body }),
 		},
 		keys: {
 			mint: (
