@@ -148,7 +148,7 @@ describe("the dashboard with a real bot in a sandbox meeting", () => {
 
 		await press(page, "Stop the bot");
 		await page.waitForSelector(".meeting-header .status-badge[data-status='completed']", { timeout: 60_000 });
-		await seeText(page, "stopped by you");
+		await seeText(page, "you stopped the bot");
 
 		// The bot uploads the recording as it leaves.
 		const meetingId = Number(new URL(page.url()).hash.split("/").at(-1));

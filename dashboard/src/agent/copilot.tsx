@@ -1,11 +1,12 @@
 import { useState } from "preact/hooks";
 import { isPlatform } from "../../../src/platforms/index.ts";
 import { abortable, api } from "../api";
-import { LIVE_STATUSES, meetingTitle } from "../meeting-words";
+import { LIVE_STATUSES, meetingTitle, platformWords } from "../meeting-words";
 import { navigate } from "../route";
 import { ActionStatus, useAction } from "../settings/status";
 import type { Meeting, Segment } from "../types";
 import { ErrorBanner, errorText, StatusBadge, TranscriptView, useResource } from "../ui";
+import { cardKindWords, reasonWords, statusWords } from "../words";
 import type { BeatCard, MeetingStreamState, TranscriptLine } from "./meeting-stream";
 import { useMeetingStream } from "./use-meeting-stream";
 
@@ -17,7 +18,7 @@ function titleOf(meeting: Meeting): string {
 const resolveMeeting = (ref: string, signal?: AbortSignal) => (signal ? abortable(signal) : api).agent.meeting.resolve(ref);
 
 /** The API's words for a reference it cannot use, without the field's name in front. */
-const refProblem = (err: unknown) => errorText(err).replace(/^query\.meeting: /, "");
+const refProblem = (err: unknown) => errorText(err).replace(/^Meeting: /, "");
 
 /** `#/agent/copilot`: the live meetings to follow, or any of the user's meetings by its number, link or code. */
 function MeetingPicker() {
@@ -61,7 +62,7 @@ function MeetingPicker() {
 					<li key={m.id}>
 						<a href={`#/agent/copilot/${m.id}`}>{titleOf(m)}</a> <StatusBadge status={m.status} />{" "}
 						<small>
-							{m.platform} {m.native_meeting_id}
+							{platformWords(m.platform)} {m.native_meeting_id}
 						</small>
 					</li>
 				))}
@@ -104,7 +105,9 @@ function segments(lines: TranscriptLine[]): Segment[] {
 function Card({ card }: { card: BeatCard }) {
 	return (
 		<li class={card.actionable ? "card card-actionable" : "card"}>
-			<span class="card-kind">{card.kind}</span>
+			<span class="card-kind" data-kind={card.kind}>
+				{cardKindWords(card.kind)}
+			</span>
 			{card.actionable && <span class="card-action"> action</span>}
 			<h4 class="card-title">{card.title}</h4>
 			<p class="reply-text">{card.body}</p>
@@ -222,8 +225,8 @@ function CopilotLive({ meeting }: { meeting: Meeting }) {
 			)}
 			{stream.ended && (
 				<p class="meeting-ended">
-					Meeting ended: {stream.ended.status}
-					{stream.ended.completionReason ? ` (${stream.ended.completionReason})` : ""}
+					Meeting ended: {statusWords(stream.ended.status)}
+					{stream.ended.completionReason ? ` (${reasonWords(stream.ended.completionReason)})` : ""}
 				</p>
 			)}
 			<div class="copilot-actions">

@@ -6,11 +6,12 @@ import { abortable } from "../api";
 import { liveFeed } from "../live";
 import { useCanAct } from "../me";
 import { feedRefs, withStatusFrame } from "../meeting-feed";
-import { isLive, LIVE_STATUSES, meetingTitle, platformWords, reasonWords } from "../meeting-words";
+import { isLive, LIVE_STATUSES, meetingTitle, platformWords } from "../meeting-words";
 import { placementOf } from "../placement-words";
 import { navigate, type Route } from "../route";
 import type { Meeting } from "../types";
 import { Button, ErrorBanner, SelectField, StatusBadge, useResource, when } from "../ui";
+import { reasonWords } from "../words";
 import { CalendarsSection, PlansSection } from "./plans";
 import { SendBotForm } from "./send-bot";
 
