@@ -77,6 +77,7 @@ const AGENT_ROUTES: ReadonlyArray<readonly [Method, string, Access?]> = [
 	["GET", "/meeting/relay-health"],
 	["GET", "/meeting/stream"],
 	["GET", "/meeting/resolve"],
+	["GET", "/meeting/copilot"],
 ];
 
 export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [

@@ -182,12 +182,23 @@ function CopilotMeeting({ meetingRef }: { meetingRef: string }) {
 	);
 }
 
-/** One meeting's copilot: start it, its cards beside the live transcript. */
+type CopilotState = "none" | "running" | "paused" | "ended";
+
+const COPILOT_STATE_TEXT: Record<CopilotState, string> = {
+	none: "not started",
+	running: "running",
+	paused: "stopped (its notes and cards stay)",
+	ended: "finished with the meeting",
+};
+
+/** One meeting's copilot: where it is (GET /agent/meeting/copilot), start or stop it, its cards beside the live transcript. */
 function CopilotLive({ meeting }: { meeting: Meeting }) {
 	const meetingId = String(meeting.id);
-	const [processing, setProcessing] = useState<boolean | null>(null);
+	const status = useResource((signal) => abortable(signal).agent.meeting.copilot(meetingId), meetingId);
+	const [changed, setChanged] = useState<CopilotState | null>(null);
 	const [state, act] = useAction();
 	const { stream, connection, error } = useMeetingStream(meetingId);
+	const copilot: CopilotState | null = stream.ended ? "ended" : (changed ?? status.data?.copilot ?? null);
 
 	const link =
 		meeting.native_meeting_id && isPlatform(meeting.platform) ? { native_id: meeting.native_meeting_id, platform: meeting.platform } : null;
@@ -196,16 +207,17 @@ function CopilotLive({ meeting }: { meeting: Meeting }) {
 			if (!link) throw new Error("This meeting has no link: the copilot follows a meeting by its link.");
 			const title = meeting.data?.title;
 			await api.agent.meeting.start({ ...link, ...(typeof title === "string" && title ? { title } : {}) });
-			setProcessing(true);
+			setChanged("running");
 			return "Copilot started.";
 		});
 	const setOn = (on: boolean) =>
 		act(async () => {
 			if (!link) throw new Error("This meeting has no link.");
-			await api.agent.meeting.process({ ...link, on });
-			setProcessing(on);
-			return on ? "Copilot resumed." : "Copilot paused.";
+			await api.agent.meeting.process({ ...link, meeting_id: meetingId, on });
+			setChanged(on ? "running" : "paused");
+			return on ? "Copilot resumed." : "Copilot stopped.";
 		});
+	const busy = state.kind === "busy";
 
 	return (
 		<div>
@@ -230,12 +242,23 @@ function CopilotLive({ meeting }: { meeting: Meeting }) {
 				</p>
 			)}
 			<div class="copilot-actions">
-				<button class="btn btn-primary" type="button" onClick={() => void start()} disabled={!link || state.kind === "busy"}>
-					Start copilot
-				</button>
-				{processing !== null && (
-					<button class="btn" type="button" onClick={() => void setOn(!processing)} disabled={state.kind === "busy"}>
-						{processing ? "Pause copilot" : "Resume copilot"}
+				<p role="status" data-copilot={copilot ?? "unknown"}>
+					Copilot: {copilot ? COPILOT_STATE_TEXT[copilot] : "…"}
+				</p>
+				<ErrorBanner error={status.error} />
+				{copilot === "none" && (
+					<button class="btn btn-primary" type="button" onClick={() => void start()} disabled={!link || busy}>
+						Start copilot
+					</button>
+				)}
+				{copilot === "running" && (
+					<button class="btn" type="button" onClick={() => void setOn(false)} disabled={busy}>
+						Stop copilot
+					</button>
+				)}
+				{copilot === "paused" && (
+					<button class="btn btn-primary" type="button" onClick={() => void setOn(true)} disabled={busy}>
+						Resume copilot
 					</button>
 				)}
 			</div>

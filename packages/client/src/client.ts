@@ -261,6 +261,8 @@ export function createClient(options: ClientOptions) {
 			relayHealth: () => call(transport, "get", "/agent/meeting/relay-health"),
 			/** The caller's meeting named by its number, its link or its own code. */
 			resolve: (meeting: string) => call(transport, "get", "/agent/meeting/resolve", { query: { meeting } }),
+			/** Where the meeting's copilot is: none, running, paused or ended. */
+			copilot: (meeting: string) => call(transport, "get", "/agent/meeting/copilot", { query: { meeting } }),
 			/** The meeting's stream (transcript and copilot events) from `lastEventId`, as it is logged. */
 			stream: (query: QueryOf<"/agent/meeting/stream", "get">, init: StreamOptions = {}) =>
 				stream<MeetingStreamEvent>("get", "/agent/meeting/stream", { query, ...init }),
