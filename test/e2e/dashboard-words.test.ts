@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fill, launchBrowser, openPage, press, screenshot, seeText, signIn, visibleText } from "./browser";
 import { api, gateway, nativeId, newAccount } from "./client";
 import { modelServer, script } from "./model-script";
-import { playedMeeting } from "./simulated-bot";
+import { playBot, playedMeeting, spawnFor } from "./simulated-bot";
 
 /** Codes that must never reach the page as they are. */
 const CODES =
@@ -62,6 +62,7 @@ describe("the dashboard in words", () => {
 
 		await page.goto(`${gateway()}/#/meetings/${stopped.meetingId}`);
 		await seeText(page, "Completed: you stopped the bot (or it left on request).");
+		await seeText(page, "No recording: this bot was sent with recording off.");
 		expect(await visibleText(page)).not.toMatch(CODES);
 
 		await page.goto(`${gateway()}/#/meetings`);
@@ -72,6 +73,21 @@ describe("the dashboard in words", () => {
 		await seeText(page, /Meeting link: /);
 		expect(await visibleText(page)).not.toMatch(CODES);
 		await screenshot(page, "words-meetings-list");
+	});
+
+	it("says a live bot sent with recording on records, and what, before any file exists", async () => {
+		const code = nativeId("google_meet");
+		const created = await api("POST", "/bots", {
+			key: account.key,
+			json: { platform: "google_meet", native_meeting_id: code, recording_enabled: true, recording_config: { video: false } },
+		});
+		expect(created.status).toBe(201);
+		const meetingId = created.body.id as number;
+		const bot = await playBot(await spawnFor(meetingId));
+		for (const status of ["joining", "active"]) await bot.send({ type: "status", status, timestamp: now() });
+		await page.goto(`${gateway()}/#/meetings/${meetingId}`);
+		await seeText(page, "Recording (audio): its files appear here once the bot is in the call.");
+		expect(await visibleText(page)).not.toContain("No recording");
 	});
 
 	it("shows the copilot's action item as words, and Stop while the copilot runs, also after a reload", async () => {

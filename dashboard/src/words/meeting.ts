@@ -126,11 +126,17 @@ export const summaryStatusWords = (status: string): string => wordsOf(SUMMARY_WO
 
 export const RECORDING_WORDS: Record<RecordingStatus, string> = {
 	in_progress: "recording",
-	completed: "complete",
+	completed: "completed",
 	failed: "failed: nothing of it could be played",
 };
 
 export const recordingStatusWords = (status: string): string => wordsOf(RECORDING_WORDS, status);
+
+/** What a bot records (the record's `recording_plan`) as the page says it: "video 720p / audio", "audio", "audio, WAV". */
+export function recordingPlanWords(plan: { video: boolean; height: number; audio_format: string }): string {
+	const audio = plan.audio_format === "wav" ? "audio, WAV" : "audio";
+	return plan.video ? `video ${plan.height}p / ${audio}` : audio;
+}
 
 export const PAGE_STATE_WORDS: Record<PageState, string> = {
 	prejoin: "the join screen",

@@ -23,6 +23,7 @@ import {
 	REASON_WORDS,
 	RECORDING_WORDS,
 	reasonWords,
+	recordingPlanWords,
 	STAGE_WORDS,
 	STATUS_WORDS,
 	STEP_WORDS,
@@ -93,6 +94,13 @@ describe("people's words for every code", () => {
 			"The bot is in the call and still records, but it can read no captions while people talk: check that captions are on in the meeting.",
 		);
 		expect(statusHint("active", "captions_unreadable")).toBeNull();
+	});
+
+	it("says what a bot records: video at its size and audio, or audio alone", () => {
+		const plan = { video: true, width: 1280, height: 720, frame_rate: 15, audio_format: "opus" };
+		expect(recordingPlanWords(plan)).toBe("video 720p / audio");
+		expect(recordingPlanWords({ ...plan, video: false })).toBe("audio");
+		expect(recordingPlanWords({ ...plan, video: false, audio_format: "wav" })).toBe("audio, WAV");
 	});
 
 	it("names a stopped meeting without its code", () => {
