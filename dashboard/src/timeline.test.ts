@@ -41,6 +41,11 @@ describe("status timeline", () => {
 		expect(endingWords(lost)).toBe("Failed in the call (its bot host went away).");
 	});
 
+	it("a meeting the host ended says so, though its reason is left_alone", () => {
+		const ended: Meeting = { ...base, status: "completed", completion_reason: "left_alone", data: { completion_cause: "ended_by_host" } };
+		expect(endingWords(ended)).toBe("Completed: the host ended the meeting.");
+	});
+
 	it("a failed join says the step it stopped at, in words", () => {
 		const stuck: Meeting = {
 			...base,

@@ -27,7 +27,7 @@ const TERMINAL = new Set<string>(TERMINAL_STATUSES);
 export function endingWords(meeting: Meeting): string | null {
 	if (!TERMINAL.has(meeting.status)) return null;
 	const reason = meeting.completion_reason ?? meeting.data?.completion_reason ?? null;
-	const words = reasonWords(reason);
+	const words = reasonWords(reason, meeting.data?.completion_cause);
 	if (meeting.status === "completed") return words ? `Completed: ${words}.` : "Completed.";
 	const stage = meeting.failure_stage ?? meeting.data?.failure_stage ?? null;
 	const detail = meeting.data?.failure_detail ?? null;

@@ -54,6 +54,16 @@ describe("the dashboard in words", () => {
 		expect((await api("DELETE", `/bots/google_meet/${stopped.code}`, { key: account.key })).status).toBe(204);
 		await stopped.bot.send({ type: "status", status: "completed", completion_reason: "stopped", timestamp: now() });
 
+		const hostEnded = await playedMeeting(account.key, { platform: "zoom", statuses: ["joining", "active"] });
+		await hostEnded.bot.send({
+			type: "status",
+			status: "completed",
+			completion_reason: "left_alone",
+			completion_cause: "ended_by_host",
+			reason: "the host ended the meeting",
+			timestamp: now(),
+		});
+
 		await page.goto(`${gateway()}/#/meetings/${failed.meetingId}`);
 		await seeText(page, "Failed while joining: the bot could not join.");
 		await seeText(page, "Last step: asking to join.");
@@ -64,6 +74,11 @@ describe("the dashboard in words", () => {
 		await seeText(page, "Completed: you stopped the bot (or it left on request).");
 		await seeText(page, "No recording: this bot was sent with recording off.");
 		expect(await visibleText(page)).not.toMatch(CODES);
+
+		// A Zoom meeting the host ended is named so, never as everyone else leaving.
+		await page.goto(`${gateway()}/#/meetings/${hostEnded.meetingId}`);
+		await seeText(page, "Completed: the host ended the meeting.");
+		expect(await visibleText(page)).not.toContain("everyone else left");
 
 		await page.goto(`${gateway()}/#/meetings`);
 		await seeText(page, "the bot could not join");

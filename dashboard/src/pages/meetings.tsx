@@ -185,7 +185,7 @@ function MeetingTable(props: { meetings: Meeting[] }) {
 						<td data-label="Outcome">
 							{isLive(m.status) && placementOf(m)
 								? `Waiting for a bot host: ${placementOf(m)?.detail}`
-								: (reasonWords(m.completion_reason ?? m.data?.completion_reason) ?? "")}
+								: (reasonWords(m.completion_reason ?? m.data?.completion_reason, m.data?.completion_cause) ?? "")}
 						</td>
 					</tr>
 				))}

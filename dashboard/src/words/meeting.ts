@@ -8,7 +8,7 @@
 
 import type { MEETING_STATUSES } from "../../../src/meetings/statuses";
 import type { PageState } from "../../../src/platforms/page-facts";
-import type { CompletionReason, FailureCause, JoinStep } from "../../../src/shapes/bot-status";
+import type { CompletionCause, CompletionReason, FailureCause, JoinStep } from "../../../src/shapes/bot-status";
 import type { HelpKind } from "../../../src/shapes/help";
 import type { PlacementReason } from "../../../src/shapes/placement";
 import type { RecordingStatus } from "../../../src/shapes/recording";
@@ -54,8 +54,17 @@ export const REASON_WORDS: Record<CompletionReason, string> = {
 	validation_error: "the bot's request was unusable",
 };
 
-/** `completion_reason` in words, or null without one. An unknown reason is spelled out. */
-export function reasonWords(reason: string | null | undefined): string | null {
+export const COMPLETION_CAUSE_WORDS: Record<CompletionCause, string> = {
+	ended_by_host: "the host ended the meeting",
+};
+
+/**
+ * `completion_reason` in words, or null without one; `data.completion_cause`, where the reason
+ * cannot say it, is what happened (a meeting the host ended is `left_alone`, not "everyone else
+ * left"). An unknown reason or cause is spelled out.
+ */
+export function reasonWords(reason: string | null | undefined, cause?: unknown): string | null {
+	if (typeof cause === "string" && cause) return wordsOf(COMPLETION_CAUSE_WORDS, cause);
 	return reason ? wordsOf(REASON_WORDS, reason) : null;
 }
 

@@ -4,7 +4,7 @@ import openapi from "../../../packages/client/openapi.json?raw";
 import { DEFAULT_CARD_KINDS } from "../../../src/agent/copilot-document";
 import { MEETING_STATUSES } from "../../../src/meetings/statuses";
 import pageFacts from "../../../src/platforms/page-facts.ts?raw";
-import { BotReportedStatus, CompletionReason, FailureCause, FailureStage, JoinStep } from "../../../src/shapes/bot-status";
+import { BotReportedStatus, CompletionCause, CompletionReason, FailureCause, FailureStage, JoinStep } from "../../../src/shapes/bot-status";
 import { HelpKind } from "../../../src/shapes/help";
 import { PlacementReason } from "../../../src/shapes/placement";
 import { RECORDING_STATUSES } from "../../../src/shapes/recording";
@@ -13,6 +13,7 @@ import { SUMMARY_STATUSES } from "../../../src/shapes/summary";
 import {
 	CARD_KIND_WORDS,
 	CAUSE_WORDS,
+	COMPLETION_CAUSE_WORDS,
 	cardKindWords,
 	detailWords,
 	fieldWords,
@@ -45,6 +46,7 @@ const LISTS: [string, readonly string[], Record<string, string>][] = [
 	["meeting status", MEETING_STATUSES, STATUS_WORDS],
 	["bot status", BotReportedStatus.options, STATUS_WORDS],
 	["completion reason", CompletionReason.options, REASON_WORDS],
+	["completion cause", CompletionCause.options, COMPLETION_CAUSE_WORDS],
 	["failure cause", FailureCause.options, CAUSE_WORDS],
 	["failure stage", FailureStage.options, STAGE_WORDS],
 	["join step", JoinStep.options, STEP_WORDS],
@@ -106,6 +108,11 @@ describe("people's words for every code", () => {
 	it("names a stopped meeting without its code", () => {
 		expect(reasonWords("stopped")).toBe("you stopped the bot (or it left on request)");
 		expect(reasonWords(null)).toBeNull();
+	});
+
+	it("names a meeting the host ended by its cause, not as everyone else leaving", () => {
+		expect(reasonWords("left_alone")).toBe("everyone else left");
+		expect(reasonWords("left_alone", "ended_by_host")).toBe("the host ended the meeting");
 	});
 });
 
