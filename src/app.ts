@@ -39,6 +39,7 @@ import { recordingRoutes } from "./routes/recordings";
 import { screenshotRoutes } from "./routes/screenshots";
 import { searchRoutes } from "./routes/search";
 import { transcriptRoutes } from "./routes/transcripts";
+import { webhookDeliveryRoutes } from "./routes/webhook-deliveries";
 import { WIRE_COMPONENTS } from "./routes/wire-components";
 import { DEPLOYMENT_DEFAULTS, setting } from "./settings/deployment-defaults";
 
@@ -78,6 +79,7 @@ export function buildApp() {
 	app.route("/", adminRoutes);
 	app.route("/", botHostAdminRoutes);
 	app.route("/", accountRoutes);
+	app.route("/", webhookDeliveryRoutes);
 	app.route("/", authTicketRoutes);
 	app.route("/", apiKeyRoutes);
 	app.route("/", meetingRoutes);

@@ -114,6 +114,7 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["GET", "/user/webhook", SETTINGS],
 	["PUT", "/user/webhook", SETTINGS],
 	["GET", "/user/webhook/deliveries", SETTINGS],
+	["POST", "/user/webhook/test", SETTINGS],
 	["GET", "/user/retention", SETTINGS],
 	["PUT", "/user/retention", SETTINGS],
 

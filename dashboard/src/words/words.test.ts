@@ -32,6 +32,7 @@ import {
 	statusHint,
 	statusWords,
 	stepWords,
+	webhookTestWords,
 } from "./index";
 
 /** Words, not a code: no underscores or dotted paths, not empty, and not the code itself. */
@@ -166,5 +167,27 @@ describe("field names in validation errors", () => {
 		expect(detailWords("body.meeting_url: not a meeting link")).toBe("Meeting link: not a meeting link");
 		expect(detailWords("query.meeting: no such meeting")).toBe("Meeting: no such meeting");
 		expect(detailWords("Missing API key")).toBe("Missing API key");
+	});
+});
+
+describe("a test webhook's result", () => {
+	it("says what came of it: delivered, refused with its status, unreachable, or not sent", () => {
+		const base = { status_code: 200, duration_ms: 45, error: null, target_host: "hooks.example.com" };
+		expect(webhookTestWords({ ...base, outcome: "delivered" })).toBe("Test webhook delivered to hooks.example.com: HTTP 200 in 45 ms.");
+		expect(webhookTestWords({ ...base, outcome: "failed", status_code: 503 })).toBe(
+			"Test webhook to hooks.example.com failed: it answered HTTP 503 in 45 ms.",
+		);
+		expect(webhookTestWords({ ...base, outcome: "failed", status_code: null, duration_ms: 10_000, error: "no answer within 10 s" })).toBe(
+			"Test webhook to hooks.example.com failed: no answer within 10 s after 10000 ms.",
+		);
+		expect(
+			webhookTestWords({
+				...base,
+				outcome: "blocked",
+				status_code: null,
+				duration_ms: null,
+				error: "the outbound guard refused the address",
+			}),
+		).toBe("Test webhook not sent to hooks.example.com: the outbound guard refused the address.");
 	});
 });

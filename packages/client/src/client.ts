@@ -208,6 +208,8 @@ export function createClient(options: ClientOptions) {
 			get: () => call(transport, "get", "/user/webhook"),
 			put: (body: BodyOf<"/user/webhook", "put">) => call(transport, "put", "/user/webhook", { body }),
 			deliveries: (query: QueryOf<"/user/webhook/deliveries", "get"> = {}) => call(transport, "get", "/user/webhook/deliveries", { query }),
+			/** Sends the signed `webhook.test` event to the webhook URL once, now; its result. */
+			test: () => call(transport, "post", "/user/webhook/test"),
 		},
 		/** How long ended meetings keep their media, screenshots, diagnostics, search rows and stream log (docs/retention.md). */
 		retention: {
