@@ -40,6 +40,7 @@ import { screenshotRoutes } from "./routes/screenshots";
 import { searchRoutes } from "./routes/search";
 import { transcriptRoutes } from "./routes/transcripts";
 import { usageRoutes } from "./routes/usage";
+import { webhookDeliveryRoutes } from "./routes/webhook-deliveries";
 import { WIRE_COMPONENTS } from "./routes/wire-components";
 import { DEPLOYMENT_DEFAULTS, setting } from "./settings/deployment-defaults";
 import { SERVICE_VERSION } from "./version";
@@ -80,6 +81,7 @@ export function buildApp() {
 	app.route("/", adminRoutes);
 	app.route("/", botHostAdminRoutes);
 	app.route("/", accountRoutes);
+	app.route("/", webhookDeliveryRoutes);
 	app.route("/", authTicketRoutes);
 	app.route("/", apiKeyRoutes);
 	app.route("/", meetingRoutes);

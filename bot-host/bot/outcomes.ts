@@ -6,6 +6,7 @@
 
 import { TimeoutError } from "puppeteer-core";
 import {
+	type CompletionCause,
 	type CompletionReason,
 	type FailureCause,
 	linksWithoutSecrets,
@@ -20,6 +21,8 @@ export type Stage = "joining" | "awaiting_admission" | "active";
 export interface Ending {
 	status: "completed" | "failed";
 	completion_reason?: CompletionReason;
+	/** What ended a completed meeting where its reason cannot say it: the host ended it (`left_alone`). */
+	completion_cause?: CompletionCause;
 	/** The fleet, not the meeting, ended it (the host shut down): the room picks the reason from the stage. */
 	failure_cause?: FailureCause;
 	/** What happened, in words a user can act on. */
@@ -66,8 +69,8 @@ export function outcomeOf(state: PageState, stage: Stage): Ending | null {
 				return endingFor("awaiting_admission_rejected", "the host denied the request to join (removed from the waiting room)");
 			return endingFor("evicted", "removed from the meeting");
 		case "ended":
-			// The reference's enum has no "meeting ended": everyone is gone, the bot last of all.
-			return endingFor("left_alone", "the host ended the meeting");
+			// The reference's enum has no "meeting ended": everyone is gone, the bot last of all; the cause says who ended it.
+			return { ...endingFor("left_alone", "the host ended the meeting"), completion_cause: "ended_by_host" };
 		case "left":
 			return endingFor("stopped", "the page shows the bot left the meeting");
 		case "not_found":

@@ -62,6 +62,7 @@ export class BotSession extends MeetingWatch {
 		await this.finishAudio();
 		this.status(ending.status, {
 			...(ending.completion_reason ? { completion_reason: ending.completion_reason } : {}),
+			...(ending.completion_cause ? { completion_cause: ending.completion_cause } : {}),
 			...(ending.failure_cause ? { failure_cause: ending.failure_cause } : {}),
 			reason: reportable(ending.reason, [this.request.passcode, this.request.channel.token, this.request.transcription?.token]),
 			...(ending.status === "failed" ? { failure_stage: this.stage, join_step: this.joinStep } : {}),

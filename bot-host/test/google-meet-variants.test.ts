@@ -53,7 +53,11 @@ describe("Google Meet variants", () => {
 			completion_reason: "evicted",
 			reason: "removed from the meeting",
 		});
-		expect(await finished(world, ended)).toMatchObject({ completion_reason: "left_alone", reason: "the host ended the meeting" });
+		expect(await finished(world, ended)).toMatchObject({
+			completion_reason: "left_alone",
+			completion_cause: "ended_by_host",
+			reason: "the host ended the meeting",
+		});
 		expect(world.sandbox.observed(denied.nativeId)?.attendees[0]?.phases).toEqual(["lobby", "denied"]);
 		expect(world.sandbox.observed(removed.nativeId)?.attendees[0]?.phases).toEqual(["in_call", "removed"]);
 		expect(world.sandbox.observed(ended.nativeId)?.attendees[0]?.phases).toEqual(["in_call", "ended"]);

@@ -144,7 +144,7 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["in_call", "removed"]);
 		});
 
-		it("reports the host ending the meeting as left_alone (the reference's enum), with the sentence", async () => {
+		it("reports the host ending the meeting as left_alone (the reference's enum) ended by the host, with the sentence", async () => {
 			const bot = await spawnBot(world, platform, {
 				admit_after_ms: 300,
 				end_after_ms: 1_500,
@@ -152,7 +152,12 @@ export function describePlatform(platform: Platform, options: { passcode?: strin
 				participants: [{ name: ALICE }],
 			});
 			const last = await finished(bot.meetingId);
-			expect(last).toMatchObject({ status: "completed", completion_reason: "left_alone", reason: "the host ended the meeting" });
+			expect(last).toMatchObject({
+				status: "completed",
+				completion_reason: "left_alone",
+				completion_cause: "ended_by_host",
+				reason: "the host ended the meeting",
+			});
 			expect(world.sandbox.observed(bot.nativeId)?.attendees[0]?.phases).toEqual(["lobby", "in_call", "ended"]);
 		});
 

@@ -130,7 +130,7 @@ describe("the Teams driver on the sandbox page, in each language and page genera
 				},
 				{
 					scenario: { direct_join: true, end_after_ms: 3_000 },
-					ending: { completion_reason: "left_alone", reason: "the host ended the meeting" },
+					ending: { completion_reason: "left_alone", completion_cause: "ended_by_host", reason: "the host ended the meeting" },
 				},
 				{
 					scenario: { not_found: true },

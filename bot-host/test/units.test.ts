@@ -201,10 +201,11 @@ describe("outcomes", () => {
 		expect(outcomeOf("lobby", "awaiting_admission")).toBeNull();
 	});
 
-	it("reports the host ending the meeting in the reference's words: completed, left_alone, with the sentence", () => {
+	it("reports the host ending the meeting in the reference's words, completed and left_alone, with the host named as its cause", () => {
 		expect(outcomeOf("ended", "active")).toEqual({
 			status: "completed",
 			completion_reason: "left_alone",
+			completion_cause: "ended_by_host",
 			reason: "the host ended the meeting",
 			leave: false,
 		});

@@ -152,7 +152,12 @@ describe("the Zoom driver against the sandbox's traps", () => {
 				world.room.until(bot.meetingId, (r) => finalStatus(r) ?? statusesOf(r).find((s) => s.status === "needs_help")),
 				new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 40_000)),
 			]);
-			expect(last).toMatchObject({ status: "completed", completion_reason: "left_alone", reason: "the host ended the meeting" });
+			expect(last).toMatchObject({
+				status: "completed",
+				completion_reason: "left_alone",
+				completion_cause: "ended_by_host",
+				reason: "the host ended the meeting",
+			});
 			expect(statuses(bot.meetingId)).toEqual(["joining", "active", "completed"]);
 		},
 		60_000,

@@ -84,7 +84,12 @@ describe("the Zoom web client in other languages and generations", () => {
 				body: JSON.stringify({ action: "end" }),
 			});
 			const last = await world.room.until(bot.meetingId, finalStatus);
-			expect(last).toMatchObject({ status: "completed", completion_reason: "left_alone", reason: "the host ended the meeting" });
+			expect(last).toMatchObject({
+				status: "completed",
+				completion_reason: "left_alone",
+				completion_cause: "ended_by_host",
+				reason: "the host ended the meeting",
+			});
 			expect(statuses(bot.meetingId)).toEqual(["joining", "awaiting_admission", "active", "completed"]);
 			expect(confirmed).toEqual([
 				[ALICE, said.removed],

@@ -14,6 +14,7 @@ import {
 	type MeetbotClient,
 	type MeetbotOperatorClient,
 } from "@meetbot/client";
+import { detailWords, fieldWords } from "./words/fields";
 
 const KEY_SLOT = "meetbot.key";
 const METRICS_TOKEN_SLOT = "meetbot.metrics-token";
@@ -42,10 +43,12 @@ export const metricsToken = {
 /** A refusal as a line of text: the API's sentence, or the first field error of a 422. */
 export function refusalText(error: MeetbotApiError): string {
 	const { detail, status } = error;
-	if (typeof detail === "string") return detail;
+	if (typeof detail === "string") return detailWords(detail);
 	const first = detail[0];
 	if (!first) return `HTTP ${status}`;
-	return `${first.loc.length > 0 ? `${first.loc.join(".")}: ` : ""}${first.msg || "invalid"}`;
+	// The field as the form names it ("Meeting link"), not its path (`body.meeting_url`).
+	const field = fieldWords(first.loc);
+	return `${field ? `${field}: ` : ""}${first.msg || "invalid"}`;
 }
 
 let unauthorized: (detail: string) => void = () => undefined;

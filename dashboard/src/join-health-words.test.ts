@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { admissionWords, notCountedWords, rateWords, secondsWords, stepWords, worstFirst } from "./join-health-words";
+import { admissionWords, notCountedWords, rateWords, secondsWords, worstFirst } from "./join-health-words";
 import type { PlatformJoinHealth } from "./types";
 
 const platform = (name: string, fields: Partial<PlatformJoinHealth> = {}): PlatformJoinHealth => ({
@@ -32,12 +32,6 @@ describe("join health words", () => {
 		expect(admissionWords({ measured: 3, p50: 20, p95: 40 })).toBe("p50 20 s, p95 40 s (3 joins)");
 		expect(admissionWords({ measured: 1, p50: 2.5, p95: 2.5 })).toBe("p50 2.5 s, p95 2.5 s (1 join)");
 		expect(admissionWords({ measured: 0, p50: null, p95: null })).toBe("no data");
-	});
-
-	it("names a step with its code, and a step it does not know by its code alone", () => {
-		expect(stepWords("ask_to_join")).toBe("ask_to_join: asking to join");
-		expect(stepWords("other")).toBe("other");
-		expect(stepWords(null)).toBe("not reported");
 	});
 
 	it("orders platforms worst first, those without attempts last", () => {

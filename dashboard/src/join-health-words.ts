@@ -26,22 +26,6 @@ export function admissionWords(admission: PlatformJoinHealth["admission_seconds"
 	return `p50 ${secondsWords(admission.p50)}, p95 ${secondsWords(admission.p95)} (${joins})`;
 }
 
-const STEP_WORDS: Record<string, string> = {
-	start_browser: "starting its browser",
-	open_page: "opening the meeting link",
-	prejoin: "on the meeting page, before asking to join",
-	ask_to_join: "asking to join",
-	lobby: "waiting in the lobby",
-	in_call: "in the call",
-};
-
-/** Where a join stopped, its code beside the words ("lobby: waiting in the lobby"); "not reported" without one. */
-export function stepWords(step: string | null): string {
-	if (step === null) return "not reported";
-	const words = STEP_WORDS[step];
-	return words ? `${step}: ${words}` : step;
-}
-
 /**
  * Platforms worst first: those with attempts by success rate, lowest first (more failures first on
  * a tie), then those without attempts, in the order the API gives.

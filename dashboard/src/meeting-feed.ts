@@ -25,6 +25,12 @@ export function withStatusFrame(meetings: Meeting[], frame: FeedFrame): Meeting[
 	if (status === "deleted") return meetings.filter((m) => m.id !== id);
 	const current = withPlacementFrame(meetings[index] as Meeting, frame);
 	const next = [...meetings];
-	next[index] = { ...current, status, completion_reason: data?.completion_reason ?? current.completion_reason };
+	const cause = data?.completion_cause;
+	next[index] = {
+		...current,
+		status,
+		completion_reason: data?.completion_reason ?? current.completion_reason,
+		...(cause ? { data: { ...current.data, completion_cause: cause } } : {}),
+	};
 	return next;
 }

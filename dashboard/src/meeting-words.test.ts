@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { httpUrl, isLive, meetingTitle, platformWords, reasonWords, statusHint } from "./meeting-words";
+import { httpUrl, isLive, meetingTitle, platformWords } from "./meeting-words";
 import { testMeeting } from "./test-meeting";
 
 describe("meeting words", () => {
@@ -36,21 +36,6 @@ describe("meeting words", () => {
 			"no link",
 			"webex",
 		]);
-	});
-
-	it("keeps the reason code beside its words, and an unknown reason as it came", () => {
-		expect(reasonWords("awaiting_admission_timeout")).toBe("awaiting_admission_timeout: nobody admitted the bot in time");
-		expect(reasonWords("something_new")).toBe("something_new");
-		expect(reasonWords(null)).toBeNull();
-	});
-
-	it("asks the user what each live status needs, and of a bot that cannot read captions that they are on", () => {
-		expect(statusHint("needs_help")).toMatch(/^The bot is stuck/);
-		expect(statusHint("needs_help", "captcha")).toMatch(/^The bot is stuck/);
-		expect(statusHint("needs_help", "captions_unreadable")).toBe(
-			"The bot is in the call and still records, but it can read no captions while people talk: check that captions are on in the meeting.",
-		);
-		expect(statusHint("active", "captions_unreadable")).toBeNull();
 	});
 
 	it("live statuses are the ones a bot is in", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { helpKindWords, screenshotSrc } from "./screenshot-src";
+import { screenshotSrc } from "./screenshot-src";
 
 const signed = "/public/screenshots/12/1/help-1.jpg?expires=1790000000&signature=AbC-_09";
 
@@ -28,11 +28,5 @@ describe("a screenshot's img src", () => {
 		]) {
 			expect(screenshotSrc(url), String(url)).toBeNull();
 		}
-	});
-
-	it("names a help request's kind in words beside its code, and an unknown kind as itself", () => {
-		expect(helpKindWords("captcha")).toBe("captcha: a captcha or bot check");
-		expect(helpKindWords("captions_unreadable")).toBe("captions_unreadable: people talk but the bot can read no captions");
-		expect(helpKindWords("something_new")).toBe("something_new");
 	});
 });

@@ -21,17 +21,3 @@ export function screenshotSrc(url: unknown): string | null {
 	if (!expires || !/^\d+$/.test(expires) || !signature || !/^[A-Za-z0-9_-]+$/.test(signature)) return null;
 	return `${parsed.pathname}?expires=${expires}&signature=${signature}`;
 }
-
-const KIND_WORDS: Record<string, string> = {
-	unknown_screen: "a screen it does not recognise",
-	layout_changed: "a page whose layout changed: its controls are not where the bot looks",
-	captcha: "a captcha or bot check",
-	sign_in_required: "a sign-in wall",
-	captions_unreadable: "people talk but the bot can read no captions",
-};
-
-/** A help request's kind in words, beside its code. */
-export function helpKindWords(kind: string): string {
-	const words = KIND_WORDS[kind];
-	return words ? `${kind}: ${words}` : kind;
-}

@@ -18,6 +18,7 @@ export function testMeeting(fields: Partial<Meeting> = {}): Meeting {
 		workspace_id: null,
 		auto_join: false,
 		notes: null,
+		recording_plan: null,
 		recordings: [],
 		data: {},
 		created_at: "2026-06-18T10:00:00.000Z",

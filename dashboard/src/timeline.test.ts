@@ -20,12 +20,10 @@ describe("status timeline", () => {
 			end_time: "2026-06-18T10:00:09.000Z",
 			data: { failure_detail: "meeting not found (Check your meeting code)" },
 		};
-		expect(endingWords(failed)).toBe(
-			"Failed at the joining stage: join_failure: the bot could not join. meeting not found (Check your meeting code)",
-		);
+		expect(endingWords(failed)).toBe("Failed while joining: the bot could not join. meeting not found (Check your meeting code)");
 		const steps = buildTimeline(failed, []);
 		expect(steps.map((s) => s.status)).toEqual(["created", "failed"]);
-		expect(steps[1]?.detail).toContain("join_failure");
+		expect(steps[1]?.detail).not.toContain("join_failure");
 	});
 
 	it("a meeting the fleet ended names the cause beside the completion reason", () => {
@@ -37,10 +35,26 @@ describe("status timeline", () => {
 			data: { failure_cause: "no_bot_capacity", failure_detail: "no bot host took the meeting within 180 s" },
 		};
 		expect(endingWords(unplaced)).toBe(
-			"Failed at the requested stage: join_failure: the bot could not join (no_bot_capacity: no bot host had room for it). no bot host took the meeting within 180 s",
+			"Failed before a bot host took it: the bot could not join (no bot host had room for it). no bot host took the meeting within 180 s",
 		);
 		const lost: Meeting = { ...base, status: "failed", failure_stage: "active", data: { failure_cause: "bot_host_lost" } };
-		expect(endingWords(lost)).toBe("Failed at the active stage (bot_host_lost: its bot host went away).");
+		expect(endingWords(lost)).toBe("Failed in the call (its bot host went away).");
+	});
+
+	it("a meeting the host ended says so, though its reason is left_alone", () => {
+		const ended: Meeting = { ...base, status: "completed", completion_reason: "left_alone", data: { completion_cause: "ended_by_host" } };
+		expect(endingWords(ended)).toBe("Completed: the host ended the meeting.");
+	});
+
+	it("a failed join says the step it stopped at, in words", () => {
+		const stuck: Meeting = {
+			...base,
+			status: "failed",
+			completion_reason: "awaiting_admission_timeout",
+			failure_stage: "awaiting_admission",
+			data: { join_step: "lobby" },
+		};
+		expect(endingWords(stuck)).toBe("Failed in the lobby: nobody let the bot in in time. Last step: waiting in the lobby.");
 	});
 
 	it("a failure without a reason still says it failed, with the detail", () => {
@@ -71,7 +85,7 @@ describe("status timeline", () => {
 			"stopping@09:55",
 			"completed@10:00",
 		]);
-		expect(steps.at(-1)?.detail).toBe("Completed: stopped: stopped by you (or the bot left on request).");
+		expect(steps.at(-1)?.detail).toBe("Completed: you stopped the bot (or it left on request).");
 	});
 
 	it("a live meeting shows its current status even when no frame was seen", () => {

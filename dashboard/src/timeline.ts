@@ -4,8 +4,8 @@
  * are the `meeting.status` frames this page has seen live. Pure (timeline.test.ts).
  */
 import { TERMINAL_STATUSES } from "../../src/meetings/statuses";
-import { causeWords, reasonWords } from "./meeting-words";
 import type { Meeting } from "./types";
+import { causeWords, reasonWords, stageWords, stepWords } from "./words";
 
 export interface TimelineStep {
 	status: string;
@@ -27,14 +27,14 @@ const TERMINAL = new Set<string>(TERMINAL_STATUSES);
 export function endingWords(meeting: Meeting): string | null {
 	if (!TERMINAL.has(meeting.status)) return null;
 	const reason = meeting.completion_reason ?? meeting.data?.completion_reason ?? null;
-	const words = reasonWords(reason);
+	const words = reasonWords(reason, meeting.data?.completion_cause);
 	if (meeting.status === "completed") return words ? `Completed: ${words}.` : "Completed.";
 	const stage = meeting.failure_stage ?? meeting.data?.failure_stage ?? null;
 	const detail = meeting.data?.failure_detail ?? null;
 	const cause = causeWords(meeting.data?.failure_cause);
-	const parts = [
-		`Failed${stage ? ` at the ${stage.replace(/_/g, " ")} stage` : ""}${words ? `: ${words}` : ""}${cause ? ` (${cause})` : ""}.`,
-	];
+	const step = meeting.data?.join_step;
+	const parts = [`Failed${stage ? ` ${stageWords(stage)}` : ""}${words ? `: ${words}` : ""}${cause ? ` (${cause})` : ""}.`];
+	if (step && stage !== "active") parts.push(`Last step: ${stepWords(step)}.`);
 	if (detail) parts.push(detail);
 	return parts.join(" ");
 }

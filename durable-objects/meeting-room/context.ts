@@ -1,6 +1,14 @@
 import { tellAgentMeetingCompleted } from "../../src/agent/meeting-events";
 import type { FailureDiagnostics, HelpReport } from "../../src/bot-channel/help-report";
-import { type Act, CHANNEL_PING, CHANNEL_PONG, type JoinStep, ROOM_CLOSE, type RoomToBot } from "../../src/bot-channel/protocol";
+import {
+	type Act,
+	CHANNEL_PING,
+	CHANNEL_PONG,
+	type CompletionCause,
+	type JoinStep,
+	ROOM_CLOSE,
+	type RoomToBot,
+} from "../../src/bot-channel/protocol";
 import type { MeetingRow } from "../../src/db/schema";
 import type { Env } from "../../src/env";
 import { errorName } from "../../src/error-text";
@@ -104,6 +112,8 @@ export interface TransitionAsk {
 	diagnostics?: FailureDiagnostics;
 	/** The step of its join the bot reported (`data.join_step`, docs/bot-fleet.md#join-health). */
 	join_step?: JoinStep;
+	/** With `completed`: what ended it where the reason cannot say (`data.completion_cause`). */
+	completion_cause?: CompletionCause;
 }
 
 /**
@@ -235,7 +245,8 @@ export class RoomContext {
 			await this.hooks.helpTimerAfter(before, after, ask.help);
 			if (isTerminal(after.status)) await this.finish(updated, ask.actor);
 		};
-		const { help: _help, diagnostics: _diagnostics, join_step, ...request } = ask;
+		const { help: _help, diagnostics: _diagnostics, join_step, completion_cause, ...request } = ask;
+		const cause = completion_cause && ask.to === "completed" ? { completion_cause } : {};
 		const help = await this.hooks.helpFields(state, ask);
 		const outcome = await moveMeeting(
 			this.env,
@@ -246,7 +257,7 @@ export class RoomContext {
 				// Only while the record is live: one whose launch was undone, or that was ended without a room, is not the room's.
 				guard: LIVE_STATUSES,
 				values: startTime !== state.startTime ? { startTime } : undefined,
-				data: join_step ? { ...help, join_step } : help,
+				data: join_step || cause.completion_cause ? { ...help, ...cause, ...(join_step ? { join_step } : {}) } : help,
 			},
 			announce,
 		);

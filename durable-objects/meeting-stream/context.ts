@@ -1,6 +1,7 @@
 import type { Env } from "../../src/env";
-import type { AlarmTimers } from "../shared/alarm-timers";
-import type { StreamLog } from "./log";
+import { setting } from "../../src/settings/deployment-defaults";
+import { type AlarmTimers, kvAlarmTimers } from "../shared/alarm-timers";
+import { StreamLog } from "./log";
 import type { StreamTimerName } from "./storage";
 
 /**
@@ -15,4 +16,17 @@ export interface StreamContext {
 	readonly log: StreamLog;
 	readonly timers: AlarmTimers<StreamTimerName>;
 	waitUntil(work: Promise<unknown>): void;
+}
+
+/** The context of the object with state `ctx`; its `env` read through `envOf` at each use. */
+export function contextOf(ctx: DurableObjectState, envOf: () => Env): StreamContext {
+	return {
+		get env() {
+			return envOf();
+		},
+		storage: ctx.storage,
+		log: new StreamLog(ctx.storage.sql, setting(envOf(), "AGENT_SSE_KEEPALIVE_MS")),
+		timers: kvAlarmTimers<StreamTimerName>(ctx.storage),
+		waitUntil: (work) => ctx.waitUntil(work),
+	};
 }

@@ -8,7 +8,7 @@ import type { LiveMeeting } from "../../src/agent/live-copilot";
 import type { StoredCard } from "./cards";
 import type { MeetingEnd } from "./log";
 
-export type { LiveMeeting, ProcessOutcome } from "../../src/agent/live-copilot";
+export type { CopilotStatus, LiveMeeting, ProcessOutcome } from "../../src/agent/live-copilot";
 
 /** A start, by the meeting's owner (the Worker checked): the copilot is theirs, their model and their workspace. */
 export interface CopilotStart {

@@ -23,6 +23,7 @@ import {
 	type CopilotIngest,
 	type CopilotStart,
 	type CopilotState,
+	type CopilotStatus,
 	freshState,
 	type LiveMeeting,
 	liveMeetingOf,
@@ -93,6 +94,14 @@ export class MeetingCopilot {
 		if (!on) return { processing: false };
 		this.#chain.run(() => this.#catchUp());
 		return { processing: true, resumed_from: String(state.cursor) };
+	}
+
+	/** Whether a copilot was started here, and whether it follows the meeting now. */
+	async status(): Promise<CopilotStatus> {
+		const state = await this.#state();
+		if (!state) return "none";
+		if (state.ended) return "ended";
+		return state.processing ? "running" : "paused";
 	}
 
 	async ingest(): Promise<CopilotIngest> {

@@ -4,16 +4,15 @@ import type { MeetingRow } from "../../src/db/schema";
 import type { Env } from "../../src/env";
 import type { SummaryClaim, SummaryRetry } from "../../src/meetings/summary-claim";
 import { meetingRoom } from "../../src/objects";
-import { setting } from "../../src/settings/deployment-defaults";
-import { kvAlarmTimers, type TimerHandlers } from "../shared/alarm-timers";
+import type { TimerHandlers } from "../shared/alarm-timers";
 import type { ErasedStorage } from "../shared/erase";
 import { SerialQueue } from "../shared/serial-queue";
 import { StreamAccess } from "./access";
-import type { StreamContext } from "./context";
+import { contextOf, type StreamContext } from "./context";
 import { MeetingCopilot } from "./copilot";
-import type { CopilotIngest, CopilotStart, LiveMeeting, ProcessOutcome } from "./copilot-state";
+import type { CopilotIngest, CopilotStart, CopilotStatus, LiveMeeting, ProcessOutcome } from "./copilot-state";
 import { eraseStream } from "./erase";
-import { type MeetingEnd, StreamLog, type StreamReader, type StreamTranscript, transcriptLine } from "./log";
+import { type MeetingEnd, type StreamReader, type StreamTranscript, transcriptLine } from "./log";
 import type { StreamTimerName } from "./storage";
 import { StreamSummary } from "./summary";
 
@@ -29,6 +28,7 @@ export const MEETING_STREAM_RPC = [
 	"copilotStart",
 	"copilotProcess",
 	"copilotIngest",
+	"copilotStatus",
 	"summaryBegin",
 	"summarize",
 	"erase",
@@ -105,6 +105,11 @@ export class MeetingStream extends DurableObject<Env> {
 		return this.#copilotCalls.run(() => this.#copilot.process(on));
 	}
 
+	/** Where this meeting's copilot is: none, running, paused or ended (GET /agent/meeting/copilot). */
+	copilotStatus(): Promise<CopilotStatus> {
+		return this.#copilot.status();
+	}
+
 	/** How the transcript reaches the copilot, for relay-health. */
 	copilotIngest(): Promise<CopilotIngest> {
 		return this.#copilot.ingest();
@@ -134,17 +139,5 @@ export class MeetingStream extends DurableObject<Env> {
 		// The final beat waits on the model: only this object's alarm waits with it.
 		copilot_final: () => this.#copilot.finish(),
 		summary: () => this.#summary.run(),
-	};
-}
-
-function contextOf(ctx: DurableObjectState, envOf: () => Env): StreamContext {
-	return {
-		get env() {
-			return envOf();
-		},
-		storage: ctx.storage,
-		log: new StreamLog(ctx.storage.sql, setting(envOf(), "AGENT_SSE_KEEPALIVE_MS")),
-		timers: kvAlarmTimers<StreamTimerName>(ctx.storage),
-		waitUntil: (work) => ctx.waitUntil(work),
 	};
 }

@@ -20,11 +20,14 @@ export interface CopilotConfig {
 	write_meeting_doc: boolean;
 }
 
+/** What the copilot makes cards about unless `card_kinds` says otherwise (the dashboard words each: dashboard/src/words/cards.ts). */
+export const DEFAULT_CARD_KINDS = ["person", "company", "product", "action_item"] as const;
+
 export const DEFAULT_COPILOT_CONFIG: CopilotConfig = {
 	enabled: true,
 	model: null,
 	cadence_segments: 4,
-	card_kinds: ["person", "company", "product", "action_item"],
+	card_kinds: [...DEFAULT_CARD_KINDS],
 	write_meeting_doc: true,
 };
 

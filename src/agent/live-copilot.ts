@@ -16,4 +16,11 @@ export interface LiveMeeting {
 	meeting: number;
 }
 
+/**
+ * Where a meeting's copilot is (GET /agent/meeting/copilot): none was started, it follows the
+ * meeting, it was paused (processing off), or the meeting ended.
+ */
+export const COPILOT_STATES = ["none", "running", "paused", "ended"] as const;
+export type CopilotStatus = (typeof COPILOT_STATES)[number];
+
 export type ProcessOutcome = { processing: true; resumed_from: string } | { processing: false };

@@ -16,13 +16,14 @@
 import { z } from "zod";
 import { PLATFORMS } from "../platforms/ids.ts";
 import { PRESENTATIONS } from "../platforms/share-facts.ts";
-import { BotReportedStatus, CompletionReason, FailureCause, FailureStage, JoinStep } from "../shapes/bot-status.ts";
+import { BotReportedStatus, CompletionCause, CompletionReason, FailureCause, FailureStage, JoinStep } from "../shapes/bot-status.ts";
 import { Segment } from "../shapes/segment.ts";
 import { FailureDiagnostics, HelpReport } from "./help-report.ts";
 import { RecordingPlan } from "./recording-protocol.ts";
 
 export {
 	BotReportedStatus,
+	CompletionCause,
 	CompletionReason,
 	FailureCause,
 	FailureStage,
@@ -84,9 +85,12 @@ export type Platform = z.infer<typeof Platform>;
  */
 export const LEGACY_BOT_REASONS = {
 	rejected: { completion_reason: "awaiting_admission_rejected" },
-	meeting_ended: { completion_reason: "left_alone" },
+	meeting_ended: { completion_reason: "left_alone", completion_cause: "ended_by_host" },
 	host_drained: { failure_cause: "host_drained" },
-} as const satisfies Record<string, { completion_reason: CompletionReason } | { failure_cause: FailureCause }>;
+} as const satisfies Record<
+	string,
+	{ completion_reason: CompletionReason; completion_cause?: CompletionCause } | { failure_cause: FailureCause }
+>;
 const LegacyBotReason = z.enum(Object.keys(LEGACY_BOT_REASONS) as [keyof typeof LEGACY_BOT_REASONS]);
 
 /**
@@ -171,6 +175,8 @@ export const BotToRoom = z.discriminatedUnion("type", [
 		completion_reason: z.union([CompletionReason, LegacyBotReason]).optional(),
 		/** Set by a bot whose host shut it down (`host_drained`): the room ends it as a teardown. */
 		failure_cause: FailureCause.optional(),
+		/** With `completed`: what ended it where the reason cannot say (the host ended it: `left_alone`), kept in `data.completion_cause`. */
+		completion_cause: CompletionCause.optional(),
 		failure_stage: FailureStage.optional(),
 		/** With `needs_help` and `failed`: the step of the join the bot is on (kept in `data.join_step`). */
 		join_step: JoinStep.optional(),
@@ -211,12 +217,14 @@ export type BotToRoom = z.infer<typeof BotToRoom>;
 /** A status message's ending in this release's words: a legacy reason becomes its reason or cause. */
 export function botEnding(message: Extract<BotToRoom, { type: "status" }>): {
 	completion_reason?: CompletionReason;
+	completion_cause?: CompletionCause;
 	failure_cause?: FailureCause;
 } {
 	const reason = message.completion_reason;
 	const legacy = reason && reason in LEGACY_BOT_REASONS ? LEGACY_BOT_REASONS[reason as keyof typeof LEGACY_BOT_REASONS] : null;
-	if (!legacy) return { completion_reason: reason as CompletionReason | undefined, failure_cause: message.failure_cause };
-	return "failure_cause" in legacy ? { failure_cause: legacy.failure_cause } : { ...legacy, failure_cause: message.failure_cause };
+	const { completion_cause, failure_cause } = message;
+	if (!legacy) return { completion_reason: reason as CompletionReason | undefined, completion_cause, failure_cause };
+	return "failure_cause" in legacy ? { failure_cause: legacy.failure_cause } : { ...legacy, failure_cause };
 }
 
 /** Commands the room relays to the bot (docs/bot-channel.md#commands). */

@@ -77,6 +77,7 @@ const AGENT_ROUTES: ReadonlyArray<readonly [Method, string, Access?]> = [
 	["GET", "/meeting/relay-health"],
 	["GET", "/meeting/stream"],
 	["GET", "/meeting/resolve"],
+	["GET", "/meeting/copilot"],
 ];
 
 export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
@@ -116,6 +117,7 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["GET", "/user/webhook", SETTINGS],
 	["PUT", "/user/webhook", SETTINGS],
 	["GET", "/user/webhook/deliveries", SETTINGS],
+	["POST", "/user/webhook/test", SETTINGS],
 	["GET", "/user/retention", SETTINGS],
 	["PUT", "/user/retention", SETTINGS],
 

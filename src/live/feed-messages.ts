@@ -41,12 +41,13 @@ export const meetingRefOf = (row: Pick<MeetingRow, "id" | "platform" | "nativeMe
 
 /**
  * The `meeting.status` frame of one step. `data` says why, when there is something to say: the
- * step's reason and completion reason, a failure's `failure_detail` and fleet `failure_cause`, an auto-join error.
+ * step's reason and completion reason (with its `completion_cause`), a failure's `failure_detail` and fleet `failure_cause`, an auto-join error.
  */
 export function statusStepMessage(row: MeetingRow, step: StatusStep): MeetingStatusFrame {
 	const failed = row.status === "failed";
 	const failure = failed && typeof row.data.failure_detail === "string" ? row.data.failure_detail : null;
 	const cause = failed && typeof row.data.failure_cause === "string" ? row.data.failure_cause : null;
+	const completionCause = row.status === "completed" ? row.data.completion_cause : undefined;
 	const autoJoinError = step.note && typeof row.data.auto_join_error === "string" ? row.data.auto_join_error : null;
 	// As stored, with the screenshot link the room minted for this step (src/screenshots/screenshots.ts).
 	const help = row.status === "needs_help" ? objectIn(row.data, "help") : null;
@@ -57,6 +58,7 @@ export function statusStepMessage(row: MeetingRow, step: StatusStep): MeetingSta
 		completion_reason: row.completionReason,
 		...(failure ? { failure_detail: failure } : {}),
 		...(cause ? { failure_cause: cause } : {}),
+		...(completionCause ? { completion_cause: completionCause } : {}),
 		...(autoJoinError ? { auto_join_error: autoJoinError } : {}),
 		...(help ? { help: help as unknown as MeetingHelp } : {}),
 		...(diagnostics ? { diagnostics: diagnostics as unknown as MeetingDiagnostics } : {}),

@@ -83,7 +83,13 @@ export type MeetingPlacement = z.infer<typeof MeetingPlacement>;
 export const MeetingStatusData = z
 	.object({
 		reason: z.string().nullable().optional(),
-		...MeetingData.pick({ completion_reason: true, failure_detail: true, failure_cause: true, auto_join_error: true }).shape,
+		...MeetingData.pick({
+			completion_reason: true,
+			completion_cause: true,
+			failure_detail: true,
+			failure_cause: true,
+			auto_join_error: true,
+		}).shape,
 		help: MeetingHelp.optional().openapi({
 			description: "While `needs_help`: what the bot is stuck on (docs/api.md#help-and-diagnostics)",
 		}),

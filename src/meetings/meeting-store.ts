@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, notInArray, type SQL, sql } from "drizzle-orm";
 import type { RecordingStopReason } from "../bot-channel/protocol";
+import { type RecordingConfig, recordingPlan } from "../bots/recording-config";
 import { db } from "../db";
 import { readInIdChunks } from "../db/id-chunks";
 import { type MeetingRow, meetings, workspaceMembers } from "../db/schema";
@@ -156,6 +157,9 @@ export function meetingView(row: MeetingRow, recordings: RecordingView[] = []) {
 		workspace_id: row.workspaceId,
 		auto_join: row.autoJoin,
 		notes: typeof data.notes === "string" ? data.notes : null,
+		// What its bot records, as the spawn tells it (POST /bots recording_enabled and recording_config); null: no recording.
+		recording_plan:
+			row.botOptions.recording_enabled === true ? recordingPlan(row.botOptions.recording_config as RecordingConfig | null) : null,
 		recordings,
 		data,
 		created_at: row.createdAt,

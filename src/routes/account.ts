@@ -17,7 +17,6 @@ import {
 	webhookEventsView,
 	webhookView,
 } from "../settings/account-settings";
-import { listDeliveries } from "../webhooks/delivery-log";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** Account and settings (docs/api.md#account-and-settings): identity, models, transcription, webhook, retention. */
@@ -250,47 +249,6 @@ accountRoutes.openapi(
 				webhook_url: next.webhookUrl,
 				webhook_secret_set: next.webhookSecretSealed !== null,
 				webhook_events: webhookEventsView(next.webhookEvents),
-			},
-			200,
-		);
-	},
-);
-
-const DeliveryRow = z
-	.object({
-		event_type: z.string(),
-		event_id: z.string(),
-		target_host: z.string(),
-		outcome: z.enum(["delivered", "queued", "suppressed", "blocked", "failed"]),
-		status_code: z.number().int().nullable(),
-		attempt: z.number().int(),
-		meeting_id: z.number().int().nullable(),
-		created_at: z.string(),
-	})
-	.openapi("WebhookDelivery");
-
-accountRoutes.openapi(
-	createRoute({
-		method: "get",
-		path: "/user/webhook/deliveries",
-		request: { query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }) },
-		responses: { 200: jsonResponse(z.object({ deliveries: z.array(DeliveryRow) }), "Newest first") },
-	}),
-	async (c) => {
-		const { limit } = c.req.valid("query");
-		const rows = await listDeliveries(c.env, c.get("identity").userId, limit);
-		return c.json(
-			{
-				deliveries: rows.map((r) => ({
-					event_type: r.eventType,
-					event_id: r.eventId,
-					target_host: r.targetHost,
-					outcome: r.outcome as z.infer<typeof DeliveryRow>["outcome"],
-					status_code: r.statusCode,
-					attempt: r.attempt,
-					meeting_id: r.meetingId,
-					created_at: r.createdAt,
-				})),
 			},
 			200,
 		);

@@ -9,7 +9,7 @@ import {
 	relayHealth,
 	rememberCopilot,
 } from "../agent/copilot-meetings";
-import type { ProcessOutcome as CopilotOutcome, LiveMeeting as LiveCopilot } from "../agent/live-copilot";
+import { COPILOT_STATES, type ProcessOutcome as CopilotOutcome, type LiveMeeting as LiveCopilot } from "../agent/live-copilot";
 import { MEETING_REF_MAX, meetingOfRef } from "../agent/meeting-ref";
 import { Platform } from "../bot-channel/protocol";
 import type { MeetingRow } from "../db/schema";
@@ -196,23 +196,24 @@ agentMeetingRoutes.openapi(
 	async (c) => c.json(await relayHealth(c.env, c.get("identity").userId), 200),
 );
 
+/** A meeting as a person names it (GET /meeting/resolve and /meeting/copilot). */
+const MeetingRefQuery = z.object({
+	meeting: z
+		.string()
+		.trim()
+		.min(1, "Type a meeting's number, its link (Google Meet, Zoom or Teams) or its code, such as abc-defg-hij")
+		.max(MEETING_REF_MAX)
+		.openapi({
+			description:
+				"A meeting as a person names it: its number (`id`), its Google Meet, Zoom or Teams link, or its own code (`abc-defg-hij`, a Zoom or Teams number)",
+		}),
+});
+
 agentMeetingRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/meeting/resolve",
-		request: {
-			query: z.object({
-				meeting: z
-					.string()
-					.trim()
-					.min(1, "Type a meeting's number, its link (Google Meet, Zoom or Teams) or its code, such as abc-defg-hij")
-					.max(MEETING_REF_MAX)
-					.openapi({
-						description:
-							"A meeting as a person names it: its number (`id`), its Google Meet, Zoom or Teams link, or its own code (`abc-defg-hij`, a Zoom or Teams number)",
-					}),
-			}),
-		},
+		request: { query: MeetingRefQuery },
 		responses: {
 			200: jsonResponse(MeetingRecord, "The caller's meeting it names (their own first, the newest), as GET /meetings/{meeting_id}"),
 			...errors({ 404: "No meeting the caller may read matches it", 422: "Not a meeting number, link or code" }),
@@ -222,5 +223,30 @@ agentMeetingRoutes.openapi(
 		const identity = c.get("identity");
 		const row = await meetingOfRef(c.env, identity.userId, c.req.valid("query").meeting);
 		return c.json(await readableMeetingView(c.env, identity, row.id), 200);
+	},
+);
+
+const CopilotStatus = z
+	.object({
+		meeting: z.number().int().openapi({ description: "The meeting record (GET /meetings/{meeting_id})" }),
+		copilot: z.enum(COPILOT_STATES).openapi({
+			description: "`none` (never started here), `running` (processing on), `paused` (processing off) or `ended` (the meeting ended)",
+		}),
+	})
+	.openapi("CopilotStatus");
+
+agentMeetingRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/meeting/copilot",
+		request: { query: MeetingRefQuery },
+		responses: {
+			200: jsonResponse(CopilotStatus, "Where the meeting's copilot is, for anyone who may read the meeting"),
+			...errors({ 404: "No meeting the caller may read matches it", 422: "Not a meeting number, link or code" }),
+		},
+	}),
+	async (c) => {
+		const row = await meetingOfRef(c.env, c.get("identity").userId, c.req.valid("query").meeting);
+		return c.json({ meeting: row.id, copilot: await meetingStream(c.env, row.id).copilotStatus() }, 200);
 	},
 );

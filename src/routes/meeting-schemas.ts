@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { RecordingPlan } from "../bot-channel/recording-protocol";
 import { MeetingDiagnostics, MeetingHelp, MeetingPlacement } from "../live/frames";
 import { MeetingSummary } from "../meetings/meeting-summary";
 import { MEETING_STATUSES } from "../meetings/status-machine";
@@ -44,6 +45,9 @@ export const MeetingRecord = z
 		workspace_id: z.string().nullable(),
 		auto_join: z.boolean(),
 		notes: z.string().nullable(),
+		recording_plan: RecordingPlan.nullable().describe(
+			"What the meeting's bot records (POST /bots `recording_enabled` and `recording_config`, defaults filled in): null when it records nothing",
+		),
 		recordings: z.array(Recording),
 		data: MeetingData,
 		created_at: z.string(),

@@ -35,6 +35,15 @@ export type CompletionReason = z.infer<typeof CompletionReason>;
 export const FailureCause = z.enum(["no_bot_capacity", "bot_host_lost", "host_drained", "help_timeout"]);
 export type FailureCause = z.infer<typeof FailureCause>;
 
+/**
+ * What ended a completed meeting where its reason cannot say it (`data.completion_cause`): the
+ * reference's reasons have no "meeting ended", so a meeting the host ended for everyone is
+ * `left_alone` (everyone is gone, the bot last of all) with this cause beside it
+ * (docs/status-machine.md#how-a-meeting-ends).
+ */
+export const CompletionCause = z.enum(["ended_by_host"]);
+export type CompletionCause = z.infer<typeof CompletionCause>;
+
 export const FailureStage = z.enum(["requested", "joining", "awaiting_admission", "active"]);
 
 /**

@@ -5,7 +5,7 @@
  * added to `help` and `diagnostics`. Open to other keys. Imports only zod.
  */
 import { z } from "zod";
-import { FailureCause, FailureStage, JoinStep } from "./bot-status.ts";
+import { CompletionCause, FailureCause, FailureStage, JoinStep } from "./bot-status.ts";
 import { Diagnostics, Help, HelpEpisode } from "./help.ts";
 import { Placement } from "./placement.ts";
 import { Summary } from "./summary.ts";
@@ -15,6 +15,9 @@ export const CalendarSource = z.object({ id: z.string(), name: z.string(), auto_
 export const MeetingData = z
 	.object({
 		completion_reason: z.string().nullable().optional().describe("Why the meeting ended (also hoisted to the record)"),
+		completion_cause: CompletionCause.optional().describe(
+			"What ended a completed meeting where its reason cannot say it: `ended_by_host` (the host ended it for everyone; reason `left_alone`)",
+		),
 		failure_stage: FailureStage.nullable().optional(),
 		failure_detail: z.string().nullable().optional().describe("What went wrong, when the meeting failed"),
 		failure_cause: FailureCause.optional().describe(

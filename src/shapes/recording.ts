@@ -22,6 +22,10 @@ export const MediaFile = z.object({
 });
 export type MediaFile = z.infer<typeof MediaFile>;
 
+/** A recording's `status`, as its description below says; the dashboard words each (dashboard/src/words/meeting.ts). */
+export const RECORDING_STATUSES = ["in_progress", "completed", "failed"] as const;
+export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
+
 export const Recording = z.object({
 	id: z.number().int(),
 	meeting_id: z.number().int(),

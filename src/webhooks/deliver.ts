@@ -19,6 +19,7 @@ import type { Env } from "../env";
 import { endpointAllowed, loadSettings, type ResolvedSettings, resolveSettings, webhookEventEnabled } from "../settings/account-settings";
 import { type DeliveryOutcome, recordDelivery, type WebhookEvent } from "./delivery-log";
 import { signWebhook } from "./signature";
+import { WEBHOOK_TEST_EVENT } from "./test-event";
 
 export { DELIVERY_HISTORY_KEPT, type DeliveryOutcome, recordDelivery, type WebhookEvent } from "./delivery-log";
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -41,6 +42,10 @@ export interface AttemptReport {
 	target_host: string | null;
 	/** Whether the history row was written. */
 	recorded: boolean;
+	/** How long the request took, from sending to the answer's status (null when nothing was sent). */
+	duration_ms?: number | null;
+	/** Why no HTTP answer came (`no answer within 10 s`, `the connection failed`), or why it was not sent; null otherwise. */
+	error?: string | null;
 }
 
 type Target = ResolvedSettings["webhook"];
@@ -59,34 +64,52 @@ export async function attemptDelivery(env: Env, userId: number, event: WebhookEv
 			status_code: null,
 			target_host: null,
 			recorded: false,
+			duration_ms: null,
+			error: "the account's settings could not be read",
 		};
 	}
-	if (!target.url) return { outcome: "no_target", retry: false, status_code: null, target_host: null, recorded: false };
+	if (!target.url)
+		return { outcome: "no_target", retry: false, status_code: null, target_host: null, recorded: false, duration_ms: null, error: null };
 
 	const host = hostOf(target.url);
-	const finish = async (outcome: DeliveryOutcome, status: number | null): Promise<AttemptReport> => {
+	const finish = async (outcome: DeliveryOutcome, sent: Partial<Sent> = {}): Promise<AttemptReport> => {
+		const status = sent.status ?? null;
 		const recorded = await recordDelivery(env.DB, userId, event, { host, outcome, status, attempt: options.attempt, clock });
-		return { outcome, retry: outcome === "queued", status_code: status, target_host: host, recorded };
+		const error = sent.error ?? (outcome === "blocked" ? "the outbound guard refused the address" : null);
+		return { outcome, retry: outcome === "queued", status_code: status, target_host: host, recorded, duration_ms: sent.ms ?? null, error };
 	};
 
-	if (!webhookEventEnabled(target.events, event.event_type)) return finish("suppressed", null);
-	if (!endpointAllowed(env, target.url, target.owner).ok) return finish("blocked", null);
+	// The test event (POST /user/webhook/test) is no meeting event: no filter can turn it off.
+	if (event.event_type !== WEBHOOK_TEST_EVENT && !webhookEventEnabled(target.events, event.event_type)) return finish("suppressed");
+	if (!endpointAllowed(env, target.url, target.owner).ok) return finish("blocked");
 
-	const { status, retryable } = await post(target.url, event.body, target.secret, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, clock);
-	if (status !== null && status >= 200 && status < 300) return finish("delivered", status);
-	return finish(retryable && options.willRetry ? "queued" : "failed", status);
+	const sent = await post(target.url, event.body, target.secret, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, clock);
+	if (sent.status !== null && sent.status >= 200 && sent.status < 300) return finish("delivered", sent);
+	return finish(sent.retryable && options.willRetry ? "queued" : "failed", sent);
 }
 
-async function post(url: string, body: string, secret: string | null, timeoutMs: number, clock: Clock) {
+interface Sent {
+	status: number | null;
+	retryable: boolean;
+	ms: number;
+	error: string | null;
+}
+
+async function post(url: string, body: string, secret: string | null, timeoutMs: number, clock: Clock): Promise<Sent> {
 	const headers: Record<string, string> = { "Content-Type": "application/json", "User-Agent": "meetbot-webhooks/1" };
 	if (secret) Object.assign(headers, await signWebhook(secret, body, clock.now().getTime() / 1000));
+	const started = Date.now();
 	try {
 		const res = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
+		const ms = Date.now() - started;
 		await res.body?.cancel().catch(() => undefined);
-		return { status: res.status, retryable: res.status >= 500 || res.status === 429 || res.status === 408 };
-	} catch {
-		// Connection refused, reset, DNS, TLS or timeout: the receiver may be back later.
-		return { status: null, retryable: true };
+		const redirect = res.status >= 300 && res.status < 400 ? "a redirect, which is never followed" : null;
+		return { status: res.status, retryable: res.status >= 500 || res.status === 429 || res.status === 408, ms, error: redirect };
+	} catch (err) {
+		// Connection refused, reset, DNS, TLS or timeout: the receiver may be back later. The words never carry the URL.
+		const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+		const error = timedOut ? `no answer within ${timeoutMs / 1000} s` : "the connection failed (refused, reset, DNS or TLS)";
+		return { status: null, retryable: true, ms: Date.now() - started, error };
 	}
 }
 

@@ -2,12 +2,13 @@
  * Drizzle store: the webhook delivery history (`webhook_deliveries`), one row per attempt that had
  * a target, the account's newest rows kept.
  */
-import { and, desc, eq, notInArray } from "drizzle-orm";
+import { and, desc, eq, lt, notInArray } from "drizzle-orm";
 import type { Clock } from "../clock";
 import { db } from "../db";
 import { webhookDeliveries } from "../db/schema";
 import type { Env } from "../env";
 import type { WebhookEventType } from "./envelope";
+import type { WEBHOOK_TEST_EVENT } from "./test-event";
 
 export const DELIVERY_HISTORY_KEPT = 100;
 
@@ -24,7 +25,8 @@ export type DeliveryOutcome = "delivered" | "queued" | "suppressed" | "blocked" 
 /** One logical event, its envelope serialized once so every attempt sends the same bytes. */
 export interface WebhookEvent {
 	event_id: string;
-	event_type: WebhookEventType;
+	/** A meeting event, or the test event the owner sends from settings (POST /user/webhook/test). */
+	event_type: WebhookEventType | typeof WEBHOOK_TEST_EVENT;
 	meeting_id: number | null;
 	body: string;
 	/**
@@ -65,12 +67,13 @@ export async function recordDelivery(d1: D1Database, userId: number, event: Webh
 	}
 }
 
-/** The account's delivery rows, newest first, at most `limit`. */
-export async function listDeliveries(env: Env, userId: number, limit: number): Promise<WebhookDeliveryRow[]> {
+/** The account's delivery rows, newest first, at most `limit`, older than the row `before` when given (a page's cursor). */
+export async function listDeliveries(env: Env, userId: number, limit: number, before?: number): Promise<WebhookDeliveryRow[]> {
+	const mine = eq(webhookDeliveries.userId, userId);
 	return db(env)
 		.select()
 		.from(webhookDeliveries)
-		.where(eq(webhookDeliveries.userId, userId))
+		.where(before === undefined ? mine : and(mine, lt(webhookDeliveries.id, before)))
 		.orderBy(desc(webhookDeliveries.id))
 		.limit(limit)
 		.all();

@@ -108,7 +108,7 @@ describe("a bot that needs help, in the dashboard", () => {
 		await signIn(page, key);
 		await page.goto(`${gateway()}/#/meetings/${meetingId}`);
 		await seeText(page, "The bot needs help");
-		await seeText(page, "captcha: a captcha or bot check");
+		await seeText(page, "Stuck on a captcha or bot check");
 		await seeText(page, `stuck on ${xss}`);
 		await seeText(page, xss);
 		await seeText(page, "<b>not bold</b>");
@@ -165,7 +165,7 @@ describe("a bot that needs help, in the dashboard", () => {
 		await signIn(page, key);
 		await page.goto(`${gateway()}/#/meetings/${meetingId}`);
 		await seeText(page, "The bot needs help");
-		await seeText(page, "captions_unreadable: people talk but the bot can read no captions");
+		await seeText(page, "people talk but the bot can read no captions");
 		await seeText(page, "The bot stays in the call and keeps recording");
 		await seeText(page, "The bot is in the call and still records, but it can read no captions while people talk");
 		await seeText(page, "people have been heard talking for 12 s, but the bot has read no caption for 30 s");

@@ -136,15 +136,15 @@ describe("the Join health page", () => {
 			rows.map((row) => Array.from(row.querySelectorAll("td")).map((td) => (td.textContent ?? "").trim())),
 		);
 		expect(zoomFailures).toContainEqual([
-			"awaiting_admission_rejected: the host denied the bot",
+			"the host turned the bot away",
 			"—",
-			"lobby: waiting in the lobby",
+			"waiting in the lobby",
 			String(failuresAt(zoomShown, "awaiting_admission_rejected", "lobby")),
 		]);
 		expect(zoomFailures).toContainEqual([
-			"join_failure: the bot could not join",
+			"the bot could not join",
 			"—",
-			"ask_to_join: asking to join",
+			"asking to join",
 			String(failuresAt(zoomShown, "join_failure", "ask_to_join")),
 		]);
 		// Worst first: each row's success rate is no higher than the next one's.

@@ -127,6 +127,9 @@ describe("the dashboard with a real bot in a sandbox meeting", () => {
 		await page.locator('::-p-aria([name="Open the meeting"][role="link"])').click();
 		await watchTranscriptLines(page);
 		await seeText(page, code);
+		// Sent with recording on: the live page says what it records before any file exists.
+		await seeText(page, "Recording (video 720p / audio)");
+		expect(await visibleText(page)).not.toContain("No recording");
 
 		// The lines show up as the meeting speaks them, not after it ends.
 		await seeText(page, "budget is approved", 60_000);
@@ -148,7 +151,7 @@ describe("the dashboard with a real bot in a sandbox meeting", () => {
 
 		await press(page, "Stop the bot");
 		await page.waitForSelector(".meeting-header .status-badge[data-status='completed']", { timeout: 60_000 });
-		await seeText(page, "stopped by you");
+		await seeText(page, "you stopped the bot");
 
 		// The bot uploads the recording as it leaves.
 		const meetingId = Number(new URL(page.url()).hash.split("/").at(-1));

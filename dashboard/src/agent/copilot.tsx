@@ -1,11 +1,12 @@
 import { useState } from "preact/hooks";
 import { isPlatform } from "../../../src/platforms/index.ts";
 import { abortable, api } from "../api";
-import { LIVE_STATUSES, meetingTitle } from "../meeting-words";
+import { LIVE_STATUSES, meetingTitle, platformWords } from "../meeting-words";
 import { navigate } from "../route";
 import { ActionStatus, useAction } from "../settings/status";
 import type { Meeting, Segment } from "../types";
 import { ErrorBanner, errorText, StatusBadge, TranscriptView, useResource } from "../ui";
+import { cardKindWords, reasonWords, statusWords } from "../words";
 import type { BeatCard, MeetingStreamState, TranscriptLine } from "./meeting-stream";
 import { useMeetingStream } from "./use-meeting-stream";
 
@@ -17,7 +18,7 @@ function titleOf(meeting: Meeting): string {
 const resolveMeeting = (ref: string, signal?: AbortSignal) => (signal ? abortable(signal) : api).agent.meeting.resolve(ref);
 
 /** The API's words for a reference it cannot use, without the field's name in front. */
-const refProblem = (err: unknown) => errorText(err).replace(/^query\.meeting: /, "");
+const refProblem = (err: unknown) => errorText(err).replace(/^Meeting: /, "");
 
 /** `#/agent/copilot`: the live meetings to follow, or any of the user's meetings by its number, link or code. */
 function MeetingPicker() {
@@ -61,7 +62,7 @@ function MeetingPicker() {
 					<li key={m.id}>
 						<a href={`#/agent/copilot/${m.id}`}>{titleOf(m)}</a> <StatusBadge status={m.status} />{" "}
 						<small>
-							{m.platform} {m.native_meeting_id}
+							{platformWords(m.platform)} {m.native_meeting_id}
 						</small>
 					</li>
 				))}
@@ -104,7 +105,9 @@ function segments(lines: TranscriptLine[]): Segment[] {
 function Card({ card }: { card: BeatCard }) {
 	return (
 		<li class={card.actionable ? "card card-actionable" : "card"}>
-			<span class="card-kind">{card.kind}</span>
+			<span class="card-kind" data-kind={card.kind}>
+				{cardKindWords(card.kind)}
+			</span>
 			{card.actionable && <span class="card-action"> action</span>}
 			<h4 class="card-title">{card.title}</h4>
 			<p class="reply-text">{card.body}</p>
@@ -179,12 +182,23 @@ function CopilotMeeting({ meetingRef }: { meetingRef: string }) {
 	);
 }
 
-/** One meeting's copilot: start it, its cards beside the live transcript. */
+type CopilotState = "none" | "running" | "paused" | "ended";
+
+const COPILOT_STATE_TEXT: Record<CopilotState, string> = {
+	none: "not started",
+	running: "running",
+	paused: "stopped (its notes and cards stay)",
+	ended: "finished with the meeting",
+};
+
+/** One meeting's copilot: where it is (GET /agent/meeting/copilot), start or stop it, its cards beside the live transcript. */
 function CopilotLive({ meeting }: { meeting: Meeting }) {
 	const meetingId = String(meeting.id);
-	const [processing, setProcessing] = useState<boolean | null>(null);
+	const status = useResource((signal) => abortable(signal).agent.meeting.copilot(meetingId), meetingId);
+	const [changed, setChanged] = useState<CopilotState | null>(null);
 	const [state, act] = useAction();
 	const { stream, connection, error } = useMeetingStream(meetingId);
+	const copilot: CopilotState | null = stream.ended ? "ended" : (changed ?? status.data?.copilot ?? null);
 
 	const link =
 		meeting.native_meeting_id && isPlatform(meeting.platform) ? { native_id: meeting.native_meeting_id, platform: meeting.platform } : null;
@@ -193,16 +207,17 @@ function CopilotLive({ meeting }: { meeting: Meeting }) {
 			if (!link) throw new Error("This meeting has no link: the copilot follows a meeting by its link.");
 			const title = meeting.data?.title;
 			await api.agent.meeting.start({ ...link, ...(typeof title === "string" && title ? { title } : {}) });
-			setProcessing(true);
+			setChanged("running");
 			return "Copilot started.";
 		});
 	const setOn = (on: boolean) =>
 		act(async () => {
 			if (!link) throw new Error("This meeting has no link.");
-			await api.agent.meeting.process({ ...link, on });
-			setProcessing(on);
-			return on ? "Copilot resumed." : "Copilot paused.";
+			await api.agent.meeting.process({ ...link, meeting_id: meetingId, on });
+			setChanged(on ? "running" : "paused");
+			return on ? "Copilot resumed." : "Copilot stopped.";
 		});
+	const busy = state.kind === "busy";
 
 	return (
 		<div>
@@ -222,17 +237,28 @@ function CopilotLive({ meeting }: { meeting: Meeting }) {
 			)}
 			{stream.ended && (
 				<p class="meeting-ended">
-					Meeting ended: {stream.ended.status}
-					{stream.ended.completionReason ? ` (${stream.ended.completionReason})` : ""}
+					Meeting ended: {statusWords(stream.ended.status)}
+					{stream.ended.completionReason ? ` (${reasonWords(stream.ended.completionReason)})` : ""}
 				</p>
 			)}
 			<div class="copilot-actions">
-				<button class="btn btn-primary" type="button" onClick={() => void start()} disabled={!link || state.kind === "busy"}>
-					Start copilot
-				</button>
-				{processing !== null && (
-					<button class="btn" type="button" onClick={() => void setOn(!processing)} disabled={state.kind === "busy"}>
-						{processing ? "Pause copilot" : "Resume copilot"}
+				<p role="status" data-copilot={copilot ?? "unknown"}>
+					Copilot: {copilot ? COPILOT_STATE_TEXT[copilot] : "…"}
+				</p>
+				<ErrorBanner error={status.error} />
+				{copilot === "none" && (
+					<button class="btn btn-primary" type="button" onClick={() => void start()} disabled={!link || busy}>
+						Start copilot
+					</button>
+				)}
+				{copilot === "running" && (
+					<button class="btn" type="button" onClick={() => void setOn(false)} disabled={busy}>
+						Stop copilot
+					</button>
+				)}
+				{copilot === "paused" && (
+					<button class="btn btn-primary" type="button" onClick={() => void setOn(true)} disabled={busy}>
+						Resume copilot
 					</button>
 				)}
 			</div>

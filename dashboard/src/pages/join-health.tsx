@@ -8,10 +8,11 @@
 import { UnauthorizedError } from "@meetbot/client";
 import { useEffect, useState } from "preact/hooks";
 import { metricsToken, operatorApi } from "../api";
-import { admissionWords, notCountedWords, rateWords, stepWords, worstFirst } from "../join-health-words";
-import { causeWords, platformWords, reasonWords } from "../meeting-words";
+import { admissionWords, notCountedWords, rateWords, worstFirst } from "../join-health-words";
+import { platformWords } from "../meeting-words";
 import type { JoinHealth, PlatformJoinHealth } from "../types";
 import { Button, ErrorBanner, TextField, useResource, when } from "../ui";
+import { causeWords, reasonWords, stepWords } from "../words";
 
 const REFRESH_MS = 60_000;
 const WINDOW_NAMES: Record<JoinHealth["windows"][number]["window"], string> = { "1h": "Last hour", "24h": "Last day" };

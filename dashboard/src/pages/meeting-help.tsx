@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
-import { helpKindWords, screenshotSrc } from "../screenshot-src";
+import { screenshotSrc } from "../screenshot-src";
 import type { Meeting } from "../types";
 import { when } from "../ui";
+import { helpKindWords, pageStateWords } from "../words";
 
 type Help = NonNullable<Meeting["data"]["help"]>;
 type Diagnostics = NonNullable<Meeting["data"]["diagnostics"]>;
@@ -48,7 +49,7 @@ function FailedBot(props: { diagnostics: Diagnostics; onLinkExpired: () => void 
 	return (
 		<section aria-labelledby="diagnostics-heading" class="panel help-panel" data-testid="diagnostics">
 			<h2 id="diagnostics-heading">What the bot saw last</h2>
-			{diagnostics.page_state ? <p class="muted">The page looked like: {diagnostics.page_state}</p> : null}
+			{diagnostics.page_state ? <p class="muted">The page looked like: {pageStateWords(diagnostics.page_state)}</p> : null}
 			<Screenshot url={diagnostics.screenshot_url} alt="The bot's last screen" onLinkExpired={props.onLinkExpired} />
 			{diagnostics.steps.length > 0 ? (
 				<>

@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { abortable } from "../api";
-import { httpUrl } from "../meeting-words";
+import { httpUrl, isLive } from "../meeting-words";
 import type { MediaFile, Meeting } from "../types";
 import { Button, bytes, clock, ErrorBanner, useResource, when } from "../ui";
+import { recordingPlanWords, recordingStatusWords } from "../words";
 
 /**
  * The meeting's recordings (GET /recordings?meeting_id=), each media file played from its
@@ -45,13 +46,11 @@ export function RecordingPanel(props: { meeting: Meeting }) {
 		<section aria-labelledby="recording-heading" class="panel">
 			<h2 id="recording-heading">Recording</h2>
 			<ErrorBanner error={recordings.error} />
-			{recordings.data && list.length === 0 ? (
-				<p class="muted">No recording (the bot records only when sent with recording on; its files arrive while it is in the call).</p>
-			) : null}
+			<RecordingState meeting={meeting} files={recordings.data === null ? null : list.length} />
 			{list.map((recording) => (
 				<div key={recording.id} class="recording">
 					<p class="muted">
-						Recording {recording.id}, {recording.status}, {when(recording.created_at)}
+						Recording {recording.id}, {recordingStatusWords(recording.status)}, {when(recording.created_at)}
 					</p>
 					{recording.media_files.map((media) => (
 						// A new player once the file is complete: its link then serves the finished file.
@@ -60,6 +59,39 @@ export function RecordingPanel(props: { meeting: Meeting }) {
 				</div>
 			))}
 		</section>
+	);
+}
+
+/**
+ * Whether the meeting records and what, before its files are listed: a live bot sent with
+ * recording on says so at once (its first part lands a few seconds after it is let in), a bot
+ * sent without it says it records nothing.
+ */
+function RecordingState(props: { meeting: Meeting; files: number | null }) {
+	const { meeting, files } = props;
+	const plan = meeting.recording_plan;
+	if (!plan) {
+		return files === 0 ? <p class="muted">No recording: this bot was sent with recording off.</p> : null;
+	}
+	const planned = `Recording (${recordingPlanWords(plan)})`;
+	if (isLive(meeting.status)) {
+		return (
+			<p class="notice-box" role="status" data-testid="recording-plan">
+				{planned}
+				{files === 0 ? ": its files appear here once the bot is in the call." : ""}
+			</p>
+		);
+	}
+	if (files === 0)
+		return (
+			<p class="muted" data-testid="recording-plan">
+				{planned}: no files arrived yet.
+			</p>
+		);
+	return (
+		<p class="muted" data-testid="recording-plan">
+			{planned}
+		</p>
 	);
 }
 

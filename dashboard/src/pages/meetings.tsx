@@ -6,11 +6,12 @@ import { abortable } from "../api";
 import { liveFeed } from "../live";
 import { useCanAct } from "../me";
 import { feedRefs, withStatusFrame } from "../meeting-feed";
-import { isLive, LIVE_STATUSES, meetingTitle, platformWords, reasonWords } from "../meeting-words";
+import { isLive, LIVE_STATUSES, meetingTitle, platformWords } from "../meeting-words";
 import { placementOf } from "../placement-words";
 import { navigate, type Route } from "../route";
 import type { Meeting } from "../types";
 import { Button, ErrorBanner, SelectField, StatusBadge, useResource, when } from "../ui";
+import { reasonWords } from "../words";
 import { PlansSection } from "./plans";
 import { SendBotForm } from "./send-bot";
 
@@ -182,7 +183,7 @@ function MeetingTable(props: { meetings: Meeting[] }) {
 						<td data-label="Outcome">
 							{isLive(m.status) && placementOf(m)
 								? `Waiting for a bot host: ${placementOf(m)?.detail}`
-								: (reasonWords(m.completion_reason ?? m.data?.completion_reason) ?? "")}
+								: (reasonWords(m.completion_reason ?? m.data?.completion_reason, m.data?.completion_cause) ?? "")}
 						</td>
 					</tr>
 				))}

@@ -6,9 +6,9 @@ import { ModelSection, TranscriptionSection } from "../settings/model-sections";
 import { WebhookSection } from "../settings/webhook-section";
 import "./settings.css";
 
-/** `#/settings`: webhook, models, transcription, API keys (docs/dashboard.md#settings). */
+/** `#/settings`: webhook, models, transcription, API keys, then the delivery history (docs/dashboard.md#settings). */
 export function SettingsPage(_props: { route: Route }) {
-	// A saved webhook may change which deliveries follow: the history reloads after each save.
+	// A saved webhook may change which deliveries follow, and a test adds one: the history reloads after each.
 	const [saves, setSaves] = useState(0);
 	return (
 		<div class="settings-page">
@@ -17,8 +17,8 @@ export function SettingsPage(_props: { route: Route }) {
 				<WebhookSection onSaved={() => setSaves((n) => n + 1)} />
 				<ModelSection />
 				<TranscriptionSection />
-				<DeliveriesSection reload={saves} />
 				<KeysSection />
+				<DeliveriesSection reload={saves} />
 			</div>
 		</div>
 	);

@@ -1,10 +1,27 @@
+import { useState } from "preact/hooks";
 import { abortable } from "../api";
 import { Button, ErrorBanner, useResource, when } from "../ui";
 
-/** The newest webhook attempts (docs/webhooks.md#delivery-history); `reload` changes after a save. */
+/** Rows a page shows: the history keeps an account's newest 100. */
+const PAGE = 20;
+
+/**
+ * The webhook attempts, newest first, a page at a time (docs/webhooks.md#delivery-history);
+ * `reload` changes after a save or a test, which goes back to the newest page.
+ */
 export function DeliveriesSection({ reload }: { reload: number }) {
-	const list = useResource((signal) => abortable(signal).user.webhook.deliveries({ limit: 100 }), String(reload));
+	// The cursors of the pages before this one; the last is this page's own (none: the newest).
+	const [cursors, setCursors] = useState<{ reload: number; stack: string[] }>({ reload, stack: [] });
+	const stack = cursors.reload === reload ? cursors.stack : [];
+	const cursor = stack.at(-1);
+	const list = useResource(
+		(signal) => abortable(signal).user.webhook.deliveries({ limit: PAGE, ...(cursor ? { cursor } : {}) }),
+		`${reload}:${cursor ?? ""}`,
+	);
 	const rows = list.data?.deliveries ?? null;
+	const next = list.data?.next_cursor ?? null;
+	const older = () => next && setCursors({ reload, stack: [...stack, next] });
+	const newer = () => setCursors({ reload, stack: stack.slice(0, -1) });
 
 	return (
 		<section aria-labelledby="deliveries-heading" class="panel settings-card settings-wide">
@@ -52,6 +69,17 @@ export function DeliveriesSection({ reload }: { reload: number }) {
 						</tbody>
 					</table>
 				</div>
+			)}
+			{(stack.length > 0 || next) && (
+				<nav class="actions" aria-label="Delivery pages">
+					<Button onClick={newer} disabled={stack.length === 0}>
+						Newer deliveries
+					</Button>
+					<span>Page {stack.length + 1}</span>
+					<Button onClick={older} disabled={!next}>
+						Older deliveries
+					</Button>
+				</nav>
 			)}
 		</section>
 	);

@@ -18,7 +18,7 @@ export function useAction(): [ActionState, (run: () => Promise<string>) => Promi
 	return [state, start];
 }
 
-export function ActionStatus({ state }: { state: ActionState }) {
+export function ActionStatus({ state, busy = "Saving…" }: { state: ActionState; busy?: string }) {
 	if (state.kind === "failed") return <ErrorBanner error={state.detail} />;
-	return <Notice text={state.kind === "done" ? state.message : state.kind === "busy" ? "Saving…" : null} />;
+	return <Notice text={state.kind === "done" ? state.message : state.kind === "busy" ? busy : null} />;
 }

@@ -2,6 +2,7 @@ import type { Schemas } from "@meetbot/client";
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import { Button, CheckboxField, ErrorBanner, FieldGroup, TextField } from "../ui";
+import { webhookTestWords } from "../words";
 import { WEBHOOK_EVENTS, type WebhookForm, webhookBody, webhookForm } from "./forms";
 import { SecretField } from "./secret-field";
 import { ActionStatus, useAction } from "./status";
@@ -12,6 +13,14 @@ export function WebhookSection({ onSaved }: { onSaved: () => void }) {
 	const [form, setForm] = useState<WebhookForm | null>(null);
 	const [loadError, setLoadError] = useState<unknown>(null);
 	const [state, act] = useAction();
+	const [testState, test] = useAction();
+	const sendTest = () =>
+		test(async () => {
+			const result = await api.user.webhook.test();
+			// The test is in the delivery history too.
+			onSaved();
+			return webhookTestWords(result);
+		});
 
 	const load = async () => {
 		const settings = await api.user.webhook.get();
@@ -72,6 +81,14 @@ export function WebhookSection({ onSaved }: { onSaved: () => void }) {
 					</Button>
 					<ActionStatus state={state} />
 				</form>
+			)}
+			{stored?.webhook_url && (
+				<div class="webhook-test">
+					<Button onClick={() => void sendTest()} busy={testState.kind === "busy"}>
+						Send a test webhook
+					</Button>
+					<ActionStatus state={testState} busy="Sending a test webhook…" />
+				</div>
 			)}
 		</section>
 	);

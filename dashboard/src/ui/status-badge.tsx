@@ -1,21 +1,7 @@
-/** The words a status is shown with; the raw status stays in `data-status` for styling and tests. */
-const STATUS_WORDS: Record<string, string> = {
-	idle: "idle",
-	scheduled: "scheduled",
-	requested: "requested",
-	joining: "joining",
-	awaiting_admission: "in the lobby",
-	needs_help: "needs help",
-	active: "active",
-	stopping: "stopping",
-	completed: "completed",
-	failed: "failed",
-	deleted: "deleted",
-};
+import { statusWords } from "../words";
 
-export function statusWords(status: string): string {
-	return STATUS_WORDS[status] ?? status.replace(/_/g, " ");
-}
+/** The words a status is shown with (words/meeting.ts); the raw status stays in `data-status` for styling and tests. */
+export { statusWords };
 
 /** A meeting status as a small labelled badge (its colour is a hint only: the word is there too). */
 export function StatusBadge(props: { status: string }) {

@@ -211,6 +211,8 @@ export function createClient(options: ClientOptions) {
 			get: () => call(transport, "get", "/user/webhook"),
 			put: (body: BodyOf<"/user/webhook", "put">) => call(transport, "put", "/user/webhook", { body }),
 			deliveries: (query: QueryOf<"/user/webhook/deliveries", "get"> = {}) => call(transport, "get", "/user/webhook/deliveries", { query }),
+			/** Sends the signed `webhook.test` event to the webhook URL once, now; its result. */
+			test: () => call(transport, "post", "/user/webhook/test"),
 		},
 		/** How long ended meetings keep their media, screenshots, diagnostics, search rows and stream log (docs/retention.md). */
 		retention: {
@@ -264,6 +266,8 @@ export function createClient(options: ClientOptions) {
 			relayHealth: () => call(transport, "get", "/agent/meeting/relay-health"),
 			/** The caller's meeting named by its number, its link or its own code. */
 			resolve: (meeting: string) => call(transport, "get", "/agent/meeting/resolve", { query: { meeting } }),
+			/** Where the meeting's copilot is: none, running, paused or ended. */
+			copilot: (meeting: string) => call(transport, "get", "/agent/meeting/copilot", { query: { meeting } }),
 			/** The meeting's stream (transcript and copilot events) from `lastEventId`, as it is logged. */
 			stream: (query: QueryOf<"/agent/meeting/stream", "get">, init: StreamOptions = {}) =>
 				stream<MeetingStreamEvent>("get", "/agent/meeting/stream", { query, ...init }),

@@ -7,12 +7,14 @@ import { call, json, userWithKey } from "../support";
 /** POST /bots with these fields, then the spawn a host gets for it and the options stored with the meeting. */
 async function sent(fields: Record<string, unknown>) {
 	const { headers } = await userWithKey();
+	const shown = async (id: number) =>
+		(await json<{ recording_plan: unknown }>(await call("GET", `/meetings/${id}`, { headers }))).recording_plan;
 	const res = await call("POST", "/bots", { headers, json: { platform: "google_meet", native_meeting_id: meetCode(), ...fields } });
 	expect(res.status, await res.clone().text()).toBe(201);
 	const meeting = await json<{ id: number }>(res);
 	const spawn = await spawnRequestFor(meeting.id);
 	const stored = await env.DB.prepare("SELECT bot_options FROM meetings WHERE id = ?").bind(meeting.id).first<string>("bot_options");
-	return { meeting, spawn, options: JSON.parse(stored ?? "{}") as Record<string, unknown> };
+	return { meeting, spawn, options: JSON.parse(stored ?? "{}") as Record<string, unknown>, plan: await shown(meeting.id) };
 }
 
 async function refused(fields: Record<string, unknown>) {
@@ -29,6 +31,13 @@ describe("what a bot records (recording_config, video)", () => {
 		expect(spawn.recording).toEqual({ video: true, width: 1280, height: 720, frame_rate: 15, audio_format: "opus" });
 		expect(spawn.recording_parts_url).toBe(`https://gateway.test/internal/recordings/${meeting.id}/parts`);
 		expect(spawn.recording_upload_url).toBe(`https://gateway.test/internal/recordings/${meeting.id}`);
+	});
+
+	it("shows the meeting's recording plan on its record, as the bot was told it, and null without recording", async () => {
+		const { spawn, plan } = await sent({ recording_enabled: true, recording_config: { resolution: "1080p" } });
+		expect(plan).toEqual(spawn.recording);
+		expect((await sent({ recording_enabled: true, recording_config: { video: false } })).plan).toMatchObject({ video: false });
+		expect((await sent({})).plan).toBeNull();
 	});
 
 	it("gives no plan and no parts URL to a bot sent without recording", async () => {

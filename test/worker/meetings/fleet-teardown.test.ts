@@ -85,7 +85,7 @@ describe("a bot the fleet takes away", () => {
 	it.each([
 		["host_drained", "joining", { status: "failed", completion_reason: "join_failure", data: { failure_cause: "host_drained" } }],
 		["rejected", "awaiting_admission", { status: "failed", completion_reason: "awaiting_admission_rejected" }],
-		["meeting_ended", "active", { status: "completed", completion_reason: "left_alone" }],
+		["meeting_ended", "active", { status: "completed", completion_reason: "left_alone", data: { completion_cause: "ended_by_host" } }],
 	])("reads an older bot host's %s in this release's words", async (legacy, stage, expected) => {
 		const { headers } = await userWithKey();
 		const m = await sendBot(headers, meetCode());

@@ -16,7 +16,15 @@ describe("a delivery attempt", () => {
 
 		const report = await attemptDelivery(env, user.id, event, FIRST);
 
-		expect(report).toEqual({ outcome: "delivered", retry: false, status_code: 200, target_host: "127.0.0.1", recorded: true });
+		expect(report).toEqual({
+			outcome: "delivered",
+			retry: false,
+			status_code: 200,
+			target_host: "127.0.0.1",
+			recorded: true,
+			duration_ms: expect.any(Number),
+			error: null,
+		});
 		const [request, ...more] = await received(hook.path);
 		expect(more).toHaveLength(0);
 		expect(request?.method).toBe("POST");
@@ -128,7 +136,15 @@ describe("the outbound guard", () => {
 		const { user } = await userWithWebhook(hook.url);
 		const strictEnv = { ...env, OUTBOUND_ALLOW_PRIVATE: "false" };
 		const report = await attemptDelivery(strictEnv, user.id, await webhookEvent(user.id), FIRST);
-		expect(report).toEqual({ outcome: "blocked", retry: false, status_code: null, target_host: "127.0.0.1", recorded: true });
+		expect(report).toEqual({
+			outcome: "blocked",
+			retry: false,
+			status_code: null,
+			target_host: "127.0.0.1",
+			recorded: true,
+			duration_ms: null,
+			error: "the outbound guard refused the address",
+		});
 		expect(await received(hook.path)).toEqual([]);
 		expect((await deliveryRows(user.id)).map((r) => r.outcome)).toEqual(["blocked"]);
 	});
@@ -225,7 +241,15 @@ describe("the delivery history", () => {
 		const hook = newHook();
 		const { user } = await userWithWebhook(hook.url);
 		const report = await attemptDelivery({ ...env, DB: brokenD1("all") }, user.id, await webhookEvent(user.id), FIRST);
-		expect(report).toEqual({ outcome: "queued", retry: true, status_code: null, target_host: null, recorded: false });
+		expect(report).toEqual({
+			outcome: "queued",
+			retry: true,
+			status_code: null,
+			target_host: null,
+			recorded: false,
+			duration_ms: null,
+			error: "the account's settings could not be read",
+		});
 		expect(await received(hook.path)).toEqual([]);
 	});
 });
