@@ -3,13 +3,11 @@
 // (security review finding 1): another account with 4 segments floods search with the costliest
 // queries it may send, while the first account lists its meetings. Goal: GET /meetings p50 at
 // most twice what it is alone.
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { applyMigrations, startGateway } from "../local-stack.mjs";
-import { freePort } from "../ports.mjs";
-import { bin, root } from "../toolchain.mjs";
+import { applyMigrations } from "../local-stack.mjs";
+import { seed, seededGateway, sqlText } from "./seeded-gateway.mjs";
 
 const MEETINGS = 1_000;
 const SEGMENTS = 200;
@@ -64,7 +62,6 @@ function zipf(next, n) {
 	};
 }
 
-export const sqlText = (value) => (value === null ? "NULL" : `'${String(value).replaceAll("'", "''")}'`);
 const PLATFORMS = ["google_meet", "teams", "zoom"];
 const SPEAKERS = ["Alice Moreau", "Bob Lindqvist", "Chiara Rossi", "Dev Patel", "Emeka Obi", "Fatima Zahra", "Grace Ho", "Hiro Tanaka"];
 
@@ -122,28 +119,6 @@ function neighbourSql(words) {
 		`INSERT INTO meetings (user_id, platform, native_meeting_id, status, start_time, end_time, data, created_at, updated_at) VALUES (${userId}, 'google_meet', 'nbr-abcd-efg', 'completed', ${sqlText(at)}, ${sqlText(at)}, '{}', ${sqlText(at)}, ${sqlText(at)});`,
 		`INSERT INTO transcript_segments (meeting_id, segment_id, speaker, speaker_source, text, start, end, language, completed, absolute_start_time, created_at, updated_at) VALUES ${rows.join(",\n")};`,
 	];
-}
-
-/**
- * Writes straight into a local D1 (wrangler's --persist-to state) before the gateway opens it,
- * the search log's triggers noting each row as it lands: a second process writing under a running
- * `wrangler dev` broke its connection.
- */
-export function seed(stateDir, sql) {
-	const dir = mkdtempSync(path.join(os.tmpdir(), "meetbot-search-seed-"));
-	const file = path.join(dir, "seed.sql");
-	writeFileSync(file, sql);
-	try {
-		const result = spawnSync(bin("wrangler"), ["d1", "execute", "DB", "--local", "--persist-to", stateDir, "--file", file, "--yes"], {
-			cwd: root,
-			encoding: "utf8",
-			env: { ...process.env, CI: "true", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-			maxBuffer: 64 * 1024 * 1024,
-		});
-		if (result.status !== 0) throw new Error(`seeding failed:\n${result.stdout}${result.stderr}`);
-	} finally {
-		rmSync(dir, { recursive: true, force: true });
-	}
 }
 
 /** Varied searches: words from rare to common, two words, a phrase, a prefix, filters, a later page. */
@@ -219,18 +194,6 @@ export async function benchSearch({ adminToken }) {
 		await new Promise((r) => setTimeout(r, 500));
 		rmSync(stateDir, { recursive: true, force: true });
 	}
-}
-
-/** A gateway of its own on a free port over a seeded `stateDir`, its bucket unlimited so only the reads are measured. */
-export async function seededGateway(stateDir) {
-	const port = await freePort();
-	const gateway = await startGateway({
-		port,
-		stateDir,
-		quiet: true,
-		vars: { GATEWAY_RATE_LIMIT_RPS: "1000000", GATEWAY_RATE_LIMIT_BURST: "1000000" },
-	});
-	return { gateway, base: `http://127.0.0.1:${port}` };
 }
 
 /** A key of the seeded user, from the admin API. */

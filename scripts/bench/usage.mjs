@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { applyMigrations } from "../local-stack.mjs";
-import { seed, seededGateway, sqlText } from "./search.mjs";
+import { seed, seededGateway, sqlText } from "./seeded-gateway.mjs";
 
 const MEETINGS = 4_000;
 const EMAIL = "usage-bench@example.com";
