@@ -4,26 +4,8 @@ import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
 import { meetCode } from "../../shared/meetings";
 import { call, json, userWithKey } from "../support";
-import { arrive, consent, plans, providerAccount, signIn, slot, startSignIn, syncOf } from "./signed-in";
+import { arrive, consent, meetEvent, newAccount, plans, providerAccount, slot, startSignIn } from "./signed-in";
 
-/** A Google event resource with a Meet link, as events.list gives it (hangoutLink, conferenceData). */
-function meetEvent(code: string, hours: number, fields: Record<string, unknown> = {}) {
-	const { start, end } = slot(hours);
-	return {
-		status: "confirmed",
-		summary: `Review ${code}`,
-		start: { dateTime: start, timeZone: "UTC" },
-		end: { dateTime: end, timeZone: "UTC" },
-		hangoutLink: `https://meet.google.com/${code}`,
-		conferenceData: {
-			entryPoints: [{ entryPointType: "video", uri: `https://meet.google.com/${code}`, label: `meet.google.com/${code}` }],
-			conferenceSolution: { key: { type: "hangoutsMeet" }, name: "Google Meet" },
-		},
-		...fields,
-	};
-}
-
-const account = () => `owner-${crypto.randomUUID().slice(0, 8)}@example.com`;
 const TOKEN_TEXT = /\b(at|rt|code)-[A-Za-z0-9_-]{20,}/;
 
 async function callWith(overrides: Partial<Env>, method: string, path: string, headers: Record<string, string>, body?: unknown) {
@@ -82,7 +64,7 @@ describe("Google Calendar sign-in", () => {
 
 	it("signs in with PKCE, seals the tokens, syncs at once and plans the events with meeting links", async () => {
 		const { user, headers } = await userWithKey("bot");
-		const email = account();
+		const email = newAccount();
 		const google = providerAccount("google", email);
 		const [meet, plain] = [meetCode(), meetCode()];
 		const at = slot(3);
@@ -169,7 +151,7 @@ describe("Google Calendar sign-in", () => {
 
 	it("never finishes a sign-in twice, with an unknown or expired state, or after the user declines", async () => {
 		const { user, headers } = await userWithKey("bot");
-		const email = account();
+		const email = newAccount();
 		const started = await startSignIn(headers, "google", { return_to: "/#/calendars" });
 		const callback = await consent(started.authorization_url, email);
 		expect((await arrive(callback)).status).toBe(302);
@@ -198,7 +180,7 @@ describe("Google Calendar sign-in", () => {
 
 	it("is refused a code exchanged without its verifier or client secret: the local Google checks PKCE and the client", async () => {
 		const { headers } = await userWithKey("bot");
-		const email = account();
+		const email = newAccount();
 		const started = await startSignIn(headers, "google", { return_to: "/#/calendars" });
 		const callback = await consent(started.authorization_url, email);
 		const direct = await fetch(`${new URL(started.authorization_url).origin}/token`, {

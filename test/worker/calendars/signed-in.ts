@@ -87,3 +87,22 @@ export function slot(hours: number) {
 	start.setUTCSeconds(0, 0);
 	return { start: start.toISOString(), end: new Date(start.getTime() + 3600_000).toISOString() };
 }
+
+/** A Google event resource with a Meet link, as events.list gives it (hangoutLink, conferenceData). */
+export function meetEvent(code: string, hours: number, fields: Record<string, unknown> = {}) {
+	const { start, end } = slot(hours);
+	return {
+		status: "confirmed",
+		summary: `Review ${code}`,
+		start: { dateTime: start, timeZone: "UTC" },
+		end: { dateTime: end, timeZone: "UTC" },
+		hangoutLink: `https://meet.google.com/${code}`,
+		conferenceData: {
+			entryPoints: [{ entryPointType: "video", uri: `https://meet.google.com/${code}`, label: `meet.google.com/${code}` }],
+			conferenceSolution: { key: { type: "hangoutsMeet" }, name: "Google Meet" },
+		},
+		...fields,
+	};
+}
+
+export const newAccount = () => `owner-${crypto.randomUUID().slice(0, 8)}@example.com`;
