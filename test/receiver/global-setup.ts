@@ -32,7 +32,8 @@ declare module "vitest" {
 export const GOOGLE_TEST_CLIENT = {
 	clientId: "google-test-client.apps.googleusercontent.com",
 	clientSecret: "google-client-secret-must-stay-home",
-	redirectUris: ["https://gateway.test/calendars/oauth/callback"],
+	// The tests' gateway, and a local deployment without a public https address (loopback, as Google allows).
+	redirectUris: ["https://gateway.test/calendars/oauth/callback", "http://127.0.0.1:8787/calendars/oauth/callback"],
 	accessTokenLifetimeS: 3600,
 };
 export const MICROSOFT_TEST_CLIENT = {

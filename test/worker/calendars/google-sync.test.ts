@@ -1,8 +1,11 @@
-import { env, SELF } from "cloudflare:test";
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { Env } from "../../../src/env";
+import worker from "../../../src/index";
 import { meetCode } from "../../shared/meetings";
 import { call, json, userWithKey } from "../support";
-import { meetEvent, newAccount, plans, providerAccount, signIn, slot, syncOf } from "./signed-in";
+import { tick } from "./feeds";
+import { consent, meetEvent, newAccount, plans, providerAccount, signIn, slot, syncOf } from "./signed-in";
 
 interface GoogleStats {
 	refreshes: number;
@@ -14,6 +17,33 @@ interface GoogleStats {
 }
 
 const people = (n: number) => Array.from({ length: n }, (_, i) => ({ email: `p${i}@example.com`, displayName: `Person ${i}` }));
+
+/** The sign-in's start and callback through the Worker with some deployment settings changed. */
+async function callLocal(overrides: Partial<Env>, headers: Record<string, string>) {
+	const ctx = createExecutionContext();
+	const res = await worker.fetch(
+		new Request("https://gateway.test/user/calendars/oauth/google", {
+			method: "POST",
+			headers: { ...headers, "content-type": "application/json" },
+			body: JSON.stringify({ return_to: "/#/calendars" }),
+		}),
+		{ ...env, ...overrides } as Env,
+		ctx,
+	);
+	await waitOnExecutionContext(ctx);
+	return (await res.json()) as { authorization_url: string };
+}
+
+async function arriveLocal(overrides: Partial<Env>, callback: URL) {
+	const ctx = createExecutionContext();
+	const res = await worker.fetch(
+		new Request(`https://gateway.test${callback.pathname}${callback.search}`, { redirect: "manual" }),
+		{ ...env, ...overrides } as Env,
+		ctx,
+	);
+	await waitOnExecutionContext(ctx);
+	return res;
+}
 
 async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
 	for (let i = 0; i < 100; i++) {
@@ -185,5 +215,38 @@ describe("Google Calendar sync", () => {
 		expect(after.liveRefreshTokens).toBe(0);
 		expect(await plans(headers)).toEqual([]);
 		expect((await notify(channel?.token ?? "", "exists")).status).toBe(404);
+	});
+
+	it("is polled by the scheduled background sync when the deployment has no public https address, with no channel", async () => {
+		const { headers } = await userWithKey("bot");
+		const email = newAccount();
+		const google = providerAccount("google", email);
+		await google.putEvent("first", meetEvent(meetCode(), 2));
+		const local = { PUBLIC_BASE_URL: "http://127.0.0.1:8787" };
+		// Signed in on a local address (a loopback redirect URI, which Google allows): the callback's sync opens no channel.
+		const start = await callLocal(local, headers);
+		const res = await arriveLocal(local, await consent(start.authorization_url, email));
+		const id = res.headers.get("location")?.match(/calendar=(cal_[0-9a-f]{32})/)?.[1] ?? "";
+		expect((await google.stats<GoogleStats>()).channels).toEqual([]);
+
+		const added = meetCode();
+		await google.putEvent("second", meetEvent(added, 3));
+		await env.DB.prepare("UPDATE calendar_connections SET next_sync_at = ? WHERE id = ?")
+			.bind(new Date(Date.now() - 1000).toISOString(), id)
+			.run();
+		await tick(Date.now(), local);
+		expect((await plans(headers)).map((m) => m.native_meeting_id)).toContain(added);
+		expect((await google.stats<GoogleStats>()).channels).toEqual([]);
+	});
+
+	it("keeps the singular /user/calendar routes to ICS feeds: disconnecting there leaves a signed-in calendar alone", async () => {
+		const { headers } = await userWithKey("bot");
+		const email = newAccount();
+		const connection = await signIn(headers, "google", email);
+		const single = await call("GET", "/user/calendar", { headers });
+		expect(await json(single)).toMatchObject({ ics_url_set: false, ics_url_masked: null });
+		expect((await call("PUT", "/user/calendar", { headers, json: { ics_url: null } })).status).toBe(200);
+		const listed = await json<{ calendars: { id: string }[] }>(await call("GET", "/user/calendars", { headers }));
+		expect(listed.calendars.map((c) => c.id)).toEqual([connection.id]);
 	});
 });
