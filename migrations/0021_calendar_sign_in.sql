@@ -24,9 +24,11 @@ CREATE INDEX calendar_connections_due ON calendar_connections(next_sync_at)
 	WHERE enabled = 1 AND (ics_url_sealed IS NOT NULL OR kind <> 'ics');
 
 -- A sign-in under way: the state handed to the provider (stored as its SHA-256, used once), the
--- PKCE verifier sealed, and what the new connection is to be. Ten minutes to come back.
+-- SHA-256 of the cookie that binds it to the browser that started it, the PKCE verifier sealed,
+-- and what the new connection is to be. Ten minutes to come back.
 CREATE TABLE calendar_oauth_states (
 	state_hash TEXT PRIMARY KEY,
+	browser_hash TEXT NOT NULL,
 	user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
 	provider TEXT NOT NULL,
 	verifier_sealed TEXT NOT NULL,

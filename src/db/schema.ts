@@ -250,6 +250,7 @@ export type CalendarKind = "ics" | "google" | "microsoft";
 /** A calendar sign-in under way (migration 0021): single-use, ten minutes. */
 export const calendarOauthStates = sqliteTable("calendar_oauth_states", {
 	stateHash: text("state_hash").primaryKey(),
+	browserHash: text("browser_hash").notNull(),
 	userId: integer("user_id").notNull(),
 	provider: text("provider").$type<"google" | "microsoft">().notNull(),
 	verifierSealed: text("verifier_sealed").notNull(),

@@ -1,8 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { getCookie } from "hono/cookie";
 import { PROVIDER_IDS, type ProviderId } from "../calendars/oauth/calendar-provider";
 import { notifiedConnection, syncOnNotification } from "../calendars/oauth/notifications";
 import { allProviders } from "../calendars/oauth/providers";
-import { CALLBACK_PATH, configuredProvider, finishSignIn, startSignIn } from "../calendars/oauth/sign-in";
+import {
+	browserCookieFor,
+	browserCookieHeader,
+	CALLBACK_PATH,
+	configuredProvider,
+	finishSignIn,
+	startSignIn,
+} from "../calendars/oauth/sign-in";
 import { publicBaseUrl } from "../env";
 import { errorText } from "../error-text";
 import { calendarText } from "./calendar-schemas";
@@ -80,7 +88,9 @@ calendarOauthRoutes.openapi(
 			},
 			c.get("clock").now(),
 		);
-		return c.json(start, 200);
+		// The browser that asked is the one that may finish: the callback needs this cookie back.
+		c.header("set-cookie", browserCookieHeader(start.cookie, new URL(c.req.url).protocol === "https:"));
+		return c.json({ authorization_url: start.authorization_url, state: start.state }, 200);
 	},
 );
 
@@ -104,7 +114,12 @@ calendarOauthRoutes.openapi(
 		},
 	}),
 	async (c) => {
-		const outcome = await finishSignIn(c.env, c.req.valid("query"), c.get("clock").now());
+		const query = c.req.valid("query");
+		const cookieName = query.state ? await browserCookieFor(query.state) : null;
+		const browser = cookieName ? getCookie(c, cookieName) : undefined;
+		const outcome = await finishSignIn(c.env, query, browser, c.get("clock").now());
+		if (cookieName)
+			c.header("set-cookie", browserCookieHeader({ name: cookieName, value: "" }, new URL(c.req.url).protocol === "https:", 0));
 		if ("redirect" in outcome) return c.redirect(outcome.redirect, 302);
 		return c.html(outcome.page, outcome.status);
 	},

@@ -103,7 +103,7 @@ describe("Google Calendar sign-in", () => {
 			state: started.state,
 		});
 		expect(authorization.searchParams.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
-		const res = await arrive(await consent(started.authorization_url, email));
+		const res = await arrive(await consent(started.authorization_url, email), started.cookie);
 		expect(res.status).toBe(302);
 		const id = res.headers.get("location")?.match(/^\/#\/calendars\?calendar=(cal_[0-9a-f]{32})$/)?.[1];
 		expect(id).toBeDefined();
@@ -154,8 +154,8 @@ describe("Google Calendar sign-in", () => {
 		const email = newAccount();
 		const started = await startSignIn(headers, "google", { return_to: "/#/calendars" });
 		const callback = await consent(started.authorization_url, email);
-		expect((await arrive(callback)).status).toBe(302);
-		const replay = await arrive(callback);
+		expect((await arrive(callback, started.cookie)).status).toBe(302);
+		const replay = await arrive(callback, started.cookie);
 		expect(replay.status).toBe(400);
 		expect(await replay.text()).toContain("expired");
 
@@ -168,14 +168,29 @@ describe("Google Calendar sign-in", () => {
 		await env.DB.prepare("UPDATE calendar_oauth_states SET expires_at = ? WHERE user_id = ?")
 			.bind(new Date(Date.now() - 1000).toISOString(), user.id)
 			.run();
-		expect((await arrive(await consent(late.authorization_url, email))).status).toBe(400);
+		expect((await arrive(await consent(late.authorization_url, email), late.cookie)).status).toBe(400);
 
 		const declined = await startSignIn(headers, "google", { return_to: "/#/calendars" });
-		const denied = await arrive(await consent(declined.authorization_url, email, "deny"));
+		const denied = await arrive(await consent(declined.authorization_url, email, "deny"), declined.cookie);
 		expect(denied.status).toBe(302);
 		expect(denied.headers.get("location")).toBe("/#/calendars?calendar_error=access_denied");
 		const calendars = await json<{ calendars: unknown[] }>(await call("GET", "/user/calendars", { headers }));
 		expect(calendars.calendars).toHaveLength(1);
+	});
+
+	it("finishes a sign-in only in the browser that started it (its cookie), so a sign-in link cannot be handed to someone else", async () => {
+		const { headers } = await userWithKey("bot");
+		const started = await startSignIn(headers, "google", { return_to: "/#/calendars" });
+		expect(started.cookie).toMatch(/^calendar_sign_in_[0-9a-f]{12}=[A-Za-z0-9_-]{32}$/);
+		const res = await call("POST", "/user/calendars/oauth/google", { headers, json: {} });
+		expect(res.headers.get("set-cookie")).toMatch(/; Path=\/calendars\/oauth\/callback; Max-Age=600; HttpOnly; SameSite=Lax; Secure$/);
+		const callback = await consent(started.authorization_url, newAccount());
+		const elsewhere = await arrive(callback);
+		expect(elsewhere.status).toBe(400);
+		expect(await elsewhere.text()).toContain("another browser");
+		const forged = await arrive(callback, `${started.cookie.split("=")[0]}=guessed-value`);
+		expect(forged.status).toBe(400);
+		expect((await json<{ calendars: unknown[] }>(await call("GET", "/user/calendars", { headers }))).calendars).toEqual([]);
 	});
 
 	it("is refused a code exchanged without its verifier or client secret: the local Google checks PKCE and the client", async () => {
@@ -209,7 +224,7 @@ describe("Google Calendar sign-in", () => {
 		});
 		expect(wrongClient.status).toBe(401);
 		// The code was spent by the failed attempt: the gateway's own exchange now fails, and says so.
-		const res = await arrive(callback);
+		const res = await arrive(callback, started.cookie);
 		expect(res.headers.get("location")).toBe("/#/calendars?calendar_error=sign_in_failed");
 	});
 });

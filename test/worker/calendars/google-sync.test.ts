@@ -31,13 +31,14 @@ async function callLocal(overrides: Partial<Env>, headers: Record<string, string
 		ctx,
 	);
 	await waitOnExecutionContext(ctx);
-	return (await res.json()) as { authorization_url: string };
+	const cookie = res.headers.get("set-cookie")?.split(";")[0] ?? "";
+	return { ...((await res.json()) as { authorization_url: string }), cookie };
 }
 
-async function arriveLocal(overrides: Partial<Env>, callback: URL) {
+async function arriveLocal(overrides: Partial<Env>, callback: URL, cookie: string) {
 	const ctx = createExecutionContext();
 	const res = await worker.fetch(
-		new Request(`https://gateway.test${callback.pathname}${callback.search}`, { redirect: "manual" }),
+		new Request(`https://gateway.test${callback.pathname}${callback.search}`, { redirect: "manual", headers: { cookie } }),
 		{ ...env, ...overrides } as Env,
 		ctx,
 	);
@@ -225,8 +226,10 @@ describe("Google Calendar sync", () => {
 		const local = { PUBLIC_BASE_URL: "http://127.0.0.1:8787" };
 		// Signed in on a local address (a loopback redirect URI, which Google allows): the callback's sync opens no channel.
 		const start = await callLocal(local, headers);
-		const res = await arriveLocal(local, await consent(start.authorization_url, email));
+		const res = await arriveLocal(local, await consent(start.authorization_url, email), start.cookie);
+		expect(res.status).toBe(302);
 		const id = res.headers.get("location")?.match(/calendar=(cal_[0-9a-f]{32})/)?.[1] ?? "";
+		expect(id).not.toBe("");
 		expect((await google.stats<GoogleStats>()).channels).toEqual([]);
 
 		const added = meetCode();

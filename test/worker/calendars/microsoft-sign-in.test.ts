@@ -74,7 +74,7 @@ describe("Microsoft 365 sign-in", () => {
 		expect(authorization.pathname).toBe("/common/oauth2/v2.0/authorize");
 		expect(authorization.searchParams.get("scope")?.split(" ")).toEqual(expect.arrayContaining(["offline_access", "Calendars.Read"]));
 		expect(authorization.searchParams.get("code_challenge_method")).toBe("S256");
-		const res = await arrive(await consent(started.authorization_url, upn));
+		const res = await arrive(await consent(started.authorization_url, upn), started.cookie);
 		const id = res.headers.get("location")?.match(/calendar=(cal_[0-9a-f]{32})/)?.[1];
 		const listed = await json<{ calendars: Record<string, unknown>[] }>(await call("GET", "/user/calendars", { headers }));
 		expect(listed.calendars.find((c) => c.id === id)).toMatchObject({
@@ -105,7 +105,7 @@ describe("Microsoft 365 sign-in", () => {
 		expect(stats.unauthorized).toBe(0);
 
 		const denied = await startSignIn(headers, "microsoft", { return_to: "/#/calendars?tab=1" });
-		const back = await arrive(await consent(denied.authorization_url, upn, "deny"));
+		const back = await arrive(await consent(denied.authorization_url, upn, "deny"), denied.cookie);
 		expect(back.headers.get("location")).toBe("/#/calendars?tab=1&calendar_error=access_denied");
 	});
 

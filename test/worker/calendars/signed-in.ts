@@ -42,7 +42,9 @@ export function providerAccount(provider: Provider, account: string) {
 export async function startSignIn(headers: Record<string, string>, provider: Provider, body: Record<string, unknown> = {}) {
 	const res = await call("POST", `/user/calendars/oauth/${provider}`, { headers, json: body });
 	expect(res.status, await res.clone().text()).toBe(200);
-	return json<{ authorization_url: string; state: string }>(res);
+	// The cookie that binds the sign-in to this browser, as the browser would send it back.
+	const cookie = res.headers.get("set-cookie")?.split(";")[0] ?? "";
+	return { ...(await json<{ authorization_url: string; state: string }>(res)), cookie };
 }
 
 /** Opens the authorization URL as `account` (or declining) and returns the provider's redirect to the callback. */
@@ -52,15 +54,18 @@ export async function consent(authorizationUrl: string, account: string, decisio
 	return new URL(res.headers.get("location") ?? "");
 }
 
-/** The browser arriving at the gateway's callback; the Worker's answer, not followed. */
-export function arrive(callback: URL): Promise<Response> {
-	return SELF.fetch(`https://gateway.test${callback.pathname}${callback.search}`, { redirect: "manual" });
+/** The browser arriving at the gateway's callback (with the start's cookie, when it is the same browser); not followed. */
+export function arrive(callback: URL, cookie?: string): Promise<Response> {
+	return SELF.fetch(`https://gateway.test${callback.pathname}${callback.search}`, {
+		redirect: "manual",
+		headers: cookie ? { cookie } : {},
+	});
 }
 
 /** The whole sign-in; the new connection as GET /user/calendars lists it. */
 export async function signIn(headers: Record<string, string>, provider: Provider, account: string, body: Record<string, unknown> = {}) {
 	const start = await startSignIn(headers, provider, { return_to: "/#/calendars", ...body });
-	const res = await arrive(await consent(start.authorization_url, account));
+	const res = await arrive(await consent(start.authorization_url, account), start.cookie);
 	expect(res.status, await res.clone().text()).toBe(302);
 	const location = res.headers.get("location") ?? "";
 	const id = location.match(/[?&]calendar=([^&]+)/)?.[1];
