@@ -43,6 +43,11 @@ describe("Google Calendar sign-in", () => {
 		const refused = await callWith({ GOOGLE_CLIENT_SECRET: undefined }, "POST", "/user/calendars/oauth/google", headers, {});
 		expect(refused.status).toBe(503);
 		expect((await json<{ detail: string }>(refused)).detail).toContain("GOOGLE_CLIENT_SECRET");
+		const bodiless = await call("POST", "/user/calendars/oauth/microsoft", { headers });
+		expect(bodiless.status).toBe(200);
+		expect(new URL((await json<{ authorization_url: string }>(bodiless)).authorization_url).searchParams.get("client_id")).toBe(
+			env.MICROSOFT_CLIENT_ID,
+		);
 		const tx = await userWithKey("tx");
 		expect((await call("POST", "/user/calendars/oauth/google", { headers: tx.headers, json: {} })).status).toBe(403);
 	});

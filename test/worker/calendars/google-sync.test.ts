@@ -252,4 +252,33 @@ describe("Google Calendar sync", () => {
 		const listed = await json<{ calendars: { id: string }[] }>(await call("GET", "/user/calendars", { headers }));
 		expect(listed.calendars.map((c) => c.id)).toEqual([connection.id]);
 	});
+
+	it("renews a channel within a day of its end: a new channel with a new token, the old one stopped", async () => {
+		const { headers } = await userWithKey("bot");
+		const email = newAccount();
+		const google = providerAccount("google", email);
+		const connection = await signIn(headers, "google", email);
+		const [first] = (await google.stats<GoogleStats>()).channels;
+		await env.DB.prepare("UPDATE calendar_connections SET push_expires_at = ? WHERE id = ?")
+			.bind(new Date(Date.now() + 3600_000).toISOString(), connection.id)
+			.run();
+		expect((await syncOf(headers, connection.id)).last_error).toBeNull();
+		const channels = (await google.stats<GoogleStats>()).channels;
+		expect(channels.map((c) => [c.id === first?.id, c.stopped])).toEqual([
+			[true, true],
+			[false, false],
+		]);
+		expect(channels[1]?.token).not.toBe(first?.token);
+		const notify = (channel: GoogleStats["channels"][number] | undefined) =>
+			SELF.fetch("https://gateway.test/calendars/push/google", {
+				method: "POST",
+				headers: {
+					"X-Goog-Channel-ID": channel?.id ?? "",
+					"X-Goog-Channel-Token": channel?.token ?? "",
+					"X-Goog-Resource-State": "exists",
+				},
+			});
+		expect((await notify(first)).status).toBe(404);
+		expect((await notify(channels[1])).status).toBe(200);
+	});
 });
