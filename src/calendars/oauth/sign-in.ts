@@ -133,7 +133,7 @@ export async function finishSignIn(
 	const connection = await createSignedInConnection(env, row.userId, now, {
 		kind: provider.id,
 		name: row.name ?? (granted.account ? `${provider.label} (${granted.account})` : provider.label).slice(0, 100),
-		account: granted.account,
+		account: granted.account?.slice(0, 320) ?? null,
 		oauthTokensSealed: await sealTokens(env, granted.tokens),
 		autoJoin: row.autoJoin,
 		botName: row.botName,
