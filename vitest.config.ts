@@ -55,6 +55,17 @@ export default defineConfig(async () => {
 									DEFAULT_MODEL_API_KEY: "deployment-model-key-must-stay-home",
 									TRANSCRIPTION_TOKEN: "deployment-stt-token-must-stay-home",
 									DEFAULT_WEBHOOK_SECRET: "deployment-webhook-secret-must-stay-home",
+									// Calendars you sign into: the deployment's OAuth clients (test/receiver/global-setup.ts) and the
+									// local Google Calendar and Graph servers in place of the real hosts.
+									GOOGLE_CLIENT_ID: "google-test-client.apps.googleusercontent.com",
+									GOOGLE_CLIENT_SECRET: "google-client-secret-must-stay-home",
+									GOOGLE_ACCOUNTS_BASE_URL: inject<string>("googleCalendarUrl"),
+									GOOGLE_OAUTH_BASE_URL: inject<string>("googleCalendarUrl"),
+									GOOGLE_API_BASE_URL: inject<string>("googleCalendarUrl"),
+									MICROSOFT_CLIENT_ID: "00000000-0000-4000-8000-00000000cafe",
+									MICROSOFT_CLIENT_SECRET: "microsoft-client-secret-must-stay-home",
+									MICROSOFT_LOGIN_BASE_URL: inject<string>("graphCalendarUrl"),
+									GRAPH_BASE_URL: inject<string>("graphCalendarUrl"),
 								},
 								d1Databases: { UPGRADE_DB: "upgrade-db", DUP_DB: "dup-db" },
 							},

@@ -23,6 +23,7 @@ import { botHostQueueRoutes } from "./routes/bot-host-queue";
 import { botTranscriptionRoutes } from "./routes/bot-transcription";
 import { botRoutes } from "./routes/bots";
 import { calendarCompatRoutes } from "./routes/calendar-compat";
+import { calendarOauthRoutes } from "./routes/calendar-oauth";
 import { calendarRoutes } from "./routes/calendars";
 import { fleetMetricsRoutes } from "./routes/fleet-metrics";
 import { healthRoutes } from "./routes/health";
@@ -101,6 +102,8 @@ export function buildApp() {
 	app.route("/", fleetMetricsRoutes);
 	app.route("/", joinHealthRoutes);
 	app.route("/", recordingRoutes);
+	// Before the calendar routes: `/user/calendars/providers` is not a calendar id.
+	app.route("/", calendarOauthRoutes);
 	app.route("/", usageRoutes);
 	app.route("/", calendarRoutes);
 	app.route("/", calendarCompatRoutes);

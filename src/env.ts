@@ -95,6 +95,18 @@ export interface Env {
 	CALENDAR_IMPORT_HORIZON_DAYS?: string;
 	/** Imported plans arm auto-join in their room once they start within this many seconds (default 86400). */
 	CALENDAR_ARM_AHEAD_S?: string;
+	/** The deployment's OAuth clients for calendars you sign into (secrets); a provider without both is not offered. */
+	GOOGLE_CLIENT_ID?: string;
+	GOOGLE_CLIENT_SECRET?: string;
+	MICROSOFT_CLIENT_ID?: string;
+	MICROSOFT_CLIENT_SECRET?: string;
+	/** The providers' addresses (defaults: the real hosts) and the Microsoft tenant (default `common`). */
+	GOOGLE_ACCOUNTS_BASE_URL?: string;
+	GOOGLE_OAUTH_BASE_URL?: string;
+	GOOGLE_API_BASE_URL?: string;
+	MICROSOFT_LOGIN_BASE_URL?: string;
+	MICROSOFT_TENANT?: string;
+	GRAPH_BASE_URL?: string;
 	/** S3-compatible access to the recordings bucket; when all are set, downloads are presigned R2 URLs. */
 	R2_S3_ENDPOINT?: string;
 	R2_ACCESS_KEY_ID?: string;

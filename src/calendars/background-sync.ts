@@ -1,12 +1,14 @@
 /**
  * Drizzle store: the connections due for a background sync.
+ * Signed-in calendars are synced here too: this is the polling that stands in for change
+ * notifications on a deployment without a public https address (oauth/push.ts).
  * Background discovery: on each scheduled tick, the enabled connections whose `next_sync_at`
  * has come are synced, a few at a time. Each sync sets the next time one interval on, with
  * jitter (see `nextSyncAt`), so accounts spread over the interval instead of all fetching at
  * once; a tick takes at most a bounded batch and leaves the rest to the next tick. Then the
  * imported plans whose day has come are armed for auto-join (see auto-join-arming.ts).
  */
-import { and, asc, eq, isNotNull, lte } from "drizzle-orm";
+import { and, asc, eq, isNotNull, lte, ne, or } from "drizzle-orm";
 import { db } from "../db";
 import { calendarConnections } from "../db/schema";
 import type { Env } from "../env";
@@ -32,7 +34,7 @@ export async function syncDueCalendars(env: Env, now: Date): Promise<{ synced: n
 		.where(
 			and(
 				eq(calendarConnections.enabled, true),
-				isNotNull(calendarConnections.icsUrlSealed),
+				or(isNotNull(calendarConnections.icsUrlSealed), ne(calendarConnections.kind, "ics")),
 				lte(calendarConnections.nextSyncAt, now.toISOString()),
 			),
 		)

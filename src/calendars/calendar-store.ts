@@ -7,11 +7,19 @@ import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { DEFAULT_BOT_NAME } from "../bots/launch";
 import { db } from "../db";
 import { readInIdChunks } from "../db/id-chunks";
-import { type CalendarConnectionRow, type CalendarEventRow, calendarConnections, calendarEvents, calendarPreferences } from "../db/schema";
+import {
+	type CalendarConnectionRow,
+	type CalendarEventRow,
+	calendarConnections,
+	calendarEvents,
+	calendarPreferences,
+	users,
+} from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, notFound } from "../errors";
 import { setting } from "../settings/deployment-defaults";
 import { unseal } from "../settings/secret-box";
+import { rulesOf } from "./auto-join-rules";
 
 /** Enabled connections per account: the "active" ones of docs/api.md#calendars, which sync (409 for the eleventh). */
 export const MAX_ACTIVE_CONNECTIONS = 10;
@@ -36,6 +44,9 @@ export function connectionView(row: CalendarConnectionRow) {
 		auto_join: row.autoJoin,
 		bot_name: row.botName,
 		enabled: row.enabled,
+		kind: row.kind,
+		account: row.account,
+		auto_join_rules: rulesOf(row),
 	};
 }
 
@@ -211,6 +222,17 @@ export async function saveLegacyBotName(env: Env, userId: number, botName: strin
 /** A new connection's bot name: the one sent, else the legacy user-wide one, else the service default. */
 export async function defaultBotName(env: Env, userId: number): Promise<string> {
 	return (await legacyBotName(env, userId)) ?? DEFAULT_BOT_NAME;
+}
+
+/** The addresses that are the user, lower case: the account's email and the signed-in account (for ICS ORGANIZER). */
+export async function addressesOf(env: Env, row: CalendarConnectionRow): Promise<Set<string>> {
+	const user = await db(env).select({ email: users.email }).from(users).where(eq(users.id, row.userId)).get();
+	return new Set([user?.email, row.account].flatMap((a) => (a ? [a.toLowerCase()] : [])));
+}
+
+/** Where the provider's next listing starts (null: a full listing). */
+export async function saveSyncCursor(env: Env, connectionId: string, syncCursor: string | null): Promise<void> {
+	await db(env).update(calendarConnections).set({ syncCursor }).where(eq(calendarConnections.id, connectionId)).run();
 }
 
 /** The feed address in clear, for a fetch only; never for a response, a log or an error. */

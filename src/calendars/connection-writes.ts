@@ -12,19 +12,23 @@ export interface NewConnection {
 	id: string;
 	userId: number;
 	name: string;
-	icsUrlSealed: string;
-	icsUrlMasked: string;
+	icsUrlSealed: string | null;
+	icsUrlMasked: string | null;
 	autoJoin: boolean;
 	botName: string;
 	nextSyncAt: string;
 	now: string;
+	/** A signed-in calendar: its provider, account and sealed tokens (ICS: kind "ics", the rest null). */
+	kind?: "ics" | "google" | "microsoft";
+	account?: string | null;
+	oauthTokensSealed?: string | null;
 }
 
 /** Inserts an enabled connection unless the account is at either limit; false then, and nothing is stored. */
 export async function insertConnectionWithinLimits(env: Env, c: NewConnection): Promise<boolean> {
 	const inserted = await env.DB.prepare(
-		`INSERT INTO calendar_connections (id, user_id, name, ics_url_sealed, ics_url_masked, auto_join, bot_name, enabled, next_sync_at, created_at, updated_at)
-		 SELECT ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?
+		`INSERT INTO calendar_connections (id, user_id, name, ics_url_sealed, ics_url_masked, auto_join, bot_name, enabled, next_sync_at, created_at, updated_at, kind, account, oauth_tokens_sealed)
+		 SELECT ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?
 		 WHERE (SELECT count(*) FROM calendar_connections WHERE user_id = ? AND enabled = 1) < ?
 		   AND (SELECT count(*) FROM calendar_connections WHERE user_id = ?) < ?
 		 RETURNING id`,
@@ -40,6 +44,9 @@ export async function insertConnectionWithinLimits(env: Env, c: NewConnection): 
 			c.nextSyncAt,
 			c.now,
 			c.now,
+			c.kind ?? "ics",
+			c.account ?? null,
+			c.oauthTokensSealed ?? null,
 			c.userId,
 			MAX_ACTIVE_CONNECTIONS,
 			c.userId,

@@ -66,6 +66,38 @@ export async function createConnection(
 	return findConnection(env, userId, id);
 }
 
+/** A signed-in calendar's new connection, within the same limits; null when the account is at one (nothing stored). */
+export async function createSignedInConnection(
+	env: Env,
+	userId: number,
+	now: Date,
+	fields: {
+		kind: "google" | "microsoft";
+		name: string;
+		account: string | null;
+		oauthTokensSealed: string;
+		autoJoin: boolean;
+		botName: string | null;
+	},
+): Promise<CalendarConnectionRow | null> {
+	const id = newConnectionId();
+	const inserted = await insertConnectionWithinLimits(env, {
+		id,
+		userId,
+		name: fields.name,
+		icsUrlSealed: null,
+		icsUrlMasked: null,
+		autoJoin: fields.autoJoin,
+		botName: fields.botName ?? (await defaultBotName(env, userId)),
+		nextSyncAt: nextSyncAt(env, now),
+		now: now.toISOString(),
+		kind: fields.kind,
+		account: fields.account,
+		oauthTokensSealed: fields.oauthTokensSealed,
+	});
+	return inserted ? findConnection(env, userId, id) : null;
+}
+
 /**
  * Changes a connection. Enabling a disabled one makes it active, so it is refused (409) while
  * the account already has the most active ones; the check is part of the update, race-free.

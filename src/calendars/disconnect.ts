@@ -1,5 +1,5 @@
 /**
- * Deleting a connection: the row goes at once (and with it the sealed feed address and the
+ * Deleting a connection: a signed-in one is signed out at its provider (oauth/sign-out.ts), the row goes at once (and with it the sealed feed address and the
  * event mappings), then its plans are cleaned up (docs/api.md#calendars). A meeting another
  * calendar also plans stays and loses this source; an adopted manual plan stays; a plan only
  * this calendar made goes; live and terminal meetings are not touched.
@@ -11,8 +11,11 @@ import { announcePlanSteps } from "../meetings/status-writes";
 import { armImportedPlans, type RemovedPlan } from "./auto-join-arming";
 import { deleteConnection, deletePlan, type PlanRemoval, refreshSources, removalSteps, runBatched } from "./calendar-plans";
 import { eventMappingsOf, plannersOf } from "./calendar-store";
+import { signOut } from "./oauth/sign-out";
 
 export async function disconnectCalendar(env: Env, connection: CalendarConnectionRow): Promise<void> {
+	// A signed-in calendar's channel is stopped and its grant revoked while its tokens are still here.
+	await signOut(env, connection);
 	const mine = await eventMappingsOf(env, connection.id);
 	const meetingIds = [...new Set(mine.flatMap((m) => (m.meetingId === null ? [] : [m.meetingId])))];
 	const rows = await meetingsById(env, meetingIds);

@@ -23,6 +23,12 @@ export interface ImportedEvent {
 	link: ParsedMeetingLink | null;
 	/** Display names only: an attendee known only by address is left out. */
 	attendees: string[];
+	/** The organiser's address, lower case (for the "only meetings I organise" rule); null when unknown. */
+	organizer?: string | null;
+	/** Said by the provider itself (Google organizer.self, Graph isOrganizer); ICS leaves it to the organiser's address. */
+	organizedByMe?: boolean;
+	/** People invited, the organiser included, rooms and resources not; at least 1. */
+	invitees?: number;
 }
 
 /**
@@ -190,7 +196,32 @@ function toImported(uid: string, event: VEvent, cancelled: boolean, instance: Oc
 		title: text(source.summary)?.slice(0, MAX_TITLE) || text(event.summary)?.slice(0, MAX_TITLE) || null,
 		link: findMeetingLink(source as Record<string, unknown>) ?? findMeetingLink(event as Record<string, unknown>),
 		attendees: attendeeNames((source.attendee ?? event.attendee) as VEvent["attendee"]),
+		organizer: organizerAddress(source.organizer ?? event.organizer),
+		invitees: Math.max(1, people((source.attendee ?? event.attendee) as VEvent["attendee"]).length),
 	};
+}
+
+/** ORGANIZER;CN=…:mailto:someone@example.com as its address. */
+function organizerAddress(value: unknown): string | null {
+	const raw = text(value);
+	if (!raw) return null;
+	return (
+		raw
+			.replace(/^mailto:/i, "")
+			.trim()
+			.toLowerCase() || null
+	);
+}
+
+/** ATTENDEE lines that are people (not rooms or resources). */
+function people(attendees: VEvent["attendee"]) {
+	const list = attendees === undefined ? [] : Array.isArray(attendees) ? attendees : [attendees];
+	return list.filter((a) => {
+		if (typeof a === "string") return true;
+		if (typeof a !== "object" || a === null) return false;
+		const { CUTYPE } = a.params ?? {};
+		return CUTYPE !== "ROOM" && CUTYPE !== "RESOURCE";
+	});
 }
 
 function singleOccurrence(event: VEvent, now: Date): Occurrence | null {
@@ -206,13 +237,11 @@ function text(value: ParameterValue | undefined | unknown): string | null {
 }
 
 function attendeeNames(attendees: VEvent["attendee"]): string[] {
-	const list = attendees === undefined ? [] : Array.isArray(attendees) ? attendees : [attendees];
 	const names = new Set<string>();
-	for (const attendee of list) {
+	for (const attendee of people(attendees)) {
 		if (names.size >= MAX_ATTENDEES) break;
 		if (typeof attendee !== "object" || attendee === null) continue;
-		const { CN, CUTYPE } = attendee.params ?? {};
-		if (CUTYPE === "ROOM" || CUTYPE === "RESOURCE") continue;
+		const { CN } = attendee.params ?? {};
 		const name = typeof CN === "string" ? CN.replace(/^"|"$/g, "").trim().slice(0, 200) : "";
 		// Outlook often sets CN to the address itself: that is an address, not a name.
 		if (name && !name.includes("@")) names.add(name);

@@ -23,6 +23,7 @@ import { announcePlanSteps } from "../meetings/status-writes";
 import { outboundPolicy } from "../outbound/url-guard";
 import { setting } from "../settings/deployment-defaults";
 import { armAheadMs, armImportedPlans, type RemovedPlan } from "./auto-join-arming";
+import { passesRules, rulesOf } from "./auto-join-rules";
 import {
 	creationSteps,
 	deleteMapping,
@@ -41,19 +42,23 @@ import {
 	upsertMapping,
 } from "./calendar-plans";
 import {
+	addressesOf,
 	eventMappingsOfUser,
 	feedAddress,
 	isoWithOffset,
 	nextSyncAt,
 	type SyncCounts,
 	type SyncStamp,
+	saveSyncCursor,
 	setNextSync,
 	takeSyncLease,
 	zeroCounts,
 } from "./calendar-store";
 import { recordSync } from "./connection-writes";
 import { fetchFeed } from "./feed-fetch";
-import { type ImportedEvent, importFeedInSteps } from "./ics-import";
+import { type FeedImport, type ImportedEvent, importFeedInSteps } from "./ics-import";
+import { importFromProvider } from "./oauth/provider-sync";
+import { keepPushChannel } from "./oauth/push";
 
 export interface SyncContext {
 	now: Date;
@@ -67,25 +72,14 @@ export async function syncConnection(env: Env, connection: CalendarConnectionRow
 	// not stay the first due connection and take every later batch down with it.
 	await setNextSync(env, connection.id, nextSyncAt(env, ctx.now));
 	try {
-		const address = await feedAddress(env, connection);
-		const feed = address
-			? await fetchFeed(address, outboundPolicy(env), {
-					maxBytes: setting(env, "CALENDAR_FEED_MAX_BYTES"),
-					timeoutMs: setting(env, "CALENDAR_FEED_TIMEOUT_S") * 1000,
-				})
-			: { ok: false as const, error: "No calendar feed address is set" };
-		const imported = feed.ok
-			? await importFeedInSteps(feed.text, {
-					now: ctx.now,
-					horizonMs: setting(env, "CALENDAR_IMPORT_HORIZON_DAYS") * 24 * 3600_000,
-					maxEvents: setting(env, "CALENDAR_FEED_MAX_EVENTS"),
-					maxInstances: setting(env, "CALENDAR_FEED_MAX_INSTANCES"),
-					maxMs: setting(env, "CALENDAR_IMPORT_BUDGET_MS"),
-				})
-			: feed;
+		const imported = connection.kind === "ics" ? await importIcs(env, connection, ctx) : await importFromProvider(env, connection, ctx.now);
 		if (imported.ok) {
-			counts = await reconcile(env, connection, imported.events, imported.unread, ctx);
+			const rules = rulesOf(connection);
+			const me = await addressesOf(env, connection);
+			const events = imported.events.filter((event) => passesRules(event, rules, me));
+			counts = await reconcile(env, connection, events, imported.unread, ctx);
 			error = imported.warning;
+			if ("cursor" in imported) await saveSyncCursor(env, connection.id, typeof imported.cursor === "string" ? imported.cursor : null);
 		} else error = imported.error;
 	} catch (err) {
 		// Internals stay in the log (without the address); the stamp says only that it failed.
@@ -105,7 +99,28 @@ export async function syncConnection(env: Env, connection: CalendarConnectionRow
 		lastCounts: counts,
 		nextSyncAt: nextSyncAt(env, ctx.now),
 	});
+	if (connection.kind !== "ics" && error === null) await keepPushChannel(env, connection, ctx.now);
 	return stamp;
+}
+
+/** An ICS connection's feed, fetched and imported within the deployment's limits. */
+async function importIcs(env: Env, connection: CalendarConnectionRow, ctx: SyncContext): Promise<FeedImport> {
+	const address = await feedAddress(env, connection);
+	const feed = address
+		? await fetchFeed(address, outboundPolicy(env), {
+				maxBytes: setting(env, "CALENDAR_FEED_MAX_BYTES"),
+				timeoutMs: setting(env, "CALENDAR_FEED_TIMEOUT_S") * 1000,
+			})
+		: { ok: false as const, error: "No calendar feed address is set" };
+	return feed.ok
+		? await importFeedInSteps(feed.text, {
+				now: ctx.now,
+				horizonMs: setting(env, "CALENDAR_IMPORT_HORIZON_DAYS") * 24 * 3600_000,
+				maxEvents: setting(env, "CALENDAR_FEED_MAX_EVENTS"),
+				maxInstances: setting(env, "CALENDAR_FEED_MAX_INSTANCES"),
+				maxMs: setting(env, "CALENDAR_IMPORT_BUDGET_MS"),
+			})
+		: feed;
 }
 
 export { takeSyncLease };

@@ -241,6 +241,35 @@ export const calendarConnections = sqliteTable("calendar_connections", {
 	lastCounts: text("last_counts", { mode: "json" }).$type<{ created: number; updated: number; cancelled: number }>(),
 	createdAt: text("created_at").notNull(),
 	updatedAt: text("updated_at").notNull(),
+	/** ics, google or microsoft (migration 0021). */
+	kind: text("kind").$type<CalendarKind>().notNull().default("ics"),
+	account: text("account"),
+	oauthTokensSealed: text("oauth_tokens_sealed"),
+	syncCursor: text("sync_cursor"),
+	organizerOnly: integer("organizer_only", { mode: "boolean" }).notNull().default(false),
+	minAttendees: integer("min_attendees"),
+	pushChannelId: text("push_channel_id"),
+	pushSecretHash: text("push_secret_hash"),
+	pushResourceId: text("push_resource_id"),
+	pushExpiresAt: text("push_expires_at"),
+});
+
+export type CalendarKind = "ics" | "google" | "microsoft";
+
+/** A calendar sign-in under way (migration 0021): single-use, ten minutes. */
+export const calendarOauthStates = sqliteTable("calendar_oauth_states", {
+	stateHash: text("state_hash").primaryKey(),
+	browserHash: text("browser_hash").notNull(),
+	userId: integer("user_id").notNull(),
+	provider: text("provider").$type<"google" | "microsoft">().notNull(),
+	verifierSealed: text("verifier_sealed").notNull(),
+	redirectUri: text("redirect_uri").notNull(),
+	name: text("name"),
+	autoJoin: integer("auto_join", { mode: "boolean" }).notNull().default(true),
+	botName: text("bot_name"),
+	returnTo: text("return_to").notNull(),
+	createdAt: text("created_at").notNull(),
+	expiresAt: text("expires_at").notNull(),
 });
 
 export const calendarEvents = sqliteTable(

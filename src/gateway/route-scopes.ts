@@ -168,6 +168,13 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["GET", "/usage/meetings", READ],
 
 	["GET", "/user/calendars", CALENDAR],
+	["GET", "/user/calendars/providers", CALENDAR],
+	["POST", "/user/calendars/oauth/:provider", CALENDAR],
+	// The browser comes back from the provider without a key: the single-use state binds it to the user.
+	["GET", "/calendars/oauth/callback", PUBLIC],
+	// Providers' change notifications, verified by the channel's token (Google) or clientState (Graph).
+	["POST", "/calendars/push/google", PUBLIC],
+	["POST", "/calendars/push/microsoft", PUBLIC],
 	["POST", "/user/calendars", CALENDAR],
 	["PATCH", "/user/calendars/:calendar_id", CALENDAR],
 	["DELETE", "/user/calendars/:calendar_id", CALENDAR],

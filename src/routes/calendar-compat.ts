@@ -29,6 +29,11 @@ const SingleCalendar = z
 
 const AggregateStamp = z.object({ last_sync: z.string(), last_error: z.string().nullable(), counts: SyncCountsSchema });
 
+/** The singular routes are the reference's one ICS feed: signed-in calendars are not theirs to change or disconnect. */
+async function activeFeeds(env: AppEnv["Bindings"], userId: number) {
+	return (await activeConnections(env, userId)).filter((row) => row.kind === "ics");
+}
+
 async function singleView(c: Context<AppEnv>, first: CalendarConnectionRow | undefined) {
 	const legacy = await legacyBotName(c.env, c.get("identity").userId);
 	return {
@@ -46,7 +51,7 @@ calendarCompatRoutes.openapi(
 		responses: { 200: jsonResponse(SingleCalendar, "The first active connection, masked, with the legacy bot name") },
 	}),
 	async (c) => {
-		const [first] = await activeConnections(c.env, c.get("identity").userId);
+		const [first] = await activeFeeds(c.env, c.get("identity").userId);
 		return c.json(await singleView(c, first), 200);
 	},
 );
@@ -79,7 +84,7 @@ calendarCompatRoutes.openapi(
 	async (c) => {
 		const body = c.req.valid("json");
 		const { userId } = c.get("identity");
-		let [first] = await activeConnections(c.env, userId);
+		let [first] = await activeFeeds(c.env, userId);
 		if (body.ics_url === undefined) {
 			// As the reference: without ics_url only the fields sent change, on the connection there is (none is made).
 			if (body.bot_name) await saveLegacyBotName(c.env, userId, body.bot_name);

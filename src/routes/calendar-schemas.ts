@@ -2,6 +2,17 @@ import { z } from "@hono/zod-openapi";
 
 /** The calendar schemas shared by the calendar routes and their singular compatibility aliases. */
 
+export const AutoJoinRules = z
+	.object({
+		organizer_only: z.boolean().openapi({ description: "Plan only meetings the calendar's owner organises" }),
+		min_attendees: z
+			.number()
+			.int()
+			.nullable()
+			.openapi({ description: "Plan only meetings with at least this many people invited; null: any" }),
+	})
+	.openapi("CalendarAutoJoinRules");
+
 export const CalendarConnection = z
 	.object({
 		id: z.string(),
@@ -11,6 +22,9 @@ export const CalendarConnection = z
 		auto_join: z.boolean(),
 		bot_name: z.string(),
 		enabled: z.boolean(),
+		kind: z.enum(["ics", "google", "microsoft"]),
+		account: z.string().nullable().openapi({ description: "The signed-in address (Google email, Microsoft UPN); null for ICS feeds" }),
+		auto_join_rules: AutoJoinRules,
 	})
 	.openapi("CalendarConnection");
 

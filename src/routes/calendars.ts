@@ -3,7 +3,7 @@ import { connectionView, findConnection, listConnections, requireSyncWired, stam
 import { createConnection, feedColumns, syncAtOnce, syncNow, updateConnection } from "../calendars/connections";
 import { disconnectCalendar } from "../calendars/disconnect";
 import type { CalendarConnectionRow } from "../db/schema";
-import { notFound } from "../errors";
+import { ApiError, notFound } from "../errors";
 import { CalendarConnection, CalendarConnectionWritten, calendarText, SyncStampSchema } from "./calendar-schemas";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
@@ -69,6 +69,12 @@ calendarRoutes.openapi(
 					auto_join: z.boolean().optional(),
 					bot_name: calendarText().optional(),
 					enabled: z.boolean().optional(),
+					auto_join_rules: z
+						.strictObject({
+							organizer_only: z.boolean().optional(),
+							min_attendees: z.number().int().min(1).max(1000).nullable().optional(),
+						})
+						.optional(),
 				}),
 			),
 		},
@@ -87,6 +93,13 @@ calendarRoutes.openapi(
 		if (body.auto_join !== undefined) values.autoJoin = body.auto_join;
 		if (body.bot_name !== undefined) values.botName = body.bot_name;
 		if (body.enabled !== undefined) values.enabled = body.enabled;
+		if (body.ics_url !== undefined && row.kind !== "ics")
+			throw new ApiError(422, "ics_url applies only to ICS calendars; this one is signed in");
+		const rules = body.auto_join_rules;
+		if (rules?.organizer_only !== undefined) values.organizerOnly = rules.organizer_only;
+		if (rules?.min_attendees !== undefined) values.minAttendees = rules.min_attendees;
+		// New rules apply to every event, not only changed ones: the next listing is a full one.
+		if (rules) values.syncCursor = null;
 		if (body.ics_url === null) Object.assign(values, { icsUrlSealed: null, icsUrlMasked: null });
 		else if (body.ics_url !== undefined) Object.assign(values, await feedColumns(c.env, body.ics_url));
 		const now = c.get("clock").now();

@@ -50,6 +50,13 @@ export const DEPLOYMENT_DEFAULTS = {
 	CALENDAR_IMPORT_BUDGET_MS: 10_000,
 	CALENDAR_IMPORT_HORIZON_DAYS: 90,
 	CALENDAR_ARM_AHEAD_S: 86_400,
+	/** Where the calendar providers you sign into answer (docs/api.md#calendars-you-sign-into); tests point them at local servers. */
+	GOOGLE_ACCOUNTS_BASE_URL: "https://accounts.google.com",
+	GOOGLE_OAUTH_BASE_URL: "https://oauth2.googleapis.com",
+	GOOGLE_API_BASE_URL: "https://www.googleapis.com",
+	MICROSOFT_LOGIN_BASE_URL: "https://login.microsoftonline.com",
+	MICROSOFT_TENANT: "common",
+	GRAPH_BASE_URL: "https://graph.microsoft.com",
 	WORKSPACE_CLONE_MAX_DOWNLOAD_BYTES: 30 * MiB,
 	WORKSPACE_CLONE_MAX_UNPACKED_BYTES: 100 * MiB,
 	WORKSPACE_CLONE_MAX_FILE_BYTES: 25 * MiB,

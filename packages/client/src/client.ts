@@ -189,6 +189,11 @@ export function createClient(options: ClientOptions) {
 		disconnect: (calendarId: string) => call(transport, "delete", "/user/calendars/{calendar_id}", { path: { calendar_id: calendarId } }),
 		sync: (calendarId: string) => call(transport, "post", "/user/calendars/{calendar_id}/sync", { path: { calendar_id: calendarId } }),
 		lastSync: (calendarId: string) => call(transport, "get", "/user/calendars/{calendar_id}/sync", { path: { calendar_id: calendarId } }),
+		/** The calendar providers you can sign into (Google, Microsoft 365) and whether this deployment offers them. */
+		providers: () => call(transport, "get", "/user/calendars/providers"),
+		/** Starts a sign-in: send the browser to `authorization_url`; it comes back to `return_to` with `?calendar=<id>`. */
+		signIn: (provider: "google" | "microsoft", body: BodyOf<"/user/calendars/oauth/{provider}", "post"> = {}) =>
+			call(transport, "post", "/user/calendars/oauth/{provider}", { path: { provider }, body }),
 		/** The single-calendar form of the reference API (`/user/calendar`). */
 		primary: {
 			get: () => call(transport, "get", "/user/calendar"),

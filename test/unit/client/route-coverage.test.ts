@@ -10,6 +10,9 @@ import clientSource from "../../../packages/client/src/client.ts?raw";
 const LEFT_OUT: Record<string, string> = {
 	"GET /agent/workspace/repo.git/info/refs": "git smart HTTP: `git clone` speaks it (docs/workspace.md)",
 	"POST /agent/workspace/repo.git/git-upload-pack": "git smart HTTP: `git clone` speaks it (docs/workspace.md)",
+	"GET /calendars/oauth/callback": "the browser comes back to it from the provider's sign-in page (docs/api.md#calendars-you-sign-into)",
+	"POST /calendars/push/google": "Google's push channels call it (docs/api.md#calendars-you-sign-into)",
+	"POST /calendars/push/microsoft": "Graph's change notifications call it (docs/api.md#calendars-you-sign-into)",
 };
 
 describe("the typed client", () => {

@@ -43,6 +43,9 @@ describe("calendar connections", () => {
 			auto_join: true,
 			bot_name: "Notetaker",
 			enabled: true,
+			kind: "ics",
+			account: null,
+			auto_join_rules: { organizer_only: false, min_attendees: null },
 		});
 		const listed = await call("GET", "/user/calendars", { headers });
 		const text = await listed.text();
