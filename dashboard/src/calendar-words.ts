@@ -20,7 +20,7 @@ export interface AutoJoinRules {
  * A connection as the page reads it: the declared fields, and those of deployments with
  * calendar sign-in (`kind`, `account`, `auto_join_rules`), each absent on older ones.
  */
-export type CalendarView = Calendar & {
+export type CalendarView = Omit<Calendar, "kind" | "account" | "auto_join_rules"> & {
 	kind?: CalendarKind;
 	account?: string | null;
 	auto_join_rules?: Partial<AutoJoinRules> | null;

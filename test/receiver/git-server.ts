@@ -99,13 +99,19 @@ function authorized(header: string | undefined, token: string): boolean {
 	return decoded.slice(decoded.indexOf(":") + 1) === token;
 }
 
+function withoutGitLocation(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+	const { GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, GIT_COMMON_DIR, ...rest } = env;
+	return rest;
+}
+
 /** git in `cwd`, with a fixed author. */
 function runGit(cwd: string, ...args: string[]) {
 	return execFileSync("git", args, {
 		cwd,
 		stdio: "pipe",
 		env: {
-			...process.env,
+			// A git hook or `rebase --exec` exports GIT_DIR: the fixture must never reach the enclosing repository.
+			...withoutGitLocation(process.env),
 			GIT_AUTHOR_NAME: "Fixture",
 			GIT_AUTHOR_EMAIL: "fixture@example.com",
 			GIT_COMMITTER_NAME: "Fixture",
