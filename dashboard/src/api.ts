@@ -79,24 +79,6 @@ const keyFetch =
 const clientFor = (signal?: AbortSignal): MeetbotClient =>
 	createClient({ baseUrl: location.origin, apiKey: session.key, fetch: keyFetch(signal) });
 
-/**
- * A route the typed client does not declare yet (one a newer deployment adds), called as the
- * client calls: the key in its header, a refusal thrown as the client's MeetbotApiError. For
- * calendar sign-in (dashboard/src/calendar-sign-in.ts) until its routes are in the OpenAPI document.
- */
-export async function undeclaredCall<T>(method: "GET" | "POST" | "PATCH", path: string, body?: unknown): Promise<T> {
-	const key = session.key();
-	const headers: Record<string, string> = { ...(key ? { "X-API-Key": key } : {}) };
-	if (body !== undefined) headers["content-type"] = "application/json";
-	const response = await keyFetch()(`${location.origin}${path}`, {
-		method,
-		headers,
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	if (!response.ok) throw await errorFromResponse(response, `${method} ${path}`);
-	return (await response.json()) as T;
-}
-
 /** The API with this tab's key, read as each call is sent (none while signed out). */
 export const api = clientFor();
 

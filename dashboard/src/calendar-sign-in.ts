@@ -1,11 +1,13 @@
 /**
  * Calendar sign-in (Google Calendar, Microsoft 365) as the Worker offers it
- * (docs/api.md#calendars): which providers the deployment has a client for, and the start of
- * the authorization-code flow, whose `authorization_url` the page goes to. The provider sends
- * the browser back to `return_to` with `calendar=<id>` or an error marker (calendar-words.ts).
+ * (docs/api.md#calendars-you-sign-into): which providers the deployment has a client for, and the
+ * start of the authorization-code flow, whose `authorization_url` the page goes to. The start is a
+ * same-origin fetch (the client leaves `credentials` at its default), so the sign-in cookie it sets
+ * comes back with this browser to the callback. The provider sends the browser back to
+ * `return_to` with `calendar=<id>` or an error marker (calendar-words.ts).
  */
 import { MeetbotApiError } from "@meetbot/client";
-import { undeclaredCall } from "./api";
+import { api } from "./api";
 import type { CalendarProvider } from "./calendar-words";
 
 /** Where the provider sends the browser back: the Calendars page, a hash route like every page. */
@@ -14,11 +16,8 @@ export const SIGN_IN_RETURN_TO = "/#/calendars";
 /** The providers this deployment can sign in to; none on a deployment without sign-in (its 404). */
 export async function configuredProviders(): Promise<CalendarProvider[]> {
 	try {
-		const { providers } = await undeclaredCall<{ providers: { id: CalendarProvider; configured: boolean }[] }>(
-			"GET",
-			"/user/calendars/providers",
-		);
-		return providers.filter((p) => p.configured && (p.id === "google" || p.id === "microsoft")).map((p) => p.id);
+		const { providers } = await api.calendars.providers();
+		return providers.filter((p) => p.configured).map((p) => p.id);
 	} catch (err) {
 		// An older deployment has no such route; PATCH-only /user/calendars/{id} may answer a GET with 405.
 		if (err instanceof MeetbotApiError && (err.status === 404 || err.status === 405)) return [];
@@ -33,11 +32,7 @@ export async function startSignIn(
 		location.href = url;
 	},
 ): Promise<void> {
-	const { authorization_url } = await undeclaredCall<{ authorization_url: string }>(
-		"POST",
-		`/user/calendars/oauth/${encodeURIComponent(provider)}`,
-		{ return_to: SIGN_IN_RETURN_TO },
-	);
+	const { authorization_url } = await api.calendars.signIn(provider, { return_to: SIGN_IN_RETURN_TO });
 	// Only a web address is followed: never a script URL, whatever the answer held.
 	if (!/^https?:\/\//i.test(authorization_url)) throw new Error("The sign-in answer held no web address to go to");
 	go(authorization_url);

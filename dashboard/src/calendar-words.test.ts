@@ -20,10 +20,13 @@ const ics: CalendarView = {
 	auto_join: true,
 	bot_name: "Notetaker",
 	enabled: true,
+	kind: "ics",
+	account: null,
+	auto_join_rules: { organizer_only: false, min_attendees: null },
 };
 
 describe("calendar words", () => {
-	it("names the kind and the source, an older deployment's connection being an ICS feed", () => {
+	it("names the kind and the source", () => {
 		expect(kindWords(ics)).toBe("ICS feed");
 		expect(sourceWords(ics)).toBe("calendar.example/….ics");
 		const google: CalendarView = { ...ics, kind: "google", account: "alice@example.com", ics_url_set: false, ics_url_masked: null };
@@ -32,11 +35,11 @@ describe("calendar words", () => {
 		expect(kindWords({ ...ics, kind: "microsoft" })).toBe("Microsoft 365");
 	});
 
-	it("says the rules, or nothing when the deployment has none", () => {
-		expect(rulesWords(undefined)).toBeNull();
+	it("says the rules", () => {
 		expect(rulesWords({ organizer_only: false, min_attendees: null })).toBe("Joins every meeting with a link");
 		expect(rulesWords({ organizer_only: true, min_attendees: 3 })).toBe("Joins only meetings you organise, with at least 3 attendees");
-		expect(rulesWords({ min_attendees: 2 })).toBe("Joins at least 2 attendees");
+		expect(rulesWords({ organizer_only: false, min_attendees: 2 })).toBe("Joins meetings with at least 2 attendees");
+		expect(rulesWords({ organizer_only: true, min_attendees: null })).toBe("Joins only meetings you organise");
 	});
 
 	it("says what a sync did, and what adding a calendar did", () => {

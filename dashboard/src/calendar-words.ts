@@ -7,24 +7,14 @@
 import { MeetbotApiError } from "@meetbot/client";
 import type { Calendar, SyncStamp } from "./types";
 
-export type CalendarKind = "ics" | "google" | "microsoft";
+export type CalendarKind = Calendar["kind"];
 /** A sign-in provider the deployment may offer (GET /user/calendars/providers). */
 export type CalendarProvider = Exclude<CalendarKind, "ics">;
 
-export interface AutoJoinRules {
-	organizer_only: boolean;
-	min_attendees: number | null;
-}
+export type AutoJoinRules = Calendar["auto_join_rules"];
 
-/**
- * A connection as the page reads it: the declared fields, and those of deployments with
- * calendar sign-in (`kind`, `account`, `auto_join_rules`), each absent on older ones.
- */
-export type CalendarView = Omit<Calendar, "kind" | "account" | "auto_join_rules"> & {
-	kind?: CalendarKind;
-	account?: string | null;
-	auto_join_rules?: Partial<AutoJoinRules> | null;
-};
+/** A connection as the page reads it: the declared one (the Worker serves this page with its API). */
+export type CalendarView = Calendar;
 
 const KIND_WORDS: Record<CalendarKind, string> = {
 	ics: "ICS feed",
@@ -35,7 +25,7 @@ const KIND_WORDS: Record<CalendarKind, string> = {
 export const PROVIDER_WORDS: Record<CalendarProvider, string> = { google: "Google", microsoft: "Microsoft" };
 
 export function kindWords(calendar: CalendarView): string {
-	return KIND_WORDS[calendar.kind ?? "ics"] ?? "Calendar";
+	return KIND_WORDS[calendar.kind];
 }
 
 /** Where it comes from: the signed-in account, else the feed's masked address. */
@@ -48,13 +38,11 @@ export function autoJoinWords(calendar: CalendarView): string {
 	return calendar.auto_join ? `Joins its meetings by itself, as ${calendar.bot_name}` : "Does not join by itself";
 }
 
-/** The rules in words, or null when the deployment has none (an older one) or they let every meeting in. */
-export function rulesWords(rules: Partial<AutoJoinRules> | null | undefined): string | null {
-	if (!rules) return null;
-	const parts: string[] = [];
-	if (rules.organizer_only) parts.push("only meetings you organise");
-	if (typeof rules.min_attendees === "number" && rules.min_attendees > 1) parts.push(`at least ${rules.min_attendees} attendees`);
-	return parts.length > 0 ? `Joins ${parts.join(", with ")}` : "Joins every meeting with a link";
+/** The rules in words: which meetings the calendar's plans keep. */
+export function rulesWords(rules: AutoJoinRules): string {
+	const size = rules.min_attendees !== null && rules.min_attendees > 1 ? `with at least ${rules.min_attendees} attendees` : null;
+	if (!rules.organizer_only) return size ? `Joins meetings ${size}` : "Joins every meeting with a link";
+	return size ? `Joins only meetings you organise, ${size}` : "Joins only meetings you organise";
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, undeclaredCall } from "../api";
+import { api } from "../api";
 import {
 	type AutoJoinRules,
 	autoJoinWords,
@@ -93,10 +93,8 @@ function CalendarRowView(props: { row: CalendarRow; canAct: boolean; onChanged: 
 			</td>
 			<td data-label="Auto-join">
 				<div>{autoJoinWords(calendar)}</div>
-				{rulesWords(calendar.auto_join_rules) ? <div class="muted">{rulesWords(calendar.auto_join_rules)}</div> : null}
-				{calendar.auto_join_rules && props.canAct ? (
-					<RulesEditor calendar={calendar} onSaved={(words) => props.onChanged({ words, plansChanged: true })} />
-				) : null}
+				<div class="muted">{rulesWords(calendar.auto_join_rules)}</div>
+				{props.canAct ? <RulesEditor calendar={calendar} onSaved={(words) => props.onChanged({ words, plansChanged: true })} /> : null}
 			</td>
 			<td data-label="Last sync">
 				{lastSync ? <div>{planTime(lastSync.last_sync)}</div> : <div>Not synced yet</div>}
@@ -136,11 +134,11 @@ function CalendarRowView(props: { row: CalendarRow; canAct: boolean; onChanged: 
 	);
 }
 
-/** A signed-in calendar's auto-join rules (deployments with calendar sign-in), saved by PATCH. */
+/** A signed-in calendar's auto-join rules, saved by PATCH. */
 function RulesEditor(props: { calendar: CalendarView; onSaved: (words: string) => void }) {
-	const rules = props.calendar.auto_join_rules ?? {};
-	const [organizerOnly, setOrganizerOnly] = useState(rules.organizer_only === true);
-	const [minAttendees, setMinAttendees] = useState(typeof rules.min_attendees === "number" ? String(rules.min_attendees) : "");
+	const rules = props.calendar.auto_join_rules;
+	const [organizerOnly, setOrganizerOnly] = useState(rules.organizer_only);
+	const [minAttendees, setMinAttendees] = useState(rules.min_attendees === null ? "" : String(rules.min_attendees));
 	const [busy, setBusy] = useState(false);
 	const [error, setError] = useState<string | null>(null);
 
@@ -153,8 +151,7 @@ function RulesEditor(props: { calendar: CalendarView; onSaved: (words: string) =
 				organizer_only: organizerOnly,
 				min_attendees: minAttendees.trim() ? Number(minAttendees) : null,
 			};
-			// Not declared by the typed client until the sign-in routes are in its document.
-			await undeclaredCall("PATCH", `/user/calendars/${encodeURIComponent(props.calendar.id)}`, { auto_join_rules });
+			await api.calendars.update(props.calendar.id, { auto_join_rules });
 			props.onSaved(`Auto-join rules of ${props.calendar.name} saved.`);
 		} catch (err) {
 			setError(calendarRefusal(err));
