@@ -3,7 +3,8 @@
  * dev`: an ICS calendar served by the local receiver (a real HTTP server, reached through the
  * outbound guard, which the e2e gateway lets reach loopback) is added from the form, and its plans
  * show at once with their times in the reader's zone; then synced, disabled, enabled and removed.
- * Calendar sign-in buttons stay hidden on a deployment without its routes.
+ * Calendar sign-in buttons stay hidden on a deployment without a provider's client (this gateway;
+ * dashboard-calendar-sign-in.test.ts signs in on one with them).
  * Screenshots go to .local/artifacts/dashboard/.
  */
 import type { Browser, Page } from "puppeteer-core";
@@ -102,12 +103,19 @@ describe("the Calendars page", () => {
 		await seeText(page, "No calendars yet");
 	});
 
-	it("offers no calendar sign-in on a deployment without it (its providers route answers 404)", async () => {
+	it("offers no calendar sign-in on a deployment without a provider's client", async () => {
 		await eventually("the providers route to be asked", async () =>
 			log.responses.find((r) => new URL(r.url).pathname === "/user/calendars/providers"),
 		);
 		const asked = log.responses.find((r) => new URL(r.url).pathname === "/user/calendars/providers");
-		expect(asked?.status).toBe(404);
+		// Asked and answered: every provider is there, none configured.
+		expect(asked?.status).toBe(200);
+		expect((await api("GET", "/user/calendars/providers", { key })).body).toEqual({
+			providers: [
+				{ id: "google", configured: false },
+				{ id: "microsoft", configured: false },
+			],
+		});
 		await seeText(page, "Add an ICS calendar");
 		expect(await visibleText(page)).not.toContain("Sign in with");
 		expect(await page.$(".calendar-sign-in")).toBeNull();

@@ -19,6 +19,9 @@ import {
 } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
 import { startGitServer } from "../receiver/git-server.ts";
+import { GOOGLE_TEST_CLIENT, MICROSOFT_TEST_CLIENT } from "../receiver/global-setup.ts";
+import { startGoogleCalendarServer } from "../receiver/google-calendar-server.ts";
+import { startGraphCalendarServer } from "../receiver/graph-calendar-server.ts";
 import { startModelServer } from "../receiver/model-server.ts";
 import { startWebhookReceiver } from "../receiver/webhook-receiver.ts";
 
@@ -34,6 +37,9 @@ declare module "vitest" {
 		gitServerToken: string;
 		/** The operator's FLEET_METRICS_TOKEN at the simulated gateway (join health, fleet metrics). */
 		fleetMetricsToken: string;
+		/** The local Google Calendar and Microsoft Graph the real bots' gateway signs in to (calendars you sign into). */
+		googleCalendarUrl: string;
+		graphCalendarUrl: string;
 		/** The bot host the tests play at the simulated gateway (simulated-bot.ts), and its credential. */
 		simulatedHost: { id: string; credential: string };
 	}
@@ -79,10 +85,26 @@ export default async function setup(project: TestProject) {
 	const spawnQueue = await startSpawnQueue();
 	const [simulatedPort, realPort, botHostPort, sandboxPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
 	const realUrl = `http://127.0.0.1:${realPort}`;
+	// Calendar sign-in is configured on the real bots' gateway only, so the simulated one shows a
+	// deployment without it; the providers know that gateway's callback as its registered redirect URI.
+	const callback = [`${realUrl}/calendars/oauth/callback`];
+	const google = await startGoogleCalendarServer({ ...GOOGLE_TEST_CLIENT, redirectUris: callback });
+	const graph = await startGraphCalendarServer({ ...MICROSOFT_TEST_CLIENT, redirectUris: callback });
+	const calendarSignIn = {
+		GOOGLE_CLIENT_ID: GOOGLE_TEST_CLIENT.clientId,
+		GOOGLE_CLIENT_SECRET: GOOGLE_TEST_CLIENT.clientSecret,
+		GOOGLE_ACCOUNTS_BASE_URL: google.url,
+		GOOGLE_OAUTH_BASE_URL: google.url,
+		GOOGLE_API_BASE_URL: google.url,
+		MICROSOFT_CLIENT_ID: MICROSOFT_TEST_CLIENT.clientId,
+		MICROSOFT_CLIENT_SECRET: MICROSOFT_TEST_CLIENT.clientSecret,
+		MICROSOFT_LOGIN_BASE_URL: graph.url,
+		GRAPH_BASE_URL: graph.url,
+	};
 	const [simulated, real] = await Promise.all([
 		// The receiver stands in for the spawn queue's HTTP API; tests claim as the host (simulated-bot.ts).
 		gatewayWith(simulatedPort, { SPAWN_QUEUE_URL: `${receiver.url}/spawn-queue/client/v4/accounts/e2e/queues/bot-spawns` }),
-		gatewayWith(realPort, spawnQueue.gatewayVars),
+		gatewayWith(realPort, { ...spawnQueue.gatewayVars, ...calendarSignIn }),
 	]);
 	// Each host has a credential of its own, minted by the admin route as an operator would.
 	const simulatedHostId = "e2e-simulated-host";
@@ -112,6 +134,8 @@ export default async function setup(project: TestProject) {
 	project.provide("modelServerUrl", model.url);
 	project.provide("gitServerUrl", gitServer.url);
 	project.provide("gitServerToken", gitServer.token);
+	project.provide("googleCalendarUrl", google.url);
+	project.provide("graphCalendarUrl", graph.url);
 	project.provide("simulatedHost", { id: simulatedHostId, credential: simulatedHostCredential });
 	return async () => {
 		await stopBotHost(botHost);
@@ -121,6 +145,8 @@ export default async function setup(project: TestProject) {
 		await receiver.close();
 		await model.close();
 		await gitServer.close();
+		await google.close();
+		await graph.close();
 		for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
 	};
 }
