@@ -241,7 +241,7 @@ describe("webhook delivery history", () => {
 
 	it("is an empty list when no attempt is recorded", async () => {
 		const { headers } = await userWithKey();
-		expect(await (await call("GET", "/user/webhook/deliveries", { headers })).json()).toEqual({ deliveries: [] });
+		expect(await (await call("GET", "/user/webhook/deliveries", { headers })).json()).toEqual({ deliveries: [], next_cursor: null });
 	});
 });
 

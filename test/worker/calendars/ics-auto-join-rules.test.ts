@@ -21,6 +21,8 @@ describe("auto-join rules on ICS calendars", () => {
 	it("plans only meetings the account's own address organises, and those with at least N attendees (rooms not counted)", async () => {
 		const { user, headers } = await userWithKey("bot");
 		const feed = newFeed();
+		// Connected before its feed is served, so its sync at once plans nothing before the rules are set.
+		const connection = await connect(headers, feed);
 		const [mine, theirs, big, roomed] = [meetCode(), meetCode(), meetCode(), meetCode()];
 		// Organised by the account (its address in other case), with only a room and a resource invited: one person.
 		const room = vevent({ UID: "room", DTSTART: utcIn(5), DTEND: utcIn(6), LOCATION: `https://meet.google.com/${roomed}` }).replace(
@@ -36,7 +38,6 @@ describe("auto-join rules on ICS calendars", () => {
 				room,
 			),
 		);
-		const connection = await connect(headers, feed);
 		const patched = await call("PATCH", `/user/calendars/${connection.id}`, {
 			headers,
 			json: { auto_join_rules: { organizer_only: true, min_attendees: 3 } },

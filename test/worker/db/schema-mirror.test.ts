@@ -20,6 +20,8 @@ const RAW_ONLY_TABLES = [
 	"search_changes",
 	"transcript_versions",
 	"transcription_usage",
+	"transcription_usage_meetings",
+	"usage_caps",
 ];
 
 interface ColumnInfo {

@@ -11,7 +11,7 @@ import { LIVE_FEED_STORAGE } from "../../../durable-objects/live-feed/storage";
 import { FeedSubscriptions, refKey } from "../../../durable-objects/live-feed/subscriptions";
 import { meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
-import { calendar, connect, newFeed, serveFeed, sync, utcIn, vevent } from "../calendars/feeds";
+import { calendar, connect, firstSync, newFeed, serveFeed, utcIn, vevent } from "../calendars/feeds";
 import { call, sharedWorkspace, userWithKey } from "../support";
 import { openSocket, SimulatedBot, type SocketClient, spawnRequestFor } from "./bot-sim";
 import { createPlan, liveMeeting, meetUrl, segment, sendBot } from "./helpers";
@@ -75,8 +75,8 @@ describe("/ws subscribe to a link with no meeting yet", () => {
 			feed,
 			calendar(vevent({ UID: "w@x", DTSTART: utcIn(3), DURATION: "PT30M", SUMMARY: "Sync", LOCATION: meetUrl(synced) })),
 		);
-		const cal = await connect(headers, feed);
-		expect((await sync(headers, cal.id)).counts).toMatchObject({ created: 1 });
+		// A new calendar syncs at once: its plan exists when the connection is answered.
+		expect(firstSync(await connect(headers, feed)).counts).toMatchObject({ created: 1 });
 		const listed = (await (await call("GET", "/meetings", { headers })).json()) as {
 			meetings: { id: number; native_meeting_id: string }[];
 		};

@@ -120,6 +120,14 @@ describe("an address stored before the policy changed", () => {
 		await env.DB.prepare("UPDATE account_settings SET webhook_url = ? WHERE user_id = ?").bind("http://vm:29010/hook", user.id).run();
 		const event = { event_id: crypto.randomUUID(), event_type: "meeting.completed" as const, meeting_id: null, body: "{}" };
 		const report = await attemptDelivery(STRICT, user.id, event, { attempt: 1, willRetry: true });
-		expect(report).toEqual({ outcome: "blocked", retry: false, status_code: null, target_host: "vm", recorded: true });
+		expect(report).toEqual({
+			outcome: "blocked",
+			retry: false,
+			status_code: null,
+			target_host: "vm",
+			recorded: true,
+			duration_ms: null,
+			error: "the outbound guard refused the address",
+		});
 	});
 });
