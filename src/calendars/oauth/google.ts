@@ -17,7 +17,8 @@ import {
 	ProviderFailure,
 	ProviderUnauthorized,
 	providerCall,
-	tokenSetOf,
+	requestTokens,
+	type TokenClient,
 } from "./provider-http";
 
 const LABEL = "Google Calendar";
@@ -31,6 +32,12 @@ const CHANNEL_TTL_S = 7 * 24 * 3600;
 const accounts = (env: Env) => baseUrl(setting(env, "GOOGLE_ACCOUNTS_BASE_URL"));
 const oauth = (env: Env) => baseUrl(setting(env, "GOOGLE_OAUTH_BASE_URL"));
 const api = (env: Env) => `${baseUrl(setting(env, "GOOGLE_API_BASE_URL"))}/calendar/v3`;
+const tokenClient = (env: Env): TokenClient => ({
+	label: LABEL,
+	tokenUrl: `${oauth(env)}/token`,
+	clientId: env.GOOGLE_CLIENT_ID ?? "",
+	clientSecret: env.GOOGLE_CLIENT_SECRET ?? "",
+});
 
 function checked(answer: ProviderAnswer, what: string): Record<string, unknown> {
 	if (answer.status === 401) throw new ProviderUnauthorized(`${LABEL} refused the access token`);
@@ -73,35 +80,17 @@ export const google: CalendarProvider = {
 	},
 
 	async exchangeCode(env, grant, now) {
-		const answer = await providerCall(
-			LABEL,
-			`${oauth(env)}/token`,
-			formBody({
-				code: grant.code,
-				client_id: env.GOOGLE_CLIENT_ID ?? "",
-				client_secret: env.GOOGLE_CLIENT_SECRET ?? "",
-				redirect_uri: grant.redirectUri,
-				grant_type: "authorization_code",
-				code_verifier: grant.verifier,
-			}),
+		const { answer, tokens } = await requestTokens(
+			tokenClient(env),
+			{ code: grant.code, redirect_uri: grant.redirectUri, grant_type: "authorization_code", code_verifier: grant.verifier },
+			now,
 		);
-		const tokens = tokenSetOf(LABEL, answer, now);
 		const email = idTokenClaims(answer.body.id_token).email;
 		return { tokens, account: typeof email === "string" ? email : null };
 	},
 
 	async refresh(env, refreshToken, now) {
-		const answer = await providerCall(
-			LABEL,
-			`${oauth(env)}/token`,
-			formBody({
-				client_id: env.GOOGLE_CLIENT_ID ?? "",
-				client_secret: env.GOOGLE_CLIENT_SECRET ?? "",
-				refresh_token: refreshToken,
-				grant_type: "refresh_token",
-			}),
-		);
-		return tokenSetOf(LABEL, answer, now);
+		return (await requestTokens(tokenClient(env), { refresh_token: refreshToken, grant_type: "refresh_token" }, now)).tokens;
 	},
 
 	async listEvents(env, accessToken, cursor, window) {

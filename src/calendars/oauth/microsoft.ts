@@ -15,13 +15,13 @@ import type { CalendarProvider, EventListing, ListingWindow } from "./calendar-p
 import { importedEvent, instant, list, record } from "./event-shape";
 import {
 	baseUrl,
-	formBody,
 	idTokenClaims,
 	type ProviderAnswer,
 	ProviderFailure,
 	ProviderUnauthorized,
 	providerCall,
-	tokenSetOf,
+	requestTokens,
+	type TokenClient,
 } from "./provider-http";
 
 const LABEL = "Microsoft 365";
@@ -33,6 +33,12 @@ const SUBSCRIPTION_MINUTES = 4230;
 
 const login = (env: Env) =>
 	`${baseUrl(setting(env, "MICROSOFT_LOGIN_BASE_URL"))}/${encodeURIComponent(setting(env, "MICROSOFT_TENANT"))}/oauth2/v2.0`;
+const tokenClient = (env: Env): TokenClient => ({
+	label: LABEL,
+	tokenUrl: `${login(env)}/token`,
+	clientId: env.MICROSOFT_CLIENT_ID ?? "",
+	clientSecret: env.MICROSOFT_CLIENT_SECRET ?? "",
+});
 const graph = (env: Env) => `${baseUrl(setting(env, "GRAPH_BASE_URL"))}/v1.0`;
 
 function checked(answer: ProviderAnswer, what: string): Record<string, unknown> {
@@ -71,38 +77,25 @@ export const microsoft: CalendarProvider = {
 	},
 
 	async exchangeCode(env, grant, now) {
-		const answer = await providerCall(
-			LABEL,
-			`${login(env)}/token`,
-			formBody({
-				client_id: env.MICROSOFT_CLIENT_ID ?? "",
-				client_secret: env.MICROSOFT_CLIENT_SECRET ?? "",
+		const { answer, tokens } = await requestTokens(
+			tokenClient(env),
+			{
 				scope: SCOPES,
 				code: grant.code,
 				redirect_uri: grant.redirectUri,
 				grant_type: "authorization_code",
 				code_verifier: grant.verifier,
-			}),
+			},
+			now,
 		);
-		const tokens = tokenSetOf(LABEL, answer, now);
 		const claims = idTokenClaims(answer.body.id_token);
 		const account = claims.preferred_username ?? claims.email;
 		return { tokens, account: typeof account === "string" ? account : null };
 	},
 
 	async refresh(env, refreshToken, now) {
-		const answer = await providerCall(
-			LABEL,
-			`${login(env)}/token`,
-			formBody({
-				client_id: env.MICROSOFT_CLIENT_ID ?? "",
-				client_secret: env.MICROSOFT_CLIENT_SECRET ?? "",
-				scope: SCOPES,
-				refresh_token: refreshToken,
-				grant_type: "refresh_token",
-			}),
-		);
-		return tokenSetOf(LABEL, answer, now);
+		const grant = { scope: SCOPES, refresh_token: refreshToken, grant_type: "refresh_token" };
+		return (await requestTokens(tokenClient(env), grant, now)).tokens;
 	},
 
 	async listEvents(env, accessToken, cursor, window) {

@@ -77,6 +77,28 @@ export const formBody = (fields: Record<string, string>) => ({
 	body: new URLSearchParams(fields).toString(),
 });
 
+/** The deployment's client at a provider's token endpoint. */
+export interface TokenClient {
+	label: string;
+	tokenUrl: string;
+	clientId: string;
+	clientSecret: string;
+}
+
+/** One grant at the token endpoint with the client's credentials: the answer (for its ID token) and its tokens. */
+export async function requestTokens(
+	client: TokenClient,
+	grant: Record<string, string>,
+	now: number,
+): Promise<{ answer: ProviderAnswer; tokens: TokenSet }> {
+	const answer = await providerCall(
+		client.label,
+		client.tokenUrl,
+		formBody({ client_id: client.clientId, client_secret: client.clientSecret, ...grant }),
+	);
+	return { answer, tokens: tokenSetOf(client.label, answer, now) };
+}
+
 /**
  * The claims of an ID token from the token endpoint. Its signature is not checked: it came
  * straight from the provider's token endpoint over TLS, which OpenID Connect Core 3.1.3.7 lets
