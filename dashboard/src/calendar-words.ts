@@ -6,6 +6,7 @@
  */
 import { MeetbotApiError } from "@meetbot/client";
 import type { Calendar, SyncStamp } from "./types";
+import { detailWords, fieldWords } from "./words";
 
 export type CalendarKind = Calendar["kind"];
 /** A sign-in provider the deployment may offer (GET /user/calendars/providers). */
@@ -64,29 +65,20 @@ export function addedWords(name: string, sync: SyncStamp | null | undefined): st
 	return `Calendar ${name} added and synced: ${countsWords(sync.counts).toLowerCase()}.`;
 }
 
-/** The calendar routes' fields as the page labels them. */
-const FIELD_WORDS: Record<string, string> = {
-	name: "Calendar name",
-	ics_url: "ICS address",
-	auto_join: "Join meetings by itself",
-	bot_name: "Bot name",
-	enabled: "Enabled",
-	auto_join_rules: "Auto-join rules",
-	organizer_only: "Only meetings I organise",
-	min_attendees: "At least this many attendees",
-	return_to: "Return address",
-};
-
-/** A refusal in people's words: the API's sentence, or the field's label and what is wrong with it. */
+/**
+ * A refusal in people's words: the API's sentence, or the innermost field a person filled in
+ * ("At least this many attendees", not "Auto-join rules, …"), named by the dashboard's one field table.
+ */
 export function calendarRefusal(error: unknown): string {
 	if (!(error instanceof MeetbotApiError)) return error instanceof Error ? error.message : String(error);
 	const { detail, status } = error;
-	if (typeof detail === "string") return detail;
+	if (typeof detail === "string") return detailWords(detail);
 	const first = detail[0];
 	if (!first) return `The request was refused (HTTP ${status})`;
-	const field = [...first.loc].reverse().find((part): part is string => typeof part === "string" && part in FIELD_WORDS);
+	const innermost = [...first.loc].reverse().find((part): part is string => typeof part === "string" && !/^\d+$/.test(part));
+	const field = innermost ? fieldWords([innermost]) : "";
 	const message = first.msg || "is not valid";
-	return field ? `${FIELD_WORDS[field]}: ${message}` : message;
+	return field ? `${field}: ${message}` : message;
 }
 
 /** OAuth 2.0's error codes (RFC 6749, 4.1.2.1) as a person would put them. */
