@@ -148,10 +148,13 @@ export interface CapsStanding {
 	storage_bytes: CapStanding | null;
 }
 
-/** Minutes bots spent in meetings (admitted, up to now for live ones) in [fromMs, nowMs). */
-async function botMinutesSince(env: Env, userId: number, fromMs: number, nowMs: number): Promise<number> {
-	const meetings = await meetingTimesBetween(env, userId, iso(fromMs), iso(nowMs + 1));
-	return minutes(meetings.reduce((sum, m) => sum + secondsIn(m, nowMs, fromMs, nowMs + 1).inMeeting, 0));
+/**
+ * Minutes bots spent in meetings (admitted, up to now for live ones) since each of `starts`, up
+ * to now: the meetings are read once, from the earliest start (today's count is within the month's).
+ */
+async function botMinutesSince(env: Env, userId: number, starts: number[], nowMs: number): Promise<number[]> {
+	const meetings = await meetingTimesBetween(env, userId, iso(Math.min(...starts)), iso(nowMs + 1));
+	return starts.map((fromMs) => minutes(meetings.reduce((sum, m) => sum + secondsIn(m, nowMs, fromMs, nowMs + 1).inMeeting, 0)));
 }
 
 /** The account's caps with what counts against each now: today's and this month's bot minutes (UTC), and bytes stored. */
@@ -159,11 +162,16 @@ export async function capStanding(env: Env, userId: number, now: Date, caps?: Us
 	const set = caps ?? (await readUsageCaps(env, userId));
 	const nowMs = now.getTime();
 	const today = dayStart(iso(nowMs).slice(0, 10));
-	const [day, month, bytes] = await Promise.all([
-		set.bot_minutes_per_day === null ? null : botMinutesSince(env, userId, today, nowMs),
-		set.bot_minutes_per_month === null ? null : botMinutesSince(env, userId, monthStart(nowMs), nowMs),
+	const periods = [
+		...(set.bot_minutes_per_day === null ? [] : [today]),
+		...(set.bot_minutes_per_month === null ? [] : [monthStart(nowMs)]),
+	];
+	const [minutesSince, bytes] = await Promise.all([
+		periods.length === 0 ? [] : botMinutesSince(env, userId, periods, nowMs),
 		set.storage_bytes === null ? null : storedBytes(env, userId),
 	]);
+	const day = set.bot_minutes_per_day === null ? null : (minutesSince[0] ?? null);
+	const month = set.bot_minutes_per_month === null ? null : (minutesSince[periods.length - 1] ?? null);
 	return {
 		bot_minutes_per_day:
 			set.bot_minutes_per_day === null || day === null
