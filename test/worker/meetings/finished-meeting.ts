@@ -77,7 +77,11 @@ export async function finishedMeeting(who: Owner, label: string, workspace?: str
 	expect((await call("GET", `/transcripts/google_meet/${code}?format=srt`, { headers: who.headers })).status).toBe(200);
 	await searchUntil(who.headers, { q: marker }, 3);
 	const ref = { id: meeting.id, userId: who.user.id, scope: workspace ? `w:${workspace}` : `u:${who.user.id}`, marker, code };
-	// Webhook deliveries are written after the steps, by the account's outbox.
-	await eventually("delivery rows", async () => ((await storesOf(ref)).database.webhook_deliveries ? true : undefined));
+	// Webhook deliveries are written after the steps, by the account's outbox: wait until it has sent
+	// every event of the meeting, or a late delivery row lands between a test's two readings.
+	await eventually("every delivery row", async () => {
+		const stores = await storesOf(ref);
+		return stores.database.webhook_deliveries && stores.outbox === 0 ? true : undefined;
+	});
 	return ref;
 }
