@@ -1,0 +1,63 @@
+/**
+ * The speech service: one whisper.cpp model (SPEECH_MODEL, a ggml file) behind the
+ * OpenAI-compatible transcription endpoint and the live stream (docs/speech.md).
+ *
+ *   SPEECH_MODEL      path of the ggml model (required)
+ *   SPEECH_PORT       default 18057
+ *   SPEECH_HOST       address to listen on; default 127.0.0.1 (0.0.0.0 in the image)
+ *   SPEECH_THREADS    cores one pass uses; default all of them
+ *   SPEECH_VAD_MODEL  optional ggml silero VAD file, a second gate after the energy one
+ */
+import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { SpeechModel } from "./engine.ts";
+import { speechServer } from "./http.ts";
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+function setting(name: string): string | null {
+	const value = process.env[name]?.trim();
+	return value ? value : null;
+}
+
+function positive(name: string, fallback: number): number {
+	const text = setting(name);
+	const value = text === null ? fallback : Number(text);
+	if (!Number.isInteger(value) || value < 1) {
+		log(`${name} must be a positive whole number, not ${text}`);
+		process.exit(2);
+	}
+	return value;
+}
+
+const modelPath = setting("SPEECH_MODEL");
+if (!modelPath || !existsSync(modelPath)) {
+	log(
+		modelPath
+			? `SPEECH_MODEL names no file: ${modelPath}`
+			: "SPEECH_MODEL is not set: the path of a ggml whisper model (npm run models -- base.en)",
+	);
+	process.exit(2);
+}
+const vadModelPath = setting("SPEECH_VAD_MODEL");
+if (vadModelPath && !existsSync(vadModelPath)) {
+	log(`SPEECH_VAD_MODEL names no file: ${vadModelPath}`);
+	process.exit(2);
+}
+const port = positive("SPEECH_PORT", 18057);
+const threads = positive("SPEECH_THREADS", availableParallelism());
+const host = setting("SPEECH_HOST") ?? "127.0.0.1";
+
+const model = await SpeechModel.load({ modelPath, threads, vadModelPath });
+const server = speechServer(model, log);
+server.listen(port, host, () => {
+	log(`speech service on http://${host}:${port} (model ${model.name}, ${threads} threads, VAD ${model.vadKind})`);
+});
+
+const stop = () => {
+	server.close();
+	server.closeAllConnections();
+	void model.release().finally(() => process.exit(0));
+};
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
