@@ -86,7 +86,7 @@ function isIpLiteral(host: string): boolean {
 }
 
 /** A `lookup` that answers with the judged address only, whatever name is asked for. */
-function pinnedLookup(target: Target): LookupFunction {
+export function pinnedLookup(target: Target): LookupFunction {
 	return (_hostname, options, callback) => {
 		if (options.all) callback(null, [{ address: target.address, family: target.family }]);
 		else callback(null, target.address, target.family);

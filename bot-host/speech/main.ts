@@ -3,7 +3,7 @@
  * OpenAI-compatible transcription endpoint and the live stream (docs/speech.md).
  *
  *   SPEECH_MODEL      path of the ggml model (required)
- *   SPEECH_PORT       default 18057
+ *   SPEECH_PORT       default 18057 (0: any free port)
  *   SPEECH_HOST       address to listen on; default 127.0.0.1 (0.0.0.0 in the image)
  *   SPEECH_THREADS    cores one pass uses; default all of them
  *   SPEECH_VAD_MODEL  optional ggml silero VAD file, a second gate after the energy one
@@ -20,11 +20,11 @@ function setting(name: string): string | null {
 	return value ? value : null;
 }
 
-function positive(name: string, fallback: number): number {
+function whole(name: string, fallback: number, least: number): number {
 	const text = setting(name);
 	const value = text === null ? fallback : Number(text);
-	if (!Number.isInteger(value) || value < 1) {
-		log(`${name} must be a positive whole number, not ${text}`);
+	if (!Number.isInteger(value) || value < least) {
+		log(`${name} must be a whole number from ${least}, not ${text}`);
 		process.exit(2);
 	}
 	return value;
@@ -44,14 +44,17 @@ if (vadModelPath && !existsSync(vadModelPath)) {
 	log(`SPEECH_VAD_MODEL names no file: ${vadModelPath}`);
 	process.exit(2);
 }
-const port = positive("SPEECH_PORT", 18057);
-const threads = positive("SPEECH_THREADS", availableParallelism());
+// 0 takes any free port (the log line names it).
+const port = whole("SPEECH_PORT", 18057, 0);
+const threads = whole("SPEECH_THREADS", availableParallelism(), 1);
 const host = setting("SPEECH_HOST") ?? "127.0.0.1";
 
 const model = await SpeechModel.load({ modelPath, threads, vadModelPath });
 const server = speechServer(model, log);
 server.listen(port, host, () => {
-	log(`speech service on http://${host}:${port} (model ${model.name}, ${threads} threads, VAD ${model.vadKind})`);
+	const address = server.address();
+	const bound = typeof address === "object" && address ? address.port : port;
+	log(`speech service on http://${host}:${bound} (model ${model.name}, ${threads} threads, VAD ${model.vadKind})`);
 });
 
 const stop = () => {
