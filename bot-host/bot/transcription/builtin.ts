@@ -55,6 +55,9 @@ interface Connection {
 	/** The service's utterance ids to this bot's segment numbers. */
 	ids: Map<number, number>;
 	flushes: (() => void)[];
+	/** Settles when the service is ready (true) or the connection ended first (false). */
+	opened: Promise<boolean>;
+	settle: (ready: boolean) => void;
 }
 
 export class BuiltinEngine implements SpeechEngine {
@@ -63,6 +66,7 @@ export class BuiltinEngine implements SpeechEngine {
 	private backlog: { pcm: Buffer; endMs: number }[] = [];
 	private backlogBytes = 0;
 	private lastAttemptAt = Number.NEGATIVE_INFINITY;
+	private connecting: Promise<void> = Promise.resolve();
 	private nextSegment = 0;
 	private languageValue: string | null;
 
@@ -89,12 +93,14 @@ export class BuiltinEngine implements SpeechEngine {
 		this.backlog.push({ pcm, endMs });
 		this.backlogBytes += pcm.length;
 		while (this.backlogBytes > MAX_BACKLOG_BYTES && this.backlog.length > 1) this.backlogBytes -= this.backlog.shift()?.pcm.length ?? 0;
-		if (!c && Date.now() - this.lastAttemptAt >= RECONNECT_AFTER_MS) void this.connect();
+		if (!c && Date.now() - this.lastAttemptAt >= RECONNECT_AFTER_MS) this.connecting = this.connect();
 	}
 
 	async flush(): Promise<void> {
+		await this.connecting;
 		const c = this.current;
-		if (!c || c.socket.readyState !== WebSocket.OPEN || !c.ready) return;
+		// Audio waiting for a connection still opening is sent once it is ready, then flushed.
+		if (!c || !(await c.opened) || c.socket.readyState !== WebSocket.OPEN) return;
 		await new Promise<void>((resolve) => {
 			const timer = setTimeout(resolve, FLUSH_TIMEOUT_MS);
 			c.flushes.push(() => {
@@ -125,7 +131,11 @@ export class BuiltinEngine implements SpeechEngine {
 		}
 		endpoint.protocol = base.protocol === "https:" ? "wss:" : "ws:";
 		const socket = new WebSocket(endpoint, { lookup: pinnedLookup(target), maxPayload: 1024 * 1024, handshakeTimeout: 10_000 });
-		const c: Connection = { socket, ready: false, zeroMs: null, sentSamples: 0, ids: new Map(), flushes: [] };
+		let settle: (ready: boolean) => void = () => {};
+		const opened = new Promise<boolean>((resolve) => {
+			settle = resolve;
+		});
+		const c: Connection = { socket, ready: false, zeroMs: null, sentSamples: 0, ids: new Map(), flushes: [], opened, settle };
 		this.current = c;
 		socket.on("open", () =>
 			this.send(c, {
@@ -142,6 +152,7 @@ export class BuiltinEngine implements SpeechEngine {
 		});
 		socket.on("error", (err) => this.o.log(`speech stream error: ${err.message}`));
 		socket.on("close", () => {
+			c.settle(false);
 			for (const done of c.flushes.splice(0)) done();
 			if (this.current === c) this.current = null;
 		});
@@ -155,6 +166,7 @@ export class BuiltinEngine implements SpeechEngine {
 				this.backlog = [];
 				this.backlogBytes = 0;
 				for (const chunk of waiting) this.sendAudio(c, chunk.pcm, chunk.endMs);
+				c.settle(true);
 				return;
 			}
 			case "draft":
