@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { botHostCount, botHostPorts, launchBotHost, mintHostCredential, startSandbox, startSpawnQueue } from "./local-fleet.mjs";
 import { localSecrets } from "./local-secrets.mjs";
+import { engineVars, localSpeech } from "./local-speech.mjs";
 import { freePort } from "./ports.mjs";
 import { detailOutput, markBotHost, redactedLines, run, stopAll } from "./processes.mjs";
 import { startBanner } from "./start-banner.mjs";
@@ -164,6 +165,7 @@ export async function startLocalStack({ announce }) {
 	const botHostPort = Number(process.env.BOT_HOST_PORT || 18057);
 	const sandboxPort = Number(process.env.SANDBOX_PORT || 18058);
 	const queuePort = Number(process.env.SPAWN_QUEUE_PORT || 18059);
+	const speechPort = Number(process.env.SPEECH_PORT || 18055);
 	const hostCount = botHostCount();
 	const sandboxOn = process.env.MEETBOT_SANDBOX !== "off";
 	const stateDir = localStateDir();
@@ -173,12 +175,19 @@ export async function startLocalStack({ announce }) {
 	// One sandbox for every host, so a meeting opened through its control API is there whichever host claims the bot.
 	const sandbox = sandboxOn ? await startSandbox({ port: sandboxPort, quiet: !announce }) : null;
 	const hostIds = Array.from({ length: hostCount }, (_, i) => `local-${i + 1}`);
-	const hostPorts = botHostPorts(botHostPort, hostCount, [port, sandboxPort, queuePort]);
+	const hostPorts = botHostPorts(botHostPort, hostCount, [port, sandboxPort, queuePort, speechPort]);
+	// The speech service in the box (docs/speech.md) when a model file is present; bots reach it at SPEECH_URL.
+	const speech = await localSpeech({ stateDir, port: speechPort, waitForHealth });
 	const publicBaseUrl = process.env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL } : {};
 	await startGateway({
 		port,
 		stateDir,
-		vars: { OUTBOUND_ALLOW_PRIVATE: "true", ...spawnQueue.gatewayVars, ...publicBaseUrl },
+		vars: {
+			OUTBOUND_ALLOW_PRIVATE: "true",
+			...spawnQueue.gatewayVars,
+			...publicBaseUrl,
+			...engineVars(speech.running !== null, secrets),
+		},
 	});
 	// Each host claims with a credential of its own, minted (again, replacing the last start's) as an admin would.
 	const hosts = await Promise.all(
@@ -192,6 +201,7 @@ export async function startLocalStack({ announce }) {
 				// Tickets come through the gateway with the host's own credential: only the gateway holds the queue's token.
 				gatewayUrl: base,
 				label: hostCount > 1 ? id : undefined,
+				env: speech.running ? { SPEECH_URL: speech.running.url } : {},
 			});
 			markBotHost(host.child);
 			return { id, port: hostPorts[i], ...host };
@@ -210,6 +220,7 @@ export async function startLocalStack({ announce }) {
 			sandbox,
 			spawnQueue,
 			hosts,
+			speech,
 			logFile: announce.logFile,
 		});
 		process.stdout.write(banner.join("\n"));

@@ -17,9 +17,10 @@ const shown = (file) => (file.startsWith(root) ? path.relative(root, file) : fil
 
 /**
  * The banner's lines. `first` is the first user (its key only on the first start, `fresh`);
- * `hosts` each with `id`, `port`, `child.pid` and `health`; `sandbox` null when bots join real meetings.
+ * `hosts` each with `id`, `port`, `child.pid` and `health`; `sandbox` null when bots join real meetings;
+ * `speech` the speech service (`running`: its model and url) or why there is none (`missing`).
  */
-export function startBanner({ version, base, stateDir, adminToken, first, sandbox, spawnQueue, hosts, logFile }) {
+export function startBanner({ version, base, stateDir, adminToken, first, sandbox, spawnQueue, hosts, speech, logFile }) {
 	const lines = [
 		"",
 		`meetbot-edge ${version}`,
@@ -45,6 +46,9 @@ export function startBanner({ version, base, stateDir, adminToken, first, sandbo
 		lines.push("Sandbox:      off: bots join real meetings");
 	}
 	lines.push(`Spawn queue:  ${spawnQueue.url}`);
+	if (speech?.running) lines.push(`Speech:       ${speech.running.model} on ${speech.running.url} (docs/speech.md)`);
+	else if (speech)
+		lines.push(`Speech:       ${speech.missing}; for transcripts without captions: npm run models -- base.en (docs/speech.md)`);
 	for (const host of hosts) {
 		const { health } = host;
 		const state = !health.ready ? `NOT READY: ${health.detail}` : health.status === "degraded" ? `degraded: ${health.detail}` : "ready";

@@ -3,7 +3,7 @@
  * OpenAI-compatible transcription endpoint and the live stream (docs/speech.md).
  *
  *   SPEECH_MODEL      path of the ggml model (required)
- *   SPEECH_PORT       default 18057 (0: any free port)
+ *   SPEECH_PORT       default 18055 (0: any free port)
  *   SPEECH_HOST       address to listen on; default 127.0.0.1 (0.0.0.0 in the image)
  *   SPEECH_THREADS    cores one pass uses; default all of them
  *   SPEECH_VAD_MODEL  optional ggml silero VAD file, a second gate after the energy one
@@ -45,7 +45,7 @@ if (vadModelPath && !existsSync(vadModelPath)) {
 	process.exit(2);
 }
 // 0 takes any free port (the log line names it).
-const port = whole("SPEECH_PORT", 18057, 0);
+const port = whole("SPEECH_PORT", 18055, 0);
 const threads = whole("SPEECH_THREADS", availableParallelism(), 1);
 const host = setting("SPEECH_HOST") ?? "127.0.0.1";
 
