@@ -29,8 +29,17 @@ import { benchUsage } from "./usage.mjs";
 
 const BENCH_PORT = Number(process.env.BENCH_PORT || 18156);
 
+/** Sections that need no gateway, run only when named (`npm run bench -- wer`). */
+const STANDALONE = {
+	// The speech service's word error rate, speed and cost per bot (scripts/bench/wer.mjs).
+	wer: async () => (await import("./wer.mjs")).benchWer(),
+};
+
 /** Starts a throw-away gateway and runs each benchmark section against it. */
 export async function runBenchmarks(only) {
+	for (const name of only.filter((name) => name in STANDALONE)) await STANDALONE[name]();
+	only = only.filter((name) => !(name in STANDALONE));
+	if (only.length === 0 && process.argv.length > 2) process.exit(0);
 	const secrets = localSecrets();
 	const recorder = await startSpawnRecorder({ adminToken: secrets.ADMIN_API_TOKEN });
 	const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-bench-"));

@@ -1,6 +1,7 @@
 /** Test helpers: the speech service as its own process on the tiny model, and audio to feed it. */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import path from "node:path";
+import { encodeWav } from "../../bot/wav.ts";
 import { decodeWav } from "../audio.ts";
 import { SAMPLE_RATE } from "../vad.ts";
 import { writeTinyModel } from "./tiny-model.ts";
@@ -38,9 +39,13 @@ export async function startSpeechService(env: Record<string, string> = {}): Prom
 }
 
 /** Spoken English from espeak-ng (22.05 kHz), brought to 16 kHz mono PCM16 by the service's own decoder. */
-export function speech(text: string): Buffer {
-	return decodeWav(execFileSync("espeak-ng", ["-s", "150", "--stdout", text], { maxBuffer: 64 * 1024 * 1024 }));
+export function speech(text: string, o: { voice?: string; speed?: number } = {}): Buffer {
+	const args = ["-v", o.voice ?? "en", "-s", String(o.speed ?? 150), "--stdout", text];
+	return decodeWav(execFileSync("espeak-ng", args, { maxBuffer: 64 * 1024 * 1024 }));
 }
+
+/** A 16 kHz mono PCM16 WAV file around samples. */
+export const wav = (pcm: Buffer) => encodeWav(pcm, SAMPLE_RATE);
 
 export function silence(ms: number): Buffer {
 	return Buffer.alloc(Math.round((ms / 1000) * SAMPLE_RATE) * 2);

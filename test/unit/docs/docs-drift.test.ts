@@ -15,6 +15,7 @@ import indexDoc from "../../../docs/README.md?raw";
 import retentionDoc from "../../../docs/retention.md?raw";
 import sandboxDoc from "../../../docs/sandbox.md?raw";
 import securityReviewDoc from "../../../docs/security-review.md?raw";
+import speechDoc from "../../../docs/speech.md?raw";
 import statusDoc from "../../../docs/status-machine.md?raw";
 import webhooksDoc from "../../../docs/webhooks.md?raw";
 import workspaceDoc from "../../../docs/workspace.md?raw";
@@ -90,6 +91,7 @@ const docs: Record<string, string> = {
 	"retention.md": retentionDoc,
 	"sandbox.md": sandboxDoc,
 	"security-review.md": securityReviewDoc,
+	"speech.md": speechDoc,
 	"status-machine.md": statusDoc,
 	"webhooks.md": webhooksDoc,
 	"workspace.md": workspaceDoc,
