@@ -148,7 +148,15 @@ export class BuiltinEngine implements SpeechEngine {
 			}),
 		);
 		socket.on("message", (data, isBinary) => {
-			if (!isBinary) this.receive(c, JSON.parse(String(data)) as ServerMessage);
+			if (isBinary) return;
+			let message: ServerMessage;
+			try {
+				message = JSON.parse(String(data)) as ServerMessage;
+			} catch {
+				this.o.log("speech service sent a frame that is not JSON; ignored");
+				return;
+			}
+			this.receive(c, message);
 		});
 		socket.on("error", (err) => this.o.log(`speech stream error: ${err.message}`));
 		socket.on("close", () => {

@@ -106,6 +106,45 @@ describe("the bot's built-in engine (client of the speech stream)", () => {
 		await bot.close();
 	});
 
+	it("reconnects when the service comes back, numbering segments on without reusing an id", async () => {
+		const segments: BotSegment[] = [];
+		const lines: string[] = [];
+		const first = await startSpeechService();
+		const bot = engine({ segments, lines, url: first.url });
+		await play(bot, Buffer.concat([speech("First part of the meeting."), silence(1000)]), segments);
+		await bot.flush();
+		await first.stop();
+		// The same address again, as a restarted pod behind its Service.
+		const again = await startSpeechService({ SPEECH_PORT: new URL(first.url).port });
+		try {
+			// The first push after the drop finds no connection; the next attempt waits out the pause between tries.
+			await play(bot, silence(500), segments, { fromMs: JOINED_MS + 4000 });
+			await sleep(5500);
+			await play(bot, Buffer.concat([speech("Second part, after the restart."), silence(1000)]), segments, { fromMs: JOINED_MS + 10_000 });
+			await bot.flush();
+			const finals = segments.filter((s) => s.completed);
+			expect(finals.map((s) => s.segment_id)).toEqual(["bot7-b1", "bot7-b2"]);
+			// The new stream's clock starts at the call offset of its first audio, and the gap before the words is kept.
+			expect(finals[1]?.start).toBeGreaterThanOrEqual(10 + 10 - 0.3);
+			expect(finals[1]?.start).toBeLessThan(10 + 10 + 0.5);
+			await bot.close();
+		} finally {
+			await again.stop();
+		}
+	});
+
+	it("survives a speech service that is not there: logged, nothing emitted, flush returns", async () => {
+		const segments: BotSegment[] = [];
+		const lines: string[] = [];
+		const closed = await startSpeechService();
+		await closed.stop();
+		const bot = engine({ segments, lines, url: closed.url });
+		bot.push(speech("Is anyone transcribing this?"), JOINED_MS + 2000);
+		await bot.flush();
+		expect(segments).toEqual([]);
+		expect(lines.join("\n")).toMatch(/speech stream error: .*ECONNREFUSED/);
+	});
+
 	it("keeps to the host's egress rules: a refused address is logged, never reached", async () => {
 		const segments: BotSegment[] = [];
 		const lines: string[] = [];
