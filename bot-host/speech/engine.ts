@@ -5,6 +5,7 @@
  * confirmations and HTTP requests first, then drafts, and a draft no longer wanted when its
  * turn comes (its utterance has moved on) is skipped instead of run.
  */
+import { open } from "node:fs/promises";
 import { isHallucination } from "./hallucinations.ts";
 import { SAMPLE_RATE } from "./vad.ts";
 import { type TranscribeResult, type WhisperContext, type WhisperVadContext, whisper } from "./whisper-binding.ts";
@@ -60,18 +61,36 @@ export interface SpeechModelOptions {
 	vadModelPath?: string | null;
 }
 
+/**
+ * Whether a ggml whisper file is multilingual: its vocabulary size, the first of the hyperparameters
+ * after the magic (whisper.cpp's whisper_vocab::is_multilingual: 51865 tokens or more).
+ */
+async function isMultilingual(modelPath: string): Promise<boolean> {
+	const file = await open(modelPath, "r");
+	try {
+		const header = Buffer.alloc(8);
+		await file.read(header, 0, 8, 0);
+		return header.readInt32LE(4) >= 51_865;
+	} finally {
+		await file.close();
+	}
+}
+
 export class SpeechModel {
 	readonly name: string;
 	readonly threads: number;
+	/** An English-only model (`base.en`) cannot detect a language: it is told "en" instead. */
+	readonly multilingual: boolean;
 	private readonly context: WhisperContext;
 	private readonly vad: WhisperVadContext | null;
 	private readonly urgent: Job[] = [];
 	private readonly drafts: Job[] = [];
 	private busy = false;
 
-	private constructor(name: string, threads: number, context: WhisperContext, vad: WhisperVadContext | null) {
+	private constructor(name: string, threads: number, multilingual: boolean, context: WhisperContext, vad: WhisperVadContext | null) {
 		this.name = name;
 		this.threads = threads;
+		this.multilingual = multilingual;
 		this.context = context;
 		this.vad = vad;
 	}
@@ -80,7 +99,7 @@ export class SpeechModel {
 		const context = await whisper.initWhisper({ filePath: o.modelPath, useGpu: false });
 		const vad = o.vadModelPath ? await whisper.initWhisperVad({ filePath: o.vadModelPath, useGpu: false, nThreads: 1 }) : null;
 		const name = (o.modelPath.split(/[\\/]/).pop() ?? "whisper").replace(/\.bin$/, "");
-		return new SpeechModel(name, o.threads, context, vad);
+		return new SpeechModel(name, o.threads, await isMultilingual(o.modelPath), context, vad);
 	}
 
 	get vadKind(): "energy" | "energy+silero" {
@@ -136,8 +155,9 @@ export class SpeechModel {
 	private async pass(pcm: Buffer, o: PassOptions): Promise<Heard> {
 		const started = performance.now();
 		const audioSeconds = pcm.length / 2 / SAMPLE_RATE;
+		const language = o.language ?? (this.multilingual ? "auto" : "en");
 		const { promise } = this.context.transcribeData(arrayBufferOf(pcm), {
-			language: o.language ?? "auto",
+			language,
 			maxThreads: this.threads,
 			...(o.prompt ? { prompt: o.prompt } : {}),
 			...(o.translate ? { translate: true } : {}),
@@ -147,7 +167,13 @@ export class SpeechModel {
 		});
 		const result = await promise;
 		const heard = o.words ? fromTokens(result, audioSeconds) : fromSegments(result, audioSeconds);
-		return { ...heard, language: result.language || o.language, audioSeconds, computeSeconds: (performance.now() - started) / 1000 };
+		const reported = this.multilingual ? result.language || language : language;
+		return {
+			...heard,
+			language: reported === "auto" ? null : reported,
+			audioSeconds,
+			computeSeconds: (performance.now() - started) / 1000,
+		};
 	}
 }
 

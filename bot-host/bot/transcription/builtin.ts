@@ -37,6 +37,12 @@ export interface BuiltinEngineOptions {
 	log: (line: string) => void;
 }
 
+/** The speech service's address from the bot host's environment (SPEECH_URL), or null when the host has none. */
+export function speechServiceUrl(env: Record<string, string | undefined>): string | null {
+	const url = env.SPEECH_URL?.trim();
+	return url ? url : null;
+}
+
 /**
  * The speech service is the operator's own (an internal address in a self-hosted fleet): the
  * guard for users' URLs does not refuse a private address for it; metadata addresses stay refused.

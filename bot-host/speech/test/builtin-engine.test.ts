@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BotSegment } from "../../../src/bot-channel/protocol.ts";
 import { BotSegment as BotSegmentSchema } from "../../../src/bot-channel/protocol.ts";
-import { BuiltinEngine, type BuiltinEngineOptions, builtinEgress } from "../../bot/transcription/builtin.ts";
+import { BuiltinEngine, type BuiltinEngineOptions, builtinEgress, speechServiceUrl } from "../../bot/transcription/builtin.ts";
 import { type RunningService, seconds, silence, speech, startSpeechService } from "./service.ts";
 
 let service: RunningService;
@@ -143,6 +143,12 @@ describe("the bot's built-in engine (client of the speech stream)", () => {
 		await bot.flush();
 		expect(segments).toEqual([]);
 		expect(lines.join("\n")).toMatch(/speech stream error: .*ECONNREFUSED/);
+	});
+
+	it("finds the service at the host's SPEECH_URL, and none without it", () => {
+		expect(speechServiceUrl({ SPEECH_URL: " http://meetbot-speech:18055 " })).toBe("http://meetbot-speech:18055");
+		expect(speechServiceUrl({ SPEECH_URL: "" })).toBeNull();
+		expect(speechServiceUrl({})).toBeNull();
 	});
 
 	it("keeps to the host's egress rules: a refused address is logged, never reached", async () => {

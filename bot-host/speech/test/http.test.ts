@@ -104,6 +104,19 @@ describe("the speech service over HTTP (OpenAI's transcription shapes)", () => {
 		expect(verbose.language).toMatch(/^[a-z]{2,3}$/);
 	});
 
+	it("says English for an English-only model asked to detect, which cannot", async () => {
+		const english = await startSpeechService({}, { multilingual: false });
+		try {
+			const form = new FormData();
+			form.set("file", new Blob([new Uint8Array(encodeWav(meeting, 16_000))], { type: "audio/wav" }), "meeting.wav");
+			form.set("response_format", "verbose_json");
+			const res = await fetch(`${english.url}/v1/audio/transcriptions`, { method: "POST", body: form });
+			expect(await res.json()).toMatchObject({ language: "en" });
+		} finally {
+			await english.stop();
+		}
+	});
+
 	it("hears nothing in silence or low noise: empty text, no segments", async () => {
 		for (const quiet of [silence(6000), noise(6000, 0.004), noise(6000, 0.02)]) {
 			const verbose = (await (await transcribe(encodeWav(quiet, 16_000), { response_format: "verbose_json" })).json()) as {

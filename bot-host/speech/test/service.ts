@@ -4,7 +4,7 @@ import path from "node:path";
 import { encodeWav } from "../../bot/wav.ts";
 import { decodeWav } from "../audio.ts";
 import { SAMPLE_RATE } from "../vad.ts";
-import { writeTinyModel } from "./tiny-model.ts";
+import { type TinyModelOptions, writeTinyModel } from "./tiny-model.ts";
 
 const MAIN = path.join(import.meta.dirname, "..", "main.ts");
 
@@ -15,9 +15,9 @@ export interface RunningService {
 }
 
 /** Starts `node bot-host/speech/main.ts` on a free port and waits for its listening line. */
-export async function startSpeechService(env: Record<string, string> = {}): Promise<RunningService> {
+export async function startSpeechService(env: Record<string, string> = {}, model: TinyModelOptions = {}): Promise<RunningService> {
 	const child = spawn(process.execPath, [MAIN], {
-		env: { ...process.env, SPEECH_MODEL: writeTinyModel(), SPEECH_PORT: "0", SPEECH_THREADS: "1", ...env },
+		env: { ...process.env, SPEECH_MODEL: writeTinyModel(model), SPEECH_PORT: "0", SPEECH_THREADS: "1", ...env },
 		stdio: ["ignore", "ignore", "pipe"],
 	});
 	let log = "";

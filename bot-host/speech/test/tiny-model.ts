@@ -16,8 +16,9 @@ const AUDIO_CTX = 1500;
 const TEXT_CTX = 448;
 const MELS = 80;
 const N_FFT = 201;
-/** Multilingual whisper's size: language detection has its 99 language tokens. */
-const VOCAB = 51865;
+/** Multilingual whisper's size (language detection has its 99 language tokens); English-only models have one fewer. */
+const MULTILINGUAL_VOCAB = 51865;
+const ENGLISH_VOCAB = 51864;
 /** Ordinary (text) tokens written to the file; whisper.cpp names the special ones itself. */
 const TEXT_TOKENS = 50257;
 
@@ -94,7 +95,7 @@ function tokenText(i: number): Buffer {
 }
 
 /** The tensors whisper_model_load creates, with their ggml shapes (ne0 first). */
-function tensorShapes(): [string, number[]][] {
+function tensorShapes(vocab: number): [string, number[]][] {
 	const s = STATE;
 	const block = (prefix: string, cross: boolean): [string, number[]][] => {
 		const attn = (name: string): [string, number[]][] => [
@@ -129,21 +130,28 @@ function tensorShapes(): [string, number[]][] {
 		["encoder.ln_post.bias", [s]],
 		...block("encoder.blocks.0", false),
 		["decoder.positional_embedding", [s, TEXT_CTX]],
-		["decoder.token_embedding.weight", [s, VOCAB]],
+		["decoder.token_embedding.weight", [s, vocab]],
 		["decoder.ln.weight", [s]],
 		["decoder.ln.bias", [s]],
 		...block("decoder.blocks.0", true),
 	];
 }
 
-/** The model file's bytes for a seed. */
-export function tinyModel(seed = 36): Buffer {
-	const rand = random(seed);
+export interface TinyModelOptions {
+	seed?: number;
+	/** false: an English-only model (as `base.en`), which cannot detect a language. */
+	multilingual?: boolean;
+}
+
+/** The model file's bytes. */
+export function tinyModel(o: TinyModelOptions = {}): Buffer {
+	const rand = random(o.seed ?? 36);
+	const vocab = o.multilingual === false ? ENGLISH_VOCAB : MULTILINGUAL_VOCAB;
 	const w = new Writer();
 	w.i32(GGML_MAGIC);
 	// n_vocab, n_audio_ctx, n_audio_state, n_audio_head, n_audio_layer, n_text_ctx, n_text_state,
 	// n_text_head, n_text_layer, n_mels, ftype (1: f16, as the published models)
-	w.i32(VOCAB, AUDIO_CTX, STATE, HEADS, 1, TEXT_CTX, STATE, HEADS, 1, MELS, 1);
+	w.i32(vocab, AUDIO_CTX, STATE, HEADS, 1, TEXT_CTX, STATE, HEADS, 1, MELS, 1);
 	w.i32(MELS, N_FFT);
 	w.f32(melFilters());
 	w.i32(TEXT_TOKENS);
@@ -152,7 +160,7 @@ export function tinyModel(seed = 36): Buffer {
 		w.i32(text.length);
 		w.bytes(text);
 	}
-	for (const [name, shape] of tensorShapes()) {
+	for (const [name, shape] of tensorShapes(vocab)) {
 		const count = shape.reduce((a, b) => a * b, 1);
 		const values = new Float32Array(count);
 		// Layer-norm gains at 1, everything else small and centred, so activations stay finite.
@@ -170,8 +178,9 @@ export function tinyModel(seed = 36): Buffer {
 }
 
 /** Writes the tiny model into a fresh temporary folder; returns its path. */
-export function writeTinyModel(seed = 36): string {
-	const file = path.join(mkdtempSync(path.join(tmpdir(), "tiny-whisper-")), "ggml-tiny-test.bin");
-	writeFileSync(file, tinyModel(seed));
+export function writeTinyModel(o: TinyModelOptions = {}): string {
+	const name = o.multilingual === false ? "ggml-tiny-test.en.bin" : "ggml-tiny-test.bin";
+	const file = path.join(mkdtempSync(path.join(tmpdir(), "tiny-whisper-")), name);
+	writeFileSync(file, tinyModel(o));
 	return file;
 }
