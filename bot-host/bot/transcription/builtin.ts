@@ -60,7 +60,6 @@ interface Connection {
 	sentSamples: number;
 	/** The service's utterance ids to this bot's segment numbers. */
 	ids: Map<number, number>;
-	flushes: (() => void)[];
 	/** Settles when the service is ready (true) or the connection ended first (false). */
 	opened: Promise<boolean>;
 	settle: (ready: boolean) => void;
@@ -102,26 +101,29 @@ export class BuiltinEngine implements SpeechEngine {
 		if (!c && Date.now() - this.lastAttemptAt >= RECONNECT_AFTER_MS) this.connecting = this.connect();
 	}
 
+	/**
+	 * Confirms what is open, waits for every pass, and ends the stream (the bot is leaving, as for
+	 * the other engines); audio pushed afterwards opens a new one.
+	 */
 	async flush(): Promise<void> {
 		await this.connecting;
 		const c = this.current;
 		// Audio waiting for a connection still opening is sent once it is ready, then flushed.
 		if (!c || !(await c.opened) || c.socket.readyState !== WebSocket.OPEN) return;
 		await new Promise<void>((resolve) => {
-			const timer = setTimeout(resolve, FLUSH_TIMEOUT_MS);
-			c.flushes.push(() => {
+			const timer = setTimeout(() => {
+				c.socket.terminate();
+				resolve();
+			}, FLUSH_TIMEOUT_MS);
+			c.socket.once("close", () => {
 				clearTimeout(timer);
 				resolve();
 			});
-			this.send(c, { type: "flush" });
+			this.send(c, { type: "stop" });
 		});
-	}
-
-	/** Ends the stream (the bot leaves): what is open is confirmed first. */
-	async close(): Promise<void> {
-		await this.flush();
-		this.current?.socket.close(1000, "bot left");
-		this.current = null;
+		if (this.current === c) this.current = null;
+		// A stream ended on purpose: the next audio connects at once.
+		this.lastAttemptAt = Number.NEGATIVE_INFINITY;
 	}
 
 	private async connect(): Promise<void> {
@@ -141,7 +143,7 @@ export class BuiltinEngine implements SpeechEngine {
 		const opened = new Promise<boolean>((resolve) => {
 			settle = resolve;
 		});
-		const c: Connection = { socket, ready: false, zeroMs: null, sentSamples: 0, ids: new Map(), flushes: [], opened, settle };
+		const c: Connection = { socket, ready: false, zeroMs: null, sentSamples: 0, ids: new Map(), opened, settle };
 		this.current = c;
 		socket.on("open", () =>
 			this.send(c, {
@@ -167,7 +169,6 @@ export class BuiltinEngine implements SpeechEngine {
 		socket.on("error", (err) => this.o.log(`speech stream error: ${err.message}`));
 		socket.on("close", () => {
 			c.settle(false);
-			for (const done of c.flushes.splice(0)) done();
 			if (this.current === c) this.current = null;
 		});
 	}
@@ -193,7 +194,6 @@ export class BuiltinEngine implements SpeechEngine {
 				return;
 			case "flushed":
 			case "done":
-				for (const done of c.flushes.splice(0)) done();
 				return;
 			case "error":
 				this.o.log(`speech service: ${message.detail}`);
