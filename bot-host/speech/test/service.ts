@@ -1,5 +1,6 @@
 /** Test helpers: the speech service as its own process on the tiny model, and audio to feed it. */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { encodeWav } from "../../bot/wav.ts";
 import { decodeWav } from "../audio.ts";
@@ -16,8 +17,10 @@ export interface RunningService {
 
 /** Starts `node bot-host/speech/main.ts` on a free port and waits for its listening line. */
 export async function startSpeechService(env: Record<string, string> = {}, model: TinyModelOptions = {}): Promise<RunningService> {
+	// A model given in `env` is the caller's; the generated one goes with the service.
+	const generated = env.SPEECH_MODEL ? null : writeTinyModel(model);
 	const child = spawn(process.execPath, [MAIN], {
-		env: { ...process.env, SPEECH_MODEL: writeTinyModel(model), SPEECH_PORT: "0", SPEECH_THREADS: "1", ...env },
+		env: { ...process.env, ...(generated ? { SPEECH_MODEL: generated } : {}), SPEECH_PORT: "0", SPEECH_THREADS: "1", ...env },
 		stdio: ["ignore", "ignore", "pipe"],
 	});
 	let log = "";
@@ -30,10 +33,12 @@ export async function startSpeechService(env: Record<string, string> = {}, model
 		child.on("exit", (code) => reject(new Error(`the speech service exited (${code}): ${log.slice(-2000)}`)));
 	});
 	const stop = async () => {
-		if (child.exitCode !== null) return;
-		const exited = new Promise((resolve) => child.once("exit", resolve));
-		child.kill("SIGTERM");
-		await exited;
+		if (child.exitCode === null) {
+			const exited = new Promise((resolve) => child.once("exit", resolve));
+			child.kill("SIGTERM");
+			await exited;
+		}
+		if (generated) rmSync(path.dirname(generated), { recursive: true, force: true });
 	};
 	return { url, child, stop };
 }
