@@ -2,15 +2,21 @@
  * The speech service in `npm start` (scripts/local-speech.mjs): which model file it serves, when the
  * Worker's engine becomes `builtin`, and the banner's line for it.
  */
-import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { engineVars, findSpeechModel, findVadModel, modelsDir } from "../../scripts/local-speech.mjs";
 import { startBanner } from "../../scripts/start-banner.mjs";
 
+const made: string[] = [];
+afterAll(() => {
+	for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 function stateWith(files: [string, number][]): string {
 	const state = mkdtempSync(path.join(os.tmpdir(), "speech-state-"));
+	made.push(state);
 	mkdirSync(modelsDir(state), { recursive: true });
 	for (const [name, age] of files) {
 		const file = path.join(modelsDir(state), name);
