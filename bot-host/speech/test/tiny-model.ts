@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-const GGML_MAGIC = 0x67676d6c;
+export const GGML_MAGIC = 0x67676d6c;
 const STATE = 32;
 const HEADS = 2;
 const AUDIO_CTX = 1500;
@@ -23,7 +23,7 @@ const ENGLISH_VOCAB = 51864;
 const TEXT_TOKENS = 50257;
 
 /** Deterministic weights (mulberry32), so a model file is the same on every run. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
 	let a = seed >>> 0;
 	return () => {
 		a = (a + 0x6d2b79f5) >>> 0;
@@ -34,7 +34,8 @@ function random(seed: number): () => number {
 	};
 }
 
-class Writer {
+/** The ggml file's little-endian pieces, in order. */
+export class Writer {
 	private readonly parts: Buffer[] = [];
 	i32(...values: number[]): void {
 		const b = Buffer.alloc(4 * values.length);
@@ -58,7 +59,7 @@ class Writer {
 }
 
 /** IEEE half precision of a small float (no infinities or subnormals needed here). */
-function half(v: number): number {
+export function half(v: number): number {
 	const f = new DataView(new ArrayBuffer(4));
 	f.setFloat32(0, v);
 	const bits = f.getUint32(0);
