@@ -106,6 +106,27 @@ describe("the live stream: drafts, then confirmations", () => {
 		socket.close();
 	});
 
+	it("takes a new language for the utterances after it", async () => {
+		const said = speech("First in English, then the meeting switches language.");
+		const socket = new WebSocket(service.url.replace(/^http/, "ws") + STREAM_PATH);
+		const finals: Heard[] = [];
+		socket.on("message", (data) => {
+			const message = JSON.parse(String(data)) as ServerMessage;
+			if (message.type === "final") finals.push(message);
+		});
+		const closed = new Promise((resolve) => socket.once("close", resolve));
+		await new Promise((resolve) => socket.once("open", resolve));
+		socket.send(JSON.stringify({ type: "start", language: "en", sample_rate: 16_000 }));
+		socket.send(Buffer.concat([silence(300), said, silence(1000)]));
+		socket.send(JSON.stringify({ type: "flush" }));
+		while (finals.length < 1) await sleep(20);
+		socket.send(JSON.stringify({ type: "language", language: "de" }));
+		socket.send(Buffer.concat([said, silence(1000)]));
+		socket.send(JSON.stringify({ type: "stop" }));
+		await closed;
+		expect(finals.map((f) => f.language)).toEqual(["en", "de"]);
+	});
+
 	it("refuses audio before start and another sample rate", async () => {
 		const socket = new WebSocket(service.url.replace(/^http/, "ws") + STREAM_PATH);
 		const messages: ServerMessage[] = [];
