@@ -8,6 +8,7 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { WebSocketServer } from "ws";
 import { AudioRefused, decodeWav } from "./audio.ts";
 import type { HeardSegment, HeardWord, SpeechModel } from "./engine.ts";
+import { WHISPER_LANGUAGES } from "./languages.ts";
 import { serveStream } from "./stream.ts";
 import { STREAM_PATH } from "./stream-protocol.ts";
 import { SAMPLE_RATE, speechSpans } from "./vad.ts";
@@ -146,8 +147,8 @@ async function transcriptionRoute(req: IncomingMessage, res: ServerResponse, mod
 	if (granularities.has("word") && format !== "verbose_json")
 		throw new BadRequest("word timestamps need response_format verbose_json", "timestamp_granularities[]");
 	const language = field(form, "language")?.toLowerCase();
-	if (language !== undefined && !/^[a-z]{2,3}$/.test(language))
-		throw new BadRequest("language must be an ISO-639-1 code such as en", "language");
+	if (language !== undefined && !WHISPER_LANGUAGES.has(language))
+		throw new BadRequest("language must be an ISO-639-1 code whisper knows, such as en", "language");
 	const temperatureText = field(form, "temperature");
 	const temperature = temperatureText === undefined ? undefined : Number(temperatureText);
 	if (temperature !== undefined && !(temperature >= 0 && temperature <= 1))

@@ -6,6 +6,7 @@
  */
 import type { RawData, WebSocket } from "ws";
 import type { SpeechModel } from "./engine.ts";
+import { isWhisperLanguage } from "./languages.ts";
 import type { ClientMessage, ServerMessage } from "./stream-protocol.ts";
 import { STREAM_SAMPLE_RATE } from "./stream-protocol.ts";
 import { type Utterance, VoiceGate } from "./vad.ts";
@@ -35,6 +36,17 @@ export function vocabularyPrompt(words: readonly string[]): string {
 		prompt = next;
 	}
 	return prompt ? `${prompt}.` : "";
+}
+
+/** Why a start message cannot be served, or null. */
+function startRefusal(message: StartMessage): string | null {
+	if (message.sample_rate !== STREAM_SAMPLE_RATE) return `sample_rate must be ${STREAM_SAMPLE_RATE} (mono PCM16LE)`;
+	if (!isWhisperLanguage(message.language)) return "language must be a code whisper knows, or null";
+	if (message.prompt !== undefined && typeof message.prompt !== "string") return "prompt must be a string";
+	const words = message.vocabulary;
+	if (words !== undefined && !(Array.isArray(words) && words.every((w) => typeof w === "string")))
+		return "vocabulary must be a list of strings";
+	return null;
 }
 
 export function serveStream(socket: WebSocket, model: SpeechModel, log: (line: string) => void): void {
@@ -81,6 +93,8 @@ export function serveStream(socket: WebSocket, model: SpeechModel, log: (line: s
 		const translate = settings?.task === "translate";
 		finals = finals
 			.then(async () => {
+				// The client went away: nobody would read this final.
+				if (socket.readyState !== socket.OPEN) return;
 				const heard = (await model.hasSpeech(audio)) ? await model.transcribe(audio, { language, prompt, words, translate }) : null;
 				open.delete(u.id);
 				if (!heard?.text) {
@@ -140,16 +154,18 @@ export function serveStream(socket: WebSocket, model: SpeechModel, log: (line: s
 			return;
 		}
 		if (message.type === "start") {
-			if (message.sample_rate !== STREAM_SAMPLE_RATE) {
-				send({ type: "error", detail: `sample_rate must be ${STREAM_SAMPLE_RATE} (mono PCM16LE)` });
-				socket.close(1003, "unsupported sample rate");
+			const refused = startRefusal(message);
+			if (refused) {
+				send({ type: "error", detail: refused });
+				socket.close(1003, "unusable start");
 				return;
 			}
 			settings = message;
 			prompt = message.prompt?.slice(0, PROMPT_MAX_CHARS) || vocabularyPrompt(message.vocabulary ?? []);
 			send({ type: "ready", model: model.name, sample_rate: STREAM_SAMPLE_RATE, vad: model.vadKind });
 		} else if (message.type === "language") {
-			if (settings) settings = { ...settings, language: message.language };
+			if (!isWhisperLanguage(message.language)) send({ type: "error", detail: "language must be a code whisper knows, or null" });
+			else if (settings) settings = { ...settings, language: message.language };
 		} else if (message.type === "flush") {
 			void flush().then(() => send({ type: "flushed" }));
 		} else if (message.type === "stop") {

@@ -6,6 +6,7 @@
  */
 import WebSocket from "ws";
 import type { BotSegment } from "../../../src/bot-channel/protocol.ts";
+import { whisperLanguage } from "../../speech/languages.ts";
 import type { ClientMessage, ServerMessage } from "../../speech/stream-protocol.ts";
 import { STREAM_PATH, STREAM_SAMPLE_RATE } from "../../speech/stream-protocol.ts";
 import { admit, type EgressPolicy, pinnedLookup } from "../egress.ts";
@@ -86,7 +87,7 @@ export class BuiltinEngine implements SpeechEngine {
 
 	set language(value: string | null) {
 		this.languageValue = value;
-		if (this.current?.ready) this.send(this.current, { type: "language", language: value });
+		if (this.current?.ready) this.send(this.current, { type: "language", language: whisperLanguage(value) });
 	}
 
 	push(pcm: Buffer, endMs: number): void {
@@ -148,7 +149,7 @@ export class BuiltinEngine implements SpeechEngine {
 		socket.on("open", () =>
 			this.send(c, {
 				type: "start",
-				language: this.languageValue,
+				language: whisperLanguage(this.languageValue),
 				vocabulary: [...this.o.vocabulary],
 				task: this.o.task,
 				sample_rate: STREAM_SAMPLE_RATE,

@@ -147,6 +147,24 @@ describe("the bot's built-in engine (client of the speech stream)", () => {
 		expect(lines.join("\n")).toMatch(/speech stream error: .*ECONNREFUSED/);
 	});
 
+	it("tells whisper a language it knows: the primary subtag, or none (detect) for one it does not", async () => {
+		const segments: BotSegment[] = [];
+		for (const [asked, told] of [
+			["pt-BR", "pt"],
+			["tlh", null],
+		] as const) {
+			const bot = engine({ segments, language: asked });
+			await play(bot, Buffer.concat([speech("Bom dia a todos."), silence(1000)]), segments);
+			await bot.flush();
+			const last = segments.filter((s) => s.completed).at(-1);
+			// Whisper's language when told, its detected one otherwise (never the meeting's unknown code).
+			if (told) expect(last?.language).toBe(told);
+			else expect(last?.language).toMatch(/^[a-z]{2,3}$/);
+			expect(last?.language).not.toBe(asked);
+		}
+		expect(segments.filter((s) => s.completed)).toHaveLength(2);
+	});
+
 	it("finds the service at the host's SPEECH_URL, and none without it", () => {
 		expect(speechServiceUrl({ SPEECH_URL: " http://meetbot-speech:18055 " })).toBe("http://meetbot-speech:18055");
 		expect(speechServiceUrl({ SPEECH_URL: "" })).toBeNull();

@@ -134,6 +134,7 @@ describe("the speech service over HTTP (OpenAI's transcription shapes)", () => {
 			[transcribe(encodeWav(meeting, 16_000), { response_format: "xml" }), 400, "response_format", /one of json, text/],
 			[transcribe(encodeWav(meeting, 16_000), { "timestamp_granularities[]": "word" }), 400, "timestamp_granularities[]", /verbose_json/],
 			[transcribe(encodeWav(meeting, 16_000), { language: "english!" }), 400, "language", /ISO-639-1/],
+			[transcribe(encodeWav(meeting, 16_000), { language: "xx" }), 400, "language", /code whisper knows/],
 			[transcribe(encodeWav(meeting, 16_000), { temperature: "3" }), 400, "temperature", /between 0 and 1/],
 			[fetch(`${service.url}/v1/audio/transcriptions`, { method: "POST", body: new FormData() }), 400, "file", /file.*required/],
 			[fetch(`${service.url}/v1/audio/transcriptions`, { method: "POST", body: "{}" }), 400, null, /multipart/],

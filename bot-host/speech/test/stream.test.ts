@@ -127,18 +127,39 @@ describe("the live stream: drafts, then confirmations", () => {
 		expect(finals.map((f) => f.language)).toEqual(["en", "de"]);
 	});
 
-	it("refuses audio before start and another sample rate", async () => {
+	it("refuses a start it cannot serve: another sample rate, a language whisper does not know", async () => {
+		for (const [start, detail] of [
+			[{ language: "en", sample_rate: 48_000 }, "sample_rate must be 16000 (mono PCM16LE)"],
+			[{ language: "klingon", sample_rate: 16_000 }, "language must be a code whisper knows, or null"],
+			[{ language: null, sample_rate: 16_000, vocabulary: "Zeynep" }, "vocabulary must be a list of strings"],
+		] as const) {
+			const socket = new WebSocket(service.url.replace(/^http/, "ws") + STREAM_PATH);
+			const messages: ServerMessage[] = [];
+			socket.on("message", (data) => messages.push(JSON.parse(String(data)) as ServerMessage));
+			const closed = new Promise<number>((resolve) => socket.once("close", resolve));
+			await new Promise((resolve) => socket.once("open", resolve));
+			socket.send(JSON.stringify({ type: "start", ...start }));
+			expect(await closed).toBe(1003);
+			expect(messages).toEqual([{ type: "error", detail }]);
+		}
+	});
+
+	it("refuses audio before start, and goes on once started", async () => {
 		const socket = new WebSocket(service.url.replace(/^http/, "ws") + STREAM_PATH);
 		const messages: ServerMessage[] = [];
 		socket.on("message", (data) => messages.push(JSON.parse(String(data)) as ServerMessage));
 		const closed = new Promise<number>((resolve) => socket.once("close", resolve));
 		await new Promise((resolve) => socket.once("open", resolve));
 		socket.send(silence(100));
-		socket.send(JSON.stringify({ type: "start", language: "en", sample_rate: 48_000 }));
-		expect(await closed).toBe(1003);
+		socket.send(JSON.stringify({ type: "start", language: "en", sample_rate: 16_000 }));
+		socket.send(JSON.stringify({ type: "language", language: "xx" }));
+		socket.send(JSON.stringify({ type: "stop" }));
+		expect(await closed).toBe(1000);
 		expect(messages).toEqual([
 			{ type: "error", detail: "send a start message before audio" },
-			{ type: "error", detail: "sample_rate must be 16000 (mono PCM16LE)" },
+			{ type: "ready", model: "ggml-tiny-test", sample_rate: 16_000, vad: "energy" },
+			{ type: "error", detail: "language must be a code whisper knows, or null" },
+			{ type: "done" },
 		]);
 	});
 });
