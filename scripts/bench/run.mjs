@@ -37,9 +37,11 @@ const STANDALONE = {
 
 /** Starts a throw-away gateway and runs each benchmark section against it. */
 export async function runBenchmarks(only) {
-	for (const name of only.filter((name) => name in STANDALONE)) await STANDALONE[name]();
+	const standalone = only.filter((name) => name in STANDALONE);
+	for (const name of standalone) await STANDALONE[name]();
 	only = only.filter((name) => !(name in STANDALONE));
-	if (only.length === 0 && process.argv.length > 2) process.exit(0);
+	// Only standalone sections named: no gateway to start.
+	if (standalone.length > 0 && only.length === 0) process.exit(0);
 	const secrets = localSecrets();
 	const recorder = await startSpawnRecorder({ adminToken: secrets.ADMIN_API_TOKEN });
 	const stateDir = mkdtempSync(path.join(os.tmpdir(), "meetbot-bench-"));
