@@ -9,7 +9,7 @@ import { WebSocketServer } from "ws";
 import { AudioRefused, decodeWav } from "./audio.ts";
 import type { HeardSegment, HeardWord, SpeechModel } from "./engine.ts";
 import { WHISPER_LANGUAGES } from "./languages.ts";
-import { serveStream } from "./stream.ts";
+import { type StreamOptions, serveStream } from "./stream.ts";
 import { STREAM_PATH } from "./stream-protocol.ts";
 import { SAMPLE_RATE, speechSpans } from "./vad.ts";
 
@@ -171,7 +171,8 @@ async function transcriptionRoute(req: IncomingMessage, res: ServerResponse, mod
 	answer(res, 200, out, outType);
 }
 
-export function speechServer(model: SpeechModel, log: (line: string) => void): http.Server {
+export function speechServer(model: SpeechModel, o: StreamOptions): http.Server {
+	const { log } = o;
 	const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
 	const server = http.createServer((req, res) => {
 		const path = new URL(req.url ?? "/", "http://speech.local").pathname;
@@ -195,7 +196,7 @@ export function speechServer(model: SpeechModel, log: (line: string) => void): h
 			socket.end("HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n");
 			return;
 		}
-		sockets.handleUpgrade(req, socket, head, (ws) => serveStream(ws, model, log));
+		sockets.handleUpgrade(req, socket, head, (ws) => serveStream(ws, model, o));
 	});
 	return server;
 }

@@ -7,6 +7,7 @@
  *   SPEECH_HOST       address to listen on; default 127.0.0.1 (0.0.0.0 in the image)
  *   SPEECH_THREADS    cores one pass uses; default all of them
  *   SPEECH_VAD_MODEL  optional ggml silero VAD file, a second gate after the energy one
+ *   SPEECH_DRAFT_MS   speech between two drafts of a live utterance; default 1000, 0: finals only
  */
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -48,9 +49,10 @@ if (vadModelPath && !existsSync(vadModelPath)) {
 const port = whole("SPEECH_PORT", 18055, 0);
 const threads = whole("SPEECH_THREADS", availableParallelism(), 1);
 const host = setting("SPEECH_HOST") ?? "127.0.0.1";
+const draftEveryMs = whole("SPEECH_DRAFT_MS", 1000, 0);
 
 const model = await SpeechModel.load({ modelPath, threads, vadModelPath });
-const server = speechServer(model, log);
+const server = speechServer(model, { draftEveryMs, log });
 server.listen(port, host, () => {
 	const address = server.address();
 	const bound = typeof address === "object" && address ? address.port : port;

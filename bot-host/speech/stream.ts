@@ -11,7 +11,6 @@ import type { ClientMessage, ServerMessage } from "./stream-protocol.ts";
 import { STREAM_SAMPLE_RATE } from "./stream-protocol.ts";
 import { type Utterance, VoiceGate } from "./vad.ts";
 
-const DRAFT_EVERY_SAMPLES = STREAM_SAMPLE_RATE;
 /** Drafts are extra work: none while this many passes already wait. */
 const DRAFT_QUEUE_LIMIT = 2;
 const PROMPT_MAX_CHARS = 600;
@@ -49,7 +48,15 @@ function startRefusal(message: StartMessage): string | null {
 	return null;
 }
 
-export function serveStream(socket: WebSocket, model: SpeechModel, log: (line: string) => void): void {
+export interface StreamOptions {
+	/** Speech between two drafts of an utterance (SPEECH_DRAFT_MS); 0: finals only. */
+	draftEveryMs: number;
+	log: (line: string) => void;
+}
+
+export function serveStream(socket: WebSocket, model: SpeechModel, o: StreamOptions): void {
+	const { log } = o;
+	const draftEverySamples = (o.draftEveryMs / 1000) * STREAM_SAMPLE_RATE;
 	let settings: StartMessage | null = null;
 	let prompt = "";
 	const open = new Map<number, Open>();
@@ -122,8 +129,8 @@ export function serveStream(socket: WebSocket, model: SpeechModel, log: (line: s
 		grow: (u) => {
 			const state = open.get(u.id);
 			const samples = samplesOf(u);
-			if (state && !state.drafting && samples - state.draftedAt >= DRAFT_EVERY_SAMPLES && model.waiting < DRAFT_QUEUE_LIMIT)
-				draft(u, state);
+			const due = draftEverySamples > 0 && samples - (state?.draftedAt ?? 0) >= draftEverySamples;
+			if (state && !state.drafting && due && model.waiting < DRAFT_QUEUE_LIMIT) draft(u, state);
 		},
 		close: (u, audio) => {
 			const state = open.get(u.id) ?? { draftedAt: 0, drafting: false, draftsSent: 0, closed: false };

@@ -19,9 +19,9 @@ type Heard = Extract<ServerMessage, { type: "draft" | "final" }>;
  */
 async function stream(
 	audio: Buffer,
-	o: { start?: Partial<Extract<ClientMessage, { type: "start" }>>; pauseAt?: number } = {},
+	o: { start?: Partial<Extract<ClientMessage, { type: "start" }>>; pauseAt?: number; url?: string } = {},
 ): Promise<ServerMessage[]> {
-	const socket = new WebSocket(service.url.replace(/^http/, "ws") + STREAM_PATH);
+	const socket = new WebSocket((o.url ?? service.url).replace(/^http/, "ws") + STREAM_PATH);
 	const messages: ServerMessage[] = [];
 	let drafted = () => {};
 	const firstDraft = new Promise<void>((resolve) => {
@@ -84,6 +84,17 @@ describe("the live stream: drafts, then confirmations", () => {
 		expect(one.end).toBeLessThanOrEqual(2 + seconds(first) + 0.5);
 		expect(two.start).toBeGreaterThanOrEqual(secondAt - 0.3);
 		expect(two.end).toBeLessThanOrEqual(secondAt + seconds(second) + 0.5);
+	});
+
+	it("sends finals only when drafts are off (SPEECH_DRAFT_MS=0)", async () => {
+		const finalsOnly = await startSpeechService({ SPEECH_DRAFT_MS: "0" });
+		try {
+			const said = speech("A long enough sentence for several drafts, were they on.");
+			const messages = await stream(Buffer.concat([silence(500), said, silence(1000)]), { url: finalsOnly.url });
+			expect(messages.map((m) => m.type)).toEqual(["ready", "final", "done"]);
+		} finally {
+			await finalsOnly.stop();
+		}
 	});
 
 	it("sends nothing at all for silence and low noise", async () => {
