@@ -27,6 +27,10 @@ describe("the speech service image", () => {
 		expect(files.length).toBeGreaterThan(5);
 		for (const file of files) expect(file, file).toMatch(/^bot-host\/speech\/[^/]+\.ts$/);
 		expect(dockerfile).toMatch(/^COPY bot-host\/speech\/\*\.ts bot-host\/speech\/$/m);
+		// The build context (.dockerignore, shared with the bot host image) has the service and not its tests.
+		const ignored = readFileSync(path.join(REPO, ".dockerignore"), "utf8").split("\n");
+		expect(ignored).toContain("!bot-host");
+		expect(ignored).toContain("bot-host/speech/test");
 	});
 
 	it("installs the binding and one prebuilt platform package at the project's version, with no install scripts", () => {
