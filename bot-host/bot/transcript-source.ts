@@ -36,6 +36,7 @@ export function transcriptSource(request: SpawnRequest, o: SourceOptions): Trans
 			egress: transcriptionEgress(request, o.policy),
 			language: request.language ?? null,
 			task: request.task,
+			vocabulary: request.vocabulary,
 			prefix: o.prefix,
 			callOffsetMs: () => o.now() - o.callStartedAt,
 			speakerBetween: (from, to) => o.audio.speakerBetween(from, to),
@@ -49,6 +50,7 @@ export function transcriptSource(request: SpawnRequest, o: SourceOptions): Trans
 		callStartedAt: o.callStartedAt,
 		settleMs: o.captionSettleMs,
 		language: request.language ?? null,
+		vocabulary: request.vocabulary,
 		emit: o.emit,
 	});
 	return { transcriber: null, captions };
