@@ -1,5 +1,7 @@
 /** Custom vocabulary on the bot: the whisper prompt, and the spelling captions are corrected to. */
 import { describe, expect, it } from "vitest";
+import type { BotSegment } from "../../src/bot-channel/protocol.ts";
+import { CaptionTracker } from "../bot/transcript.ts";
 import { captionSpeller, editDistance, editsAllowed, PROMPT_MAX_CHARS, vocabularyPrompt } from "../bot/transcription/vocabulary.ts";
 
 describe("vocabulary prompt", () => {
@@ -70,5 +72,31 @@ describe("caption spelling", () => {
 
 	it("is the identity without a vocabulary", () => {
 		expect(captionSpeller([])("siobhan oneill")).toBe("siobhan oneill");
+	});
+});
+
+describe("caption tracker with a vocabulary", () => {
+	it("sends drafts and the confirmation in the listed spelling, and tells changes by the page's text", () => {
+		const sent: BotSegment[] = [];
+		const tracker = new CaptionTracker({
+			prefix: "m1",
+			callStartedAt: 0,
+			settleMs: 1_000,
+			language: "en",
+			vocabulary: ["Siobhán O'Neill"],
+			emit: (s) => sent.push(s),
+		});
+		tracker.update([{ key: "c1", speaker: "Ann", text: "Thanks" }], [], 1_000);
+		tracker.update([{ key: "c1", speaker: "Ann", text: "Thanks siobhan" }], [], 1_200);
+		tracker.update([{ key: "c1", speaker: "Ann", text: "Thanks siobhan oneil." }], [], 1_400);
+		// The same page text again is no change, though it differs from what was sent.
+		tracker.update([{ key: "c1", speaker: "Ann", text: "Thanks siobhan oneil." }], [], 1_600);
+		tracker.update([{ key: "c1", speaker: "Ann", text: "Thanks siobhan oneil." }], [], 2_500);
+		expect(sent.map((s) => [s.text, s.completed])).toEqual([
+			["Thanks", false],
+			["Thanks Siobhán", false],
+			["Thanks Siobhán O'Neill.", false],
+			["Thanks Siobhán O'Neill.", true],
+		]);
 	});
 });
