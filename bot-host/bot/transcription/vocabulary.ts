@@ -83,6 +83,7 @@ interface Entry {
 
 interface Token {
 	text: string;
+	key: string;
 	from: number;
 	to: number;
 }
@@ -118,12 +119,20 @@ export function captionSpeller(vocabulary: readonly string[]): (text: string) =>
 	}
 	if (entries.length === 0) return (text) => text;
 	const widest = Math.max(...entries.map((e) => e.words)) + 1;
+	// A match, exact or not, starts with the entry's first letter: only those entries are tried.
+	const byFirst = new Map<string, Entry[]>();
+	for (const entry of entries) byFirst.set(entry.key[0] ?? "", [...(byFirst.get(entry.key[0] ?? "") ?? []), entry]);
 	return (text) => {
-		const tokens: Token[] = [...text.matchAll(WORD)].map((m) => ({ text: m[0], from: m.index, to: m.index + m[0].length }));
+		const tokens: Token[] = [...text.matchAll(WORD)].map((m) => ({
+			text: m[0],
+			key: spellingKey(m[0]),
+			from: m.index,
+			to: m.index + m[0].length,
+		}));
 		let out = "";
 		let copied = 0;
 		for (let i = 0; i < tokens.length; ) {
-			const match = bestMatch(entries, tokens, i, widest);
+			const match = bestMatch(byFirst.get(tokens[i]?.key[0] ?? "") ?? [], tokens, i, widest);
 			const first = tokens[i] as Token;
 			if (!match) {
 				i++;
@@ -138,12 +147,13 @@ export function captionSpeller(vocabulary: readonly string[]): (text: string) =>
 	};
 }
 
-/** The best entry for the words from `at` on (see `better`; of equals, the entry listed first). */
+/** The best of `entries` for the words from `at` on (see `better`; of equals, the entry listed first). */
 function bestMatch(entries: Entry[], tokens: Token[], at: number, widest: number): Match | null {
+	if (entries.length === 0) return null;
 	let best: Match | null = null;
 	for (let n = 1; n <= widest && at + n <= tokens.length; n++) {
 		const span = tokens.slice(at, at + n);
-		const whole = spellingKey(span.map((t) => t.text).join(""));
+		const whole = span.map((t) => t.key).join("");
 		const lastText = span[n - 1]?.text ?? "";
 		const ending = ENDING.exec(lastText)?.[0] ?? "";
 		const forms = [{ key: whole, ending: "" }];
