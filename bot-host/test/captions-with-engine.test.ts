@@ -163,6 +163,14 @@ describe("captions with an engine", () => {
 		expectOneSourcePerStretch(rows);
 	});
 
+	it("takes only the new words of a confirmed, covered caption that changes again", () => {
+		const { sent, merged } = merge();
+		merged.fromCaptions(caption("c1", "Ship it", 1.0, "Ann", true));
+		merged.fromEngine(heard(1, "Ship it.", 0.8, 1.5, true));
+		merged.fromCaptions(caption("c1", "Ship it on Friday", 9.0));
+		expect(sent.at(-1)).toMatchObject({ segment_id: "b-merged-2", text: "on Friday", completed: false });
+	});
+
 	it("never keeps both for one stretch, over a long meeting of two speakers", async () => {
 		const { sent, merged, engine } = merge();
 		// Captions trail the speech by up to a second; the engine confirms each utterance after it ends, some not at all.

@@ -60,8 +60,13 @@ export class CaptionsWithEngine implements AudioEngine {
 	private readonly callStartedAt: number;
 	private readonly emit: (segment: BotSegment) => void;
 	private engine: AudioEngine | null = null;
-	/** Caption segments in the order they first showed. */
+	/** Caption segments with text not yet in the transcript (or not confirmed by the tracker), in the order they showed. */
 	private readonly captions = new Map<string, CaptionSeen>();
+	/**
+	 * Caption segments confirmed and wholly in the transcript: not looked at again, but kept, so
+	 * one that changes after all (a platform rewriting a line) adds only what is new.
+	 */
+	private readonly settled = new Map<string, CaptionSeen>();
 	/** The open stretch's number, and what its draft last said. */
 	private stretch = 1;
 	private shown: string | null = null;
@@ -110,7 +115,9 @@ export class CaptionsWithEngine implements AudioEngine {
 
 	/** A caption segment as the caption tracker sends it (its drafts and confirmation alike). */
 	readonly fromCaptions = (segment: BotSegment): void => {
-		const seen = this.captions.get(segment.segment_id) ?? { text: "", arrivals: [], covered: 0, last: segment };
+		const seen = this.captions.get(segment.segment_id) ??
+			this.settled.get(segment.segment_id) ?? { text: "", arrivals: [], covered: 0, last: segment };
+		this.settled.delete(segment.segment_id);
 		this.captions.set(segment.segment_id, seen);
 		seen.last = segment;
 		if (segment.text !== seen.text) {
@@ -155,6 +162,16 @@ export class CaptionsWithEngine implements AudioEngine {
 		this.shown = null;
 	}
 
+	/** Marks caption text as in the transcript, and sets aside a caption segment that has nothing more to give. */
+	private take(part: Uncovered): void {
+		part.seen.covered = part.upto;
+		const id = part.seen.last.segment_id;
+		if (part.seen.last.completed && part.upto >= part.seen.text.length) {
+			this.captions.delete(id);
+			this.settled.set(id, part.seen);
+		}
+	}
+
 	/** Caption text not yet in the transcript that appeared before `before` (seconds), per caption segment. */
 	private uncovered(before: number): Uncovered[] {
 		const out: Uncovered[] = [];
@@ -171,7 +188,7 @@ export class CaptionsWithEngine implements AudioEngine {
 	/** Caption text that appeared before `before` and no engine covered: confirmed as captions, a stretch each. */
 	private confirmCaptionsBefore(before: number): void {
 		for (const part of this.uncovered(before)) {
-			part.seen.covered = part.upto;
+			this.take(part);
 			this.emit(this.captionSegment(part.seen.last, part.text, part.from, part.to, true));
 			this.nextStretch();
 		}
@@ -181,7 +198,7 @@ export class CaptionsWithEngine implements AudioEngine {
 	private cover(until: number): Map<string, number> {
 		const named = new Map<string, number>();
 		for (const part of this.uncovered(until)) {
-			part.seen.covered = part.upto;
+			this.take(part);
 			if (part.seen.last.speaker_source === "caption") {
 				named.set(part.seen.last.speaker, (named.get(part.seen.last.speaker) ?? 0) + part.text.length);
 			}
