@@ -171,6 +171,18 @@ describe("captions with an engine", () => {
 		expect(sent.at(-1)).toMatchObject({ segment_id: "b-merged-2", text: "on Friday", completed: false });
 	});
 
+	it("confirms captions as captions when the engine confirms nothing for a minute", () => {
+		const { sent, merged } = merge();
+		merged.fromCaptions(caption("c1", "Is the relay down?", 10.0, "Ann", true));
+		merged.fromCaptions(caption("c2", "Still talking", 69.0, "Bob"));
+		expect(sent.filter((s) => s.completed)).toEqual([]);
+		merged.fromCaptions(caption("c2", "Still talking here", 71.0, "Bob"));
+		expect(sent.filter((s) => s.completed).map((s) => [s.segment_id, s.text, s.source])).toEqual([
+			["b-merged-1", "Is the relay down?", "captions"],
+		]);
+		expect(sent.at(-1)).toMatchObject({ segment_id: "b-merged-2", text: "Still talking here", completed: false });
+	});
+
 	it("never keeps both for one stretch, over a long meeting of two speakers", async () => {
 		const { sent, merged, engine } = merge();
 		// Captions trail the speech by up to a second; the engine confirms each utterance after it ends, some not at all.

@@ -11,7 +11,7 @@
  * every id sent gets drafts, then one confirmation, and no stretch of speech is in the
  * transcript twice.
  */
-import type { BotSegment } from "../../../src/bot-channel/protocol.ts";
+import { type BotSegment, SEGMENT_TEXT_MAX } from "../../../src/bot-channel/protocol.ts";
 
 /**
  * A segment that says where its text came from: `captions` or the engine's name. Issue 36 adds
@@ -35,6 +35,13 @@ export interface AudioEngine {
 export const EARLY_S = 0.5;
 /** Captions trail speech: text that appeared up to this long after an engine's stretch ended is of it. */
 export const LAG_S = 1.5;
+/**
+ * Caption text no engine confirmation covered this long after it appeared is confirmed as
+ * captions: the engine is down or refused (a relay at its daily limit), or lags far behind. An
+ * engine confirms an utterance (20 s at most) seconds after it ends, so this is only a floor
+ * under a failing engine; a confirmation later than this for the same speech would stand beside it.
+ */
+export const HOLD_S = 60;
 
 /** What one caption segment (an entry, or a piece of a long one) has shown so far. */
 interface CaptionSeen {
@@ -128,6 +135,7 @@ export class CaptionsWithEngine implements AudioEngine {
 			if (segment.text.length > same) seen.arrivals.push({ upto: segment.text.length, at: segment.end });
 			seen.text = segment.text;
 		}
+		this.confirmCaptionsBefore(segment.end - HOLD_S);
 		this.showDraft();
 	};
 
@@ -212,7 +220,11 @@ export class CaptionsWithEngine implements AudioEngine {
 		let draft: SourcedSegment | null = null;
 		if (parts.length > 0) {
 			const latest = parts.reduce((a, b) => (b.to >= a.to ? b : a));
-			const text = parts.map((p) => p.text).join(" ");
+			// Only a failing engine lets it grow: a draft keeps its latest words within what the room takes.
+			const text = parts
+				.map((p) => p.text)
+				.join(" ")
+				.slice(-SEGMENT_TEXT_MAX);
 			draft = this.captionSegment(latest.seen.last, text, Math.min(...parts.map((p) => p.from)), latest.to, false);
 		} else if (this.engineDraft) {
 			draft = { ...this.engineDraft, segment_id: this.stretchId() };
