@@ -171,6 +171,16 @@ describe("captions with an engine", () => {
 		expect(sent.at(-1)).toMatchObject({ segment_id: "b-merged-2", text: "on Friday", completed: false });
 	});
 
+	it("takes no fragment of a word rewritten or cut inside what the engine covered", () => {
+		const { sent, merged } = merge();
+		merged.fromCaptions(caption("c1", "I think their go", 1.0));
+		merged.fromEngine(heard(1, "I think they're going.", 0.8, 1.6, true));
+		// The platform rewrites a word it showed, and finishes the last one.
+		merged.fromCaptions(caption("c1", "I think they're going", 2.0));
+		merged.fromCaptions(caption("c1", "I think they're going to ship", 5.0));
+		expect(sent.filter((s) => s.segment_id === "b-merged-2").map((s) => s.text)).toEqual(["to ship"]);
+	});
+
 	it("confirms captions as captions when the engine confirms nothing for a minute", () => {
 		const { sent, merged } = merge();
 		merged.fromCaptions(caption("c1", "Is the relay down?", 10.0, "Ann", true));

@@ -116,8 +116,11 @@ export class CaptionsWithEngine implements AudioEngine {
 
 	/** The engine's last confirmations, then the caption text none of them covered, as captions. */
 	async flush(): Promise<void> {
-		await this.engine?.flush();
-		this.confirmCaptionsBefore(Number.POSITIVE_INFINITY);
+		try {
+			await this.engine?.flush();
+		} finally {
+			this.confirmCaptionsBefore(Number.POSITIVE_INFINITY);
+		}
 	}
 
 	/** A caption segment as the caption tracker sends it (its drafts and confirmation alike). */
@@ -133,6 +136,8 @@ export class CaptionsWithEngine implements AudioEngine {
 			while (same < seen.text.length && same < segment.text.length && seen.text[same] === segment.text[same]) same++;
 			seen.arrivals = seen.arrivals.filter((a) => a.upto <= same);
 			if (segment.text.length > same) seen.arrivals.push({ upto: segment.text.length, at: segment.end });
+			// A word rewritten inside what is in the transcript already ("their" → "they're") moves its end.
+			if (same < seen.covered) seen.covered = Math.max(same, seen.covered + segment.text.length - seen.text.length);
 			seen.text = segment.text;
 		}
 		this.confirmCaptionsBefore(segment.end - HOLD_S);
@@ -185,7 +190,7 @@ export class CaptionsWithEngine implements AudioEngine {
 		const out: Uncovered[] = [];
 		for (const seen of this.captions.values()) {
 			const upto = Math.max(seen.covered, ...seen.arrivals.filter((a) => a.at < before).map((a) => a.upto));
-			const text = seen.text.slice(seen.covered, upto).trim();
+			const text = seen.text.slice(pastWord(seen.text, seen.covered), upto).trim();
 			if (text === "") continue;
 			const times = seen.arrivals.filter((a) => a.upto > seen.covered && a.upto <= upto).map((a) => a.at);
 			out.push({ seen, text, from: Math.min(...times), to: Math.max(...times), upto });
@@ -252,6 +257,12 @@ export class CaptionsWithEngine implements AudioEngine {
 			absolute_end_time: at(end),
 		};
 	}
+}
+
+/** Where the text taken so far ends: past the rest of a word it ended inside, since that word was taken with it. */
+function pastWord(text: string, at: number): number {
+	if (at === 0 || /\s/.test(text[at - 1] ?? " ")) return at;
+	return at + (/^\S*/.exec(text.slice(at))?.[0].length ?? 0);
 }
 
 /**
