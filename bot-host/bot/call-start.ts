@@ -19,7 +19,7 @@ import { transcriptSource } from "./transcript-source.ts";
 export interface CallParts {
 	actions: InCallActions;
 	captions: CaptionTracker | null;
-	/** Only while the transcript comes from captions. */
+	/** Only while the transcript comes from captions alone. */
 	captionWatch: CaptionWatch | null;
 }
 
@@ -60,7 +60,8 @@ export function callParts(
 		log: o.log,
 	});
 	o.audio.transcriber = source.transcriber;
-	const captionWatch = source.captions ? new CaptionWatch(o.heard, o.callStartedAt, o.captionWatch) : null;
+	// Captions that cannot be read are a help request only where they are the transcript.
+	const captionWatch = source.captions && !source.transcriber ? new CaptionWatch(o.heard, o.callStartedAt, o.captionWatch) : null;
 	return { actions, captions: source.captions, captionWatch };
 }
 

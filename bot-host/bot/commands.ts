@@ -8,8 +8,8 @@ import type { MeetingDriver } from "../drivers/types.ts";
 import { errorText } from "../error-text.ts";
 import type { InCallActions } from "./actions.ts";
 import type { BotChannel } from "./channel.ts";
-import type { Transcriber } from "./transcriber.ts";
 import type { CaptionTracker, ChatTracker } from "./transcript.ts";
+import type { AudioEngine } from "./transcription/captions-with-engine.ts";
 
 /** What the commands act on: the session's parts as they stand at this tick. */
 export interface CommandTarget {
@@ -18,7 +18,7 @@ export interface CommandTarget {
 	driver: MeetingDriver;
 	channel: BotChannel;
 	chat: ChatTracker | null;
-	transcriber: Transcriber | null;
+	transcriber: AudioEngine | null;
 	captions: CaptionTracker | null;
 	actions: InCallActions | null;
 	/** The bot was told to leave. */

@@ -8,6 +8,7 @@
 import { type BotSegment, type SpawnRequest, transcriptionEndpoint } from "../../src/bot-channel/protocol.ts";
 import { type EgressPolicy, requestGuarded } from "./egress.ts";
 import { PROVISIONAL_SPEAKER } from "./transcript.ts";
+import { vocabularyPrompt } from "./transcription/vocabulary.ts";
 import { encodeWav, rms } from "./wav.ts";
 import { languageCode } from "./whisper-languages.ts";
 
@@ -45,6 +46,8 @@ export interface TranscriberOptions {
 	egress: EgressPolicy;
 	language: string | null;
 	task: "transcribe" | "translate";
+	/** Words and names the meeting is likely to hear: sent as whisper's `prompt` (docs/api.md#vocabulary). */
+	vocabulary?: readonly string[];
 	prefix: string;
 	/** Milliseconds since the call started, for a sample count since capture started. */
 	callOffsetMs: () => number;
@@ -76,6 +79,7 @@ export class Transcriber {
 	language: string | null;
 	task: "transcribe" | "translate";
 	private readonly o: TranscriberOptions;
+	private readonly prompt: string | null;
 	private pending = Buffer.alloc(0);
 	private utterance: Utterance | null = null;
 	private nextId = 0;
@@ -86,6 +90,7 @@ export class Transcriber {
 		this.o = o;
 		this.language = o.language;
 		this.task = o.task;
+		this.prompt = vocabularyPrompt(o.vocabulary ?? []);
 	}
 
 	/** Meeting audio as it arrives; `endMs` is the call offset of its last sample. */
@@ -207,6 +212,7 @@ export class Transcriber {
 		if (withWords) form.append("timestamp_granularities[]", "word");
 		if (this.language) form.set("language", this.language);
 		if (this.task === "translate") form.set("task", "translate");
+		if (this.prompt) form.set("prompt", this.prompt);
 		const encoded = new Response(form);
 		const res = await requestGuarded(transcriptionEndpoint(this.o.url), {
 			what: "the transcription endpoint",

@@ -1,16 +1,19 @@
 /**
  * Where a bot's transcript comes from once it is in the call: the meeting audio, through the
- * transcription endpoint the spawn names, or else the platform's own captions; neither when
- * transcription is off.
+ * transcription endpoint the spawn names, with the platform's captions merged in as drafts and
+ * names (transcription/captions-with-engine.ts); or else the platform's own captions; neither
+ * when transcription is off.
  */
 import type { BotSegment, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import type { MeetingAudio } from "./audio.ts";
 import type { EgressPolicy } from "./egress.ts";
 import { Transcriber, transcriptionEgress } from "./transcriber.ts";
 import { CaptionTracker } from "./transcript.ts";
+import { type AudioEngine, CaptionsWithEngine } from "./transcription/captions-with-engine.ts";
 
 export interface TranscriptSource {
-	transcriber: Transcriber | null;
+	/** What takes the meeting audio: the engine, with the captions merged into its transcript when both run. */
+	transcriber: AudioEngine | null;
 	captions: CaptionTracker | null;
 }
 
@@ -29,27 +32,30 @@ export interface SourceOptions {
 
 export function transcriptSource(request: SpawnRequest, o: SourceOptions): TranscriptSource {
 	if (!request.transcribe_enabled) return { transcriber: null, captions: null };
-	if (request.transcription) {
-		const transcriber = new Transcriber({
-			url: request.transcription.url,
-			token: request.transcription.token,
-			egress: transcriptionEgress(request, o.policy),
-			language: request.language ?? null,
-			task: request.task,
+	const captions = (emit: (segment: BotSegment) => void) =>
+		new CaptionTracker({
 			prefix: o.prefix,
-			callOffsetMs: () => o.now() - o.callStartedAt,
-			speakerBetween: (from, to) => o.audio.speakerBetween(from, to),
-			emit: o.emit,
-			log: o.log,
+			callStartedAt: o.callStartedAt,
+			settleMs: o.captionSettleMs,
+			language: request.language ?? null,
+			vocabulary: request.vocabulary,
+			emit,
 		});
-		return { transcriber, captions: null };
-	}
-	const captions = new CaptionTracker({
-		prefix: o.prefix,
-		callStartedAt: o.callStartedAt,
-		settleMs: o.captionSettleMs,
+	if (!request.transcription) return { transcriber: null, captions: captions(o.emit) };
+	// The captions are still read with an engine: quick drafts and speakers' names, merged with its text.
+	const merged = new CaptionsWithEngine({ prefix: o.prefix, callStartedAt: o.callStartedAt, emit: o.emit });
+	const transcriber = new Transcriber({
+		url: request.transcription.url,
+		token: request.transcription.token,
+		egress: transcriptionEgress(request, o.policy),
 		language: request.language ?? null,
-		emit: o.emit,
+		task: request.task,
+		vocabulary: request.vocabulary,
+		prefix: o.prefix,
+		callOffsetMs: () => o.now() - o.callStartedAt,
+		speakerBetween: (from, to) => o.audio.speakerBetween(from, to),
+		emit: merged.fromEngine,
+		log: o.log,
 	});
-	return { transcriber: null, captions };
+	return { transcriber: merged.around(transcriber), captions: captions(merged.fromCaptions) };
 }

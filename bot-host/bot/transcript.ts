@@ -7,6 +7,7 @@ import { type BotSegment, CHAT_SENDER_MAX, CHAT_TEXT_MAX, type ChatMessage, SEGM
 import type { CaptionLine, ChatLine } from "../drivers/types.ts";
 import { captionLanguage } from "./caption-language.ts";
 import { shorten, splitText } from "./text-bounds.ts";
+import { captionSpeller } from "./transcription/vocabulary.ts";
 
 /**
  * The speaker of a segment nobody could be attributed to yet (`speaker_source: "none"`): a
@@ -32,6 +33,8 @@ export class CaptionTracker {
 	private readonly settleMs: number;
 	private readonly emit: (segment: BotSegment) => void;
 	private readonly maxText: number;
+	/** Caption text in the vocabulary's spellings (docs/api.md#vocabulary). */
+	private readonly spell: (text: string) => string;
 	/** The language the meeting forces (`language` of the request or a reconfigure); null: auto-detect. */
 	language: string | null;
 	/** The language last read from the captions: the window's language for lines too short to tell. */
@@ -50,6 +53,8 @@ export class CaptionTracker {
 		language: string | null;
 		emit: (s: BotSegment) => void;
 		maxText?: number;
+		/** Words and names the captions are corrected to (the spawn's `vocabulary`). */
+		vocabulary?: readonly string[];
 	}) {
 		this.prefix = o.prefix;
 		this.callStartedAt = o.callStartedAt;
@@ -57,6 +62,7 @@ export class CaptionTracker {
 		this.language = o.language;
 		this.emit = o.emit;
 		this.maxText = o.maxText ?? SEGMENT_TEXT_MAX;
+		this.spell = captionSpeller(o.vocabulary ?? []);
 	}
 
 	/** One reading of the captions on screen, taken at `now`; false (nothing done) when it is older than the last one. */
@@ -130,7 +136,10 @@ export class CaptionTracker {
 		return read ?? this.heard;
 	}
 
-	/** Spreads the entry's text over its pieces and sends each piece whose text changed, as a draft. */
+	/**
+	 * Spreads the entry's text, spelled as the vocabulary lists, over its pieces and sends each
+	 * piece whose text changed, as a draft. The entry keeps the page's text, to tell a change by.
+	 */
 	private setText(entry: TrackedCaption, text: string, now: number): void {
 		entry.text = text;
 		const first = entry.pieces[0];
@@ -138,7 +147,7 @@ export class CaptionTracker {
 		const language = this.languageOf(text);
 		const offset = (now - this.callStartedAt) / 1000;
 		const at = new Date(now).toISOString();
-		splitText(text, this.maxText).forEach((part, i) => {
+		splitText(this.spell(text), this.maxText).forEach((part, i) => {
 			let piece = entry.pieces[i];
 			if (!piece) {
 				piece = { ...first, segment_id: `${first.segment_id}-${i + 1}`, text: "", start: offset, absolute_start_time: at };

@@ -84,6 +84,15 @@ export const Scenario = z.object({
 	/** Participants speak their lines in turn (round robin), starting this long after admission. */
 	speech_start_ms: z.number().int().nonnegative().default(500),
 	speech_gap_ms: z.number().int().nonnegative().default(500),
+	/**
+	 * Words the platform's live captions write otherwise than they were said, as a caption
+	 * recognizer does with names it does not know ("Siobhán" shown as "Siobhan"): each key, a
+	 * whole word or phrase as the line says it, is shown as its value. The audio is unchanged.
+	 */
+	caption_heard_as: z
+		.record(z.string().min(1).max(100), z.string().min(1).max(100))
+		.refine((r) => Object.keys(r).length <= 20, { message: "at most 20 words heard otherwise" })
+		.default({}),
 	chat: z.array(z.object({ sender: z.string(), text: z.string(), after_ms: z.number().int().nonnegative().default(0) })).default([]),
 	/**
 	 * The host lets no participant share their screen (Meet's host controls, Zoom's "Who can

@@ -148,7 +148,8 @@ describe("bot media in the sandbox", () => {
 		expect(existsSync(file)).toBe(false);
 
 		for (const s of confirmed) {
-			expect(s.speaker_source).toBe("active_speaker");
+			// Named by the captions the bot read beside the engine.
+			expect(s.speaker_source).toBe("caption");
 			expect(s.text).toMatch(/^speech lasting \d+ tenths$/);
 		}
 		expect(confirmed.find((s) => s.speaker === "Grace Hopper")?.language).toBe("en");
@@ -195,9 +196,10 @@ describe("bot media in the sandbox", () => {
 		});
 		world.room.command(bot.meetingId, { action: "leave" });
 		await world.room.until(bot.meetingId, finalStatus);
+		// Named by the captions the bot read beside the engine.
 		expect(confirmed.map((s) => [s.speaker, s.speaker_source])).toEqual([
-			["Ada Lovelace", "active_speaker"],
-			["Charles Babbage", "active_speaker"],
+			["Ada Lovelace", "caption"],
+			["Charles Babbage", "caption"],
 		]);
 		const upload = providers.uploads.find((u) => u.path === "/recordings/teams.wav");
 		expect(describeWav(upload?.body ?? Buffer.alloc(44)).rms).toBeGreaterThan(0.005);

@@ -111,6 +111,37 @@ describe("transcriber", () => {
 		]);
 	});
 
+	it("sends the vocabulary as whisper's prompt on every pass", async () => {
+		const endpoint = await scriptedEndpoint(["Siobhán O'Neill runs the Kubernetes operator"]);
+		const segments: BotSegment[] = [];
+		const t = new Transcriber({
+			url: endpoint.url,
+			token: null,
+			egress: { allowPrivate: true },
+			language: null,
+			task: "transcribe",
+			vocabulary: ["Siobhán O'Neill", "Kubernetes operator"],
+			prefix: "t",
+			callOffsetMs: () => 0,
+			speakerBetween: () => ANN,
+			emit: (s) => segments.push(s),
+			log: () => {},
+		});
+		t.push(burst(2_500, 800), 3_300);
+		await t.flush();
+		expect(endpoint.forms.length).toBeGreaterThan(1);
+		for (const form of endpoint.forms) expect(form.prompt).toBe("Glossary: Siobhán O'Neill, Kubernetes operator.");
+	});
+
+	it("sends no prompt without a vocabulary", async () => {
+		const plain = await scriptedEndpoint(["hello world"]);
+		const without = transcriber(plain.url, []);
+		without.push(burst(1_000, 800), 1_800);
+		await without.flush();
+		expect(plain.forms.length).toBeGreaterThan(0);
+		for (const form of plain.forms) expect(form.prompt).toBeUndefined();
+	});
+
 	it("drops what speech models invent from noise", async () => {
 		const endpoint = await scriptedEndpoint(["Thank you."]);
 		const segments: BotSegment[] = [];

@@ -97,6 +97,15 @@ export async function runBenchmarks(only) {
 			},
 			{ named: true },
 		],
+		// What correcting captions to a vocabulary costs a bot, per caption change: only when named.
+		[
+			"caption-spelling",
+			async () => {
+				const { runCaptionSpellingBench } = await import("../../bot-host/bench/caption-spelling.ts");
+				runCaptionSpellingBench();
+			},
+			{ named: true },
+		],
 		// The same goal through the Worker: 4 bots recording 720p, caption → /ws, the stored files' bytes: only when named.
 		[
 			"recording",

@@ -328,6 +328,12 @@ export const SpawnRequest = z.object({
 	 * with the bot's channel token: the account's endpoint and token stay in the Worker.
 	 */
 	transcription: z.object({ url: z.string(), token: z.string().nullable() }).nullable(),
+	/**
+	 * Words and names the meeting is likely to hear (docs/api.md#vocabulary): the bot's,
+	 * the account's and its calendar event's, merged. The engine's hint, and the spellings
+	 * captions are corrected to. Absent from an older Worker: none.
+	 */
+	vocabulary: z.array(z.string()).default([]),
 	/** Where the bot connects its channel: a ws(s) URL and the per-meeting token. */
 	channel: z.object({ url: z.string(), token: z.string() }),
 	/**

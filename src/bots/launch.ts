@@ -11,6 +11,7 @@ import { endpointAllowed, loadSettings, type ResolvedSettings, resolveSettings }
 import { refuseOverUsageCaps } from "../usage/account-usage";
 import { botLaunchConfig, recordingPartsUrl } from "./bot-endpoints";
 import { type RecordingConfig, recordingPlan } from "./recording-config";
+import { mergeVocabulary, planVocabulary } from "./vocabulary";
 
 export const DEFAULT_BOT_NAME = "Notetaker";
 
@@ -26,6 +27,8 @@ export interface BotOptions {
 	transcribe_enabled?: boolean | null;
 	voice_agent_enabled?: boolean | null;
 	automatic_leave?: AutomaticLeave | null;
+	/** The bot's own words and names (docs/api.md#vocabulary). */
+	vocabulary?: string[] | null;
 }
 
 export interface LaunchTarget {
@@ -220,6 +223,8 @@ async function spawnSpec(env: Env, userId: number, options: BotOptions): Promise
 			voice_agent_enabled: pick("voice_agent_enabled") ?? true,
 			automatic_leave: pick("automatic_leave") ?? {},
 			transcription: transcriptionEndpointUsable(env, settings.transcription, meeting.id),
+			// The bot's own list first: the merged list is capped, and the bot's is the most specific.
+			vocabulary: mergeVocabulary(pick("vocabulary"), settings.transcription.vocabulary, planVocabulary(meeting.data)),
 		};
 	};
 }

@@ -8,6 +8,7 @@ import { meetingView } from "../meetings/meeting-store";
 import { meetingRoom } from "../objects";
 import { launchBot } from "./launch";
 import { RecordingConfig, recordingFieldsOf } from "./recording-config";
+import { Vocabulary } from "./vocabulary";
 
 export const LANGUAGE = z.string().regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, "an ISO 639 language code such as 'en' or 'pt-BR'");
 export const Task = z.enum(["transcribe", "translate"]);
@@ -28,6 +29,7 @@ export const SendBotRequest = z.object({
 	}),
 	transcribe_enabled: z.boolean().nullable().optional(),
 	automatic_leave: AutomaticLeave.nullable().optional(),
+	vocabulary: Vocabulary.nullable().optional(),
 });
 export type SendBotRequest = z.infer<typeof SendBotRequest>;
 

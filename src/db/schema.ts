@@ -49,6 +49,8 @@ export const accountSettings = sqliteTable("account_settings", {
 	webhookEvents: text("webhook_events", { mode: "json" }).$type<Record<string, boolean>>(),
 	/** The account's retention window in whole days (migration 0020); null falls through to RETENTION_DAYS. */
 	retentionDays: integer("retention_days"),
+	/** The account's custom vocabulary (migration 0025, docs/api.md#vocabulary); null: none. */
+	transcriptionVocabulary: text("transcription_vocabulary", { mode: "json" }).$type<string[]>(),
 	updatedAt: text("updated_at").notNull(),
 });
 

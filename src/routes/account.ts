@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { accountAudioToday } from "../bots/relay-meter";
+import { mergeVocabulary, Vocabulary } from "../bots/vocabulary";
 import type { Env } from "../env";
 import { invalidField } from "../errors";
 import { checkOutboundUrl, outboundPolicy } from "../outbound/url-guard";
@@ -127,6 +128,7 @@ const TranscriptionSettings = z
 		url: z.string().nullable(),
 		token_set: z.boolean(),
 		token: z.string().nullable(),
+		vocabulary: z.array(z.string()).openapi({ description: "The account's custom vocabulary, merged into every bot's; [] for none" }),
 		usage: z
 			.object({ day: z.string(), relayed_seconds: z.number(), daily_limit_seconds: z.number().int() })
 			.openapi({ description: "Seconds of audio the account's bots sent to transcribe this UTC day, and the daily limit" }),
@@ -155,7 +157,16 @@ accountRoutes.openapi(
 	createRoute({
 		method: "put",
 		path: "/user/transcription",
-		request: { body: jsonBody(z.object({ url: urlSetting(), token: setting() })) },
+		request: {
+			body: jsonBody(
+				z.object({
+					url: urlSetting(),
+					token: setting(),
+					// As the other fields: left out keeps it, null (or []) clears it.
+					vocabulary: Vocabulary.nullable().optional(),
+				}),
+			),
+		},
 		responses: { 200: jsonResponse(TranscriptionSettings, "Masked transcription settings after the update") },
 	}),
 	async (c) => {
@@ -167,11 +178,14 @@ accountRoutes.openapi(
 			...s,
 			transcriptionUrl: applyPlain(s.transcriptionUrl, body.url),
 			transcriptionTokenSealed: await applySecret(c.env, s.transcriptionTokenSealed, body.token),
+			transcriptionVocabulary: body.vocabulary === undefined ? s.transcriptionVocabulary : nonEmpty(mergeVocabulary(body.vocabulary)),
 		};
 		await saveSettings(c.env, userId, next, c.get("clock"));
 		return c.json(await transcriptionAnswer(c.env, userId, next, c.get("clock").now()), 200);
 	},
 );
+
+const nonEmpty = (list: string[]) => (list.length > 0 ? list : null);
 
 /**
  * The filter: known event types to booleans. Other keys are dropped, not refused, as the

@@ -25,6 +25,7 @@ const EMPTY: SettingsColumns = {
 	modelApiKeySealed: null,
 	transcriptionUrl: null,
 	transcriptionTokenSealed: null,
+	transcriptionVocabulary: null,
 	webhookUrl: null,
 	webhookSecretSealed: null,
 	webhookEvents: null,
@@ -81,6 +82,7 @@ export async function transcriptionView(env: Env, s: SettingsColumns) {
 		url: s.transcriptionUrl,
 		token_set: s.transcriptionTokenSealed !== null,
 		token: await maskedSecret(env, s.transcriptionTokenSealed),
+		vocabulary: s.transcriptionVocabulary ?? [],
 	};
 }
 
@@ -143,7 +145,7 @@ export interface ResolvedSettings {
 		api_key: string | null;
 		base_url_owner: EndpointOwner | null;
 	};
-	transcription: { url: string | null; token: string | null; owner: EndpointOwner | null };
+	transcription: { url: string | null; token: string | null; owner: EndpointOwner | null; vocabulary: string[] };
 	webhook: { url: string | null; secret: string | null; events: Record<string, boolean> | null; owner: EndpointOwner | null };
 }
 
@@ -192,7 +194,12 @@ export async function resolveSettings(env: Env, s: SettingsColumns): Promise<Res
 			api_key: models.credential,
 			base_url_owner: models.owner,
 		},
-		transcription: { url: transcription.url, token: transcription.credential, owner: transcription.owner },
+		transcription: {
+			url: transcription.url,
+			token: transcription.credential,
+			owner: transcription.owner,
+			vocabulary: s.transcriptionVocabulary ?? [],
+		},
 		webhook: { url: webhook.url, secret: webhook.credential, events: s.webhookEvents, owner: webhook.owner },
 	};
 }

@@ -111,13 +111,21 @@ const showCaption = (caption, speaker, text) => {
 	captionLog.push({ speaker, text, at: Date.now() });
 };
 
-const speakLine = async (participant, text, buffer) => {
+// A line as the platform's captions write it (scenario `caption_heard_as`): whole words only.
+const heardAs = (text, spellings) =>
+	Object.entries(spellings ?? {}).reduce(
+		(shown, [said, written]) =>
+			shown.replace(new RegExp(`(?<![\\p{L}\\p{N}])${said.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\p{L}\\p{N}])`, "gu"), written),
+		text,
+	);
+
+const speakLine = async (participant, text, buffer, captionText = text) => {
 	const { ctx, destinationFor } = audioGraph();
 	if (ctx.state !== "running") await ctx.resume().catch(() => {});
 	const source = ctx.createBufferSource();
 	source.buffer = buffer;
 	source.connect(destinationFor(participant.id));
-	const words = text.split(/\s+/);
+	const words = captionText.split(/\s+/);
 	const durationMs = buffer.duration * 1000;
 	let caption = state.captionsOn ? startCaption(participant) : null;
 	setActiveSpeaker(participant);
@@ -133,7 +141,7 @@ const speakLine = async (participant, text, buffer) => {
 		await sleep(150);
 	}
 	if (!caption && state.captionsOn) caption = startCaption(participant);
-	if (caption) showCaption(caption, participant.name, text);
+	if (caption) showCaption(caption, participant.name, captionText);
 	state.skin.setSpeaking(participant.id, participant.name, false);
 	if (caption && !unreadableText.has(caption)) state.skin.captionEnd?.(caption);
 };
@@ -161,7 +169,7 @@ const runSpeech = async (scenario) => {
 		if (state.phase !== "in_call") return;
 		const u = queue[i];
 		if (!state.present.has(u.participant.id)) continue;
-		await speakLine(u.participant, u.text, buffer);
+		await speakLine(u.participant, u.text, buffer, heardAs(u.text, scenario.caption_heard_as));
 		await sleep(scenario.speech_gap_ms);
 	}
 };

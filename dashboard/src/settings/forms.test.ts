@@ -114,6 +114,7 @@ describe("model and transcription forms", () => {
 			url: "https://tx.example",
 			token_set: true,
 			token: "****",
+			vocabulary: [],
 			usage: { day: "2026-11-29", relayed_seconds: 0, daily_limit_seconds: 3600 },
 		});
 		expect(transcriptionBody(form)).toEqual({ url: "https://tx.example" });

@@ -43,6 +43,8 @@ function transcriptionForm(audio: Uint8Array = sineWav(0.5)): FormData {
 	form.set("model", "whisper-1");
 	form.set("response_format", "verbose_json");
 	form.append("timestamp_granularities[]", "segment");
+	// A bot with a vocabulary sends it as whisper's prompt (bot-host/bot/transcription/vocabulary.ts).
+	form.set("prompt", "Glossary: Siobhán O'Neill, Kubernetes operator.");
 	return form;
 }
 
@@ -75,7 +77,14 @@ describe("the transcription relay", () => {
 		expect(forwarded?.headers.authorization).toBe(`Bearer ${ACCOUNT_TOKEN}`);
 		expect(String(forwarded?.headers["content-type"])).toMatch(/^multipart\/form-data; ?boundary=/);
 		// The form as the bot sent it: the audio and the fields its transcriber relies on.
-		for (const part of ['name="file"; filename="audio.wav"', "verbose_json", 'name="timestamp_granularities[]"', "RIFF"]) {
+		for (const part of [
+			'name="file"; filename="audio.wav"',
+			"verbose_json",
+			'name="timestamp_granularities[]"',
+			"RIFF",
+			'name="prompt"',
+			"Glossary: Siobhán O'Neill, Kubernetes operator.",
+		]) {
 			expect(forwarded?.body).toContain(part);
 		}
 		expect(forwarded?.body).not.toContain(spawn.channel.token);
