@@ -1,16 +1,21 @@
 /**
- * Where a bot's transcript comes from once it is in the call: the meeting audio, through the
- * transcription endpoint the spawn names, or else the platform's own captions; neither when
- * transcription is off.
+ * Where a bot's transcript comes from once it is in the call: the engine the spawn names, fed the
+ * meeting audio, or else the platform's own captions; neither when transcription is off. An
+ * engine that cannot start here (no relay in the spawn, no speech service on this host) leaves
+ * the bot on captions, with a log line saying why.
  */
 import type { BotSegment, SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import type { TranscriptionEngine } from "../../src/shapes/transcription.ts";
 import type { MeetingAudio } from "./audio.ts";
 import type { EgressPolicy } from "./egress.ts";
-import { Transcriber, transcriptionEgress } from "./transcriber.ts";
 import { CaptionTracker } from "./transcript.ts";
+import { AssemblyAIEngine } from "./transcription/assemblyai.ts";
+import { DeepgramEngine } from "./transcription/deepgram.ts";
+import type { EngineOptions, SpeechEngine } from "./transcription/engine.ts";
+import { OpenAIEngine, transcriptionEgress } from "./transcription/openai.ts";
 
 export interface TranscriptSource {
-	transcriber: Transcriber | null;
+	transcriber: SpeechEngine | null;
 	captions: CaptionTracker | null;
 }
 
@@ -25,24 +30,45 @@ export interface SourceOptions {
 	audio: MeetingAudio;
 	emit: (segment: BotSegment) => void;
 	log: (line: string) => void;
+	/** The host's environment: SPEECH_URL names the speech service in the box (`builtin`). */
+	env?: Record<string, string | undefined>;
 }
+
+/** The engine a spawn names; a spawn of an earlier release says only endpoint (`transcription`) or captions. */
+export function spawnEngine(request: Pick<SpawnRequest, "engine" | "transcription">): TranscriptionEngine {
+	return request.engine ?? (request.transcription ? "openai" : "captions");
+}
+
+/** One engine's start: the engine, or why it cannot start on this bot. */
+type EngineStart = (request: SpawnRequest, common: EngineOptions, o: SourceOptions) => SpeechEngine | string;
+
+/**
+ * The audio engines by name. `builtin` (the speech service in the box, bot-host/bot/transcription/builtin.ts)
+ * joins this table when it is there: started with the host's SPEECH_URL, refused without it.
+ */
+export const ENGINE_STARTS: Partial<Record<TranscriptionEngine, EngineStart>> = {
+	openai: (request, common) =>
+		request.transcription
+			? new OpenAIEngine({ ...common, url: request.transcription.url, token: request.transcription.token })
+			: "the spawn names no transcription endpoint",
+	deepgram: (request, common) =>
+		request.transcription_stream
+			? new DeepgramEngine({ ...common, ...request.transcription_stream })
+			: "the spawn names no streaming relay",
+	assemblyai: (request, common) =>
+		request.transcription_stream
+			? new AssemblyAIEngine({ ...common, ...request.transcription_stream })
+			: "the spawn names no streaming relay",
+};
 
 export function transcriptSource(request: SpawnRequest, o: SourceOptions): TranscriptSource {
 	if (!request.transcribe_enabled) return { transcriber: null, captions: null };
-	if (request.transcription) {
-		const transcriber = new Transcriber({
-			url: request.transcription.url,
-			token: request.transcription.token,
-			egress: transcriptionEgress(request, o.policy),
-			language: request.language ?? null,
-			task: request.task,
-			prefix: o.prefix,
-			callOffsetMs: () => o.now() - o.callStartedAt,
-			speakerBetween: (from, to) => o.audio.speakerBetween(from, to),
-			emit: o.emit,
-			log: o.log,
-		});
-		return { transcriber, captions: null };
+	const engine = spawnEngine(request);
+	if (engine !== "captions") {
+		const start = ENGINE_STARTS[engine];
+		const started = start ? start(request, engineOptions(request, o), o) : "this bot host does not run it";
+		if (typeof started !== "string") return { transcriber: started, captions: null };
+		o.log(`transcription: the ${engine} engine cannot start (${started}); the transcript comes from the platform's captions`);
 	}
 	const captions = new CaptionTracker({
 		prefix: o.prefix,
@@ -52,4 +78,18 @@ export function transcriptSource(request: SpawnRequest, o: SourceOptions): Trans
 		emit: o.emit,
 	});
 	return { transcriber: null, captions };
+}
+
+function engineOptions(request: SpawnRequest, o: SourceOptions): EngineOptions {
+	return {
+		prefix: o.prefix,
+		language: request.language ?? null,
+		task: request.task,
+		vocabulary: request.vocabulary,
+		callOffsetMs: () => o.now() - o.callStartedAt,
+		speakerBetween: (from, to) => o.audio.speakerBetween(from, to),
+		emit: o.emit,
+		log: o.log,
+		egress: transcriptionEgress(request, o.policy),
+	};
 }
