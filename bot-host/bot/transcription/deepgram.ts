@@ -12,6 +12,8 @@ import { keyterms } from "./vocabulary-hint.ts";
 export interface DeepgramOptions extends StreamOptions {
 	/** Deepgram's model; nova-3 by default. Keyterm prompting is nova-3's; older models take `keywords`. */
 	model?: string;
+	/** How long a silent stream waits before a KeepAlive: Deepgram asks for one every 3 to 5 s (it closes after 10 s). */
+	keepAliveMs?: number;
 }
 
 interface DeepgramWord {
@@ -34,7 +36,7 @@ interface Utterance {
 export class DeepgramEngine extends StreamingEngine {
 	protected readonly source = "deepgram";
 	protected readonly closeMessage = JSON.stringify({ type: "CloseStream" });
-	protected readonly keepAlive = { message: JSON.stringify({ type: "KeepAlive" }), everyMs: 4_000 };
+	protected readonly keepAlive: { message: string; everyMs: number };
 	private readonly model: string;
 	private readonly open = new WeakMap<StreamConnection, Utterance>();
 	private utterances = 0;
@@ -42,6 +44,7 @@ export class DeepgramEngine extends StreamingEngine {
 	constructor(o: DeepgramOptions) {
 		super(o);
 		this.model = o.model ?? "nova-3";
+		this.keepAlive = { message: JSON.stringify({ type: "KeepAlive" }), everyMs: o.keepAliveMs ?? 4_000 };
 	}
 
 	protected query(): URLSearchParams {

@@ -53,6 +53,8 @@ export class StreamConnection {
 	readonly id: number;
 	private readonly runs: Run[] = [];
 	private sentMs = 0;
+	/** When the last audio or keepalive went out: a stream the provider hears nothing on for long is closed. */
+	lastSentAt = Date.now();
 	private readonly drafts = new Map<string, { heard: Heard; confirmed: boolean }>();
 
 	private readonly engine: StreamingEngine;
@@ -70,6 +72,7 @@ export class StreamConnection {
 		const expected = last ? last.callMs + (this.sentMs - last.streamMs) : null;
 		if (expected === null || Math.abs(expected - callMs) > FRAME_MS / 2) this.runs.push({ streamMs: this.sentMs, callMs });
 		this.sentMs += (frame.length / 2 / SAMPLE_RATE) * 1000;
+		this.lastSentAt = Date.now();
 		this.socket.send(frame, { binary: true });
 	}
 
@@ -231,17 +234,17 @@ export abstract class StreamingEngine implements SpeechEngine {
 	private startKeepAlive(): void {
 		const keepAlive = this.keepAlive;
 		if (!keepAlive || this.keepalive) return;
-		let lastSent = Date.now();
-		this.keepalive = setInterval(() => {
-			const socket = this.connection?.socket;
-			if (!socket || socket.readyState !== WebSocket.OPEN) return;
-			// Audio keeps the stream open by itself; only a silent stretch needs the message.
-			if (this.tail > 0) lastSent = Date.now();
-			else if (Date.now() - lastSent >= keepAlive.everyMs) {
-				socket.send(keepAlive.message);
-				lastSent = Date.now();
-			}
-		}, 500);
+		this.keepalive = setInterval(
+			() => {
+				const connection = this.connection;
+				if (!connection || connection.socket.readyState !== WebSocket.OPEN) return;
+				// Audio keeps the stream open by itself; only a silent stretch (nothing sent) needs the message.
+				if (Date.now() - connection.lastSentAt < keepAlive.everyMs) return;
+				connection.socket.send(keepAlive.message);
+				connection.lastSentAt = Date.now();
+			},
+			Math.min(500, keepAlive.everyMs / 2),
+		);
 		this.keepalive.unref();
 	}
 

@@ -1,4 +1,3 @@
-import { isStreamingProvider } from "../../../src/shapes/transcription";
 import type { ClaimRefusalReason, ClaimRequest } from "../../../src/bot-channel/fleet";
 import type { SpawnRequest } from "../../../src/bot-channel/protocol";
 import { signSpawnTicket } from "../../../src/bot-channel/spawn-ticket";
@@ -11,6 +10,7 @@ import { isLive, type MeetingStatus } from "../../../src/meetings/status-machine
 import { type Announce, moveMeeting, unannounced } from "../../../src/meetings/status-writes";
 import { accountObject } from "../../../src/objects";
 import { setting } from "../../../src/settings/deployment-defaults";
+import { isStreamingProvider } from "../../../src/shapes/transcription";
 import { webhookEventsFor } from "../../../src/webhooks/envelope";
 import type { RoomContext, RoomState } from "../context";
 import { ROOM_KEYS } from "../storage";
