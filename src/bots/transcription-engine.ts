@@ -63,7 +63,7 @@ export function requireEngineUsable(env: Env, t: ResolvedSettings["transcription
 		const { label, key } = PROVIDERS[engine];
 		throw new ApiError(
 			422,
-			`The ${engine} transcription engine needs a ${label} API key: set \`engine\` "${engine}" and \`token\` with PUT /user/transcription, or the deployment's ${key}`,
+			`The ${engine} transcription engine needs an API key from ${label}: set \`engine\` "${engine}" and \`token\` with PUT /user/transcription, or the deployment's ${key}`,
 		);
 	}
 }

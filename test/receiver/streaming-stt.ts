@@ -15,8 +15,12 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { type WebSocket, WebSocketServer } from "ws";
+import { createRequire } from "node:module";
+import type { WebSocket, WebSocketServer as WebSocketServerType } from "ws";
 import { json, listenLocally, readBody } from "./node-http.ts";
+
+// Loaded as CommonJS: the worker tier's global setup runs under Vite, whose resolution of `ws` gives its browser stub.
+const { WebSocketServer } = createRequire(import.meta.url)("ws") as { WebSocketServer: typeof WebSocketServerType };
 
 export const SAMPLE_RATE = 16_000;
 const FRAME_BYTES = (SAMPLE_RATE / 10) * 2;
