@@ -74,6 +74,14 @@ export async function relayStream(
 	return new Response(null, { status: 101, webSocket: botEnd });
 }
 
+/** A binary message's bytes: workerd hands them as an ArrayBuffer, or as a Blob depending on how they were sent. */
+async function audioBytes(data: unknown): Promise<ArrayBuffer | null> {
+	if (data instanceof Blob) return data.arrayBuffer();
+	if (data instanceof ArrayBuffer) return data;
+	if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength).slice().buffer;
+	return null;
+}
+
 /** A close code one side may send on: codes that only describe a lost connection become 1011. */
 const sendableCode = (code: number) =>
 	code === 1000 || (code >= 3000 && code <= 4999) || [1001, 1003, 1007, 1008, 1011].includes(code) ? code : 1011;
@@ -96,13 +104,15 @@ function pipe(bot: WebSocket, provider: WebSocket, key: string, meter: Meter): v
 			}
 		}
 	};
-	const forward = async (data: string | ArrayBuffer) => {
+	const forward = async (message: unknown) => {
 		if (closed) return;
-		if (typeof data === "string") {
-			if (data.length > MAX_TEXT_MESSAGE) return closeBoth(1008, "control message too large");
-			provider.send(data);
+		if (typeof message === "string") {
+			if (message.length > MAX_TEXT_MESSAGE) return closeBoth(1008, "control message too large");
+			provider.send(message);
 			return;
 		}
+		const data = await audioBytes(message);
+		if (!data) return closeBoth(1003, "audio must be binary frames");
 		const seconds = data.byteLength / BYTES_PER_SECOND;
 		while (reserved < seconds) {
 			const allowed = await meter(STREAM_METER_BLOCK_S);
@@ -113,12 +123,12 @@ function pipe(bot: WebSocket, provider: WebSocket, key: string, meter: Meter): v
 		if (!closed) provider.send(data);
 	};
 	bot.addEventListener("message", (event) => {
-		queue = queue.then(() => forward(event.data as string | ArrayBuffer)).catch(() => closeBoth(1011, "relay error"));
+		queue = queue.then(() => forward(event.data)).catch(() => closeBoth(1011, "relay error"));
 	});
 	provider.addEventListener("message", (event) => {
 		if (closed) return;
-		// The provider's results are JSON text; a key it echoes stays here.
-		bot.send(typeof event.data === "string" ? redact(event.data) : event.data);
+		// The providers' results are JSON text (a key one echoes stays here); they send nothing binary.
+		if (typeof event.data === "string") bot.send(redact(event.data));
 	});
 	// A close from the bot (after its CloseStream or Terminate) waits for the audio before it to go on.
 	bot.addEventListener("close", (event) => {

@@ -14,8 +14,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
-import type { Duplex } from "node:stream";
 import { createRequire } from "node:module";
+import type { Duplex } from "node:stream";
 import type { WebSocket, WebSocketServer as WebSocketServerType } from "ws";
 import { json, listenLocally, readBody } from "./node-http.ts";
 
