@@ -334,7 +334,7 @@ export const SpawnRequest = z.object({
 	 * release has none: its `transcription` says endpoint or captions, as it always did.
 	 */
 	engine: TranscriptionEngine.optional(),
-	/** Words and names to hint to the engine (docs/api.md#vocabulary): the bot's, the account's and the calendar's. */
+	/** Words and names to hint to the engine (docs/api.md#transcription-engines): the bot's, the account's and the calendar's. */
 	vocabulary: z.array(z.string()).default([]),
 	/**
 	 * For `deepgram` and `assemblyai`: the Worker's WebSocket relay (docs/bot-channel.md#streaming-transcription)

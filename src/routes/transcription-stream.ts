@@ -1,13 +1,11 @@
-import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { verifyChannelToken } from "../bot-channel/channel-token";
 import { meterAccountAudio, usageDay } from "../bots/relay-meter";
 import { relayStream } from "../bots/transcription-stream";
-import { db } from "../db";
-import { meetings } from "../db/schema";
 import { ApiError } from "../errors";
-import { isLive, type MeetingStatus } from "../meetings/status-machine";
+import { meetingTranscriptionEngine } from "../meetings/meeting-store";
+import { isLive } from "../meetings/status-machine";
 import { meetingRoom } from "../objects";
 import { loadSettings, resolveSettings } from "../settings/account-settings";
 import { isStreamingProvider } from "../shapes/transcription";
@@ -28,13 +26,9 @@ transcriptionStreamRoutes.get("/internal/bot-channel/:meeting_id/transcription/s
 	const attempt = Number.isSafeInteger(meetingId) ? await verifyChannelToken(c.env.SECRETS_KEY, token, meetingId) : null;
 	if (attempt === null) throw new ApiError(401, "Invalid bot channel token");
 	if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "Expected a WebSocket upgrade");
-	const meeting = await db(c.env)
-		.select({ userId: meetings.userId, status: meetings.status, data: meetings.data })
-		.from(meetings)
-		.where(eq(meetings.id, meetingId))
-		.get();
-	if (!meeting || !isLive(meeting.status as MeetingStatus)) throw new ApiError(409, "The meeting is not live");
-	const engine = String(meeting.data?.transcription_engine ?? "");
+	const meeting = await meetingTranscriptionEngine(c.env, meetingId);
+	if (!meeting || !isLive(meeting.status)) throw new ApiError(409, "The meeting is not live");
+	const engine = meeting.engine ?? "";
 	if (!isStreamingProvider(engine)) throw new ApiError(409, "The meeting does not transcribe with a streaming provider");
 	const room = meetingRoom(c.env, meetingId);
 	// The room first: a replaced bot's token is refused before any provider is called.

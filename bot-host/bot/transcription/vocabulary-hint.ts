@@ -1,7 +1,7 @@
 /**
  * A meeting's vocabulary (names, terms) as each engine takes a hint: a prompt sentence for
  * Whisper-style endpoints, a bounded list of terms for the streaming providers. The list arrives
- * merged and deduplicated (docs/api.md#vocabulary); here it is only cut to what each engine accepts.
+ * merged and deduplicated (docs/api.md#transcription-engines); here it is only cut to what each engine accepts.
  */
 
 /** Whisper's prompt holds 224 tokens; a few hundred characters of names stays well inside it. */
