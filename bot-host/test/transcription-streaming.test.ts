@@ -16,6 +16,7 @@ import { startDeepgramServer } from "../../test/receiver/deepgram-server.ts";
 import type { StreamingSttServer } from "../../test/receiver/streaming-stt.ts";
 import { until } from "../../test/shared/wait.ts";
 import { MeetingAudio } from "../bot/audio.ts";
+import { CaptionTracker } from "../bot/transcript.ts";
 import { spawnEngine, transcriptSource } from "../bot/transcript-source.ts";
 import { AssemblyAIEngine } from "../bot/transcription/assemblyai.ts";
 import { DeepgramEngine } from "../bot/transcription/deepgram.ts";
@@ -337,6 +338,19 @@ describe("the bot's transcript source", () => {
 		expect(started.transcriber).toBeInstanceOf(AssemblyAIEngine);
 		expect(started.captions).toBeNull();
 		expect(logs).toEqual([]);
+	});
+
+	it("says a caption's segments came from the captions, drafts and confirmation alike", () => {
+		const sent: BotSegment[] = [];
+		const tracker = new CaptionTracker({ prefix: "m1", callStartedAt: 0, settleMs: 1_000, language: "en", emit: (s) => sent.push(s) });
+		tracker.update([{ key: "c1", speaker: "Ann", text: "Hello" }], [], 1_000);
+		tracker.update([{ key: "c1", speaker: "Ann", text: "Hello there" }], [], 1_200);
+		tracker.flush();
+		expect(sent.map((s) => [s.completed, s.source])).toEqual([
+			[false, "captions"],
+			[false, "captions"],
+			[true, "captions"],
+		]);
 	});
 
 	it("falls back to captions, saying why, when the engine cannot start here", () => {
