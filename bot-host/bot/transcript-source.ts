@@ -30,8 +30,6 @@ export interface SourceOptions {
 	audio: MeetingAudio;
 	emit: (segment: BotSegment) => void;
 	log: (line: string) => void;
-	/** The host's environment: SPEECH_URL names the speech service in the box (`builtin`). */
-	env?: Record<string, string | undefined>;
 }
 
 /** The engine a spawn names; a spawn of an earlier release says only endpoint (`transcription`) or captions. */

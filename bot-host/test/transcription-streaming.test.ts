@@ -229,6 +229,26 @@ describe("the Deepgram adapter", () => {
 		await engine.flush();
 	});
 
+	it("opens a new stream in the new language when the meeting's language changes, the old one finishing what it heard", async () => {
+		const { server, relay } = await deepgram();
+		server.script("dg-key", ["before the change", "después del cambio"]);
+		const segments: BotSegment[] = [];
+		const engine = new DeepgramEngine(options(relay.url, segments, { language: "en" }));
+		let at = feed(engine, burst(900, 2_000), 0);
+		await until("the English stretch confirmed", () => confirmed(segments).length === 1, 5_000);
+		engine.language = "es";
+		at = feed(engine, burst(900, 2_000), at);
+		await until("the Spanish stretch confirmed", () => confirmed(segments).length === 2, 5_000);
+		await engine.flush();
+		expect(server.sessions.map((s) => s.query.language)).toEqual([["en"], ["es"]]);
+		expect(server.sessions[0]?.messages).toEqual([{ type: "CloseStream" }]);
+		expect(server.sessions[0]?.closed).toMatchObject({ code: 1000, by: "server" });
+		const [before, after] = confirmed(segments) as [BotSegment, BotSegment];
+		expect([before.text, before.language, after.text, after.language]).toEqual(["before the change", "en", "después del cambio", "es"]);
+		expect(after.start).toBeCloseTo(2.9, 3);
+		expect(after.segment_id).not.toBe(before.segment_id);
+	});
+
 	it("stops for good when the relay refuses its token, rather than retrying it", async () => {
 		const { server, relay } = await deepgram();
 		const segments: BotSegment[] = [];
