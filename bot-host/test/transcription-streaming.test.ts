@@ -6,10 +6,7 @@
  * across silence that is not sent, the vocabulary as the provider's parameter, keepalive while
  * silent, and the provider's close on flush.
  */
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import WebSocket, { WebSocketServer } from "ws";
 import type { BotSegment, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import { startAssemblyAIServer } from "../../test/receiver/assemblyai-server.ts";
 import { startDeepgramServer } from "../../test/receiver/deepgram-server.ts";
@@ -21,6 +18,7 @@ import { spawnEngine, transcriptSource } from "../bot/transcript-source.ts";
 import { AssemblyAIEngine } from "../bot/transcription/assemblyai.ts";
 import { DeepgramEngine } from "../bot/transcription/deepgram.ts";
 import { type EngineOptions, SAMPLE_RATE } from "../bot/transcription/engine.ts";
+import { relayTo } from "./stream-relay.ts";
 
 const CHANNEL_TOKEN = "channel-token-for-the-relay";
 const closers: (() => Promise<void>)[] = [];
@@ -47,53 +45,6 @@ function feed(engine: { push(pcm: Buffer, endMs: number): void }, pcm: Buffer, f
 	return at;
 }
 
-/**
- * The Worker's relay as the bot sees it: the channel token as Bearer, the bot's query passed on,
- * the provider's key added in the provider's own header, frames and closes piped both ways.
- */
-async function relayTo(
-	provider: StreamingSttServer,
-	path: string,
-	authorization: string,
-): Promise<{ url: string; refusedTokens: string[] }> {
-	const refusedTokens: string[] = [];
-	const wss = new WebSocketServer({ noServer: true });
-	const server = http.createServer((_req, res) => res.writeHead(426).end());
-	server.on("upgrade", (req, socket, head) => {
-		if (req.headers.authorization !== `Bearer ${CHANNEL_TOKEN}`) {
-			refusedTokens.push(req.headers.authorization ?? "");
-			socket.end("HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n");
-			return;
-		}
-		const query = new URL(req.url ?? "/", "http://relay").search;
-		const upstream = new WebSocket(`${provider.wsUrl}${path}${query}`, { headers: { Authorization: authorization } });
-		wss.handleUpgrade(req, socket, head, (bot) => {
-			const early: { data: WebSocket.RawData; binary: boolean }[] = [];
-			bot.on("message", (data, binary) => {
-				if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary });
-				else early.push({ data, binary });
-			});
-			upstream.on("open", () => {
-				for (const m of early.splice(0)) upstream.send(m.data, { binary: m.binary });
-			});
-			upstream.on("message", (data, binary) => bot.send(data, { binary }));
-			upstream.on("close", (code, reason) => bot.close(code === 1005 || code === 1006 ? 1011 : code, reason));
-			upstream.on("unexpected-response", (_r, res) => bot.close(1011, `provider answered ${res.statusCode}`));
-			bot.on("close", () => upstream.close());
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	closers.push(
-		() =>
-			new Promise<void>((resolve) => {
-				for (const c of wss.clients) c.terminate();
-				server.closeAllConnections();
-				server.close(() => resolve());
-			}),
-	);
-	return { url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/stream`, refusedTokens };
-}
-
 function options(url: string, segments: BotSegment[], extra: Partial<EngineOptions> = {}, logs: string[] = []) {
 	return {
 		url,
@@ -114,13 +65,13 @@ function options(url: string, segments: BotSegment[], extra: Partial<EngineOptio
 async function deepgram(o: { idleTimeoutMs?: number } = {}) {
 	const server = await startDeepgramServer({ keys: ["dg-key"], idleTimeoutMs: o.idleTimeoutMs });
 	closers.push(() => server.close());
-	return { server, relay: await relayTo(server, "/v1/listen", "Token dg-key") };
+	return { server, relay: await relayTo(server, "/v1/listen", "Token dg-key", CHANNEL_TOKEN, closers) };
 }
 
 async function assemblyai() {
 	const server = await startAssemblyAIServer({ keys: ["aai-key"] });
 	closers.push(() => server.close());
-	return { server, relay: await relayTo(server, "/v3/ws", "aai-key") };
+	return { server, relay: await relayTo(server, "/v3/ws", "aai-key", CHANNEL_TOKEN, closers) };
 }
 
 const confirmed = (segments: BotSegment[]) => segments.filter((s) => s.completed);
