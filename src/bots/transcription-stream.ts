@@ -46,6 +46,7 @@ export async function relayStream(
 	provider: StreamingProvider,
 	asked: URLSearchParams,
 	meter: Meter,
+	waitUntil: (work: Promise<unknown>) => void,
 ): Promise<Response> {
 	const key = providerKey(env, t, provider);
 	const { label } = PROVIDERS[provider];
@@ -70,7 +71,8 @@ export async function relayStream(
 	const [botEnd, relayEnd] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
 	providerSocket.accept();
 	relayEnd.accept();
-	pipe(relayEnd, providerSocket, key, meter);
+	// The provider's close handshake outlives the bot's end of the pipe: the request stays until it is done.
+	waitUntil(pipe(relayEnd, providerSocket, key, meter));
 	return new Response(null, { status: 101, webSocket: botEnd });
 }
 
@@ -86,7 +88,12 @@ async function audioBytes(data: unknown): Promise<ArrayBuffer | null> {
 const sendableCode = (code: number) =>
 	code === 1000 || (code >= 3000 && code <= 4999) || [1001, 1003, 1007, 1008, 1011].includes(code) ? code : 1011;
 
-function pipe(bot: WebSocket, provider: WebSocket, key: string, meter: Meter): void {
+/** Pipes the two sockets; resolves once the provider's side has closed (or 5 s after the pipe was closed). */
+function pipe(bot: WebSocket, provider: WebSocket, key: string, meter: Meter): Promise<void> {
+	let providerClosed!: () => void;
+	const done = new Promise<void>((resolve) => {
+		providerClosed = resolve;
+	});
 	const redact = (text: string) => (text.includes(key) ? text.replaceAll(key, "[redacted]") : text);
 	let reserved = 0;
 	let closed = false;
@@ -95,6 +102,7 @@ function pipe(bot: WebSocket, provider: WebSocket, key: string, meter: Meter): v
 	const closeBoth = (code: number, reason: string) => {
 		if (closed) return;
 		closed = true;
+		setTimeout(providerClosed, 5_000);
 		const text = redact(reason).slice(0, 120);
 		for (const socket of [bot, provider]) {
 			try {
@@ -134,7 +142,11 @@ function pipe(bot: WebSocket, provider: WebSocket, key: string, meter: Meter): v
 	bot.addEventListener("close", (event) => {
 		queue = queue.then(() => closeBoth(event.code, event.reason));
 	});
-	provider.addEventListener("close", (event) => closeBoth(event.code, event.reason));
+	provider.addEventListener("close", (event) => {
+		closeBoth(event.code, event.reason);
+		providerClosed();
+	});
 	bot.addEventListener("error", () => closeBoth(1011, "bot connection error"));
 	provider.addEventListener("error", () => closeBoth(1011, "provider connection error"));
+	return done;
 }

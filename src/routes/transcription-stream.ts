@@ -43,18 +43,25 @@ transcriptionStreamRoutes.get("/internal/bot-channel/:meeting_id/transcription/s
 	}
 	const clock = c.get("clock");
 	const env = c.env;
-	return relayStream(env, settings.transcription, engine, new URL(c.req.url).searchParams, async (seconds) => {
-		const allowed = await room.meterTranscription(attempt, seconds);
-		if (!allowed.ok) return { ok: false, detail: allowed.detail };
-		const now = clock.now();
-		try {
-			await meterAccountAudio(env, meeting.userId, seconds, now);
-		} catch (err) {
-			if (err instanceof ApiError && typeof err.detail === "string") return { ok: false, detail: err.detail };
-			throw err;
-		}
-		// The meeting's share of the account's count, for its usage row (docs/api.md#usage).
-		await meterMeetingAudio(env, meetingId, usageDay(now), seconds);
-		return { ok: true };
-	});
+	return relayStream(
+		env,
+		settings.transcription,
+		engine,
+		new URL(c.req.url).searchParams,
+		async (seconds) => {
+			const allowed = await room.meterTranscription(attempt, seconds);
+			if (!allowed.ok) return { ok: false, detail: allowed.detail };
+			const now = clock.now();
+			try {
+				await meterAccountAudio(env, meeting.userId, seconds, now);
+			} catch (err) {
+				if (err instanceof ApiError && typeof err.detail === "string") return { ok: false, detail: err.detail };
+				throw err;
+			}
+			// The meeting's share of the account's count, for its usage row (docs/api.md#usage).
+			await meterMeetingAudio(env, meetingId, usageDay(now), seconds);
+			return { ok: true };
+		},
+		(work) => c.executionCtx.waitUntil(work),
+	);
 });

@@ -154,6 +154,7 @@ export async function startStreamingSttServer(
 	const keys = new Set(options.keys);
 	const scripts = new Map<string, string[]>();
 	const sessions: SessionRecord[] = [];
+	const refreshers: (() => boolean)[] = [];
 	const script = (key: string, utterances: string[]) => {
 		keys.add(key);
 		scripts.set(key, [...(scripts.get(key) ?? []), ...utterances]);
@@ -168,6 +169,7 @@ export async function startStreamingSttServer(
 			return json(res, 200, { ok: true });
 		}
 		if (req.method === "GET" && url.pathname === "/__sessions") {
+			for (const refresh of refreshers) refresh();
 			const key = url.searchParams.get("key");
 			return json(res, 200, { sessions: sessions.filter((s) => key === null || s.key === key) });
 		}
@@ -204,6 +206,16 @@ export async function startStreamingSttServer(
 				closed: null,
 			};
 			sessions.push(record);
+			// A client's close frame is in while the TCP end may lag behind (workerd's does): the session is over then.
+			const closingByClient = () => {
+				if (record.closed) return record.closed.by === "client";
+				// ws's own note that the peer's close frame arrived (it has no event for that alone).
+				const frame = ws as unknown as { _closeFrameReceived?: boolean; _closeCode?: number; _closeMessage?: Buffer };
+				if (!frame._closeFrameReceived) return false;
+				record.closed = { code: frame._closeCode ?? 1005, reason: frame._closeMessage?.toString() ?? "", by: "client" };
+				return true;
+			};
+			refreshers.push(closingByClient);
 			ws.on("message", (data, binary) => {
 				if (binary) record.audioBytes += (data as Buffer).length;
 				else {
@@ -223,6 +235,8 @@ export async function startStreamingSttServer(
 				known,
 				nextUtterance: () => (key !== null ? scripts.get(key)?.shift() : undefined) ?? DEFAULT_UTTERANCE,
 				closeByServer: (code, reason) => {
+					// The client closed first: that session is over, and nothing of the server's closes it again.
+					if (closingByClient()) return;
 					record.closed ??= { code, reason, by: "server" };
 					ws.close(code, reason);
 				},

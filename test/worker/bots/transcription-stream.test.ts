@@ -138,7 +138,13 @@ describe("the streaming relay to Deepgram", () => {
 		const final = await bot.waitFor("speech_final", (m) => m.type === "Results" && m.speech_final === true);
 		expect(JSON.stringify(final)).toContain("[redacted]");
 		expect(bot.raw.join("\n")).not.toContain(key);
+		// The bot leaving closes the provider's stream too.
 		bot.socket.close(1000, "done");
+		const [session] = await eventually("the provider's stream closed", async () => {
+			const found = await sessions("deepgram", key);
+			return found[0]?.closed ? found : undefined;
+		});
+		expect(session?.closed).toEqual({ code: 1000, reason: "done", by: "client" });
 	});
 
 	it("answers 502 without the provider's words when Deepgram refuses the key, and 401 for a wrong channel token", async () => {
