@@ -84,6 +84,13 @@ async function audioBytes(data: unknown): Promise<ArrayBuffer | null> {
 	return null;
 }
 
+/** A close frame's reason holds at most 123 bytes of UTF-8: a longer one is cut at a character. */
+function closeReason(reason: string): string {
+	let text = reason;
+	while (new TextEncoder().encode(text).length > 123) text = text.slice(0, -1);
+	return text;
+}
+
 /** A close code one side may send on: codes that only describe a lost connection become 1011. */
 const sendableCode = (code: number) =>
 	code === 1000 || (code >= 3000 && code <= 4999) || [1001, 1003, 1007, 1008, 1011].includes(code) ? code : 1011;
@@ -103,7 +110,7 @@ function pipe(bot: WebSocket, provider: WebSocket, key: string, meter: Meter): P
 		if (closed) return;
 		closed = true;
 		setTimeout(providerClosed, 5_000);
-		const text = redact(reason).slice(0, 120);
+		const text = closeReason(redact(reason));
 		for (const socket of [bot, provider]) {
 			try {
 				socket.close(sendableCode(code), text);
