@@ -10,7 +10,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { BotSegment, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import { startAssemblyAIServer } from "../../test/receiver/assemblyai-server.ts";
 import { startDeepgramServer } from "../../test/receiver/deepgram-server.ts";
-import type { StreamingSttServer } from "../../test/receiver/streaming-stt.ts";
 import { until } from "../../test/shared/wait.ts";
 import { MeetingAudio } from "../bot/audio.ts";
 import { CaptionTracker } from "../bot/transcript.ts";
