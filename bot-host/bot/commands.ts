@@ -10,6 +10,7 @@ import type { InCallActions } from "./actions.ts";
 import type { BotChannel } from "./channel.ts";
 import type { CaptionTracker, ChatTracker } from "./transcript.ts";
 import type { SpeechEngine } from "./transcription/engine.ts";
+import { OpenAIEngine } from "./transcription/openai.ts";
 
 /** What the commands act on: the session's parts as they stand at this tick. */
 export interface CommandTarget {
@@ -58,7 +59,8 @@ async function runCommand(act: Act, page: Page, t: CommandTarget): Promise<void>
 			if (act.task) t.request.task = act.task;
 			if (t.transcriber) {
 				t.transcriber.language = t.request.language ?? null;
-				if (t.transcriber.task !== undefined) t.transcriber.task = t.request.task;
+				// Only the OpenAI-compatible endpoint translates.
+				if (t.transcriber instanceof OpenAIEngine) t.transcriber.task = t.request.task;
 			}
 			if (t.captions) t.captions.language = t.request.language ?? null;
 			return;

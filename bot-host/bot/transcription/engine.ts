@@ -1,24 +1,16 @@
 /**
- * What every transcription engine on the bot side is (docs/bot-channel.md#transcription): it takes
- * the meeting audio as it arrives and emits segments, drafts (`completed: false`) then each one's
- * confirmation under the same `segment_id`, with `source` set to the engine's name.
+ * What the engines on the bot side share (the interface they implement is speech-engine.ts): the
+ * audio they take, and the options each adapter is made with. Each emits segments, drafts
+ * (`completed: false`) then each one's confirmation under the same `segment_id`, with `source` set
+ * to the engine's name.
  */
 import type { BotSegment } from "../../../src/bot-channel/protocol.ts";
 import type { EgressPolicy } from "../egress.ts";
 
+export type { SpeechEngine } from "./speech-engine.ts";
+
 /** The meeting audio every engine takes: 16 kHz mono PCM16 (little-endian). */
 export const SAMPLE_RATE = 16_000;
-
-export interface SpeechEngine {
-	/** Meeting audio, 16 kHz mono PCM16; `endMs` is the call offset of its last sample. */
-	push(pcm: Buffer, endMs: number): void;
-	/** Finish what is open and wait for what is in flight (drafts confirmed or dropped). */
-	flush(): Promise<void>;
-	/** Language changes live (PUT /bots/.../config). */
-	language: string | null;
-	/** Translation changes live too, for an engine that can translate (the OpenAI-compatible one). */
-	task?: "transcribe" | "translate";
-}
 
 /** The options every adapter takes, besides its own address and token. */
 export interface EngineOptions {

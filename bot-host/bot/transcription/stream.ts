@@ -100,7 +100,6 @@ export class StreamConnection {
 
 export abstract class StreamingEngine implements SpeechEngine {
 	#language: string | null;
-	task: "transcribe" | "translate";
 	protected readonly o: StreamOptions;
 	/** The engine's name: each segment's `source`. */
 	protected abstract readonly source: BotSegment["source"] & string;
@@ -118,7 +117,6 @@ export abstract class StreamingEngine implements SpeechEngine {
 	constructor(o: StreamOptions) {
 		this.o = o;
 		this.#language = o.language;
-		this.task = o.task;
 	}
 
 	get language(): string | null {
