@@ -147,6 +147,34 @@ describe("the streaming relay to Deepgram", () => {
 		expect(session?.closed).toEqual({ code: 1000, reason: "done", by: "client" });
 	});
 
+	it("takes the deployment's key for an account that brings none, and never sends it to the bot", async () => {
+		const key = `deepgram-deployment-key-${crypto.randomUUID()}`;
+		await script("deepgram", key, ["the deployment pays"]);
+		const deployment = { ...env, TRANSCRIPTION_ENGINE: "deepgram", DEEPGRAM_API_KEY: key } as Env;
+		const viaWorker = (request: Request) =>
+			worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, deployment, createExecutionContext());
+		const { headers } = await userWithKey();
+		const started = await viaWorker(
+			new Request("https://gateway.test/bots", {
+				method: "POST",
+				headers: { ...headers, "content-type": "application/json" },
+				body: JSON.stringify({ platform: "google_meet", native_meeting_id: meetCode() }),
+			}),
+		);
+		expect(started.status).toBe(201);
+		const spawn = await spawnRequestFor(((await started.json()) as { id: number }).id);
+		expect(JSON.stringify(spawn)).not.toContain(key);
+		const res = await viaWorker(streamRequest(spawn, "model=nova-3&interim_results=true&endpointing=300"));
+		if (!res.webSocket) throw new Error(`no WebSocket: ${res.status}`);
+		const bot = new StreamClient(res.webSocket);
+		for (const frame of frames(900, 600)) bot.socket.send(frame);
+		await bot.waitFor("speech_final", (m) => m.type === "Results" && m.speech_final === true);
+		expect(bot.raw.join("\n")).toContain('"transcript":"the deployment pays"');
+		expect((await sessions("deepgram", key))[0]?.authorization).toBe(`Token ${key}`);
+		expect(bot.raw.join("\n")).not.toContain(key);
+		bot.socket.close(1000, "done");
+	});
+
 	it("answers 502 without the provider's words when Deepgram refuses the key, and 401 for a wrong channel token", async () => {
 		const { spawn } = await streamingBot("deepgram", { unknownKey: true });
 		const refused = await SELF.fetch(streamRequest(spawn, "model=nova-3"));
