@@ -66,6 +66,9 @@ export default defineConfig(async () => {
 									MICROSOFT_CLIENT_SECRET: "microsoft-client-secret-must-stay-home",
 									MICROSOFT_LOGIN_BASE_URL: inject<string>("graphCalendarUrl"),
 									GRAPH_BASE_URL: inject<string>("graphCalendarUrl"),
+									// The local streaming speech providers (test/receiver/deepgram-server.ts, assemblyai-server.ts).
+									DEEPGRAM_URL: inject<string>("deepgramUrl"),
+									ASSEMBLYAI_URL: inject<string>("assemblyaiUrl"),
 								},
 								d1Databases: { UPGRADE_DB: "upgrade-db", DUP_DB: "dup-db" },
 							},

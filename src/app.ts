@@ -39,6 +39,7 @@ import { recordingUploadRoutes } from "./routes/recording-upload";
 import { recordingRoutes } from "./routes/recordings";
 import { screenshotRoutes } from "./routes/screenshots";
 import { searchRoutes } from "./routes/search";
+import { transcriptionStreamRoutes } from "./routes/transcription-stream";
 import { transcriptRoutes } from "./routes/transcripts";
 import { usageRoutes } from "./routes/usage";
 import { webhookDeliveryRoutes } from "./routes/webhook-deliveries";
@@ -97,6 +98,7 @@ export function buildApp() {
 	app.route("/", recordingPartRoutes);
 	app.route("/", screenshotRoutes);
 	app.route("/", botTranscriptionRoutes);
+	app.route("/", transcriptionStreamRoutes);
 	app.route("/", botFleetRoutes);
 	app.route("/", botHostQueueRoutes);
 	app.route("/", fleetMetricsRoutes);

@@ -172,6 +172,14 @@ export interface Env {
 	TRANSCRIPTION_RELAY_DAILY_SECONDS?: string;
 	TRANSCRIPTION_RELAY_AUDIO_RATIO?: string;
 	TRANSCRIPTION_TOKEN?: string;
+	/** The deployment's transcription engine (src/shapes/transcription.ts); unset: openai with TRANSCRIPTION_URL, else captions. */
+	TRANSCRIPTION_ENGINE?: string;
+	/** The streaming providers' keys, for accounts that bring none (docs/api.md#transcription-engines). */
+	DEEPGRAM_API_KEY?: string;
+	ASSEMBLYAI_API_KEY?: string;
+	/** Where the streaming providers answer; tests point them at local servers. */
+	DEEPGRAM_URL?: string;
+	ASSEMBLYAI_URL?: string;
 	DEFAULT_WEBHOOK_URL?: string;
 	DEFAULT_WEBHOOK_SECRET?: string;
 }

@@ -18,8 +18,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { type BotSegment, RECORDING_MAX_BYTES, type SpawnRequest } from "../../src/bot-channel/protocol.ts";
-import { SAMPLE_RATE } from "./transcriber.ts";
-import type { AudioEngine } from "./transcription/captions-with-engine.ts";
+import { SAMPLE_RATE, type SpeechEngine } from "./transcription/engine.ts";
 import { WAV_HEADER_BYTES, wavHeader } from "./wav.ts";
 
 /** Recorded samples on disk; remove() when done with them. */
@@ -50,7 +49,7 @@ export class MeetingAudio {
 	/** Full or finished: nothing more is written. */
 	private recordingClosed = false;
 	private recordedBytes = 0;
-	transcriber: AudioEngine | null = null;
+	transcriber: SpeechEngine | null = null;
 	/** The streamed recording's encoder (recording/streamed-recording.ts), when it records instead of the WAV. */
 	recorder: { push(pcm: Buffer): void } | null = null;
 	private readonly callOffsetMs: () => number;

@@ -9,7 +9,7 @@ import { errorText } from "../error-text.ts";
 import type { InCallActions } from "./actions.ts";
 import type { BotChannel } from "./channel.ts";
 import type { CaptionTracker, ChatTracker } from "./transcript.ts";
-import type { AudioEngine } from "./transcription/captions-with-engine.ts";
+import type { SpeechEngine } from "./transcription/engine.ts";
 
 /** What the commands act on: the session's parts as they stand at this tick. */
 export interface CommandTarget {
@@ -18,7 +18,7 @@ export interface CommandTarget {
 	driver: MeetingDriver;
 	channel: BotChannel;
 	chat: ChatTracker | null;
-	transcriber: AudioEngine | null;
+	transcriber: SpeechEngine | null;
 	captions: CaptionTracker | null;
 	actions: InCallActions | null;
 	/** The bot was told to leave. */
@@ -58,7 +58,8 @@ async function runCommand(act: Act, page: Page, t: CommandTarget): Promise<void>
 			if (act.task) t.request.task = act.task;
 			if (t.transcriber) {
 				t.transcriber.language = t.request.language ?? null;
-				t.transcriber.task = t.request.task;
+				// Only the OpenAI-compatible endpoint translates.
+				if (t.transcriber.task !== undefined) t.transcriber.task = t.request.task;
 			}
 			if (t.captions) t.captions.language = t.request.language ?? null;
 			return;

@@ -1,19 +1,25 @@
 /**
- * Where a bot's transcript comes from once it is in the call: the meeting audio, through the
- * transcription endpoint the spawn names, with the platform's captions merged in as drafts and
- * names (transcription/captions-with-engine.ts); or else the platform's own captions; neither
- * when transcription is off.
+ * Where a bot's transcript comes from once it is in the call: the engine the spawn names, fed the
+ * meeting audio, with the platform's captions merged in as quick drafts and speakers' names
+ * (transcription/captions-with-engine.ts); or else the platform's own captions; neither when
+ * transcription is off. An engine that cannot start here (no relay in the spawn, no speech service
+ * on this host) leaves the bot on captions, with a log line saying why.
  */
 import type { BotSegment, SpawnRequest } from "../../src/bot-channel/protocol.ts";
+import type { TranscriptionEngine } from "../../src/shapes/transcription.ts";
 import type { MeetingAudio } from "./audio.ts";
 import type { EgressPolicy } from "./egress.ts";
-import { Transcriber, transcriptionEgress } from "./transcriber.ts";
 import { CaptionTracker } from "./transcript.ts";
-import { type AudioEngine, CaptionsWithEngine } from "./transcription/captions-with-engine.ts";
+import { AssemblyAIEngine } from "./transcription/assemblyai.ts";
+import { BuiltinEngine, builtinEgress, speechServiceUrl } from "./transcription/builtin.ts";
+import { CaptionsWithEngine } from "./transcription/captions-with-engine.ts";
+import { DeepgramEngine } from "./transcription/deepgram.ts";
+import type { EngineOptions, SpeechEngine } from "./transcription/engine.ts";
+import { OpenAIEngine, transcriptionEgress } from "./transcription/openai.ts";
 
 export interface TranscriptSource {
-	/** What takes the meeting audio: the engine, with the captions merged into its transcript when both run. */
-	transcriber: AudioEngine | null;
+	/** What takes the meeting audio: the engine, with the captions merged into its transcript. */
+	transcriber: SpeechEngine | null;
 	captions: CaptionTracker | null;
 }
 
@@ -30,6 +36,37 @@ export interface SourceOptions {
 	log: (line: string) => void;
 }
 
+/** The engine a spawn names; a spawn of an earlier release says only endpoint (`transcription`) or captions. */
+export function spawnEngine(request: Pick<SpawnRequest, "engine" | "transcription">): TranscriptionEngine {
+	return request.engine ?? (request.transcription ? "openai" : "captions");
+}
+
+/** One engine's start: the engine, or why it cannot start on this bot. */
+type EngineStart = (request: SpawnRequest, common: EngineOptions, o: SourceOptions) => SpeechEngine | string;
+
+/** The audio engines by name; `builtin` is the speech service in the box, at this host's SPEECH_URL. */
+export const ENGINE_STARTS: Partial<Record<TranscriptionEngine, EngineStart>> = {
+	openai: (request, common) =>
+		request.transcription
+			? new OpenAIEngine({ ...common, url: request.transcription.url, token: request.transcription.token })
+			: "the spawn names no transcription endpoint",
+	deepgram: (request, common) =>
+		request.transcription_stream
+			? new DeepgramEngine({ ...common, ...request.transcription_stream })
+			: "the spawn names no streaming relay",
+	assemblyai: (request, common) =>
+		request.transcription_stream
+			? new AssemblyAIEngine({ ...common, ...request.transcription_stream })
+			: "the spawn names no streaming relay",
+	builtin: (_request, common, o) => {
+		const url = speechServiceUrl(process.env);
+		// The operator's own service: a private address is let through, as the gateway's relay is.
+		return url
+			? new BuiltinEngine({ ...common, url, egress: builtinEgress(o.policy) })
+			: "this bot host has no speech service (SPEECH_URL)";
+	},
+};
+
 export function transcriptSource(request: SpawnRequest, o: SourceOptions): TranscriptSource {
 	if (!request.transcribe_enabled) return { transcriber: null, captions: null };
 	const captions = (emit: (segment: BotSegment) => void) =>
@@ -41,21 +78,28 @@ export function transcriptSource(request: SpawnRequest, o: SourceOptions): Trans
 			vocabulary: request.vocabulary,
 			emit,
 		});
-	if (!request.transcription) return { transcriber: null, captions: captions(o.emit) };
-	// The captions are still read with an engine: quick drafts and speakers' names, merged with its text.
-	const merged = new CaptionsWithEngine({ prefix: o.prefix, callStartedAt: o.callStartedAt, emit: o.emit });
-	const transcriber = new Transcriber({
-		url: request.transcription.url,
-		token: request.transcription.token,
-		egress: transcriptionEgress(request, o.policy),
+	const engine = spawnEngine(request);
+	if (engine !== "captions") {
+		// The captions are still read with an engine: quick drafts and speakers' names, merged with its text.
+		const merged = new CaptionsWithEngine({ prefix: o.prefix, callStartedAt: o.callStartedAt, emit: o.emit });
+		const start = ENGINE_STARTS[engine];
+		const started = start ? start(request, { ...engineOptions(request, o), emit: merged.fromEngine }, o) : "this bot host does not run it";
+		if (typeof started !== "string") return { transcriber: merged.around(started), captions: captions(merged.fromCaptions) };
+		o.log(`transcription: the ${engine} engine cannot start (${started}); the transcript comes from the platform's captions`);
+	}
+	return { transcriber: null, captions: captions(o.emit) };
+}
+
+function engineOptions(request: SpawnRequest, o: SourceOptions): EngineOptions {
+	return {
+		prefix: o.prefix,
 		language: request.language ?? null,
 		task: request.task,
 		vocabulary: request.vocabulary,
-		prefix: o.prefix,
 		callOffsetMs: () => o.now() - o.callStartedAt,
 		speakerBetween: (from, to) => o.audio.speakerBetween(from, to),
-		emit: merged.fromEngine,
+		emit: o.emit,
 		log: o.log,
-	});
-	return { transcriber: merged.around(transcriber), captions: captions(merged.fromCaptions) };
+		egress: transcriptionEgress(request, o.policy),
+	};
 }

@@ -120,6 +120,7 @@ export class CaptionTracker {
 			end: start,
 			language: this.language,
 			completed: false,
+			source: "captions",
 			absolute_start_time: new Date(now).toISOString(),
 			absolute_end_time: new Date(now).toISOString(),
 		};

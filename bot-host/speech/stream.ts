@@ -10,10 +10,10 @@ import { isWhisperLanguage } from "./languages.ts";
 import type { ClientMessage, ServerMessage } from "./stream-protocol.ts";
 import { STREAM_SAMPLE_RATE } from "./stream-protocol.ts";
 import { type Utterance, VoiceGate } from "./vad.ts";
+import { PROMPT_MAX_CHARS, vocabularyPrompt } from "./vocabulary-prompt.ts";
 
 /** Drafts are extra work: none while this many passes already wait. */
 const DRAFT_QUEUE_LIMIT = 2;
-const PROMPT_MAX_CHARS = 600;
 
 interface Open {
 	draftedAt: number;
@@ -25,17 +25,6 @@ interface Open {
 type StartMessage = Extract<ClientMessage, { type: "start" }>;
 
 const samplesOf = (u: Utterance) => u.audio.reduce((sum, frame) => sum + frame.length / 2, 0);
-
-/** Whisper's prompt for a word list: a short sentence naming them (it biases spelling, not content). */
-export function vocabularyPrompt(words: readonly string[]): string {
-	let prompt = "";
-	for (const word of words) {
-		const next = prompt ? `${prompt}, ${word}` : `Glossary: ${word}`;
-		if (next.length + 1 > PROMPT_MAX_CHARS) break;
-		prompt = next;
-	}
-	return prompt ? `${prompt}.` : "";
-}
 
 /** Why a start message cannot be served, or null. */
 function startRefusal(message: StartMessage): string | null {
@@ -168,7 +157,7 @@ export function serveStream(socket: WebSocket, model: SpeechModel, o: StreamOpti
 				return;
 			}
 			settings = message;
-			prompt = message.prompt?.slice(0, PROMPT_MAX_CHARS) || vocabularyPrompt(message.vocabulary ?? []);
+			prompt = message.prompt?.slice(0, PROMPT_MAX_CHARS) || (vocabularyPrompt(message.vocabulary ?? []) ?? "");
 			send({ type: "ready", model: model.name, sample_rate: STREAM_SAMPLE_RATE, vad: model.vadKind });
 		} else if (message.type === "language") {
 			if (!isWhisperLanguage(message.language)) send({ type: "error", detail: "language must be a code whisper knows, or null" });

@@ -4,7 +4,9 @@
  * (a draft replaced by the same id, a confirmation never by a draft).
  */
 import { describe, expect, it } from "vitest";
-import { type AudioEngine, type SourcedSegment as BotSegment, CaptionsWithEngine } from "../bot/transcription/captions-with-engine.ts";
+import type { BotSegment } from "../../src/bot-channel/protocol.ts";
+import { CaptionsWithEngine } from "../bot/transcription/captions-with-engine.ts";
+import type { SpeechEngine } from "../bot/transcription/speech-engine.ts";
 
 /** What the room keeps: per id, the last segment sent, except that a draft never replaces a confirmation. */
 function kept(sent: BotSegment[]): BotSegment[] {
@@ -54,7 +56,7 @@ const heard = (id: number, text: string, start: number, end: number, completed: 
 });
 
 /** An engine whose flush sends what it still holds. */
-class ScriptedEngine implements AudioEngine {
+class ScriptedEngine implements SpeechEngine {
 	language: string | null = "en";
 	task: "transcribe" | "translate" = "transcribe";
 	pushed = 0;

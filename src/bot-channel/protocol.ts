@@ -18,6 +18,7 @@ import { PLATFORMS } from "../platforms/ids.ts";
 import { PRESENTATIONS } from "../platforms/share-facts.ts";
 import { BotReportedStatus, CompletionCause, CompletionReason, FailureCause, FailureStage, JoinStep } from "../shapes/bot-status.ts";
 import { Segment } from "../shapes/segment.ts";
+import { TranscriptionEngine } from "../shapes/transcription.ts";
 import { FailureDiagnostics, HelpReport } from "./help-report.ts";
 import { RecordingPlan } from "./recording-protocol.ts";
 
@@ -329,11 +330,22 @@ export const SpawnRequest = z.object({
 	 */
 	transcription: z.object({ url: z.string(), token: z.string().nullable() }).nullable(),
 	/**
-	 * Words and names the meeting is likely to hear (docs/api.md#vocabulary): the bot's,
-	 * the account's and its calendar event's, merged. The engine's hint, and the spellings
-	 * captions are corrected to. Absent from an older Worker: none.
+	 * The engine the bot transcribes with (docs/api.md#transcription-engines); a spawn of an earlier
+	 * release has none: its `transcription` says endpoint or captions, as it always did.
+	 */
+	engine: TranscriptionEngine.optional(),
+	/**
+	 * Words and names the meeting is likely to hear (docs/api.md#vocabulary): the bot's, the
+	 * account's and its calendar event's, merged. The engine's hint, and the spellings captions
+	 * are corrected to. Absent from an older Worker: none.
 	 */
 	vocabulary: z.array(z.string()).default([]),
+	/**
+	 * For `deepgram` and `assemblyai`: the Worker's WebSocket relay (docs/bot-channel.md#streaming-transcription)
+	 * and the channel token for it. The bot speaks the provider's own streaming protocol through it; the
+	 * Worker adds the provider's key, which never reaches the bot host.
+	 */
+	transcription_stream: z.object({ url: z.string(), token: z.string() }).nullable().default(null),
 	/** Where the bot connects its channel: a ws(s) URL and the per-meeting token. */
 	channel: z.object({ url: z.string(), token: z.string() }),
 	/**

@@ -49,6 +49,7 @@ export async function botEndpoints(
 ): Promise<
 	Pick<SpawnRequest, "channel" | "recording_upload_url" | "recording_max_bytes" | "screenshot_upload_url"> & {
 		transcription: NonNullable<SpawnRequest["transcription"]>;
+		transcription_stream: NonNullable<SpawnRequest["transcription_stream"]>;
 	}
 > {
 	const { origin, secretsKey } = botLaunchConfig(env);
@@ -60,8 +61,12 @@ export async function botEndpoints(
 		recording_max_bytes: maxRecordingBytes(env),
 		screenshot_upload_url: `${origin.origin}/internal/screenshots/${meetingId}`,
 		transcription: { url: `${origin.origin}${transcriptionRelayPath(meetingId)}`, token },
+		transcription_stream: { url: `${wsBase}${transcriptionStreamPath(meetingId)}`, token },
 	};
 }
+
+/** Where a bot opens its streaming provider's WebSocket through the Worker (src/routes/transcription-stream.ts). */
+export const transcriptionStreamPath = (meetingId: number) => `/internal/bot-channel/${meetingId}/transcription/stream`;
 
 /** Where a bot posts its transcription requests: ends in `/audio/transcriptions`, as OpenAI's does. */
 const transcriptionRelayPath = (meetingId: number) => `/internal/bot-channel/${meetingId}/audio/transcriptions`;

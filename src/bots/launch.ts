@@ -8,9 +8,11 @@ import { initialState, isLive, isPlanned, type MeetingStatus } from "../meetings
 import { type Announce, createMeeting, moveMeeting, removeMeeting, unannounced } from "../meetings/status-writes";
 import { accountObject } from "../objects";
 import { endpointAllowed, loadSettings, type ResolvedSettings, resolveSettings } from "../settings/account-settings";
+import type { TranscriptionEngine } from "../shapes/transcription";
 import { refuseOverUsageCaps } from "../usage/account-usage";
 import { botLaunchConfig, recordingPartsUrl } from "./bot-endpoints";
 import { type RecordingConfig, recordingPlan } from "./recording-config";
+import { chooseEngine, requireEngineUsable } from "./transcription-engine";
 import { mergeVocabulary, planVocabulary } from "./vocabulary";
 
 export const DEFAULT_BOT_NAME = "Notetaker";
@@ -25,6 +27,8 @@ export interface BotOptions {
 	/** What the recording holds (docs/api.md#recording-config); defaults fill what it leaves out. */
 	recording_config?: RecordingConfig | null;
 	transcribe_enabled?: boolean | null;
+	/** The engine this bot transcribes with (docs/api.md#transcription-engines); null: the account's, else the deployment's. */
+	transcription_engine?: TranscriptionEngine | null;
 	voice_agent_enabled?: boolean | null;
 	automatic_leave?: AutomaticLeave | null;
 	/** The bot's own words and names (docs/api.md#vocabulary). */
@@ -49,9 +53,12 @@ export interface RoomStart {
 	actor: "user" | "scheduler";
 	/**
 	 * The spawn request less what the room adds per attempt: the attempt, its channel, and the
-	 * Worker's transcription relay, given when `transcription` says the account has an endpoint.
+	 * Worker's transcription relays, given when `transcription` says the bot uses the endpoint
+	 * (`openai`) and when `engine` is a streaming provider (`transcription_stream`).
 	 */
-	spawn: Omit<SpawnRequest, "channel" | "recording_upload_url" | "attempt" | "transcription"> & { transcription: boolean };
+	spawn: Omit<SpawnRequest, "channel" | "recording_upload_url" | "attempt" | "transcription" | "transcription_stream"> & {
+		transcription: boolean;
+	};
 	link: string;
 }
 
@@ -80,7 +87,7 @@ export async function launchBot<T>(
 		? undefined
 		: await findMeetingOnLink(env, target.userId, target.platform, target.nativeMeetingId, { ownedOnly: true });
 	if (existing && isLive(existing.status as MeetingStatus)) throw alreadyActive(target);
-	const spawnFor = await spawnSpec(env, target.userId, options);
+	const { spawnFor, engine } = await spawnSpec(env, target.userId, options, existing?.botOptions as BotOptions | undefined);
 	// The account's usage caps refuse before anything is claimed, so a refusal changes nothing.
 	const recording = options.recording_enabled ?? (existing?.botOptions as BotOptions | undefined)?.recording_enabled ?? false;
 	await refuseOverUsageCaps(env, target.userId, { recording }, new Date());
@@ -96,7 +103,7 @@ export async function launchBot<T>(
 	}
 	let claimed: MeetingRow | undefined;
 	try {
-		const meeting = await claimOrCreateMeeting(env, target, options, existing, actor);
+		const meeting = await claimOrCreateMeeting(env, target, options, existing, actor, engine);
 		claimed = meeting;
 		await accountObject(env, target.userId).bindBotSlot(link, meeting.id);
 		const previousStatus = existing && isPlanned(existing.status as MeetingStatus) ? (existing.status as MeetingStatus) : null;
@@ -144,6 +151,7 @@ async function claimOrCreateMeeting(
 	options: BotOptions,
 	existing: MeetingRow | undefined,
 	actor: RoomStart["actor"],
+	engine: TranscriptionEngine | null,
 ): Promise<MeetingRow> {
 	const now = nowIso();
 	const botFields = {
@@ -165,6 +173,8 @@ async function claimOrCreateMeeting(
 				current: initialState(existing.status as MeetingStatus),
 				ask: { to: "requested", actor },
 				values: botFields,
+				// What this bot transcribes with; a plan's earlier bot's engine is replaced (or removed: transcription off).
+				data: { transcription_engine: engine },
 			},
 			announcedByRoom,
 		);
@@ -181,7 +191,7 @@ async function claimOrCreateMeeting(
 				platform: target.platform,
 				nativeMeetingId: target.nativeMeetingId,
 				constructedMeetingUrl: target.meetingUrl,
-				data: {},
+				data: engine ? { transcription_engine: engine } : {},
 				createdAt: now,
 				updatedAt: now,
 			},
@@ -199,12 +209,26 @@ function stripNulls<T extends object>(o: T): Partial<T> {
 }
 
 /**
- * The bot's spawn request for a claimed record. Settings are read (and secrets unsealed) here,
- * before any row changes; what is left for the record itself cannot fail.
+ * The bot's spawn request for a claimed record, and the engine it transcribes with (null with
+ * transcription off). Settings are read (and secrets unsealed) and the engine chosen here, before
+ * any row changes (an engine without its key or endpoint is a 422 then); what is left for the
+ * record itself cannot fail. `planned`: the options a plan stored, which the claim keeps.
  */
-async function spawnSpec(env: Env, userId: number, options: BotOptions): Promise<(meeting: MeetingRow) => RoomStart["spawn"]> {
+async function spawnSpec(
+	env: Env,
+	userId: number,
+	options: BotOptions,
+	planned: BotOptions | undefined,
+): Promise<{ spawnFor: (meeting: MeetingRow) => RoomStart["spawn"]; engine: TranscriptionEngine | null }> {
 	const settings = await resolveSettings(env, await loadSettings(env, userId));
-	return (meeting) => {
+	const transcribing = options.transcribe_enabled ?? planned?.transcribe_enabled ?? true;
+	let engine: TranscriptionEngine | null = null;
+	if (transcribing) {
+		engine = chooseEngine(env, settings.transcription, options.transcription_engine ?? planned?.transcription_engine);
+		requireEngineUsable(env, settings.transcription, engine);
+		if (engine === "openai" && !transcriptionEndpointUsable(env, settings.transcription)) engine = "captions";
+	}
+	const spawnFor = (meeting: MeetingRow): RoomStart["spawn"] => {
 		const stored = meeting.botOptions as BotOptions;
 		const pick = <K extends keyof BotOptions>(k: K): BotOptions[K] => options[k] ?? stored[k] ?? null;
 		const recording = pick("recording_enabled") ?? false;
@@ -222,22 +246,24 @@ async function spawnSpec(env: Env, userId: number, options: BotOptions): Promise
 			transcribe_enabled: pick("transcribe_enabled") ?? true,
 			voice_agent_enabled: pick("voice_agent_enabled") ?? true,
 			automatic_leave: pick("automatic_leave") ?? {},
-			transcription: transcriptionEndpointUsable(env, settings.transcription, meeting.id),
+			engine: engine ?? "captions",
+			transcription: engine === "openai",
 			// The bot's own list first: the merged list is capped, and the bot's is the most specific.
 			vocabulary: mergeVocabulary(pick("vocabulary"), settings.transcription.vocabulary, planVocabulary(meeting.data)),
 		};
 	};
+	return { spawnFor, engine };
 }
 
 /**
  * Whether the bot transcribes through an endpoint (relayed by the Worker, which adds its token)
  * rather than the platform's captions. An account's address the guard now refuses is not used.
  */
-function transcriptionEndpointUsable(env: Env, t: ResolvedSettings["transcription"], meetingId: number): boolean {
+function transcriptionEndpointUsable(env: Env, t: ResolvedSettings["transcription"]): boolean {
 	if (!t.url) return false;
 	const check = endpointAllowed(env, t.url, t.owner);
 	if (!check.ok) {
-		console.warn("transcription address refused by the outbound guard; the bot uses captions", meetingId, check.reason);
+		console.warn("transcription address refused by the outbound guard; the bot uses captions", check.reason);
 		return false;
 	}
 	return true;

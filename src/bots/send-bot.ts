@@ -6,6 +6,7 @@ import { constructMeetingUrl, parseMeetingLink } from "../meetings/meeting-link"
 import { NativeMeetingId } from "../meetings/meeting-link-params";
 import { meetingView } from "../meetings/meeting-store";
 import { meetingRoom } from "../objects";
+import { TranscriptionEngine } from "../shapes/transcription";
 import { launchBot } from "./launch";
 import { RecordingConfig, recordingFieldsOf } from "./recording-config";
 import { Vocabulary } from "./vocabulary";
@@ -28,6 +29,10 @@ export const SendBotRequest = z.object({
 		description: "What the recording holds when recording_enabled (docs/api.md#recording-config): video, resolution, audio_format",
 	}),
 	transcribe_enabled: z.boolean().nullable().optional(),
+	transcription_engine: TranscriptionEngine.nullable().optional().openapi({
+		description:
+			"What transcribes this bot (docs/api.md#transcription-engines): captions, builtin, openai, deepgram or assemblyai; null: the account's, else the deployment's. 422 when it needs a key or endpoint nobody set",
+	}),
 	automatic_leave: AutomaticLeave.nullable().optional(),
 	vocabulary: Vocabulary.nullable().optional(),
 });

@@ -44,6 +44,8 @@ export const accountSettings = sqliteTable("account_settings", {
 	modelApiKeySealed: text("model_api_key_sealed"),
 	transcriptionUrl: text("transcription_url"),
 	transcriptionTokenSealed: text("transcription_token_sealed"),
+	/** The account's transcription engine (migration 0024); null follows TRANSCRIPTION_ENGINE. */
+	transcriptionEngine: text("transcription_engine"),
 	webhookUrl: text("webhook_url"),
 	webhookSecretSealed: text("webhook_secret_sealed"),
 	webhookEvents: text("webhook_events", { mode: "json" }).$type<Record<string, boolean>>(),
@@ -126,6 +128,8 @@ export const transcriptSegments = sqliteTable("transcript_segments", {
 	completed: integer("completed", { mode: "boolean" }).notNull(),
 	confidence: real("confidence"),
 	words: text("words", { mode: "json" }).$type<unknown[]>(),
+	/** Where the text came from: captions or the engine's name (migration 0024). */
+	source: text("source"),
 	absoluteStartTime: text("absolute_start_time"),
 	absoluteEndTime: text("absolute_end_time"),
 	createdAt: text("created_at").notNull(),

@@ -203,6 +203,8 @@ export const ROUTE_ACCESS: ReadonlyArray<readonly [Method, string, Access]> = [
 	["PUT", "/internal/screenshots/:meeting_id/:name", SELF_AUTHENTICATED],
 	// A bot's transcription requests, relayed to the account's endpoint with its token (docs/bot-channel.md).
 	["POST", "/internal/bot-channel/:meeting_id/audio/transcriptions", SELF_AUTHENTICATED],
+	// A bot's streaming transcription (Deepgram, AssemblyAI), relayed with the provider's key (docs/bot-channel.md).
+	["GET", "/internal/bot-channel/:meeting_id/transcription/stream", SELF_AUTHENTICATED],
 	// The bot fleet (docs/bot-fleet.md): each host holds its own credential, an autoscaler FLEET_METRICS_TOKEN.
 	["POST", "/internal/bot-hosts/claims", SELF_AUTHENTICATED],
 	// Hosts pull spawn tickets through the Worker with their own credential; only the Worker holds the queue's token.

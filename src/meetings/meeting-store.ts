@@ -210,6 +210,20 @@ export async function meetingOwnerAndStatus(env: Env, meetingId: number): Promis
 	return row && { userId: row.userId, status: row.status as MeetingStatus };
 }
 
+/** A meeting's owner, status and the transcription engine its bot was launched with (`data.transcription_engine`). */
+export async function meetingTranscriptionEngine(
+	env: Env,
+	meetingId: number,
+): Promise<{ userId: number; status: MeetingStatus; engine: string | null } | undefined> {
+	const row = await db(env)
+		.select({ userId: meetings.userId, status: meetings.status, data: meetings.data })
+		.from(meetings)
+		.where(eq(meetings.id, meetingId))
+		.get();
+	const engine = row?.data?.transcription_engine;
+	return row && { userId: row.userId, status: row.status as MeetingStatus, engine: typeof engine === "string" ? engine : null };
+}
+
 /** Notes in the record's `data.recording_stopped` why the bot stopped recording early. */
 export async function noteRecordingStopped(
 	env: Env,

@@ -18,6 +18,7 @@ import {
 	webhookEventsView,
 	webhookView,
 } from "../settings/account-settings";
+import { TranscriptionEngine } from "../shapes/transcription";
 import { jsonBody, jsonResponse, routeModule } from "./openapi-app";
 
 /** Account and settings (docs/api.md#account-and-settings): identity, models, transcription, webhook, retention. */
@@ -125,6 +126,9 @@ accountRoutes.openapi(
 
 const TranscriptionSettings = z
 	.object({
+		engine: TranscriptionEngine.nullable().openapi({
+			description: "The account's engine (docs/api.md#transcription-engines); null follows the deployment's. `token` is its key",
+		}),
 		url: z.string().nullable(),
 		token_set: z.boolean(),
 		token: z.string().nullable(),
@@ -160,6 +164,9 @@ accountRoutes.openapi(
 		request: {
 			body: jsonBody(
 				z.object({
+					engine: TranscriptionEngine.nullable().optional().openapi({
+						description: "captions, builtin, openai, deepgram or assemblyai; null follows the deployment's. `token` is that engine's key",
+					}),
 					url: urlSetting(),
 					token: setting(),
 					// As the other fields: left out keeps it, null (or []) clears it.
@@ -176,6 +183,7 @@ accountRoutes.openapi(
 		const s = await loadSettings(c.env, userId);
 		const next = {
 			...s,
+			transcriptionEngine: applyPlain(s.transcriptionEngine, body.engine),
 			transcriptionUrl: applyPlain(s.transcriptionUrl, body.url),
 			transcriptionTokenSealed: await applySecret(c.env, s.transcriptionTokenSealed, body.token),
 			transcriptionVocabulary: body.vocabulary === undefined ? s.transcriptionVocabulary : nonEmpty(mergeVocabulary(body.vocabulary)),

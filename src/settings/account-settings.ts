@@ -4,6 +4,7 @@ import { db } from "../db";
 import { type AccountSettingsRow, accountSettings } from "../db/schema";
 import type { Env } from "../env";
 import { checkOutboundUrl, type OutboundRefusal, outboundPolicy } from "../outbound/url-guard";
+import { isStreamingProvider, TranscriptionEngine } from "../shapes/transcription";
 import { setting } from "./deployment-defaults";
 import { maskSecret, seal, unseal } from "./secret-box";
 
@@ -26,6 +27,7 @@ const EMPTY: SettingsColumns = {
 	transcriptionUrl: null,
 	transcriptionTokenSealed: null,
 	transcriptionVocabulary: null,
+	transcriptionEngine: null,
 	webhookUrl: null,
 	webhookSecretSealed: null,
 	webhookEvents: null,
@@ -77,8 +79,15 @@ export async function modelsView(env: Env, s: SettingsColumns) {
 	};
 }
 
+/** The account's engine as stored; a name this release no longer knows reads as none (the deployment's). */
+export function accountEngine(s: Pick<SettingsColumns, "transcriptionEngine">): TranscriptionEngine | null {
+	const parsed = TranscriptionEngine.safeParse(s.transcriptionEngine);
+	return parsed.success ? parsed.data : null;
+}
+
 export async function transcriptionView(env: Env, s: SettingsColumns) {
 	return {
+		engine: accountEngine(s),
 		url: s.transcriptionUrl,
 		token_set: s.transcriptionTokenSealed !== null,
 		token: await maskedSecret(env, s.transcriptionTokenSealed),
@@ -145,7 +154,19 @@ export interface ResolvedSettings {
 		api_key: string | null;
 		base_url_owner: EndpointOwner | null;
 	};
-	transcription: { url: string | null; token: string | null; owner: EndpointOwner | null; vocabulary: string[] };
+	/**
+	 * `url`/`token`/`owner`: the OpenAI-compatible endpoint. `engine`: the account's choice (null: the
+	 * deployment's). `provider_key`: the account's key for its streaming provider, when `engine` is one:
+	 * the account's one token is the key of the engine it chose (docs/api.md#transcription-engines).
+	 */
+	transcription: {
+		url: string | null;
+		token: string | null;
+		owner: EndpointOwner | null;
+		engine: TranscriptionEngine | null;
+		provider_key: string | null;
+		vocabulary: string[];
+	};
 	webhook: { url: string | null; secret: string | null; events: Record<string, boolean> | null; owner: EndpointOwner | null };
 }
 
@@ -178,12 +199,11 @@ function endpoint(
 export async function resolveSettings(env: Env, s: SettingsColumns): Promise<ResolvedSettings> {
 	const open = async (sealed: string | null) => (sealed ? unseal(env.SECRETS_KEY, sealed) : null);
 	const models = endpoint(s.modelBaseUrl, await open(s.modelApiKeySealed), env.DEFAULT_MODEL_BASE_URL, env.DEFAULT_MODEL_API_KEY);
-	const transcription = endpoint(
-		s.transcriptionUrl,
-		await open(s.transcriptionTokenSealed),
-		env.TRANSCRIPTION_URL,
-		env.TRANSCRIPTION_TOKEN,
-	);
+	const engine = accountEngine(s);
+	const accountToken = await open(s.transcriptionTokenSealed);
+	// A streaming provider's key is never sent to an OpenAI-compatible endpoint.
+	const providerKey = engine !== null && isStreamingProvider(engine) ? accountToken : null;
+	const transcription = endpoint(s.transcriptionUrl, providerKey ? null : accountToken, env.TRANSCRIPTION_URL, env.TRANSCRIPTION_TOKEN);
 	const webhook = endpoint(s.webhookUrl, await open(s.webhookSecretSealed), env.DEFAULT_WEBHOOK_URL, env.DEFAULT_WEBHOOK_SECRET);
 	return {
 		models: {
@@ -198,6 +218,8 @@ export async function resolveSettings(env: Env, s: SettingsColumns): Promise<Res
 			url: transcription.url,
 			token: transcription.credential,
 			owner: transcription.owner,
+			engine,
+			provider_key: providerKey,
 			vocabulary: s.transcriptionVocabulary ?? [],
 		},
 		webhook: { url: webhook.url, secret: webhook.credential, events: s.webhookEvents, owner: webhook.owner },

@@ -75,6 +75,9 @@ export const DEPLOYMENT_DEFAULTS = {
 	SUMMARY_MAX_TRANSCRIPT_CHARS: 60_000,
 	TRANSCRIPTION_RELAY_DAILY_SECONDS: 864_000,
 	TRANSCRIPTION_RELAY_AUDIO_RATIO: 10,
+	/** Where the streaming providers answer (docs/api.md#transcription-engines); the relay adds the path. */
+	DEEPGRAM_URL: "wss://api.deepgram.com",
+	ASSEMBLYAI_URL: "wss://streaming.assemblyai.com",
 	SEARCH_TIME_BUDGET_MS: 2_000,
 } satisfies { [N in keyof Env]?: number | boolean | string };
 

@@ -9,6 +9,7 @@ import { CompletionCause, FailureCause, FailureStage, JoinStep } from "./bot-sta
 import { Diagnostics, Help, HelpEpisode } from "./help.ts";
 import { Placement } from "./placement.ts";
 import { Summary } from "./summary.ts";
+import { TranscriptionEngine } from "./transcription.ts";
 
 export const CalendarSource = z.object({ id: z.string(), name: z.string(), auto_join: z.boolean(), bot_name: z.string() });
 
@@ -35,6 +36,9 @@ export const MeetingData = z
 		help_history: z.array(HelpEpisode).optional().describe("The meeting's last finished help requests, oldest first"),
 		diagnostics: Diagnostics.optional(),
 		placement: Placement.optional(),
+		transcription_engine: TranscriptionEngine.optional().describe(
+			"What the meeting's bot was launched to transcribe with (docs/api.md#transcription-engines); absent when it does not transcribe",
+		),
 		summary: Summary.optional().describe("A completed meeting's summary, decisions and action items (docs/api.md#summaries)"),
 	})
 	.catchall(z.unknown());

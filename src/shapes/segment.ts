@@ -40,6 +40,8 @@ export const Segment = z.object({
 	completed: z.boolean(),
 	confidence: z.number().min(0).max(1).optional(),
 	words: z.array(Word).optional(),
+	/** Where the text came from: `captions` or the engine's name (src/shapes/transcription.ts); absent on segments stored before sources were kept. */
+	source: z.string().max(40).optional(),
 	/** When the service first stored the segment: a draft's confirmation keeps the draft's time. */
 	created_at: z.string(),
 	absolute_start_time: z.string().optional(),

@@ -7,6 +7,8 @@
  * real WebM files made with ffmpeg, which the recording tests `inject`.
  */
 import type { TestProject } from "vitest/node";
+import { startAssemblyAIServer } from "./assemblyai-server.ts";
+import { startDeepgramServer } from "./deepgram-server.ts";
 import { startGitServer } from "./git-server.ts";
 import { startGoogleCalendarServer } from "./google-calendar-server.ts";
 import { startGraphCalendarServer } from "./graph-calendar-server.ts";
@@ -23,6 +25,9 @@ declare module "vitest" {
 		/** The local Google Calendar and Microsoft Graph (calendars you sign into). */
 		googleCalendarUrl: string;
 		graphCalendarUrl: string;
+		/** The local Deepgram and AssemblyAI streaming APIs (deepgram-server.ts, assemblyai-server.ts). */
+		deepgramUrl: string;
+		assemblyaiUrl: string;
 		/** Real WebM files (base64) for the recording tests (test/receiver/webm-fixture.ts). */
 		webmFixtures: { video: string; audio: string };
 	}
@@ -49,6 +54,8 @@ export default async function setup(project: TestProject) {
 	const gitServer = await startGitServer();
 	const google = await startGoogleCalendarServer(GOOGLE_TEST_CLIENT);
 	const graph = await startGraphCalendarServer(MICROSOFT_TEST_CLIENT);
+	const deepgram = await startDeepgramServer();
+	const assemblyai = await startAssemblyAIServer();
 	project.provide("webhookReceiverUrl", receiver.url);
 	project.provide("modelServerUrl", modelServer.url);
 	project.provide("gitServerUrl", gitServer.url);
@@ -56,7 +63,17 @@ export default async function setup(project: TestProject) {
 	project.provide("webmFixtures", makeWebmFixtures());
 	project.provide("googleCalendarUrl", google.url);
 	project.provide("graphCalendarUrl", graph.url);
+	project.provide("deepgramUrl", deepgram.wsUrl);
+	project.provide("assemblyaiUrl", assemblyai.wsUrl);
 	return async () => {
-		await Promise.all([receiver.close(), modelServer.close(), gitServer.close(), google.close(), graph.close()]);
+		await Promise.all([
+			receiver.close(),
+			modelServer.close(),
+			gitServer.close(),
+			google.close(),
+			graph.close(),
+			deepgram.close(),
+			assemblyai.close(),
+		]);
 	};
 }

@@ -4,7 +4,7 @@
  * they seek. Cheap on purpose: four bots recording 720p share two cores with their Chromiums.
  */
 import type { RecordingPlan } from "../../../src/bot-channel/protocol.ts";
-import { SAMPLE_RATE } from "../transcriber.ts";
+import { SAMPLE_RATE } from "../transcription/engine.ts";
 import type { ScreenRect } from "./viewport.ts";
 
 /** Opus for speech (16 kHz mono in): far below 1 MB a minute (24 kb/s is 180 kB). */

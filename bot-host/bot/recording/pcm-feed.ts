@@ -6,7 +6,7 @@
  * does not drain (it fell behind) drops audio rather than grow the host's memory.
  */
 import type { Writable } from "node:stream";
-import { SAMPLE_RATE } from "../transcriber.ts";
+import { SAMPLE_RATE } from "../transcription/engine.ts";
 
 const BYTES_PER_SECOND = SAMPLE_RATE * 2;
 /** How far the page's chunks may run behind the clock before silence stands in: a chunk, the page's buffer and the DevTools hop. */

@@ -12,20 +12,7 @@
  * transcript twice.
  */
 import { type BotSegment, SEGMENT_TEXT_MAX } from "../../../src/bot-channel/protocol.ts";
-
-/**
- * A segment that says where its text came from: `captions` or the engine's name. Issue 36 adds
- * `source` to the shared segment shape (stored, with its column); until then it is named here.
- */
-export type SourcedSegment = BotSegment & { source?: string };
-
-/** An engine as the bot drives it: the meeting audio in, segments out through its `emit`. */
-export interface AudioEngine {
-	push(pcm: Buffer, endMs: number): void;
-	flush(): Promise<void>;
-	language: string | null;
-	task?: "transcribe" | "translate";
-}
+import type { SpeechEngine } from "./speech-engine.ts";
 
 /**
  * Caption text that appeared up to this long before an engine's stretch began is of that stretch:
@@ -62,11 +49,11 @@ interface Uncovered {
 	upto: number;
 }
 
-export class CaptionsWithEngine implements AudioEngine {
+export class CaptionsWithEngine implements SpeechEngine {
 	private readonly prefix: string;
 	private readonly callStartedAt: number;
 	private readonly emit: (segment: BotSegment) => void;
-	private engine: AudioEngine | null = null;
+	private engine: SpeechEngine | null = null;
 	/** Caption segments with text not yet in the transcript (or not confirmed by the tracker), in the order they showed. */
 	private readonly captions = new Map<string, CaptionSeen>();
 	/**
@@ -89,7 +76,7 @@ export class CaptionsWithEngine implements AudioEngine {
 	}
 
 	/** The engine whose segments come in through `fromEngine`: it gets the audio, and its flush ends the merge. */
-	around(engine: AudioEngine): this {
+	around(engine: SpeechEngine): this {
 		this.engine = engine;
 		return this;
 	}
@@ -222,7 +209,7 @@ export class CaptionsWithEngine implements AudioEngine {
 	/** The open stretch's draft: the caption text not yet covered, else the engine's draft. */
 	private showDraft(): void {
 		const parts = this.uncovered(Number.POSITIVE_INFINITY);
-		let draft: SourcedSegment | null = null;
+		let draft: BotSegment | null = null;
 		if (parts.length > 0) {
 			const latest = parts.reduce((a, b) => (b.to >= a.to ? b : a));
 			// Only a failing engine lets it grow: a draft keeps its latest words within what the room takes.
@@ -241,7 +228,7 @@ export class CaptionsWithEngine implements AudioEngine {
 		this.emit(draft);
 	}
 
-	private captionSegment(like: BotSegment, text: string, start: number, end: number, completed: boolean): SourcedSegment {
+	private captionSegment(like: BotSegment, text: string, start: number, end: number, completed: boolean): BotSegment {
 		const at = (s: number) => new Date(this.callStartedAt + s * 1000).toISOString();
 		return {
 			segment_id: this.stretchId(),

@@ -6,4 +6,6 @@ export interface SpeechEngine {
 	flush(): Promise<void>;
 	/** Language changes live (PUT /bots/.../config). */
 	language: string | null;
+	/** Set on engines that can translate (the OpenAI-compatible one); the others have none. */
+	task?: "transcribe" | "translate";
 }

@@ -5,30 +5,7 @@
  * platform's captions are corrected to (`captionSpeller`), since captions take no hint.
  */
 
-/**
- * Longest whisper prompt the bot sends. Whisper keeps the last 224 tokens of a prompt; 800
- * characters stay under that for names and jargon (about 3.5 characters a token in English,
- * fewer for accented names), so no entry is silently cut from the front.
- */
-export const PROMPT_MAX_CHARS = 800;
-
-/**
- * The vocabulary as a whisper prompt: one short sentence listing the entries in their order,
- * as far as they fit in PROMPT_MAX_CHARS (whole entries only); null without any. Whisper
- * continues a prompt's style and spellings, so a plain list is what it copies best.
- */
-export function vocabularyPrompt(vocabulary: readonly string[]): string | null {
-	const lead = "Glossary: ";
-	let prompt = "";
-	for (const raw of vocabulary) {
-		const entry = raw.replace(/\s+/g, " ").trim();
-		if (entry === "") continue;
-		const next = prompt === "" ? `${lead}${entry}` : `${prompt}, ${entry}`;
-		if (next.length + 1 > PROMPT_MAX_CHARS) break;
-		prompt = next;
-	}
-	return prompt === "" ? null : `${prompt}.`;
-}
+export { PROMPT_MAX_CHARS, vocabularyPrompt } from "../../speech/vocabulary-prompt.ts";
 
 /** A word of caption text: letters and digits, with apostrophes and hyphens inside it. */
 const WORD = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu;
@@ -189,4 +166,13 @@ function better(a: Match, b: Match): boolean {
 	if (a.tokens !== b.tokens) return a.tokens > b.tokens;
 	if (a.distance !== b.distance) return a.distance < b.distance;
 	return a.ending !== "" && b.ending === "";
+}
+
+/**
+ * At most `max` terms of at most `maxChars` each, for the streaming providers' term lists (longer
+ * ones are left out, not cut: half a name would hint the wrong word). AssemblyAI takes 100 terms
+ * of 50 characters; Deepgram's keyterm prompting counts tokens, about 100 short terms.
+ */
+export function keyterms(vocabulary: readonly string[], max = 100, maxChars = 50): string[] {
+	return vocabulary.filter((term) => term.trim() !== "" && term.length <= maxChars).slice(0, max);
 }

@@ -111,14 +111,24 @@ describe("model and transcription forms", () => {
 
 	it("does the same for the transcription token", () => {
 		const form = transcriptionForm({
+			engine: null,
 			url: "https://tx.example",
 			token_set: true,
 			token: "****",
 			vocabulary: [],
 			usage: { day: "2026-11-29", relayed_seconds: 0, daily_limit_seconds: 3600 },
 		});
-		expect(transcriptionBody(form)).toEqual({ url: "https://tx.example" });
-		expect(transcriptionBody({ ...form, token: { value: "", remove: true } })).toEqual({ url: "https://tx.example", token: null });
+		expect(transcriptionBody(form)).toEqual({ engine: null, url: "https://tx.example" });
+		expect(transcriptionBody({ ...form, token: { value: "", remove: true } })).toEqual({
+			engine: null,
+			url: "https://tx.example",
+			token: null,
+		});
+		expect(transcriptionBody({ ...form, engine: "deepgram", token: { value: "dg-key", remove: false } })).toEqual({
+			engine: "deepgram",
+			url: "https://tx.example",
+			token: "dg-key",
+		});
 	});
 
 	it("describes a stored secret only by the API's mask", () => {

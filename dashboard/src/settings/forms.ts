@@ -105,16 +105,18 @@ export function modelBody(form: ModelForm): Record<string, string | null> {
 }
 
 export interface TranscriptionForm {
+	/** The account's engine; "" follows the deployment's (docs/api.md#transcription-engines). */
+	engine: string;
 	url: string;
 	token: SecretInput;
 }
 
 export function transcriptionForm(settings: Schemas["TranscriptionSettings"]): TranscriptionForm {
-	return { url: settings.url ?? "", token: NO_SECRET_CHANGE };
+	return { engine: settings.engine ?? "", url: settings.url ?? "", token: NO_SECRET_CHANGE };
 }
 
 export function transcriptionBody(form: TranscriptionForm): Record<string, string | null> {
-	const body: Record<string, string | null> = { url: form.url.trim() };
+	const body: Record<string, string | null> = { engine: form.engine || null, url: form.url.trim() };
 	const token = secretField(form.token);
 	if (token !== undefined) body.token = token;
 	return body;

@@ -80,7 +80,7 @@ export function ModelSection() {
 	);
 }
 
-/** Where the bot's audio is transcribed, and the token for it. */
+/** What transcribes the account's bots (docs/api.md#transcription-engines), the endpoint for `openai`, and the engine's key. */
 export function TranscriptionSection() {
 	const [stored, setStored] = useState<Schemas["TranscriptionSettings"] | null>(null);
 	const [form, setForm] = useState<TranscriptionForm | null>(null);
@@ -110,11 +110,24 @@ export function TranscriptionSection() {
 			<ErrorBanner error={loadError} />
 			{stored && form && (
 				<form onSubmit={save} noValidate>
+					<SelectField
+						label="Engine"
+						value={form.engine}
+						options={[
+							["", "Default"],
+							["captions", "captions"],
+							["builtin", "builtin"],
+							["openai", "openai"],
+							["deepgram", "deepgram"],
+							["assemblyai", "assemblyai"],
+						]}
+						onValue={(engine) => setForm({ ...form, engine })}
+					/>
 					<TextField
 						label="Transcription URL"
 						type="url"
 						value={form.url}
-						hint={DEFAULT_HINT}
+						hint={`The openai engine's endpoint. ${DEFAULT_HINT}`}
 						onValue={(url) => setForm({ ...form, url })}
 					/>
 					<SecretField

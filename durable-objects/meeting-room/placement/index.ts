@@ -10,6 +10,7 @@ import { isLive, type MeetingStatus } from "../../../src/meetings/status-machine
 import { type Announce, moveMeeting, unannounced } from "../../../src/meetings/status-writes";
 import { accountObject } from "../../../src/objects";
 import { setting } from "../../../src/settings/deployment-defaults";
+import { isStreamingProvider } from "../../../src/shapes/transcription";
 import { webhookEventsFor } from "../../../src/webhooks/envelope";
 import type { RoomContext, RoomState } from "../context";
 import { ROOM_KEYS } from "../storage";
@@ -94,7 +95,7 @@ export class RoomPlacement {
 			return { ok: false, reason: "stale", detail: `the ticket is not the one published for attempt ${state.attempt}` };
 		}
 		if (state.claim) return { ok: false, reason: "taken", detail: `attempt ${state.attempt} is already claimed` };
-		const { transcription, ...endpoints } = await botEndpoints(this.room.env, state.meetingId, state.attempt);
+		const { transcription, transcription_stream, ...endpoints } = await botEndpoints(this.room.env, state.meetingId, state.attempt);
 		const claimed: RoomState = {
 			...state,
 			claim: { host_id: request.host_id, version: request.version, at: new Date().toISOString() },
@@ -120,6 +121,9 @@ export class RoomPlacement {
 			attempt: state.attempt,
 			...endpoints,
 			transcription: launch.spawn.transcription ? transcription : null,
+			// A streaming provider's key stays in the Worker too: the bot gets the relay.
+			transcription_stream: launch.spawn.engine && isStreamingProvider(launch.spawn.engine) ? transcription_stream : null,
+			vocabulary: launch.spawn.vocabulary ?? [],
 		};
 		return { ok: true, spawn };
 	}

@@ -18,6 +18,7 @@ const seg = (over: Partial<Seg>): Seg => ({
 	completed: true,
 	confidence: null,
 	words: [],
+	source: "captions",
 	created_at: "2026-11-26T09:00:00.000Z",
 	absolute_start_time: null,
 	absolute_end_time: null,

@@ -87,6 +87,7 @@ describe("the segment's projections", () => {
 		completed: true,
 		confidence: 0.9,
 		words: [{ word: "hello", start: 1, end: 2 }],
+		source: "captions",
 		absolute_start_time: "2026-01-01T00:00:01.000Z",
 		absolute_end_time: "2026-01-01T00:00:02.000Z",
 	};

@@ -103,11 +103,32 @@ describe("transcription settings", () => {
 		const { headers } = await userWithKey();
 		const r = recorder();
 		const put = await r.send("PUT", "/user/transcription", headers, { url: "https://stt.example.com", token: TX_TOKEN });
-		expect(put.body).toEqual({ url: "https://stt.example.com", token_set: true, token: "****WXYZ", vocabulary: [], usage: NO_USAGE });
+		expect(put.body).toEqual({
+			engine: null,
+			url: "https://stt.example.com",
+			token_set: true,
+			token: "****WXYZ",
+			vocabulary: [],
+			usage: NO_USAGE,
+		});
 		const keep = await r.send("PUT", "/user/transcription", headers, { url: "http://stt.internal:9000/v1" });
-		expect(keep.body).toEqual({ url: "http://stt.internal:9000/v1", token_set: true, token: "****WXYZ", vocabulary: [], usage: NO_USAGE });
+		expect(keep.body).toEqual({
+			engine: null,
+			url: "http://stt.internal:9000/v1",
+			token_set: true,
+			token: "****WXYZ",
+			vocabulary: [],
+			usage: NO_USAGE,
+		});
 		const clear = await r.send("PUT", "/user/transcription", headers, { token: "" });
-		expect(clear.body).toEqual({ url: "http://stt.internal:9000/v1", token_set: false, token: null, vocabulary: [], usage: NO_USAGE });
+		expect(clear.body).toEqual({
+			engine: null,
+			url: "http://stt.internal:9000/v1",
+			token_set: false,
+			token: null,
+			vocabulary: [],
+			usage: NO_USAGE,
+		});
 		for (const body of r.bodies) expect(body).not.toContain(TX_TOKEN);
 	});
 
@@ -267,7 +288,14 @@ describe("settings resolution over deployment defaults", () => {
 			api_key: MODEL_KEY,
 			base_url_owner: null,
 		});
-		expect(resolved.transcription).toEqual({ url: "https://stt.deploy.example.com", token: TX_TOKEN, owner: "deployment", vocabulary: [] });
+		expect(resolved.transcription).toEqual({
+			url: "https://stt.deploy.example.com",
+			token: TX_TOKEN,
+			owner: "deployment",
+			engine: null,
+			provider_key: null,
+			vocabulary: [],
+		});
 	});
 
 	it("pairs each deployment credential with the deployment's own URL only", async () => {

@@ -95,6 +95,7 @@ describe("which tools a caller gets", () => {
 				"recording_enabled",
 				"task",
 				"transcribe_enabled",
+				"transcription_engine",
 				"vocabulary",
 				"voice_agent_enabled",
 			].sort(),

@@ -36,7 +36,7 @@ function provider() {
 	return { url: `${env.WEBHOOK_RECEIVER_URL}${base}`, path: `${base}/audio/transcriptions` };
 }
 
-/** The multipart body the bot's transcriber sends (bot-host/bot/transcriber.ts); `audio` is its WAV file. */
+/** The multipart body the bot's transcriber sends (bot-host/bot/transcription/openai.ts); `audio` is its WAV file. */
 function transcriptionForm(audio: Uint8Array = sineWav(0.5)): FormData {
 	const form = new FormData();
 	form.set("file", new Blob([audio], { type: "audio/wav" }), "audio.wav");

@@ -5,14 +5,14 @@
  * ask for `verbose_json`, so segments carry the detected language, a confidence and (once
  * confirmed) word timings; an endpoint that answers plain `{text}` still works without them.
  */
-import { type BotSegment, type SpawnRequest, transcriptionEndpoint } from "../../src/bot-channel/protocol.ts";
-import { type EgressPolicy, requestGuarded } from "./egress.ts";
-import { PROVISIONAL_SPEAKER } from "./transcript.ts";
-import { vocabularyPrompt } from "./transcription/vocabulary.ts";
-import { encodeWav, rms } from "./wav.ts";
-import { languageCode } from "./whisper-languages.ts";
+import { type BotSegment, type SpawnRequest, transcriptionEndpoint } from "../../../src/bot-channel/protocol.ts";
+import { type EgressPolicy, requestGuarded } from "../egress.ts";
+import { PROVISIONAL_SPEAKER } from "../transcript.ts";
+import { encodeWav, rms } from "../wav.ts";
+import { languageCode } from "../whisper-languages.ts";
+import { type EngineOptions, SAMPLE_RATE, type SpeechEngine } from "./engine.ts";
+import { vocabularyPrompt } from "./vocabulary.ts";
 
-export const SAMPLE_RATE = 16_000;
 const FRAME_BYTES = (SAMPLE_RATE / 10) * 2; // 100 ms
 const VOICED_RMS = 0.01;
 const END_SILENCE_FRAMES = 6;
@@ -39,21 +39,9 @@ const HALLUCINATIONS = new Set([
 	"bye.",
 ]);
 
-export interface TranscriberOptions {
+export interface OpenAIEngineOptions extends EngineOptions {
 	url: string;
 	token: string | null;
-	/** The endpoint may be an account's own URL: it goes through the egress guard like any other. */
-	egress: EgressPolicy;
-	language: string | null;
-	task: "transcribe" | "translate";
-	/** Words and names the meeting is likely to hear: sent as whisper's `prompt` (docs/api.md#vocabulary). */
-	vocabulary?: readonly string[];
-	prefix: string;
-	/** Milliseconds since the call started, for a sample count since capture started. */
-	callOffsetMs: () => number;
-	speakerBetween: (fromMs: number, toMs: number) => { speaker: string; source: BotSegment["speaker_source"] };
-	emit: (segment: BotSegment) => void;
-	log: (line: string) => void;
 }
 
 /** What one pass over an utterance heard. */
@@ -75,22 +63,20 @@ interface Utterance {
 	drafting: boolean;
 }
 
-export class Transcriber {
+export class OpenAIEngine implements SpeechEngine {
 	language: string | null;
 	task: "transcribe" | "translate";
-	private readonly o: TranscriberOptions;
-	private readonly prompt: string | null;
+	private readonly o: OpenAIEngineOptions;
 	private pending = Buffer.alloc(0);
 	private utterance: Utterance | null = null;
 	private nextId = 0;
 	private preRoll: Buffer[] = [];
 	private queue: Promise<void> = Promise.resolve();
 
-	constructor(o: TranscriberOptions) {
+	constructor(o: OpenAIEngineOptions) {
 		this.o = o;
 		this.language = o.language;
 		this.task = o.task;
-		this.prompt = vocabularyPrompt(o.vocabulary ?? []);
 	}
 
 	/** Meeting audio as it arrives; `endMs` is the call offset of its last sample. */
@@ -191,6 +177,7 @@ export class Transcriber {
 			end: endMs / 1000,
 			language: heard.language ?? this.language,
 			completed,
+			source: "openai",
 			...(heard.confidence !== null ? { confidence: heard.confidence } : {}),
 			...(heard.words?.length ? { words: heard.words.map((w) => ({ ...w, start: at + w.start, end: at + w.end })) } : {}),
 			absolute_start_time: new Date(offset + u.startMs).toISOString(),
@@ -212,7 +199,9 @@ export class Transcriber {
 		if (withWords) form.append("timestamp_granularities[]", "word");
 		if (this.language) form.set("language", this.language);
 		if (this.task === "translate") form.set("task", "translate");
-		if (this.prompt) form.set("prompt", this.prompt);
+		// Whisper reads the prompt as text that came before: the names it lists are spelled as given.
+		const prompt = vocabularyPrompt(this.o.vocabulary);
+		if (prompt) form.set("prompt", prompt);
 		const encoded = new Response(form);
 		const res = await requestGuarded(transcriptionEndpoint(this.o.url), {
 			what: "the transcription endpoint",

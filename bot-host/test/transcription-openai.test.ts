@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { BotSegment } from "../../src/bot-channel/protocol.ts";
 import { until } from "../../test/shared/wait.ts";
 import type { EgressPolicy } from "../bot/egress.ts";
-import { SAMPLE_RATE, Transcriber, transcriptionEgress } from "../bot/transcriber.ts";
+import { SAMPLE_RATE } from "../bot/transcription/engine.ts";
+import { OpenAIEngine, transcriptionEgress } from "../bot/transcription/openai.ts";
 
 /** A tone burst (voiced) followed by silence, as 16 kHz PCM16. */
 function burst(voicedMs: number, silenceMs: number): Buffer {
@@ -63,7 +64,7 @@ async function scriptedEndpoint(
 	return { url: `http://127.0.0.1:${port}`, port, calls: () => calls, forms };
 }
 
-type Speaker = ReturnType<ConstructorParameters<typeof Transcriber>[0]["speakerBetween"]>;
+type Speaker = ReturnType<ConstructorParameters<typeof OpenAIEngine>[0]["speakerBetween"]>;
 const ANN: Speaker = { speaker: "Ann", source: "active_speaker" };
 
 function transcriber(
@@ -72,9 +73,11 @@ function transcriber(
 	egress: EgressPolicy = { allowPrivate: true },
 	logs: string[] = [],
 	speaker: () => Speaker = () => ANN,
-): Transcriber {
-	return new Transcriber({
+	vocabulary: string[] = [],
+): OpenAIEngine {
+	return new OpenAIEngine({
 		url,
+		vocabulary,
 		token: "transcription-token",
 		egress,
 		language: null,
@@ -88,7 +91,7 @@ function transcriber(
 }
 
 /** Feeds PCM in 100 ms chunks, the way the page delivers it; returns the call offset reached. */
-function feed(t: Transcriber, pcm: Buffer, fromMs: number): number {
+function feed(t: OpenAIEngine, pcm: Buffer, fromMs: number): number {
 	const chunk = (SAMPLE_RATE / 10) * 2;
 	let at = fromMs;
 	for (let i = 0; i < pcm.length; i += chunk) {
@@ -111,26 +114,16 @@ describe("transcriber", () => {
 		]);
 	});
 
-	it("sends the vocabulary as whisper's prompt on every pass", async () => {
-		const endpoint = await scriptedEndpoint(["Siobhán O'Neill runs the Kubernetes operator"]);
+	it("says its segments came from the openai engine, and hints the meeting's vocabulary as Whisper's prompt", async () => {
+		const endpoint = await scriptedEndpoint(["Ask Siobhan about Kubernetes"]);
 		const segments: BotSegment[] = [];
-		const t = new Transcriber({
-			url: endpoint.url,
-			token: null,
-			egress: { allowPrivate: true },
-			language: null,
-			task: "transcribe",
-			vocabulary: ["Siobhán O'Neill", "Kubernetes operator"],
-			prefix: "t",
-			callOffsetMs: () => 0,
-			speakerBetween: () => ANN,
-			emit: (s) => segments.push(s),
-			log: () => {},
-		});
-		t.push(burst(2_500, 800), 3_300);
+		const t = transcriber(endpoint.url, segments, undefined, [], () => ANN, ["Siobhan", "Kubernetes"]);
+		t.push(burst(1_000, 800), 1_800);
 		await t.flush();
-		expect(endpoint.forms.length).toBeGreaterThan(1);
-		for (const form of endpoint.forms) expect(form.prompt).toBe("Glossary: Siobhán O'Neill, Kubernetes operator.");
+		expect(endpoint.forms.length).toBeGreaterThan(0);
+		for (const form of endpoint.forms) expect(form.prompt).toBe("Glossary: Siobhan, Kubernetes.");
+		expect(segments.length).toBeGreaterThan(0);
+		for (const s of segments) expect(s.source).toBe("openai");
 	});
 
 	it("sends no prompt without a vocabulary", async () => {
