@@ -47,8 +47,10 @@ describe("a streaming engine in a meeting", () => {
 		const received = segmentsOf(world.room.received(bot.meetingId));
 		const drafts = received.filter((s) => s.segment_id === confirmed.segment_id && !s.completed);
 		expect(drafts.length).toBeGreaterThan(0);
-		// The captions are on in the meeting, but the engine is the transcript: no caption segment.
-		expect(received.filter((s) => s.source !== "deepgram")).toEqual([]);
+		// The captions are on in the meeting: they come first as drafts of the same stretch, but the
+		// engine's text is what is confirmed (docs/bot-channel.md#captions-and-an-engine-together).
+		expect(received.filter((s) => s.completed && s.source !== "deepgram")).toEqual([]);
+		expect(received.filter((s) => s.source === "captions").every((s) => !s.completed && s.segment_id === confirmed.segment_id)).toBe(true);
 		const words = confirmed.words ?? [];
 		expect(words.map((w) => w.word)).toEqual(confirmed.text.split(" "));
 		for (const w of words) {

@@ -15,6 +15,7 @@ import { MeetingAudio } from "../bot/audio.ts";
 import { CaptionTracker } from "../bot/transcript.ts";
 import { spawnEngine, transcriptSource } from "../bot/transcript-source.ts";
 import { AssemblyAIEngine } from "../bot/transcription/assemblyai.ts";
+import { CaptionsWithEngine } from "../bot/transcription/captions-with-engine.ts";
 import { DeepgramEngine } from "../bot/transcription/deepgram.ts";
 import { type EngineOptions, SAMPLE_RATE } from "../bot/transcription/engine.ts";
 import { relayTo } from "./stream-relay.ts";
@@ -305,8 +306,10 @@ describe("the bot's transcript source", () => {
 			spawn({ engine: "assemblyai", transcription_stream: { url: "ws://127.0.0.1:1/s", token: CHANNEL_TOKEN } }),
 			logs,
 		);
-		expect(started.transcriber).toBeInstanceOf(AssemblyAIEngine);
-		expect(started.captions).toBeNull();
+		// The engine takes the audio; the captions still run beside it, merged into its transcript.
+		expect(started.transcriber).toBeInstanceOf(CaptionsWithEngine);
+		expect((started.transcriber as CaptionsWithEngine).engine).toBeInstanceOf(AssemblyAIEngine);
+		expect(started.captions).not.toBeNull();
 		expect(logs).toEqual([]);
 	});
 

@@ -53,7 +53,7 @@ export class CaptionsWithEngine implements SpeechEngine {
 	private readonly prefix: string;
 	private readonly callStartedAt: number;
 	private readonly emit: (segment: BotSegment) => void;
-	private engine: SpeechEngine | null = null;
+	private wrapped: SpeechEngine | null = null;
 	/** Caption segments with text not yet in the transcript (or not confirmed by the tracker), in the order they showed. */
 	private readonly captions = new Map<string, CaptionSeen>();
 	/**
@@ -77,34 +77,39 @@ export class CaptionsWithEngine implements SpeechEngine {
 
 	/** The engine whose segments come in through `fromEngine`: it gets the audio, and its flush ends the merge. */
 	around(engine: SpeechEngine): this {
-		this.engine = engine;
+		this.wrapped = engine;
 		return this;
 	}
 
+	/** The engine inside, which the audio reaches. */
+	get engine(): SpeechEngine | null {
+		return this.wrapped;
+	}
+
 	get language(): string | null {
-		return this.engine?.language ?? null;
+		return this.wrapped?.language ?? null;
 	}
 
 	set language(language: string | null) {
-		if (this.engine) this.engine.language = language;
+		if (this.wrapped) this.wrapped.language = language;
 	}
 
 	get task(): "transcribe" | "translate" | undefined {
-		return this.engine?.task;
+		return this.wrapped?.task;
 	}
 
 	set task(task: "transcribe" | "translate" | undefined) {
-		if (this.engine && task) this.engine.task = task;
+		if (this.wrapped && task) this.wrapped.task = task;
 	}
 
 	push(pcm: Buffer, endMs: number): void {
-		this.engine?.push(pcm, endMs);
+		this.wrapped?.push(pcm, endMs);
 	}
 
 	/** The engine's last confirmations, then the caption text none of them covered, as captions. */
 	async flush(): Promise<void> {
 		try {
-			await this.engine?.flush();
+			await this.wrapped?.flush();
 		} finally {
 			this.confirmCaptionsBefore(Number.POSITIVE_INFINITY);
 		}
