@@ -6,6 +6,7 @@
  * confirmed) word timings; an endpoint that answers plain `{text}` still works without them.
  */
 import { type BotSegment, type SpawnRequest, transcriptionEndpoint } from "../../../src/bot-channel/protocol.ts";
+import { isHallucination } from "../../speech/hallucinations.ts";
 import { type EgressPolicy, requestGuarded } from "../egress.ts";
 import { PROVISIONAL_SPEAKER } from "../transcript.ts";
 import { encodeWav, rms } from "../wav.ts";
@@ -22,22 +23,6 @@ const MAX_FINAL_PASSES = 3;
 /** Whisper's own silence rule: a window is no speech when both hold for every segment. */
 const NO_SPEECH_PROB = 0.6;
 const NO_SPEECH_LOGPROB = -1;
-
-/** Lines speech models produce from silence or noise. */
-const HALLUCINATIONS = new Set([
-	"",
-	"you",
-	"thank you",
-	"thank you.",
-	"thanks for watching!",
-	"thank you for watching.",
-	"thank you for watching!",
-	"subtitles by the amara.org community",
-	"[blank_audio]",
-	"[music]",
-	"(music)",
-	"bye.",
-]);
 
 export interface OpenAIEngineOptions extends EngineOptions {
 	url: string;
@@ -156,7 +141,7 @@ export class OpenAIEngine implements SpeechEngine {
 			if (heard !== null && heard.text === previous) break;
 			previous = heard?.text ?? null;
 		}
-		if (heard === null || HALLUCINATIONS.has(heard.text.trim().toLowerCase())) return;
+		if (heard === null || isHallucination(heard.text)) return;
 		this.o.emit(this.segment(u, heard, endMs, true));
 	}
 
@@ -235,7 +220,7 @@ const isNumber = (v: unknown): v is number => typeof v === "number" && Number.is
 function recognition(body: unknown): Recognition | null {
 	const answer = (body ?? {}) as { text?: unknown; language?: unknown; segments?: unknown; words?: unknown };
 	const text = typeof answer.text === "string" ? answer.text.trim() : "";
-	if (HALLUCINATIONS.has(text.toLowerCase())) return null;
+	if (isHallucination(text)) return null;
 	const segments = (Array.isArray(answer.segments) ? answer.segments : []).filter(
 		(s): s is VerboseSegment & { avg_logprob: number } => typeof s === "object" && s !== null && isNumber(s.avg_logprob),
 	);
