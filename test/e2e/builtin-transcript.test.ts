@@ -74,31 +74,42 @@ describe("the built-in engine in a meeting without captions", () => {
 
 		const frames = () =>
 			live.messages.filter((m) => m.type === "transcript") as unknown as { confirmed: LiveSegment[]; pending: LiveSegment[] }[];
-		const confirmedLive = () => frames().flatMap((f) => f.confirmed);
-		// Each line is heard and confirmed; then the call goes on in silence for a while before the bot leaves.
-		await eventually("a confirmation for each line", () => (confirmedLive().length >= lines.length ? true : undefined), 90_000);
 		const spoken = await eventually(
-			"the meeting to have played every line",
+			"the meeting to play every line",
 			async () => {
 				const attendee = ((await sandboxObserved(id)).attendees as { active_speakers: { speaker: string | null; at: number }[] }[])[0];
 				const starts = (attendee?.active_speakers ?? []).filter((s) => s.speaker !== null);
 				return starts.length === lines.length ? starts : undefined;
 			},
-			30_000,
+			90_000,
 		);
-		// Six more seconds of silence in the call before the user stops the bot.
-		await sleep(6_000);
+		// When each line was heard in the call: from its start (the page's active speaker) for as long as its audio plays.
+		const windows = await Promise.all(
+			spoken.map(async (start, i) => {
+				const line = lines[i] as (typeof lines)[number];
+				expect(start.speaker).toBe(line.speaker);
+				return { ...line, from: start.at - EDGE_MS, to: start.at + (await spokenSeconds(line.text)) * 1000 + EDGE_MS };
+			}),
+		);
+		// Confirmations come live, while the call goes on (a line may be cut in more than one).
+		const confirmedLive = () => frames().flatMap((f) => f.confirmed);
+		await eventually("a live confirmation for each line", () => (confirmedLive().length >= lines.length ? true : undefined), 60_000);
+		// Six seconds of silence after the last line before the user stops the bot.
+		const lastLineEnded = (windows.at(-1)?.to ?? 0) - EDGE_MS;
+		await sleep(Math.max(0, lastLineEnded + 6_000 - Date.now()));
 		expect((await apiAt(botGateway(), "DELETE", `/bots/zoom/${id}`, { key })).status).toBe(204);
-		await eventually(
+		const meeting = await eventually(
 			"the meeting to end",
 			async () => {
-				const m = (await apiAt(botGateway(), "GET", `/meetings/${meetingId}`, { key })).body as { status: string };
-				return m.status === "completed" ? m : undefined;
+				const m = (await apiAt(botGateway(), "GET", `/meetings/${meetingId}`, { key })).body as {
+					status: string;
+					data: Record<string, unknown>;
+				};
+				return m.status === "completed" || m.status === "failed" ? m : undefined;
 			},
 			60_000,
 		);
-		const meeting = (await apiAt(botGateway(), "GET", `/meetings/${meetingId}`, { key })).body as { data: Record<string, unknown> };
-		expect(meeting.data.transcription_engine).toBe("builtin");
+		expect(meeting).toMatchObject({ status: "completed", data: { transcription_engine: "builtin" } });
 
 		// Live: drafts (completed false, in `pending`) come first, each confirmed later under its segment_id.
 		const drafts = frames().flatMap((f, at) => f.pending.map((segment) => ({ segment, at })));
@@ -120,13 +131,6 @@ describe("the built-in engine in a meeting without captions", () => {
 		expect(transcript.status).toBe(200);
 		const segments = (transcript.body as { segments: StoredSegment[] }).segments;
 		expect(segments.map((s) => s.segment_id).sort()).toEqual([...new Set(confirmations.map((c) => c.segment.segment_id))].sort());
-		const windows = await Promise.all(
-			spoken.map(async (start, i) => {
-				const line = lines[i] as (typeof lines)[number];
-				expect(start.speaker).toBe(line.speaker);
-				return { ...line, from: start.at - EDGE_MS, to: start.at + (await spokenSeconds(line.text)) * 1000 + EDGE_MS };
-			}),
-		);
 		const heard = windows.map(() => 0);
 		for (const s of segments) {
 			expect(s).toMatchObject({ completed: true, source: "builtin", language: "en" });
