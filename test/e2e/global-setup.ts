@@ -93,15 +93,6 @@ export default async function setup(project: TestProject) {
 		await freePort(),
 		await freePort(),
 	];
-	// The speech service in the box, found and started as `npm start` does (a model file in the
-	// local state's models folder), on the whisper model the tests generate (random weights): the
-	// real bot host reaches it at SPEECH_URL for bots whose engine is `builtin`.
-	const speechState = mkdtempSync(path.join(os.tmpdir(), "meetbot-e2e-speech-"));
-	stateDirs.push(speechState);
-	mkdirSync(modelsDir(speechState), { recursive: true });
-	writeFileSync(path.join(modelsDir(speechState), "ggml-tiny-test.bin"), tinyModel());
-	const { running: speech, missing } = await localSpeech({ stateDir: speechState, port: speechPort, waitForHealth, env: {} });
-	if (!speech) throw new Error(`the speech service did not start: ${missing}`);
 	const realUrl = `http://127.0.0.1:${realPort}`;
 	// Calendar sign-in is configured on the real bots' gateway only, so the simulated one shows a
 	// deployment without it; the providers know that gateway's callback as its registered redirect URI.
@@ -130,6 +121,16 @@ export default async function setup(project: TestProject) {
 		mintHostCredential(simulated.url, adminToken, simulatedHostId),
 		mintHostCredential(realUrl, adminToken, "e2e-host-1"),
 	]);
+	// The speech service in the box, found and started as `npm start` does (a model file in the
+	// local state's models folder), on the whisper model the tests generate (random weights): the
+	// real bot host reaches it at SPEECH_URL for bots whose engine is `builtin`.
+	const speechState = mkdtempSync(path.join(os.tmpdir(), "meetbot-e2e-speech-"));
+	stateDirs.push(speechState);
+	mkdirSync(modelsDir(speechState), { recursive: true });
+	writeFileSync(path.join(modelsDir(speechState), "ggml-tiny-test.bin"), tinyModel());
+	const { running: speech, missing } = await localSpeech({ stateDir: speechState, port: speechPort, waitForHealth, env: {} });
+	if (!speech) throw new Error(`the speech service did not start: ${missing}`);
+	// Started just before the host, and stopped if the host does not start, so it does not outlive a failed setup.
 	const botHost = await startBotHost({
 		port: botHostPort,
 		credential: realHostCredential,
@@ -142,6 +143,9 @@ export default async function setup(project: TestProject) {
 		// CI's shared cores run a load far above their count, and other work presses them; the tests keep
 		// their Chromiums few themselves. (A limit of 100% is never exceeded.)
 		env: { ...CAPACITY_GATE_OFF, SPEECH_URL: speech.url },
+	}).catch((err: unknown) => {
+		speech.child.kill("SIGTERM");
+		throw err;
 	});
 	project.provide("gatewayUrl", simulated.url);
 	project.provide("botGatewayUrl", real.url);
