@@ -5,10 +5,12 @@
  * bot host's spawn calls, so a test can play the bot over the real channel.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
+import { tinyModel } from "../../bot-host/speech/test/tiny-model.ts";
+import { localSpeech, modelsDir } from "../../scripts/local-speech.mjs";
 import {
 	CAPACITY_GATE_OFF,
 	mintHostCredential,
@@ -16,6 +18,7 @@ import {
 	startGateway,
 	startSpawnQueue,
 	stopBotHost,
+	waitForHealth,
 } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
 import { startGitServer } from "../receiver/git-server.ts";
@@ -83,7 +86,13 @@ export default async function setup(project: TestProject) {
 	// The real bots' gateway publishes spawn tickets to a local queue, and one bot host pulls them
 	// and claims at that gateway, as in production (docs/bot-fleet.md).
 	const spawnQueue = await startSpawnQueue();
-	const [simulatedPort, realPort, botHostPort, sandboxPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+	const [simulatedPort, realPort, botHostPort, sandboxPort, speechPort] = [
+		await freePort(),
+		await freePort(),
+		await freePort(),
+		await freePort(),
+		await freePort(),
+	];
 	const realUrl = `http://127.0.0.1:${realPort}`;
 	// Calendar sign-in is configured on the real bots' gateway only, so the simulated one shows a
 	// deployment without it; the providers know that gateway's callback as its registered redirect URI.
@@ -112,6 +121,16 @@ export default async function setup(project: TestProject) {
 		mintHostCredential(simulated.url, adminToken, simulatedHostId),
 		mintHostCredential(realUrl, adminToken, "e2e-host-1"),
 	]);
+	// The speech service in the box, found and started as `npm start` does (a model file in the
+	// local state's models folder), on the whisper model the tests generate (random weights): the
+	// real bot host reaches it at SPEECH_URL for bots whose engine is `builtin`.
+	const speechState = mkdtempSync(path.join(os.tmpdir(), "meetbot-e2e-speech-"));
+	stateDirs.push(speechState);
+	mkdirSync(modelsDir(speechState), { recursive: true });
+	writeFileSync(path.join(modelsDir(speechState), "ggml-tiny-test.bin"), tinyModel());
+	const { running: speech, missing } = await localSpeech({ stateDir: speechState, port: speechPort, waitForHealth, env: {} });
+	if (!speech) throw new Error(`the speech service did not start: ${missing}`);
+	// Started just before the host, and stopped if the host does not start, so it does not outlive a failed setup.
 	const botHost = await startBotHost({
 		port: botHostPort,
 		credential: realHostCredential,
@@ -123,7 +142,10 @@ export default async function setup(project: TestProject) {
 		queueToken: spawnQueue.token,
 		// CI's shared cores run a load far above their count, and other work presses them; the tests keep
 		// their Chromiums few themselves. (A limit of 100% is never exceeded.)
-		env: { ...CAPACITY_GATE_OFF },
+		env: { ...CAPACITY_GATE_OFF, SPEECH_URL: speech.url },
+	}).catch((err: unknown) => {
+		speech.child.kill("SIGTERM");
+		throw err;
 	});
 	project.provide("gatewayUrl", simulated.url);
 	project.provide("botGatewayUrl", real.url);
@@ -139,6 +161,7 @@ export default async function setup(project: TestProject) {
 	project.provide("simulatedHost", { id: simulatedHostId, credential: simulatedHostCredential });
 	return async () => {
 		await stopBotHost(botHost);
+		speech.child.kill("SIGTERM");
 		simulated.child.kill("SIGTERM");
 		real.child.kill("SIGTERM");
 		await spawnQueue.queue.close();
