@@ -53,7 +53,7 @@ describe("unknown fields are ignored where the reference ignores them", () => {
 		expect(transcription.status).toBe(200);
 		const saved = await json<Record<string, unknown>>(transcription);
 		expect(saved).toMatchObject({ url: "https://stt.example.com", token_set: false, token: null });
-		expect(Object.keys(saved)).toEqual(["url", "token_set", "token", "vocabulary", "usage"]);
+		expect(Object.keys(saved)).toEqual(["engine", "url", "token_set", "token", "vocabulary", "usage"]);
 		const webhook = await call("PUT", "/user/webhook", { headers, json: { webhook_url: "https://hooks.example.com", retries: 3 } });
 		expect(webhook.status).toBe(200);
 		expect(await json(webhook)).toMatchObject({ webhook_url: "https://hooks.example.com" });
