@@ -11,11 +11,12 @@ import type { CalendarProvider, EventListing, ListingWindow } from "./calendar-p
 import { importedEvent, instant, list, record } from "./event-shape";
 import {
 	baseUrl,
+	bearer,
+	checkedAnswer,
 	formBody,
 	idTokenClaims,
 	type ProviderAnswer,
 	ProviderFailure,
-	ProviderUnauthorized,
 	providerCall,
 	requestTokens,
 	type TokenClient,
@@ -39,18 +40,8 @@ const tokenClient = (env: Env): TokenClient => ({
 	clientSecret: env.GOOGLE_CLIENT_SECRET ?? "",
 });
 
-function checked(answer: ProviderAnswer, what: string): Record<string, unknown> {
-	if (answer.status === 401) throw new ProviderUnauthorized(`${LABEL} refused the access token`);
-	if (answer.status < 200 || answer.status >= 300) {
-		const reason = record(list(record(answer.body.error).errors)[0]).reason;
-		throw new ProviderFailure(
-			`${LABEL} ${what} failed (HTTP ${answer.status}${typeof reason === "string" ? `, ${reason.slice(0, 60)}` : ""})`,
-		);
-	}
-	return answer.body;
-}
-
-const bearer = (token: string) => ({ authorization: `Bearer ${token}`, accept: "application/json" });
+const checked = (answer: ProviderAnswer, what: string) =>
+	checkedAnswer(LABEL, answer, what, (body) => record(list(record(body.error).errors)[0]).reason);
 
 export const google: CalendarProvider = {
 	id: "google",

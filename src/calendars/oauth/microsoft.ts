@@ -15,10 +15,11 @@ import type { CalendarProvider, EventListing, ListingWindow } from "./calendar-p
 import { importedEvent, instant, list, record } from "./event-shape";
 import {
 	baseUrl,
+	bearer,
+	checkedAnswer,
 	idTokenClaims,
 	type ProviderAnswer,
 	ProviderFailure,
-	ProviderUnauthorized,
 	providerCall,
 	requestTokens,
 	type TokenClient,
@@ -41,16 +42,7 @@ const tokenClient = (env: Env): TokenClient => ({
 });
 const graph = (env: Env) => `${baseUrl(setting(env, "GRAPH_BASE_URL"))}/v1.0`;
 
-function checked(answer: ProviderAnswer, what: string): Record<string, unknown> {
-	if (answer.status === 401) throw new ProviderUnauthorized(`${LABEL} refused the access token`);
-	if (answer.status < 200 || answer.status >= 300) {
-		const code = record(answer.body.error).code;
-		throw new ProviderFailure(`${LABEL} ${what} failed (HTTP ${answer.status}${typeof code === "string" ? `, ${code.slice(0, 60)}` : ""})`);
-	}
-	return answer.body;
-}
-
-const bearer = (token: string) => ({ authorization: `Bearer ${token}`, accept: "application/json" });
+const checked = (answer: ProviderAnswer, what: string) => checkedAnswer(LABEL, answer, what, (body) => record(body.error).code);
 
 export const microsoft: CalendarProvider = {
 	id: "microsoft",

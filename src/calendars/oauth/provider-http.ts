@@ -54,6 +54,27 @@ export async function providerCall(label: string, url: string, init: RequestInit
 	return { status: res.status, body, headers: res.headers };
 }
 
+/**
+ * An API answer's body when it succeeded. A 401 is the access token's fault (refreshed and tried
+ * again); any other failure names the provider's own short error code, which `code` reads from
+ * its error shape, never its message.
+ */
+export function checkedAnswer(
+	label: string,
+	answer: ProviderAnswer,
+	what: string,
+	code: (body: Record<string, unknown>) => unknown,
+): Record<string, unknown> {
+	if (answer.status === 401) throw new ProviderUnauthorized(`${label} refused the access token`);
+	if (answer.status < 200 || answer.status >= 300) {
+		const said = code(answer.body);
+		throw new ProviderFailure(`${label} ${what} failed (HTTP ${answer.status}${typeof said === "string" ? `, ${said.slice(0, 60)}` : ""})`);
+	}
+	return answer.body;
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}`, accept: "application/json" });
+
 /** A token endpoint answer as a TokenSet; `invalid_grant` means the user must sign in again. */
 export function tokenSetOf(label: string, answer: ProviderAnswer, now: number): TokenSet {
 	const { body } = answer;
