@@ -10,6 +10,8 @@
  * never has it: it receives one token per claimed attempt in the spawn request, so a
  * compromised host can speak for the meetings it runs and for no other.
  */
+import { ApiError } from "../errors";
+import { bearerToken } from "../gateway/presented-key";
 import { derivedHmacKey } from "../settings/derived-key";
 
 const encoder = new TextEncoder();
@@ -48,4 +50,21 @@ export async function verifyChannelToken(
 	const bytes = new Uint8Array(mac.match(/../g)?.map((h) => Number.parseInt(h, 16)) ?? []);
 	const valid = await crypto.subtle.verify("HMAC", await signingKey(secretsKey), bytes, encoder.encode(`${id}.${attempt}.${expiry}`));
 	return valid ? Number(attempt) : null;
+}
+
+/**
+ * The meeting and the attempt a bot's request speaks for: the route's meeting id and the channel
+ * token in its `Authorization: Bearer` header (header only: a token in the query would end up in
+ * access logs). 401 naming `what` the token was for otherwise.
+ */
+export async function channelAttempt(
+	secretsKey: string | undefined,
+	meetingIdParam: string | undefined,
+	authorization: string | undefined,
+	what: string,
+): Promise<{ meetingId: number; attempt: number }> {
+	const meetingId = Number(meetingIdParam);
+	const attempt = Number.isSafeInteger(meetingId) ? await verifyChannelToken(secretsKey, bearerToken(authorization), meetingId) : null;
+	if (attempt === null) throw new ApiError(401, `Invalid ${what} token`);
+	return { meetingId, attempt };
 }

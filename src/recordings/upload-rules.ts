@@ -1,4 +1,4 @@
-import { verifyChannelToken } from "../bot-channel/channel-token";
+import { channelAttempt } from "../bot-channel/channel-token";
 import type { Env } from "../env";
 import { ApiError } from "../errors";
 import { isLive, isTerminal, type MeetingStatus } from "../meetings/status-machine";
@@ -33,10 +33,6 @@ export function uploadRefusal(meeting: UploadTarget, graceS: number, nowMs = Dat
  * meeting is taken (a replaced bot's recording is still the meeting's, docs/bot-channel.md);
  * 401 otherwise.
  */
-export async function uploadingAttempt(env: Env, meetingIdParam: string, authorization: string | undefined) {
-	const meetingId = Number(meetingIdParam);
-	const token = authorization?.replace(/^Bearer\s+/i, "");
-	const attempt = Number.isSafeInteger(meetingId) ? await verifyChannelToken(env.SECRETS_KEY, token, meetingId) : null;
-	if (attempt === null) throw new ApiError(401, "Invalid recording upload token");
-	return { meetingId, attempt };
+export function uploadingAttempt(env: Env, meetingIdParam: string, authorization: string | undefined) {
+	return channelAttempt(env.SECRETS_KEY, meetingIdParam, authorization, "recording upload");
 }

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
-import { verifyChannelToken } from "../bot-channel/channel-token";
+import { channelAttempt } from "../bot-channel/channel-token";
 import { audioSecondsOf, meterAccountAudio, usageDay } from "../bots/relay-meter";
 import { relayTranscription } from "../bots/transcription-relay";
 import { ApiError } from "../errors";
@@ -20,10 +20,12 @@ import { meterMeetingAudio } from "../usage/usage-store";
 export const botTranscriptionRoutes = new Hono<AppEnv>();
 
 botTranscriptionRoutes.post("/internal/bot-channel/:meeting_id/audio/transcriptions", async (c) => {
-	const meetingId = Number(c.req.param("meeting_id"));
-	const token = c.req.header("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-	const attempt = Number.isSafeInteger(meetingId) ? await verifyChannelToken(c.env.SECRETS_KEY, token, meetingId) : null;
-	if (attempt === null) throw new ApiError(401, "Invalid bot channel token");
+	const { meetingId, attempt } = await channelAttempt(
+		c.env.SECRETS_KEY,
+		c.req.param("meeting_id"),
+		c.req.header("authorization"),
+		"bot channel",
+	);
 	const contentType = c.req.header("content-type") ?? "";
 	if (!/^multipart\/form-data\s*;/i.test(contentType)) throw new ApiError(415, "The body must be multipart/form-data");
 	const meeting = await meetingOwnerAndStatus(c.env, meetingId);

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
-import { verifyChannelToken } from "../bot-channel/channel-token";
+import { channelAttempt } from "../bot-channel/channel-token";
 import { BOT_ATTEMPT_HEADER } from "../bot-channel/fleet";
 import { ApiError } from "../errors";
 import { authenticate, authenticateTicket, type Identity, INVALID_TICKET } from "../gateway/identity";
@@ -56,11 +56,12 @@ liveRoutes.get("/ws", async (c) => {
 });
 
 liveRoutes.get("/internal/bot-channel/:meeting_id", async (c) => {
-	const meetingId = Number(c.req.param("meeting_id"));
-	// Header only: a token in the query would end up in access logs and proxies' records.
-	const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "");
-	const attempt = Number.isInteger(meetingId) ? await verifyChannelToken(c.env.SECRETS_KEY, token, meetingId) : null;
-	if (attempt === null) throw new ApiError(401, "Invalid bot channel token");
+	const { meetingId, attempt } = await channelAttempt(
+		c.env.SECRETS_KEY,
+		c.req.param("meeting_id"),
+		c.req.header("authorization"),
+		"bot channel",
+	);
 	if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "Expected a WebSocket upgrade");
 	// The room checks the attempt against its current one (409 for a replaced bot).
 	const headers = new Headers(c.req.raw.headers);

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
-import { verifyChannelToken } from "../bot-channel/channel-token";
+import { channelAttempt } from "../bot-channel/channel-token";
 import { SCREENSHOT_MAX_BYTES, ScreenshotName } from "../bot-channel/help-report";
 import { ApiError, notFound } from "../errors";
 import { isLive, type MeetingStatus } from "../meetings/status-machine";
@@ -24,11 +24,13 @@ import {
 export const screenshotRoutes = new Hono<AppEnv>();
 
 screenshotRoutes.put("/internal/screenshots/:meeting_id/:name", async (c) => {
-	const meetingId = Number(c.req.param("meeting_id"));
-	const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "");
 	// Any attempt's token of this meeting; the screenshot is kept under that attempt.
-	const attempt = Number.isSafeInteger(meetingId) ? await verifyChannelToken(c.env.SECRETS_KEY, token, meetingId) : null;
-	if (attempt === null) throw new ApiError(401, "Invalid screenshot upload token");
+	const { meetingId, attempt } = await channelAttempt(
+		c.env.SECRETS_KEY,
+		c.req.param("meeting_id"),
+		c.req.header("authorization"),
+		"screenshot upload",
+	);
 	const name = c.req.param("name");
 	if (!ScreenshotName.safeParse(name).success) {
 		throw new ApiError(422, "Invalid screenshot name: 1-64 of a-z 0-9 _ - then .jpg or .png");

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
-import { verifyChannelToken } from "../bot-channel/channel-token";
+import { channelAttempt } from "../bot-channel/channel-token";
 import { meterAccountAudio, usageDay } from "../bots/relay-meter";
 import { relayStream } from "../bots/transcription-stream";
 import { ApiError } from "../errors";
@@ -20,11 +20,12 @@ import { meterMeetingAudio } from "../usage/usage-store";
 export const transcriptionStreamRoutes = new Hono<AppEnv>();
 
 transcriptionStreamRoutes.get("/internal/bot-channel/:meeting_id/transcription/stream", async (c) => {
-	const meetingId = Number(c.req.param("meeting_id"));
-	// Header only, as on the channel: a token in the query would end up in access logs.
-	const token = c.req.header("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-	const attempt = Number.isSafeInteger(meetingId) ? await verifyChannelToken(c.env.SECRETS_KEY, token, meetingId) : null;
-	if (attempt === null) throw new ApiError(401, "Invalid bot channel token");
+	const { meetingId, attempt } = await channelAttempt(
+		c.env.SECRETS_KEY,
+		c.req.param("meeting_id"),
+		c.req.header("authorization"),
+		"bot channel",
+	);
 	if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "Expected a WebSocket upgrade");
 	const meeting = await meetingTranscriptionEngine(c.env, meetingId);
 	if (!meeting || !isLive(meeting.status)) throw new ApiError(409, "The meeting is not live");
