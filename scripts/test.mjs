@@ -105,6 +105,26 @@ function mergeReports(into, from) {
 	rmSync(from, { force: true });
 }
 
+/**
+ * Names each failed test and the first lines of why, last, where a CI log's tail shows them: each lane's
+ * own output is long, and a failure in the first lane scrolls out of view behind the second's.
+ */
+function printFailures(r) {
+	const lines = [];
+	for (const file of r.testResults) {
+		const name = path.relative(root, file.name);
+		const failedTests = file.assertionResults.filter((a) => a.status === "failed");
+		if (failedTests.length === 0 && file.status === "failed") lines.push(`- ${name}: ${firstLines(file.message)}`);
+		for (const a of failedTests) lines.push(`- ${name} > ${a.fullName}\n    ${firstLines(a.failureMessages?.[0])}`);
+	}
+	if (lines.length) process.stdout.write(`\nfailed:\n${lines.join("\n")}\n`);
+}
+
+function firstLines(message = "") {
+	const ours = message.split("\n").filter((line) => !/node_modules|node:internal/.test(line));
+	return ours.slice(0, 3).join("\n    ").slice(0, 600);
+}
+
 let passed = 0;
 let failed = failedChecks;
 let skipped = 0;
@@ -113,6 +133,7 @@ if (existsSync(report)) {
 	passed = r.numPassedTests;
 	failed += r.numFailedTests || r.numFailedTestSuites || 0;
 	skipped = r.numPendingTests + r.numTodoTests;
+	printFailures(r);
 } else {
 	failed += 1;
 }
