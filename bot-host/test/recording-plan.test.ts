@@ -69,8 +69,11 @@ describe("what a bot records", () => {
 	it("gives ffmpeg only the bot's display, the page's region, and files to write; no video input for audio only", () => {
 		const files = { audio: "/tmp/x/audio.webm", video: "/tmp/x/video.webm" };
 		const rect = { x: 0, y: 87, width: 1279, height: 812 };
-		const args = encoderArgs({ display: ":5", rect, plan: plan(), audioFd: 3, progressFd: 4, files });
+		const startedAt = Date.parse("2026-11-29T10:00:00.250Z");
+		const args = encoderArgs({ display: ":5", rect, plan: plan(), audioFd: 3, progressFd: 4, files, startedAt });
 		expect(args.join(" ")).toContain("-f x11grab -draw_mouse 0 -framerate 15 -video_size 1279x812 -grab_x 0 -grab_y 87 -i :5");
+		// The screen's wall-clock stamps, kept and taken back to the audio's first sample.
+		expect(args.join(" ")).toContain(`-seek_timestamp 1 -ss 0 -itsoffset -${(startedAt / 1000).toFixed(3)}`);
 		expect(args.join(" ")).toContain("-c:v libvpx -deadline realtime -cpu-used 8");
 		expect(args.slice(-1)).toEqual([files.audio]);
 		const audioOnly = encoderArgs({
@@ -80,9 +83,11 @@ describe("what a bot records", () => {
 			audioFd: 3,
 			progressFd: 4,
 			files: { audio: files.audio, video: null },
+			startedAt,
 		});
 		expect(audioOnly).not.toContain("x11grab");
 		expect(audioOnly).not.toContain("libvpx");
+		expect(audioOnly).not.toContain("-itsoffset");
 		expect(videoBitrate(plan(VIDEO_RESOLUTIONS["1080p"]))).toBeGreaterThan(videoBitrate(plan()));
 	});
 });

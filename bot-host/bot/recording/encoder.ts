@@ -21,8 +21,8 @@ const PROGRESS_FD = 4;
 const FINISH_TIMEOUT_MS = 15_000;
 /** How long a stop waits for ffmpeg to encode what it already grabbed. */
 const CATCH_UP_MS = 2_000;
-/** ffmpeg's own start (loading, opening the display) before its first frame. */
-const STARTUP_ALLOWANCE_S = 0.5;
+/** What may still wait in ffmpeg's queues when it is asked to stop (its progress lags the frames it grabbed). */
+const ENCODER_LAG_S = 0.5;
 
 export interface EncoderStart {
 	plan: RecordingPlan;
@@ -39,7 +39,7 @@ export class RecordingEncoder {
 	private outMicros = 0;
 	private readonly said: string[] = [];
 	private readonly now: () => number = Date.now;
-	/** When the encoder began (epoch ms): the files' time 0, as near as one process start. */
+	/** The files' time 0 (epoch ms): the audio's first sample, and the clock the screen's frames are placed on. */
 	readonly startedAt = this.now();
 
 	constructor(o: EncoderStart) {
@@ -52,6 +52,7 @@ export class RecordingEncoder {
 			audioFd: AUDIO_FD,
 			progressFd: PROGRESS_FD,
 			files: o.files,
+			startedAt: this.startedAt,
 		});
 		this.child = spawn(setpriv ?? ffmpeg, setpriv ? ["--pdeathsig", "SIGKILL", "--", ffmpeg, ...args] : args, {
 			stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
@@ -82,7 +83,7 @@ export class RecordingEncoder {
 		// ffmpeg gone (stopped, failed): what is still written to its pipe goes nowhere.
 		audio.on("error", () => {});
 		this.feed = new PcmFeed(audio);
-		this.feed.start();
+		this.feed.start(this.startedAt);
 	}
 
 	/** The meeting's 16 kHz mono PCM, as captured. */
@@ -116,7 +117,7 @@ export class RecordingEncoder {
 	 */
 	async stop(): Promise<boolean> {
 		const asked = this.now();
-		const grabbed = (asked - this.startedAt) / 1000 - STARTUP_ALLOWANCE_S;
+		const grabbed = (asked - this.startedAt) / 1000 - ENCODER_LAG_S;
 		while (this.running && this.mediaSeconds < grabbed && this.now() - asked < CATCH_UP_MS) await sleep(100);
 		if (this.running) this.child.kill("SIGTERM");
 		const killer = setTimeout(() => this.child.kill("SIGKILL"), FINISH_TIMEOUT_MS);

@@ -29,6 +29,11 @@ export interface EncoderInputs {
 	audioFd: number;
 	/** Where the progress lines (`out_time_us=`) go. */
 	progressFd: number;
+	/**
+	 * When the audio input's first sample was (epoch ms): the files' time 0. The screen's frames are
+	 * placed on that clock too, so the video plays in step with the audio however late ffmpeg starts.
+	 */
+	startedAt: number;
 	files: { audio: string; video: string | null };
 }
 
@@ -91,6 +96,16 @@ export function encoderArgs(o: EncoderInputs): string[] {
 		// The page's region of the bot's screen (the pointer left out).
 		...(o.files.video
 			? [
+					// x11grab stamps each frame with the wall clock (epoch µs). Kept (an input seek to 0 by timestamp
+					// keeps ffmpeg from moving the first frame to 0) and taken back to the audio's first sample, a frame
+					// sits where it was grabbed: ffmpeg starting late (a loaded host) leaves the video's start empty
+					// rather than putting its picture ahead of the audio.
+					"-seek_timestamp",
+					"1",
+					"-ss",
+					"0",
+					"-itsoffset",
+					`-${(o.startedAt / 1000).toFixed(3)}`,
 					// About a second of frames (4 MB each at 720p) waits for the encoder at most: past it frames are dropped, not held.
 					"-thread_queue_size",
 					"16",

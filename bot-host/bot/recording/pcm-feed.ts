@@ -1,9 +1,10 @@
 /**
  * The meeting's audio into the encoder on the clock the screen is grabbed on. The page sends
  * 16 kHz PCM in half-second chunks from the moment capture starts; ffmpeg times that input by
- * its samples, and the screen by the wall clock. So silence fills in before the first chunk and
- * wherever chunks stop coming (a page hiccup), and audio and video stay in step. A pipe ffmpeg
- * does not drain (it fell behind) drops audio rather than grow the host's memory.
+ * its samples from the feed's start, and the screen by the wall clock taken back to that start
+ * (ffmpeg-args.ts). So silence fills in before the first chunk and wherever chunks stop coming (a
+ * page hiccup), and audio and video stay in step. A pipe ffmpeg does not drain (it fell behind)
+ * drops audio rather than grow the host's memory.
  */
 import type { Writable } from "node:stream";
 import { SAMPLE_RATE } from "../transcription/engine.ts";
@@ -32,11 +33,11 @@ export class PcmFeed {
 	}
 
 	/**
-	 * From now on the clock runs: silence for what capture has not delivered yet. A first bit of
-	 * it at once: ffmpeg starts encoding (and grabbing the screen) only once every input has data.
+	 * From `at` (epoch ms, the files' time 0) the clock runs: silence for what capture has not
+	 * delivered yet. A first bit of it at once, so ffmpeg's audio input has something to open with.
 	 */
-	start(): void {
-		this.startedAt = this.now();
+	start(at: number = this.now()): void {
+		this.startedAt = at;
 		this.write(Buffer.alloc(START_SILENCE_BYTES));
 		this.timer = setInterval(() => this.fill(CAPTURE_LAG_MS), FILL_EVERY_MS);
 		this.timer.unref();
