@@ -14,6 +14,12 @@ export function debianPackagePlan(
 	context?: { exists?: (file: string) => boolean; root?: boolean; env?: Record<string, string | undefined> },
 ): DebianPackagePlan;
 export function ensureDebianPackages(packages?: DebianPackage[]): DebianPackagePlan;
+export function installNeeded(state: {
+	hasWrangler: boolean;
+	lockHash: string;
+	installedHash: string | null;
+	hiddenLockNewer: boolean;
+}): boolean;
 export function ensureNodeModules(): void;
 export function ensureNode22(): void;
 export function prepare(): void;

@@ -2,7 +2,8 @@
 // Node and npm, so they install what is missing themselves and then re-run under the Node 22
 // that the `node` devDependency puts in node_modules/.bin (current wrangler refuses Node 20).
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -13,14 +14,38 @@ function log(message) {
 	process.stderr.write(`[setup] ${message}\n`);
 }
 
-/** Installs npm packages when node_modules is missing or older than the lockfile. */
+/** Where an install records the lockfile it installed (its SHA-256), inside node_modules so git never sees it. */
+const INSTALLED_LOCK = path.join("node_modules", ".installed-lockfile.sha256");
+
+/**
+ * Whether node_modules must be installed: it lacks wrangler, or it was installed from another
+ * lockfile than today's. The lockfile's content decides, not its time: a checkout that only
+ * touched the file (a branch switched there and back) reinstalls nothing. node_modules from before
+ * the record was kept falls back to npm's own rule (its hidden lockfile no older than the lockfile).
+ */
+export function installNeeded({ hasWrangler, lockHash, installedHash, hiddenLockNewer }) {
+	if (!hasWrangler) return true;
+	if (installedHash !== null) return installedHash !== lockHash;
+	return !hiddenLockNewer;
+}
+
+/** Installs npm packages when node_modules is missing or was installed from another lockfile. */
 export function ensureNodeModules() {
-	const marker = path.join(root, "node_modules", ".package-lock.json");
+	const hiddenLock = path.join(root, "node_modules", ".package-lock.json");
 	const lock = path.join(root, "package-lock.json");
-	if (existsSync(marker) && existsSync(bin("wrangler")) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+	const installed = path.join(root, INSTALLED_LOCK);
+	const lockHash = createHash("sha256").update(readFileSync(lock)).digest("hex");
+	const needed = installNeeded({
+		hasWrangler: existsSync(bin("wrangler")),
+		lockHash,
+		installedHash: existsSync(installed) ? readFileSync(installed, "utf8").trim() : null,
+		hiddenLockNewer: existsSync(hiddenLock) && statSync(hiddenLock).mtimeMs >= statSync(lock).mtimeMs,
+	});
+	if (!needed) return;
 	// `npm ci`: exactly the lockfile, which it never rewrites, so a fresh clone stays clean.
 	log("installing npm packages…");
 	execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
+	writeFileSync(installed, `${lockHash}\n`);
 }
 
 /** Re-executes the current script under Node 22 from node_modules when running on an older Node. */

@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { launchBotHost, startBotHost } from "../../scripts/local-stack.mjs";
 import { freePort } from "../../scripts/ports.mjs";
-import { BOT_HOST_PACKAGES, debianPackagePlan, TEST_PACKAGES } from "../../scripts/toolchain.mjs";
+import { BOT_HOST_PACKAGES, debianPackagePlan, installNeeded, TEST_PACKAGES } from "../../scripts/toolchain.mjs";
 import { decideSandbox, probeSandboxHost } from "../bot/chromium-sandbox.ts";
 import { pathWithout } from "./browsers.ts";
 import { FakeProc } from "./fake-proc.ts";
@@ -331,5 +331,22 @@ describe("the Debian package step shared by npm start and npm test", () => {
 				env: { CHROMIUM_PATH: "/opt/chrome/chrome" },
 			}),
 		).toEqual({ action: "none", missing: [] });
+	});
+});
+
+describe("the npm package step shared by npm start, npm test and npm run bench", () => {
+	const today = "a".repeat(64);
+
+	it("installs on a fresh clone, and when the lockfile's content changed since the last install", () => {
+		expect(installNeeded({ hasWrangler: false, lockHash: today, installedHash: null, hiddenLockNewer: false })).toBe(true);
+		expect(installNeeded({ hasWrangler: true, lockHash: today, installedHash: "b".repeat(64), hiddenLockNewer: true })).toBe(true);
+	});
+
+	it("reinstalls nothing when only the lockfile's time changed, and keeps npm's rule for node_modules installed before the record", () => {
+		expect(installNeeded({ hasWrangler: true, lockHash: today, installedHash: today, hiddenLockNewer: false })).toBe(false);
+		expect(installNeeded({ hasWrangler: true, lockHash: today, installedHash: null, hiddenLockNewer: true })).toBe(false);
+		expect(installNeeded({ hasWrangler: true, lockHash: today, installedHash: null, hiddenLockNewer: false })).toBe(true);
+		// A record without wrangler beside it (node_modules half removed) is no install.
+		expect(installNeeded({ hasWrangler: false, lockHash: today, installedHash: today, hiddenLockNewer: true })).toBe(true);
 	});
 });
