@@ -43,6 +43,12 @@ export const SearchHit = z
 		start: z.number(),
 		end: z.number(),
 		absolute_start_time: z.string().nullable(),
+		source: z
+			.string()
+			.nullable()
+			.openapi({
+				description: "Where the segment's text came from: `captions` or the engine's name; null for segments stored before this was kept",
+			}),
 		snippet: z.string().openapi({ description: "Plain text around the match (never HTML): render it as text" }),
 		highlights: z
 			.array(z.tuple([z.number().int(), z.number().int()]))
@@ -73,6 +79,7 @@ interface HitRecord {
 	start: number;
 	end: number;
 	absolute_start_time: string | null;
+	source: string | null;
 }
 
 /**
@@ -113,7 +120,7 @@ async function hitRecords(env: Env, reader: Reader, ids: number[]): Promise<Map<
 			CASE WHEN json_type(meetings.data, '$.title') = 'text' AND trim(json_extract(meetings.data, '$.title')) <> ''
 				THEN json_extract(meetings.data, '$.title') END AS title,
 			meetings.start_time AS meeting_start_time, transcript_segments.segment_id, transcript_segments.speaker,
-			transcript_segments.start, transcript_segments.end, transcript_segments.absolute_start_time
+			transcript_segments.start, transcript_segments.end, transcript_segments.absolute_start_time, transcript_segments.source
 		FROM transcript_segments JOIN meetings ON meetings.id = transcript_segments.meeting_id
 		WHERE transcript_segments.id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) AND ${readableBy(reader.userId)}`,
 	);

@@ -36,6 +36,7 @@ describe("GET /transcripts/search", () => {
 			start: 3,
 			end: 5,
 			absolute_start_time: null,
+			source: null,
 			snippet: "Budget, budget review.",
 		});
 		expect(best?.meeting_start_time).toBe(
@@ -46,6 +47,16 @@ describe("GET /transcripts/search", () => {
 			[8, 14],
 		]);
 		expect(second && highlighted(second)).toEqual(["budget"]);
+	});
+
+	it("says where each hit's text came from: the engine's name or captions", async () => {
+		const { headers } = await userWithKey();
+		const { bot } = await liveMeeting(headers);
+		const word = "quokkasource";
+		await bot.send({ type: "segment", segment: { ...segment({ segment_id: "heard", text: `the ${word} heard` }), source: "deepgram" } });
+		await bot.send({ type: "segment", segment: { ...segment({ segment_id: "read", text: `the ${word} read` }), source: "captions" } });
+		const found = await searchUntil(headers, { q: word }, 2);
+		expect(Object.fromEntries(found.hits.map((hit) => [hit.segment_id, hit.source]))).toEqual({ heard: "deepgram", read: "captions" });
 	});
 
 	it("finds words regardless of case and accents, with offsets in code points (an emoji is one)", async () => {
