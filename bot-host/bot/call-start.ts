@@ -60,6 +60,8 @@ export function callParts(
 		log: o.log,
 	});
 	o.audio.transcriber = source.transcriber;
+	if (source.fallback)
+		o.channel.send({ type: "transcription", state: "fallback", ...source.fallback, timestamp: new Date(o.now()).toISOString() });
 	// Captions that cannot be read are a help request only where they are the transcript.
 	const captionWatch = source.captions && !source.transcriber ? new CaptionWatch(o.heard, o.callStartedAt, o.captionWatch) : null;
 	return { actions, captions: source.captions, captionWatch };

@@ -3,7 +3,7 @@
  * meeting audio, with the platform's captions merged in as quick drafts and speakers' names
  * (transcription/captions-with-engine.ts); or else the platform's own captions; neither when
  * transcription is off. An engine that cannot start here (no relay in the spawn, no speech service
- * on this host) leaves the bot on captions, with a log line saying why.
+ * on this host) leaves the bot on captions, saying why (the meeting's `data.transcription_fallback`).
  */
 import type { BotSegment, SpawnRequest } from "../../src/bot-channel/protocol.ts";
 import type { TranscriptionEngine } from "../../src/shapes/transcription.ts";
@@ -21,6 +21,8 @@ export interface TranscriptSource {
 	/** What takes the meeting audio: the engine, with the captions merged into its transcript. */
 	transcriber: SpeechEngine | null;
 	captions: CaptionTracker | null;
+	/** The engine the spawn names that could not start here, and why: the transcript is the captions'. */
+	fallback: { engine: TranscriptionEngine; reason: string } | null;
 }
 
 export interface SourceOptions {
@@ -68,7 +70,7 @@ export const ENGINE_STARTS: Partial<Record<TranscriptionEngine, EngineStart>> = 
 };
 
 export function transcriptSource(request: SpawnRequest, o: SourceOptions): TranscriptSource {
-	if (!request.transcribe_enabled) return { transcriber: null, captions: null };
+	if (!request.transcribe_enabled) return { transcriber: null, captions: null, fallback: null };
 	const captions = (emit: (segment: BotSegment) => void) =>
 		new CaptionTracker({
 			prefix: o.prefix,
@@ -84,10 +86,12 @@ export function transcriptSource(request: SpawnRequest, o: SourceOptions): Trans
 		const merged = new CaptionsWithEngine({ prefix: o.prefix, callStartedAt: o.callStartedAt, emit: o.emit });
 		const start = ENGINE_STARTS[engine];
 		const started = start ? start(request, { ...engineOptions(request, o), emit: merged.fromEngine }, o) : "this bot host does not run it";
-		if (typeof started !== "string") return { transcriber: merged.around(started), captions: captions(merged.fromCaptions) };
+		if (typeof started !== "string")
+			return { transcriber: merged.around(started), captions: captions(merged.fromCaptions), fallback: null };
 		o.log(`transcription: the ${engine} engine cannot start (${started}); the transcript comes from the platform's captions`);
+		return { transcriber: null, captions: captions(o.emit), fallback: { engine, reason: started } };
 	}
-	return { transcriber: null, captions: captions(o.emit) };
+	return { transcriber: null, captions: captions(o.emit), fallback: null };
 }
 
 function engineOptions(request: SpawnRequest, o: SourceOptions): EngineOptions {

@@ -310,6 +310,7 @@ describe("the bot's transcript source", () => {
 		expect(started.transcriber).toBeInstanceOf(CaptionsWithEngine);
 		expect((started.transcriber as CaptionsWithEngine).engine).toBeInstanceOf(AssemblyAIEngine);
 		expect(started.captions).not.toBeNull();
+		expect(started.fallback).toBeNull();
 		expect(logs).toEqual([]);
 	});
 
@@ -331,6 +332,7 @@ describe("the bot's transcript source", () => {
 		const started = source(spawn({ engine: "deepgram" }), logs);
 		expect(started.transcriber).toBeNull();
 		expect(started.captions).not.toBeNull();
+		expect(started.fallback).toEqual({ engine: "deepgram", reason: "the spawn names no streaming relay" });
 		expect(logs).toEqual([
 			"transcription: the deepgram engine cannot start (the spawn names no streaming relay); the transcript comes from the platform's captions",
 		]);

@@ -2,7 +2,7 @@ import { type BotSegment, BotToRoom, botEnding, ROOM_CLOSE, type RoomToBot } fro
 import { errorText } from "../../src/error-text";
 import { chatMessage, interactiveEvent, type LiveSegment, type MeetingRef, transcriptBundle } from "../../src/live/feed-messages";
 import type { MeetingFrame } from "../../src/live/frames";
-import { noteRecordingStopped } from "../../src/meetings/meeting-store";
+import { noteRecordingStopped, noteTranscriptionFallback } from "../../src/meetings/meeting-store";
 import { isTerminal } from "../../src/meetings/status-machine";
 import { insertChatMessage, liveSegment, upsertParticipant, upsertSegment } from "../../src/meetings/transcript-store";
 import type { RoomContext, RoomState } from "./context";
@@ -17,8 +17,8 @@ export type InboxHost = Pick<
 type Sequenced = Exclude<BotToRoom, { type: "hello" }>;
 /** Open segments whose first-seen time the room keeps at most. */
 const FIRST_SEEN_MAX = 1000;
-/** What reaches /ws watchers as it arrives (a status goes out with its move; a stopped recording is only recorded). */
-type Live = Exclude<Sequenced, { type: "status" | "recording" }>;
+/** What reaches /ws watchers as it arrives (a status goes out with its move; a stopped recording or engine is only recorded). */
+type Live = Exclude<Sequenced, { type: "status" | "recording" | "transcription" }>;
 
 /**
  * What the room does with each message on the bot channel. Messages carry a per-attempt seq
@@ -63,7 +63,8 @@ export class BotChannelInbox {
 		// Only the one open channel runs ahead; a socket on its way out waits for `receive` to judge it.
 		const open = this.room.botSockets().filter((s) => s.readyState === WebSocket.OPEN);
 		if (open.length !== 1 || open[0] !== socket) return;
-		if (message.type === "hello" || message.type === "status" || message.type === "recording" || message.seq !== delivered.seq + 1) return;
+		if (message.type === "hello" || message.type === "status" || message.type === "recording" || message.type === "transcription") return;
+		if (message.seq !== delivered.seq + 1) return;
 		void this.deliver(delivered.meetingId, delivered.ref, message);
 		delivered.seq = message.seq;
 	}
@@ -233,6 +234,10 @@ export class BotChannelInbox {
 				await noteRecordingStopped(env, state.meetingId, { reason: message.reason, at: message.timestamp, bytes: message.bytes });
 				return;
 			}
+			case "transcription":
+				// The meeting's record says why its transcript comes from captions, not the engine it was sent with.
+				await noteTranscriptionFallback(env, state.meetingId, { engine: message.engine, reason: message.reason, at: message.timestamp });
+				return;
 		}
 	}
 

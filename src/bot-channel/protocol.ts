@@ -212,6 +212,15 @@ export const BotToRoom = z.discriminatedUnion("type", [
 		bytes: z.number().int().nonnegative(),
 		timestamp: z.iso.datetime({ offset: true }),
 	}),
+	/** The engine the spawn names could not start on this bot (no speech service on its host): it transcribes from captions. */
+	z.object({
+		...sequenced,
+		type: z.literal("transcription"),
+		state: z.literal("fallback"),
+		engine: TranscriptionEngine,
+		reason: z.string().max(STATUS_REASON_MAX),
+		timestamp: z.iso.datetime({ offset: true }),
+	}),
 ]);
 export type BotToRoom = z.infer<typeof BotToRoom>;
 

@@ -4,9 +4,9 @@ import { type RecordingConfig, recordingPlan } from "../bots/recording-config";
 import { db } from "../db";
 import { readInIdChunks } from "../db/id-chunks";
 import { type MeetingRow, meetings, workspaceMembers } from "../db/schema";
-
 import type { Env } from "../env";
 import type { RecordingView } from "../recordings/recording-store";
+import type { TranscriptionFallback } from "../shapes/transcription";
 import { patchMeetingData } from "./meeting-data";
 import { type MeetingStatus, PLANNED_STATUSES, TERMINAL_STATUSES } from "./status-machine";
 
@@ -222,6 +222,11 @@ export async function meetingTranscriptionEngine(
 		.get();
 	const engine = row?.data?.transcription_engine;
 	return row && { userId: row.userId, status: row.status as MeetingStatus, engine: typeof engine === "string" ? engine : null };
+}
+
+/** Notes in the record's `data.transcription_fallback` that the bot's engine could not start, and why. */
+export async function noteTranscriptionFallback(env: Env, meetingId: number, fallback: TranscriptionFallback): Promise<void> {
+	await patchMeetingData(env, meetingId, { transcription_fallback: fallback });
 }
 
 /** Notes in the record's `data.recording_stopped` why the bot stopped recording early. */

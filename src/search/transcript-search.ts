@@ -43,12 +43,9 @@ export const SearchHit = z
 		start: z.number(),
 		end: z.number(),
 		absolute_start_time: z.string().nullable(),
-		source: z
-			.string()
-			.nullable()
-			.openapi({
-				description: "Where the segment's text came from: `captions` or the engine's name; null for segments stored before this was kept",
-			}),
+		source: z.string().nullable().openapi({
+			description: "Where the segment's text came from: `captions` or the engine's name; null for segments stored before this was kept",
+		}),
 		snippet: z.string().openapi({ description: "Plain text around the match (never HTML): render it as text" }),
 		highlights: z
 			.array(z.tuple([z.number().int(), z.number().int()]))

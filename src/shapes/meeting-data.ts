@@ -9,7 +9,7 @@ import { CompletionCause, FailureCause, FailureStage, JoinStep } from "./bot-sta
 import { Diagnostics, Help, HelpEpisode } from "./help.ts";
 import { Placement } from "./placement.ts";
 import { Summary } from "./summary.ts";
-import { TranscriptionEngine } from "./transcription.ts";
+import { TranscriptionEngine, TranscriptionFallback } from "./transcription.ts";
 
 export const CalendarSource = z.object({ id: z.string(), name: z.string(), auto_join: z.boolean(), bot_name: z.string() });
 
@@ -38,6 +38,9 @@ export const MeetingData = z
 		placement: Placement.optional(),
 		transcription_engine: TranscriptionEngine.optional().describe(
 			"What the meeting's bot was launched to transcribe with (docs/api.md#transcription-engines); absent when it does not transcribe",
+		),
+		transcription_fallback: TranscriptionFallback.optional().describe(
+			"Set when `transcription_engine` could not start on the bot: the transcript comes from the platform's captions instead",
 		),
 		summary: Summary.optional().describe("A completed meeting's summary, decisions and action items (docs/api.md#summaries)"),
 	})

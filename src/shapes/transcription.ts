@@ -15,6 +15,14 @@ import { z } from "zod";
 export const TranscriptionEngine = z.enum(["captions", "builtin", "openai", "deepgram", "assemblyai"]);
 export type TranscriptionEngine = z.infer<typeof TranscriptionEngine>;
 
+/** The engine a bot was launched with could not start on it: its transcript comes from the platform's captions. */
+export const TranscriptionFallback = z.object({
+	engine: TranscriptionEngine,
+	reason: z.string().describe("Why the engine could not start on the bot, such as a bot host with no speech service"),
+	at: z.string(),
+});
+export type TranscriptionFallback = z.infer<typeof TranscriptionFallback>;
+
 /** The engines the Worker relays over a WebSocket with the provider's key (`transcription_stream`). */
 export const STREAMING_PROVIDERS = ["deepgram", "assemblyai"] as const satisfies readonly TranscriptionEngine[];
 export type StreamingProvider = (typeof STREAMING_PROVIDERS)[number];

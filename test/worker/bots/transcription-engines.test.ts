@@ -10,8 +10,8 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
 import worker from "../../../src/index";
 import { meetCode } from "../../shared/meetings";
-import { spawnRequestFor } from "../meetings/bot-sim";
-import { sendBot } from "../meetings/helpers";
+import { SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
+import { getMeeting, sendBot } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 
 const DEEPGRAM_KEY = "dg-account-key-0123456789abcdef";
@@ -169,5 +169,18 @@ describe("a bot's engine", () => {
 		const meeting = await sendBot(headers, meetCode(), { transcription_engine: "builtin" });
 		expect(meeting.data).toMatchObject({ transcription_engine: "builtin" });
 		expect(await spawnRequestFor(meeting.id)).toMatchObject({ engine: "builtin", transcription: null, transcription_stream: null });
+	});
+
+	it("that could not start on the bot is named in the meeting's record with why, while the meeting goes on from captions", async () => {
+		const { headers } = await userWithKey();
+		const meeting = await sendBot(headers, meetCode(), { transcription_engine: "builtin" });
+		const bot = await SimulatedBot.connect(await spawnRequestFor(meeting.id));
+		await bot.status("active");
+		const at = new Date().toISOString();
+		const reason = "this bot host has no speech service (SPEECH_URL)";
+		await bot.send({ type: "transcription", state: "fallback", engine: "builtin", reason, timestamp: at });
+		const after = await getMeeting(headers, meeting.id);
+		expect(after.status).toBe("active");
+		expect(after.data).toMatchObject({ transcription_engine: "builtin", transcription_fallback: { engine: "builtin", reason, at } });
 	});
 });
