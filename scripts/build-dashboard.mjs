@@ -4,7 +4,7 @@
 // `@meetbot/client` resolves to its sources (packages/client/src) through dashboard/tsconfig.json's
 // `paths`, which esbuild follows as tsc does: the dashboard needs no client build first, and only
 // the parts it uses (the live feed, types) end up in the bundle.
-import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,7 +12,9 @@ import { build } from "esbuild";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const source = path.join(root, "dashboard");
-const out = path.join(source, "dist");
+const served = path.join(source, "dist");
+/** Where a build is made before it is brought into `dist`. */
+const out = path.join(source, ".dist-next");
 
 /**
  * `/docs`: Swagger UI (swagger-ui-dist, Apache-2.0) rendering the gateway's /openapi.json. Only
@@ -28,6 +30,32 @@ function copyApiReference() {
 	mkdirSync(docs, { recursive: true });
 	for (const file of SWAGGER_UI_FILES) copyFileSync(path.join(swaggerUi, file), path.join(docs, file));
 	for (const file of DOCS_PAGE_FILES) copyFileSync(path.join(source, "docs", file), path.join(docs, file));
+}
+
+/** Every file under `dir`, as paths relative to it. */
+function filesUnder(dir, prefix = "") {
+	if (!existsSync(dir)) return [];
+	return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+		entry.isDirectory() ? filesUnder(path.join(dir, entry.name), path.join(prefix, entry.name)) : [path.join(prefix, entry.name)],
+	);
+}
+
+/**
+ * Brings a build into the served directory in place: only files whose bytes changed are written, and
+ * files the build no longer has are removed, the directory itself never. A running `wrangler dev`
+ * (another `npm start`, or the test suite's) watches it: a directory removed and made again under a
+ * watcher can leave it serving nothing, so a rebuild with nothing new changes nothing at all.
+ */
+function syncInto(from, to) {
+	const built = new Set(filesUnder(from));
+	for (const file of filesUnder(to)) if (!built.has(file)) rmSync(path.join(to, file));
+	for (const file of built) {
+		const bytes = readFileSync(path.join(from, file));
+		const target = path.join(to, file);
+		if (existsSync(target) && readFileSync(target).equals(bytes)) continue;
+		mkdirSync(path.dirname(target), { recursive: true });
+		writeFileSync(target, bytes);
+	}
 }
 
 export async function buildDashboard({ minify = true } = {}) {
@@ -50,6 +78,9 @@ export async function buildDashboard({ minify = true } = {}) {
 	copyFileSync(path.join(source, "index.html"), path.join(out, "index.html"));
 	copyFileSync(path.join(source, "_headers"), path.join(out, "_headers"));
 	copyApiReference();
+	mkdirSync(served, { recursive: true });
+	syncInto(out, served);
+	rmSync(out, { recursive: true, force: true });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await buildDashboard();
