@@ -56,7 +56,7 @@ export class BotSession extends MeetingWatch {
 			diagnostics = await this.evidence.diagnostics(this.crashed ? null : this.page, !ending.failure_cause);
 		}
 		// The video ends in the meeting, not on the page the platform shows after it.
-		await this.streamed?.stopEncoder();
+		await this.streamed?.stopGrabbing();
 		if (ending.leave && this.page && !this.crashed) await leaveMeeting(this.page, this.driver, this.request.bot_name, this.log);
 		this.captions?.flush();
 		await this.finishAudio();

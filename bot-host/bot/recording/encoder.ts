@@ -37,6 +37,7 @@ export class RecordingEncoder {
 	private readonly feed: PcmFeed;
 	private readonly exited: Promise<number | null>;
 	private outMicros = 0;
+	private stopping: Promise<void> | null = null;
 	private readonly said: string[] = [];
 	private readonly now: () => number = Date.now;
 	/** The files' time 0 (epoch ms): the audio's first sample, and the clock the screen's frames are placed on. */
@@ -111,18 +112,26 @@ export class RecordingEncoder {
 	}
 
 	/**
-	 * Ask ffmpeg to finish its files; resolves when it has exited (killed past the timeout):
-	 * whether it finished cleanly. It drops what waits in its input queues on SIGTERM, so it gets
-	 * a moment first to encode what it grabbed up to now.
+	 * Ask ffmpeg to stop grabbing and finish its files; resolves once it was asked, when it takes no
+	 * more frames (the bot may leave the call then, while ffmpeg writes its files). It drops what
+	 * waits in its input queues on SIGTERM, so it gets a moment first to encode what it grabbed up to now.
 	 */
+	stopGrabbing(): Promise<void> {
+		this.stopping ??= (async () => {
+			const asked = this.now();
+			const grabbed = (asked - this.startedAt) / 1000 - ENCODER_LAG_S;
+			while (this.running && this.mediaSeconds < grabbed && this.now() - asked < CATCH_UP_MS) await sleep(100);
+			if (this.running) this.child.kill("SIGTERM");
+			const killer = setTimeout(() => this.child.kill("SIGKILL"), FINISH_TIMEOUT_MS);
+			void this.exited.then(() => clearTimeout(killer));
+		})();
+		return this.stopping;
+	}
+
+	/** Stops grabbing, then resolves when ffmpeg has exited (killed past the timeout): whether it finished cleanly. */
 	async stop(): Promise<boolean> {
-		const asked = this.now();
-		const grabbed = (asked - this.startedAt) / 1000 - ENCODER_LAG_S;
-		while (this.running && this.mediaSeconds < grabbed && this.now() - asked < CATCH_UP_MS) await sleep(100);
-		if (this.running) this.child.kill("SIGTERM");
-		const killer = setTimeout(() => this.child.kill("SIGKILL"), FINISH_TIMEOUT_MS);
+		await this.stopGrabbing();
 		const code = await this.exited;
-		clearTimeout(killer);
 		this.feed.end();
 		return code === 0 || code === 255;
 	}

@@ -108,7 +108,15 @@ export class StreamedRecording {
 		this.encoder?.push(pcm);
 	}
 
-	/** Stop grabbing (before the bot leaves the call, so the video ends in the meeting); ffmpeg finishes its files. */
+	/**
+	 * Stop grabbing, before the bot leaves the call, so the video ends in the meeting and no later:
+	 * ffmpeg finishes its files while the bot leaves (`finish` waits for them).
+	 */
+	stopGrabbing(): Promise<void> {
+		return this.encoder?.stopGrabbing() ?? Promise.resolve();
+	}
+
+	/** Stop grabbing; resolves once ffmpeg has finished its files. */
 	stopEncoder(): Promise<void> {
 		this.encoderStopped ??= (async () => {
 			const encoder = this.encoder;
