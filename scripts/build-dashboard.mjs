@@ -4,7 +4,7 @@
 // `@meetbot/client` resolves to its sources (packages/client/src) through dashboard/tsconfig.json's
 // `paths`, which esbuild follows as tsc does: the dashboard needs no client build first, and only
 // the parts it uses (the live feed, types) end up in the bundle.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,8 +13,8 @@ import { build } from "esbuild";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const source = path.join(root, "dashboard");
 const served = path.join(source, "dist");
-/** Where a build is made before it is brought into `dist`. */
-const out = path.join(source, ".dist-next");
+/** Where builds are made before they are brought into `dist`: one directory each, as two may run at once. */
+const STAGING_PREFIX = ".dist-next-";
 
 /**
  * `/docs`: Swagger UI (swagger-ui-dist, Apache-2.0) rendering the gateway's /openapi.json. Only
@@ -24,7 +24,7 @@ const out = path.join(source, ".dist-next");
 const SWAGGER_UI_FILES = ["swagger-ui-bundle.js", "swagger-ui.css", "LICENSE", "NOTICE"];
 const DOCS_PAGE_FILES = ["index.html", "docs.js", "docs.css"];
 
-function copyApiReference() {
+function copyApiReference(out) {
 	const swaggerUi = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 	const docs = path.join(out, "docs");
 	mkdirSync(docs, { recursive: true });
@@ -59,7 +59,18 @@ function syncInto(from, to) {
 }
 
 export async function buildDashboard({ minify = true } = {}) {
-	rmSync(out, { recursive: true, force: true });
+	const out = mkdtempSync(path.join(source, STAGING_PREFIX));
+	try {
+		await stage(out, minify);
+		mkdirSync(served, { recursive: true });
+		syncInto(out, served);
+	} finally {
+		rmSync(out, { recursive: true, force: true });
+	}
+}
+
+/** The whole build into `out`: the app bundle, its page and headers, and the API reference. */
+async function stage(out, minify) {
 	mkdirSync(path.join(out, "assets"), { recursive: true });
 	await build({
 		entryPoints: { app: path.join(source, "src", "main.tsx") },
@@ -77,10 +88,7 @@ export async function buildDashboard({ minify = true } = {}) {
 	});
 	copyFileSync(path.join(source, "index.html"), path.join(out, "index.html"));
 	copyFileSync(path.join(source, "_headers"), path.join(out, "_headers"));
-	copyApiReference();
-	mkdirSync(served, { recursive: true });
-	syncInto(out, served);
-	rmSync(out, { recursive: true, force: true });
+	copyApiReference(out);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await buildDashboard();
