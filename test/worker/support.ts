@@ -1,6 +1,8 @@
-import { env, SELF } from "cloudflare:test";
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { expect } from "vitest";
 import type { z } from "zod";
+import type { Env } from "../../src/env";
+import worker from "../../src/index";
 
 export const ADMIN = { "X-Admin-API-Key": env.ADMIN_API_TOKEN ?? "" };
 
@@ -20,6 +22,17 @@ export function call(method: string, path: string, options: { headers?: Record<s
 		body = JSON.stringify(options.json);
 	}
 	return SELF.fetch(`https://gateway.test${path}`, { method, headers, body });
+}
+
+/**
+ * Calls the Worker straight, with deployment settings of the test's choosing over the test
+ * bindings, and waits for what it left running (its waitUntil work) to end.
+ */
+export async function throughWorker(request: Request, deployment: Partial<Env> = {}): Promise<Response> {
+	const ctx = createExecutionContext();
+	const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, ...deployment } as Env, ctx);
+	await waitOnExecutionContext(ctx);
+	return res;
 }
 
 export async function json<T = Record<string, unknown>>(response: Response): Promise<T> {

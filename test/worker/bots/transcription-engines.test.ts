@@ -5,13 +5,11 @@
  * when the chosen engine has no key or endpoint; the meeting's `data.transcription_engine`; and
  * the spawn the bot host gets: the engine and the Worker's streaming relay, never a provider key.
  */
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Env } from "../../../src/env";
-import worker from "../../../src/index";
 import { meetCode } from "../../shared/meetings";
 import { SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
-import { getMeeting, sendBot } from "../meetings/helpers";
+import { getMeeting, postBotsWith, sendBot } from "../meetings/helpers";
 import { call, json, userWithKey } from "../support";
 
 const DEEPGRAM_KEY = "dg-account-key-0123456789abcdef";
@@ -19,22 +17,6 @@ const DEEPGRAM_KEY = "dg-account-key-0123456789abcdef";
 interface Meeting {
 	id: number;
 	data: Record<string, unknown>;
-}
-
-/** POST /bots through the Worker with deployment settings of the test's choosing. */
-async function postBotsWith(deployment: Partial<Env>, headers: Record<string, string>, body: Record<string, unknown>) {
-	const ctx = createExecutionContext();
-	const res = await worker.fetch(
-		new Request("https://gateway.test/bots", {
-			method: "POST",
-			headers: { ...headers, "content-type": "application/json" },
-			body: JSON.stringify({ platform: "google_meet", native_meeting_id: meetCode(), ...body }),
-		}) as Request<unknown, IncomingRequestCfProperties>,
-		{ ...env, ...deployment } as Env,
-		ctx,
-	);
-	await waitOnExecutionContext(ctx);
-	return res;
 }
 
 describe("the account's engine", () => {

@@ -4,19 +4,17 @@
  * account's endpoint (here the receiver, answering as a provider) with the endpoint's token,
  * which the bot host never sees.
  */
-import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { RoomState } from "../../../durable-objects/meeting-room";
 import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
 import type { SpawnRequest } from "../../../src/bot-channel/protocol";
-import type { Env } from "../../../src/env";
-import worker from "../../../src/index";
 import { meetCode } from "../../shared/meetings";
 import { SimulatedBot, spawnRequestFor } from "../meetings/bot-sim";
 import { swapEnv } from "../meetings/broken-env";
-import { sendBot } from "../meetings/helpers";
+import { postBotsWith, sendBot } from "../meetings/helpers";
 import { sineWav } from "../recordings/wav-fixture";
-import { call, json, roomOf, userWithKey } from "../support";
+import { call, json, roomOf, throughWorker, userWithKey } from "../support";
 import { received, script } from "../webhooks/receiver";
 
 const ACCOUNT_TOKEN = "account-stt-token-0123456789";
@@ -134,27 +132,16 @@ describe("the transcription relay", () => {
 
 		// A deployment endpoint: an account without one of its own uses it, with TRANSCRIPTION_TOKEN.
 		const deployment = provider();
-		const withDeployment = { ...env, TRANSCRIPTION_URL: deployment.url } as Env;
-		const viaWorker = async (request: Request) => {
-			const ctx = createExecutionContext();
-			const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, withDeployment, ctx);
-			await waitOnExecutionContext(ctx);
-			return res;
-		};
+		const withDeployment = { TRANSCRIPTION_URL: deployment.url };
 		const { headers } = await userWithKey();
-		const started = await viaWorker(
-			new Request("https://gateway.test/bots", {
-				method: "POST",
-				headers: { ...headers, "content-type": "application/json" },
-				body: JSON.stringify({ platform: "google_meet", native_meeting_id: meetCode() }),
-			}),
-		);
+		const started = await postBotsWith(withDeployment, headers);
 		expect(started.status).toBe(201);
 		const spawn = await spawnRequestFor((await json<{ id: number }>(started)).id);
 		expect(JSON.stringify(spawn)).not.toContain(String(env.TRANSCRIPTION_TOKEN));
 		const url = spawn.transcription?.url ?? "";
-		const relayed = await viaWorker(
+		const relayed = await throughWorker(
 			new Request(url, { method: "POST", headers: { authorization: `Bearer ${spawn.channel.token}` }, body: transcriptionForm() }),
+			withDeployment,
 		);
 		expect(relayed.status).toBe(200);
 		const [toDeployment] = await received(deployment.path);
@@ -250,18 +237,15 @@ describe("who may transcribe, and how much", () => {
 	it("meters an account's audio per UTC day (TRANSCRIPTION_RELAY_DAILY_SECONDS), shown in GET /user/transcription", async () => {
 		const { headers, stt, spawn } = await botWithEndpoint();
 		await script(stt.path, [ok(), ok()]);
-		const limited = { ...env, TRANSCRIPTION_RELAY_DAILY_SECONDS: "100" } as Env;
-		const relay = async (form: FormData) => {
-			const ctx = createExecutionContext();
-			const request = new Request(spawn.transcription?.url ?? "", {
-				method: "POST",
-				headers: { authorization: `Bearer ${spawn.channel.token}` },
-				body: form,
-			});
-			const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, limited, ctx);
-			await waitOnExecutionContext(ctx);
-			return res;
-		};
+		const relay = (form: FormData) =>
+			throughWorker(
+				new Request(spawn.transcription?.url ?? "", {
+					method: "POST",
+					headers: { authorization: `Bearer ${spawn.channel.token}` },
+					body: form,
+				}),
+				{ TRANSCRIPTION_RELAY_DAILY_SECONDS: "100" },
+			);
 		expect((await relay(minute())).status).toBe(200);
 		const over = await relay(minute());
 		expect(over.status).toBe(429);

@@ -14,7 +14,7 @@ import type { SessionRecord } from "../../receiver/streaming-stt";
 import { meetCode } from "../../shared/meetings";
 import { eventually } from "../../shared/wait";
 import { spawnRequestFor } from "../meetings/bot-sim";
-import { sendBot } from "../meetings/helpers";
+import { postBotsWith, sendBot } from "../meetings/helpers";
 import { call, userWithKey } from "../support";
 
 type Provider = "deepgram" | "assemblyai";
@@ -69,6 +69,11 @@ function streamRequest(spawn: SpawnRequest, query: string, token = spawn.transcr
 		spawn.transcription_stream?.url ?? `wss://gateway.test/internal/bot-channel/${spawn.meeting_id}/transcription/stream`,
 	).pathname;
 	return new Request(`https://gateway.test${path}?${query}`, { headers: { Upgrade: "websocket", Authorization: `Bearer ${token}` } });
+}
+
+/** A stream's upgrade straight to the Worker with deployment settings of the test's choosing; the relay's pump is left running. */
+async function openThroughWorker(request: Request, deployment: Partial<Env>): Promise<Response> {
+	return worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, ...deployment } as Env, createExecutionContext());
 }
 
 async function open(spawn: SpawnRequest, query: string): Promise<StreamClient> {
@@ -150,21 +155,13 @@ describe("the streaming relay to Deepgram", () => {
 	it("takes the deployment's key for an account that brings none, and never sends it to the bot", async () => {
 		const key = `deepgram-deployment-key-${crypto.randomUUID()}`;
 		await script("deepgram", key, ["the deployment pays"]);
-		const deployment = { ...env, TRANSCRIPTION_ENGINE: "deepgram", DEEPGRAM_API_KEY: key } as Env;
-		const viaWorker = (request: Request) =>
-			worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, deployment, createExecutionContext());
+		const deployment = { TRANSCRIPTION_ENGINE: "deepgram", DEEPGRAM_API_KEY: key };
 		const { headers } = await userWithKey();
-		const started = await viaWorker(
-			new Request("https://gateway.test/bots", {
-				method: "POST",
-				headers: { ...headers, "content-type": "application/json" },
-				body: JSON.stringify({ platform: "google_meet", native_meeting_id: meetCode() }),
-			}),
-		);
+		const started = await postBotsWith(deployment, headers);
 		expect(started.status).toBe(201);
 		const spawn = await spawnRequestFor(((await started.json()) as { id: number }).id);
 		expect(JSON.stringify(spawn)).not.toContain(key);
-		const res = await viaWorker(streamRequest(spawn, "model=nova-3&interim_results=true&endpointing=300"));
+		const res = await openThroughWorker(streamRequest(spawn, "model=nova-3&interim_results=true&endpointing=300"), deployment);
 		if (!res.webSocket) throw new Error(`no WebSocket: ${res.status}`);
 		const bot = new StreamClient(res.webSocket);
 		for (const frame of frames(900, 600)) bot.socket.send(frame);
@@ -204,12 +201,7 @@ describe("the streaming relay to Deepgram", () => {
 
 	it("closes the stream (1008) with the reason once the account's daily allowance is spent, before the audio goes on", async () => {
 		const { key, spawn } = await streamingBot("deepgram");
-		const limited = { ...env, TRANSCRIPTION_RELAY_DAILY_SECONDS: "5" } as Env;
-		const res = await worker.fetch(
-			streamRequest(spawn, "model=nova-3") as Request<unknown, IncomingRequestCfProperties>,
-			limited,
-			createExecutionContext(),
-		);
+		const res = await openThroughWorker(streamRequest(spawn, "model=nova-3"), { TRANSCRIPTION_RELAY_DAILY_SECONDS: "5" });
 		if (!res.webSocket) throw new Error(`no WebSocket: ${res.status}`);
 		const bot = new StreamClient(res.webSocket);
 		bot.socket.send(frames(100, 0)[0] as ArrayBuffer);

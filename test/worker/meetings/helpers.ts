@@ -3,8 +3,9 @@ import type { MeetingRoom } from "../../../durable-objects/meeting-room";
 import { ROOM_KEYS } from "../../../durable-objects/meeting-room/storage";
 import type { MeetingStream } from "../../../durable-objects/meeting-stream";
 import { STREAM_KEYS } from "../../../durable-objects/meeting-stream/storage";
+import type { Env } from "../../../src/env";
 import { type Meeting, meetCode } from "../../shared/meetings";
-import { call, json, roomOf, sharedWorkspace, streamOf, userWithKey } from "../support";
+import { call, json, roomOf, sharedWorkspace, streamOf, throughWorker, userWithKey } from "../support";
 import { SimulatedBot, spawnRequestFor } from "./bot-sim";
 
 export const meetUrl = (code: string) => `https://meet.google.com/${code}`;
@@ -25,6 +26,20 @@ export async function sendBot(headers: Record<string, string>, code: string, ext
 	const res = await call("POST", "/bots", { headers, json: { platform: "google_meet", native_meeting_id: code, ...extra } });
 	if (res.status !== 201) throw new Error(`POST /bots: ${res.status} ${await res.text()}`);
 	return json<Meeting>(res);
+}
+
+/** POST /bots (a Meet meeting of its own unless `body` names one) through the Worker with deployment settings of the test's choosing. */
+export function postBotsWith(
+	deployment: Partial<Env>,
+	headers: Record<string, string>,
+	body: Record<string, unknown> = {},
+): Promise<Response> {
+	const request = new Request("https://gateway.test/bots", {
+		method: "POST",
+		headers: { ...headers, "content-type": "application/json" },
+		body: JSON.stringify({ platform: "google_meet", native_meeting_id: meetCode(), ...body }),
+	});
+	return throughWorker(request, deployment);
 }
 
 /** POST /bots, then a simulated bot on the real channel that reports itself `active`. */
