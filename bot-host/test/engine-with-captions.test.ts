@@ -3,9 +3,8 @@
  * captions, its audio sent to a local OpenAI-compatible endpoint, and what the room keeps of the
  * segments the bot sends (a draft replaced under its id, a confirmation never by a draft).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnBot, useWorld } from "./harness.ts";
-import { type Providers, startProviders } from "./providers.ts";
+import { describe, expect, it } from "vitest";
+import { spawnBot, useProviders, useWorld } from "./harness.ts";
 import { finalStatus, type Segment, segmentsOf } from "./room.ts";
 
 /** What the room keeps of what was sent, in the order each id first came. */
@@ -20,13 +19,7 @@ function kept(sent: Segment[]): Segment[] {
 
 describe("captions with an engine", () => {
 	const world = useWorld();
-	let providers: Providers;
-	beforeAll(async () => {
-		providers = await startProviders();
-	});
-	afterAll(async () => {
-		await providers.close();
-	});
+	const providers = useProviders();
 
 	it("sends the captions as quick drafts and keeps the engine's text, named by the captions, never both", async () => {
 		const bot = await spawnBot(

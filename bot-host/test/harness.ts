@@ -14,6 +14,7 @@ import type { BotSession } from "../bot/session.ts";
 import type { Scenario } from "../sandbox/scenario.ts";
 import { type Sandbox, startSandbox } from "../sandbox/server.ts";
 import { type BotHost, startBotHost } from "../service.ts";
+import { type Providers, startProviders } from "./providers.ts";
 import { FakeRoom } from "./room.ts";
 
 export const CHANNEL_TOKEN = "channel-token-for-tests";
@@ -117,6 +118,18 @@ export function useWorld(options: WorldOptions = {}): World {
 		if (world.host) await stopWorld(world);
 	});
 	return world;
+}
+
+/** The local providers (providers.ts) of the tests around it, started before the first and closed after the last, as `useWorld`. */
+export function useProviders(): Providers {
+	const providers = {} as Providers;
+	beforeAll(async () => {
+		Object.assign(providers, await startProviders());
+	});
+	afterAll(async () => {
+		if (providers.close) await providers.close();
+	});
+	return providers;
 }
 
 let nextMeetingId = Math.floor(Math.random() * 1_000_000);

@@ -4,11 +4,11 @@
  * captured in the page, transcribed by an OpenAI-compatible endpoint, recorded as WAV.
  */
 import { existsSync, statSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eventually, until } from "../../test/shared/wait.ts";
 import { espeakWav } from "../bot/tts.ts";
-import { CHANNEL_TOKEN, spawnBot, useWorld } from "./harness.ts";
-import { describeWav, type Providers, startProviders } from "./providers.ts";
+import { CHANNEL_TOKEN, spawnBot, useProviders, useWorld } from "./harness.ts";
+import { describeWav } from "./providers.ts";
 import { finalStatus, segmentsOf, statusesOf } from "./room.ts";
 
 const RED_SVG = Buffer.from(
@@ -17,13 +17,7 @@ const RED_SVG = Buffer.from(
 
 describe("bot media in the sandbox", () => {
 	const world = useWorld();
-	let providers: Providers;
-	beforeAll(async () => {
-		providers = await startProviders();
-	});
-	afterAll(async () => {
-		await providers.close();
-	});
+	const providers = useProviders();
 
 	it("speaks, shows an avatar and shares content the meeting can hear and see", async () => {
 		const bot = await spawnBot(world, "google_meet", { direct_join: true, participants: [{ name: "Frank" }] });

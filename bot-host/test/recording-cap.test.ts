@@ -6,10 +6,10 @@
  * of audio, so they are reached at once.
  */
 import { statSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { until } from "../../test/shared/wait.ts";
-import { spawnBot, useWorld } from "./harness.ts";
-import { describeWav, type Providers, startProviders } from "./providers.ts";
+import { spawnBot, useProviders, useWorld } from "./harness.ts";
+import { describeWav } from "./providers.ts";
 import { applied, finalStatus, segmentsOf, statusesOf } from "./room.ts";
 
 /** 16 kHz mono PCM16 is 32,000 bytes a second; a file is that plus its 44-byte header. */
@@ -19,13 +19,7 @@ const UPLOAD_LIMIT = wavBytes(1);
 
 describe("a bot's recording at its size cap", () => {
 	const world = useWorld({ recordingMaxBytes: HOST_CAP });
-	let providers: Providers;
-	beforeAll(async () => {
-		providers = await startProviders();
-	});
-	afterAll(async () => {
-		await providers.close();
-	});
+	const providers = useProviders();
 
 	it("stops at the host's cap, names why on the channel, transcribes on in the call, and uploads the capped file", async () => {
 		const bot = await spawnBot(

@@ -7,12 +7,11 @@
  * and Cues. A recording at its cap stops there and says so; WAV asked for is still a WAV.
  */
 import { existsSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Platform, type RecordingPlan, VIDEO_FRAME_RATE, VIDEO_RESOLUTIONS } from "../../src/bot-channel/protocol.ts";
 import { until } from "../../test/shared/wait.ts";
-import { CHANNEL_TOKEN, spawnBot, useWorld } from "./harness.ts";
+import { CHANNEL_TOKEN, spawnBot, useProviders, useWorld } from "./harness.ts";
 import { frameAt, hasCues, levels, pixelsChanged, probe, tagSeconds, withFile } from "./media-files.ts";
-import { type Providers, startProviders } from "./providers.ts";
 import { applied, finalStatus, segmentsOf, statusesOf } from "./room.ts";
 
 const PLAN_720P: RecordingPlan = { video: true, ...VIDEO_RESOLUTIONS["720p"], frame_rate: VIDEO_FRAME_RATE, audio_format: "opus" };
@@ -24,13 +23,7 @@ const SPEAKERS = [
 
 describe("a recorded meeting streamed in parts", () => {
 	const world = useWorld();
-	let providers: Providers;
-	beforeAll(async () => {
-		providers = await startProviders();
-	});
-	afterAll(async () => {
-		await providers.close();
-	});
+	const providers = useProviders();
 
 	for (const platform of ["google_meet", "zoom", "teams"] as Platform[]) {
 		it(`on ${platform}: a playable VP8 video of the call at 720p whose picture follows the speaker, and Opus audio`, async () => {

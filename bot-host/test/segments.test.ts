@@ -3,20 +3,13 @@
  * captions, or its audio sent to a local OpenAI-compatible endpoint that answers
  * `verbose_json`, and the segments the room receives.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnBot, useWorld } from "./harness.ts";
-import { type Providers, startProviders } from "./providers.ts";
+import { describe, expect, it } from "vitest";
+import { spawnBot, useProviders, useWorld } from "./harness.ts";
 import { finalStatus, segmentsOf } from "./room.ts";
 
 describe("segment fidelity", () => {
 	const world = useWorld();
-	let providers: Providers;
-	beforeAll(async () => {
-		providers = await startProviders();
-	});
-	afterAll(async () => {
-		await providers.close();
-	});
+	const providers = useProviders();
 
 	it("from the transcription endpoint carry the detected language, a confidence from avg_logprob and call-timed words", async () => {
 		const bot = await spawnBot(

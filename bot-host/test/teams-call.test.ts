@@ -4,23 +4,17 @@
  * the recording, captions turned on the organiser's way, chat on an idle page, a machine-named
  * stream tile, the open mic's newer state, and the encryption end screen.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { until } from "../../test/shared/wait.ts";
 import { TEAMS_REDUNDANT_TONE_HZ } from "../sandbox/pages/teams.ts";
-import { spawnBot, useWorld } from "./harness.ts";
-import { describeWav, type Providers, startProviders } from "./providers.ts";
+import { spawnBot, useProviders, useWorld } from "./harness.ts";
+import { describeWav } from "./providers.ts";
 import { finalStatus, segmentsOf, statusesOf } from "./room.ts";
 import { toneShare, wavSamples } from "./tones.ts";
 
 describe("a Teams bot in the call", () => {
 	const world = useWorld();
-	let providers: Providers;
-	beforeAll(async () => {
-		providers = await startProviders();
-	});
-	afterAll(async () => {
-		await providers.close();
-	});
+	const providers = useProviders();
 
 	it("leaves on silence_timeout when people are there but nobody speaks, on both page generations", async () => {
 		const bots = await Promise.all(
