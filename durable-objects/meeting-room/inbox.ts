@@ -17,8 +17,12 @@ export type InboxHost = Pick<
 type Sequenced = Exclude<BotToRoom, { type: "hello" }>;
 /** Open segments whose first-seen time the room keeps at most. */
 const FIRST_SEEN_MAX = 1000;
-/** What reaches /ws watchers as it arrives (a status goes out with its move; a stopped recording or engine is only recorded). */
-type Live = Exclude<Sequenced, { type: "status" | "recording" | "transcription" }>;
+/** Only recorded, never sent to /ws as they arrive: a status goes out with its move; a stopped recording or engine is kept in the record. */
+const RECORDED_ONLY = ["status", "recording", "transcription"] as const;
+/** What reaches /ws watchers as it arrives. */
+type Live = Exclude<Sequenced, { type: (typeof RECORDED_ONLY)[number] }>;
+const isLive = (message: BotToRoom): message is Live =>
+	message.type !== "hello" && !(RECORDED_ONLY as readonly string[]).includes(message.type);
 
 /**
  * What the room does with each message on the bot channel. Messages carry a per-attempt seq
@@ -63,8 +67,7 @@ export class BotChannelInbox {
 		// Only the one open channel runs ahead; a socket on its way out waits for `receive` to judge it.
 		const open = this.room.botSockets().filter((s) => s.readyState === WebSocket.OPEN);
 		if (open.length !== 1 || open[0] !== socket) return;
-		if (message.type === "hello" || message.type === "status" || message.type === "recording" || message.type === "transcription") return;
-		if (message.seq !== delivered.seq + 1) return;
+		if (!isLive(message) || message.seq !== delivered.seq + 1) return;
 		void this.deliver(delivered.meetingId, delivered.ref, message);
 		delivered.seq = message.seq;
 	}
