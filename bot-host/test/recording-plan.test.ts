@@ -74,6 +74,8 @@ describe("what a bot records", () => {
 		expect(args.join(" ")).toContain("-f x11grab -draw_mouse 0 -framerate 15 -video_size 1279x812 -grab_x 0 -grab_y 87 -i :5");
 		// The screen's wall-clock stamps, kept and taken back to the audio's first sample.
 		expect(args.join(" ")).toContain(`-seek_timestamp 1 -ss 0 -itsoffset -${(startedAt / 1000).toFixed(3)}`);
+		// A short queue of grabbed frames: what ffmpeg drops when it is stopped, the video's end against the bot's leaving.
+		expect(args.join(" ")).toContain("-thread_queue_size 4 -probesize 32 -analyzeduration 0 -f x11grab");
 		expect(args.join(" ")).toContain("-c:v libvpx -deadline realtime -cpu-used 8");
 		expect(args.slice(-1)).toEqual([files.audio]);
 		const audioOnly = encoderArgs({

@@ -106,9 +106,11 @@ export function encoderArgs(o: EncoderInputs): string[] {
 					"0",
 					"-itsoffset",
 					`-${(o.startedAt / 1000).toFixed(3)}`,
-					// About a second of frames (4 MB each at 720p) waits for the encoder at most: past it frames are dropped, not held.
+					// Four frames (4 MB each at 720p) wait for the encoder at most; past them the screen is grabbed less
+					// often. The queue is what a stop loses (ffmpeg drops it on SIGTERM): sixteen frames were seconds of
+					// the meeting's end when a loaded host encoded a few frames a second.
 					"-thread_queue_size",
-					"16",
+					"4",
 					...QUICK_OPEN,
 					"-f",
 					"x11grab",
